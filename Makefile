@@ -1,0 +1,105 @@
+# hrr-docker-replay. `make` builds; `make check` sets up what the tests need
+# (packages, dockerd, loopback registries) and runs every test; `make demo`
+# replays the bundled example. See README.md.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+
+STD_FLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I.
+CFLAGS  ?= -O2 -g
+SAN_FLAGS ?=
+DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcurl libcjson 2>/dev/null)
+DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson 2>/dev/null)
+TEST_LIBS  = $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
+ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
+
+LIB_SRC = $(wildcard common/*.c docker/*.c preflight/*.c) \
+          $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+SUPPORT_SRC = $(wildcard tests/support/*.c)
+UNIT_SRC = $(wildcard tests/unit/*.c)
+INT_SRC  = $(wildcard tests/integration/*.c)
+SIM_SRC  = $(wildcard images/sim/*.c)
+
+BIN  = $(BUILD)/hrr-docker-replay
+SIM  = $(BUILD)/sim/hrr-playback
+UNIT = $(BUILD)/tests/unit
+INTEGRATION = $(BUILD)/tests/integration
+
+.PHONY: all clean check check-unit check-integration setup images demo \
+        install asan-check bench fuzz valgrind-check
+
+all: $(BIN) $(SIM)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libhrr.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/obj/orchestrator/main.o $(BUILD)/libhrr.a
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(DEP_LIBS)
+
+# The simulator runs FROM scratch: static, no sanitizers, no libcurl.
+$(SIM): $(SIM_SRC) $(wildcard images/sim/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -static -o $@ $(SIM_SRC)
+
+$(UNIT): $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(SUPPORT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/libhrr.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(DEP_LIBS) $(TEST_LIBS) -lutil
+
+$(INTEGRATION): $(INT_SRC:%.c=$(BUILD)/obj/%.o) $(SUPPORT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/libhrr.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(DEP_LIBS) $(TEST_LIBS) -lutil
+
+setup:
+	bash tests/setup.sh
+
+images: $(SIM)
+	bash images/build.sh $(SIM)
+
+check: setup
+	$(MAKE) all $(UNIT) $(INTEGRATION) images
+	$(MAKE) check-unit check-integration
+
+check-unit: $(UNIT)
+	$(UNIT) --jobs 2
+
+# Integration tests share one engine; run them one at a time so timeouts
+# measure the replay, not contention.
+check-integration: $(INTEGRATION) $(BIN) images
+	HRR_BIN=$(abspath $(BIN)) $(INTEGRATION) --jobs 1
+
+asan-check:
+	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	    SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	    check-unit check-integration
+
+demo: setup
+	$(MAKE) all images
+	bash examples/demo.sh $(abspath $(BIN))
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hrr-docker-replay
+	install -m 0644 docs/hrr-docker-replay.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build build-asan
+
+# Per-module extras (benchmarks, fuzzers) add targets and append to
+# BENCH_TARGETS / FUZZ_TARGETS in their own mk/*.mk file.
+BENCH_TARGETS ?=
+FUZZ_TARGETS ?=
+-include $(wildcard mk/*.mk)
+
+bench: $(BENCH_TARGETS)
+fuzz: $(FUZZ_TARGETS)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,16 @@
+/* Allocation that cannot fail: out of memory ends the process with a
+ * message, since no caller here could do anything better. */
+#ifndef HRR_COMMON_XALLOC_H
+#define HRR_COMMON_XALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void xdie(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,291 @@
+/* A Docker Engine API client over libcurl. It knows nothing of HRR.
+ *
+ * Conventions: every fallible function returns < 0 and fills *err
+ * (common/error.h): kind ERR_CONNECT when the engine does not answer,
+ * ERR_HTTP with status = the HTTP code and msg = the engine's "message",
+ * ERR_PROTOCOL for malformed/truncated answers, ERR_LIMIT when an answer
+ * exceeds a bound. Non-streaming bodies are capped (ENGINE_BODY_MAX);
+ * streams are handled in bounded memory whatever their length. */
+#ifndef HRR_DOCKER_ENGINE_H
+#define HRR_DOCKER_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/strvec.h"
+
+/* Newest API version whose fields this client uses and was tested against,
+ * and the oldest it still speaks (Debian bookworm's engine). */
+#define ENGINE_API_VERSION_MAX "1.44"
+#define ENGINE_API_VERSION_MIN "1.41"
+#define ENGINE_BODY_MAX (16u << 20)
+#define ENGINE_LINE_MAX (1u << 20) /* one NDJSON object (pull, events) */
+
+struct engine;
+
+/* docker_host: NULL = $DOCKER_HOST, else unix:///var/run/docker.sock.
+ * Supports unix:// and tcp:// (TLS when $DOCKER_TLS_VERIFY is set, certs
+ * from $DOCKER_CERT_PATH or ~/.docker). ssh:// is refused with a clear
+ * message. Negotiates the API version with GET /_ping unless
+ * $DOCKER_API_VERSION pins it; an engine older than ENGINE_API_VERSION_MIN
+ * is an error naming both versions. */
+int engine_open(struct engine **out, const char *docker_host, struct error *err);
+void engine_close(struct engine *e);
+const char *engine_api_version(const struct engine *e); /* "1.41" */
+const char *engine_host(const struct engine *e);        /* as configured */
+bool engine_is_unix(const struct engine *e);
+
+int engine_ping(struct engine *e, struct error *err);
+/* GET /version; *out is owned by the caller (cJSON_Delete). */
+int engine_version(struct engine *e, cJSON **out, struct error *err);
+
+/* ---- image references and registry auth (docker/ref.c, docker/auth.c) --- */
+
+struct image_ref {
+	char *registry;   /* "docker.io" when none is named */
+	char *repository; /* path without registry: "library/ubuntu", "rocm/vllm" */
+	char *name;       /* as given, without tag/digest: "ubuntu", "127.0.0.1:5000/x" */
+	char *tag;        /* "latest" when neither tag nor digest is given */
+	char *digest;     /* "sha256:..." or NULL */
+};
+
+int image_ref_parse(struct image_ref *ref, const char *s, struct error *err);
+void image_ref_release(struct image_ref *ref);
+/* The key under which config.json stores credentials for ref's registry:
+ * "https://index.docker.io/v1/" for Docker Hub, else the registry host. */
+const char *image_ref_auth_key(const struct image_ref *ref);
+
+/* X-Registry-Auth value (base64url of the auth JSON) for the registry of
+ * ref, from $DOCKER_CONFIG/config.json (default ~/.docker/config.json):
+ * credHelpers, credsStore (runs docker-credential-<x> get), auths.
+ * *out = NULL when no credentials are configured (not an error). */
+int registry_auth_header(const struct image_ref *ref, char **out, struct error *err);
+
+/* ---- images ---- */
+
+/* GET /images/{name}/json. A missing image: returns -1 with kind
+ * ERR_NOT_FOUND and status 404. */
+int engine_image_inspect(struct engine *e, const char *name, cJSON **out,
+			 struct error *err);
+
+struct engine_pull_event {
+	const char *status;   /* "Downloading", "Pull complete", ... (may be NULL) */
+	const char *id;       /* layer id (may be NULL) */
+	const char *progress; /* engine's text bar (may be NULL) */
+	long long current;    /* progressDetail, -1 when absent */
+	long long total;
+};
+typedef void (*engine_pull_cb)(const struct engine_pull_event *ev, void *ud);
+
+/* POST /images/create. Always sends a tag (default latest) or pulls by
+ * digest, never all tags. registry_auth: X-Registry-Auth value or NULL.
+ * Refused before streaming: ERR_HTTP with the engine's status (404 no such
+ * image, 500 e.g. missing credentials). A pull that fails midway is still
+ * HTTP 200 with errorDetail/error in a late object: ERR_HTTP, status 200,
+ * msg = that message. Every object is scanned. */
+int engine_pull_image(struct engine *e, const char *ref, const char *registry_auth,
+		      engine_pull_cb cb, void *ud, struct error *err);
+
+/* ---- containers ---- */
+
+struct container_device {
+	char *path_on_host;
+	char *path_in_container;
+	char *cgroup_permissions; /* "rwm" when NULL */
+};
+
+struct container_mount { /* Type "bind" in HostConfig.Mounts */
+	char *source;
+	char *target;
+	bool read_only;
+};
+
+struct container_ulimit {
+	char *name;
+	long long soft;
+	long long hard;
+};
+
+struct container_spec {
+	char *image;
+	struct strvec entrypoint; /* empty = image default; orchestrator always sets it */
+	struct strvec cmd;
+	struct strvec env;        /* "K=V" */
+	struct strvec labels;     /* "k=v", split at the first '=' */
+	char *working_dir;        /* NULL = image default */
+	char *user;               /* NULL = image default */
+	int stop_timeout;         /* seconds; < 0 = unset */
+
+	/* HostConfig */
+	struct container_device *devices;
+	size_t n_devices;
+	struct container_mount *mounts;
+	size_t n_mounts;
+	struct container_ulimit *ulimits;
+	size_t n_ulimits;
+	struct strvec group_add;  /* numeric GIDs as strings */
+	struct strvec cap_add;
+	struct strvec cap_drop;   /* "ALL" */
+	struct strvec security_opt; /* "no-new-privileges", "seccomp=<json>" */
+	char *network_mode;       /* "none" */
+	bool init;
+	bool readonly_rootfs;
+	bool auto_remove;
+	long long pids_limit;     /* 0 = unset */
+	long long memory;         /* bytes, 0 = unset */
+	long long shm_size;       /* bytes, 0 = unset */
+	char *log_max_size;       /* LogConfig json-file max-size ("10m"); NULL = engine default */
+	char *log_max_file;       /* "1" */
+};
+
+void container_spec_init(struct container_spec *s);
+void container_spec_release(struct container_spec *s);
+void container_spec_add_device(struct container_spec *s, const char *host,
+			       const char *in_container, const char *perms);
+void container_spec_add_mount(struct container_spec *s, const char *source,
+			      const char *target, bool read_only);
+void container_spec_add_ulimit(struct container_spec *s, const char *name,
+			       long long soft, long long hard);
+/* Pure: the body of POST /containers/create (caller frees). */
+cJSON *container_spec_to_json(const struct container_spec *s);
+
+/* POST /containers/create?name= (name may be NULL). *id_out: caller frees. */
+int engine_container_create(struct engine *e, const char *name,
+			    const struct container_spec *spec, char **id_out,
+			    struct error *err);
+/* Same, with a ready body (e.g. one recorded in run.json). */
+int engine_container_create_json(struct engine *e, const char *name,
+				 const cJSON *body, char **id_out, struct error *err);
+int engine_container_start(struct engine *e, const char *id, struct error *err);   /* 304 = ok */
+int engine_container_stop(struct engine *e, const char *id, int timeout_s,
+			  struct error *err); /* 304 = ok; bounded by timeout_s + slack */
+int engine_container_kill(struct engine *e, const char *id, const char *signal,
+			  struct error *err); /* 409 not running -> ERR_HTTP 409 */
+int engine_container_remove(struct engine *e, const char *id, bool force,
+			    struct error *err); /* 404 -> ERR_NOT_FOUND */
+int engine_container_inspect(struct engine *e, const char *id, cJSON **out,
+			     struct error *err);
+
+struct container_state {
+	char status[32]; /* "created", "running", "exited", ... */
+	bool running;
+	bool oom_killed;
+	int exit_code;
+	long pid;
+	char started_at[64];
+	char finished_at[64];
+	char error[256];
+};
+/* Pure: fill st from a /containers/{id}/json answer. */
+int container_state_from_json(const cJSON *inspect, struct container_state *st,
+			      struct error *err);
+
+/* GET /containers/json?all=1&filters={"label":[label_filter]} ; label_filter
+ * is "key" or "key=value". *out is the JSON array (caller frees). */
+int engine_container_list(struct engine *e, const char *label_filter, cJSON **out,
+			  struct error *err);
+
+/* ---- the archive endpoint ---- */
+
+/* HEAD /containers/{id}/archive?path=: the decoded X-Docker-Container-Path-Stat
+ * JSON (name, size, mode, mtime, linkTarget). Missing path: ERR_NOT_FOUND. */
+int engine_container_path_stat(struct engine *e, const char *id, const char *path,
+			       cJSON **out, struct error *err);
+/* GET .../archive?path= and return the content of the single regular file
+ * at path (extracted from the tar stream), at most max_bytes (ERR_LIMIT
+ * beyond). */
+int engine_container_read_file(struct engine *e, const char *id, const char *path,
+			       size_t max_bytes, struct strbuf *out, struct error *err);
+/* GET .../archive?path= raw tar stream to cb (return non-zero to abort). */
+typedef int (*engine_data_cb)(const char *data, size_t len, void *ud);
+int engine_container_get_archive(struct engine *e, const char *id, const char *path,
+				 engine_data_cb cb, void *ud, struct error *err);
+
+/* ---- the log frame demuxer (pure, docker/demux.c) ---- */
+
+enum engine_stream_id { ENGINE_STDIN = 0, ENGINE_STDOUT = 1, ENGINE_STDERR = 2 };
+/* Called with payload pieces as they arrive; a frame may be delivered in
+ * several pieces (never buffered whole: a frame may announce 4 GiB). */
+typedef int (*engine_frame_cb)(enum engine_stream_id stream, const char *data,
+			       size_t len, void *ud);
+
+struct engine_demux {
+	unsigned char header[8];
+	size_t header_len;     /* bytes of the current header seen so far */
+	uint64_t remaining;    /* payload bytes of the current frame still due */
+	enum engine_stream_id stream;
+	bool raw;              /* Tty: true containers send unframed bytes */
+	engine_frame_cb cb;
+	void *ud;
+};
+void engine_demux_init(struct engine_demux *d, bool raw, engine_frame_cb cb, void *ud);
+/* Feed any chunk. Returns < 0 on a bad header (stream byte > 2) or when
+ * cb returns non-zero. */
+int engine_demux_feed(struct engine_demux *d, const char *data, size_t len,
+		      struct error *err);
+/* At end of stream: an error when it ended inside a header or a frame. */
+int engine_demux_finish(const struct engine_demux *d, struct error *err);
+
+/* ---- streaming requests driven by one event loop (libcurl multi) ---- */
+
+struct engine_stream;
+struct engine_loop;
+
+int engine_loop_new(struct engine_loop **out, struct error *err);
+void engine_loop_free(struct engine_loop *l);
+/* Start a stream in the loop. The loop owns it until it completes and it
+ * is removed with engine_stream_free(). */
+int engine_loop_add(struct engine_loop *l, struct engine_stream *s, struct error *err);
+/* Wait up to timeout_ms for activity (curl_multi_poll), also waking when
+ * extra_fd (>= 0, e.g. a signal self-pipe) becomes readable. Processes
+ * data and completions. Returns < 0 only on a loop failure. */
+int engine_loop_poll(struct engine_loop *l, int timeout_ms, int extra_fd,
+		     struct error *err);
+
+/* A finished stream: done = true; its outcome via engine_stream_result(). */
+bool engine_stream_done(const struct engine_stream *s);
+int engine_stream_result(const struct engine_stream *s, struct error *err);
+/* Remove from its loop (if any) and free. NULL is fine. */
+void engine_stream_free(struct engine_stream *s);
+
+/* POST /containers/{id}/wait?condition=<cond> (cond: "next-exit",
+ * "not-running", "removed"). Register BEFORE start. No transfer timeout.
+ * When done: engine_wait_status() gives StatusCode. */
+int engine_wait_stream(struct engine *e, const char *id, const char *condition,
+		       struct engine_stream **out, struct error *err);
+int engine_wait_status(const struct engine_stream *s, long *status_code,
+		       struct error *err);
+
+/* GET /containers/{id}/logs?follow=&stdout=1&stderr=1 ; frames demuxed to
+ * cb. raw = the container has a TTY (no framing). */
+int engine_logs_stream(struct engine *e, const char *id, bool follow, bool raw,
+		       engine_frame_cb cb, void *ud, struct engine_stream **out,
+		       struct error *err);
+
+/* GET /events?filters=<json> (filters may be NULL); each event object to cb
+ * (return non-zero to stop). since/until: unix seconds, 0 = unset. */
+typedef int (*engine_event_cb)(const cJSON *event, void *ud);
+int engine_events_stream(struct engine *e, const char *filters_json, long long since,
+			 long long until, engine_event_cb cb, void *ud,
+			 struct engine_stream **out, struct error *err);
+
+/* Blocking conveniences built on the same streams (own loop). */
+int engine_container_wait(struct engine *e, const char *id, const char *condition,
+			  long *status_code, struct error *err);
+int engine_container_logs(struct engine *e, const char *id, bool follow,
+			  engine_frame_cb cb, void *ud, struct error *err);
+
+/* ---- exec ---- */
+
+/* POST /containers/{id}/exec then POST /exec/{id}/start (Detach false,
+ * Tty false), output demuxed to cb; then GET /exec/{id}/json for ExitCode. */
+int engine_exec(struct engine *e, const char *container_id, const struct strvec *cmd,
+		const char *user, bool privileged, engine_frame_cb cb, void *ud,
+		long *exit_code, struct error *err);
+
+#endif

@@ -1,0 +1,138 @@
+/* Findings: from a replay log to a verdict (../shared/spec/findings.md).
+ * The classifier is pure and streaming: bytes in, one line at a time,
+ * bounded memory whatever the log size. */
+#ifndef HRR_ORCHESTRATOR_FINDING_H
+#define HRR_ORCHESTRATOR_FINDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/strbuf.h"
+#include "common/strvec.h"
+#include "preflight/manifest.h"
+#include "preflight/preflight.h"
+
+enum finding_outcome {
+	OUTCOME_UNKNOWN = 0,
+	OUTCOME_PASS,
+	OUTCOME_MAF,
+	OUTCOME_FAIL,
+	OUTCOME_ABORT,
+	OUTCOME_HANG,
+};
+const char *finding_outcome_name(enum finding_outcome o); /* "PASS", ... */
+
+struct d2h_failure {
+	char *tag;          /* "DtoH", "DtoHAsync", "kernarg", API name; NULL for "validate" lines */
+	long long seq;      /* -1 unknown */
+	long long bytes;    /* -1 unknown */
+	long long bytes_differ;
+	bool has_max;
+	double max_abs;
+	double max_rel;
+};
+
+/* Every field of findings.md. Strings are owned (NULL = unset); integers
+ * are -1 when unset (a zero is a value). */
+struct finding {
+	enum finding_outcome outcome;
+	char *fault_class;          /* "replay_pass", ..., "unknown" */
+	char *fault_address;
+	char *fault_reason;
+	long long failing_event_seq;
+	long long failing_call_index;
+	long long failing_thread;
+	char *failing_api;
+	char *kernel_name;
+	char *kernel_family;
+	char *kernarg_address;
+	char *grid;
+	char *workgroup;
+	char *gpu_node;
+	int replay_signal;          /* -1 unset */
+	char *last_progress_kernel;
+	char *last_event_kernel;
+	long long kernels_launched;
+	long long d2h_pass;
+	long long d2h_fail;
+	long long d2h_attempted;
+	long long archive_events;
+	long long archive_kernels;
+	struct strvec archive_kernel_names;
+	int archive_complete;       /* 1 yes, 0 no, -1 unknown */
+	int archive_format_version; /* -1 unknown */
+	int reader_format_version;  /* -1 unknown */
+	char *capture_hip_so;
+	char *capture_hip_runtime_version;
+	char *capture_comgr_version;
+	int capture_device_count;
+	char *capture_gcn_arch;
+	struct strvec sources;
+	struct strvec notes;
+	struct strvec labels;
+	struct d2h_failure *d2h_failures;
+	size_t n_d2h_failures;
+	double gpu_time_kernel_ms, gpu_time_graph_ms, gpu_time_total_ms; /* < 0 unset */
+	/* Evidence flags the classifier saw (for merging and labels). */
+	bool saw_missing_handle;
+	bool saw_not_replayable;
+	bool saw_user_interrupt;
+	bool saw_kernel_from_fault_line;
+	bool multi_process;
+};
+
+void finding_init(struct finding *f);
+void finding_release(struct finding *f);
+
+struct classifier;
+struct classifier *classifier_new(const char *source_name);
+void classifier_free(struct classifier *c);
+/* Feed any chunk; lines are split internally (an overlong line is
+ * truncated for matching, never buffered whole). */
+void classifier_feed(struct classifier *c, const char *data, size_t len);
+/* Flush the last partial line and produce this input's finding. */
+void classifier_finish(struct classifier *c, struct finding *out);
+
+/* Combine inputs read in order: a later outcome/class replaces the
+ * earlier only when it is not UNKNOWN/unknown; fields fill gaps. */
+void finding_merge(struct finding *acc, const struct finding *later);
+
+/* How the replay ended, from the run pipeline (NULL for analyze). */
+struct finding_run {
+	const char *image;
+	const char *image_id;
+	const char *image_digest;
+	const char *container_id;
+	const int *gpus;
+	size_t n_gpus;
+	int exit_code;        /* -1 unknown */
+	const char *ended_by; /* "exit", "signal", "timeout", "progress-timeout", "interrupt", "oom" */
+	int signal;           /* -1 none */
+	double wall_s;
+	const char *log;
+	const char *run_dir;
+};
+
+struct finding_context {
+	const char *archive_name;              /* "pid-1234" */
+	const struct manifest *manifest;       /* NULL when unreadable */
+	unsigned archive_format_version;       /* 0 unknown */
+	const struct finding_run *run;         /* NULL for analyze */
+	const struct preflight_report *preflight; /* NULL when not run */
+	bool multi_process;
+};
+
+/* After merging: manifest fields, kernel attribution and its notes,
+ * kernel family, ATen caveat, labels. */
+void finding_finalize(struct finding *f, const struct finding_context *ctx);
+/* True when a fault/abort names no kernel: `hrr-playback --info` output
+ * could attribute it (single-kernel inference). */
+bool finding_needs_info(const struct finding *f);
+
+void finding_render_markdown(const struct finding *f, const struct finding_context *ctx,
+			     struct strbuf *out);
+cJSON *finding_to_json(const struct finding *f, const struct finding_context *ctx);
+
+#endif

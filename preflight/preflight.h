@@ -1,0 +1,89 @@
+/* Preflight: will this archive replay faithfully in this image on this host?
+ * Rules in ../shared/spec/preflight.md. preflight_evaluate() is pure; the
+ * stack probes do the I/O. */
+#ifndef HRR_PREFLIGHT_PREFLIGHT_H
+#define HRR_PREFLIGHT_PREFLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/strvec.h"
+#include "preflight/manifest.h"
+#include "preflight/topology.h"
+
+struct engine;
+
+enum preflight_verdict {
+	PREFLIGHT_OK = 0,
+	PREFLIGHT_WARN,
+	PREFLIGHT_CONFIRM,
+	PREFLIGHT_BLOCK,
+	PREFLIGHT_SKIPPED,
+};
+const char *preflight_verdict_name(enum preflight_verdict v); /* "OK", "WARN", ... */
+
+/* The HIP/comgr stack that will run the replay. */
+struct stack_info {
+	char *hip_version;    /* "7.15.26291" (hash dropped) or NULL = unknown */
+	char *hip_evidence;   /* "/opt/rocm/lib/libamdhip64.so.7.15.26291-2ed46569ce" */
+	char *comgr_version;  /* "2.8.60200" or NULL */
+	char *comgr_evidence;
+	char *rocm_release;   /* /opt/rocm/.info/version, context only */
+	char *source;         /* "image hrr-sim:dev (sha256:...)" / "host CLR overlay /path" */
+	char *unknown_reason; /* why a side is unknown, for the warning */
+};
+void stack_info_init(struct stack_info *s);
+void stack_info_release(struct stack_info *s);
+
+struct preflight_input {
+	const struct manifest *manifest;  /* capture side */
+	const struct gpu_topology *host;  /* NULL: host GPU count undeterminable */
+	const int *requested;             /* explicit --gpu ordinals, or NULL */
+	size_t n_requested;
+	const int *chosen;                /* ordinals the replay will get (index i = device i inside) */
+	size_t n_chosen;
+	const struct stack_info *stack;   /* NULL: replay stack unknown */
+	bool strict_version;
+	bool strict_arch;
+	bool skip;                        /* --skip-preflight / HRR_SKIP_COMPAT=1 */
+};
+
+struct preflight_report {
+	enum preflight_verdict verdict;
+	struct strvec blocks;
+	struct strvec confirms;
+	struct strvec warnings;
+	struct strvec notes;      /* skipped checks, context (ROCm release) */
+	struct strbuf capture_side; /* one line each: "HIP 7.13.0, comgr 2.8, 2 GPU(s), gfx942" */
+	struct strbuf replay_side;
+};
+
+void preflight_report_init(struct preflight_report *r);
+void preflight_report_release(struct preflight_report *r);
+
+/* Pure: apply every rule of preflight.md. */
+void preflight_evaluate(const struct preflight_input *in, struct preflight_report *r);
+/* Pure: "7.15.26291-2ed46569ce" -> up to n numbers; returns how many parsed. */
+int version_parse(const char *s, long *nums, int n);
+
+/* preflight.md in the run folder, and the finding's {"verdict","messages"}. */
+void preflight_render_markdown(const struct preflight_report *r, struct strbuf *out);
+cJSON *preflight_to_json(const struct preflight_report *r);
+
+/* Read the image's stack without starting it: a created, never-started
+ * container; HEAD-follow libamdhip64.so / libamd_comgr.so in lib_dirs
+ * order (cli.md's library order), GET small version files, remove the
+ * container. Cached by image_id under cache_dir (NULL = no cache); a
+ * cache hit makes no engine call. */
+int image_stack_probe(struct engine *e, const char *image, const char *image_id,
+		      const struct strvec *lib_dirs, const char *cache_dir,
+		      struct stack_info *out, struct error *err);
+/* The host CLR overlay: HIP version from the libamdhip64.so.X.Y.Z... file
+ * name in clr_lib_dir (following symlinks), comgr likewise if present. */
+int overlay_stack_probe(const char *clr_lib_dir, struct stack_info *out, struct error *err);
+
+#endif

@@ -1,0 +1,29 @@
+/* Host GPUs from the KFD topology in sysfs (no ROCm tool needed). */
+#ifndef HRR_PREFLIGHT_TOPOLOGY_H
+#define HRR_PREFLIGHT_TOPOLOGY_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+
+struct gpu_node {
+	int node;                 /* topology node number */
+	unsigned long gpu_id;
+	unsigned long gfx_target_version; /* 90402 */
+	char arch[16];            /* "gfx942" */
+	int drm_render_minor;     /* 128 -> /dev/dri/renderD128; -1 if absent */
+};
+
+struct gpu_topology {
+	struct gpu_node *gpus;    /* GPU nodes (gpu_id != 0) sorted by node number: index = ordinal */
+	size_t n_gpus;
+};
+
+/* Read <sysfs_root>/class/kfd/kfd/topology/nodes/<N>/{gpu_id,properties}.
+ * No topology directory: ERR_NOT_FOUND ("no AMD GPU found under <root>"). */
+int gpu_topology_read(struct gpu_topology *t, const char *sysfs_root, struct error *err);
+void gpu_topology_release(struct gpu_topology *t);
+/* Pure: 90402 -> "gfx942", 90010 -> "gfx90a", 110501 -> "gfx1151". */
+void gfx_arch_name(unsigned long gfx_target_version, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Brings up what the build and the tests need, leaving running services
+# alone: Debian packages, a Docker engine, and two loopback registries
+# (plain on 127.0.0.1:5000, htpasswd-protected on 127.0.0.1:5001).
+# Idempotent; safe to run before every `make check`.
+set -euo pipefail
+
+STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
+LOGS=$STATE/logs
+PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
+	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
+	  busybox-static curl clang valgrind)
+REG_USER=hrrtest
+REG_PASS=hrrtest-secret
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		say "must run as root to $1 (or install/start it yourself)"
+		exit 1
+	fi
+}
+
+install_packages() {
+	local missing=() p
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+			|| missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	need_root "install ${missing[*]}"
+	say "installing ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >"$LOGS/apt.log" 2>&1 \
+		|| { say "apt-get failed, see $LOGS/apt.log"; tail -20 "$LOGS/apt.log" >&2; exit 1; }
+}
+
+engine_socket() {
+	local host=${DOCKER_HOST:-unix:///var/run/docker.sock}
+	case $host in
+	unix://*) printf '%s' "${host#unix://}" ;;
+	*) printf '' ;;
+	esac
+}
+
+engine_answers() {
+	local sock
+	sock=$(engine_socket)
+	if [ -n "$sock" ]; then
+		curl -sf --max-time 2 --unix-socket "$sock" http://localhost/_ping >/dev/null 2>&1
+	else
+		curl -sf --max-time 2 "${DOCKER_HOST/tcp:/http:}/_ping" >/dev/null 2>&1
+	fi
+}
+
+wait_for() { # seconds description command...
+	local deadline=$((SECONDS + $1)) what=$2
+	shift 2
+	until "$@"; do
+		if [ $SECONDS -ge $deadline ]; then
+			say "$what did not come up in time"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+start_engine() {
+	engine_answers && return 0
+	if [ -z "$(engine_socket)" ]; then
+		say "DOCKER_HOST=$DOCKER_HOST does not answer; start that engine yourself"
+		exit 1
+	fi
+	need_root "start dockerd"
+	say "starting dockerd (log: $LOGS/dockerd.log)"
+	# containerd is started by dockerd itself when none runs.
+	nohup dockerd >"$LOGS/dockerd.log" 2>&1 </dev/null &
+	wait_for 60 dockerd engine_answers || { tail -30 "$LOGS/dockerd.log" >&2; exit 1; }
+}
+
+registry_answers() { curl -s --max-time 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/v2/" | grep -qE '^(200|401)$'; }
+
+start_registry() { # name port [auth]
+	local name=$1 port=$2 auth=${3:-} dir=$STATE/registry-$1
+	registry_answers "$port" && return 0
+	mkdir -p "$dir/data"
+	{
+		echo "version: 0.1"
+		echo "log: {level: warn}"
+		echo "storage: {filesystem: {rootdirectory: $dir/data}, delete: {enabled: true}}"
+		echo "http: {addr: 127.0.0.1:$port}"
+		if [ -n "$auth" ]; then
+			htpasswd -Bbn "$REG_USER" "$REG_PASS" >"$dir/htpasswd"
+			echo "auth: {htpasswd: {realm: hrr-test, path: $dir/htpasswd}}"
+		fi
+	} >"$dir/config.yml"
+	say "starting registry $name on 127.0.0.1:$port"
+	nohup docker-registry serve "$dir/config.yml" >"$LOGS/registry-$name.log" 2>&1 </dev/null &
+	wait_for 30 "registry $name" registry_answers "$port" \
+		|| { tail -20 "$LOGS/registry-$name.log" >&2; exit 1; }
+}
+
+mkdir -p "$LOGS"
+install_packages
+start_engine
+if [ "${HRR_SETUP_NO_REGISTRY:-0}" != 1 ]; then
+	# Debian's package starts a registry on :5000 through systemd when it
+	# can; either way one answers there afterwards.
+	start_registry plain 5000
+	start_registry auth 5001 auth
+fi
+say "ready (engine: ${DOCKER_HOST:-unix:///var/run/docker.sock})"
