@@ -1,0 +1,156 @@
+/* hrr-playback simulator: stands in for ROCm's hrr-playback where no AMD GPU
+ * exists. It reads a real archive layout, prints the real program's lines
+ * (../../shared/spec/hrr-playback.md quotes them) and ends the way the real
+ * one does, per a scenario file inside the archive:
+ *
+ *     <pid-dir>/sim-scenario      key=value lines, '#' comments
+ *
+ * The real hrr-playback ignores files it does not know, so a fixture archive
+ * stays a valid archive. Keys (all optional):
+ *
+ *   scenario=pass|d2h-fail|maf|fatal|version-mismatch|queue-abort|hang|
+ *            crash|watchdog|divergence|flood|slow        (default pass)
+ *   kernels=a,b,c / kernel=<one name, may hold commas> (repeatable)
+ *                     replay these launches instead of the archive's
+ *   launches=N        launch count (kernel names round-robin)
+ *   fault_at=N        launch ordinal (0-based) where the scenario's failure
+ *                     happens (default: the last launch)
+ *   fault_event=N     call index instead of a launch ordinal
+ *   device_name=, device_arch=   (comma lists: one per visible device)
+ *   d2h_pass=, d2h_tol=, d2h_fail=, d2h_skipped=   D2H check counts
+ *   reason=unknown|read-only, fault_addr=0x.., gpu_node=N,
+ *   bracket=host|nohost|none     (maf: the rocdevice line's form)
+ *   queue_status=HSA_STATUS_ERROR_EXCEPTION|..._MEMORY_FAULT|..._ABORTED,
+ *   queue_code=0x1016, queue_bracket=0|1          (queue-abort)
+ *   fatal_api=, fatal_code=, fatal_error=          (fatal)
+ *   file_version=N    (version-mismatch with a version-8 events.bin)
+ *   watchdog_ms=N     (watchdog; the option/env wins)
+ *   bytes=N           (flood; env HRR_SIM_FLOOD_BYTES wins)
+ *   seconds=T, interval=S        (slow: a launch every S s for T s)
+ *   missing_ptr=1, not_replayable=<api>            extra diagnostic lines
+ *
+ * Environment just for the simulator: HRR_SIM_DEV_ROOT (default /dev),
+ * HRR_SIM_SCENARIO (overrides scenario=), HRR_SIM_FLOOD_BYTES,
+ * HRR_SIM_REPORT (print what the container got on stderr).
+ *
+ * It never writes into the archive: every file is opened read-only. */
+#ifndef HRR_SIM_H
+#define HRR_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HRR_MAGIC 0x52524845u      /* "EHRR" read little-endian */
+#define HRR_READER_VERSION 8u
+#define HRR_EOF_MARKER 0xFFFFu
+#define HRR_EOF_MAGIC 0x464F4548u  /* "HEOF" */
+#define HRR_HEADER_SIZE 32u
+#define HRR_EOF_SIZE 44u
+#define HRR_MAX_RECORD (64u << 20)
+
+/* Event type ids. The real ids come from a generated enum of several hundred
+ * APIs that shifts between builds; fixtures use this table (see
+ * tests/fixtures/make-archives.sh, which writes the same numbers). */
+enum sim_api {
+	SIM_API_REGISTER_FATBINARY = 0,
+	SIM_API_SET_DEVICE = 1,
+	SIM_API_MALLOC = 2,
+	SIM_API_FREE = 3,
+	SIM_API_MEMCPY = 4,
+	SIM_API_MEMCPY_ASYNC = 5,
+	SIM_API_MEMCPY_HTOD = 6,
+	SIM_API_MEMCPY_DTOH = 7,
+	SIM_API_STREAM_CREATE = 8,
+	SIM_API_STREAM_SYNCHRONIZE = 9,
+	SIM_API_DEVICE_SYNCHRONIZE = 10,
+	SIM_API_MODULE_LOAD_DATA = 11,
+	SIM_API_MODULE_GET_FUNCTION = 12,
+	SIM_API_MODULE_LAUNCH_KERNEL = 13,
+	SIM_API_EXT_MODULE_LAUNCH_KERNEL = 14,
+	SIM_API_LAUNCH_KERNEL = 15,
+	SIM_API_EVENT_CREATE = 16,
+	SIM_API_EVENT_RECORD = 17,
+	SIM_API_MEMSET_ASYNC = 18,
+	SIM_API_COUNT
+};
+
+const char *sim_api_name(unsigned type); /* "UNKNOWN" outside the table */
+int sim_api_is_launch(unsigned type);
+
+struct sim_event {
+	unsigned type;
+	unsigned long long seq;
+	unsigned long long tid;
+	const char *api;      /* name to print */
+	char *kernel;         /* launches only, else NULL */
+	unsigned grid[3], block[3], shared_mem;
+	unsigned long long ptr_args[4];
+	unsigned n_ptr_args;
+	int is_d2h;           /* a device-to-host copy (validated on replay) */
+};
+
+struct sim_archive {
+	char *path;           /* the resolved pid directory */
+	unsigned version, flags;
+	struct sim_event *events;
+	size_t n_events, alloc_events;
+	size_t n_kernels, n_d2h, n_blobs, n_code_objects, n_threads;
+	int complete;         /* clean-shutdown trailer seen */
+	int truncated;        /* a torn record at the tail */
+};
+
+/* Resolve and read <input> (pid dir or root with one pid-*), printing the
+ * real reader's messages on failure; returns -1 then (exit 1). */
+int archive_load(const char *input, struct sim_archive *a);
+void archive_release(struct sim_archive *a);
+/* --info on a root: 1 when printed, 0 when input is not a root. */
+int archive_print_root_info(const char *input);
+void archive_print_info(const struct sim_archive *a);
+
+/* key=value scenario file */
+struct scenario {
+	char **keys, **vals;
+	size_t n, alloc;
+};
+void scenario_load(struct scenario *sc, const char *pid_dir);
+void scenario_release(struct scenario *sc);
+/* Last value of key, or NULL. */
+const char *scenario_get(const struct scenario *sc, const char *key);
+long long scenario_int(const struct scenario *sc, const char *key, long long def);
+double scenario_double(const struct scenario *sc, const char *key, double def);
+/* Every value of key, in file order (kernels=a,b is stored as kernel=a,
+ * kernel=b). The caller frees *out, not the strings. */
+size_t scenario_all(const struct scenario *sc, const char *key, const char ***out);
+
+struct sim_opts {
+	const char *archive;
+	int info, events, verbose, timing, sync_after_launch, sync_after_event;
+	int trace_kernels, continue_on_error, repair;
+	double progress_seconds;
+	size_t progress_kernels;
+	unsigned watchdog_ms;
+};
+
+/* The GPU and libraries the process sees (main.c). */
+struct sim_env {
+	const char *device_name, *device_arch;
+	size_t n_visible;
+	char *runtime_libs[3];  /* canonical paths, sorted as the real one does */
+	size_t n_runtime_libs;
+};
+
+/* Pure formatting, unit-tested through the binary. */
+/* A kernel name longer than 120 characters: first 96, "...", last 21. */
+const char *sim_compact_name(const char *name, char *buf, size_t bufsz);
+double sim_now(void);     /* CLOCK_MONOTONIC seconds */
+void sim_sleep(double seconds);
+void *sim_grow(void *p, size_t *alloc, size_t need, size_t elem);
+char *sim_strdup(const char *s);
+_Noreturn void sim_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* replay.c: everything after the archive loaded and a GPU was found.
+ * Returns the exit code, or does not return (signals, _exit). */
+int replay_run(const struct sim_opts *o, const struct sim_archive *a,
+	       const struct scenario *sc, const struct sim_env *env);
+
+#endif
