@@ -41,17 +41,24 @@ int error_errno(struct error *err, const char *fmt, ...)
 
 int error_prefix(struct error *err, const char *fmt, ...)
 {
-	char prefix[ERROR_MSG_MAX];
 	char old[ERROR_MSG_MAX];
 	va_list ap;
+	int n;
 
 	if (!err)
 		return -1;
-	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix), fmt, ap);
-	va_end(ap);
 	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s%s", prefix, old);
+	va_start(ap, fmt);
+	n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	/* The prefix may use the whole buffer; the old message is then cut. */
+	if ((size_t)n < sizeof(err->msg))
+		memcpy(err->msg + n, old, strnlen(old, sizeof(err->msg) - (size_t)n - 1));
+	err->msg[sizeof(err->msg) - 1] = '\0';
+	if ((size_t)n < sizeof(err->msg) - 1)
+		err->msg[n + strnlen(old, sizeof(err->msg) - (size_t)n - 1)] = '\0';
 	return -1;
 }
 

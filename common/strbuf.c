@@ -1,6 +1,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
