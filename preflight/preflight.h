@@ -35,6 +35,7 @@ struct stack_info {
 	char *rocm_release;   /* /opt/rocm/.info/version, context only */
 	char *source;         /* "image hrr-sim:dev (sha256:...)" / "host CLR overlay /path" */
 	char *unknown_reason; /* why a side is unknown, for the warning */
+	char *comgr_unknown_reason; /* why comgr alone is unknown (NULL: see unknown_reason) */
 };
 void stack_info_init(struct stack_info *s);
 void stack_info_release(struct stack_info *s);
@@ -50,6 +51,7 @@ struct preflight_input {
 	bool strict_version;
 	bool strict_arch;
 	bool skip;                        /* --skip-preflight / HRR_SKIP_COMPAT=1 */
+	const char *manifest_error;       /* manifest NULL: why (manifest_load's message), for the note */
 };
 
 struct preflight_report {
@@ -60,12 +62,16 @@ struct preflight_report {
 	struct strvec notes;      /* skipped checks, context (ROCm release) */
 	struct strbuf capture_side; /* one line each: "HIP 7.13.0, comgr 2.8, 2 GPU(s), gfx942" */
 	struct strbuf replay_side;
+	struct strbuf replay_source; /* where the replay stack was read: stack_info.source */
 };
 
 void preflight_report_init(struct preflight_report *r);
 void preflight_report_release(struct preflight_report *r);
 
-/* Pure: apply every rule of preflight.md. */
+/* Pure: apply every rule of preflight.md. r (initialised) is reset first.
+ * A requested ordinal the host does not have BLOCKs even when the checks
+ * are skipped (skip flag, legacy capture): it is a fact about the host, not
+ * a compatibility judgement (cli.md: exit 4 even when preflight is skipped). */
 void preflight_evaluate(const struct preflight_input *in, struct preflight_report *r);
 /* Pure: "7.15.26291-2ed46569ce" -> up to n numbers; returns how many parsed. */
 int version_parse(const char *s, long *nums, int n);
@@ -78,12 +84,30 @@ cJSON *preflight_to_json(const struct preflight_report *r);
  * container; HEAD-follow libamdhip64.so / libamd_comgr.so in lib_dirs
  * order (cli.md's library order), GET small version files, remove the
  * container. Cached by image_id under cache_dir (NULL = no cache); a
- * cache hit makes no engine call. */
+ * cache hit makes no engine call.
+ * Details: the cache file is <cache_dir>/image-stack-<id without sha256:>.json,
+ * valid for the same lib_dirs only; a corrupt one is ignored and rewritten;
+ * failing to write it is not an error. e may be NULL when the cache is
+ * expected to answer (a miss is then ERR_USAGE). The container is created
+ * from image_id (else image), labelled hrr-docker-replay.probe=1, and
+ * removed on every path. out (initialised) is replaced on success;
+ * out->source = "image <image> (<image_id>)". */
 int image_stack_probe(struct engine *e, const char *image, const char *image_id,
 		      const struct strvec *lib_dirs, const char *cache_dir,
 		      struct stack_info *out, struct error *err);
+/* Pure helpers of the probes (exposed for tests). The version in a library
+ * file name: name "libamdhip64.so.7.15.26291-2ed46569ce" with prefix
+ * "libamdhip64.so." -> "7.15.26291" (the hash dropped, at most three
+ * numbers); NULL unless at least min_nums numbers follow the prefix. */
+char *stack_version_from_name(const char *name, const char *prefix, int min_nums);
+/* /opt/rocm/share/hip/version (HIP_VERSION_MAJOR/MINOR/PATCH=N lines) ->
+ * "X.Y.Z"; NULL unless all three are there. */
+char *stack_hip_version_file_parse(const char *text);
+
 /* The host CLR overlay: HIP version from the libamdhip64.so.X.Y.Z... file
- * name in clr_lib_dir (following symlinks), comgr likewise if present. */
+ * name in clr_lib_dir (following symlinks), comgr likewise if present.
+ * out (initialised) is replaced; a missing dir is ERR_NOT_FOUND, a dir
+ * without the library leaves the version NULL with unknown_reason set. */
 int overlay_stack_probe(const char *clr_lib_dir, struct stack_info *out, struct error *err);
 
 #endif
