@@ -2,7 +2,9 @@
  *
  * Conventions: every fallible function returns < 0 and fills *err
  * (common/error.h): kind ERR_CONNECT when the engine does not answer,
- * ERR_HTTP with status = the HTTP code and msg = the engine's "message",
+ * ERR_HTTP with status = the HTTP code and msg = the engine's "message"
+ * (a 404 naming a container, image, exec or path: kind ERR_NOT_FOUND,
+ * status 404; a 304 from start/stop is success),
  * ERR_PROTOCOL for malformed/truncated answers, ERR_LIMIT when an answer
  * exceeds a bound. Non-streaming bodies are capped (ENGINE_BODY_MAX);
  * streams are handled in bounded memory whatever their length. */
@@ -33,7 +35,9 @@ struct engine;
  * from $DOCKER_CERT_PATH or ~/.docker). ssh:// is refused with a clear
  * message. Negotiates the API version with GET /_ping unless
  * $DOCKER_API_VERSION pins it; an engine older than ENGINE_API_VERSION_MIN
- * is an error naming both versions. */
+ * is an error naming both versions. Errors: ERR_USAGE for a DOCKER_HOST,
+ * pin or TLS setup this cannot use; ERR_CONNECT when the engine does not
+ * answer or is too old. */
 int engine_open(struct engine **out, const char *docker_host, struct error *err);
 void engine_close(struct engine *e);
 const char *engine_api_version(const struct engine *e); /* "1.41" */
@@ -154,7 +158,9 @@ void container_spec_add_ulimit(struct container_spec *s, const char *name,
 /* Pure: the body of POST /containers/create (caller frees). */
 cJSON *container_spec_to_json(const struct container_spec *s);
 
-/* POST /containers/create?name= (name may be NULL). *id_out: caller frees. */
+/* POST /containers/create?name= (name may be NULL). *id_out: caller frees.
+ * A missing image is ERR_HTTP 404 (the one 404 that is not ERR_NOT_FOUND:
+ * the container is not what is missing). */
 int engine_container_create(struct engine *e, const char *name,
 			    const struct container_spec *spec, char **id_out,
 			    struct error *err);
@@ -239,7 +245,11 @@ struct engine_loop;
 int engine_loop_new(struct engine_loop **out, struct error *err);
 void engine_loop_free(struct engine_loop *l);
 /* Start a stream in the loop. The loop owns it until it completes and it
- * is removed with engine_stream_free(). */
+ * is removed with engine_stream_free(). For a wait stream this also polls
+ * the loop (up to 30 s) until the engine has answered the headers, i.e.
+ * registered the wait, and fails with the stream's error if the engine
+ * refused it: once it returns 0 the container may be started. Other
+ * streams of the loop may see their callbacks run meanwhile. */
 int engine_loop_add(struct engine_loop *l, struct engine_stream *s, struct error *err);
 /* Wait up to timeout_ms for activity (curl_multi_poll), also waking when
  * extra_fd (>= 0, e.g. a signal self-pipe) becomes readable. Processes
@@ -247,10 +257,17 @@ int engine_loop_add(struct engine_loop *l, struct engine_stream *s, struct error
 int engine_loop_poll(struct engine_loop *l, int timeout_ms, int extra_fd,
 		     struct error *err);
 
+/* The response's status line and headers have arrived. For a wait stream
+ * this is the engine's word that the wait is registered: only then may the
+ * container be started, or a fast exit is missed by condition=next-exit. */
+bool engine_stream_responded(const struct engine_stream *s);
+
 /* A finished stream: done = true; its outcome via engine_stream_result(). */
 bool engine_stream_done(const struct engine_stream *s);
 int engine_stream_result(const struct engine_stream *s, struct error *err);
-/* Remove from its loop (if any) and free. NULL is fine. */
+/* Remove from its loop (if any) and free. NULL is fine. Not from inside
+ * one of its own callbacks. engine_loop_free() before the loop's streams
+ * is fine too: unfinished ones end as ERR_CANCELLED. */
 void engine_stream_free(struct engine_stream *s);
 
 /* POST /containers/{id}/wait?condition=<cond> (cond: "next-exit",

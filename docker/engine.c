@@ -1,0 +1,293 @@
+/* Opening an engine: DOCKER_HOST parsing, TLS files, API version
+ * negotiation; ping and version. */
+#include "docker/internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#define DEFAULT_DOCKER_HOST "unix:///var/run/docker.sock"
+/* What an engine that sends no API-Version header speaks (Docker's rule). */
+#define ENGINE_API_VERSION_UNKNOWN "1.24"
+
+int engine_version_parse(const char *s, int *major, int *minor)
+{
+	char *end;
+	long ma, mi;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	ma = strtol(s, &end, 10);
+	if (errno || *end != '.' || !isdigit((unsigned char)end[1]) || ma > 1000)
+		return -1;
+	mi = strtol(end + 1, &end, 10);
+	if (errno || *end || mi > 1000)
+		return -1;
+	*major = (int)ma;
+	*minor = (int)mi;
+	return 0;
+}
+
+int engine_version_cmp(const char *a, const char *b)
+{
+	int amaj, amin, bmaj, bmin;
+	bool aok = engine_version_parse(a, &amaj, &amin) == 0;
+	bool bok = engine_version_parse(b, &bmaj, &bmin) == 0;
+
+	if (!aok || !bok)
+		return (int)aok - (int)bok;
+	if (amaj != bmaj)
+		return amaj < bmaj ? -1 : 1;
+	if (amin != bmin)
+		return amin < bmin ? -1 : 1;
+	return 0;
+}
+
+static void engine_set_version(struct engine *e, const char *v)
+{
+	snprintf(e->api_version, sizeof(e->api_version), "%s", v);
+}
+
+static int engine_open_unix(struct engine *e, const char *path, struct error *err)
+{
+	const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+
+	if (!*path)
+		return error_set(err, ERR_USAGE, 0, "DOCKER_HOST=%s names no socket path",
+				 e->host);
+	if (strlen(path) > ENGINE_UNIX_PATH_MAX)
+		return error_set(err, ERR_USAGE, 0,
+				 "DOCKER_HOST=%s: the socket path is %zu bytes, longer than the %d a unix socket address holds",
+				 e->host, strlen(path), ENGINE_UNIX_PATH_MAX);
+	if (!(cv->features & CURL_VERSION_UNIX_SOCKETS))
+		return error_set(err, ERR_USAGE, 0,
+				 "this libcurl (%s) cannot talk over unix sockets; use a tcp:// DOCKER_HOST",
+				 cv->version);
+	e->is_unix = true;
+	e->socket_path = xstrdup(path);
+	e->base_url = xstrdup("http://localhost");
+	return 0;
+}
+
+static int engine_tls_file(struct engine *e, const char *dir, const char *name, char **out,
+		    struct error *err)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+
+	if (access(path, R_OK) < 0) {
+		error_errno(err, "DOCKER_TLS_VERIFY is set for %s but %s is not readable",
+			    e->host, path);
+		err->kind = ERR_USAGE;
+		free(path);
+		return -1;
+	}
+	*out = path;
+	return 0;
+}
+
+static int engine_open_tcp(struct engine *e, const char *rest, struct error *err)
+{
+	const char *verify = getenv("DOCKER_TLS_VERIFY");
+	const char *slash, *bracket, *colon;
+	cleanup_free char *hostport = NULL;
+	cleanup_free char *dir = NULL;
+	size_t len = strlen(rest);
+
+	while (len && rest[len - 1] == '/')
+		len--;
+	hostport = xstrndup(rest, len);
+	if (!*hostport)
+		return error_set(err, ERR_USAGE, 0, "DOCKER_HOST=%s names no host", e->host);
+	slash = strchr(hostport, '/');
+	if (slash)
+		return error_set(err, ERR_USAGE, 0,
+				 "DOCKER_HOST=%s: a path after host:port is not supported",
+				 e->host);
+	e->tls = verify && *verify;
+	bracket = strrchr(hostport, ']');
+	colon = strrchr(bracket ? bracket : hostport, ':');
+	if (colon && !colon[1])
+		return error_set(err, ERR_USAGE, 0, "DOCKER_HOST=%s: empty port", e->host);
+	if (!colon) {
+		char *with_port = xasprintf("%s:%d", hostport, e->tls ? 2376 : 2375);
+
+		free(hostport);
+		hostport = with_port;
+	}
+	e->base_url = xasprintf("%s://%s", e->tls ? "https" : "http", hostport);
+	if (!e->tls)
+		return 0;
+	if (getenv("DOCKER_CERT_PATH") && *getenv("DOCKER_CERT_PATH")) {
+		dir = xstrdup(getenv("DOCKER_CERT_PATH"));
+	} else {
+		const char *home = getenv("HOME");
+
+		dir = xasprintf("%s/.docker", home && *home ? home : "/root");
+	}
+	if (engine_tls_file(e, dir, "ca.pem", &e->tls_ca, err) < 0 ||
+	    engine_tls_file(e, dir, "cert.pem", &e->tls_cert, err) < 0 ||
+	    engine_tls_file(e, dir, "key.pem", &e->tls_key, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int engine_parse_host(struct engine *e, struct error *err)
+{
+	const char *h = e->host;
+
+	if (!strncmp(h, "unix://", 7))
+		return engine_open_unix(e, h + 7, err);
+	if (!strncmp(h, "tcp://", 6))
+		return engine_open_tcp(e, h + 6, err);
+	if (!strncmp(h, "ssh://", 6))
+		return error_set(err, ERR_USAGE, 0,
+				 "DOCKER_HOST=%s: ssh:// engines are not supported; forward the socket instead (ssh -nNT -L /tmp/docker.sock:/var/run/docker.sock HOST) and use DOCKER_HOST=unix:///tmp/docker.sock",
+				 h);
+	return error_set(err, ERR_USAGE, 0,
+			 "DOCKER_HOST=%s is not supported: use unix:///path or tcp://host:port", h);
+}
+
+static int engine_negotiate(struct engine *e, struct error *err)
+{
+	struct engine_stream *s = engine_xfer_new(e, "GET", "/_ping", true);
+	const char *theirs;
+	int rc = -1, major, minor;
+
+	s->want_header = "API-Version";
+	engine_xfer_set_timeout(s, ENGINE_PING_TIMEOUT_S);
+	if (engine_xfer_perform(s, err) < 0)
+		goto out;
+	if (s->status != 200) {
+		engine_xfer_http_error(s, err);
+		error_prefix(err, "negotiating the API version with the Docker engine at %s: ",
+			     e->host);
+		goto out;
+	}
+	theirs = s->header_value && *s->header_value ? s->header_value
+						       : ENGINE_API_VERSION_UNKNOWN;
+	if (engine_version_parse(theirs, &major, &minor) < 0) {
+		error_set(err, ERR_PROTOCOL, 0,
+			  "the Docker engine at %s announced an unreadable API version \"%.32s\"",
+			  e->host, theirs);
+		goto out;
+	}
+	if (engine_version_cmp(theirs, ENGINE_API_VERSION_MIN) < 0) {
+		error_set(err, ERR_CONNECT, 0,
+			  "the Docker engine at %s speaks API %s, older than %s, the oldest this client supports; upgrade the engine",
+			  e->host, theirs, ENGINE_API_VERSION_MIN);
+		goto out;
+	}
+	engine_set_version(e, engine_version_cmp(theirs, ENGINE_API_VERSION_MAX) > 0
+				      ? ENGINE_API_VERSION_MAX : theirs);
+	rc = 0;
+out:
+	engine_stream_free(s);
+	return rc;
+}
+
+int engine_open(struct engine **out, const char *docker_host, struct error *err)
+{
+	struct engine *e;
+	const char *pin = getenv("DOCKER_API_VERSION");
+	int major, minor;
+
+	engine_curl_init();
+	if (!docker_host || !*docker_host)
+		docker_host = getenv("DOCKER_HOST");
+	if (!docker_host || !*docker_host)
+		docker_host = DEFAULT_DOCKER_HOST;
+	e = xcalloc(1, sizeof(*e));
+	e->host = xstrdup(docker_host);
+	if (engine_parse_host(e, err) < 0)
+		goto fail;
+	if (pin && *pin) {
+		if (engine_version_parse(pin, &major, &minor) < 0) {
+			error_set(err, ERR_USAGE, 0,
+				  "DOCKER_API_VERSION=%s is not an API version like %s",
+				  pin, ENGINE_API_VERSION_MIN);
+			goto fail;
+		}
+		if (engine_version_cmp(pin, ENGINE_API_VERSION_MIN) < 0) {
+			error_set(err, ERR_USAGE, 0,
+				  "DOCKER_API_VERSION=%s is older than %s, the oldest API version this client speaks",
+				  pin, ENGINE_API_VERSION_MIN);
+			goto fail;
+		}
+		engine_set_version(e, pin);
+	} else if (engine_negotiate(e, err) < 0) {
+		goto fail;
+	}
+	*out = e;
+	return 0;
+fail:
+	engine_close(e);
+	return -1;
+}
+
+void engine_close(struct engine *e)
+{
+	if (!e)
+		return;
+	free(e->host);
+	free(e->socket_path);
+	free(e->base_url);
+	free(e->tls_ca);
+	free(e->tls_cert);
+	free(e->tls_key);
+	free(e);
+}
+
+const char *engine_api_version(const struct engine *e)
+{
+	return e->api_version;
+}
+
+const char *engine_host(const struct engine *e)
+{
+	return e->host;
+}
+
+bool engine_is_unix(const struct engine *e)
+{
+	return e->is_unix;
+}
+
+int engine_ping(struct engine *e, struct error *err)
+{
+	struct engine_stream *s = engine_xfer_new(e, "GET", "/_ping", true);
+	int rc = -1;
+
+	engine_xfer_set_timeout(s, ENGINE_PING_TIMEOUT_S);
+	if (engine_xfer_perform(s, err) < 0)
+		goto out;
+	if (s->status != 200) {
+		engine_xfer_http_error(s, err);
+		goto out;
+	}
+	rc = 0;
+out:
+	engine_stream_free(s);
+	return rc;
+}
+
+int engine_version(struct engine *e, cJSON **out, struct error *err)
+{
+	static const long ok[] = { 200, 0 };
+
+	if (engine_request_json(e, "GET", "/version", NULL, ok, false, 0, out, err) < 0)
+		return -1;
+	if (!cJSON_IsObject(*out)) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		return error_set(err, ERR_PROTOCOL, 0,
+				 "the Docker engine's /version answer is not an object");
+	}
+	return 0;
+}
