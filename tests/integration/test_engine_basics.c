@@ -1,0 +1,123 @@
+/* The engine client against the real engine: connection, negotiation,
+ * inspect/list/remove and the not-found paths. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "docker/engine.h"
+#include "tests/support/engine_test.h"
+
+TestSuite(engine_basics, .init = et_suite_init, .fini = et_suite_fini);
+
+Test(engine_basics, ping_version_and_negotiation)
+{
+	struct engine *e = et_engine();
+	cJSON *v = NULL;
+	struct error err;
+	const cJSON *api;
+
+	cr_assert_eq(engine_ping(e, &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_version(e, &v, &err), 0, "%s", err.msg);
+	api = cJSON_GetObjectItem(v, "ApiVersion");
+	cr_assert(cJSON_IsString(api));
+	/* min(ours, the engine's) */
+	if (getenv("DOCKER_API_VERSION") && *getenv("DOCKER_API_VERSION"))
+		cr_assert_str_eq(engine_api_version(e), getenv("DOCKER_API_VERSION"));
+	else if (strcmp(api->valuestring, ENGINE_API_VERSION_MAX) < 0 &&
+		 strlen(api->valuestring) == strlen(ENGINE_API_VERSION_MAX))
+		cr_assert_str_eq(engine_api_version(e), api->valuestring);
+	else
+		cr_assert_str_eq(engine_api_version(e), ENGINE_API_VERSION_MAX);
+	cJSON_Delete(v);
+	engine_close(e);
+}
+
+Test(engine_basics, missing_things_are_not_found)
+{
+	struct engine *e = et_engine();
+	cJSON *j = NULL;
+	struct error err;
+
+	cr_assert_eq(engine_container_remove(e, "hrr-engine-test-no-such-container", true, &err), -1);
+	cr_assert_eq(err.kind, ERR_NOT_FOUND);
+	cr_assert_eq(err.status, 404);
+	cr_assert(strstr(err.msg, "hrr-engine-test-no-such-container"), "%s", err.msg);
+	cr_assert_eq(engine_container_inspect(e, "hrr-engine-test-no-such-container", &j, &err), -1);
+	cr_assert_eq(err.kind, ERR_NOT_FOUND);
+	cr_assert_null(j);
+	cr_assert_eq(engine_container_start(e, "hrr-engine-test-no-such-container", &err), -1);
+	cr_assert_eq(err.kind, ERR_NOT_FOUND);
+	cr_assert_eq(engine_image_inspect(e, "hrr-engine-test-no-such-image:v0", &j, &err), -1);
+	cr_assert_eq(err.kind, ERR_NOT_FOUND);
+	cr_assert_eq(err.status, 404);
+	engine_close(e);
+}
+
+Test(engine_basics, image_inspect_and_create_from_a_missing_image)
+{
+	struct engine *e = et_engine();
+	struct container_spec s;
+	cJSON *img = NULL;
+	struct error err;
+	char *id = NULL;
+
+	cr_assert_eq(engine_image_inspect(e, ENGINE_TEST_IMAGE, &img, &err), 0, "%s", err.msg);
+	cr_assert(cJSON_IsString(cJSON_GetObjectItem(img, "Id")));
+	cJSON_Delete(img);
+
+	et_spec(&s, "true");
+	free(s.image);
+	s.image = strdup("hrr-engine-test-no-such-image:v0");
+	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), -1);
+	cr_assert_null(id);
+	cr_assert_eq(err.status, 404);
+	cr_assert(strstr(err.msg, "hrr-engine-test-no-such-image"), "%s", err.msg);
+	container_spec_release(&s);
+	engine_close(e);
+}
+
+Test(engine_basics, inspect_state_of_a_created_container_and_list_by_label)
+{
+	struct engine *e = et_engine();
+	char *a = et_create(e, "true");
+	char *b = et_create(e, "true");
+	cJSON *j = NULL, *list = NULL, *c;
+	struct container_state st;
+	struct error err;
+	const cJSON *state;
+	int seen = 0;
+	char other[128];
+
+	cr_assert_eq(engine_container_inspect(e, a, &j, &err), 0, "%s", err.msg);
+	state = cJSON_GetObjectItem(j, "State");
+	cr_assert(cJSON_IsBool(cJSON_GetObjectItem(state, "OOMKilled")),
+		  "State.OOMKilled is present");
+	cr_assert_eq(container_state_from_json(j, &st, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(st.status, "created");
+	cr_assert_not(st.running);
+	cr_assert_not(st.oom_killed);
+	cJSON_Delete(j);
+
+	cr_assert_eq(engine_container_list(e, et_label(), &list, &err), 0, "%s", err.msg);
+	cJSON_ArrayForEach(c, list) {
+		const char *id = cJSON_GetObjectItem(c, "Id")->valuestring;
+
+		seen += !strcmp(id, a) + !strcmp(id, b);
+	}
+	cr_assert_eq(cJSON_GetArraySize(list), 2);
+	cr_assert_eq(seen, 2);
+	cJSON_Delete(list);
+
+	snprintf(other, sizeof(other), "%s-nobody", et_label());
+	cr_assert_eq(engine_container_list(e, other, &list, &err), 0, "%s", err.msg);
+	cr_assert_eq(cJSON_GetArraySize(list), 0);
+	cJSON_Delete(list);
+
+	cr_assert_eq(engine_container_remove(e, a, false, &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_container_inspect(e, a, &j, &err), -1);
+	cr_assert_eq(err.kind, ERR_NOT_FOUND);
+	free(a);
+	free(b);
+	engine_close(e);
+}
