@@ -1,0 +1,633 @@
+#include "orchestrator/options.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum option_id {
+	OPT_IMAGE = 1000,
+	OPT_ARCHIVE,
+	OPT_WORKDIR,
+	OPT_OUTPUT,
+	OPT_FORMAT,
+	OPT_GPU,
+	OPT_PULL,
+	OPT_TIMEOUT,
+	OPT_PROGRESS_TIMEOUT,
+	OPT_STOP_GRACE,
+	OPT_PROGRESS_SECONDS,
+	OPT_NO_SYNC,
+	OPT_MOUNT_CLR,
+	OPT_PLAYBACK,
+	OPT_EXTRA_LD,
+	OPT_ENV,
+	OPT_CAP_ADD,
+	OPT_YES,
+	OPT_SKIP_PREFLIGHT,
+	OPT_STRICT_VERSION,
+	OPT_STRICT_ARCH,
+	OPT_KEEP,
+	OPT_DEVICE_ROOT,
+	OPT_SYSFS_ROOT,
+	OPT_QUIET,
+	OPT_VERBOSE,
+	OPT_VERSION,
+	OPT_HELP,
+	OPT_ALL,
+};
+
+/* Which commands take an option. */
+#define FOR_RUN (1u << CMD_RUN)
+#define FOR_PREFLIGHT (1u << CMD_PREFLIGHT)
+#define FOR_GC (1u << CMD_GC)
+#define FOR_REPLAY (FOR_RUN | FOR_PREFLIGHT)
+#define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC)
+
+struct option_def {
+	enum option_id id;
+	const char *name;
+	char short_name;
+	const char *arg;  /* NULL: a flag */
+	const char *env;  /* the env twin, or NULL */
+	unsigned commands;
+	const char *help;
+};
+
+static const struct option_def option_table[] = {
+	{ OPT_IMAGE, "image", 0, "REF", "HRR_DOCKER_IMAGE", FOR_REPLAY,
+	  "capture image: name[:tag] or name@sha256:..." },
+	{ OPT_ARCHIVE, "archive", 0, "PATH", NULL, FOR_REPLAY,
+	  "the capture: a pid-<pid> directory or a capture root (read-only)" },
+	{ OPT_WORKDIR, "workdir", 0, "DIR", "HRR_TRIAGE_WORKDIR", FOR_REPLAY,
+	  "where run folders are created (default $TMPDIR/hrr-docker-replay-<uid>)" },
+	{ OPT_OUTPUT, "output", 'o', "PATH", NULL, FOR_REPLAY,
+	  "also write the finding printed at the end to PATH" },
+	{ OPT_FORMAT, "format", 0, "markdown|json", NULL, FOR_REPLAY,
+	  "what is printed on stdout at the end (default markdown)" },
+	{ OPT_GPU, "gpu", 0, "N[,M...]", "GPU", FOR_REPLAY,
+	  "host GPU ordinal(s) to replay on (default: as many as the capture used, lowest first)" },
+	{ OPT_PULL, "pull", 0, "always|missing|never", NULL, FOR_REPLAY,
+	  "when to pull the image (default missing)" },
+	{ OPT_TIMEOUT, "timeout", 0, "S", "HRR_REPLAY_TIMEOUT", FOR_REPLAY,
+	  "wall-clock bound from the container's start (default 1800, 0 = none)" },
+	{ OPT_PROGRESS_TIMEOUT, "progress-timeout", 0, "S", NULL, FOR_REPLAY,
+	  "stop when the replay printed nothing for S seconds (default off)" },
+	{ OPT_STOP_GRACE, "stop-grace", 0, "S", NULL, FOR_REPLAY,
+	  "seconds between SIGTERM and SIGKILL when stopping a replay (default 10)" },
+	{ OPT_PROGRESS_SECONDS, "progress-seconds", 0, "S", "HIP_HRR_REPLAY_PROGRESS_SECONDS",
+	  FOR_REPLAY, "heartbeat period asked of hrr-playback (default 30)" },
+	{ OPT_NO_SYNC, "no-sync", 0, NULL, NULL, FOR_REPLAY,
+	  "do not pass --sync-after-launch (faster, but faults are not attributed)" },
+	{ OPT_MOUNT_CLR, "mount-clr", 0, NULL, "HRR_DOCKER_MOUNT_CLR", FOR_REPLAY,
+	  "overlay the host's hrr-playback + libamdhip64 (HRR_PLAYBACK, CLR_LIB, CLR_BUILD, ROCR_LIB)" },
+	{ OPT_PLAYBACK, "playback", 0, "PATH", "HRR_DOCKER_PLAYBACK", FOR_REPLAY,
+	  "hrr-playback's path inside the image (default: found)" },
+	{ OPT_EXTRA_LD, "extra-ld", 0, "DIRS", "HRR_DOCKER_EXTRA_LD", FOR_REPLAY,
+	  "extra library dirs inside, ':'-separated (before /opt/rocm/lib)" },
+	{ OPT_ENV, "env", 'e', "K=V", NULL, FOR_REPLAY,
+	  "one more variable inside (repeatable); host HIP_HRR_* are passed too" },
+	{ OPT_CAP_ADD, "cap-add", 0, "CAP", NULL, FOR_REPLAY,
+	  "a capability for the replay (repeatable; default none, all dropped)" },
+	{ OPT_YES, "yes", 0, NULL, "HRR_CONTINUE", FOR_REPLAY,
+	  "accept a version-mismatch confirmation" },
+	{ OPT_SKIP_PREFLIGHT, "skip-preflight", 0, NULL, "HRR_SKIP_COMPAT", FOR_REPLAY,
+	  "skip the preflight checks" },
+	{ OPT_STRICT_VERSION, "strict-version", 0, NULL, "HRR_STRICT_VERSION", FOR_REPLAY,
+	  "a HIP/comgr version mismatch blocks instead of asking" },
+	{ OPT_STRICT_ARCH, "strict-arch", 0, NULL, "HRR_STRICT_ARCH", FOR_REPLAY,
+	  "a GPU architecture mismatch blocks instead of warning" },
+	{ OPT_KEEP, "keep", 0, NULL, NULL, FOR_REPLAY,
+	  "keep the container after the run (default: removed)" },
+	{ OPT_DEVICE_ROOT, "device-root", 0, "DIR", "HRR_DEVICE_ROOT", FOR_REPLAY,
+	  "where kfd and dri/ live on the host (default /dev)" },
+	{ OPT_SYSFS_ROOT, "sysfs-root", 0, "DIR", "HRR_SYSFS_ROOT", FOR_REPLAY,
+	  "root of the KFD topology (default /sys)" },
+	{ OPT_ALL, "all", 0, NULL, NULL, FOR_GC,
+	  "also remove containers of dead runs that used --keep" },
+	{ OPT_QUIET, "quiet", 'q', NULL, NULL, FOR_ALL,
+	  "quieter: no live replay log on stderr" },
+	{ OPT_VERBOSE, "verbose", 'v', NULL, NULL, FOR_ALL, "more verbose" },
+	{ OPT_VERSION, "version", 0, NULL, NULL, FOR_ALL, "print the version and exit" },
+	{ OPT_HELP, "help", 'h', NULL, NULL, FOR_ALL, "print this help and exit" },
+};
+
+#define N_OPTIONS (sizeof(option_table) / sizeof(option_table[0]))
+
+void options_init(struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->command = CMD_RUN;
+	o->format = FORMAT_MARKDOWN;
+	o->pull = PULL_MISSING;
+	o->timeout_s = 1800;
+	o->stop_grace_s = 10;
+	o->progress_seconds = 30;
+	strvec_init(&o->extra_ld);
+	strvec_init(&o->env);
+	strvec_init(&o->cap_add);
+	strvec_init(&o->hip_hrr_env);
+}
+
+void options_release(struct options *o)
+{
+	free(o->image);
+	free(o->archive);
+	free(o->workdir);
+	free(o->output);
+	free(o->playback);
+	free(o->device_root);
+	free(o->sysfs_root);
+	free(o->host_playback);
+	free(o->clr_lib);
+	free(o->clr_build);
+	free(o->rocr_lib);
+	free(o->rocm_path);
+	strvec_clear(&o->extra_ld);
+	strvec_clear(&o->env);
+	strvec_clear(&o->cap_add);
+	strvec_clear(&o->hip_hrr_env);
+	options_init(o);
+}
+
+int options_parse_bool(const char *s)
+{
+	static const char *const yes[] = { "1", "true", "yes", "on" };
+	static const char *const no[] = { "0", "false", "no", "off", "" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!strcasecmp(s, yes[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (!strcasecmp(s, no[i]))
+			return 0;
+	return -1;
+}
+
+static int parse_seconds(const char *what, const char *s, long *out, struct error *err)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > 365L * 24 * 3600)
+		return error_set(err, ERR_USAGE, 0,
+				 "%s: '%s' is not a number of seconds (0 to 31536000)", what, s);
+	*out = v;
+	return 0;
+}
+
+int options_parse_gpu_list(const char *s, int *out, size_t max, size_t *n, struct error *err)
+{
+	const char *p = s;
+
+	*n = 0;
+	if (!*s)
+		return error_set(err, ERR_USAGE, 0, "--gpu: empty list; give ordinals like 0 or 0,1");
+	while (*p) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v < 0 || v > INT_MAX || (*end && *end != ','))
+			return error_set(err, ERR_USAGE, 0,
+					 "--gpu: '%s' is not a list of GPU ordinals like 0 or 0,1", s);
+		for (size_t i = 0; i < *n; i++)
+			if (out[i] == (int)v)
+				return error_set(err, ERR_USAGE, 0,
+						 "--gpu: ordinal %ld is listed twice in '%s'", v, s);
+		if (*n == max)
+			return error_set(err, ERR_USAGE, 0, "--gpu: more than %zu ordinals", max);
+		out[(*n)++] = (int)v;
+		p = *end ? end + 1 : end;
+		if (*end == ',' && !*p)
+			return error_set(err, ERR_USAGE, 0,
+					 "--gpu: '%s' ends with a comma", s);
+	}
+	return 0;
+}
+
+static void split_dirs(struct strvec *out, const char *s)
+{
+	const char *p = s;
+
+	strvec_clear(out);
+	while (*p) {
+		size_t len = strcspn(p, ":,");
+
+		if (len)
+			strvec_push_nodup(out, xstrndup(p, len));
+		p += len;
+		if (*p)
+			p++;
+	}
+}
+
+static void set_string(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = xstrdup(s);
+}
+
+/* Apply one option's value (from argv or its env twin). `from` names the
+ * source for error messages: "--timeout" or "HRR_REPLAY_TIMEOUT". */
+static int apply_option(struct options *o, enum option_id id, const char *val,
+			const char *from, bool from_env, struct error *err)
+{
+	int b;
+
+	switch (id) {
+	case OPT_IMAGE:
+		if (!*val)
+			return error_set(err, ERR_USAGE, 0, "%s: empty image reference", from);
+		set_string(&o->image, val);
+		return 0;
+	case OPT_ARCHIVE:
+		if (!*val)
+			return error_set(err, ERR_USAGE, 0, "%s: empty path", from);
+		set_string(&o->archive, val);
+		return 0;
+	case OPT_WORKDIR:
+		if (!*val)
+			return error_set(err, ERR_USAGE, 0, "%s: empty directory", from);
+		set_string(&o->workdir, val);
+		return 0;
+	case OPT_OUTPUT:
+		if (!*val)
+			return error_set(err, ERR_USAGE, 0, "%s: empty path", from);
+		set_string(&o->output, val);
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(val, "markdown") || !strcmp(val, "md"))
+			o->format = FORMAT_MARKDOWN;
+		else if (!strcmp(val, "json"))
+			o->format = FORMAT_JSON;
+		else
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a format; use markdown or json", from, val);
+		return 0;
+	case OPT_GPU:
+		if (options_parse_gpu_list(val, o->gpus, OPTIONS_MAX_GPUS, &o->n_gpus, err) < 0)
+			return from_env ? error_prefix(err, "%s: ", from) : -1;
+		return 0;
+	case OPT_PULL:
+		if (!strcmp(val, "missing"))
+			o->pull = PULL_MISSING;
+		else if (!strcmp(val, "always"))
+			o->pull = PULL_ALWAYS;
+		else if (!strcmp(val, "never"))
+			o->pull = PULL_NEVER;
+		else
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a pull policy; use always, missing or never",
+					 from, val);
+		return 0;
+	case OPT_TIMEOUT:
+		return parse_seconds(from, val, &o->timeout_s, err);
+	case OPT_PROGRESS_TIMEOUT:
+		return parse_seconds(from, val, &o->progress_timeout_s, err);
+	case OPT_STOP_GRACE:
+		return parse_seconds(from, val, &o->stop_grace_s, err);
+	case OPT_PROGRESS_SECONDS:
+		if (parse_seconds(from, val, &o->progress_seconds, err) < 0)
+			return -1;
+		return 0;
+	case OPT_PLAYBACK:
+		if (val[0] != '/')
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' must be an absolute path inside the image", from, val);
+		set_string(&o->playback, val);
+		return 0;
+	case OPT_EXTRA_LD:
+		split_dirs(&o->extra_ld, val);
+		for (size_t i = 0; i < o->extra_ld.n; i++)
+			if (o->extra_ld.v[i][0] != '/')
+				return error_set(err, ERR_USAGE, 0,
+						 "%s: '%s' must be an absolute directory inside the image",
+						 from, o->extra_ld.v[i]);
+		return 0;
+	case OPT_ENV:
+		if (!strchr(val, '=') || val[0] == '=')
+			return error_set(err, ERR_USAGE, 0, "%s: '%s' is not K=V", from, val);
+		strvec_push(&o->env, val);
+		return 0;
+	case OPT_CAP_ADD:
+		if (!*val || strspn(val, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") != strlen(val))
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a capability name like SYS_PTRACE", from, val);
+		strvec_push(&o->cap_add, val);
+		return 0;
+	case OPT_DEVICE_ROOT:
+		set_string(&o->device_root, val);
+		return 0;
+	case OPT_SYSFS_ROOT:
+		set_string(&o->sysfs_root, val);
+		return 0;
+	case OPT_NO_SYNC:
+	case OPT_MOUNT_CLR:
+	case OPT_YES:
+	case OPT_SKIP_PREFLIGHT:
+	case OPT_STRICT_VERSION:
+	case OPT_STRICT_ARCH:
+	case OPT_KEEP:
+	case OPT_ALL:
+		b = from_env ? options_parse_bool(val) : 1;
+		if (b < 0)
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a boolean; use 1 or 0", from, val);
+		if (id == OPT_NO_SYNC)
+			o->no_sync = b;
+		else if (id == OPT_MOUNT_CLR)
+			o->mount_clr = b;
+		else if (id == OPT_YES)
+			o->yes = b;
+		else if (id == OPT_SKIP_PREFLIGHT)
+			o->skip_preflight = b;
+		else if (id == OPT_STRICT_VERSION)
+			o->strict_version = b;
+		else if (id == OPT_STRICT_ARCH)
+			o->strict_arch = b;
+		else if (id == OPT_KEEP)
+			o->keep = b;
+		else
+			o->gc_all = b;
+		return 0;
+	case OPT_QUIET:
+		o->verbosity = -1;
+		return 0;
+	case OPT_VERBOSE:
+		if (o->verbosity < 0)
+			o->verbosity = 0;
+		o->verbosity++;
+		return 0;
+	case OPT_VERSION:
+	case OPT_HELP:
+		return 0;
+	}
+	return error_set(err, ERR_USAGE, 0, "internal: unhandled option");
+}
+
+static const struct option_def *option_by_id(int id)
+{
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		if ((int)option_table[i].id == id)
+			return &option_table[i];
+	return NULL;
+}
+
+static const char *command_name(enum command cmd)
+{
+	switch (cmd) {
+	case CMD_PREFLIGHT:
+		return "preflight";
+	case CMD_GC:
+		return "gc";
+	case CMD_ANALYZE:
+		return "analyze";
+	default:
+		return "run";
+	}
+}
+
+int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
+		  void *env_ud, char **envp, struct error *err)
+{
+	struct option longopts[N_OPTIONS + 1];
+	bool seen[N_OPTIONS];
+	char shortopts[64];
+	size_t ns = 0;
+	int first = 1;
+	int c;
+
+	memset(seen, 0, sizeof(seen));
+	if (argc > 1 && argv[1][0] != '-') {
+		if (!strcmp(argv[1], "run"))
+			o->command = CMD_RUN;
+		else if (!strcmp(argv[1], "preflight"))
+			o->command = CMD_PREFLIGHT;
+		else if (!strcmp(argv[1], "gc"))
+			o->command = CMD_GC;
+		else if (!strcmp(argv[1], "analyze"))
+			o->command = CMD_ANALYZE;
+		else if (!strcmp(argv[1], "help"))
+			o->command = CMD_HELP;
+		else
+			return error_set(err, ERR_USAGE, 0,
+					 "unknown command '%s'; use run, preflight, analyze or gc (see --help)",
+					 argv[1]);
+		first = 2;
+	}
+	if (o->command == CMD_HELP || o->command == CMD_ANALYZE)
+		return 0;
+
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		const struct option_def *d = &option_table[i];
+
+		longopts[i].name = d->name;
+		longopts[i].has_arg = d->arg ? required_argument : no_argument;
+		longopts[i].flag = NULL;
+		longopts[i].val = d->id;
+		if (d->short_name) {
+			shortopts[ns++] = d->short_name;
+			if (d->arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	memset(&longopts[N_OPTIONS], 0, sizeof(longopts[0]));
+	shortopts[ns] = '\0';
+
+	/* getopt keeps global state: reset it so tests can parse repeatedly. */
+	optind = first;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct option_def *d = NULL;
+		char from[64];
+
+		if (c == '?' || c == ':') {
+			const char *bad = argv[optind - 1];
+
+			if (optopt && option_by_id(optopt) && option_by_id(optopt)->arg)
+				return error_set(err, ERR_USAGE, 0, "--%s needs a value (see --help)",
+						 option_by_id(optopt)->name);
+			if (optopt && optopt < 256 && !strchr(shortopts, optopt))
+				return error_set(err, ERR_USAGE, 0, "unknown option '-%c' (see --help)",
+						 optopt);
+			if (optopt && optopt < 256)
+				return error_set(err, ERR_USAGE, 0, "-%c needs a value (see --help)",
+						 optopt);
+			return error_set(err, ERR_USAGE, 0, "unknown option '%s' (see --help)", bad);
+		}
+		for (size_t i = 0; i < N_OPTIONS; i++)
+			if ((int)option_table[i].id == c ||
+			    (option_table[i].short_name && option_table[i].short_name == c))
+				d = &option_table[i];
+		if (!d)
+			return error_set(err, ERR_USAGE, 0, "internal: unknown option code %d", c);
+		if (!(d->commands & (1u << o->command)))
+			return error_set(err, ERR_USAGE, 0,
+					 "--%s does not apply to '%s' (see --help)", d->name,
+					 command_name(o->command));
+		if (d->id == OPT_HELP) {
+			o->want_help = true;
+			continue;
+		}
+		if (d->id == OPT_VERSION) {
+			o->command = CMD_VERSION;
+			return 0;
+		}
+		snprintf(from, sizeof(from), "--%s", d->name);
+		if (apply_option(o, d->id, optarg ? optarg : "", from, false, err) < 0)
+			return -1;
+		seen[d - option_table] = true;
+	}
+	if (optind < argc)
+		return error_set(err, ERR_USAGE, 0,
+				 "unexpected argument '%s' (options take the form --name VALUE; see --help)",
+				 argv[optind]);
+
+	/* Env twins fill what the command line did not say. */
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		const struct option_def *d = &option_table[i];
+		const char *val;
+
+		if (!d->env || seen[i] || !env)
+			continue;
+		val = env(d->env, env_ud);
+		if (!val)
+			continue;
+		if (!d->arg && !*val)
+			continue;
+		if (apply_option(o, d->id, val, d->env, true, err) < 0)
+			return -1;
+	}
+	if (env) {
+		static const struct {
+			const char *name;
+			size_t off;
+		} overlay_env[] = {
+			{ "HRR_PLAYBACK", offsetof(struct options, host_playback) },
+			{ "CLR_LIB", offsetof(struct options, clr_lib) },
+			{ "CLR_BUILD", offsetof(struct options, clr_build) },
+			{ "ROCR_LIB", offsetof(struct options, rocr_lib) },
+			{ "ROCM_PATH", offsetof(struct options, rocm_path) },
+		};
+
+		for (size_t i = 0; i < sizeof(overlay_env) / sizeof(overlay_env[0]); i++) {
+			const char *val = env(overlay_env[i].name, env_ud);
+
+			if (val && *val)
+				set_string((char **)((char *)o + overlay_env[i].off), val);
+		}
+	}
+	for (char **e = envp; e && *e; e++)
+		if (!strncmp(*e, "HIP_HRR_", 8) && strchr(*e, '='))
+			strvec_push(&o->hip_hrr_env, *e);
+
+	if (!o->device_root)
+		o->device_root = xstrdup("/dev");
+	if (!o->sysfs_root)
+		o->sysfs_root = xstrdup("/sys");
+	if (!o->rocm_path)
+		o->rocm_path = xstrdup("/opt/rocm");
+
+	if (o->command == CMD_HELP || o->want_help)
+		return 0;
+	if (o->command == CMD_RUN || o->command == CMD_PREFLIGHT) {
+		if (!o->image)
+			return error_set(err, ERR_USAGE, 0,
+					 "--image is required (or set HRR_DOCKER_IMAGE); see --help");
+		if (!o->archive)
+			return error_set(err, ERR_USAGE, 0, "--archive is required; see --help");
+		if (o->progress_timeout_s && o->progress_timeout_s <= o->progress_seconds &&
+		    o->command == CMD_RUN)
+			return error_set(err, ERR_USAGE, 0,
+					 "--progress-timeout %lds must exceed the heartbeat period "
+					 "(--progress-seconds %ld), or a healthy replay is stopped between heartbeats",
+					 o->progress_timeout_s, o->progress_seconds);
+		if (o->progress_seconds == 0)
+			return error_set(err, ERR_USAGE, 0,
+					 "--progress-seconds must be at least 1");
+	}
+	return 0;
+}
+
+void options_help(enum command cmd, struct strbuf *out)
+{
+	unsigned mask = 1u << (cmd == CMD_HELP || cmd == CMD_VERSION ? CMD_RUN : cmd);
+
+	switch (cmd) {
+	case CMD_PREFLIGHT:
+		strbuf_addstr(out,
+			"Usage: hrr-docker-replay preflight --image IMAGE --archive PATH [options]\n\n"
+			"Checks whether the archive can replay faithfully in IMAGE on this host\n"
+			"(GPU count, GPU ordinals, GPU architecture, HIP and comgr versions) and\n"
+			"prints the report. Never asks, never replays. Takes every option of a\n"
+			"run; those that do not apply are accepted and ignored.\n"
+			"Exit: 0 OK or warnings only, 2 confirmation needed, 4 blocked,\n"
+			"5 no verdict possible, 64 usage error.\n\nOptions:\n");
+		break;
+	case CMD_GC:
+		strbuf_addstr(out,
+			"Usage: hrr-docker-replay gc [--all]\n\n"
+			"Removes replay containers left by runs that died: those whose owner label\n"
+			"names this host and a process that no longer runs. Containers of runs on\n"
+			"other hosts or still running are never touched; --keep containers only\n"
+			"with --all. Exit: 0, or 5 when the engine does not answer.\n\nOptions:\n");
+		break;
+	default:
+		strbuf_addstr(out,
+			"Usage: hrr-docker-replay [run] --image IMAGE --archive PATH [options]\n"
+			"       hrr-docker-replay preflight --image IMAGE --archive PATH [options]\n"
+			"       hrr-docker-replay analyze --log FILE [--log FILE...] [--archive PATH]\n"
+			"                                 [--format markdown|json] [-o PATH]\n"
+			"       hrr-docker-replay gc [--all]\n\n"
+			"Replays an HRR capture (HIP Record & Replay) with hrr-playback inside the\n"
+			"container image it was captured in, on the chosen AMD GPU(s), through the\n"
+			"Docker Engine API. Streams the replay log, stops a stalled replay, and\n"
+			"writes a finding (PASS, MAF, FAIL, ABORT, HANG or UNKNOWN) into a run folder.\n\n"
+			"Options (env twins in brackets; the flag wins):\n");
+		break;
+	}
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		const struct option_def *d = &option_table[i];
+		char left[64];
+
+		if (!(d->commands & mask))
+			continue;
+		if (d->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name, d->name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", d->name, d->arg ? " " : "",
+				 d->arg ? d->arg : "");
+		strbuf_addf(out, "  %-32s %s", left, d->help);
+		if (d->env)
+			strbuf_addf(out, d->arg ? " [%s]" : " [%s=1]", d->env);
+		strbuf_addch(out, '\n');
+	}
+	if (cmd == CMD_GC)
+		return;
+	strbuf_addstr(out,
+		"\nEnvironment only:\n"
+		"  HRR_PLAYBACK, CLR_LIB, CLR_BUILD, ROCR_LIB, ROCM_PATH   overlay sources for --mount-clr\n"
+		"  HIP_HRR_*                       passed into the replay container\n"
+		"  DOCKER_HOST, DOCKER_CONFIG, DOCKER_API_VERSION, DOCKER_TLS_VERIFY,\n"
+		"  DOCKER_CERT_PATH                the engine and registry credentials, as the docker CLI reads them\n"
+		"  TMPDIR                          default workdir parent\n"
+		"\nExit codes:\n"
+		"  0   the replay ran and the outcome is PASS\n"
+		"  1   the replay ran and the outcome is not PASS (the finding says why)\n"
+		"  2   preflight needs confirmation (re-run with --yes / HRR_CONTINUE=1)\n"
+		"  3   the user declined at the confirmation prompt\n"
+		"  4   preflight blocked the replay, or a requested GPU does not exist\n"
+		"  5   no verdict: engine unreachable, image missing or pull failed, archive\n"
+		"      missing or unreadable, hrr-playback not found, no AMD GPU, interrupted\n"
+		"  64  usage error\n");
+}

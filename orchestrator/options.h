@@ -1,0 +1,87 @@
+/* Command-line options and their environment twins (../shared/spec/cli.md).
+ * One table drives parsing, the env fallbacks and --help, so they cannot
+ * drift apart. Parsing is pure: the environment comes in as a lookup. */
+#ifndef HRR_ORCHESTRATOR_OPTIONS_H
+#define HRR_ORCHESTRATOR_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/strvec.h"
+
+enum pull_policy { PULL_MISSING = 0, PULL_ALWAYS, PULL_NEVER };
+enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
+
+enum command {
+	CMD_RUN = 0,
+	CMD_PREFLIGHT,
+	CMD_ANALYZE,
+	CMD_GC,
+	CMD_HELP,
+	CMD_VERSION,
+};
+
+#define OPTIONS_MAX_GPUS 64
+
+struct options {
+	enum command command;
+	char *image;
+	char *archive;
+	char *workdir;
+	char *output;
+	enum output_format format;
+	int gpus[OPTIONS_MAX_GPUS];
+	size_t n_gpus;            /* 0 = auto-pick */
+	enum pull_policy pull;
+	long timeout_s;           /* 0 = none */
+	long progress_timeout_s;  /* 0 = off */
+	long stop_grace_s;
+	long progress_seconds;
+	bool no_sync;
+	bool mount_clr;
+	char *playback;           /* inside the image; NULL = found */
+	struct strvec extra_ld;
+	struct strvec env;        /* --env K=V, in order */
+	struct strvec cap_add;
+	bool yes;
+	bool skip_preflight;
+	bool strict_version;
+	bool strict_arch;
+	bool keep;
+	char *device_root;
+	char *sysfs_root;
+	int verbosity;            /* -1 quiet, 0 normal, 1+ verbose */
+	bool gc_all;
+	bool want_help;           /* --help given: print the command's help */
+	/* Overlay sources, env only (the shell workflow's names). */
+	char *host_playback;      /* HRR_PLAYBACK */
+	char *clr_lib;            /* CLR_LIB */
+	char *clr_build;          /* CLR_BUILD */
+	char *rocr_lib;           /* ROCR_LIB */
+	char *rocm_path;          /* ROCM_PATH, default /opt/rocm */
+	struct strvec hip_hrr_env; /* host HIP_HRR_* variables, "K=V" */
+};
+
+typedef const char *(*env_lookup_fn)(const char *name, void *ud);
+
+void options_init(struct options *o);
+void options_release(struct options *o);
+
+/* Parse argv (argv[0] is the program; an optional subcommand follows) with
+ * env as fallback for options not given. envp lists the whole environment
+ * (for HIP_HRR_*), may be NULL. Usage errors: ERR_USAGE, one line naming
+ * the input and what to do. */
+int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
+		  void *env_ud, char **envp, struct error *err);
+
+/* The --help text for a command (CMD_RUN / CMD_PREFLIGHT / CMD_GC). */
+void options_help(enum command cmd, struct strbuf *out);
+
+/* Parse "0", "1,3" into ordinals; pure (exposed for tests). */
+int options_parse_gpu_list(const char *s, int *out, size_t max, size_t *n, struct error *err);
+/* "1"/"true"/"yes"/"on" -> 1, "0"/"false"/"no"/"off"/"" -> 0, else -1. */
+int options_parse_bool(const char *s);
+
+#endif

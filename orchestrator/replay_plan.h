@@ -1,0 +1,91 @@
+/* The replay plan: which GPUs, which devices, which mounts and environment
+ * the replay container gets (cli.md). Pure: everything the host or the
+ * engine had to say is resolved by the caller and passed in. */
+#ifndef HRR_ORCHESTRATOR_REPLAY_PLAN_H
+#define HRR_ORCHESTRATOR_REPLAY_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/strvec.h"
+#include "docker/engine.h"
+#include "orchestrator/options.h"
+#include "preflight/topology.h"
+
+#define VLLM_EXTRA_LD "/opt/python/lib/python3.13/site-packages/_rocm_sdk_core/lib"
+#define OVERLAY_PLAYBACK "/opt/hrr/bin/hrr-playback"
+#define OVERLAY_LIB "/opt/hrr/lib"
+#define OVERLAY_ROCR "/opt/hrr/rocr"
+#define ARCHIVE_MOUNT_ROOT "/arch"
+#define REPLAY_PIDS_LIMIT 4096
+#define REPLAY_LOG_MAX_SIZE "64m"
+#define REPLAY_LOG_MAX_FILE "2"
+
+#define LABEL_RUN "hrr-docker-replay.run"
+#define LABEL_OWNER "hrr-docker-replay.owner"
+#define LABEL_ARCHIVE "hrr-docker-replay.archive"
+#define LABEL_IMAGE "hrr-docker-replay.image"
+#define LABEL_KEEP "hrr-docker-replay.keep"
+
+/* Ordinals the replay gets: the requested ones (each must exist: ERR_NOT_FOUND
+ * with preflight.md's message), else the lowest min(capture_device_count
+ * (1 when unknown, i.e. < 1), n_host) ordinals. */
+int gpu_pick(const struct gpu_topology *host, const int *requested, size_t n_requested,
+	     int capture_device_count, int *out, size_t max, size_t *n_out,
+	     struct error *err);
+
+struct plan_device {
+	char *host_path;      /* <device-root>/kfd, <device-root>/dri/renderD128 */
+	char *container_path; /* /dev/kfd, /dev/dri/renderD128 */
+	gid_t gid;
+};
+
+/* The device nodes for the chosen GPUs: kfd, then each render node at its
+ * host path (never renumbered). Paths only; gids are filled by the caller. */
+void plan_devices(const char *device_root, const struct gpu_topology *host,
+		  const int *chosen, size_t n_chosen, struct plan_device **out, size_t *n_out);
+void plan_devices_free(struct plan_device *d, size_t n);
+
+struct overlay_paths {
+	char *host_playback;  /* the host hrr-playback binary */
+	char *clr_lib;        /* dir holding libamdhip64.so* */
+	char *rocr_lib;       /* NULL when not given */
+};
+void overlay_paths_release(struct overlay_paths *o);
+
+struct replay_plan_input {
+	const struct options *opts;
+	const char *pid_dir;          /* absolute host path */
+	const char *pid_name;         /* "pid-1234" */
+	const char *image_ref;        /* as the user gave it */
+	const char *image_repository; /* "rocm/vllm" (for the default extra dirs) */
+	const struct strvec *image_env; /* the image's Config.Env */
+	const char *playback;         /* inside the container */
+	const struct overlay_paths *overlay; /* NULL: no overlay */
+	const struct plan_device *devices;
+	size_t n_devices;
+	size_t n_gpus;
+	const char *run_id;
+	const char *owner;            /* host:pid:start */
+	const char *archive_label;    /* the archive path for the label */
+};
+
+/* Library dirs inside, in cli.md's order (overlay, extra, /opt/rocm/lib,
+ * the image's own LD_LIBRARY_PATH), without duplicates. */
+void plan_library_dirs(const struct options *opts, const char *image_repository,
+		       const struct strvec *image_env, bool overlay, struct strvec *out);
+/* The dirs preflight searches for the image's own stack: extra, /opt/rocm/lib,
+ * the image's LD_LIBRARY_PATH (no overlay). */
+void plan_image_library_dirs(const struct options *opts, const char *image_repository,
+			     const struct strvec *image_env, struct strvec *out);
+
+/* The value of KEY in a "K=V" list, or NULL. */
+const char *env_list_get(const struct strvec *env, const char *key);
+
+int replay_plan_build(const struct replay_plan_input *in, struct container_spec *out,
+		      struct error *err);
+
+#endif

@@ -1,0 +1,198 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "orchestrator/options.h"
+
+struct fake_env {
+	const char *const *kv; /* "K", "V", ..., NULL */
+};
+
+static const char *lookup(const char *name, void *ud)
+{
+	struct fake_env *e = ud;
+
+	for (const char *const *p = e ? e->kv : NULL; p && *p; p += 2)
+		if (!strcmp(p[0], name))
+			return p[1];
+	return NULL;
+}
+
+static int parse(struct options *o, struct error *err, const char *const *kv, char **envp,
+		 int argc, char **argv)
+{
+	struct fake_env env = { kv };
+
+	options_init(o);
+	return options_parse(o, argc, argv, lookup, &env, envp, err);
+}
+
+#define ARGV(...) ((char *[]){ "hrr-docker-replay", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "x", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, err, kv, envp, ...) parse(o, err, kv, envp, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+
+Test(options, defaults_match_cli_md)
+{
+	struct options o;
+	struct error err;
+
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "--image", "img:1", "--archive", "/a"), 0);
+	cr_assert_eq(o.command, CMD_RUN);
+	cr_assert_str_eq(o.image, "img:1");
+	cr_assert_eq(o.timeout_s, 1800);
+	cr_assert_eq(o.stop_grace_s, 10);
+	cr_assert_eq(o.progress_seconds, 30);
+	cr_assert_eq(o.progress_timeout_s, 0);
+	cr_assert_eq(o.pull, PULL_MISSING);
+	cr_assert_eq(o.format, FORMAT_MARKDOWN);
+	cr_assert_str_eq(o.device_root, "/dev");
+	cr_assert_str_eq(o.sysfs_root, "/sys");
+	cr_assert_eq(o.n_gpus, 0);
+	options_release(&o);
+}
+
+Test(options, run_subcommand_is_the_same)
+{
+	struct options o;
+	struct error err;
+
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "run", "--image", "i", "--archive", "/a",
+			   "--gpu", "1,3", "--format", "json", "-e", "A=B", "-e", "C=D=E",
+			   "--cap-add", "SYS_PTRACE", "-q"), 0);
+	cr_assert_eq(o.n_gpus, 2);
+	cr_assert_eq(o.gpus[0], 1);
+	cr_assert_eq(o.gpus[1], 3);
+	cr_assert_eq(o.format, FORMAT_JSON);
+	cr_assert_eq(o.env.n, 2);
+	cr_assert_str_eq(o.env.v[1], "C=D=E");
+	cr_assert_str_eq(o.cap_add.v[0], "SYS_PTRACE");
+	cr_assert_eq(o.verbosity, -1);
+	options_release(&o);
+}
+
+Test(options, env_twins_fill_and_flags_win)
+{
+	static const char *const kv[] = { "HRR_DOCKER_IMAGE", "envimg", "HRR_REPLAY_TIMEOUT", "60",
+					  "GPU", "2", "HRR_CONTINUE", "1", "HRR_SKIP_COMPAT", "0",
+					  "HRR_DOCKER_EXTRA_LD", "/x/lib:/y/lib", "HRR_DOCKER_MOUNT_CLR",
+					  "1", "CLR_LIB", "/clr", NULL };
+	char *envp[] = { "HIP_HRR_D2H_EXACT=1", "PATH=/bin", "HIP_HRR_X=2", NULL };
+	struct options o;
+	struct error err;
+
+	cr_assert_eq(PARSE(&o, &err, kv, envp, "--archive", "/a", "--timeout", "5"), 0);
+	cr_assert_str_eq(o.image, "envimg");
+	cr_assert_eq(o.timeout_s, 5, "the flag wins over HRR_REPLAY_TIMEOUT");
+	cr_assert_eq(o.n_gpus, 1);
+	cr_assert_eq(o.gpus[0], 2);
+	cr_assert(o.yes);
+	cr_assert_not(o.skip_preflight);
+	cr_assert(o.mount_clr);
+	cr_assert_str_eq(o.clr_lib, "/clr");
+	cr_assert_eq(o.extra_ld.n, 2);
+	cr_assert_str_eq(o.extra_ld.v[1], "/y/lib");
+	cr_assert_eq(o.hip_hrr_env.n, 2);
+	cr_assert_str_eq(o.hip_hrr_env.v[0], "HIP_HRR_D2H_EXACT=1");
+	options_release(&o);
+}
+
+Test(options, usage_errors_name_the_input)
+{
+	static const struct {
+		const char *argv[8];
+		const char *needle;
+	} cases[] = {
+		{ { "--archive", "/a", NULL }, "--image is required" },
+		{ { "--image", "i", NULL }, "--archive is required" },
+		{ { "--image", "i", "--archive", "/a", "--timeout", "-1", NULL }, "--timeout" },
+		{ { "--image", "i", "--archive", "/a", "--timeout", "abc", NULL }, "'abc'" },
+		{ { "--image", "i", "--archive", "/a", "--gpu", "0,,1", NULL }, "--gpu" },
+		{ { "--image", "i", "--archive", "/a", "--gpu", "1,1", NULL }, "twice" },
+		{ { "--image", "i", "--archive", "/a", "--pull", "sometimes", NULL }, "pull policy" },
+		{ { "--image", "i", "--archive", "/a", "--format", "xml", NULL }, "markdown or json" },
+		{ { "--image", "i", "--archive", "/a", "--bogus", NULL }, "unknown option '--bogus'" },
+		{ { "--image", "i", "--archive", "/a", "-e", "NOEQUALS", NULL }, "K=V" },
+		{ { "--image", "i", "--archive", "/a", "--playback", "rel/path", NULL }, "absolute" },
+		{ { "--image", "i", "--archive", "/a", "--progress-timeout", "10", NULL }, "heartbeat" },
+		{ { "--image", "i", "--archive", "/a", "stray", NULL }, "unexpected argument 'stray'" },
+		{ { "--image", NULL }, "needs a value" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[10] = { "hrr-docker-replay" };
+		int argc = 1;
+		struct options o;
+		struct error err;
+
+		for (int j = 0; cases[i].argv[j]; j++)
+			argv[argc++] = (char *)cases[i].argv[j];
+		options_init(&o);
+		cr_assert_eq(options_parse(&o, argc, argv, lookup, NULL, NULL, &err), -1,
+			     "case %zu parsed", i);
+		cr_assert_eq(err.kind, ERR_USAGE);
+		cr_assert(strstr(err.msg, cases[i].needle), "case %zu: '%s' lacks '%s'", i, err.msg,
+			  cases[i].needle);
+		cr_assert_null(strchr(err.msg, '\n'), "one line");
+		options_release(&o);
+	}
+}
+
+Test(options, bad_env_value_names_the_variable)
+{
+	static const char *const kv[] = { "HRR_CONTINUE", "maybe", NULL };
+	struct options o;
+	struct error err;
+
+	cr_assert_eq(PARSE(&o, &err, kv, NULL, "--image", "i", "--archive", "/a"), -1);
+	cr_assert(strstr(err.msg, "HRR_CONTINUE"), "%s", err.msg);
+	options_release(&o);
+}
+
+Test(options, subcommands_and_help)
+{
+	struct options o;
+	struct error err;
+	struct strbuf help = STRBUF_INIT;
+
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "gc", "--all"), 0);
+	cr_assert_eq(o.command, CMD_GC);
+	cr_assert(o.gc_all);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "gc", "--image", "x"), -1);
+	cr_assert(strstr(err.msg, "does not apply"));
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "preflight", "--help"), 0);
+	cr_assert(o.want_help);
+	cr_assert_eq(o.command, CMD_PREFLIGHT);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "frobnicate"), -1);
+	cr_assert(strstr(err.msg, "unknown command 'frobnicate'"));
+	options_release(&o);
+
+	options_help(CMD_RUN, &help);
+	/* Every option and env twin of cli.md appears in --help. */
+	static const char *const must[] = {
+		"--image", "--archive", "--workdir", "--output", "--format", "--gpu", "--pull",
+		"--timeout", "--progress-timeout", "--stop-grace", "--progress-seconds",
+		"--no-sync", "--mount-clr", "--playback", "--extra-ld", "--env", "--cap-add",
+		"--yes", "--skip-preflight", "--strict-version", "--strict-arch", "--keep",
+		"--device-root", "--sysfs-root", "--quiet", "--verbose", "--version", "--help",
+		"HRR_DOCKER_IMAGE", "HRR_TRIAGE_WORKDIR", "[GPU]", "HRR_REPLAY_TIMEOUT",
+		"HIP_HRR_REPLAY_PROGRESS_SECONDS", "HRR_DOCKER_MOUNT_CLR=1", "HRR_DOCKER_PLAYBACK",
+		"HRR_DOCKER_EXTRA_LD", "HRR_CONTINUE=1", "HRR_SKIP_COMPAT=1",
+		"HRR_STRICT_VERSION=1", "HRR_STRICT_ARCH=1", "HRR_DEVICE_ROOT", "HRR_SYSFS_ROOT",
+		"HRR_PLAYBACK", "CLR_LIB", "CLR_BUILD", "ROCR_LIB", "DOCKER_HOST", "DOCKER_CONFIG",
+		"DOCKER_API_VERSION", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "64  usage error",
+	};
+	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++)
+		cr_assert(strstr(help.buf, must[i]), "--help lacks %s", must[i]);
+	strbuf_release(&help);
+}
+
+Test(options, booleans)
+{
+	cr_assert_eq(options_parse_bool("1"), 1);
+	cr_assert_eq(options_parse_bool("TRUE"), 1);
+	cr_assert_eq(options_parse_bool("0"), 0);
+	cr_assert_eq(options_parse_bool(""), 0);
+	cr_assert_eq(options_parse_bool("2"), -1);
+}
