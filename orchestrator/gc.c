@@ -1,0 +1,87 @@
+/* `gc`: remove replay containers whose orchestrator died (SIGKILL, node
+ * reboot). Only this tool's containers (by label), only this host's, and
+ * only when the owning process is gone: a live run is never touched. */
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "docker/engine.h"
+#include "orchestrator/replay_plan.h"
+#include "orchestrator/run.h"
+#include "orchestrator/run_folder.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *label_of(const cJSON *c, const char *key)
+{
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Pure enough to reason about: is this container's owner dead here? */
+static bool owner_is_dead_here(const char *owner, const char *this_host)
+{
+	char host[256];
+	pid_t pid;
+	unsigned long long start;
+
+	if (!owner || owner_label_parse(owner, host, sizeof(host), &pid, &start) < 0)
+		return false;
+	if (strcmp(host, this_host))
+		return false;
+	/* A recycled pid runs another process: its start time differs. */
+	return process_start_ticks(pid) != start;
+}
+
+int gc_command(struct options *o)
+{
+	struct engine *e = NULL;
+	cleanup_cjson cJSON *list = NULL;
+	const cJSON *c;
+	char host[256];
+	struct error err;
+	int removed = 0, kept = 0, live = 0;
+
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	if (engine_open(&e, NULL, &err) < 0 ||
+	    engine_container_list(e, LABEL_OWNER, &list, &err) < 0) {
+		fprintf(stderr, "hrr-docker-replay: %s\n", err.msg);
+		if (e)
+			engine_close(e);
+		return EXIT_NO_VERDICT;
+	}
+	cJSON_ArrayForEach(c, list) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
+		const char *owner = label_of(c, LABEL_OWNER);
+
+		if (!cJSON_IsString(id))
+			continue;
+		if (!owner_is_dead_here(owner, host)) {
+			live++;
+			continue;
+		}
+		if (label_of(c, LABEL_KEEP) && !o->gc_all) {
+			kept++;
+			continue;
+		}
+		if (engine_container_remove(e, id->valuestring, true, &err) < 0 &&
+		    err.kind != ERR_NOT_FOUND) {
+			fprintf(stderr, "hrr-docker-replay: cannot remove %.12s: %s\n",
+				id->valuestring, err.msg);
+			continue;
+		}
+		removed++;
+		if (o->verbosity >= 0)
+			printf("removed %.12s (run %s, owner %s)\n", id->valuestring,
+			       label_of(c, LABEL_RUN) ? label_of(c, LABEL_RUN) : "?", owner);
+	}
+	if (o->verbosity >= 0)
+		fprintf(stderr, "gc: removed %d, left %d of live or other hosts' runs, %d kept (--all removes them)\n",
+			removed, live, kept);
+	engine_close(e);
+	return 0;
+}

@@ -1,0 +1,288 @@
+#include "orchestrator/image.h"
+#include "common/cleanup.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "orchestrator/run_folder.h"
+#include "orchestrator/watchdog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PROBE_LABEL "hrr-docker-replay.probe=1"
+#define GO_MODE_DIR (1u << 31)
+
+void image_facts_release(struct image_facts *f)
+{
+	free(f->ref);
+	free(f->id);
+	free(f->digest);
+	free(f->repository);
+	strvec_clear(&f->env);
+	memset(f, 0, sizeof(*f));
+	strvec_init(&f->env);
+}
+
+int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct error *err)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(inspect, "Id");
+	const cJSON *digests = cJSON_GetObjectItemCaseSensitive(inspect, "RepoDigests");
+	const cJSON *config = cJSON_GetObjectItemCaseSensitive(inspect, "Config");
+	const cJSON *env = config ? cJSON_GetObjectItemCaseSensitive(config, "Env") : NULL;
+	const cJSON *it;
+
+	if (!cJSON_IsString(id))
+		return error_set(err, ERR_PROTOCOL, 0, "image inspect: no Id in the engine's answer");
+	out->id = xstrdup(id->valuestring);
+	if (cJSON_IsArray(digests) && cJSON_GetArraySize(digests) > 0 &&
+	    cJSON_IsString(cJSON_GetArrayItem(digests, 0)))
+		out->digest = xstrdup(cJSON_GetArrayItem(digests, 0)->valuestring);
+	/* Newer APIs leave unset keys out: no Env is an empty Env. */
+	cJSON_ArrayForEach(it, env)
+		if (cJSON_IsString(it))
+			strvec_push(&out->env, it->valuestring);
+	return 0;
+}
+
+struct pull_display {
+	bool tty;
+	bool quiet;
+	char last_status[128];
+	char last_id[128];
+	double last_draw;
+};
+
+static void pull_progress(const struct engine_pull_event *ev, void *ud)
+{
+	struct pull_display *d = ud;
+	const char *status = ev->status ? ev->status : "";
+	const char *id = ev->id ? ev->id : "";
+
+	if (d->quiet)
+		return;
+	if (d->tty) {
+		double now = monotonic_now();
+
+		/* Redraw at most 10 times a second: the engine sends far more. */
+		if (now - d->last_draw < 0.1 && ev->current >= 0)
+			return;
+		d->last_draw = now;
+		if (ev->current >= 0 && ev->total > 0)
+			fprintf(stderr, "\r\033[Kpull: %.12s %s %.1f/%.1f MB", id, status,
+				ev->current / 1e6, ev->total / 1e6);
+		else
+			fprintf(stderr, "\r\033[Kpull: %.12s %s", id, status);
+		return;
+	}
+	/* In logs: one line per layer state change, not per progress tick. */
+	if (!strcmp(status, d->last_status) && !strcmp(id, d->last_id))
+		return;
+	snprintf(d->last_status, sizeof(d->last_status), "%s", status);
+	snprintf(d->last_id, sizeof(d->last_id), "%s", id);
+	if (*id)
+		fprintf(stderr, "pull: %s: %s\n", id, status);
+	else
+		fprintf(stderr, "pull: %s\n", status);
+}
+
+static int pull(struct engine *e, const struct options *o, const struct image_ref *ref,
+		struct error *err)
+{
+	struct pull_display d = { .tty = isatty(2), .quiet = o->verbosity < 0 };
+	cleanup_free char *auth = NULL;
+	int ret;
+
+	if (registry_auth_header(ref, &auth, err) < 0)
+		return error_prefix(err, "credentials for %s: ", ref->registry);
+	if (!d.quiet)
+		fprintf(stderr, "pulling %s\n", o->image);
+	ret = engine_pull_image(e, o->image, auth, pull_progress, &d, err);
+	if (d.tty && !d.quiet)
+		fputs("\r\033[K", stderr);
+	if (ret < 0)
+		return error_prefix(err, "pulling %s: ", o->image);
+	return 0;
+}
+
+int image_ensure(struct engine *e, const struct options *o, struct image_facts *out,
+		 struct error *err)
+{
+	struct image_ref ref = { 0 };
+	cleanup_cjson cJSON *inspect = NULL;
+	double t0;
+	int ret = -1;
+
+	strvec_init(&out->env);
+	if (image_ref_parse(&ref, o->image, err) < 0) {
+		error_prefix(err, "--image: ");
+		err->kind = ERR_USAGE;
+		return -1;
+	}
+	out->ref = xstrdup(o->image);
+	out->repository = xstrdup(ref.repository);
+	if (o->pull != PULL_ALWAYS) {
+		if (engine_image_inspect(e, o->image, &inspect, err) == 0)
+			goto have_image;
+		if (err->kind != ERR_NOT_FOUND)
+			goto out;
+		if (o->pull == PULL_NEVER) {
+			error_set(err, ERR_NOT_FOUND, 404,
+				  "image %s is not present and --pull never was given; pull it or use --pull missing",
+				  o->image);
+			goto out;
+		}
+	}
+	t0 = monotonic_now();
+	if (pull(e, o, &ref, err) < 0)
+		goto out;
+	out->pull_s = monotonic_now() - t0;
+	out->pulled = true;
+	if (engine_image_inspect(e, o->image, &inspect, err) < 0) {
+		error_prefix(err, "after pulling %s: ", o->image);
+		goto out;
+	}
+have_image:
+	ret = image_facts_from_json(inspect, out, err);
+out:
+	image_ref_release(&ref);
+	return ret;
+}
+
+int image_probe_container(struct engine *e, const char *image, char **id_out,
+			  struct error *err)
+{
+	struct container_spec spec;
+	int ret;
+
+	container_spec_init(&spec);
+	spec.image = xstrdup(image);
+	/* Never started: the entrypoint only has to exist as a string. */
+	strvec_push(&spec.entrypoint, "/hrr-docker-replay-probe");
+	strvec_push(&spec.labels, PROBE_LABEL);
+	spec.network_mode = xstrdup("none");
+	ret = engine_container_create(e, NULL, &spec, id_out, err);
+	container_spec_release(&spec);
+	return ret;
+}
+
+static char *cache_path(const char *cache_dir, const char *image_id)
+{
+	const char *hex = strncmp(image_id, "sha256:", 7) ? image_id : image_id + 7;
+
+	return xasprintf("%s/playback-%s", cache_dir, hex);
+}
+
+static char *cache_read(const char *cache_dir, const char *image_id)
+{
+	cleanup_free char *path = NULL;
+	cleanup_fclose FILE *f = NULL;
+	char line[4096];
+
+	if (!cache_dir)
+		return NULL;
+	path = cache_path(cache_dir, image_id);
+	f = fopen(path, "re");
+	if (!f || !fgets(line, sizeof(line), f))
+		return NULL;
+	line[strcspn(line, "\n")] = '\0';
+	return line[0] == '/' ? xstrdup(line) : NULL;
+}
+
+static void cache_write(const char *cache_dir, const char *image_id, const char *path)
+{
+	cleanup_free char *file = NULL;
+	cleanup_free char *text = NULL;
+	struct error ignored;
+
+	if (!cache_dir)
+		return;
+	if (mkdir(cache_dir, 0700) < 0 && errno != EEXIST)
+		return;
+	file = cache_path(cache_dir, image_id);
+	text = xasprintf("%s\n", path);
+	/* A cache that cannot be written only costs the next run a probe. */
+	write_file(file, text, strlen(text), &ignored);
+}
+
+static bool playback_at(struct engine *e, const char *probe, const char *path,
+			struct error *err)
+{
+	cleanup_cjson cJSON *st = NULL;
+	const cJSON *mode;
+
+	if (engine_container_path_stat(e, probe, path, &st, err) < 0)
+		return false;
+	mode = cJSON_GetObjectItemCaseSensitive(st, "mode");
+	if (cJSON_IsNumber(mode) && ((unsigned long long)mode->valuedouble & GO_MODE_DIR))
+		return false;
+	return true;
+}
+
+int image_find_playback(struct engine *e, const struct image_facts *img,
+			const char *cache_dir, char **out, struct error *err)
+{
+	cleanup_strvec struct strvec candidates = STRVEC_INIT;
+	cleanup_free char *probe = NULL;
+	const char *path = NULL;
+	char *cached;
+	int ret = -1;
+
+	cached = cache_read(cache_dir, img->id);
+	if (cached) {
+		*out = cached;
+		return 0;
+	}
+	for (size_t i = 0; i < img->env.n; i++) {
+		const char *p;
+
+		if (strncmp(img->env.v[i], "PATH=", 5))
+			continue;
+		for (p = img->env.v[i] + 5; *p;) {
+			size_t len = strcspn(p, ":");
+
+			if (len && p[0] == '/')
+				strvec_pushf(&candidates, "%.*s/hrr-playback", (int)len, p);
+			p += len;
+			if (*p)
+				p++;
+		}
+	}
+	strvec_push(&candidates, "/opt/rocm/bin/hrr-playback");
+
+	if (image_probe_container(e, img->ref, &probe, err) < 0)
+		return error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
+	for (size_t i = 0; i < candidates.n; i++) {
+		struct error lookup;
+
+		error_clear(&lookup);
+		if (playback_at(e, probe, candidates.v[i], &lookup)) {
+			path = candidates.v[i];
+			break;
+		}
+		if (lookup.kind != ERR_NOT_FOUND && lookup.kind != ERR_NONE) {
+			*err = lookup;
+			error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
+			goto out;
+		}
+	}
+	if (!path) {
+		error_set(err, ERR_NOT_FOUND, 0,
+			  "hrr-playback not found in image %s (searched its PATH and /opt/rocm/bin); "
+			  "give its path with --playback, or overlay a host build with --mount-clr",
+			  img->ref);
+		goto out;
+	}
+	cache_write(cache_dir, img->id, path);
+	*out = xstrdup(path);
+	ret = 0;
+out:
+	{
+		struct error ignored;
+
+		engine_container_remove(e, probe, true, &ignored);
+	}
+	return ret;
+}

@@ -1,0 +1,46 @@
+/* The capture image: make it present per --pull, learn what the run needs
+ * from it (ID, digest, Config.Env), and find hrr-playback inside it without
+ * starting it. */
+#ifndef HRR_ORCHESTRATOR_IMAGE_H
+#define HRR_ORCHESTRATOR_IMAGE_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "common/strvec.h"
+#include "docker/engine.h"
+#include "orchestrator/options.h"
+
+struct image_facts {
+	char *ref;        /* as given */
+	char *id;         /* sha256:... */
+	char *digest;     /* first RepoDigests entry, or NULL (locally built) */
+	char *repository; /* "rocm/vllm" */
+	struct strvec env; /* Config.Env */
+	double pull_s;    /* 0 when no pull happened */
+	bool pulled;
+};
+
+void image_facts_release(struct image_facts *f);
+
+/* Inspect, pulling per policy (progress to stderr: a bar on a TTY, plain
+ * lines otherwise, nothing when quiet). Missing with --pull never, or a
+ * failed pull: ERR_NOT_FOUND / ERR_HTTP with a message naming the image. */
+int image_ensure(struct engine *e, const struct options *o, struct image_facts *out,
+		 struct error *err);
+/* Pure: fill facts (id, digest, env) from an /images/{name}/json answer. */
+int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct error *err);
+
+/* hrr-playback inside the image: the image's PATH (Config.Env), then
+ * /opt/rocm/bin, checked with HEAD on the archive endpoint of a created,
+ * never-started container. Cached by image ID under cache_dir. ERR_NOT_FOUND
+ * with advice (--playback, --mount-clr) when absent. */
+int image_find_playback(struct engine *e, const struct image_facts *img,
+			const char *cache_dir, char **out, struct error *err);
+
+/* Create a never-started container of the image, for reading files out of
+ * it (Entrypoint set: an image may have none). Caller removes it. */
+int image_probe_container(struct engine *e, const char *image, char **id_out,
+			  struct error *err);
+
+#endif

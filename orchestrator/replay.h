@@ -1,0 +1,56 @@
+/* Run one replay container to its end under the watchdog: wait registered
+ * before start, the log followed from the start, deadlines enforced with
+ * SIGTERM, --stop-grace, SIGKILL, and exactly the stop marker findings.md
+ * gives each ending. */
+#ifndef HRR_ORCHESTRATOR_REPLAY_H
+#define HRR_ORCHESTRATOR_REPLAY_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "docker/engine.h"
+#include "orchestrator/options.h"
+#include "orchestrator/run_log.h"
+
+struct replay_result {
+	char *container_id;
+	long exit_code;        /* -1 unknown */
+	const char *ended_by;  /* "exit", "signal", "timeout", "progress-timeout", "interrupt", "oom" */
+	int signal;            /* -1 none */
+	int interrupt_signal;  /* the signal the orchestrator got, 0 none */
+	bool oom_killed;
+	bool removed;          /* the container is confirmed gone */
+	/* Seconds on the monotonic clock, relative to the create call. */
+	double create_s;       /* create took */
+	double start_s;        /* start returned, since create */
+	double first_output_s; /* since start; < 0 when nothing was printed */
+	double exit_s;         /* since start */
+	double remove_s;       /* removal took */
+	char started_at[64];   /* UTC ISO */
+	char finished_at[64];
+};
+
+void replay_result_release(struct replay_result *r);
+
+struct replay_exec {
+	struct engine *engine;
+	const struct options *opts;
+	const struct container_spec *spec;
+	const char *name;        /* container name */
+	struct run_log *log;
+	int interrupt_fd;        /* signals' self-pipe, -1 none */
+};
+
+/* < 0 only when the replay could not be run at all (create/start failed);
+ * the container is then removed. Once started, every ending is a result. */
+int replay_execute(const struct replay_exec *x, struct replay_result *r, struct error *err);
+
+/* Pure: the marker text and ended_by for an ending (NULL marker: none).
+ * stop_reason: 0 none, else the watchdog action or interrupt. */
+enum replay_stop { REPLAY_STOP_NONE = 0, REPLAY_STOP_TIMEOUT, REPLAY_STOP_PROGRESS,
+		   REPLAY_STOP_INTERRUPT };
+void replay_ending(enum replay_stop stop, long timeout_s, long progress_timeout_s,
+		   int interrupt_signal, bool oom_killed, long exit_code,
+		   struct strbuf *marker, const char **ended_by, int *signal_out);
+
+#endif

@@ -1,0 +1,271 @@
+#include "orchestrator/run_folder.h"
+#include "common/cleanup.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+void run_id_new(char out[7])
+{
+	unsigned char b[3];
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		b[0] = (unsigned char)ts.tv_nsec;
+		b[1] = (unsigned char)(ts.tv_nsec >> 8);
+		b[2] = (unsigned char)getpid();
+	}
+	snprintf(out, 7, "%02x%02x%02x", b[0], b[1], b[2]);
+}
+
+void utc_stamp(char *out, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(out, len, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+void utc_iso(char *out, size_t len)
+{
+	struct timeval tv;
+	struct tm tm;
+	char base[32];
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, len, "%s.%03ldZ", base, (long)(tv.tv_usec / 1000));
+}
+
+unsigned long long process_start_ticks(pid_t pid)
+{
+	char path[64];
+	char buf[1024];
+	cleanup_fclose FILE *f = NULL;
+	unsigned long long start = 0;
+	char *p;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields count from the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	p++;
+	for (int field = 3; field <= 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return 0;
+		p++;
+		if (field == 22)
+			start = strtoull(p, NULL, 10);
+	}
+	return start;
+}
+
+char *owner_label_self(void)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	return xasprintf("%s:%ld:%llu", host, (long)getpid(), process_start_ticks(getpid()));
+}
+
+int owner_label_parse(const char *label, char *host, size_t hostlen, pid_t *pid,
+		      unsigned long long *start)
+{
+	const char *c1 = strchr(label, ':');
+	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	char *end;
+	long p;
+
+	if (!c1 || !c2 || (size_t)(c1 - label) >= hostlen || c1 == label)
+		return -1;
+	memcpy(host, label, (size_t)(c1 - label));
+	host[c1 - label] = '\0';
+	errno = 0;
+	p = strtol(c1 + 1, &end, 10);
+	if (errno || end != c2 || p <= 0)
+		return -1;
+	*pid = (pid_t)p;
+	*start = strtoull(c2 + 1, &end, 10);
+	if (*end)
+		return -1;
+	return 0;
+}
+
+static bool path_inside(const char *inner, const char *outer)
+{
+	size_t n = strlen(outer);
+
+	return !strncmp(inner, outer, n) && (inner[n] == '/' || inner[n] == '\0' ||
+					     (n == 1 && outer[0] == '/'));
+}
+
+static int mkdir_p(const char *path, mode_t mode, struct error *err)
+{
+	cleanup_free char *copy = xstrdup(path);
+
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+			return error_errno(err, "cannot create %s", copy);
+		*p = '/';
+	}
+	if (mkdir(copy, mode) < 0 && errno != EEXIST)
+		return error_errno(err, "cannot create %s", copy);
+	return 0;
+}
+
+/* The canonical form of a path that may not exist yet: realpath of its
+ * longest existing ancestor, plus the rest as given. */
+static char *resolve_future_path(const char *path)
+{
+	cleanup_free char *copy = xstrdup(path);
+	char real[PATH_MAX];
+	char *slash;
+
+	if (realpath(copy, real))
+		return xstrdup(real);
+	while ((slash = strrchr(copy, '/')) && slash != copy) {
+		*slash = '\0';
+		if (realpath(copy, real))
+			return xasprintf("%s/%s", real, path + (slash - copy) + 1);
+	}
+	return NULL;
+}
+
+int workdir_prepare(const char *requested, const char *const *archive_paths, size_t n,
+		    char **out, struct error *err)
+{
+	cleanup_free char *dir = NULL;
+	char real[PATH_MAX];
+	struct stat st;
+
+	/* Refuse before creating anything: the archive is never written. */
+	if (requested) {
+		cleanup_free char *future = NULL;
+		cleanup_free char *abs = requested[0] == '/' ? xstrdup(requested) : NULL;
+
+		if (!abs) {
+			char cwd[PATH_MAX];
+
+			if (!getcwd(cwd, sizeof(cwd)))
+				return error_errno(err, "--workdir: current directory");
+			abs = xasprintf("%s/%s", cwd, requested);
+		}
+		future = resolve_future_path(abs);
+		for (size_t i = 0; future && i < n; i++) {
+			char areal[PATH_MAX];
+
+			if (realpath(archive_paths[i], areal) && path_inside(future, areal))
+				return error_set(err, ERR_USAGE, 0,
+						 "--workdir %s is inside the archive %s, which is never written; choose another --workdir",
+						 requested, areal);
+		}
+	}
+	if (requested) {
+		dir = xstrdup(requested);
+		if (mkdir_p(dir, 0755, err) < 0)
+			return error_prefix(err, "--workdir: ");
+	} else {
+		const char *tmp = getenv("TMPDIR");
+
+		dir = xasprintf("%s/hrr-docker-replay-%u", tmp && *tmp ? tmp : "/tmp",
+				(unsigned)getuid());
+		if (mkdir_p(dir, 0700, err) < 0)
+			return -1;
+		if (lstat(dir, &st) < 0)
+			return error_errno(err, "cannot stat %s", dir);
+		/* A shared /tmp: someone else may have made the directory first. */
+		if (!S_ISDIR(st.st_mode) || st.st_uid != getuid())
+			return error_set(err, ERR_USAGE, 0,
+					 "workdir %s is not a directory owned by you; set --workdir",
+					 dir);
+	}
+	if (!realpath(dir, real))
+		return error_errno(err, "workdir %s", dir);
+	for (size_t i = 0; i < n; i++) {
+		char areal[PATH_MAX];
+
+		if (realpath(archive_paths[i], areal) && path_inside(real, areal))
+			return error_set(err, ERR_USAGE, 0,
+					 "workdir %s is inside the archive %s, which is never written; choose another --workdir",
+					 real, areal);
+	}
+	if (access(real, W_OK) < 0)
+		return error_errno(err, "workdir %s is not writable", real);
+	*out = xstrdup(real);
+	return 0;
+}
+
+int run_folder_create(const char *workdir, const char *pid_name, const char *run_id,
+		      char **out, struct error *err)
+{
+	char stamp[32];
+	cleanup_free char *path = NULL;
+
+	utc_stamp(stamp, sizeof(stamp));
+	path = xasprintf("%s/%s-%s-%s", workdir, pid_name, stamp, run_id);
+	if (mkdir(path, 0755) < 0)
+		return error_errno(err, "cannot create run folder %s", path);
+	*out = steal_pointer(&path);
+	return 0;
+}
+
+int write_file(const char *path, const char *data, size_t len, struct error *err)
+{
+	cleanup_free char *tmp = xasprintf("%s.tmp", path);
+	cleanup_close int fd = -1;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error_errno(err, "cannot create %s", tmp);
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			error_errno(err, "cannot write %s", tmp);
+			unlink(tmp);
+			return -1;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	if (close(steal_fd(&fd)) < 0) {
+		error_errno(err, "cannot write %s", tmp);
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) < 0) {
+		error_errno(err, "cannot rename %s", tmp);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,234 @@
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/xalloc.h"
+#include "orchestrator/replay.h"
+#include "orchestrator/replay_plan.h"
+#include "orchestrator/run_folder.h"
+#include "orchestrator/watchdog.h"
+
+static struct gpu_topology two_gpus(void)
+{
+	static struct gpu_node nodes[2] = {
+		{ .node = 1, .gpu_id = 111, .gfx_target_version = 90402, .arch = "gfx942",
+		  .drm_render_minor = 128 },
+		{ .node = 2, .gpu_id = 222, .gfx_target_version = 90402, .arch = "gfx942",
+		  .drm_render_minor = 136 },
+	};
+	struct gpu_topology t = { nodes, 2 };
+
+	return t;
+}
+
+Test(gpu_pick, requested_ordinal_must_exist)
+{
+	struct gpu_topology t = two_gpus();
+	int req[] = { 7 }, out[8];
+	size_t n;
+	struct error err;
+
+	cr_assert_eq(gpu_pick(&t, req, 1, 1, out, 8, &n, &err), -1);
+	cr_assert_str_eq(err.msg,
+			 "requested replay GPU 7 but replay environment only has 2 GPU(s) (0..1)");
+}
+
+Test(gpu_pick, auto_takes_capture_count_lowest_first)
+{
+	struct gpu_topology t = two_gpus();
+	int out[8];
+	size_t n;
+	struct error err;
+
+	cr_assert_eq(gpu_pick(&t, NULL, 0, -1, out, 8, &n, &err), 0);
+	cr_assert_eq(n, 1, "no metadata: one GPU");
+	cr_assert_eq(out[0], 0);
+	cr_assert_eq(gpu_pick(&t, NULL, 0, 2, out, 8, &n, &err), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(gpu_pick(&t, NULL, 0, 4, out, 8, &n, &err), 0);
+	cr_assert_eq(n, 2, "never more than the host has (preflight blocks)");
+}
+
+Test(replay_plan, devices_are_kfd_and_chosen_render_nodes_at_host_paths)
+{
+	struct gpu_topology t = two_gpus();
+	int chosen[] = { 1 };
+	struct plan_device *d;
+	size_t n;
+
+	plan_devices("/tmp/devroot", &t, chosen, 1, &d, &n);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(d[0].host_path, "/tmp/devroot/kfd");
+	cr_assert_str_eq(d[0].container_path, "/dev/kfd");
+	cr_assert_str_eq(d[1].host_path, "/tmp/devroot/dri/renderD136");
+	cr_assert_str_eq(d[1].container_path, "/dev/dri/renderD136", "never renumbered");
+	plan_devices_free(d, n);
+}
+
+static void opts_for(struct options *o)
+{
+	options_init(o);
+	o->image = xstrdup("rocm/vllm:x");
+	o->device_root = xstrdup("/dev");
+	o->sysfs_root = xstrdup("/sys");
+}
+
+Test(replay_plan, library_path_order)
+{
+	struct options o;
+	struct strvec env = STRVEC_INIT, dirs = STRVEC_INIT;
+
+	opts_for(&o);
+	strvec_push(&env, "LD_LIBRARY_PATH=/img/lib:/opt/rocm/lib");
+	plan_library_dirs(&o, "rocm/vllm", &env, true, &dirs);
+	cr_assert_eq(dirs.n, 5);
+	cr_assert_str_eq(dirs.v[0], "/opt/hrr/lib");
+	cr_assert_str_eq(dirs.v[1], "/opt/hrr/rocr");
+	cr_assert_str_eq(dirs.v[2], VLLM_EXTRA_LD);
+	cr_assert_str_eq(dirs.v[3], "/opt/rocm/lib");
+	cr_assert_str_eq(dirs.v[4], "/img/lib", "the image's own last, no duplicate");
+	strvec_clear(&dirs);
+	strvec_push(&o.extra_ld, "/extra");
+	plan_library_dirs(&o, "other/img", NULL, false, &dirs);
+	cr_assert_eq(dirs.n, 2);
+	cr_assert_str_eq(dirs.v[0], "/extra");
+	strvec_clear(&dirs);
+	strvec_clear(&env);
+	options_release(&o);
+}
+
+static const cJSON *find_key(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+Test(replay_plan, container_is_locked_down)
+{
+	struct options o;
+	struct strvec env = STRVEC_INIT;
+	struct plan_device devs[2] = { { "/dev/kfd", "/dev/kfd", 44 },
+				       { "/dev/dri/renderD128", "/dev/dri/renderD128", 109 } };
+	struct replay_plan_input in = { 0 };
+	struct container_spec s;
+	struct error err;
+	cJSON *j, *hc;
+
+	opts_for(&o);
+	strvec_push(&o.hip_hrr_env, "HIP_HRR_D2H_EXACT=1");
+	strvec_push(&o.env, "FOO=bar");
+	in.opts = &o;
+	in.pid_dir = "/data/capture.hrr/pid-42";
+	in.pid_name = "pid-42";
+	in.image_ref = "rocm/vllm:x";
+	in.image_repository = "rocm/vllm";
+	in.image_env = &env;
+	in.playback = "/opt/rocm/bin/hrr-playback";
+	in.devices = devs;
+	in.n_devices = 2;
+	in.n_gpus = 1;
+	in.run_id = "abc123";
+	in.owner = "h:1:2";
+	in.archive_label = in.pid_dir;
+	container_spec_init(&s);
+	cr_assert_eq(replay_plan_build(&in, &s, &err), 0);
+	cr_assert_str_eq(s.entrypoint.v[0], "/opt/rocm/bin/hrr-playback");
+	cr_assert_str_eq(s.cmd.v[0], "/arch/pid-42");
+	cr_assert_str_eq(s.cmd.v[1], "--sync-after-launch");
+	cr_assert_eq(s.n_mounts, 1, "only the pid directory");
+	cr_assert_str_eq(s.mounts[0].source, "/data/capture.hrr/pid-42");
+	cr_assert(s.mounts[0].read_only);
+	cr_assert(strvec_find_key(&s.env, "HIP_VISIBLE_DEVICES") >= 0);
+	cr_assert_str_eq(s.env.v[strvec_find_key(&s.env, "HIP_VISIBLE_DEVICES")],
+			 "HIP_VISIBLE_DEVICES=0");
+	cr_assert(strvec_find_key(&s.env, "HIP_HRR_D2H_EXACT") >= 0);
+	cr_assert_str_eq(s.env.v[s.env.n - 1], "FOO=bar", "--env last: it wins");
+	cr_assert_eq(s.group_add.n, 2);
+
+	j = container_spec_to_json(&s);
+	hc = (cJSON *)find_key(j, "HostConfig");
+	cr_assert(cJSON_IsTrue(find_key(hc, "Init")));
+	cr_assert_str_eq(find_key(hc, "NetworkMode")->valuestring, "none");
+	cr_assert_str_eq(cJSON_GetArrayItem(find_key(hc, "CapDrop"), 0)->valuestring, "ALL");
+	cr_assert_str_eq(cJSON_GetArrayItem(find_key(hc, "SecurityOpt"), 0)->valuestring,
+			 "no-new-privileges");
+	cr_assert_eq(cJSON_GetArraySize(find_key(hc, "Devices")), 2);
+	cr_assert_str_eq(find_key(find_key(j, "Labels"), LABEL_RUN)->valuestring, "abc123");
+	cr_assert_not_null(find_key(find_key(j, "Labels"), LABEL_OWNER));
+	cr_assert_not_null(find_key(find_key(j, "Labels"), LABEL_ARCHIVE));
+	cr_assert_not_null(find_key(find_key(j, "Labels"), LABEL_IMAGE));
+	cJSON_Delete(j);
+	container_spec_release(&s);
+
+	o.no_sync = true;
+	container_spec_init(&s);
+	cr_assert_eq(replay_plan_build(&in, &s, &err), 0);
+	cr_assert_eq(s.cmd.n, 1, "--no-sync drops --sync-after-launch");
+	container_spec_release(&s);
+	strvec_clear(&env);
+	options_release(&o);
+}
+
+Test(watchdog, deadlines)
+{
+	struct watchdog w;
+
+	watchdog_start(&w, 10, 3, 100.0);
+	cr_assert_eq(watchdog_check(&w, 102.9), WATCHDOG_NONE);
+	cr_assert_eq(watchdog_check(&w, 103.0), WATCHDOG_PROGRESS_TIMEOUT);
+	watchdog_saw_output(&w, 102.5);
+	cr_assert_eq(watchdog_check(&w, 105.0), WATCHDOG_NONE);
+	cr_assert_eq(watchdog_next_ms(&w, 105.0, 1000), 500);
+	watchdog_saw_output(&w, 109.0);
+	cr_assert_eq(watchdog_check(&w, 110.0), WATCHDOG_TIMEOUT, "wall clock outranks");
+	watchdog_start(&w, 0, 0, 0);
+	cr_assert_eq(watchdog_check(&w, 1e9), WATCHDOG_NONE, "0 = none");
+	cr_assert_eq(watchdog_next_ms(&w, 5, 1000), 1000);
+}
+
+Test(replay_ending, markers_exactly_as_findings_md)
+{
+	struct strbuf m = STRBUF_INIT;
+	const char *by;
+	int sig;
+
+	replay_ending(REPLAY_STOP_TIMEOUT, 5, 0, 0, false, 143, &m, &by, &sig);
+	cr_assert_str_eq(m.buf, "replay timed out after 5s");
+	cr_assert_str_eq(by, "timeout");
+	cr_assert_eq(sig, -1, "our own SIGTERM is not a crash");
+	strbuf_reset(&m);
+	replay_ending(REPLAY_STOP_PROGRESS, 5, 7, 0, false, 137, &m, &by, &sig);
+	cr_assert_str_eq(m.buf, "replay timed out after 7s without output");
+	strbuf_reset(&m);
+	replay_ending(REPLAY_STOP_INTERRUPT, 5, 7, 2, false, 143, &m, &by, &sig);
+	cr_assert_str_eq(m.buf, "replay interrupted by the user (SIGINT)");
+	cr_assert_str_eq(by, "interrupt");
+	strbuf_reset(&m);
+	replay_ending(REPLAY_STOP_NONE, 5, 0, 0, false, 139, &m, &by, &sig);
+	cr_assert_str_eq(m.buf, "replay killed by signal 11");
+	cr_assert_eq(sig, 11);
+	strbuf_reset(&m);
+	replay_ending(REPLAY_STOP_NONE, 5, 0, 0, true, 137, &m, &by, &sig);
+	cr_assert_str_eq(m.buf, "replay killed by the engine: out of memory");
+	cr_assert_str_eq(by, "oom");
+	strbuf_reset(&m);
+	replay_ending(REPLAY_STOP_NONE, 5, 0, 0, false, 124, &m, &by, &sig);
+	cr_assert_eq(m.len, 0, "124 is an ordinary exit");
+	cr_assert_str_eq(by, "exit");
+	strbuf_release(&m);
+}
+
+Test(run_folder, owner_label_round_trip)
+{
+	char *self = owner_label_self();
+	char host[256];
+	pid_t pid;
+	unsigned long long start;
+
+	cr_assert_eq(owner_label_parse(self, host, sizeof(host), &pid, &start), 0);
+	cr_assert_eq(pid, getpid());
+	cr_assert_eq(start, process_start_ticks(getpid()));
+	cr_assert_neq(start, 0);
+	cr_assert_eq(owner_label_parse("nohost", host, sizeof(host), &pid, &start), -1);
+	cr_assert_eq(owner_label_parse("h:x:1", host, sizeof(host), &pid, &start), -1);
+	free(self);
+}
