@@ -1,0 +1,406 @@
+#include "tests/support/run_support.h"
+#include "common/cleanup.h"
+#include "common/strvec.h"
+#include "common/xalloc.h"
+#include "docker/engine.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void mknod_or_die(const char *path, unsigned maj, unsigned min)
+{
+	if (mknod(path, S_IFCHR | 0666, makedev(maj, min)) < 0)
+		cr_assert_fail("mknod %s: %s (the tests run as root)", path, strerror(errno));
+}
+
+void test_env_setup(struct test_env *t)
+{
+	char path[400];
+	char cwd[PATH_MAX];
+
+	snprintf(t->root, sizeof(t->root), "/tmp/hrr-test-XXXXXX");
+	if (!mkdtemp(t->root))
+		cr_assert_fail("mkdtemp: %s", strerror(errno));
+	snprintf(t->workdir, sizeof(t->workdir), "%s/work", t->root);
+	snprintf(t->devroot, sizeof(t->devroot), "%s/dev", t->root);
+	mkdir(t->workdir, 0700);
+	mkdir(t->devroot, 0755);
+	snprintf(path, sizeof(path), "%s/dri", t->devroot);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/kfd", t->devroot);
+	mknod_or_die(path, 1, 3); /* /dev/null's numbers: harmless */
+	snprintf(path, sizeof(path), "%s/dri/renderD128", t->devroot);
+	mknod_or_die(path, 226, 128);
+	snprintf(path, sizeof(path), "%s/dri/renderD136", t->devroot);
+	mknod_or_die(path, 226, 136);
+	if (!getcwd(cwd, sizeof(cwd)))
+		cr_assert_fail("getcwd");
+	snprintf(t->sysfs, sizeof(t->sysfs), "%s/tests/fixtures/sysfs/mi300x-2", cwd);
+}
+
+static void rm_rf(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			char child[PATH_MAX];
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(child, sizeof(child), "%s/%s", path, de->d_name);
+			rm_rf(child);
+		}
+		if (d)
+			closedir(d);
+		rmdir(path);
+	} else {
+		unlink(path);
+	}
+}
+
+void test_env_teardown(struct test_env *t)
+{
+	remove_tool_containers(t->workdir);
+	if (!getenv("HRR_TEST_KEEP"))
+		rm_rf(t->root);
+}
+
+static char *fixture_glob(const char *scenario, const char *pattern)
+{
+	char cwd[PATH_MAX];
+	cleanup_free char *pat = NULL;
+	glob_t g;
+	char *out;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		cr_assert_fail("getcwd");
+	pat = xasprintf("%s/tests/fixtures/archives/%s/%s", cwd, scenario, pattern);
+	if (glob(pat, 0, NULL, &g) != 0 || g.gl_pathc < 1)
+		cr_assert_fail("no fixture %s", pat);
+	out = xstrdup(g.gl_pathv[0]);
+	globfree(&g);
+	return out;
+}
+
+char *fixture_pid_dir(const char *scenario)
+{
+	return fixture_glob(scenario, "capture.hrr/pid-*");
+}
+
+char *fixture_root(const char *scenario)
+{
+	return fixture_glob(scenario, "capture.hrr");
+}
+
+static const char *tool_path(void)
+{
+	const char *bin = getenv("HRR_BIN");
+
+	return bin && *bin ? bin : "build/hrr-docker-replay";
+}
+
+static void exec_tool(const char *const *argv, const char *const *extra_env)
+{
+	struct strvec args = STRVEC_INIT;
+
+	for (const char *const *e = extra_env; e && *e; e++)
+		putenv((char *)*e);
+	strvec_push(&args, tool_path());
+	strvec_pushv(&args, argv);
+	execv(tool_path(), args.v);
+	fprintf(stderr, "exec %s: %s\n", tool_path(), strerror(errno));
+	_exit(127);
+}
+
+pid_t tool_spawn(const char *const *argv, const char *const *extra_env, const char *dir)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		cr_assert_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		char out[PATH_MAX], err[PATH_MAX];
+		int fo, fe, fn;
+
+		snprintf(out, sizeof(out), "%s/stdout", dir);
+		snprintf(err, sizeof(err), "%s/stderr", dir);
+		fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		fn = open("/dev/null", O_RDONLY);
+		dup2(fn, 0);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		setpgid(0, 0);
+		exec_tool(argv, extra_env);
+	}
+	return pid;
+}
+
+int tool_wait(pid_t pid, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (now_s() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			cr_assert_fail("the tool did not finish within %.0fs", timeout_s);
+		}
+		usleep(20000);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *last_run_folder(const char *err)
+{
+	const char *p = err, *last = NULL;
+
+	while ((p = strstr(p, "run folder: "))) {
+		last = p + strlen("run folder: ");
+		p = last;
+	}
+	return last ? xstrndup(last, strcspn(last, "\n")) : NULL;
+}
+
+void tool_run(struct tool_run *r, const char *const *argv, const char *const *extra_env)
+{
+	char dir[] = "/tmp/hrr-tool-XXXXXX";
+	char path[PATH_MAX];
+	double t0 = now_s();
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	strbuf_init(&r->out, 0);
+	strbuf_init(&r->err, 0);
+	if (!mkdtemp(dir))
+		cr_assert_fail("mkdtemp");
+	pid = tool_spawn(argv, extra_env, dir);
+	r->status = tool_wait(pid, 300);
+	r->seconds = now_s() - t0;
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	read_text(path, &r->out);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	read_text(path, &r->err);
+	unlink(path);
+	rmdir(dir);
+	r->run_dir = last_run_folder(r->err.buf);
+}
+
+void tool_run_release(struct tool_run *r)
+{
+	strbuf_release(&r->out);
+	strbuf_release(&r->err);
+	free(r->run_dir);
+}
+
+bool read_text(const char *path, struct strbuf *sb)
+{
+	cleanup_fclose FILE *f = fopen(path, "r");
+	char buf[65536];
+	size_t n;
+
+	if (!f)
+		return false;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(sb, buf, n);
+	return true;
+}
+
+cJSON *read_json(const char *run_dir, const char *name)
+{
+	cleanup_free char *path = xasprintf("%s/%s", run_dir, name);
+	cleanup_strbuf struct strbuf sb = STRBUF_INIT;
+
+	if (!read_text(path, &sb))
+		return NULL;
+	return cJSON_Parse(sb.buf);
+}
+
+bool file_exists(const char *dir, const char *name)
+{
+	cleanup_free char *path = xasprintf("%s/%s", dir, name);
+
+	return access(path, F_OK) == 0;
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint64_t tree_hash_at(uint64_t h, const char *path)
+{
+	struct stat st;
+	struct dirent **names;
+	int n;
+
+	if (lstat(path, &st) < 0)
+		return fnv(h, "missing", 7);
+	h = fnv(h, &st.st_mode, sizeof(st.st_mode));
+	h = fnv(h, &st.st_size, sizeof(st.st_size));
+	h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
+	if (S_ISREG(st.st_mode)) {
+		cleanup_strbuf struct strbuf sb = STRBUF_INIT;
+
+		read_text(path, &sb);
+		return fnv(h, sb.buf, sb.len);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return h;
+	n = scandir(path, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char child[PATH_MAX];
+
+		if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
+			h = fnv(h, names[i]->d_name, strlen(names[i]->d_name));
+			snprintf(child, sizeof(child), "%s/%s", path, names[i]->d_name);
+			h = tree_hash_at(h, child);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	return h;
+}
+
+uint64_t tree_hash(const char *dir)
+{
+	return tree_hash_at(1469598103934665603ULL, dir);
+}
+
+/* The run ids of the run folders under workdir. */
+static void run_ids_under(const char *workdir, struct strvec *ids)
+{
+	DIR *d = opendir(workdir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 8 && de->d_name[len - 7] == '-' && strncmp(de->d_name, "pid-", 4) == 0)
+			strvec_push(ids, de->d_name + len - 6);
+	}
+	if (d)
+		closedir(d);
+}
+
+static cJSON *list_tool_containers(const char *workdir)
+{
+	struct engine *e = NULL;
+	struct error err;
+	cJSON *list = NULL, *mine = cJSON_CreateArray();
+	cleanup_strvec struct strvec ids = STRVEC_INIT;
+	const cJSON *c;
+
+	run_ids_under(workdir, &ids);
+	if (engine_open(&e, NULL, &err) < 0)
+		cr_assert_fail("engine: %s", err.msg);
+	if (engine_container_list(e, "hrr-docker-replay.run", &list, &err) < 0)
+		cr_assert_fail("list: %s", err.msg);
+	engine_close(e);
+	cJSON_ArrayForEach(c, list) {
+		const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
+		const cJSON *run = cJSON_GetObjectItemCaseSensitive(labels, "hrr-docker-replay.run");
+
+		for (size_t i = 0; cJSON_IsString(run) && i < ids.n; i++)
+			if (!strcmp(run->valuestring, ids.v[i]))
+				cJSON_AddItemToArray(mine, cJSON_Duplicate(c, 1));
+	}
+	cJSON_Delete(list);
+	return mine;
+}
+
+int count_tool_containers(const char *workdir)
+{
+	cleanup_cjson cJSON *list = list_tool_containers(workdir);
+
+	return cJSON_GetArraySize(list);
+}
+
+void remove_tool_containers(const char *workdir)
+{
+	cleanup_cjson cJSON *list = list_tool_containers(workdir);
+	struct engine *e = NULL;
+	struct error err;
+	const cJSON *c;
+
+	if (engine_open(&e, NULL, &err) < 0)
+		return;
+	cJSON_ArrayForEach(c, list) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
+
+		if (cJSON_IsString(id))
+			engine_container_remove(e, id->valuestring, true, &err);
+	}
+	engine_close(e);
+}
+
+char *wait_for_tool_container(const char *workdir, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+
+	while (now_s() < deadline) {
+		cleanup_cjson cJSON *list = list_tool_containers(workdir);
+		const cJSON *first = cJSON_GetArrayItem(list, 0);
+		const cJSON *id = first ? cJSON_GetObjectItemCaseSensitive(first, "Id") : NULL;
+
+		if (cJSON_IsString(id))
+			return xstrdup(id->valuestring);
+		usleep(50000);
+	}
+	return NULL;
+}
+
+bool wait_for_file(const char *path, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+	struct stat st;
+
+	while (now_s() < deadline) {
+		if (stat(path, &st) == 0 && st.st_size > 0)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}

@@ -1,0 +1,70 @@
+/* Helpers for end-to-end tests of the hrr-docker-replay binary against the
+ * real engine and the simulator image. */
+#ifndef HRR_TESTS_RUN_SUPPORT_H
+#define HRR_TESTS_RUN_SUPPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/strbuf.h"
+
+#define SIM_IMAGE "hrr-sim:dev"
+
+struct tool_run {
+	int status;            /* exit code, or 128+signal */
+	struct strbuf out;     /* stdout */
+	struct strbuf err;     /* stderr */
+	char *run_dir;         /* from the last "run folder:" line, or NULL */
+	double seconds;
+};
+
+/* A scratch area per test: workdir, fake /dev with kfd and render nodes
+ * 128 and 136 (mknod), matching tests/fixtures/sysfs/mi300x-2. */
+struct test_env {
+	char root[256];
+	char workdir[300];
+	char devroot[300];
+	char sysfs[4200];
+};
+
+void test_env_setup(struct test_env *t);
+void test_env_teardown(struct test_env *t);
+
+/* The pid directory of a fixture scenario (absolute). Caller frees. */
+char *fixture_pid_dir(const char *scenario);
+/* The capture root of a fixture scenario (absolute). Caller frees. */
+char *fixture_root(const char *scenario);
+
+/* Run the built binary (HRR_BIN, default build/hrr-docker-replay) with
+ * argv (NULL-terminated, without argv[0]); extra_env "K=V" entries are
+ * added to (or replace in) the environment. */
+void tool_run(struct tool_run *r, const char *const *argv, const char *const *extra_env);
+/* Start it in the background (stdout/stderr to files under dir). */
+pid_t tool_spawn(const char *const *argv, const char *const *extra_env, const char *dir);
+/* Wait for a spawned tool; returns the exit code (128+sig when killed). */
+int tool_wait(pid_t pid, double timeout_s);
+void tool_run_release(struct tool_run *r);
+
+/* Read a file into sb; false when missing. */
+bool read_text(const char *path, struct strbuf *sb);
+/* Parse <run_dir>/<name> as JSON (caller deletes), NULL when missing. */
+cJSON *read_json(const char *run_dir, const char *name);
+bool file_exists(const char *dir, const char *name);
+
+/* A hash of a directory tree: names, modes, sizes, contents, mtimes. */
+uint64_t tree_hash(const char *dir);
+
+/* Containers of the runs whose folders are under workdir (a run folder is
+ * <pid>-<stamp>-<run id>, created before its container), in any state.
+ * Scoped so that a test never counts or removes anyone else's replay. */
+int count_tool_containers(const char *workdir);
+void remove_tool_containers(const char *workdir);
+/* Poll until such a container exists; its id or NULL. */
+char *wait_for_tool_container(const char *workdir, double timeout_s);
+/* Poll until path exists and is non-empty. */
+bool wait_for_file(const char *path, double timeout_s);
+
+#endif
