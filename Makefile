@@ -76,14 +76,21 @@ check-unit: $(UNIT)
 check-integration: $(INTEGRATION) $(BIN) images
 	HRR_BIN=$(abspath $(BIN)) $(INTEGRATION) --jobs 1
 
-asan-check:
+# The same suites built with AddressSanitizer + UBSan; any report fails.
+asan-check: images
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fno-omit-frame-pointer" \
 	    SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
-	    check-unit check-integration
+	    build-asan/hrr-docker-replay build-asan/sim/hrr-playback build-asan/tests/unit \
+	    build-asan/tests/integration
+	bash tests/sanitized.sh build-asan
 
 demo: setup
 	$(MAKE) all images
 	bash examples/demo.sh $(abspath $(BIN))
+
+# The integration path under valgrind: no leak, no invalid access.
+valgrind-check: all images
+	bash tests/valgrind.sh $(abspath $(BIN))
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
