@@ -284,6 +284,14 @@ int engine_logs_stream(struct engine *e, const char *id, bool follow, bool raw,
 		       engine_frame_cb cb, void *ud, struct engine_stream **out,
 		       struct error *err);
 
+/* POST /containers/{id}/attach?stream=1&stdout=1&stderr=1, registered
+ * BEFORE start (engine_loop_add returns once the engine answered): every
+ * byte the container writes, as it is written, until it exits. Prefer it
+ * to following /logs, which reads the engine's json-file copy and loses
+ * output once that file rotates. raw = the container has a TTY. */
+int engine_attach_stream(struct engine *e, const char *id, bool raw, engine_frame_cb cb,
+			 void *ud, struct engine_stream **out, struct error *err);
+
 /* GET /events?filters=<json> (filters may be NULL); each event object to cb
  * (return non-zero to stop). since/until: unix seconds, 0 = unset. */
 typedef int (*engine_event_cb)(const cJSON *event, void *ud);

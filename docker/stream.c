@@ -323,6 +323,33 @@ int engine_logs_stream(struct engine *e, const char *id, bool follow, bool raw,
 	return 0;
 }
 
+/* Attach before start: the engine streams the container's stdio as it is
+ * written, until exit. Unlike following /logs, nothing depends on the
+ * engine's log file, which loses output past a rotation. */
+int engine_attach_stream(struct engine *e, const char *id, bool raw, engine_frame_cb cb,
+			 void *ud, struct engine_stream **out, struct error *err)
+{
+	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	struct engine_stream *s;
+
+	(void)err;
+	strbuf_addstr(&path, "/containers/");
+	engine_url_add_path(&path, id);
+	strbuf_addstr(&path, "/attach");
+	engine_url_add_query(&path, "stream", "1");
+	engine_url_add_query(&path, "stdout", "1");
+	engine_url_add_query(&path, "stderr", "1");
+	s = engine_xfer_new(e, "POST", path.buf, false);
+	s->sink = engine_stream_sink_demux;
+	s->finish = engine_stream_finish_demux;
+	engine_demux_init(&s->demux, raw, cb, ud);
+	engine_xfer_set_timeout(s, 0);
+	/* The answer's headers mean the engine is attached: start may follow. */
+	s->await_headers = true;
+	*out = s;
+	return 0;
+}
+
 int engine_container_logs(struct engine *e, const char *id, bool follow,
 			  engine_frame_cb cb, void *ud, struct error *err)
 {
