@@ -65,6 +65,7 @@ struct log_sink {
 	struct watchdog *watchdog;
 	double start;
 	double first_output;
+	double last_data;
 };
 
 static int on_log(enum engine_stream_id stream, const char *data, size_t len, void *ud)
@@ -72,11 +73,11 @@ static int on_log(enum engine_stream_id stream, const char *data, size_t len, vo
 	struct log_sink *s = ud;
 	double now = monotonic_now();
 
-	(void)stream;
 	if (s->first_output < 0)
 		s->first_output = now - s->start;
+	s->last_data = now;
 	watchdog_saw_output(s->watchdog, now);
-	run_log_write(s->log, data, len);
+	run_log_write(s->log, (int)stream, data, len);
 	return 0;
 }
 
@@ -180,21 +181,34 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 			  signal_name(signals_caught()));
 		goto fail_remove;
 	}
+	/* Attached before start, the stream holds every byte the replay
+	 * writes; following /logs instead would read the engine's log file,
+	 * which loses output once it rotates. */
+	{
+		struct error aerr;
+
+		if (engine_attach_stream(x->engine, r->container_id, false, on_log, &sink, &logs,
+					 &aerr) < 0 || engine_loop_add(loop, logs, &aerr) < 0) {
+			fprintf(stderr, "hrr-docker-replay: warning: cannot attach to the replay (%s); "
+				"following the engine's log instead\n", aerr.msg);
+			engine_stream_free(logs);
+			logs = NULL;
+		}
+	}
 	if (engine_container_start(x->engine, r->container_id, err) < 0) {
 		error_prefix(err, "starting the replay container: ");
 		goto fail_remove;
 	}
 	sink.start = monotonic_now();
+	sink.last_data = sink.start;
 	r->start_s = sink.start - t0;
 	utc_iso(r->started_at, sizeof(r->started_at));
 	watchdog_start(&wd, (double)o->timeout_s, (double)o->progress_timeout_s, sink.start);
-	/* Follow only after start: on a created container the engine answers an
-	 * empty body at once. It keeps the output from the start, so nothing is
-	 * lost in between. */
-	if (engine_logs_stream(x->engine, r->container_id, true, false, on_log, &sink, &logs,
-			       err) < 0 || engine_loop_add(loop, logs, err) < 0) {
+	/* Following /logs works only after start: on a created container the
+	 * engine answers an empty body at once. */
+	if (!logs && (engine_logs_stream(x->engine, r->container_id, true, false, on_log, &sink,
+					 &logs, err) < 0 || engine_loop_add(loop, logs, err) < 0)) {
 		error_prefix(err, "following the replay log: ");
-		stop = REPLAY_STOP_INTERRUPT;
 		send_signal(x->engine, r->container_id, "SIGKILL");
 		goto fail_remove;
 	}
@@ -210,6 +224,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 			timeout_ms = term_deadline > now ? (int)((term_deadline - now) * 1000) + 1 : 0;
 		if (engine_loop_poll(loop, timeout_ms, x->interrupt_fd, err) < 0)
 			break;
+		run_log_flush(x->log);
 		now = monotonic_now();
 		sig = signals_caught();
 		if (sig)
@@ -257,9 +272,19 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 			exited_at = now;
 			r->exit_s = now - sink.start;
 		}
-		if (exited_at >= 0 && (engine_stream_done(logs) || now - exited_at > LOG_DRAIN_S))
+		if (exited_at >= 0 && engine_stream_done(logs))
 			break;
+		/* The log may trail the exit while data still flows; only an
+		 * engine gone quiet ends the wait, and that is said. */
+		if (exited_at >= 0 && now - (sink.last_data > exited_at ? sink.last_data : exited_at) >
+					      LOG_DRAIN_S) {
+			fprintf(stderr, "hrr-docker-replay: warning: the engine sent no more of the replay log "
+				"%.0fs after the replay exited; replay.log may be incomplete\n", LOG_DRAIN_S);
+			r->log_incomplete = true;
+			break;
+		}
 	}
+	r->first_output_s = sink.first_output;
 
 	if (engine_stream_done(wait)) {
 		struct error werr;
@@ -270,8 +295,10 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	if (engine_stream_done(logs)) {
 		struct error lerr;
 
-		if (engine_stream_result(logs, &lerr) < 0)
+		if (engine_stream_result(logs, &lerr) < 0) {
 			fprintf(stderr, "hrr-docker-replay: warning: replay log stream: %s\n", lerr.msg);
+			r->log_incomplete = true;
+		}
 	}
 	engine_stream_free(logs);
 	engine_stream_free(wait);

@@ -20,6 +20,7 @@ struct replay_result {
 	int interrupt_signal;  /* the signal the orchestrator got, 0 none */
 	bool oom_killed;
 	bool removed;          /* the container is confirmed gone */
+	bool log_incomplete;   /* the log stream failed or went quiet after exit */
 	/* Seconds on the monotonic clock, relative to the create call. */
 	double create_s;       /* create took */
 	double start_s;        /* start returned, since create */

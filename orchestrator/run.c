@@ -513,6 +513,7 @@ static void write_run_json(const struct run_env *env, struct pid_run *pr,
 		else
 			cJSON_AddNullToObject(ex, "signal");
 		cJSON_AddBoolToObject(ex, "oom_killed", pr->result.oom_killed);
+		cJSON_AddBoolToObject(ex, "log_complete", !pr->result.log_incomplete);
 	}
 	cJSON_AddNumberToObject(ex, "code", pr->exit_code);
 	if (pr->stop_reason)
@@ -533,8 +534,7 @@ static void write_run_json(const struct run_env *env, struct pid_run *pr,
 
 static int to_run_log(enum engine_stream_id stream, const char *data, size_t len, void *ud)
 {
-	(void)stream;
-	run_log_write(ud, data, len);
+	run_log_write(ud, (int)stream, data, len);
 	return 0;
 }
 

@@ -1,6 +1,11 @@
 /* replay.log: everything the replay printed, in arrival order, plus the
  * orchestrator's stop markers; echoed live to stderr unless quiet, and fed
- * to the classifier as it streams so no second pass over the log is needed. */
+ * to the classifier as it streams so no second pass over the log is needed.
+ *
+ * stdout and stderr arrive as independent chunks: a chunk of one may end
+ * mid-line while the other speaks. Each stream's partial line is held back
+ * (bounded) until its newline, so lines are never spliced together. Writes
+ * are batched: run_log_flush() after each turn of the event loop. */
 #ifndef HRR_ORCHESTRATOR_RUN_LOG_H
 #define HRR_ORCHESTRATOR_RUN_LOG_H
 
@@ -9,16 +14,21 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/strbuf.h"
 
 struct classifier;
 
 #define RUN_LOG_MARKER_PREFIX "[hrr-docker-replay] "
+/* A partial line longer than this is written as it is. */
+#define RUN_LOG_PARTIAL_MAX (64u << 10)
+#define RUN_LOG_BATCH (64u << 10)
 
 struct run_log {
 	int fd;
 	int echo_fd;              /* -1: no live echo */
 	struct classifier *classifier; /* may be NULL */
-	bool at_line_start;
+	struct strbuf pending;    /* whole lines not yet written */
+	struct strbuf partial[3]; /* per stream (stdin unused): the unfinished line */
 	bool write_failed;        /* disk full: keep streaming, report once */
 	uint64_t bytes;
 	struct error write_error;
@@ -26,12 +36,16 @@ struct run_log {
 
 int run_log_open(struct run_log *rl, const char *path, int echo_fd,
 		 struct classifier *classifier, struct error *err);
-/* Append replay output. Never fails the replay: a write error is kept in
- * rl->write_error and reported by run_log_close(). */
-void run_log_write(struct run_log *rl, const char *data, size_t len);
-/* Append "[hrr-docker-replay] <text>\n" on a line of its own. */
+/* Append output of one stream (1 stdout, 2 stderr). Never fails the
+ * replay: a write error is kept and reported by run_log_close(). */
+void run_log_write(struct run_log *rl, int stream, const char *data, size_t len);
+/* Write what is pending (whole lines) to the file and the echo. */
+void run_log_flush(struct run_log *rl);
+/* Append "[hrr-docker-replay] <text>\n" as the last line: unfinished lines
+ * are ended first, so the marker stands on a line of its own. */
 void run_log_marker(struct run_log *rl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Flush everything, unfinished lines included, and close. */
 int run_log_close(struct run_log *rl, struct error *err);
 
 #endif
