@@ -32,7 +32,15 @@ struct d2h_failure {
 	bool has_max;
 	double max_abs;
 	double max_rel;
+	/* Added: the unmapped source of a "D2H validate FAIL" line ("0x..."), else NULL. */
+	char *src;
 };
+
+/* Bounds that keep a finding small whatever the log holds. */
+#define FINDING_LINE_MAX (64 * 1024)      /* longer lines are matched on their head */
+#define FINDING_MAX_D2H_FAILURES 256      /* more D2H FAIL lines are counted, not listed */
+#define FINDING_MAX_KERNEL_NAMES 256
+#define FINDING_MAX_NOTES 64
 
 /* Every field of findings.md. Strings are owned (NULL = unset); integers
  * are -1 when unset (a zero is a value). */
@@ -81,6 +89,19 @@ struct finding {
 	bool saw_user_interrupt;
 	bool saw_kernel_from_fault_line;
 	bool multi_process;
+
+	/* Added by the classifier (fields beyond the first draft). */
+	bool kernels_from_summary;       /* kernels_launched is the end-of-run total */
+	bool d2h_from_summary;           /* d2h_* are the end-of-run totals */
+	long long archive_recovered_events; /* --info "Recovered: N events"; -1 unknown */
+	long long archive_distinct_kernels; /* rows of --info's "Kernel Call Counts" (one per kernel); -1 unknown */
+	size_t d2h_failure_lines;        /* D2H FAIL lines seen (>= n_d2h_failures when capped) */
+	long long timeout_s;             /* from a timeout marker; -1 none */
+	bool timeout_without_output;     /* ... "without output" (--progress-timeout) */
+	bool saw_watchdog;               /* hrr-playback's own [HRR][WATCHDOG] */
+	bool saw_oom_marker;             /* the engine OOM-killed the replay */
+	char *interrupt_signal;          /* "SIGINT" from the user-interrupt marker */
+	bool saw_fault;                  /* any GPU fault / abort / fatal line */
 };
 
 void finding_init(struct finding *f);
@@ -92,8 +113,17 @@ void classifier_free(struct classifier *c);
 /* Feed any chunk; lines are split internally (an overlong line is
  * truncated for matching, never buffered whole). */
 void classifier_feed(struct classifier *c, const char *data, size_t len);
-/* Flush the last partial line and produce this input's finding. */
+/* Flush the last partial line and produce this input's finding. *out is
+ * overwritten (initialise nothing; release it with finding_release). Call
+ * once per classifier; free the classifier afterwards. */
 void classifier_finish(struct classifier *c, struct finding *out);
+
+/* Added: the kernel family of a symbol ("hipblaslt_gemm/MT256x256x64/streamk",
+ * "pytorch_kernel", "other"), newly allocated; NULL for NULL. */
+char *finding_kernel_family(const char *kernel);
+/* Added: append a note unless the same text is already there. */
+void finding_add_note(struct finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Combine inputs read in order: a later outcome/class replaces the
  * earlier only when it is not UNKNOWN/unknown; fields fill gaps. */
@@ -122,17 +152,24 @@ struct finding_context {
 	const struct finding_run *run;         /* NULL for analyze */
 	const struct preflight_report *preflight; /* NULL when not run */
 	bool multi_process;
+	const char *manifest_path;             /* added: listed in sources when manifest != NULL */
 };
 
 /* After merging: manifest fields, kernel attribution and its notes,
- * kernel family, ATen caveat, labels. */
+ * kernel family, ATen caveat, labels. ctx may be NULL; calling it twice
+ * changes nothing (notes are not repeated, labels are recomputed). */
 void finding_finalize(struct finding *f, const struct finding_context *ctx);
 /* True when a fault/abort names no kernel: `hrr-playback --info` output
  * could attribute it (single-kernel inference). */
 bool finding_needs_info(const struct finding *f);
 
+/* Appends finding.md to out. ctx may be NULL ("unknown archive"). */
 void finding_render_markdown(const struct finding *f, const struct finding_context *ctx,
 			     struct strbuf *out);
+/* finding.json: every key of findings.md (unset = null or []), then
+ * labels, d2h_failures, gpu_time_ms (null when not printed), preflight
+ * (preflight_to_json, or null when preflight did not run, as in analyze)
+ * and run (only when ctx->run). ctx may be NULL. */
 cJSON *finding_to_json(const struct finding *f, const struct finding_context *ctx);
 
 #endif
