@@ -7,6 +7,7 @@
 #include "orchestrator/replay_plan.h"
 #include "orchestrator/run.h"
 #include "orchestrator/run_folder.h"
+#include "orchestrator/say.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -49,7 +50,7 @@ int gc_command(struct options *o)
 	host[sizeof(host) - 1] = '\0';
 	if (engine_open(&e, NULL, &err) < 0 ||
 	    engine_container_list(e, LABEL_OWNER, &list, &err) < 0) {
-		fprintf(stderr, "hrr-docker-replay: %s\n", err.msg);
+		say_error("%s", err.msg);
 		if (e)
 			engine_close(e);
 		return EXIT_NO_VERDICT;
@@ -70,8 +71,7 @@ int gc_command(struct options *o)
 		}
 		if (engine_container_remove(e, id->valuestring, true, &err) < 0 &&
 		    err.kind != ERR_NOT_FOUND) {
-			fprintf(stderr, "hrr-docker-replay: cannot remove %.12s: %s\n",
-				id->valuestring, err.msg);
+			say_error("cannot remove %.12s: %s", id->valuestring, err.msg);
 			continue;
 		}
 		removed++;

@@ -3,6 +3,7 @@
 #include "orchestrator/cmd_analyze.h"
 #include "orchestrator/options.h"
 #include "orchestrator/run.h"
+#include "orchestrator/say.h"
 #include "orchestrator/version.h"
 
 #include <curl/curl.h>
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
 
 	options_init(&o);
 	if (options_parse(&o, argc, argv, env_lookup, NULL, environ, &err) < 0) {
-		fprintf(stderr, "hrr-docker-replay: %s\n", err.msg);
+		say_error("%s", err.msg);
 		options_release(&o);
 		return EXIT_USAGE;
 	}

@@ -2,6 +2,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/run_folder.h"
+#include "orchestrator/say.h"
 #include "orchestrator/signals.h"
 #include "orchestrator/watchdog.h"
 
@@ -81,28 +82,13 @@ static int on_log(enum engine_stream_id stream, const char *data, size_t len, vo
 	return 0;
 }
 
-static void say(const struct options *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void say(const struct options *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (o->verbosity < 0)
-		return;
-	fputs("hrr-docker-replay: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void send_signal(struct engine *e, const char *id, const char *sig)
 {
 	struct error err;
 
 	/* 409: it already stopped, which is what we wanted. */
 	if (engine_container_kill(e, id, sig, &err) < 0 && err.status != 409)
-		fprintf(stderr, "hrr-docker-replay: warning: %s to the replay failed: %s\n",
+		say_warning("%s to the replay failed: %s",
 			sig, err.msg);
 }
 
@@ -114,8 +100,8 @@ static void remove_container(const struct replay_exec *x, struct replay_result *
 
 	if (engine_container_remove(x->engine, r->container_id, true, &err) < 0 &&
 	    err.kind != ERR_NOT_FOUND) {
-		fprintf(stderr, "hrr-docker-replay: warning: could not remove container %.12s: %s "
-			"(hrr-docker-replay gc removes it later)\n", r->container_id, err.msg);
+		say_warning("could not remove container %.12s: %s "
+			"(hrr-docker-replay gc removes it later)", r->container_id, err.msg);
 		return;
 	}
 	/* Confirm: a container that still inspects is not gone. */
@@ -189,8 +175,8 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 
 		if (engine_attach_stream(x->engine, r->container_id, false, on_log, &sink, &logs,
 					 &aerr) < 0 || engine_loop_add(loop, logs, &aerr) < 0) {
-			fprintf(stderr, "hrr-docker-replay: warning: cannot attach to the replay (%s); "
-				"following the engine's log instead\n", aerr.msg);
+			say_warning("cannot attach to the replay (%s); "
+				"following the engine's log instead", aerr.msg);
 			engine_stream_free(logs);
 			logs = NULL;
 		}
@@ -242,9 +228,9 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 			}
 			if (stop != REPLAY_STOP_NONE) {
 				if (stop == REPLAY_STOP_INTERRUPT)
-					say(o, "%s received: stopping the replay", signal_name(sig));
+					say_info(o->verbosity, "%s received: stopping the replay", signal_name(sig));
 				else
-					say(o, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
+					say_info(o->verbosity, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
 					    stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent",
 					    o->stop_grace_s);
 				if (o->stop_grace_s > 0) {
@@ -264,7 +250,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 			kill_deadline = now + KILL_WAIT_S;
 		}
 		if (state == KILL_SENT && exited_at < 0 && now >= kill_deadline) {
-			fprintf(stderr, "hrr-docker-replay: warning: the replay did not exit %.0fs after SIGKILL\n",
+			say_warning("the replay did not exit %.0fs after SIGKILL",
 				KILL_WAIT_S);
 			break;
 		}
@@ -278,8 +264,8 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 		 * engine gone quiet ends the wait, and that is said. */
 		if (exited_at >= 0 && now - (sink.last_data > exited_at ? sink.last_data : exited_at) >
 					      LOG_DRAIN_S) {
-			fprintf(stderr, "hrr-docker-replay: warning: the engine sent no more of the replay log "
-				"%.0fs after the replay exited; replay.log may be incomplete\n", LOG_DRAIN_S);
+			say_warning("the engine sent no more of the replay log "
+				"%.0fs after the replay exited; replay.log may be incomplete", LOG_DRAIN_S);
 			r->log_incomplete = true;
 			break;
 		}
@@ -296,7 +282,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 		struct error lerr;
 
 		if (engine_stream_result(logs, &lerr) < 0) {
-			fprintf(stderr, "hrr-docker-replay: warning: replay log stream: %s\n", lerr.msg);
+			say_warning("replay log stream: %s", lerr.msg);
 			r->log_incomplete = true;
 		}
 	}

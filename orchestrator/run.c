@@ -9,6 +9,7 @@
 #include "orchestrator/replay_plan.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/run_log.h"
+#include "orchestrator/say.h"
 #include "orchestrator/signals.h"
 #include "orchestrator/version.h"
 #include "orchestrator/watchdog.h"
@@ -49,6 +50,20 @@ struct run_env {
 	struct strvec run_dirs;
 };
 
+static void run_env_init(struct run_env *env, struct options *o)
+{
+	memset(env, 0, sizeof(*env));
+	env->o = o;
+	env->interrupt_fd = -1;
+	strvec_init(&env->pid_dirs);
+	strvec_init(&env->run_dirs);
+	stack_info_init(&env->stack);
+	strvec_init(&env->img.env);
+	env->owner = owner_label_self();
+	/* A reader that went away (| head) must not kill the run mid-cleanup. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
 static void run_env_release(struct run_env *env)
 {
 	if (env->engine)
@@ -64,33 +79,6 @@ static void run_env_release(struct run_env *env)
 	stack_info_release(&env->stack);
 	free(env->owner);
 	strvec_clear(&env->run_dirs);
-}
-
-static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void errorf(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("hrr-docker-replay: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void info(const struct options *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void info(const struct options *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (o->verbosity < 0)
-		return;
-	fputs("hrr-docker-replay: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int worst(int a, int b)
@@ -112,12 +100,12 @@ static int setup_archive(struct run_env *env)
 	struct error err;
 
 	if (archive_resolve(env->o->archive, &env->pid_dirs, &err) < 0) {
-		errorf("--archive %s: %s", env->o->archive, err.msg);
+		say_error("--archive %s: %s", env->o->archive, err.msg);
 		return EXIT_NO_VERDICT;
 	}
 	for (size_t i = 0; i < env->pid_dirs.n; i++) {
 		if (archive_check_events(env->pid_dirs.v[i], NULL, &err) < 0) {
-			errorf("%s: %s", env->pid_dirs.v[i], err.msg);
+			say_error("%s: %s", env->pid_dirs.v[i], err.msg);
 			return EXIT_NO_VERDICT;
 		}
 	}
@@ -134,7 +122,7 @@ static int setup_workdir(struct run_env *env)
 	if (realpath(env->o->archive, real))
 		archives[n++] = real;
 	if (workdir_prepare(env->o->workdir, archives, n, &env->workdir, &err) < 0) {
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 		return err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT;
 	}
 	env->cache_dir = xasprintf("%s/cache", env->workdir);
@@ -146,11 +134,11 @@ static int setup_engine(struct run_env *env)
 	struct error err;
 
 	if (engine_open(&env->engine, NULL, &err) < 0) {
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 		return EXIT_NO_VERDICT;
 	}
 	if (!engine_is_unix(env->engine) && env->o->verbosity >= 0)
-		info(env->o, "note: DOCKER_HOST=%s is not a unix socket: the archive, overlay, device "
+		say_info(env->o->verbosity, "note: DOCKER_HOST=%s is not a unix socket: the archive, overlay, device "
 		     "and sysfs paths must exist on the engine's host", engine_host(env->engine));
 	return 0;
 }
@@ -173,7 +161,7 @@ static int setup_topology(struct run_env *env, bool required)
 	}
 	if (!required)
 		return 0;
-	errorf("%s; replay needs one (point --sysfs-root at the KFD topology)", env->topo_error);
+	say_error("%s; replay needs one (point --sysfs-root at the KFD topology)", env->topo_error);
 	return EXIT_NO_VERDICT;
 }
 
@@ -274,7 +262,7 @@ static int setup_image(struct run_env *env)
 	struct error err;
 
 	if (image_ensure(env->engine, env->o, &env->img, &err) < 0) {
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 		return err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT;
 	}
 	return 0;
@@ -286,7 +274,7 @@ static int setup_playback(struct run_env *env)
 
 	if (env->o->mount_clr) {
 		if (overlay_resolve(env->o, &env->overlay, &err) < 0) {
-			errorf("%s", err.msg);
+			say_error("%s", err.msg);
 			return EXIT_NO_VERDICT;
 		}
 		env->use_overlay = true;
@@ -298,7 +286,7 @@ static int setup_playback(struct run_env *env)
 		return 0;
 	}
 	if (image_find_playback(env->engine, &env->img, env->cache_dir, &env->playback, &err) < 0) {
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 		return EXIT_NO_VERDICT;
 	}
 	return 0;
@@ -527,7 +515,7 @@ static void write_run_json(const struct run_env *env, struct pid_run *pr,
 	text = cJSON_Print(root);
 	path = xasprintf("%s/run.json", pr->run_dir);
 	if (write_file(path, text, strlen(text), &err) < 0)
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 }
 
 /* ---- the finding ---- */
@@ -585,7 +573,7 @@ static int playback_info(struct run_env *env, struct pid_run *pr, struct classif
 	run_log_close(&rl, NULL);
 out:
 	if (ret < 0)
-		info(env->o, "note: hrr-playback --info could not run: %s", err.msg);
+		say_info(env->o->verbosity, "note: hrr-playback --info could not run: %s", err.msg);
 	if (id) {
 		struct error ignored;
 
@@ -611,7 +599,7 @@ static void print_finding(const struct options *o, const struct finding *f,
 	strbuf_addch(&out, '\n');
 	if (write_file(md_path, md.buf, md.len, &err) < 0 ||
 	    write_file(json_path, out.buf, out.len, &err) < 0)
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 	if (o->format == FORMAT_MARKDOWN) {
 		strbuf_reset(&out);
 		strbuf_add(&out, md.buf, md.len);
@@ -623,7 +611,7 @@ static void print_finding(const struct options *o, const struct finding *f,
 
 		/* Several pids append in turn; the first truncates. */
 		if (!f_out || fwrite(out.buf, 1, out.len, f_out) != out.len)
-			errorf("-o %s: %s", o->output, strerror(errno));
+			say_error("-o %s: %s", o->output, strerror(errno));
 		if (f_out)
 			fclose(f_out);
 	}
@@ -642,7 +630,7 @@ static int stop_before_replay(struct run_env *env, struct pid_run *pr,
 	if (pf) {
 		preflight_render_markdown(&pf->report, &md);
 		if (write_file(path, md.buf, md.len, &err) < 0)
-			errorf("%s", err.msg);
+			say_error("%s", err.msg);
 	}
 	write_run_json(env, pr, pf);
 	return code;
@@ -691,7 +679,7 @@ static int replay_pid(struct run_env *env, const char *pid_dir, bool multi)
 	utc_iso(pr.started, sizeof(pr.started));
 	run_id_new(pr.run_id);
 	if (run_folder_create(env->workdir, pr.pid_name, pr.run_id, &pr.run_dir, &err) < 0) {
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 		pid_preflight_release(&pf);
 		return EXIT_NO_VERDICT;
 	}
@@ -700,15 +688,15 @@ static int replay_pid(struct run_env *env, const char *pid_dir, bool multi)
 	run_preflight(env, pid_dir, &pf);
 	if (pf.report.verdict == PREFLIGHT_BLOCK) {
 		for (size_t i = 0; i < pf.report.blocks.n; i++)
-			errorf("preflight blocked the replay: %s", pf.report.blocks.v[i]);
+			say_error("preflight blocked the replay: %s", pf.report.blocks.v[i]);
 		code = stop_before_replay(env, &pr, &pf, EXIT_BLOCKED, "preflight blocked");
 		goto out;
 	}
 	if (pf.report.verdict == PREFLIGHT_CONFIRM && !o->yes) {
 		for (size_t i = 0; i < pf.report.confirms.n; i++)
-			errorf("preflight: %s", pf.report.confirms.v[i]);
+			say_error("preflight: %s", pf.report.confirms.v[i]);
 		if (!isatty(0)) {
-			errorf("version mismatch: re-run with HRR_CONTINUE=1 (or --yes) to replay anyway");
+			say_error("version mismatch: re-run with HRR_CONTINUE=1 (or --yes) to replay anyway");
 			code = stop_before_replay(env, &pr, &pf, EXIT_CONFIRM, "confirmation needed");
 			goto out;
 		}
@@ -718,20 +706,20 @@ static int replay_pid(struct run_env *env, const char *pid_dir, bool multi)
 		}
 	}
 	for (size_t i = 0; i < pf.report.warnings.n; i++)
-		info(o, "preflight warning: %s", pf.report.warnings.v[i]);
+		say_info(o->verbosity, "preflight warning: %s", pf.report.warnings.v[i]);
 	{
 		cleanup_strbuf struct strbuf md = STRBUF_INIT;
 		cleanup_free char *path = xasprintf("%s/preflight.md", pr.run_dir);
 
 		preflight_render_markdown(&pf.report, &md);
 		if (write_file(path, md.buf, md.len, &err) < 0)
-			errorf("%s", err.msg);
+			say_error("%s", err.msg);
 	}
 
 	plan_devices(o->device_root, &env->topo, pf.chosen, pf.n_chosen, &pr.devices,
 		     &pr.n_devices);
 	if (resolve_device_gids(&pr, &err) < 0) {
-		errorf("%s (--device-root %s)", err.msg, o->device_root);
+		say_error("%s (--device-root %s)", err.msg, o->device_root);
 		code = stop_before_replay(env, &pr, &pf, EXIT_NO_VERDICT, err.msg);
 		goto out;
 	}
@@ -751,7 +739,7 @@ static int replay_pid(struct run_env *env, const char *pid_dir, bool multi)
 	in.owner = env->owner;
 	in.archive_label = pid_dir;
 	if (replay_plan_build(&in, &spec, &err) < 0) {
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 		code = stop_before_replay(env, &pr, &pf, EXIT_NO_VERDICT, err.msg);
 		goto out;
 	}
@@ -765,7 +753,7 @@ static int replay_pid(struct run_env *env, const char *pid_dir, bool multi)
 	cls = classifier_new("replay.log");
 	log_path = xasprintf("%s/replay.log", pr.run_dir);
 	if (run_log_open(&rl, log_path, o->verbosity >= 0 ? 2 : -1, cls, &err) < 0) {
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 		code = stop_before_replay(env, &pr, &pf, EXIT_NO_VERDICT, err.msg);
 		goto out;
 	}
@@ -774,7 +762,7 @@ static int replay_pid(struct run_env *env, const char *pid_dir, bool multi)
 
 		for (size_t i = 0; i < pf.n_chosen; i++)
 			strbuf_addf(&gpus, i ? ",%d" : "%d", pf.chosen[i]);
-		info(o, "replaying %s in %s on GPU %s (run %s)", pr.pid_name, o->image,
+		say_info(o->verbosity, "replaying %s in %s on GPU %s (run %s)", pr.pid_name, o->image,
 		     gpus.len ? gpus.buf : "none", pr.run_id);
 	}
 	x.engine = env->engine;
@@ -785,7 +773,7 @@ static int replay_pid(struct run_env *env, const char *pid_dir, bool multi)
 	x.interrupt_fd = env->interrupt_fd;
 	if (replay_execute(&x, &pr.result, &err) < 0) {
 		run_log_close(&rl, NULL);
-		errorf("%s", err.msg);
+		say_error("%s", err.msg);
 		code = stop_before_replay(env, &pr, &pf, EXIT_NO_VERDICT, err.msg);
 		goto out;
 	}
@@ -795,7 +783,7 @@ static int replay_pid(struct run_env *env, const char *pid_dir, bool multi)
 		struct error lerr;
 
 		if (run_log_close(&rl, &lerr) < 0)
-			errorf("%s (the log in the run folder is incomplete)", lerr.msg);
+			say_error("%s (the log in the run folder is incomplete)", lerr.msg);
 		classifier_finish(cls, &f);
 		archive_check_events(pid_dir, &format_version, &err);
 
@@ -868,17 +856,7 @@ int run_command(struct options *o)
 	struct run_env env;
 	int code = 0;
 
-	memset(&env, 0, sizeof(env));
-	env.o = o;
-	env.interrupt_fd = -1;
-	strvec_init(&env.pid_dirs);
-	strvec_init(&env.run_dirs);
-	stack_info_init(&env.stack);
-	strvec_init(&env.img.env);
-	env.owner = owner_label_self();
-	/* A reader that went away (| head) must not kill the run mid-cleanup. */
-	signal(SIGPIPE, SIG_IGN);
-
+	run_env_init(&env, o);
 	if ((code = setup_archive(&env)) || (code = setup_workdir(&env)) ||
 	    (code = setup_engine(&env)) || (code = setup_topology(&env, true)) ||
 	    (code = setup_image(&env)))
@@ -891,7 +869,7 @@ int run_command(struct options *o)
 		FILE *f = fopen(o->output, "we");
 
 		if (!f) {
-			errorf("-o %s: %s", o->output, strerror(errno));
+			say_error("-o %s: %s", o->output, strerror(errno));
 			code = EXIT_USAGE;
 			goto out;
 		}
@@ -899,7 +877,7 @@ int run_command(struct options *o)
 	}
 	for (size_t i = 0; i < env.pid_dirs.n; i++) {
 		if (signals_caught()) {
-			errorf("interrupted by %s: %zu of %zu processes not replayed",
+			say_error("interrupted by %s: %zu of %zu processes not replayed",
 			       signal_name(signals_caught()), env.pid_dirs.n - i, env.pid_dirs.n);
 			code = worst(code, EXIT_NO_VERDICT);
 			break;
@@ -917,16 +895,9 @@ int preflight_command(struct options *o)
 	struct run_env env;
 	int code = 0;
 
-	memset(&env, 0, sizeof(env));
-	env.o = o;
-	env.interrupt_fd = -1;
-	strvec_init(&env.pid_dirs);
-	strvec_init(&env.run_dirs);
-	stack_info_init(&env.stack);
-	strvec_init(&env.img.env);
-	env.owner = owner_label_self();
+	run_env_init(&env, o);
+	/* The preflight command exists to run the checks. */
 	o->skip_preflight = false;
-	signal(SIGPIPE, SIG_IGN);
 
 	if ((code = setup_archive(&env)) || (code = setup_workdir(&env)) ||
 	    (code = setup_engine(&env)) || (code = setup_topology(&env, false)) ||
