@@ -4,6 +4,8 @@
  * config, never ~/.docker), the local copy removed, then pulled back with
  * engine_pull_image(). */
 #include <criterion/criterion.h>
+
+#include "tests/support/scratch.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@ static void setup(void)
 {
 	et_suite_init();
 	old_config = getenv("DOCKER_CONFIG") ? xstrdup(getenv("DOCKER_CONFIG")) : NULL;
-	cfg_dir = et_tmpdir();
+	cfg_dir = scratch_dir("engine-test");
 	setenv("DOCKER_CONFIG", cfg_dir, 1);
 }
 
@@ -33,7 +35,7 @@ static void teardown(void)
 	else
 		unsetenv("DOCKER_CONFIG");
 	free(old_config);
-	et_rmtree(cfg_dir);
+	scratch_remove(cfg_dir);
 	free(cfg_dir);
 	et_suite_fini();
 }
@@ -43,7 +45,7 @@ TestSuite(engine_registry, .init = setup, .fini = teardown, .timeout = 120);
 /* Push ENGINE_TEST_IMAGE as registry/REPO:TAG, then drop the local name. */
 static void push_to(const char *registry, bool login)
 {
-	char *d = et_tmpdir();
+	char *d = scratch_dir("engine-test");
 	int login_rc = 0, push_rc;
 
 	/* The CLI logs in with its own throwaway config, never ~/.docker. */
@@ -56,7 +58,7 @@ static void push_to(const char *registry, bool login)
 				   "docker --config %s rmi %s/%s:%s >/dev/null",
 				   d, ENGINE_TEST_IMAGE, registry, REPO, TAG, d, registry, REPO, TAG,
 				   d, registry, REPO, TAG);
-	et_rmtree(d);
+	scratch_remove(d);
 	free(d);
 	cr_assert_eq(login_rc, 0, "docker login %s failed (is tests/setup.sh's registry up?)",
 		     registry);

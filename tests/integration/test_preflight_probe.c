@@ -3,6 +3,8 @@
  * Shows the versions are read, the probe container is never started and
  * is always removed, and the cache answers without the engine. */
 #include <criterion/criterion.h>
+
+#include "tests/support/scratch.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,14 +30,14 @@ static void setup(void)
 	struct error err = { 0 };
 
 	cr_assert_eq(engine_open(&eng, NULL, &err), 0, "engine: %s", err.msg);
-	tmp = pft_tmpdir();
+	tmp = scratch_dir("preflight-test");
 }
 
 static void teardown(void)
 {
 	engine_close(eng);
 	eng = NULL;
-	pft_rmtree(tmp);
+	scratch_remove(tmp);
 	free(tmp);
 }
 

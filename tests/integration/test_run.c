@@ -13,26 +13,14 @@
 #include "docker/engine.h"
 #include "tests/support/run_support.h"
 
-static struct test_env env;
 
-static void setup(void)
-{
-	test_env_setup(&env);
-}
-
-static void teardown(void)
-{
-	cr_expect_eq(count_tool_containers(env.workdir), 0, "a replay container was left behind");
-	test_env_teardown(&env);
-}
-
-TestSuite(run, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(run, .init = tenv_init, .fini = tenv_fini, .timeout = 120);
 
 /* argv for a replay of a fixture scenario, plus extra options. */
 #define REPLAY_ARGS(pid_dir, ...)                                                     \
 	((const char *const[]){ "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir", \
-				env.workdir, "--device-root", env.devroot, "--sysfs-root",    \
-				env.sysfs, "--format", "json", "-q", __VA_ARGS__ })
+				tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",    \
+				tenv.sysfs, "--format", "json", "-q", __VA_ARGS__ })
 
 static const char *str_of(const cJSON *j, const char *key)
 {
@@ -96,7 +84,7 @@ static void check_scenario(const char *scenario, int want_code, const char *want
 	else
 		assert_log_lacks(r.run_dir, "[hrr-docker-replay]");
 	cr_assert_eq(tree_hash(pid_dir), before, "the archive changed");
-	cr_assert_eq(count_tool_containers(env.workdir), 0);
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0);
 	tool_run_release(&r);
 }
 
@@ -177,7 +165,7 @@ Test(run, interrupt_stops_the_container_and_keeps_the_log)
 	cr_assert_not_null(mkdtemp(dir));
 	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", "--stop-grace", "2", NULL), NULL,
 			 dir);
-	id = wait_for_tool_container(env.workdir, 30);
+	id = wait_for_tool_container(tenv.workdir, 30);
 	cr_assert_not_null(id, "no replay container appeared");
 	/* Wait for the replay's first output so the partial log has content. */
 	{
@@ -185,7 +173,7 @@ Test(run, interrupt_stops_the_container_and_keeps_the_log)
 		char cmd[600];
 
 		while (waited < 20) {
-			snprintf(cmd, sizeof(cmd), "grep -qs 'Archive' %s/*/replay.log", env.workdir);
+			snprintf(cmd, sizeof(cmd), "grep -qs 'Archive' %s/*/replay.log", tenv.workdir);
 			if (system(cmd) == 0)
 				break;
 			usleep(100000);
@@ -197,7 +185,7 @@ Test(run, interrupt_stops_the_container_and_keeps_the_log)
 	err_path = xasprintf("%s/stderr", dir);
 	read_text(err_path, &err);
 	cr_assert_eq(status, 5, "interrupt exits 5:\n%s", err.buf);
-	cr_assert_eq(count_tool_containers(env.workdir), 0, "container left after Ctrl-C");
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0, "container left after Ctrl-C");
 	p = strstr(err.buf, "run folder: ");
 	cr_assert_not_null(p);
 	run_dir = xstrndup(p + 12, strcspn(p + 12, "\n"));
@@ -226,20 +214,20 @@ Test(run, gc_removes_what_a_killed_orchestrator_left)
 
 	cr_assert_not_null(mkdtemp(dir));
 	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", NULL), NULL, dir);
-	id = wait_for_tool_container(env.workdir, 30);
+	id = wait_for_tool_container(tenv.workdir, 30);
 	cr_assert_not_null(id);
 	/* gc must not touch a live run. */
 	tool_run(&r, (const char *const[]){ "gc", NULL }, NULL);
 	cr_assert_eq(r.status, 0);
-	cr_assert_eq(count_tool_containers(env.workdir), 1, "gc removed a live run's container");
+	cr_assert_eq(count_tool_containers(tenv.workdir), 1, "gc removed a live run's container");
 	tool_run_release(&r);
 	kill(pid, SIGKILL);
 	tool_wait(pid, 10);
-	cr_assert_eq(count_tool_containers(env.workdir), 1, "SIGKILL leaves the container (nothing can run)");
+	cr_assert_eq(count_tool_containers(tenv.workdir), 1, "SIGKILL leaves the container (nothing can run)");
 	tool_run(&r, (const char *const[]){ "gc", NULL }, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err.buf);
 	cr_assert(strstr(r.out.buf, "removed"), "%s", r.out.buf);
-	cr_assert_eq(count_tool_containers(env.workdir), 0);
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0);
 	tool_run_release(&r);
 	{
 		char path[300];
@@ -263,7 +251,7 @@ static void check_bad(const char *const *argv, const char *const *extra_env, int
 	cr_assert_eq(r.status, want, "exit %d, want %d:\n%s", r.status, want, r.err.buf);
 	cr_assert(strstr(r.err.buf, needle), "stderr lacks '%s':\n%s", needle, r.err.buf);
 	cr_assert_eq(r.out.len, 0, "nothing on stdout");
-	cr_assert_eq(count_tool_containers(env.workdir), 0);
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0);
 	tool_run_release(&r);
 }
 
@@ -290,8 +278,8 @@ Test(run, absent_image_with_pull_never_exits_5)
 {
 	cleanup_free char *pid_dir = fixture_pid_dir("pass");
 	const char *const argv[] = { "--image", "hrr-no-such-image:nope", "--archive", pid_dir,
-				     "--workdir", env.workdir, "--device-root", env.devroot,
-				     "--sysfs-root", env.sysfs, "--pull", "never", NULL };
+				     "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				     "--sysfs-root", tenv.sysfs, "--pull", "never", NULL };
 
 	check_bad(argv, NULL, 5, "hrr-no-such-image:nope");
 }
@@ -300,8 +288,8 @@ Test(run, image_missing_from_registry_exits_5)
 {
 	cleanup_free char *pid_dir = fixture_pid_dir("pass");
 	const char *const argv[] = { "--image", "127.0.0.1:5000/hrr/none:missing", "--archive",
-				     pid_dir, "--workdir", env.workdir, "--device-root", env.devroot,
-				     "--sysfs-root", env.sysfs, "-q", NULL };
+				     pid_dir, "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				     "--sysfs-root", tenv.sysfs, "-q", NULL };
 
 	check_bad(argv, NULL, 5, "127.0.0.1:5000/hrr/none:missing");
 }
@@ -310,12 +298,12 @@ Test(run, registry_refusing_credentials_exits_5)
 {
 	cleanup_free char *pid_dir = fixture_pid_dir("pass");
 	const char *const argv[] = { "--image", "127.0.0.1:5001/hrr/sim:any", "--archive", pid_dir,
-				     "--workdir", env.workdir, "--device-root", env.devroot,
-				     "--sysfs-root", env.sysfs, "-q", NULL };
+				     "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				     "--sysfs-root", tenv.sysfs, "-q", NULL };
 	char cfg[400], dcfg[420];
 	FILE *f;
 
-	snprintf(cfg, sizeof(cfg), "%s/docker-config", env.root);
+	snprintf(cfg, sizeof(cfg), "%s/docker-config", tenv.root);
 	mkdir(cfg, 0700);
 	snprintf(dcfg, sizeof(dcfg), "%s/config.json", cfg);
 	f = fopen(dcfg, "w");
@@ -365,7 +353,7 @@ Test(run, no_kfd_topology_exits_5)
 {
 	cleanup_free char *pid_dir = fixture_pid_dir("pass");
 	const char *const argv[] = { "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir",
-				     env.workdir, "--device-root", env.devroot, "--sysfs-root",
+				     tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
 				     "/nonexistent-sysfs", NULL };
 
 	check_bad(argv, NULL, 5, "no AMD GPU found under /nonexistent-sysfs");
@@ -382,7 +370,7 @@ Test(run, workdir_inside_archive_is_refused)
 	cleanup_free char *root = fixture_root("pass");
 	cleanup_free char *inside = xasprintf("%s/out", root);
 	const char *const argv[] = { "--image", SIM_IMAGE, "--archive", root, "--workdir", inside,
-				     "--device-root", env.devroot, "--sysfs-root", env.sysfs, NULL };
+				     "--device-root", tenv.devroot, "--sysfs-root", tenv.sysfs, NULL };
 	uint64_t before = tree_hash(root);
 
 	check_bad(argv, NULL, 64, "inside the archive");
@@ -465,8 +453,8 @@ Test(run, overlay_mounts_host_playback_and_orders_the_library_path)
 	FILE *f;
 
 	cr_assert_not_null(realpath("build/sim/hrr-playback", playback));
-	snprintf(clr, sizeof(clr), "%s/clr-lib", env.root);
-	snprintf(rocr, sizeof(rocr), "%s/rocr-lib", env.root);
+	snprintf(clr, sizeof(clr), "%s/clr-lib", tenv.root);
+	snprintf(rocr, sizeof(rocr), "%s/rocr-lib", tenv.root);
 	mkdir(clr, 0755);
 	mkdir(rocr, 0755);
 	snprintf(lib, sizeof(lib), "%s/libamdhip64.so.7.13.0-overlay", clr);
@@ -530,4 +518,40 @@ Test(run, multi_process_root_gets_one_folder_per_pid)
 		cr_assert(multi, "each finding is labelled MULTI-PROCESS");
 	}
 	tool_run_release(&r);
+}
+
+Test(run, pulls_a_missing_image_from_a_registry_and_records_its_digest)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	const char *ref = "127.0.0.1:5000/hrr/sim-e2e:pull";
+	struct tool_run r;
+	cleanup_cjson cJSON *run = NULL;
+	const cJSON *img;
+	const char *digest;
+	char cmd[512];
+
+	/* A fresh copy in the registry, none in the engine. */
+	snprintf(cmd, sizeof(cmd),
+		 "docker tag %s %s && docker push %s >/dev/null && docker rmi %s >/dev/null",
+		 SIM_IMAGE, ref, ref, ref);
+	cr_assert_eq(system(cmd), 0, "could not push %s", ref);
+	{
+		const char *const argv[] = { "--image", ref, "--archive", pid_dir, "--workdir",
+					     tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
+					     tenv.sysfs, "--format", "json", NULL };
+
+		tool_run(&r, argv, NULL);
+	}
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "pull"), "pull progress is shown:\n%s", r.err.buf);
+	run = read_json(r.run_dir, "run.json");
+	img = cJSON_GetObjectItemCaseSensitive(run, "image");
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(img, "pulled")));
+	digest = str_of(img, "digest");
+	cr_assert(digest && !strncmp(digest, "127.0.0.1:5000/hrr/sim-e2e@sha256:", 34),
+		  "digest %s", digest ? digest : "(none)");
+	cr_assert_not_null(str_of(img, "id"));
+	tool_run_release(&r);
+	snprintf(cmd, sizeof(cmd), "docker rmi %s >/dev/null 2>&1", ref);
+	cr_assert_eq(system(cmd), 0, "the pulled image is present");
 }

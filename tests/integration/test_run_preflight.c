@@ -16,7 +16,6 @@
 #include "common/xalloc.h"
 #include "tests/support/run_support.h"
 
-static struct test_env env;
 static char mismatch_pid[600];
 
 /* The pass fixture, copied, with a capture HIP version the image lacks. */
@@ -25,33 +24,27 @@ static void make_mismatch_archive(void)
 	cleanup_free char *src = fixture_pid_dir("pass");
 	char cmd[8192];
 
-	snprintf(mismatch_pid, sizeof(mismatch_pid), "%s/capture.hrr/pid-4242", env.root);
+	snprintf(mismatch_pid, sizeof(mismatch_pid), "%s/capture.hrr/pid-4242", tenv.root);
 	snprintf(cmd, sizeof(cmd),
 		 "mkdir -p %s/capture.hrr && cp -a %s %s && "
 		 "sed -i 's/\"hip_runtime_version\": \"7.13.0\"/\"hip_runtime_version\": \"7.15.26291\"/' %s/manifest.json && "
 		 "grep -q 7.15.26291 %s/manifest.json",
-		 env.root, src, mismatch_pid, mismatch_pid, mismatch_pid);
+		 tenv.root, src, mismatch_pid, mismatch_pid, mismatch_pid);
 	cr_assert_eq(system(cmd), 0, "could not prepare the mismatch archive");
 }
 
 static void setup(void)
 {
-	test_env_setup(&env);
+	tenv_init();
 	make_mismatch_archive();
 }
 
-static void teardown(void)
-{
-	cr_expect_eq(count_tool_containers(env.workdir), 0, "a replay container was left behind");
-	test_env_teardown(&env);
-}
-
-TestSuite(run_preflight, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(run_preflight, .init = setup, .fini = tenv_fini, .timeout = 120);
 
 #define ARGS(cmd, pid_dir, ...)                                                          \
 	((const char *const[]){ cmd, "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir", \
-				env.workdir, "--device-root", env.devroot, "--sysfs-root",       \
-				env.sysfs, "-q", __VA_ARGS__ })
+				tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",       \
+				tenv.sysfs, "-q", __VA_ARGS__ })
 
 Test(run_preflight, mismatch_without_a_terminal_exits_2_and_says_how_to_continue)
 {
@@ -136,14 +129,14 @@ Test(run_preflight, preflight_command_reports_without_replaying)
 		 NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err.buf);
 	tool_run_release(&r);
-	cr_assert_eq(count_tool_containers(env.workdir), 0);
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0);
 }
 
 Test(run_preflight, preflight_command_without_kfd_skips_gpu_checks)
 {
 	cleanup_free char *pass = fixture_pid_dir("pass");
 	const char *const argv[] = { "preflight", "--image", SIM_IMAGE, "--archive", pass,
-				     "--workdir", env.workdir, "--sysfs-root", "/nonexistent", NULL };
+				     "--workdir", tenv.workdir, "--sysfs-root", "/nonexistent", NULL };
 	struct tool_run r;
 
 	tool_run(&r, argv, NULL);

@@ -16,30 +16,8 @@
 
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "tests/support/scratch.h"
 #include "docker/internal.h"
-
-char *et_tmpdir(void)
-{
-	const char *base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *p = xasprintf("%s/hrr-engine-test-XXXXXX", base);
-
-	cr_assert(mkdtemp(p), "mkdtemp: %s", strerror(errno));
-	return p;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-void et_rmtree(const char *path)
-{
-	if (path)
-		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 void et_write(const char *path, const char *content, unsigned mode)
 {

@@ -6,6 +6,8 @@
 #define HRR_TESTS_SUPPORT_ENGINE_TEST_H
 
 #include <stdbool.h>
+
+#include "tests/support/scratch.h"
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -23,8 +25,6 @@
 #define ENGINE_TEST_REG_PASS "hrrtest-secret"
 
 /* ---- files ---- */
-char *et_tmpdir(void); /* caller frees; remove with et_rmtree */
-void et_rmtree(const char *path);
 void et_write(const char *path, const char *content, unsigned mode);
 /* Decode an X-Registry-Auth value back to its JSON (caller deletes). */
 cJSON *et_decode_auth(const char *header);

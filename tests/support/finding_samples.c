@@ -13,6 +13,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "tests/support/scratch.h"
 
 static const char *source_root(void)
 {
@@ -85,28 +86,6 @@ char *fs_json(const struct finding *f, const struct finding_context *ctx)
 
 	cr_assert(j);
 	return cJSON_PrintUnformatted(j);
-}
-
-char *fs_tmpdir(void)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *p = xasprintf("%s/hrr-finding-test-XXXXXX", base);
-
-	cr_assert(mkdtemp(p), "mkdtemp: %s", strerror(errno));
-	return p;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-void fs_rmtree(const char *path)
-{
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void fs_write(const char *path, const char *text)

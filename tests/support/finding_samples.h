@@ -25,8 +25,6 @@ void fs_analyze_sample(const char *name, struct finding *out);
 /* finding_to_json() printed unformatted (caller frees). */
 char *fs_json(const struct finding *f, const struct finding_context *ctx);
 /* A fresh directory under $TMPDIR (caller frees) and its removal. */
-char *fs_tmpdir(void);
-void fs_rmtree(const char *path);
 void fs_write(const char *path, const char *text);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "tests/support/scratch.h"
 #include "preflight/manifest.h"
 
 static const char *source_root(void)
@@ -46,29 +47,6 @@ char *pft_fixture(const char *rel)
 
 	cr_assert(stat(p, &st) == 0, "fixture %s missing: %s", p, strerror(errno));
 	return p;
-}
-
-char *pft_tmpdir(void)
-{
-	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *p = xasprintf("%s/hrr-preflight-test-XXXXXX", base);
-
-	cr_assert(mkdtemp(p), "mkdtemp: %s", strerror(errno));
-	return p;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-void pft_rmtree(const char *path)
-{
-	if (path)
-		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void mkdirs_for(const char *path)

@@ -10,8 +10,6 @@
  * $HRR_SRCDIR, else found from the test binary (<root>/<build>/tests/x). */
 char *pft_fixture(const char *rel);
 /* A fresh directory under $TMPDIR (caller frees; remove with pft_rmtree). */
-char *pft_tmpdir(void);
-void pft_rmtree(const char *path);
 /* mkdir -p of dirname and write. */
 void pft_write(const char *path, const void *data, size_t len);
 void pft_writef(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

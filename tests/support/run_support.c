@@ -3,6 +3,7 @@
 #include "common/strvec.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
+#include "tests/support/scratch.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -61,37 +62,24 @@ void test_env_setup(struct test_env *t)
 	snprintf(t->sysfs, sizeof(t->sysfs), "%s/tests/fixtures/sysfs/mi300x-2", cwd);
 }
 
-static void rm_rf(const char *path)
+struct test_env tenv;
+
+void tenv_init(void)
 {
-	struct stat st;
+	test_env_setup(&tenv);
+}
 
-	if (lstat(path, &st) < 0)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		DIR *d = opendir(path);
-		struct dirent *de;
-
-		while (d && (de = readdir(d))) {
-			char child[PATH_MAX];
-
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			snprintf(child, sizeof(child), "%s/%s", path, de->d_name);
-			rm_rf(child);
-		}
-		if (d)
-			closedir(d);
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
+void tenv_fini(void)
+{
+	cr_expect_eq(count_tool_containers(tenv.workdir), 0, "a replay container was left behind");
+	test_env_teardown(&tenv);
 }
 
 void test_env_teardown(struct test_env *t)
 {
 	remove_tool_containers(t->workdir);
 	if (!getenv("HRR_TEST_KEEP"))
-		rm_rf(t->root);
+		scratch_remove(t->root);
 }
 
 static char *fixture_glob(const char *scenario, const char *pattern)

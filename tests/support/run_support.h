@@ -33,6 +33,12 @@ struct test_env {
 void test_env_setup(struct test_env *t);
 void test_env_teardown(struct test_env *t);
 
+/* The scratch area of the running test, and suite hooks around it: the
+ * fini also checks that no container of the test's runs was left. */
+extern struct test_env tenv;
+void tenv_init(void);
+void tenv_fini(void);
+
 /* The pid directory of a fixture scenario (absolute). Caller frees. */
 char *fixture_pid_dir(const char *scenario);
 /* The capture root of a fixture scenario (absolute). Caller frees. */

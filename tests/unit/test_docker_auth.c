@@ -1,4 +1,6 @@
 #include <criterion/criterion.h>
+
+#include "tests/support/scratch.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +34,7 @@ static void setup(void)
 {
 	char *bin, *path;
 
-	tmp = et_tmpdir();
+	tmp = scratch_dir("engine-test");
 	bin = xasprintf("%s/bin", tmp);
 	cr_assert_eq(mkdir(bin, 0755), 0);
 	path = xasprintf("%s/docker-credential-hrrtest", bin);
@@ -57,7 +59,7 @@ static void teardown(void)
 		unsetenv("DOCKER_CONFIG");
 	free(old_path);
 	free(old_config);
-	et_rmtree(tmp);
+	scratch_remove(tmp);
 	free(tmp);
 }
 

@@ -1,6 +1,8 @@
 /* The engine client against a fake engine that misbehaves on purpose:
  * every fault must give a clear error, no crash and bounded memory. */
 #include <criterion/criterion.h>
+
+#include "tests/support/scratch.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,7 +180,7 @@ Test(docker_fault, missing_socket_is_a_connect_error_naming_the_host)
 
 Test(docker_fault, refused_socket_is_a_connect_error)
 {
-	char *dir = et_tmpdir();
+	char *dir = scratch_dir("engine-test");
 	char *path = xasprintf("%s/dead.sock", dir);
 	char *host = xasprintf("unix://%s", path);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -195,7 +197,7 @@ Test(docker_fault, refused_socket_is_a_connect_error)
 	assert_contains(err.msg, host);
 	assert_contains(err.msg, "Connection refused");
 	close(fd);
-	et_rmtree(dir);
+	scratch_remove(dir);
 	free(dir);
 	free(path);
 	free(host);
@@ -237,7 +239,7 @@ Test(docker_fault, tls_needs_its_certificate_files)
 {
 	struct engine *e = NULL;
 	struct error err;
-	char *dir = et_tmpdir();
+	char *dir = scratch_dir("engine-test");
 
 	setenv("DOCKER_TLS_VERIFY", "1", 1);
 	setenv("DOCKER_CERT_PATH", dir, 1);
@@ -246,7 +248,7 @@ Test(docker_fault, tls_needs_its_certificate_files)
 	assert_contains(err.msg, "ca.pem");
 	unsetenv("DOCKER_TLS_VERIFY");
 	unsetenv("DOCKER_CERT_PATH");
-	et_rmtree(dir);
+	scratch_remove(dir);
 	free(dir);
 }
 

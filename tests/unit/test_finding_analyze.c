@@ -1,6 +1,8 @@
 /* `hrr-docker-replay analyze`, called in-process: inputs in order, the
  * archive's manifest, the output file, and the exit codes of cli.md. */
 #include <criterion/criterion.h>
+
+#include "tests/support/scratch.h"
 #include <criterion/redirect.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +20,12 @@ static char *tmp;
 static void setup(void)
 {
 	cr_redirect_stderr();
-	tmp = fs_tmpdir();
+	tmp = scratch_dir("finding-test");
 }
 
 static void teardown(void)
 {
-	fs_rmtree(tmp);
+	scratch_remove(tmp);
 	free(tmp);
 }
 

@@ -1,5 +1,7 @@
 /* Archive layout: events.bin header checks and PATH resolution (cli.md). */
 #include <criterion/criterion.h>
+
+#include "tests/support/scratch.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,14 +17,14 @@ static char *tmp_real;
 
 static void setup(void)
 {
-	tmp = pft_tmpdir();
+	tmp = scratch_dir("preflight-test");
 	tmp_real = realpath(tmp, NULL);
 	cr_assert(tmp_real);
 }
 
 static void teardown(void)
 {
-	pft_rmtree(tmp);
+	scratch_remove(tmp);
 	free(tmp);
 	free(tmp_real);
 }

@@ -1,5 +1,7 @@
 /* manifest.json parsing and loading: types checked, limits kept, no crash. */
 #include <criterion/criterion.h>
+
+#include "tests/support/scratch.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -231,7 +233,7 @@ Test(preflight_manifest, ten_megabytes_of_junk_is_a_clear_error)
 
 Test(preflight_manifest, load_reads_and_names_the_path)
 {
-	char *dir = pft_tmpdir();
+	char *dir = scratch_dir("preflight-test");
 	char *file = xasprintf("%s/manifest.json", dir);
 	struct manifest m;
 	struct error err = { 0 };
@@ -259,14 +261,14 @@ Test(preflight_manifest, load_reads_and_names_the_path)
 	cr_assert_eq(m.device_count, 1);
 
 	manifest_release(&m);
-	pft_rmtree(dir);
+	scratch_remove(dir);
 	free(file);
 	free(dir);
 }
 
 Test(preflight_manifest, load_refuses_non_regular_and_oversized_files)
 {
-	char *dir = pft_tmpdir();
+	char *dir = scratch_dir("preflight-test");
 	char *file = xasprintf("%s/manifest.json", dir);
 	struct manifest m;
 	struct error err = { 0 };
@@ -295,7 +297,7 @@ Test(preflight_manifest, load_refuses_non_regular_and_oversized_files)
 	cr_assert(strstr(err.msg, "4194304-byte limit"), "%s", err.msg);
 
 	manifest_release(&m);
-	pft_rmtree(dir);
+	scratch_remove(dir);
 	free(file);
 	free(dir);
 }

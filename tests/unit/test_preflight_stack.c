@@ -1,6 +1,8 @@
 /* The host CLR overlay probe, and the image probe's cache (a hit needs no
  * engine: these tests pass none). */
 #include <criterion/criterion.h>
+
+#include "tests/support/scratch.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,12 +16,12 @@ static char *tmp;
 
 static void setup(void)
 {
-	tmp = pft_tmpdir();
+	tmp = scratch_dir("preflight-test");
 }
 
 static void teardown(void)
 {
-	pft_rmtree(tmp);
+	scratch_remove(tmp);
 	free(tmp);
 }
 

@@ -1,5 +1,7 @@
 /* Host GPUs from KFD topology fixture trees (tests/fixtures/sysfs). */
 #include <criterion/criterion.h>
+
+#include "tests/support/scratch.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,7 +113,7 @@ Test(preflight_topology, no_kfd_cpu_only_or_missing_root_is_no_gpu)
 
 Test(preflight_topology, malformed_entries_are_handled)
 {
-	char *tmp = pft_tmpdir();
+	char *tmp = scratch_dir("preflight-test");
 	char *nodes = xasprintf("%s/class/kfd/kfd/topology/nodes", tmp);
 	char *f;
 	struct gpu_topology t = { 0 };
@@ -143,7 +145,7 @@ Test(preflight_topology, malformed_entries_are_handled)
 	cr_assert(strstr(err.msg, f) && strstr(err.msg, "not a number"), "%s", err.msg);
 	free(f);
 
-	pft_rmtree(tmp);
+	scratch_remove(tmp);
 	free(nodes);
 	free(tmp);
 }
