@@ -1,0 +1,97 @@
+/* End to end, every simulator scenario: the finding.json the run writes has
+ * the outcome, fault class and kernel the rules of findings.md give. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "tests/support/run_support.h"
+
+struct scenario_case {
+	const char *scenario;
+	int code;
+	const char *outcome;
+	const char *fault_class;
+	const char *kernel_prefix; /* NULL: the finding must name no kernel */
+	const char *label;         /* one label the finding must carry, or NULL */
+};
+
+static const struct scenario_case cases[] = {
+	{ "pass", 0, "PASS", "replay_pass", NULL, "CLEAN" },
+	{ "pass-zero-kernels", 0, "PASS", "replay_pass", NULL, NULL },
+	{ "legacy", 0, "PASS", "replay_pass", NULL, NULL },
+	{ "incomplete", 0, "PASS", "replay_pass", NULL, "CRASH-TRUNCATED" },
+	{ "d2h-fail", 1, "FAIL", "nan_inf_divergence", NULL, "D2H-FAIL" },
+	{ "divergence", 1, "FAIL", "nan_inf_divergence", NULL, "D2H-FAIL" },
+	{ "maf", 1, "MAF", "illegal_memory_access", "Cijk_", NULL },
+	{ "maf-read-only", 1, "MAF", "read_only_page_fault", "Cijk_", NULL },
+	/* The runtime names no kernel: hrr-playback --info shows the archive
+	 * holds one, so it is inferred (with a note). */
+	{ "maf-unattributed", 1, "MAF", "illegal_memory_access", "rms_norm_kernel", NULL },
+	/* ... but a name --info cut to its column is never used. */
+	{ "maf-unattributed-long", 1, "MAF", "illegal_memory_access", NULL, NULL },
+	{ "queue-abort", 1, "ABORT", "replay_aborted", "", NULL },
+	{ "fatal", 1, "ABORT", "replay_fatal_api", NULL, NULL },
+	{ "version-mismatch", 1, "ABORT", "version_mismatch", NULL, NULL },
+	{ "crash", 1, "ABORT", "replay_crashed", NULL, NULL },
+	{ "watchdog", 1, "HANG", "hang", "", NULL },
+	{ "hang", 1, "HANG", "hang", NULL, NULL },
+};
+
+
+#define N_CASES (sizeof(cases) / sizeof(cases[0]))
+static size_t case_index[N_CASES];
+
+/* Criterion re-executes tests in workers: parameters are indices. */
+ParameterizedTestParameters(run_findings, every_scenario)
+{
+	for (size_t i = 0; i < N_CASES; i++)
+		case_index[i] = i;
+	return cr_make_param_array(size_t, case_index, N_CASES);
+}
+
+static const char *str_of(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+ParameterizedTest(size_t *index, run_findings, every_scenario, .init = tenv_init, .fini = tenv_fini,
+		  .timeout = 120)
+{
+	const struct scenario_case *c = &cases[*index];
+	cleanup_free char *pid_dir = fixture_pid_dir(c->scenario);
+	const char *const argv[] = { "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir",
+				     tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
+				     tenv.sysfs, "-q", "--timeout", "4", "--stop-grace", "1", NULL };
+	struct tool_run r;
+	cleanup_cjson cJSON *f = NULL;
+	const char *kernel;
+
+	tool_run(&r, argv, NULL);
+	cr_assert_eq(r.status, c->code, "%s: exit %d:\n%s", c->scenario, r.status, r.err.buf);
+	f = read_json(r.run_dir, "finding.json");
+	cr_assert_not_null(f, "%s: no finding.json", c->scenario);
+	cr_assert_str_eq(str_of(f, "outcome"), c->outcome, "%s", c->scenario);
+	cr_assert_str_eq(str_of(f, "fault_class"), c->fault_class, "%s", c->scenario);
+	kernel = str_of(f, "kernel_name");
+	if (!c->kernel_prefix)
+		cr_assert_null(kernel, "%s: names kernel %s without evidence", c->scenario, kernel);
+	else
+		cr_assert(kernel && !strncmp(kernel, c->kernel_prefix, strlen(c->kernel_prefix)),
+			  "%s: kernel %s, want %s...", c->scenario, kernel ? kernel : "(none)",
+			  c->kernel_prefix);
+	if (c->label) {
+		const cJSON *l;
+		bool found = false;
+
+		cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(f, "labels"))
+			if (cJSON_IsString(l) && !strcmp(l->valuestring, c->label))
+				found = true;
+		cr_assert(found, "%s: no label %s", c->scenario, c->label);
+	}
+	tool_run_release(&r);
+}
