@@ -129,7 +129,7 @@ static int classify_file(const char *path, struct finding *out, struct error *er
 	char *buf;
 
 	if (in < 0)
-		return error_errno(err, "log %s", path);
+		return error_errno(err, "--log %s", path);
 	c = classifier_new(is_stdin ? "(stdin)" : path);
 	buf = xmalloc(64 * 1024);
 	for (;;) {
@@ -138,7 +138,7 @@ static int classify_file(const char *path, struct finding *out, struct error *er
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			error_errno(err, "log %s", path);
+			error_errno(err, "--log %s", path);
 			free(buf);
 			classifier_free(c);
 			return -1;
@@ -234,7 +234,7 @@ static int analyze(const struct analyze_args *args, struct error *err)
 	/* Every input must be there before any work: a missing one is exit 5. */
 	for (size_t i = 0; i < args->logs.n; i++) {
 		if (strcmp(args->logs.v[i], "-") != 0 && access(args->logs.v[i], R_OK) < 0) {
-			error_errno(err, "log %s", args->logs.v[i]);
+			error_errno(err, "--log %s", args->logs.v[i]);
 			goto out;
 		}
 	}
