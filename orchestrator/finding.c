@@ -439,7 +439,20 @@ static void attribute_kernel(struct finding *f)
 				 "the log attributed the fault to no launch; a replay with "
 				 "--sync-after-launch confirms it by stopping on the faulting dispatch",
 				 f->kernel_name);
+		return;
 	}
+	/* Say why the kernel is unknown, so nobody reads it as an oversight. */
+	if (f->archive_kernels > 1 || f->archive_distinct_kernels > 1)
+		finding_add_note(f, "no kernel is named: no fault line names one, no launch line "
+				 "precedes the fault, and the archive holds more than one kernel, "
+				 "so none is guessed");
+	else if (f->archive_kernels == 1 || f->archive_distinct_kernels == 1)
+		finding_add_note(f, "no kernel is named: no fault line names one, and the archive's "
+				 "only kernel name is cut to a column in hrr-playback --info, so "
+				 "it cannot be used");
+	else
+		finding_add_note(f, "no kernel is named: no fault line names one and no launch line "
+				 "precedes the fault");
 }
 
 static void add_labels(struct finding *f, const struct finding_context *ctx)
