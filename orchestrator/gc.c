@@ -10,6 +10,8 @@
 #include "orchestrator/say.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,6 +36,59 @@ static bool owner_is_dead_here(const char *owner, const char *this_host)
 		return false;
 	/* A recycled pid runs another process: its start time differs. */
 	return process_start_ticks(pid) != start;
+}
+
+/* Probe containers (never started, made to read files out of an image)
+ * live well under a second; one older than this was left by a run that
+ * died mid-probe, whoever owned it. */
+#define PROBE_LABEL "hrr-docker-replay.probe"
+#define PROBE_MAX_AGE_S 600
+
+static long probe_max_age(void)
+{
+	const char *v = getenv("HRR_GC_PROBE_AGE");
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return PROBE_MAX_AGE_S;
+	n = strtol(v, &end, 10);
+	return *end || n < 0 ? PROBE_MAX_AGE_S : n;
+}
+
+static int gc_probes(struct engine *e, const struct options *o)
+{
+	cleanup_cjson cJSON *list = NULL;
+	const cJSON *c;
+	struct error err;
+	long long cutoff = (long long)time(NULL) - probe_max_age();
+	int removed = 0;
+
+	if (engine_container_list(e, PROBE_LABEL, &list, &err) < 0) {
+		say_error("%s", err.msg);
+		return 0;
+	}
+	cJSON_ArrayForEach(c, list) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
+		const cJSON *created = cJSON_GetObjectItemCaseSensitive(c, "Created");
+		const cJSON *state = cJSON_GetObjectItemCaseSensitive(c, "State");
+
+		if (!cJSON_IsString(id) || !cJSON_IsNumber(created) ||
+		    (long long)created->valuedouble > cutoff)
+			continue;
+		/* A probe is never started: anything else under this label is not ours to judge. */
+		if (cJSON_IsString(state) && strcmp(state->valuestring, "created"))
+			continue;
+		if (engine_container_remove(e, id->valuestring, true, &err) < 0 &&
+		    err.kind != ERR_NOT_FOUND) {
+			say_error("cannot remove %.12s: %s", id->valuestring, err.msg);
+			continue;
+		}
+		removed++;
+		if (o->verbosity >= 0)
+			printf("removed %.12s (image probe left by a run that died)\n", id->valuestring);
+	}
+	return removed;
 }
 
 int gc_command(struct options *o)
@@ -79,6 +134,7 @@ int gc_command(struct options *o)
 			printf("removed %.12s (run %s, owner %s)\n", id->valuestring,
 			       label_of(c, LABEL_RUN) ? label_of(c, LABEL_RUN) : "?", owner);
 	}
+	removed += gc_probes(e, o);
 	if (o->verbosity >= 0)
 		fprintf(stderr, "gc: removed %d, left %d of live or other hosts' runs, %d kept (--all removes them)\n",
 			removed, live, kept);

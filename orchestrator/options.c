@@ -579,7 +579,9 @@ void options_help(enum command cmd, struct strbuf *out)
 			"Removes replay containers left by runs that died: those whose owner label\n"
 			"names this host and a process that no longer runs. Containers of runs on\n"
 			"other hosts or still running are never touched; --keep containers only\n"
-			"with --all. Exit: 0, or 5 when the engine does not answer.\n\nOptions:\n");
+			"with --all. Also removes image probe containers (never started) older than\n"
+			"HRR_GC_PROBE_AGE seconds (default 600).\n"
+			"Exit: 0, or 5 when the engine does not answer.\n\nOptions:\n");
 		break;
 	default:
 		strbuf_addstr(out,

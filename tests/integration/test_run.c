@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/strvec.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "tests/support/run_support.h"
@@ -554,4 +555,46 @@ Test(run, pulls_a_missing_image_from_a_registry_and_records_its_digest)
 	tool_run_release(&r);
 	snprintf(cmd, sizeof(cmd), "docker rmi %s >/dev/null 2>&1", ref);
 	cr_assert_eq(system(cmd), 0, "the pulled image is present");
+}
+
+static char *create_probe_like(struct engine *e)
+{
+	struct container_spec s;
+	struct error err;
+	char *id = NULL;
+
+	container_spec_init(&s);
+	s.image = xstrdup(SIM_IMAGE);
+	strvec_push(&s.entrypoint, "/nonexistent-hrr-probe");
+	strvec_push(&s.labels, "hrr-docker-replay.probe=1");
+	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), 0, "%s", err.msg);
+	container_spec_release(&s);
+	return id;
+}
+
+Test(run, gc_removes_probe_containers_only_once_they_are_stale)
+{
+	struct engine *e = NULL;
+	struct error err;
+	cleanup_free char *id = NULL;
+	cJSON *c = NULL;
+	struct tool_run r;
+
+	cr_assert_eq(engine_open(&e, NULL, &err), 0, "%s", err.msg);
+	id = create_probe_like(e);
+	tool_run(&r, (const char *const[]){ "gc", NULL }, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert_eq(engine_container_inspect(e, id, &c, &err), 0,
+		     "a fresh probe may belong to a live run: kept");
+	cJSON_Delete(c);
+	c = NULL;
+	tool_run(&r, (const char *const[]){ "gc", NULL },
+		 (const char *const[]){ "HRR_GC_PROBE_AGE=0", NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert(strstr(r.out.buf, "image probe"), "%s", r.out.buf);
+	tool_run_release(&r);
+	cr_assert_eq(engine_container_inspect(e, id, &c, &err), -1, "the stale probe is gone");
+	cr_assert_eq(err.kind, ERR_NOT_FOUND);
+	engine_close(e);
 }
