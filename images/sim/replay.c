@@ -456,11 +456,17 @@ static _Noreturn void end_watchdog(const struct run *r, unsigned ms)
 }
 
 /* Stuck in the GPU: no output, no timer, default signal dispositions, so
- * SIGTERM ends it at once (unless it is PID 1, as on a real host). */
+ * SIGTERM ends it at once (unless it is PID 1, as on a real host).
+ * term=ignore: stuck where SIGTERM does not reach it (a process blocked in
+ * the GPU driver), so only SIGKILL ends it. */
 static _Noreturn void end_hang(const struct run *r)
 {
+	const char *term = scenario_get(r->sc, "term");
+
 	if (r->o->watchdog_ms)
 		end_watchdog(r, r->o->watchdog_ms);
+	if (term && !strcmp(term, "ignore"))
+		signal(SIGTERM, SIG_IGN);
 	fflush(stdout);
 	fflush(stderr);
 	for (;;)
