@@ -79,7 +79,8 @@ static const struct option_def option_table[] = {
 	{ OPT_PROGRESS_TIMEOUT, "progress-timeout", 0, "S", NULL, FOR_REPLAY,
 	  "stop when the replay printed nothing for S seconds (default off)" },
 	{ OPT_STOP_GRACE, "stop-grace", 0, "S", NULL, FOR_REPLAY,
-	  "seconds between SIGTERM and SIGKILL when stopping a replay (default 10)" },
+	  "seconds between SIGTERM and SIGKILL when stopping a replay (default 10;\n"
+	  "                                   a second Ctrl-C skips the rest)" },
 	{ OPT_PROGRESS_SECONDS, "progress-seconds", 0, "S", "HIP_HRR_REPLAY_PROGRESS_SECONDS",
 	  FOR_REPLAY, "heartbeat period asked of hrr-playback (default 30)" },
 	{ OPT_NO_SYNC, "no-sync", 0, NULL, NULL, FOR_REPLAY,

@@ -146,6 +146,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	cleanup_cjson cJSON *inspect = NULL;
 	struct container_state st;
 	long status = -1;
+	int signals_seen = signals_count();
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -215,6 +216,12 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 		sig = signals_caught();
 		if (sig)
 			signals_drain();
+		/* Another Ctrl-C during the grace period: the user will not wait. */
+		if (state == TERM_SENT && exited_at < 0 && signals_count() > signals_seen) {
+			say_info(o->verbosity, "%s again: SIGKILL now", signal_name(signals_caught()));
+			term_deadline = now;
+		}
+		signals_seen = signals_count();
 		if (state == RUNNING && exited_at < 0) {
 			enum watchdog_action a = watchdog_check(&wd, now);
 

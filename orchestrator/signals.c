@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t caught;
+static volatile sig_atomic_t count;
 static int pipe_fds[2] = { -1, -1 };
 
 static void on_signal(int sig)
@@ -17,6 +18,7 @@ static void on_signal(int sig)
 
 	if (!caught)
 		caught = sig;
+	count++;
 	if (pipe_fds[1] >= 0 && write(pipe_fds[1], &b, 1) < 0) {
 		/* Full pipe: a wake-up is already pending. */
 	}
@@ -41,6 +43,11 @@ int signals_install(void)
 int signals_caught(void)
 {
 	return caught;
+}
+
+int signals_count(void)
+{
+	return count;
 }
 
 void signals_drain(void)

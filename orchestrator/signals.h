@@ -7,6 +7,8 @@
 int signals_install(void);
 /* The first signal caught so far, 0 when none. */
 int signals_caught(void);
+/* How many have been caught: a second Ctrl-C means "now". */
+int signals_count(void);
 /* Empty the pipe after a wake-up. */
 void signals_drain(void);
 /* "SIGINT" for 2, ... */

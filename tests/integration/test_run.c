@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -597,4 +598,54 @@ Test(run, gc_removes_probe_containers_only_once_they_are_stale)
 	cr_assert_eq(engine_container_inspect(e, id, &c, &err), -1, "the stale probe is gone");
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);
 	engine_close(e);
+}
+
+Test(run, a_replay_deaf_to_sigterm_is_killed_when_the_grace_ends)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("hang-unkillable");
+	struct tool_run r;
+	cleanup_cjson cJSON *run = NULL;
+	double exit_s;
+
+	tool_run(&r, REPLAY_ARGS(pid_dir, "--timeout", "2", "--stop-grace", "2", NULL), NULL);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	assert_log_has(r.run_dir, "[hrr-docker-replay] replay timed out after 2s");
+	run = read_json(r.run_dir, "run.json");
+	exit_s = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "timings"),
+						  "exit_s")->valuedouble;
+	cr_assert_geq(exit_s, 2 + 2 - 0.5, "SIGTERM was ignored: the whole grace passed (%.2fs)", exit_s);
+	cr_assert_lt(exit_s, 2 + 2 + 3.0, "then SIGKILL ended it (%.2fs)", exit_s);
+	tool_run_release(&r);
+}
+
+Test(run, a_second_interrupt_skips_the_grace)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("hang-unkillable");
+	char dir[] = "/tmp/hrr-int2-XXXXXX";
+	cleanup_free char *id = NULL;
+	struct timespec t0, t1;
+	char cmd[600];
+	pid_t pid;
+	int status;
+
+	cr_assert_not_null(mkdtemp(dir));
+	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", "--stop-grace", "60", NULL), NULL,
+			 dir);
+	id = wait_for_tool_container(tenv.workdir, 30);
+	cr_assert_not_null(id);
+	snprintf(cmd, sizeof(cmd), "grep -qs 'Archive' %s/*/replay.log", tenv.workdir);
+	for (int i = 0; i < 200 && system(cmd) != 0; i++)
+		usleep(100000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(pid, SIGINT);
+	usleep(500000);
+	kill(pid, SIGINT);
+	status = tool_wait(pid, 30);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_assert_eq(status, 5);
+	cr_assert_lt((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, 15.0,
+		     "the second Ctrl-C did not cut the 60 s grace short");
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
 }
