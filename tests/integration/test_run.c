@@ -649,3 +649,32 @@ Test(run, a_second_interrupt_skips_the_grace)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+Test(run, image_without_playback_exits_5_suggesting_the_overlay)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	const char *const argv[] = { "--image", "hrr-stack-a:dev", "--archive", pid_dir,
+				     "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				     "--sysfs-root", tenv.sysfs, "-q", NULL };
+
+	check_bad(argv, NULL, 5, "--mount-clr");
+}
+
+Test(run, output_file_holds_what_stdout_printed_in_markdown_by_default)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("d2h-fail");
+	cleanup_free char *out = xasprintf("%s/finding-copy.md", tenv.root);
+	cleanup_strbuf struct strbuf copy = STRBUF_INIT;
+	const char *const argv[] = { "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir",
+				     tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
+				     tenv.sysfs, "-q", "-o", out, NULL };
+	struct tool_run r;
+
+	tool_run(&r, argv, NULL);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	cr_assert(!strncmp(r.out.buf, "## HRR Triage", 13), "markdown on stdout:\n%s", r.out.buf);
+	cr_assert(strstr(r.out.buf, "FAIL"));
+	cr_assert(read_text(out, &copy));
+	cr_assert_str_eq(copy.buf, r.out.buf, "-o PATH is what stdout printed");
+	tool_run_release(&r);
+}
