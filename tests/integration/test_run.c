@@ -152,11 +152,29 @@ Test(run, hang_stop_takes_no_longer_than_the_grace)
 	tool_run_release(&r);
 }
 
+/* Start a replay of a scenario in the background and return once its
+ * container runs and its log has the replay's first lines, so a signal
+ * sent then lands mid-replay. */
+static pid_t spawn_replay_in_progress(const char *scenario, const char *grace, const char *dir)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir(scenario);
+	cleanup_free char *id = NULL;
+	char cmd[600];
+	pid_t pid;
+
+	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", "--stop-grace", grace, NULL), NULL,
+			 dir);
+	id = wait_for_tool_container(tenv.workdir, 30);
+	cr_assert_not_null(id, "no replay container appeared");
+	snprintf(cmd, sizeof(cmd), "grep -qs 'Archive' %s/*/replay.log", tenv.workdir);
+	for (int i = 0; i < 200 && system(cmd) != 0; i++)
+		usleep(100000);
+	return pid;
+}
+
 Test(run, interrupt_stops_the_container_and_keeps_the_log)
 {
-	cleanup_free char *pid_dir = fixture_pid_dir("hang");
 	char dir[] = "/tmp/hrr-int-XXXXXX";
-	cleanup_free char *id = NULL;
 	cleanup_strbuf struct strbuf err = STRBUF_INIT;
 	cleanup_free char *err_path = NULL;
 	cleanup_free char *run_dir = NULL;
@@ -165,23 +183,7 @@ Test(run, interrupt_stops_the_container_and_keeps_the_log)
 	int status;
 
 	cr_assert_not_null(mkdtemp(dir));
-	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", "--stop-grace", "2", NULL), NULL,
-			 dir);
-	id = wait_for_tool_container(tenv.workdir, 30);
-	cr_assert_not_null(id, "no replay container appeared");
-	/* Wait for the replay's first output so the partial log has content. */
-	{
-		double waited = 0;
-		char cmd[600];
-
-		while (waited < 20) {
-			snprintf(cmd, sizeof(cmd), "grep -qs 'Archive' %s/*/replay.log", tenv.workdir);
-			if (system(cmd) == 0)
-				break;
-			usleep(100000);
-			waited += 0.1;
-		}
-	}
+	pid = spawn_replay_in_progress("hang", "2", dir);
 	kill(pid, SIGINT);
 	status = tool_wait(pid, 30);
 	err_path = xasprintf("%s/stderr", dir);
@@ -620,22 +622,14 @@ Test(run, a_replay_deaf_to_sigterm_is_killed_when_the_grace_ends)
 
 Test(run, a_second_interrupt_skips_the_grace)
 {
-	cleanup_free char *pid_dir = fixture_pid_dir("hang-unkillable");
 	char dir[] = "/tmp/hrr-int2-XXXXXX";
-	cleanup_free char *id = NULL;
 	struct timespec t0, t1;
 	char cmd[600];
 	pid_t pid;
 	int status;
 
 	cr_assert_not_null(mkdtemp(dir));
-	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", "--stop-grace", "60", NULL), NULL,
-			 dir);
-	id = wait_for_tool_container(tenv.workdir, 30);
-	cr_assert_not_null(id);
-	snprintf(cmd, sizeof(cmd), "grep -qs 'Archive' %s/*/replay.log", tenv.workdir);
-	for (int i = 0; i < 200 && system(cmd) != 0; i++)
-		usleep(100000);
+	pid = spawn_replay_in_progress("hang-unkillable", "60", dir);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	kill(pid, SIGINT);
 	usleep(500000);
