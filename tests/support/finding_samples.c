@@ -15,28 +15,9 @@
 #include "common/xalloc.h"
 #include "tests/support/scratch.h"
 
-static const char *source_root(void)
-{
-	static char root[PATH_MAX];
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (getenv("HRR_SRCDIR")) {
-		snprintf(root, sizeof(root), "%s", getenv("HRR_SRCDIR"));
-		return root;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	cr_assert(n > 0, "cannot find the test binary: set HRR_SRCDIR");
-	exe[n] = '\0';
-	for (int i = 0; i < 3; i++)
-		snprintf(exe, sizeof(exe), "%s", dirname(exe));
-	snprintf(root, sizeof(root), "%s", exe);
-	return root;
-}
-
 char *fs_sample_path(const char *name)
 {
-	return xasprintf("%s/tests/fuzz/corpus/classifier/%s", source_root(), name);
+	return xasprintf("%s/tests/fuzz/corpus/classifier/%s", test_source_root(), name);
 }
 
 void fs_sample_read(const char *name, struct strbuf *out)

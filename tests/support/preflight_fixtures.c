@@ -18,31 +18,9 @@
 #include "tests/support/scratch.h"
 #include "preflight/manifest.h"
 
-static const char *source_root(void)
-{
-	static char root[PATH_MAX];
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (root[0])
-		return root;
-	if (getenv("HRR_SRCDIR")) {
-		snprintf(root, sizeof(root), "%s", getenv("HRR_SRCDIR"));
-		return root;
-	}
-	/* <root>/<build>/tests/<binary> */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	cr_assert(n > 0, "cannot find the test binary: set HRR_SRCDIR");
-	exe[n] = '\0';
-	for (int i = 0; i < 3; i++)
-		snprintf(exe, sizeof(exe), "%s", dirname(exe));
-	snprintf(root, sizeof(root), "%s", exe);
-	return root;
-}
-
 char *pft_fixture(const char *rel)
 {
-	char *p = xasprintf("%s/tests/fixtures/%s", source_root(), rel);
+	char *p = xasprintf("%s/tests/fixtures/%s", test_source_root(), rel);
 	struct stat st;
 
 	cr_assert(stat(p, &st) == 0, "fixture %s missing: %s", p, strerror(errno));

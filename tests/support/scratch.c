@@ -4,6 +4,9 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,4 +32,25 @@ void scratch_remove(const char *path)
 {
 	if (path)
 		nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *test_source_root(void)
+{
+	static char root[PATH_MAX];
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (root[0])
+		return root;
+	if (getenv("HRR_SRCDIR")) {
+		snprintf(root, sizeof(root), "%s", getenv("HRR_SRCDIR"));
+		return root;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	cr_assert(n > 0, "cannot find the test binary: set HRR_SRCDIR");
+	exe[n] = '\0';
+	for (int i = 0; i < 3; i++)
+		snprintf(exe, sizeof(exe), "%s", dirname(exe));
+	snprintf(root, sizeof(root), "%s", exe);
+	return root;
 }

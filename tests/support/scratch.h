@@ -8,4 +8,8 @@ char *scratch_dir(const char *tag);
 /* Remove path and everything under it (symlinks are not followed). NULL ok. */
 void scratch_remove(const char *path);
 
+/* The source tree the test binary was built from: $HRR_SRCDIR, else three
+ * levels above the binary (<root>/<build>/tests/<binary>). */
+const char *test_source_root(void);
+
 #endif
