@@ -1,5 +1,6 @@
 #include "orchestrator/image.h"
 #include "common/cleanup.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/run_folder.h"
@@ -178,17 +179,16 @@ static char *cache_path(const char *cache_dir, const char *image_id)
 static char *cache_read(const char *cache_dir, const char *image_id)
 {
 	cleanup_free char *path = NULL;
-	cleanup_fclose FILE *f = NULL;
-	char line[4096];
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error ignored;
 
 	if (!cache_dir)
 		return NULL;
 	path = cache_path(cache_dir, image_id);
-	f = fopen(path, "re");
-	if (!f || !fgets(line, sizeof(line), f))
+	if (fs_read_small_file(path, 4096, &text, &ignored) < 0)
 		return NULL;
-	line[strcspn(line, "\n")] = '\0';
-	return line[0] == '/' ? xstrdup(line) : NULL;
+	strbuf_trim_trailing_newline(&text);
+	return text.buf[0] == '/' ? strbuf_detach(&text, NULL) : NULL;
 }
 
 static void cache_write(const char *cache_dir, const char *image_id, const char *path)
@@ -197,14 +197,12 @@ static void cache_write(const char *cache_dir, const char *image_id, const char 
 	cleanup_free char *text = NULL;
 	struct error ignored;
 
-	if (!cache_dir)
-		return;
-	if (mkdir(cache_dir, 0700) < 0 && errno != EEXIST)
+	if (!cache_dir || fs_mkdir_p(cache_dir, 0700, &ignored) < 0)
 		return;
 	file = cache_path(cache_dir, image_id);
 	text = xasprintf("%s\n", path);
 	/* A cache that cannot be written only costs the next run a probe. */
-	write_file(file, text, strlen(text), &ignored);
+	fs_write_atomic(file, text, strlen(text), 0644, &ignored);
 }
 
 static bool playback_at(struct engine *e, const char *probe, const char *path,

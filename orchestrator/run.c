@@ -1,5 +1,6 @@
 #include "orchestrator/run.h"
 #include "common/cleanup.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
@@ -514,7 +515,7 @@ static void write_run_json(const struct run_env *env, struct pid_run *pr,
 
 	text = cJSON_Print(root);
 	path = xasprintf("%s/run.json", pr->run_dir);
-	if (write_file(path, text, strlen(text), &err) < 0)
+	if (fs_write_atomic(path, text, strlen(text), 0644, &err) < 0)
 		say_error("%s", err.msg);
 }
 
@@ -597,8 +598,8 @@ static void print_finding(const struct options *o, const struct finding *f,
 	finding_render_markdown(f, ctx, &md);
 	strbuf_addstr(&out, json_text);
 	strbuf_addch(&out, '\n');
-	if (write_file(md_path, md.buf, md.len, &err) < 0 ||
-	    write_file(json_path, out.buf, out.len, &err) < 0)
+	if (fs_write_atomic(md_path, md.buf, md.len, 0644, &err) < 0 ||
+	    fs_write_atomic(json_path, out.buf, out.len, 0644, &err) < 0)
 		say_error("%s", err.msg);
 	if (o->format == FORMAT_MARKDOWN) {
 		strbuf_reset(&out);
@@ -629,7 +630,7 @@ static int stop_before_replay(struct run_env *env, struct pid_run *pr,
 	pr->stop_reason = xstrdup(why);
 	if (pf) {
 		preflight_render_markdown(&pf->report, &md);
-		if (write_file(path, md.buf, md.len, &err) < 0)
+		if (fs_write_atomic(path, md.buf, md.len, 0644, &err) < 0)
 			say_error("%s", err.msg);
 	}
 	write_run_json(env, pr, pf);
@@ -712,7 +713,7 @@ static int replay_pid(struct run_env *env, const char *pid_dir, bool multi)
 		cleanup_free char *path = xasprintf("%s/preflight.md", pr.run_dir);
 
 		preflight_render_markdown(&pf.report, &md);
-		if (write_file(path, md.buf, md.len, &err) < 0)
+		if (fs_write_atomic(path, md.buf, md.len, 0644, &err) < 0)
 			say_error("%s", err.msg);
 	}
 

@@ -1,5 +1,6 @@
 #include "orchestrator/run_folder.h"
 #include "common/cleanup.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -123,23 +124,6 @@ static bool path_inside(const char *inner, const char *outer)
 					     (n == 1 && outer[0] == '/'));
 }
 
-static int mkdir_p(const char *path, mode_t mode, struct error *err)
-{
-	cleanup_free char *copy = xstrdup(path);
-
-	for (char *p = copy + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-			return error_errno(err, "cannot create %s", copy);
-		*p = '/';
-	}
-	if (mkdir(copy, mode) < 0 && errno != EEXIST)
-		return error_errno(err, "cannot create %s", copy);
-	return 0;
-}
-
 /* The canonical form of a path that may not exist yet: realpath of its
  * longest existing ancestor, plus the rest as given. */
 static char *resolve_future_path(const char *path)
@@ -189,14 +173,14 @@ int workdir_prepare(const char *requested, const char *const *archive_paths, siz
 	}
 	if (requested) {
 		dir = xstrdup(requested);
-		if (mkdir_p(dir, 0755, err) < 0)
+		if (fs_mkdir_p(dir, 0755, err) < 0)
 			return error_prefix(err, "--workdir: ");
 	} else {
 		const char *tmp = getenv("TMPDIR");
 
 		dir = xasprintf("%s/hrr-docker-replay-%u", tmp && *tmp ? tmp : "/tmp",
 				(unsigned)getuid());
-		if (mkdir_p(dir, 0700, err) < 0)
+		if (fs_mkdir_p(dir, 0700, err) < 0)
 			return -1;
 		if (lstat(dir, &st) < 0)
 			return error_errno(err, "cannot stat %s", dir);
@@ -233,39 +217,5 @@ int run_folder_create(const char *workdir, const char *pid_name, const char *run
 	if (mkdir(path, 0755) < 0)
 		return error_errno(err, "cannot create run folder %s", path);
 	*out = steal_pointer(&path);
-	return 0;
-}
-
-int write_file(const char *path, const char *data, size_t len, struct error *err)
-{
-	cleanup_free char *tmp = xasprintf("%s.tmp", path);
-	cleanup_close int fd = -1;
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return error_errno(err, "cannot create %s", tmp);
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			error_errno(err, "cannot write %s", tmp);
-			unlink(tmp);
-			return -1;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	if (close(steal_fd(&fd)) < 0) {
-		error_errno(err, "cannot write %s", tmp);
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) < 0) {
-		error_errno(err, "cannot rename %s", tmp);
-		unlink(tmp);
-		return -1;
-	}
 	return 0;
 }

@@ -34,7 +34,5 @@ int workdir_prepare(const char *requested, const char *const *archive_paths, siz
 /* <workdir>/<pid-name>-<stamp>-<run id>, created 0755. */
 int run_folder_create(const char *workdir, const char *pid_name, const char *run_id,
 		      char **out, struct error *err);
-/* Write a whole file atomically enough for our purpose (tmp + rename). */
-int write_file(const char *path, const char *data, size_t len, struct error *err);
 
 #endif

@@ -1,4 +1,5 @@
 #include "orchestrator/run_log.h"
+#include "common/fsutil.h"
 #include "orchestrator/finding.h"
 
 #include <errno.h>
@@ -6,22 +7,6 @@
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 int run_log_open(struct run_log *rl, const char *path, int echo_fd,
 		 struct classifier *classifier, struct error *err)
@@ -42,12 +27,12 @@ void run_log_flush(struct run_log *rl)
 {
 	if (!rl->pending.len)
 		return;
-	if (!rl->write_failed && write_all(rl->fd, rl->pending.buf, rl->pending.len) < 0) {
+	if (!rl->write_failed && fs_write_all(rl->fd, rl->pending.buf, rl->pending.len) < 0) {
 		rl->write_failed = true;
 		error_errno(&rl->write_error, "writing replay.log");
 	}
 	/* A closed or slow terminal must not stop the record being kept. */
-	if (rl->echo_fd >= 0 && write_all(rl->echo_fd, rl->pending.buf, rl->pending.len) < 0)
+	if (rl->echo_fd >= 0 && fs_write_all(rl->echo_fd, rl->pending.buf, rl->pending.len) < 0)
 		rl->echo_fd = -1;
 	strbuf_reset(&rl->pending);
 }

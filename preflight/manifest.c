@@ -17,7 +17,7 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "preflight/fsutil.h"
+#include "common/fsutil.h"
 
 /* unreplayable_apis is informational: a manifest listing more than this is
  * hostile or broken, and the finding does not need them all. */
@@ -308,7 +308,7 @@ int manifest_load(struct manifest *m, const char *pid_dir, struct error *err)
 	cleanup_free char *path = xasprintf("%s/manifest.json", pid_dir);
 
 	manifest_release(m);
-	if (preflight_read_small_file(path, MANIFEST_MAX_BYTES, &text, err) < 0)
+	if (fs_read_small_file(path, MANIFEST_MAX_BYTES, &text, err) < 0)
 		return -1;
 	/* Parse messages name "manifest.json"; make them name the whole path. */
 	if (manifest_parse(m, text.buf, text.len, err) < 0)

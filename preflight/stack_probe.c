@@ -16,7 +16,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
-#include "preflight/fsutil.h"
+#include "common/fsutil.h"
 
 /* Version files are a few hundred bytes; a multi-KiB one is not one. */
 #define STACK_SMALL_FILE_MAX (64u << 10)
@@ -429,7 +429,7 @@ static int cache_read(const char *path, const char *image_id, const struct strve
 	struct stack_info s;
 	size_t i = 0;
 
-	if (preflight_read_small_file(path, STACK_SMALL_FILE_MAX, &text, &ignored) < 0)
+	if (fs_read_small_file(path, STACK_SMALL_FILE_MAX, &text, &ignored) < 0)
 		return 0;
 	root = cJSON_ParseWithLength(text.buf, text.len);
 	if (!cJSON_IsObject(root))
@@ -468,21 +468,6 @@ static void json_add_opt(cJSON *o, const char *key, const char *v)
 		cJSON_AddNullToObject(o, key);
 }
 
-static int mkdir_p(const char *dir)
-{
-	cleanup_free char *p = xstrdup(dir);
-
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(p, 0700) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* Best effort: the cache only saves time, so a failure to write it is not
  * the probe's failure. Written to a temporary and renamed, so a reader
  * never sees half a file. */
@@ -491,12 +476,10 @@ static void cache_write(const char *cache_dir, const char *path, const char *ima
 {
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
 	cleanup_free char *text = NULL;
-	cleanup_free char *tmp = NULL;
+	struct error ignored;
 	cJSON *dirs;
-	size_t len, off = 0;
-	int fd;
 
-	if (!o || mkdir_p(cache_dir) < 0)
+	if (!o || fs_mkdir_p(cache_dir, 0700, &ignored) < 0)
 		return;
 	cJSON_AddNumberToObject(o, "schema", STACK_CACHE_SCHEMA);
 	cJSON_AddStringToObject(o, "image_id", image_id);
@@ -513,22 +496,7 @@ static void cache_write(const char *cache_dir, const char *path, const char *ima
 	text = cJSON_Print(o);
 	if (!text)
 		return;
-	len = strlen(text);
-	tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return;
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	if (close(fd) < 0 || off < len || rename(tmp, path) < 0)
-		unlink(tmp);
+	fs_write_atomic(path, text, strlen(text), 0600, &ignored);
 }
 
 int image_stack_probe(struct engine *e, const char *image, const char *image_id,

@@ -11,7 +11,7 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "preflight/fsutil.h"
+#include "common/fsutil.h"
 
 /* A real properties file is ~2 KiB; anything past this is not sysfs. */
 #define TOPOLOGY_FILE_MAX (64u << 10)
@@ -90,7 +90,7 @@ static int read_node(struct gpu_node *g, const char *path, struct error *err)
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_free char *file = xasprintf("%s/gpu_id", path);
 
-	if (preflight_read_small_file(file, TOPOLOGY_FILE_MAX, &text, err) < 0) {
+	if (fs_read_small_file(file, TOPOLOGY_FILE_MAX, &text, err) < 0) {
 		if (err->kind != ERR_NOT_FOUND)
 			return -1;
 		error_clear(err);
@@ -105,7 +105,7 @@ static int read_node(struct gpu_node *g, const char *path, struct error *err)
 	file = xasprintf("%s/properties", path);
 	strbuf_reset(&text);
 	g->drm_render_minor = -1;
-	if (preflight_read_small_file(file, TOPOLOGY_FILE_MAX, &text, err) < 0) {
+	if (fs_read_small_file(file, TOPOLOGY_FILE_MAX, &text, err) < 0) {
 		if (err->kind != ERR_NOT_FOUND)
 			return -1;
 		error_clear(err); /* no properties: arch and render node unknown */

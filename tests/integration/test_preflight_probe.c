@@ -14,7 +14,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
-#include "preflight/fsutil.h"
+#include "common/fsutil.h"
 #include "preflight/preflight.h"
 #include "tests/support/preflight_fixtures.h"
 
@@ -294,7 +294,7 @@ Test(preflight_probe, a_corrupt_cache_is_ignored_and_rewritten)
 	stack_info_init(&s);
 	cr_assert_eq(image_stack_probe(eng, IMAGE_B, id, &dirs, tmp, &s, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(s.hip_version, "7.15.26291");
-	cr_assert_eq(preflight_read_small_file(file, 1 << 16, &text, &err), 0, "%s", err.msg);
+	cr_assert_eq(fs_read_small_file(file, 1 << 16, &text, &err), 0, "%s", err.msg);
 	j = cJSON_Parse(text.buf);
 	cr_assert(cJSON_IsObject(j), "cache not rewritten: %s", text.buf);
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "hip_version")->valuestring, "7.15.26291");

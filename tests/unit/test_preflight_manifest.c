@@ -12,7 +12,7 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "preflight/fsutil.h"
+#include "common/fsutil.h"
 #include "preflight/manifest.h"
 #include "tests/support/preflight_fixtures.h"
 
@@ -22,7 +22,7 @@ static int parse_fixture(struct manifest *m, const char *name, struct error *err
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	struct error e = { 0 };
 
-	cr_assert(preflight_read_small_file(path, 1 << 20, &text, &e) == 0, "%s", e.msg);
+	cr_assert(fs_read_small_file(path, 1 << 20, &text, &e) == 0, "%s", e.msg);
 	return manifest_parse(m, text.buf, text.len, err);
 }
 

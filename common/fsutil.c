@@ -1,0 +1,116 @@
+#include "common/fsutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+int fs_read_small_file(const char *path, size_t max_bytes, struct strbuf *out,
+		       struct error *err)
+{
+	/* O_NONBLOCK: opening a FIFO planted where a file is expected must not
+	 * block; the regular-file check below then refuses it. */
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	size_t start = out->len;
+	struct stat st;
+
+	if (fd < 0) {
+		int saved = errno;
+
+		error_errno(err, "%s", path);
+		if (saved == ENOENT || saved == ENOTDIR)
+			err->kind = ERR_NOT_FOUND;
+		return -1;
+	}
+	if (fstat(fd, &st) < 0)
+		return error_errno(err, "%s", path);
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, ERR_DATA, 0, "%s is not a regular file", path);
+	/* sysfs reports a nominal size (4096) whatever the content: only the
+	 * bytes actually read count against the limit. */
+	for (;;) {
+		size_t room = max_bytes + 1 - (out->len - start);
+		ssize_t n;
+
+		if (room > 65536)
+			room = 65536;
+		strbuf_grow(out, room);
+		n = read(fd, out->buf + out->len, room);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error_errno(err, "reading %s", path);
+			strbuf_setlen(out, start);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		strbuf_setlen(out, out->len + (size_t)n);
+		if (out->len - start > max_bytes) {
+			strbuf_setlen(out, start);
+			return error_set(err, ERR_LIMIT, 0,
+					 "%s is larger than the %zu-byte limit", path, max_bytes);
+		}
+	}
+	return 0;
+}
+
+int fs_write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int fs_mkdir_p(const char *path, mode_t mode, struct error *err)
+{
+	cleanup_free char *copy = xstrdup(path);
+
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+			return error_errno(err, "cannot create %s", copy);
+		*p = '/';
+	}
+	if (mkdir(copy, mode) < 0 && errno != EEXIST)
+		return error_errno(err, "cannot create %s", copy);
+	return 0;
+}
+
+int fs_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
+		    struct error *err)
+{
+	cleanup_free char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+
+	if (fd < 0)
+		return error_errno(err, "cannot create %s", tmp);
+	if (fs_write_all(fd, data, len) < 0) {
+		error_errno(err, "cannot write %s", tmp);
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		error_errno(err, "cannot write %s", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
