@@ -5,6 +5,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/watchdog.h"
+#include "preflight/preflight.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PROBE_LABEL "hrr-docker-replay.probe=1"
 #define GO_MODE_DIR (1u << 31)
 
 void image_facts_release(struct image_facts *f)
@@ -152,23 +152,6 @@ out:
 	return ret;
 }
 
-int image_probe_container(struct engine *e, const char *image, char **id_out,
-			  struct error *err)
-{
-	struct container_spec spec;
-	int ret;
-
-	container_spec_init(&spec);
-	spec.image = xstrdup(image);
-	/* Never started: the entrypoint only has to exist as a string. */
-	strvec_push(&spec.entrypoint, "/hrr-docker-replay-probe");
-	strvec_push(&spec.labels, PROBE_LABEL);
-	spec.network_mode = xstrdup("none");
-	ret = engine_container_create(e, NULL, &spec, id_out, err);
-	container_spec_release(&spec);
-	return ret;
-}
-
 static char *cache_path(const char *cache_dir, const char *image_id)
 {
 	const char *hex = strncmp(image_id, "sha256:", 7) ? image_id : image_id + 7;
@@ -250,7 +233,7 @@ int image_find_playback(struct engine *e, const struct image_facts *img,
 	}
 	strvec_push(&candidates, "/opt/rocm/bin/hrr-playback");
 
-	if (image_probe_container(e, img->ref, &probe, err) < 0)
+	if (image_probe_create(e, img->id, img->ref, &probe, err) < 0)
 		return error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
 	for (size_t i = 0; i < candidates.n; i++) {
 		struct error lookup;

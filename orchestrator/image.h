@@ -38,9 +38,4 @@ int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct 
 int image_find_playback(struct engine *e, const struct image_facts *img,
 			const char *cache_dir, char **out, struct error *err);
 
-/* Create a never-started container of the image, for reading files out of
- * it (Entrypoint set: an image may have none). Caller removes it. */
-int image_probe_container(struct engine *e, const char *image, char **id_out,
-			  struct error *err);
-
 #endif

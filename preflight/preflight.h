@@ -80,6 +80,13 @@ int version_parse(const char *s, long *nums, int n);
 void preflight_render_markdown(const struct preflight_report *r, struct strbuf *out);
 cJSON *preflight_to_json(const struct preflight_report *r);
 
+/* A created, never-started container of image (an ID or a reference), for
+ * reading files out of it through the archive endpoint; labelled
+ * hrr-docker-replay.probe=1 and .image=image_name (NULL: image) so `gc`
+ * finds it. The caller removes it. */
+int image_probe_create(struct engine *e, const char *image, const char *image_name,
+		       char **id_out, struct error *err);
+
 /* Read the image's stack without starting it: a created, never-started
  * container; HEAD-follow libamdhip64.so / libamd_comgr.so in lib_dirs
  * order (cli.md's library order), GET small version files, remove the

@@ -349,27 +349,36 @@ static int probe_image(struct probe *p, const struct strvec *lib_dirs, struct st
 	return 0;
 }
 
+int image_probe_create(struct engine *e, const char *image, const char *image_name,
+		       char **id_out, struct error *err)
+{
+	struct container_spec spec;
+	int r;
+
+	container_spec_init(&spec);
+	spec.image = xstrdup(image);
+	/* Never started: the entrypoint only has to exist on paper, since an
+	 * image may have no command at all. */
+	strvec_push(&spec.entrypoint, "/nonexistent-hrr-probe");
+	strvec_push(&spec.labels, "hrr-docker-replay.probe=1");
+	strvec_pushf(&spec.labels, "hrr-docker-replay.image=%s", image_name ? image_name : image);
+	spec.network_mode = xstrdup("none");
+	r = engine_container_create(e, NULL, &spec, id_out, err);
+	container_spec_release(&spec);
+	return r;
+}
+
 static int probe_with_container(struct engine *e, const char *image, const char *image_id,
 				const struct strvec *lib_dirs, struct stack_info *out,
 				struct error *err)
 {
-	struct container_spec spec;
 	cleanup_free char *id = NULL;
 	struct error rerr = { 0 };
 	struct probe p;
 	int r;
 
-	container_spec_init(&spec);
-	spec.image = xstrdup(image_id ? image_id : image);
-	/* Never started: the entrypoint only has to exist on paper, since an
-	 * image may have no command at all. */
-	strvec_push(&spec.entrypoint, "/nonexistent-hrr-probe");
-	strvec_push(&spec.labels, "hrr-docker-replay.probe=1");
-	strvec_pushf(&spec.labels, "hrr-docker-replay.image=%s", image ? image : image_id);
-	spec.network_mode = xstrdup("none");
-	r = engine_container_create(e, NULL, &spec, &id, err);
-	container_spec_release(&spec);
-	if (r < 0)
+	if (image_probe_create(e, image_id ? image_id : image, image ? image : image_id, &id,
+			       err) < 0)
 		return error_prefix(err, "probing image %s: ", image ? image : image_id);
 
 	p.e = e;
