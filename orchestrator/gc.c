@@ -38,6 +38,21 @@ static bool owner_is_dead_here(const char *owner, const char *this_host)
 	return process_start_ticks(pid) != start;
 }
 
+/* 1 when the container is gone (removed now, or already), else 0. */
+static int gc_remove(struct engine *e, const struct options *o, const char *id,
+		     const char *why)
+{
+	struct error err;
+
+	if (engine_container_remove(e, id, true, &err) < 0 && err.kind != ERR_NOT_FOUND) {
+		say_error("cannot remove %.12s: %s", id, err.msg);
+		return 0;
+	}
+	if (o->verbosity >= 0)
+		printf("removed %.12s (%s)\n", id, why);
+	return 1;
+}
+
 /* Probe containers (never started, made to read files out of an image)
  * live well under a second; one older than this was left by a run that
  * died mid-probe, whoever owned it. */
@@ -79,14 +94,7 @@ static int gc_probes(struct engine *e, const struct options *o)
 		/* A probe is never started: anything else under this label is not ours to judge. */
 		if (cJSON_IsString(state) && strcmp(state->valuestring, "created"))
 			continue;
-		if (engine_container_remove(e, id->valuestring, true, &err) < 0 &&
-		    err.kind != ERR_NOT_FOUND) {
-			say_error("cannot remove %.12s: %s", id->valuestring, err.msg);
-			continue;
-		}
-		removed++;
-		if (o->verbosity >= 0)
-			printf("removed %.12s (image probe left by a run that died)\n", id->valuestring);
+		removed += gc_remove(e, o, id->valuestring, "image probe left by a run that died");
 	}
 	return removed;
 }
@@ -113,6 +121,7 @@ int gc_command(struct options *o)
 	cJSON_ArrayForEach(c, list) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
 		const char *owner = label_of(c, LABEL_OWNER);
+		char *why;
 
 		if (!cJSON_IsString(id))
 			continue;
@@ -124,15 +133,10 @@ int gc_command(struct options *o)
 			kept++;
 			continue;
 		}
-		if (engine_container_remove(e, id->valuestring, true, &err) < 0 &&
-		    err.kind != ERR_NOT_FOUND) {
-			say_error("cannot remove %.12s: %s", id->valuestring, err.msg);
-			continue;
-		}
-		removed++;
-		if (o->verbosity >= 0)
-			printf("removed %.12s (run %s, owner %s)\n", id->valuestring,
-			       label_of(c, LABEL_RUN) ? label_of(c, LABEL_RUN) : "?", owner);
+		why = xasprintf("run %s, owner %s",
+				label_of(c, LABEL_RUN) ? label_of(c, LABEL_RUN) : "?", owner);
+		removed += gc_remove(e, o, id->valuestring, why);
+		free(why);
 	}
 	removed += gc_probes(e, o);
 	if (o->verbosity >= 0)
