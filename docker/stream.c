@@ -294,24 +294,34 @@ int engine_stream_finish_demux(struct engine_stream *s, struct error *err)
 	return 0;
 }
 
-static struct engine_stream *logs_new(struct engine *e, const char *id, bool follow,
-				      bool raw, engine_frame_cb cb, void *ud)
+/* The container's stdout and stderr, framed unless raw: attach (live,
+ * method POST, query stream=1) or logs (the engine's copy, GET, follow=). */
+static struct engine_stream *stdio_stream_new(struct engine *e, const char *id,
+					      const char *method, const char *endpoint,
+					      const char *key, const char *value, bool raw,
+					      engine_frame_cb cb, void *ud)
 {
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
 	struct engine_stream *s;
 
 	strbuf_addstr(&path, "/containers/");
 	engine_url_add_path(&path, id);
-	strbuf_addstr(&path, "/logs");
-	engine_url_add_query(&path, "follow", follow ? "1" : "0");
+	strbuf_addstr(&path, endpoint);
+	engine_url_add_query(&path, key, value);
 	engine_url_add_query(&path, "stdout", "1");
 	engine_url_add_query(&path, "stderr", "1");
-	s = engine_xfer_new(e, "GET", path.buf, false);
+	s = engine_xfer_new(e, method, path.buf, false);
 	s->sink = engine_stream_sink_demux;
 	s->finish = engine_stream_finish_demux;
 	engine_demux_init(&s->demux, raw, cb, ud);
 	engine_xfer_set_timeout(s, 0);
 	return s;
+}
+
+static struct engine_stream *logs_new(struct engine *e, const char *id, bool follow,
+				      bool raw, engine_frame_cb cb, void *ud)
+{
+	return stdio_stream_new(e, id, "GET", "/logs", "follow", follow ? "1" : "0", raw, cb, ud);
 }
 
 int engine_logs_stream(struct engine *e, const char *id, bool follow, bool raw,
@@ -329,24 +339,10 @@ int engine_logs_stream(struct engine *e, const char *id, bool follow, bool raw,
 int engine_attach_stream(struct engine *e, const char *id, bool raw, engine_frame_cb cb,
 			 void *ud, struct engine_stream **out, struct error *err)
 {
-	cleanup_strbuf struct strbuf path = STRBUF_INIT;
-	struct engine_stream *s;
-
 	(void)err;
-	strbuf_addstr(&path, "/containers/");
-	engine_url_add_path(&path, id);
-	strbuf_addstr(&path, "/attach");
-	engine_url_add_query(&path, "stream", "1");
-	engine_url_add_query(&path, "stdout", "1");
-	engine_url_add_query(&path, "stderr", "1");
-	s = engine_xfer_new(e, "POST", path.buf, false);
-	s->sink = engine_stream_sink_demux;
-	s->finish = engine_stream_finish_demux;
-	engine_demux_init(&s->demux, raw, cb, ud);
-	engine_xfer_set_timeout(s, 0);
+	*out = stdio_stream_new(e, id, "POST", "/attach", "stream", "1", raw, cb, ud);
 	/* The answer's headers mean the engine is attached: start may follow. */
-	s->await_headers = true;
-	*out = s;
+	(*out)->await_headers = true;
 	return 0;
 }
 
