@@ -162,8 +162,9 @@ static pid_t spawn_replay_in_progress(const char *scenario, const char *grace, c
 	char cmd[600];
 	pid_t pid;
 
-	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", "--stop-grace", grace, NULL), NULL,
-			 dir);
+	/* -v after REPLAY_ARGS' -q: the tool's own status lines reach stderr. */
+	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", "--stop-grace", grace, "-v", NULL),
+			 NULL, dir);
 	id = wait_for_tool_container(tenv.workdir, 30);
 	cr_assert_not_null(id, "no replay container appeared");
 	snprintf(cmd, sizeof(cmd), "grep -qs 'Archive' %s/*/replay.log", tenv.workdir);
@@ -632,7 +633,10 @@ Test(run, a_second_interrupt_skips_the_grace)
 	pid = spawn_replay_in_progress("hang-unkillable", "60", dir);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	kill(pid, SIGINT);
-	usleep(500000);
+	/* The second SIGINT must land once the stop has begun. */
+	snprintf(cmd, sizeof(cmd), "%s/stderr", dir);
+	cr_assert(wait_for_text(cmd, "SIGINT received: stopping the replay", 20),
+		  "the first SIGINT did not start the stop");
 	kill(pid, SIGINT);
 	status = tool_wait(pid, 30);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -380,6 +380,20 @@ char *wait_for_tool_container(const char *workdir, double timeout_s)
 	return NULL;
 }
 
+bool wait_for_text(const char *path, const char *text, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+
+	while (now_s() < deadline) {
+		cleanup_strbuf struct strbuf sb = STRBUF_INIT;
+
+		if (read_text(path, &sb) && strstr(sb.buf, text))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
 bool wait_for_file(const char *path, double timeout_s)
 {
 	double deadline = now_s() + timeout_s;

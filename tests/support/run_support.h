@@ -70,6 +70,8 @@ int count_tool_containers(const char *workdir);
 void remove_tool_containers(const char *workdir);
 /* Poll until such a container exists; its id or NULL. */
 char *wait_for_tool_container(const char *workdir, double timeout_s);
+/* Poll until the file at path contains text. */
+bool wait_for_text(const char *path, const char *text, double timeout_s);
 /* Poll until path exists and is non-empty. */
 bool wait_for_file(const char *path, double timeout_s);
 
