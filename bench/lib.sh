@@ -13,7 +13,7 @@ set -euo pipefail
 BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${HRR_BIN:-$BENCH_ROOT/build/hrr-docker-replay}
 TIMEIT=${BENCH_TIMEIT:-$BENCH_ROOT/build/bench/timeit}
-IMAGE=${BENCH_IMAGE:-hrr-sim:dev}
+IMAGE=${BENCH_IMAGE:-hrr-sim:${HRR_IMAGE_TAG:-dev}}
 RUNS=${BENCH_RUNS:-10}
 SYSFS=$BENCH_ROOT/tests/fixtures/sysfs/mi300x-2
 PASS_ARCHIVE=$BENCH_ROOT/tests/fixtures/archives/pass/capture.hrr

@@ -13,7 +13,8 @@
 # so a Dockerfile can `COPY bin/ /bin/` and `COPY hrr-playback ...`.
 #
 # Optional images/<name>/build.env (shell, sourced) may set:
-#   IMAGE=ref            tag to build (default hrr-<name>:dev)
+#   IMAGE=ref            tag to build (default hrr-<name>:$HRR_IMAGE_TAG,
+#                        and HRR_IMAGE_TAG defaults to dev)
 #   BUILD_ARGS="K=V ..." passed as --build-arg K=V each
 #
 # An image whose staged context is unchanged since its last build (same
@@ -86,7 +87,7 @@ build_one() { # NAME
 		# shellcheck disable=SC1091
 		. "$src/build.env"
 	fi
-	image=${IMAGE:-hrr-$name:dev}
+	image=${IMAGE:-hrr-$name:${HRR_IMAGE_TAG:-dev}}
 	for a in $BUILD_ARGS; do args+=(--build-arg "$a"); done
 
 	rm -rf "$stage"

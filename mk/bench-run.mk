@@ -21,7 +21,7 @@ $(BENCH_TIMEIT): bench/timeit.c
 # missing, so a bench run does not invalidate the preflight cache of a
 # concurrent one (the cache is keyed by image id).
 bench-run-image: $(SIM)
-	@docker image inspect hrr-sim:dev >/dev/null 2>&1 || $(MAKE) images
+	@docker image inspect hrr-sim:$${HRR_IMAGE_TAG:-dev} >/dev/null 2>&1 || $(MAKE) images
 
 bench-overhead: $(BENCH_RUN_DEPS)
 	@$(BENCH_RUN_ENV) bash bench/overhead.sh

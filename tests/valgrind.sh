@@ -13,7 +13,7 @@ mkdir -p "$tmp/dev/dri"
 mknod "$tmp/dev/kfd" c 1 3
 mknod "$tmp/dev/dri/renderD128" c 226 128
 mknod "$tmp/dev/dri/renderD136" c 226 136
-common=(--image hrr-sim:dev --sysfs-root "$top/tests/fixtures/sysfs/mi300x-2"
+common=(--image hrr-sim:${HRR_IMAGE_TAG:-dev} --sysfs-root "$top/tests/fixtures/sysfs/mi300x-2"
 	--device-root "$tmp/dev" --workdir "$tmp/work" -q)
 
 expect() { # code what command...

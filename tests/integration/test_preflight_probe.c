@@ -18,8 +18,8 @@
 #include "preflight/preflight.h"
 #include "tests/support/preflight_fixtures.h"
 
-#define IMAGE_A "hrr-stack-a:dev"
-#define IMAGE_B "hrr-stack-b:dev"
+#define IMAGE_A test_image("stack-a")
+#define IMAGE_B test_image("stack-b")
 #define SDK_LIB "/opt/python/lib/python3.13/site-packages/_rocm_sdk_core/lib"
 
 static struct engine *eng;
@@ -189,7 +189,7 @@ Test(preflight_probe, reads_stack_a_without_starting_it)
 	struct stack_info s;
 	struct error err = { 0 };
 	char *id = image_id(IMAGE_A);
-	char *src = xasprintf("image " IMAGE_A " (%s)", id);
+	char *src = xasprintf("image %s (%s)", IMAGE_A, id);
 	long long since = (long long)time(NULL);
 
 	lib_dirs(&dirs, true);
@@ -327,7 +327,12 @@ Test(preflight_probe, the_container_is_removed_when_the_probe_fails)
 	stack_info_init(&s);
 	cr_assert_eq(image_stack_probe(eng, IMAGE_A, id, &dirs, tmp, &s, &err), -1);
 	cr_assert_eq(err.kind, ERR_HTTP, "%d %s", err.kind, err.msg);
-	cr_assert(!strncmp(err.msg, "probing image " IMAGE_A ": ", 23), "%s", err.msg);
+	{
+		char *want = xasprintf("probing image %s: ", IMAGE_A);
+
+		cr_assert(!strncmp(err.msg, want, strlen(want)), "%s", err.msg);
+		free(want);
+	}
 	cr_assert_null(s.hip_version);
 	assert_never_started_and_removed(IMAGE_A, since, 1);
 	assert_no_probe_left(IMAGE_A);

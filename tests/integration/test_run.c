@@ -9,7 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/cleanup.h"
+#include "tests/support/scratch.h"
+#include "common//cleanup.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
@@ -651,7 +652,7 @@ Test(run, a_second_interrupt_skips_the_grace)
 Test(run, image_without_playback_exits_5_suggesting_the_overlay)
 {
 	cleanup_free char *pid_dir = fixture_pid_dir("pass");
-	const char *const argv[] = { "--image", "hrr-stack-a:dev", "--archive", pid_dir,
+	const char *const argv[] = { "--image", test_image("stack-a"), "--archive", pid_dir,
 				     "--workdir", tenv.workdir, "--device-root", tenv.devroot,
 				     "--sysfs-root", tenv.sysfs, "-q", NULL };
 

@@ -17,7 +17,7 @@
 /* The one image the engine tests run: FROM scratch with a static busybox
  * (/bin/sh, /bin/busybox and applet links). Commands always go through
  * /bin/sh or /bin/busybox explicitly. */
-#define ENGINE_TEST_IMAGE "hrr-sim:dev"
+#define ENGINE_TEST_IMAGE test_image("sim")
 #define ENGINE_TEST_LABEL_KEY "hrr-docker-replay.test"
 #define ENGINE_TEST_REGISTRY "127.0.0.1:5000"
 #define ENGINE_TEST_AUTH_REGISTRY "127.0.0.1:5001"

@@ -9,9 +9,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "common/strbuf.h"
+#include "tests/support/scratch.h"
+#include "common//strbuf.h"
 
-#define SIM_IMAGE "hrr-sim:dev"
+#define SIM_IMAGE test_image("sim")
 
 struct tool_run {
 	int status;            /* exit code, or 128+signal */

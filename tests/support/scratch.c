@@ -54,3 +54,21 @@ const char *test_source_root(void)
 	snprintf(root, sizeof(root), "%s", exe);
 	return root;
 }
+
+const char *test_image(const char *name)
+{
+	static struct { char name[32]; char ref[96]; } cache[8];
+	const char *tag = getenv("HRR_IMAGE_TAG");
+	size_t i;
+
+	if (!tag || !*tag)
+		tag = "dev";
+	for (i = 0; i < sizeof(cache) / sizeof(cache[0]) && cache[i].name[0]; i++)
+		if (!strcmp(cache[i].name, name))
+			return cache[i].ref;
+	if (i == sizeof(cache) / sizeof(cache[0]))
+		abort();
+	snprintf(cache[i].name, sizeof(cache[i].name), "%s", name);
+	snprintf(cache[i].ref, sizeof(cache[i].ref), "hrr-%s:%s", name, tag);
+	return cache[i].ref;
+}

@@ -12,4 +12,9 @@ void scratch_remove(const char *path);
  * levels above the binary (<root>/<build>/tests/<binary>). */
 const char *test_source_root(void);
 
+/* The test image "hrr-<name>:<tag>", tag from $HRR_IMAGE_TAG (default
+ * "dev"), so checkouts that build different simulators can test side by
+ * side on one engine (images/build.sh reads the same variable). */
+const char *test_image(const char *name);
+
 #endif

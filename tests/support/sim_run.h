@@ -10,11 +10,12 @@
 
 #include <stdbool.h>
 
-#include "common/error.h"
+#include "tests/support/scratch.h"
+#include "common//error.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
 
-#define SIM_RUN_IMAGE "hrr-sim:dev"
+#define SIM_RUN_IMAGE test_image("sim")
 
 struct sim_result {
 	int status;         /* exit code, or 128 + signal */
