@@ -1,0 +1,124 @@
+#include "common/text.h"
+#include "common/xalloc.h"
+
+#include <string.h>
+
+static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when the bytes at s
+ * do not start one; *bad is then the length of the maximal bad subpart. */
+static size_t utf8_seq(const unsigned char *s, size_t avail, size_t *bad)
+{
+	unsigned char c = s[0];
+	size_t need;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	*bad = 1;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		need = 3;
+		if (c == 0xe0)
+			lo = 0xa0;          /* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;          /* surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 4;
+		if (c == 0xf0)
+			lo = 0x90;          /* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;          /* above U+10FFFF */
+	} else
+		return 0;
+	for (size_t i = 1; i < need; i++) {
+		unsigned char min = i == 1 ? lo : 0x80, max = i == 1 ? hi : 0xbf;
+
+		if (i >= avail || s[i] < min || s[i] > max) {
+			*bad = i;
+			return 0;
+		}
+	}
+	return need;
+}
+
+/* Length of a CSI sequence at s ("ESC [" parameters, intermediates, one
+ * final byte), or 0 when s does not hold a whole one. */
+static size_t csi_len(const unsigned char *s, size_t avail)
+{
+	size_t i = 2;
+
+	if (avail < 3 || s[0] != 0x1b || s[1] != '[')
+		return 0;
+	while (i < avail && s[i] >= 0x30 && s[i] <= 0x3f)
+		i++;
+	while (i < avail && s[i] >= 0x20 && s[i] <= 0x2f)
+		i++;
+	if (i < avail && s[i] >= 0x40 && s[i] <= 0x7e)
+		return i + 1;
+	return 0;
+}
+
+static bool is_control(unsigned char c, unsigned flags)
+{
+	if (c == '\n')
+		return !(flags & TEXT_KEEP_NEWLINES);
+	if (c == '\t')
+		return !(flags & TEXT_KEEP_TABS);
+	return c < 0x20 || c == 0x7f;
+}
+
+void text_sanitize(struct strbuf *out, const char *s, size_t len, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+
+	strbuf_grow(out, len);
+	while (i < len) {
+		size_t bad, n;
+
+		if ((flags & TEXT_STRIP_ANSI) && p[i] == 0x1b && (n = csi_len(p + i, len - i))) {
+			strbuf_add(out, s + run, i - run);
+			i += n;
+			run = i;
+			continue;
+		}
+		n = utf8_seq(p + i, len - i, &bad);
+		/* C1 controls are the two-byte sequences C2 80 .. C2 9F. */
+		if (n == 1 ? !is_control(p[i], flags) : n == 2 ? !(p[i] == 0xc2 && p[i + 1] < 0xa0) : n > 0) {
+			i += n;
+			continue;
+		}
+		strbuf_add(out, s + run, i - run);
+		strbuf_add(out, replacement, sizeof(replacement) - 1);
+		i += n ? n : bad;
+		run = i;
+	}
+	strbuf_add(out, s + run, i - run);
+}
+
+char *text_sanitized(const char *s, unsigned flags)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!s)
+		return NULL;
+	text_sanitize(&sb, s, strlen(s), flags);
+	return strbuf_detach(&sb, NULL);
+}
+
+bool text_is_utf8(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t bad, n = utf8_seq(p + i, len - i, &bad);
+
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}

@@ -1,0 +1,30 @@
+/* Text from untrusted sources (archives, replay logs, tool output) made
+ * safe to print and to store: valid UTF-8, no terminal control sequences.
+ * Every string that reaches finding.json, run.json, a report or the
+ * terminal from such a source passes through here. */
+#ifndef HRR_COMMON_TEXT_H
+#define HRR_COMMON_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/strbuf.h"
+
+enum text_flags {
+	TEXT_KEEP_NEWLINES = 1 << 0, /* keep '\n' (else it becomes U+FFFD) */
+	TEXT_KEEP_TABS = 1 << 1,     /* keep '\t' (else it becomes U+FFFD) */
+	TEXT_STRIP_ANSI = 1 << 2,    /* drop ESC [ ... final-byte sequences whole */
+};
+
+/* Append s[0..len) to out as valid UTF-8: an invalid, overlong, surrogate
+ * or truncated sequence becomes U+FFFD (one per maximal bad subpart, as
+ * Unicode recommends), and so does every C0 control, DEL and C1 control
+ * not kept by flags. With TEXT_STRIP_ANSI a CSI sequence (colour, erase
+ * line) is removed rather than replaced; a lone ESC is still replaced. */
+void text_sanitize(struct strbuf *out, const char *s, size_t len, unsigned flags);
+/* The same into a new string; NULL for NULL. */
+char *text_sanitized(const char *s, unsigned flags);
+/* True when s[0..len) is valid UTF-8 (controls allowed). */
+bool text_is_utf8(const char *s, size_t len);
+
+#endif
