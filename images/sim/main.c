@@ -484,6 +484,7 @@ int main(int argc, char **argv)
 	/* Line-buffered stdout, unbuffered stderr: output interleaves as it
 	 * is produced and survives abort(). */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && strcmp(argv[1], "--probe-syscalls") == 0) return sim_probe_syscalls();
 	scan_devices(&dev);
 	if (getenv("HRR_SIM_REPORT"))
 		report(argc, argv, &dev);

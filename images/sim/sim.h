@@ -148,6 +148,9 @@ void *sim_grow(void *p, size_t *alloc, size_t need, size_t elem);
 char *sim_strdup(const char *s);
 _Noreturn void sim_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* probe.c: --probe-syscalls, what seccomp and the user allow (exit code). */
+int sim_probe_syscalls(void);
+
 /* replay.c: everything after the archive loaded and a GPU was found.
  * Returns the exit code, or does not return (signals, _exit). */
 int replay_run(const struct sim_opts *o, const struct sim_archive *a,
