@@ -104,6 +104,7 @@ start_registry() { # name port [auth]
 
 mkdir -p "$LOGS"
 install_packages
+bash "$(dirname "$0")/setup-users.sh"
 start_engine
 if [ "${HRR_SETUP_NO_REGISTRY:-0}" != 1 ]; then
 	# Debian's package starts a registry on :5000 through systemd when it

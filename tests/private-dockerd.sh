@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# A Docker engine of the tests' own, for fault tests that stop, kill or
+# restart the engine: it has its own socket, data root, exec root (and so
+# its own containerd, which dockerd starts under the exec root), pidfile
+# and an empty daemon config, no bridge, no iptables rules, so nothing it
+# does (or suffers) reaches the engine the other suites use. Root only.
+#
+#   tests/private-dockerd.sh start DIR       start (or find running) and wait for /_ping
+#   tests/private-dockerd.sh stop DIR        SIGTERM, wait, then its containerd
+#   tests/private-dockerd.sh load DIR IMAGE...   copy images from the main engine
+#   tests/private-dockerd.sh remove DIR      stop, unmount what it left, delete DIR
+#   tests/private-dockerd.sh host DIR        print its DOCKER_HOST
+#
+# DIR should be short: containerd's sockets live under it and a unix
+# socket path holds at most 107 bytes. Logs: DIR/dockerd.log.
+set -euo pipefail
+
+say() { printf 'private-dockerd: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+[ $# -ge 2 ] || die "usage: $0 start|stop|load|remove|host DIR [IMAGE...]"
+cmd=$1
+dir=$2
+shift 2
+sock=$dir/docker.sock
+pidfile=$dir/dockerd.pid
+host=unix://$sock
+
+answers() {
+	curl -sf --max-time 2 --unix-socket "$sock" http://localhost/_ping >/dev/null 2>&1
+}
+
+pid_of() { # pidfile -> pid of a live process, or nothing
+	local p
+	[ -f "$1" ] || return 0
+	p=$(cat "$1" 2>/dev/null || true)
+	[ -n "$p" ] && kill -0 "$p" 2>/dev/null && printf '%s' "$p"
+	return 0
+}
+
+wait_gone() { # pid seconds
+	local deadline=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null; do
+		[ $SECONDS -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}
+
+start() {
+	local deadline pid
+	[ "$(id -u)" = 0 ] || die "must run as root"
+	mkdir -p "$dir/data" "$dir/exec"
+	chmod 0711 "$dir"
+	pid=$(pid_of "$pidfile")
+	if [ -n "$pid" ] && answers; then
+		echo "$host"
+		return 0
+	fi
+	[ -z "$pid" ] || die "dockerd $pid holds $pidfile but does not answer"
+	echo '{}' >"$dir/daemon.json"
+	setsid nohup dockerd --config-file "$dir/daemon.json" -H "$host" \
+		--data-root "$dir/data" --exec-root "$dir/exec" --pidfile "$pidfile" \
+		--bridge=none --iptables=false --ip-masq=false --log-level warn \
+		>>"$dir/dockerd.log" 2>&1 </dev/null &
+	deadline=$((SECONDS + 60))
+	until answers; do
+		if [ $SECONDS -ge $deadline ] || ! kill -0 $! 2>/dev/null; then
+			tail -20 "$dir/dockerd.log" >&2
+			die "dockerd in $dir did not come up"
+		fi
+		sleep 0.2
+	done
+	echo "$host"
+}
+
+stop() {
+	local pid cpid
+	pid=$(pid_of "$pidfile")
+	if [ -n "$pid" ]; then
+		kill -CONT "$pid" 2>/dev/null || true
+		kill -TERM "$pid"
+		wait_gone "$pid" 30 || { say "dockerd $pid ignored SIGTERM; killing it"; kill -KILL "$pid"; }
+	fi
+	# A dockerd killed with SIGKILL leaves the containerd it started.
+	cpid=$(pid_of "$dir/exec/containerd/containerd.pid")
+	if [ -n "$cpid" ]; then
+		kill -TERM "$cpid"
+		wait_gone "$cpid" 10 || kill -KILL "$cpid"
+	fi
+	rm -f "$pidfile"
+}
+
+load() {
+	local image
+	[ $# -gt 0 ] || die "load: no image named"
+	for image in "$@"; do
+		docker image save "$image" | DOCKER_HOST=$host docker image load -q >/dev/null \
+			|| die "copying $image into the engine in $dir failed"
+	done
+}
+
+remove() {
+	local m
+	[ -d "$dir" ] || return 0
+	stop
+	# Overlay and shm mounts left by containers the engine did not tear down.
+	for m in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null || true
+	done
+	rm -rf "$dir"
+}
+
+case $cmd in
+start) start ;;
+stop) stop ;;
+load) load "$@" ;;
+remove) remove ;;
+host) echo "$host" ;;
+*) die "unknown command '$cmd'" ;;
+esac

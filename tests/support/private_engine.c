@@ -1,0 +1,168 @@
+#include "tests/support/private_engine.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "tests/support/engine_test.h"
+#include "tests/support/scratch.h"
+
+static int script(const char *cmd, const struct private_engine *pe, const char *args)
+{
+	return et_sh("bash '%s/tests/private-dockerd.sh' %s '%s' %s", test_source_root(), cmd,
+		     pe->dir, args ? args : "");
+}
+
+void private_engine_start(struct private_engine *pe, const char *const *images)
+{
+	struct strbuf names = STRBUF_INIT;
+
+	/* Not under $TMPDIR: that may be long, and sockets go in here. */
+	pe->dir = xstrdup("/tmp/hrr-pe-XXXXXX");
+	cr_assert(mkdtemp(pe->dir), "mkdtemp: %s", strerror(errno));
+	pe->host = xasprintf("unix://%s/docker.sock", pe->dir);
+	cr_assert_eq(script("start", pe, ">/dev/null"), 0, "private dockerd did not start (%s)",
+		     pe->dir);
+	for (size_t i = 0; images && images[i]; i++)
+		strbuf_addf(&names, " '%s'", images[i]);
+	if (names.len)
+		cr_assert_eq(script("load", pe, names.buf), 0, "loading%s", names.buf);
+	strbuf_release(&names);
+}
+
+void private_engine_restart(struct private_engine *pe)
+{
+	cr_assert_eq(script("start", pe, ">/dev/null"), 0, "private dockerd did not restart");
+}
+
+pid_t private_engine_pid(const struct private_engine *pe)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	struct error err = { 0 };
+	long pid = 0;
+
+	strbuf_addf(&path, "%s/dockerd.pid", pe->dir);
+	if (fs_read_small_file(path.buf, 64, &text, &err) == 0)
+		pid = strtol(text.buf, NULL, 10);
+	strbuf_release(&path);
+	strbuf_release(&text);
+	return pid > 0 && kill((pid_t)pid, 0) == 0 ? (pid_t)pid : 0;
+}
+
+static bool wait_gone(pid_t pid, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 50) {
+		if (kill(pid, 0) < 0 && errno == ESRCH)
+			return true;
+		nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+	}
+	return false;
+}
+
+void private_engine_signal(struct private_engine *pe, int sig)
+{
+	pid_t pid = private_engine_pid(pe);
+
+	cr_assert_gt(pid, 0, "no private dockerd runs in %s", pe->dir);
+	cr_assert_eq(kill(pid, sig), 0, "kill %d: %s", (int)pid, strerror(errno));
+	/* dockerd is not our child: reaped by init, gone when kill(0) fails. */
+	if (sig == SIGKILL)
+		cr_assert(wait_gone(pid, 10000), "dockerd %d survived SIGKILL", (int)pid);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is ready for events or the deadline passes. */
+static bool ready(int fd, short events, long long deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	long long left = deadline - now_ms();
+
+	return left > 0 && poll(&p, 1, (int)left) == 1 && (p.revents & events);
+}
+
+bool private_engine_answers(const struct private_engine *pe, int timeout_ms)
+{
+	static const char req[] = "GET /_ping HTTP/1.0\r\nHost: localhost\r\n\r\n";
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	long long deadline = now_ms() + timeout_ms;
+	cleanup_close int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	char buf[64];
+	ssize_t n;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/docker.sock", pe->dir);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return false;
+	if (!ready(fd, POLLOUT, deadline) || write(fd, req, sizeof(req) - 1) != sizeof(req) - 1)
+		return false;
+	if (!ready(fd, POLLIN, deadline))
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strncmp(buf, "HTTP/1.0 200", 12) == 0 || strncmp(buf, "HTTP/1.1 200", 12) == 0;
+}
+
+bool private_engine_stop(struct private_engine *pe)
+{
+	struct strbuf sock = STRBUF_INIT;
+	struct stat st;
+	bool gone;
+
+	if (script("stop", pe, NULL) != 0)
+		return false;
+	strbuf_addf(&sock, "%s/docker.sock", pe->dir);
+	gone = private_engine_pid(pe) == 0 && stat(sock.buf, &st) < 0 && errno == ENOENT;
+	strbuf_release(&sock);
+	return gone;
+}
+
+void private_engine_destroy(struct private_engine *pe)
+{
+	if (pe->dir)
+		script("remove", pe, NULL);
+	free(pe->dir);
+	free(pe->host);
+	pe->dir = pe->host = NULL;
+}
+
+char *tmpfs_scratch(const char *tag, size_t bytes)
+{
+	char *dir = scratch_dir(tag);
+	char opts[64];
+
+	snprintf(opts, sizeof(opts), "size=%zu,mode=0755", bytes);
+	cr_assert_eq(mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts), 0,
+		     "mount tmpfs on %s: %s", dir, strerror(errno));
+	return dir;
+}
+
+void tmpfs_scratch_remove(char *path)
+{
+	if (!path)
+		return;
+	if (umount2(path, MNT_DETACH) == 0)
+		rmdir(path);
+	free(path);
+}
