@@ -123,32 +123,49 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-/* Close every descriptor but keep[0..3): an inherited engine socket or
- * file would otherwise still be writable from inside the sandbox. */
-static void close_others(int *keep)
+/* Close every descriptor but keep[0..n): an inherited engine socket or
+ * file would otherwise still be writable from inside the sandbox. keep is
+ * sorted in place; negative entries are ignored. */
+static void close_others(int *keep, size_t n)
 {
 	unsigned lo = 0;
 
-	qsort(keep, 3, sizeof(*keep), cmp_int);
-	for (int i = 0; i < 3; i++) {
+	qsort(keep, n, sizeof(*keep), cmp_int);
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i] < 0)
+			continue;
 		if ((unsigned)keep[i] > lo)
 			close_range(lo, (unsigned)keep[i] - 1, 0);
-		lo = (unsigned)keep[i] + 1;
+		if ((unsigned)keep[i] + 1 > lo)
+			lo = (unsigned)keep[i] + 1;
 	}
 	close_range(lo, ~0u, 0);
 }
 
-static _Noreturn void child(sandbox_fn fn, void *ud, int in_fd, int out_fd)
+struct child_args {
+	sandbox_fds_fn fn;
+	void *ud;
+	const int *in_fds;
+	size_t n;
+};
+
+static _Noreturn void child(const struct child_args *a, int out_fd)
 {
 	struct error err = { 0 };
-	int keep[3] = { in_fd >= 0 ? in_fd : STDERR_FILENO, out_fd, STDERR_FILENO };
+	int *keep = calloc(a->n + 2, sizeof(*keep));
 
-	close_others(keep);
+	if (!keep)
+		_exit(125);
+	memcpy(keep, a->in_fds, a->n * sizeof(*keep));
+	keep[a->n] = out_fd;
+	keep[a->n + 1] = STDERR_FILENO;
+	close_others(keep, a->n + 2);
+	free(keep);
 	if (sandbox_enter(&err) < 0) {
 		(void)!write(STDERR_FILENO, err.msg, strnlen(err.msg, sizeof(err.msg)));
 		_exit(126);
 	}
-	_exit(fn(in_fd, out_fd, ud) == 0 ? 0 : 1);
+	_exit(a->fn(a->in_fds, a->n, out_fd, a->ud) == 0 ? 0 : 1);
 }
 
 /* Read the child's output to EOF; past the limit the child is killed. */
@@ -199,7 +216,7 @@ static int reap(pid_t pid, struct error *err)
 	return 0;
 }
 
-int sandbox_run(sandbox_fn fn, void *ud, int in_fd, struct strbuf *out, struct error *err)
+static int run(const struct child_args *a, struct strbuf *out, struct error *err)
 {
 	cleanup_close int rd = -1;
 	int p[2];
@@ -215,7 +232,7 @@ int sandbox_run(sandbox_fn fn, void *ud, int in_fd, struct strbuf *out, struct e
 		return error_errno(err, "sandbox: fork");
 	}
 	if (pid == 0)
-		child(fn, ud, in_fd, p[1]);
+		child(a, p[1]);
 	close(p[1]);
 	if (collect(rd, pid, out, err) < 0) {
 		struct error ignored = { 0 };
@@ -228,4 +245,32 @@ int sandbox_run(sandbox_fn fn, void *ud, int in_fd, struct strbuf *out, struct e
 		return -1;
 	}
 	return 0;
+}
+
+int sandbox_run_fds(sandbox_fds_fn fn, void *ud, const int *in_fds, size_t n,
+		    struct strbuf *out, struct error *err)
+{
+	const struct child_args a = { fn, ud, in_fds, n };
+
+	return run(&a, out, err);
+}
+
+struct single {
+	sandbox_fn fn;
+	void *ud;
+};
+
+static int call_single(const int *in_fds, size_t n, int out_fd, void *ud)
+{
+	const struct single *s = ud;
+
+	(void)n;
+	return s->fn(in_fds[0], out_fd, s->ud);
+}
+
+int sandbox_run(sandbox_fn fn, void *ud, int in_fd, struct strbuf *out, struct error *err)
+{
+	struct single s = { fn, ud };
+
+	return sandbox_run_fds(call_single, &s, &in_fd, 1, out, err);
 }

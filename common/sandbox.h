@@ -39,4 +39,10 @@ typedef int (*sandbox_fn)(int in_fd, int out_fd, void *ud);
 int sandbox_run(sandbox_fn fn, void *ud, int in_fd, struct strbuf *out, struct error *err)
 	__attribute__((warn_unused_result));
 
+/* The same with several inputs (the logs of one `analyze`): in_fds[0..n)
+ * stay open in the child (negative entries are skipped) and reach fn. */
+typedef int (*sandbox_fds_fn)(const int *in_fds, size_t n, int out_fd, void *ud);
+int sandbox_run_fds(sandbox_fds_fn fn, void *ud, const int *in_fds, size_t n,
+		    struct strbuf *out, struct error *err) __attribute__((warn_unused_result));
+
 #endif

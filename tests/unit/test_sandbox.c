@@ -173,3 +173,31 @@ Test(sandbox, a_failing_parse_is_an_error_and_leaves_out_unchanged)
 	cr_assert_str_eq(out.buf, "before");
 	strbuf_release(&out);
 }
+
+static int concat(const int *in_fds, size_t n, int out_fd, void *ud)
+{
+	char buf[256];
+
+	(void)ud;
+	for (size_t i = 0; i < n; i++) {
+		ssize_t len;
+
+		while ((len = read(in_fds[i], buf, sizeof(buf))) > 0)
+			if (write(out_fd, buf, (size_t)len) != len)
+				return -1;
+	}
+	return 0;
+}
+
+Test(sandbox, several_inputs_reach_the_child_in_order)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct error err = { 0 };
+	int fds[2] = { input("first log\n"), input("second log\n") };
+
+	cr_assert_eq(sandbox_run_fds(concat, NULL, fds, 2, &out, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(out.buf, "first log\nsecond log\n");
+	close(fds[0]);
+	close(fds[1]);
+	strbuf_release(&out);
+}

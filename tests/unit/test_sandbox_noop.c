@@ -5,6 +5,7 @@
 #define sandbox_enabled noop_sandbox_enabled
 #define sandbox_enter noop_sandbox_enter
 #define sandbox_run noop_sandbox_run
+#define sandbox_run_fds noop_sandbox_run_fds
 #include "common/sandbox.c"
 
 #include <criterion/criterion.h>
