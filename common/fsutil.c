@@ -1,6 +1,7 @@
 #include "common/fsutil.h"
 
 #include <errno.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -93,15 +94,31 @@ int fs_mkdir_p(const char *path, mode_t mode, struct error *err)
 	return 0;
 }
 
+/* The temporary is created O_EXCL under a name nobody can predict and never
+ * through a link, so a file planted beside path (a shared -o directory)
+ * can neither be written through nor truncated; the rename then replaces
+ * whatever sits at path itself, a symlink included, without following it.
+ * mode goes through the umask, as for any new file. */
 int fs_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
 		    struct error *err)
 {
-	cleanup_free char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	cleanup_free char *tmp = NULL;
+	int fd = -1;
 
+	for (int tries = 0; fd < 0 && tries < 16; tries++) {
+		unsigned long long r = 0;
+
+		if (getentropy(&r, sizeof(r)) < 0)
+			r = (unsigned long long)getpid() * 2654435761u + (unsigned long long)tries;
+		free(tmp);
+		tmp = xasprintf("%s.tmp-%016llx", path, r);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
 	if (fd < 0)
-		return error_errno(err, "cannot create %s", tmp);
-	if (fs_write_all(fd, data, len) < 0) {
+		return error_errno(err, "cannot create a temporary file beside %s", path);
+	if (fs_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		error_errno(err, "cannot write %s", tmp);
 		close(fd);
 		unlink(tmp);
@@ -113,4 +130,52 @@ int fs_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
 		return -1;
 	}
 	return 0;
+}
+
+int fs_private_dir(const char *path, struct error *err)
+{
+	cleanup_close int fd = -1;
+	struct stat st;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return error_errno(err, "cannot create %s", path);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno(err, "%s is not a directory of yours", path);
+	if (fstat(fd, &st) < 0)
+		return error_errno(err, "cannot stat %s", path);
+	if (st.st_uid != geteuid())
+		return error_set(err, ERR_USAGE, 0,
+				 "%s belongs to uid %u, not to you (uid %u): refused", path,
+				 (unsigned)st.st_uid, (unsigned)geteuid());
+	if (st.st_mode & 077)
+		return error_set(err, ERR_USAGE, 0,
+				 "%s is open to others (mode %03o, want 0700): refused", path,
+				 (unsigned)(st.st_mode & 0777));
+	return 0;
+}
+
+void fs_path_normalize(const char *path, struct strbuf *out)
+{
+	size_t root = out->len;
+
+	strbuf_addch(out, '/');
+	while (*path) {
+		size_t n;
+
+		while (*path == '/')
+			path++;
+		n = strcspn(path, "/");
+		if (n == 2 && path[0] == '.' && path[1] == '.') {
+			char *slash = strrchr(out->buf + root, '/');
+
+			strbuf_setlen(out, slash == out->buf + root ? root + 1
+					   : (size_t)(slash - out->buf));
+		} else if (n && !(n == 1 && path[0] == '.')) {
+			if (out->buf[out->len - 1] != '/')
+				strbuf_addch(out, '/');
+			strbuf_add(out, path, n);
+		}
+		path += n;
+	}
 }

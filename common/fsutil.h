@@ -23,9 +23,22 @@ int fs_write_all(int fd, const char *data, size_t len);
 /* mkdir -p: parents 0755, the last component with mode. Existing is fine. */
 int fs_mkdir_p(const char *path, mode_t mode, struct error *err);
 
-/* Replace path's content: written to a temporary beside it and renamed, so
- * a reader never sees half a file. */
+/* Replace path's content: written to a temporary beside it (created O_EXCL,
+ * unpredictable name, no link followed, fsynced) and renamed, so a reader
+ * never sees half a file and a symlink planted at path is replaced, not
+ * followed. Until the rename, an earlier file at path is untouched. */
 int fs_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
 		    struct error *err);
+
+/* A directory only the caller may use (a per-user cache): created 0700 when
+ * missing; refused (ERR_USAGE) when it is a symlink, belongs to another
+ * uid or is open to group or others. */
+int fs_private_dir(const char *path, struct error *err) __attribute__((warn_unused_result));
+
+/* An absolute path (a relative one is taken from "/") lexically: collapse "//", drop ".", and let ".." remove the component
+ * before it ("/.." is "/"). Exact for a path whose existing part is
+ * already canonical (realpath) and whose rest does not exist yet: that is
+ * what mkdir -p would create. Appends to out. */
+void fs_path_normalize(const char *path, struct strbuf *out);
 
 #endif
