@@ -99,10 +99,30 @@ load() {
 	done
 }
 
+kill_tree() { # pid: its descendants first, then itself
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill -KILL "$1" 2>/dev/null || true
+}
+
 remove() {
-	local m
+	local m p ids
 	[ -d "$dir" ] || return 0
+	if answers; then
+		ids=$(DOCKER_HOST=$host docker ps -aq)
+		[ -z "$ids" ] || DOCKER_HOST=$host docker rm -f $ids >/dev/null 2>&1 || true
+	fi
 	stop
+	# A container whose engine was killed outlives its containerd: its
+	# shim (the one that names this engine's containerd socket) and what
+	# runs under it.
+	for p in /proc/[0-9]*; do
+		case $(tr '\0' ' ' 2>/dev/null <"$p/cmdline") in
+		*containerd-shim*"-address $dir/"*) kill_tree "${p#/proc/}" ;;
+		esac
+	done
 	# Overlay and shm mounts left by containers the engine did not tear down.
 	for m in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
 		umount -l "$m" 2>/dev/null || true

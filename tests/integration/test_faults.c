@@ -1,0 +1,163 @@
+/* Faults of the real components (docs/engine.md): the engine stopped or
+ * killed mid-replay, the workdir's filesystem full. Engine faults are
+ * played on a private dockerd (tests/private-dockerd.sh), so stopping or
+ * killing it never disturbs the other suites. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "docker/engine.h"
+#include "tests/support/private_engine.h"
+#include "tests/support/run_support.h"
+
+TestSuite(faults, .init = tenv_init, .fini = tenv_fini, .timeout = 180);
+
+#define REPLAY_ARGS(pid_dir, workdir, ...)                                             \
+	((const char *const[]){ "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir", \
+				workdir, "--device-root", tenv.devroot, "--sysfs-root",  \
+				tenv.sysfs, "-q", __VA_ARGS__ })
+
+Test(faults, a_full_workdir_stops_the_replay_with_exit_5_naming_the_path)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("flood");
+	char *fs = tmpfs_scratch("full", 256 * 1024);
+	cleanup_free char *workdir = xasprintf("%s/work", fs);
+	cleanup_strbuf struct strbuf log = STRBUF_INIT;
+	cleanup_free char *log_path = NULL;
+	struct tool_run r;
+
+	tool_run(&r, REPLAY_ARGS(pid_dir, workdir, NULL), NULL);
+	cr_assert_eq(r.status, 5, "exit %d, want 5:\n%s", r.status, r.err.buf);
+	cr_assert_not_null(r.run_dir, "%s", r.err.buf);
+	log_path = xasprintf("%s/replay.log", r.run_dir);
+	cr_assert(strstr(r.err.buf, log_path), "the message names %s:\n%s", log_path, r.err.buf);
+	cr_assert(strstr(r.err.buf, "No space left"), "%s", r.err.buf);
+	cr_assert(read_text(log_path, &log) && log.len > 0, "what was written is kept");
+	cr_assert_eq(count_tool_containers(workdir), 0, "the replay was stopped and removed");
+	tool_run_release(&r);
+	tmpfs_scratch_remove(fs);
+}
+
+/* ---- the engine itself ---- */
+
+static struct private_engine pe;
+
+static void engine_up(void)
+{
+	const char *images[] = { SIM_IMAGE, NULL };
+
+	tenv_init();
+	private_engine_start(&pe, images);
+}
+
+static void engine_down(void)
+{
+	private_engine_destroy(&pe);
+	tenv_fini();
+}
+
+/* The tool's containers on the private engine. */
+static int private_containers(void)
+{
+	struct engine *e = NULL;
+	struct error err = { 0 };
+	cJSON *list = NULL;
+	int n;
+
+	cr_assert_eq(engine_open(&e, pe.host, &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_container_list(e, "hrr-docker-replay.owner", &list, &err), 0, "%s",
+		     err.msg);
+	n = cJSON_GetArraySize(list);
+	cJSON_Delete(list);
+	engine_close(e);
+	return n;
+}
+
+/* Start a replay of the hang fixture on the private engine; returns once
+ * its container exists. */
+static pid_t hang_on_private_engine(const char *dir, const char *timeout)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("hang");
+	cleanup_free char *host = xasprintf("DOCKER_HOST=%s", pe.host);
+	const char *env[] = { host, NULL };
+	pid_t pid = tool_spawn(REPLAY_ARGS(pid_dir, tenv.workdir, "--timeout", timeout,
+					   "--stop-grace", "2", NULL), env, dir);
+
+	for (int i = 0; i < 300 && private_containers() == 0; i++)
+		usleep(100 * 1000);
+	cr_assert_gt(private_containers(), 0, "the replay's container never appeared");
+	sleep(1);
+	return pid;
+}
+
+static void read_spawned(const char *dir, const char *name, struct strbuf *out)
+{
+	cleanup_free char *path = xasprintf("%s/%s", dir, name);
+
+	read_text(path, out);
+	unlink(path);
+}
+
+Test(faults, a_stopped_engine_is_reported_within_the_timeout_plus_grace, .init = engine_up,
+     .fini = engine_down)
+{
+	char dir[] = "/tmp/hrr-stop-XXXXXX";
+	cleanup_strbuf struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	pid_t pid;
+	int status;
+
+	cr_assert_not_null(mkdtemp(dir));
+	pid = hang_on_private_engine(dir, "4");
+	private_engine_signal(&pe, SIGSTOP);
+	/* 4 s timeout + 2 s grace, and the engine calls' own deadlines. */
+	status = tool_wait(pid, 60);
+	private_engine_signal(&pe, SIGCONT);
+	read_spawned(dir, "stderr", &err);
+	read_spawned(dir, "stdout", &out);
+	rmdir(dir);
+	cr_assert_neq(status, 128 + SIGKILL, "the tool hung on the stopped engine:\n%s", err.buf);
+	cr_assert_eq(status, 5, "exit %d:\n%s", status, err.buf);
+	cr_assert(strstr(err.buf, "not answering"), "%s", err.buf);
+}
+
+Test(faults, a_killed_engine_is_exit_5_and_gc_cleans_up_after_its_restart,
+     .init = engine_up, .fini = engine_down)
+{
+	char dir[] = "/tmp/hrr-kill-XXXXXX";
+	cleanup_strbuf struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, log = STRBUF_INIT;
+	cleanup_free char *host = xasprintf("DOCKER_HOST=%s", pe.host);
+	cleanup_free char *log_path = NULL;
+	const char *env[] = { host, NULL };
+	struct tool_run r;
+	const char *p;
+	pid_t pid;
+	int status;
+
+	cr_assert_not_null(mkdtemp(dir));
+	pid = hang_on_private_engine(dir, "0");
+	private_engine_signal(&pe, SIGKILL);
+	status = tool_wait(pid, 60);
+	read_spawned(dir, "stderr", &err);
+	read_spawned(dir, "stdout", &out);
+	rmdir(dir);
+	cr_assert_eq(status, 5, "exit %d:\n%s", status, err.buf);
+	p = strstr(err.buf, "run folder: ");
+	cr_assert_not_null(p, "%s", err.buf);
+	log_path = xasprintf("%.*s/replay.log", (int)strcspn(p + 12, "\n"), p + 12);
+	cr_assert(read_text(log_path, &log), "the partial log is kept");
+	cr_assert(strstr(log.buf, "[HRR] Archive"), "%s", log.buf);
+	cr_assert(strstr(log.buf, "[hrr-docker-replay]"), "the partial log is marked:\n%s", log.buf);
+
+	private_engine_restart(&pe);
+	tool_run(&r, (const char *const[]){ "gc", NULL }, env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert_eq(private_containers(), 0, "gc left the dead run's container:\n%s%s",
+		     r.out.buf, r.err.buf);
+	tool_run_release(&r);
+}
