@@ -1,0 +1,289 @@
+/* Trustworthy on shared hosts (issue: forged verdicts, other users'
+ * replays, the cache, the archive, option bounds, -o, run.json secrets, the
+ * replay's uid, the replay's seccomp profile). Each test reproduces what a
+ * review found, through the binary. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "docker/engine.h"
+#include "tests/support/run_support.h"
+
+TestSuite(harden, .init = tenv_init, .fini = tenv_fini, .timeout = 120);
+
+#define REPLAY_ARGS(pid_dir, ...)                                                     \
+	((const char *const[]){ "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir", \
+				tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",    \
+				tenv.sysfs, "-q", __VA_ARGS__ })
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *str_of(const cJSON *o, const char *k)
+{
+	const cJSON *v = get(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A copy of a fixture's capture root under the test's scratch area: a
+ * test that may find the archive written must not write the repository. */
+static char *copy_fixture(const char *scenario)
+{
+	cleanup_free char *root = fixture_root(scenario);
+	char *copy = xasprintf("%s/capture-%s", tenv.root, scenario);
+	cleanup_free char *cmd = xasprintf("cp -a '%s' '%s'", root, copy);
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	return copy;
+}
+
+/* An overlay hrr-playback: a host script mounted at /opt/hrr/bin. */
+static void overlay_env(const char *script_body, struct strvec *env)
+{
+	cleanup_free char *script = xasprintf("%s/playback.sh", tenv.root);
+	cleanup_free char *clr = xasprintf("%s/clr-lib", tenv.root);
+	cleanup_free char *lib = xasprintf("%s/libamdhip64.so.7.13.0-overlay", clr);
+	cleanup_free char *text = xasprintf("#!/bin/sh\n%s\n", script_body);
+	struct error err = { 0 };
+
+	cr_assert_eq(fs_write_atomic(script, text, strlen(text), 0755, &err), 0, "%s", err.msg);
+	cr_assert_eq(chmod(script, 0755), 0);
+	mkdir(clr, 0755);
+	cr_assert_eq(fs_write_atomic(lib, "", 0, 0644, &err), 0, "%s", err.msg);
+	strvec_pushf(env, "HRR_PLAYBACK=%s", script);
+	strvec_pushf(env, "CLR_LIB=%s", clr);
+}
+
+static char *log_of(const struct tool_run *r)
+{
+	cleanup_free char *path = NULL;
+	struct strbuf log = STRBUF_INIT;
+
+	cr_assert_not_null(r->run_dir, "%s", r->err.buf);
+	path = xasprintf("%s/replay.log", r->run_dir);
+	cr_assert(read_text(path, &log), "no %s", path);
+	return strbuf_detach(&log, NULL);
+}
+
+/* 1: the log can say PASS; only the engine's exit status can confirm it. */
+Test(harden, a_pass_log_with_a_nonzero_exit_status_is_not_pass)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	struct strvec env = STRVEC_INIT;
+	cleanup_cjson cJSON *finding = NULL;
+	struct tool_run r;
+
+	overlay_env("/opt/rocm/bin/hrr-playback \"$@\"\nexit 3", &env);
+	tool_run(&r, REPLAY_ARGS(pid_dir, "--mount-clr", NULL), (const char *const *)env.v);
+	cr_assert_eq(r.status, 1, "exit %d, want 1:\n%s", r.status, r.err.buf);
+	finding = read_json(r.run_dir, "finding.json");
+	cr_assert_not_null(finding);
+	cr_assert_str_neq(str_of(finding, "outcome"), "PASS");
+	tool_run_release(&r);
+	strvec_clear(&env);
+}
+
+/* 6, 13, 10 and the profile: what the replay container is created with. */
+Test(harden, the_replay_runs_the_inspected_image_as_the_caller_under_the_replay_profile)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_free char *want_user = xasprintf("%u:%u", (unsigned)getuid(), (unsigned)getgid());
+	cleanup_cjson cJSON *run = NULL;
+	const cJSON *spec, *opt;
+	cleanup_free char *text = NULL;
+	struct tool_run r;
+	bool profile = false;
+
+	tool_run(&r, REPLAY_ARGS(pid_dir, "-e", "HRR_TEST_SECRET=hunter2", NULL), NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	run = read_json(r.run_dir, "run.json");
+	cr_assert_not_null(run);
+	spec = get(get(run, "container"), "spec");
+	cr_assert_str_eq(str_of(spec, "Image"), str_of(get(run, "image"), "id"),
+			 "created from the inspected image's ID");
+	cr_assert_str_eq(str_of(spec, "User"), want_user);
+	cJSON_ArrayForEach(opt, get(get(spec, "HostConfig"), "SecurityOpt")) {
+		if (strncmp(opt->valuestring, "seccomp=", 8) == 0)
+			profile = strstr(opt->valuestring, "\"mbind\"") &&
+				  !strstr(opt->valuestring, "\"ptrace\"");
+	}
+	cr_assert(profile, "no replay seccomp profile with mbind and without ptrace");
+	text = cJSON_PrintUnformatted(run);
+	cr_assert_null(strstr(text, "hunter2"), "a secret value in run.json");
+	cr_assert(strstr(text, "HRR_TEST_SECRET"), "the variable's name is recorded");
+	tool_run_release(&r);
+}
+
+/* The profile in force: the simulator's probe, run by the replay's own
+ * entrypoint, says what the filter lets through and who it runs as. */
+Test(harden, inside_the_replay_mbind_is_allowed_ptrace_denied_and_the_uid_is_the_callers)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_free char *want_uid = xasprintf("probe: uid=%u ", (unsigned)getuid());
+	cleanup_free char *log = NULL;
+	struct strvec env = STRVEC_INIT;
+	struct tool_run r;
+
+	overlay_env("/opt/rocm/bin/hrr-playback --probe-syscalls\n"
+		    "exec /opt/rocm/bin/hrr-playback \"$@\"", &env);
+	tool_run(&r, REPLAY_ARGS(pid_dir, "--mount-clr", NULL), (const char *const *)env.v);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	log = log_of(&r);
+	cr_assert(strstr(log, "probe: mbind ok"), "%s", log);
+	cr_assert(strstr(log, "probe: set_mempolicy ok"), "%s", log);
+	cr_assert(strstr(log, "probe: ptrace EPERM"), "%s", log);
+	cr_assert(strstr(log, want_uid), "%s", log);
+	tool_run_release(&r);
+	strvec_clear(&env);
+}
+
+Test(harden, seccomp_default_and_unconfined_are_the_engines)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	struct tool_run r;
+	cleanup_cjson cJSON *run = NULL;
+	const cJSON *opt;
+	int seen = 0;
+
+	tool_run(&r, REPLAY_ARGS(pid_dir, "--seccomp", "unconfined", NULL), NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	run = read_json(r.run_dir, "run.json");
+	cJSON_ArrayForEach(opt, get(get(get(get(run, "container"), "spec"), "HostConfig"),
+				    "SecurityOpt"))
+		seen += strcmp(opt->valuestring, "seccomp=unconfined") == 0;
+	cr_assert_eq(seen, 1);
+	cr_assert_str_eq(str_of(get(run, "seccomp"), "mode"), "unconfined");
+	tool_run_release(&r);
+}
+
+/* 5: the cache is per user and refused when someone else owns it. */
+Test(harden, a_cache_planted_by_another_user_is_refused)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_free char *cache = xasprintf("%s/cache", tenv.workdir);
+	cleanup_free char *mine = xasprintf("%s/%u", cache, (unsigned)getuid());
+	struct tool_run r;
+
+	cr_assert_eq(mkdir(cache, 0755), 0);
+	cr_assert_eq(mkdir(mine, 0700), 0);
+	cr_assert_eq(chown(mine, 4242, 4242), 0);
+	tool_run(&r, REPLAY_ARGS(pid_dir, NULL), NULL);
+	cr_assert_eq(r.status, 5, "exit %d:\n%s", r.status, r.err.buf);
+	cr_assert(strstr(r.err.buf, mine), "%s", r.err.buf);
+	tool_run_release(&r);
+}
+
+/* 7: the archive is never written, whatever the workdir's spelling. */
+Test(harden, a_workdir_reaching_the_archive_through_dotdot_or_tmpdir_is_refused)
+{
+	cleanup_free char *root = copy_fixture("pass");
+	cleanup_free char *pid_dir = xasprintf("%s/pid-4242", root);
+	cleanup_free char *sneaky = xasprintf("%s/missing/..%s/x", tenv.root, root + strlen(tenv.root));
+	cleanup_free char *tmpdir = xasprintf("TMPDIR=%s", pid_dir);
+	const char *const by_dotdot[] = { "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir",
+					  sneaky, "--device-root", tenv.devroot, "--sysfs-root",
+					  tenv.sysfs, "-q", NULL };
+	const char *const by_tmpdir[] = { "--image", SIM_IMAGE, "--archive", pid_dir,
+					  "--device-root", tenv.devroot, "--sysfs-root",
+					  tenv.sysfs, "-q", NULL };
+	uint64_t before = tree_hash(root);
+	struct tool_run r;
+
+	tool_run(&r, by_dotdot, NULL);
+	cr_assert_eq(r.status, 64, "exit %d:\n%s", r.status, r.err.buf);
+	cr_assert(strstr(r.err.buf, "inside the archive"), "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert_eq(tree_hash(root), before, "--workdir with .. wrote the archive");
+	tool_run(&r, by_tmpdir, (const char *const[]){ tmpdir, NULL });
+	cr_assert_eq(r.status, 64, "exit %d:\n%s", r.status, r.err.buf);
+	tool_run_release(&r);
+	cr_assert_eq(tree_hash(root), before, "TMPDIR inside the archive wrote it");
+}
+
+/* 8: every option within what the code can hold. */
+Test(harden, seconds_beyond_what_the_code_holds_are_usage_errors)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	static const char *const opts[] = { "--stop-grace", "--timeout", "--progress-timeout",
+					    "--progress-seconds" };
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		struct tool_run r;
+
+		tool_run(&r, REPLAY_ARGS(pid_dir, opts[i], "99999999999", NULL), NULL);
+		cr_assert_eq(r.status, 64, "%s: exit %d:\n%s", opts[i], r.status, r.err.buf);
+		tool_run_release(&r);
+	}
+}
+
+/* 9: -o never follows a link, and a run without a verdict leaves an
+ * earlier finding at PATH alone. */
+Test(harden, output_replaces_a_planted_link_and_a_blocked_run_keeps_an_earlier_finding)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_free char *victim = xasprintf("%s/victim", tenv.root);
+	cleanup_free char *out = xasprintf("%s/finding.md", tenv.root);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err = { 0 };
+	struct tool_run r;
+	struct stat st;
+
+	cr_assert_eq(fs_write_atomic(victim, "precious\n", 9, 0644, &err), 0, "%s", err.msg);
+	cr_assert_eq(symlink(victim, out), 0);
+	tool_run(&r, REPLAY_ARGS(pid_dir, "-o", out, NULL), NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert(read_text(victim, &text));
+	cr_assert_str_eq(text.buf, "precious\n", "-o followed the planted link");
+	cr_assert_eq(lstat(out, &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+
+	/* A run stopped by preflight (no GPU 7): the earlier finding stays. */
+	tool_run(&r, REPLAY_ARGS(pid_dir, "-o", out, "--gpu", "7", NULL), NULL);
+	cr_assert_eq(r.status, 4, "exit %d:\n%s", r.status, r.err.buf);
+	tool_run_release(&r);
+	strbuf_reset(&text);
+	cr_assert(read_text(out, &text));
+	cr_assert(strstr(text.buf, "PASS"), "the earlier finding was truncated: '%s'", text.buf);
+}
+
+/* 4: gc as another user touches nothing of ours. */
+Test(harden, gc_as_another_user_leaves_our_kept_replays_and_probes)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	const char *user = getenv("HRR_TEST_USER2") ? getenv("HRR_TEST_USER2") : "hrrtest2";
+	struct passwd *pw = getpwnam(user);
+	cleanup_free char *bin = NULL;
+	cleanup_free char *cmd = NULL;
+	struct tool_run r;
+	int before;
+
+	cr_assert_not_null(pw, "no %s: run tests/setup.sh", user);
+	tool_run(&r, REPLAY_ARGS(pid_dir, "--keep", NULL), NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	before = count_tool_containers(tenv.workdir);
+	cr_assert_eq(before, 1, "the kept container");
+	bin = realpath(getenv("HRR_BIN") ? getenv("HRR_BIN") : "build/hrr-docker-replay", NULL);
+	cr_assert_not_null(bin);
+	cmd = xasprintf("cd / && HRR_GC_PROBE_AGE=0 setpriv --reuid %u --regid %u --init-groups "
+			"'%s' gc --all -q >/dev/null 2>&1", (unsigned)pw->pw_uid,
+			(unsigned)pw->pw_gid, bin);
+	system(cmd);
+	cr_assert_eq(count_tool_containers(tenv.workdir), 1,
+		     "gc --all as %s removed our kept replay", user);
+	remove_tool_containers(tenv.workdir);
+}
