@@ -125,21 +125,67 @@ static bool path_inside(const char *inner, const char *outer)
 }
 
 /* The canonical form of a path that may not exist yet: realpath of its
- * longest existing ancestor, plus the rest as given. */
+ * longest existing ancestor, then the rest lexically (the rest does not
+ * exist, so its ".." is what mkdir -p will make of it: "/x/missing/../a"
+ * is "/x/a"). */
 static char *resolve_future_path(const char *path)
 {
 	cleanup_free char *copy = xstrdup(path);
+	struct strbuf out = STRBUF_INIT;
 	char real[PATH_MAX];
 	char *slash;
 
 	if (realpath(copy, real))
 		return xstrdup(real);
-	while ((slash = strrchr(copy, '/')) && slash != copy) {
+	while ((slash = strrchr(copy, '/'))) {
 		*slash = '\0';
-		if (realpath(copy, real))
-			return xasprintf("%s/%s", real, path + (slash - copy) + 1);
+		if (realpath(slash == copy ? "/" : copy, real)) {
+			cleanup_free char *joined = xasprintf("%s/%s", real, path + (slash - copy) + 1);
+
+			fs_path_normalize(joined, &out);
+			return strbuf_detach(&out, NULL);
+		}
 	}
 	return NULL;
+}
+
+/* An absolute form of a path given on the command line or in TMPDIR. */
+static int absolute_path(const char *path, const char *what, char **out, struct error *err)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/') {
+		*out = xstrdup(path);
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return error_errno(err, "%s: current directory", what);
+	*out = xasprintf("%s/%s", cwd, path);
+	return 0;
+}
+
+/* Refuse before creating anything: the archive is never written. A path
+ * that cannot be resolved at all is refused too (it cannot be checked). */
+static int refuse_inside_archive(const char *dir, const char *what,
+				 const char *const *archive_paths, size_t n, struct error *err)
+{
+	cleanup_free char *abs = NULL;
+	cleanup_free char *future = NULL;
+
+	if (absolute_path(dir, what, &abs, err) < 0)
+		return -1;
+	future = resolve_future_path(abs);
+	if (!future)
+		return error_set(err, ERR_USAGE, 0, "%s %s cannot be resolved", what, dir);
+	for (size_t i = 0; i < n; i++) {
+		char areal[PATH_MAX];
+
+		if (realpath(archive_paths[i], areal) && path_inside(future, areal))
+			return error_set(err, ERR_USAGE, 0,
+					 "%s %s is inside the archive %s, which is never written; choose another --workdir",
+					 what, dir, areal);
+	}
+	return 0;
 }
 
 int workdir_prepare(const char *requested, const char *const *archive_paths, size_t n,
@@ -149,29 +195,9 @@ int workdir_prepare(const char *requested, const char *const *archive_paths, siz
 	char real[PATH_MAX];
 	struct stat st;
 
-	/* Refuse before creating anything: the archive is never written. */
 	if (requested) {
-		cleanup_free char *future = NULL;
-		cleanup_free char *abs = requested[0] == '/' ? xstrdup(requested) : NULL;
-
-		if (!abs) {
-			char cwd[PATH_MAX];
-
-			if (!getcwd(cwd, sizeof(cwd)))
-				return error_errno(err, "--workdir: current directory");
-			abs = xasprintf("%s/%s", cwd, requested);
-		}
-		future = resolve_future_path(abs);
-		for (size_t i = 0; future && i < n; i++) {
-			char areal[PATH_MAX];
-
-			if (realpath(archive_paths[i], areal) && path_inside(future, areal))
-				return error_set(err, ERR_USAGE, 0,
-						 "--workdir %s is inside the archive %s, which is never written; choose another --workdir",
-						 requested, areal);
-		}
-	}
-	if (requested) {
+		if (refuse_inside_archive(requested, "--workdir", archive_paths, n, err) < 0)
+			return -1;
 		dir = xstrdup(requested);
 		if (fs_mkdir_p(dir, 0755, err) < 0)
 			return error_prefix(err, "--workdir: ");
@@ -180,6 +206,8 @@ int workdir_prepare(const char *requested, const char *const *archive_paths, siz
 
 		dir = xasprintf("%s/hrr-docker-replay-%u", tmp && *tmp ? tmp : "/tmp",
 				(unsigned)getuid());
+		if (refuse_inside_archive(dir, "workdir (from TMPDIR)", archive_paths, n, err) < 0)
+			return -1;
 		if (fs_mkdir_p(dir, 0700, err) < 0)
 			return -1;
 		if (lstat(dir, &st) < 0)

@@ -191,7 +191,8 @@ Test(harden, a_workdir_reaching_the_archive_through_dotdot_or_tmpdir_is_refused)
 {
 	cleanup_free char *root = copy_fixture("pass");
 	cleanup_free char *pid_dir = xasprintf("%s/pid-4242", root);
-	cleanup_free char *sneaky = xasprintf("%s/missing/..%s/x", tenv.root, root + strlen(tenv.root));
+	cleanup_free char *sneaky = xasprintf("%s/missing/..%s/x", tenv.root,
+					       pid_dir + strlen(tenv.root));
 	cleanup_free char *tmpdir = xasprintf("TMPDIR=%s", pid_dir);
 	const char *const by_dotdot[] = { "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir",
 					  sneaky, "--device-root", tenv.devroot, "--sysfs-root",
