@@ -1,0 +1,86 @@
+/* orchestrator/gc_policy: whose containers gc may remove. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "orchestrator/gc_policy.h"
+#include "orchestrator/run_folder.h"
+
+static const struct gc_caller me = { .host = "node1", .uid = 1000 };
+
+static enum gc_decision decide(const char *host, uid_t uid, enum owner_state st, bool kept,
+			       const struct gc_caller *c)
+{
+	const struct gc_owner o = { host, uid, st };
+
+	return gc_decide(&o, kept, c);
+}
+
+Test(gc_policy, only_my_dead_runs_on_this_host_are_removed)
+{
+	cr_assert_eq(decide("node1", 1000, OWNER_DEAD, false, &me), GC_REMOVE);
+	cr_assert_eq(decide("node2", 1000, OWNER_DEAD, false, &me), GC_KEEP_OTHER_HOST);
+	cr_assert_eq(decide("node1", 1000, OWNER_ALIVE, false, &me), GC_KEEP_LIVE);
+}
+
+/* Issue item 3: an owner whose /proc entry cannot be read is not dead. */
+Test(gc_policy, unknown_is_not_dead)
+{
+	cr_assert_eq(decide("node1", 1000, OWNER_UNKNOWN, false, &me), GC_KEEP_UNKNOWN);
+}
+
+/* Issue item 4: another user's containers, kept or not, are theirs. */
+Test(gc_policy, another_users_containers_are_left_even_with_all)
+{
+	const struct gc_caller all = { .host = "node1", .uid = 1000, .all = true };
+	const struct gc_caller not_root = { .host = "node1", .uid = 1000, .all = true,
+					    .all_users = true };
+
+	cr_assert_eq(decide("node1", 1001, OWNER_DEAD, true, &all), GC_KEEP_NOT_YOURS);
+	cr_assert_eq(decide("node1", 1001, OWNER_DEAD, false, &me), GC_KEEP_NOT_YOURS);
+	cr_assert_eq(decide("node1", (uid_t)-1, OWNER_DEAD, false, &me), GC_KEEP_NOT_YOURS);
+	cr_assert_eq(decide("node1", 1001, OWNER_DEAD, false, &not_root), GC_KEEP_NOT_YOURS,
+		     "--all-users is for root only");
+}
+
+Test(gc_policy, root_asking_for_everyones_gets_them_but_never_a_live_one)
+{
+	const struct gc_caller root = { .host = "node1", .uid = 0, .all_users = true };
+	const struct gc_caller root_plain = { .host = "node1", .uid = 0 };
+
+	cr_assert_eq(decide("node1", 1001, OWNER_DEAD, false, &root), GC_REMOVE);
+	cr_assert_eq(decide("node1", (uid_t)-1, OWNER_DEAD, false, &root), GC_REMOVE);
+	cr_assert_eq(decide("node1", 1001, OWNER_DEAD, true, &root), GC_KEEP_KEPT);
+	cr_assert_eq(decide("node1", 1001, OWNER_ALIVE, false, &root), GC_KEEP_LIVE);
+	cr_assert_eq(decide("node1", 1001, OWNER_DEAD, false, &root_plain), GC_KEEP_NOT_YOURS,
+		     "root without --all-users is a user like any other");
+}
+
+Test(gc_policy, kept_only_with_all)
+{
+	const struct gc_caller all = { .host = "node1", .uid = 1000, .all = true };
+
+	cr_assert_eq(decide("node1", 1000, OWNER_DEAD, true, &me), GC_KEEP_KEPT);
+	cr_assert_eq(decide("node1", 1000, OWNER_DEAD, true, &all), GC_REMOVE);
+}
+
+Test(gc_policy, process_states_from_the_kernel)
+{
+	pid_t child = fork();
+	unsigned long long start;
+
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	start = process_start_ticks(child);
+	cr_assert_gt(start, 0);
+	cr_assert_eq(owner_process_state(getpid(), process_start_ticks(getpid())), OWNER_ALIVE);
+	cr_assert_eq(owner_process_state(child, start + 1), OWNER_DEAD, "a recycled pid");
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	cr_assert_eq(owner_process_state(child, start), OWNER_DEAD);
+	cr_assert_eq(owner_process_state(0, 0), OWNER_UNKNOWN);
+}
