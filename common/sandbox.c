@@ -69,12 +69,17 @@ static int add_rule(scmp_filter_ctx ctx, const char *name, unsigned argc,
 
 static int add_rules(scmp_filter_ctx ctx, struct error *err)
 {
-	const struct scmp_arg_cmp no_exec = SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0);
+	/* Spelled out: clang's -Wmissing-field-initializers rejects the
+	 * SCMP_A* macros' partial initializers. */
+	const struct scmp_arg_cmp no_exec = { .arg = 2, .op = SCMP_CMP_MASKED_EQ,
+					      .datum_a = PROT_EXEC, .datum_b = 0 };
 	/* abort() signals only this process: tgkill(own pid, ...) */
-	const struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid());
+	const struct scmp_arg_cmp self = { .arg = 0, .op = SCMP_CMP_EQ,
+					   .datum_a = (scmp_datum_t)getpid(), .datum_b = 0 };
 	/* glibc's fstat() is fstatat(fd, "", st, AT_EMPTY_PATH). */
-	const struct scmp_arg_cmp empty_path = SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH,
-						       AT_EMPTY_PATH);
+	const struct scmp_arg_cmp empty_path = { .arg = 3, .op = SCMP_CMP_MASKED_EQ,
+						 .datum_a = AT_EMPTY_PATH,
+						 .datum_b = AT_EMPTY_PATH };
 
 	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		if (add_rule(ctx, allowed[i], 0, NULL, err) < 0)
