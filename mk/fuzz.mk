@@ -18,6 +18,10 @@ FUZZ_LIB_SRC = $(wildcard common/*.c) preflight/manifest.c preflight/fsutil.c \
 FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_NAMES   = classifier manifest
 
+# Small parsers of untrusted text: image references, site seccomp profiles.
+FUZZ_LIB_SRC += docker/ref.c orchestrator/seccomp_profile.c
+FUZZ_NAMES   += image_ref seccomp_profile
+
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -MMD -MP -c $< -o $@
@@ -45,6 +49,18 @@ fuzz-manifest: $(FUZZ_BUILD)/fuzz_manifest
 	$< -max_total_time=$(FUZZ_TIME) -max_len=16384 -timeout=10 -rss_limit_mb=1024 \
 	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
 	    $(FUZZ_BUILD)/corpus/manifest tests/fuzz/corpus/manifest
+
+fuzz-image_ref: $(FUZZ_BUILD)/fuzz_image_ref
+	@mkdir -p $(FUZZ_BUILD)/corpus/image_ref
+	$< -max_total_time=$(FUZZ_TIME) -max_len=1024 -timeout=10 -rss_limit_mb=1024 \
+	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus/image_ref tests/fuzz/corpus/image_ref
+
+fuzz-seccomp_profile: $(FUZZ_BUILD)/fuzz_seccomp_profile
+	@mkdir -p $(FUZZ_BUILD)/corpus/seccomp_profile
+	$< -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=10 -rss_limit_mb=1024 \
+	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus/seccomp_profile tests/fuzz/corpus/seccomp_profile
 
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD)
