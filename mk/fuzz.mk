@@ -50,17 +50,16 @@ fuzz-manifest: $(FUZZ_BUILD)/fuzz_manifest
 	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
 	    $(FUZZ_BUILD)/corpus/manifest tests/fuzz/corpus/manifest
 
-fuzz-image_ref: $(FUZZ_BUILD)/fuzz_image_ref
-	@mkdir -p $(FUZZ_BUILD)/corpus/image_ref
-	$< -max_total_time=$(FUZZ_TIME) -max_len=1024 -timeout=10 -rss_limit_mb=1024 \
+# Running a harness: fuzz-<name> with its longest input.
+define fuzz_run
+fuzz-$(1): $(FUZZ_BUILD)/fuzz_$(1)
+	@mkdir -p $(FUZZ_BUILD)/corpus/$(1)
+	$$< -max_total_time=$(FUZZ_TIME) -max_len=$(2) -timeout=10 -rss_limit_mb=1024 \
 	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
-	    $(FUZZ_BUILD)/corpus/image_ref tests/fuzz/corpus/image_ref
-
-fuzz-seccomp_profile: $(FUZZ_BUILD)/fuzz_seccomp_profile
-	@mkdir -p $(FUZZ_BUILD)/corpus/seccomp_profile
-	$< -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=10 -rss_limit_mb=1024 \
-	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
-	    $(FUZZ_BUILD)/corpus/seccomp_profile tests/fuzz/corpus/seccomp_profile
+	    $(FUZZ_BUILD)/corpus/$(1) tests/fuzz/corpus/$(1)
+endef
+$(eval $(call fuzz_run,image_ref,1024))
+$(eval $(call fuzz_run,seccomp_profile,65536))
 
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD)
