@@ -1,6 +1,6 @@
 /* The replay itself: walk the events, print what hrr-playback prints for
  * each, and end the way the scenario says. Formats are the real program's
- * (see hrr-playback.md); where the real one calls into the GPU, this one
+ * (see docs/formats.md); where the real one calls into the GPU, this one
  * decides from the scenario file.
  *
  * Heartbeats, like the real ones, come only as kernels launch: nothing here

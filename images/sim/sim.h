@@ -1,6 +1,6 @@
 /* hrr-playback simulator: stands in for ROCm's hrr-playback where no AMD GPU
  * exists. It reads a real archive layout, prints the real program's lines
- * (../../shared/spec/hrr-playback.md quotes them) and ends the way the real
+ * (docs/formats.md quotes them) and ends the way the real
  * one does, per a scenario file inside the archive:
  *
  *     <pid-dir>/sim-scenario      key=value lines, '#' comments
