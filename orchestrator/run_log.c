@@ -1,6 +1,6 @@
 #include "orchestrator/run_log.h"
 #include "common/fsutil.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 
 static char *run(const uint8_t *data, size_t size, size_t chunk)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "common/strbuf.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 
 /* <source root>/tests/fuzz/corpus/classifier/<name> (caller frees). The
  * root is $HRR_SRCDIR, else found from the test binary

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 
 static void classify(const char *log, struct finding *f)
 {

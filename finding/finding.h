@@ -1,8 +1,8 @@
-/* Findings: from a replay log to a verdict (../shared/spec/findings.md).
+/* Findings: from a replay log to a verdict (docs/findings.md).
  * The classifier is pure and streaming: bytes in, one line at a time,
  * bounded memory whatever the log size. */
-#ifndef HRR_ORCHESTRATOR_FINDING_H
-#define HRR_ORCHESTRATOR_FINDING_H
+#ifndef HRR_FINDING_FINDING_H
+#define HRR_FINDING_FINDING_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 
 #include "common/strbuf.h"
 #include "common/strvec.h"
+#include "finding/marker.h"
 #include "preflight/manifest.h"
 #include "preflight/preflight.h"
 
@@ -23,6 +24,24 @@ enum finding_outcome {
 	OUTCOME_HANG,
 };
 const char *finding_outcome_name(enum finding_outcome o); /* "PASS", ... */
+
+/* The fault classes of docs/findings.md, in no particular order (the
+ * precedence lives in the classifier's decision). */
+enum finding_fault_class {
+	FAULT_UNKNOWN = 0,
+	FAULT_VERSION_MISMATCH,
+	FAULT_HANG,
+	FAULT_REPLAY_PASS,
+	FAULT_NAN_INF_DIVERGENCE,
+	FAULT_REPLAY_OOM,
+	FAULT_READ_ONLY_PAGE_FAULT,
+	FAULT_ILLEGAL_MEMORY_ACCESS,
+	FAULT_REPLAY_FATAL_API,
+	FAULT_REPLAY_ABORTED,
+	FAULT_REPLAY_CRASHED,
+};
+/* "replay_pass", ..., "unknown": the JSON and markdown spelling. */
+const char *finding_fault_class_name(enum finding_fault_class c);
 
 struct d2h_failure {
 	char *tag;          /* "DtoH", "DtoHAsync", "kernarg", API name; NULL for "validate" lines */
@@ -42,11 +61,11 @@ struct d2h_failure {
 #define FINDING_MAX_KERNEL_NAMES 256
 #define FINDING_MAX_NOTES 64
 
-/* Every field of findings.md. Strings are owned (NULL = unset); integers
+/* Every field of docs/findings.md. Strings are owned (NULL = unset); integers
  * are -1 when unset (a zero is a value). */
 struct finding {
 	enum finding_outcome outcome;
-	char *fault_class;          /* "replay_pass", ..., "unknown" */
+	enum finding_fault_class fault_class;
 	char *fault_address;
 	char *fault_reason;
 	long long failing_event_seq;
@@ -138,7 +157,7 @@ struct finding_run {
 	const int *gpus;
 	size_t n_gpus;
 	int exit_code;        /* -1 unknown */
-	const char *ended_by; /* "exit", "signal", "timeout", "progress-timeout", "interrupt", "oom" */
+	enum finding_ended_by ended_by;
 	int signal;           /* -1 none */
 	double wall_s;
 	const char *log;
@@ -166,7 +185,7 @@ bool finding_needs_info(const struct finding *f);
 /* Appends finding.md to out. ctx may be NULL ("unknown archive"). */
 void finding_render_markdown(const struct finding *f, const struct finding_context *ctx,
 			     struct strbuf *out);
-/* finding.json: every key of findings.md (unset = null or []), then
+/* finding.json: every key of docs/findings.md (unset = null or []), then
  * labels, d2h_failures, gpu_time_ms (null when not printed), preflight
  * (preflight_to_json, or null when preflight did not run, as in analyze)
  * and run (only when ctx->run). ctx may be NULL. */

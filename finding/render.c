@@ -1,7 +1,7 @@
 /* A finding for people (markdown) and for machines (JSON, keys of
- * findings.md). An unknown value is "n/a" in markdown and null in JSON;
+ * docs/findings.md). An unknown value is "n/a" in markdown and null in JSON;
  * a zero is a value and prints as 0. */
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -89,7 +89,7 @@ static void md_d2h_counts(struct strbuf *out, const struct finding *f)
 
 static void md_summary(const struct finding *f, struct strbuf *out)
 {
-	const char *cls = f->fault_class ? f->fault_class : "unknown";
+	const char *cls = finding_fault_class_name(f->fault_class);
 
 	table_head(out, "Summary");
 	row_begin(out, "Outcome");
@@ -257,7 +257,7 @@ static void md_run(const struct finding_run *run, struct strbuf *out)
 		strbuf_addf(out, "%s%d", i ? "," : "", run->gpus[i]);
 	strbuf_addstr(out, " |\n");
 	row_ll(out, "Exit code", run->exit_code);
-	row_str(out, "Ended by", run->ended_by, false);
+	row_str(out, "Ended by", finding_ended_by_name(run->ended_by), false);
 	row_ll(out, "Signal", run->signal);
 	row_begin(out, "Wall time");
 	if (run->wall_s < 0)
@@ -370,7 +370,7 @@ static cJSON *j_run(const struct finding_run *run)
 	for (size_t i = 0; i < run->n_gpus; i++)
 		cJSON_AddItemToArray(gpus, cJSON_CreateNumber(run->gpus[i]));
 	j_int(o, "exit_code", run->exit_code);
-	j_str(o, "ended_by", run->ended_by);
+	j_str(o, "ended_by", finding_ended_by_name(run->ended_by));
 	j_int(o, "signal", run->signal);
 	j_double(o, "wall_s", run->wall_s);
 	j_str(o, "log", run->log);
@@ -384,7 +384,7 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 	cJSON *arr;
 
 	cJSON_AddStringToObject(o, "outcome", finding_outcome_name(f->outcome));
-	cJSON_AddStringToObject(o, "fault_class", f->fault_class ? f->fault_class : "unknown");
+	cJSON_AddStringToObject(o, "fault_class", finding_fault_class_name(f->fault_class));
 	j_str(o, "fault_address", f->fault_address);
 	j_str(o, "fault_reason", f->fault_reason);
 	j_int(o, "failing_event_seq", f->failing_event_seq);

@@ -1,6 +1,6 @@
 /* A finding's life after classification: merging the inputs, then the
- * archive facts, kernel attribution, notes and labels (findings.md). */
-#include "orchestrator/finding.h"
+ * archive facts, kernel attribution, notes and labels (docs/findings.md). */
+#include "finding/finding.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +8,27 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+
+const char *finding_fault_class_name(enum finding_fault_class c)
+{
+	static const char *const names[] = {
+		[FAULT_UNKNOWN] = "unknown",
+		[FAULT_VERSION_MISMATCH] = "version_mismatch",
+		[FAULT_HANG] = "hang",
+		[FAULT_REPLAY_PASS] = "replay_pass",
+		[FAULT_NAN_INF_DIVERGENCE] = "nan_inf_divergence",
+		[FAULT_REPLAY_OOM] = "replay_oom",
+		[FAULT_READ_ONLY_PAGE_FAULT] = "read_only_page_fault",
+		[FAULT_ILLEGAL_MEMORY_ACCESS] = "illegal_memory_access",
+		[FAULT_REPLAY_FATAL_API] = "replay_fatal_api",
+		[FAULT_REPLAY_ABORTED] = "replay_aborted",
+		[FAULT_REPLAY_CRASHED] = "replay_crashed",
+	};
+
+	if ((unsigned)c >= sizeof(names) / sizeof(names[0]) || !names[c])
+		return "unknown";
+	return names[c];
+}
 
 const char *finding_outcome_name(enum finding_outcome o)
 {
@@ -67,7 +88,7 @@ static void d2h_failure_release(struct d2h_failure *d)
 void finding_release(struct finding *f)
 {
 	char **strings[] = {
-		&f->fault_class, &f->fault_address, &f->fault_reason, &f->failing_api,
+		&f->fault_address, &f->fault_reason, &f->failing_api,
 		&f->kernel_name, &f->kernel_family, &f->kernarg_address, &f->grid,
 		&f->workgroup, &f->gpu_node, &f->last_progress_kernel, &f->last_event_kernel,
 		&f->capture_hip_so, &f->capture_hip_runtime_version, &f->capture_comgr_version,
@@ -186,12 +207,8 @@ void finding_merge(struct finding *acc, const struct finding *later)
 {
 	if (later->outcome != OUTCOME_UNKNOWN)
 		acc->outcome = later->outcome;
-	if (later->fault_class && strcmp(later->fault_class, "unknown") != 0) {
-		free(acc->fault_class);
-		acc->fault_class = xstrdup(later->fault_class);
-	} else {
-		fill_str(&acc->fault_class, later->fault_class);
-	}
+	if (later->fault_class != FAULT_UNKNOWN)
+		acc->fault_class = later->fault_class;
 
 	fill_str(&acc->fault_address, later->fault_address);
 	fill_str(&acc->fault_reason, later->fault_reason);
@@ -288,9 +305,9 @@ void finding_merge(struct finding *acc, const struct finding *later)
 
 /* ---- finalize ---- */
 
-static bool class_is(const struct finding *f, const char *name)
+static bool class_is(const struct finding *f, enum finding_fault_class c)
 {
-	return f->fault_class && !strcmp(f->fault_class, name);
+	return f->fault_class == c;
 }
 
 static void clear_str(char **s)
@@ -319,10 +336,10 @@ static bool is_attributable(const struct finding *f)
 {
 	if (f->outcome != OUTCOME_MAF && f->outcome != OUTCOME_ABORT && f->outcome != OUTCOME_HANG)
 		return false;
-	if (class_is(f, "version_mismatch") || class_is(f, "replay_oom") ||
-	    class_is(f, "replay_crashed"))
+	if (class_is(f, FAULT_VERSION_MISMATCH) || class_is(f, FAULT_REPLAY_OOM) ||
+	    class_is(f, FAULT_REPLAY_CRASHED))
 		return false;
-	if (class_is(f, "replay_aborted") && f->saw_user_interrupt && !f->saw_fault)
+	if (class_is(f, FAULT_REPLAY_ABORTED) && f->saw_user_interrupt && !f->saw_fault)
 		return false;
 	return true;
 }
@@ -406,7 +423,7 @@ static void attribute_kernel(struct finding *f)
 		clear_attribution(f);
 		return;
 	}
-	if (class_is(f, "replay_crashed")) {
+	if (class_is(f, FAULT_REPLAY_CRASHED)) {
 		clear_attribution(f);
 		if (f->replay_signal >= 0)
 			finding_add_note(f, "the replay process died by signal %d without printing a "
@@ -472,7 +489,7 @@ static void add_labels(struct finding *f, const struct finding_context *ctx)
 	if (f->multi_process)
 		strvec_push(&f->labels, "MULTI-PROCESS");
 	/* CLEAN means nothing was found: never next to a fault or an unknown. */
-	if (!f->labels.n && f->outcome == OUTCOME_PASS && class_is(f, "replay_pass"))
+	if (!f->labels.n && f->outcome == OUTCOME_PASS && class_is(f, FAULT_REPLAY_PASS))
 		strvec_push(&f->labels, "CLEAN");
 }
 
@@ -482,15 +499,13 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 
 	if (!ctx)
 		ctx = &none;
-	if (!f->fault_class)
-		f->fault_class = xstrdup("unknown");
 	apply_manifest(f, ctx);
 	if (f->archive_format_version < 0 && ctx->archive_format_version)
 		f->archive_format_version = (int)ctx->archive_format_version;
 	if (ctx->multi_process)
 		f->multi_process = true;
-	if (f->replay_signal < 0 && ctx->run && ctx->run->signal > 0 && ctx->run->ended_by &&
-	    !strcmp(ctx->run->ended_by, "signal"))
+	if (f->replay_signal < 0 && ctx->run && ctx->run->signal > 0 &&
+	    ctx->run->ended_by == ENDED_SIGNAL)
 		f->replay_signal = ctx->run->signal;
 
 	attribute_kernel(f);
@@ -498,8 +513,8 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 	f->kernel_family = finding_kernel_family(f->kernel_name);
 
 	if (is_aten(f->kernel_name) &&
-	    (class_is(f, "illegal_memory_access") || class_is(f, "read_only_page_fault") ||
-	     class_is(f, "replay_aborted")))
+	    (class_is(f, FAULT_ILLEGAL_MEMORY_ACCESS) || class_is(f, FAULT_READ_ONLY_PAGE_FAULT) ||
+	     class_is(f, FAULT_REPLAY_ABORTED)))
 		finding_add_note(f, "the faulting kernel is an ATen kernel launched through <<<>>> "
 				 "(hipLaunchByPtr), which passes device pointers inside by-value "
 				 "structs; replay translates them by a heuristic, and an archive "
@@ -509,7 +524,7 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 	if (f->saw_user_interrupt)
 		finding_add_note(f, "the replay was stopped by the user (%s): the workload is untested",
 				 f->interrupt_signal ? f->interrupt_signal : "interrupt");
-	if (!strcmp(f->fault_class, "unknown"))
+	if (f->fault_class == FAULT_UNKNOWN)
 		finding_add_note(f, "not enough signal to classify: no fault type is claimed");
 	else if (f->outcome == OUTCOME_UNKNOWN)
 		finding_add_note(f, "the log does not show how the replay ended: the outcome is "
