@@ -12,9 +12,8 @@ FUZZ_SAN   = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = $(STD_FLAGS) -g -O1 -fno-omit-frame-pointer $(DEP_CFLAGS)
 
 # Only what the harnesses reach: no engine, no libcurl.
-FUZZ_LIB_SRC = $(wildcard common/*.c) preflight/manifest.c preflight/fsutil.c \
-               preflight/preflight.c preflight/topology.c \
-               orchestrator/finding.c orchestrator/finding_classify.c orchestrator/finding_render.c
+FUZZ_LIB_SRC = $(wildcard common/*.c finding/*.c) preflight/manifest.c \
+               preflight/preflight.c preflight/topology.c
 FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_NAMES   = classifier manifest
 
