@@ -138,7 +138,7 @@ static void on_generic(struct classifier *c, const char *s, const char *end,
 		classify_replay_word(c, s, a->replay, end);
 	if (a->kernarg || a->grid)
 		classify_assignments(c, a->kernarg, a->grid, end);
-	if (a->hip_so && a->hip_so - s >= 10 && !memcmp(a->hip_so - 10, "[capture] ", 10)) {
+	if (a->hip_so && !c->cut && a->hip_so - s >= 10 && !memcmp(a->hip_so - 10, "[capture] ", 10)) {
 		const char *v = a->hip_so + 7;
 		const char *b = v;
 
@@ -150,15 +150,71 @@ static void on_generic(struct classifier *c, const char *s, const char *end,
 		classify_agent_wave(c, s, end);
 }
 
-static void classify_line(struct classifier *c, const char *p, size_t len)
+/* Anchors at or past limit belong to the next window (or to nothing). */
+static void anchors_before(struct anchors *a, const char *limit)
+{
+	const char **all[] = { &a->maf, &a->mfe, &a->queue, &a->hsa, &a->replay,
+			       &a->hrr, &a->kernarg, &a->grid, &a->hip_so };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (*all[i] && *all[i] >= limit)
+			*all[i] = NULL;
+}
+
+void classify_anchored(struct classifier *c, const char *s, const char *end, const char *limit)
+{
+	struct anchors a;
+
+	scan_anchors(s, end, &a);
+	anchors_before(&a, limit);
+	a.hrr = NULL;
+	on_generic(c, s, end, &a);
+}
+
+/* A cut line's last token may be a cut number ("seq=20" of "seq=2047", an
+ * address cut after "0x7f"): it is not read. */
+static const char *drop_cut_token(const char *s, const char *end)
+{
+	if (end <= s || !isxdigit((unsigned char)end[-1]))
+		return end;
+	while (end > s && is_word(end[-1]))
+		end--;
+	return end;
+}
+
+/* A fault line without its "Reason:" (two writes with another thread's
+ * output between them): the reason may come on one of the next lines. */
+static void late_reason(struct classifier *c, const char *p, const char *end)
+{
+	const char *r = find(p, end, LIT("Reason: "));
+
+	c->reason_lines--;
+	if (r) {
+		classify_reason(c, r + 8, end);
+		c->reason_lines = 0;
+	}
+}
+
+/* One line (or the first window of an overlong one: anchors from limit on
+ * are read in the next window). */
+static void classify_line(struct classifier *c, const char *p, size_t len, size_t limit)
 {
 	const char *end = p + len;
+	const char *lim = p + limit;
 	const char *s;
 	struct anchors a;
 
 	if (len && end[-1] == '\r')
 		end--;
+	if (c->cut)
+		end = drop_cut_token(p, end);
+	if (lim > end)
+		lim = end;
+	if (c->reason_lines > 0)
+		late_reason(c, p, end);
 	s = skip_blanks(p, end);
+	if (s < end)
+		c->lines++;
 	if (end - s >= 4 && s[0] == '[' && s[1] == 'H' && s[2] == 'R' && s[3] == 'R') {
 		if (classify_hrr(c, s, end))
 			return;
@@ -167,19 +223,62 @@ static void classify_line(struct classifier *c, const char *p, size_t len)
 		if (classify_info(c, p, end))
 			return;
 		scan_anchors(s, end, &a);
-		/* A prefixed line ("<timestamp> [HRR] PASS", "[triage] ..."). */
-		if (a.hrr && classify_hrr(c, a.hrr, end))
+		/* A prefixed line ("<timestamp> [HRR] PASS", "[triage] ...", a
+		 * colour code), or another write spliced in front of an [HRR]
+		 * line: the text before it is read for the runtime's anchors. */
+		if (a.hrr && classify_hrr(c, a.hrr, end)) {
+			const char *hrr = a.hrr;
+
+			anchors_before(&a, hrr < lim ? hrr : lim);
+			on_generic(c, s, hrr, &a);
 			return;
+		}
 	}
+	anchors_before(&a, lim);
 	on_generic(c, s, end, &a);
+}
+
+/* A window of an overlong line after its first: only the runtime's
+ * anchors can start there. */
+static void classify_piece(struct classifier *c, const char *p, size_t len, size_t limit)
+{
+	const char *end = p + len;
+
+	if (!c->continued) {
+		classify_line(c, p, len, limit);
+		return;
+	}
+	if (c->cut)
+		end = drop_cut_token(p, end);
+	classify_anchored(c, p, end, p + (limit < len ? limit : len));
+}
+
+/* The buffer is full and the line goes on: read this window, keep its
+ * last FINDING_LINE_OVERLAP bytes as the start of the next. */
+static void window_out(struct classifier *c)
+{
+	size_t keep = FINDING_LINE_OVERLAP;
+
+	classify_piece(c, c->line, c->line_len, c->line_len - keep);
+	memmove(c->line, c->line + c->line_len - keep, keep);
+	c->line_len = keep;
+	c->continued = true;
+}
+
+static void line_end(struct classifier *c)
+{
+	classify_piece(c, c->line, c->line_len, c->line_len);
+	c->line_len = 0;
+	c->continued = false;
 }
 
 void classify_flush(struct classifier *c)
 {
-	if (c->line_len)
-		classify_line(c, c->line, c->line_len);
-	c->line_len = 0;
-	c->skipping = false;
+	if (!c->line_len && !c->continued)
+		return;
+	c->cut = true;
+	line_end(c);
+	c->cut = false;
 }
 
 /* ---- public ---- */
@@ -225,36 +324,45 @@ void classifier_free(struct classifier *c)
 	free(c);
 }
 
+/* Bytes of an unfinished line into the buffer, a window at a time. */
+static void buffer_line(struct classifier *c, const char *p, size_t n)
+{
+	while (n) {
+		size_t room, k;
+
+		if (c->line_len == FINDING_LINE_MAX)
+			window_out(c);
+		room = FINDING_LINE_MAX - c->line_len;
+		k = n < room ? n : room;
+		memcpy(c->line + c->line_len, p, k);
+		c->line_len += k;
+		p += k;
+		n -= k;
+	}
+}
+
 void classifier_feed(struct classifier *c, const char *data, size_t len)
 {
 	while (len) {
 		const char *nl = memchr(data, '\n', len);
 		size_t take = nl ? span(data, nl) : len;
 
-		if (c->skipping) {
-			/* the rest of an overlong line */
-		} else if (!c->line_len && nl) {
-			classify_line(c, data, take < FINDING_LINE_MAX ? take : FINDING_LINE_MAX);
+		if (!c->line_len && !c->continued && nl && take <= FINDING_LINE_MAX) {
+			classify_line(c, data, take, take);
 		} else {
-			size_t room = FINDING_LINE_MAX - c->line_len;
-			size_t n = take < room ? take : room;
-
-			memcpy(c->line + c->line_len, data, n);
-			c->line_len += n;
-			if (take > n)
-				c->skipping = true;
+			buffer_line(c, data, take);
 			if (nl)
-				classify_line(c, c->line, c->line_len);
+				line_end(c);
 		}
-		if (nl) {
-			if (c->skipping && c->line_len)
-				classify_line(c, c->line, c->line_len);
-			c->line_len = 0;
-			c->skipping = false;
+		if (nl)
 			take++;
-		}
 		data += take;
 		len -= take;
 	}
+}
+
+void classifier_cut_line(struct classifier *c)
+{
+	classify_flush(c);
 }
 

@@ -18,6 +18,15 @@
 
 #define LIT(s) (s), (sizeof(s) - 1)
 
+/* A line longer than FINDING_LINE_MAX is read in windows of that size, each
+ * overlapping the one before by this much: an anchor that starts in the
+ * overlap is read in the next window, with at least this much of its line
+ * after it, so nothing is read cut at a window edge. */
+#define FINDING_LINE_OVERLAP (16 * 1024)
+/* How many lines after a fault line without "Reason:" may still carry it
+ * (two writes interleaved with another thread's output). */
+#define FINDING_REASON_LINES 4
+
 enum hsa_status { HSA_NONE = 0, HSA_MEMORY_FAULT, HSA_ABORTED, HSA_EXCEPTION };
 enum info_section { INFO_NONE = 0, INFO_KERNEL_SUMMARY, INFO_CALL_COUNTS, INFO_ROOT };
 
@@ -25,7 +34,10 @@ struct classifier {
 	char *source;
 	char *line;           /* FINDING_LINE_MAX bytes: the current partial line */
 	size_t line_len;
-	bool skipping;        /* past FINDING_LINE_MAX: drop bytes until '\n' */
+	bool continued;       /* the buffer holds a window of an overlong line */
+	bool cut;             /* the line being read is cut: no names, no numbers */
+	bool archive_tool;    /* the input is `hrr-playback --info` output (its first line says) */
+	size_t lines;         /* non-blank lines so far, the current one included */
 
 	struct finding f;     /* fields filled as lines arrive */
 
@@ -37,6 +49,9 @@ struct classifier {
 	enum hsa_status hsa_first;
 
 	char *maf_address;
+	int reason_lines;     /* > 0: the MAF line had no Reason:, look this many lines on */
+	bool maf_imprecise;   /* ROCr's "(may not be exact address)" */
+	bool maf_nil;         /* ... on address (nil) */
 	char *mfe_address;
 
 	/* Last heartbeat. */
@@ -251,8 +266,12 @@ static inline void saw_fault(struct classifier *c)
 }
 
 
-/* Classify what is left of the last line (one without a newline). */
+/* Classify what is left of the last line (one without a newline) as a
+ * cut line. */
 void classify_flush(struct classifier *c);
+/* The runtime's anchors in [s, end), those before limit only; no line-start
+ * rules (for text after an [HRR] line's own fields, and overlong lines). */
+void classify_anchored(struct classifier *c, const char *s, const char *end, const char *limit);
 
 /* ---- the line readers, one per kind of line ---- */
 
@@ -260,6 +279,8 @@ void classify_flush(struct classifier *c);
 bool classify_hrr(struct classifier *c, const char *s, const char *end);
 /* `hrr-playback --info` lines (column 0); true when handled. */
 bool classify_info(struct classifier *c, const char *p, const char *end);
+/* p is after "Complete:" (--info's line, or the same with [HRR] in a replay log). */
+void classify_complete(struct classifier *c, const char *p, const char *end);
 
 /* Launch and dispatch lines. */
 void classify_progress(struct classifier *c, const char *p, const char *end);
@@ -271,6 +292,8 @@ void classify_assignments(struct classifier *c, const char *kernarg, const char 
 /* The GPU runtime's lines, and the words around "replay" (stop markers,
  * hrr-playback's abort words). */
 void classify_maf(struct classifier *c, const char *p, const char *end);
+/* r is after "Reason: " (on the MAF line or a later one). */
+void classify_reason(struct classifier *c, const char *r, const char *end);
 void classify_mfe(struct classifier *c, const char *p, const char *end);
 void classify_queue_abort(struct classifier *c, const char *p, const char *end);
 void classify_hsa_status(struct classifier *c, const char *p, const char *end);

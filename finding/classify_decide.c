@@ -17,17 +17,35 @@ static const char *hsa_name(enum hsa_status s)
 	}
 }
 
+/* A stop marker is the runner's word, written after the replay ended; a
+ * verdict line is text the replay printed, and text can be forged by a
+ * kernel name printed byte for byte. The marker outranks the verdict. */
+static bool stopped(const struct classifier *c)
+{
+	return c->timeout || c->signal_marker || c->f.saw_oom_marker || c->f.saw_user_interrupt;
+}
+
+static bool says_pass(const struct classifier *c)
+{
+	return c->pass && !stopped(c);
+}
+
+static bool says_fail(const struct classifier *c)
+{
+	return c->fail && !stopped(c);
+}
+
 static enum finding_outcome decide_outcome(const struct classifier *c)
 {
 	if (c->timeout || c->f.saw_watchdog)
 		return OUTCOME_HANG;
-	if (c->pass)
+	if (says_pass(c))
 		return OUTCOME_PASS;
 	if (c->maf_line || c->mfe_line)
 		return OUTCOME_MAF;
 	/* Beyond the anchor: a divergence abort is a validation failure that
 	 * stopped the replay early (exit 2). */
-	if (c->fail || c->diverged)
+	if (says_fail(c) || c->diverged)
 		return OUTCOME_FAIL;
 	if (c->hsa_memory_fault)
 		return OUTCOME_MAF;
@@ -45,7 +63,7 @@ static enum finding_fault_class decide_class(const struct classifier *c, bool d2
 		return FAULT_VERSION_MISMATCH;
 	if (c->timeout || c->f.saw_watchdog)
 		return FAULT_HANG;
-	if (c->pass)
+	if (says_pass(c))
 		return d2h_failed ? FAULT_NAN_INF_DIVERGENCE : FAULT_REPLAY_PASS;
 	if (c->oom_text)
 		return FAULT_REPLAY_OOM;
@@ -57,7 +75,7 @@ static enum finding_fault_class decide_class(const struct classifier *c, bool d2
 		return FAULT_ILLEGAL_MEMORY_ACCESS;
 	if (c->hsa_aborted || c->hsa_exception)
 		return FAULT_REPLAY_ABORTED;
-	if (c->fail || d2h_failed || c->diverged)
+	if (says_fail(c) || d2h_failed || c->diverged)
 		return FAULT_NAN_INF_DIVERGENCE;
 	if (c->replay_aborted || c->aborting_replay || c->f.saw_user_interrupt)
 		return FAULT_REPLAY_ABORTED;
@@ -145,6 +163,14 @@ static void finish_kernel(struct classifier *c, struct finding *f)
 
 static void finish_notes(const struct classifier *c, struct finding *f)
 {
+	if (c->maf_nil)
+		finding_add_note(f, "the runtime printed the fault address as (nil): the access "
+				 "was to address 0");
+	if (c->maf_imprecise)
+		finding_add_note(f, "the runtime says the fault address may not be exact");
+	if (c->pass && stopped(c))
+		finding_add_note(f, "the log says PASS, but the runner stopped the replay or saw "
+				 "it killed: the stop outranks the text");
 	if (c->version_mismatch && f->archive_format_version >= 0 && f->reader_format_version >= 0)
 		finding_add_note(f, "archive format version %d does not match the hrr-playback "
 				 "reader's %d: use an hrr-playback that reads this archive",
@@ -161,7 +187,7 @@ static void finish_notes(const struct classifier *c, struct finding *f)
 	if (f->saw_watchdog)
 		finding_add_note(f, "hrr-playback's sync watchdog fired after %lld ms at: %s",
 				 c->watchdog_ms, c->watchdog_at ? c->watchdog_at : "unknown");
-	if (c->hsa_first != HSA_NONE && !c->pass)
+	if (c->hsa_first != HSA_NONE && !says_pass(c))
 		finding_add_note(f, "the queue aborted with %s", hsa_name(c->hsa_first));
 	if (f->saw_oom_marker)
 		finding_add_note(f, "the engine killed the replay container: out of memory "
@@ -200,9 +226,11 @@ void classifier_finish(struct classifier *c, struct finding *out)
 	finding_init(&c->f);
 	out->outcome = outcome;
 	out->fault_class = fault_class;
+	out->archive_tool_output = c->archive_tool;
 	if (c->source)
 		strvec_push(&out->sources, c->source);
 	finish_progress(c, out);
 	finish_kernel(c, out);
 	finish_notes(c, out);
+	finding_sanitize(out);
 }

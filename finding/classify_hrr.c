@@ -134,7 +134,7 @@ static void on_watchdog(struct classifier *c, const char *p, const char *end)
 	/* Otherwise a bare symbol names the kernel; a sync point ("recorded
 	 * hipDeviceSynchronize event", "sync-after-event", "end-of-pass device
 	 * synchronize") names none. */
-	if (find(what, end, LIT("ynchroniz")) || has_prefix(what, end, LIT("sync-after-")) ||
+	if (c->cut || find(what, end, LIT("ynchroniz")) || has_prefix(what, end, LIT("sync-after-")) ||
 	    is_compacted_name(what, end))
 		return;
 	if (!memchr(what, ' ', span(what, end)) || find(what, end, LIT("::")) ||
@@ -142,7 +142,8 @@ static void on_watchdog(struct classifier *c, const char *p, const char *end)
 		set_once(&c->watchdog_kernel, what, end);
 }
 
-/* D2H checks : P pass (E exact, T within tol), F fail, S skipped */
+/* D2H checks : P pass (E exact, T within tol), F fail, S skipped
+ * D2H checks   : P pass, F fail, S skipped          (newer builds) */
 static void on_d2h_summary(struct classifier *c, const char *q, const char *end)
 {
 	long long pass, fail, skipped;
@@ -154,10 +155,16 @@ static void on_d2h_summary(struct classifier *c, const char *q, const char *end)
 	q = skip_blanks(q + 1, end);
 	if (!parse_num(&q, end, &pass) || !has_prefix(q, end, LIT(" pass")))
 		return;
-	r = find(q, end, LIT("), "));
-	if (!r)
+	r = q + 5;
+	if (has_prefix(r, end, LIT(" ("))) {
+		r = memchr(r, ')', span(r, end));
+		if (!r)
+			return;
+		r++;
+	}
+	if (!has_prefix(r, end, LIT(", ")))
 		return;
-	r += 3;
+	r += 2;
 	if (!parse_num(&r, end, &fail) || !has_prefix(r, end, LIT(" fail, ")))
 		return;
 	r += 7;
@@ -187,6 +194,18 @@ static void on_version_mismatch(struct classifier *c, const char *q, const char 
 		f->archive_format_version = (int)(file > INT_MAX ? INT_MAX : file);
 	if (num_after(q, end, LIT("reader="), &reader) && f->reader_format_version < 0)
 		f->reader_format_version = (int)(reader > INT_MAX ? INT_MAX : reader);
+}
+
+/* [HRR] Archive has no clean-shutdown trailer (capture likely crashed);
+ * recovered N events[, trailing torn record discarded] (the reader, when it
+ * loads a crashed capture for replay). */
+static void on_no_trailer(struct classifier *c, const char *q, const char *end)
+{
+	long long n;
+
+	c->f.archive_complete = 0;
+	if (num_after(q, end, LIT("recovered "), &n))
+		c->f.archive_recovered_events = n;
 }
 
 /* [HRR] Archive : N events, K kernels, ... (r is after "Archive") */
@@ -230,8 +249,15 @@ static void on_hrr_line(struct classifier *c, const char *q, const char *end)
 			on_version_mismatch(c, q, end);
 		return;
 	case 'A':
-		if (has_prefix(q, end, LIT("Archive")))
+		if (has_prefix(q, end, LIT("Archive has no clean-shutdown trailer")))
+			on_no_trailer(c, q, end);
+		else if (has_prefix(q, end, LIT("Archive")))
 			on_archive(c, q + 7, end);
+		return;
+	case 'C':
+		/* The reader's health line, as --info prints it. */
+		if (has_prefix(q, end, LIT("Complete:")))
+			classify_complete(c, q + 9, end);
 		return;
 	case 'K':
 		if (has_prefix(q, end, LIT("Kernels launched"))) {

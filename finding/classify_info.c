@@ -56,7 +56,8 @@ static void on_summary_row(struct classifier *c, const char *p, const char *end)
 	q = dims_token(skip_blanks(q, end), end);
 	if (!q)
 		return;
-	add_kernel_name(&c->f, name, name_end);
+	if (!c->cut)
+		add_kernel_name(&c->f, name, name_end);
 }
 
 /* "  name    calls" (Kernel Call Counts): one row per distinct kernel. */
@@ -82,7 +83,18 @@ static void on_call_count_row(struct classifier *c, const char *p, const char *e
 	}
 	name_end = trim_end(name, r);
 	c->f.archive_distinct_kernels = (c->f.archive_distinct_kernels < 0 ? 0 : c->f.archive_distinct_kernels) + 1;
-	add_kernel_name(&c->f, name, name_end);
+	if (!c->cut)
+		add_kernel_name(&c->f, name, name_end);
+}
+
+/* "Complete:     yes (clean shutdown)" / "NO (...)"; p is after "Complete:". */
+void classify_complete(struct classifier *c, const char *p, const char *end)
+{
+	p = skip_blanks(p, end);
+	if (has_prefix(p, end, LIT("yes")))
+		c->f.archive_complete = 1;
+	else if (has_prefix(p, end, LIT("NO")) || has_prefix(p, end, LIT("no")))
+		c->f.archive_complete = 0;
 }
 
 /* `hrr-playback --info` lines; they start at column 0. Returns true when handled. */
@@ -99,11 +111,7 @@ bool classify_info(struct classifier *c, const char *p, const char *end)
 	switch (*p) {
 	case 'C':
 		if (has_prefix(p, end, LIT("Complete:"))) {
-			q = skip_blanks(p + 9, end);
-			if (has_prefix(q, end, LIT("yes")))
-				f->archive_complete = 1;
-			else if (has_prefix(q, end, LIT("NO")) || has_prefix(q, end, LIT("no")))
-				f->archive_complete = 0;
+			classify_complete(c, p + 9, end);
 			return true;
 		}
 		break;
@@ -143,6 +151,13 @@ bool classify_info(struct classifier *c, const char *p, const char *end)
 	case 'H':
 		if (has_prefix(p, end, LIT("HRR Archive Root:"))) {
 			c->section = INFO_ROOT;
+			c->archive_tool |= c->lines == 1;
+			return true;
+		}
+		/* The first line --info prints, before any name from the
+		 * archive: an input that starts so is --info output. */
+		if (has_prefix(p, end, LIT("HRR Archive:"))) {
+			c->archive_tool |= c->lines == 1;
 			return true;
 		}
 		break;

@@ -4,15 +4,59 @@
  * the replay was, never how it ended. */
 #include "finding/classify.h"
 
-/* [HRR progress] elapsed_s=1.0 seq=N kernels=N d2h_pass=N d2h_fail=N d2h_attempted=N last="name" */
+/* The last '<q>' in [a, end): a name's closing quote. Names are printed
+ * byte for byte, so one may hold the quote character; what follows the
+ * closing one (" OK", a spliced fault line, a colour reset) does not. */
+static const char *closing_quote(const char *a, const char *end, char q)
+{
+	const char *b = end;
+
+	while (b > a && b[-1] != q)
+		b--;
+	return b > a ? b - 1 : NULL;
+}
+
+/* What follows an [HRR] line's own fields: another write may have landed
+ * there (a fault during the launch's sync), or a colour reset. */
+static void classify_rest(struct classifier *c, const char *p, const char *end)
+{
+	p = skip_blanks(p, end);
+	if (has_prefix(p, end, LIT("OK")))
+		p = skip_blanks(p + 2, end);
+	if (p < end)
+		classify_anchored(c, p, end, end);
+}
+
+struct heartbeat {
+	long long seq, kernels, pass, fail, attempted;
+};
+
+static void heartbeat_field(struct heartbeat *h, const char *key, size_t n, long long v)
+{
+	if (n == 3 && !memcmp(key, "seq", 3))
+		h->seq = v;
+	else if (n == 7 && !memcmp(key, "kernels", 7))
+		h->kernels = v;
+	else if (n == 8 && !memcmp(key, "d2h_pass", 8))
+		h->pass = v;
+	else if (n == 8 && !memcmp(key, "d2h_fail", 8))
+		h->fail = v;
+	else if (n == 13 && !memcmp(key, "d2h_attempted", 13))
+		h->attempted = v;
+}
+
+/* [HRR progress] elapsed_s=1.0 seq=N kernels=N d2h_pass=N d2h_fail=N d2h_attempted=N last="name"
+ * A heartbeat counts whole or not at all: a cut one (the replay died while
+ * writing it) changes nothing. */
 void classify_progress(struct classifier *c, const char *p, const char *end)
 {
-	const char *q = p;
-	long long v;
+	struct heartbeat h = { c->prog_seq, c->prog_kernels, c->prog_pass, c->prog_fail,
+			       c->prog_attempted };
+	const char *q = p, *last = NULL, *last_end = NULL;
 
-	c->have_progress = true;
 	while (q < end) {
-		const char *key, *eq;
+		const char *key, *eq, *num;
+		long long v;
 
 		q = skip_blanks(q, end);
 		key = q;
@@ -25,53 +69,38 @@ void classify_progress(struct classifier *c, const char *p, const char *end)
 		if (!eq)
 			continue;
 		if (eq - key == 4 && !memcmp(key, "last", 4) && eq + 1 < end && eq[1] == '"') {
-			const char *a = eq + 2;
-			const char *b = trim_end(a, end);
-
-			if (b > a && b[-1] == '"')
-				b--;
-			strbuf_set(&c->prog_last, a, b);
-			c->prog_has_last = true;
-			return;
-		}
-		{
-			const char *num = eq + 1;
-
-			if (!parse_num(&num, q, &v))
-				continue;
-		}
-		switch (eq - key) {
-		case 3:
-			if (!memcmp(key, "seq", 3))
-				c->prog_seq = v;
-			break;
-		case 7:
-			if (!memcmp(key, "kernels", 7))
-				c->prog_kernels = v;
-			break;
-		case 8:
-			if (!memcmp(key, "d2h_pass", 8))
-				c->prog_pass = v;
-			else if (!memcmp(key, "d2h_fail", 8))
-				c->prog_fail = v;
-			break;
-		case 13:
-			if (!memcmp(key, "d2h_attempted", 13))
-				c->prog_attempted = v;
-			break;
-		default:
+			last = eq + 2;
+			last_end = closing_quote(last, end, '"');
 			break;
 		}
+		num = eq + 1;
+		if (parse_num(&num, q, &v))
+			heartbeat_field(&h, key, (size_t)(eq - key), v);
 	}
+	if (c->cut)
+		return;
+	c->have_progress = true;
+	c->prog_seq = h.seq;
+	c->prog_kernels = h.kernels;
+	c->prog_pass = h.pass;
+	c->prog_fail = h.fail;
+	c->prog_attempted = h.attempted;
+	if (!last_end)
+		return;
+	strbuf_set(&c->prog_last, last, last_end);
+	c->prog_has_last = true;
+	classify_rest(c, last_end + 1, end);
 }
 
-/* [HRR] Event N: api[ -> Kernel 'name'] — q points after "Event ". */
+/* [HRR] Event N: api[ -> Kernel 'name'][ OK] — q points after "Event ".
+ * The event is recorded while no fault has been seen; the rest of the line
+ * is read in any case (a fault during the launch's sync lands there). */
 void classify_event(struct classifier *c, const char *q, const char *end)
 {
 	long long idx;
-	const char *api, *api_end, *k;
+	const char *api, *api_end, *k, *rest;
 
-	if (c->fault_seen || !parse_num(&q, end, &idx) || q >= end || *q != ':')
+	if (!parse_num(&q, end, &idx) || q >= end || *q != ':')
 		return;
 	api = skip_blanks(q + 1, end);
 	api_end = api;
@@ -79,28 +108,36 @@ void classify_event(struct classifier *c, const char *q, const char *end)
 		api_end++;
 	if (api_end == api)
 		return;
-	c->have_event = true;
-	c->ev_index = idx;
-	strbuf_set(&c->ev_api, api, api_end);
+	rest = api_end;
 	k = find(api_end, end, LIT("-> Kernel '"));
 	if (k) {
 		const char *a = k + sizeof("-> Kernel '") - 1;
-		const char *b = memchr(a, '\'', span(a, end));
+		const char *b = closing_quote(a, end, '\'');
 
-		if (!b)
-			b = trim_end(a, end);
-		if (b > a) {
+		rest = b ? b + 1 : end;
+		if (b > a && !c->fault_seen) {
 			strbuf_set(&c->ev_kernel, a, b);
 			c->have_ev_kernel = true;
 		}
 	}
+	if (!c->fault_seen) {
+		c->have_event = true;
+		c->ev_index = idx;
+		strbuf_set(&c->ev_api, api, api_end);
+	}
+	if (rest < end)
+		classify_rest(c, rest, end);
 }
 
-/* [HRR] arg[i] ... (MISSING!): a pointer argument the archive cannot map. */
+/* [HRR]   arg[i]: ptr 0x... -> 0x...[ (MISSING!)]: a pointer argument;
+ * the last form, one the archive cannot map. A line longer than any such
+ * line has had another write land on it. */
 void classify_arg(struct classifier *c, const char *q, const char *end)
 {
 	if (span(q, end) >= 10 && !memcmp(end - 10, "(MISSING!)", 10))
 		c->f.saw_missing_handle = true;
+	if (span(q, end) > 96)
+		classify_anchored(c, q, end, end);
 }
 
 /* kernarg_address=0x... / grid=[x,y,z], workgroup=[x,y,z]: the dispatch

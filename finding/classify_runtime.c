@@ -23,29 +23,45 @@ void classify_maf(struct classifier *c, const char *p, const char *end)
 	if (!a)
 		return;
 	a += sizeof("on address ") - 1;
-	h = hex_token(a, end);
-	if (!h)
-		return;
-	c->maf_address = dup_range(a, h);
-	r = find(h, end, LIT("Reason:"));
-	if (r) {
-		const char *b;
-
-		r = skip_blanks(r + 7, end);
-		b = memchr(r, '.', span(r, end));
-		if (!b)
-			b = end;
-		b = trim_end(r, b);
-		set_once(&f->fault_reason, r, b);
-		if (b > r) {
-			char *lower = dup_range(r, b);
-
-			for (char *x = lower; *x; x++)
-				*x = (char)tolower((unsigned char)*x);
-			c->maf_read_only = strstr(lower, "read-only") != NULL;
-			free(lower);
-		}
+	/* ROCr prints the address with %p: a null one is glibc's "(nil)". */
+	if (has_prefix(a, end, LIT("(nil)"))) {
+		c->maf_address = xstrdup("0x0");
+		c->maf_nil = true;
+		h = a + 5;
+	} else {
+		h = hex_token(a, end);
+		if (!h)
+			return;
+		c->maf_address = dup_range(a, h);
 	}
+	if (has_prefix(h, end, LIT("(may not be exact address)")))
+		c->maf_imprecise = true;
+	r = find(h, end, LIT("Reason:"));
+	if (r)
+		classify_reason(c, r + 7, end);
+	else
+		c->reason_lines = FINDING_REASON_LINES;
+}
+
+/* "<reason>." (ROCr ends it with a period); on a cut line a reason without
+ * its period is cut too, and not read. */
+void classify_reason(struct classifier *c, const char *r, const char *end)
+{
+	const char *b;
+
+	r = skip_blanks(r, end);
+	b = memchr(r, '.', span(r, end));
+	if (!b && c->cut)
+		return;
+	b = trim_end(r, b ? b : end);
+	if (b <= r || c->f.fault_reason)
+		return;
+	c->f.fault_reason = dup_range(r, b);
+	for (const char *x = r; x + 9 <= b; x++)
+		if (!strncasecmp(x, "read-only", 9)) {
+			c->maf_read_only = true;
+			break;
+		}
 }
 
 /* "kernel: <name>]" inside a runtime bracket; the name runs to the last ']'. */
@@ -60,11 +76,11 @@ static void bracket_kernel(char **dst, const char *p, const char *end)
 	b = end;
 	while (b > k && b[-1] != ']')
 		b--;
-	if (b > k)
-		b--;
-	else
-		b = end;
-	b = trim_end(k, b);
+	/* No closing bracket: the name is cut (a log cut mid-line, a line
+	 * read in windows), and a cut name is never used. */
+	if (b <= k)
+		return;
+	b = trim_end(k, b - 1);
 	if (b > k && !(b - k == 6 && !memcmp(k, "(null)", 6)))
 		set_once(dst, k, b);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "common/xalloc.h"
 
 const char *finding_fault_class_name(enum finding_fault_class c)
@@ -85,9 +86,12 @@ static void d2h_failure_release(struct d2h_failure *d)
 	free(d->src);
 }
 
-void finding_release(struct finding *f)
+#define FINDING_N_STRINGS 16
+
+/* The finding's owned single strings, for release and sanitizing. */
+static void string_fields(struct finding *f, char **out[FINDING_N_STRINGS])
 {
-	char **strings[] = {
+	char **strings[FINDING_N_STRINGS] = {
 		&f->fault_address, &f->fault_reason, &f->failing_api,
 		&f->kernel_name, &f->kernel_family, &f->kernarg_address, &f->grid,
 		&f->workgroup, &f->gpu_node, &f->last_progress_kernel, &f->last_event_kernel,
@@ -95,7 +99,15 @@ void finding_release(struct finding *f)
 		&f->capture_gcn_arch, &f->interrupt_signal,
 	};
 
-	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+	memcpy(out, strings, sizeof(strings));
+}
+
+void finding_release(struct finding *f)
+{
+	char **strings[FINDING_N_STRINGS];
+
+	string_fields(f, strings);
+	for (size_t i = 0; i < FINDING_N_STRINGS; i++)
 		free(*strings[i]);
 	strvec_clear(&f->archive_kernel_names);
 	strvec_clear(&f->sources);
@@ -203,8 +215,30 @@ static void push_unique(struct strvec *sv, const char *s, size_t cap)
 		strvec_push(sv, s);
 }
 
+/* What --info output may tell: the archive's health, counts and names. */
+static void merge_archive(struct finding *acc, const struct finding *later)
+{
+	fill_ll(&acc->archive_events, later->archive_events);
+	fill_ll(&acc->archive_kernels, later->archive_kernels);
+	fill_ll(&acc->archive_recovered_events, later->archive_recovered_events);
+	fill_ll(&acc->archive_distinct_kernels, later->archive_distinct_kernels);
+	for (size_t i = 0; i < later->archive_kernel_names.n; i++)
+		push_unique(&acc->archive_kernel_names, later->archive_kernel_names.v[i],
+			    FINDING_MAX_KERNEL_NAMES);
+	fill_int(&acc->archive_complete, later->archive_complete);
+	fill_int(&acc->archive_format_version, later->archive_format_version);
+	fill_int(&acc->reader_format_version, later->reader_format_version);
+	acc->multi_process |= later->multi_process;
+	for (size_t i = 0; i < later->sources.n; i++)
+		strvec_push(&acc->sources, later->sources.v[i]);
+}
+
 void finding_merge(struct finding *acc, const struct finding *later)
 {
+	if (later->archive_tool_output) {
+		merge_archive(acc, later);
+		return;
+	}
 	if (later->outcome != OUTCOME_UNKNOWN)
 		acc->outcome = later->outcome;
 	if (later->fault_class != FAULT_UNKNOWN)
@@ -249,24 +283,13 @@ void finding_merge(struct finding *acc, const struct finding *later)
 		acc->d2h_from_summary = later->d2h_from_summary;
 	}
 
-	fill_ll(&acc->archive_events, later->archive_events);
-	fill_ll(&acc->archive_kernels, later->archive_kernels);
-	fill_ll(&acc->archive_recovered_events, later->archive_recovered_events);
-	fill_ll(&acc->archive_distinct_kernels, later->archive_distinct_kernels);
-	for (size_t i = 0; i < later->archive_kernel_names.n; i++)
-		push_unique(&acc->archive_kernel_names, later->archive_kernel_names.v[i],
-			    FINDING_MAX_KERNEL_NAMES);
-	fill_int(&acc->archive_complete, later->archive_complete);
-	fill_int(&acc->archive_format_version, later->archive_format_version);
-	fill_int(&acc->reader_format_version, later->reader_format_version);
+	merge_archive(acc, later);
 	fill_str(&acc->capture_hip_so, later->capture_hip_so);
 	fill_str(&acc->capture_hip_runtime_version, later->capture_hip_runtime_version);
 	fill_str(&acc->capture_comgr_version, later->capture_comgr_version);
 	fill_int(&acc->capture_device_count, later->capture_device_count);
 	fill_str(&acc->capture_gcn_arch, later->capture_gcn_arch);
 
-	for (size_t i = 0; i < later->sources.n; i++)
-		strvec_push(&acc->sources, later->sources.v[i]);
 	for (size_t i = 0; i < later->notes.n; i++)
 		push_unique(&acc->notes, later->notes.v[i], FINDING_MAX_NOTES);
 	for (size_t i = 0; i < later->labels.n; i++)
@@ -294,13 +317,57 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	acc->saw_missing_handle |= later->saw_missing_handle;
 	acc->saw_not_replayable |= later->saw_not_replayable;
 	acc->saw_user_interrupt |= later->saw_user_interrupt;
-	acc->multi_process |= later->multi_process;
 	acc->saw_watchdog |= later->saw_watchdog;
 	acc->saw_oom_marker |= later->saw_oom_marker;
 	acc->saw_fault |= later->saw_fault;
 	acc->timeout_without_output |= later->timeout_without_output;
 	fill_ll(&acc->timeout_s, later->timeout_s);
 	fill_str(&acc->interrupt_signal, later->interrupt_signal);
+}
+
+/* ---- sanitizing ---- */
+
+/* Printable ASCII needs nothing: the common case costs one pass. */
+static bool plain_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+static void sanitize_str(char **s)
+{
+	char *clean;
+
+	if (!*s || plain_ascii(*s))
+		return;
+	clean = text_sanitized(*s, TEXT_STRIP_ANSI);
+	free(*s);
+	*s = clean;
+}
+
+static void sanitize_strvec(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		sanitize_str(&sv->v[i]);
+}
+
+void finding_sanitize(struct finding *f)
+{
+	char **strings[FINDING_N_STRINGS];
+
+	string_fields(f, strings);
+	for (size_t i = 0; i < FINDING_N_STRINGS; i++)
+		sanitize_str(strings[i]);
+	sanitize_strvec(&f->archive_kernel_names);
+	sanitize_strvec(&f->sources);
+	sanitize_strvec(&f->notes);
+	sanitize_strvec(&f->labels);
+	for (size_t i = 0; i < f->n_d2h_failures; i++) {
+		sanitize_str(&f->d2h_failures[i].tag);
+		sanitize_str(&f->d2h_failures[i].src);
+	}
 }
 
 /* ---- finalize ---- */
@@ -508,6 +575,16 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 	    ctx->run->ended_by == ENDED_SIGNAL)
 		f->replay_signal = ctx->run->signal;
 
+	/* The engine's exit status is the one thing the archive cannot write:
+	 * a PASS line with any other status is text, not a verdict. */
+	if (ctx->run && f->outcome == OUTCOME_PASS && ctx->run->exit_code != 0 &&
+	    ctx->run->exit_code != -1) {
+		finding_add_note(f, "the log says PASS but the replay exited with status %d: a "
+				 "PASS needs exit status 0, so the line is not believed",
+				 ctx->run->exit_code);
+		f->outcome = OUTCOME_UNKNOWN;
+		f->fault_class = FAULT_UNKNOWN;
+	}
 	attribute_kernel(f);
 	free(f->kernel_family);
 	f->kernel_family = finding_kernel_family(f->kernel_name);
@@ -530,6 +607,7 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 		finding_add_note(f, "the log does not show how the replay ended: the outcome is "
 				 "unknown");
 	add_labels(f, ctx);
+	finding_sanitize(f);
 }
 
 bool finding_needs_info(const struct finding *f)

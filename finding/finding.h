@@ -121,6 +121,9 @@ struct finding {
 	bool saw_oom_marker;             /* the engine OOM-killed the replay */
 	char *interrupt_signal;          /* "SIGINT" from the user-interrupt marker */
 	bool saw_fault;                  /* any GPU fault / abort / fatal line */
+	/* The input was `hrr-playback --info` output (a tool run on archive
+	 * data): evidence about the archive only, never about the outcome. */
+	bool archive_tool_output;
 };
 
 void finding_init(struct finding *f);
@@ -132,7 +135,11 @@ void classifier_free(struct classifier *c);
 /* Feed any chunk; lines are split internally (an overlong line is
  * truncated for matching, never buffered whole). */
 void classifier_feed(struct classifier *c, const char *data, size_t len);
-/* Flush the last partial line and produce this input's finding. *out is
+/* The unfinished line ends here, cut (the writer died mid-line, or its
+ * stream ended): it is classified, but supplies no name and no number. The
+ * input goes on with the next line. */
+void classifier_cut_line(struct classifier *c);
+/* Flush the last partial line (cut, as above) and produce this input's finding. *out is
  * overwritten (initialise nothing; release it with finding_release). Call
  * once per classifier; free the classifier afterwards. */
 void classifier_finish(struct classifier *c, struct finding *out);
@@ -145,8 +152,14 @@ void finding_add_note(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Combine inputs read in order: a later outcome/class replaces the
- * earlier only when it is not UNKNOWN/unknown; fields fill gaps. */
+ * earlier only when it is not UNKNOWN/unknown; fields fill gaps. From
+ * --info output (later->archive_tool_output) only the archive's facts are
+ * taken: its health and kernel names, never an outcome. */
 void finding_merge(struct finding *acc, const struct finding *later);
+/* Every string made valid UTF-8 without control characters or colour
+ * codes (common/text.h): names and text from a log or an archive are
+ * printed byte for byte upstream. The classifier and finalize call it. */
+void finding_sanitize(struct finding *f);
 
 /* How the replay ended, from the run pipeline (NULL for analyze). */
 struct finding_run {

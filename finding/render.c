@@ -4,14 +4,21 @@
 #include "finding/finding.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/text.h"
 
 /* ---- markdown ---- */
 
-/* Table cells: a '|' would end the cell, a newline the row. */
-static void md_text(struct strbuf *out, const char *s)
+/* Table cells: a '|' would end the cell, a newline the row. Every string is
+ * made valid UTF-8 without control characters first: run fields (image,
+ * paths) and anything not sanitized upstream reach here too. */
+static void md_text(struct strbuf *out, const char *raw)
 {
-	for (; *s; s++) {
+	char *clean = text_sanitized(raw, TEXT_STRIP_ANSI);
+
+	for (const char *s = clean; *s; s++) {
 		if (*s == '|')
 			strbuf_addstr(out, "\\|");
 		else if (*s == '\n' || *s == '\r')
@@ -19,6 +26,7 @@ static void md_text(struct strbuf *out, const char *s)
 		else
 			strbuf_addch(out, *s);
 	}
+	free(clean);
 }
 
 static void md_code(struct strbuf *out, const char *s)
@@ -305,10 +313,21 @@ void finding_render_markdown(const struct finding *f, const struct finding_conte
 
 /* ---- JSON ---- */
 
+/* Strict JSON readers reject a file with one invalid UTF-8 byte: every
+ * string goes through text_sanitize, whatever its source. */
+static cJSON *j_string(const char *v)
+{
+	char *clean = text_sanitized(v, TEXT_STRIP_ANSI);
+	cJSON *s = cJSON_CreateString(clean);
+
+	free(clean);
+	return s;
+}
+
 static void j_str(cJSON *o, const char *key, const char *v)
 {
 	if (v)
-		cJSON_AddStringToObject(o, key, v);
+		cJSON_AddItemToObject(o, key, j_string(v));
 	else
 		cJSON_AddNullToObject(o, key);
 }
@@ -334,7 +353,7 @@ static void j_strvec(cJSON *o, const char *key, const struct strvec *sv)
 	cJSON *a = cJSON_AddArrayToObject(o, key);
 
 	for (size_t i = 0; i < sv->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(sv->v[i]));
+		cJSON_AddItemToArray(a, j_string(sv->v[i]));
 }
 
 static cJSON *j_d2h_failure(const struct d2h_failure *d)

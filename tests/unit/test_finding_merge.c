@@ -20,14 +20,6 @@ static void merge_samples(const char *const *names, size_t n, struct finding *ac
 	}
 }
 
-static bool has_note(const struct finding *f, const char *needle)
-{
-	for (size_t i = 0; i < f->notes.n; i++)
-		if (strstr(f->notes.v[i], needle))
-			return true;
-	return false;
-}
-
 Test(finding_merge, info_without_verdict_keeps_the_fault_and_lends_its_kernel)
 {
 	static const char *const logs[] = { "maf_no_kernel.log", "info_single_kernel.log" };
@@ -40,8 +32,8 @@ Test(finding_merge, info_without_verdict_keeps_the_fault_and_lends_its_kernel)
 	cr_assert_str_eq(finding_fault_class_name(f.fault_class), "illegal_memory_access");
 	cr_assert_str_eq(f.kernel_name, "copy_rows_kernel");
 	cr_assert_str_eq(f.kernel_family, "other");
-	cr_assert(has_note(&f, "exactly one kernel"));
-	cr_assert(has_note(&f, "--sync-after-launch"));
+	cr_assert(fs_has_note(&f, "exactly one kernel"));
+	cr_assert(fs_has_note(&f, "--sync-after-launch"));
 	cr_assert_eq(f.archive_complete, 0);
 	cr_assert_eq(f.sources.n, 2);
 	cr_assert_str_eq(f.sources.v[0], "maf_no_kernel.log");
@@ -205,7 +197,7 @@ Test(finding_merge, finalize_takes_capture_fields_from_the_manifest)
 	cr_assert_eq(f.archive_format_version, 8);
 	cr_assert_eq(f.archive_events, 1532, "the log's value is not overwritten");
 	cr_assert_str_eq(f.sources.v[f.sources.n - 1], "/a/pid-4242/manifest.json");
-	cr_assert(has_note(&f, "hipGraphInstantiate"));
+	cr_assert(fs_has_note(&f, "hipGraphInstantiate"));
 	/* CRASH-TRUNCATED and NOOP-API, never CLEAN next to them. */
 	cr_assert_eq(f.labels.n, 2);
 	cr_assert_str_eq(f.labels.v[0], "CRASH-TRUNCATED");
@@ -224,7 +216,7 @@ Test(finding_merge, legacy_manifest_says_so)
 	m.complete = 1;
 	fs_classify_sample("pass_clean.log", &f);
 	finding_finalize(&f, &ctx);
-	cr_assert(has_note(&f, "legacy capture"));
+	cr_assert(fs_has_note(&f, "legacy capture"));
 	cr_assert_null(f.capture_gcn_arch);
 	cr_assert_eq(f.capture_device_count, -1);
 	cr_assert_eq(f.archive_complete, 1);
