@@ -213,8 +213,6 @@ static void classify_line(struct classifier *c, const char *p, size_t len, size_
 	if (c->reason_lines > 0)
 		late_reason(c, p, end);
 	s = skip_blanks(p, end);
-	if (s < end)
-		c->lines++;
 	if (end - s >= 4 && s[0] == '[' && s[1] == 'H' && s[2] == 'R' && s[3] == 'R') {
 		if (classify_hrr(c, s, end))
 			return;

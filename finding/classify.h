@@ -36,8 +36,8 @@ struct classifier {
 	size_t line_len;
 	bool continued;       /* the buffer holds a window of an overlong line */
 	bool cut;             /* the line being read is cut: no names, no numbers */
-	bool archive_tool;    /* the input is `hrr-playback --info` output (its first line says) */
-	size_t lines;         /* non-blank lines so far, the current one included */
+	bool archive_tool;    /* the input is `hrr-playback --info` output (its header says) */
+	bool replay_started;  /* "[HRR] Archive : ...", a replay's first line, came first */
 
 	struct finding f;     /* fields filled as lines arrive */
 

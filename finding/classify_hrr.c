@@ -216,6 +216,7 @@ static void on_archive(struct classifier *c, const char *r, const char *end)
 	r = skip_blanks(r, end);
 	if (r >= end || *r != ':')
 		return;
+	c->replay_started |= !c->archive_tool;
 	r = skip_blanks(r + 1, end);
 	if (!parse_num(&r, end, &events) || !has_prefix(r, end, LIT(" events, ")))
 		return;

@@ -151,13 +151,15 @@ bool classify_info(struct classifier *c, const char *p, const char *end)
 	case 'H':
 		if (has_prefix(p, end, LIT("HRR Archive Root:"))) {
 			c->section = INFO_ROOT;
-			c->archive_tool |= c->lines == 1;
+			c->archive_tool |= !c->replay_started;
 			return true;
 		}
 		/* The first line --info prints, before any name from the
-		 * archive: an input that starts so is --info output. */
+		 * archive (only the reader's own lines may come before it): an
+		 * input where it comes before a replay's first line is --info
+		 * output. */
 		if (has_prefix(p, end, LIT("HRR Archive:"))) {
-			c->archive_tool |= c->lines == 1;
+			c->archive_tool |= !c->replay_started;
 			return true;
 		}
 		break;

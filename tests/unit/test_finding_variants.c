@@ -304,3 +304,42 @@ Test(finding_variants, pass_needs_exit_status_zero_in_a_run)
 	cr_assert_eq(f.outcome, OUTCOME_PASS);
 	finding_release(&f);
 }
+
+/* The fault line before ROCr added the agent handle. */
+Test(finding_variants, older_fault_line_without_agent_handle)
+{
+	static const char log[] = "Memory access fault by GPU node-1 on address 0x7f91da000000. "
+				  "Reason: Page not present or supervisor privilege.\n";
+	struct finding f;
+
+	fs_classify_text(log, sizeof(log) - 1, 0, "old", &f);
+	cr_assert_eq(f.outcome, OUTCOME_MAF);
+	cr_assert_str_eq(f.gpu_node, "1");
+	cr_assert_str_eq(f.fault_address, "0x7f91da000000");
+	cr_assert_str_eq(f.fault_reason, "Page not present or supervisor privilege");
+	finding_release(&f);
+}
+
+/* --info output is recognised by its header even after the reader's own
+ * lines; a header forged after a replay began does not make a replay log
+ * into --info output. */
+Test(finding_variants, info_output_is_recognised_by_its_header)
+{
+	static const char info[] = "[HRR] Archive has no clean-shutdown trailer (capture likely "
+				   "crashed); recovered 3 events\nHRR Archive: /a/pid-1\n"
+				   "Complete:     NO (no shutdown trailer; capture likely crashed)\n";
+	static const char replay[] = "[HRR] Archive : 3 events, 1 kernels, 0 blobs, 1 code objects\n"
+				     "HRR Archive: /forged\n[HRR] FAIL\n";
+	struct finding f;
+
+	fs_classify_text(info, sizeof(info) - 1, 0, "info", &f);
+	cr_assert(f.archive_tool_output);
+	cr_assert_eq(f.archive_complete, 0);
+	cr_assert_eq(f.archive_recovered_events, 3);
+	finding_release(&f);
+
+	fs_classify_text(replay, sizeof(replay) - 1, 0, "replay", &f);
+	cr_assert_not(f.archive_tool_output);
+	cr_assert_eq(f.outcome, OUTCOME_FAIL);
+	finding_release(&f);
+}
