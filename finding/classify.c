@@ -1,8 +1,9 @@
 /* The streaming classifier: replay log bytes in, one finding out.
  *
  * One pass, line by line, with a fixed-size line buffer: a line longer than
- * FINDING_LINE_MAX is matched on its head and the rest is skipped, so memory
- * stays bounded whatever the log holds. Lines only record evidence; the
+ * FINDING_LINE_MAX is read in overlapping windows of that buffer (its head
+ * by every rule, the rest for the runtime's lines), so memory stays bounded
+ * whatever the log holds and nothing written after a long line is lost. Lines only record evidence; the
  * precedence of docs/findings.md (outcome and fault class, each "first match
  * wins" over the whole input) is applied once, in classifier_finish().
  *

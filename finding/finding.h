@@ -56,7 +56,7 @@ struct d2h_failure {
 };
 
 /* Bounds that keep a finding small whatever the log holds. */
-#define FINDING_LINE_MAX (64 * 1024)      /* longer lines are matched on their head */
+#define FINDING_LINE_MAX (64 * 1024)      /* longer lines are read in windows of this */
 #define FINDING_MAX_D2H_FAILURES 256      /* more D2H FAIL lines are counted, not listed */
 #define FINDING_MAX_KERNEL_NAMES 256
 #define FINDING_MAX_NOTES 64
@@ -132,8 +132,8 @@ void finding_release(struct finding *f);
 struct classifier;
 struct classifier *classifier_new(const char *source_name);
 void classifier_free(struct classifier *c);
-/* Feed any chunk; lines are split internally (an overlong line is
- * truncated for matching, never buffered whole). */
+/* Feed any chunk; lines are split internally (an overlong line is read
+ * window by window, never buffered whole). */
 void classifier_feed(struct classifier *c, const char *data, size_t len);
 /* The unfinished line ends here, cut (the writer died mid-line, or its
  * stream ended): it is classified, but supplies no name and no number. The
