@@ -16,7 +16,7 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 #include "orchestrator/run.h"
 #include "preflight/manifest.h"
 

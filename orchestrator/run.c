@@ -4,7 +4,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 #include "orchestrator/image.h"
 #include "orchestrator/replay.h"
 #include "orchestrator/replay_plan.h"
@@ -496,7 +496,7 @@ static void write_run_json(const struct run_env *env, struct pid_run *pr,
 			cJSON_AddNumberToObject(ex, "container_status", (double)pr->result.exit_code);
 		else
 			cJSON_AddNullToObject(ex, "container_status");
-		cJSON_AddStringToObject(ex, "ended_by", pr->result.ended_by);
+		cJSON_AddStringToObject(ex, "ended_by", finding_ended_by_name(pr->result.ended_by));
 		if (pr->result.signal > 0)
 			cJSON_AddNumberToObject(ex, "signal", pr->result.signal);
 		else
