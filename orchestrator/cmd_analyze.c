@@ -17,7 +17,7 @@
 #include "common/strvec.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding.h"
-#include "orchestrator/run.h"
+#include "orchestrator/replay_unit.h"
 #include "preflight/manifest.h"
 
 const char cmd_analyze_usage[] =

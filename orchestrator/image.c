@@ -1,10 +1,9 @@
 #include "orchestrator/image.h"
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/run_folder.h"
-#include "orchestrator/watchdog.h"
 #include "preflight/preflight.h"
 
 #include <errno.h>
@@ -89,27 +88,27 @@ static void pull_progress(const struct engine_pull_event *ev, void *ud)
 		fprintf(stderr, "pull: %s\n", status);
 }
 
-static int pull(struct engine *e, const struct options *o, const struct image_ref *ref,
+static int pull(struct engine *e, const char *image, int verbosity, const struct image_ref *ref,
 		struct error *err)
 {
-	struct pull_display d = { .tty = isatty(2), .quiet = o->verbosity < 0 };
+	struct pull_display d = { .tty = isatty(2), .quiet = verbosity < 0 };
 	cleanup_free char *auth = NULL;
 	int ret;
 
 	if (registry_auth_header(ref, &auth, err) < 0)
 		return error_prefix(err, "credentials for %s: ", ref->registry);
 	if (!d.quiet)
-		fprintf(stderr, "pulling %s\n", o->image);
-	ret = engine_pull_image(e, o->image, auth, pull_progress, &d, err);
+		fprintf(stderr, "pulling %s\n", image);
+	ret = engine_pull_image(e, image, auth, pull_progress, &d, err);
 	if (d.tty && !d.quiet)
 		fputs("\r\033[K", stderr);
 	if (ret < 0)
-		return error_prefix(err, "pulling %s: ", o->image);
+		return error_prefix(err, "pulling %s: ", image);
 	return 0;
 }
 
-int image_ensure(struct engine *e, const struct options *o, struct image_facts *out,
-		 struct error *err)
+int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
+		 struct image_facts *out, struct error *err)
 {
 	struct image_ref ref = { 0 };
 	cleanup_cjson cJSON *inspect = NULL;
@@ -117,32 +116,32 @@ int image_ensure(struct engine *e, const struct options *o, struct image_facts *
 	int ret = -1;
 
 	strvec_init(&out->env);
-	if (image_ref_parse(&ref, o->image, err) < 0) {
+	if (image_ref_parse(&ref, image, err) < 0) {
 		error_prefix(err, "--image: ");
 		err->kind = ERR_USAGE;
 		return -1;
 	}
-	out->ref = xstrdup(o->image);
+	out->ref = xstrdup(image);
 	out->repository = xstrdup(ref.repository);
-	if (o->pull != PULL_ALWAYS) {
-		if (engine_image_inspect(e, o->image, &inspect, err) == 0)
+	if (policy != PULL_ALWAYS) {
+		if (engine_image_inspect(e, image, &inspect, err) == 0)
 			goto have_image;
 		if (err->kind != ERR_NOT_FOUND)
 			goto out;
-		if (o->pull == PULL_NEVER) {
+		if (policy == PULL_NEVER) {
 			error_set(err, ERR_NOT_FOUND, 404,
 				  "image %s is not present and --pull never was given; pull it or use --pull missing",
-				  o->image);
+				  image);
 			goto out;
 		}
 	}
 	t0 = monotonic_now();
-	if (pull(e, o, &ref, err) < 0)
+	if (pull(e, image, verbosity, &ref, err) < 0)
 		goto out;
 	out->pull_s = monotonic_now() - t0;
 	out->pulled = true;
-	if (engine_image_inspect(e, o->image, &inspect, err) < 0) {
-		error_prefix(err, "after pulling %s: ", o->image);
+	if (engine_image_inspect(e, image, &inspect, err) < 0) {
+		error_prefix(err, "after pulling %s: ", image);
 		goto out;
 	}
 have_image:

@@ -1,4 +1,5 @@
 #include "orchestrator/options.h"
+#include "orchestrator/commands.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -385,16 +386,9 @@ static const struct option_def *option_by_id(int id)
 
 static const char *command_name(enum command cmd)
 {
-	switch (cmd) {
-	case CMD_PREFLIGHT:
-		return "preflight";
-	case CMD_GC:
-		return "gc";
-	case CMD_ANALYZE:
-		return "analyze";
-	default:
-		return "run";
-	}
+	const struct command_def *c = command_by_id(cmd);
+
+	return c ? c->name : "run";
 }
 
 int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
@@ -409,20 +403,13 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 
 	memset(seen, 0, sizeof(seen));
 	if (argc > 1 && argv[1][0] != '-') {
-		if (!strcmp(argv[1], "run"))
-			o->command = CMD_RUN;
-		else if (!strcmp(argv[1], "preflight"))
-			o->command = CMD_PREFLIGHT;
-		else if (!strcmp(argv[1], "gc"))
-			o->command = CMD_GC;
-		else if (!strcmp(argv[1], "analyze"))
-			o->command = CMD_ANALYZE;
-		else if (!strcmp(argv[1], "help"))
-			o->command = CMD_HELP;
-		else
+		const struct command_def *cmd = command_find(argv[1]);
+
+		if (!cmd)
 			return error_set(err, ERR_USAGE, 0,
 					 "unknown command '%s'; use run, preflight, analyze or gc (see --help)",
 					 argv[1]);
+		o->command = cmd->id;
 		first = 2;
 	}
 	if (o->command == CMD_HELP || o->command == CMD_ANALYZE)

@@ -10,8 +10,8 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
+#include "orchestrator/image.h"
 
-enum pull_policy { PULL_MISSING = 0, PULL_ALWAYS, PULL_NEVER };
 enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 
 enum command {

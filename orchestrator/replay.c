@@ -1,7 +1,7 @@
 #include "orchestrator/replay.h"
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/xalloc.h"
-#include "orchestrator/run_folder.h"
 #include "orchestrator/say.h"
 #include "orchestrator/signals.h"
 #include "orchestrator/watchdog.h"
@@ -132,7 +132,7 @@ static int wait_registered(struct engine_loop *loop, struct engine_stream *wait,
 
 int replay_execute(const struct replay_exec *x, struct replay_result *r, struct error *err)
 {
-	const struct options *o = x->opts;
+	struct interrupt_watch *iw = x->interrupt;
 	struct engine_loop *loop = NULL;
 	struct engine_stream *wait = NULL;
 	struct engine_stream *logs = NULL;
@@ -146,7 +146,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	cleanup_cjson cJSON *inspect = NULL;
 	struct container_state st;
 	long status = -1;
-	int signals_seen = signals_count();
+	int signals_seen = iw->count;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -163,9 +163,9 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	if (engine_wait_stream(x->engine, r->container_id, "next-exit", &wait, err) < 0 ||
 	    engine_loop_add(loop, wait, err) < 0 || wait_registered(loop, wait, err) < 0)
 		goto fail_remove;
-	if (signals_caught()) {
+	if (interrupt_watch_poll(iw)) {
 		error_set(err, ERR_CANCELLED, 0, "interrupted by %s before the replay started",
-			  signal_name(signals_caught()));
+			  signal_name(iw->first));
 		goto fail_remove;
 	}
 	/* Attached before start, the stream holds every byte the replay
@@ -190,7 +190,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	sink.last_data = sink.start;
 	r->start_s = sink.start - t0;
 	utc_iso(r->started_at, sizeof(r->started_at));
-	watchdog_start(&wd, (double)o->timeout_s, (double)o->progress_timeout_s, sink.start);
+	watchdog_start(&wd, (double)x->timeout_s, (double)x->progress_timeout_s, sink.start);
 	/* Following /logs works only after start: on a created container the
 	 * engine answers an empty body at once. */
 	if (!logs && (engine_logs_stream(x->engine, r->container_id, true, false, on_log, &sink,
@@ -209,19 +209,17 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 			timeout_ms = watchdog_next_ms(&wd, now, 1000);
 		else if (state == TERM_SENT)
 			timeout_ms = term_deadline > now ? (int)((term_deadline - now) * 1000) + 1 : 0;
-		if (engine_loop_poll(loop, timeout_ms, x->interrupt_fd, err) < 0)
+		if (engine_loop_poll(loop, timeout_ms, iw->fd, err) < 0)
 			break;
 		run_log_flush(x->log);
 		now = monotonic_now();
-		sig = signals_caught();
-		if (sig)
-			signals_drain();
+		sig = interrupt_watch_poll(iw);
 		/* Another Ctrl-C during the grace period: the user will not wait. */
-		if (state == TERM_SENT && exited_at < 0 && signals_count() > signals_seen) {
-			say_info(o->verbosity, "%s again: SIGKILL now", signal_name(signals_caught()));
+		if (state == TERM_SENT && exited_at < 0 && iw->count > signals_seen) {
+			say_info(x->verbosity, "%s again: SIGKILL now", signal_name(sig));
 			term_deadline = now;
 		}
-		signals_seen = signals_count();
+		signals_seen = iw->count;
 		if (state == RUNNING && exited_at < 0) {
 			enum watchdog_action a = watchdog_check(&wd, now);
 
@@ -235,15 +233,16 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 			}
 			if (stop != REPLAY_STOP_NONE) {
 				if (stop == REPLAY_STOP_INTERRUPT)
-					say_info(o->verbosity, "%s received: stopping the replay", signal_name(sig));
+					say_info(x->verbosity, "%s received: stopping the replay (up to %ld s); "
+						 "Ctrl-C again to kill now", signal_name(sig), x->stop_grace_s);
 				else
-					say_info(o->verbosity, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
+					say_info(x->verbosity, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
 					    stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent",
-					    o->stop_grace_s);
-				if (o->stop_grace_s > 0) {
+					    x->stop_grace_s);
+				if (x->stop_grace_s > 0) {
 					send_signal(x->engine, r->container_id, "SIGTERM");
 					state = TERM_SENT;
-					term_deadline = now + (double)o->stop_grace_s;
+					term_deadline = now + (double)x->stop_grace_s;
 				} else {
 					send_signal(x->engine, r->container_id, "SIGKILL");
 					state = KILL_SENT;
@@ -317,12 +316,12 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	if (!r->finished_at[0])
 		utc_iso(r->finished_at, sizeof(r->finished_at));
 	r->exit_code = status;
-	replay_ending(stop, o->timeout_s, o->progress_timeout_s, r->interrupt_signal,
+	replay_ending(stop, x->timeout_s, x->progress_timeout_s, r->interrupt_signal,
 		      r->oom_killed, status, &marker, &r->ended_by, &r->signal);
 	if (marker.len) {
 		run_log_marker(x->log, "%s", marker.buf);
 	}
-	if (!o->keep)
+	if (!x->keep)
 		remove_container(x, r);
 	return 0;
 

@@ -177,7 +177,7 @@ struct replay_desc {
 	int interrupt_fd;                 /* signal self-pipe read end; -1 none */
 };
 
-/* Zero, interrupt_fd -1, stop grace 10, progress seconds 10. */
+/* Zero, interrupt_fd -1, stop grace 10, progress seconds 30 (the CLI defaults). */
 void replay_desc_init(struct replay_desc *d);
 
 struct replay_timings {
@@ -201,6 +201,15 @@ struct replay_unit_result {
 	int interrupt_signal;             /* the first signal read from interrupt_fd, 0 none */
 	struct replay_timings timings;
 };
+
+/* The preflight facts of an image (or of the overlay when given): the
+ * stack the replay will load, read once (cached by image ID under the
+ * host's cache dir) and passed as desc.stack to each replay of it. What
+ * cannot be read is out->unknown_reason (a preflight warning), never a
+ * failure. out is initialised by the caller. */
+void replay_read_stack(const struct replay_host *h, const struct image_facts *img,
+		       const struct overlay_paths *overlay, const struct strvec *extra_ld,
+		       struct stack_info *out);
 
 /* Run one replay (or only its preflight). Returns the exit code, also in
  * out->exit_code. out is initialised here; release it with

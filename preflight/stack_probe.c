@@ -1,6 +1,7 @@
 /* The replay stack's versions: read out of an image without running it,
  * or from a host CLR overlay directory. */
 #include "preflight/preflight.h"
+#include "containers/ours.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -356,13 +357,7 @@ int image_probe_create(struct engine *e, const char *image, const char *image_na
 	int r;
 
 	container_spec_init(&spec);
-	spec.image = xstrdup(image);
-	/* Never started: the entrypoint only has to exist on paper, since an
-	 * image may have no command at all. */
-	strvec_push(&spec.entrypoint, "/nonexistent-hrr-probe");
-	strvec_push(&spec.labels, "hrr-docker-replay.probe=1");
-	strvec_pushf(&spec.labels, "hrr-docker-replay.image=%s", image_name ? image_name : image);
-	spec.network_mode = xstrdup("none");
+	ours_probe_spec(&spec, image, image_name);
 	r = engine_container_create(e, NULL, &spec, id_out, err);
 	container_spec_release(&spec);
 	return r;
