@@ -29,6 +29,7 @@ unsigned long long process_start_ticks(pid_t pid);
 char *owner_label_self(void);
 /* Pure: split an owner label. The uid was added later: a label without it
  * parses with *uid = (uid_t)-1. uid may be NULL. */
+__attribute__((warn_unused_result))
 int owner_label_parse(const char *label, char *host, size_t hostlen, pid_t *pid,
 		      unsigned long long *start, uid_t *uid);
 

@@ -13,10 +13,8 @@ struct command_def {
 	const char *name;
 	enum command id;
 	const char *summary;
-	/* Parsed options in, exit code out. */
+	/* Parsed options in, exit code out (NULL: help, handled by main). */
 	int (*run)(struct options *o);
-	/* A command that parses its own argv (argv[0] = its name) instead. */
-	int (*run_argv)(int argc, char **argv);
 };
 
 /* The row of name, or NULL. */
@@ -27,6 +25,7 @@ const struct command_def *command_table(size_t *n);
 
 int run_command(struct options *o);       /* cmd_run.c */
 int preflight_command(struct options *o); /* cmd_preflight.c */
+int analyze_command(struct options *o);   /* cmd_analyze.c */
 int gc_command(struct options *o);        /* cmd_gc.c */
 
 #endif

@@ -162,12 +162,11 @@ static char *cache_read(const char *cache_dir, const char *image_id)
 {
 	cleanup_free char *path = NULL;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
-	struct error ignored;
 
 	if (!cache_dir)
 		return NULL;
 	path = cache_path(cache_dir, image_id);
-	if (fs_read_small_file(path, 4096, &text, &ignored) < 0)
+	if (fs_read_small_file(path, 4096, &text, ERROR_DISCARD) < 0)
 		return NULL;
 	strbuf_trim_trailing_newline(&text);
 	return text.buf[0] == '/' ? strbuf_detach(&text, NULL) : NULL;
@@ -177,14 +176,13 @@ static void cache_write(const char *cache_dir, const char *image_id, const char 
 {
 	cleanup_free char *file = NULL;
 	cleanup_free char *text = NULL;
-	struct error ignored;
 
-	if (!cache_dir || fs_mkdir_p(cache_dir, 0700, &ignored) < 0)
+	if (!cache_dir || fs_mkdir_p(cache_dir, 0700, ERROR_DISCARD) < 0)
 		return;
 	file = cache_path(cache_dir, image_id);
 	text = xasprintf("%s\n", path);
 	/* A cache that cannot be written only costs the next run a probe. */
-	fs_write_atomic(file, text, strlen(text), 0644, &ignored);
+	(void)fs_write_atomic(file, text, strlen(text), 0644, ERROR_DISCARD);
 }
 
 static bool playback_at(struct engine *e, const char *probe, const char *path,
@@ -259,10 +257,7 @@ int image_find_playback(struct engine *e, const struct image_facts *img,
 	*out = xstrdup(path);
 	ret = 0;
 out:
-	{
-		struct error ignored;
-
-		engine_container_remove(e, probe, true, &ignored);
-	}
+	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
+	(void)engine_container_remove(e, probe, true, ERROR_DISCARD);
 	return ret;
 }

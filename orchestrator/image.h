@@ -31,6 +31,7 @@ __attribute__((warn_unused_result))
 int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
 		 struct image_facts *out, struct error *err);
 /* Pure: fill facts (id, digest, env) from an /images/{name}/json answer. */
+__attribute__((warn_unused_result))
 int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct error *err);
 
 /* hrr-playback inside the image: the image's PATH (Config.Env), then

@@ -1,6 +1,5 @@
 /* hrr-docker-replay: replay HRR GPU captures inside their container image. */
 #include "common/strbuf.h"
-#include "orchestrator/cmd_analyze.h"
 #include "orchestrator/commands.h"
 #include "orchestrator/options.h"
 #include "orchestrator/say.h"
@@ -33,11 +32,8 @@ static int print_help(enum command cmd, const char *topic)
 		}
 		cmd = c->id;
 	}
-	if (cmd == CMD_ANALYZE)
-		fputs(cmd_analyze_usage, stdout);
-	else
-		options_help(cmd, &help);
-	fputs(help.buf ? help.buf : "", stdout);
+	options_help(cmd, &help);
+	fputs(help.buf, stdout);
 	strbuf_release(&help);
 	return 0;
 }
@@ -56,10 +52,6 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = command_by_id(o.command);
-	if (cmd && cmd->run_argv) {
-		options_release(&o);
-		return cmd->run_argv(argc - 1, argv + 1);
-	}
 	if (o.command == CMD_VERSION) {
 		printf("hrr-docker-replay %s\n", HRR_DOCKER_REPLAY_VERSION);
 		options_release(&o);

@@ -41,14 +41,16 @@ enum option_id {
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_ALL,
+	OPT_LOG,
 };
 
 /* Which commands take an option. */
 #define FOR_RUN (1u << CMD_RUN)
 #define FOR_PREFLIGHT (1u << CMD_PREFLIGHT)
 #define FOR_GC (1u << CMD_GC)
+#define FOR_ANALYZE (1u << CMD_ANALYZE)
 #define FOR_REPLAY (FOR_RUN | FOR_PREFLIGHT)
-#define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC)
+#define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC | FOR_ANALYZE)
 
 struct option_def {
 	enum option_id id;
@@ -63,13 +65,15 @@ struct option_def {
 static const struct option_def option_table[] = {
 	{ OPT_IMAGE, "image", 0, "REF", "HRR_DOCKER_IMAGE", FOR_REPLAY,
 	  "capture image: name[:tag] or name@sha256:..." },
-	{ OPT_ARCHIVE, "archive", 0, "PATH", NULL, FOR_REPLAY,
+	{ OPT_LOG, "log", 0, "FILE", NULL, FOR_ANALYZE,
+	  "a log to classify (repeatable, read in the order given; '-' reads stdin)" },
+	{ OPT_ARCHIVE, "archive", 0, "PATH", NULL, FOR_REPLAY | FOR_ANALYZE,
 	  "the capture: a pid-<pid> directory or a capture root (read-only)" },
 	{ OPT_WORKDIR, "workdir", 0, "DIR", "HRR_TRIAGE_WORKDIR", FOR_REPLAY,
 	  "where run folders are created (default $TMPDIR/hrr-docker-replay-<uid>)" },
-	{ OPT_OUTPUT, "output", 'o', "PATH", NULL, FOR_REPLAY,
-	  "also write the finding printed at the end to PATH" },
-	{ OPT_FORMAT, "format", 0, "markdown|json", NULL, FOR_REPLAY,
+	{ OPT_OUTPUT, "output", 'o', "PATH", NULL, FOR_REPLAY | FOR_ANALYZE,
+	  "also write what is printed on stdout to PATH (at the end, atomically)" },
+	{ OPT_FORMAT, "format", 0, "markdown|json", NULL, FOR_REPLAY | FOR_ANALYZE,
 	  "what is printed on stdout at the end (default markdown)" },
 	{ OPT_GPU, "gpu", 0, "N[,M...]", "GPU", FOR_REPLAY,
 	  "host GPU ordinal(s) to replay on (default: as many as the capture used, lowest first)" },
@@ -133,6 +137,7 @@ void options_init(struct options *o)
 	strvec_init(&o->extra_ld);
 	strvec_init(&o->env);
 	strvec_init(&o->cap_add);
+	strvec_init(&o->logs);
 	strvec_init(&o->hip_hrr_env);
 }
 
@@ -153,6 +158,7 @@ void options_release(struct options *o)
 	strvec_clear(&o->extra_ld);
 	strvec_clear(&o->env);
 	strvec_clear(&o->cap_add);
+	strvec_clear(&o->logs);
 	strvec_clear(&o->hip_hrr_env);
 	options_init(o);
 }
@@ -260,6 +266,11 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 		if (!*val)
 			return error_set(err, ERR_USAGE, 0, "%s: empty directory", from);
 		set_string(&o->workdir, val);
+		return 0;
+	case OPT_LOG:
+		if (!*val)
+			return error_set(err, ERR_USAGE, 0, "%s: empty path (see --help)", from);
+		strvec_push(&o->logs, val);
 		return 0;
 	case OPT_OUTPUT:
 		if (!*val)
@@ -412,7 +423,7 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 		o->command = cmd->id;
 		first = 2;
 	}
-	if (o->command == CMD_HELP || o->command == CMD_ANALYZE)
+	if (o->command == CMD_HELP)
 		return 0;
 
 	for (size_t i = 0; i < N_OPTIONS; i++) {
@@ -485,7 +496,9 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 		const struct option_def *d = &option_table[i];
 		const char *val;
 
-		if (!d->env || seen[i] || !env)
+		/* Only the twins of this command's options: a GPU=x meant for
+		 * `run` must not break `gc`. */
+		if (!d->env || seen[i] || !env || !(d->commands & (1u << o->command)))
 			continue;
 		val = env(d->env, env_ud);
 		if (!val)
@@ -527,6 +540,8 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 
 	if (o->command == CMD_HELP || o->want_help)
 		return 0;
+	if (o->command == CMD_ANALYZE && !o->logs.n && !o->archive)
+		return error_set(err, ERR_USAGE, 0, "analyze: --log FILE is required (see --help)");
 	if (o->command == CMD_RUN || o->command == CMD_PREFLIGHT) {
 		if (!o->image)
 			return error_set(err, ERR_USAGE, 0,
@@ -561,6 +576,17 @@ void options_help(enum command cmd, struct strbuf *out)
 			"Exit: 0 OK or warnings only, 2 confirmation needed, 4 blocked,\n"
 			"5 no verdict possible, 64 usage error.\n\nOptions:\n");
 		break;
+	case CMD_ANALYZE:
+		strbuf_addstr(out,
+			"Usage: hrr-docker-replay analyze --log FILE [--log FILE...] [--archive PATH]\n"
+			"                                 [--format markdown|json] [-o PATH]\n\n"
+			"Classifies existing replay logs with the same rules as a run: this tool's\n"
+			"replay.log, the shell workflow's log, `hrr-playback --info` output. With\n"
+			"--archive, the capture's manifest.json adds archive health and capture\n"
+			"metadata. Several logs merge as docs/findings.md says (\"Merging\").\n"
+			"Exit: 0 finding written, 5 an input is missing or unreadable, 64 usage error.\n\n"
+			"Options:\n");
+		break;
 	case CMD_GC:
 		strbuf_addstr(out,
 			"Usage: hrr-docker-replay gc [--all]\n\n"
@@ -582,7 +608,15 @@ void options_help(enum command cmd, struct strbuf *out)
 			"container image it was captured in, on the chosen AMD GPU(s), through the\n"
 			"Docker Engine API. Streams the replay log, stops a stalled replay, and\n"
 			"writes a finding (PASS, MAF, FAIL, ABORT, HANG or UNKNOWN) into a run folder.\n\n"
-			"Options (env twins in brackets; the flag wins):\n");
+			"Commands (hrr-docker-replay help <command> for each):\n");
+		{
+			size_t n;
+			const struct command_def *c = command_table(&n);
+
+			for (size_t i = 0; i < n; i++)
+				strbuf_addf(out, "  %-10s %s\n", c[i].name, c[i].summary);
+		}
+		strbuf_addstr(out, "\nOptions of run (env twins in brackets; the flag wins):\n");
 		break;
 	}
 	for (size_t i = 0; i < N_OPTIONS; i++) {
@@ -602,7 +636,7 @@ void options_help(enum command cmd, struct strbuf *out)
 			strbuf_addf(out, d->arg ? " [%s]" : " [%s=1]", d->env);
 		strbuf_addch(out, '\n');
 	}
-	if (cmd == CMD_GC)
+	if (cmd == CMD_GC || cmd == CMD_ANALYZE)
 		return;
 	strbuf_addstr(out,
 		"\nEnvironment only:\n"

@@ -329,10 +329,7 @@ fail_remove:
 	engine_stream_free(logs);
 	engine_stream_free(wait);
 	engine_loop_free(loop);
-	{
-		struct error ignored;
-
-		engine_container_remove(x->engine, r->container_id, true, &ignored);
-	}
+	/* Best effort: gc removes what is left (it carries our labels). */
+	(void)engine_container_remove(x->engine, r->container_id, true, ERROR_DISCARD);
 	return ret;
 }

@@ -27,6 +27,7 @@
 /* Ordinals the replay gets: the requested ones (each must exist: ERR_NOT_FOUND
  * with docs/preflight.md's message), else the lowest min(capture_device_count
  * (1 when unknown, i.e. < 1), n_host) ordinals. */
+__attribute__((warn_unused_result))
 int gpu_pick(const struct gpu_topology *host, const int *requested, size_t n_requested,
 	     int capture_device_count, int *out, size_t max, size_t *n_out,
 	     struct error *err);

@@ -243,9 +243,9 @@ static int playback_info(const struct unit_run *u, struct classifier *cls)
 out:
 	if (ret < 0)
 		say_info(u->desc->verbosity, "note: hrr-playback --info could not run: %s", err.msg);
-	if (id && engine_container_remove(e, id, true, &err) < 0) {
-		/* gc removes what is left (it carries our labels). */
-	}
+	/* Best effort: gc removes what is left (it carries our labels). */
+	if (id)
+		(void)engine_container_remove(e, id, true, ERROR_DISCARD);
 	container_spec_release(&spec);
 	return ret;
 }

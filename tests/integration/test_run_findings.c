@@ -1,5 +1,5 @@
 /* End to end, every simulator scenario: the finding.json the run writes has
- * the outcome, fault class and kernel the rules of findings.md give. */
+ * the outcome, fault class and kernel the rules of docs/findings.md give. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>

@@ -169,7 +169,7 @@ Test(options, subcommands_and_help)
 	options_release(&o);
 
 	options_help(CMD_RUN, &help);
-	/* Every option and env twin of cli.md appears in --help. */
+	/* Every option and env twin of docs/cli.md appears in --help. */
 	static const char *const must[] = {
 		"--image", "--archive", "--workdir", "--output", "--format", "--gpu", "--pull",
 		"--timeout", "--progress-timeout", "--stop-grace", "--progress-seconds",
