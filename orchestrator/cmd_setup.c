@@ -152,6 +152,7 @@ void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d)
 	d->gpus = o->n_gpus ? o->gpus : NULL;
 	d->n_gpus = o->n_gpus;
 	d->gpus_requested = o->n_gpus > 0;
+	d->gpus_from = o->gpus_from && strcmp(o->gpus_from, "--gpu") ? o->gpus_from : NULL;
 	d->limits.timeout_s = o->timeout_s;
 	d->limits.progress_timeout_s = o->progress_timeout_s;
 	d->limits.stop_grace_s = o->stop_grace_s;

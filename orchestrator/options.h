@@ -34,6 +34,7 @@ struct options {
 	enum output_format format;
 	int gpus[OPTIONS_MAX_GPUS];
 	size_t n_gpus;            /* 0 = auto-pick */
+	const char *gpus_from;    /* "--gpu" or "GPU" (the environment), for messages */
 	enum pull_policy pull;
 	long timeout_s;           /* 0 = none */
 	long progress_timeout_s;  /* 0 = off */

@@ -84,7 +84,16 @@ static void run_preflight(const struct replay_host *h, const struct replay_desc 
 		     &res->n_gpus, &err) < 0) {
 		/* A missing ordinal blocks even when preflight is skipped. */
 		p->report.verdict = PREFLIGHT_BLOCK;
-		strvec_push(&p->report.blocks, err.msg);
+		if (d->gpus_from) {
+			cleanup_strbuf struct strbuf list = STRBUF_INIT;
+
+			for (size_t i = 0; i < d->n_gpus; i++)
+				strbuf_addf(&list, i ? ",%d" : "%d", d->gpus[i]);
+			strvec_pushf(&p->report.blocks, "%s (%s=%s from the environment)", err.msg,
+				     d->gpus_from, list.buf);
+		} else {
+			strvec_push(&p->report.blocks, err.msg);
+		}
 		return;
 	}
 	if (!stack && !d->skip_preflight) {

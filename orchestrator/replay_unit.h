@@ -155,6 +155,7 @@ struct replay_desc {
 	const int *gpus;                  /* chosen by the caller (leases), or NULL = the lowest */
 	size_t n_gpus;
 	bool gpus_requested;              /* gpus came from --gpu: preflight checks they exist */
+	const char *gpus_from;            /* messages: the environment variable that gave them, NULL = --gpu or the caller */
 
 	/* How. */
 	struct replay_limits limits;
