@@ -17,6 +17,7 @@
 #include "common/strvec.h"
 #include "common/xalloc.h"
 #include "common/fsutil.h"
+#include "orchestrator/cmd_json.h"
 #include "orchestrator/commands.h"
 #include "orchestrator/finding.h"
 #include "orchestrator/say.h"
@@ -150,11 +151,11 @@ static int analyze(const struct options *args, struct error *err)
 	}
 	finding_finalize(&acc, &ctx);
 	if (args->format == FORMAT_JSON) {
-		cleanup_cjson cJSON *j = finding_to_json(&acc, &ctx);
-		cleanup_free char *s = cJSON_Print(j);
+		cleanup_cjson cJSON *f = finding_to_json(&acc, &ctx);
+		cleanup_cjson cJSON *j = cmd_json_finding(f, EXIT_PASS);
+		cleanup_free char *s = cmd_json_text(j);
 
 		strbuf_addstr(&text, s);
-		strbuf_addch(&text, '\n');
 	} else {
 		finding_render_markdown(&acc, &ctx, &text);
 	}
@@ -168,12 +169,24 @@ out:
 int analyze_command(struct options *o)
 {
 	struct error err = { 0 };
+	struct replay_failure f;
+	int code;
 
-	if (analyze(o, &err) < 0) {
-		say_error("%s", err.msg);
-		return err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT;
+	if (analyze(o, &err) == 0)
+		return 0;
+	code = replay_fail(&f, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE :
+			   strstr(err.msg, "--archive") ? REPLAY_STAGE_ARCHIVE : REPLAY_STAGE_INPUT,
+			   err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
+	if (o->format == FORMAT_JSON) {
+		cleanup_cjson cJSON *j = cmd_json_no_finding(code, &f, NULL);
+		cleanup_free char *text = cmd_json_text(j);
+		cleanup_strbuf struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addstr(&sb, text);
+		if (write_output(o->output, &sb, &err) < 0)
+			say_error("%s", err.msg);
 	}
-	return 0;
+	return code;
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -192,8 +205,7 @@ int cmd_analyze(int argc, char **argv)
 		full[n++] = argv[i];
 	options_init(&o);
 	if (options_parse(&o, n, full, NULL, NULL, environ, &err) < 0) {
-		say_error("%s", err.msg);
-		code = EXIT_USAGE;
+		code = cmd_usage_error(n, full, err.msg);
 	} else if (o.want_help) {
 		struct strbuf help = STRBUF_INIT;
 

@@ -3,6 +3,7 @@
  * folders on stderr. */
 #include "orchestrator/cmd_setup.h"
 #include "common/cleanup.h"
+#include "orchestrator/cmd_json.h"
 #include "orchestrator/commands.h"
 #include "orchestrator/say.h"
 #include "orchestrator/signals.h"
@@ -21,16 +22,11 @@ static int run_one(struct cmd_env *env, size_t i)
 	code = replay_unit_run(&env->host, &d, &res);
 	if (res.run_dir)
 		strvec_push(&env->run_dirs, res.run_dir);
-	if (res.finding) {
-		if (env->o->format == FORMAT_MARKDOWN) {
-			cmd_emit(env, res.finding_markdown, strlen(res.finding_markdown));
-		} else {
-			cleanup_free char *text = cJSON_Print(res.finding);
-
-			cmd_emit(env, text, strlen(text));
-			cmd_emit(env, "\n", 1);
-		}
-	}
+	if (env->o->format == FORMAT_JSON)
+		cmd_emit_json(env, res.finding ? cmd_json_finding(res.finding, code) :
+				   cmd_json_no_finding(code, &res.failure, res.run_dir));
+	else if (res.finding)
+		cmd_emit(env, res.finding_markdown, strlen(res.finding_markdown));
 	if (res.failure.stage != REPLAY_STAGE_NONE)
 		env->failure = res.failure;
 	replay_unit_result_release(&res);
@@ -43,8 +39,11 @@ int run_command(struct options *o)
 	int code = 0;
 
 	cmd_env_init(&env, o);
-	if ((code = cmd_setup(&env, true)))
+	if ((code = cmd_setup(&env, true))) {
+		if (o->format == FORMAT_JSON)
+			cmd_emit_json(&env, cmd_json_no_finding(code, &env.failure, NULL));
 		goto out;
+	}
 	for (size_t i = 0; i < env.pid_dirs.n; i++) {
 		if (signals_caught()) {
 			say_error("interrupted by %s: %zu of %zu processes not replayed",
@@ -54,8 +53,8 @@ int run_command(struct options *o)
 		}
 		code = cmd_worst(code, run_one(&env, i));
 	}
-	cmd_output_write(&env);
 out:
+	cmd_output_write(&env);
 	for (size_t i = 0; i < env.run_dirs.n; i++)
 		fprintf(stderr, "run folder: %s\n", env.run_dirs.v[i]);
 	cmd_env_release(&env);

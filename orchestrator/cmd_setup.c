@@ -7,6 +7,7 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "orchestrator/cmd_json.h"
 #include "orchestrator/overlay.h"
 #include "orchestrator/replay_unit.h"
 #include "orchestrator/say.h"
@@ -182,8 +183,9 @@ void cmd_emit(struct cmd_env *env, const char *text, size_t len)
 /* -o is written once, atomically, when every pid is done: a reader never
  * sees half of it, and several pids give one file (their findings in
  * order), never a truncated one. Its directory is checked up front. */
-static int output_check(const struct options *o, struct replay_failure *f)
+static int output_check(struct cmd_env *env)
 {
+	const struct options *o = env->o;
 	cleanup_free char *copy = NULL;
 	const char *dir;
 
@@ -192,16 +194,25 @@ static int output_check(const struct options *o, struct replay_failure *f)
 	copy = xstrdup(o->output);
 	dir = dirname(copy);
 	if (access(dir, W_OK) < 0)
-		return replay_fail(f, REPLAY_STAGE_USAGE, EXIT_USAGE, "-o %s: %s", o->output,
-				   strerror(errno));
+		return replay_fail(&env->failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "-o %s: %s",
+				   o->output, strerror(errno));
+	env->output_ok = true;
 	return 0;
+}
+
+void cmd_emit_json(struct cmd_env *env, cJSON *j)
+{
+	cleanup_free char *text = cmd_json_text(j);
+
+	cmd_emit(env, text, strlen(text));
+	cJSON_Delete(j);
 }
 
 void cmd_output_write(const struct cmd_env *env)
 {
 	struct error err;
 
-	if (env->o->output &&
+	if (env->o->output && env->output_ok && env->output.len &&
 	    fs_write_atomic(env->o->output, env->output.buf, env->output.len, 0644, &err) < 0)
 		say_error("-o %s", err.msg);
 }
@@ -216,7 +227,8 @@ int cmd_setup(struct cmd_env *env, bool for_run)
 	const struct options *o = env->o;
 	int code;
 
-	if ((code = setup_archive(env)) || (code = setup_host(env, for_run)) ||
+	if ((code = output_check(env)) || (code = setup_archive(env)) ||
+	    (code = setup_host(env, for_run)) ||
 	    (code = setup_image(env)))
 		return code;
 	if (for_run)
@@ -228,5 +240,5 @@ int cmd_setup(struct cmd_env *env, bool for_run)
 	if ((code = setup_playback(env, for_run)))
 		return code;
 	setup_stack(env);
-	return output_check(o, &env->failure);
+	return 0;
 }

@@ -27,12 +27,13 @@ struct cmd_env {
 	int interrupt_fd;
 	struct strvec run_dirs;
 	struct strbuf output;       /* everything printed on stdout, for -o */
+	bool output_ok;             /* -o's directory is writable */
 	struct replay_failure failure; /* the last stop without a verdict */
 };
 
 void cmd_env_init(struct cmd_env *env, struct options *o);
 void cmd_env_release(struct cmd_env *env);
-/* Archive, host, image, overlay, playback, stack, -o's directory: 0, or
+/* -o's directory, archive, host, image, overlay, playback, stack: 0, or
  * the exit code with env->failure filled. for_run: a GPU is required,
  * signals are installed, a missing hrr-playback fails. */
 __attribute__((warn_unused_result))
@@ -41,6 +42,8 @@ int cmd_setup(struct cmd_env *env, bool for_run);
 void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d);
 /* Print on stdout now and keep for -o. */
 void cmd_emit(struct cmd_env *env, const char *text, size_t len);
+/* --format json: emit j (taken) as one object. */
+void cmd_emit_json(struct cmd_env *env, cJSON *j);
 /* The exit code of several replays: the highest (docs/cli.md). */
 int cmd_worst(int a, int b);
 /* -o, written once and atomically after every pid (docs/cli.md). */

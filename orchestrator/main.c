@@ -1,5 +1,6 @@
 /* hrr-docker-replay: replay HRR GPU captures inside their container image. */
 #include "common/strbuf.h"
+#include "orchestrator/cmd_json.h"
 #include "orchestrator/commands.h"
 #include "orchestrator/options.h"
 #include "orchestrator/say.h"
@@ -47,9 +48,8 @@ int main(int argc, char **argv)
 
 	options_init(&o);
 	if (options_parse(&o, argc, argv, env_lookup, NULL, environ, &err) < 0) {
-		say_error("%s", err.msg);
 		options_release(&o);
-		return EXIT_USAGE;
+		return cmd_usage_error(argc, argv, err.msg);
 	}
 	cmd = command_by_id(o.command);
 	if (o.command == CMD_VERSION) {

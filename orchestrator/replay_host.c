@@ -18,6 +18,7 @@ const char *replay_stage_name(enum replay_stage s)
 		[REPLAY_STAGE_NONE] = NULL,
 		[REPLAY_STAGE_USAGE] = "usage",
 		[REPLAY_STAGE_ARCHIVE] = "archive",
+		[REPLAY_STAGE_INPUT] = "input",
 		[REPLAY_STAGE_WORKDIR] = "workdir",
 		[REPLAY_STAGE_ENGINE] = "engine",
 		[REPLAY_STAGE_PULL] = "pull",
@@ -114,6 +115,7 @@ void replay_unit_result_release(struct replay_unit_result *r)
 {
 	free(r->run_dir);
 	free(r->preflight_markdown);
+	cJSON_Delete(r->preflight_json);
 	cJSON_Delete(r->finding);
 	free(r->finding_markdown);
 	memset(r, 0, sizeof(*r));

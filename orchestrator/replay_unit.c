@@ -534,6 +534,8 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 
 	code = unit_body(&u, &pf, &iw, res);
 	res->exit_code = code;
+	if (res->preflight_markdown)
+		res->preflight_json = preflight_to_json(&pf.report);
 	res->preflight = pf.report.verdict;
 	res->interrupt_signal = iw.first ? iw.first : u.result.interrupt_signal;
 	snprintf(res->run_id, sizeof(res->run_id), "%s", u.run_id);

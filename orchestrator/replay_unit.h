@@ -69,6 +69,7 @@ enum replay_stage {
 	REPLAY_STAGE_NONE = 0,  /* no error: a verdict, or preflight-only done */
 	REPLAY_STAGE_USAGE,     /* "usage": options, environment variables */
 	REPLAY_STAGE_ARCHIVE,   /* "archive": path, pid dirs, events.bin */
+	REPLAY_STAGE_INPUT,     /* "input": a log given to analyze */
 	REPLAY_STAGE_WORKDIR,   /* "workdir": workdir, run folder */
 	REPLAY_STAGE_ENGINE,    /* "engine": connecting, host GPUs, device nodes */
 	REPLAY_STAGE_PULL,      /* "pull": the image is missing and could not be pulled */
@@ -194,6 +195,7 @@ struct replay_unit_result {
 	char *run_dir;                    /* NULL when none was created */
 	enum preflight_verdict preflight; /* the verdict of the checks */
 	char *preflight_markdown;         /* the report (also preflight.md); NULL when not reached */
+	cJSON *preflight_json;            /* {"verdict", "messages"}; NULL when not reached */
 	cJSON *finding;                   /* finding.json's object; NULL when no verdict */
 	char *finding_markdown;           /* finding.md's text; NULL when no verdict */
 	const char *outcome;              /* "PASS", "MAF", ... (static); NULL when no verdict */
