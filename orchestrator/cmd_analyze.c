@@ -118,6 +118,32 @@ static int write_output(const char *path, const struct strbuf *text, struct erro
 	return 0;
 }
 
+static bool is_failure(enum finding_outcome o)
+{
+	return o != OUTCOME_PASS && o != OUTCOME_UNKNOWN;
+}
+
+/* The merge rule of analyze (docs/findings.md, "Merging several inputs"):
+ * fields fill gaps; a later verdict replaces an earlier one unless it is
+ * UNKNOWN (it only adds evidence) or it is PASS after a failure: a failure
+ * seen is a fact a later pass does not erase, so the failure stays the
+ * verdict and a note names the input that passed. */
+static void merge_input(struct finding *acc, const struct finding *one, const char *path)
+{
+	enum finding_outcome before = acc->outcome;
+	cleanup_free char *class_before = acc->fault_class ? xstrdup(acc->fault_class) : NULL;
+
+	finding_merge(acc, one);
+	if (!is_failure(before) || one->outcome != OUTCOME_PASS)
+		return;
+	acc->outcome = before;
+	free(acc->fault_class);
+	acc->fault_class = steal_pointer(&class_before);
+	finding_add_note(acc, "%s passed after an earlier input's %s: the failure stays the verdict "
+			 "(it did not recur there: intermittent?); analyze that log alone to judge it alone",
+			 strcmp(path, "-") ? path : "(stdin)", finding_outcome_name(before));
+}
+
 static int analyze(const struct options *args, struct error *err)
 {
 	struct finding acc, one;
@@ -138,7 +164,7 @@ static int analyze(const struct options *args, struct error *err)
 	for (size_t i = 0; i < args->logs.n; i++) {
 		if (classify_file(args->logs.v[i], &one, err) < 0)
 			goto out;
-		finding_merge(&acc, &one);
+		merge_input(&acc, &one, args->logs.v[i]);
 		finding_release(&one);
 	}
 	if (args->archive) {

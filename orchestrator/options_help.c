@@ -89,6 +89,8 @@ void options_help(enum command cmd, struct strbuf *out)
 		"  DOCKER_HOST, DOCKER_CONFIG, DOCKER_API_VERSION, DOCKER_TLS_VERIFY,\n"
 		"  DOCKER_CERT_PATH                the engine and registry credentials, as the docker CLI reads them\n"
 		"  TMPDIR                          default workdir parent\n"
+		"  HRR_GC_PROBE_AGE                gc: seconds after which an image probe container\n"
+		"                                  is debris (default 600)\n"
 		"\nExit codes:\n"
 		"  0   the replay ran and the outcome is PASS\n"
 		"  1   the replay ran and the outcome is not PASS (the finding says why)\n"
@@ -97,5 +99,11 @@ void options_help(enum command cmd, struct strbuf *out)
 		"  4   preflight blocked the replay, or a requested GPU does not exist\n"
 		"  5   no verdict: engine unreachable, image missing or pull failed, archive\n"
 		"      missing or unreadable, hrr-playback not found, no AMD GPU, interrupted\n"
-		"  64  usage error\n");
+		"  64  usage error\n"
+		"\nOutput: the finding on stdout at the end (markdown, or with --format json one\n"
+		"JSON object on every path: the finding plus \"exit\", else {\"outcome\": null,\n"
+		"\"exit\", \"stage\", \"error\", \"run_dir\"}); -o PATH also writes what stdout got,\n"
+		"atomically, once every pid is done. A run folder exists from the preflight on:\n"
+		"exits 2, 3, 4, and 5 from an interrupt or a failed create/start, have one;\n"
+		"usage errors, a missing archive or image, no engine or no GPU have none.\n");
 }

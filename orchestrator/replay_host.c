@@ -21,6 +21,7 @@ const char *replay_stage_name(enum replay_stage s)
 		[REPLAY_STAGE_INPUT] = "input",
 		[REPLAY_STAGE_WORKDIR] = "workdir",
 		[REPLAY_STAGE_ENGINE] = "engine",
+		[REPLAY_STAGE_HOST] = "host",
 		[REPLAY_STAGE_PULL] = "pull",
 		[REPLAY_STAGE_IMAGE] = "image",
 		[REPLAY_STAGE_PREFLIGHT] = "preflight",
@@ -64,10 +65,10 @@ static int host_topology(struct replay_host *h, const struct replay_host_config 
 	}
 	if (!cfg->need_gpu)
 		return 0;
-	return replay_fail(f, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT,
-			   "%s; replay needs one (point --sysfs-root at the KFD topology; "
-			   "without a GPU, try the fake host of the demo: see \"Try it without a GPU\" in README.md)",
-			   h->topo_error);
+	return replay_fail(f, REPLAY_STAGE_HOST, EXIT_NO_VERDICT,
+			   "%s; replay needs one (point --sysfs-root at the KFD topology; on a machine "
+			   "without a GPU, examples/try.sh runs it on a fake host: README.md, "
+			   "\"Try it without a GPU\")", h->topo_error);
 }
 
 int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg,

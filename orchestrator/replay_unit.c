@@ -402,7 +402,7 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	plan_devices(u->host->device_root, &u->host->topo, u->chosen, u->n_chosen, &u->devices,
 		     &u->n_devices);
 	if (resolve_device_gids(u, &err) < 0) {
-		replay_fail(&res->failure, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT,
+		replay_fail(&res->failure, REPLAY_STAGE_HOST, EXIT_NO_VERDICT,
 				   "%s (--device-root %s)", err.msg, u->host->device_root);
 		snprintf(res->failure.msg, sizeof(res->failure.msg), "%s", err.msg);
 		goto stop;

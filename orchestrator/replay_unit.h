@@ -71,7 +71,8 @@ enum replay_stage {
 	REPLAY_STAGE_ARCHIVE,   /* "archive": path, pid dirs, events.bin */
 	REPLAY_STAGE_INPUT,     /* "input": a log given to analyze */
 	REPLAY_STAGE_WORKDIR,   /* "workdir": workdir, run folder */
-	REPLAY_STAGE_ENGINE,    /* "engine": connecting, host GPUs, device nodes */
+	REPLAY_STAGE_ENGINE,    /* "engine": connecting to the engine */
+	REPLAY_STAGE_HOST,      /* "host": no AMD GPU (KFD topology), device nodes */
 	REPLAY_STAGE_PULL,      /* "pull": the image is missing and could not be pulled */
 	REPLAY_STAGE_IMAGE,     /* "image": inspect, hrr-playback lookup, overlay */
 	REPLAY_STAGE_PREFLIGHT, /* "preflight": blocked, confirmation needed or declined */
@@ -115,8 +116,8 @@ struct replay_host_config {
 };
 
 /* Prepare the workdir, connect to the engine (DOCKER_HOST), read the GPU
- * topology. Returns 0, else the exit code with f filled (stage workdir or
- * engine). h is usable for replay_host_release() either way. */
+ * topology. Returns 0, else the exit code with f filled (stage workdir,
+ * engine or host). h is usable for replay_host_release() either way. */
 int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg,
 		     struct replay_failure *f) __attribute__((warn_unused_result));
 void replay_host_release(struct replay_host *h);
