@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "docker/engine.h"
 #include "finding/marker.h"
-#include "orchestrator/options.h"
+#include "orchestrator/interrupt.h"
 #include "orchestrator/run_log.h"
 
 struct replay_result {
@@ -36,15 +36,20 @@ void replay_result_release(struct replay_result *r);
 
 struct replay_exec {
 	struct engine *engine;
-	const struct options *opts;
+	long timeout_s;          /* 0 = none */
+	long progress_timeout_s; /* 0 = off */
+	long stop_grace_s;
+	bool keep;
+	int verbosity;
 	const struct container_spec *spec;
 	const char *name;        /* container name */
 	struct run_log *log;
-	int interrupt_fd;        /* signals' self-pipe, -1 none */
+	struct interrupt_watch *interrupt; /* the replay's interrupts; its fd may be -1 */
 };
 
 /* < 0 only when the replay could not be run at all (create/start failed);
  * the container is then removed. Once started, every ending is a result. */
+__attribute__((warn_unused_result))
 int replay_execute(const struct replay_exec *x, struct replay_result *r, struct error *err);
 
 /* Pure: the marker text and ended_by for an ending (NULL marker: none).

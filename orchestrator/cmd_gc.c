@@ -4,9 +4,8 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
-#include "orchestrator/replay_plan.h"
-#include "orchestrator/run.h"
-#include "orchestrator/run_folder.h"
+#include "containers/ours.h"
+#include "orchestrator/commands.h"
 #include "orchestrator/say.h"
 
 #include <stdio.h>
@@ -30,7 +29,7 @@ static bool owner_is_dead_here(const char *owner, const char *this_host)
 	pid_t pid;
 	unsigned long long start;
 
-	if (!owner || owner_label_parse(owner, host, sizeof(host), &pid, &start) < 0)
+	if (!owner || owner_label_parse(owner, host, sizeof(host), &pid, &start, NULL) < 0)
 		return false;
 	if (strcmp(host, this_host))
 		return false;
@@ -56,7 +55,6 @@ static int gc_remove(struct engine *e, const struct options *o, const char *id,
 /* Probe containers (never started, made to read files out of an image)
  * live well under a second; one older than this was left by a run that
  * died mid-probe, whoever owned it. */
-#define PROBE_LABEL "hrr-docker-replay.probe"
 #define PROBE_MAX_AGE_S 600
 
 static long probe_max_age(void)
@@ -79,7 +77,7 @@ static int gc_probes(struct engine *e, const struct options *o)
 	long long cutoff = (long long)time(NULL) - probe_max_age();
 	int removed = 0;
 
-	if (engine_container_list(e, PROBE_LABEL, &list, &err) < 0) {
+	if (engine_container_list(e, LABEL_PROBE, &list, &err) < 0) {
 		say_error("%s", err.msg);
 		return 0;
 	}
@@ -113,10 +111,11 @@ int gc_command(struct options *o)
 	host[sizeof(host) - 1] = '\0';
 	if (engine_open(&e, NULL, &err) < 0 ||
 	    engine_container_list(e, LABEL_OWNER, &list, &err) < 0) {
-		say_error("%s", err.msg);
+		struct replay_failure f;
+
 		if (e)
 			engine_close(e);
-		return EXIT_NO_VERDICT;
+		return replay_fail(&f, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
 	}
 	cJSON_ArrayForEach(c, list) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
