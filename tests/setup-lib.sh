@@ -1,0 +1,25 @@
+# Shell helpers of the set-up scripts (sourced). The sourcing script sets
+# SETUP_NAME for its messages.
+
+say() { printf '%s: %s\n' "${SETUP_NAME:-setup}" "$*" >&2; }
+
+# wait_for SECONDS WHAT COMMAND...: poll COMMAND every 0.2 s.
+wait_for() {
+	local polls=$(($1 * 5)) what=$2
+	shift 2
+	while ! "$@"; do
+		polls=$((polls - 1))
+		[ $polls -gt 0 ] || { say "$what did not come up in time"; return 1; }
+		sleep 0.2
+	done
+}
+
+# alive PIDFILE: the process it names runs.
+alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# stop_pidfile PIDFILE: SIGTERM and wait for the end.
+stop_pidfile() {
+	alive "$1" || return 0
+	kill "$(cat "$1")" 2>/dev/null || true
+	wait_for 20 "the stop of $(basename "$1" .pid)" eval "! alive $1"
+}
