@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Brings up Podman's Docker-compatible API twice, for the engine tests that
+# run against Podman as well as dockerd:
+#   root      unix:///run/podman/podman.sock
+#   rootless  unix:///run/user/<uid>/podman/podman.sock, served for the
+#             test user $HRR_PODMAN_USER (default hrrpod), who has subuid/
+#             subgid ranges and belongs to hrr-render, the group of the fake
+#             GPU nodes (tests/setup-fake-gpus.sh)
+# and loads the test images (hrr-*:$HRR_IMAGE_TAG, from dockerd) into both.
+# No systemd or logind: the services are started directly, and the user's
+# runtime directory is made here. Settings that work on a cgroup v1 host
+# without systemd (cgroupfs, file events, runc, native overlay storage when
+# the kernel allows it rootless, else vfs) are written to the configuration
+# files each service reads. Idempotent: services that answer are left alone.
+set -euo pipefail
+
+STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
+DIR=$STATE/podman
+LOGS=$STATE/logs
+USER_NAME=${HRR_PODMAN_USER:-hrrpod}
+TAG=${HRR_IMAGE_TAG:-dev}
+ROOT_SOCK=/run/podman/podman.sock
+REGISTRIES=(127.0.0.1:5000 127.0.0.1:5001)
+
+SETUP_NAME=setup-podman
+. "$(dirname "$0")/setup-lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	say "must run as root (a test user and two services are set up here)"
+	exit 1
+fi
+for b in podman newuidmap catatonit runc; do
+	command -v "$b" >/dev/null || [ -x /usr/libexec/podman/$b ] \
+		|| { say "$b missing: install podman, uidmap, catatonit and runc"; exit 1; }
+done
+mkdir -p "$DIR" "$LOGS" /run/podman
+
+answers() { curl -sf --max-time 2 --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1; }
+
+# write_conf DIR: containers.conf and registries.conf for one service. The
+# loopback test registries speak plain HTTP, which dockerd allows for
+# 127.0.0.0/8 by itself and Podman only when told.
+write_conf() {
+	local d=$1 r
+	mkdir -p "$d"
+	cat >"$d/containers.conf" <<EOF
+# Written by tests/setup-podman.sh.
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+runtime = "runc"
+EOF
+	{
+		echo "# Written by tests/setup-podman.sh."
+		for r in "${REGISTRIES[@]}"; do
+			printf '[[registry]]\nlocation = "%s"\ninsecure = true\n' "$r"
+		done
+	} >"$d/registries.conf"
+}
+
+start_root() {
+	write_conf "$DIR/root"
+	answers "$ROOT_SOCK" && return 0
+	say "starting root podman service on $ROOT_SOCK (log: $LOGS/podman-root.log)"
+	rm -f "$ROOT_SOCK"
+	CONTAINERS_CONF=$DIR/root/containers.conf \
+	CONTAINERS_REGISTRIES_CONF=$DIR/root/registries.conf \
+		nohup podman system service --time=0 "unix://$ROOT_SOCK" \
+		>"$LOGS/podman-root.log" 2>&1 </dev/null &
+	echo $! >/run/podman/hrr-service.pid
+	wait_for 30 "root podman service" answers "$ROOT_SOCK" \
+		|| { tail -20 "$LOGS/podman-root.log" >&2; exit 1; }
+}
+
+# The test user: subordinate ids for the user namespace, the render group
+# of the fake GPUs, a runtime directory as logind would make it.
+make_user() {
+	getent group hrr-render >/dev/null || groupadd --system hrr-render
+	if ! id "$USER_NAME" >/dev/null 2>&1; then
+		say "creating test user $USER_NAME"
+		useradd -m -s /bin/bash -G hrr-render "$USER_NAME"
+	fi
+	id -nG "$USER_NAME" | grep -qw hrr-render || usermod -aG hrr-render "$USER_NAME"
+	UID_=$(id -u "$USER_NAME")
+	HOME_=$(getent passwd "$USER_NAME" | cut -d: -f6)
+	RUNTIME=/run/user/$UID_
+	local f
+	for f in /etc/subuid /etc/subgid; do
+		# useradd adds a range by itself when login.defs says so
+		grep -q "^$USER_NAME:" "$f" 2>/dev/null || echo "$USER_NAME:200000:65536" >>"$f"
+	done
+	mkdir -p "$RUNTIME"
+	chown "$USER_NAME:" "$RUNTIME"
+	chmod 700 "$RUNTIME"
+}
+
+as_user() {
+	runuser -u "$USER_NAME" -- env HOME="$HOME_" XDG_RUNTIME_DIR="$RUNTIME" "$@"
+}
+
+# Native overlay needs a kernel that allows it in a user namespace (5.13+);
+# fuse-overlayfs needs /dev/fuse open to users. Otherwise vfs (slow, works).
+pick_storage() {
+	local conf=$HOME_/.config/containers/storage.conf driver
+	[ -s "$conf" ] && return 0
+	for driver in overlay vfs; do
+		printf '# Written by tests/setup-podman.sh.\n[storage]\ndriver = "%s"\n' "$driver" >"$conf"
+		chown "$USER_NAME:" "$conf"
+		as_user podman system reset -f >/dev/null 2>&1 || true
+		if as_user podman info --format '{{.Store.GraphDriverName}}' 2>/dev/null | grep -qx "$driver"; then
+			say "rootless storage driver: $driver"
+			return 0
+		fi
+	done
+}
+
+start_rootless() {
+	local sock=$RUNTIME/podman/podman.sock cfg=$HOME_/.config/containers
+	mkdir -p "$cfg"
+	write_conf "$cfg"
+	chown -R "$USER_NAME:" "$HOME_/.config"
+	pick_storage
+	answers "$sock" && return 0
+	say "starting rootless podman service for $USER_NAME on $sock (log: $LOGS/podman-$USER_NAME.log)"
+	rm -f "$sock"
+	as_user mkdir -p "$RUNTIME/podman"
+	as_user nohup podman system service --time=0 "unix://$sock" \
+		>"$LOGS/podman-$USER_NAME.log" 2>&1 </dev/null &
+	echo $! >"$DIR/rootless.pid"
+	wait_for 30 "rootless podman service" answers "$sock" \
+		|| { tail -20 "$LOGS/podman-$USER_NAME.log" >&2; exit 1; }
+}
+
+# Copy the test images from dockerd when the service's copy differs (the
+# image ID is the config digest, the same in both engines).
+load_images() {
+	local ref want tmp
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	for ref in $(docker images --format '{{.Repository}}:{{.Tag}}' --filter "reference=hrr-*:$TAG"); do
+		want=$(docker image inspect -f '{{.Id}}' "$ref")
+		want=${want#sha256:}
+		[ -s "$tmp/img.tar" ] && rm -f "$tmp/img.tar"
+		if [ "$(podman image inspect -f '{{.Id}}' "$ref" 2>/dev/null)" != "$want" ]; then
+			docker save -o "$tmp/img.tar" "$ref"
+			chmod 644 "$tmp/img.tar"
+			podman load -q -i "$tmp/img.tar" >/dev/null
+			say "loaded $ref into root podman"
+		fi
+		if [ "$(as_user podman image inspect -f '{{.Id}}' "$ref" 2>/dev/null)" != "$want" ]; then
+			[ -s "$tmp/img.tar" ] || { docker save -o "$tmp/img.tar" "$ref"; chmod 644 "$tmp/img.tar"; }
+			(cd "$tmp" && as_user podman load -q -i "$tmp/img.tar" >/dev/null)
+			say "loaded $ref into $USER_NAME's podman"
+		fi
+	done
+	rm -rf "$tmp"
+}
+
+bash "$(dirname "$0")/setup-fake-gpus.sh" >/dev/null
+start_root
+make_user
+start_rootless
+load_images
+say "ready: root $ROOT_SOCK, rootless ($USER_NAME) $RUNTIME/podman/podman.sock"
