@@ -23,3 +23,14 @@ stop_pidfile() {
 	kill "$(cat "$1")" 2>/dev/null || true
 	wait_for 20 "the stop of $(basename "$1" .pid)" eval "! alive $1"
 }
+
+# require_root WHY / require_cmds PACKAGES CMD...: stop with a message when
+# the script cannot do its work here.
+require_root() { [ "$(id -u)" = 0 ] || { say "must run as root ($1)"; exit 1; }; }
+require_cmds() {
+	local hint=$1 b
+	shift
+	for b; do
+		command -v "$b" >/dev/null || { say "$b missing: install $hint"; exit 1; }
+	done
+}

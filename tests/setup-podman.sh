@@ -25,14 +25,8 @@ REGISTRIES=(127.0.0.1:5000 127.0.0.1:5001)
 SETUP_NAME=setup-podman
 . "$(dirname "$0")/setup-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	say "must run as root (a test user and two services are set up here)"
-	exit 1
-fi
-for b in podman newuidmap catatonit runc; do
-	command -v "$b" >/dev/null || [ -x /usr/libexec/podman/$b ] \
-		|| { say "$b missing: install podman, uidmap, catatonit and runc"; exit 1; }
-done
+require_root "a test user and two services are set up here"
+require_cmds "podman, uidmap, catatonit and runc" podman newuidmap catatonit runc
 mkdir -p "$DIR" "$LOGS" /run/podman
 
 answers() { curl -sf --max-time 2 --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1; }

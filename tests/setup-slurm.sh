@@ -44,13 +44,8 @@ CONF=$DIR/etc/slurm.conf
 SETUP_NAME=setup-slurm
 . "$(dirname "$0")/setup-lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	say "must run as root (munged, slurmctld and slurmd are started here)"
-	exit 1
-fi
-for b in munged slurmctld slurmd sinfo; do
-	command -v "$b" >/dev/null || { say "$b missing: install munge and slurm-wlm"; exit 1; }
-done
+require_root "munged, slurmctld and slurmd are started here"
+require_cmds "munge and slurm-wlm" munged slurmctld slurmd sinfo
 
 mkdir -p "$DIR"/{etc,log,run,spool/ctld,spool/d}
 export SLURM_CONF=$CONF
