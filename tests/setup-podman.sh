@@ -9,9 +9,9 @@
 # and loads the test images (hrr-*:$HRR_IMAGE_TAG, from dockerd) into both.
 # No systemd or logind: the services are started directly, and the user's
 # runtime directory is made here. Settings that work on a cgroup v1 host
-# without systemd (cgroupfs, file events, runc, native overlay storage when
+# without systemd (cgroupfs, file events, crun, native overlay storage when
 # the kernel allows it rootless, else vfs) are written to the configuration
-# files each service reads. Idempotent: services that answer are left alone.
+# files each service reads (HRR_PODMAN_RUNTIME=runc picks runc over crun). Idempotent: services that answer are left alone.
 set -euo pipefail
 
 STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
@@ -26,7 +26,7 @@ SETUP_NAME=setup-podman
 . "$(dirname "$0")/setup-lib.sh"
 
 require_root "a test user and two services are set up here"
-require_cmds "podman, uidmap, catatonit and runc" podman newuidmap catatonit runc
+require_cmds "podman, uidmap, catatonit and crun" podman newuidmap catatonit crun
 mkdir -p "$DIR" "$LOGS" /run/podman
 
 answers() { curl -sf --max-time 2 --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1; }
@@ -42,7 +42,7 @@ write_conf() {
 [engine]
 cgroup_manager = "cgroupfs"
 events_logger = "file"
-runtime = "runc"
+runtime = "$RUNTIME_OCI"
 EOF
 	{
 		echo "# Written by tests/setup-podman.sh."
@@ -118,9 +118,10 @@ start_rootless() {
 	say "starting rootless podman service for $USER_NAME on $sock (log: $LOGS/podman-$USER_NAME.log)"
 	rm -f "$sock"
 	as_user mkdir -p "$RUNTIME/podman"
-	as_user nohup podman system service --time=0 "unix://$sock" \
+	# the service writes its own pid: runuser stays its parent
+	as_user sh -c 'echo $$ >"$1"; exec podman system service --time=0 "unix://$2"' \
+		sh "$RUNTIME/podman/hrr-service.pid" "$sock" \
 		>"$LOGS/podman-$USER_NAME.log" 2>&1 </dev/null &
-	echo $! >"$DIR/rootless.pid"
 	wait_for 30 "rootless podman service" answers "$sock" \
 		|| { tail -20 "$LOGS/podman-$USER_NAME.log" >&2; exit 1; }
 }
@@ -150,6 +151,24 @@ load_images() {
 	rm -rf "$tmp"
 }
 
+# crun refuses a hybrid cgroup host whose cgroup2 hierarchy holds a
+# controller ("cgroups in hybrid mode not supported, drop all controllers
+# from cgroupv2"); mounting such a controller as a v1 hierarchy moves it
+# there. crun is what keeps a rootless user's supplementary groups
+# (--group-add keep-groups), i.e. access to the GPU nodes; runc drops them.
+fix_hybrid_cgroups() {
+	local u=/sys/fs/cgroup/unified/cgroup.controllers c
+	[ -s "$u" ] && [ -d /sys/fs/cgroup/devices ] || return 0
+	[ "${HRR_PODMAN_NO_CGROUP_FIX:-0}" = 1 ] && return 0
+	for c in $(cat "$u"); do
+		say "moving cgroup controller $c from the cgroup2 to a v1 hierarchy (for crun)"
+		mkdir -p "/sys/fs/cgroup/$c"
+		mount -t cgroup -o "$c" cgroup "/sys/fs/cgroup/$c"
+	done
+}
+
+RUNTIME_OCI=${HRR_PODMAN_RUNTIME:-crun}
+[ "$RUNTIME_OCI" = crun ] && fix_hybrid_cgroups
 bash "$(dirname "$0")/setup-fake-gpus.sh" >/dev/null
 start_root
 make_user

@@ -10,7 +10,7 @@ LOGS=$STATE/logs
 PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
 	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
 	  busybox-static curl clang valgrind
-	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs runc)
+	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs crun)
 REG_USER=hrrtest
 REG_PASS=hrrtest-secret
 
