@@ -11,7 +11,9 @@
 # runtime directory is made here. Settings that work on a cgroup v1 host
 # without systemd (cgroupfs, file events, crun, native overlay storage when
 # the kernel allows it rootless, else vfs) are written to the configuration
-# files each service reads (HRR_PODMAN_RUNTIME=runc picks runc over crun). Idempotent: services that answer are left alone.
+# files each service reads (HRR_PODMAN_RUNTIME=runc picks runc over crun;
+# HRR_PODMAN_KEEP_GROUPS=1 makes the rootless service keep the user's
+# groups in every container, as docs/engines.md tells a site to). Idempotent: services that answer are left alone.
 set -euo pipefail
 
 STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
@@ -31,29 +33,46 @@ mkdir -p "$DIR" "$LOGS" /run/podman
 
 answers() { curl -sf --max-time 2 --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1; }
 
-# write_conf DIR: containers.conf and registries.conf for one service. The
-# loopback test registries speak plain HTTP, which dockerd allows for
+# write_conf DIR: containers.conf and registries.conf for one service;
+# CONF_CHANGED=1 when either changed (the service must restart to read it).
+# The loopback test registries speak plain HTTP, which dockerd allows for
 # 127.0.0.0/8 by itself and Podman only when told.
 write_conf() {
-	local d=$1 r
+	local d=$1 r f
 	mkdir -p "$d"
-	cat >"$d/containers.conf" <<EOF
-# Written by tests/setup-podman.sh.
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-runtime = "$RUNTIME_OCI"
-EOF
+	{
+		echo "# Written by tests/setup-podman.sh."
+		echo "[engine]"
+		echo 'cgroup_manager = "cgroupfs"'
+		echo 'events_logger = "file"'
+		echo "runtime = \"$RUNTIME_OCI\""
+		if [ "${2:-}" = keep-groups ]; then
+			# what a rootless user sets so that containers keep the
+			# user's groups, e.g. render (crun only)
+			echo "[containers]"
+			echo 'annotations = ["run.oci.keep_original_groups=1"]'
+		fi
+	} >"$d/containers.conf.new"
 	{
 		echo "# Written by tests/setup-podman.sh."
 		for r in "${REGISTRIES[@]}"; do
 			printf '[[registry]]\nlocation = "%s"\ninsecure = true\n' "$r"
 		done
-	} >"$d/registries.conf"
+	} >"$d/registries.conf.new"
+	CONF_CHANGED=0
+	for f in containers.conf registries.conf; do
+		if cmp -s "$d/$f.new" "$d/$f"; then
+			rm "$d/$f.new"
+		else
+			mv "$d/$f.new" "$d/$f"
+			CONF_CHANGED=1
+		fi
+	done
 }
 
 start_root() {
 	write_conf "$DIR/root"
+	[ $CONF_CHANGED = 1 ] && stop_pidfile /run/podman/hrr-service.pid
 	answers "$ROOT_SOCK" && return 0
 	say "starting root podman service on $ROOT_SOCK (log: $LOGS/podman-root.log)"
 	rm -f "$ROOT_SOCK"
@@ -111,8 +130,9 @@ pick_storage() {
 start_rootless() {
 	local sock=$RUNTIME/podman/podman.sock cfg=$HOME_/.config/containers
 	mkdir -p "$cfg"
-	write_conf "$cfg"
+	write_conf "$cfg" "$([ "${HRR_PODMAN_KEEP_GROUPS:-0}" = 1 ] && echo keep-groups)"
 	chown -R "$USER_NAME:" "$HOME_/.config"
+	[ $CONF_CHANGED = 1 ] && stop_pidfile "$RUNTIME/podman/hrr-service.pid"
 	pick_storage
 	answers "$sock" && return 0
 	say "starting rootless podman service for $USER_NAME on $sock (log: $LOGS/podman-$USER_NAME.log)"
