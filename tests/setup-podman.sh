@@ -46,6 +46,18 @@ write_conf() {
 		echo 'cgroup_manager = "cgroupfs"'
 		echo 'events_logger = "file"'
 		echo "runtime = \"$RUNTIME_OCI\""
+		if [ "${2:-}" = root ] && ! has_cap_sys_resource; then
+			# Root Podman gives containers nofile and nproc limits
+			# of 1048576 unless told; without CAP_SYS_RESOURCE (a
+			# container host) the runtime cannot set them.
+			# The bounds are the service's own hard limits (Podman
+			# lowers its nproc at start), read once it runs.
+			local nofile nproc
+			read -r nofile nproc 2>/dev/null <"$DIR/root/limits" \
+				|| { nofile=$(ulimit -Hn); nproc=$(ulimit -Hu); }
+			echo "[containers]"
+			echo "default_ulimits = [\"nofile=$nofile:$nofile\", \"nproc=$nproc:$nproc\"]"
+		fi
 		if [ "${2:-}" = keep-groups ]; then
 			# what a rootless user sets so that containers keep the
 			# user's groups, e.g. render (crun only)
@@ -70,19 +82,30 @@ write_conf() {
 	done
 }
 
+has_cap_sys_resource() { (( 0x$(sed -n 's/^CapEff:\t//p' /proc/self/status) >> 24 & 1 )); }
+
 start_root() {
-	write_conf "$DIR/root"
+	local limits
+	write_conf "$DIR/root" root
 	[ $CONF_CHANGED = 1 ] && stop_pidfile /run/podman/hrr-service.pid
-	answers "$ROOT_SOCK" && return 0
-	say "starting root podman service on $ROOT_SOCK (log: $LOGS/podman-root.log)"
-	rm -f "$ROOT_SOCK"
-	CONTAINERS_CONF=$DIR/root/containers.conf \
-	CONTAINERS_REGISTRIES_CONF=$DIR/root/registries.conf \
-		nohup podman system service --time=0 "unix://$ROOT_SOCK" \
-		>"$LOGS/podman-root.log" 2>&1 </dev/null &
-	echo $! >/run/podman/hrr-service.pid
-	wait_for 30 "root podman service" answers "$ROOT_SOCK" \
-		|| { tail -20 "$LOGS/podman-root.log" >&2; exit 1; }
+	if ! answers "$ROOT_SOCK"; then
+		say "starting root podman service on $ROOT_SOCK (log: $LOGS/podman-root.log)"
+		rm -f "$ROOT_SOCK"
+		CONTAINERS_CONF=$DIR/root/containers.conf \
+		CONTAINERS_REGISTRIES_CONF=$DIR/root/registries.conf \
+			nohup podman system service --time=0 "unix://$ROOT_SOCK" \
+			>"$LOGS/podman-root.log" 2>&1 </dev/null &
+		echo $! >/run/podman/hrr-service.pid
+		wait_for 30 "root podman service" answers "$ROOT_SOCK" \
+			|| { tail -20 "$LOGS/podman-root.log" >&2; exit 1; }
+	fi
+	alive /run/podman/hrr-service.pid || return 0 # a service of the site's own
+	limits=$(awk '/^Max open files/ {f = $5} /^Max processes/ {p = $4} END {print f, p}' \
+		"/proc/$(cat /run/podman/hrr-service.pid)/limits")
+	if [ "$limits" != "$(cat "$DIR/root/limits" 2>/dev/null)" ]; then
+		echo "$limits" >"$DIR/root/limits"
+		start_root
+	fi
 }
 
 # The test user: subordinate ids for the user namespace, the render group
