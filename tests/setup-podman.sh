@@ -173,6 +173,12 @@ start_rootless() {
 # image ID is the config digest, the same in both engines).
 load_images() {
 	local ref want tmp
+	# the images come from dockerd, whatever DOCKER_HOST says
+	local -x DOCKER_HOST=unix:///var/run/docker.sock
+	if ! answers /var/run/docker.sock; then
+		say "no dockerd on /var/run/docker.sock: test images not loaded"
+		return 0
+	fi
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
 	for ref in $(docker images --format '{{.Repository}}:{{.Tag}}' --filter "reference=hrr-*:$TAG"); do
@@ -200,10 +206,12 @@ load_images() {
 # there. crun is what keeps a rootless user's supplementary groups
 # (--group-add keep-groups), i.e. access to the GPU nodes; runc drops them.
 fix_hybrid_cgroups() {
-	local u=/sys/fs/cgroup/unified/cgroup.controllers c
-	[ -s "$u" ] && [ -d /sys/fs/cgroup/devices ] || return 0
+	local ctl c
+	# cgroupfs files have size 0: read them
+	ctl=$(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null || true)
+	[ -n "$ctl" ] && [ -d /sys/fs/cgroup/devices ] || return 0
 	[ "${HRR_PODMAN_NO_CGROUP_FIX:-0}" = 1 ] && return 0
-	for c in $(cat "$u"); do
+	for c in $ctl; do
 		say "moving cgroup controller $c from the cgroup2 to a v1 hierarchy (for crun)"
 		mkdir -p "/sys/fs/cgroup/$c"
 		mount -t cgroup -o "$c" cgroup "/sys/fs/cgroup/$c"
@@ -212,6 +220,13 @@ fix_hybrid_cgroups() {
 
 RUNTIME_OCI=${HRR_PODMAN_RUNTIME:-crun}
 [ "$RUNTIME_OCI" = crun ] && fix_hybrid_cgroups
+# --images-only: copy the test images again (after `make images`), the
+# services being up already.
+if [ "${1:-}" = --images-only ]; then
+	make_user
+	load_images
+	exit 0
+fi
 bash "$(dirname "$0")/setup-fake-gpus.sh" >/dev/null
 start_root
 make_user
