@@ -1,4 +1,4 @@
-# Shell helpers of the set-up scripts (sourced). The sourcing script sets
+# Shell functions of the set-up scripts (sourced). The sourcing script sets
 # SETUP_NAME for its messages.
 
 say() { printf '%s: %s\n' "${SETUP_NAME:-setup}" "$*" >&2; }
