@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "orchestrator/run_folder.h"
+#include "containers/ours.h"
 
 enum owner_state owner_process_state(pid_t pid, unsigned long long start)
 {

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "orchestrator/gc_policy.h"
-#include "orchestrator/run_folder.h"
+#include "containers/ours.h"
 
 static const struct gc_caller me = { .host = "node1", .uid = 1000 };
 
