@@ -3,6 +3,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,37 +51,50 @@ char *owner_label_self(void)
 			 (unsigned long)getuid());
 }
 
+/* Digits only, no sign, no overflow, at most max: strtoull alone takes
+ * "-1", " 7" and wraps, and a cast to pid_t or uid_t truncates
+ * ("4294967297" became pid 1). */
+static int parse_decimal(const char *s, const char *stop, unsigned long long max,
+			 unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (s == stop)
+		return -1;
+	for (const char *p = s; p < stop; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		if (v > (max - (unsigned long long)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (unsigned long long)(*p - '0');
+	}
+	*out = v;
+	return 0;
+}
+
 int owner_label_parse(const char *label, char *host, size_t hostlen, pid_t *pid,
 		      unsigned long long *start, uid_t *uid)
 {
 	const char *c1 = strchr(label, ':');
 	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-	char *end;
-	long p;
+	const char *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+	const char *end = label + strlen(label);
+	unsigned long long p, u;
 
 	if (!c1 || !c2 || (size_t)(c1 - label) >= hostlen || c1 == label)
 		return -1;
+	/* pid_t is a signed int on Linux; (uid_t)-1 means "no uid". */
+	if (parse_decimal(c1 + 1, c2, INT_MAX, &p) < 0 || p == 0 ||
+	    parse_decimal(c2 + 1, c3 ? c3 : end, ULLONG_MAX, start) < 0)
+		return -1;
+	if (c3 && parse_decimal(c3 + 1, end, (uid_t)-1 - 1, &u) < 0)
+		return -1;
 	memcpy(host, label, (size_t)(c1 - label));
 	host[c1 - label] = '\0';
-	errno = 0;
-	p = strtol(c1 + 1, &end, 10);
-	if (errno || end != c2 || p <= 0)
-		return -1;
 	*pid = (pid_t)p;
-	*start = strtoull(c2 + 1, &end, 10);
 	if (uid)
-		*uid = (uid_t)-1;
-	if (*end == ':') {
-		const char *u = end + 1;
-		unsigned long v = strtoul(u, &end, 10);
-
-		if (end == u || *end)
-			return -1;
-		if (uid)
-			*uid = (uid_t)v;
-		return 0;
-	}
-	return *end ? -1 : 0;
+		*uid = c3 ? (uid_t)u : (uid_t)-1;
+	return 0;
 }
 
 void ours_add_labels(struct container_spec *s, const struct ours_labels *l)

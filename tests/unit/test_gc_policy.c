@@ -84,3 +84,27 @@ Test(gc_policy, process_states_from_the_kernel)
 	cr_assert_eq(owner_process_state(child, start), OWNER_DEAD);
 	cr_assert_eq(owner_process_state(0, 0), OWNER_UNKNOWN);
 }
+
+/* Issue item 12: owner labels are parsed without truncation or sign. */
+Test(gc_policy, owner_labels_that_do_not_fit_are_refused)
+{
+	static const char *const bad[] = {
+		"vm:4294967297:24", "vm:2147483648:24", "vm:-7:24", "vm: 7:24", "vm:0:24",
+		"vm:7:-24", "vm:7:18446744073709551616", "vm:7:24:-1", "vm:7:24:4294967295",
+		"vm:7:24:4294967296", "vm:7:24:", "vm:7:", "vm::24", "vm:7:24:1:2",
+	};
+	char host[64];
+	pid_t pid;
+	unsigned long long start;
+	uid_t uid;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_lt(owner_label_parse(bad[i], host, sizeof(host), &pid, &start, &uid), 0,
+			     "%s parsed", bad[i]);
+	cr_assert_eq(owner_label_parse("vm:2147483647:18446744073709551615:4294967294", host,
+				       sizeof(host), &pid, &start, &uid), 0);
+	cr_assert_eq(pid, 2147483647);
+	cr_assert_eq(start, 18446744073709551615ULL);
+	cr_assert_eq(uid, 4294967294u);
+	cr_assert_str_eq(host, "vm");
+}
