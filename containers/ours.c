@@ -119,11 +119,15 @@ void ours_harden(struct container_spec *s)
 
 void ours_probe_spec(struct container_spec *s, const char *image, const char *image_name)
 {
+	cleanup_free char *owner = owner_label_self();
+
 	s->image = xstrdup(image);
 	/* Never started: the entrypoint only has to exist on paper, since an
 	 * image may have no command at all. */
 	strvec_push(&s->entrypoint, "/nonexistent-hrr-probe");
 	strvec_pushf(&s->labels, "%s=1", LABEL_PROBE);
 	strvec_pushf(&s->labels, "%s=%s", LABEL_IMAGE, image_name ? image_name : image);
+	/* Whose it is: gc removes only its owner's (or root's --all-users). */
+	strvec_push_nodup(&s->labels, xasprintf("%s=%s", LABEL_OWNER, owner));
 	ours_harden(s);
 }

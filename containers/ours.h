@@ -50,7 +50,8 @@ void ours_harden(struct container_spec *s);
 
 /* A created, never-started container of image (an ID or a reference), for
  * reading files out of it through the archive endpoint; labelled
- * LABEL_PROBE=1 and LABEL_IMAGE=image_name (NULL: image) so `gc` finds it. */
+ * LABEL_PROBE=1, LABEL_IMAGE=image_name (NULL: image) and LABEL_OWNER (this
+ * process) so `gc` finds it and knows whose it is. */
 void ours_probe_spec(struct container_spec *s, const char *image, const char *image_name);
 
 #endif

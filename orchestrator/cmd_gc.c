@@ -1,10 +1,13 @@
 /* `gc`: remove replay containers whose orchestrator died (SIGKILL, node
- * reboot). Only this tool's containers (by label), only this host's, and
- * only when the owning process is gone: a live run is never touched. */
+ * reboot). Only this tool's containers (by label), only this host's, only
+ * the caller's (root may ask for everyone's), and only when the owning
+ * process is known to be gone: a live run is never touched, and an owner
+ * that cannot be seen is not dead (orchestrator/gc_policy.h). */
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "containers/ours.h"
+#include "orchestrator/gc_policy.h"
 #include "orchestrator/commands.h"
 #include "orchestrator/say.h"
 
@@ -22,19 +25,28 @@ static const char *label_of(const cJSON *c, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* Pure enough to reason about: is this container's owner dead here? */
-static bool owner_is_dead_here(const char *owner, const char *this_host)
+/* The owner as gc sees it: a label it cannot parse belongs to nobody it
+ * may judge (another host, as far as removal goes). */
+static void owner_of(const char *label, char *host, size_t hostlen, struct gc_owner *o)
 {
-	char host[256];
 	pid_t pid;
 	unsigned long long start;
 
-	if (!owner || owner_label_parse(owner, host, sizeof(host), &pid, &start, NULL) < 0)
-		return false;
-	if (strcmp(host, this_host))
-		return false;
-	/* A recycled pid runs another process: its start time differs. */
-	return process_start_ticks(pid) != start;
+	o->host = NULL;
+	o->uid = (uid_t)-1;
+	o->state = OWNER_UNKNOWN;
+	if (!label || owner_label_parse(label, host, hostlen, &pid, &start, &o->uid) < 0)
+		return;
+	o->host = host;
+	o->state = owner_process_state(pid, start);
+}
+
+static struct gc_caller caller_of(const struct options *o, const char *host)
+{
+	struct gc_caller c = { .host = host, .uid = getuid(), .all = o->gc_all,
+			       .all_users = o->gc_all_users };
+
+	return c;
 }
 
 /* 1 when the container is gone (removed now, or already), else 0. */
@@ -53,8 +65,8 @@ static int gc_remove(struct engine *e, const struct options *o, const char *id,
 }
 
 /* Probe containers (never started, made to read files out of an image)
- * live well under a second; one older than this was left by a run that
- * died mid-probe, whoever owned it. */
+ * live well under a second: one whose run died, or older than this, was
+ * left behind. Only the caller's (owner label), as for runs. */
 #define PROBE_MAX_AGE_S 600
 
 static long probe_max_age(void)
@@ -69,7 +81,8 @@ static long probe_max_age(void)
 	return *end || n < 0 ? PROBE_MAX_AGE_S : n;
 }
 
-static int gc_probes(struct engine *e, const struct options *o)
+static int gc_probes(struct engine *e, const struct options *o, const struct gc_caller *me,
+		     int *left)
 {
 	cleanup_cjson cJSON *list = NULL;
 	const cJSON *c;
@@ -85,13 +98,21 @@ static int gc_probes(struct engine *e, const struct options *o)
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
 		const cJSON *created = cJSON_GetObjectItemCaseSensitive(c, "Created");
 		const cJSON *state = cJSON_GetObjectItemCaseSensitive(c, "State");
+		char host[256];
+		struct gc_owner owner;
 
-		if (!cJSON_IsString(id) || !cJSON_IsNumber(created) ||
-		    (long long)created->valuedouble > cutoff)
-			continue;
 		/* A probe is never started: anything else under this label is not ours to judge. */
-		if (cJSON_IsString(state) && strcmp(state->valuestring, "created"))
+		if (!cJSON_IsString(id) || !cJSON_IsNumber(created) ||
+		    (cJSON_IsString(state) && strcmp(state->valuestring, "created")))
 			continue;
+		owner_of(label_of(c, LABEL_OWNER), host, sizeof(host), &owner);
+		/* Stale is as good as dead: a probe outliving its age was abandoned. */
+		if (owner.state != OWNER_DEAD && (long long)created->valuedouble <= cutoff)
+			owner.state = OWNER_DEAD;
+		if (gc_decide(&owner, false, me) != GC_REMOVE) {
+			(*left)++;
+			continue;
+		}
 		removed += gc_remove(e, o, id->valuestring, "image probe left by a run that died");
 	}
 	return removed;
@@ -103,12 +124,20 @@ int gc_command(struct options *o)
 	cleanup_cjson cJSON *list = NULL;
 	const cJSON *c;
 	char host[256];
+	struct gc_caller me;
 	struct error err;
-	int removed = 0, kept = 0, live = 0;
+	int removed = 0, kept = 0, left = 0;
 
+	if (o->gc_all_users && getuid() != 0) {
+		struct replay_failure f;
+
+		return replay_fail(&f, REPLAY_STAGE_USAGE, EXIT_USAGE,
+				   "--all-users is for root; without it gc removes only your runs");
+	}
 	if (gethostname(host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
+	me = caller_of(o, host);
 	if (engine_open(&e, NULL, &err) < 0 ||
 	    engine_container_list(e, LABEL_OWNER, &list, &err) < 0) {
 		struct replay_failure f;
@@ -119,28 +148,35 @@ int gc_command(struct options *o)
 	}
 	cJSON_ArrayForEach(c, list) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-		const char *owner = label_of(c, LABEL_OWNER);
+		const char *label = label_of(c, LABEL_OWNER);
+		char owner_host[256];
+		struct gc_owner owner;
+		enum gc_decision d;
 		char *why;
 
-		if (!cJSON_IsString(id))
+		/* Probes carry an owner too; gc_probes judges them. */
+		if (!cJSON_IsString(id) || label_of(c, LABEL_PROBE))
 			continue;
-		if (!owner_is_dead_here(owner, host)) {
-			live++;
-			continue;
-		}
-		if (label_of(c, LABEL_KEEP) && !o->gc_all) {
+		owner_of(label, owner_host, sizeof(owner_host), &owner);
+		d = gc_decide(&owner, label_of(c, LABEL_KEEP) != NULL, &me);
+		if (d == GC_KEEP_KEPT)
 			kept++;
+		if (d != GC_REMOVE) {
+			left += d != GC_KEEP_KEPT;
+			if (o->verbosity > 0)
+				fprintf(stderr, "gc: left %.12s (%s)\n", id->valuestring,
+					gc_decision_name(d));
 			continue;
 		}
 		why = xasprintf("run %s, owner %s",
-				label_of(c, LABEL_RUN) ? label_of(c, LABEL_RUN) : "?", owner);
+				label_of(c, LABEL_RUN) ? label_of(c, LABEL_RUN) : "?", label);
 		removed += gc_remove(e, o, id->valuestring, why);
 		free(why);
 	}
-	removed += gc_probes(e, o);
+	removed += gc_probes(e, o, &me, &left);
 	if (o->verbosity >= 0)
-		fprintf(stderr, "gc: removed %d, left %d of live or other hosts' runs, %d kept (--all removes them)\n",
-			removed, live, kept);
+		fprintf(stderr, "gc: removed %d, left %d (live, another user's or another host's), "
+			"%d kept (--all removes them)\n", removed, left, kept);
 	engine_close(e);
 	return 0;
 }

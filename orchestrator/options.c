@@ -64,8 +64,15 @@ const struct option_def option_table[] = {
 	  "where kfd and dri/ live on the host (default /dev)" },
 	{ OPT_SYSFS_ROOT, "sysfs-root", 0, "DIR", "HRR_SYSFS_ROOT", FOR_REPLAY,
 	  "root of the KFD topology (default /sys)" },
+	{ OPT_SECCOMP, "seccomp", 0, "replay|default|unconfined|FILE", "HRR_SECCOMP", FOR_REPLAY,
+	  "the replay's seccomp profile (default replay: the engine's default rules\n"
+	  "                                   plus the ROCm runtime's NUMA calls; docs/security.md)" },
+	{ OPT_AS_ROOT, "as-root", 0, NULL, NULL, FOR_REPLAY,
+	  "run the replay as root inside (default: as your uid:gid; capabilities stay dropped)" },
 	{ OPT_ALL, "all", 0, NULL, NULL, FOR_GC,
 	  "also remove containers of dead runs that used --keep" },
+	{ OPT_ALL_USERS, "all-users", 0, NULL, NULL, FOR_GC,
+	  "root only: every user's dead runs, not only yours" },
 	{ OPT_QUIET, "quiet", 'q', NULL, NULL, FOR_ALL,
 	  "quieter: no live replay log on stderr" },
 	{ OPT_VERBOSE, "verbose", 'v', NULL, NULL, FOR_ALL, "more verbose" },
@@ -112,6 +119,7 @@ void options_release(struct options *o)
 	strvec_clear(&o->cap_add);
 	strvec_clear(&o->logs);
 	strvec_clear(&o->hip_hrr_env);
+	seccomp_choice_release(&o->seccomp);
 	options_init(o);
 }
 
@@ -212,6 +220,8 @@ static int apply_flag(struct options *o, enum option_id id, const char *val, con
 		{ OPT_STRICT_ARCH, offsetof(struct options, strict_arch) },
 		{ OPT_KEEP, offsetof(struct options, keep) },
 		{ OPT_ALL, offsetof(struct options, gc_all) },
+		{ OPT_ALL_USERS, offsetof(struct options, gc_all_users) },
+		{ OPT_AS_ROOT, offsetof(struct options, as_root) },
 	};
 	int b = from_env ? options_parse_bool(val) : 1;
 
@@ -333,6 +343,10 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_ENV:
 	case OPT_CAP_ADD:
 		return apply_inside_option(o, id, val, from, err);
+	case OPT_SECCOMP:
+		seccomp_choice_release(&o->seccomp);
+		return seccomp_choice_parse(val, &o->seccomp, err) < 0
+			       ? error_prefix(err, "%s: ", from) : 0;
 	case OPT_DEVICE_ROOT:
 		set_string(&o->device_root, val);
 		return 0;
@@ -347,6 +361,8 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_STRICT_ARCH:
 	case OPT_KEEP:
 	case OPT_ALL:
+	case OPT_ALL_USERS:
+	case OPT_AS_ROOT:
 		return apply_flag(o, id, val, from, from_env, err);
 	case OPT_QUIET:
 		o->verbosity = -1;

@@ -11,6 +11,7 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "orchestrator/image.h"
+#include "orchestrator/seccomp_profile.h"
 
 enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 
@@ -55,6 +56,9 @@ struct options {
 	char *sysfs_root;
 	int verbosity;            /* -1 quiet, 0 normal, 1+ verbose */
 	bool gc_all;
+	bool gc_all_users;        /* gc --all-users (root only) */
+	struct seccomp_choice seccomp; /* --seccomp */
+	bool as_root;             /* --as-root: the replay runs as root inside */
 	struct strvec logs;       /* analyze --log, in order */
 	bool want_help;           /* --help given: print the command's help */
 	/* Overlay sources, env only (the shell workflow's names). */

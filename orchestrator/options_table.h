@@ -39,6 +39,9 @@ enum option_id {
 	OPT_HELP,
 	OPT_ALL,
 	OPT_LOG,
+	OPT_ALL_USERS,
+	OPT_SECCOMP,
+	OPT_AS_ROOT,
 };
 
 /* Which commands take an option. */

@@ -269,10 +269,16 @@ Test(harden, gc_as_another_user_leaves_our_kept_replays_and_probes)
 	struct passwd *pw = getpwnam(user);
 	cleanup_free char *bin = NULL;
 	cleanup_free char *cmd = NULL;
+	struct engine *e = NULL;
+	struct error err = { 0 };
+	cleanup_free char *probe = NULL;
+	cJSON *c = NULL;
 	struct tool_run r;
 	int before;
 
 	cr_assert_not_null(pw, "no %s: run tests/setup.sh", user);
+	cr_assert_eq(engine_open(&e, NULL, &err), 0, "%s", err.msg);
+	probe = create_probe_like(e);
 	tool_run(&r, REPLAY_ARGS(pid_dir, "--keep", NULL), NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err.buf);
 	tool_run_release(&r);
@@ -286,5 +292,10 @@ Test(harden, gc_as_another_user_leaves_our_kept_replays_and_probes)
 	system(cmd);
 	cr_assert_eq(count_tool_containers(tenv.workdir), 1,
 		     "gc --all as %s removed our kept replay", user);
+	cr_assert_eq(engine_container_inspect(e, probe, &c, &err), 0,
+		     "gc as %s removed our stale probe", user);
+	cJSON_Delete(c);
+	(void)engine_container_remove(e, probe, true, &err);
+	engine_close(e);
 	remove_tool_containers(tenv.workdir);
 }

@@ -562,21 +562,6 @@ Test(run, pulls_a_missing_image_from_a_registry_and_records_its_digest)
 	cr_assert_eq(system(cmd), 0, "the pulled image is present");
 }
 
-static char *create_probe_like(struct engine *e)
-{
-	struct container_spec s;
-	struct error err;
-	char *id = NULL;
-
-	container_spec_init(&s);
-	s.image = xstrdup(SIM_IMAGE);
-	strvec_push(&s.entrypoint, "/nonexistent-hrr-probe");
-	strvec_push(&s.labels, "hrr-docker-replay.probe=1");
-	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), 0, "%s", err.msg);
-	container_spec_release(&s);
-	return id;
-}
-
 Test(run, gc_removes_probe_containers_only_once_they_are_stale)
 {
 	struct engine *e = NULL;

@@ -2,6 +2,7 @@
 #include "common/cleanup.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
+#include "containers/ours.h"
 #include "docker/engine.h"
 #include "tests/support/scratch.h"
 
@@ -443,4 +444,22 @@ bool wait_for_file(const char *path, double timeout_s)
 		usleep(50000);
 	}
 	return false;
+}
+
+char *create_probe_like(struct engine *e)
+{
+	struct container_spec s;
+	struct error err;
+	char *owner = owner_label_self();
+	char *id = NULL;
+
+	container_spec_init(&s);
+	s.image = xstrdup(SIM_IMAGE);
+	strvec_push(&s.entrypoint, "/nonexistent-hrr-probe");
+	strvec_push(&s.labels, "hrr-docker-replay.probe=1");
+	strvec_pushf(&s.labels, "%s=%s", LABEL_OWNER, owner);
+	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), 0, "%s", err.msg);
+	container_spec_release(&s);
+	free(owner);
+	return id;
 }

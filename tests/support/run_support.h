@@ -65,6 +65,11 @@ pid_t tool_spawn(const char *const *argv, const char *const *extra_env, const ch
 int tool_wait(pid_t pid, double timeout_s);
 void tool_run_release(struct tool_run *r);
 
+/* A container like an image probe of this process (never started,
+ * labelled probe and owner); its id (caller frees). */
+struct engine;
+char *create_probe_like(struct engine *e);
+
 /* Read a file into sb; false when missing. */
 bool read_text(const char *path, struct strbuf *sb);
 /* Parse <run_dir>/<name> as JSON (caller deletes), NULL when missing. */
