@@ -61,6 +61,23 @@ int fs_read_small_file(const char *path, size_t max_bytes, struct strbuf *out,
 	return 0;
 }
 
+int fs_read_private_file(const char *path, size_t max_bytes, struct strbuf *out,
+			 struct error *err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	struct stat st;
+
+	if (fd < 0)
+		return error_errno(err, "%s", path);
+	if (fstat(fd, &st) < 0)
+		return error_errno(err, "%s", path);
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+		return error_set(err, ERR_DATA, 0,
+				 "%s is not a file only you can write (owner %u, mode %03o)", path,
+				 (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777));
+	return fs_read_small_file(path, max_bytes, out, err);
+}
+
 int fs_write_all(int fd, const char *data, size_t len)
 {
 	while (len) {

@@ -17,6 +17,12 @@
 int fs_read_small_file(const char *path, size_t max_bytes, struct strbuf *out,
 		       struct error *err);
 
+/* fs_read_small_file for a cache entry: refused (ERR_DATA) when path is a
+ * symlink, not a regular file, not the caller's, or writable by group or
+ * others: someone else's file must not steer what this tool does. */
+int fs_read_private_file(const char *path, size_t max_bytes, struct strbuf *out,
+			 struct error *err) __attribute__((warn_unused_result));
+
 /* write(2) until done, retrying on EINTR. */
 int fs_write_all(int fd, const char *data, size_t len);
 

@@ -166,9 +166,14 @@ static char *cache_read(const char *cache_dir, const char *image_id)
 	if (!cache_dir)
 		return NULL;
 	path = cache_path(cache_dir, image_id);
-	if (fs_read_small_file(path, 4096, &text, ERROR_DISCARD) < 0)
+	if (fs_read_private_file(path, 4096, &text, ERROR_DISCARD) < 0)
 		return NULL;
 	strbuf_trim_trailing_newline(&text);
+	/* It becomes the replay's entrypoint: an absolute path of printable
+	 * characters, or nothing (the image is probed again). */
+	for (size_t i = 0; i < text.len; i++)
+		if ((unsigned char)text.buf[i] < 0x20 || text.buf[i] == 0x7f)
+			return NULL;
 	return text.buf[0] == '/' ? strbuf_detach(&text, NULL) : NULL;
 }
 

@@ -1,16 +1,21 @@
 /* What one host shares between replays (engine connection, GPUs, workdir,
  * owner label), the failure record, and the unit's plain types. */
 #include "orchestrator/replay_unit.h"
+#include "common/cleanup.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "containers/ours.h"
 #include "docker/engine.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/say.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char *replay_stage_name(enum replay_stage s)
 {
@@ -71,6 +76,21 @@ static int host_topology(struct replay_host *h, const struct replay_host_config 
 			   "\"Try it without a GPU\")", h->topo_error);
 }
 
+/* <workdir>/cache/<uid>: a workdir may be a team's shared directory, the
+ * cache is not (what it holds picks the replay's entrypoint and preflight's
+ * versions). Created 0700, refused when it is not the caller's. */
+static int host_cache(struct replay_host *h, struct error *err)
+{
+	cleanup_free char *parent = xasprintf("%s/cache", h->workdir);
+
+	if (mkdir(parent, 0755) < 0 && errno != EEXIST)
+		return error_errno(err, "cannot create %s", parent);
+	h->cache_dir = xasprintf("%s/%u", parent, (unsigned)geteuid());
+	if (fs_private_dir(h->cache_dir, err) < 0)
+		return error_prefix(err, "the cache: ");
+	return 0;
+}
+
 int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg,
 		     struct replay_failure *f)
 {
@@ -82,7 +102,8 @@ int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg
 	if (workdir_prepare(cfg->workdir, cfg->archives, cfg->n_archives, &h->workdir, &err) < 0)
 		return replay_fail(f, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_WORKDIR,
 				   err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
-	h->cache_dir = xasprintf("%s/cache", h->workdir);
+	if (host_cache(h, &err) < 0)
+		return replay_fail(f, REPLAY_STAGE_WORKDIR, EXIT_NO_VERDICT, "%s", err.msg);
 	if (engine_open(&h->engine, NULL, &err) < 0)
 		return replay_fail(f, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
 	if (!engine_is_unix(h->engine))

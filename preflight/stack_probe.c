@@ -432,7 +432,7 @@ static int cache_read(const char *path, const char *image_id, const struct strve
 	struct stack_info s;
 	size_t i = 0;
 
-	if (fs_read_small_file(path, STACK_SMALL_FILE_MAX, &text, ERROR_DISCARD) < 0)
+	if (fs_read_private_file(path, STACK_SMALL_FILE_MAX, &text, ERROR_DISCARD) < 0)
 		return 0;
 	root = cJSON_ParseWithLength(text.buf, text.len);
 	if (!cJSON_IsObject(root))

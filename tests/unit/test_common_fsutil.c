@@ -147,3 +147,30 @@ Test(fsutil, paths_normalize_lexically)
 	}
 	strbuf_release(&out);
 }
+
+/* Issue item 5: a cache entry someone else could have written is ignored. */
+Test(fsutil, a_cache_entry_must_be_the_callers_and_not_writable_by_others)
+{
+	char *mine = path_in("playback-mine"), *theirs = path_in("playback-theirs");
+	char *open_file = path_in("playback-open"), *link = path_in("playback-link");
+	struct strbuf text = STRBUF_INIT;
+	struct error err = { 0 };
+
+	cr_assert_eq(fs_write_atomic(mine, "/opt/rocm/bin/hrr-playback\n", 27, 0644, &err), 0);
+	cr_assert_eq(fs_read_private_file(mine, 4096, &text, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(text.buf, "/opt/rocm/bin/hrr-playback\n");
+	cr_assert_eq(fs_write_atomic(theirs, "/bin/evil\n", 10, 0644, &err), 0);
+	cr_assert_eq(chown(theirs, 4242, 4242), 0);
+	cr_assert_lt(fs_read_private_file(theirs, 4096, &text, &err), 0);
+	cr_assert(strstr(err.msg, "owner 4242"), "%s", err.msg);
+	cr_assert_eq(fs_write_atomic(open_file, "/bin/evil\n", 10, 0644, &err), 0);
+	cr_assert_eq(chmod(open_file, 0666), 0);
+	cr_assert_lt(fs_read_private_file(open_file, 4096, &text, &err), 0);
+	cr_assert_eq(symlink(mine, link), 0);
+	cr_assert_lt(fs_read_private_file(link, 4096, &text, &err), 0);
+	strbuf_release(&text);
+	free(mine);
+	free(theirs);
+	free(open_file);
+	free(link);
+}
