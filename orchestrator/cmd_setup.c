@@ -164,6 +164,8 @@ void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d)
 	d->cap_add = &o->cap_add;
 	d->no_sync = o->no_sync;
 	d->keep = o->keep;
+	d->seccomp = &o->seccomp;
+	d->as_root = o->as_root;
 	d->skip_preflight = o->skip_preflight;
 	d->strict_version = o->strict_version;
 	d->strict_arch = o->strict_arch;

@@ -131,6 +131,7 @@ void replay_desc_init(struct replay_desc *d)
 	d->limits.stop_grace_s = 10;
 	d->limits.progress_seconds = 30;
 	d->interrupt_fd = -1;
+	d->create_by_id = true;
 }
 
 void replay_unit_result_release(struct replay_unit_result *r)

@@ -173,6 +173,10 @@ static void plan_common(const struct replay_plan_input *in, struct container_spe
 			container_spec_add_mount(s, in->overlay->rocr_lib, OVERLAY_ROCR, true);
 	}
 	ours_harden(s);
+	if (in->user)
+		s->user = xstrdup(in->user);
+	if (in->seccomp_opt)
+		strvec_push(&s->security_opt, in->seccomp_opt);
 }
 
 static void add_devices(const struct replay_plan_input *in, struct container_spec *s)

@@ -79,6 +79,8 @@ struct replay_plan_input {
 	const char *run_id;
 	const char *owner;            /* host:pid:start */
 	const char *archive_label;    /* the archive path for the label */
+	const char *user;             /* "uid:gid" inside; NULL = the image's */
+	const char *seccomp_opt;      /* "seccomp=..." for SecurityOpt; NULL = the engine's default */
 };
 
 /* Library dirs inside, in docs/cli.md's order (overlay, extra, /opt/rocm/lib,

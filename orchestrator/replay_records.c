@@ -35,6 +35,32 @@ static cJSON *timings_json(const struct unit_run *pr)
 	return t;
 }
 
+/* The create body as sent, but for the values of --env variables: run.json
+ * may be read by others (a team's run folders), and -e is how secrets
+ * reach a replay. Their names stay, so the record still says what was set. */
+static cJSON *spec_without_secrets(const cJSON *spec, const struct strvec *user_env)
+{
+	cJSON *copy = cJSON_Duplicate(spec, 1);
+	cJSON *env = cJSON_GetObjectItemCaseSensitive(copy, "Env");
+	cJSON *e;
+
+	cJSON_ArrayForEach(e, env) {
+		for (size_t i = 0; user_env && cJSON_IsString(e) && i < user_env->n; i++) {
+			const char *eq = strchr(user_env->v[i], '=');
+
+			if (eq && strcmp(e->valuestring, user_env->v[i]) == 0) {
+				cleanup_free char *masked = xasprintf("%.*s=<not recorded>",
+								      (int)(eq - user_env->v[i]),
+								      user_env->v[i]);
+
+				cJSON_SetValuestring(e, masked);
+				break;
+			}
+		}
+	}
+	return copy;
+}
+
 void records_write_run_json(const struct unit_run *pr)
 {
 	const struct image_facts *im = pr->desc->image;
@@ -85,8 +111,10 @@ void records_write_run_json(const struct unit_run *pr)
 		cJSON_AddNullToObject(c, "id");
 	cJSON_AddBoolToObject(c, "kept", pr->desc->keep);
 	cJSON_AddBoolToObject(c, "removed", pr->result.removed);
+	if (pr->seccomp_record)
+		cJSON_AddItemToObject(root, "seccomp", cJSON_Duplicate(pr->seccomp_record, 1));
 	if (pr->spec_json)
-		cJSON_AddItemToObject(c, "spec", cJSON_Duplicate(pr->spec_json, 1));
+		cJSON_AddItemToObject(c, "spec", spec_without_secrets(pr->spec_json, pr->desc->env));
 	else
 		cJSON_AddNullToObject(c, "spec");
 	cJSON_AddItemToObject(root, "timings", timings_json(pr));

@@ -27,6 +27,9 @@ struct unit_run {
 	char started[40];
 	char *container_name;
 	cJSON *spec_json;
+	char user[32];                /* "uid:gid" the replay runs as */
+	char *seccomp_opt;            /* the SecurityOpt entry, NULL = the engine's default */
+	cJSON *seccomp_record;        /* run.json's "seccomp" */
 	struct plan_device *devices;
 	size_t n_devices;
 	struct replay_result result;

@@ -192,6 +192,8 @@ static void plan_input(const struct unit_run *u, const struct replay_plan_knobs 
 	in->run_id = u->run_id;
 	in->owner = u->host->owner;
 	in->archive_label = d->pid_dir;
+	in->user = u->user[0] ? u->user : NULL;
+	in->seccomp_opt = u->seccomp_opt;
 }
 
 static void plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
@@ -388,6 +390,26 @@ out:
 	return code;
 }
 
+/* Who the replay runs as and under which seccomp profile (docs/security.md):
+ * the caller's uid:gid unless --as-root, the replay profile unless asked
+ * otherwise. */
+static int container_identity(struct unit_run *u, struct error *err)
+{
+	const struct replay_desc *d = u->desc;
+	static const struct seccomp_choice replay_profile = { SECCOMP_MODE_REPLAY, NULL };
+	cleanup_strvec struct strvec notes = STRVEC_INIT;
+
+	snprintf(u->user, sizeof(u->user), "%u:%u", d->as_root ? 0 : (unsigned)getuid(),
+		 d->as_root ? 0 : (unsigned)getgid());
+	if (seccomp_engine_option(u->host->engine, d->seccomp ? d->seccomp : &replay_profile,
+				  d->allow_ptrace, &u->seccomp_opt, &u->seccomp_record, &notes,
+				  err) < 0)
+		return -1;
+	for (size_t i = 0; i < notes.n; i++)
+		say_info(d->verbosity - 1, "note: %s", notes.v[i]);
+	return 0;
+}
+
 /* Preflight passed: devices, spec, replay, finding. */
 static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 			const struct unit_preflight *pf, struct replay_unit_result *res)
@@ -405,6 +427,11 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 		replay_fail(&res->failure, REPLAY_STAGE_HOST, EXIT_NO_VERDICT,
 				   "%s (--device-root %s)", err.msg, u->host->device_root);
 		snprintf(res->failure.msg, sizeof(res->failure.msg), "%s", err.msg);
+		goto stop;
+	}
+	if (container_identity(u, &err) < 0) {
+		replay_fail(&res->failure, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_ENGINE,
+			    err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
 		goto stop;
 	}
 	plan_knobs(d, &k);
@@ -553,6 +580,8 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	preflight_report_release(&pf.report);
 	plan_devices_free(u.devices, u.n_devices);
 	cJSON_Delete(u.spec_json);
+	cJSON_Delete(u.seccomp_record);
+	free(u.seccomp_opt);
 	replay_result_release(&u.result);
 	free(u.container_name);
 	free(u.stop_reason);

@@ -48,6 +48,7 @@
 #include "common/strvec.h"
 #include "orchestrator/image.h"
 #include "orchestrator/replay_plan.h"
+#include "orchestrator/seccomp_profile.h"
 #include "preflight/preflight.h"
 #include "preflight/topology.h"
 
@@ -148,7 +149,8 @@ struct replay_desc {
 	unsigned archive_format_version;  /* from the caller's check; 0 = the unit checks */
 	bool multi_process;               /* one of several pids of one capture */
 	const struct image_facts *image;  /* ref as given + pinned ID, digest, env, repository */
-	bool create_by_id;                /* create the container from image->id (a pinned sweep) */
+	bool create_by_id;                /* create the container from image->id: the image that was
+					   * inspected, not whatever the tag names by then (default) */
 	const char *playback;             /* inside the container; NULL = overlay's, else looked up (cached) */
 	const struct overlay_paths *overlay; /* --mount-clr, resolved; NULL = none */
 	const struct stack_info *stack;   /* preflight facts read once per image; NULL = the unit reads them */
@@ -167,6 +169,9 @@ struct replay_desc {
 	const struct strvec *cap_add;     /* may be NULL */
 	bool no_sync;
 	bool keep;
+	const struct seccomp_choice *seccomp; /* NULL: the replay profile */
+	bool allow_ptrace;                /* hang-diagnostic runs: a debugger attaches */
+	bool as_root;                     /* root inside; default the caller's uid:gid */
 
 	/* Preflight policy. */
 	bool skip_preflight;

@@ -86,4 +86,16 @@ int seccomp_profile_validate(const char *text, size_t len, uint32_t arch, struct
  * profile that is not JSON. */
 cJSON *seccomp_record_json(const struct seccomp_choice *c, const char *profile_json);
 
+struct engine;
+
+/* What the replay container gets for choice c on engine e (whose /version
+ * names the architecture): *opt is the HostConfig.SecurityOpt entry
+ * ("seccomp=<profile JSON>", "seccomp=unconfined"), NULL for the engine's
+ * default; *record is run.json's "seccomp" object. A site's file that
+ * cannot be read or is not a valid profile: ERR_USAGE. Names the
+ * architecture lacks are noted in *notes (may be NULL). */
+int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool allow_ptrace,
+			  char **opt, cJSON **record, struct strvec *notes, struct error *err)
+	__attribute__((warn_unused_result));
+
 #endif
