@@ -576,12 +576,16 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 		f->replay_signal = ctx->run->signal;
 
 	/* The engine's exit status is the one thing the archive cannot write:
-	 * a PASS line with any other status is text, not a verdict. */
-	if (ctx->run && f->outcome == OUTCOME_PASS && ctx->run->exit_code != 0 &&
-	    ctx->run->exit_code != -1) {
-		finding_add_note(f, "the log says PASS but the replay exited with status %d: a "
-				 "PASS needs exit status 0, so the line is not believed",
-				 ctx->run->exit_code);
+	 * a PASS line with any other status, or with none the engine reported,
+	 * is text, not a verdict. */
+	if (ctx->run && f->outcome == OUTCOME_PASS && ctx->run->exit_code != 0) {
+		if (ctx->run->exit_code == -1)
+			finding_add_note(f, "the log says PASS but the engine reported no exit status: "
+					 "a PASS needs exit status 0, so the line is not believed");
+		else
+			finding_add_note(f, "the log says PASS but the replay exited with status %d: a "
+					 "PASS needs exit status 0, so the line is not believed",
+					 ctx->run->exit_code);
 		f->outcome = OUTCOME_UNKNOWN;
 		f->fault_class = FAULT_UNKNOWN;
 	}
