@@ -32,3 +32,14 @@ void utc_iso(char *out, size_t len)
 	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, len, "%s.%03ldZ", base, (long)(tv.tv_usec / 1000));
 }
+
+int clock_ms_until(double deadline, double now, int cap_ms)
+{
+	double ms = (deadline - now) * 1000.0;
+
+	if (!(ms > 0))
+		return 0;
+	if (ms >= (double)cap_ms)
+		return cap_ms;
+	return (int)ms + 1;
+}

@@ -278,8 +278,7 @@ static void run_loop(struct exec_state *s, struct error *err)
 		if (s->state == RUNNING)
 			timeout_ms = watchdog_next_ms(&s->wd, now, 1000);
 		else if (s->state == TERM_SENT)
-			timeout_ms = s->term_deadline > now ?
-				     (int)((s->term_deadline - now) * 1000) + 1 : 0;
+			timeout_ms = clock_ms_until(s->term_deadline, now, 1000);
 		if (engine_loop_poll(s->loop, timeout_ms, s->x->interrupt->fd, err) < 0)
 			return;
 		run_log_flush(s->x->log);
