@@ -17,6 +17,7 @@
 #include "common/strvec.h"
 #include "common/xalloc.h"
 #include "common/fsutil.h"
+#include "common/sandbox.h"
 #include "orchestrator/cmd_json.h"
 #include "orchestrator/commands.h"
 #include "finding/finding.h"
@@ -24,19 +25,13 @@
 #include "orchestrator/replay_unit.h"
 #include "preflight/manifest.h"
 
-/* Stream one input through a classifier: memory stays bounded whatever its size. */
-static int classify_file(const char *path, struct finding *out, struct error *err)
+/* Stream one input through a classifier: memory stays bounded whatever its
+ * size. Runs inside the sandbox: the descriptor was opened outside. */
+static int classify_fd(int in, const char *path, struct finding *out, struct error *err)
 {
-	bool is_stdin = !strcmp(path, "-");
-	cleanup_close int fd = is_stdin ? -1 : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	int in = is_stdin ? STDIN_FILENO : fd;
-	struct classifier *c;
-	char *buf;
+	struct classifier *c = classifier_new(strcmp(path, "-") ? path : "(stdin)");
+	char *buf = xmalloc(64 * 1024);
 
-	if (in < 0)
-		return error_errno(err, "--log %s", path);
-	c = classifier_new(is_stdin ? "(stdin)" : path);
-	buf = xmalloc(64 * 1024);
 	for (;;) {
 		ssize_t n = read(in, buf, 64 * 1024);
 
@@ -65,25 +60,28 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* What the parent reads of the archive: paths, the manifest's bytes (parsed
+ * in the sandbox), the events.bin header check. */
 struct archive_input {
 	char *pid_dir;
 	char *manifest_path;
-	struct manifest manifest;
-	bool have_manifest;
+	struct strbuf manifest_text;
+	bool have_manifest_text;
+	char manifest_error[ERROR_MSG_MAX];
 	unsigned format_version;
+	char events_error[ERROR_MSG_MAX];
 };
 
 static void archive_input_release(struct archive_input *a)
 {
 	free(a->pid_dir);
 	free(a->manifest_path);
-	manifest_release(&a->manifest);
+	strbuf_release(&a->manifest_text);
 }
 
 /* The archive must exist and be a capture; a missing or broken manifest
  * only costs the capture metadata, which a note says. */
-static int load_archive(struct archive_input *a, const char *path, struct finding *f,
-			struct error *err)
+static int load_archive(struct archive_input *a, const char *path, struct error *err)
 {
 	cleanup_strvec struct strvec dirs = STRVEC_INIT;
 	struct error merr;
@@ -96,13 +94,13 @@ static int load_archive(struct archive_input *a, const char *path, struct findin
 				 path, dirs.n);
 	a->pid_dir = xstrdup(dirs.v[0]);
 	a->manifest_path = xasprintf("%s/manifest.json", a->pid_dir);
-	if (manifest_load(&a->manifest, a->pid_dir, &merr) == 0)
-		a->have_manifest = true;
+	if (fs_read_small_file(a->manifest_path, MANIFEST_MAX_BYTES, &a->manifest_text, &merr) == 0)
+		a->have_manifest_text = true;
 	else
-		finding_add_note(f, "archive manifest not used: %s", merr.msg);
+		snprintf(a->manifest_error, sizeof(a->manifest_error), "%s", merr.msg);
 	if (archive_check_events(a->pid_dir, &a->format_version, &merr) < 0) {
 		a->format_version = 0;
-		finding_add_note(f, "archive events.bin not read: %s", merr.msg);
+		snprintf(a->events_error, sizeof(a->events_error), "%s", merr.msg);
 	}
 	return 0;
 }
@@ -143,37 +141,58 @@ static void merge_input(struct finding *acc, const struct finding *one, const ch
 			 strcmp(path, "-") ? path : "(stdin)", finding_outcome_name(before));
 }
 
-static int analyze(const struct options *args, struct error *err)
+struct analyze_job {
+	const struct options *args;
+	struct archive_input *arch;   /* NULL without --archive */
+};
+
+/* The archive's part of the finding: the manifest parsed here, in the
+ * sandbox, and the notes of what could not be read. */
+static void add_archive(struct analyze_job *job, struct finding *acc, struct manifest *m,
+			struct finding_context *ctx)
 {
+	struct archive_input *a = job->arch;
+	struct error merr;
+
+	ctx->archive_name = base_name(a->pid_dir);
+	ctx->manifest_path = a->manifest_path;
+	ctx->archive_format_version = a->format_version;
+	if (a->have_manifest_text &&
+	    manifest_parse(m, a->manifest_text.buf, a->manifest_text.len, &merr) == 0)
+		ctx->manifest = m;
+	else if (a->have_manifest_text)
+		finding_add_note(acc, "archive manifest not used: %s/%s", a->pid_dir, merr.msg);
+	else
+		finding_add_note(acc, "archive manifest not used: %s", a->manifest_error);
+	if (a->events_error[0])
+		finding_add_note(acc, "archive events.bin not read: %s", a->events_error);
+}
+
+/* Everything that parses untrusted bytes (the logs, the manifest), under the
+ * parser sandbox (common/sandbox.h): the finding's text goes to out_fd. */
+static int analyze_sandboxed(const int *in_fds, size_t n, int out_fd, void *ud)
+{
+	struct analyze_job *job = ud;
+	const struct options *args = job->args;
 	struct finding acc, one;
-	struct archive_input arch = { 0 };
+	struct manifest m;
 	struct finding_context ctx = { 0 };
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err;
 	int ret = -1;
 
 	finding_init(&acc);
-	manifest_init(&arch.manifest);
-	/* Every input must be there before any work: a missing one is exit 5. */
-	for (size_t i = 0; i < args->logs.n; i++) {
-		if (strcmp(args->logs.v[i], "-") != 0 && access(args->logs.v[i], R_OK) < 0) {
-			error_errno(err, "--log %s", args->logs.v[i]);
+	manifest_init(&m);
+	for (size_t i = 0; i < n; i++) {
+		if (classify_fd(in_fds[i], args->logs.v[i], &one, &err) < 0) {
+			say_error("%s", err.msg);
 			goto out;
 		}
-	}
-	for (size_t i = 0; i < args->logs.n; i++) {
-		if (classify_file(args->logs.v[i], &one, err) < 0)
-			goto out;
 		merge_input(&acc, &one, args->logs.v[i]);
 		finding_release(&one);
 	}
-	if (args->archive) {
-		if (load_archive(&arch, args->archive, &acc, err) < 0)
-			goto out;
-		ctx.archive_name = base_name(arch.pid_dir);
-		ctx.manifest = arch.have_manifest ? &arch.manifest : NULL;
-		ctx.manifest_path = arch.manifest_path;
-		ctx.archive_format_version = arch.format_version;
-	}
+	if (job->arch)
+		add_archive(job, &acc, &m, &ctx);
 	finding_finalize(&acc, &ctx);
 	if (args->format == FORMAT_JSON) {
 		cleanup_cjson cJSON *f = finding_to_json(&acc, &ctx);
@@ -184,10 +203,51 @@ static int analyze(const struct options *args, struct error *err)
 	} else {
 		finding_render_markdown(&acc, &ctx, &text);
 	}
+	ret = fs_write_all(out_fd, text.buf, text.len);
+out:
+	manifest_release(&m);
+	finding_release(&acc);
+	return ret;
+}
+
+static void close_fds(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] > STDERR_FILENO)
+			close(fds[i]);
+	free(fds);
+}
+
+/* Open every input (a missing one is exit 5, before any work), then parse
+ * them in the sandbox and write what came back. */
+static int analyze(const struct options *args, struct error *err)
+{
+	struct archive_input arch = { .manifest_text = STRBUF_INIT };
+	struct analyze_job job = { .args = args, .arch = args->archive ? &arch : NULL };
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	int *fds = xcalloc(args->logs.n + 1, sizeof(*fds));
+	size_t n = 0;
+	int ret = -1;
+
+	for (; n < args->logs.n; n++) {
+		const char *path = args->logs.v[n];
+
+		fds[n] = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
+		if (fds[n] < 0) {
+			error_errno(err, "--log %s", path);
+			goto out;
+		}
+	}
+	if (args->archive && load_archive(&arch, args->archive, err) < 0)
+		goto out;
+	if (sandbox_run_fds(analyze_sandboxed, &job, fds, n, &text, err) < 0) {
+		error_prefix(err, "analyzing the logs: ");
+		goto out;
+	}
 	ret = write_output(args->output, &text, err);
 out:
+	close_fds(fds, n);
 	archive_input_release(&arch);
-	finding_release(&acc);
 	return ret;
 }
 
