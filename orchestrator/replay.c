@@ -44,6 +44,10 @@ void replay_ending(enum replay_stop stop, long timeout_s, long progress_timeout_
 		m.ended_by = ENDED_INTERRUPT;
 		m.signal_name = signal_name(interrupt_signal);
 		break;
+	case REPLAY_STOP_LOG_FAILED:
+		/* Nothing can be appended to a log that cannot be written. */
+		*ended_by = ENDED_INTERRUPT;
+		return;
 	case REPLAY_STOP_NONE:
 		if (oom_killed) {
 			m.ended_by = ENDED_OOM;
@@ -205,13 +209,18 @@ static void begin_stop(struct exec_state *s, int sig, double now)
 		s->stop = REPLAY_STOP_TIMEOUT;
 	} else if (a == WATCHDOG_PROGRESS_TIMEOUT) {
 		s->stop = REPLAY_STOP_PROGRESS;
+	} else if (x->log->write_failed) {
+		/* A replay whose log cannot be kept gives no verdict: stop it now
+		 * rather than run it blind to the end. */
+		s->stop = REPLAY_STOP_LOG_FAILED;
+		say_error("%s: stopping the replay", x->log->write_error.msg);
 	}
 	if (s->stop == REPLAY_STOP_NONE)
 		return;
 	if (s->stop == REPLAY_STOP_INTERRUPT)
 		say_info(x->verbosity, "%s received: stopping the replay (up to %ld s); "
 			 "Ctrl-C again to kill now", signal_name(sig), x->stop_grace_s);
-	else
+	else if (s->stop != REPLAY_STOP_LOG_FAILED)
 		say_info(x->verbosity, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
 			 s->stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent", x->stop_grace_s);
 	if (x->stop_grace_s > 0) {
@@ -358,6 +367,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	run_loop(&s, err);
 	status = collect_exit(&s);
 	r->exit_code = status;
+	r->log_write_failed = s.stop == REPLAY_STOP_LOG_FAILED;
 	replay_ending(s.stop, x->timeout_s, x->progress_timeout_s, r->interrupt_signal,
 		      r->oom_killed, status, &marker, &r->ended_by, &r->signal);
 	if (marker.len) {

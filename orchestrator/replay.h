@@ -21,7 +21,8 @@ struct replay_result {
 	int interrupt_signal;  /* the signal the orchestrator got, 0 none */
 	bool oom_killed;
 	bool removed;          /* the container is confirmed gone */
-	bool log_incomplete;   /* the log stream failed or went quiet after exit */
+	bool log_incomplete;
+	bool log_write_failed; /* stopped because replay.log could not be written */   /* the log stream failed or went quiet after exit */
 	/* Seconds on the monotonic clock, relative to the create call. */
 	double create_s;       /* create took */
 	double start_s;        /* start returned, since create */
@@ -55,7 +56,8 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 /* Pure: the marker text and ended_by for an ending (NULL marker: none).
  * stop_reason: 0 none, else the watchdog action or interrupt. */
 enum replay_stop { REPLAY_STOP_NONE = 0, REPLAY_STOP_TIMEOUT, REPLAY_STOP_PROGRESS,
-		   REPLAY_STOP_INTERRUPT };
+		   REPLAY_STOP_INTERRUPT,
+		   REPLAY_STOP_LOG_FAILED /* replay.log cannot be written (disk full): no marker */ };
 void replay_ending(enum replay_stop stop, long timeout_s, long progress_timeout_s,
 		   int interrupt_signal, bool oom_killed, long exit_code,
 		   struct strbuf *marker, enum finding_ended_by *ended_by, int *signal_out);

@@ -381,8 +381,13 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 		goto out;
 	}
 	u->replayed = true;
-	if (run_log_close(&rl, &lerr) < 0)
-		say_error("%s (the log in the run folder is incomplete)", lerr.msg);
+	if (run_log_close(&rl, &lerr) < 0) {
+		/* The log is the evidence: without all of it there is no verdict. */
+		code = replay_fail(&res->failure, REPLAY_STAGE_RECORDS, EXIT_NO_VERDICT,
+				   "%s: %s; the replay was %s, what was written is kept", log_path,
+				   lerr.msg, u->result.log_write_failed ? "stopped" : "over");
+		goto out;
+	}
 	collect_finding(u, cls, log_path, pf, res);
 	code = 0;
 out:
