@@ -320,8 +320,13 @@ static long collect_exit(struct exec_state *s)
 
 	memset(&st, 0, sizeof(st));
 	st.exit_code = -1;
-	if (engine_container_inspect(s->x->engine, r->container_id, &inspect, &e) == 0 &&
-	    container_state_from_json(inspect, &st, &e) == 0) {
+	if (engine_container_inspect(s->x->engine, r->container_id, &inspect, &e) < 0) {
+		/* Killed, restarting, gone: nothing it said about the end holds. */
+		if (status < 0 && e.kind == ERR_CONNECT) {
+			r->engine_lost = true;
+			say_error("%s", e.msg);
+		}
+	} else if (container_state_from_json(inspect, &st, &e) == 0) {
 		r->oom_killed = st.oom_killed;
 		if (status < 0 && !st.running)
 			status = st.exit_code;
@@ -370,9 +375,10 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	r->log_write_failed = s.stop == REPLAY_STOP_LOG_FAILED;
 	replay_ending(s.stop, x->timeout_s, x->progress_timeout_s, r->interrupt_signal,
 		      r->oom_killed, status, &marker, &r->ended_by, &r->signal);
-	if (marker.len) {
+	if (r->engine_lost)
+		run_log_marker(x->log, "the engine stopped answering: how the replay ended is unknown");
+	else if (marker.len)
 		run_log_marker(x->log, "%s", marker.buf);
-	}
 	if (!x->keep)
 		remove_container(x, r);
 	return 0;

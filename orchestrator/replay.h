@@ -22,7 +22,8 @@ struct replay_result {
 	bool oom_killed;
 	bool removed;          /* the container is confirmed gone */
 	bool log_incomplete;
-	bool log_write_failed; /* stopped because replay.log could not be written */   /* the log stream failed or went quiet after exit */
+	bool log_write_failed; /* stopped because replay.log could not be written */
+	bool engine_lost;      /* the engine stopped answering: how the replay ended is unknown */   /* the log stream failed or went quiet after exit */
 	/* Seconds on the monotonic clock, relative to the create call. */
 	double create_s;       /* create took */
 	double start_s;        /* start returned, since create */

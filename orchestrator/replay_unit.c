@@ -388,6 +388,13 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 				   lerr.msg, u->result.log_write_failed ? "stopped" : "over");
 		goto out;
 	}
+	if (u->result.engine_lost) {
+		code = replay_fail(&res->failure, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT,
+				   "the engine stopped answering during the replay: no verdict; the "
+				   "partial log is kept in %s, and `gc` removes the container once "
+				   "the engine is back", log_path);
+		goto out;
+	}
 	collect_finding(u, cls, log_path, pf, res);
 	code = 0;
 out:
