@@ -4,6 +4,7 @@
  * review found, through the binary. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -298,4 +299,50 @@ Test(harden, gc_as_another_user_leaves_our_kept_replays_and_probes)
 	(void)engine_container_remove(e, probe, true, &err);
 	engine_close(e);
 	remove_tool_containers(tenv.workdir);
+}
+
+/* 13: a non-root caller's replay runs as that caller, reaches the GPU nodes
+ * through their group (one the caller is not even in), and writes nothing
+ * as root. */
+Test(harden, a_second_users_replay_runs_as_that_user_with_the_device_group)
+{
+	const char *user = getenv("HRR_TEST_USER2") ? getenv("HRR_TEST_USER2") : "hrrtest2";
+	struct passwd *pw = getpwnam(user);
+	cleanup_free char *root = copy_fixture("pass");
+	cleanup_free char *work = xasprintf("%s/work2", tenv.root);
+	cleanup_free char *dev = xasprintf("%s/dev2", tenv.root);
+	cleanup_free char *bin = realpath(getenv("HRR_BIN") ? getenv("HRR_BIN") :
+					  "build/hrr-docker-replay", NULL);
+	cleanup_free char *cmd = NULL, *want_user = NULL, *text = NULL;
+	cleanup_cjson cJSON *run = NULL;
+	const cJSON *groups, *g;
+	glob_t dirs;
+	bool has_group = false;
+
+	cr_assert_not_null(pw, "no %s: run tests/setup.sh", user);
+	cr_assert_not_null(bin);
+	cmd = xasprintf("set -e; chmod 755 '%s'; chmod -R a+rX '%s'; mkdir -p '%s' '%s/dri';"
+			"chown %u:%u '%s'; mknod -m 660 '%s/kfd' c 1 3;"
+			"mknod -m 660 '%s/dri/renderD128' c 226 128;"
+			"mknod -m 660 '%s/dri/renderD136' c 226 136; chgrp -R 4343 '%s'",
+			tenv.root, root, work, dev, (unsigned)pw->pw_uid, (unsigned)pw->pw_gid, work,
+			dev, dev, dev, dev);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(cmd);
+	cmd = xasprintf("cd / && setpriv --reuid %u --regid %u --init-groups '%s' --image %s "
+			"--archive '%s' --workdir '%s' --device-root '%s' --sysfs-root '%s' -q "
+			">/dev/null 2>&1", (unsigned)pw->pw_uid, (unsigned)pw->pw_gid, bin, SIM_IMAGE,
+			root, work, dev, tenv.sysfs);
+	cr_assert_eq(WEXITSTATUS(system(cmd)), 0, "%s", cmd);
+	text = xasprintf("%s/pid-*", work);
+	cr_assert_eq(glob(text, 0, NULL, &dirs), 0);
+	run = read_json(dirs.gl_pathv[0], "run.json");
+	globfree(&dirs);
+	cr_assert_not_null(run);
+	want_user = xasprintf("%u:%u", (unsigned)pw->pw_uid, (unsigned)pw->pw_gid);
+	cr_assert_str_eq(str_of(get(get(run, "container"), "spec"), "User"), want_user);
+	groups = get(get(get(get(run, "container"), "spec"), "HostConfig"), "GroupAdd");
+	cJSON_ArrayForEach(g, groups)
+		has_group |= cJSON_IsString(g) && strcmp(g->valuestring, "4343") == 0;
+	cr_assert(has_group, "the device nodes' group is added");
 }
