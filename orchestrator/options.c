@@ -67,6 +67,8 @@ const struct option_def option_table[] = {
 	{ OPT_SECCOMP, "seccomp", 0, "replay|default|unconfined|FILE", "HRR_SECCOMP", FOR_REPLAY,
 	  "the replay's seccomp profile (default replay: the engine's default rules\n"
 	  "                                   plus the ROCm runtime's NUMA calls; docs/security.md)" },
+	{ OPT_MEMORY, "memory", 0, "BYTES", NULL, FOR_REPLAY,
+	  "memory limit of the replay container (512m, 2g; default none)" },
 	{ OPT_AS_ROOT, "as-root", 0, NULL, NULL, FOR_REPLAY,
 	  "run the replay as root inside (default: as your uid:gid; capabilities stay dropped)" },
 	{ OPT_ALL, "all", 0, NULL, NULL, FOR_GC,
@@ -149,6 +151,37 @@ static int parse_seconds(const char *what, const char *s, long *out, struct erro
 				 "%s: '%s' is not a number of seconds (0 to 31536000)", what, s);
 	*out = v;
 	return 0;
+}
+
+int options_parse_bytes(const char *what, const char *s, long long *out, struct error *err)
+{
+	static const char units[] = "kmgt";
+	const long long min = 6LL << 20, max = 1LL << 50;
+	char *end;
+	long long v;
+	const char *u;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || v <= 0 || *s == '-' || *s == '+')
+		goto bad;
+	if (*end) {
+		u = strchr(units, *end | 0x20);
+		if (!u || end[1])
+			goto bad;
+		for (long i = 0; i <= u - units; i++) {
+			if (v > max / 1024)
+				goto bad;
+			v *= 1024;
+		}
+	}
+	if (v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return error_set(err, ERR_USAGE, 0,
+			 "%s: '%s' is not a size from 6m to 1024t (bytes, or k/m/g/t)", what, s);
 }
 
 int options_parse_gpu_list(const char *s, int *out, size_t max, size_t *n, struct error *err)
@@ -343,6 +376,8 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_ENV:
 	case OPT_CAP_ADD:
 		return apply_inside_option(o, id, val, from, err);
+	case OPT_MEMORY:
+		return options_parse_bytes(from, val, &o->memory_bytes, err);
 	case OPT_SECCOMP:
 		seccomp_choice_release(&o->seccomp);
 		return seccomp_choice_parse(val, &o->seccomp, err) < 0

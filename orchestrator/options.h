@@ -59,6 +59,7 @@ struct options {
 	bool gc_all_users;        /* gc --all-users (root only) */
 	struct seccomp_choice seccomp; /* --seccomp */
 	bool as_root;             /* --as-root: the replay runs as root inside */
+	long long memory_bytes;   /* --memory: the replay container's limit, 0 = none */
 	struct strvec logs;       /* analyze --log, in order */
 	bool want_help;           /* --help given: print the command's help */
 	/* Overlay sources, env only (the shell workflow's names). */
@@ -89,6 +90,10 @@ void options_help(enum command cmd, struct strbuf *out);
 /* Parse "0", "1,3" into ordinals; pure (exposed for tests). */
 __attribute__((warn_unused_result))
 int options_parse_gpu_list(const char *s, int *out, size_t max, size_t *n, struct error *err);
+/* "512m", "2g", "1048576": bytes (k, m, g, t: powers of 1024), from 6 MiB
+ * (the engine's minimum) to 1 PiB; pure (exposed for tests). */
+__attribute__((warn_unused_result))
+int options_parse_bytes(const char *what, const char *s, long long *out, struct error *err);
 /* "1"/"true"/"yes"/"on" -> 1, "0"/"false"/"no"/"off"/"" -> 0, else -1. */
 int options_parse_bool(const char *s);
 

@@ -42,6 +42,7 @@ enum option_id {
 	OPT_ALL_USERS,
 	OPT_SECCOMP,
 	OPT_AS_ROOT,
+	OPT_MEMORY,
 };
 
 /* Which commands take an option. */

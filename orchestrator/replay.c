@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* How long the log may trail the exit, and how long SIGKILL may take, before
  * we stop waiting: both only matter when the engine itself misbehaves. */
@@ -296,6 +297,26 @@ static void run_loop(struct exec_state *s, struct error *err)
 	}
 }
 
+/* The engine sets OOMKilled from an event of its own that may trail the
+ * exit: a SIGKILL under a memory limit is asked about again for a moment
+ * before it is taken for a plain kill. */
+#define OOM_SETTLE_TRIES 10
+
+static bool oom_reported_late(const struct replay_exec *x, const char *id)
+{
+	for (int i = 0; i < OOM_SETTLE_TRIES; i++) {
+		cleanup_cjson cJSON *inspect = NULL;
+		struct container_state st;
+
+		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
+		memset(&st, 0, sizeof(st));
+		if (engine_container_inspect(x->engine, id, &inspect, ERROR_DISCARD) == 0 &&
+		    container_state_from_json(inspect, &st, ERROR_DISCARD) == 0 && st.oom_killed)
+			return true;
+	}
+	return false;
+}
+
 /* The streams' last word, then the container's: exit status, OOM, times. */
 static long collect_exit(struct exec_state *s)
 {
@@ -334,6 +355,8 @@ static long collect_exit(struct exec_state *s)
 		if (!r->started_at[0])
 			snprintf(r->started_at, sizeof(r->started_at), "%s", st.started_at);
 	}
+	if (status == 128 + SIGKILL && !r->oom_killed && s->x->spec->memory > 0)
+		r->oom_killed = oom_reported_late(s->x, r->container_id);
 	if (!r->finished_at[0])
 		utc_iso(r->finished_at, sizeof(r->finished_at));
 	return status;

@@ -234,6 +234,7 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 	for (size_t i = 0; k->cap_add && i < k->cap_add->n; i++)
 		strvec_push(&s->cap_add, k->cap_add->v[i]);
 	s->pids_limit = REPLAY_PIDS_LIMIT;
+	s->memory = k->memory_bytes;
 	s->stop_timeout = (int)k->stop_grace_s;
 	s->log_max_size = xstrdup(REPLAY_LOG_MAX_SIZE);
 	s->log_max_file = xstrdup(REPLAY_LOG_MAX_FILE);

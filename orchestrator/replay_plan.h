@@ -59,6 +59,7 @@ struct replay_plan_knobs {
 	const struct strvec *cap_add;     /* may be NULL */
 	long progress_seconds;
 	long stop_grace_s;
+	long long memory_bytes;           /* 0 = no limit */
 	bool no_sync;
 	bool keep;
 };

@@ -205,6 +205,7 @@ static void plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
 	k->cap_add = d->cap_add;
 	k->progress_seconds = d->limits.progress_seconds;
 	k->stop_grace_s = d->limits.stop_grace_s;
+	k->memory_bytes = d->limits.memory_bytes;
 	k->no_sync = d->no_sync;
 	k->keep = d->keep;
 }

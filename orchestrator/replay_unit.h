@@ -141,6 +141,7 @@ struct replay_limits {
 	long progress_timeout_s;  /* 0 = off */
 	long stop_grace_s;        /* SIGTERM to SIGKILL */
 	long progress_seconds;    /* HIP_HRR_REPLAY_PROGRESS_SECONDS */
+	long long memory_bytes;   /* --memory: the container's limit; 0 = none */
 };
 
 struct replay_desc {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -159,4 +160,52 @@ Test(faults, a_killed_engine_is_exit_5_and_gc_cleans_up_after_its_restart,
 	cr_assert_eq(private_containers(), 0, "gc left the dead run's container:\n%s%s",
 		     r.out.buf, r.err.buf);
 	tool_run_release(&r);
+}
+
+/* An overlay hrr-playback that prints the archive line and then holds ever
+ * more memory, as a leaking replay would. */
+static void memory_hog_env(struct strvec *env)
+{
+	cleanup_free char *script = xasprintf("%s/hog.sh", tenv.root);
+	cleanup_free char *clr = xasprintf("%s/clr-lib", tenv.root);
+	cleanup_free char *lib = xasprintf("%s/libamdhip64.so.7.13.0-overlay", clr);
+	static const char text[] = "#!/bin/sh\necho '[HRR] Archive: hog'\n"
+				   "x=$(head -c 400000000 /dev/zero | tr '\\0' a)\necho done\n";
+	FILE *f;
+
+	mkdir(clr, 0755);
+	f = fopen(lib, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	f = fopen(script, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	cr_assert_eq(chmod(script, 0755), 0);
+	strvec_pushf(env, "HRR_PLAYBACK=%s", script);
+	strvec_pushf(env, "CLR_LIB=%s", clr);
+}
+
+Test(faults, a_replay_over_its_memory_limit_is_oom_killed_and_says_so)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_strbuf struct strbuf log = STRBUF_INIT;
+	cleanup_free char *log_path = NULL;
+	cleanup_cjson cJSON *finding = NULL;
+	struct strvec env = STRVEC_INIT;
+	struct tool_run r;
+
+	memory_hog_env(&env);
+	tool_run(&r, REPLAY_ARGS(pid_dir, tenv.workdir, "--mount-clr", "--memory", "32m", NULL),
+		 (const char *const *)env.v);
+	cr_assert_eq(r.status, 1, "exit %d:\n%s", r.status, r.err.buf);
+	log_path = xasprintf("%s/replay.log", r.run_dir);
+	cr_assert(read_text(log_path, &log));
+	cr_assert(strstr(log.buf, "[hrr-docker-replay]") && strstr(log.buf, "out of memory"),
+		  "no OOM marker:\n%s", log.buf);
+	finding = read_json(r.run_dir, "finding.json");
+	cr_assert_not_null(finding);
+	cr_assert_str_eq(cJSON_GetObjectItem(finding, "outcome")->valuestring, "ABORT");
+	tool_run_release(&r);
+	strvec_clear(&env);
 }

@@ -279,3 +279,23 @@ Test(options, every_command_of_the_table_has_its_help)
 		options_release(&o);
 	}
 }
+
+/* --memory: sizes within what the engine and a long long hold. */
+Test(options, memory_sizes_parse_within_bounds)
+{
+	static const struct { const char *in; long long want; } ok[] = {
+		{ "512m", 512LL << 20 }, { "2G", 2LL << 30 }, { "6291456", 6291456 },
+		{ "1024t", 1LL << 50 },
+	};
+	static const char *const bad[] = { "", "5m", "-1g", "+2g", "1x", "2gb", "1025t",
+					   "99999999999999999999", "0" };
+	struct error err;
+	long long v;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		cr_assert_eq(options_parse_bytes("--memory", ok[i].in, &v, &err), 0, "%s", ok[i].in);
+		cr_assert_eq(v, ok[i].want, "%s", ok[i].in);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_lt(options_parse_bytes("--memory", bad[i], &v, &err), 0, "%s", bad[i]);
+}
