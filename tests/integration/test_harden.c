@@ -7,6 +7,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,43 +263,81 @@ Test(harden, output_replaces_a_planted_link_and_a_blocked_run_keeps_an_earlier_f
 	cr_assert(strstr(text.buf, "PASS"), "the earlier finding was truncated: '%s'", text.buf);
 }
 
-/* 4: gc as another user touches nothing of ours. */
+/* gc --all as the second user, from /, with probes stale at once. */
+static void gc_as_second_user(const struct passwd *pw)
+{
+	cleanup_free char *bin = realpath(getenv("HRR_BIN") ? getenv("HRR_BIN") :
+					  "build/hrr-docker-replay", NULL);
+	cleanup_free char *cmd = NULL;
+
+	cr_assert_not_null(bin);
+	cmd = xasprintf("cd / && HRR_GC_PROBE_AGE=0 setpriv --reuid %u --regid %u --init-groups "
+			"'%s' gc --all -q >/dev/null 2>&1", (unsigned)pw->pw_uid,
+			(unsigned)pw->pw_gid, bin);
+	cr_assert_eq(WEXITSTATUS(system(cmd)), 0, "%s", cmd);
+}
+
+static struct passwd *second_user(void)
+{
+	const char *user = getenv("HRR_TEST_USER2") ? getenv("HRR_TEST_USER2") : "hrrtest2";
+	struct passwd *pw = getpwnam(user);
+
+	cr_assert_not_null(pw, "no %s: run tests/setup.sh", user);
+	return pw;
+}
+
+/* 4: gc as another user touches nothing of ours: a kept replay, a stale
+ * probe. */
 Test(harden, gc_as_another_user_leaves_our_kept_replays_and_probes)
 {
 	cleanup_free char *pid_dir = fixture_pid_dir("pass");
-	const char *user = getenv("HRR_TEST_USER2") ? getenv("HRR_TEST_USER2") : "hrrtest2";
-	struct passwd *pw = getpwnam(user);
-	cleanup_free char *bin = NULL;
-	cleanup_free char *cmd = NULL;
+	struct passwd *pw = second_user();
 	struct engine *e = NULL;
 	struct error err = { 0 };
 	cleanup_free char *probe = NULL;
 	cJSON *c = NULL;
 	struct tool_run r;
-	int before;
 
-	cr_assert_not_null(pw, "no %s: run tests/setup.sh", user);
 	cr_assert_eq(engine_open(&e, NULL, &err), 0, "%s", err.msg);
 	probe = create_probe_like(e);
 	tool_run(&r, REPLAY_ARGS(pid_dir, "--keep", NULL), NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err.buf);
 	tool_run_release(&r);
-	before = count_tool_containers(tenv.workdir);
-	cr_assert_eq(before, 1, "the kept container");
-	bin = realpath(getenv("HRR_BIN") ? getenv("HRR_BIN") : "build/hrr-docker-replay", NULL);
-	cr_assert_not_null(bin);
-	cmd = xasprintf("cd / && HRR_GC_PROBE_AGE=0 setpriv --reuid %u --regid %u --init-groups "
-			"'%s' gc --all -q >/dev/null 2>&1", (unsigned)pw->pw_uid,
-			(unsigned)pw->pw_gid, bin);
-	system(cmd);
+	cr_assert_eq(count_tool_containers(tenv.workdir), 1, "the kept container");
+	gc_as_second_user(pw);
 	cr_assert_eq(count_tool_containers(tenv.workdir), 1,
-		     "gc --all as %s removed our kept replay", user);
+		     "gc --all as %s removed our kept replay", pw->pw_name);
 	cr_assert_eq(engine_container_inspect(e, probe, &c, &err), 0,
-		     "gc as %s removed our stale probe", user);
+		     "gc as %s removed our stale probe", pw->pw_name);
 	cJSON_Delete(c);
 	(void)engine_container_remove(e, probe, true, &err);
 	engine_close(e);
 	remove_tool_containers(tenv.workdir);
+}
+
+/* 3, 4: and a live replay of ours. */
+Test(harden, gc_as_another_user_leaves_our_live_replay)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("hang");
+	struct passwd *pw = second_user();
+	char dir[] = "/tmp/hrr-live-XXXXXX";
+	cleanup_free char *id = NULL, *out = NULL, *errp = NULL;
+	pid_t pid;
+
+	cr_assert_not_null(mkdtemp(dir));
+	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", NULL), NULL, dir);
+	id = wait_for_tool_container(tenv.workdir, 30);
+	cr_assert_not_null(id);
+	gc_as_second_user(pw);
+	cr_assert_eq(count_tool_containers(tenv.workdir), 1, "gc as %s removed our live replay",
+		     pw->pw_name);
+	kill(pid, SIGINT);
+	tool_wait(pid, 60);
+	out = xasprintf("%s/stdout", dir);
+	errp = xasprintf("%s/stderr", dir);
+	unlink(out);
+	unlink(errp);
+	rmdir(dir);
 }
 
 /* 13: a non-root caller's replay runs as that caller, reaches the GPU nodes
@@ -306,8 +345,7 @@ Test(harden, gc_as_another_user_leaves_our_kept_replays_and_probes)
  * as root. */
 Test(harden, a_second_users_replay_runs_as_that_user_with_the_device_group)
 {
-	const char *user = getenv("HRR_TEST_USER2") ? getenv("HRR_TEST_USER2") : "hrrtest2";
-	struct passwd *pw = getpwnam(user);
+	struct passwd *pw = second_user();
 	cleanup_free char *root = copy_fixture("pass");
 	cleanup_free char *work = xasprintf("%s/work2", tenv.root);
 	cleanup_free char *dev = xasprintf("%s/dev2", tenv.root);
@@ -319,7 +357,6 @@ Test(harden, a_second_users_replay_runs_as_that_user_with_the_device_group)
 	glob_t dirs;
 	bool has_group = false;
 
-	cr_assert_not_null(pw, "no %s: run tests/setup.sh", user);
 	cr_assert_not_null(bin);
 	cmd = xasprintf("set -e; chmod 755 '%s'; chmod -R a+rX '%s'; mkdir -p '%s' '%s/dri';"
 			"chown %u:%u '%s'; mknod -m 660 '%s/kfd' c 1 3;"
