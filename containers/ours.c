@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 unsigned long long process_start_ticks(pid_t pid)
@@ -40,6 +41,13 @@ unsigned long long process_start_ticks(pid_t pid)
 	return start;
 }
 
+unsigned long long pid_namespace_self(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
 char *owner_label_self(void)
 {
 	char host[256];
@@ -47,8 +55,8 @@ char *owner_label_self(void)
 	if (gethostname(host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
-	return xasprintf("%s:%ld:%llu:%lu", host, (long)getpid(), process_start_ticks(getpid()),
-			 (unsigned long)getuid());
+	return xasprintf("%s:%ld:%llu:%lu:%llu", host, (long)getpid(), process_start_ticks(getpid()),
+			 (unsigned long)getuid(), pid_namespace_self());
 }
 
 /* Digits only, no sign, no overflow, at most max: strtoull alone takes
@@ -78,8 +86,9 @@ int owner_label_parse(const char *label, char *host, size_t hostlen, pid_t *pid,
 	const char *c1 = strchr(label, ':');
 	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 	const char *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+	const char *c4 = c3 ? strchr(c3 + 1, ':') : NULL;
 	const char *end = label + strlen(label);
-	unsigned long long p, u;
+	unsigned long long p, u = 0, ns;
 
 	if (!c1 || !c2 || (size_t)(c1 - label) >= hostlen || c1 == label)
 		return -1;
@@ -87,7 +96,9 @@ int owner_label_parse(const char *label, char *host, size_t hostlen, pid_t *pid,
 	if (parse_decimal(c1 + 1, c2, INT_MAX, &p) < 0 || p == 0 ||
 	    parse_decimal(c2 + 1, c3 ? c3 : end, ULLONG_MAX, start) < 0)
 		return -1;
-	if (c3 && parse_decimal(c3 + 1, end, (uid_t)-1 - 1, &u) < 0)
+	if (c3 && parse_decimal(c3 + 1, c4 ? c4 : end, (uid_t)-1 - 1, &u) < 0)
+		return -1;
+	if (c4 && parse_decimal(c4 + 1, end, ULLONG_MAX, &ns) < 0)
 		return -1;
 	memcpy(host, label, (size_t)(c1 - label));
 	host[c1 - label] = '\0';
@@ -95,6 +106,21 @@ int owner_label_parse(const char *label, char *host, size_t hostlen, pid_t *pid,
 	if (uid)
 		*uid = c3 ? (uid_t)u : (uid_t)-1;
 	return 0;
+}
+
+unsigned long long owner_label_pidns(const char *label)
+{
+	const char *p = label;
+	unsigned long long ns = 0;
+
+	for (int i = 0; i < 4 && p; i++) {
+		p = strchr(p, ':');
+		if (p)
+			p++;
+	}
+	if (!p || parse_decimal(p, p + strlen(p), ULLONG_MAX, &ns) < 0)
+		return 0;
+	return ns;
 }
 
 void ours_add_labels(struct container_spec *s, const struct ours_labels *l)

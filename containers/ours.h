@@ -25,13 +25,21 @@
  * field 22), 0 when the process does not exist. Together with the pid it
  * tells a live orchestrator from a recycled pid. */
 unsigned long long process_start_ticks(pid_t pid);
-/* "<host>:<pid>:<start ticks>:<uid>" of this process (caller frees). */
+/* The inode of this process's pid namespace, 0 when unknown: a pid in an
+ * owner label means something only in the namespace that wrote it. */
+unsigned long long pid_namespace_self(void);
+/* "<host>:<pid>:<start ticks>:<uid>:<pid namespace>" of this process
+ * (caller frees). */
 char *owner_label_self(void);
-/* Pure: split an owner label. The uid was added later: a label without it
- * parses with *uid = (uid_t)-1. uid may be NULL. */
+/* Pure: split an owner label. The uid and the pid namespace were added
+ * later: a label without the uid parses with *uid = (uid_t)-1. uid may be
+ * NULL. Each number is digits only and must fit its type. */
 __attribute__((warn_unused_result))
 int owner_label_parse(const char *label, char *host, size_t hostlen, pid_t *pid,
 		      unsigned long long *start, uid_t *uid);
+
+/* The label's pid namespace, 0 when it names none (or is malformed). */
+unsigned long long owner_label_pidns(const char *label);
 
 /* What identifies a run's containers (the replay and its --info). */
 struct ours_labels {

@@ -38,6 +38,9 @@ static void owner_of(const char *label, char *host, size_t hostlen, struct gc_ow
 	if (!label || owner_label_parse(label, host, hostlen, &pid, &start, &o->uid) < 0)
 		return;
 	o->host = host;
+	/* A pid from another pid namespace cannot be looked up from here. */
+	if (owner_label_pidns(label) && owner_label_pidns(label) != pid_namespace_self())
+		return;
 	o->state = owner_process_state(pid, start);
 }
 

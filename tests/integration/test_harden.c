@@ -340,6 +340,35 @@ Test(harden, gc_as_another_user_leaves_our_live_replay)
 	rmdir(dir);
 }
 
+/* 3: a gc that cannot see the owner (here: run in another pid namespace,
+ * where the owner's pid names nobody) does not take it for dead. */
+Test(harden, gc_from_another_pid_namespace_leaves_a_live_replay)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("hang");
+	cleanup_free char *bin = realpath(getenv("HRR_BIN") ? getenv("HRR_BIN") :
+					  "build/hrr-docker-replay", NULL);
+	char dir[] = "/tmp/hrr-pidns-XXXXXX";
+	cleanup_free char *id = NULL, *out = NULL, *errp = NULL, *cmd = NULL;
+	pid_t pid;
+
+	cr_assert_not_null(bin);
+	cr_assert_not_null(mkdtemp(dir));
+	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", NULL), NULL, dir);
+	id = wait_for_tool_container(tenv.workdir, 30);
+	cr_assert_not_null(id);
+	cmd = xasprintf("unshare --pid --fork --mount-proc '%s' gc --all -q >/dev/null 2>&1", bin);
+	cr_assert_eq(WEXITSTATUS(system(cmd)), 0, "%s", cmd);
+	cr_assert_eq(count_tool_containers(tenv.workdir), 1,
+		     "gc in another pid namespace removed a live replay");
+	kill(pid, SIGINT);
+	tool_wait(pid, 60);
+	out = xasprintf("%s/stdout", dir);
+	errp = xasprintf("%s/stderr", dir);
+	unlink(out);
+	unlink(errp);
+	rmdir(dir);
+}
+
 /* 13: a non-root caller's replay runs as that caller, reaches the GPU nodes
  * through their group (one the caller is not even in), and writes nothing
  * as root. */

@@ -1,6 +1,7 @@
 /* orchestrator/gc_policy: whose containers gc may remove. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,7 +92,7 @@ Test(gc_policy, owner_labels_that_do_not_fit_are_refused)
 	static const char *const bad[] = {
 		"vm:4294967297:24", "vm:2147483648:24", "vm:-7:24", "vm: 7:24", "vm:0:24",
 		"vm:7:-24", "vm:7:18446744073709551616", "vm:7:24:-1", "vm:7:24:4294967295",
-		"vm:7:24:4294967296", "vm:7:24:", "vm:7:", "vm::24", "vm:7:24:1:2",
+		"vm:7:24:4294967296", "vm:7:24:", "vm:7:", "vm::24", "vm:7:24:1:2:3", "vm:7:24:1:x", "vm:7:24:1:",
 	};
 	char host[64];
 	pid_t pid;
@@ -107,4 +108,15 @@ Test(gc_policy, owner_labels_that_do_not_fit_are_refused)
 	cr_assert_eq(start, 18446744073709551615ULL);
 	cr_assert_eq(uid, 4294967294u);
 	cr_assert_str_eq(host, "vm");
+}
+
+Test(gc_policy, the_owner_label_names_its_pid_namespace)
+{
+	char *self = owner_label_self();
+
+	cr_assert_neq(pid_namespace_self(), 0);
+	cr_assert_eq(owner_label_pidns(self), pid_namespace_self(), "%s", self);
+	cr_assert_eq(owner_label_pidns("vm:7:24:1000"), 0, "older labels name none");
+	cr_assert_eq(owner_label_pidns("vm:7:24:1000:4026531836"), 4026531836ULL);
+	free(self);
 }
