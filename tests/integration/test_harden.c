@@ -315,58 +315,61 @@ Test(harden, gc_as_another_user_leaves_our_kept_replays_and_probes)
 	remove_tool_containers(tenv.workdir);
 }
 
-/* 3, 4: and a live replay of ours. */
-Test(harden, gc_as_another_user_leaves_our_live_replay)
+/* A replay of the hang fixture under way (its container exists), and its
+ * end by Ctrl-C with the spawn's files removed. */
+static pid_t live_replay(char *dir)
 {
 	cleanup_free char *pid_dir = fixture_pid_dir("hang");
-	struct passwd *pw = second_user();
-	char dir[] = "/tmp/hrr-live-XXXXXX";
-	cleanup_free char *id = NULL, *out = NULL, *errp = NULL;
+	cleanup_free char *id = NULL;
 	pid_t pid;
 
 	cr_assert_not_null(mkdtemp(dir));
 	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", NULL), NULL, dir);
 	id = wait_for_tool_container(tenv.workdir, 30);
 	cr_assert_not_null(id);
-	gc_as_second_user(pw);
-	cr_assert_eq(count_tool_containers(tenv.workdir), 1, "gc as %s removed our live replay",
-		     pw->pw_name);
+	return pid;
+}
+
+static void end_live_replay(pid_t pid, const char *dir)
+{
+	cleanup_free char *out = xasprintf("%s/stdout", dir);
+	cleanup_free char *errp = xasprintf("%s/stderr", dir);
+
 	kill(pid, SIGINT);
 	tool_wait(pid, 60);
-	out = xasprintf("%s/stdout", dir);
-	errp = xasprintf("%s/stderr", dir);
 	unlink(out);
 	unlink(errp);
 	rmdir(dir);
+}
+
+/* 3, 4: and a live replay of ours. */
+Test(harden, gc_as_another_user_leaves_our_live_replay)
+{
+	char dir[] = "/tmp/hrr-live-XXXXXX";
+	pid_t pid = live_replay(dir);
+
+	gc_as_second_user(second_user());
+	cr_assert_eq(count_tool_containers(tenv.workdir), 1, "gc as another user removed our live replay");
+	end_live_replay(pid, dir);
 }
 
 /* 3: a gc that cannot see the owner (here: run in another pid namespace,
  * where the owner's pid names nobody) does not take it for dead. */
 Test(harden, gc_from_another_pid_namespace_leaves_a_live_replay)
 {
-	cleanup_free char *pid_dir = fixture_pid_dir("hang");
 	cleanup_free char *bin = realpath(getenv("HRR_BIN") ? getenv("HRR_BIN") :
 					  "build/hrr-docker-replay", NULL);
 	char dir[] = "/tmp/hrr-pidns-XXXXXX";
-	cleanup_free char *id = NULL, *out = NULL, *errp = NULL, *cmd = NULL;
+	cleanup_free char *cmd = NULL;
 	pid_t pid;
 
 	cr_assert_not_null(bin);
-	cr_assert_not_null(mkdtemp(dir));
-	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", NULL), NULL, dir);
-	id = wait_for_tool_container(tenv.workdir, 30);
-	cr_assert_not_null(id);
+	pid = live_replay(dir);
 	cmd = xasprintf("unshare --pid --fork --mount-proc '%s' gc --all -q >/dev/null 2>&1", bin);
 	cr_assert_eq(WEXITSTATUS(system(cmd)), 0, "%s", cmd);
 	cr_assert_eq(count_tool_containers(tenv.workdir), 1,
 		     "gc in another pid namespace removed a live replay");
-	kill(pid, SIGINT);
-	tool_wait(pid, 60);
-	out = xasprintf("%s/stdout", dir);
-	errp = xasprintf("%s/stderr", dir);
-	unlink(out);
-	unlink(errp);
-	rmdir(dir);
+	end_live_replay(pid, dir);
 }
 
 /* 13: a non-root caller's replay runs as that caller, reaches the GPU nodes
