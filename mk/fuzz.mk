@@ -17,9 +17,10 @@ FUZZ_LIB_SRC = $(wildcard common/*.c finding/*.c) preflight/manifest.c \
 FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_NAMES   = classifier manifest
 
-# Small parsers of untrusted text: image references, site seccomp profiles.
-FUZZ_LIB_SRC += docker/ref.c orchestrator/seccomp_profile.c
-FUZZ_NAMES   += image_ref seccomp_profile
+# Small parsers of untrusted text: image references, site seccomp profiles,
+# owner labels.
+FUZZ_LIB_SRC += $(wildcard docker/*.c) orchestrator/seccomp_profile.c containers/ours.c
+FUZZ_NAMES   += image_ref seccomp_profile owner_label
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -60,6 +61,7 @@ fuzz-$(1): $(FUZZ_BUILD)/fuzz_$(1)
 endef
 $(eval $(call fuzz_run,image_ref,1024))
 $(eval $(call fuzz_run,seccomp_profile,65536))
+$(eval $(call fuzz_run,owner_label,512))
 
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD)
