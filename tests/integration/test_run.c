@@ -638,6 +638,8 @@ Test(run, a_second_interrupt_skips_the_grace)
 	snprintf(cmd, sizeof(cmd), "%s/stderr", dir);
 	cr_assert(wait_for_text(cmd, "SIGINT received: stopping the replay", 20),
 		  "the first SIGINT did not start the stop");
+	cr_assert(wait_for_text(cmd, "(up to 60 s); Ctrl-C again to kill now", 5),
+		  "the first SIGINT says how long the stop may take and how to cut it short");
 	kill(pid, SIGINT);
 	status = tool_wait(pid, 30);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
