@@ -46,21 +46,24 @@ static const char *pid_name_of(const char *pid_dir)
  * failure. */
 void replay_read_stack(const struct replay_host *h, const struct image_facts *img,
 		       const struct overlay_paths *overlay, const struct strvec *extra_ld,
-		       struct stack_info *out)
+		       struct ours_probe *probe, struct stack_info *out)
 {
+	cleanup_strvec struct strvec dirs = STRVEC_INIT;
 	struct error err;
+	int r;
 
 	if (overlay) {
 		if (overlay_stack_probe(overlay->clr_lib, out, &err) < 0)
 			out->unknown_reason = xasprintf("host CLR overlay: %s", err.msg);
-	} else {
-		cleanup_strvec struct strvec dirs = STRVEC_INIT;
-
-		plan_image_library_dirs(extra_ld, img->repository, &img->env, &dirs);
-		if (image_stack_probe(h->engine, img->ref, img->id, &dirs, h->cache_dir, out,
-				      &err) < 0)
-			out->unknown_reason = xasprintf("image %s: %s", img->ref, err.msg);
+		return;
 	}
+	plan_image_library_dirs(extra_ld, img->repository, &img->env, &dirs);
+	if (probe)
+		r = image_stack_probe_shared(probe, img->ref, img->id, &dirs, h->cache_dir, out, &err);
+	else
+		r = image_stack_probe(h->engine, img->ref, img->id, &dirs, h->cache_dir, out, &err);
+	if (r < 0)
+		out->unknown_reason = xasprintf("image %s: %s", img->ref, err.msg);
 }
 
 static void run_preflight(const struct replay_host *h, const struct replay_desc *d,
@@ -97,7 +100,7 @@ static void run_preflight(const struct replay_host *h, const struct replay_desc 
 		return;
 	}
 	if (!stack && !d->skip_preflight) {
-		replay_read_stack(h, d->image, d->overlay, d->extra_ld, &own_stack);
+		replay_read_stack(h, d->image, d->overlay, d->extra_ld, NULL, &own_stack);
 		stack = &own_stack;
 	}
 	memset(&in, 0, sizeof(in));
