@@ -400,14 +400,15 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	struct replay_plan_input in;
 	struct container_spec spec;
 	struct error err;
+	const char *why = res->failure.msg;
 
 	container_spec_init(&spec);
 	plan_devices(u->host->device_root, &u->host->topo, u->chosen, u->n_chosen, &u->devices,
 		     &u->n_devices);
 	if (resolve_device_gids(u, &err) < 0) {
 		replay_fail(&res->failure, REPLAY_STAGE_HOST, EXIT_NO_VERDICT,
-				   "%s (--device-root %s)", err.msg, u->host->device_root);
-		snprintf(res->failure.msg, sizeof(res->failure.msg), "%s", err.msg);
+			    "%s (--device-root %s)", err.msg, u->host->device_root);
+		why = err.msg; /* run.json says what, the message also where */
 		goto stop;
 	}
 	plan_knobs(d, &k);
@@ -431,7 +432,7 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	return u->exit_code;
 stop:
 	container_spec_release(&spec);
-	return stop_before_replay(u, res, res->failure.msg);
+	return stop_before_replay(u, res, why);
 }
 
 /* Preflight-only: the report and its exit code; no run folder. */

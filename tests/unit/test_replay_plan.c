@@ -256,3 +256,26 @@ Test(run_folder, owner_label_carries_the_uid)
 	cr_assert_eq(owner_label_parse("h:7:99:x", host, sizeof(host), &pid, &start, &uid), -1);
 	free(self);
 }
+
+/* Every container of ours is hardened alike: the probe as the replay. */
+Test(replay_plan, the_probe_spec_is_labelled_and_hardened)
+{
+	struct container_spec s;
+	cJSON *j, *hc;
+
+	container_spec_init(&s);
+	ours_probe_spec(&s, "sha256:abc", "rocm/vllm:x");
+	j = container_spec_to_json(&s);
+	hc = (cJSON *)find_key(j, "HostConfig");
+	cr_assert_str_eq(find_key(j, "Image")->valuestring, "sha256:abc");
+	cr_assert_str_eq(find_key(find_key(j, "Labels"), LABEL_PROBE)->valuestring, "1");
+	cr_assert_str_eq(find_key(find_key(j, "Labels"), LABEL_IMAGE)->valuestring, "rocm/vllm:x");
+	cr_assert_str_eq(find_key(hc, "NetworkMode")->valuestring, "none");
+	cr_assert_str_eq(cJSON_GetArrayItem(find_key(hc, "CapDrop"), 0)->valuestring, "ALL");
+	cr_assert_str_eq(cJSON_GetArrayItem(find_key(hc, "SecurityOpt"), 0)->valuestring,
+			 "no-new-privileges");
+	cr_assert(cJSON_IsTrue(find_key(hc, "Init")));
+	cr_assert_eq(cJSON_GetArraySize(find_key(hc, "Ulimits")), 1, "no core dumps");
+	cJSON_Delete(j);
+	container_spec_release(&s);
+}
