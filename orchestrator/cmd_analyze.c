@@ -19,7 +19,7 @@
 #include "common/fsutil.h"
 #include "orchestrator/cmd_json.h"
 #include "orchestrator/commands.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 #include "orchestrator/say.h"
 #include "orchestrator/replay_unit.h"
 #include "preflight/manifest.h"
@@ -131,14 +131,13 @@ static bool is_failure(enum finding_outcome o)
 static void merge_input(struct finding *acc, const struct finding *one, const char *path)
 {
 	enum finding_outcome before = acc->outcome;
-	cleanup_free char *class_before = acc->fault_class ? xstrdup(acc->fault_class) : NULL;
+	enum finding_fault_class class_before = acc->fault_class;
 
 	finding_merge(acc, one);
 	if (!is_failure(before) || one->outcome != OUTCOME_PASS)
 		return;
 	acc->outcome = before;
-	free(acc->fault_class);
-	acc->fault_class = steal_pointer(&class_before);
+	acc->fault_class = class_before;
 	finding_add_note(acc, "%s passed after an earlier input's %s: the failure stays the verdict "
 			 "(it did not recur there: intermittent?); analyze that log alone to judge it alone",
 			 strcmp(path, "-") ? path : "(stdin)", finding_outcome_name(before));

@@ -26,39 +26,36 @@ void replay_result_release(struct replay_result *r)
 
 void replay_ending(enum replay_stop stop, long timeout_s, long progress_timeout_s,
 		   int interrupt_signal, bool oom_killed, long exit_code,
-		   struct strbuf *marker, const char **ended_by, int *signal_out)
+		   struct strbuf *marker, enum finding_ended_by *ended_by, int *signal_out)
 {
+	struct marker m = { .ended_by = ENDED_EXIT };
+
 	*signal_out = -1;
 	switch (stop) {
 	case REPLAY_STOP_TIMEOUT:
-		strbuf_addf(marker, "replay timed out after %lds", timeout_s);
-		*ended_by = "timeout";
-		return;
+		m.ended_by = ENDED_TIMEOUT;
+		m.seconds = timeout_s;
+		break;
 	case REPLAY_STOP_PROGRESS:
-		strbuf_addf(marker, "replay timed out after %lds without output",
-			    progress_timeout_s);
-		*ended_by = "progress-timeout";
-		return;
+		m.ended_by = ENDED_PROGRESS_TIMEOUT;
+		m.seconds = progress_timeout_s;
+		break;
 	case REPLAY_STOP_INTERRUPT:
-		strbuf_addf(marker, "replay interrupted by the user (%s)",
-			    signal_name(interrupt_signal));
-		*ended_by = "interrupt";
-		return;
+		m.ended_by = ENDED_INTERRUPT;
+		m.signal_name = signal_name(interrupt_signal);
+		break;
 	case REPLAY_STOP_NONE:
+		if (oom_killed) {
+			m.ended_by = ENDED_OOM;
+		} else if (exit_code > 128 && exit_code < 128 + 65) {
+			m.ended_by = ENDED_SIGNAL;
+			m.signal = (int)(exit_code - 128);
+			*signal_out = m.signal;
+		}
 		break;
 	}
-	if (oom_killed) {
-		strbuf_addstr(marker, "replay killed by the engine: out of memory");
-		*ended_by = "oom";
-		return;
-	}
-	if (exit_code > 128 && exit_code < 128 + 65) {
-		*signal_out = (int)(exit_code - 128);
-		strbuf_addf(marker, "replay killed by signal %d", *signal_out);
-		*ended_by = "signal";
-		return;
-	}
-	*ended_by = "exit";
+	marker_format(marker, &m);
+	*ended_by = m.ended_by;
 }
 
 struct log_sink {
@@ -340,7 +337,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	r->exit_code = -1;
 	r->signal = -1;
 	r->first_output_s = -1;
-	r->ended_by = "exit";
+	r->ended_by = ENDED_EXIT;
 	memset(&s, 0, sizeof(s));
 	s.x = x;
 	s.r = r;

@@ -96,7 +96,7 @@ void records_write_run_json(const struct unit_run *pr)
 			cJSON_AddNumberToObject(ex, "container_status", (double)pr->result.exit_code);
 		else
 			cJSON_AddNullToObject(ex, "container_status");
-		cJSON_AddStringToObject(ex, "ended_by", pr->result.ended_by);
+		cJSON_AddStringToObject(ex, "ended_by", finding_ended_by_name(pr->result.ended_by));
 		if (pr->result.signal > 0)
 			cJSON_AddNumberToObject(ex, "signal", pr->result.signal);
 		else

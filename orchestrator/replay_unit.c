@@ -7,7 +7,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 #include "orchestrator/interrupt.h"
 #include "orchestrator/replay.h"
 #include "orchestrator/replay_records.h"

@@ -1,5 +1,5 @@
 /* `hrr-docker-replay analyze`, called in-process: inputs in order, the
- * archive's manifest, the output file, and the exit codes of cli.md. */
+ * archive's manifest, the output file, and the exit codes of docs/cli.md. */
 #include <criterion/criterion.h>
 
 #include "tests/support/scratch.h"

@@ -195,12 +195,12 @@ Test(watchdog, deadlines)
 Test(replay_ending, markers_exactly_as_findings_md)
 {
 	struct strbuf m = STRBUF_INIT;
-	const char *by;
+	enum finding_ended_by by;
 	int sig;
 
 	replay_ending(REPLAY_STOP_TIMEOUT, 5, 0, 0, false, 143, &m, &by, &sig);
 	cr_assert_str_eq(m.buf, "replay timed out after 5s");
-	cr_assert_str_eq(by, "timeout");
+	cr_assert_str_eq(finding_ended_by_name(by), "timeout");
 	cr_assert_eq(sig, -1, "our own SIGTERM is not a crash");
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_PROGRESS, 5, 7, 0, false, 137, &m, &by, &sig);
@@ -208,7 +208,7 @@ Test(replay_ending, markers_exactly_as_findings_md)
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_INTERRUPT, 5, 7, 2, false, 143, &m, &by, &sig);
 	cr_assert_str_eq(m.buf, "replay interrupted by the user (SIGINT)");
-	cr_assert_str_eq(by, "interrupt");
+	cr_assert_str_eq(finding_ended_by_name(by), "interrupt");
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_NONE, 5, 0, 0, false, 139, &m, &by, &sig);
 	cr_assert_str_eq(m.buf, "replay killed by signal 11");
@@ -216,11 +216,11 @@ Test(replay_ending, markers_exactly_as_findings_md)
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_NONE, 5, 0, 0, true, 137, &m, &by, &sig);
 	cr_assert_str_eq(m.buf, "replay killed by the engine: out of memory");
-	cr_assert_str_eq(by, "oom");
+	cr_assert_str_eq(finding_ended_by_name(by), "oom");
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_NONE, 5, 0, 0, false, 124, &m, &by, &sig);
 	cr_assert_eq(m.len, 0, "124 is an ordinary exit");
-	cr_assert_str_eq(by, "exit");
+	cr_assert_str_eq(finding_ended_by_name(by), "exit");
 	strbuf_release(&m);
 }
 

@@ -1,17 +1,24 @@
 /* A finding for people (markdown) and for machines (JSON, keys of
- * findings.md). An unknown value is "n/a" in markdown and null in JSON;
+ * docs/findings.md). An unknown value is "n/a" in markdown and null in JSON;
  * a zero is a value and prints as 0. */
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/text.h"
 
 /* ---- markdown ---- */
 
-/* Table cells: a '|' would end the cell, a newline the row. */
-static void md_text(struct strbuf *out, const char *s)
+/* Table cells: a '|' would end the cell, a newline the row. Every string is
+ * made valid UTF-8 without control characters first: run fields (image,
+ * paths) and anything not sanitized upstream reach here too. */
+static void md_text(struct strbuf *out, const char *raw)
 {
-	for (; *s; s++) {
+	char *clean = text_sanitized(raw, TEXT_STRIP_ANSI);
+
+	for (const char *s = clean; *s; s++) {
 		if (*s == '|')
 			strbuf_addstr(out, "\\|");
 		else if (*s == '\n' || *s == '\r')
@@ -19,6 +26,7 @@ static void md_text(struct strbuf *out, const char *s)
 		else
 			strbuf_addch(out, *s);
 	}
+	free(clean);
 }
 
 static void md_code(struct strbuf *out, const char *s)
@@ -89,7 +97,7 @@ static void md_d2h_counts(struct strbuf *out, const struct finding *f)
 
 static void md_summary(const struct finding *f, struct strbuf *out)
 {
-	const char *cls = f->fault_class ? f->fault_class : "unknown";
+	const char *cls = finding_fault_class_name(f->fault_class);
 
 	table_head(out, "Summary");
 	row_begin(out, "Outcome");
@@ -257,7 +265,7 @@ static void md_run(const struct finding_run *run, struct strbuf *out)
 		strbuf_addf(out, "%s%d", i ? "," : "", run->gpus[i]);
 	strbuf_addstr(out, " |\n");
 	row_ll(out, "Exit code", run->exit_code);
-	row_str(out, "Ended by", run->ended_by, false);
+	row_str(out, "Ended by", finding_ended_by_name(run->ended_by), false);
 	row_ll(out, "Signal", run->signal);
 	row_begin(out, "Wall time");
 	if (run->wall_s < 0)
@@ -305,10 +313,21 @@ void finding_render_markdown(const struct finding *f, const struct finding_conte
 
 /* ---- JSON ---- */
 
+/* Strict JSON readers reject a file with one invalid UTF-8 byte: every
+ * string goes through text_sanitize, whatever its source. */
+static cJSON *j_string(const char *v)
+{
+	char *clean = text_sanitized(v, TEXT_STRIP_ANSI);
+	cJSON *s = cJSON_CreateString(clean);
+
+	free(clean);
+	return s;
+}
+
 static void j_str(cJSON *o, const char *key, const char *v)
 {
 	if (v)
-		cJSON_AddStringToObject(o, key, v);
+		cJSON_AddItemToObject(o, key, j_string(v));
 	else
 		cJSON_AddNullToObject(o, key);
 }
@@ -334,7 +353,7 @@ static void j_strvec(cJSON *o, const char *key, const struct strvec *sv)
 	cJSON *a = cJSON_AddArrayToObject(o, key);
 
 	for (size_t i = 0; i < sv->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(sv->v[i]));
+		cJSON_AddItemToArray(a, j_string(sv->v[i]));
 }
 
 static cJSON *j_d2h_failure(const struct d2h_failure *d)
@@ -370,7 +389,7 @@ static cJSON *j_run(const struct finding_run *run)
 	for (size_t i = 0; i < run->n_gpus; i++)
 		cJSON_AddItemToArray(gpus, cJSON_CreateNumber(run->gpus[i]));
 	j_int(o, "exit_code", run->exit_code);
-	j_str(o, "ended_by", run->ended_by);
+	j_str(o, "ended_by", finding_ended_by_name(run->ended_by));
 	j_int(o, "signal", run->signal);
 	j_double(o, "wall_s", run->wall_s);
 	j_str(o, "log", run->log);
@@ -384,7 +403,7 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 	cJSON *arr;
 
 	cJSON_AddStringToObject(o, "outcome", finding_outcome_name(f->outcome));
-	cJSON_AddStringToObject(o, "fault_class", f->fault_class ? f->fault_class : "unknown");
+	cJSON_AddStringToObject(o, "fault_class", finding_fault_class_name(f->fault_class));
 	j_str(o, "fault_address", f->fault_address);
 	j_str(o, "fault_reason", f->fault_reason);
 	j_int(o, "failing_event_seq", f->failing_event_seq);

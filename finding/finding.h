@@ -1,8 +1,8 @@
-/* Findings: from a replay log to a verdict (../shared/spec/findings.md).
+/* Findings: from a replay log to a verdict (docs/findings.md).
  * The classifier is pure and streaming: bytes in, one line at a time,
  * bounded memory whatever the log size. */
-#ifndef HRR_ORCHESTRATOR_FINDING_H
-#define HRR_ORCHESTRATOR_FINDING_H
+#ifndef HRR_FINDING_FINDING_H
+#define HRR_FINDING_FINDING_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 
 #include "common/strbuf.h"
 #include "common/strvec.h"
+#include "finding/marker.h"
 #include "preflight/manifest.h"
 #include "preflight/preflight.h"
 
@@ -23,6 +24,24 @@ enum finding_outcome {
 	OUTCOME_HANG,
 };
 const char *finding_outcome_name(enum finding_outcome o); /* "PASS", ... */
+
+/* The fault classes of docs/findings.md, in no particular order (the
+ * precedence lives in the classifier's decision). */
+enum finding_fault_class {
+	FAULT_UNKNOWN = 0,
+	FAULT_VERSION_MISMATCH,
+	FAULT_HANG,
+	FAULT_REPLAY_PASS,
+	FAULT_NAN_INF_DIVERGENCE,
+	FAULT_REPLAY_OOM,
+	FAULT_READ_ONLY_PAGE_FAULT,
+	FAULT_ILLEGAL_MEMORY_ACCESS,
+	FAULT_REPLAY_FATAL_API,
+	FAULT_REPLAY_ABORTED,
+	FAULT_REPLAY_CRASHED,
+};
+/* "replay_pass", ..., "unknown": the JSON and markdown spelling. */
+const char *finding_fault_class_name(enum finding_fault_class c);
 
 struct d2h_failure {
 	char *tag;          /* "DtoH", "DtoHAsync", "kernarg", API name; NULL for "validate" lines */
@@ -37,16 +56,16 @@ struct d2h_failure {
 };
 
 /* Bounds that keep a finding small whatever the log holds. */
-#define FINDING_LINE_MAX (64 * 1024)      /* longer lines are matched on their head */
+#define FINDING_LINE_MAX (64 * 1024)      /* longer lines are read in windows of this */
 #define FINDING_MAX_D2H_FAILURES 256      /* more D2H FAIL lines are counted, not listed */
 #define FINDING_MAX_KERNEL_NAMES 256
 #define FINDING_MAX_NOTES 64
 
-/* Every field of findings.md. Strings are owned (NULL = unset); integers
+/* Every field of docs/findings.md. Strings are owned (NULL = unset); integers
  * are -1 when unset (a zero is a value). */
 struct finding {
 	enum finding_outcome outcome;
-	char *fault_class;          /* "replay_pass", ..., "unknown" */
+	enum finding_fault_class fault_class;
 	char *fault_address;
 	char *fault_reason;
 	long long failing_event_seq;
@@ -102,6 +121,9 @@ struct finding {
 	bool saw_oom_marker;             /* the engine OOM-killed the replay */
 	char *interrupt_signal;          /* "SIGINT" from the user-interrupt marker */
 	bool saw_fault;                  /* any GPU fault / abort / fatal line */
+	/* The input was `hrr-playback --info` output (a tool run on archive
+	 * data): evidence about the archive only, never about the outcome. */
+	bool archive_tool_output;
 };
 
 void finding_init(struct finding *f);
@@ -110,10 +132,14 @@ void finding_release(struct finding *f);
 struct classifier;
 struct classifier *classifier_new(const char *source_name);
 void classifier_free(struct classifier *c);
-/* Feed any chunk; lines are split internally (an overlong line is
- * truncated for matching, never buffered whole). */
+/* Feed any chunk; lines are split internally (an overlong line is read
+ * window by window, never buffered whole). */
 void classifier_feed(struct classifier *c, const char *data, size_t len);
-/* Flush the last partial line and produce this input's finding. *out is
+/* The unfinished line ends here, cut (the writer died mid-line, or its
+ * stream ended): it is classified, but supplies no name and no number. The
+ * input goes on with the next line. */
+void classifier_cut_line(struct classifier *c);
+/* Flush the last partial line (cut, as above) and produce this input's finding. *out is
  * overwritten (initialise nothing; release it with finding_release). Call
  * once per classifier; free the classifier afterwards. */
 void classifier_finish(struct classifier *c, struct finding *out);
@@ -126,8 +152,14 @@ void finding_add_note(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Combine inputs read in order: a later outcome/class replaces the
- * earlier only when it is not UNKNOWN/unknown; fields fill gaps. */
+ * earlier only when it is not UNKNOWN/unknown; fields fill gaps. From
+ * --info output (later->archive_tool_output) only the archive's facts are
+ * taken: its health and kernel names, never an outcome. */
 void finding_merge(struct finding *acc, const struct finding *later);
+/* Every string made valid UTF-8 without control characters or colour
+ * codes (common/text.h): names and text from a log or an archive are
+ * printed byte for byte upstream. The classifier and finalize call it. */
+void finding_sanitize(struct finding *f);
 
 /* How the replay ended, from the run pipeline (NULL for analyze). */
 struct finding_run {
@@ -138,7 +170,7 @@ struct finding_run {
 	const int *gpus;
 	size_t n_gpus;
 	int exit_code;        /* -1 unknown */
-	const char *ended_by; /* "exit", "signal", "timeout", "progress-timeout", "interrupt", "oom" */
+	enum finding_ended_by ended_by;
 	int signal;           /* -1 none */
 	double wall_s;
 	const char *log;
@@ -166,7 +198,7 @@ bool finding_needs_info(const struct finding *f);
 /* Appends finding.md to out. ctx may be NULL ("unknown archive"). */
 void finding_render_markdown(const struct finding *f, const struct finding_context *ctx,
 			     struct strbuf *out);
-/* finding.json: every key of findings.md (unset = null or []), then
+/* finding.json: every key of docs/findings.md (unset = null or []), then
  * labels, d2h_failures, gpu_time_ms (null when not printed), preflight
  * (preflight_to_json, or null when preflight did not run, as in analyze)
  * and run (only when ctx->run). ctx may be NULL. */

@@ -1,13 +1,35 @@
 /* A finding's life after classification: merging the inputs, then the
- * archive facts, kernel attribution, notes and labels (findings.md). */
-#include "orchestrator/finding.h"
+ * archive facts, kernel attribution, notes and labels (docs/findings.md). */
+#include "finding/finding.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "common/xalloc.h"
+
+const char *finding_fault_class_name(enum finding_fault_class c)
+{
+	static const char *const names[] = {
+		[FAULT_UNKNOWN] = "unknown",
+		[FAULT_VERSION_MISMATCH] = "version_mismatch",
+		[FAULT_HANG] = "hang",
+		[FAULT_REPLAY_PASS] = "replay_pass",
+		[FAULT_NAN_INF_DIVERGENCE] = "nan_inf_divergence",
+		[FAULT_REPLAY_OOM] = "replay_oom",
+		[FAULT_READ_ONLY_PAGE_FAULT] = "read_only_page_fault",
+		[FAULT_ILLEGAL_MEMORY_ACCESS] = "illegal_memory_access",
+		[FAULT_REPLAY_FATAL_API] = "replay_fatal_api",
+		[FAULT_REPLAY_ABORTED] = "replay_aborted",
+		[FAULT_REPLAY_CRASHED] = "replay_crashed",
+	};
+
+	if ((unsigned)c >= sizeof(names) / sizeof(names[0]) || !names[c])
+		return "unknown";
+	return names[c];
+}
 
 const char *finding_outcome_name(enum finding_outcome o)
 {
@@ -64,17 +86,28 @@ static void d2h_failure_release(struct d2h_failure *d)
 	free(d->src);
 }
 
-void finding_release(struct finding *f)
+#define FINDING_N_STRINGS 16
+
+/* The finding's owned single strings, for release and sanitizing. */
+static void string_fields(struct finding *f, char **out[FINDING_N_STRINGS])
 {
-	char **strings[] = {
-		&f->fault_class, &f->fault_address, &f->fault_reason, &f->failing_api,
+	char **strings[FINDING_N_STRINGS] = {
+		&f->fault_address, &f->fault_reason, &f->failing_api,
 		&f->kernel_name, &f->kernel_family, &f->kernarg_address, &f->grid,
 		&f->workgroup, &f->gpu_node, &f->last_progress_kernel, &f->last_event_kernel,
 		&f->capture_hip_so, &f->capture_hip_runtime_version, &f->capture_comgr_version,
 		&f->capture_gcn_arch, &f->interrupt_signal,
 	};
 
-	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+	memcpy(out, strings, sizeof(strings));
+}
+
+void finding_release(struct finding *f)
+{
+	char **strings[FINDING_N_STRINGS];
+
+	string_fields(f, strings);
+	for (size_t i = 0; i < FINDING_N_STRINGS; i++)
 		free(*strings[i]);
 	strvec_clear(&f->archive_kernel_names);
 	strvec_clear(&f->sources);
@@ -182,16 +215,34 @@ static void push_unique(struct strvec *sv, const char *s, size_t cap)
 		strvec_push(sv, s);
 }
 
+/* What --info output may tell: the archive's health, counts and names. */
+static void merge_archive(struct finding *acc, const struct finding *later)
+{
+	fill_ll(&acc->archive_events, later->archive_events);
+	fill_ll(&acc->archive_kernels, later->archive_kernels);
+	fill_ll(&acc->archive_recovered_events, later->archive_recovered_events);
+	fill_ll(&acc->archive_distinct_kernels, later->archive_distinct_kernels);
+	for (size_t i = 0; i < later->archive_kernel_names.n; i++)
+		push_unique(&acc->archive_kernel_names, later->archive_kernel_names.v[i],
+			    FINDING_MAX_KERNEL_NAMES);
+	fill_int(&acc->archive_complete, later->archive_complete);
+	fill_int(&acc->archive_format_version, later->archive_format_version);
+	fill_int(&acc->reader_format_version, later->reader_format_version);
+	acc->multi_process |= later->multi_process;
+	for (size_t i = 0; i < later->sources.n; i++)
+		strvec_push(&acc->sources, later->sources.v[i]);
+}
+
 void finding_merge(struct finding *acc, const struct finding *later)
 {
+	if (later->archive_tool_output) {
+		merge_archive(acc, later);
+		return;
+	}
 	if (later->outcome != OUTCOME_UNKNOWN)
 		acc->outcome = later->outcome;
-	if (later->fault_class && strcmp(later->fault_class, "unknown") != 0) {
-		free(acc->fault_class);
-		acc->fault_class = xstrdup(later->fault_class);
-	} else {
-		fill_str(&acc->fault_class, later->fault_class);
-	}
+	if (later->fault_class != FAULT_UNKNOWN)
+		acc->fault_class = later->fault_class;
 
 	fill_str(&acc->fault_address, later->fault_address);
 	fill_str(&acc->fault_reason, later->fault_reason);
@@ -232,24 +283,13 @@ void finding_merge(struct finding *acc, const struct finding *later)
 		acc->d2h_from_summary = later->d2h_from_summary;
 	}
 
-	fill_ll(&acc->archive_events, later->archive_events);
-	fill_ll(&acc->archive_kernels, later->archive_kernels);
-	fill_ll(&acc->archive_recovered_events, later->archive_recovered_events);
-	fill_ll(&acc->archive_distinct_kernels, later->archive_distinct_kernels);
-	for (size_t i = 0; i < later->archive_kernel_names.n; i++)
-		push_unique(&acc->archive_kernel_names, later->archive_kernel_names.v[i],
-			    FINDING_MAX_KERNEL_NAMES);
-	fill_int(&acc->archive_complete, later->archive_complete);
-	fill_int(&acc->archive_format_version, later->archive_format_version);
-	fill_int(&acc->reader_format_version, later->reader_format_version);
+	merge_archive(acc, later);
 	fill_str(&acc->capture_hip_so, later->capture_hip_so);
 	fill_str(&acc->capture_hip_runtime_version, later->capture_hip_runtime_version);
 	fill_str(&acc->capture_comgr_version, later->capture_comgr_version);
 	fill_int(&acc->capture_device_count, later->capture_device_count);
 	fill_str(&acc->capture_gcn_arch, later->capture_gcn_arch);
 
-	for (size_t i = 0; i < later->sources.n; i++)
-		strvec_push(&acc->sources, later->sources.v[i]);
 	for (size_t i = 0; i < later->notes.n; i++)
 		push_unique(&acc->notes, later->notes.v[i], FINDING_MAX_NOTES);
 	for (size_t i = 0; i < later->labels.n; i++)
@@ -277,7 +317,6 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	acc->saw_missing_handle |= later->saw_missing_handle;
 	acc->saw_not_replayable |= later->saw_not_replayable;
 	acc->saw_user_interrupt |= later->saw_user_interrupt;
-	acc->multi_process |= later->multi_process;
 	acc->saw_watchdog |= later->saw_watchdog;
 	acc->saw_oom_marker |= later->saw_oom_marker;
 	acc->saw_fault |= later->saw_fault;
@@ -286,11 +325,56 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	fill_str(&acc->interrupt_signal, later->interrupt_signal);
 }
 
+/* ---- sanitizing ---- */
+
+/* Printable ASCII needs nothing: the common case costs one pass. */
+static bool plain_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+static void sanitize_str(char **s)
+{
+	char *clean;
+
+	if (!*s || plain_ascii(*s))
+		return;
+	clean = text_sanitized(*s, TEXT_STRIP_ANSI);
+	free(*s);
+	*s = clean;
+}
+
+static void sanitize_strvec(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		sanitize_str(&sv->v[i]);
+}
+
+void finding_sanitize(struct finding *f)
+{
+	char **strings[FINDING_N_STRINGS];
+
+	string_fields(f, strings);
+	for (size_t i = 0; i < FINDING_N_STRINGS; i++)
+		sanitize_str(strings[i]);
+	sanitize_strvec(&f->archive_kernel_names);
+	sanitize_strvec(&f->sources);
+	sanitize_strvec(&f->notes);
+	sanitize_strvec(&f->labels);
+	for (size_t i = 0; i < f->n_d2h_failures; i++) {
+		sanitize_str(&f->d2h_failures[i].tag);
+		sanitize_str(&f->d2h_failures[i].src);
+	}
+}
+
 /* ---- finalize ---- */
 
-static bool class_is(const struct finding *f, const char *name)
+static bool class_is(const struct finding *f, enum finding_fault_class c)
 {
-	return f->fault_class && !strcmp(f->fault_class, name);
+	return f->fault_class == c;
 }
 
 static void clear_str(char **s)
@@ -319,10 +403,10 @@ static bool is_attributable(const struct finding *f)
 {
 	if (f->outcome != OUTCOME_MAF && f->outcome != OUTCOME_ABORT && f->outcome != OUTCOME_HANG)
 		return false;
-	if (class_is(f, "version_mismatch") || class_is(f, "replay_oom") ||
-	    class_is(f, "replay_crashed"))
+	if (class_is(f, FAULT_VERSION_MISMATCH) || class_is(f, FAULT_REPLAY_OOM) ||
+	    class_is(f, FAULT_REPLAY_CRASHED))
 		return false;
-	if (class_is(f, "replay_aborted") && f->saw_user_interrupt && !f->saw_fault)
+	if (class_is(f, FAULT_REPLAY_ABORTED) && f->saw_user_interrupt && !f->saw_fault)
 		return false;
 	return true;
 }
@@ -406,7 +490,7 @@ static void attribute_kernel(struct finding *f)
 		clear_attribution(f);
 		return;
 	}
-	if (class_is(f, "replay_crashed")) {
+	if (class_is(f, FAULT_REPLAY_CRASHED)) {
 		clear_attribution(f);
 		if (f->replay_signal >= 0)
 			finding_add_note(f, "the replay process died by signal %d without printing a "
@@ -472,7 +556,7 @@ static void add_labels(struct finding *f, const struct finding_context *ctx)
 	if (f->multi_process)
 		strvec_push(&f->labels, "MULTI-PROCESS");
 	/* CLEAN means nothing was found: never next to a fault or an unknown. */
-	if (!f->labels.n && f->outcome == OUTCOME_PASS && class_is(f, "replay_pass"))
+	if (!f->labels.n && f->outcome == OUTCOME_PASS && class_is(f, FAULT_REPLAY_PASS))
 		strvec_push(&f->labels, "CLEAN");
 }
 
@@ -482,24 +566,32 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 
 	if (!ctx)
 		ctx = &none;
-	if (!f->fault_class)
-		f->fault_class = xstrdup("unknown");
 	apply_manifest(f, ctx);
 	if (f->archive_format_version < 0 && ctx->archive_format_version)
 		f->archive_format_version = (int)ctx->archive_format_version;
 	if (ctx->multi_process)
 		f->multi_process = true;
-	if (f->replay_signal < 0 && ctx->run && ctx->run->signal > 0 && ctx->run->ended_by &&
-	    !strcmp(ctx->run->ended_by, "signal"))
+	if (f->replay_signal < 0 && ctx->run && ctx->run->signal > 0 &&
+	    ctx->run->ended_by == ENDED_SIGNAL)
 		f->replay_signal = ctx->run->signal;
 
+	/* The engine's exit status is the one thing the archive cannot write:
+	 * a PASS line with any other status is text, not a verdict. */
+	if (ctx->run && f->outcome == OUTCOME_PASS && ctx->run->exit_code != 0 &&
+	    ctx->run->exit_code != -1) {
+		finding_add_note(f, "the log says PASS but the replay exited with status %d: a "
+				 "PASS needs exit status 0, so the line is not believed",
+				 ctx->run->exit_code);
+		f->outcome = OUTCOME_UNKNOWN;
+		f->fault_class = FAULT_UNKNOWN;
+	}
 	attribute_kernel(f);
 	free(f->kernel_family);
 	f->kernel_family = finding_kernel_family(f->kernel_name);
 
 	if (is_aten(f->kernel_name) &&
-	    (class_is(f, "illegal_memory_access") || class_is(f, "read_only_page_fault") ||
-	     class_is(f, "replay_aborted")))
+	    (class_is(f, FAULT_ILLEGAL_MEMORY_ACCESS) || class_is(f, FAULT_READ_ONLY_PAGE_FAULT) ||
+	     class_is(f, FAULT_REPLAY_ABORTED)))
 		finding_add_note(f, "the faulting kernel is an ATen kernel launched through <<<>>> "
 				 "(hipLaunchByPtr), which passes device pointers inside by-value "
 				 "structs; replay translates them by a heuristic, and an archive "
@@ -509,12 +601,13 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 	if (f->saw_user_interrupt)
 		finding_add_note(f, "the replay was stopped by the user (%s): the workload is untested",
 				 f->interrupt_signal ? f->interrupt_signal : "interrupt");
-	if (!strcmp(f->fault_class, "unknown"))
+	if (f->fault_class == FAULT_UNKNOWN)
 		finding_add_note(f, "not enough signal to classify: no fault type is claimed");
 	else if (f->outcome == OUTCOME_UNKNOWN)
 		finding_add_note(f, "the log does not show how the replay ended: the outcome is "
 				 "unknown");
 	add_labels(f, ctx);
+	finding_sanitize(f);
 }
 
 bool finding_needs_info(const struct finding *f)
