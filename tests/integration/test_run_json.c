@@ -189,6 +189,20 @@ Test(run_json, preflight_prints_one_object_with_its_verdict_and_dash_o_copies_it
 	tool_run_release(&r);
 }
 
+Test(run_json, preflight_blocked_is_one_object_with_exit_4_and_its_verdict)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_cjson cJSON *j = NULL;
+	struct tool_run r;
+
+	tool_run(&r, JSON_ARGS("preflight", pid_dir, "--gpu", "7", NULL), NULL);
+	cr_assert_eq(r.status, 4, "%s", r.err.buf);
+	j = one_object(r.out.buf);
+	assert_no_finding(j, 4, "preflight", "GPU 7", false);
+	cr_assert_str_eq(key(key(j, "preflight"), "verdict")->valuestring, "BLOCK");
+	tool_run_release(&r);
+}
+
 /* The playback cache file preflight wrote, and when (nanoseconds). */
 static long long playback_cache_mtime(char **path_out)
 {
