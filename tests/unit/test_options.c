@@ -1,6 +1,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "orchestrator/cmd_json.h"
 #include "orchestrator/options.h"
 
 struct fake_env {
@@ -298,4 +299,15 @@ Test(options, memory_sizes_parse_within_bounds)
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_lt(options_parse_bytes("--memory", bad[i], &v, &err), 0, "%s", bad[i]);
+}
+
+Test(options, a_usage_error_knows_json_was_asked_without_a_parse)
+{
+	cr_assert(cmd_json_requested(ARGC("--format", "json"), ARGV("--format", "json")));
+	cr_assert(cmd_json_requested(ARGC("run", "--format=json", "--bogus"),
+				     ARGV("run", "--format=json", "--bogus")));
+	cr_assert_not(cmd_json_requested(ARGC("--format", "json", "--format", "markdown"),
+					 ARGV("--format", "json", "--format", "markdown")),
+		      "the last --format wins");
+	cr_assert_not(cmd_json_requested(ARGC("--image", "json"), ARGV("--image", "json")));
 }
