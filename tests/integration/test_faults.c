@@ -3,7 +3,11 @@
  * played on a private dockerd (tests/private-dockerd.sh), so stopping or
  * killing it never disturbs the other suites. */
 #include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,4 +212,75 @@ Test(faults, a_replay_over_its_memory_limit_is_oom_killed_and_says_so)
 	cr_assert_str_eq(cJSON_GetObjectItem(finding, "outcome")->valuestring, "ABORT");
 	tool_run_release(&r);
 	strvec_clear(&env);
+}
+
+/* ---- a registry that drops the connection ---- */
+
+/* A TCP server on 127.0.0.1 that answers the registry's API check and then
+ * closes every other request's connection without a word, the way a
+ * registry behind a failing proxy does mid-pull. */
+struct dropping_registry {
+	int fd;
+	int port;
+	pthread_t thread;
+};
+
+static void *drop_loop(void *ud)
+{
+	struct dropping_registry *d = ud;
+
+	for (;;) {
+		char buf[4096];
+		ssize_t n;
+		int c = accept(d->fd, NULL, NULL);
+
+		if (c < 0)
+			return NULL;
+		n = read(c, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			if (!strncmp(buf, "GET /v2/ ", 9)) {
+				static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+							 "Docker-Distribution-Api-Version: registry/2.0\r\n"
+							 "Connection: close\r\n\r\n{}";
+				(void)!write(c, ok, sizeof(ok) - 1);
+			}
+		}
+		close(c);
+	}
+}
+
+static void dropping_registry_start(struct dropping_registry *d)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+
+	d->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_geq(d->fd, 0);
+	cr_assert_eq(bind(d->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_assert_eq(listen(d->fd, 16), 0);
+	cr_assert_eq(getsockname(d->fd, (struct sockaddr *)&sa, &len), 0);
+	d->port = ntohs(sa.sin_port);
+	cr_assert_eq(pthread_create(&d->thread, NULL, drop_loop, d), 0);
+}
+
+Test(faults, a_registry_dropping_the_connection_is_a_clear_error_naming_it)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_free char *image = NULL, *registry = NULL;
+	struct dropping_registry d;
+	struct tool_run r;
+
+	dropping_registry_start(&d);
+	registry = xasprintf("127.0.0.1:%d", d.port);
+	image = xasprintf("%s/hrr/dropped:1", registry);
+	tool_run(&r, REPLAY_ARGS(pid_dir, tenv.workdir, "--image", image, "--pull", "always", NULL),
+		 NULL);
+	shutdown(d.fd, SHUT_RDWR);
+	close(d.fd);
+	pthread_join(d.thread, NULL);
+	cr_assert_eq(r.status, 5, "exit %d:\n%s", r.status, r.err.buf);
+	cr_assert(strstr(r.err.buf, registry), "the error names the registry:\n%s", r.err.buf);
+	cr_assert_null(r.run_dir, "no run folder for an image that never came");
+	tool_run_release(&r);
 }
