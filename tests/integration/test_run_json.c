@@ -206,7 +206,9 @@ Test(run_json, preflight_blocked_is_one_object_with_exit_4_and_its_verdict)
 /* The playback cache file preflight wrote, and when (nanoseconds). */
 static long long playback_cache_mtime(char **path_out)
 {
-	cleanup_free char *pattern = xasprintf("%s/cache/playback-*", tenv.workdir);
+	/* The cache is per user: <workdir>/cache/<uid>/ (docs/cli.md). */
+	cleanup_free char *pattern = xasprintf("%s/cache/%u/playback-*", tenv.workdir,
+					       (unsigned)geteuid());
 	glob_t g;
 	struct stat st;
 	long long t;
