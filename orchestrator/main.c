@@ -6,7 +6,6 @@
 #include "orchestrator/say.h"
 #include "orchestrator/version.h"
 
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +47,6 @@ int main(int argc, char **argv)
 		options_release(&o);
 		return 0;
 	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	switch (o.command) {
 	case CMD_PREFLIGHT:
 		code = preflight_command(&o);
@@ -60,7 +58,6 @@ int main(int argc, char **argv)
 		code = run_command(&o);
 		break;
 	}
-	curl_global_cleanup();
 	options_release(&o);
 	return code;
 }

@@ -1,25 +1,35 @@
-/* libcurl plumbing: one easy handle per request, set up for the engine's
- * unix socket or tcp(+TLS) address, with the answer either captured (up to
- * a bound) or handed to a sink as it arrives. The same object runs blocking
- * (curl_easy_perform) or inside an engine_loop (curl multi). */
-#include "docker/internal.h"
+/* The transfer (docker/xfer.h): one easy handle per request, set up for
+ * the engine's unix socket or tcp(+TLS) address, with the answer either
+ * captured (up to a bound) or handed to its kind's sink as it arrives; and
+ * the runners (curl multi handles) that drive transfers: the engine's own,
+ * for blocking calls, and the callers' loops (docker/loop.c). */
+#include "docker/xfer.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
 static pthread_once_t engine_curl_once = PTHREAD_ONCE_INIT;
 
+static void engine_curl_cleanup(void)
+{
+	curl_global_cleanup();
+}
+
+/* At exit, the library's own allocations go too (valgrind stays quiet). */
 static void engine_curl_init_once(void)
 {
 	if (curl_global_init(CURL_GLOBAL_ALL) != CURLE_OK)
 		xdie("curl_global_init failed");
+	atexit(engine_curl_cleanup);
 }
 
 void engine_curl_init(void)
@@ -36,6 +46,11 @@ void engine_curl_init(void)
 static bool xfer_status_ok(long status)
 {
 	return status >= 200 && status < 300;
+}
+
+static bool xfer_has_sink(const struct engine_stream *s)
+{
+	return s->kind && s->kind->sink;
 }
 
 /* A new status line starts a new answer (after a 1xx): forget the old one. */
@@ -67,7 +82,7 @@ static size_t xfer_header(char *buf, size_t size, size_t nitems, void *ud)
 	if ((n == 2 && buf[0] == '\r' && buf[1] == '\n') || (n == 1 && buf[0] == '\n')) {
 		if (s->status >= 200) {
 			s->headers_done = true;
-			s->sink_active = s->sink && xfer_status_ok(s->status);
+			s->sink_active = xfer_has_sink(s) && xfer_status_ok(s->status);
 		}
 		return n;
 	}
@@ -113,10 +128,10 @@ static size_t xfer_write(char *ptr, size_t size, size_t nmemb, void *ud)
 		s->status = code;
 		s->status_known = true;
 		s->headers_done = true;
-		s->sink_active = s->sink && xfer_status_ok(code);
+		s->sink_active = xfer_has_sink(s) && xfer_status_ok(code);
 	}
 	if (s->sink_active) {
-		r = s->sink(s, ptr, n, &s->err);
+		r = s->kind->sink(s, ptr, n, &s->err);
 		if (r < 0) {
 			s->sink_failed = true;
 			return xfer_write_abort(n);
@@ -141,7 +156,6 @@ struct engine_stream *engine_xfer_new(struct engine *e, const char *method,
 	struct engine_stream *s = xcalloc(1, sizeof(*s));
 	cleanup_strbuf struct strbuf url = STRBUF_INIT;
 
-	engine_curl_init();
 	s->h = curl_easy_init();
 	if (!s->h)
 		xdie("curl_easy_init failed");
@@ -151,6 +165,7 @@ struct engine_stream *engine_xfer_new(struct engine *e, const char *method,
 	s->what = xasprintf("%s %s", method, path);
 	s->host = xstrdup(e->host);
 	s->socket_path = e->socket_path ? xstrdup(e->socket_path) : NULL;
+	s->home = &e->runner;
 
 	strbuf_addstr(&url, e->base_url);
 	if (!unversioned)
@@ -193,8 +208,17 @@ struct engine_stream *engine_xfer_new(struct engine *e, const char *method,
 	}
 	/* Never wait for a 100-continue the engine does not send. */
 	engine_xfer_add_header(s, "Expect:");
-	engine_xfer_set_timeout(s, ENGINE_REQUEST_TIMEOUT_S);
+	engine_xfer_set_timeout(s, e->timeout_s);
 	return s;
+}
+
+void engine_xfer_set_kind(struct engine_stream *s, const struct engine_xfer_kind *kind,
+			  void *state)
+{
+	if (s->kind && s->kind->release)
+		s->kind->release(s->state);
+	s->kind = kind;
+	s->state = state;
 }
 
 void engine_xfer_add_header(struct engine_stream *s, const char *header)
@@ -275,9 +299,10 @@ static void xfer_transport_error(struct engine_stream *s, CURLcode code)
 		return;
 	}
 	if (code == CURLE_OPERATION_TIMEDOUT) {
-		error_set(&s->err, s->status_known ? ERR_PROTOCOL : ERR_CONNECT, 0,
-			  "the Docker engine at %s did not complete %s within %ld s",
-			  s->host, s->what, s->timeout_s ? s->timeout_s : ENGINE_CONNECT_TIMEOUT_S);
+		error_set(&s->err, ERR_TIMEOUT, 0,
+			  "the Docker engine at %s is not answering: %s took longer than %ld s%s",
+			  s->host, s->what, s->timeout_s ? s->timeout_s : ENGINE_CONNECT_TIMEOUT_S,
+			  s->timeout_s ? " (" ENGINE_TIMEOUT_ENV " sets this limit)" : "");
 		return;
 	}
 	if (code == CURLE_GOT_NOTHING) {
@@ -291,7 +316,7 @@ static void xfer_transport_error(struct engine_stream *s, CURLcode code)
 		  s->host, s->what, xfer_curl_detail(s, code));
 }
 
-void engine_xfer_complete(struct engine_stream *s, CURLcode code)
+static void xfer_complete(struct engine_stream *s, CURLcode code)
 {
 	s->done = true;
 	s->rc = -1;
@@ -315,21 +340,211 @@ void engine_xfer_complete(struct engine_stream *s, CURLcode code)
 		curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &s->status);
 		s->status_known = true;
 	}
-	if (s->sink && !xfer_status_ok(s->status)) {
+	if (xfer_has_sink(s) && !xfer_status_ok(s->status)) {
 		engine_xfer_http_error(s, &s->err);
 		return;
 	}
-	if (s->sink && s->finish && s->finish(s, &s->err) < 0)
+	if (xfer_has_sink(s) && s->kind->finish && s->kind->finish(s, &s->err) < 0)
 		return;
 	s->rc = 0;
 }
 
-int engine_xfer_perform(struct engine_stream *s, struct error *err)
-{
-	CURLcode code = curl_easy_perform(s->h);
+/* ---- runners ---- */
 
-	engine_xfer_complete(s, code);
-	if (s->rc < 0 && err)
+int engine_runner_init(struct engine_runner *r, struct error *err)
+{
+	engine_curl_init();
+	r->head = NULL;
+	r->multi = curl_multi_init();
+	if (!r->multi)
+		return error_set(err, ERR_SYSTEM, 0, "curl_multi_init failed");
+	return 0;
+}
+
+static void runner_detach(struct engine_stream *s)
+{
+	struct engine_runner *r = s->runner;
+
+	curl_multi_remove_handle(r->multi, s->h);
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		r->head = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	s->next = s->prev = NULL;
+	s->runner = NULL;
+}
+
+/* Ends an unfinished transfer without its answer; removing the handle
+ * closes its connection, so nothing half-read is ever reused. */
+static void runner_abandon(struct engine_stream *s, enum error_kind kind, const char *why)
+{
+	if (s->runner)
+		runner_detach(s);
+	if (s->done)
+		return;
+	s->done = true;
+	s->rc = -1;
+	error_set(&s->err, kind, 0, "%s: %s", s->what, why);
+}
+
+void engine_runner_release(struct engine_runner *r)
+{
+	while (r->head)
+		runner_abandon(r->head, ERR_CANCELLED, "abandoned (its event loop was freed)");
+	if (r->multi)
+		curl_multi_cleanup(r->multi);
+	r->multi = NULL;
+}
+
+int engine_runner_attach(struct engine_runner *r, struct engine_stream *s,
+			 struct error *err)
+{
+	CURLMcode mc;
+
+	if (s->runner || s->done)
+		return error_set(err, ERR_USAGE, 0, "%s: stream already started", s->what);
+	mc = curl_multi_add_handle(r->multi, s->h);
+	if (mc != CURLM_OK)
+		return error_set(err, ERR_SYSTEM, 0, "starting %s: %s", s->what,
+				 curl_multi_strerror(mc));
+	s->runner = r;
+	s->next = r->head;
+	if (r->head)
+		r->head->prev = s;
+	r->head = s;
+	return 0;
+}
+
+static void runner_reap(struct engine_runner *r)
+{
+	CURLMsg *msg;
+	int queued;
+
+	while ((msg = curl_multi_info_read(r->multi, &queued))) {
+		struct engine_stream *s = NULL;
+		CURLcode result;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		result = msg->data.result;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+		if (!s)
+			continue;
+		/* msg is invalid once its handle leaves the multi. */
+		runner_detach(s);
+		xfer_complete(s, result);
+	}
+}
+
+static int runner_perform(struct engine_runner *r, struct error *err)
+{
+	CURLMcode mc;
+	int running;
+
+	mc = curl_multi_perform(r->multi, &running);
+	if (mc != CURLM_OK)
+		return error_set(err, ERR_SYSTEM, 0, "talking to the Docker engine: %s",
+				 curl_multi_strerror(mc));
+	runner_reap(r);
+	return 0;
+}
+
+int engine_runner_step(struct engine_runner *r, int timeout_ms, int extra_fd,
+		       struct error *err)
+{
+	struct curl_waitfd wfd = { .fd = extra_fd, .events = CURL_WAIT_POLLIN, .revents = 0 };
+	CURLMcode mc;
+
+	mc = curl_multi_poll(r->multi, extra_fd >= 0 ? &wfd : NULL, extra_fd >= 0 ? 1 : 0,
+			     timeout_ms < 0 ? 0 : timeout_ms, NULL);
+	if (mc != CURLM_OK)
+		return error_set(err, ERR_SYSTEM, 0, "waiting for the Docker engine: %s",
+				 curl_multi_strerror(mc));
+	return runner_perform(r, err);
+}
+
+/* ---- blocking runs ---- */
+
+static double xfer_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool xfer_fd_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
+
+	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR));
+}
+
+/* How long the next wait may be: until the deadline, at most 1 s, or -1
+ * when it has passed. */
+static int xfer_wait_ms(const struct engine_call_opts *opts)
+{
+	double left;
+
+	if (!opts || opts->deadline <= 0)
+		return 1000;
+	left = opts->deadline - xfer_now();
+	if (left <= 0)
+		return -1;
+	return left >= 1.0 ? 1000 : (int)(left * 1000) + 1;
+}
+
+static int xfer_drive(struct engine_runner *r, struct engine_stream *s,
+		      const struct engine_call_opts *opts, struct error *err)
+{
+	int fd = opts ? opts->interrupt_fd : -1;
+
+	if (engine_runner_attach(r, s, err) < 0)
+		return -1;
+	while (!s->done) {
+		int wait_ms = xfer_wait_ms(opts);
+
+		if (xfer_fd_readable(fd)) {
+			runner_abandon(s, ERR_INTERRUPTED, "interrupted");
+			break;
+		}
+		if (wait_ms < 0) {
+			runner_abandon(s, ERR_TIMEOUT, "no complete answer from the Docker engine before the deadline");
+			break;
+		}
+		if (runner_perform(r, err) < 0 ||
+		    (!s->done && engine_runner_step(r, wait_ms, fd, err) < 0)) {
+			runner_abandon(s, err->kind, err->msg);
+			break;
+		}
+	}
+	return 0;
+}
+
+int engine_xfer_run(struct engine_stream *s, const struct engine_call_opts *opts,
+		    struct error *err)
+{
+	struct engine_runner nested = { 0 };
+	struct error local;
+	int rc;
+
+	if (!err)
+		err = &local;
+	/* A callback of a running call that calls the engine again gets a
+	 * runner (and a connection) of its own: curl is not re-entrant. */
+	if (s->home->head) {
+		if (engine_runner_init(&nested, err) < 0)
+			return -1;
+		rc = xfer_drive(&nested, s, opts, err);
+		engine_runner_release(&nested);
+	} else {
+		rc = xfer_drive(s->home, s, opts, err);
+	}
+	if (rc < 0)
+		return -1;
+	if (s->rc < 0)
 		*err = s->err;
 	return s->rc;
 }
@@ -400,7 +615,7 @@ int engine_request_json(struct engine *e, const char *method, const char *path,
 		engine_xfer_set_json(s, body);
 	if (timeout_s)
 		engine_xfer_set_timeout(s, timeout_s);
-	if (engine_xfer_perform(s, err) < 0)
+	if (engine_xfer_run(s, NULL, err) < 0)
 		goto out;
 	for (const long *p = ok; *p; p++)
 		good |= s->status == *p;
@@ -414,4 +629,33 @@ int engine_request_json(struct engine *e, const char *method, const char *path,
 out:
 	engine_stream_free(s);
 	return rc;
+}
+
+int engine_xfer_lines_sink(struct engine_stream *s, const char *data, size_t len,
+			   struct error *err)
+{
+	return engine_lines_feed(s->state, data, len, err) < 0 ? -1 : 0;
+}
+
+int engine_xfer_lines_finish(struct engine_stream *s, struct error *err)
+{
+	return engine_lines_finish(s->state, err) < 0 ? -1 : 0;
+}
+
+void engine_stream_free(struct engine_stream *s)
+{
+	if (!s)
+		return;
+	if (s->runner)
+		runner_detach(s);
+	if (s->kind && s->kind->release)
+		s->kind->release(s->state);
+	curl_easy_cleanup(s->h);
+	curl_slist_free_all(s->headers);
+	strbuf_release(&s->body);
+	free(s->what);
+	free(s->host);
+	free(s->socket_path);
+	free(s->header_value);
+	free(s);
 }
