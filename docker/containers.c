@@ -2,6 +2,7 @@
  * inspect, list. */
 #include "docker/xfer.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +199,7 @@ int container_state_from_json(const cJSON *inspect, struct container_state *st,
 	v = cJSON_GetObjectItemCaseSensitive(state, "ExitCode");
 	st->exit_code = cJSON_IsNumber(v) ? v->valueint : 0;
 	v = cJSON_GetObjectItemCaseSensitive(state, "Pid");
-	st->pid = cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
+	st->pid = (long)engine_json_int(v, 0, LONG_MAX, 0);
 	state_copy_str(st->started_at, sizeof(st->started_at), state, "StartedAt");
 	state_copy_str(st->finished_at, sizeof(st->finished_at), state, "FinishedAt");
 	state_copy_str(st->error, sizeof(st->error), state, "Error");

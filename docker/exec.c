@@ -2,6 +2,7 @@
  * then read the exit code. */
 #include "docker/xfer.h"
 
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,7 +32,7 @@ static int exec_inspect_exit(struct engine *e, const char *exec_id, long *exit_c
 		code = cJSON_GetObjectItemCaseSensitive(j, "ExitCode");
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "Running")) &&
 		    cJSON_IsNumber(code)) {
-			*exit_code = (long)code->valuedouble;
+			*exit_code = (long)engine_json_int(code, INT_MIN, INT_MAX, -1);
 			return 0;
 		}
 		if (waited >= EXEC_SETTLE_MS)

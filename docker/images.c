@@ -2,6 +2,7 @@
  * will succeed, so every progress object is checked for an error. */
 #include "docker/xfer.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static long long image_json_ll(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
+	return engine_json_int(v, 0, LLONG_MAX, -1);
 }
 
 static const char *image_json_str(const cJSON *obj, const char *name)

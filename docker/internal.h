@@ -81,6 +81,11 @@ void engine_url_add_path(struct strbuf *sb, const char *segment);
 /* Append "?k=v" or "&k=v" with v percent-encoded. */
 void engine_url_add_query(struct strbuf *sb, const char *key, const char *value);
 
+/* ---- JSON numbers from the engine (pure, docker/codec.c) ---- */
+/* v's value when it is a number that fits in [lo, hi] whole; dflt
+ * otherwise (not a number, NaN, out of range): never a cast out of range. */
+long long engine_json_int(const cJSON *v, long long lo, long long hi, long long dflt);
+
 /* ---- base64 (pure) ---- */
 /* Standard alphabet with padding. */
 char *engine_base64_encode(const void *data, size_t len);
@@ -140,6 +145,15 @@ void engine_tar_release(struct engine_tar *t);
 int engine_tar_feed(struct engine_tar *t, const char *data, size_t len,
 		    struct error *err);
 int engine_tar_finish(const struct engine_tar *t, struct error *err);
+
+/* ---- config.json credentials (pure, docker/auth.c) ---- */
+/* What config.json text gives ref without running anything: *helper = the
+ * credential helper registry_auth_header() would run first (credHelpers,
+ * then credsStore) or NULL; *out = the X-Registry-Auth value from auths, or
+ * NULL. Both caller-freed. Malformed text: ERR_DATA. */
+int registry_auth_from_config_text(const char *text, size_t len, const struct image_ref *ref,
+				   char **out, char **helper, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* ---- pull progress (pure apart from cb, docker/images.c) ---- */
 /* One NDJSON object of a pull's answer: an error object is the pull failing

@@ -4,6 +4,7 @@
  * answer's headers come at once, its body {"StatusCode":N} at exit. */
 #include "docker/xfer.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "common/cleanup.h"
@@ -43,7 +44,7 @@ static int wait_finish(struct engine_stream *s, struct error *err)
 	if (!cJSON_IsNumber(code))
 		return error_set(err, ERR_PROTOCOL, 0, "the answer to %s has no StatusCode",
 				 s->what);
-	w->status_code = (long)code->valuedouble;
+	w->status_code = (long)engine_json_int(code, INT_MIN, INT_MAX, -1);
 	w->have_status = true;
 	return 0;
 }
