@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -150,6 +151,17 @@ static size_t xfer_write(char *ptr, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
+/* Connections outlive a request now (one per engine, kept alive): none
+ * may leak into a child process (a credential helper), where a socket to
+ * the engine would be root on the host. */
+static curl_socket_t xfer_open_socket(void *ud, curlsocktype purpose,
+				      struct curl_sockaddr *addr)
+{
+	(void)ud;
+	(void)purpose;
+	return socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+}
+
 struct engine_stream *engine_xfer_new(struct engine *e, const char *method,
 				      const char *path, bool unversioned)
 {
@@ -174,6 +186,7 @@ struct engine_stream *engine_xfer_new(struct engine *e, const char *method,
 	SETOPT(s->h, CURLOPT_URL, url.buf);
 	SETOPT(s->h, CURLOPT_PRIVATE, (void *)s);
 	SETOPT(s->h, CURLOPT_NOSIGNAL, 1L);
+	SETOPT(s->h, CURLOPT_OPENSOCKETFUNCTION, xfer_open_socket);
 	SETOPT(s->h, CURLOPT_CONNECTTIMEOUT, ENGINE_CONNECT_TIMEOUT_S);
 	SETOPT(s->h, CURLOPT_ERRORBUFFER, s->errbuf);
 	SETOPT(s->h, CURLOPT_WRITEFUNCTION, xfer_write);

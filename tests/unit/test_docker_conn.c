@@ -4,10 +4,13 @@
  * interrupt fd, and the seccomp profile in the engine's flavour. */
 #include <criterion/criterion.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,6 +111,38 @@ Test(docker_conn, a_connection_the_engine_closed_is_replaced)
 		cr_assert_eq(engine_container_start(e, "c", &err), 0, "%s", err.msg);
 	cr_assert_eq(fake_engine_request_count(fe), 4);
 	cr_assert_eq(fake_engine_connection_count(fe), 4);
+	engine_close(e);
+}
+
+/* Whether fd is a connection to the fake engine's socket. */
+static bool connected_to_fake(int fd)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	const char *path = fake_engine_host(fe) + strlen("unix://");
+
+	memset(&sa, 0, sizeof(sa));
+	return getpeername(fd, (struct sockaddr *)&sa, &len) == 0 && sa.sun_family == AF_UNIX &&
+	       !strcmp(sa.sun_path, path);
+}
+
+Test(docker_conn, the_kept_connection_does_not_leak_into_children)
+{
+	struct engine *e;
+	struct error err;
+	int found = 0;
+
+	fake_engine_keep_alive(fe);
+	e = open_fake();
+	fake_engine_route_json(fe, "POST /v1.44/containers/c/start", 204, NULL, "");
+	cr_assert_eq(engine_container_start(e, "c", &err), 0, "%s", err.msg);
+	for (int fd = 0; fd < 1024; fd++) {
+		if (!connected_to_fake(fd))
+			continue;
+		found++;
+		cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC, "socket fd %d is inherited by exec", fd);
+	}
+	cr_assert_geq(found, 1, "the engine's connection is open");
 	engine_close(e);
 }
 
