@@ -108,6 +108,8 @@ void engine_xfer_set_timeout(struct engine_stream *s, long seconds);
  * copies s->err to err. */
 int engine_xfer_run(struct engine_stream *s, const struct engine_call_opts *opts,
 		    struct error *err) __attribute__((warn_unused_result));
+/* The error of a transfer curl could not complete (docker/xfer_error.c). */
+void engine_xfer_transport_error(struct engine_stream *s, CURLcode code);
 /* The error of a non-2xx answer: ERR_HTTP (or ERR_NOT_FOUND for a 404 when
  * not_found_404) with the engine's {"message"}. */
 int engine_xfer_http_error(const struct engine_stream *s, struct error *err);
