@@ -73,25 +73,3 @@ int engine_loop_add(struct engine_loop *l, struct engine_stream *s, struct error
 	}
 	return 0;
 }
-
-bool engine_stream_responded(const struct engine_stream *s)
-{
-	return s->headers_done;
-}
-
-bool engine_stream_done(const struct engine_stream *s)
-{
-	return s->done;
-}
-
-int engine_stream_result(const struct engine_stream *s, struct error *err)
-{
-	if (!s->done)
-		return error_set(err, ERR_USAGE, 0, "%s: still running", s->what);
-	if (s->rc < 0) {
-		if (err)
-			*err = s->err;
-		return -1;
-	}
-	return 0;
-}

@@ -545,6 +545,28 @@ int engine_xfer_lines_finish(struct engine_stream *s, struct error *err)
 	return engine_lines_finish(s->state, err) < 0 ? -1 : 0;
 }
 
+bool engine_stream_responded(const struct engine_stream *s)
+{
+	return s->headers_done;
+}
+
+bool engine_stream_done(const struct engine_stream *s)
+{
+	return s->done;
+}
+
+int engine_stream_result(const struct engine_stream *s, struct error *err)
+{
+	if (!s->done)
+		return error_set(err, ERR_USAGE, 0, "%s: still running", s->what);
+	if (s->rc < 0) {
+		if (err)
+			*err = s->err;
+		return -1;
+	}
+	return 0;
+}
+
 void engine_stream_free(struct engine_stream *s)
 {
 	if (!s)
