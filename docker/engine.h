@@ -284,6 +284,12 @@ void engine_loop_free(struct engine_loop *l);
  * refused it: once it returns 0 the container may be started. Other
  * streams of the loop may see their callbacks run meanwhile. */
 int engine_loop_add(struct engine_loop *l, struct engine_stream *s, struct error *err);
+/* The same, the wait for the engine's answer bounded by opts too (at most
+ * 30 s whatever its deadline): ERR_TIMEOUT, ERR_INTERRUPTED. The stream
+ * stays in the loop either way; engine_stream_free() removes it. */
+int engine_loop_add_opts(struct engine_loop *l, struct engine_stream *s,
+			 const struct engine_call_opts *opts, struct error *err)
+	__attribute__((warn_unused_result));
 /* Wait up to timeout_ms for activity (curl_multi_poll), also waking when
  * extra_fd (>= 0, e.g. a signal self-pipe) becomes readable. Processes
  * data and completions. Returns < 0 only on a loop failure. */

@@ -4,7 +4,6 @@
 #include "docker/xfer.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 #include "common/xalloc.h"
 
@@ -38,33 +37,26 @@ int engine_loop_poll(struct engine_loop *l, int timeout_ms, int extra_fd,
 	return engine_runner_step(&l->runner, timeout_ms, extra_fd, err);
 }
 
-static long long loop_now_ms(void)
+/* The engine answers a wait's (or attach's) headers only once the waiter
+ * is registered: after this, a start cannot outrun it. */
+static int loop_await_headers(struct engine_loop *l, struct engine_stream *s,
+			      const struct engine_call_opts *opts, struct error *err)
 {
-	struct timespec ts;
+	double deadline = engine_now() + (double)ENGINE_CONNECT_TIMEOUT_S;
+	int fd = opts ? opts->interrupt_fd : -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int engine_loop_add(struct engine_loop *l, struct engine_stream *s, struct error *err)
-{
-	long long deadline;
-
-	if (engine_runner_attach(&l->runner, s, err) < 0)
-		return -1;
-	if (!s->await_headers)
-		return 0;
-	/* The engine answers a wait's headers only once the waiter is
-	 * registered: after this, a start cannot outrun it. */
-	deadline = loop_now_ms() + ENGINE_CONNECT_TIMEOUT_S * 1000;
+	if (opts && opts->deadline > 0 && opts->deadline < deadline)
+		deadline = opts->deadline;
 	while (!s->headers_done && !s->done) {
-		long long left = deadline - loop_now_ms();
+		double left = deadline - engine_now();
 
+		if (engine_fd_readable(fd))
+			return error_set(err, ERR_INTERRUPTED, 0, "%s: interrupted", s->what);
 		if (left <= 0)
 			return error_set(err, ERR_TIMEOUT, 0,
-					 "the Docker engine at %s did not answer %s within %ld s",
-					 s->host, s->what, ENGINE_CONNECT_TIMEOUT_S);
-		if (engine_loop_poll(l, left < 100 ? (int)left : 100, -1, err) < 0)
+					 "the Docker engine at %s did not answer %s in time",
+					 s->host, s->what);
+		if (engine_loop_poll(l, left < 0.1 ? (int)(left * 1000) + 1 : 100, fd, err) < 0)
 			return -1;
 	}
 	if (s->done && s->rc < 0) {
@@ -72,4 +64,17 @@ int engine_loop_add(struct engine_loop *l, struct engine_stream *s, struct error
 		return -1;
 	}
 	return 0;
+}
+
+int engine_loop_add_opts(struct engine_loop *l, struct engine_stream *s,
+			 const struct engine_call_opts *opts, struct error *err)
+{
+	if (engine_runner_attach(&l->runner, s, err) < 0)
+		return -1;
+	return s->await_headers ? loop_await_headers(l, s, opts, err) : 0;
+}
+
+int engine_loop_add(struct engine_loop *l, struct engine_stream *s, struct error *err)
+{
+	return engine_loop_add_opts(l, s, NULL, err);
 }

@@ -411,7 +411,7 @@ int engine_runner_step(struct engine_runner *r, int timeout_ms, int extra_fd,
 
 /* ---- blocking runs ---- */
 
-static double xfer_now(void)
+double engine_now(void)
 {
 	struct timespec ts;
 
@@ -419,7 +419,7 @@ static double xfer_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static bool xfer_fd_readable(int fd)
+bool engine_fd_readable(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
 
@@ -434,7 +434,7 @@ static int xfer_wait_ms(const struct engine_call_opts *opts)
 
 	if (!opts || opts->deadline <= 0)
 		return 1000;
-	left = opts->deadline - xfer_now();
+	left = opts->deadline - engine_now();
 	if (left <= 0)
 		return -1;
 	return left >= 1.0 ? 1000 : (int)(left * 1000) + 1;
@@ -450,7 +450,7 @@ static int xfer_drive(struct engine_runner *r, struct engine_stream *s,
 	while (!s->done) {
 		int wait_ms = xfer_wait_ms(opts);
 
-		if (xfer_fd_readable(fd)) {
+		if (engine_fd_readable(fd)) {
 			runner_abandon(s, ERR_INTERRUPTED, "interrupted");
 			break;
 		}

@@ -76,6 +76,11 @@ struct engine_stream {
  * engine_loop_new). docker/ is the only user of libcurl in the program. */
 void engine_curl_init(void);
 
+/* Seconds on CLOCK_MONOTONIC, the clock of engine_call_opts.deadline. */
+double engine_now(void);
+/* Whether an interrupt fd (>= 0) is readable now. */
+bool engine_fd_readable(int fd);
+
 /* ---- runners: a multi handle and the transfers it drives ---- */
 int engine_runner_init(struct engine_runner *r, struct error *err)
 	__attribute__((warn_unused_result));

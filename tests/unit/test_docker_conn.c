@@ -277,6 +277,35 @@ Test(docker_conn, logs_pull_and_archive_take_a_deadline_too)
 	engine_close(e);
 }
 
+Test(docker_conn, registering_a_wait_in_a_loop_is_bounded_and_interruptible)
+{
+	struct engine *e = open_fake();
+	struct engine_call_opts opts = { .deadline = now_s() + 0.2, .interrupt_fd = -1 };
+	struct engine_loop *l = NULL;
+	struct engine_stream *s = NULL;
+	struct error err;
+	int p[2];
+
+	fake_engine_route_hang(fe, "POST /v1.44/containers/c/wait");
+	cr_assert_eq(engine_loop_new(&l, &err), 0);
+	cr_assert_eq(engine_wait_stream(e, "c", "next-exit", &s, &err), 0);
+	cr_assert_eq(engine_loop_add_opts(l, s, &opts, &err), -1);
+	cr_assert_eq(err.kind, ERR_TIMEOUT, "%s", err.msg);
+	engine_stream_free(s);
+
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(write(p[1], "x", 1), 1);
+	opts = (struct engine_call_opts){ .deadline = 0, .interrupt_fd = p[0] };
+	cr_assert_eq(engine_wait_stream(e, "c", "next-exit", &s, &err), 0);
+	cr_assert_eq(engine_loop_add_opts(l, s, &opts, &err), -1);
+	cr_assert_eq(err.kind, ERR_INTERRUPTED, "%s", err.msg);
+	engine_stream_free(s);
+	engine_loop_free(l);
+	close(p[0]);
+	close(p[1]);
+	engine_close(e);
+}
+
 /* ---- the seccomp profile and the engine's flavour ---- */
 
 static const char profile[] = "{ \"defaultAction\": \"SCMP_ACT_ERRNO\",\n"
