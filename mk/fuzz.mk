@@ -16,6 +16,11 @@ FUZZ_LIB_SRC = $(wildcard common/*.c finding/*.c) preflight/manifest.c \
                preflight/preflight.c preflight/topology.c
 FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_NAMES   = classifier manifest
+# The engine client's parsers of what the engine, a registry or the user's
+# config.json send (docker/): each a generic run below.
+DOCKER_FUZZ_NAMES = tar demux pull_progress auth_config image_ref api_version
+FUZZ_NAMES   += $(DOCKER_FUZZ_NAMES)
+FUZZ_LIB_SRC += $(wildcard docker/*.c)
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -45,6 +50,13 @@ fuzz-manifest: $(FUZZ_BUILD)/fuzz_manifest
 	$< -max_total_time=$(FUZZ_TIME) -max_len=16384 -timeout=10 -rss_limit_mb=1024 \
 	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
 	    $(FUZZ_BUILD)/corpus/manifest tests/fuzz/corpus/manifest
+
+# 70000 bytes: many tar blocks, frame headers and progress lines.
+$(DOCKER_FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_BUILD)/fuzz_%
+	@mkdir -p $(FUZZ_BUILD)/corpus/$*
+	$< -max_total_time=$(FUZZ_TIME) -max_len=70000 -timeout=10 -rss_limit_mb=1024 \
+	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus/$* tests/fuzz/corpus/$*
 
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD)

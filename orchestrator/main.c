@@ -6,7 +6,6 @@
 #include "orchestrator/say.h"
 #include "orchestrator/version.h"
 
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,9 +61,7 @@ int main(int argc, char **argv)
 		options_release(&o);
 		return code;
 	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	code = cmd && cmd->run ? cmd->run(&o) : run_command(&o);
-	curl_global_cleanup();
 	options_release(&o);
 	return code;
 }
