@@ -9,7 +9,7 @@ STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
 LOGS=$STATE/logs
 PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
 	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
-	  busybox-static curl clang valgrind)
+	  busybox-static curl clang valgrind libsqlite3-dev libxml2-dev libxml2-utils python3-junitparser chromium)
 REG_USER=hrrtest
 REG_PASS=hrrtest-secret
 
