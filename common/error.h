@@ -21,6 +21,7 @@ enum error_kind {
 	ERR_LIMIT,     /* an input exceeded a size limit */
 	ERR_CANCELLED, /* stopped on request (deadline callback, interrupt) */
 	ERR_DATA,      /* an input file is malformed */
+	ERR_BUSY,      /* a shared resource (GPU lease) stayed held past the wait */
 };
 
 #define ERROR_MSG_MAX 1024
