@@ -12,6 +12,7 @@
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
+#include "orchestrator/sweep_json.h"
 
 #define RESULTS_MAX_BYTES (256u << 20)
 
@@ -27,55 +28,33 @@ void sweep_result_release(struct sweep_result *r)
 	}
 }
 
-static void add_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 {
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
 	cJSON *g = cJSON_AddArrayToObject(o, "gpus");
 	cleanup_free char *text = NULL;
 
-	add_str(o, "case", r->case_name);
-	add_str(o, "image", r->image);
-	add_str(o, "image_id", r->image_id);
-	add_str(o, "archive", r->archive);
-	add_str(o, "digest", r->digest);
+	sjson_add_str(o, "case", r->case_name);
+	sjson_add_str(o, "image", r->image);
+	sjson_add_str(o, "image_id", r->image_id);
+	sjson_add_str(o, "archive", r->archive);
+	sjson_add_str(o, "digest", r->digest);
 	for (size_t i = 0; i < r->n_gpus; i++)
 		cJSON_AddItemToArray(g, cJSON_CreateNumber(r->gpus[i]));
 	cJSON_AddNumberToObject(o, "attempt", r->attempt);
-	add_str(o, "state", r->state);
-	add_str(o, "outcome", r->outcome);
-	add_str(o, "fault_class", r->fault_class);
-	add_str(o, "kernel_name", r->kernel);
+	sjson_add_str(o, "state", r->state);
+	sjson_add_str(o, "outcome", r->outcome);
+	sjson_add_str(o, "fault_class", r->fault_class);
+	sjson_add_str(o, "kernel_name", r->kernel);
 	cJSON_AddNumberToObject(o, "d2h_checked", (double)r->d2h_checked);
 	cJSON_AddNumberToObject(o, "d2h_mismatched", (double)r->d2h_mismatched);
 	cJSON_AddNumberToObject(o, "duration_s", r->duration_s);
-	add_str(o, "run_dir", r->run_dir);
+	sjson_add_str(o, "run_dir", r->run_dir);
 	cJSON_AddNumberToObject(o, "classifier_version", r->classifier_version);
-	add_str(o, "message", r->message);
+	sjson_add_str(o, "message", r->message);
 	cJSON_AddNumberToObject(o, "finished", (double)r->finished);
 	text = cJSON_PrintUnformatted(o);
 	strbuf_addstr(out, text);
-}
-
-static char *get_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
-}
-
-static double get_num(const cJSON *o, const char *k, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
 int sweep_result_parse(struct sweep_result *r, const char *line, struct error *err)
@@ -86,31 +65,31 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	memset(r, 0, sizeof(*r));
 	if (!cJSON_IsObject(o))
 		return error_set(err, ERR_DATA, 0, "not a JSON object");
-	r->case_name = get_str(o, "case");
-	r->image = get_str(o, "image");
-	r->state = get_str(o, "state");
+	r->case_name = sjson_str(o, "case");
+	r->image = sjson_str(o, "image");
+	r->state = sjson_str(o, "state");
 	if (!r->case_name || !r->image || !r->state) {
 		sweep_result_release(r);
 		return error_set(err, ERR_DATA, 0, "a result needs case, image and state");
 	}
-	r->image_id = get_str(o, "image_id");
-	r->archive = get_str(o, "archive");
-	r->digest = get_str(o, "digest");
+	r->image_id = sjson_str(o, "image_id");
+	r->archive = sjson_str(o, "archive");
+	r->digest = sjson_str(o, "digest");
 	g = cJSON_GetObjectItemCaseSensitive(o, "gpus");
 	cJSON_ArrayForEach(it, g)
 		if (cJSON_IsNumber(it) && r->n_gpus < SWEEP_MAX_GPUS)
 			r->gpus[r->n_gpus++] = it->valueint;
-	r->attempt = (int)get_num(o, "attempt", 1);
-	r->outcome = get_str(o, "outcome");
-	r->fault_class = get_str(o, "fault_class");
-	r->kernel = get_str(o, "kernel_name");
-	r->d2h_checked = (long long)get_num(o, "d2h_checked", -1);
-	r->d2h_mismatched = (long long)get_num(o, "d2h_mismatched", -1);
-	r->duration_s = get_num(o, "duration_s", 0);
-	r->run_dir = get_str(o, "run_dir");
-	r->classifier_version = (int)get_num(o, "classifier_version", 0);
-	r->message = get_str(o, "message");
-	r->finished = (long long)get_num(o, "finished", 0);
+	r->attempt = (int)sjson_num(o, "attempt", 1);
+	r->outcome = sjson_str(o, "outcome");
+	r->fault_class = sjson_str(o, "fault_class");
+	r->kernel = sjson_str(o, "kernel_name");
+	r->d2h_checked = (long long)sjson_num(o, "d2h_checked", -1);
+	r->d2h_mismatched = (long long)sjson_num(o, "d2h_mismatched", -1);
+	r->duration_s = sjson_num(o, "duration_s", 0);
+	r->run_dir = sjson_str(o, "run_dir");
+	r->classifier_version = (int)sjson_num(o, "classifier_version", 0);
+	r->message = sjson_str(o, "message");
+	r->finished = (long long)sjson_num(o, "finished", 0);
 	return 0;
 }
 

@@ -1,0 +1,186 @@
+#include "orchestrator/sweep_report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "orchestrator/report.h"
+
+#define FINDING_MD_MAX (256u << 10)
+
+/* The report model owns copies: history rows live only during a callback. */
+struct model {
+	struct report r;
+	size_t alloc;
+	struct strvec strings; /* every string the cases point at */
+	const char *folder;
+};
+
+static const char *keep(struct model *m, const char *s)
+{
+	if (!s)
+		return NULL;
+	strvec_push(&m->strings, s);
+	return m->strings.v[m->strings.n - 1];
+}
+
+static const char *keep_file(struct model *m, const char *run_dir, const char *name)
+{
+	cleanup_free char *path = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err;
+
+	if (!run_dir)
+		return NULL;
+	path = xasprintf("%s/%s/%s", m->folder, run_dir, name);
+	if (fs_read_small_file(path, FINDING_MD_MAX, &text, &err) < 0)
+		return NULL;
+	return keep(m, text.buf);
+}
+
+static int add_row(void *ctx, const struct history_status_row *row)
+{
+	struct model *m = ctx;
+	struct report_case *c;
+
+	if (m->r.n == m->alloc) {
+		m->alloc = m->alloc ? 2 * m->alloc : 64;
+		m->r.cases = xrealloc(m->r.cases, m->alloc * sizeof(*m->r.cases));
+	}
+	c = &m->r.cases[m->r.n++];
+	memset(c, 0, sizeof(*c));
+	c->case_name = keep(m, row->case_name);
+	c->image = keep(m, row->image);
+	c->image_id = keep(m, row->image_id);
+	c->gpus = keep(m, row->gpus);
+	c->outcome = keep(m, row->outcome);
+	c->fault_class = keep(m, row->fault_class);
+	c->kernel = keep(m, row->kernel);
+	c->prev_outcome = keep(m, row->prev_outcome);
+	c->status = row->status;
+	c->attempts = row->attempts;
+	c->duration_s = row->duration_s;
+	c->run_dir = keep(m, row->run_dir);
+	c->message = keep(m, row->message);
+	if (row->outcome && strcmp(row->outcome, "PASS"))
+		c->finding_md = keep_file(m, row->run_dir, "finding.md");
+	if (row->status == ST_FLAKY)
+		c->retry_note = keep(m, "an earlier attempt did not PASS; see the sweep's results.jsonl");
+	return 0;
+}
+
+static int add_trend(void *ctx, const struct history_trend_row *row)
+{
+	struct model *m = ctx;
+
+	for (size_t i = 0; i < m->r.n; i++) {
+		struct report_case *c = &m->r.cases[i];
+
+		if (strcmp(c->case_name, row->case_name) || strcmp(c->image, row->image) ||
+		    c->n_trend == REPORT_TREND_MAX)
+			continue;
+		c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
+	}
+	return 0;
+}
+
+static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		  const struct sweep_finish *f, struct error *err)
+{
+	struct sweep_results rs = { 0 };
+	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
+	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
+	bool rebuilt;
+	int rc;
+
+	for (size_t i = 0; i < meta->run_args.n; i++)
+		strbuf_addf(&opts, "%s%s", i ? " " : "", meta->run_args.v[i]);
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
+						       meta->plan.cases[i].image };
+	rc = sweep_results_load(folder, &rs, err);
+	if (rc == 0) {
+		struct history_sweep s = {
+			.id = meta->id, .label = meta->label, .host = meta->host,
+			.state = f->state, .options = opts.buf, .tool_version = meta->tool_version,
+			.folder = folder, .baseline = meta->baseline, .started = meta->started,
+			.finished = f->finished,
+		};
+
+		rc = history_db_import(db, &s, planned, meta->plan.n, &rs, &rebuilt, err);
+	}
+	sweep_results_release(&rs);
+	free(planned);
+	return rc;
+}
+
+static int write_copy(const char *folder, const char *name, const char *extra,
+		      const struct strbuf *text, struct error *err)
+{
+	cleanup_free char *path = xasprintf("%s/%s", folder, name);
+
+	if (fs_write_atomic(path, text->buf, text->len, 0644, err) < 0)
+		return -1;
+	if (extra && fs_write_atomic(extra, text->buf, text->len, 0644, err) < 0)
+		return error_prefix(err, "%s: ", extra);
+	return 0;
+}
+
+static int render(struct model *m, const char *folder, const struct sweep_finish *f,
+		  struct strbuf *stdout_text, struct error *err)
+{
+	cleanup_strbuf struct strbuf junit = STRBUF_INIT, md = STRBUF_INIT, json = STRBUF_INIT,
+				     html = STRBUF_INIT;
+
+	report_summary_md(&m->r, &md);
+	report_summary_json(&m->r, &json);
+	if (report_junit(&m->r, &junit, err) < 0 || report_html(&m->r, &html, err) < 0)
+		return -1;
+	if (write_copy(folder, "junit.xml", f->junit, &junit, err) < 0 ||
+	    write_copy(folder, "summary.md", f->summary, &md, err) < 0 ||
+	    write_copy(folder, "summary.json", NULL, &json, err) < 0 ||
+	    write_copy(folder, "report.html", f->html, &html, err) < 0)
+		return -1;
+	strbuf_add(stdout_text, f->json ? json.buf : md.buf, f->json ? json.len : md.len);
+	return 0;
+}
+
+int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		       const struct sweep_finish *f, int *exit_code, struct strbuf *stdout_text,
+		       struct error *err)
+{
+	struct model m = { .folder = folder };
+	cleanup_free char *baseline = NULL;
+	int rc = -1;
+
+	strvec_init(&m.strings);
+	if (import(db, meta, folder, f, err) < 0)
+		goto out;
+	if (meta->baseline)
+		baseline = xstrdup(meta->baseline);
+	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
+		goto out;
+	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0 ||
+	    history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
+		goto out;
+	m.r.sweep_id = meta->id;
+	m.r.label = meta->label;
+	m.r.baseline = baseline;
+	m.r.state = f->state;
+	m.r.tool_version = meta->tool_version;
+	m.r.quarantined = f->quarantined;
+	m.r.n_quarantined = f->n_quarantined;
+	report_finish(&m.r);
+	m.r.exit_code = sweep_exit_code(m.r.counts, strcmp(f->state, "finished") != 0,
+					meta->fail_on);
+	*exit_code = m.r.exit_code;
+	rc = render(&m, folder, f, stdout_text, err);
+out:
+	free(m.r.cases);
+	strvec_clear(&m.strings);
+	return rc;
+}
