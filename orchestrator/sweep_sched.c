@@ -5,7 +5,7 @@
 
 #include "common/xalloc.h"
 
-enum { GPU_FREE, GPU_BUSY, GPU_QUARANTINED };
+enum { GPU_FREE, GPU_BUSY, GPU_QUARANTINED, GPU_EXTERNAL };
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -135,4 +135,29 @@ bool sweep_sched_is_quarantined(const struct sweep_sched *s, int ordinal)
 		if (s->ordinals[i] == ordinal)
 			return s->state[i] == GPU_QUARANTINED;
 	return false;
+}
+
+void sweep_sched_requeue(struct sweep_sched *s, size_t id, int gpus_needed, const int *gpus,
+			 size_t n, int held_by_other)
+{
+	sweep_sched_finish(s, gpus, n, false);
+	for (size_t i = 0; i < s->n_gpus; i++)
+		if (s->ordinals[i] == held_by_other && s->state[i] == GPU_FREE)
+			s->state[i] = GPU_EXTERNAL;
+	sweep_sched_add(s, id, gpus_needed);
+	/* Back to the front: it was next in line. */
+	memmove(&s->pending[1], &s->pending[0], (s->n_pending - 1) * sizeof(*s->pending));
+	s->pending[0] = (struct sweep_sched_case){ id, gpus_needed < 1 ? 1 : gpus_needed, 0 };
+}
+
+void sweep_sched_recheck(struct sweep_sched *s)
+{
+	for (size_t i = 0; i < s->n_gpus; i++)
+		if (s->state[i] == GPU_EXTERNAL)
+			s->state[i] = GPU_FREE;
+}
+
+bool sweep_sched_has_external(const struct sweep_sched *s)
+{
+	return count_state(s, GPU_EXTERNAL) > 0;
 }

@@ -51,6 +51,15 @@ enum sweep_sched_verdict sweep_sched_next(struct sweep_sched *s, size_t *id, int
 /* A started case finished: its GPUs are free again, or quarantined (its
  * replay could not be stopped) for the rest of the sweep. */
 void sweep_sched_finish(struct sweep_sched *s, const int *gpus, size_t n, bool quarantine);
+/* A start that could not take its GPUs (another sweep or run holds
+ * `held_by_other`): the GPUs are free again, the case goes back to the
+ * front, and held_by_other is not offered until sweep_sched_recheck. */
+void sweep_sched_requeue(struct sweep_sched *s, size_t id, int gpus_needed, const int *gpus,
+			 size_t n, int held_by_other);
+/* Offer the GPUs held by others again (their holder may be done). */
+void sweep_sched_recheck(struct sweep_sched *s);
+/* True when some GPU is waiting for another holder. */
+bool sweep_sched_has_external(const struct sweep_sched *s);
 /* Quarantine a free GPU (e.g. a lease found it held by an orphan). */
 void sweep_sched_quarantine(struct sweep_sched *s, int ordinal);
 size_t sweep_sched_usable(const struct sweep_sched *s);

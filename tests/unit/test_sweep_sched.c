@@ -182,3 +182,28 @@ Test(sweep_status, names_masks_and_exit_codes)
 	counts[ST_MISSING] = 1;
 	cr_assert_eq(sweep_exit_code(counts, false, SWEEP_FAIL_DEFAULT), 1);
 }
+
+Test(sweep_sched, a_gpu_held_by_another_sweep_is_skipped_until_rechecked)
+{
+	struct sweep_sched s;
+	int pool[] = { 0, 1 };
+	size_t id;
+	int g[4];
+
+	sweep_sched_init(&s, pool, 2, 0, 0);
+	sweep_sched_add(&s, 0, 1);
+	sweep_sched_add(&s, 1, 1);
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+	cr_assert_eq(g[0], 0);
+	sweep_sched_requeue(&s, id, 1, g, 1, 0); /* GPU 0's lease is someone else's */
+	cr_assert(sweep_sched_has_external(&s));
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+	cr_assert_eq(id, 0, "the bounced case stays first");
+	cr_assert_eq(g[0], 1);
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_WAIT);
+	sweep_sched_recheck(&s);
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+	cr_assert_eq(id, 1);
+	cr_assert_eq(g[0], 0);
+	sweep_sched_release(&s);
+}
