@@ -231,7 +231,7 @@ int gpu_lease_acquire(struct gpu_lease *l, const char *const *names, size_t n,
 		if (!reported && o->on_wait)
 			o->on_wait(o->wait_ctx, names[busy], holder);
 		reported = true;
-		if (o->cancel && *o->cancel)
+		if (o->cancelled && o->cancelled())
 			return error_set(err, ERR_CANCELLED, 0, "interrupted waiting for GPU %s",
 					 names[busy]);
 		struct timespec ts = { 0, (long)delay_ms * 1000000L };

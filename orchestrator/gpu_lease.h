@@ -11,7 +11,6 @@
 #ifndef HRR_ORCHESTRATOR_GPU_LEASE_H
 #define HRR_ORCHESTRATOR_GPU_LEASE_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -35,7 +34,7 @@ struct gpu_lease_opts {
 	void *held_ctx;
 	gpu_lease_wait_fn on_wait;
 	void *wait_ctx;
-	volatile sig_atomic_t *cancel; /* stops the wait (ERR_CANCELLED) when set */
+	int (*cancelled)(void); /* non-zero stops the wait (ERR_CANCELLED); may be NULL */
 };
 
 struct gpu_lease {

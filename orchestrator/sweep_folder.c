@@ -18,7 +18,6 @@
 void sweep_meta_init(struct sweep_meta *m)
 {
 	memset(m, 0, sizeof(*m));
-	strvec_init(&m->run_args);
 	m->gpu_wait = -1;
 	m->fail_on = SWEEP_FAIL_DEFAULT;
 }
@@ -37,7 +36,7 @@ void sweep_meta_release(struct sweep_meta *m)
 		free(m->images[i].error);
 	}
 	free(m->images);
-	strvec_clear(&m->run_args);
+	free(m->run_options);
 	sweep_plan_release(&m->plan);
 	sweep_meta_init(m);
 }
@@ -58,29 +57,10 @@ void sweep_meta_add_image(struct sweep_meta *m, const char *ref)
 	m->images[m->n_images++] = (struct sweep_image){ xstrdup(ref), NULL, NULL };
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
-void sweep_meta_from_options(struct sweep_meta *m, const struct sweep_options *o)
-{
-	m->label = xstrdup(o->label ? o->label : "default");
-	m->baseline = dup_or_null(o->baseline);
-	m->db = dup_or_null(o->db);
-	strvec_pushv(&m->run_args, (const char *const *)o->run_args.v);
-	memcpy(m->gpus, o->gpus, sizeof(m->gpus));
-	m->n_gpus = o->n_gpus;
-	m->jobs = o->jobs;
-	m->retry_failed = o->retry_failed;
-	m->gpu_wait = o->gpu_wait;
-	m->fail_on = o->fail_on;
-}
-
 int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)
 {
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
-	cJSON *imgs, *args, *gpus;
+	cJSON *imgs, *gpus;
 	cleanup_free char *text = NULL, *path = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
 
 	cJSON_AddNumberToObject(o, "version", PLAN_JSON_VERSION);
@@ -101,9 +81,8 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 			sjson_add_str(im, "error", m->images[i].error);
 		cJSON_AddItemToArray(imgs, im);
 	}
-	args = cJSON_AddArrayToObject(o, "run_options");
-	for (size_t i = 0; i < m->run_args.n; i++)
-		cJSON_AddItemToArray(args, cJSON_CreateString(m->run_args.v[i]));
+	cJSON_AddItemToObject(o, "run_options", m->run_options ? cJSON_Parse(m->run_options)
+							       : cJSON_CreateObject());
 	gpus = cJSON_AddArrayToObject(o, "gpus");
 	for (size_t i = 0; i < m->n_gpus; i++)
 		cJSON_AddItemToArray(gpus, cJSON_CreateNumber(m->gpus[i]));
@@ -130,11 +109,11 @@ static void read_lists(struct sweep_meta *m, const cJSON *o)
 		m->images[m->n_images - 1].error = sjson_str(it, "error");
 		free(ref);
 	}
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "run_options"))
-		if (cJSON_IsString(it))
-			strvec_push(&m->run_args, it->valuestring);
+	it = cJSON_GetObjectItemCaseSensitive(o, "run_options");
+	if (cJSON_IsObject(it))
+		m->run_options = cJSON_PrintUnformatted(it);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "gpus"))
-		if (cJSON_IsNumber(it) && m->n_gpus < SWEEP_MAX_GPUS_OPT)
+		if (cJSON_IsNumber(it) && m->n_gpus < SWEEP_POOL_MAX)
 			m->gpus[m->n_gpus++] = it->valueint;
 }
 

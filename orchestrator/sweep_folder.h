@@ -11,12 +11,13 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
-#include "orchestrator/sweep_options.h"
 #include "orchestrator/sweep_plan.h"
 #include "orchestrator/sweep_result.h"
+#include "orchestrator/sweep_status.h"
 
 #define SWEEP_PLAN_FILE "plan.json"
 #define SWEEP_RESULTS_FILE "results.jsonl"
+#define SWEEP_POOL_MAX 64
 
 struct sweep_image {
 	char *ref;    /* as given */
@@ -29,8 +30,8 @@ struct sweep_meta {
 	long long started;
 	struct sweep_image *images;
 	size_t n_images;
-	struct strvec run_args;   /* the run options every case gets */
-	int gpus[SWEEP_MAX_GPUS_OPT];
+	char *run_options;        /* JSON object: the run options every case gets */
+	int gpus[SWEEP_POOL_MAX];
 	size_t n_gpus;            /* the pool; 0 = every host GPU */
 	long jobs, retry_failed;
 	double gpu_wait;
@@ -43,9 +44,6 @@ void sweep_meta_release(struct sweep_meta *m);
 /* The image entry of ref (NULL when the plan has none). */
 const struct sweep_image *sweep_meta_image(const struct sweep_meta *m, const char *ref);
 void sweep_meta_add_image(struct sweep_meta *m, const char *ref);
-
-/* Options of the sweep into m (everything but the id, host, images, cases). */
-void sweep_meta_from_options(struct sweep_meta *m, const struct sweep_options *o);
 
 int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)
 	__attribute__((warn_unused_result));

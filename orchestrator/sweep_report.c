@@ -97,8 +97,7 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 	bool rebuilt;
 	int rc;
 
-	for (size_t i = 0; i < meta->run_args.n; i++)
-		strbuf_addf(&opts, "%s%s", i ? " " : "", meta->run_args.v[i]);
+	strbuf_addstr(&opts, meta->run_options ? meta->run_options : "{}");
 	for (size_t i = 0; i < meta->plan.n; i++)
 		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
 						       meta->plan.cases[i].image };

@@ -13,7 +13,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history_db.h"
 #include "orchestrator/say.h"
-#include "orchestrator/sweep_options.h"
+#include "orchestrator/commands.h"
 
 struct trend_out {
 	cJSON *json;           /* --format json: the rows */
@@ -91,7 +91,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return 0;
 }
 
-static int prune(struct history_db *db, const struct history_options *o)
+static int prune(struct history_db *db, const struct sweep_options *o)
 {
 	cleanup_strvec struct strvec removed = STRVEC_INIT;
 	struct error err;
@@ -110,42 +110,28 @@ static int prune(struct history_db *db, const struct history_options *o)
 	return 0;
 }
 
-int cmd_history(int argc, char **argv)
+int history_command(struct options *opts)
 {
-	struct history_options o;
+	const struct sweep_options *o = &opts->sweep;
 	struct history_db *db = NULL;
 	struct error err;
 	cleanup_free char *dflt = history_db_default_path();
 	struct trend_out t = { 0 };
 	int code = 0;
 
-	history_options_init(&o);
-	if (history_options_parse(&o, argc, argv, &err) < 0) {
+	if (history_db_open(&db, o->db ? o->db : dflt, &err) < 0) {
 		say_error("%s", err.msg);
-		history_options_release(&o);
-		return 64;
-	}
-	if (o.want_help) {
-		cleanup_strbuf struct strbuf help = STRBUF_INIT;
-
-		history_options_help(&help);
-		fputs(help.buf, stdout);
-		history_options_release(&o);
-		return 0;
-	}
-	if (history_db_open(&db, o.db ? o.db : dflt, &err) < 0) {
-		say_error("%s", err.msg);
-		history_options_release(&o);
 		return 5;
 	}
-	if (o.prune) {
-		code = prune(db, &o);
-		goto out;
+	if (o->prune) {
+		code = prune(db, o);
+		history_db_close(db);
+		return code;
 	}
 	strbuf_init(&t.md, 0);
-	if (o.json)
+	if (opts->format == FORMAT_JSON)
 		t.json = cJSON_CreateArray();
-	if (history_db_trend(db, o.label, o.case_name, (int)o.last, trend_row, &t, &err) < 0) {
+	if (history_db_trend(db, o->label, o->case_name, (int)o->last, trend_row, &t, &err) < 0) {
 		say_error("%s", err.msg);
 		code = 5;
 	} else if (t.json) {
@@ -153,14 +139,12 @@ int cmd_history(int argc, char **argv)
 
 		printf("%s\n", text);
 	} else {
-		printf("# History%s%s%s%s\n%s", o.label ? " of " : "", o.label ? o.label : "",
-		       o.case_name ? ", case " : "", o.case_name ? o.case_name : "",
+		printf("# History%s%s%s%s\n%s", o->label ? " of " : "", o->label ? o->label : "",
+		       o->case_name ? ", case " : "", o->case_name ? o->case_name : "",
 		       t.md.len ? t.md.buf : "\nNo sweeps recorded.\n");
 	}
 	cJSON_Delete(t.json);
 	strbuf_release(&t.md);
-out:
 	history_db_close(db);
-	history_options_release(&o);
 	return code;
 }

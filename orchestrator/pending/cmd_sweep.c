@@ -17,14 +17,13 @@
 #include "orchestrator/sweep_engine.h"
 #include "orchestrator/sweep_report.h"
 #include "orchestrator/sweep_run.h"
+#include "orchestrator/sweep_runopts.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/version.h"
 
-extern char **environ;
-
 struct sweep_cmd {
-	struct sweep_options so;
-	struct options ro;
+	struct sweep_options *so;  /* the sweep's own options (inside ro) */
+	struct options *ro;        /* every case's run options */
 	struct sweep_meta meta;
 	char *folder;
 	struct replay_host host;
@@ -34,28 +33,6 @@ struct sweep_cmd {
 	struct history_db *db;
 	bool resume;
 };
-
-static const char *env_lookup(const char *name, void *ud)
-{
-	(void)ud;
-	return getenv(name);
-}
-
-/* The run options every case gets, parsed by the run option table. The
- * run parser insists on --image and --archive, which a sweep gives per
- * case: placeholders satisfy it and are never used. */
-static int parse_run_options(struct sweep_cmd *c, const struct strvec *args, struct error *err)
-{
-	cleanup_strvec struct strvec argv = STRVEC_INIT;
-
-	strvec_push(&argv, "hrr-docker-replay");
-	strvec_push(&argv, "run");
-	strvec_push(&argv, "--image=sweep-placeholder");
-	strvec_push(&argv, "--archive=/");
-	strvec_pushv(&argv, (const char *const *)args->v);
-	options_init(&c->ro);
-	return options_parse(&c->ro, (int)argv.n, argv.v, env_lookup, NULL, environ, err);
-}
 
 static unsigned random24(void)
 {
@@ -69,26 +46,47 @@ static unsigned random24(void)
 	return v & 0xffffffu;
 }
 
+static void meta_from_options(struct sweep_cmd *c)
+{
+	struct sweep_meta *m = &c->meta;
+	const struct sweep_options *so = c->so;
+	cJSON *run = sweep_runopts_to_json(c->ro);
+
+	m->label = xstrdup(so->label ? so->label : "default");
+	m->baseline = so->baseline ? xstrdup(so->baseline) : NULL;
+	m->db = so->db ? xstrdup(so->db) : NULL;
+	memcpy(m->gpus, so->gpus, sizeof(m->gpus));
+	m->n_gpus = so->n_gpus;
+	m->jobs = so->jobs;
+	m->retry_failed = so->retry_failed;
+	m->gpu_wait = so->gpu_wait;
+	m->fail_on = so->fail_on;
+	m->run_options = cJSON_PrintUnformatted(run);
+	cJSON_Delete(run);
+}
+
+/* A resumed sweep replays as it started: its recorded run options over
+ * this invocation's. */
+static void options_from_meta(struct sweep_cmd *c)
+{
+	cJSON *run = cJSON_Parse(c->meta.run_options ? c->meta.run_options : "{}");
+
+	sweep_runopts_from_json(c->ro, run);
+	cJSON_Delete(run);
+}
+
 /* A new sweep: the cases, in their fixed order, before anything starts. */
 static int plan_new(struct sweep_cmd *c, struct error *err)
 {
 	struct sweep_meta *m = &c->meta;
-	const char *env_image = getenv("HRR_DOCKER_IMAGE");
 	char host[256];
 
-	sweep_meta_from_options(m, &c->so);
-	if (!c->so.images.n && env_image && *env_image)
-		strvec_push(&c->so.images, env_image);
-	if (c->so.archives.n && !c->so.images.n)
-		return error_set(err, ERR_USAGE, 0, "sweep: --image is required with --archive "
-				 "(or set HRR_DOCKER_IMAGE)");
-	if (!c->so.archives.n && !c->so.plans.n)
-		return error_set(err, ERR_USAGE, 0, "sweep: give --archive PATH or --plan FILE");
-	if (sweep_plan_add_matrix(&m->plan, (const char *const *)c->so.archives.v, c->so.archives.n,
-				  (const char *const *)c->so.images.v, c->so.images.n, err) < 0)
+	meta_from_options(c);
+	if (sweep_plan_add_matrix(&m->plan, (const char *const *)c->so->archives.v, c->so->archives.n,
+				  (const char *const *)c->so->images.v, c->so->images.n, err) < 0)
 		return -1;
-	for (size_t i = 0; i < c->so.plans.n; i++)
-		if (sweep_plan_add_file(&m->plan, c->so.plans.v[i], err) < 0)
+	for (size_t i = 0; i < c->so->plans.n; i++)
+		if (sweep_plan_add_file(&m->plan, c->so->plans.v[i], err) < 0)
 			return -1;
 	if (sweep_plan_check_duplicates(&m->plan, err) < 0)
 		return -1;
@@ -108,9 +106,9 @@ static int open_host(struct sweep_cmd *c, struct replay_failure *f)
 {
 	const char **archives = xcalloc(c->meta.plan.n + 1, sizeof(char *));
 	struct replay_host_config cfg = {
-		.workdir = c->so.workdir ? c->so.workdir : c->ro.workdir, .archives = archives,
-		.n_archives = c->meta.plan.n, .device_root = c->ro.device_root,
-		.sysfs_root = c->ro.sysfs_root, .need_gpu = true, .verbosity = c->ro.verbosity,
+		.workdir = c->ro->workdir, .archives = archives,
+		.n_archives = c->meta.plan.n, .device_root = c->ro->device_root,
+		.sysfs_root = c->ro->sysfs_root, .need_gpu = true, .verbosity = c->ro->verbosity,
 	};
 	int code;
 
@@ -137,13 +135,13 @@ static int check_pool(const struct sweep_cmd *c, struct error *err)
  * that image's `error`, never the sweep's end. */
 static void setup_images(struct sweep_cmd *c)
 {
-	sweep_shared_setup(&c->sh, &c->ro);
+	sweep_shared_setup(&c->sh, c->ro);
 	c->imgs = xcalloc(c->meta.n_images + 1, sizeof(*c->imgs));
 	for (size_t i = 0; i < c->meta.n_images; i++) {
 		struct sweep_image *im = &c->meta.images[i];
 
 		sweep_image_env_init(&c->imgs[i]);
-		sweep_image_setup(&c->imgs[i], &c->host, &c->ro, &c->sh, im->ref,
+		sweep_image_setup(&c->imgs[i], &c->host, c->ro, &c->sh, im->ref,
 				  c->resume ? im->id : NULL);
 		if (c->imgs[i].ok && !im->id)
 			im->id = xstrdup(c->imgs[i].img.id);
@@ -166,14 +164,12 @@ static void cmd_release(struct sweep_cmd *c)
 	history_db_close(c->db);
 	free(c->folder);
 	sweep_meta_release(&c->meta);
-	options_release(&c->ro);
-	sweep_options_release(&c->so);
 }
 
 static int open_db(struct sweep_cmd *c, struct error *err)
 {
 	cleanup_free char *dflt = history_db_default_path();
-	const char *path = c->so.db ? c->so.db : c->meta.db ? c->meta.db : dflt;
+	const char *path = c->so->db ? c->so->db : c->meta.db ? c->meta.db : dflt;
 
 	return history_db_open(&c->db, path, err);
 }
@@ -184,7 +180,7 @@ static char *results_path(const struct sweep_cmd *c)
 {
 	const char *job = getenv("SLURM_ARRAY_JOB_ID"), *task = getenv("SLURM_ARRAY_TASK_ID");
 
-	if (c->so.have_shard && job && *job && task && *task)
+	if (c->so->have_shard && job && *job && task && *task)
 		return xasprintf("%s/results.%s_%s.jsonl", c->folder, job, task);
 	return xasprintf("%s/%s", c->folder, SWEEP_RESULTS_FILE);
 }
@@ -205,8 +201,8 @@ static int select_cases(struct sweep_cmd *c, size_t **cases, size_t *n, int **ne
 		return -1;
 	}
 	sweep_done_cases(&c->meta.plan, &rs, done, *next_attempt);
-	if (c->so.have_shard)
-		*n = sweep_shard_select(&c->meta.plan, done, 0, c->so.shard_i, c->so.shard_n, *cases);
+	if (c->so->have_shard)
+		*n = sweep_shard_select(&c->meta.plan, done, 0, c->so->shard_i, c->so->shard_n, *cases);
 	else
 		for (size_t i = *n = 0; i < np; i++)
 			if (!done[i])
@@ -218,19 +214,18 @@ static int select_cases(struct sweep_cmd *c, size_t **cases, size_t *n, int **ne
 
 static int prepare(struct sweep_cmd *c, struct error *err)
 {
-	if (c->so.resume) {
+	if (c->so->resume) {
 		cleanup_free char *wd = NULL;
 
-		if (workdir_prepare(c->so.workdir, NULL, 0, &wd, err) < 0 ||
-		    sweep_folder_find(wd, c->so.resume, &c->folder, err) < 0 ||
+		if (workdir_prepare(c->ro->workdir, NULL, 0, &wd, err) < 0 ||
+		    sweep_folder_find(wd, c->so->resume, &c->folder, err) < 0 ||
 		    sweep_meta_read(&c->meta, c->folder, err) < 0)
 			return -1;
 		c->resume = true;
-		return parse_run_options(c, &c->meta.run_args, err);
+		options_from_meta(c);
+		return 0;
 	}
-	if (plan_new(c, err) < 0)
-		return -1;
-	return parse_run_options(c, &c->so.run_args, err);
+	return plan_new(c, err);
 }
 
 static const char *final_state(const struct sweep_cmd *c, const struct sweep_run_outcome *out,
@@ -238,7 +233,7 @@ static const char *final_state(const struct sweep_cmd *c, const struct sweep_run
 {
 	if (out->interrupted)
 		return "interrupted";
-	if (c->so.have_shard || out->recorded < remaining_before)
+	if (c->so->have_shard || out->recorded < remaining_before)
 		return "partial";
 	return "finished";
 }
@@ -249,8 +244,8 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 	struct sweep_finish f = {
 		.state = final_state(c, out, n_cases), .finished = (long long)time(NULL),
 		.quarantined = out->quarantined, .n_quarantined = out->n_quarantined,
-		.junit = c->so.junit, .html = c->so.html, .summary = c->so.summary,
-		.json = c->so.json,
+		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
+		.json = c->ro->format == FORMAT_JSON,
 	};
 	struct error err;
 	int code;
@@ -308,7 +303,7 @@ static int run_sweep(struct sweep_cmd *c)
 		c->meta.plan.n, c->folder);
 	cleanup_free char *rpath = results_path(c);
 	struct sweep_run_input in = {
-		.meta = &c->meta, .folder = c->folder, .results_path = rpath, .o = &c->ro,
+		.meta = &c->meta, .folder = c->folder, .results_path = rpath, .o = c->ro,
 		.host = &c->host, .imgs = c->imgs, .sh = &c->sh, .cases = cases, .n_cases = n,
 		.next_attempt = next_attempt,
 	};
@@ -327,8 +322,8 @@ static int sweep_status(struct sweep_cmd *c)
 	struct error err;
 	size_t done = 0;
 
-	if (workdir_prepare(c->so.workdir, NULL, 0, &wd, &err) < 0 ||
-	    sweep_folder_find(wd, c->so.status, &c->folder, &err) < 0 ||
+	if (workdir_prepare(c->ro->workdir, NULL, 0, &wd, &err) < 0 ||
+	    sweep_folder_find(wd, c->so->status, &c->folder, &err) < 0 ||
 	    sweep_meta_read(&c->meta, c->folder, &err) < 0 ||
 	    sweep_results_load(c->folder, &rs, &err) < 0) {
 		say_error("%s", err.msg);
@@ -349,32 +344,16 @@ static int sweep_status(struct sweep_cmd *c)
 	return 0;
 }
 
-int cmd_sweep(int argc, char **argv)
+int sweep_command(struct options *o)
 {
 	struct sweep_cmd c;
-	struct error err;
 	int code;
 
 	memset(&c, 0, sizeof(c));
-	sweep_options_init(&c.so);
+	c.ro = o;
+	c.so = &o->sweep;
 	sweep_meta_init(&c.meta);
-	options_init(&c.ro);
-	if (sweep_options_parse(&c.so, argc, argv, &err) < 0) {
-		say_error("%s", err.msg);
-		code = SWEEP_EXIT_USAGE;
-	} else if (c.so.want_help) {
-		cleanup_strbuf struct strbuf help = STRBUF_INIT;
-
-		sweep_options_help(&help);
-		strbuf_addstr(&help, "\nRun options (every case):\n");
-		options_help(CMD_RUN, &help);
-		fputs(help.buf, stdout);
-		code = 0;
-	} else if (c.so.status) {
-		code = sweep_status(&c);
-	} else {
-		code = run_sweep(&c);
-	}
+	code = c.so->status ? sweep_status(&c) : run_sweep(&c);
 	cmd_release(&c);
 	return code;
 }
