@@ -123,7 +123,8 @@ int run_lease_take(const struct cmd_env *env, size_t i, struct run_lease *l)
 	p.names = xcalloc(env->host.topo.n_gpus, sizeof(*p.names));
 	sweep_lease_names(&env->host.topo, o->sysfs_root, p.names);
 	p.held = (struct sweep_held){ .engine = env->host.engine, .topo = &env->host.topo,
-				      .names = p.names, .fetched = -1e9 };
+				      .device_root = o->device_root, .names = p.names,
+				      .fetched = -1e9 };
 	p.owner = xasprintf("%s run of %s", env->host.owner, env->pid_dirs.v[i]);
 	p.lo = (struct gpu_lease_opts){ .owner = p.owner, .wait_s = o->sweep.gpu_wait,
 					.held = sweep_held_by_container, .held_ctx = &p.held,

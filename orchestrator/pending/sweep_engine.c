@@ -34,6 +34,21 @@ static const char *label_of(const cJSON *c, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* The owner label names a process of this host that no longer runs (a
+ * recycled pid has another start time). */
+static bool owner_dead_here(const char *owner)
+{
+	char host[256], h[256];
+	pid_t pid;
+	unsigned long long start;
+
+	if (!owner || gethostname(host, sizeof(host)) < 0)
+		return false;
+	host[sizeof(host) - 1] = '\0';
+	return owner_label_parse(owner, h, sizeof(h), &pid, &start, NULL) == 0 &&
+	       !strcmp(h, host) && process_start_ticks(pid) != start;
+}
+
 /* The render minors one container was given (HostConfig.Devices). */
 static void mark_devices(struct sweep_held *h, const cJSON *inspect, const char *who)
 {
@@ -42,10 +57,13 @@ static void mark_devices(struct sweep_held *h, const cJSON *inspect, const char 
 
 	cJSON_ArrayForEach(d, devs) {
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "PathOnHost");
-		const char *r = cJSON_IsString(p) ? strstr(p->valuestring, "/renderD") : NULL;
+		const char *root = h->device_root ? h->device_root : "/dev";
+		size_t rl = strlen(root);
 		int minor;
 
-		if (!r || sscanf(r, "/renderD%d", &minor) != 1)
+		/* This host's node only: a test's fake /dev is not the GPU. */
+		if (!cJSON_IsString(p) || strncmp(p->valuestring, root, rl) ||
+		    sscanf(p->valuestring + rl, "/dri/renderD%d", &minor) != 1)
 			continue;
 		for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
 			if (h->topo->gpus[g].drm_render_minor == minor) {
@@ -72,7 +90,9 @@ static void refresh(struct sweep_held *h)
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
 		cleanup_cjson cJSON *inspect = NULL;
 
-		if (!id || !state || strcmp(state, "running"))
+		/* A live owner holds its flock; only an orphan needs this witness. */
+		if (!id || !state || strcmp(state, "running") ||
+		    !owner_dead_here(label_of(c, LABEL_OWNER)))
 			continue;
 		if (engine_container_inspect(h->engine, id, &inspect, &err) == 0)
 			mark_devices(h, inspect, label_of(c, LABEL_OWNER));
@@ -118,25 +138,15 @@ int sweep_remove_orphans(struct engine *e)
 	cleanup_cjson cJSON *list = NULL;
 	const cJSON *c;
 	struct error err;
-	char host[256];
 	int removed = 0;
 
-	if (gethostname(host, sizeof(host)) < 0 ||
-	    engine_container_list(e, LABEL_OWNER, &list, &err) < 0)
+	if (engine_container_list(e, LABEL_OWNER, &list, &err) < 0)
 		return 0;
-	host[sizeof(host) - 1] = '\0';
 	cJSON_ArrayForEach(c, list) {
-		const char *owner = label_of(c, LABEL_OWNER);
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
-		char h[256];
-		pid_t pid;
-		unsigned long long start;
 
-		if (!owner || !id || label_of(c, LABEL_KEEP) ||
-		    owner_label_parse(owner, h, sizeof(h), &pid, &start, NULL) < 0 ||
-		    strcmp(h, host) || process_start_ticks(pid) == start)
-			continue;
-		if (engine_container_remove(e, id, true, &err) == 0)
+		if (id && !label_of(c, LABEL_KEEP) && owner_dead_here(label_of(c, LABEL_OWNER)) &&
+		    engine_container_remove(e, id, true, &err) == 0)
 			removed++;
 	}
 	return removed;

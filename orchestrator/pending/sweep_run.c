@@ -257,6 +257,7 @@ static void finish_worker(struct run *r, size_t k)
 			    r->in->meta->plan.cases[w->idx].name);
 	}
 	gpu_lease_release(&w->lease);
+	r->held.fetched = -1e9; /* what runs changed: look again */
 	sweep_sched_finish(&r->sched, w->gpus, w->n_gpus, quarantine);
 	strbuf_release(&w->out);
 	r->w[k] = r->w[--r->n_w];
@@ -329,7 +330,8 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	memcpy(r->attempt, in->next_attempt, m->plan.n * sizeof(int));
 	r->names = xcalloc(h->topo.n_gpus + 1, sizeof(*r->names));
 	sweep_lease_names(&h->topo, in->o->sysfs_root, r->names);
-	r->held = (struct sweep_held){ .engine = h->engine, .topo = &h->topo, .names = r->names };
+	r->held = (struct sweep_held){ .engine = h->engine, .topo = &h->topo,
+				  .device_root = in->o->device_root, .names = r->names };
 	r->held.fetched = -1e9;
 	sweep_progress_init(&r->progress, in->n_cases, isatty(STDERR_FILENO));
 	install_signals(r);

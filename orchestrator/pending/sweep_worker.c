@@ -179,7 +179,15 @@ int sweep_worker_spawn(const struct sweep_job *j, pid_t *pid, int *fd, struct er
 		return error_errno(err, "fork");
 	}
 	if (*pid == 0) {
-		close(p[0]);
+		int out = 3;
+
+		/* Nothing of the parent's but the result pipe: another case's
+		 * lease descriptor kept open here would hold that GPU's flock
+		 * after the parent released it, and the parent's engine socket
+		 * and database are not the worker's to touch. */
+		if (p[1] != out && dup2(p[1], out) < 0)
+			_exit(1);
+		close_range(out + 1, ~0U, 0);
 		/* Its own process group: the terminal's Ctrl-C reaches the parent,
 		 * which stops every worker once (a second signal would mean "now").
 		 * A parent killed with SIGKILL still stops its workers. */
@@ -187,7 +195,7 @@ int sweep_worker_spawn(const struct sweep_job *j, pid_t *pid, int *fd, struct er
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() == 1)
 			_exit(0);
-		_exit(worker_main(j, p[1]));
+		_exit(worker_main(j, out));
 	}
 	close(p[1]);
 	*fd = p[0];
