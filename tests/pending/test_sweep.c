@@ -367,3 +367,260 @@ Test(sweep, fails_once_then_passes_is_flaky)
 						 SIM_IMAGE), "attempts")->valueint, 2);
 	(void)r;
 }
+
+static char *only_sweep_folder(void)
+{
+	cleanup_free char *sweeps = xasprintf("%s/sweeps", tenv.workdir);
+	DIR *d = NULL;
+	struct dirent *e;
+	char *found = NULL;
+
+	for (int i = 0; i < 300 && !found; i++) {
+		if (!d)
+			usleep(50000);
+		d = opendir(sweeps);
+		while (d && (e = readdir(d)))
+			if (e->d_name[0] != '.')
+				found = xasprintf("%s/%s", sweeps, e->d_name);
+		if (d)
+			closedir(d);
+		d = NULL;
+	}
+	cr_assert_not_null(found, "no sweep folder under %s", sweeps);
+	return found;
+}
+
+static size_t count_lines(const char *path, const char *needle)
+{
+	struct strbuf t = STRBUF_INIT;
+	size_t n = 0;
+
+	if (read_text(path, &t))
+		for (const char *p = t.buf; (p = strstr(p, needle)); p++)
+			n++;
+	strbuf_release(&t);
+	return n;
+}
+
+Test(sweep, kill_9_then_resume_finishes_each_case_once)
+{
+	cleanup_free char *folder = NULL, *results = NULL, *runs = NULL;
+	struct tool_run r;
+	char name[16];
+	pid_t pid;
+
+	for (int i = 0; i < 12; i++) {
+		snprintf(name, sizeof(name), "c%02d", i);
+		add_case(name, "slow", "scenario=slow\nseconds=2\ninterval=0.5\n");
+	}
+	const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+			       "--sysfs-root", sysfs4, "--db", dbpath, "--image", SIM_IMAGE,
+			       "--archive", library, "--label", "killed", NULL };
+
+	pid = tool_spawn(argv, extra_env, tenv.root);
+	folder = only_sweep_folder();
+	results = xasprintf("%s/results.jsonl", folder);
+	cr_assert(wait_for_text(results, "\"state\"", 120), "a first case finished");
+	kill(pid, SIGKILL);
+	tool_wait(pid, 30);
+	cr_assert_lt(count_lines(results, "\"case\""), 12, "killed mid-way");
+
+	const char *resume[] = { "--resume", folder, "--format", "json", NULL };
+
+	sweep_run(&r, resume);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	for (int i = 0; i < 12; i++) {
+		cleanup_free char *needle = NULL;
+
+		snprintf(name, sizeof(name), "c%02d", i);
+		needle = xasprintf("\"case\":\"library/%s/capture.hrr/pid-4242\"", name);
+		cr_assert_eq(count_lines(results, needle), 1, "%s has exactly one result", name);
+	}
+	{
+		cleanup_cjson cJSON *s = summary_of(&r);
+
+		cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(s, "state")), "finished");
+		cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "counts"), "new")->valueint, 12);
+	}
+	runs = xasprintf("%s/runs", folder);
+	cr_assert_eq(count_tool_containers(runs), 0, "no container left");
+	tool_run_release(&r);
+}
+
+Test(sweep, two_sweeps_and_a_run_never_share_a_gpu)
+{
+	char name[16];
+	pid_t a, b;
+	struct tool_run run;
+	struct span spans[64];
+	size_t n = 0;
+	cleanup_free char *dir_a = xasprintf("%s/a", tenv.root), *dir_b = xasprintf("%s/b", tenv.root);
+	cleanup_free char *pid_dir = NULL;
+
+	for (int i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "c%02d", i);
+		add_case(name, "slow", "scenario=slow\nseconds=1\ninterval=0.5\n");
+	}
+	mkdir(dir_a, 0755);
+	mkdir(dir_b, 0755);
+	const char *argv_a[] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				 "--sysfs-root", sysfs4, "--db", dbpath, "--image", SIM_IMAGE,
+				 "--archive", library, "--label", "a", NULL };
+	const char *argv_b[] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				 "--sysfs-root", sysfs4, "--db", dbpath, "--image", SIM_IMAGE,
+				 "--archive", library, "--label", "b", NULL };
+
+	a = tool_spawn(argv_a, extra_env, dir_a);
+	b = tool_spawn(argv_b, extra_env, dir_b);
+	pid_dir = xasprintf("%s/c00/capture.hrr/pid-4242", library);
+	const char *argv_run[] = { "run", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				   "--sysfs-root", sysfs4, "--image", SIM_IMAGE, "--archive", pid_dir,
+				   "-q", NULL };
+
+	tool_run(&run, argv_run, extra_env);
+	cr_assert_eq(run.status, 0, "%s", run.err.buf);
+	cr_assert_eq(tool_wait(a, 200), 0);
+	cr_assert_eq(tool_wait(b, 200), 0);
+	collect_spans(tenv.workdir, spans, &n, 64);
+	cr_assert_eq(n, 13, "6 + 6 sweep replays and one run");
+	assert_no_shared_gpu(spans, n);
+	tool_run_release(&run);
+}
+
+Test(sweep, junit_survives_nasty_kernel_names)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *s = NULL;
+	cleanup_free char *junit = NULL, *folder = NULL, *py = NULL;
+	/* <, >, &, an ESC colour sequence, a control character and a UTF-8
+	 * sequence cut in half. */
+	static const char nasty[] = "scenario=maf\nkernel=void k<float, 4>(T&) \x1b[31mred\x1b[0m "
+				    "\x01 cut\xe2\x82\n";
+
+	add_case("nasty", "maf", nasty);
+	add_case("plain", "pass", NULL);
+	const char *args[] = { "--image", SIM_IMAGE, "--archive", library, "--label", "nasty",
+			       "--format", "json", NULL };
+
+	sweep_run(&r, args);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	s = summary_of(&r);
+	folder = folder_of(s);
+	junit = xasprintf("%s/junit.xml", folder);
+	cr_assert_eq(run_shell("xmllint --noout '%s'", junit), 0, "well-formed XML");
+	py = xasprintf("/usr/bin/python3 -c \"import sys\nfrom junitparser import JUnitXml, Failure\n"
+		       "x = JUnitXml.fromfile(sys.argv[1])\n"
+		       "f = [r for s in x for c in s for r in c.result if isinstance(r, Failure)]\n"
+		       "assert len(f) == 1, f\n"
+		       "m = f[0].message\n"
+		       "assert 'k<float, 4>(T&)' in m, m\n"
+		       "assert '\\x1b' not in m and '\\x01' not in m, repr(m)\n\" '%s'", junit);
+	cr_assert_eq(system(py), 0, "a real JUnit reader takes it");
+	tool_run_release(&r);
+}
+
+Test(sweep, gpu_wait_gives_up_with_75)
+{
+	struct tool_run r;
+	cleanup_free char *slow = NULL, *pass = NULL, *lock = NULL;
+	pid_t holder;
+
+	add_case("slow", "slow", "scenario=slow\nseconds=8\ninterval=0.5\n");
+	add_case("pass", "pass", NULL);
+	slow = xasprintf("%s/slow/capture.hrr/pid-4242", library);
+	pass = xasprintf("%s/pass/capture.hrr/pid-4242", library);
+	const char *argv_hold[] = { "run", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				    "--sysfs-root", sysfs4, "--image", SIM_IMAGE, "--archive", slow,
+				    "--gpu", "0", "-q", NULL };
+
+	holder = tool_spawn(argv_hold, extra_env, tenv.root);
+	cr_assert_not_null(wait_for_tool_container(tenv.workdir, 60), "the holder runs");
+	const char *argv[] = { "run", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+			       "--sysfs-root", sysfs4, "--image", SIM_IMAGE, "--archive", pass,
+			       "--gpu", "0", "--gpu-wait", "1", "-q", NULL };
+
+	tool_run(&r, argv, extra_env);
+	cr_assert_eq(r.status, 75, "busy past --gpu-wait: %s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "busy"), "%s", r.err.buf);
+	/* Without --gpu the run takes the lowest free GPU instead. */
+	const char *argv_auto[] = { "run", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				    "--sysfs-root", sysfs4, "--image", SIM_IMAGE, "--archive", pass,
+				    "--gpu-wait", "0", "-q", "--format", "json", NULL };
+	tool_run_release(&r);
+	tool_run(&r, argv_auto, extra_env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert_eq(tool_wait(holder, 60), 0);
+	tool_run_release(&r);
+}
+
+Test(sweep, bad_plans_stop_before_anything_starts)
+{
+	struct tool_run r;
+	cleanup_free char *plan = xasprintf("%s/plan.json", tenv.root);
+	cleanup_free char *plan2 = xasprintf("%s/plan2.json", tenv.root);
+	struct error err;
+	static const char not_json[] = "{\"cases\": [";
+	cleanup_free char *missing = xasprintf("{\"cases\": [{\"archive\": \"%s/nope\", \"image\": \"x\"}]}",
+					       tenv.root);
+
+	cr_assert_eq(fs_write_atomic(plan, not_json, strlen(not_json), 0644, &err), 0);
+	cr_assert_eq(fs_write_atomic(plan2, missing, strlen(missing), 0644, &err), 0);
+	const char *a1[] = { "--plan", plan, NULL };
+	const char *a2[] = { "--plan", plan2, NULL };
+
+	sweep_run(&r, a1);
+	cr_assert_eq(r.status, 64);
+	cr_assert(strstr(r.err.buf, "not JSON"), "%s", r.err.buf);
+	tool_run_release(&r);
+	sweep_run(&r, a2);
+	cr_assert_eq(r.status, 64);
+	cr_assert(strstr(r.err.buf, "nope"), "%s", r.err.buf);
+	tool_run_release(&r);
+	/* Two libraries with the same relative layout: refused, both named. */
+	add_case("x/lib/c", "pass", NULL);
+	add_case("y/lib/c", "pass", NULL);
+	cleanup_free char *lx = xasprintf("%s/x/lib", library), *ly = xasprintf("%s/y/lib", library);
+	const char *a3[] = { "--image", SIM_IMAGE, "--archive", lx, "--archive", ly, NULL };
+
+	sweep_run(&r, a3);
+	cr_assert_eq(r.status, 64);
+	cr_assert(strstr(r.err.buf, "/x/lib/c/") && strstr(r.err.buf, "/y/lib/c/"), "%s", r.err.buf);
+	cr_assert_eq(access(tenv.workdir, F_OK) == 0 ? count_tool_containers(tenv.workdir) : 0, 0);
+	tool_run_release(&r);
+}
+
+Test(sweep, history_shows_the_trend_and_prune_keeps_the_last)
+{
+	struct tool_run r;
+	const char *args[] = { "--image", SIM_IMAGE, "--archive", library, "--label", "h", "-q", NULL };
+
+	add_case("one", "pass", NULL);
+	for (int i = 0; i < 3; i++) {
+		sweep_run(&r, args);
+		cr_assert_eq(r.status, 0, "%s", r.err.buf);
+		tool_run_release(&r);
+	}
+	const char *h[] = { "history", "--db", dbpath, "--label", "h", "--format", "json", NULL };
+
+	tool_run(&r, h, extra_env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	{
+		cleanup_cjson cJSON *j = cJSON_Parse(r.out.buf);
+
+		cr_assert_eq(cJSON_GetArraySize(j), 3, "%s", r.out.buf);
+	}
+	tool_run_release(&r);
+	const char *p[] = { "history", "prune", "--keep", "1", "--db", dbpath, "--label", "h", NULL };
+
+	tool_run(&r, p, extra_env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert(strstr(r.out.buf, "2 sweep(s) pruned"), "%s", r.out.buf);
+	tool_run_release(&r);
+	tool_run(&r, h, extra_env);
+	{
+		cleanup_cjson cJSON *j = cJSON_Parse(r.out.buf);
+
+		cr_assert_eq(cJSON_GetArraySize(j), 1, "%s", r.out.buf);
+	}
+	tool_run_release(&r);
+}
