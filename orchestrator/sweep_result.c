@@ -1,6 +1,7 @@
 #include "orchestrator/sweep_result.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -26,6 +27,37 @@ void sweep_result_release(struct sweep_result *r)
 		free(*strs[i]);
 		*strs[i] = NULL;
 	}
+}
+
+static int hash_file(const char *path, unsigned long long *h, bool optional, struct error *err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[1 << 16];
+	ssize_t n;
+
+	if (fd < 0)
+		return optional && errno == ENOENT ? 0 : error_errno(err, "%s", path);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return error_errno(err, "read %s", path);
+		}
+		for (ssize_t i = 0; i < n; i++)
+			*h = (*h ^ (unsigned char)buf[i]) * 1099511628211ull;
+	}
+	return 0;
+}
+
+char *sweep_archive_digest(const char *pid_dir, struct error *err)
+{
+	unsigned long long h = 1469598103934665603ull;
+	cleanup_free char *ev = xasprintf("%s/events.bin", pid_dir);
+	cleanup_free char *mf = xasprintf("%s/manifest.json", pid_dir);
+
+	if (hash_file(ev, &h, false, err) < 0 || hash_file(mf, &h, true, err) < 0)
+		return NULL;
+	return xasprintf("fnv1a64:%016llx", h);
 }
 
 void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)

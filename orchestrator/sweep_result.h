@@ -41,6 +41,13 @@ struct sweep_result {
 };
 
 void sweep_result_release(struct sweep_result *r);
+
+/* What identifies a capture's content: FNV-1a 64 over events.bin then
+ * manifest.json (a missing manifest hashes as empty), "fnv1a64:<16 hex>".
+ * Cheap enough to compute per case, strong enough to tell a re-captured
+ * archive from the one of last night. Caller frees. */
+char *sweep_archive_digest(const char *pid_dir, struct error *err)
+	__attribute__((warn_unused_result));
 /* One line, without the newline. */
 void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out);
 int sweep_result_parse(struct sweep_result *r, const char *line, struct error *err)

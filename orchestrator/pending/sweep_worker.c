@@ -63,6 +63,7 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 	for (size_t g = 0; g < u->n_gpus && g < SWEEP_MAX_GPUS; g++)
 		r->gpus[r->n_gpus++] = u->gpus[g];
 	r->duration_s = u->timings.wall_s;
+	r->digest = sweep_archive_digest(j->c->archive, ERROR_DISCARD);
 	if (u->run_dir) {
 		const char *base = strrchr(u->run_dir, '/');
 

@@ -1,85 +1,135 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "orchestrator/sweep_options.h"
+#include "common/cleanup.h"
+#include "orchestrator/options.h"
+#include "orchestrator/sweep_runopts.h"
 
-#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-Test(sweep_options, sweep_options_are_taken_run_options_forwarded_in_order)
+static const char *no_env(const char *name, void *ud)
 {
-	struct sweep_options o;
-	struct error err;
-	char *argv[] = { "sweep", "--image", "a:1", "--archive=/lib", "--image=b:2", "--timeout",
-			 "60", "--label", "nightly", "-e", "--label=x", "--yes", "--gpus", "0,2",
-			 "--retry-failed", "1", "--format", "json", "--fail-on", "new,flaky",
-			 "--workdir", "/w" };
-
-	sweep_options_init(&o);
-	cr_assert_eq(sweep_options_parse(&o, ARGC(argv), argv, &err), 0, "%s", err.msg);
-	cr_assert_eq(o.images.n, 2);
-	cr_assert_str_eq(o.images.v[1], "b:2");
-	cr_assert_str_eq(o.archives.v[0], "/lib");
-	cr_assert_str_eq(o.label, "nightly");
-	cr_assert_eq(o.n_gpus, 2);
-	cr_assert_eq(o.gpus[1], 2);
-	cr_assert_eq(o.retry_failed, 1);
-	cr_assert(o.json);
-	cr_assert(o.fail_on & SWEEP_STATUS_BIT(ST_NEW));
-	cr_assert(o.fail_on & SWEEP_STATUS_BIT(ST_REGRESSED), "the default set stays");
-	cr_assert_eq(o.run_args.n, 6, "--timeout 60 -e --label=x --yes --workdir=/w");
-	cr_assert_str_eq(o.run_args.v[0], "--timeout");
-	cr_assert_str_eq(o.run_args.v[1], "60");
-	cr_assert_str_eq(o.run_args.v[3], "--label=x", "an -e value is never a sweep option");
-	cr_assert_str_eq(o.run_args.v[4], "--yes");
-	cr_assert_str_eq(o.run_args.v[5], "--workdir=/w");
-	sweep_options_release(&o);
+	(void)name;
+	(void)ud;
+	return NULL;
 }
 
-static void refused(char *opt, char *val, const char *expect)
+static const char *image_env(const char *name, void *ud)
 {
-	struct sweep_options o;
-	struct error err;
-	char *argv[] = { "sweep", opt, val };
+	(void)ud;
+	return !strcmp(name, "HRR_DOCKER_IMAGE") ? "env:img" : NULL;
+}
 
-	sweep_options_init(&o);
-	cr_assert_eq(sweep_options_parse(&o, val ? 3 : 2, argv, &err), -1, "%s", opt);
+#define PARSE(o, env, ...)                                                                 \
+	({                                                                                 \
+		char *argv_[] = { "hrr-docker-replay", __VA_ARGS__ };                    \
+		options_parse((o), (int)(sizeof(argv_) / sizeof(argv_[0])), argv_, (env), \
+			      NULL, NULL, &err);                                           \
+	})
+
+Test(sweep_options, sweep_takes_its_options_and_every_run_option)
+{
+	struct options o;
+	struct error err;
+
+	options_init(&o);
+	cr_assert_eq(PARSE(&o, no_env, "sweep", "--image", "a:1", "--archive=/lib", "--image=b:2",
+			   "--timeout", "60", "--label", "nightly", "-e", "X=1", "--yes", "--gpus",
+			   "0,2", "--retry-failed", "1", "--format", "json", "--fail-on",
+			   "new,flaky", "--gpu-wait", "5"),
+		     0, "%s", err.msg);
+	cr_assert_eq(o.command, CMD_SWEEP);
+	cr_assert_eq(o.sweep.images.n, 2);
+	cr_assert_str_eq(o.sweep.images.v[1], "b:2");
+	cr_assert_str_eq(o.sweep.archives.v[0], "/lib");
+	cr_assert_str_eq(o.sweep.label, "nightly");
+	cr_assert_eq(o.sweep.n_gpus, 2);
+	cr_assert_eq(o.sweep.retry_failed, 1);
+	cr_assert_eq(o.sweep.gpu_wait, 5);
+	cr_assert(o.sweep.fail_on & SWEEP_STATUS_BIT(ST_NEW));
+	cr_assert(o.sweep.fail_on & SWEEP_STATUS_BIT(ST_REGRESSED), "the default set stays");
+	cr_assert_eq(o.timeout_s, 60);
+	cr_assert(o.yes);
+	cr_assert_str_eq(o.env.v[0], "X=1");
+	cr_assert_eq(o.format, FORMAT_JSON);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, image_env, "sweep", "--archive", "/lib"), 0, "%s", err.msg);
+	cr_assert_str_eq(o.sweep.images.v[0], "env:img", "HRR_DOCKER_IMAGE without --image");
+	options_release(&o);
+}
+
+static void refused(const char *expect, int argc, char **argv)
+{
+	struct options o;
+	struct error err;
+
+	options_init(&o);
+	cr_assert_eq(options_parse(&o, argc, argv, no_env, NULL, NULL, &err), -1, "%s", argv[2]);
 	cr_assert_eq(err.kind, ERR_USAGE);
-	cr_assert(strstr(err.msg, expect), "%s", err.msg);
-	sweep_options_release(&o);
+	cr_assert(strstr(err.msg, expect), "%s lacks %s", err.msg, expect);
+	options_release(&o);
 }
 
 Test(sweep_options, what_a_sweep_refuses)
 {
-	refused("--gpu", "1", "--gpus");
-	refused("-o", "x", "--summary");
-	refused("--label", "a/b", "--label");
-	refused("--jobs", "0", "--jobs");
-	refused("--fail-on", "new,nope", "nope");
-	refused("--shard", "2/2", "--shard");
-	refused("--slurm", NULL, "Slurm");
-	refused("--format", "xml", "--format");
+	char *a1[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--gpu", "1" };
+	char *a2[] = { "x", "sweep", "--archive", "/l", "--image", "i", "-o", "f" };
+	char *a3[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--label", "a/b" };
+	char *a4[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--fail-on", "nope" };
+	char *a5[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--shard", "2/2" };
+	char *a6[] = { "x", "sweep" };
+	char *a7[] = { "x", "sweep", "--archive", "/l" };
+	char *a8[] = { "x", "run", "--archive", "/l", "--image", "i", "--label", "x" };
+
+	refused("--gpus", 8, a1);
+	refused("--summary", 8, a2);
+	refused("--label", 8, a3);
+	refused("nope", 8, a4);
+	refused("--shard", 8, a5);
+	refused("--archive PATH or --plan", 2, a6);
+	refused("--image is required", 4, a7);
+	refused("does not apply", 8, a8);
 }
 
 Test(sweep_options, history_and_prune)
 {
-	struct history_options o;
+	struct options o;
 	struct error err;
-	char *a1[] = { "history", "--label", "n", "--case=lib/pid-1", "--last", "3", "--format",
-		       "json" };
-	char *a2[] = { "history", "prune", "--keep", "2" };
-	char *a3[] = { "history", "prune" };
 
-	history_options_init(&o);
-	cr_assert_eq(history_options_parse(&o, 8, a1, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(o.case_name, "lib/pid-1");
-	cr_assert_eq(o.last, 3);
-	cr_assert(o.json && !o.prune);
-	history_options_release(&o);
-	cr_assert_eq(history_options_parse(&o, 4, a2, &err), 0, "%s", err.msg);
-	cr_assert(o.prune);
-	cr_assert_eq(o.keep, 2);
-	history_options_release(&o);
-	cr_assert_eq(history_options_parse(&o, 2, a3, &err), -1);
+	options_init(&o);
+	cr_assert_eq(PARSE(&o, no_env, "history", "--label", "n", "--case=lib/pid-1", "--last", "3"),
+		     0, "%s", err.msg);
+	cr_assert_eq(o.command, CMD_HISTORY);
+	cr_assert_str_eq(o.sweep.case_name, "lib/pid-1");
+	cr_assert_eq(o.sweep.last, 3);
+	cr_assert(!o.sweep.prune);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, no_env, "history", "prune", "--keep", "2"), 0, "%s", err.msg);
+	cr_assert(o.sweep.prune);
+	cr_assert_eq(o.sweep.keep, 2);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, no_env, "history", "prune"), -1);
 	cr_assert(strstr(err.msg, "--keep"), "%s", err.msg);
-	history_options_release(&o);
+	options_release(&o);
+}
+
+Test(sweep_options, run_options_round_trip_through_plan_json)
+{
+	struct options a, b;
+	struct error err;
+	cJSON *j;
+
+	options_init(&a);
+	options_init(&b);
+	cr_assert_eq(PARSE(&a, no_env, "sweep", "--archive", "/l", "--image", "i", "--timeout", "7",
+			   "-e", "A=1", "--extra-ld", "/x:/y", "--skip-preflight", "--pull", "never"),
+		     0, "%s", err.msg);
+	j = sweep_runopts_to_json(&a);
+	sweep_runopts_from_json(&b, j);
+	cJSON_Delete(j);
+	cr_assert_eq(b.timeout_s, 7);
+	cr_assert_str_eq(b.env.v[0], "A=1");
+	cr_assert_eq(b.extra_ld.n, 2);
+	cr_assert(b.skip_preflight);
+	cr_assert_eq(b.pull, PULL_NEVER);
+	options_release(&a);
+	options_release(&b);
 }

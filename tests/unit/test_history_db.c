@@ -312,3 +312,22 @@ Test(history, results_lines_round_trip_and_torn_lines_are_skipped)
 	sweep_results_release(&rs);
 	sweep_results_release(&back);
 }
+
+Test(history, archive_digest_changes_with_the_capture)
+{
+	cleanup_free char *pid = xasprintf("%s/c/pid-1", root);
+	cleanup_free char *ev = xasprintf("%s/events.bin", pid);
+	cleanup_free char *a = NULL, *b = NULL, *c = NULL;
+	struct error err;
+
+	pft_make_pid_dir(pid);
+	a = sweep_archive_digest(pid, &err);
+	cr_assert_not_null(a, "%s", err.msg);
+	cr_assert_eq(strncmp(a, "fnv1a64:", 8), 0);
+	b = sweep_archive_digest(pid, &err);
+	cr_assert_str_eq(a, b, "same capture, same digest");
+	pft_writef(ev, "other bytes");
+	c = sweep_archive_digest(pid, &err);
+	cr_assert_str_neq(a, c);
+	cr_assert_null(sweep_archive_digest(root, &err), "no events.bin");
+}
