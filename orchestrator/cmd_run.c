@@ -5,6 +5,7 @@
 #include "common/cleanup.h"
 #include "orchestrator/cmd_json.h"
 #include "orchestrator/commands.h"
+#include "orchestrator/run_lease.h"
 #include "orchestrator/say.h"
 #include "orchestrator/signals.h"
 
@@ -16,10 +17,19 @@ static int run_one(struct cmd_env *env, size_t i)
 {
 	struct replay_desc d;
 	struct replay_unit_result res;
+	struct run_lease lease;
 	int code;
 
+	/* The GPUs are ours alone for the replay (docs/sweep.md "GPU leases"). */
+	if ((code = run_lease_take(env, i, &lease)))
+		return code;
 	cmd_describe(env, i, &d);
+	if (lease.n) {
+		d.gpus = lease.gpus;
+		d.n_gpus = lease.n;
+	}
 	code = replay_unit_run(&env->host, &d, &res);
+	run_lease_release(&lease);
 	if (res.run_dir)
 		strvec_push(&env->run_dirs, res.run_dir);
 	if (env->o->format == FORMAT_JSON)

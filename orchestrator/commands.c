@@ -10,6 +10,9 @@ static const struct command_def commands[] = {
 	  preflight_command },
 	{ "analyze", CMD_ANALYZE, "classify existing replay logs offline (no engine, no GPU)",
 	  analyze_command },
+	{ "sweep", CMD_SWEEP, "replay many captures in many images: history, JUnit, a report",
+	  sweep_command },
+	{ "history", CMD_HISTORY, "what past sweeps said per case; prune old sweeps", history_command },
 	{ "gc", CMD_GC, "remove containers left by runs that died", gc_command },
 	{ "help", CMD_HELP, "print the help of a command: help <command>", NULL },
 };

@@ -27,5 +27,7 @@ int run_command(struct options *o);       /* cmd_run.c */
 int preflight_command(struct options *o); /* cmd_preflight.c */
 int analyze_command(struct options *o);   /* cmd_analyze.c */
 int gc_command(struct options *o);        /* cmd_gc.c */
+int sweep_command(struct options *o);     /* cmd_sweep.c */
+int history_command(struct options *o);   /* cmd_history.c */
 
 #endif

@@ -7,7 +7,7 @@
 
 void options_help(enum command cmd, struct strbuf *out)
 {
-	unsigned mask = 1u << (cmd == CMD_HELP || cmd == CMD_VERSION ? CMD_RUN : cmd);
+	enum command shown = cmd == CMD_HELP || cmd == CMD_VERSION ? CMD_RUN : cmd;
 
 	switch (cmd) {
 	case CMD_PREFLIGHT:
@@ -30,6 +30,31 @@ void options_help(enum command cmd, struct strbuf *out)
 			"metadata. Several logs merge as docs/findings.md says (\"Merging\").\n"
 			"Exit: 0 finding written, 5 an input is missing or unreadable, 64 usage error.\n\n"
 			"Options:\n");
+		break;
+	case CMD_SWEEP:
+		strbuf_addstr(out,
+			"Usage: hrr-docker-replay sweep [--image REF]... [--archive PATH]... [--plan FILE]\n"
+			"                               [sweep options] [run options]\n"
+			"       hrr-docker-replay sweep --resume SWEEP [--workdir DIR]\n"
+			"       hrr-docker-replay sweep --status SWEEP [--workdir DIR]\n\n"
+			"Replays every case (a pid directory in an image) on disjoint GPUs, each\n"
+			"image pinned to its ID once, records the results in the sweep folder\n"
+			"(<workdir>/sweeps/<id>) and the history database, compares them with the\n"
+			"label's previous sweep and writes summary.md, summary.json, junit.xml and\n"
+			"report.html. Every run option applies to every case. See docs/sweep.md.\n"
+			"Exit: 1 a case regressed, changed or is missing; 5 an infrastructure error\n"
+			"or interrupted; 75 busy GPUs let nothing run; 64 usage error; else 0.\n\n"
+			"Options (sweep and run):\n");
+		break;
+	case CMD_HISTORY:
+		strbuf_addstr(out,
+			"Usage: hrr-docker-replay history [--label L] [--case NAME] [--last N]\n"
+			"                                 [--format markdown|json] [--db PATH]\n"
+			"       hrr-docker-replay history prune --keep-last N [--label L] [--db PATH]\n\n"
+			"The outcomes of the last sweeps per case, from the history database;\n"
+			"prune removes all but the last N sweeps of each label (or of --label)\n"
+			"from the database and their folders from disk.\n"
+			"Exit: 0, 5 the database cannot be read, 64 usage error.\n\nOptions:\n");
 		break;
 	case CMD_GC:
 		strbuf_addstr(out,
@@ -67,7 +92,7 @@ void options_help(enum command cmd, struct strbuf *out)
 		const struct option_def *d = &option_table[i];
 		char left[64];
 
-		if (!(d->commands & mask))
+		if (!option_applies(d, shown))
 			continue;
 		if (d->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name, d->name,
@@ -80,8 +105,14 @@ void options_help(enum command cmd, struct strbuf *out)
 			strbuf_addf(out, d->arg ? " [%s]" : " [%s=1]", d->env);
 		strbuf_addch(out, '\n');
 	}
-	if (cmd == CMD_GC || cmd == CMD_ANALYZE)
+	if (cmd == CMD_GC || cmd == CMD_ANALYZE || cmd == CMD_HISTORY)
 		return;
+	if (cmd == CMD_SWEEP) {
+		strbuf_addstr(out, "\nEnvironment: HRR_LOCK_DIR (GPU lease directory, default "
+				   "/run/lock/hrr-docker-replay), XDG_DATA_HOME,\n"
+				   "HRR_DOCKER_IMAGE (the image without --image), and those of run.\n");
+		return;
+	}
 	strbuf_addstr(out,
 		"\nEnvironment only:\n"
 		"  HRR_PLAYBACK, CLR_LIB, CLR_BUILD, ROCR_LIB, ROCM_PATH   overlay sources for --mount-clr\n"

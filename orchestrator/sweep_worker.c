@@ -14,6 +14,7 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "orchestrator/cmd_setup.h"
 #include "orchestrator/signals.h"
 
 void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
@@ -105,20 +106,13 @@ static void describe(const struct sweep_job *j, int interrupt_fd, struct replay_
 	d->gpus = j->gpus;
 	d->n_gpus = j->n_gpus;
 	d->gpus_requested = true;
-	d->limits.timeout_s = c->timeout >= 0 ? c->timeout : o->timeout_s;
-	d->limits.progress_timeout_s = c->progress_timeout >= 0 ? c->progress_timeout
-								 : o->progress_timeout_s;
-	d->limits.stop_grace_s = o->stop_grace_s;
-	d->limits.progress_seconds = o->progress_seconds;
+	cmd_describe_policy(o, d);
+	if (c->timeout >= 0)
+		d->limits.timeout_s = c->timeout;
+	if (c->progress_timeout >= 0)
+		d->limits.progress_timeout_s = c->progress_timeout;
 	d->env = env;
-	d->hip_hrr_env = &o->hip_hrr_env;
 	d->extra_ld = extra_ld;
-	d->cap_add = &o->cap_add;
-	d->no_sync = o->no_sync;
-	d->keep = o->keep;
-	d->skip_preflight = o->skip_preflight;
-	d->strict_version = o->strict_version;
-	d->strict_arch = o->strict_arch;
 	/* A sweep never prompts (docs/sweep.md): a confirmation is a status. */
 	d->confirm = o->yes ? REPLAY_CONFIRM_ASSUME_YES : REPLAY_CONFIRM_REFUSE;
 	d->verbosity = o->verbosity > 0 ? o->verbosity : -1;
