@@ -1,5 +1,5 @@
 /* Inside the history database module: the schema migrations and the
- * helpers its query file shares. Not for other modules. */
+ * functions its query files share. Not for other modules. */
 #ifndef HRR_ORCHESTRATOR_HISTORY_SQL_H
 #define HRR_ORCHESTRATOR_HISTORY_SQL_H
 
