@@ -117,6 +117,20 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 	return rc;
 }
 
+/* An interrupted sweep's cases without a result are not yet run rather than
+ * lost: they show as missing but the exit code is the interruption's (5),
+ * unless a finished case regressed. */
+int sweep_report_exit(const struct report *r, const char *state, sweep_status_mask fail_on)
+{
+	size_t counts[ST__COUNT];
+	bool interrupted = !strcmp(state, "interrupted");
+
+	memcpy(counts, r->counts, sizeof(counts));
+	if (interrupted)
+		counts[ST_MISSING] = 0;
+	return sweep_exit_code(counts, interrupted, fail_on);
+}
+
 static int write_copy(const char *folder, const char *name, const char *extra,
 		      const struct strbuf *text, struct error *err)
 {
@@ -174,8 +188,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.quarantined = f->quarantined;
 	m.r.n_quarantined = f->n_quarantined;
 	report_finish(&m.r);
-	m.r.exit_code = sweep_exit_code(m.r.counts, strcmp(f->state, "finished") != 0,
-					meta->fail_on);
+	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
 	*exit_code = m.r.exit_code;
 	rc = render(&m, folder, f, stdout_text, err);
 out:

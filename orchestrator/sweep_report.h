@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "orchestrator/history_db.h"
+#include "orchestrator/report.h"
 #include "orchestrator/sweep_folder.h"
 
 #define SWEEP_TREND_SWEEPS 10
@@ -27,5 +28,8 @@ struct sweep_finish {
 int sweep_report_write(struct history_db *db, const struct sweep_meta *m, const char *folder,
 		       const struct sweep_finish *f, int *exit_code, struct strbuf *stdout_text,
 		       struct error *err) __attribute__((warn_unused_result));
+
+/* The sweep's exit code from its report (docs/sweep.md "Exit codes"). */
+int sweep_report_exit(const struct report *r, const char *state, sweep_status_mask fail_on);
 
 #endif

@@ -144,8 +144,9 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	} else {
 		describe(j, ifd, &d, &env, &extra_ld);
 		replay_unit_run(&host, &d, &u);
-		if (u.interrupt_signal && !u.finding) {
-			/* Stopped by the user: no result, so --resume runs it again. */
+		if (u.interrupt_signal) {
+			/* Stopped by the user: its verdict is the stop's, not the
+			 * workload's. No result, so --resume runs it again. */
 			replay_unit_result_release(&u);
 			replay_host_release(&host);
 			return 0;

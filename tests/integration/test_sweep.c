@@ -624,3 +624,66 @@ Test(sweep, history_shows_the_trend_and_prune_keeps_the_last)
 	}
 	tool_run_release(&r);
 }
+
+Test(sweep, ctrl_c_stops_everything_keeps_results_and_resumes)
+{
+	cleanup_free char *folder = NULL, *results = NULL, *runs = NULL, *summary = NULL;
+	struct tool_run st, r;
+	char name[16];
+	pid_t pid;
+	size_t before;
+
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "c%02d", i);
+		add_case(name, "slow", "scenario=slow\nseconds=3\ninterval=0.5\n");
+	}
+	const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+			       "--sysfs-root", sysfs4, "--db", dbpath, "--image", SIM_IMAGE,
+			       "--archive", library, "--label", "int", "--format", "json", NULL };
+
+	pid = tool_spawn(argv, extra_env, tenv.root);
+	folder = only_sweep_folder();
+	results = xasprintf("%s/results.jsonl", folder);
+	cr_assert(wait_for_text(results, "\"state\"", 120), "a first case finished");
+	kill(pid, SIGINT);
+	cr_assert_eq(tool_wait(pid, 60), 5, "an interrupted sweep exits 5");
+	runs = xasprintf("%s/runs", folder);
+	cr_assert_eq(count_tool_containers(runs), 0, "every replay was stopped and removed");
+	summary = xasprintf("%s/summary.json", folder);
+	cr_assert(wait_for_text(summary, "\"interrupted\"", 5), "the reports say interrupted");
+	before = count_lines(results, "\"case\"");
+	cr_assert_lt(before, 8);
+
+	const char *status[] = { "sweep", "--workdir", tenv.workdir, "--status", folder, NULL };
+
+	tool_run(&st, status, extra_env);
+	cr_assert_eq(st.status, 0, "%s", st.err.buf);
+	cr_assert(strstr(st.out.buf, "of 8 cases have a result"), "%s", st.out.buf);
+	tool_run_release(&st);
+
+	const char *resume[] = { "--resume", folder, "--format", "json", NULL };
+
+	sweep_run(&r, resume);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert_eq(count_lines(results, "\"case\""), 8, "the rest ran, nothing twice");
+	tool_run_release(&r);
+}
+
+Test(sweep, an_image_that_cannot_be_had_is_an_error_for_its_cases_only)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *s = NULL;
+
+	add_case("one", "pass", NULL);
+	const char *args[] = { "--image", SIM_IMAGE, "--image", "hrr-no-such-image:nope",
+			       "--pull", "never", "--archive", library, "--label", "noimg",
+			       "--format", "json", NULL };
+
+	sweep_run(&r, args);
+	cr_assert_eq(r.status, 5, "an infrastructure error exits 5: %s", r.err.buf);
+	s = summary_of(&r);
+	cr_assert_str_eq(status_of(s, "library/one/capture.hrr/pid-4242", "hrr-no-such-image:nope"),
+			 "error");
+	cr_assert_str_eq(status_of(s, "library/one/capture.hrr/pid-4242", SIM_IMAGE), "new");
+	tool_run_release(&r);
+}

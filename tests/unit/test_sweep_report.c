@@ -132,3 +132,15 @@ Test(sweep_report, second_sweep_reports_the_regression_and_exits_1)
 	sweep_meta_release(&b);
 	history_db_close(db);
 }
+
+Test(sweep_report, an_interrupted_sweep_exits_5_not_1_for_its_unrun_cases)
+{
+	struct report r = { 0 };
+
+	r.counts[ST_NEW] = 2;
+	r.counts[ST_MISSING] = 3;
+	cr_assert_eq(sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT), 5);
+	cr_assert_eq(sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT), 1);
+	r.counts[ST_REGRESSED] = 1;
+	cr_assert_eq(sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT), 1);
+}
