@@ -18,6 +18,7 @@ struct model {
 	size_t alloc;
 	struct strvec strings; /* every string the cases point at */
 	const char *folder;
+	struct sweep_results rs; /* the results files, for the failed attempts of flaky cases */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -40,6 +41,25 @@ static const char *keep_file(struct model *m, const char *run_dir, const char *n
 	if (fs_read_small_file(path, FINDING_MD_MAX, &text, &err) < 0)
 		return NULL;
 	return keep(m, text.buf);
+}
+
+/* What the failed attempts of a flaky case were, for JUnit's system-out. */
+static const char *keep_retry_note(struct model *m, const struct history_status_row *row)
+{
+	cleanup_strbuf struct strbuf note = STRBUF_INIT;
+
+	for (size_t i = 0; i < m->rs.n; i++) {
+		const struct sweep_result *r = &m->rs.v[i];
+
+		if (strcmp(r->case_name, row->case_name) || strcmp(r->image, row->image) ||
+		    !r->outcome || !strcmp(r->outcome, "PASS"))
+			continue;
+		strbuf_addf(&note, "attempt %d: %s %s %s (%s)\n", r->attempt, r->outcome,
+			    r->fault_class ? r->fault_class : "-", r->kernel ? r->kernel : "-",
+			    r->run_dir ? r->run_dir : "no run folder");
+	}
+	strbuf_addstr(&note, "then PASS on a retry");
+	return keep(m, note.buf);
 }
 
 static int add_row(void *ctx, const struct history_status_row *row)
@@ -69,7 +89,7 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	if (row->outcome && strcmp(row->outcome, "PASS"))
 		c->finding_md = keep_file(m, row->run_dir, "finding.md");
 	if (row->status == ST_FLAKY)
-		c->retry_note = keep(m, "an earlier attempt did not PASS; see the sweep's results.jsonl");
+		c->retry_note = keep_retry_note(m, row);
 	return 0;
 }
 
@@ -89,9 +109,8 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 }
 
 static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
-		  const struct sweep_finish *f, struct error *err)
+		  const struct sweep_finish *f, struct sweep_results *rs, struct error *err)
 {
-	struct sweep_results rs = { 0 };
 	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
 	bool rebuilt;
@@ -101,7 +120,7 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 	for (size_t i = 0; i < meta->plan.n; i++)
 		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
 						       meta->plan.cases[i].image };
-	rc = sweep_results_load(folder, &rs, err);
+	rc = sweep_results_load(folder, rs, err);
 	if (rc == 0) {
 		struct history_sweep s = {
 			.id = meta->id, .label = meta->label, .host = meta->host,
@@ -110,9 +129,8 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 			.finished = f->finished,
 		};
 
-		rc = history_db_import(db, &s, planned, meta->plan.n, &rs, &rebuilt, err);
+		rc = history_db_import(db, &s, planned, meta->plan.n, rs, &rebuilt, err);
 	}
-	sweep_results_release(&rs);
 	free(planned);
 	return rc;
 }
@@ -171,7 +189,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	int rc = -1;
 
 	strvec_init(&m.strings);
-	if (import(db, meta, folder, f, err) < 0)
+	if (import(db, meta, folder, f, &m.rs, err) < 0)
 		goto out;
 	if (meta->baseline)
 		baseline = xstrdup(meta->baseline);
@@ -194,5 +212,6 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 out:
 	free(m.r.cases);
 	strvec_clear(&m.strings);
+	sweep_results_release(&m.rs);
 	return rc;
 }

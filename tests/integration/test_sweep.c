@@ -365,6 +365,16 @@ Test(sweep, fails_once_then_passes_is_flaky)
 	cr_assert_str_eq(status_of(s, "library/a-flaky/capture.hrr/pid-4242", SIM_IMAGE), "flaky");
 	cr_assert_eq(cJSON_GetObjectItem(case_in(s, "library/a-flaky/capture.hrr/pid-4242",
 						 SIM_IMAGE), "attempts")->valueint, 2);
+	{
+		cleanup_free char *folder = folder_of(s);
+		cleanup_free char *junit = xasprintf("%s/junit.xml", folder);
+		struct strbuf x = STRBUF_INIT;
+
+		cr_assert(read_text(junit, &x));
+		cr_assert(strstr(x.buf, "attempt 1: MAF"), "the failed attempt is in system-out");
+		cr_assert_null(strstr(x.buf, "<failure"), "flaky is a pass");
+		strbuf_release(&x);
+	}
 	(void)r;
 }
 
