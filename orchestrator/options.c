@@ -604,7 +604,7 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 
 		if (!cmd)
 			return error_set(err, ERR_USAGE, 0,
-					 "unknown command '%s'; use run, preflight, analyze or gc (see --help)",
+					 "unknown command '%s'; use run, preflight, analyze, gc, sweep or history (see --help)",
 					 argv[1]);
 		o->command = cmd->id;
 		first = 2;
