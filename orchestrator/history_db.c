@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #include "common/cleanup.h"
@@ -23,12 +25,14 @@ struct history_db {
 char *history_db_default_path(void)
 {
 	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	const struct passwd *pw;
 
 	/* XDG says a relative XDG_DATA_HOME is invalid and must be ignored. */
 	if (xdg && xdg[0] == '/')
 		return xasprintf("%s/hrr-docker-replay/history.sqlite", xdg);
-	return xasprintf("%s/.local/share/hrr-docker-replay/history.sqlite",
-			 home && *home ? home : "/root");
+	if (!home || !*home)
+		home = (pw = getpwuid(getuid())) && pw->pw_dir ? pw->pw_dir : "/";
+	return xasprintf("%s/.local/share/hrr-docker-replay/history.sqlite", home);
 }
 
 bool history_fs_is_network(unsigned long magic)

@@ -58,6 +58,10 @@ int history_db_import(struct history_db *db, const struct history_sweep *s,
 		      const struct sweep_results *rs, bool *rebuilt, struct error *err)
 	__attribute__((warn_unused_result));
 
+/* Whether the database knows sweep id (*known). */
+int history_db_has_sweep(struct history_db *db, const char *id, bool *known, struct error *err)
+	__attribute__((warn_unused_result));
+
 /* The previous finished sweep of label before sweep_id (NULL: none). */
 int history_db_previous(struct history_db *db, const char *label, const char *sweep_id,
 			char **baseline, struct error *err) __attribute__((warn_unused_result));

@@ -11,6 +11,19 @@
 #include "common/xalloc.h"
 #include "orchestrator/history_sql.h"
 
+int history_db_has_sweep(struct history_db *db, const char *id, bool *known, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (prepare(db, "SELECT 1 FROM sweeps WHERE id = ?1", &st, err) < 0)
+		return -1;
+	bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	*known = rc == SQLITE_ROW;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+}
+
 int history_db_previous(struct history_db *db, const char *label, const char *sweep_id,
 			char **baseline, struct error *err)
 {

@@ -1,5 +1,6 @@
 #include "orchestrator/sweep_report.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/report.h"
+#include "orchestrator/say.h"
 
 #define FINDING_MD_MAX (256u << 10)
 
@@ -149,6 +151,73 @@ int sweep_report_exit(const struct report *r, const char *state, sweep_status_ma
 	return sweep_exit_code(counts, interrupted, fail_on);
 }
 
+/* How a sweep folder ended, from its summary.json ("interrupted" when it
+ * never wrote one: it was killed). */
+static char *folder_state(const char *folder)
+{
+	cleanup_free char *path = xasprintf("%s/summary.json", folder);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+	const char *st;
+
+	if (fs_read_small_file(path, 64u << 20, &text, ERROR_DISCARD) < 0)
+		return xstrdup("interrupted");
+	j = cJSON_Parse(text.buf);
+	st = cJSON_GetStringValue(cJSON_GetObjectItem(j, "state"));
+	return xstrdup(st ? st : "interrupted");
+}
+
+static void recover_one(struct history_db *db, const char *label, const char *parent,
+			const char *id)
+{
+	cleanup_free char *folder = xasprintf("%s/%s", parent, id);
+	cleanup_free char *state = NULL;
+	struct sweep_meta old;
+	struct sweep_results rs = { 0 };
+
+	sweep_meta_init(&old);
+	if (sweep_meta_read(&old, folder, ERROR_DISCARD) == 0 && !strcmp(old.label, label)) {
+		struct sweep_finish f = { .finished = old.started };
+
+		state = folder_state(folder);
+		f.state = state;
+		if (import(db, &old, folder, &f, &rs, ERROR_DISCARD) < 0)
+			say_warning("sweep %s could not be recovered into the history", id);
+	}
+	sweep_results_release(&rs);
+	sweep_meta_release(&old);
+}
+
+/* Sweeps of the label whose folders sit beside this one but that the
+ * database does not know (it was moved aside, or another --db was used):
+ * imported from their results files, so the baseline is the real previous
+ * sweep. Folders that cannot be read are skipped: they are not this
+ * sweep's. */
+static void recover_label(struct history_db *db, const struct sweep_meta *meta,
+			  const char *folder)
+{
+	cleanup_free char *parent = xstrdup(folder);
+	struct dirent **names = NULL;
+	char *slash = strrchr(parent, '/');
+	int n;
+
+	if (!slash)
+		return;
+	*slash = '\0';
+	n = scandir(parent, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *id = names[i]->d_name;
+		bool known = true;
+
+		if (id[0] != '.' && strcmp(id, meta->id) &&
+		    !strncmp(id, meta->label, strlen(meta->label)) &&
+		    history_db_has_sweep(db, id, &known, ERROR_DISCARD) == 0 && !known)
+			recover_one(db, meta->label, parent, id);
+		free(names[i]);
+	}
+	free(names);
+}
+
 static int write_copy(const char *folder, const char *name, const char *extra,
 		      const struct strbuf *text, struct error *err)
 {
@@ -191,6 +260,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	strvec_init(&m.strings);
 	if (import(db, meta, folder, f, &m.rs, err) < 0)
 		goto out;
+	recover_label(db, meta, folder);
 	if (meta->baseline)
 		baseline = xstrdup(meta->baseline);
 	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)

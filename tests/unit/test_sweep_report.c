@@ -144,3 +144,38 @@ Test(sweep_report, an_interrupted_sweep_exits_5_not_1_for_its_unrun_cases)
 	r.counts[ST_REGRESSED] = 1;
 	cr_assert_eq(sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT), 1);
 }
+
+Test(sweep_report, a_lost_database_is_rebuilt_from_the_sweep_folders)
+{
+	struct sweep_meta a, b;
+	struct error err;
+	struct history_db *db1, *db2;
+	cleanup_free char *fa = NULL, *fb = NULL;
+	cleanup_free char *p1 = xasprintf("%s/one.sqlite", root), *p2 = xasprintf("%s/two.sqlite", root);
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct sweep_finish f = { .state = "finished", .finished = 1 };
+	int code = -1;
+
+	meta_two_cases(&a, "nightly-a", 10);
+	meta_two_cases(&b, "nightly-b", 20);
+	cr_assert_eq(sweep_folder_create(root, a.id, &fa, &err), 0);
+	cr_assert_eq(sweep_folder_create(root, b.id, &fb, &err), 0);
+	cr_assert_eq(sweep_meta_write(&a, fa, &err), 0, "%s", err.msg);
+	result(fa, "lib/c.hrr/pid-0", "PASS", 1);
+	result(fa, "lib/c.hrr/pid-1", "MAF", 1);
+	result(fb, "lib/c.hrr/pid-0", "MAF", 1);
+	result(fb, "lib/c.hrr/pid-1", "PASS", 1);
+	cr_assert_eq(history_db_open(&db1, p1, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_report_write(db1, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
+	history_db_close(db1);
+	/* The next night runs with an empty database: a's folder is found. */
+	cr_assert_eq(history_db_open(&db2, p2, &err), 0, "%s", err.msg);
+	strbuf_reset(&out);
+	cr_assert_eq(sweep_report_write(db2, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1, "%s", out.buf);
+	cr_assert(strstr(out.buf, "baseline `nightly-a`"), "%s", out.buf);
+	cr_assert(strstr(out.buf, "## regressed (1)"), "%s", out.buf);
+	history_db_close(db2);
+	sweep_meta_release(&a);
+	sweep_meta_release(&b);
+}
