@@ -15,6 +15,15 @@
 #include "orchestrator/say.h"
 #include "orchestrator/commands.h"
 
+const char cmd_history_usage[] =
+	"Usage: hrr-docker-replay history [--label L] [--case NAME] [--last N]\n"
+	"                                 [--format markdown|json] [--db PATH]\n"
+	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n\n"
+	"The outcomes of the last sweeps per case, from the history database;\n"
+	"prune removes all but the last N sweeps of each label (or of --label)\n"
+	"from the database and their folders from disk.\n"
+	"Exit: 0, 5 the database cannot be read, 64 usage error.\n";
+
 struct trend_out {
 	cJSON *json;           /* --format json: the rows */
 	struct strbuf md;

@@ -34,6 +34,23 @@ struct sweep_cmd {
 	bool resume;
 };
 
+const char cmd_sweep_usage[] =
+	"Usage: hrr-docker-replay sweep [--image REF]... [--archive PATH]... [--plan FILE]\n"
+	"                               [sweep options] [run options]\n"
+	"       hrr-docker-replay sweep --resume SWEEP [--workdir DIR]\n"
+	"       hrr-docker-replay sweep --status SWEEP [--workdir DIR]\n\n"
+	"Replays every case (a pid directory in an image) on disjoint GPUs, each\n"
+	"image pinned to its ID once, records the results in the sweep folder\n"
+	"(<workdir>/sweeps/<id>) and the history database, compares them with the\n"
+	"label's previous sweep and writes summary.md, summary.json, junit.xml and\n"
+	"report.html. Every run option applies to every case. See docs/sweep.md.\n"
+	"Exit: 1 a case regressed, changed or is missing; 5 an infrastructure error\n"
+	"or interrupted; 75 busy GPUs let nothing run; 64 usage error; else 0.\n";
+
+const char cmd_sweep_help_tail[] =
+	"\nEnvironment: HRR_LOCK_DIR (GPU lease directory, default /run/lock/hrr-docker-replay),\n"
+	"XDG_DATA_HOME, HRR_DOCKER_IMAGE (the image without --image), and those of run.\n";
+
 static unsigned random24(void)
 {
 	unsigned v = 0;

@@ -199,14 +199,13 @@ static bool playback_at(struct engine *e, const char *probe, const char *path,
 	return true;
 }
 
-int image_find_playback(struct engine *e, const struct image_facts *img,
-			const char *cache_dir, char **out, struct error *err)
+int image_find_playback_shared(struct ours_probe *probe, const struct image_facts *img,
+				const char *cache_dir, char **out, struct error *err)
 {
 	cleanup_strvec struct strvec candidates = STRVEC_INIT;
-	cleanup_free char *probe = NULL;
+	const char *probe_id = NULL;
 	const char *path = NULL;
 	char *cached;
-	int ret = -1;
 
 	cached = cache_read(cache_dir, img->id);
 	if (cached) {
@@ -230,34 +229,38 @@ int image_find_playback(struct engine *e, const struct image_facts *img,
 	}
 	strvec_push(&candidates, "/opt/rocm/bin/hrr-playback");
 
-	if (image_probe_create(e, img->id, img->ref, &probe, err) < 0)
+	if (ours_probe_get(probe, &probe_id, err) < 0)
 		return error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
 	for (size_t i = 0; i < candidates.n; i++) {
 		struct error lookup;
 
 		error_clear(&lookup);
-		if (playback_at(e, probe, candidates.v[i], &lookup)) {
+		if (playback_at(probe->engine, probe_id, candidates.v[i], &lookup)) {
 			path = candidates.v[i];
 			break;
 		}
 		if (lookup.kind != ERR_NOT_FOUND && lookup.kind != ERR_NONE) {
 			*err = lookup;
-			error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
-			goto out;
+			return error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
 		}
 	}
-	if (!path) {
-		error_set(err, ERR_NOT_FOUND, 0,
-			  "hrr-playback not found in image %s (searched its PATH and /opt/rocm/bin); "
-			  "give its path with --playback, or overlay a host build with --mount-clr",
-			  img->ref);
-		goto out;
-	}
+	if (!path)
+		return error_set(err, ERR_NOT_FOUND, 0,
+				 "hrr-playback not found in image %s (searched its PATH and /opt/rocm/bin); "
+				 "give its path with --playback, or overlay a host build with --mount-clr",
+				 img->ref);
 	cache_write(cache_dir, img->id, path);
 	*out = xstrdup(path);
-	ret = 0;
-out:
+	return 0;
+}
+
+int image_find_playback(struct engine *e, const struct image_facts *img,
+			const char *cache_dir, char **out, struct error *err)
+{
+	struct ours_probe probe = { .engine = e, .image = img->id, .image_name = img->ref };
+	int r = image_find_playback_shared(&probe, img, cache_dir, out, err);
+
 	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
-	(void)engine_container_remove(e, probe, true, ERROR_DISCARD);
-	return ret;
+	(void)ours_probe_release(&probe, ERROR_DISCARD);
+	return r;
 }

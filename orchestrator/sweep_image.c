@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "containers/ours.h"
 #include "orchestrator/overlay.h"
 
 void sweep_image_env_init(struct sweep_image_env *e)
@@ -44,6 +45,35 @@ void sweep_shared_release(struct sweep_shared *sh)
 	memset(sh, 0, sizeof(*sh));
 }
 
+/* hrr-playback and the stack, through one probe container of the image
+ * (only on a cache miss), as `run` does. */
+static void sweep_image_lookups(struct sweep_image_env *e, const struct replay_host *h,
+				const struct options *o, const struct sweep_shared *sh)
+{
+	struct ours_probe probe = { .engine = h->engine, .image = e->img.id,
+				    .image_name = e->img.ref };
+	struct error err;
+
+	if (sh->use_overlay)
+		e->playback = xstrdup(o->playback ? o->playback : OVERLAY_PLAYBACK);
+	else if (o->playback)
+		e->playback = xstrdup(o->playback);
+	else if (image_find_playback_shared(&probe, &e->img, h->cache_dir, &e->playback,
+					    &err) < 0) {
+		snprintf(e->error, sizeof(e->error), "image %s: %s", e->img.ref, err.msg);
+		(void)ours_probe_release(&probe, ERROR_DISCARD);
+		return;
+	}
+	if (!o->skip_preflight) {
+		replay_read_stack(h, &e->img, sh->use_overlay ? &sh->overlay : NULL, &o->extra_ld,
+				  &probe, &e->stack);
+		e->have_stack = true;
+	}
+	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
+	(void)ours_probe_release(&probe, ERROR_DISCARD);
+	e->ok = true;
+}
+
 void sweep_image_setup(struct sweep_image_env *e, const struct replay_host *h,
 		       const struct options *o, const struct sweep_shared *sh, const char *ref,
 		       const char *pinned_id)
@@ -63,18 +93,5 @@ void sweep_image_setup(struct sweep_image_env *e, const struct replay_host *h,
 	}
 	free(e->img.ref);
 	e->img.ref = xstrdup(ref);
-	if (sh->use_overlay)
-		e->playback = xstrdup(o->playback ? o->playback : OVERLAY_PLAYBACK);
-	else if (o->playback)
-		e->playback = xstrdup(o->playback);
-	else if (image_find_playback(h->engine, &e->img, h->cache_dir, &e->playback, &err) < 0) {
-		snprintf(e->error, sizeof(e->error), "image %s: %s", ref, err.msg);
-		return;
-	}
-	if (!o->skip_preflight) {
-		replay_read_stack(h, &e->img, sh->use_overlay ? &sh->overlay : NULL, &o->extra_ld,
-				  &e->stack);
-		e->have_stack = true;
-	}
-	e->ok = true;
+	sweep_image_lookups(e, h, o, sh);
 }
