@@ -15,7 +15,7 @@ bench_init bench-sweep
 LONG=${BENCH_SWEEP_LONG:-64}
 BIG=${BENCH_SWEEP_BIG:-256}
 bench_banner "sweeps on 4 fake GPUs: makespan, sweep vs xargs -P4, peak RSS"
-for m in 144 152; do
+for m in 129 130 131; do # tests/fixtures/sysfs/mi300x-4: render minors 128..131
 	mknod "$DEV/dri/renderD$m" c 226 "$m" 2>/dev/null || bench_skip "cannot mknod fake GPU nodes"
 done
 SYSFS4=$BENCH_ROOT/tests/fixtures/sysfs/mi300x-4
