@@ -96,16 +96,23 @@ Test(sweep_sched, jobs_limit_caps_running_cases)
 	sweep_sched_release(&s);
 }
 
+/* Two GPUs, case 0 needing one and case 1 needing `second`, more after. */
+static void two_gpus_two_cases(struct sweep_sched *s, int second)
+{
+	int pool[] = { 0, 1 };
+
+	sweep_sched_init(s, pool, 2, 0, 0);
+	sweep_sched_add(s, 0, 1);
+	sweep_sched_add(s, 1, second);
+}
+
 Test(sweep_sched, too_big_for_the_pool_is_blocked_at_once)
 {
 	struct sweep_sched s;
-	int pool[] = { 0, 1 };
 	size_t id;
 	int g[4];
 
-	sweep_sched_init(&s, pool, 2, 0, 0);
-	sweep_sched_add(&s, 0, 1);
-	sweep_sched_add(&s, 1, 4);
+	two_gpus_two_cases(&s, 4);
 	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_BLOCKED);
 	cr_assert_eq(id, 1);
 	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
@@ -138,13 +145,10 @@ Test(sweep_sched, multi_gpu_case_is_not_starved_by_single_gpu_ones)
 Test(sweep_sched, quarantine_shrinks_the_pool_and_can_block)
 {
 	struct sweep_sched s;
-	int pool[] = { 0, 1 };
 	size_t id;
 	int g[4];
 
-	sweep_sched_init(&s, pool, 2, 0, 0);
-	sweep_sched_add(&s, 0, 1);
-	sweep_sched_add(&s, 1, 2);
+	two_gpus_two_cases(&s, 2);
 	sweep_sched_add(&s, 2, 1);
 	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
 	cr_assert_eq(id, 0);
@@ -186,13 +190,10 @@ Test(sweep_status, names_masks_and_exit_codes)
 Test(sweep_sched, a_gpu_held_by_another_sweep_is_skipped_until_rechecked)
 {
 	struct sweep_sched s;
-	int pool[] = { 0, 1 };
 	size_t id;
 	int g[4];
 
-	sweep_sched_init(&s, pool, 2, 0, 0);
-	sweep_sched_add(&s, 0, 1);
-	sweep_sched_add(&s, 1, 1);
+	two_gpus_two_cases(&s, 1);
 	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
 	cr_assert_eq(g[0], 0);
 	sweep_sched_requeue(&s, id, 1, g, 1, 0); /* GPU 0's lease is someone else's */
