@@ -23,6 +23,7 @@ enum error_kind {
 	ERR_DATA,      /* an input file is malformed */
 	ERR_TIMEOUT,   /* a deadline passed, or the engine stopped answering */
 	ERR_INTERRUPTED, /* an interrupt fd (signal self-pipe) became readable */
+	ERR_BUSY,      /* a shared resource (GPU lease) stayed held past the wait */
 };
 
 #define ERROR_MSG_MAX 1024

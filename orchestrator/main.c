@@ -27,7 +27,7 @@ static int print_help(enum command cmd, const char *topic)
 		const struct command_def *c = command_find(topic);
 
 		if (!c) {
-			say_error("help: unknown command '%s'; use run, preflight, analyze or gc", topic);
+			say_error("help: unknown command '%s'; use run, preflight, analyze, gc, sweep or history", topic);
 			return EXIT_USAGE;
 		}
 		cmd = c->id;

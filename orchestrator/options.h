@@ -11,6 +11,7 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "orchestrator/image.h"
+#include "orchestrator/sweep_options.h"
 
 enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 
@@ -21,6 +22,8 @@ enum command {
 	CMD_GC,
 	CMD_HELP,
 	CMD_VERSION,
+	CMD_SWEEP,
+	CMD_HISTORY,
 };
 
 #define OPTIONS_MAX_GPUS 64
@@ -63,6 +66,7 @@ struct options {
 	char *clr_build;          /* CLR_BUILD */
 	char *rocr_lib;           /* ROCR_LIB */
 	char *rocm_path;          /* ROCM_PATH, default /opt/rocm */
+	struct sweep_options sweep; /* sweep and history; --gpu-wait for run too */
 	struct strvec hip_hrr_env; /* host HIP_HRR_* variables, "K=V" */
 };
 
