@@ -19,8 +19,11 @@ enum error_kind {
 	ERR_PROTOCOL,  /* the engine's answer was malformed or truncated */
 	ERR_NOT_FOUND, /* a named thing does not exist (also set with ERR_HTTP 404) */
 	ERR_LIMIT,     /* an input exceeded a size limit */
-	ERR_CANCELLED, /* stopped on request (deadline callback, interrupt) */
+	ERR_CANCELLED, /* stopped on request (a consumer callback said stop) */
 	ERR_DATA,      /* an input file is malformed */
+	ERR_TIMEOUT,   /* a deadline passed, or the engine stopped answering */
+	ERR_INTERRUPTED, /* an interrupt fd (signal self-pipe) became readable */
+	ERR_BUSY,      /* a shared resource (GPU lease) stayed held past the wait */
 };
 
 #define ERROR_MSG_MAX 1024

@@ -46,6 +46,18 @@ static bool auth_creds_present(const struct registry_creds *c)
 	return c->identity_token || c->username;
 }
 
+static int auth_parse_config(const char *text, size_t len, const char *path, cJSON **out,
+			     struct error *err)
+{
+	*out = cJSON_ParseWithLength(text, len);
+	if (!*out || !cJSON_IsObject(*out)) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		return error_set(err, ERR_DATA, 0, "%s is not a JSON object", path);
+	}
+	return 0;
+}
+
 static int auth_read_config(const char *path, cJSON **out, struct error *err)
 {
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -74,13 +86,7 @@ static int auth_read_config(const char *path, cJSON **out, struct error *err)
 					 path, CONFIG_MAX);
 		strbuf_add(&sb, buf, (size_t)n);
 	}
-	*out = cJSON_ParseWithLength(sb.buf, sb.len);
-	if (!*out || !cJSON_IsObject(*out)) {
-		cJSON_Delete(*out);
-		*out = NULL;
-		return error_set(err, ERR_DATA, 0, "%s is not a JSON object", path);
-	}
-	return 0;
+	return auth_parse_config(sb.buf, sb.len, path, out, err);
 }
 
 /* The host part of an auths key: "https://host:5000/v1/" -> "host:5000". */
@@ -342,6 +348,23 @@ static char *auth_config_dir(void)
 	return xasprintf("%s/.docker", home && *home ? home : "/root");
 }
 
+static const cJSON *auth_config_helper(const cJSON *cfg, const struct image_ref *ref)
+{
+	return auth_lookup(cJSON_GetObjectItemCaseSensitive(cfg, "credHelpers"), ref);
+}
+
+static int auth_config_auths(const cJSON *cfg, const char *path, const struct image_ref *ref,
+			     struct registry_creds *c, struct error *err)
+{
+	const cJSON *entry = auth_lookup(cJSON_GetObjectItemCaseSensitive(cfg, "auths"), ref);
+	cleanup_free char *where = NULL;
+
+	if (!cJSON_IsObject(entry))
+		return 0;
+	where = xasprintf("%s auths[\"%s\"]", path, entry->string);
+	return auth_creds_from_entry(entry, where, c, err);
+}
+
 static int auth_find_creds(const struct image_ref *ref, struct registry_creds *c,
 		      struct error *err)
 {
@@ -349,7 +372,7 @@ static int auth_find_creds(const struct image_ref *ref, struct registry_creds *c
 	cleanup_free char *path = xasprintf("%s/config.json", dir);
 	cleanup_cjson cJSON *cfg = NULL;
 	const char *server = image_ref_auth_key(ref);
-	const cJSON *helper, *entry;
+	const cJSON *helper;
 	const char *store;
 	bool found = false;
 
@@ -357,7 +380,7 @@ static int auth_find_creds(const struct image_ref *ref, struct registry_creds *c
 		return -1;
 	if (!cfg)
 		return 0;
-	helper = auth_lookup(cJSON_GetObjectItemCaseSensitive(cfg, "credHelpers"), ref);
+	helper = auth_config_helper(cfg, ref);
 	if (cJSON_IsString(helper) && helper->valuestring[0]) {
 		if (auth_helper_get(helper->valuestring, server, "credHelpers", c, &found, err) < 0)
 			return -1;
@@ -371,42 +394,67 @@ static int auth_find_creds(const struct image_ref *ref, struct registry_creds *c
 		if (found)
 			return 0;
 	}
-	entry = auth_lookup(cJSON_GetObjectItemCaseSensitive(cfg, "auths"), ref);
-	if (cJSON_IsObject(entry)) {
-		cleanup_free char *where = xasprintf("%s auths[\"%s\"]", path, entry->string);
+	return auth_config_auths(cfg, path, ref, c, err);
+}
 
-		return auth_creds_from_entry(entry, where, c, err);
+/* The X-Registry-Auth value of c (base64url of the auth JSON). */
+static char *auth_header(const struct registry_creds *c, const struct image_ref *ref)
+{
+	cleanup_cjson cJSON *j = cJSON_CreateObject();
+	cleanup_free char *txt = NULL;
+	char *out;
+
+	if (c->identity_token) {
+		cJSON_AddStringToObject(j, "identitytoken", c->identity_token);
+	} else {
+		cJSON_AddStringToObject(j, "username", c->username);
+		cJSON_AddStringToObject(j, "password", c->password ? c->password : "");
 	}
-	return 0;
+	cJSON_AddStringToObject(j, "serveraddress", image_ref_auth_key(ref));
+	txt = cJSON_PrintUnformatted(j);
+	if (!txt)
+		xdie("out of memory (cJSON_PrintUnformatted)");
+	out = engine_base64url_encode(txt, strlen(txt));
+	/* The password was in txt; do not leave it in freed memory. */
+	explicit_bzero(txt, strlen(txt));
+	return out;
 }
 
 int registry_auth_header(const struct image_ref *ref, char **out, struct error *err)
 {
 	struct registry_creds c = { 0 };
-	cleanup_cjson cJSON *j = NULL;
-	cleanup_free char *txt = NULL;
 	int rc;
 
 	*out = NULL;
 	rc = auth_find_creds(ref, &c, err);
-	if (rc < 0 || !auth_creds_present(&c)) {
-		auth_creds_release(&c);
-		return rc;
-	}
-	j = cJSON_CreateObject();
-	if (c.identity_token) {
-		cJSON_AddStringToObject(j, "identitytoken", c.identity_token);
-	} else {
-		cJSON_AddStringToObject(j, "username", c.username);
-		cJSON_AddStringToObject(j, "password", c.password ? c.password : "");
-	}
-	cJSON_AddStringToObject(j, "serveraddress", image_ref_auth_key(ref));
+	if (rc == 0 && auth_creds_present(&c))
+		*out = auth_header(&c, ref);
 	auth_creds_release(&c);
-	txt = cJSON_PrintUnformatted(j);
-	if (!txt)
-		xdie("out of memory (cJSON_PrintUnformatted)");
-	*out = engine_base64url_encode(txt, strlen(txt));
-	/* The password was in txt; do not leave it in freed memory. */
-	explicit_bzero(txt, strlen(txt));
-	return 0;
+	return rc;
+}
+
+int registry_auth_from_config_text(const char *text, size_t len, const struct image_ref *ref,
+				   char **out, char **helper, struct error *err)
+{
+	struct registry_creds c = { 0 };
+	cleanup_cjson cJSON *cfg = NULL;
+	const cJSON *h;
+	const char *store;
+	int rc;
+
+	*out = NULL;
+	*helper = NULL;
+	if (auth_parse_config(text, len, "config.json", &cfg, err) < 0)
+		return -1;
+	h = auth_config_helper(cfg, ref);
+	store = auth_json_str(cfg, "credsStore");
+	if (cJSON_IsString(h) && h->valuestring[0])
+		*helper = xstrdup(h->valuestring);
+	else if (store)
+		*helper = xstrdup(store);
+	rc = auth_config_auths(cfg, "config.json", ref, &c, err);
+	if (rc == 0 && auth_creds_present(&c))
+		*out = auth_header(&c, ref);
+	auth_creds_release(&c);
+	return rc;
 }

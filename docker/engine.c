@@ -1,6 +1,6 @@
-/* Opening an engine: DOCKER_HOST parsing, TLS files, API version
- * negotiation; ping and version. */
-#include "docker/internal.h"
+/* Opening an engine: DOCKER_HOST parsing, TLS files, the request timeout,
+ * API version negotiation (once per engine); ping, version and flavour. */
+#include "docker/xfer.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -154,6 +154,33 @@ static int engine_parse_host(struct engine *e, struct error *err)
 			 "DOCKER_HOST=%s is not supported: use unix:///path or tcp://host:port", h);
 }
 
+static long engine_ping_timeout(const struct engine *e)
+{
+	return e->timeout_s < ENGINE_PING_TIMEOUT_S ? e->timeout_s : ENGINE_PING_TIMEOUT_S;
+}
+
+/* HRR_ENGINE_TIMEOUT: whole seconds, 1 to a day. */
+static int engine_read_timeout(struct engine *e, struct error *err)
+{
+	const char *v = getenv(ENGINE_TIMEOUT_ENV);
+	char *end;
+	long t;
+
+	e->timeout_s = ENGINE_TIMEOUT_DEFAULT_S;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	t = strtol(v, &end, 10);
+	if (errno || *end || t < 1 || t > ENGINE_TIMEOUT_MAX_S)
+		return error_set(err, ERR_USAGE, 0,
+				 "%s=%s is not a number of seconds from 1 to %ld",
+				 ENGINE_TIMEOUT_ENV, v, ENGINE_TIMEOUT_MAX_S);
+	e->timeout_s = t;
+	return 0;
+}
+
+/* The one /_ping of an engine's life: the rest of its requests reuse the
+ * version it settles and the connection it opened. */
 static int engine_negotiate(struct engine *e, struct error *err)
 {
 	struct engine_stream *s = engine_xfer_new(e, "GET", "/_ping", true);
@@ -161,8 +188,8 @@ static int engine_negotiate(struct engine *e, struct error *err)
 	int rc = -1, major, minor;
 
 	s->want_header = "API-Version";
-	engine_xfer_set_timeout(s, ENGINE_PING_TIMEOUT_S);
-	if (engine_xfer_perform(s, err) < 0)
+	engine_xfer_set_timeout(s, engine_ping_timeout(e));
+	if (engine_xfer_run(s, NULL, err) < 0)
 		goto out;
 	if (s->status != 200) {
 		engine_xfer_http_error(s, err);
@@ -205,7 +232,8 @@ int engine_open(struct engine **out, const char *docker_host, struct error *err)
 		docker_host = DEFAULT_DOCKER_HOST;
 	e = xcalloc(1, sizeof(*e));
 	e->host = xstrdup(docker_host);
-	if (engine_parse_host(e, err) < 0)
+	if (engine_read_timeout(e, err) < 0 || engine_parse_host(e, err) < 0 ||
+	    engine_runner_init(&e->runner, err) < 0)
 		goto fail;
 	if (pin && *pin) {
 		if (engine_version_parse(pin, &major, &minor) < 0) {
@@ -235,6 +263,7 @@ void engine_close(struct engine *e)
 {
 	if (!e)
 		return;
+	engine_runner_release(&e->runner); /* closes the kept-alive connection */
 	free(e->host);
 	free(e->socket_path);
 	free(e->base_url);
@@ -264,8 +293,8 @@ int engine_ping(struct engine *e, struct error *err)
 	struct engine_stream *s = engine_xfer_new(e, "GET", "/_ping", true);
 	int rc = -1;
 
-	engine_xfer_set_timeout(s, ENGINE_PING_TIMEOUT_S);
-	if (engine_xfer_perform(s, err) < 0)
+	engine_xfer_set_timeout(s, engine_ping_timeout(e));
+	if (engine_xfer_run(s, NULL, err) < 0)
 		goto out;
 	if (s->status != 200) {
 		engine_xfer_http_error(s, err);
@@ -289,5 +318,37 @@ int engine_version(struct engine *e, cJSON **out, struct error *err)
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "the Docker engine's /version answer is not an object");
 	}
+	return 0;
+}
+
+static bool engine_names_podman(const cJSON *name)
+{
+	return cJSON_IsString(name) && strcasestr(name->valuestring, "podman");
+}
+
+enum engine_flavour engine_flavour_from_version(const cJSON *version)
+{
+	const cJSON *platform = cJSON_GetObjectItemCaseSensitive(version, "Platform");
+	const cJSON *c;
+
+	if (engine_names_podman(cJSON_GetObjectItemCaseSensitive(platform, "Name")))
+		return ENGINE_FLAVOUR_PODMAN;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(version, "Components"))
+		if (engine_names_podman(cJSON_GetObjectItemCaseSensitive(c, "Name")))
+			return ENGINE_FLAVOUR_PODMAN;
+	return ENGINE_FLAVOUR_DOCKER;
+}
+
+int engine_flavour(struct engine *e, enum engine_flavour *out, struct error *err)
+{
+	cJSON *v = NULL;
+
+	if (e->flavour == ENGINE_FLAVOUR_UNKNOWN) {
+		if (engine_version(e, &v, err) < 0)
+			return error_prefix(err, "telling dockerd from Podman: ");
+		e->flavour = engine_flavour_from_version(v);
+		cJSON_Delete(v);
+	}
+	*out = e->flavour;
 	return 0;
 }

@@ -6,8 +6,14 @@
  * (a 404 naming a container, image, exec or path: kind ERR_NOT_FOUND,
  * status 404; a 304 from start/stop is success),
  * ERR_PROTOCOL for malformed/truncated answers, ERR_LIMIT when an answer
- * exceeds a bound. Non-streaming bodies are capped (ENGINE_BODY_MAX);
- * streams are handled in bounded memory whatever their length. */
+ * exceeds a bound, ERR_TIMEOUT when the engine stops answering a
+ * request/response call (HRR_ENGINE_TIMEOUT seconds, default 60) or a
+ * caller's deadline passes, ERR_INTERRUPTED when a caller's interrupt fd
+ * becomes readable. Non-streaming bodies are capped (ENGINE_BODY_MAX);
+ * streams are handled in bounded memory whatever their length.
+ *
+ * An engine keeps one connection for its request/response calls and
+ * negotiates the API version once; use it from one thread at a time. */
 #ifndef HRR_DOCKER_ENGINE_H
 #define HRR_DOCKER_ENGINE_H
 
@@ -29,6 +35,16 @@
 #define ENGINE_LINE_MAX (1u << 20) /* one NDJSON object (pull, events) */
 
 struct engine;
+
+/* Bounds for a call that can wait as long as a container runs (wait,
+ * logs, exec, pull, archive stream). A NULL opts means no bound. */
+struct engine_call_opts {
+	/* Seconds on CLOCK_MONOTONIC; <= 0 = none. Past it: ERR_TIMEOUT. */
+	double deadline;
+	/* Readable = give up now (a signal self-pipe; it is not read, so the
+	 * caller still sees it): ERR_INTERRUPTED. < 0 = none. */
+	int interrupt_fd;
+};
 
 /* docker_host: NULL = $DOCKER_HOST, else unix:///var/run/docker.sock.
  * Supports unix:// and tcp:// (TLS when $DOCKER_TLS_VERIFY is set, certs
@@ -94,6 +110,9 @@ typedef void (*engine_pull_cb)(const struct engine_pull_event *ev, void *ud);
  * msg = that message. Every object is scanned. */
 int engine_pull_image(struct engine *e, const char *ref, const char *registry_auth,
 		      engine_pull_cb cb, void *ud, struct error *err);
+int engine_pull_image_opts(struct engine *e, const char *ref, const char *registry_auth,
+			   engine_pull_cb cb, void *ud, const struct engine_call_opts *opts,
+			   struct error *err) __attribute__((warn_unused_result));
 
 /* ---- containers ---- */
 
@@ -135,7 +154,10 @@ struct container_spec {
 	struct strvec group_add;  /* numeric GIDs as strings */
 	struct strvec cap_add;
 	struct strvec cap_drop;   /* "ALL" */
-	struct strvec security_opt; /* "no-new-privileges", "seccomp=<json>" */
+	struct strvec security_opt; /* "no-new-privileges", ... */
+	/* A seccomp profile (JSON text), NULL = the engine's default. Goes
+	 * to SecurityOpt in the form the engine takes (inline for dockerd). */
+	char *seccomp_profile;
 	char *network_mode;       /* "none" */
 	bool init;
 	bool readonly_rootfs;
@@ -155,12 +177,17 @@ void container_spec_add_mount(struct container_spec *s, const char *source,
 			      const char *target, bool read_only);
 void container_spec_add_ulimit(struct container_spec *s, const char *name,
 			       long long soft, long long hard);
-/* Pure: the body of POST /containers/create (caller frees). */
+/* Pure: the body of POST /containers/create (caller frees), as dockerd
+ * takes it: a seccomp profile inline, "seccomp=<compact JSON>". */
 cJSON *container_spec_to_json(const struct container_spec *s);
+/* Pure: "seccomp=<profile as compact JSON>" (caller frees). */
+char *engine_seccomp_opt_inline(const char *profile_json);
 
 /* POST /containers/create?name= (name may be NULL). *id_out: caller frees.
  * A missing image is ERR_HTTP 404 (the one 404 that is not ERR_NOT_FOUND:
- * the container is not what is missing). */
+ * the container is not what is missing). A seccomp profile that is not a
+ * JSON object is ERR_USAGE; with one, the engine's flavour is asked once
+ * (GET /version), since Podman takes the profile differently. */
 int engine_container_create(struct engine *e, const char *name,
 			    const struct container_spec *spec, char **id_out,
 			    struct error *err);
@@ -211,6 +238,10 @@ int engine_container_read_file(struct engine *e, const char *id, const char *pat
 typedef int (*engine_data_cb)(const char *data, size_t len, void *ud);
 int engine_container_get_archive(struct engine *e, const char *id, const char *path,
 				 engine_data_cb cb, void *ud, struct error *err);
+int engine_container_get_archive_opts(struct engine *e, const char *id, const char *path,
+				      engine_data_cb cb, void *ud,
+				      const struct engine_call_opts *opts, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* ---- the log frame demuxer (pure, docker/demux.c) ---- */
 
@@ -239,6 +270,8 @@ int engine_demux_finish(const struct engine_demux *d, struct error *err);
 
 /* ---- streaming requests driven by one event loop (libcurl multi) ---- */
 
+/* A stream is a transfer (docker/xfer.h) that runs in a caller's loop;
+ * each has a connection of its own, as long as it lasts. */
 struct engine_stream;
 struct engine_loop;
 
@@ -251,6 +284,12 @@ void engine_loop_free(struct engine_loop *l);
  * refused it: once it returns 0 the container may be started. Other
  * streams of the loop may see their callbacks run meanwhile. */
 int engine_loop_add(struct engine_loop *l, struct engine_stream *s, struct error *err);
+/* The same, the wait for the engine's answer bounded by opts too (at most
+ * 30 s whatever its deadline): ERR_TIMEOUT, ERR_INTERRUPTED. The stream
+ * stays in the loop either way; engine_stream_free() removes it. */
+int engine_loop_add_opts(struct engine_loop *l, struct engine_stream *s,
+			 const struct engine_call_opts *opts, struct error *err)
+	__attribute__((warn_unused_result));
 /* Wait up to timeout_ms for activity (curl_multi_poll), also waking when
  * extra_fd (>= 0, e.g. a signal self-pipe) becomes readable. Processes
  * data and completions. Returns < 0 only on a loop failure. */
@@ -299,11 +338,20 @@ int engine_events_stream(struct engine *e, const char *filters_json, long long s
 			 long long until, engine_event_cb cb, void *ud,
 			 struct engine_stream **out, struct error *err);
 
-/* Blocking conveniences built on the same streams (own loop). */
+/* The same endpoints as blocking calls, run on the engine's connection.
+ * Without opts they wait as long as the container runs; with opts they
+ * end at its deadline (ERR_TIMEOUT) or interrupt fd (ERR_INTERRUPTED). */
 int engine_container_wait(struct engine *e, const char *id, const char *condition,
 			  long *status_code, struct error *err);
+int engine_container_wait_opts(struct engine *e, const char *id, const char *condition,
+			       const struct engine_call_opts *opts, long *status_code,
+			       struct error *err) __attribute__((warn_unused_result));
 int engine_container_logs(struct engine *e, const char *id, bool follow,
 			  engine_frame_cb cb, void *ud, struct error *err);
+int engine_container_logs_opts(struct engine *e, const char *id, bool follow,
+			       engine_frame_cb cb, void *ud,
+			       const struct engine_call_opts *opts, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* ---- exec ---- */
 
@@ -312,5 +360,9 @@ int engine_container_logs(struct engine *e, const char *id, bool follow,
 int engine_exec(struct engine *e, const char *container_id, const struct strvec *cmd,
 		const char *user, bool privileged, engine_frame_cb cb, void *ud,
 		long *exit_code, struct error *err);
+int engine_exec_opts(struct engine *e, const char *container_id, const struct strvec *cmd,
+		     const char *user, bool privileged, engine_frame_cb cb, void *ud,
+		     const struct engine_call_opts *opts, long *exit_code, struct error *err)
+	__attribute__((warn_unused_result));
 
 #endif

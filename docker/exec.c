@@ -1,7 +1,8 @@
 /* exec: create, start attached (framed output until the process ends),
  * then read the exit code. */
-#include "docker/internal.h"
+#include "docker/xfer.h"
 
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,7 +32,7 @@ static int exec_inspect_exit(struct engine *e, const char *exec_id, long *exit_c
 		code = cJSON_GetObjectItemCaseSensitive(j, "ExitCode");
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "Running")) &&
 		    cJSON_IsNumber(code)) {
-			*exit_code = (long)code->valuedouble;
+			*exit_code = (long)engine_json_int(code, INT_MIN, INT_MAX, -1);
 			return 0;
 		}
 		if (waited >= EXEC_SETTLE_MS)
@@ -42,9 +43,9 @@ static int exec_inspect_exit(struct engine *e, const char *exec_id, long *exit_c
 	}
 }
 
-int engine_exec(struct engine *e, const char *container_id, const struct strvec *cmd,
-		const char *user, bool privileged, engine_frame_cb cb, void *ud,
-		long *exit_code, struct error *err)
+int engine_exec_opts(struct engine *e, const char *container_id, const struct strvec *cmd,
+		     const char *user, bool privileged, engine_frame_cb cb, void *ud,
+		     const struct engine_call_opts *opts, long *exit_code, struct error *err)
 {
 	static const long created[] = { 201, 200, 0 };
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
@@ -89,14 +90,20 @@ int engine_exec(struct engine *e, const char *container_id, const struct strvec 
 	cJSON_AddBoolToObject(start, "Tty", false);
 	s = engine_xfer_new(e, "POST", path.buf, false);
 	engine_xfer_set_json(s, start);
-	s->sink = engine_stream_sink_demux;
-	s->finish = engine_stream_finish_demux;
-	engine_demux_init(&s->demux, false, cb, ud);
-	/* The command may run as long as it likes; cb can stop it. */
-	engine_xfer_set_timeout(s, 0);
-	rc = engine_xfer_perform(s, err);
+	/* The command may run as long as it likes: the caller's deadline
+	 * bounds it and cb can stop it. */
+	engine_xfer_set_stdio(s, false, cb, ud);
+	rc = engine_xfer_run(s, opts, err);
 	engine_stream_free(s);
 	if (rc < 0)
 		return -1;
 	return exec_inspect_exit(e, exec_id, exit_code, err);
+}
+
+int engine_exec(struct engine *e, const char *container_id, const struct strvec *cmd,
+		const char *user, bool privileged, engine_frame_cb cb, void *ud,
+		long *exit_code, struct error *err)
+{
+	return engine_exec_opts(e, container_id, cmd, user, privileged, cb, ud, NULL,
+				exit_code, err);
 }

@@ -1,7 +1,9 @@
 /* Image inspect and pull. A pull answers 200 before it knows whether it
  * will succeed, so every progress object is checked for an error. */
-#include "docker/internal.h"
+#include "docker/xfer.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
@@ -23,7 +25,7 @@ static long long image_json_ll(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
+	return engine_json_int(v, 0, LLONG_MAX, -1);
 }
 
 static const char *image_json_str(const cJSON *obj, const char *name)
@@ -33,9 +35,20 @@ static const char *image_json_str(const cJSON *obj, const char *name)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static int pull_line(const char *line, size_t len, void *ud, struct error *err)
+struct pull_state {
+	struct engine_lines lines; /* first: engine_xfer_lines_sink() */
+	engine_pull_cb cb;
+	void *ud;
+	char *ref;      /* for messages */
+	char *registry;
+};
+
+/* One progress object; pure apart from the callback, so the fuzzer can
+ * feed it. An error object after HTTP 200 is the pull failing midway. */
+int engine_pull_progress_line(const char *line, size_t len, const char *ref,
+			      const char *registry, engine_pull_cb cb, void *ud,
+			      struct error *err)
 {
-	struct engine_stream *s = ud;
 	cleanup_cjson cJSON *j = cJSON_ParseWithLength(line, len);
 	const cJSON *detail, *pd;
 	const char *msg;
@@ -49,9 +62,9 @@ static int pull_line(const char *line, size_t len, void *ud, struct error *err)
 	if (!msg || !*msg)
 		msg = image_json_str(j, "error");
 	if (msg || detail)
-		return error_set(err, ERR_HTTP, 200, "pulling %s from %s: %s", s->pull_ref,
-				 s->pull_registry, msg && *msg ? msg : "the engine reported an error");
-	if (!s->pull_cb)
+		return error_set(err, ERR_HTTP, 200, "pulling %s from %s: %s", ref, registry,
+				 msg && *msg ? msg : "the engine reported an error");
+	if (!cb)
 		return 0;
 	pd = cJSON_GetObjectItemCaseSensitive(j, "progressDetail");
 	ev.status = image_json_str(j, "status");
@@ -59,27 +72,41 @@ static int pull_line(const char *line, size_t len, void *ud, struct error *err)
 	ev.progress = image_json_str(j, "progress");
 	ev.current = image_json_ll(pd, "current");
 	ev.total = image_json_ll(pd, "total");
-	s->pull_cb(&ev, s->ud);
+	cb(&ev, ud);
 	return 0;
 }
 
-static int pull_sink(struct engine_stream *s, const char *data, size_t len,
-		     struct error *err)
+static int pull_line(const char *line, size_t len, void *ud, struct error *err)
 {
-	return engine_lines_feed(&s->lines, data, len, err) < 0 ? -1 : 0;
+	struct pull_state *p = ud;
+
+	return engine_pull_progress_line(line, len, p->ref, p->registry, p->cb, p->ud, err);
 }
 
-static int pull_finish(struct engine_stream *s, struct error *err)
+static void pull_release(void *state)
 {
-	return engine_lines_finish(&s->lines, err) < 0 ? -1 : 0;
+	struct pull_state *p = state;
+
+	engine_lines_release(&p->lines);
+	free(p->ref);
+	free(p->registry);
+	free(p);
 }
 
-int engine_pull_image(struct engine *e, const char *ref_s, const char *registry_auth,
-		      engine_pull_cb cb, void *ud, struct error *err)
+static const struct engine_xfer_kind pull_kind = {
+	.sink = engine_xfer_lines_sink,
+	.finish = engine_xfer_lines_finish,
+	.release = pull_release,
+};
+
+int engine_pull_image_opts(struct engine *e, const char *ref_s, const char *registry_auth,
+			   engine_pull_cb cb, void *ud, const struct engine_call_opts *opts,
+			   struct error *err)
 {
 	struct image_ref ref;
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
 	struct engine_stream *s;
+	struct pull_state *p;
 	int rc;
 
 	if (image_ref_parse(&ref, ref_s, err) < 0)
@@ -91,14 +118,13 @@ int engine_pull_image(struct engine *e, const char *ref_s, const char *registry_
 	engine_url_add_query(&path, "tag", ref.digest ? ref.digest : ref.tag);
 	s = engine_xfer_new(e, "POST", path.buf, false);
 	s->not_found_404 = false;
-	s->pull_ref = xstrdup(ref_s);
-	s->pull_registry = xstrdup(ref.registry);
-	s->pull_cb = cb;
-	s->ud = ud;
-	s->sink = pull_sink;
-	s->finish = pull_finish;
-	engine_lines_init(&s->lines, ENGINE_LINE_MAX, pull_line, s);
-	s->lines_init = true;
+	p = xcalloc(1, sizeof(*p));
+	p->ref = xstrdup(ref_s);
+	p->registry = xstrdup(ref.registry);
+	p->cb = cb;
+	p->ud = ud;
+	engine_lines_init(&p->lines, ENGINE_LINE_MAX, pull_line, p);
+	engine_xfer_set_kind(s, &pull_kind, p);
 	/* A pull of a large image legitimately takes long: no overall limit. */
 	engine_xfer_set_timeout(s, 0);
 	if (registry_auth && *registry_auth) {
@@ -106,11 +132,17 @@ int engine_pull_image(struct engine *e, const char *ref_s, const char *registry_
 
 		engine_xfer_add_header(s, h);
 	}
-	rc = engine_xfer_perform(s, err);
+	rc = engine_xfer_run(s, opts, err);
 	/* A mid-stream error message was built with this context already. */
 	if (rc < 0 && err && !(err->kind == ERR_HTTP && err->status == 200))
 		error_prefix(err, "pulling %s from %s: ", ref_s, ref.registry);
 	engine_stream_free(s);
 	image_ref_release(&ref);
 	return rc;
+}
+
+int engine_pull_image(struct engine *e, const char *ref, const char *registry_auth,
+		      engine_pull_cb cb, void *ud, struct error *err)
+{
+	return engine_pull_image_opts(e, ref, registry_auth, cb, ud, NULL, err);
 }

@@ -1,6 +1,7 @@
-/* Private to docker/: the engine handle, the transfer object every request
- * is built on, and the pure helpers (base64, URL pieces, NDJSON splitter,
- * tar reader) that the unit tests reach directly. */
+/* Private to docker/: the engine handle and the pure helpers (API
+ * versions, base64, URL pieces, NDJSON splitter, tar reader, engine
+ * flavour) that the unit tests and fuzzers reach directly. The transfer
+ * object every request is built on is in docker/xfer.h. */
 #ifndef HRR_DOCKER_INTERNAL_H
 #define HRR_DOCKER_INTERNAL_H
 
@@ -12,15 +13,37 @@
 
 #include "docker/engine.h"
 
-/* Ordinary requests answer in well under a second; this only catches an
- * engine that accepted the connection and then stalled. */
-#define ENGINE_REQUEST_TIMEOUT_S 120L
+/* HRR_ENGINE_TIMEOUT (seconds, default 60): how long one request/response
+ * call (create, start, inspect, remove, list, ping, ...) may take before the
+ * engine counts as not answering (ERR_TIMEOUT), e.g. a dockerd stopped with
+ * SIGSTOP, whose socket still accepts connections. Ordinary calls answer
+ * in well under a second. Streams (wait, logs, attach, events, exec, pull,
+ * archive) have no such limit: their callers pass a deadline and an
+ * interrupt fd (struct engine_call_opts) instead. */
+#define ENGINE_TIMEOUT_ENV "HRR_ENGINE_TIMEOUT"
+#define ENGINE_TIMEOUT_DEFAULT_S 60L
+#define ENGINE_TIMEOUT_MAX_S 86400L
 #define ENGINE_CONNECT_TIMEOUT_S 30L
+/* /_ping is tiny: a shorter bound, unless HRR_ENGINE_TIMEOUT is shorter. */
 #define ENGINE_PING_TIMEOUT_S 30L
 /* Longest unix socket path: sizeof(sockaddr_un.sun_path) - 1. */
 #define ENGINE_UNIX_PATH_MAX 107
 /* Bodies of small answers kept for error messages or final parsing. */
 #define ENGINE_SMALL_BODY_MAX (64u << 10)
+
+/* How an engine's Docker-compatible API differs where this client cares:
+ * known from GET /version, asked only when it matters (a seccomp profile). */
+enum engine_flavour {
+	ENGINE_FLAVOUR_UNKNOWN = 0,
+	ENGINE_FLAVOUR_DOCKER, /* dockerd: seccomp profile inline in SecurityOpt */
+	ENGINE_FLAVOUR_PODMAN, /* podman system service: seccomp profile as a path */
+};
+
+/* A curl multi handle with the transfers it drives (see docker/xfer.h). */
+struct engine_runner {
+	CURLM *multi;
+	struct engine_stream *head;
+};
 
 struct engine {
 	char *host;        /* as configured: "unix:///var/run/docker.sock" */
@@ -32,7 +55,20 @@ struct engine {
 	char *tls_cert;
 	char *tls_key;
 	char api_version[16];
+	long timeout_s;    /* request/response calls: HRR_ENGINE_TIMEOUT */
+	/* The blocking calls run here one at a time, so they share its
+	 * connection cache: one kept-alive connection per engine. */
+	struct engine_runner runner;
+	enum engine_flavour flavour; /* UNKNOWN until engine_flavour() asks */
 };
+
+/* ---- engine flavour (pure) ---- */
+/* From a GET /version answer: Components[].Name or Platform.Name naming
+ * Podman, else Docker. */
+enum engine_flavour engine_flavour_from_version(const cJSON *version);
+/* Asks GET /version once per engine and remembers the answer. */
+int engine_flavour(struct engine *e, enum engine_flavour *out, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* ---- API versions ("1.41") ---- */
 int engine_version_parse(const char *s, int *major, int *minor);
@@ -44,6 +80,11 @@ int engine_version_cmp(const char *a, const char *b);
 void engine_url_add_path(struct strbuf *sb, const char *segment);
 /* Append "?k=v" or "&k=v" with v percent-encoded. */
 void engine_url_add_query(struct strbuf *sb, const char *key, const char *value);
+
+/* ---- JSON numbers from the engine (pure, docker/codec.c) ---- */
+/* v's value when it is a number that fits in [lo, hi] whole; dflt
+ * otherwise (not a number, NaN, out of range): never a cast out of range. */
+long long engine_json_int(const cJSON *v, long long lo, long long hi, long long dflt);
 
 /* ---- base64 (pure) ---- */
 /* Standard alphabet with padding. */
@@ -105,102 +146,21 @@ int engine_tar_feed(struct engine_tar *t, const char *data, size_t len,
 		    struct error *err);
 int engine_tar_finish(const struct engine_tar *t, struct error *err);
 
-/* ---- transfers: one easy handle, run blocking or inside an engine_loop --- */
+/* ---- config.json credentials (pure, docker/auth.c) ---- */
+/* What config.json text gives ref without running anything: *helper = the
+ * credential helper registry_auth_header() would run first (credHelpers,
+ * then credsStore) or NULL; *out = the X-Registry-Auth value from auths, or
+ * NULL. Both caller-freed. Malformed text: ERR_DATA. */
+int registry_auth_from_config_text(const char *text, size_t len, const struct image_ref *ref,
+				   char **out, char **helper, struct error *err)
+	__attribute__((warn_unused_result));
 
-/* Returns < 0 with err filled to abort the transfer with that error,
- * 0 to go on, ENGINE_SINK_STOP when it has all it wants (success). */
-#define ENGINE_SINK_STOP 1
-typedef int (*engine_sink_fn)(struct engine_stream *s, const char *data, size_t len,
+/* ---- pull progress (pure apart from cb, docker/images.c) ---- */
+/* One NDJSON object of a pull's answer: an error object is the pull failing
+ * midway (ERR_HTTP, status 200, naming ref and registry), anything else goes
+ * to cb (may be NULL) as progress; not an object: ERR_PROTOCOL. */
+int engine_pull_progress_line(const char *line, size_t len, const char *ref,
+			      const char *registry, engine_pull_cb cb, void *ud,
 			      struct error *err);
-/* At a clean end of a successful (2xx) answer. */
-typedef int (*engine_finish_fn)(struct engine_stream *s, struct error *err);
-typedef void (*engine_release_fn)(struct engine_stream *s);
-
-struct engine_stream {
-	CURL *h;
-	struct curl_slist *headers;
-	struct engine_loop *loop;
-	struct engine_stream *loop_next;
-	struct engine_stream *loop_prev;
-	char errbuf[CURL_ERROR_SIZE];
-
-	char *what;        /* "GET /containers/x/logs", for messages */
-	char *host;        /* the engine as configured, for messages */
-	char *socket_path; /* to tell "no socket" from "refused" */
-	long timeout_s;    /* 0 = none (streams) */
-
-	long status;
-	bool status_known;
-	bool headers_done;
-	bool sink_active;  /* a 2xx answer going to sink */
-	bool sink_failed;  /* sink set s->err itself */
-	bool sink_stopped; /* sink returned ENGINE_SINK_STOP */
-	bool cancelled;    /* a user callback returned non-zero */
-	bool limit_hit;
-	bool done;
-	bool not_found_404; /* a 404 answer is ERR_NOT_FOUND */
-	bool await_headers; /* engine_loop_add waits for the answer's headers */
-	int rc;
-	struct error err;
-
-	struct strbuf body; /* non-2xx answers, and 2xx ones without a sink */
-	size_t body_max;
-	const char *want_header;
-	char *header_value;
-
-	engine_sink_fn sink;
-	engine_finish_fn finish;
-	engine_release_fn release;
-
-	/* per kind (only the ones a kind sets up are used) */
-	struct engine_demux demux;
-	struct engine_lines lines;
-	bool lines_init;
-	struct engine_tar tar;
-	bool tar_init;
-	engine_frame_cb frame_cb;
-	engine_event_cb event_cb;
-	engine_pull_cb pull_cb;
-	engine_data_cb data_cb;
-	void *ud;
-	long wait_status;
-	bool wait_have_status;
-	char *pull_ref;      /* for messages */
-	char *pull_registry;
-};
-
-void engine_curl_init(void); /* curl_global_init, once per process */
-
-/* A transfer of METHOD to the engine's path (relative to /v1.NN unless
- * unversioned). Defaults: ENGINE_REQUEST_TIMEOUT_S, body captured up to
- * ENGINE_BODY_MAX, no sink. */
-struct engine_stream *engine_xfer_new(struct engine *e, const char *method,
-				      const char *path, bool unversioned);
-void engine_xfer_set_json(struct engine_stream *s, const cJSON *body);
-void engine_xfer_add_header(struct engine_stream *s, const char *header);
-void engine_xfer_set_timeout(struct engine_stream *s, long seconds);
-/* Record the outcome of a finished transfer in s->rc / s->err. */
-void engine_xfer_complete(struct engine_stream *s, CURLcode code);
-/* Blocking: run it to the end. Returns s->rc and copies s->err to err. */
-int engine_xfer_perform(struct engine_stream *s, struct error *err);
-/* The error of a non-2xx answer: ERR_HTTP (or ERR_NOT_FOUND for a 404 when
- * not_found_404) with the engine's {"message"}. */
-int engine_xfer_http_error(const struct engine_stream *s, struct error *err);
-
-/* One blocking request whose answer must have one of the ok statuses
- * (0-terminated list, e.g. {200, 0}); *out gets the parsed JSON answer
- * when out != NULL. */
-int engine_request_json(struct engine *e, const char *method, const char *path,
-			const cJSON *body, const long *ok, bool not_found_404,
-			long timeout_s, cJSON **out, struct error *err);
-
-/* Parse a whole JSON answer; ERR_PROTOCOL naming what when malformed. */
-int engine_parse_json(const char *data, size_t len, const char *what, cJSON **out,
-		      struct error *err);
-
-/* Shared by the stream kinds: the demuxer / NDJSON sinks. */
-int engine_stream_sink_demux(struct engine_stream *s, const char *data, size_t len,
-			     struct error *err);
-int engine_stream_finish_demux(struct engine_stream *s, struct error *err);
 
 #endif

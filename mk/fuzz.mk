@@ -16,11 +16,15 @@ FUZZ_LIB_SRC = $(wildcard common/*.c finding/*.c) preflight/manifest.c \
                preflight/preflight.c preflight/topology.c
 FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_NAMES   = classifier manifest
-
-# Small parsers of untrusted text: image references, site seccomp profiles,
-# owner labels.
-FUZZ_LIB_SRC += $(wildcard docker/*.c) orchestrator/seccomp_profile.c containers/ours.c
-FUZZ_NAMES   += image_ref seccomp_profile owner_label
+# The engine client's parsers of what the engine, a registry or the user's
+# config.json send (docker/): each a generic run below.
+DOCKER_FUZZ_NAMES = tar demux pull_progress auth_config image_ref api_version
+FUZZ_NAMES   += $(DOCKER_FUZZ_NAMES)
+FUZZ_LIB_SRC += $(wildcard docker/*.c)
+# More small parsers of untrusted text, run the same way: site seccomp
+# profiles (--seccomp FILE) and owner labels (gc decides on what parses).
+FUZZ_LIB_SRC += orchestrator/seccomp_profile.c containers/ours.c
+DOCKER_FUZZ_NAMES += seccomp_profile owner_label
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -51,17 +55,12 @@ fuzz-manifest: $(FUZZ_BUILD)/fuzz_manifest
 	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
 	    $(FUZZ_BUILD)/corpus/manifest tests/fuzz/corpus/manifest
 
-# Running a harness: fuzz-<name> with its longest input.
-define fuzz_run
-fuzz-$(1): $(FUZZ_BUILD)/fuzz_$(1)
-	@mkdir -p $(FUZZ_BUILD)/corpus/$(1)
-	$$< -max_total_time=$(FUZZ_TIME) -max_len=$(2) -timeout=10 -rss_limit_mb=1024 \
+# 70000 bytes: many tar blocks, frame headers and progress lines.
+$(DOCKER_FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_BUILD)/fuzz_%
+	@mkdir -p $(FUZZ_BUILD)/corpus/$*
+	$< -max_total_time=$(FUZZ_TIME) -max_len=70000 -timeout=10 -rss_limit_mb=1024 \
 	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
-	    $(FUZZ_BUILD)/corpus/$(1) tests/fuzz/corpus/$(1)
-endef
-$(eval $(call fuzz_run,image_ref,1024))
-$(eval $(call fuzz_run,seccomp_profile,65536))
-$(eval $(call fuzz_run,owner_label,512))
+	    $(FUZZ_BUILD)/corpus/$* tests/fuzz/corpus/$*
 
 fuzz-clean:
 	rm -rf $(FUZZ_BUILD)

@@ -5,6 +5,7 @@
 #include "common/cleanup.h"
 #include "orchestrator/cmd_json.h"
 #include "orchestrator/commands.h"
+#include "orchestrator/run_lease.h"
 #include "orchestrator/say.h"
 #include "orchestrator/signals.h"
 
@@ -18,7 +19,9 @@ const char cmd_run_usage[] =
 	"       hrr-docker-replay preflight --image IMAGE --archive PATH [options]\n"
 	"       hrr-docker-replay analyze --log FILE [--log FILE...] [--archive PATH]\n"
 	"                                 [--format markdown|json] [-o PATH]\n"
-	"       hrr-docker-replay gc [--all]\n\n"
+	"       hrr-docker-replay gc [--all]\n"
+	"       hrr-docker-replay sweep [--image REF]... [--archive PATH]... [--plan FILE] [options]\n"
+	"       hrr-docker-replay history [--label L] [--case NAME] | history prune --keep N\n\n"
 	"Replays an HRR capture (HIP Record & Replay) with hrr-playback inside the\n"
 	"container image it was captured in, on the chosen AMD GPU(s), through the\n"
 	"Docker Engine API. Streams the replay log, stops a stalled replay, and\n"
@@ -54,10 +57,19 @@ static int run_one(struct cmd_env *env, size_t i)
 {
 	struct replay_desc d;
 	struct replay_unit_result res;
+	struct run_lease lease;
 	int code;
 
+	/* The GPUs are ours alone for the replay (docs/sweep.md "GPU leases"). */
+	if ((code = run_lease_take(env, i, &lease)))
+		return code;
 	cmd_describe(env, i, &d);
+	if (lease.n) {
+		d.gpus = lease.gpus;
+		d.n_gpus = lease.n;
+	}
 	code = replay_unit_run(&env->host, &d, &res);
+	run_lease_release(&lease);
 	if (res.run_dir)
 		strvec_push(&env->run_dirs, res.run_dir);
 	if (env->o->format == FORMAT_JSON)

@@ -155,6 +155,12 @@ void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d)
 	d->n_gpus = o->n_gpus;
 	d->gpus_requested = o->n_gpus > 0;
 	d->gpus_from = o->gpus_from && strcmp(o->gpus_from, "--gpu") ? o->gpus_from : NULL;
+	cmd_describe_policy(o, d);
+	d->interrupt_fd = env->interrupt_fd;
+}
+
+void cmd_describe_policy(const struct options *o, struct replay_desc *d)
+{
 	d->limits.timeout_s = o->timeout_s;
 	d->limits.progress_timeout_s = o->progress_timeout_s;
 	d->limits.stop_grace_s = o->stop_grace_s;
@@ -173,7 +179,6 @@ void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d)
 	d->strict_arch = o->strict_arch;
 	d->confirm = o->yes ? REPLAY_CONFIRM_ASSUME_YES : REPLAY_CONFIRM_PROMPT;
 	d->verbosity = o->verbosity;
-	d->interrupt_fd = env->interrupt_fd;
 }
 
 /* Print on stdout now and keep for -o. */

@@ -41,6 +41,10 @@ __attribute__((warn_unused_result))
 int cmd_setup(struct cmd_env *env, bool for_run);
 /* The replay description of pid i, from the options. */
 void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d);
+/* The part of a description every replay of the options shares: limits,
+ * what goes inside, preflight and confirmation policy, verbosity (a sweep's
+ * worker starts from it, then applies its case). */
+void cmd_describe_policy(const struct options *o, struct replay_desc *d);
 /* Print on stdout now and keep for -o. */
 void cmd_emit(struct cmd_env *env, const char *text, size_t len);
 /* --format json: emit j (taken) as one object. */

@@ -6,7 +6,6 @@
 #include "orchestrator/say.h"
 #include "orchestrator/version.h"
 
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +27,7 @@ static int print_help(enum command cmd, const char *topic)
 		const struct command_def *c = command_find(topic);
 
 		if (!c) {
-			say_error("help: unknown command '%s'; use run, preflight, analyze or gc", topic);
+			say_error("help: unknown command '%s'; use run, preflight, analyze, gc, sweep or history", topic);
 			return EXIT_USAGE;
 		}
 		cmd = c->id;
@@ -62,9 +61,7 @@ int main(int argc, char **argv)
 		options_release(&o);
 		return code;
 	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	code = cmd && cmd->run ? cmd->run(&o) : run_command(&o);
-	curl_global_cleanup();
 	options_release(&o);
 	return code;
 }

@@ -23,7 +23,7 @@ const struct option_def option_table[] = {
 	  "where run folders are created (default $TMPDIR/hrr-docker-replay-<uid>)" },
 	{ OPT_OUTPUT, "output", 'o', "PATH", NULL, FOR_REPLAY | FOR_ANALYZE,
 	  "also write what is printed on stdout to PATH (at the end, atomically)" },
-	{ OPT_FORMAT, "format", 0, "markdown|json", NULL, FOR_REPLAY | FOR_ANALYZE,
+	{ OPT_FORMAT, "format", 0, "markdown|json", NULL, FOR_REPLAY | FOR_ANALYZE | FOR_HISTORY,
 	  "what is printed on stdout at the end (default markdown)" },
 	{ OPT_GPU, "gpu", 0, "N[,M...]", "GPU", FOR_REPLAY,
 	  "host GPU ordinal(s) to replay on (default: as many as the capture used, lowest first)" },
@@ -71,15 +71,46 @@ const struct option_def option_table[] = {
 	  "memory limit of the replay container (512m, 2g; default none)" },
 	{ OPT_AS_ROOT, "as-root", 0, NULL, NULL, FOR_REPLAY,
 	  "run the replay as root inside (default: as your uid:gid; capabilities stay dropped)" },
+	{ OPT_GPU_WAIT, "gpu-wait", 0, "S", NULL, FOR_RUN | FOR_SWEEP,
+	  "give up after S seconds when the GPU is held by another run (default: wait; 0 = do not)" },
+	{ OPT_PLAN, "plan", 0, "FILE", NULL, FOR_SWEEP,
+	  "cases listed in a JSON plan ({\"cases\": [...]}; repeatable)" },
+	{ OPT_LABEL, "label", 0, "L", NULL, FOR_SWEEP | FOR_HISTORY,
+	  "the series of sweeps (default \"default\"); statuses compare with its previous one" },
+	{ OPT_BASELINE, "baseline", 0, "SWEEP", NULL, FOR_SWEEP,
+	  "compare against this sweep instead of the label's previous one" },
+	{ OPT_GPUS, "gpus", 0, "LIST", NULL, FOR_SWEEP,
+	  "host GPU ordinals the sweep may use (default all)" },
+	{ OPT_JOBS, "jobs", 0, "N", NULL, FOR_SWEEP,
+	  "at most N cases at once (default: as many as the GPUs allow)" },
+	{ OPT_RETRY_FAILED, "retry-failed", 0, "N", NULL, FOR_SWEEP,
+	  "rerun a non-PASS case up to N times; one that then passes is flaky" },
+	{ OPT_DB, "db", 0, "PATH", "HRR_HISTORY_DB", FOR_SWEEP | FOR_HISTORY,
+	  "history database (default $XDG_DATA_HOME/hrr-docker-replay/history.sqlite)" },
+	{ OPT_JUNIT, "junit", 0, "PATH", NULL, FOR_SWEEP, "also write junit.xml to PATH" },
+	{ OPT_HTML, "html", 0, "PATH", NULL, FOR_SWEEP, "also write report.html to PATH" },
+	{ OPT_SUMMARY, "summary", 0, "PATH", NULL, FOR_SWEEP, "also write summary.md to PATH" },
+	{ OPT_RESUME, "resume", 0, "SWEEP", NULL, FOR_SWEEP,
+	  "finish a sweep (id or folder): its cases without a result, and errors" },
+	{ OPT_STATUS, "status", 0, "SWEEP", NULL, FOR_SWEEP, "say how far a sweep got" },
+	{ OPT_SHARD, "shard", 0, "I/N", NULL, FOR_SWEEP,
+	  "run only shard I of N of the remaining cases (one task of a job array)" },
+	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
+	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
+	{ OPT_CASE, "case", 0, "NAME", NULL, FOR_HISTORY, "one case's trend" },
+	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
+	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
+	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
 	{ OPT_ALL, "all", 0, NULL, NULL, FOR_GC,
 	  "also remove containers of dead runs that used --keep" },
 	{ OPT_ALL_USERS, "all-users", 0, NULL, NULL, FOR_GC,
 	  "root only: every user's dead runs, not only yours" },
-	{ OPT_QUIET, "quiet", 'q', NULL, NULL, FOR_ALL,
+	{ OPT_QUIET, "quiet", 'q', NULL, NULL, FOR_ALL | FOR_SWEEP,
 	  "quieter: no live replay log on stderr" },
-	{ OPT_VERBOSE, "verbose", 'v', NULL, NULL, FOR_ALL, "more verbose" },
+	{ OPT_VERBOSE, "verbose", 'v', NULL, NULL, FOR_ALL | FOR_SWEEP, "more verbose" },
 	{ OPT_VERSION, "version", 0, NULL, NULL, FOR_ALL, "print the version and exit" },
-	{ OPT_HELP, "help", 'h', NULL, NULL, FOR_ALL, "print this help and exit" },
+	{ OPT_HELP, "help", 'h', NULL, NULL, FOR_ALL | FOR_SWEEP | FOR_HISTORY,
+	  "print this help and exit" },
 };
 
 #define N_OPTIONS (sizeof(option_table) / sizeof(option_table[0]))
@@ -100,6 +131,7 @@ void options_init(struct options *o)
 	strvec_init(&o->cap_add);
 	strvec_init(&o->logs);
 	strvec_init(&o->hip_hrr_env);
+	sweep_options_init(&o->sweep);
 }
 
 void options_release(struct options *o)
@@ -122,6 +154,7 @@ void options_release(struct options *o)
 	strvec_clear(&o->logs);
 	strvec_clear(&o->hip_hrr_env);
 	seccomp_choice_release(&o->seccomp);
+	sweep_options_release(&o->sweep);
 	options_init(o);
 }
 
@@ -309,11 +342,13 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 		if (!*val)
 			return error_set(err, ERR_USAGE, 0, "%s: empty image reference", from);
 		set_string(&o->image, val);
+		strvec_push(&o->sweep.images, val); /* a sweep's images repeat */
 		return 0;
 	case OPT_ARCHIVE:
 		if (!*val)
 			return error_set(err, ERR_USAGE, 0, "%s: empty path", from);
 		set_string(&o->archive, val);
+		strvec_push(&o->sweep.archives, val);
 		return 0;
 	case OPT_WORKDIR:
 		if (!*val)
@@ -410,6 +445,8 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_VERSION:
 	case OPT_HELP:
 		return 0;
+	default:
+		return sweep_option_apply(&o->sweep, id, val, from, err);
 	}
 	return error_set(err, ERR_USAGE, 0, "internal: unhandled option");
 }
@@ -420,6 +457,13 @@ static const struct option_def *option_by_id(int id)
 		if ((int)option_table[i].id == id)
 			return &option_table[i];
 	return NULL;
+}
+
+bool option_applies(const struct option_def *d, enum command cmd)
+{
+	if (cmd == CMD_SWEEP && (d->commands & FOR_RUN))
+		return d->id != OPT_GPU && d->id != OPT_OUTPUT;
+	return (d->commands & (1u << cmd)) != 0;
 }
 
 static const char *command_name(enum command cmd)
@@ -482,7 +526,12 @@ static int parse_argv(struct options *o, int argc, char **argv, int first, bool 
 				d = &option_table[i];
 		if (!d)
 			return error_set(err, ERR_USAGE, 0, "internal: unknown option code %d", c);
-		if (!(d->commands & (1u << o->command)))
+		if (!option_applies(d, o->command) && o->command == CMD_SWEEP &&
+		    (d->id == OPT_GPU || d->id == OPT_OUTPUT))
+			return error_set(err, ERR_USAGE, 0, d->id == OPT_GPU
+					 ? "a sweep takes no --gpu: give its GPU pool with --gpus LIST"
+					 : "a sweep takes no -o: use --summary, --junit or --html");
+		if (!option_applies(d, o->command))
 			return error_set(err, ERR_USAGE, 0,
 					 "--%s does not apply to '%s' (see --help)", d->name,
 					 command_name(o->command));
@@ -519,7 +568,7 @@ static int apply_environment(struct options *o, const bool *seen, env_lookup_fn 
 
 		/* Only the twins of this command's options: a GPU=x meant for
 		 * `run` must not break `gc`. */
-		if (!d->env || seen[i] || !env || !(d->commands & (1u << o->command)))
+		if (!d->env || seen[i] || !env || !option_applies(d, o->command))
 			continue;
 		val = env(d->env, env_ud);
 		if (!val)
@@ -572,6 +621,8 @@ static int validate(const struct options *o, struct error *err)
 		return 0;
 	if (o->command == CMD_ANALYZE && !o->logs.n && !o->archive)
 		return error_set(err, ERR_USAGE, 0, "analyze: --log FILE is required (see --help)");
+	if (o->command == CMD_SWEEP || o->command == CMD_HISTORY)
+		return sweep_options_validate(&o->sweep, o->command == CMD_HISTORY, err);
 	if (o->command == CMD_RUN || o->command == CMD_PREFLIGHT) {
 		if (!o->image)
 			return error_set(err, ERR_USAGE, 0,
@@ -604,10 +655,19 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 
 		if (!cmd)
 			return error_set(err, ERR_USAGE, 0,
-					 "unknown command '%s'; use run, preflight, analyze or gc (see --help)",
+					 "unknown command '%s'; use run, preflight, analyze, gc, sweep or history (see --help)",
 					 argv[1]);
 		o->command = cmd->id;
 		first = 2;
+		if (cmd->id == CMD_HISTORY && argc > 2 && !strcmp(argv[2], "prune")) {
+			o->sweep.prune = true;
+			first = 3;
+			/* `history prune --keep N` (docs/sweep.md); --keep is also
+			 * run's flag, so the table spells this one --keep-last. */
+			for (int i = first; i < argc; i++)
+				if (!strcmp(argv[i], "--keep"))
+					argv[i] = (char *)"--keep-last";
+		}
 	}
 	if (o->command == CMD_HELP)
 		return 0;

@@ -12,6 +12,7 @@
 #include "common/strvec.h"
 #include "orchestrator/image.h"
 #include "orchestrator/seccomp_profile.h"
+#include "orchestrator/sweep_options.h"
 
 enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 
@@ -22,6 +23,8 @@ enum command {
 	CMD_GC,
 	CMD_HELP,
 	CMD_VERSION,
+	CMD_SWEEP,
+	CMD_HISTORY,
 };
 
 #define OPTIONS_MAX_GPUS 64
@@ -68,6 +71,7 @@ struct options {
 	char *clr_build;          /* CLR_BUILD */
 	char *rocr_lib;           /* ROCR_LIB */
 	char *rocm_path;          /* ROCM_PATH, default /opt/rocm */
+	struct sweep_options sweep; /* sweep and history; --gpu-wait for run too */
 	struct strvec hip_hrr_env; /* host HIP_HRR_* variables, "K=V" */
 };
 

@@ -6,13 +6,13 @@
 
 #include <stdio.h>
 
-static void add_options(unsigned mask, struct strbuf *out)
+static void add_options(enum command cmd, struct strbuf *out)
 {
 	for (size_t i = 0; i < option_table_size; i++) {
 		const struct option_def *d = &option_table[i];
 		char left[64];
 
-		if (!(d->commands & mask))
+		if (!option_applies(d, cmd))
 			continue;
 		if (d->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name, d->name,
@@ -45,7 +45,7 @@ void options_help(enum command cmd, struct strbuf *out)
 	} else {
 		strbuf_addstr(out, "\nOptions:\n");
 	}
-	add_options(1u << c->id, out);
+	add_options(c->id, out);
 	if (c->help_tail)
 		strbuf_addstr(out, c->help_tail);
 }

@@ -4,6 +4,7 @@
 #ifndef HRR_ORCHESTRATOR_OPTIONS_TABLE_H
 #define HRR_ORCHESTRATOR_OPTIONS_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "orchestrator/options.h"
@@ -43,6 +44,25 @@ enum option_id {
 	OPT_SECCOMP,
 	OPT_AS_ROOT,
 	OPT_MEMORY,
+	/* sweep, history, leases: applied by orchestrator/sweep_options.c */
+	OPT_PLAN,
+	OPT_LABEL,
+	OPT_BASELINE,
+	OPT_GPUS,
+	OPT_JOBS,
+	OPT_RETRY_FAILED,
+	OPT_GPU_WAIT,
+	OPT_DB,
+	OPT_JUNIT,
+	OPT_HTML,
+	OPT_SUMMARY,
+	OPT_RESUME,
+	OPT_STATUS,
+	OPT_SHARD,
+	OPT_FAIL_ON,
+	OPT_CASE,
+	OPT_LAST,
+	OPT_KEEP_LAST,
 };
 
 /* Which commands take an option. */
@@ -50,6 +70,8 @@ enum option_id {
 #define FOR_PREFLIGHT (1u << CMD_PREFLIGHT)
 #define FOR_GC (1u << CMD_GC)
 #define FOR_ANALYZE (1u << CMD_ANALYZE)
+#define FOR_SWEEP (1u << CMD_SWEEP)
+#define FOR_HISTORY (1u << CMD_HISTORY)
 #define FOR_REPLAY (FOR_RUN | FOR_PREFLIGHT)
 #define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC | FOR_ANALYZE)
 
@@ -65,5 +87,9 @@ struct option_def {
 
 extern const struct option_def option_table[];
 extern const size_t option_table_size;
+
+/* Whether cmd takes d: a sweep takes every run option but --gpu and -o
+ * (each case gets them), plus its own. */
+bool option_applies(const struct option_def *d, enum command cmd);
 
 #endif

@@ -175,6 +175,8 @@ static void plan_common(const struct replay_plan_input *in, struct container_spe
 	ours_harden(s);
 	if (in->user)
 		s->user = xstrdup(in->user);
+	if (in->seccomp_profile)
+		s->seccomp_profile = xstrdup(in->seccomp_profile);
 	if (in->seccomp_opt)
 		strvec_push(&s->security_opt, in->seccomp_opt);
 }

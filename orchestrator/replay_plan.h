@@ -81,7 +81,8 @@ struct replay_plan_input {
 	const char *owner;            /* host:pid:start */
 	const char *archive_label;    /* the archive path for the label */
 	const char *user;             /* "uid:gid" inside; NULL = the image's */
-	const char *seccomp_opt;      /* "seccomp=..." for SecurityOpt; NULL = the engine's default */
+	const char *seccomp_profile;  /* the profile's JSON; NULL = none of ours */
+	const char *seccomp_opt;      /* "seccomp=unconfined" for SecurityOpt, or NULL */
 };
 
 /* Library dirs inside, in docs/cli.md's order (overlay, extra, /opt/rocm/lib,

@@ -28,7 +28,8 @@ struct unit_run {
 	char *container_name;
 	cJSON *spec_json;
 	char user[32];                /* "uid:gid" the replay runs as */
-	char *seccomp_opt;            /* the SecurityOpt entry, NULL = the engine's default */
+	char *seccomp_profile;        /* the profile's JSON, NULL = none of ours */
+	char *seccomp_opt;            /* "seccomp=unconfined", or NULL */
 	cJSON *seccomp_record;        /* run.json's "seccomp" */
 	struct plan_device *devices;
 	size_t n_devices;

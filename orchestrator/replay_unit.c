@@ -196,6 +196,7 @@ static void plan_input(const struct unit_run *u, const struct replay_plan_knobs 
 	in->owner = u->host->owner;
 	in->archive_label = d->pid_dir;
 	in->user = u->user[0] ? u->user : NULL;
+	in->seccomp_profile = u->seccomp_profile;
 	in->seccomp_opt = u->seccomp_opt;
 }
 
@@ -418,8 +419,8 @@ static int container_identity(struct unit_run *u, struct error *err)
 	snprintf(u->user, sizeof(u->user), "%u:%u", d->as_root ? 0 : (unsigned)getuid(),
 		 d->as_root ? 0 : (unsigned)getgid());
 	if (seccomp_engine_option(u->host->engine, d->seccomp ? d->seccomp : &replay_profile,
-				  d->allow_ptrace, &u->seccomp_opt, &u->seccomp_record, &notes,
-				  err) < 0)
+				  d->allow_ptrace, &u->seccomp_profile, &u->seccomp_opt,
+				  &u->seccomp_record, &notes, err) < 0)
 		return -1;
 	for (size_t i = 0; i < notes.n; i++)
 		say_info(d->verbosity - 1, "note: %s", notes.v[i]);
@@ -599,6 +600,7 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	cJSON_Delete(u.spec_json);
 	cJSON_Delete(u.seccomp_record);
 	free(u.seccomp_opt);
+	free(u.seccomp_profile);
 	replay_result_release(&u.result);
 	free(u.container_name);
 	free(u.stop_reason);

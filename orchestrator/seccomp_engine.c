@@ -45,11 +45,13 @@ static int site_profile(const char *path, uint32_t arch, struct strbuf *json,
 }
 
 int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool allow_ptrace,
-			  char **opt, cJSON **record, struct strvec *notes, struct error *err)
+			  char **profile, char **opt, cJSON **record, struct strvec *notes,
+			  struct error *err)
 {
 	cleanup_strbuf struct strbuf json = STRBUF_INIT;
 	struct seccomp_profile_opts po = { .allow_ptrace = allow_ptrace };
 
+	*profile = NULL;
 	*opt = NULL;
 	*record = NULL;
 	if (c->mode == SECCOMP_MODE_UNCONFINED)
@@ -60,7 +62,7 @@ int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool
 		if (c->mode == SECCOMP_MODE_FILE ? site_profile(c->path, po.arch, &json, err)
 						 : seccomp_profile_build(&po, &json, notes, err))
 			return -1;
-		*opt = xasprintf("seccomp=%s", json.buf);
+		*profile = xstrdup(json.buf);
 	}
 	*record = seccomp_record_json(c, json.len ? json.buf : NULL);
 	return 0;

@@ -89,13 +89,14 @@ cJSON *seccomp_record_json(const struct seccomp_choice *c, const char *profile_j
 struct engine;
 
 /* What the replay container gets for choice c on engine e (whose /version
- * names the architecture): *opt is the HostConfig.SecurityOpt entry
- * ("seccomp=<profile JSON>", "seccomp=unconfined"), NULL for the engine's
- * default; *record is run.json's "seccomp" object. A site's file that
- * cannot be read or is not a valid profile: ERR_USAGE. Names the
- * architecture lacks are noted in *notes (may be NULL). */
+ * names the architecture): *profile is the profile's JSON for the spec's
+ * seccomp_profile (replay, a site's file; docker/ passes it the way the
+ * engine takes it), *opt a SecurityOpt entry ("seccomp=unconfined"), both
+ * NULL for the engine's default; *record is run.json's "seccomp" object. A
+ * site's file that cannot be read or is not a valid profile: ERR_USAGE.
+ * Names the architecture lacks are noted in *notes (may be NULL). */
 int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool allow_ptrace,
-			  char **opt, cJSON **record, struct strvec *notes, struct error *err)
-	__attribute__((warn_unused_result));
+			  char **profile, char **opt, cJSON **record, struct strvec *notes,
+			  struct error *err) __attribute__((warn_unused_result));
 
 #endif

@@ -17,10 +17,11 @@ LOGS=$STATE/logs
 PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
 	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
 	  busybox-static curl clang valgrind
-	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs crun)
+	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs crun
+	  libsqlite3-dev libxml2-dev libxml2-utils python3-junitparser chromium)
 if [ "${1:-}" = demo ]; then
 	PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev libseccomp-dev
-		  docker.io busybox-static curl)
+		  libsqlite3-dev libxml2-dev docker.io busybox-static curl)
 	HRR_SETUP_NO_REGISTRY=1
 	HRR_SETUP_NO_SLURM=1
 	HRR_SETUP_NO_PODMAN=1

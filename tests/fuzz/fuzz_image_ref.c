@@ -1,6 +1,6 @@
-/* libFuzzer harness: image references come from the command line, sweep
- * plans and run.json files written elsewhere. Parse, and when it parses,
- * ask for the credentials key (the part that picks a registry's secret). */
+/* libFuzzer harness: an image reference comes from the command line and
+ * from run.json files. A parsed reference must have its parts, and its
+ * auth key must be a string. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	if (image_ref_parse(&ref, s, &err) == 0) {
-		if (!ref.registry || !ref.repository || !ref.name || !image_ref_auth_key(&ref))
+		if (!ref.registry || !ref.repository || !ref.name || (!ref.tag && !ref.digest))
+			abort();
+		if (strlen(image_ref_auth_key(&ref)) == 0)
 			abort();
 		image_ref_release(&ref);
 	}

@@ -355,3 +355,40 @@ Test(engine_run, read_a_file_a_container_wrote)
 	free(id);
 	engine_close(e);
 }
+
+/* dockerd takes the profile inline and enforces it; a running container's
+ * wait with a deadline ends at the deadline and leaves the engine usable. */
+Test(engine_run, an_inline_seccomp_profile_is_enforced_and_a_wait_has_a_deadline)
+{
+	struct engine *e = et_engine();
+	struct container_spec s;
+	struct engine_call_opts opts = { .deadline = 0, .interrupt_fd = -1 };
+	struct timespec now;
+	struct error err;
+	char *id = NULL;
+	long code = -1;
+
+	et_spec(&s, "/bin/busybox mkdir /made && echo made");
+	s.seccomp_profile = strdup("{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":"
+				   "[{\"names\":[\"mkdir\",\"mkdirat\"],\"action\":\"SCMP_ACT_ERRNO\"}]}");
+	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_container_start(e, id, &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_container_wait(e, id, "not-running", &code, &err), 0, "%s", err.msg);
+	cr_assert_neq(code, 0, "mkdir is denied by the profile");
+	cr_assert_eq(engine_container_remove(e, id, true, &err), 0, "%s", err.msg);
+	free(id);
+	container_spec_release(&s);
+
+	id = et_create(e, "/bin/busybox mkdir /made && exec /bin/busybox sleep 60");
+	cr_assert_eq(engine_container_start(e, id, &err), 0, "%s", err.msg);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	opts.deadline = (double)now.tv_sec + (double)now.tv_nsec / 1e9 + 0.5;
+	cr_assert_eq(engine_container_wait_opts(e, id, "not-running", &opts, &code, &err), -1);
+	cr_assert_eq(err.kind, ERR_TIMEOUT, "%s", err.msg);
+	cr_assert_eq(engine_container_kill(e, id, "SIGKILL", &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_container_wait(e, id, "not-running", &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 137);
+	cr_assert_eq(engine_container_remove(e, id, true, &err), 0, "%s", err.msg);
+	free(id);
+	engine_close(e);
+}

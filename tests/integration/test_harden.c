@@ -390,7 +390,10 @@ Test(harden, a_second_users_replay_runs_as_that_user_with_the_device_group)
 	bool has_group = false;
 
 	cr_assert_not_null(bin);
+	/* The test's GPU lease directory is shared as a site's would be:
+	 * sticky and open to every user. */
 	cmd = xasprintf("set -e; chmod 755 '%s'; chmod -R a+rX '%s'; mkdir -p '%s' '%s/dri';"
+			"mkdir -p \"$HRR_LOCK_DIR\"; chmod 1777 \"$HRR_LOCK_DIR\";"
 			"chown %u:%u '%s'; mknod -m 660 '%s/kfd' c 1 3;"
 			"mknod -m 660 '%s/dri/renderD128' c 226 128;"
 			"mknod -m 660 '%s/dri/renderD136' c 226 136; chgrp -R 4343 '%s'",

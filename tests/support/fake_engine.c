@@ -19,10 +19,12 @@
 #include "common/xalloc.h"
 
 #define FAKE_REQUEST_MAX (1u << 20)
+#define FAKE_CONN_MAX 16
 
 struct fake_route {
 	char *prefix;
 	struct strbuf raw;
+	bool hang; /* read the request, never answer */
 };
 
 struct fake_engine {
@@ -36,6 +38,10 @@ struct fake_engine {
 	struct fake_route *routes;
 	size_t n_routes;
 	struct strvec requests;
+	bool keep_alive;
+	size_t accepted;
+	int conns[FAKE_CONN_MAX];
+	size_t n_conns;
 };
 
 /* Read one request: head up to the blank line, then Content-Length bytes,
@@ -87,13 +93,16 @@ static void fake_write_all(int fd, const char *p, size_t len)
 	}
 }
 
-static void fake_serve(struct fake_engine *fe, int fd)
+/* Serves one request on fd; returns true when the connection stays open
+ * for the next one (keep-alive mode, an answer without "Connection:
+ * close", or a route that never answers). */
+static bool fake_serve(struct fake_engine *fe, int fd)
 {
 	struct strbuf req = STRBUF_INIT;
 	struct strbuf answer = STRBUF_INIT;
 	const char *sp1, *sp2;
 	size_t line_len = 0;
-	bool matched = false;
+	bool matched = false, hang = false, keep = false;
 
 	if (fake_read_request(fd, &req) < 0)
 		goto out;
@@ -109,47 +118,85 @@ static void fake_serve(struct fake_engine *fe, int fd)
 
 		if (plen <= line_len && !strncmp(req.buf, r->prefix, plen)) {
 			strbuf_add(&answer, r->raw.buf, r->raw.len);
+			hang = r->hang;
 			matched = true;
 			break;
 		}
 	}
+	keep = fe->keep_alive;
 	pthread_mutex_unlock(&fe->lock);
+	if (hang) {
+		keep = true;
+		goto out;
+	}
 	if (!matched) {
 		static const char body[] = "{\"message\":\"fake engine: no route\"}";
 
 		strbuf_addf(&answer,
 			    "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n"
-			    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-			    sizeof(body) - 1, body);
+			    "Content-Length: %zu\r\n%s\r\n%s",
+			    sizeof(body) - 1, keep ? "" : "Connection: close\r\n", body);
 	}
 	fake_write_all(fd, answer.buf, answer.len);
+	if (keep && !strcasestr(answer.buf, "\r\nConnection: close\r\n"))
+		goto out;
+	keep = false;
 	shutdown(fd, SHUT_WR);
 out:
 	strbuf_release(&req);
 	strbuf_release(&answer);
+	return keep;
 }
 
+static void fake_close_conn(struct fake_engine *fe, size_t i)
+{
+	close(fe->conns[i]);
+	fe->conns[i] = fe->conns[--fe->n_conns];
+}
+
+static void fake_accept(struct fake_engine *fe)
+{
+	int fd = accept4(fe->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&fe->lock);
+	fe->accepted++;
+	pthread_mutex_unlock(&fe->lock);
+	if (fe->n_conns == FAKE_CONN_MAX)
+		fake_close_conn(fe, 0);
+	fe->conns[fe->n_conns++] = fd;
+}
+
+/* Every open connection is watched, so a client that keeps one idle
+ * while it opens another is served on both. */
 static void *fake_thread(void *arg)
 {
 	struct fake_engine *fe = arg;
 
 	for (;;) {
-		struct pollfd p[2] = { { fe->listen_fd, POLLIN, 0 }, { fe->stop_pipe[0], POLLIN, 0 } };
-		int fd;
+		struct pollfd p[2 + FAKE_CONN_MAX];
+		size_t n = fe->n_conns;
 
-		if (poll(p, 2, -1) < 0) {
+		p[0] = (struct pollfd){ fe->listen_fd, POLLIN, 0 };
+		p[1] = (struct pollfd){ fe->stop_pipe[0], POLLIN, 0 };
+		for (size_t i = 0; i < n; i++)
+			p[2 + i] = (struct pollfd){ fe->conns[i], POLLIN, 0 };
+		if (poll(p, 2 + n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (p[1].revents)
 			break;
-		fd = accept4(fe->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		fake_serve(fe, fd);
-		close(fd);
+		for (size_t i = n; i-- > 0;)
+			if (p[2 + i].revents && !fake_serve(fe, fe->conns[i]))
+				fake_close_conn(fe, i);
+		if (p[0].revents)
+			fake_accept(fe);
 	}
+	while (fe->n_conns)
+		fake_close_conn(fe, 0);
 	return NULL;
 }
 
@@ -211,9 +258,35 @@ void fake_engine_route(struct fake_engine *fe, const char *prefix, const void *r
 	fe->routes = xrealloc(fe->routes, (fe->n_routes + 1) * sizeof(*fe->routes));
 	r = &fe->routes[fe->n_routes++];
 	r->prefix = xstrdup(prefix);
+	r->hang = false;
 	strbuf_init(&r->raw, 0);
 	strbuf_add(&r->raw, raw, len);
 	pthread_mutex_unlock(&fe->lock);
+}
+
+void fake_engine_route_hang(struct fake_engine *fe, const char *prefix)
+{
+	fake_engine_route(fe, prefix, "", 0);
+	pthread_mutex_lock(&fe->lock);
+	fe->routes[fe->n_routes - 1].hang = true;
+	pthread_mutex_unlock(&fe->lock);
+}
+
+void fake_engine_keep_alive(struct fake_engine *fe)
+{
+	pthread_mutex_lock(&fe->lock);
+	fe->keep_alive = true;
+	pthread_mutex_unlock(&fe->lock);
+}
+
+size_t fake_engine_connection_count(struct fake_engine *fe)
+{
+	size_t n;
+
+	pthread_mutex_lock(&fe->lock);
+	n = fe->accepted;
+	pthread_mutex_unlock(&fe->lock);
+	return n;
 }
 
 void fake_engine_route_str(struct fake_engine *fe, const char *prefix, const char *raw)
@@ -225,12 +298,16 @@ void fake_engine_route_json(struct fake_engine *fe, const char *prefix, int stat
 			    const char *extra_header, const char *body)
 {
 	struct strbuf sb = STRBUF_INIT;
+	bool keep;
 
+	pthread_mutex_lock(&fe->lock);
+	keep = fe->keep_alive;
+	pthread_mutex_unlock(&fe->lock);
 	strbuf_addf(&sb, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n", status);
 	if (extra_header)
 		strbuf_addf(&sb, "%s\r\n", extra_header);
-	strbuf_addf(&sb, "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", strlen(body),
-		    body);
+	strbuf_addf(&sb, "Content-Length: %zu\r\n%s\r\n%s", strlen(body),
+		    keep ? "" : "Connection: close\r\n", body);
 	fake_engine_route(fe, prefix, sb.buf, sb.len);
 	strbuf_release(&sb);
 }

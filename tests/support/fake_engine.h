@@ -1,6 +1,7 @@
 /* A fake Docker engine for fault tests: a thread serving canned raw HTTP
- * answers on a unix socket, one connection at a time, closing each
- * connection after its answer. Point engine_open() at fake_engine_host(). */
+ * answers on a unix socket, one request at a time, closing each connection
+ * after its answer unless keep-alive is asked for. Point engine_open() at
+ * fake_engine_host(). */
 #ifndef HRR_TESTS_SUPPORT_FAKE_ENGINE_H
 #define HRR_TESTS_SUPPORT_FAKE_ENGINE_H
 
@@ -25,6 +26,17 @@ void fake_engine_route_str(struct fake_engine *fe, const char *prefix, const cha
  * header line ("Api-Version: 1.45"). */
 void fake_engine_route_json(struct fake_engine *fe, const char *prefix, int status,
 			    const char *extra_header, const char *body);
+
+/* A request matching prefix is read and never answered (an engine that
+ * stopped, e.g. SIGSTOP): its connection stays open until the client
+ * closes it. */
+void fake_engine_route_hang(struct fake_engine *fe, const char *prefix);
+/* From now on: route_json answers without "Connection: close" and a
+ * connection stays open for the next request unless an answer carries
+ * "Connection: close". Call before adding routes. */
+void fake_engine_keep_alive(struct fake_engine *fe);
+/* How many connections the fake engine accepted so far. */
+size_t fake_engine_connection_count(struct fake_engine *fe);
 
 /* How many requests were served, and a copy of request i's head and body
  * (caller frees). */

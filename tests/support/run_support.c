@@ -63,6 +63,10 @@ void test_env_setup(struct test_env *t)
 	if (!getcwd(cwd, sizeof(cwd)))
 		cr_assert_fail("getcwd");
 	snprintf(t->sysfs, sizeof(t->sysfs), "%s/tests/fixtures/sysfs/mi300x-2", cwd);
+	/* GPU leases of the test's runs stay in the test: other checkouts'
+	 * tests on this machine use the same fake GPU ids (docs/sweep.md). */
+	snprintf(path, sizeof(path), "%s/locks", t->root);
+	setenv("HRR_LOCK_DIR", path, 1);
 }
 
 struct test_env tenv;

@@ -342,3 +342,35 @@ Test(docker_base64, decode_accepts_missing_padding_and_rejects_garbage)
 	cr_assert_eq(engine_base64_decode("Zg=", 3, &d, &err), -1);
 	strbuf_release(&d);
 }
+
+Test(docker_auth, config_text_names_the_helper_and_reads_auths_without_running_anything)
+{
+	static const char cfg[] =
+		"{\"credHelpers\":{\"ghcr.io\":\"gh\"},\"credsStore\":\"desktop\","
+		"\"auths\":{\"http://127.0.0.1:5000/v2/\":{\"auth\":\"dTpw\"}}}";
+	struct image_ref ref;
+	char *hdr = NULL, *helper = NULL;
+	struct error err;
+	cJSON *j;
+
+	cr_assert_eq(image_ref_parse(&ref, "127.0.0.1:5000/x:1", &err), 0);
+	cr_assert_eq(registry_auth_from_config_text(cfg, strlen(cfg), &ref, &hdr, &helper, &err), 0,
+		     "%s", err.msg);
+	cr_assert_str_eq(helper, "desktop");
+	j = et_decode_auth(hdr);
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "username")->valuestring, "u");
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "password")->valuestring, "p");
+	cJSON_Delete(j);
+	free(hdr);
+	free(helper);
+	image_ref_release(&ref);
+
+	cr_assert_eq(image_ref_parse(&ref, "ghcr.io/a/b:1", &err), 0);
+	cr_assert_eq(registry_auth_from_config_text(cfg, strlen(cfg), &ref, &hdr, &helper, &err), 0);
+	cr_assert_str_eq(helper, "gh");
+	cr_assert_null(hdr);
+	free(helper);
+	cr_assert_eq(registry_auth_from_config_text("[1]", 3, &ref, &hdr, &helper, &err), -1);
+	cr_assert_eq(err.kind, ERR_DATA);
+	image_ref_release(&ref);
+}

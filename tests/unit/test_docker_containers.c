@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "docker/engine.h"
+#include "docker/internal.h"
 
 static void assert_json_eq(const cJSON *got, const char *want_text)
 {
@@ -116,6 +116,66 @@ Test(docker_spec, duplicate_label_keys_keep_the_last_value)
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "Labels")), 1);
 	cJSON_Delete(j);
 	container_spec_release(&s);
+}
+
+Test(docker_spec, seccomp_profile_goes_inline_and_compact_after_the_other_options)
+{
+	struct container_spec s;
+	cJSON *j;
+
+	container_spec_init(&s);
+	s.image = xstrdup("img");
+	strvec_push(&s.security_opt, "no-new-privileges");
+	s.seccomp_profile = xstrdup("{\n  \"defaultAction\": \"SCMP_ACT_ERRNO\",\n"
+				    "  \"architectures\": [\"SCMP_ARCH_X86_64\"],\n"
+				    "  \"syscalls\": [{\"names\": [\"mbind\", \"set_mempolicy\"],"
+				    " \"action\": \"SCMP_ACT_ALLOW\"}]\n}\n");
+	j = container_spec_to_json(&s);
+	assert_json_eq(cJSON_GetObjectItem(j, "HostConfig"),
+		"{\"SecurityOpt\":[\"no-new-privileges\","
+		"\"seccomp={\\\"defaultAction\\\":\\\"SCMP_ACT_ERRNO\\\","
+		"\\\"architectures\\\":[\\\"SCMP_ARCH_X86_64\\\"],"
+		"\\\"syscalls\\\":[{\\\"names\\\":[\\\"mbind\\\",\\\"set_mempolicy\\\"],"
+		"\\\"action\\\":\\\"SCMP_ACT_ALLOW\\\"}]}\"],"
+		"\"Init\":false,\"ReadonlyRootfs\":false,\"AutoRemove\":false}");
+	cJSON_Delete(j);
+	container_spec_release(&s);
+	cr_assert_null(s.seccomp_profile);
+
+	/* Alone, the profile still makes a SecurityOpt. */
+	container_spec_init(&s);
+	s.image = xstrdup("img");
+	s.seccomp_profile = xstrdup("{}");
+	j = container_spec_to_json(&s);
+	cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "HostConfig"),
+								"SecurityOpt"), 0)->valuestring,
+			 "seccomp={}");
+	cJSON_Delete(j);
+	container_spec_release(&s);
+}
+
+Test(docker_spec, engine_flavour_from_version)
+{
+	static const struct {
+		const char *version;
+		enum engine_flavour want;
+	} cases[] = {
+		{ "{\"Platform\":{\"Name\":\"Docker Engine - Community\"}}", ENGINE_FLAVOUR_DOCKER },
+		{ "{\"Components\":[{\"Name\":\"Engine\"},{\"Name\":\"containerd\"}]}", ENGINE_FLAVOUR_DOCKER },
+		{ "{}", ENGINE_FLAVOUR_DOCKER },
+		{ "{\"Platform\":{\"Name\":\"linux/amd64/fedora-40\"},"
+		  "\"Components\":[{\"Name\":\"Podman Engine\"}]}", ENGINE_FLAVOUR_PODMAN },
+		{ "{\"Platform\":{\"Name\":\"Podman Engine\"}}", ENGINE_FLAVOUR_PODMAN },
+		{ "{\"Platform\":\"x\",\"Components\":7}", ENGINE_FLAVOUR_DOCKER },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *v = cJSON_Parse(cases[i].version);
+
+		cr_assert_not_null(v);
+		cr_assert_eq(engine_flavour_from_version(v), cases[i].want, "%s", cases[i].version);
+		cJSON_Delete(v);
+	}
 }
 
 Test(docker_state, reads_an_inspect_answer)

@@ -32,13 +32,21 @@ static void done(void)
 	fake_engine_stop(fe);
 }
 
+/* The SecurityOpt entry the spec would carry: "seccomp=<profile>" (as
+ * docker/ writes it for dockerd) or the option itself. */
 static int option_for(const char *arg, char **opt, cJSON **record, struct error *err)
 {
 	struct seccomp_choice c;
+	char *profile = NULL;
 	int r;
 
 	cr_assert_eq(seccomp_choice_parse(arg, &c, err), 0);
-	r = seccomp_engine_option(e, &c, false, opt, record, NULL, err);
+	r = seccomp_engine_option(e, &c, false, &profile, opt, record, NULL, err);
+	if (r == 0 && profile) {
+		cr_assert_null(*opt);
+		*opt = engine_seccomp_opt_inline(profile);
+		free(profile);
+	}
 	seccomp_choice_release(&c);
 	return r;
 }

@@ -1,0 +1,11 @@
+# Sweep benchmarks (bench/sweep.sh): makespan on 4 fake GPUs, a sweep against
+# `xargs -P4` over single runs, the sweep's peak RSS at 64 and 256 cases.
+#
+#   make bench-sweep   BENCH_SWEEP_LONG=N BENCH_SWEEP_BIG=N
+
+.PHONY: bench-sweep
+
+bench-sweep: $(BIN) $(SIM) $(BUILD)/bench/timeit bench-run-image
+	@HRR_BIN=$(abspath $(BIN)) BENCH_TIMEIT=$(abspath $(BUILD)/bench/timeit) bash bench/sweep.sh
+
+BENCH_TARGETS += bench-sweep

@@ -1,0 +1,376 @@
+/* `sweep`: many replays, their history and reports (docs/sweep.md). This
+ * file sets a sweep up (plan, host, pinned images, folder, database) and
+ * ends it (reports, exit code); orchestrator/sweep_run.c runs the cases. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "orchestrator/commands.h"
+#include "orchestrator/history_db.h"
+#include "orchestrator/say.h"
+#include "orchestrator/sweep_engine.h"
+#include "orchestrator/sweep_report.h"
+#include "orchestrator/sweep_run.h"
+#include "orchestrator/sweep_runopts.h"
+#include "orchestrator/run_folder.h"
+#include "orchestrator/version.h"
+
+struct sweep_cmd {
+	struct sweep_options *so;  /* the sweep's own options (inside ro) */
+	struct options *ro;        /* every case's run options */
+	struct sweep_meta meta;
+	char *folder;
+	struct replay_host host;
+	bool host_open;
+	struct sweep_image_env *imgs;
+	struct sweep_shared sh;
+	struct history_db *db;
+	bool resume;
+};
+
+const char cmd_sweep_usage[] =
+	"Usage: hrr-docker-replay sweep [--image REF]... [--archive PATH]... [--plan FILE]\n"
+	"                               [sweep options] [run options]\n"
+	"       hrr-docker-replay sweep --resume SWEEP [--workdir DIR]\n"
+	"       hrr-docker-replay sweep --status SWEEP [--workdir DIR]\n\n"
+	"Replays every case (a pid directory in an image) on disjoint GPUs, each\n"
+	"image pinned to its ID once, records the results in the sweep folder\n"
+	"(<workdir>/sweeps/<id>) and the history database, compares them with the\n"
+	"label's previous sweep and writes summary.md, summary.json, junit.xml and\n"
+	"report.html. Every run option applies to every case. See docs/sweep.md.\n"
+	"Exit: 1 a case regressed, changed or is missing; 5 an infrastructure error\n"
+	"or interrupted; 75 busy GPUs let nothing run; 64 usage error; else 0.\n";
+
+const char cmd_sweep_help_tail[] =
+	"\nEnvironment: HRR_LOCK_DIR (GPU lease directory, default /run/lock/hrr-docker-replay),\n"
+	"XDG_DATA_HOME, HRR_DOCKER_IMAGE (the image without --image), and those of run.\n";
+
+static unsigned random24(void)
+{
+	unsigned v = 0;
+	FILE *f = fopen("/dev/urandom", "rb");
+
+	if (!f || fread(&v, sizeof(v), 1, f) != 1)
+		v = (unsigned)getpid() ^ (unsigned)time(NULL);
+	if (f)
+		fclose(f);
+	return v & 0xffffffu;
+}
+
+static void meta_from_options(struct sweep_cmd *c)
+{
+	struct sweep_meta *m = &c->meta;
+	const struct sweep_options *so = c->so;
+	cJSON *run = sweep_runopts_to_json(c->ro);
+
+	m->label = xstrdup(so->label ? so->label : "default");
+	m->baseline = so->baseline ? xstrdup(so->baseline) : NULL;
+	m->db = so->db ? xstrdup(so->db) : NULL;
+	memcpy(m->gpus, so->gpus, sizeof(m->gpus));
+	m->n_gpus = so->n_gpus;
+	m->jobs = so->jobs;
+	m->retry_failed = so->retry_failed;
+	m->gpu_wait = so->gpu_wait;
+	m->fail_on = so->fail_on;
+	m->run_options = cJSON_PrintUnformatted(run);
+	cJSON_Delete(run);
+}
+
+/* A resumed sweep replays as it started: its recorded run options over
+ * this invocation's. */
+static void options_from_meta(struct sweep_cmd *c)
+{
+	cJSON *run = cJSON_Parse(c->meta.run_options ? c->meta.run_options : "{}");
+
+	sweep_runopts_from_json(c->ro, run);
+	cJSON_Delete(run);
+}
+
+/* A new sweep: the cases, in their fixed order, before anything starts. */
+static int plan_new(struct sweep_cmd *c, struct error *err)
+{
+	struct sweep_meta *m = &c->meta;
+	char host[256];
+
+	meta_from_options(c);
+	if (sweep_plan_add_matrix(&m->plan, (const char *const *)c->so->archives.v, c->so->archives.n,
+				  (const char *const *)c->so->images.v, c->so->images.n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < c->so->plans.n; i++)
+		if (sweep_plan_add_file(&m->plan, c->so->plans.v[i], err) < 0)
+			return -1;
+	if (sweep_plan_check_duplicates(&m->plan, err) < 0)
+		return -1;
+	for (size_t i = 0; i < m->plan.n; i++)
+		sweep_meta_add_image(m, m->plan.cases[i].image);
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	m->host = xstrdup(host);
+	m->tool_version = xstrdup(HRR_DOCKER_REPLAY_VERSION);
+	m->started = (long long)time(NULL);
+	m->id = sweep_id_make(m->label, (time_t)m->started, random24());
+	return 0;
+}
+
+static int open_host(struct sweep_cmd *c, struct replay_failure *f)
+{
+	const char **archives = xcalloc(c->meta.plan.n + 1, sizeof(char *));
+	struct replay_host_config cfg = {
+		.workdir = c->ro->workdir, .archives = archives,
+		.n_archives = c->meta.plan.n, .device_root = c->ro->device_root,
+		.sysfs_root = c->ro->sysfs_root, .need_gpu = true, .verbosity = c->ro->verbosity,
+	};
+	int code;
+
+	for (size_t i = 0; i < c->meta.plan.n; i++)
+		archives[i] = c->meta.plan.cases[i].archive;
+	code = replay_host_open(&c->host, &cfg, f);
+	c->host_open = true;
+	free(archives);
+	return code;
+}
+
+static int check_pool(const struct sweep_cmd *c, struct error *err)
+{
+	for (size_t i = 0; i < c->meta.n_gpus; i++)
+		if (c->meta.gpus[i] >= (int)c->host.topo.n_gpus)
+			return error_set(err, ERR_USAGE, 0,
+					 "--gpus: GPU %d does not exist (this host has %zu: 0..%zu)",
+					 c->meta.gpus[i], c->host.topo.n_gpus,
+					 c->host.topo.n_gpus ? c->host.topo.n_gpus - 1 : 0);
+	return 0;
+}
+
+/* Each image pinned once, its facts read once; a failure is every case of
+ * that image's `error`, never the sweep's end. */
+static void setup_images(struct sweep_cmd *c)
+{
+	sweep_shared_setup(&c->sh, c->ro);
+	c->imgs = xcalloc(c->meta.n_images + 1, sizeof(*c->imgs));
+	for (size_t i = 0; i < c->meta.n_images; i++) {
+		struct sweep_image *im = &c->meta.images[i];
+
+		sweep_image_env_init(&c->imgs[i]);
+		sweep_image_setup(&c->imgs[i], &c->host, c->ro, &c->sh, im->ref,
+				  c->resume ? im->id : NULL);
+		if (c->imgs[i].ok && !im->id)
+			im->id = xstrdup(c->imgs[i].img.id);
+		if (!c->imgs[i].ok) {
+			say_error("%s", c->imgs[i].error);
+			if (!im->error)
+				im->error = xstrdup(c->imgs[i].error);
+		}
+	}
+}
+
+static void cmd_release(struct sweep_cmd *c)
+{
+	for (size_t i = 0; c->imgs && i < c->meta.n_images; i++)
+		sweep_image_env_release(&c->imgs[i]);
+	free(c->imgs);
+	sweep_shared_release(&c->sh);
+	if (c->host_open)
+		replay_host_release(&c->host);
+	history_db_close(c->db);
+	free(c->folder);
+	sweep_meta_release(&c->meta);
+}
+
+static int open_db(struct sweep_cmd *c, struct error *err)
+{
+	cleanup_free char *dflt = history_db_default_path();
+	const char *path = c->so->db ? c->so->db : c->meta.db ? c->meta.db : dflt;
+
+	return history_db_open(&c->db, path, err);
+}
+
+/* Single host: results.jsonl. A cluster task (--shard under Slurm) writes
+ * its own file, so tasks never append to one file over the network. */
+static char *results_path(const struct sweep_cmd *c)
+{
+	const char *job = getenv("SLURM_ARRAY_JOB_ID"), *task = getenv("SLURM_ARRAY_TASK_ID");
+
+	if (c->so->have_shard && job && *job && task && *task)
+		return xasprintf("%s/results.%s_%s.jsonl", c->folder, job, task);
+	return xasprintf("%s/%s", c->folder, SWEEP_RESULTS_FILE);
+}
+
+/* The cases this invocation runs: not done yet (errors are retried), in
+ * this shard when --shard. */
+static int select_cases(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_attempt,
+			struct error *err)
+{
+	struct sweep_results rs = { 0 };
+	size_t np = c->meta.plan.n;
+	bool *done = xcalloc(np + 1, sizeof(bool));
+
+	*cases = xcalloc(np + 1, sizeof(size_t));
+	*next_attempt = xcalloc(np + 1, sizeof(int));
+	if (sweep_results_load(c->folder, &rs, err) < 0) {
+		free(done);
+		return -1;
+	}
+	sweep_done_cases(&c->meta.plan, &rs, done, *next_attempt);
+	if (c->so->have_shard)
+		*n = sweep_shard_select(&c->meta.plan, done, 0, c->so->shard_i, c->so->shard_n, *cases);
+	else
+		for (size_t i = *n = 0; i < np; i++)
+			if (!done[i])
+				(*cases)[(*n)++] = i;
+	sweep_results_release(&rs);
+	free(done);
+	return 0;
+}
+
+static int prepare(struct sweep_cmd *c, struct error *err)
+{
+	if (c->so->resume) {
+		cleanup_free char *wd = NULL;
+
+		if (workdir_prepare(c->ro->workdir, NULL, 0, &wd, err) < 0 ||
+		    sweep_folder_find(wd, c->so->resume, &c->folder, err) < 0 ||
+		    sweep_meta_read(&c->meta, c->folder, err) < 0)
+			return -1;
+		c->resume = true;
+		options_from_meta(c);
+		return 0;
+	}
+	return plan_new(c, err);
+}
+
+static const char *final_state(const struct sweep_cmd *c, const struct sweep_run_outcome *out,
+			       size_t remaining_before)
+{
+	if (out->interrupted)
+		return "interrupted";
+	if (c->so->have_shard || out->recorded < remaining_before)
+		return "partial";
+	return "finished";
+}
+
+static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size_t n_cases)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct sweep_finish f = {
+		.state = final_state(c, out, n_cases), .finished = (long long)time(NULL),
+		.quarantined = out->quarantined, .n_quarantined = out->n_quarantined,
+		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
+		.json = c->ro->format == FORMAT_JSON,
+	};
+	struct error err;
+	int code;
+
+	if (sweep_report_write(c->db, &c->meta, c->folder, &f, &code, &text, &err) < 0) {
+		say_error("%s", err.msg);
+		return SWEEP_EXIT_INFRA;
+	}
+	fwrite(text.buf, 1, text.len, stdout);
+	fflush(stdout);
+	fprintf(stderr, "sweep folder: %s\n", c->folder);
+	/* Bounded GPU waits that let nothing run: try later. */
+	if (out->gave_up && out->gave_up == out->recorded)
+		return SWEEP_EXIT_GPU_BUSY;
+	return code;
+}
+
+static int run_sweep(struct sweep_cmd *c)
+{
+	struct replay_failure f;
+	struct sweep_run_outcome out;
+	struct error err;
+	size_t *cases = NULL, n = 0;
+	int *next_attempt = NULL, code;
+
+	if (prepare(c, &err) < 0) {
+		say_error("%s", err.msg);
+		return err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA;
+	}
+	if (open_db(c, &err) < 0) {
+		say_error("%s", err.msg);
+		return SWEEP_EXIT_INFRA;
+	}
+	if ((code = open_host(c, &f)))
+		return code;
+	if (check_pool(c, &err) < 0) {
+		say_error("%s", err.msg);
+		return SWEEP_EXIT_USAGE;
+	}
+	if (c->resume)
+		sweep_remove_orphans(c->host.engine);
+	setup_images(c);
+	if (!c->resume && (sweep_folder_create(c->host.workdir, c->meta.id, &c->folder, &err) < 0 ||
+			   sweep_meta_write(&c->meta, c->folder, &err) < 0)) {
+		say_error("%s", err.msg);
+		return SWEEP_EXIT_INFRA;
+	}
+	if (select_cases(c, &cases, &n, &next_attempt, &err) < 0) {
+		say_error("%s", err.msg);
+		free(cases);
+		free(next_attempt);
+		return SWEEP_EXIT_INFRA;
+	}
+	fprintf(stderr, "sweep %s: %zu case(s) to run of %zu, folder %s\n", c->meta.id, n,
+		c->meta.plan.n, c->folder);
+	cleanup_free char *rpath = results_path(c);
+	struct sweep_run_input in = {
+		.meta = &c->meta, .folder = c->folder, .results_path = rpath, .o = c->ro,
+		.host = &c->host, .imgs = c->imgs, .sh = &c->sh, .cases = cases, .n_cases = n,
+		.next_attempt = next_attempt,
+	};
+
+	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)
+					      : finish(c, &out, n);
+	free(cases);
+	free(next_attempt);
+	return code;
+}
+
+static int sweep_status(struct sweep_cmd *c)
+{
+	cleanup_free char *wd = NULL;
+	struct sweep_results rs = { 0 };
+	struct error err;
+	size_t done = 0;
+
+	if (workdir_prepare(c->ro->workdir, NULL, 0, &wd, &err) < 0 ||
+	    sweep_folder_find(wd, c->so->status, &c->folder, &err) < 0 ||
+	    sweep_meta_read(&c->meta, c->folder, &err) < 0 ||
+	    sweep_results_load(c->folder, &rs, &err) < 0) {
+		say_error("%s", err.msg);
+		return err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA;
+	}
+	bool *d = xcalloc(c->meta.plan.n + 1, sizeof(bool));
+	int *next = xcalloc(c->meta.plan.n + 1, sizeof(int));
+
+	sweep_done_cases(&c->meta.plan, &rs, d, next);
+	for (size_t i = 0; i < c->meta.plan.n; i++)
+		done += d[i];
+	printf("sweep %s (label %s): %zu of %zu cases have a result; %zu results recorded%s\n",
+	       c->meta.id, c->meta.label, done, c->meta.plan.n, rs.n,
+	       done < c->meta.plan.n ? "; finish it with `sweep --resume`" : "");
+	free(d);
+	free(next);
+	sweep_results_release(&rs);
+	return 0;
+}
+
+int sweep_command(struct options *o)
+{
+	struct sweep_cmd c;
+	int code;
+
+	memset(&c, 0, sizeof(c));
+	c.ro = o;
+	c.so = &o->sweep;
+	sweep_meta_init(&c.meta);
+	code = c.so->status ? sweep_status(&c) : run_sweep(&c);
+	cmd_release(&c);
+	return code;
+}

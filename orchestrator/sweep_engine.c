@@ -1,0 +1,153 @@
+#include "orchestrator/sweep_engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "containers/ours.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void sweep_lease_names(const struct gpu_topology *t, const char *sysfs_root,
+		       char (*names)[GPU_LEASE_NAME_MAX])
+{
+	for (size_t i = 0; i < t->n_gpus; i++)
+		gpu_lease_name(sysfs_root ? sysfs_root : "/sys", t->gpus[i].node, t->gpus[i].gpu_id,
+			       names[i], GPU_LEASE_NAME_MAX);
+}
+
+static const char *label_of(const cJSON *c, const char *key)
+{
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The owner label names a process of this host that no longer runs (a
+ * recycled pid has another start time). */
+static bool owner_dead_here(const char *owner)
+{
+	char host[256], h[256];
+	pid_t pid;
+	unsigned long long start;
+
+	if (!owner || gethostname(host, sizeof(host)) < 0)
+		return false;
+	host[sizeof(host) - 1] = '\0';
+	return owner_label_parse(owner, h, sizeof(h), &pid, &start, NULL) == 0 &&
+	       !strcmp(h, host) && process_start_ticks(pid) != start;
+}
+
+/* The render minors one container was given (HostConfig.Devices). */
+static void mark_devices(struct sweep_held *h, const cJSON *inspect, const char *who)
+{
+	const cJSON *hc = cJSON_GetObjectItemCaseSensitive(inspect, "HostConfig");
+	const cJSON *devs = cJSON_GetObjectItemCaseSensitive(hc, "Devices"), *d;
+
+	cJSON_ArrayForEach(d, devs) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "PathOnHost");
+		const char *root = h->device_root ? h->device_root : "/dev";
+		size_t rl = strlen(root);
+		int minor;
+
+		/* This host's node only: a test's fake /dev is not the GPU. */
+		if (!cJSON_IsString(p) || strncmp(p->valuestring, root, rl) ||
+		    sscanf(p->valuestring + rl, "/dri/renderD%d", &minor) != 1)
+			continue;
+		for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
+			if (h->topo->gpus[g].drm_render_minor == minor) {
+				h->held[g] = true;
+				snprintf(h->holder[g], sizeof(h->holder[g]), "container %.12s (%s)",
+					 cJSON_GetStringValue(cJSON_GetObjectItem(inspect, "Id")),
+					 who ? who : "owner unknown");
+			}
+	}
+}
+
+static void refresh(struct sweep_held *h)
+{
+	cleanup_cjson cJSON *list = NULL;
+	const cJSON *c;
+	struct error err;
+
+	memset(h->held, 0, sizeof(h->held));
+	h->fetched = now_s();
+	if (engine_container_list(h->engine, LABEL_OWNER, &list, &err) < 0)
+		return; /* the engine's silence proves nothing: the flock still rules */
+	cJSON_ArrayForEach(c, list) {
+		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(c, "State"));
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
+		cleanup_cjson cJSON *inspect = NULL;
+
+		/* A live owner holds its flock; only an orphan needs this witness. */
+		if (!id || !state || strcmp(state, "running") ||
+		    !owner_dead_here(label_of(c, LABEL_OWNER)))
+			continue;
+		if (engine_container_inspect(h->engine, id, &inspect, &err) == 0)
+			mark_devices(h, inspect, label_of(c, LABEL_OWNER));
+	}
+}
+
+bool sweep_held_by_container(void *ctx, const char *gpu, char *holder, size_t holder_len)
+{
+	struct sweep_held *h = ctx;
+
+	if (!h->engine)
+		return false;
+	if (now_s() - h->fetched > SWEEP_HELD_REFRESH_S)
+		refresh(h);
+	for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
+		if (!strcmp(h->names[g], gpu) && h->held[g]) {
+			snprintf(holder, holder_len, "%s", h->holder[g]);
+			return true;
+		}
+	return false;
+}
+
+bool sweep_run_container_alive(struct engine *e, const char *run_id)
+{
+	cleanup_free char *filter = xasprintf("%s=%s", LABEL_RUN, run_id);
+	cleanup_cjson cJSON *list = NULL;
+	const cJSON *c;
+	struct error err;
+
+	if (engine_container_list(e, filter, &list, &err) < 0)
+		return false;
+	cJSON_ArrayForEach(c, list) {
+		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(c, "State"));
+
+		if (state && !strcmp(state, "running"))
+			return true;
+	}
+	return false;
+}
+
+int sweep_remove_orphans(struct engine *e)
+{
+	cleanup_cjson cJSON *list = NULL;
+	const cJSON *c;
+	struct error err;
+	int removed = 0;
+
+	if (engine_container_list(e, LABEL_OWNER, &list, &err) < 0)
+		return 0;
+	cJSON_ArrayForEach(c, list) {
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
+
+		if (id && !label_of(c, LABEL_KEEP) && owner_dead_here(label_of(c, LABEL_OWNER)) &&
+		    engine_container_remove(e, id, true, &err) == 0)
+			removed++;
+	}
+	return removed;
+}

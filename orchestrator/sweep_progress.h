@@ -1,0 +1,37 @@
+/* A sweep's progress on stderr (docs/sweep.md "Scheduling on one host"):
+ * one line per finished case; on a terminal also a status line redrawn in
+ * place ("[37/128] 8 running · 2 not PASS · 1 flaky · eta 14m"). The
+ * formatting is pure (sweep_progress_line) for the tests. */
+#ifndef HRR_ORCHESTRATOR_SWEEP_PROGRESS_H
+#define HRR_ORCHESTRATOR_SWEEP_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/strbuf.h"
+#include "orchestrator/sweep_result.h"
+
+struct sweep_sched;
+
+struct sweep_progress {
+	size_t total, finished, running, not_pass, flaky, errors;
+	double started_at, last_draw;
+	bool tty, drawn;
+};
+
+void sweep_progress_init(struct sweep_progress *p, size_t total, bool tty);
+void sweep_progress_started(struct sweep_progress *p);
+void sweep_progress_ended(struct sweep_progress *p);
+/* Count a recorded result and print its line. */
+void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result *r);
+/* Redraw the status line (a terminal only, at most twice a second). */
+void sweep_progress_tick(struct sweep_progress *p, const struct sweep_sched *s);
+void sweep_progress_done(struct sweep_progress *p);
+
+/* Pure: the status line for elapsed seconds. */
+void sweep_progress_line(const struct sweep_progress *p, double elapsed, struct strbuf *out);
+/* Pure: the line of one finished case. */
+void sweep_progress_case_line(const struct sweep_progress *p, const struct sweep_result *r,
+			      struct strbuf *out);
+
+#endif

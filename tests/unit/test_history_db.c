@@ -1,0 +1,333 @@
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "orchestrator/history_db.h"
+#include "tests/support/preflight_fixtures.h"
+#include "tests/support/scratch.h"
+
+static char *root, *dbpath;
+
+static void setup(void)
+{
+	root = scratch_dir("history");
+	dbpath = xasprintf("%s/data/history.sqlite", root);
+}
+
+static void teardown(void)
+{
+	scratch_remove(root);
+	free(root);
+	free(dbpath);
+}
+
+TestSuite(history, .init = setup, .fini = teardown);
+
+/* One attempt: "case,image,attempt,state,outcome,class,kernel,cv". */
+static void add(struct sweep_results *rs, const char *c, const char *img, int attempt,
+		const char *state, const char *outcome, const char *cls, const char *kernel, int cv)
+{
+	struct sweep_result *r;
+
+	if (rs->n == rs->alloc) {
+		rs->alloc = rs->alloc ? rs->alloc * 2 : 16;
+		rs->v = xrealloc(rs->v, rs->alloc * sizeof(*rs->v));
+	}
+	r = &rs->v[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->case_name = xstrdup(c);
+	r->image = xstrdup(img);
+	r->attempt = attempt;
+	r->state = xstrdup(state);
+	r->outcome = outcome ? xstrdup(outcome) : NULL;
+	r->fault_class = cls ? xstrdup(cls) : NULL;
+	r->kernel = kernel ? xstrdup(kernel) : NULL;
+	r->classifier_version = cv;
+	r->gpus[0] = 1;
+	r->n_gpus = 1;
+	r->run_dir = xasprintf("runs/%s", c);
+}
+
+static void import(struct history_db *db, const char *id, long long started,
+		   const struct history_planned *p, size_t np, const struct sweep_results *rs,
+		   bool expect_rebuilt)
+{
+	struct history_sweep s = { .id = id, .label = "nightly", .state = "finished",
+				   .started = started, .folder = id };
+	struct error err;
+	bool rebuilt;
+
+	cr_assert_eq(history_db_import(db, &s, p, np, rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(rebuilt, expect_rebuilt);
+}
+
+struct collected {
+	char names[16][32];
+	enum sweep_status st[16];
+	int attempts[16];
+	size_t n;
+};
+
+static int collect(void *ctx, const struct history_status_row *row)
+{
+	struct collected *c = ctx;
+
+	snprintf(c->names[c->n], 32, "%s", row->case_name);
+	c->attempts[c->n] = row->attempts;
+	c->st[c->n++] = row->status;
+	return 0;
+}
+
+static enum sweep_status status_of(const struct collected *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->names[i], name))
+			return c->st[i];
+	cr_assert_fail("no row for %s", name);
+	return ST__COUNT;
+}
+
+Test(history, statuses_against_the_baseline_computed_in_sql)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results a = { 0 }, b = { 0 };
+	struct collected c = { 0 };
+	const struct history_planned pa[] = {
+		{ "pass", "i" }, { "reg", "i" }, { "fix", "i" }, { "still", "i" }, { "chg", "i" },
+		{ "recl", "i" }, { "flaky", "i" }, { "gone", "i" }, { "miss", "i" }, { "err", "i" },
+	};
+	const struct history_planned pb[] = {
+		{ "pass", "i" }, { "reg", "i" }, { "fix", "i" }, { "still", "i" }, { "chg", "i" },
+		{ "recl", "i" }, { "flaky", "i" }, { "new", "i" }, { "miss", "i" }, { "err", "i" },
+		{ "blk", "i" },
+	};
+	cleanup_free char *baseline = NULL;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(history_db_journal(db), "wal");
+	add(&a, "pass", "i", 1, "done", "PASS", NULL, NULL, 1);
+	add(&a, "reg", "i", 1, "done", "PASS", NULL, NULL, 1);
+	add(&a, "fix", "i", 1, "done", "FAIL", "d2h", "k<int>", 1);
+	add(&a, "still", "i", 1, "done", "MAF", "page", "k", 1);
+	add(&a, "chg", "i", 1, "done", "MAF", "page", "k", 1);
+	add(&a, "recl", "i", 1, "done", "MAF", "page", "k", 1);
+	add(&a, "flaky", "i", 1, "done", "PASS", NULL, NULL, 1);
+	add(&a, "gone", "i", 1, "done", "PASS", NULL, NULL, 1);
+	add(&a, "miss", "i", 1, "done", "PASS", NULL, NULL, 1);
+	add(&a, "err", "i", 1, "done", "PASS", NULL, NULL, 1);
+	import(db, "s1", 100, pa, 10, &a, true);
+
+	add(&b, "pass", "i", 1, "done", "PASS", NULL, NULL, 1);
+	add(&b, "reg", "i", 1, "done", "HANG", "hang", "k2", 1);
+	add(&b, "fix", "i", 1, "done", "PASS", NULL, NULL, 1);
+	add(&b, "still", "i", 1, "done", "MAF", "page", "k", 1);
+	add(&b, "chg", "i", 1, "done", "MAF", "page", "other", 1);
+	add(&b, "recl", "i", 1, "done", "MAF", "xnack", "k", 2);
+	add(&b, "flaky", "i", 1, "done", "FAIL", "x", "k", 1);
+	add(&b, "flaky", "i", 2, "done", "PASS", NULL, NULL, 1);
+	add(&b, "new", "i", 1, "done", "FAIL", "x", "k", 1);
+	add(&b, "err", "i", 1, "error", NULL, NULL, NULL, 1);
+	add(&b, "blk", "i", 1, "blocked", NULL, NULL, NULL, 1);
+	import(db, "s2", 200, pb, 11, &b, true);
+	import(db, "s2", 200, pb, 11, &b, false); /* in sync: not rebuilt */
+
+	cr_assert_eq(history_db_previous(db, "nightly", "s2", &baseline, &err), 0);
+	cr_assert_str_eq(baseline, "s1");
+	cr_assert_eq(history_db_statuses(db, "s2", baseline, collect, &c, &err), 0, "%s", err.msg);
+	cr_assert_eq(c.n, 12);
+	cr_assert_eq(status_of(&c, "pass"), ST_PASS);
+	cr_assert_eq(status_of(&c, "reg"), ST_REGRESSED);
+	cr_assert_eq(status_of(&c, "fix"), ST_FIXED);
+	cr_assert_eq(status_of(&c, "still"), ST_STILL_FAILING);
+	cr_assert_eq(status_of(&c, "chg"), ST_CHANGED);
+	cr_assert_eq(status_of(&c, "recl"), ST_RECLASSIFIED);
+	cr_assert_eq(status_of(&c, "flaky"), ST_FLAKY);
+	cr_assert_eq(status_of(&c, "new"), ST_NEW);
+	cr_assert_eq(status_of(&c, "miss"), ST_MISSING);
+	cr_assert_eq(status_of(&c, "err"), ST_ERROR);
+	cr_assert_eq(status_of(&c, "blk"), ST_BLOCKED);
+	cr_assert_eq(status_of(&c, "gone"), ST_GONE);
+	cr_assert_str_eq(c.names[11], "gone", "gone cases come last");
+	cr_assert_eq(c.attempts[6], 2);
+	sweep_results_release(&a);
+	sweep_results_release(&b);
+	history_db_close(db);
+}
+
+Test(history, results_files_rebuild_the_database_without_duplicates)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	struct collected c = { 0 };
+	const struct history_planned p[] = { { "a", "i" }, { "b", "i" } };
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(&rs, "a", "i", 1, "done", "PASS", NULL, NULL, 1);
+	import(db, "s1", 1, p, 2, &rs, true);
+	/* The sweep died and was resumed: one more line in the files. */
+	add(&rs, "b", "i", 1, "done", "PASS", NULL, NULL, 1);
+	import(db, "s1", 1, p, 2, &rs, true);
+	import(db, "s1", 1, p, 2, &rs, false);
+	cr_assert_eq(history_db_statuses(db, "s1", NULL, collect, &c, &err), 0, "%s", err.msg);
+	cr_assert_eq(c.n, 2);
+	cr_assert_eq(c.st[0], ST_NEW);
+	cr_assert_eq(c.attempts[0], 1);
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+static int count_trend(void *ctx, const struct history_trend_row *row)
+{
+	(void)row;
+	++*(int *)ctx;
+	return 0;
+}
+
+Test(history, trend_and_prune_keep_the_last_n)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	const struct history_planned p[] = { { "a", "i" } };
+	cleanup_strvec struct strvec removed = STRVEC_INIT;
+	int n = 0;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(&rs, "a", "i", 1, "done", "PASS", NULL, NULL, 1);
+	import(db, "s1", 1, p, 1, &rs, true);
+	import(db, "s2", 2, p, 1, &rs, true);
+	import(db, "s3", 3, p, 1, &rs, true);
+	cr_assert_eq(history_db_trend(db, "nightly", "a", 2, count_trend, &n, &err), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(history_db_prune(db, "nightly", 1, &removed, &err), 0, "%s", err.msg);
+	cr_assert_eq(removed.n, 2);
+	cr_assert_str_eq(removed.v[0], "s2");
+	n = 0;
+	cr_assert_eq(history_db_trend(db, NULL, NULL, 10, count_trend, &n, &err), 0);
+	cr_assert_eq(n, 1, "results went with their sweeps");
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+Test(history, a_locked_database_is_a_clear_busy_error)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	sqlite3 *other;
+	bool rebuilt;
+	struct history_sweep s = { .id = "s", .label = "l", .state = "finished", .started = 1 };
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(sqlite3_open(dbpath, &other), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	history_db_set_busy_timeout(db, 50);
+	cr_assert_eq(history_db_import(db, &s, NULL, 0, &rs, &rebuilt, &err), -1);
+	cr_assert_eq(err.kind, ERR_BUSY);
+	cr_assert(strstr(err.msg, dbpath) && strstr(err.msg, "locked"), "%s", err.msg);
+	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(other);
+	history_db_close(db);
+}
+
+Test(history, a_corrupt_file_is_named_and_left_untouched)
+{
+	struct history_db *db;
+	struct error err;
+	static const char junk[] = "this is not a database, and 100 bytes of it stay as they are....";
+	cleanup_strbuf struct strbuf after = STRBUF_INIT;
+
+	pft_write(dbpath, junk, sizeof(junk) - 1);
+	cr_assert_eq(history_db_open(&db, dbpath, &err), -1);
+	cr_assert_eq(err.kind, ERR_DATA);
+	cr_assert(strstr(err.msg, dbpath) && strstr(err.msg, "corrupt"), "%s", err.msg);
+	cr_assert_eq(fs_read_small_file(dbpath, 4096, &after, &err), 0);
+	cr_assert_str_eq(after.buf, junk);
+}
+
+Test(history, a_newer_schema_is_refused)
+{
+	struct history_db *db;
+	struct error err;
+	sqlite3 *h;
+
+	pft_writef(dbpath, "%s", "");
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	cr_assert_eq(history_db_open(&db, dbpath, &err), -1);
+	cr_assert(strstr(err.msg, "schema 99"), "%s", err.msg);
+}
+
+Test(history, default_path_and_network_filesystems)
+{
+	cleanup_free char *p = NULL;
+
+	setenv("XDG_DATA_HOME", "/x/data", 1);
+	p = history_db_default_path();
+	cr_assert_str_eq(p, "/x/data/hrr-docker-replay/history.sqlite");
+	free(p);
+	setenv("XDG_DATA_HOME", "relative", 1);
+	setenv("HOME", "/home/u", 1);
+	p = history_db_default_path();
+	cr_assert_str_eq(p, "/home/u/.local/share/hrr-docker-replay/history.sqlite");
+	unsetenv("XDG_DATA_HOME");
+	cr_assert(history_fs_is_network(0x6969));      /* NFS */
+	cr_assert(history_fs_is_network(0xff534d42));  /* CIFS */
+	cr_assert(history_fs_is_network(0x0bd00bd0));  /* Lustre */
+	cr_assert(history_fs_is_network(0x47504653));  /* GPFS */
+	cr_assert(history_fs_is_network(0x19830326));  /* BeeGFS */
+	cr_assert(!history_fs_is_network(0xef53));     /* ext4 */
+	cr_assert(!history_fs_is_network(0x58465342)); /* xfs */
+	cr_assert(!history_fs_is_network(0x01021994)); /* tmpfs */
+}
+
+Test(history, results_lines_round_trip_and_torn_lines_are_skipped)
+{
+	struct sweep_results rs = { 0 }, back = { 0 };
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cleanup_free char *file = xasprintf("%s/results.jsonl", root);
+	struct error err;
+
+	add(&rs, "lib/c.hrr/pid-1", "img:1", 1, "done", "MAF", "page", "k<a&b>", 3);
+	add(&rs, "lib/c.hrr/pid-2", "img:1", 1, "error", NULL, NULL, NULL, 3);
+	cr_assert_eq(sweep_result_append(file, &rs.v[0], &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_result_append(file, &rs.v[1], &err), 0, "%s", err.msg);
+	cr_assert_eq(fs_read_small_file(file, 1 << 20, &text, &err), 0);
+	strbuf_addstr(&text, "{\"case\": \"torn");
+	fs_write_atomic(file, text.buf, text.len, 0644, &err);
+	cr_assert_eq(sweep_results_load(root, &back, &err), 0, "%s", err.msg);
+	cr_assert_eq(back.n, 2);
+	cr_assert_eq(back.skipped, 1);
+	cr_assert_str_eq(back.v[0].kernel, "k<a&b>");
+	cr_assert_eq(back.v[0].classifier_version, 3);
+	cr_assert_eq(back.v[0].gpus[0], 1);
+	cr_assert_null(back.v[1].outcome);
+	sweep_results_release(&rs);
+	sweep_results_release(&back);
+}
+
+Test(history, archive_digest_changes_with_the_capture)
+{
+	cleanup_free char *pid = xasprintf("%s/c/pid-1", root);
+	cleanup_free char *ev = xasprintf("%s/events.bin", pid);
+	cleanup_free char *a = NULL, *b = NULL, *c = NULL;
+	struct error err;
+
+	pft_make_pid_dir(pid);
+	a = sweep_archive_digest(pid, &err);
+	cr_assert_not_null(a, "%s", err.msg);
+	cr_assert_eq(strncmp(a, "fnv1a64:", 8), 0);
+	b = sweep_archive_digest(pid, &err);
+	cr_assert_str_eq(a, b, "same capture, same digest");
+	pft_writef(ev, "other bytes");
+	c = sweep_archive_digest(pid, &err);
+	cr_assert_str_neq(a, c);
+	cr_assert_null(sweep_archive_digest(root, &err), "no events.bin");
+}

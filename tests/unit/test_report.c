@@ -1,0 +1,178 @@
+#include <criterion/criterion.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/xpath.h>
+
+#include "common/cleanup.h"
+#include "orchestrator/report.h"
+
+/* ESC colour, a control character, a split UTF-8 sequence, <>&". */
+#define NASTY "void k<float, 4>(T&) \x1b[31mred\x1b[0m \x01 \xe2\x82 \"q\""
+
+static struct report_case cases[] = {
+	{ .case_name = "lib/c.hrr/pid-1", .image = "rocm:nightly", .outcome = "PASS",
+	  .status = ST_PASS, .attempts = 1, .duration_s = 1.5, .run_dir = "runs/001",
+	  .trend = { "PASS", "PASS" }, .n_trend = 2 },
+	{ .case_name = "lib/c.hrr/pid-1", .image = "rocm:release", .outcome = "MAF",
+	  .fault_class = "page-fault", .kernel = NASTY, .prev_outcome = "PASS",
+	  .status = ST_REGRESSED, .attempts = 1, .duration_s = 2, .run_dir = "runs/002",
+	  .finding_md = "# MAF\n\nkernel `" NASTY "`\n", .gpus = "0,1",
+	  .trend = { "PASS", "MAF" }, .n_trend = 2 },
+	{ .case_name = "lib/c.hrr/pid-2", .image = "rocm:nightly", .status = ST_ERROR,
+	  .message = "pull failed: <denied>", .attempts = 1 },
+	{ .case_name = "lib/c.hrr/pid-2", .image = "rocm:release", .status = ST_BLOCKED,
+	  .message = "arch mismatch", .attempts = 1 },
+	{ .case_name = "lib/c.hrr/pid-3", .image = "rocm:nightly", .outcome = "PASS",
+	  .status = ST_FLAKY, .attempts = 2, .retry_note = "attempt 1: HANG", .run_dir = "r/3" },
+	{ .case_name = "lib/c.hrr/pid-3", .image = "rocm:release", .outcome = "PASS",
+	  .status = ST_FIXED, .prev_outcome = "HANG", .attempts = 1, .run_dir = "r/4" },
+	{ .case_name = "old", .image = "rocm:nightly", .status = ST_GONE, .prev_outcome = "PASS" },
+};
+
+static struct report sample(void)
+{
+	static const int q[] = { 3 };
+	struct report r = { .sweep_id = "nightly-20261130T000000Z-abcdef", .label = "nightly",
+			    .baseline = "nightly-20261129T000000Z-012345", .state = "finished",
+			    .exit_code = 1, .tool_version = "1.0", .cases = cases,
+			    .n = sizeof(cases) / sizeof(cases[0]), .quarantined = q,
+			    .n_quarantined = 1 };
+
+	report_finish(&r);
+	return r;
+}
+
+static long xpath_count(xmlDocPtr doc, const char *expr)
+{
+	xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+	xmlXPathObjectPtr o = xmlXPathEvalExpression((const xmlChar *)expr, ctx);
+	long n = o && o->nodesetval ? o->nodesetval->nodeNr : -1;
+
+	xmlXPathFreeObject(o);
+	xmlXPathFreeContext(ctx);
+	return n;
+}
+
+static char *xpath_string(xmlDocPtr doc, const char *expr)
+{
+	xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+	xmlXPathObjectPtr o = xmlXPathEvalExpression((const xmlChar *)expr, ctx);
+	char *s = strdup(o && o->stringval ? (const char *)o->stringval : "");
+
+	xmlXPathFreeObject(o);
+	xmlXPathFreeContext(ctx);
+	return s;
+}
+
+Test(report, counts_and_ab_marks)
+{
+	struct report r = sample();
+
+	cr_assert_eq(r.counts[ST_REGRESSED], 1);
+	cr_assert_eq(r.counts[ST_GONE], 1);
+	cr_assert(cases[0].ab_differs && cases[1].ab_differs, "PASS vs MAF differ");
+	cr_assert(!cases[4].ab_differs, "PASS and PASS agree");
+}
+
+Test(report, junit_is_well_formed_with_one_suite_per_image)
+{
+	struct report r = sample();
+	cleanup_strbuf struct strbuf x = STRBUF_INIT;
+	struct error err;
+	xmlDocPtr doc;
+	cleanup_free char *msg = NULL, *name = NULL;
+
+	cr_assert_eq(report_junit(&r, &x, &err), 0, "%s", err.msg);
+	cr_assert_null(strchr(x.buf, '\x1b'), "no ESC reaches the file");
+	cr_assert_null(strchr(x.buf, '\x01'));
+	doc = xmlReadMemory(x.buf, (int)x.len, "junit.xml", NULL, XML_PARSE_NONET);
+	cr_assert_not_null(doc, "%s", x.buf);
+	cr_assert_eq(xpath_count(doc, "/testsuites/testsuite"), 2);
+	cr_assert_eq(xpath_count(doc, "//testcase"), 6, "gone cases are not test cases");
+	cr_assert_eq(xpath_count(doc, "//failure"), 1);
+	cr_assert_eq(xpath_count(doc, "//failure[@type='regressed']"), 1);
+	cr_assert_eq(xpath_count(doc, "//error[@type='error']"), 1);
+	cr_assert_eq(xpath_count(doc, "//skipped[@type='blocked']"), 1);
+	msg = xpath_string(doc, "string(//failure/@message)");
+	cr_assert(strstr(msg, "MAF page-fault void k<float, 4>(T&) red "), "%s", msg);
+	cr_assert(strstr(msg, "\"q\""), "%s", msg);
+	name = xpath_string(doc, "string(//testsuite[@name='rocm:release']/testcase[1]/@name)");
+	cr_assert_str_eq(name, "lib/c.hrr/pid-1");
+	cr_assert_eq(xpath_count(doc, "//testcase[system-out[contains(., 'attempt 1: HANG')]]"), 1,
+		     "flaky passes carry the failed attempt");
+	cr_assert_eq(xpath_count(doc, "/testsuites[@tests='6' and @failures='1']"), 1);
+	xmlFreeDoc(doc);
+}
+
+Test(report, summary_json_follows_the_schema)
+{
+	struct report r = sample();
+	cleanup_strbuf struct strbuf s = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+	const cJSON *c1;
+
+	report_summary_json(&r, &s);
+	j = cJSON_Parse(s.buf);
+	cr_assert_not_null(j);
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "sweep")->valuestring, r.sweep_id);
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "state")->valuestring, "finished");
+	cr_assert_eq(cJSON_GetObjectItem(j, "exit")->valueint, 1);
+	cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "counts"), "regressed")->valueint, 1);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases")), 7);
+	c1 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "cases"), 1);
+	cr_assert_str_eq(cJSON_GetObjectItem(c1, "status")->valuestring, "regressed");
+	cr_assert_str_eq(cJSON_GetObjectItem(c1, "previous_outcome")->valuestring, "PASS");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(c1, "gpus")), 2);
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "cases"), 2),
+						   "outcome")));
+	cr_assert_null(strstr(cJSON_GetObjectItem(c1, "kernel_name")->valuestring, "\x1b"));
+}
+
+Test(report, summary_md_lists_regressions_first_and_ends_with_the_verdict)
+{
+	struct report r = sample();
+	cleanup_strbuf struct strbuf s = STRBUF_INIT;
+	const char *reg, *fixed, *last;
+
+	report_summary_md(&r, &s);
+	reg = strstr(s.buf, "## regressed");
+	fixed = strstr(s.buf, "## fixed");
+	cr_assert(reg && fixed && reg < fixed, "%s", s.buf);
+	cr_assert(strstr(s.buf, "[finding](runs/002/finding.md)"), "%s", s.buf);
+	cr_assert(strstr(s.buf, "k\\<float, 4\\>"), "%s", s.buf);
+	cr_assert_null(strchr(s.buf, '\x1b'));
+	last = strrchr(s.buf, '\n');
+	while (last > s.buf && last[-1] != '\n')
+		last--;
+	cr_assert(strstr(last, "exit 1"), "%s", last);
+}
+
+Test(report, html_matrix_is_self_contained)
+{
+	struct report r = sample();
+	cleanup_strbuf struct strbuf h = STRBUF_INIT;
+	struct error err;
+	htmlDocPtr doc;
+
+	cr_assert_eq(report_html(&r, &h, &err), 0, "%s", err.msg);
+	cr_assert(!strncmp(h.buf, "<!DOCTYPE html>", 15), "%.40s", h.buf);
+	cr_assert_null(strchr(h.buf, '\x1b'));
+	cr_assert_null(strstr(h.buf, "http://"));
+	cr_assert_null(strstr(h.buf, "https://"));
+	doc = htmlReadMemory(h.buf, (int)h.len, "report.html", "utf-8",
+			     HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
+	cr_assert_not_null(doc);
+	/* 4 case names (gone included) x 2 images, the gone one's other cell empty */
+	cr_assert_eq(xpath_count(doc, "//tr[@class='case']"), 4);
+	cr_assert_eq(xpath_count(doc, "//td[contains(@class,'cell')]"), 7);
+	cr_assert_eq(xpath_count(doc, "//td[contains(@class,'s-regressed')]"), 1);
+	cr_assert_eq(xpath_count(doc, "//a[@href='runs/002/finding.md']"), 1);
+	cr_assert_eq(xpath_count(doc, "//a[@href='runs/002/replay.log']"), 1);
+	cr_assert_eq(xpath_count(doc, "//meta[@http-equiv='Content-Security-Policy']"), 1);
+	cr_assert_eq(xpath_count(doc, "//script[@src]|//link|//img"), 0);
+	cr_assert_eq(xpath_count(doc, "//select[@id='f-status']/option"), 8);
+	cr_assert_eq(xpath_count(doc, "//td[contains(@class,'s-regressed')]//div[@class='trend']/span"), 2);
+	xmlFreeDoc(doc);
+}

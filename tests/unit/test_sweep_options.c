@@ -1,0 +1,135 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "orchestrator/options.h"
+#include "orchestrator/sweep_runopts.h"
+
+static const char *no_env(const char *name, void *ud)
+{
+	(void)name;
+	(void)ud;
+	return NULL;
+}
+
+static const char *image_env(const char *name, void *ud)
+{
+	(void)ud;
+	return !strcmp(name, "HRR_DOCKER_IMAGE") ? "env:img" : NULL;
+}
+
+#define PARSE(o, env, ...)                                                                 \
+	({                                                                                 \
+		char *argv_[] = { "hrr-docker-replay", __VA_ARGS__ };                    \
+		options_parse((o), (int)(sizeof(argv_) / sizeof(argv_[0])), argv_, (env), \
+			      NULL, NULL, &err);                                           \
+	})
+
+Test(sweep_options, sweep_takes_its_options_and_every_run_option)
+{
+	struct options o;
+	struct error err;
+
+	options_init(&o);
+	cr_assert_eq(PARSE(&o, no_env, "sweep", "--image", "a:1", "--archive=/lib", "--image=b:2",
+			   "--timeout", "60", "--label", "nightly", "-e", "X=1", "--yes", "--gpus",
+			   "0,2", "--retry-failed", "1", "--format", "json", "--fail-on",
+			   "new,flaky", "--gpu-wait", "5"),
+		     0, "%s", err.msg);
+	cr_assert_eq(o.command, CMD_SWEEP);
+	cr_assert_eq(o.sweep.images.n, 2);
+	cr_assert_str_eq(o.sweep.images.v[1], "b:2");
+	cr_assert_str_eq(o.sweep.archives.v[0], "/lib");
+	cr_assert_str_eq(o.sweep.label, "nightly");
+	cr_assert_eq(o.sweep.n_gpus, 2);
+	cr_assert_eq(o.sweep.retry_failed, 1);
+	cr_assert_eq(o.sweep.gpu_wait, 5);
+	cr_assert(o.sweep.fail_on & SWEEP_STATUS_BIT(ST_NEW));
+	cr_assert(o.sweep.fail_on & SWEEP_STATUS_BIT(ST_REGRESSED), "the default set stays");
+	cr_assert_eq(o.timeout_s, 60);
+	cr_assert(o.yes);
+	cr_assert_str_eq(o.env.v[0], "X=1");
+	cr_assert_eq(o.format, FORMAT_JSON);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, image_env, "sweep", "--archive", "/lib"), 0, "%s", err.msg);
+	cr_assert_str_eq(o.sweep.images.v[0], "env:img", "HRR_DOCKER_IMAGE without --image");
+	options_release(&o);
+}
+
+static void refused(const char *expect, int argc, char **argv)
+{
+	struct options o;
+	struct error err;
+
+	options_init(&o);
+	cr_assert_eq(options_parse(&o, argc, argv, no_env, NULL, NULL, &err), -1, "%s", argv[2]);
+	cr_assert_eq(err.kind, ERR_USAGE);
+	cr_assert(strstr(err.msg, expect), "%s lacks %s", err.msg, expect);
+	options_release(&o);
+}
+
+Test(sweep_options, what_a_sweep_refuses)
+{
+	char *a1[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--gpu", "1" };
+	char *a2[] = { "x", "sweep", "--archive", "/l", "--image", "i", "-o", "f" };
+	char *a3[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--label", "a/b" };
+	char *a4[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--fail-on", "nope" };
+	char *a5[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--shard", "2/2" };
+	char *a6[] = { "x", "sweep" };
+	char *a7[] = { "x", "sweep", "--archive", "/l" };
+	char *a8[] = { "x", "run", "--archive", "/l", "--image", "i", "--label", "x" };
+
+	refused("--gpus", 8, a1);
+	refused("--summary", 8, a2);
+	refused("--label", 8, a3);
+	refused("nope", 8, a4);
+	refused("--shard", 8, a5);
+	refused("--archive PATH or --plan", 2, a6);
+	refused("--image is required", 4, a7);
+	refused("does not apply", 8, a8);
+}
+
+Test(sweep_options, history_and_prune)
+{
+	struct options o;
+	struct error err;
+
+	options_init(&o);
+	cr_assert_eq(PARSE(&o, no_env, "history", "--label", "n", "--case=lib/pid-1", "--last", "3"),
+		     0, "%s", err.msg);
+	cr_assert_eq(o.command, CMD_HISTORY);
+	cr_assert_str_eq(o.sweep.case_name, "lib/pid-1");
+	cr_assert_eq(o.sweep.last, 3);
+	cr_assert(!o.sweep.prune);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, no_env, "history", "prune", "--keep", "2"), 0, "%s", err.msg);
+	cr_assert(o.sweep.prune);
+	cr_assert_eq(o.sweep.keep, 2);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, no_env, "history", "prune"), -1);
+	cr_assert(strstr(err.msg, "--keep"), "%s", err.msg);
+	options_release(&o);
+}
+
+Test(sweep_options, run_options_round_trip_through_plan_json)
+{
+	struct options a, b;
+	struct error err;
+	cJSON *j;
+
+	options_init(&a);
+	options_init(&b);
+	cr_assert_eq(PARSE(&a, no_env, "sweep", "--archive", "/l", "--image", "i", "--timeout", "7",
+			   "-e", "A=1", "--extra-ld", "/x:/y", "--skip-preflight", "--pull", "never"),
+		     0, "%s", err.msg);
+	j = sweep_runopts_to_json(&a);
+	sweep_runopts_from_json(&b, j);
+	cJSON_Delete(j);
+	cr_assert_eq(b.timeout_s, 7);
+	cr_assert_str_eq(b.env.v[0], "A=1");
+	cr_assert_eq(b.extra_ld.n, 2);
+	cr_assert(b.skip_preflight);
+	cr_assert_eq(b.pull, PULL_NEVER);
+	options_release(&a);
+	options_release(&b);
+}

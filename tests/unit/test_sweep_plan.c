@@ -1,0 +1,207 @@
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "orchestrator/sweep_plan.h"
+#include "tests/support/preflight_fixtures.h"
+#include "tests/support/scratch.h"
+
+static char *root;
+
+static void setup(void)
+{
+	root = scratch_dir("sweep-plan");
+}
+
+static void teardown(void)
+{
+	scratch_remove(root);
+	free(root);
+}
+
+static void pid(const char *rel)
+{
+	cleanup_free char *p = xasprintf("%s/%s", root, rel);
+
+	pft_make_pid_dir(p);
+}
+
+TestSuite(sweep_plan, .init = setup, .fini = teardown);
+
+Test(sweep_plan, case_name_is_relative_to_the_argument_with_its_last_component)
+{
+	cleanup_free char *a = sweep_case_name("/data/library", "/data/library/vllm/c.hrr/pid-138");
+	cleanup_free char *b = sweep_case_name("/data/library/", "/data/library/x/pid-1");
+	cleanup_free char *c = sweep_case_name("/data/c.hrr/pid-9", "/data/c.hrr/pid-9");
+
+	cr_assert_str_eq(a, "library/vllm/c.hrr/pid-138");
+	cr_assert_str_eq(b, "library/x/pid-1");
+	cr_assert_str_eq(c, "pid-9");
+}
+
+Test(sweep_plan, matrix_expands_depth_three_sorted_every_image)
+{
+	struct sweep_plan p = { 0 };
+	struct error err;
+	cleanup_free char *lib = xasprintf("%s/library", root);
+	const char *archives[] = { lib };
+	const char *images[] = { "rocm:nightly", "rocm:release" };
+
+	pid("library/b/c.hrr/pid-2");
+	pid("library/a/c.hrr/pid-1");
+	pid("library/a/c.hrr/pid-3");
+	pid("library/too/deep/c.hrr/pid-4"); /* depth 4: not found */
+	cleanup_free char *m = xasprintf("%s/library/b/c.hrr/pid-2/manifest.json", root);
+	pft_writef(m, "{\"metadata\": {\"device_count\": 2}}");
+
+	cr_assert_eq(sweep_plan_add_matrix(&p, archives, 1, images, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(p.n, 6);
+	cr_assert_str_eq(p.cases[0].name, "library/a/c.hrr/pid-1");
+	cr_assert_str_eq(p.cases[0].image, "rocm:nightly");
+	cr_assert_str_eq(p.cases[1].image, "rocm:release");
+	cr_assert_str_eq(p.cases[4].name, "library/b/c.hrr/pid-2");
+	cr_assert_eq(p.cases[4].gpu_count, 2, "device_count from the manifest");
+	cr_assert_eq(p.cases[0].gpu_count, 1);
+	cr_assert_eq(sweep_plan_check_duplicates(&p, &err), 0);
+	sweep_plan_release(&p);
+}
+
+Test(sweep_plan, duplicates_are_refused_naming_both_paths)
+{
+	struct sweep_plan p = { 0 };
+	struct error err;
+	cleanup_free char *a1 = xasprintf("%s/x/lib", root);
+	cleanup_free char *a2 = xasprintf("%s/y/lib", root);
+	const char *archives[] = { a1, a2 };
+	const char *images[] = { "img" };
+
+	pid("x/lib/c.hrr/pid-7");
+	pid("y/lib/c.hrr/pid-7");
+	cr_assert_eq(sweep_plan_add_matrix(&p, archives, 2, images, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_plan_check_duplicates(&p, &err), -1);
+	cr_assert_eq(err.kind, ERR_USAGE);
+	cr_assert(strstr(err.msg, "lib/c.hrr/pid-7"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "/x/lib/c.hrr/pid-7") && strstr(err.msg, "/y/lib/c.hrr/pid-7"),
+		  "%s", err.msg);
+	sweep_plan_release(&p);
+}
+
+Test(sweep_plan, plan_file_fields_relative_archives_and_name_override)
+{
+	struct sweep_plan p = { 0 };
+	struct error err;
+	cleanup_free char *plan = xasprintf("%s/plans/p.json", root);
+
+	pid("plans/caps/pid-5");
+	pft_writef(plan, "{\"cases\": [{\"archive\": \"caps/pid-5\", \"image\": \"i:1\","
+			 " \"name\": \"mine\", \"gpu_count\": 3, \"timeout\": 60,"
+			 " \"env\": {\"A\": \"b c\"}, \"mount_clr\": false}]}");
+	cr_assert_eq(sweep_plan_add_file(&p, plan, &err), 0, "%s", err.msg);
+	cr_assert_eq(p.n, 1);
+	cr_assert_str_eq(p.cases[0].name, "mine");
+	cr_assert_eq(p.cases[0].gpu_count, 3);
+	cr_assert_eq(p.cases[0].timeout, 60);
+	cr_assert_eq(p.cases[0].progress_timeout, -1);
+	cr_assert_eq(p.cases[0].mount_clr, 0);
+	cr_assert_str_eq(p.cases[0].env.v[0], "A=b c");
+	cr_assert(strstr(p.cases[0].archive, "/plans/caps/pid-5"));
+	sweep_plan_release(&p);
+}
+
+static void bad_plan(const char *text, const char *expect)
+{
+	struct sweep_plan p = { 0 };
+	struct error err;
+
+	pid("caps/pid-1");
+	cr_assert_eq(sweep_plan_add_json(&p, text, "p.json", root, &err), -1, "%s", text);
+	cr_assert_eq(err.kind, ERR_USAGE);
+	cr_assert(strstr(err.msg, expect), "%s lacks %s", err.msg, expect);
+	cr_assert(strstr(err.msg, "p.json"), "%s", err.msg);
+	sweep_plan_release(&p);
+}
+
+Test(sweep_plan, bad_plans_are_usage_errors_naming_the_file)
+{
+	bad_plan("{\"cases\": [", "not JSON");
+	bad_plan("[]", "cases");
+	bad_plan("{\"cases\": [{\"image\": \"i\"}]}", "\"archive\" is required");
+	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\"}]}", "\"image\" is required");
+	bad_plan("{\"cases\": [{\"archive\": \"nope\", \"image\": \"i\"}]}", "nope");
+	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\", \"gpu_count\": 0}]}",
+		 "gpu_count");
+	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\", \"gpus\": 2}]}",
+		 "unknown key \"gpus\"");
+	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\", \"env\": [1]}]}",
+		 "env");
+}
+
+Test(sweep_plan, plan_json_round_trips)
+{
+	struct sweep_plan p = { 0 }, q = { 0 };
+	struct error err;
+
+	pid("caps/pid-1");
+	cr_assert_eq(sweep_plan_add_json(&p,
+					 "{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\","
+					 " \"env\": {\"X\": \"1=2\"}, \"playback\": \"/p\"}]}",
+					 "p.json", root, &err),
+		     0, "%s", err.msg);
+	cleanup_cjson cJSON *j = sweep_plan_cases_json(&p);
+	cr_assert_eq(sweep_plan_from_json(&q, j, &err), 0, "%s", err.msg);
+	cr_assert_eq(q.n, 1);
+	cr_assert_str_eq(q.cases[0].name, p.cases[0].name);
+	cr_assert_str_eq(q.cases[0].archive, p.cases[0].archive);
+	cr_assert_str_eq(q.cases[0].playback, "/p");
+	cr_assert_str_eq(q.cases[0].env.v[0], "X=1=2");
+	sweep_plan_release(&p);
+	sweep_plan_release(&q);
+}
+
+Test(sweep_plan, sweep_id_and_labels)
+{
+	cleanup_free char *id = sweep_id_make("nightly-mi300", 1764489600, 0xabc123);
+
+	cr_assert_str_eq(id, "nightly-mi300-20251130T080000Z-abc123");
+	cr_assert(sweep_label_valid("nightly_mi300.a"));
+	cr_assert(!sweep_label_valid(""));
+	cr_assert(!sweep_label_valid("../x"));
+	cr_assert(!sweep_label_valid("-x"));
+	cr_assert(!sweep_label_valid("a b"));
+}
+
+Test(sweep_plan, shards_take_index_mod_n_of_cases_without_result)
+{
+	struct sweep_plan p = { 0 };
+	bool done[7] = { false, false, false, true, false, false, false };
+	size_t out[7], n;
+	unsigned i, k;
+	struct error err;
+
+	for (int c = 0; c < 7; c++) {
+		struct sweep_case *sc = sweep_plan_push(&p);
+
+		sc->gpu_count = c == 2 ? 2 : 1;
+	}
+	cr_assert_eq(sweep_shard_parse("1/3", &i, &k, &err), 0);
+	cr_assert_eq(i, 1);
+	cr_assert_eq(k, 3);
+	cr_assert_eq(sweep_shard_parse("3/3", &i, &k, &err), -1);
+	cr_assert_eq(sweep_shard_parse("1/0", &i, &k, &err), -1);
+	cr_assert_eq(sweep_shard_parse("x", &i, &k, &err), -1);
+	/* All cases one group: indexes 1 and 4 (7 is beyond); 3 is done. */
+	n = sweep_shard_select(&p, done, 0, 0, 3, out);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[0], 0);
+	cr_assert_eq(out[1], 6);
+	/* The 1-GPU group: cases 0 1 3 4 5 6 are group indexes 0..5; shard
+	 * 0/2 -> 0 3(done) 5. */
+	n = sweep_shard_select(&p, done, 1, 0, 2, out);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[0], 0);
+	cr_assert_eq(out[1], 5);
+	sweep_plan_release(&p);
+}

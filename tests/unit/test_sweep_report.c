@@ -1,0 +1,181 @@
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "orchestrator/sweep_report.h"
+#include "tests/support/preflight_fixtures.h"
+#include "tests/support/scratch.h"
+
+static char *root;
+
+static void setup(void)
+{
+	root = scratch_dir("sweep-report");
+}
+
+static void teardown(void)
+{
+	scratch_remove(root);
+	free(root);
+}
+
+TestSuite(sweep_report, .init = setup, .fini = teardown);
+
+static void meta_two_cases(struct sweep_meta *m, const char *id, long long started)
+{
+	struct sweep_case *c;
+
+	sweep_meta_init(m);
+	m->id = xstrdup(id);
+	m->label = xstrdup("nightly");
+	m->started = started;
+	sweep_meta_add_image(m, "img:1");
+	for (int i = 0; i < 2; i++) {
+		c = sweep_plan_push(&m->plan);
+		c->name = xasprintf("lib/c.hrr/pid-%d", i);
+		c->archive = xasprintf("/lib/c.hrr/pid-%d", i);
+		c->image = xstrdup("img:1");
+	}
+}
+
+static void result(const char *folder, const char *name, const char *outcome, int attempt)
+{
+	struct sweep_result r = { 0 };
+	struct error err;
+	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_RESULTS_FILE);
+
+	r.case_name = (char *)name;
+	r.image = "img:1";
+	r.state = RESULT_DONE;
+	r.outcome = (char *)outcome;
+	r.kernel = strcmp(outcome, "PASS") ? "k<T>" : NULL;
+	r.attempt = attempt;
+	r.run_dir = "runs/x";
+	cr_assert_eq(sweep_result_append(path, &r, &err), 0, "%s", err.msg);
+}
+
+Test(sweep_report, meta_round_trips_and_done_cases_skip_errors)
+{
+	struct sweep_meta m, back;
+	struct error err;
+	cleanup_free char *folder = NULL;
+	struct sweep_results rs = { 0 };
+	bool done[2];
+	int next[2];
+
+	meta_two_cases(&m, "nightly-1", 10);
+	m.run_options = xstrdup("{\"timeout_s\":5}");
+	m.images[0].id = xstrdup("sha256:abc");
+	cr_assert_eq(sweep_folder_create(root, m.id, &folder, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
+	sweep_meta_init(&back);
+	cr_assert_eq(sweep_meta_read(&back, folder, &err), 0, "%s", err.msg);
+	cr_assert_eq(back.plan.n, 2);
+	cr_assert_str_eq(back.run_options, "{\"timeout_s\":5}");
+	cr_assert_str_eq(sweep_meta_image(&back, "img:1")->id, "sha256:abc");
+	free(folder);
+	cr_assert_eq(sweep_folder_find(root, "nightly-1", &folder, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_folder_find(root, "nope", &folder, &err), -1);
+
+	sweep_results_parse_text(&rs, "{\"case\":\"lib/c.hrr/pid-0\",\"image\":\"img:1\","
+				      "\"state\":\"error\",\"attempt\":1}\n"
+				      "{\"case\":\"lib/c.hrr/pid-1\",\"image\":\"img:1\","
+				      "\"state\":\"done\",\"outcome\":\"PASS\",\"attempt\":1}\n");
+	sweep_done_cases(&back.plan, &rs, done, next);
+	cr_assert(!done[0], "an error is retried on resume");
+	cr_assert_eq(next[0], 2);
+	cr_assert(done[1]);
+	sweep_results_release(&rs);
+	sweep_meta_release(&m);
+	sweep_meta_release(&back);
+}
+
+Test(sweep_report, second_sweep_reports_the_regression_and_exits_1)
+{
+	struct sweep_meta a, b;
+	struct error err;
+	struct history_db *db;
+	cleanup_free char *fa = NULL, *fb = NULL, *dbp = xasprintf("%s/h.sqlite", root);
+	cleanup_free char *junit = xasprintf("%s/copy.xml", root);
+	cleanup_strbuf struct strbuf out = STRBUF_INIT, copy = STRBUF_INIT;
+	struct sweep_finish f = { .state = "finished", .finished = 1, .junit = junit };
+	int code = -1;
+
+	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
+	meta_two_cases(&a, "nightly-a", 10);
+	meta_two_cases(&b, "nightly-b", 20);
+	cr_assert_eq(sweep_folder_create(root, a.id, &fa, &err), 0);
+	cr_assert_eq(sweep_folder_create(root, b.id, &fb, &err), 0);
+	result(fa, "lib/c.hrr/pid-0", "PASS", 1);
+	result(fa, "lib/c.hrr/pid-1", "MAF", 1);
+	result(fb, "lib/c.hrr/pid-0", "MAF", 1);
+	result(fb, "lib/c.hrr/pid-1", "PASS", 1);
+	cr_assert_eq(sweep_report_write(db, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 0, "first sweep: all new");
+	strbuf_reset(&out);
+	cr_assert_eq(sweep_report_write(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1);
+	cr_assert(strstr(out.buf, "## regressed (1)"), "%s", out.buf);
+	cr_assert(strstr(out.buf, "## fixed (1)"), "%s", out.buf);
+	cr_assert_eq(fs_read_small_file(junit, 1 << 20, &copy, &err), 0, "%s", err.msg);
+	cr_assert(strstr(copy.buf, "type=\"regressed\""), "%s", copy.buf);
+	for (const char *n = "summary.json"; n; n = NULL) {
+		cleanup_free char *p = xasprintf("%s/%s", fb, n);
+
+		cr_assert_eq(access(p, R_OK), 0);
+	}
+	sweep_meta_release(&a);
+	sweep_meta_release(&b);
+	history_db_close(db);
+}
+
+Test(sweep_report, an_interrupted_sweep_exits_5_not_1_for_its_unrun_cases)
+{
+	struct report r = { 0 };
+
+	r.counts[ST_NEW] = 2;
+	r.counts[ST_MISSING] = 3;
+	cr_assert_eq(sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT), 5);
+	cr_assert_eq(sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT), 1);
+	r.counts[ST_REGRESSED] = 1;
+	cr_assert_eq(sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT), 1);
+}
+
+Test(sweep_report, a_lost_database_is_rebuilt_from_the_sweep_folders)
+{
+	struct sweep_meta a, b;
+	struct error err;
+	struct history_db *db1, *db2;
+	cleanup_free char *fa = NULL, *fb = NULL;
+	cleanup_free char *p1 = xasprintf("%s/one.sqlite", root), *p2 = xasprintf("%s/two.sqlite", root);
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct sweep_finish f = { .state = "finished", .finished = 1 };
+	int code = -1;
+
+	meta_two_cases(&a, "nightly-a", 10);
+	meta_two_cases(&b, "nightly-b", 20);
+	cr_assert_eq(sweep_folder_create(root, a.id, &fa, &err), 0);
+	cr_assert_eq(sweep_folder_create(root, b.id, &fb, &err), 0);
+	cr_assert_eq(sweep_meta_write(&a, fa, &err), 0, "%s", err.msg);
+	result(fa, "lib/c.hrr/pid-0", "PASS", 1);
+	result(fa, "lib/c.hrr/pid-1", "MAF", 1);
+	result(fb, "lib/c.hrr/pid-0", "MAF", 1);
+	result(fb, "lib/c.hrr/pid-1", "PASS", 1);
+	cr_assert_eq(history_db_open(&db1, p1, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_report_write(db1, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
+	history_db_close(db1);
+	/* The next night runs with an empty database: a's folder is found. */
+	cr_assert_eq(history_db_open(&db2, p2, &err), 0, "%s", err.msg);
+	strbuf_reset(&out);
+	cr_assert_eq(sweep_report_write(db2, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1, "%s", out.buf);
+	cr_assert(strstr(out.buf, "baseline `nightly-a`"), "%s", out.buf);
+	cr_assert(strstr(out.buf, "## regressed (1)"), "%s", out.buf);
+	history_db_close(db2);
+	sweep_meta_release(&a);
+	sweep_meta_release(&b);
+}
