@@ -84,14 +84,23 @@ static int on_log(enum engine_stream_id stream, const char *data, size_t len, vo
 	return 0;
 }
 
-static void send_signal(struct engine *e, const char *id, const char *sig)
+/* An engine that cannot be reached or does not answer in time. */
+static bool engine_gone(const struct error *err)
+{
+	return err->kind == ERR_CONNECT || err->kind == ERR_TIMEOUT;
+}
+
+/* false when the engine is gone: nothing more can be learnt from it. */
+static bool send_signal(struct engine *e, const char *id, const char *sig)
 {
 	struct error err;
 
 	/* 409: it already stopped, which is what we wanted. */
-	if (engine_container_kill(e, id, sig, &err) < 0 && err.status != 409)
-		say_warning("%s to the replay failed: %s",
-			sig, err.msg);
+	if (engine_container_kill(e, id, sig, &err) < 0 && err.status != 409) {
+		say_warning("%s to the replay failed: %s", sig, err.msg);
+		return !engine_gone(&err);
+	}
+	return true;
 }
 
 static void remove_container(const struct replay_exec *x, struct replay_result *r)
@@ -225,11 +234,11 @@ static void begin_stop(struct exec_state *s, int sig, double now)
 		say_info(x->verbosity, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
 			 s->stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent", x->stop_grace_s);
 	if (x->stop_grace_s > 0) {
-		send_signal(x->engine, s->r->container_id, "SIGTERM");
+		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGTERM");
 		s->state = TERM_SENT;
 		s->term_deadline = now + (double)x->stop_grace_s;
 	} else {
-		send_signal(x->engine, s->r->container_id, "SIGKILL");
+		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGKILL");
 		s->state = KILL_SENT;
 		s->kill_deadline = now + KILL_WAIT_S;
 	}
@@ -252,8 +261,11 @@ static int loop_turn(struct exec_state *s)
 	s->signals_seen = iw->count;
 	if (s->state == RUNNING && s->exited_at < 0)
 		begin_stop(s, sig, now);
+	/* A stop the engine cannot hear: waiting longer learns nothing. */
+	if (s->r->engine_lost)
+		return 1;
 	if (s->state == TERM_SENT && s->exited_at < 0 && now >= s->term_deadline) {
-		send_signal(x->engine, s->r->container_id, "SIGKILL");
+		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGKILL");
 		s->state = KILL_SENT;
 		s->kill_deadline = now + KILL_WAIT_S;
 	}
@@ -341,9 +353,11 @@ static long collect_exit(struct exec_state *s)
 
 	memset(&st, 0, sizeof(st));
 	st.exit_code = -1;
-	if (engine_container_inspect(s->x->engine, r->container_id, &inspect, &e) < 0) {
-		/* Killed, restarting, gone: nothing it said about the end holds. */
-		if (status < 0 && e.kind == ERR_CONNECT) {
+	if (r->engine_lost) {
+		/* Already known not to answer: asking again costs a timeout each. */
+	} else if (engine_container_inspect(s->x->engine, r->container_id, &inspect, &e) < 0) {
+		/* Killed, restarting, stopped: nothing it said about the end holds. */
+		if (status < 0 && engine_gone(&e)) {
 			r->engine_lost = true;
 			say_error("%s", e.msg);
 		}
@@ -355,7 +369,7 @@ static long collect_exit(struct exec_state *s)
 		if (!r->started_at[0])
 			snprintf(r->started_at, sizeof(r->started_at), "%s", st.started_at);
 	}
-	if (status == 128 + SIGKILL && !r->oom_killed && s->x->spec->memory > 0)
+	if (status == 128 + SIGKILL && !r->oom_killed && !r->engine_lost && s->x->spec->memory > 0)
 		r->oom_killed = oom_reported_late(s->x, r->container_id);
 	if (!r->finished_at[0])
 		utc_iso(r->finished_at, sizeof(r->finished_at));

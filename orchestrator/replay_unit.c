@@ -395,7 +395,7 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 	}
 	if (u->result.engine_lost) {
 		code = replay_fail(&res->failure, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT,
-				   "the engine stopped answering during the replay: no verdict; the "
+				   "the Docker engine is not answering any more: no verdict; the "
 				   "partial log is kept in %s, and `gc` removes the container once "
 				   "the engine is back", log_path);
 		goto out;
