@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <seccomp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -209,6 +210,24 @@ static int output_check(struct cmd_env *env)
 	return 0;
 }
 
+/* A site's --seccomp FILE is checked before any folder exists, so a typo
+ * is a usage error like any other (the syscall names are checked again
+ * for the engine's architecture when the container is planned). */
+static int seccomp_check(struct cmd_env *env)
+{
+	const struct seccomp_choice *c = &env->o->seccomp;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err;
+
+	if (c->mode != SECCOMP_MODE_FILE)
+		return 0;
+	if (fs_read_small_file(c->path, 1u << 20, &text, &err) < 0 ||
+	    seccomp_profile_validate(text.buf, text.len, seccomp_arch_native(), &err) < 0)
+		return replay_fail(&env->failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "--seccomp %s: %s",
+				   c->path, err.msg);
+	return 0;
+}
+
 void cmd_emit_json(struct cmd_env *env, cJSON *j)
 {
 	cleanup_free char *text = cmd_json_text(j);
@@ -236,7 +255,8 @@ int cmd_setup(struct cmd_env *env, bool for_run)
 	const struct options *o = env->o;
 	int code;
 
-	if ((code = output_check(env)) || (code = setup_archive(env)) ||
+	if ((code = output_check(env)) || (code = seccomp_check(env)) ||
+	    (code = setup_archive(env)) ||
 	    (code = setup_host(env, for_run)) ||
 	    (code = setup_image(env)))
 		return code;

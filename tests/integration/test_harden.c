@@ -418,3 +418,27 @@ Test(harden, a_second_users_replay_runs_as_that_user_with_the_device_group)
 		has_group |= cJSON_IsString(g) && strcmp(g->valuestring, "4343") == 0;
 	cr_assert(has_group, "the device nodes' group is added");
 }
+
+/* --seccomp FILE: a missing or invalid profile is a usage error before any
+ * run folder exists. */
+Test(harden, a_bad_seccomp_file_is_a_usage_error_without_a_run_folder)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_free char *bad = xasprintf("%s/site-profile.json", tenv.root);
+	struct error err = { 0 };
+	const char *const files[] = { "/nonexistent/profile.json", bad };
+	struct tool_run r;
+
+	static const char profile[] = "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":"
+				      "[{\"names\":[\"frobnicate\"],\"action\":\"SCMP_ACT_ALLOW\"}]}";
+
+	cr_assert_eq(fs_write_atomic(bad, profile, sizeof(profile) - 1, 0644, &err), 0, "%s",
+		     err.msg);
+	for (size_t i = 0; i < 2; i++) {
+		tool_run(&r, REPLAY_ARGS(pid_dir, "--seccomp", files[i], NULL), NULL);
+		cr_assert_eq(r.status, 64, "exit %d:\n%s", r.status, r.err.buf);
+		cr_assert(strstr(r.err.buf, files[i]), "%s", r.err.buf);
+		cr_assert_null(r.run_dir, "a run folder was made");
+		tool_run_release(&r);
+	}
+}
