@@ -295,21 +295,29 @@ static long tracer_of(pid_t pid)
 	return tracer;
 }
 
-Test(diag_sim_tools, rocgdb_attaches_names_the_in_flight_kernel_and_detaches)
+/* rocgdb's batch diagnosis of a fresh child, parsed; its exit status. */
+static int diagnose_child(bool denied, struct strbuf *out, struct diag_mi_result *r)
 {
-	struct strbuf out = STRBUF_INIT;
-	struct diag_mi_result r;
 	char *state;
 	int fd, rc;
 	pid_t dbg;
 
 	tracee = start_tracee();
 	write_state(tracee, "", &state);
-	dbg = start_rocgdb(tracee, state, false, NULL, &fd);
-	rc = finish(dbg, fd, &out);
-	cr_assert_eq(rc, 0, "%s", out.buf);
-	diag_mi_result_init(&r);
-	diag_mi_parse(&r, out.buf, out.len);
+	dbg = start_rocgdb(tracee, state, denied, NULL, &fd);
+	rc = finish(dbg, fd, out);
+	diag_mi_result_init(r);
+	diag_mi_parse(r, out->buf, out->len);
+	free(state);
+	return rc;
+}
+
+Test(diag_sim_tools, rocgdb_attaches_names_the_in_flight_kernel_and_detaches)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct diag_mi_result r;
+
+	cr_assert_eq(diagnose_child(false, &out, &r), 0, "%s", out.buf);
 	cr_assert_eq(r.n_dispatches, 1, "%s", out.buf);
 	cr_assert_str_eq(r.dispatches[0].kernel, ATEN_INDEX);
 	cr_assert_str_eq(r.dispatches[0].kernel_from, "wave");
@@ -320,7 +328,6 @@ Test(diag_sim_tools, rocgdb_attaches_names_the_in_flight_kernel_and_detaches)
 	cr_assert_eq(waitpid(tracee, NULL, WNOHANG), 0, "the process still runs");
 	diag_mi_result_release(&r);
 	strbuf_release(&out);
-	free(state);
 }
 
 Test(diag_sim_tools, rocgdb_fails_like_rocgdb_when_seccomp_denies_ptrace)
@@ -328,18 +335,9 @@ Test(diag_sim_tools, rocgdb_fails_like_rocgdb_when_seccomp_denies_ptrace)
 	struct strbuf out = STRBUF_INIT;
 	struct diag_mi_result r;
 	struct diagnosis d;
-	char *state;
-	int fd, rc;
-	pid_t dbg;
 
-	tracee = start_tracee();
-	write_state(tracee, "", &state);
-	dbg = start_rocgdb(tracee, state, true, NULL, &fd);
-	rc = finish(dbg, fd, &out);
-	cr_assert_eq(rc, 1, "%s", out.buf);
+	cr_assert_eq(diagnose_child(true, &out, &r), 1, "%s", out.buf);
 	cr_assert(strstr(out.buf, "ptrace: Operation not permitted.\n"), "%s", out.buf);
-	diag_mi_result_init(&r);
-	diag_mi_parse(&r, out.buf, out.len);
 	diagnosis_init(&d, DIAGNOSIS_ROCGDB);
 	diagnosis_from_rocgdb(&d, &r);
 	cr_assert_eq(d.status, DIAGNOSIS_FAILED);
@@ -347,7 +345,6 @@ Test(diag_sim_tools, rocgdb_fails_like_rocgdb_when_seccomp_denies_ptrace)
 	diagnosis_release(&d);
 	diag_mi_result_release(&r);
 	strbuf_release(&out);
-	free(state);
 }
 
 Test(diag_sim_tools, a_hung_rocgdb_holds_the_process_until_killed_then_lets_it_go)
@@ -358,8 +355,8 @@ Test(diag_sim_tools, a_hung_rocgdb_holds_the_process_until_killed_then_lets_it_g
 	pid_t dbg;
 
 	tracee = start_tracee();
-	write_state(tracee, "hang", &state);
-	dbg = start_rocgdb(tracee, state, false, NULL, &fd);
+	write_state(tracee, "", &state);
+	dbg = start_rocgdb(tracee, state, false, "hang", &fd); /* HRR_SIM_ROCGDB=hang */
 	/* Attached means traced; poll /proc (no timing is asserted). */
 	for (int i = 0; i < 1000 && tracer_of(tracee) != dbg; i++)
 		usleep(10000);
