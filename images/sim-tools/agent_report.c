@@ -139,7 +139,7 @@ static void registers(FILE *out, const struct agent_report *r)
 	}
 }
 
-static void disassembly(FILE *out, const struct agent_report *r, const char *uri, size_t size)
+static void disassembly(FILE *out, const struct agent_report *r, const char *uri)
 {
 	size_t n, fault;
 	const struct insn *p = program(r, &n, &fault);
@@ -149,8 +149,9 @@ static void disassembly(FILE *out, const struct agent_report *r, const char *uri
 	if (r->kernel)
 		fprintf(out, " for function %s", r->kernel);
 	fprintf(out, ":\n    code object: %s\n", uri);
+	/* The loaded segments end a page after the kernel's text. */
 	fprintf(out, "    loaded at: [0x%llx-0x%llx]\n", r->load_base,
-		r->load_base + (unsigned long long)size);
+		entry + p[n - 1].off + 0x1000);
 	for (size_t i = 0; i < n; i++) {
 		unsigned long long addr = entry + p[i].off;
 
@@ -178,7 +179,7 @@ void agent_report_print(FILE *out, const struct agent_report *r)
 		fprintf(out, " <%s>", r->kernel);
 	fprintf(out, ") (stopped, reason: %s)\n", r->reason ? r->reason : "MEMORY_VIOLATION");
 	registers(out, r);
-	disassembly(out, r, uri, code_object_size(r));
+	disassembly(out, r, uri);
 	fflush(out);
 }
 

@@ -25,6 +25,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "finding/diag_plan.h"
 #include "finding/diagnosis.h"
 #include "images/sim-tools/agent_report.h"
 #include "images/sim-tools/sim_state.h"
@@ -133,6 +134,28 @@ Test(diag_sim_tools, an_assert_trap_report_stops_at_s_trap_2_and_is_explained)
 	diag_agent_report_release(&r);
 }
 
+/* The report's pc, relative to where it says the code object is loaded,
+ * is an instruction of llvm-objdump's output: the faulting one. */
+static void window_at_pc(const struct agent_report *ar, const struct strbuf *objdump_out)
+{
+	struct diag_agent_report r;
+	const struct diag_agent_wave *w;
+	struct strbuf win = STRBUF_INIT;
+	struct error err = { 0 };
+	unsigned long long off;
+
+	print_and_parse(ar, &r);
+	w = diag_agent_suspect(&r);
+	cr_assert_eq(diagnose_pc_offset(w->pc, w->loaded_at, &off), 0);
+	cr_assert_eq(diagnose_disassembly_window(objdump_out->buf, objdump_out->len, off,
+						 DIAGNOSE_DISASSEMBLY_RADIUS, &win, &err), 0,
+		     "%s", err.msg);
+	cr_assert(strstr(win.buf, "=> s_trap 2 "), "%s", win.buf);
+	cr_assert(strstr(win.buf, "   s_endpgm "), "%s", win.buf);
+	strbuf_release(&win);
+	diag_agent_report_release(&r);
+}
+
 Test(diag_sim_tools, the_saved_code_object_has_the_agents_name_and_disassembles)
 {
 	struct agent_report ar = report_template;
@@ -162,6 +185,7 @@ Test(diag_sim_tools, the_saved_code_object_has_the_agents_name_and_disassembles)
 	cr_assert(strstr(out.buf, "0000000000001000 <" ATEN_INDEX ">:"), "%s", out.buf);
 	cr_assert(strstr(out.buf, "\ts_trap 2"), "%s", out.buf);
 	cr_assert(strstr(out.buf, "// 000000001024: BF920002"), "%s", out.buf);
+	window_at_pc(&ar, &out);
 	free(cmd);
 	free(path);
 	free(objdump);
