@@ -1,8 +1,9 @@
 # The simulator image's debug tools (images/sim-tools): a rocgdb and an
 # llvm-objdump stand-in, built like the simulator (static, no sanitizers,
 # they run FROM scratch), and the librocm-debug-agent.so.2 placeholder.
-# agent_report.c is also linked into the unit tests, which check that its
-# wave report parses with finding/diag_agent.
+# The simulator will build images/sim-tools/sim_debug.c and agent_report.c
+# into itself (sim_debug.h: two calls); the unit tests link them too and
+# check that the wave report parses with finding/diag_agent.
 SIM_TOOLS_DIR = $(BUILD)/sim-tools
 SIM_TOOLS = $(SIM_TOOLS_DIR)/rocgdb $(SIM_TOOLS_DIR)/llvm-objdump \
             $(SIM_TOOLS_DIR)/librocm-debug-agent.so.2
@@ -24,5 +25,7 @@ $(SIM_TOOLS_DIR)/librocm-debug-agent.so.2: images/sim-tools/librocm-debug-agent.
 	cp $< $@
 
 # The unit tests run this build's rocgdb and llvm-objdump against a child
-# process (tests/unit/test_diag_sim_tools.c), and link agent_report.c.
-$(UNIT): $(BUILD)/obj/images/sim-tools/agent_report.o | $(SIM_TOOLS)
+# process (tests/unit/test_diag_sim_tools.c), and link the simulator's
+# side (agent_report.c, sim_debug.c).
+$(UNIT): $(BUILD)/obj/images/sim-tools/agent_report.o $(BUILD)/obj/images/sim-tools/sim_debug.o \
+         | $(SIM_TOOLS)

@@ -28,6 +28,7 @@
 #include "finding/diag_plan.h"
 #include "finding/diagnosis.h"
 #include "images/sim-tools/agent_report.h"
+#include "images/sim-tools/sim_debug.h"
 #include "images/sim-tools/sim_state.h"
 #include "tests/support/scratch.h"
 
@@ -394,4 +395,46 @@ Test(diag_sim_tools, a_hung_rocgdb_holds_the_process_until_killed_then_lets_it_g
 	cr_assert_eq(waitpid(tracee, NULL, WNOHANG), 0);
 	strbuf_release(&out);
 	free(state);
+}
+
+Test(diag_sim_tools, the_simulators_hooks_write_the_state_and_print_the_report_when_loaded)
+{
+	char *lib = xasprintf("%s/" AGENT_REPORT_LIB, dir), *state = xasprintf("%s/state", dir);
+	char *opts = xasprintf("--save-code-objects=%s", dir), *text = NULL;
+	struct diag_agent_report r;
+	struct sim_state st;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int fd = open(lib, O_WRONLY | O_CREAT, 0644);
+	char *name, *path;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	setenv(SIM_STATE_ENV, state, 1);
+	cr_assert_eq(sim_debug_fault(f, ATEN_INDEX, "ASSERT_TRAP", NULL, NULL), 0,
+		     "without HSA_TOOLS_LIB there is no agent");
+	sim_debug_launch(ATEN_INDEX, "[4096,1,1]", "[256,1,1]", 3);
+	cr_assert_eq(sim_state_read(state, &st), 0);
+	cr_assert_eq(st.pid, (long)getpid());
+	cr_assert_eq(st.dispatch, 4);
+	cr_assert_str_eq(st.kernel, ATEN_INDEX);
+	setenv("HSA_TOOLS_LIB", lib, 1);
+	setenv("ROCM_DEBUG_AGENT_OPTIONS", opts, 1);
+	cr_assert_eq(sim_debug_fault(f, ATEN_INDEX, "ASSERT_TRAP", NULL, NULL), 1);
+	fclose(f);
+	diag_agent_report_init(&r);
+	diag_agent_parse(&r, text, len);
+	cr_assert_str_eq(diag_agent_suspect(&r)->kernel, ATEN_INDEX);
+	cr_assert_str_eq(diag_agent_suspect(&r)->instruction, "s_trap 2");
+	cr_assert(!strncmp(r.event, "Queue error (HSA_STATUS_ERROR_EXCEPTION", 39));
+	name = diag_agent_saved_name(r.code_objects.v[0]);
+	path = xasprintf("%s/%s", dir, name);
+	cr_assert_eq(access(path, R_OK), 0, "%s saved", path);
+	free(name);
+	free(path);
+	diag_agent_report_release(&r);
+	free(text);
+	free(lib);
+	free(state);
+	free(opts);
 }
