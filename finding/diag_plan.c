@@ -49,6 +49,57 @@ bool diagnose_needs_ptrace(enum diagnose_mode m, bool image_has_rocgdb, bool age
 	return diagnose_rocgdb(m, image_has_rocgdb, agent_run);
 }
 
+static void push_unique(struct strvec *paths, const char *dir, size_t len, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (!len || dir[0] != '/')
+		return;
+	strbuf_addf(&sb, "%.*s/%s", (int)len, dir, name);
+	for (size_t i = 0; i < paths->n; i++)
+		if (!strcmp(paths->v[i], sb.buf)) {
+			strbuf_release(&sb);
+			return;
+		}
+	strvec_push_nodup(paths, strbuf_detach(&sb, NULL));
+}
+
+/* Each directory of the colon list in env's KEY=, then fallback. */
+static void push_dirs(struct strvec *paths, const struct strvec *env, const char *key,
+		      const char *name)
+{
+	long i = strvec_find_key(env, key);
+	const char *d = i >= 0 ? env->v[i] + strlen(key) + 1 : NULL;
+
+	while (d && *d) {
+		size_t n = strcspn(d, ":");
+
+		push_unique(paths, d, n, name);
+		d += n + (d[n] == ':');
+	}
+}
+
+void diagnose_tool_candidates(const struct strvec *env, enum diagnose_tool tool,
+			      struct strvec *paths)
+{
+	switch (tool) {
+	case DIAGNOSE_TOOL_AGENT:
+		push_dirs(paths, env, "LD_LIBRARY_PATH", DIAGNOSE_AGENT_LIB);
+		push_unique(paths, "/opt/rocm/lib", 13, DIAGNOSE_AGENT_LIB);
+		break;
+	case DIAGNOSE_TOOL_ROCGDB:
+		push_dirs(paths, env, "PATH", "rocgdb");
+		push_unique(paths, "/opt/rocm/bin", 13, "rocgdb");
+		break;
+	case DIAGNOSE_TOOL_OBJDUMP:
+		push_unique(paths, "/opt/rocm/llvm/bin", 18, "llvm-objdump");
+		push_dirs(paths, env, "PATH", "llvm-objdump");
+		break;
+	}
+}
+
 void diagnose_agent_env(struct strvec *env, const char *save_dir)
 {
 	strvec_push(env, "HSA_TOOLS_LIB=" DIAGNOSE_AGENT_LIB);

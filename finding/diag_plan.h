@@ -37,6 +37,16 @@ bool diagnose_rocgdb(enum diagnose_mode m, bool image_has_rocgdb, bool agent_run
  * profile: only when rocgdb may run in it. */
 bool diagnose_needs_ptrace(enum diagnose_mode m, bool image_has_rocgdb, bool agent_run);
 
+enum diagnose_tool { DIAGNOSE_TOOL_AGENT, DIAGNOSE_TOOL_ROCGDB, DIAGNOSE_TOOL_OBJDUMP };
+
+/* Where to look for a tool in an image whose Config.Env is env ("K=V"),
+ * most likely first, without duplicates: the agent in LD_LIBRARY_PATH's
+ * directories then /opt/rocm/lib; rocgdb in PATH then /opt/rocm/bin;
+ * llvm-objdump in /opt/rocm/llvm/bin then PATH. Relative directories are
+ * skipped (a container's working directory is not known). */
+void diagnose_tool_candidates(const struct strvec *env, enum diagnose_tool tool,
+			      struct strvec *paths);
+
 /* The agent run's environment: HSA_TOOLS_LIB and ROCM_DEBUG_AGENT_OPTIONS
  * saving code objects into save_dir (a path inside the container). */
 void diagnose_agent_env(struct strvec *env, const char *save_dir);

@@ -115,3 +115,28 @@ Test(diag_plan, the_pc_offset_is_relative_to_where_the_code_object_is_loaded)
 	cr_assert_lt(diagnose_pc_offset("0x10", "loaded somewhere", &off), 0);
 	cr_assert_lt(diagnose_pc_offset(NULL, "[0x0-0x10]", &off), 0);
 }
+
+Test(diag_plan, tools_are_looked_for_on_the_images_paths_then_in_rocm)
+{
+	struct strvec env = STRVEC_INIT, paths = STRVEC_INIT;
+
+	strvec_push(&env, "PATH=/opt/rocm/bin:/usr/bin/:relative:/opt/rocm/bin");
+	strvec_push(&env, "LD_LIBRARY_PATH=/opt/rocm/lib:/opt/venv/lib");
+	diagnose_tool_candidates(&env, DIAGNOSE_TOOL_ROCGDB, &paths);
+	cr_assert_eq(paths.n, 2);
+	cr_assert_str_eq(paths.v[0], "/opt/rocm/bin/rocgdb");
+	cr_assert_str_eq(paths.v[1], "/usr/bin/rocgdb");
+	strvec_clear(&paths);
+	diagnose_tool_candidates(&env, DIAGNOSE_TOOL_AGENT, &paths);
+	cr_assert_eq(paths.n, 2);
+	cr_assert_str_eq(paths.v[1], "/opt/venv/lib/librocm-debug-agent.so.2");
+	strvec_clear(&paths);
+	diagnose_tool_candidates(&env, DIAGNOSE_TOOL_OBJDUMP, &paths);
+	cr_assert_str_eq(paths.v[0], "/opt/rocm/llvm/bin/llvm-objdump");
+	cr_assert_str_eq(paths.v[1], "/opt/rocm/bin/llvm-objdump");
+	strvec_clear(&paths);
+	strvec_clear(&env);
+	diagnose_tool_candidates(&env, DIAGNOSE_TOOL_AGENT, &paths);
+	cr_assert_eq(paths.n, 1, "no env: the ROCm default only");
+	strvec_clear(&paths);
+}
