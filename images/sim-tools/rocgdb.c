@@ -385,8 +385,10 @@ int main(int argc, char **argv)
 	if (op.mi)
 		printf("=thread-group-added,id=\"i1\"\n");
 	if (op.pid >= 0) {
+		/* Printed (and flushed) before the attach, as GDB does. */
 		if (!op.mi)
 			out_addf(&o, "Attaching to process %ld\n", op.pid);
+		emit(op.mi, &o, &err);
 		failed = attach(&g, op.pid, &err) < 0;
 		emit(op.mi, &o, &err);
 		if (!failed && hang_requested(&g))
