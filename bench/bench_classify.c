@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/strbuf.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 
 #define MIB (1024.0 * 1024.0)
 #define CHUNK (64 * 1024)
@@ -104,11 +104,11 @@ static const char ending[] = "\n"
 
 static int check(const struct finding *f, const char *what)
 {
-	if (f->outcome != OUTCOME_MAF || strcmp(f->fault_class, "read_only_page_fault") != 0 ||
+	if (f->outcome != OUTCOME_MAF || f->fault_class != FAULT_READ_ONLY_PAGE_FAULT ||
 	    !f->fault_address || strcmp(f->fault_address, "0x7f91da000000") != 0 ||
 	    f->kernels_launched <= 0) {
 		fprintf(stderr, "bench-classify: %s: wrong finding (%s / %s)\n", what,
-			finding_outcome_name(f->outcome), f->fault_class);
+			finding_outcome_name(f->outcome), finding_fault_class_name(f->fault_class));
 		return -1;
 	}
 	return 0;

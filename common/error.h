@@ -45,4 +45,9 @@ int error_prefix(struct error *err, const char *fmt, ...)
 
 void error_clear(struct error *err);
 
+/* The error argument of a call whose failure is deliberately not acted on
+ * (best-effort clean-up, a cache): a fresh object per use, nothing shared,
+ * and the intent is in the name. */
+#define ERROR_DISCARD (&(struct error){ .kind = ERR_NONE })
+
 #endif

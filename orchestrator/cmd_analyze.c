@@ -16,108 +16,13 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "orchestrator/finding.h"
-#include "orchestrator/run.h"
+#include "common/fsutil.h"
+#include "orchestrator/cmd_json.h"
+#include "orchestrator/commands.h"
+#include "finding/finding.h"
+#include "orchestrator/say.h"
+#include "orchestrator/replay_unit.h"
 #include "preflight/manifest.h"
-
-const char cmd_analyze_usage[] =
-	"Usage: hrr-docker-replay analyze --log FILE [--log FILE...] [--archive PATH]\n"
-	"                                 [--format markdown|json] [-o PATH]\n"
-	"\n"
-	"Classify existing replay logs with the same rules as a run: this tool's\n"
-	"replay.log, the shell workflow's log, `hrr-playback --info` output.\n"
-	"\n"
-	"  --log FILE        a log to classify (repeatable; read in the order given,\n"
-	"                    a later input's verdict replaces an earlier one only when\n"
-	"                    it is not UNKNOWN; '-' reads stdin)\n"
-	"  --archive PATH    the capture's pid-<pid> directory (or a root holding one):\n"
-	"                    its manifest.json adds archive health and capture metadata\n"
-	"  --format FMT      markdown (default) or json (the keys of finding.json)\n"
-	"  -o, --output PATH write the finding to PATH instead of stdout\n"
-	"  -h, --help        this text\n"
-	"\n"
-	"Exit: 0 finding written, 5 an input is missing or unreadable, 64 usage error.\n";
-
-struct analyze_args {
-	struct strvec logs;
-	const char *archive;
-	const char *output;
-	bool json;
-	bool help;
-};
-
-/* "--name VALUE" or "--name=VALUE"; *i advances past what was used. */
-static int option_value(int argc, char **argv, int *i, const char *name, const char **value,
-			struct error *err)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if (!strncmp(a, name, n) && a[n] == '=') {
-		*value = a + n + 1;
-	} else if (*i + 1 < argc) {
-		*value = argv[++*i];
-	} else {
-		return error_set(err, ERR_USAGE, 0, "%s needs a value (see --help)", name);
-	}
-	if (!**value)
-		return error_set(err, ERR_USAGE, 0, "%s: empty value (see --help)", name);
-	return 0;
-}
-
-static bool is_option(const char *a, const char *name)
-{
-	size_t n = strlen(name);
-
-	return !strncmp(a, name, n) && (a[n] == '\0' || a[n] == '=');
-}
-
-static int parse_args(struct analyze_args *args, int argc, char **argv, struct error *err)
-{
-	int i = 1;
-
-	if (argc > 1 && !strcmp(argv[1], "analyze") && strcmp(argv[0], "analyze") != 0)
-		i = 2;
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			args->help = true;
-		} else if (is_option(a, "--log")) {
-			if (option_value(argc, argv, &i, "--log", &v, err) < 0)
-				return -1;
-			strvec_push(&args->logs, v);
-		} else if (is_option(a, "--archive")) {
-			if (option_value(argc, argv, &i, "--archive", &v, err) < 0)
-				return -1;
-			args->archive = v;
-		} else if (is_option(a, "--format")) {
-			if (option_value(argc, argv, &i, "--format", &v, err) < 0)
-				return -1;
-			if (!strcmp(v, "json"))
-				args->json = true;
-			else if (!strcmp(v, "markdown"))
-				args->json = false;
-			else
-				return error_set(err, ERR_USAGE, 0,
-						 "--format: '%s' is not markdown or json (see --help)", v);
-		} else if (!strcmp(a, "-o") || is_option(a, "--output")) {
-			if (option_value(argc, argv, &i, a[1] == 'o' ? "-o" : "--output", &v, err) < 0)
-				return -1;
-			args->output = v;
-		} else if (a[0] == '-' && a[1]) {
-			return error_set(err, ERR_USAGE, 0, "analyze: unknown option '%s' (see --help)", a);
-		} else {
-			return error_set(err, ERR_USAGE, 0,
-					 "analyze: unexpected argument '%s' (logs are given with --log FILE; see --help)",
-					 a);
-		}
-	}
-	if (!args->help && !args->logs.n && !args->archive)
-		return error_set(err, ERR_USAGE, 0, "analyze: --log FILE is required (see --help)");
-	return 0;
-}
 
 /* Stream one input through a classifier: memory stays bounded whatever its size. */
 static int classify_file(const char *path, struct finding *out, struct error *err)
@@ -202,26 +107,43 @@ static int load_archive(struct archive_input *a, const char *path, struct findin
 	return 0;
 }
 
+/* stdout always; -o as well, written atomically (the one meaning of -o
+ * for every command, docs/cli.md). */
 static int write_output(const char *path, const struct strbuf *text, struct error *err)
 {
-	cleanup_fclose FILE *fp = NULL;
-
-	if (!path) {
-		if (fwrite(text->buf, 1, text->len, stdout) != text->len || fflush(stdout) != 0)
-			return error_errno(err, "writing the finding to stdout");
-		return 0;
-	}
-	fp = fopen(path, "w");
-	if (!fp)
-		return error_errno(err, "-o %s", path);
-	if (fwrite(text->buf, 1, text->len, fp) != text->len)
-		return error_errno(err, "writing %s", path);
-	if (fclose(steal_pointer(&fp)) != 0)
-		return error_errno(err, "writing %s", path);
+	if (fwrite(text->buf, 1, text->len, stdout) != text->len || fflush(stdout) != 0)
+		return error_errno(err, "writing the finding to stdout");
+	if (path && fs_write_atomic(path, text->buf, text->len, 0644, err) < 0)
+		return error_prefix(err, "-o: ");
 	return 0;
 }
 
-static int analyze(const struct analyze_args *args, struct error *err)
+static bool is_failure(enum finding_outcome o)
+{
+	return o != OUTCOME_PASS && o != OUTCOME_UNKNOWN;
+}
+
+/* The merge rule of analyze (docs/findings.md, "Merging several inputs"):
+ * fields fill gaps; a later verdict replaces an earlier one unless it is
+ * UNKNOWN (it only adds evidence) or it is PASS after a failure: a failure
+ * seen is a fact a later pass does not erase, so the failure stays the
+ * verdict and a note names the input that passed. */
+static void merge_input(struct finding *acc, const struct finding *one, const char *path)
+{
+	enum finding_outcome before = acc->outcome;
+	enum finding_fault_class class_before = acc->fault_class;
+
+	finding_merge(acc, one);
+	if (!is_failure(before) || one->outcome != OUTCOME_PASS)
+		return;
+	acc->outcome = before;
+	acc->fault_class = class_before;
+	finding_add_note(acc, "%s passed after an earlier input's %s: the failure stays the verdict "
+			 "(it did not recur there: intermittent?); analyze that log alone to judge it alone",
+			 strcmp(path, "-") ? path : "(stdin)", finding_outcome_name(before));
+}
+
+static int analyze(const struct options *args, struct error *err)
 {
 	struct finding acc, one;
 	struct archive_input arch = { 0 };
@@ -241,7 +163,7 @@ static int analyze(const struct analyze_args *args, struct error *err)
 	for (size_t i = 0; i < args->logs.n; i++) {
 		if (classify_file(args->logs.v[i], &one, err) < 0)
 			goto out;
-		finding_merge(&acc, &one);
+		merge_input(&acc, &one, args->logs.v[i]);
 		finding_release(&one);
 	}
 	if (args->archive) {
@@ -253,12 +175,12 @@ static int analyze(const struct analyze_args *args, struct error *err)
 		ctx.archive_format_version = arch.format_version;
 	}
 	finding_finalize(&acc, &ctx);
-	if (args->json) {
-		cleanup_cjson cJSON *j = finding_to_json(&acc, &ctx);
-		cleanup_free char *s = cJSON_Print(j);
+	if (args->format == FORMAT_JSON) {
+		cleanup_cjson cJSON *f = finding_to_json(&acc, &ctx);
+		cleanup_cjson cJSON *j = cmd_json_finding(f, EXIT_PASS);
+		cleanup_free char *s = cmd_json_text(j);
 
 		strbuf_addstr(&text, s);
-		strbuf_addch(&text, '\n');
 	} else {
 		finding_render_markdown(&acc, &ctx, &text);
 	}
@@ -269,28 +191,57 @@ out:
 	return ret;
 }
 
-int cmd_analyze(int argc, char **argv)
+int analyze_command(struct options *o)
 {
-	struct analyze_args args = { .logs = STRVEC_INIT };
 	struct error err = { 0 };
+	struct replay_failure f;
 	int code;
 
-	if (parse_args(&args, argc, argv, &err) < 0) {
-		fprintf(stderr, "hrr-docker-replay: %s\n", err.msg);
-		strvec_clear(&args.logs);
-		return EXIT_USAGE;
-	}
-	if (args.help) {
-		fputs(cmd_analyze_usage, stdout);
-		strvec_clear(&args.logs);
+	if (analyze(o, &err) == 0)
 		return 0;
+	code = replay_fail(&f, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE :
+			   strstr(err.msg, "--archive") ? REPLAY_STAGE_ARCHIVE : REPLAY_STAGE_INPUT,
+			   err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
+	if (o->format == FORMAT_JSON) {
+		cleanup_cjson cJSON *j = cmd_json_no_finding(code, &f, NULL);
+		cleanup_free char *text = cmd_json_text(j);
+		cleanup_strbuf struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addstr(&sb, text);
+		if (write_output(o->output, &sb, &err) < 0)
+			say_error("%s", err.msg);
 	}
-	if (analyze(&args, &err) < 0) {
-		fprintf(stderr, "hrr-docker-replay: %s\n", err.msg);
-		code = err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT;
-	} else {
+	return code;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	extern char **environ;
+	struct options o;
+	struct error err;
+	char **full = xcalloc((size_t)argc + 2, sizeof(char *));
+	int n = 0, code;
+
+	/* The option table wants argv[0] = the program, then the command. */
+	full[n++] = "hrr-docker-replay";
+	if (argc > 0 && strcmp(argv[0], "analyze") != 0)
+		argv++, argc--;
+	for (int i = 0; i < argc; i++)
+		full[n++] = argv[i];
+	options_init(&o);
+	if (options_parse(&o, n, full, NULL, NULL, environ, &err) < 0) {
+		code = cmd_usage_error(n, full, err.msg);
+	} else if (o.want_help) {
+		struct strbuf help = STRBUF_INIT;
+
+		options_help(CMD_ANALYZE, &help);
+		fputs(help.buf, stdout);
+		strbuf_release(&help);
 		code = 0;
+	} else {
+		code = analyze_command(&o);
 	}
-	strvec_clear(&args.logs);
+	options_release(&o);
+	free(full);
 	return code;
 }

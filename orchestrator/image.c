@@ -1,10 +1,9 @@
 #include "orchestrator/image.h"
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/run_folder.h"
-#include "orchestrator/watchdog.h"
 #include "preflight/preflight.h"
 
 #include <errno.h>
@@ -89,27 +88,27 @@ static void pull_progress(const struct engine_pull_event *ev, void *ud)
 		fprintf(stderr, "pull: %s\n", status);
 }
 
-static int pull(struct engine *e, const struct options *o, const struct image_ref *ref,
+static int pull(struct engine *e, const char *image, int verbosity, const struct image_ref *ref,
 		struct error *err)
 {
-	struct pull_display d = { .tty = isatty(2), .quiet = o->verbosity < 0 };
+	struct pull_display d = { .tty = isatty(2), .quiet = verbosity < 0 };
 	cleanup_free char *auth = NULL;
 	int ret;
 
 	if (registry_auth_header(ref, &auth, err) < 0)
 		return error_prefix(err, "credentials for %s: ", ref->registry);
 	if (!d.quiet)
-		fprintf(stderr, "pulling %s\n", o->image);
-	ret = engine_pull_image(e, o->image, auth, pull_progress, &d, err);
+		fprintf(stderr, "pulling %s\n", image);
+	ret = engine_pull_image(e, image, auth, pull_progress, &d, err);
 	if (d.tty && !d.quiet)
 		fputs("\r\033[K", stderr);
 	if (ret < 0)
-		return error_prefix(err, "pulling %s: ", o->image);
+		return error_prefix(err, "pulling %s: ", image);
 	return 0;
 }
 
-int image_ensure(struct engine *e, const struct options *o, struct image_facts *out,
-		 struct error *err)
+int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
+		 struct image_facts *out, struct error *err)
 {
 	struct image_ref ref = { 0 };
 	cleanup_cjson cJSON *inspect = NULL;
@@ -117,32 +116,32 @@ int image_ensure(struct engine *e, const struct options *o, struct image_facts *
 	int ret = -1;
 
 	strvec_init(&out->env);
-	if (image_ref_parse(&ref, o->image, err) < 0) {
+	if (image_ref_parse(&ref, image, err) < 0) {
 		error_prefix(err, "--image: ");
 		err->kind = ERR_USAGE;
 		return -1;
 	}
-	out->ref = xstrdup(o->image);
+	out->ref = xstrdup(image);
 	out->repository = xstrdup(ref.repository);
-	if (o->pull != PULL_ALWAYS) {
-		if (engine_image_inspect(e, o->image, &inspect, err) == 0)
+	if (policy != PULL_ALWAYS) {
+		if (engine_image_inspect(e, image, &inspect, err) == 0)
 			goto have_image;
 		if (err->kind != ERR_NOT_FOUND)
 			goto out;
-		if (o->pull == PULL_NEVER) {
+		if (policy == PULL_NEVER) {
 			error_set(err, ERR_NOT_FOUND, 404,
 				  "image %s is not present and --pull never was given; pull it or use --pull missing",
-				  o->image);
+				  image);
 			goto out;
 		}
 	}
 	t0 = monotonic_now();
-	if (pull(e, o, &ref, err) < 0)
+	if (pull(e, image, verbosity, &ref, err) < 0)
 		goto out;
 	out->pull_s = monotonic_now() - t0;
 	out->pulled = true;
-	if (engine_image_inspect(e, o->image, &inspect, err) < 0) {
-		error_prefix(err, "after pulling %s: ", o->image);
+	if (engine_image_inspect(e, image, &inspect, err) < 0) {
+		error_prefix(err, "after pulling %s: ", image);
 		goto out;
 	}
 have_image:
@@ -163,12 +162,11 @@ static char *cache_read(const char *cache_dir, const char *image_id)
 {
 	cleanup_free char *path = NULL;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
-	struct error ignored;
 
 	if (!cache_dir)
 		return NULL;
 	path = cache_path(cache_dir, image_id);
-	if (fs_read_small_file(path, 4096, &text, &ignored) < 0)
+	if (fs_read_small_file(path, 4096, &text, ERROR_DISCARD) < 0)
 		return NULL;
 	strbuf_trim_trailing_newline(&text);
 	return text.buf[0] == '/' ? strbuf_detach(&text, NULL) : NULL;
@@ -178,14 +176,13 @@ static void cache_write(const char *cache_dir, const char *image_id, const char 
 {
 	cleanup_free char *file = NULL;
 	cleanup_free char *text = NULL;
-	struct error ignored;
 
-	if (!cache_dir || fs_mkdir_p(cache_dir, 0700, &ignored) < 0)
+	if (!cache_dir || fs_mkdir_p(cache_dir, 0700, ERROR_DISCARD) < 0)
 		return;
 	file = cache_path(cache_dir, image_id);
 	text = xasprintf("%s\n", path);
 	/* A cache that cannot be written only costs the next run a probe. */
-	fs_write_atomic(file, text, strlen(text), 0644, &ignored);
+	(void)fs_write_atomic(file, text, strlen(text), 0644, ERROR_DISCARD);
 }
 
 static bool playback_at(struct engine *e, const char *probe, const char *path,
@@ -260,10 +257,7 @@ int image_find_playback(struct engine *e, const struct image_facts *img,
 	*out = xstrdup(path);
 	ret = 0;
 out:
-	{
-		struct error ignored;
-
-		engine_container_remove(e, probe, true, &ignored);
-	}
+	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
+	(void)engine_container_remove(e, probe, true, ERROR_DISCARD);
 	return ret;
 }

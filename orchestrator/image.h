@@ -9,7 +9,8 @@
 #include "common/error.h"
 #include "common/strvec.h"
 #include "docker/engine.h"
-#include "orchestrator/options.h"
+
+enum pull_policy { PULL_MISSING = 0, PULL_ALWAYS, PULL_NEVER };
 
 struct image_facts {
 	char *ref;        /* as given */
@@ -26,15 +27,18 @@ void image_facts_release(struct image_facts *f);
 /* Inspect, pulling per policy (progress to stderr: a bar on a TTY, plain
  * lines otherwise, nothing when quiet). Missing with --pull never, or a
  * failed pull: ERR_NOT_FOUND / ERR_HTTP with a message naming the image. */
-int image_ensure(struct engine *e, const struct options *o, struct image_facts *out,
-		 struct error *err);
+__attribute__((warn_unused_result))
+int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
+		 struct image_facts *out, struct error *err);
 /* Pure: fill facts (id, digest, env) from an /images/{name}/json answer. */
+__attribute__((warn_unused_result))
 int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct error *err);
 
 /* hrr-playback inside the image: the image's PATH (Config.Env), then
  * /opt/rocm/bin, checked with HEAD on the archive endpoint of a created,
  * never-started container. Cached by image ID under cache_dir. ERR_NOT_FOUND
  * with advice (--playback, --mount-clr) when absent. */
+__attribute__((warn_unused_result))
 int image_find_playback(struct engine *e, const struct image_facts *img,
 			const char *cache_dir, char **out, struct error *err);
 

@@ -1,8 +1,8 @@
 /* hrr-docker-replay: replay HRR GPU captures inside their container image. */
 #include "common/strbuf.h"
-#include "orchestrator/cmd_analyze.h"
+#include "orchestrator/cmd_json.h"
+#include "orchestrator/commands.h"
 #include "orchestrator/options.h"
-#include "orchestrator/run.h"
 #include "orchestrator/say.h"
 #include "orchestrator/version.h"
 
@@ -19,47 +19,51 @@ static const char *env_lookup(const char *name, void *ud)
 	return getenv(name);
 }
 
+/* `help [command]` and `<command> --help`. */
+static int print_help(enum command cmd, const char *topic)
+{
+	struct strbuf help = STRBUF_INIT;
+
+	if (topic) {
+		const struct command_def *c = command_find(topic);
+
+		if (!c) {
+			say_error("help: unknown command '%s'; use run, preflight, analyze or gc", topic);
+			return EXIT_USAGE;
+		}
+		cmd = c->id;
+	}
+	options_help(cmd, &help);
+	fputs(help.buf, stdout);
+	strbuf_release(&help);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	const struct command_def *cmd;
 	struct options o;
 	struct error err;
 	int code;
 
-	if (argc > 1 && !strcmp(argv[1], "analyze"))
-		return cmd_analyze(argc - 1, argv + 1);
-
 	options_init(&o);
 	if (options_parse(&o, argc, argv, env_lookup, NULL, environ, &err) < 0) {
-		say_error("%s", err.msg);
 		options_release(&o);
-		return EXIT_USAGE;
+		return cmd_usage_error(argc, argv, err.msg);
 	}
+	cmd = command_by_id(o.command);
 	if (o.command == CMD_VERSION) {
 		printf("hrr-docker-replay %s\n", HRR_DOCKER_REPLAY_VERSION);
 		options_release(&o);
 		return 0;
 	}
 	if (o.command == CMD_HELP || o.want_help) {
-		struct strbuf help = STRBUF_INIT;
-
-		options_help(o.command, &help);
-		fputs(help.buf, stdout);
-		strbuf_release(&help);
+		code = print_help(o.command, o.command == CMD_HELP && argc > 2 ? argv[2] : NULL);
 		options_release(&o);
-		return 0;
+		return code;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	switch (o.command) {
-	case CMD_PREFLIGHT:
-		code = preflight_command(&o);
-		break;
-	case CMD_GC:
-		code = gc_command(&o);
-		break;
-	default:
-		code = run_command(&o);
-		break;
-	}
+	code = cmd && cmd->run ? cmd->run(&o) : run_command(&o);
 	curl_global_cleanup();
 	options_release(&o);
 	return code;

@@ -1,4 +1,6 @@
 #include "orchestrator/options.h"
+#include "orchestrator/options_table.h"
+#include "orchestrator/commands.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -10,65 +12,18 @@
 #include <string.h>
 #include <strings.h>
 
-enum option_id {
-	OPT_IMAGE = 1000,
-	OPT_ARCHIVE,
-	OPT_WORKDIR,
-	OPT_OUTPUT,
-	OPT_FORMAT,
-	OPT_GPU,
-	OPT_PULL,
-	OPT_TIMEOUT,
-	OPT_PROGRESS_TIMEOUT,
-	OPT_STOP_GRACE,
-	OPT_PROGRESS_SECONDS,
-	OPT_NO_SYNC,
-	OPT_MOUNT_CLR,
-	OPT_PLAYBACK,
-	OPT_EXTRA_LD,
-	OPT_ENV,
-	OPT_CAP_ADD,
-	OPT_YES,
-	OPT_SKIP_PREFLIGHT,
-	OPT_STRICT_VERSION,
-	OPT_STRICT_ARCH,
-	OPT_KEEP,
-	OPT_DEVICE_ROOT,
-	OPT_SYSFS_ROOT,
-	OPT_QUIET,
-	OPT_VERBOSE,
-	OPT_VERSION,
-	OPT_HELP,
-	OPT_ALL,
-};
-
-/* Which commands take an option. */
-#define FOR_RUN (1u << CMD_RUN)
-#define FOR_PREFLIGHT (1u << CMD_PREFLIGHT)
-#define FOR_GC (1u << CMD_GC)
-#define FOR_REPLAY (FOR_RUN | FOR_PREFLIGHT)
-#define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC)
-
-struct option_def {
-	enum option_id id;
-	const char *name;
-	char short_name;
-	const char *arg;  /* NULL: a flag */
-	const char *env;  /* the env twin, or NULL */
-	unsigned commands;
-	const char *help;
-};
-
-static const struct option_def option_table[] = {
+const struct option_def option_table[] = {
 	{ OPT_IMAGE, "image", 0, "REF", "HRR_DOCKER_IMAGE", FOR_REPLAY,
 	  "capture image: name[:tag] or name@sha256:..." },
-	{ OPT_ARCHIVE, "archive", 0, "PATH", NULL, FOR_REPLAY,
+	{ OPT_LOG, "log", 0, "FILE", NULL, FOR_ANALYZE,
+	  "a log to classify (repeatable, read in the order given; '-' reads stdin)" },
+	{ OPT_ARCHIVE, "archive", 0, "PATH", NULL, FOR_REPLAY | FOR_ANALYZE,
 	  "the capture: a pid-<pid> directory or a capture root (read-only)" },
 	{ OPT_WORKDIR, "workdir", 0, "DIR", "HRR_TRIAGE_WORKDIR", FOR_REPLAY,
 	  "where run folders are created (default $TMPDIR/hrr-docker-replay-<uid>)" },
-	{ OPT_OUTPUT, "output", 'o', "PATH", NULL, FOR_REPLAY,
-	  "also write the finding printed at the end to PATH" },
-	{ OPT_FORMAT, "format", 0, "markdown|json", NULL, FOR_REPLAY,
+	{ OPT_OUTPUT, "output", 'o', "PATH", NULL, FOR_REPLAY | FOR_ANALYZE,
+	  "also write what is printed on stdout to PATH (at the end, atomically)" },
+	{ OPT_FORMAT, "format", 0, "markdown|json", NULL, FOR_REPLAY | FOR_ANALYZE,
 	  "what is printed on stdout at the end (default markdown)" },
 	{ OPT_GPU, "gpu", 0, "N[,M...]", "GPU", FOR_REPLAY,
 	  "host GPU ordinal(s) to replay on (default: as many as the capture used, lowest first)" },
@@ -119,6 +74,8 @@ static const struct option_def option_table[] = {
 };
 
 #define N_OPTIONS (sizeof(option_table) / sizeof(option_table[0]))
+const size_t option_table_size = N_OPTIONS;
+
 
 void options_init(struct options *o)
 {
@@ -132,6 +89,7 @@ void options_init(struct options *o)
 	strvec_init(&o->extra_ld);
 	strvec_init(&o->env);
 	strvec_init(&o->cap_add);
+	strvec_init(&o->logs);
 	strvec_init(&o->hip_hrr_env);
 }
 
@@ -152,6 +110,7 @@ void options_release(struct options *o)
 	strvec_clear(&o->extra_ld);
 	strvec_clear(&o->env);
 	strvec_clear(&o->cap_add);
+	strvec_clear(&o->logs);
 	strvec_clear(&o->hip_hrr_env);
 	options_init(o);
 }
@@ -237,13 +196,71 @@ static void set_string(char **dst, const char *s)
 	*dst = xstrdup(s);
 }
 
+/* A flag, or its env twin's boolean value. */
+static int apply_flag(struct options *o, enum option_id id, const char *val, const char *from,
+		      bool from_env, struct error *err)
+{
+	static const struct {
+		enum option_id id;
+		size_t off;
+	} flags[] = {
+		{ OPT_NO_SYNC, offsetof(struct options, no_sync) },
+		{ OPT_MOUNT_CLR, offsetof(struct options, mount_clr) },
+		{ OPT_YES, offsetof(struct options, yes) },
+		{ OPT_SKIP_PREFLIGHT, offsetof(struct options, skip_preflight) },
+		{ OPT_STRICT_VERSION, offsetof(struct options, strict_version) },
+		{ OPT_STRICT_ARCH, offsetof(struct options, strict_arch) },
+		{ OPT_KEEP, offsetof(struct options, keep) },
+		{ OPT_ALL, offsetof(struct options, gc_all) },
+	};
+	int b = from_env ? options_parse_bool(val) : 1;
+
+	if (b < 0)
+		return error_set(err, ERR_USAGE, 0, "%s: '%s' is not a boolean; use 1 or 0", from, val);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (flags[i].id == id)
+			*(bool *)((char *)o + flags[i].off) = b;
+	return 0;
+}
+
+/* What the replay container gets inside: paths there, variables, capabilities. */
+static int apply_inside_option(struct options *o, enum option_id id, const char *val,
+			       const char *from, struct error *err)
+{
+	switch (id) {
+	case OPT_PLAYBACK:
+		if (val[0] != '/')
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' must be an absolute path inside the image", from, val);
+		set_string(&o->playback, val);
+		return 0;
+	case OPT_EXTRA_LD:
+		split_dirs(&o->extra_ld, val);
+		for (size_t i = 0; i < o->extra_ld.n; i++)
+			if (o->extra_ld.v[i][0] != '/')
+				return error_set(err, ERR_USAGE, 0,
+						 "%s: '%s' must be an absolute directory inside the image",
+						 from, o->extra_ld.v[i]);
+		return 0;
+	case OPT_ENV:
+		if (!strchr(val, '=') || val[0] == '=')
+			return error_set(err, ERR_USAGE, 0, "%s: '%s' is not K=V", from, val);
+		strvec_push(&o->env, val);
+		return 0;
+	default:
+		if (!*val || strspn(val, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") != strlen(val))
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a capability name like SYS_PTRACE", from, val);
+		strvec_push(&o->cap_add, val);
+		return 0;
+	}
+}
+
 /* Apply one option's value (from argv or its env twin). `from` names the
  * source for error messages: "--timeout" or "HRR_REPLAY_TIMEOUT". */
 static int apply_option(struct options *o, enum option_id id, const char *val,
 			const char *from, bool from_env, struct error *err)
 {
-	int b;
-
 	switch (id) {
 	case OPT_IMAGE:
 		if (!*val)
@@ -260,6 +277,11 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 			return error_set(err, ERR_USAGE, 0, "%s: empty directory", from);
 		set_string(&o->workdir, val);
 		return 0;
+	case OPT_LOG:
+		if (!*val)
+			return error_set(err, ERR_USAGE, 0, "%s: empty path (see --help)", from);
+		strvec_push(&o->logs, val);
+		return 0;
 	case OPT_OUTPUT:
 		if (!*val)
 			return error_set(err, ERR_USAGE, 0, "%s: empty path", from);
@@ -275,8 +297,14 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 					 "%s: '%s' is not a format; use markdown or json", from, val);
 		return 0;
 	case OPT_GPU:
-		if (options_parse_gpu_list(val, o->gpus, OPTIONS_MAX_GPUS, &o->n_gpus, err) < 0)
-			return from_env ? error_prefix(err, "%s: ", from) : -1;
+		if (options_parse_gpu_list(val, o->gpus, OPTIONS_MAX_GPUS, &o->n_gpus, err) < 0) {
+			if (!from_env)
+				return -1;
+			return error_set(err, ERR_USAGE, 0,
+					 "%s=%s (from the environment): not a list of GPU ordinals like "
+					 "0 or 0,1; fix or unset %s", from, val, from);
+		}
+		o->gpus_from = from_env ? "GPU" : "--gpu";
 		return 0;
 	case OPT_PULL:
 		if (!strcmp(val, "missing"))
@@ -301,30 +329,10 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 			return -1;
 		return 0;
 	case OPT_PLAYBACK:
-		if (val[0] != '/')
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' must be an absolute path inside the image", from, val);
-		set_string(&o->playback, val);
-		return 0;
 	case OPT_EXTRA_LD:
-		split_dirs(&o->extra_ld, val);
-		for (size_t i = 0; i < o->extra_ld.n; i++)
-			if (o->extra_ld.v[i][0] != '/')
-				return error_set(err, ERR_USAGE, 0,
-						 "%s: '%s' must be an absolute directory inside the image",
-						 from, o->extra_ld.v[i]);
-		return 0;
 	case OPT_ENV:
-		if (!strchr(val, '=') || val[0] == '=')
-			return error_set(err, ERR_USAGE, 0, "%s: '%s' is not K=V", from, val);
-		strvec_push(&o->env, val);
-		return 0;
 	case OPT_CAP_ADD:
-		if (!*val || strspn(val, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") != strlen(val))
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not a capability name like SYS_PTRACE", from, val);
-		strvec_push(&o->cap_add, val);
-		return 0;
+		return apply_inside_option(o, id, val, from, err);
 	case OPT_DEVICE_ROOT:
 		set_string(&o->device_root, val);
 		return 0;
@@ -339,27 +347,7 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_STRICT_ARCH:
 	case OPT_KEEP:
 	case OPT_ALL:
-		b = from_env ? options_parse_bool(val) : 1;
-		if (b < 0)
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not a boolean; use 1 or 0", from, val);
-		if (id == OPT_NO_SYNC)
-			o->no_sync = b;
-		else if (id == OPT_MOUNT_CLR)
-			o->mount_clr = b;
-		else if (id == OPT_YES)
-			o->yes = b;
-		else if (id == OPT_SKIP_PREFLIGHT)
-			o->skip_preflight = b;
-		else if (id == OPT_STRICT_VERSION)
-			o->strict_version = b;
-		else if (id == OPT_STRICT_ARCH)
-			o->strict_arch = b;
-		else if (id == OPT_KEEP)
-			o->keep = b;
-		else
-			o->gc_all = b;
-		return 0;
+		return apply_flag(o, id, val, from, from_env, err);
 	case OPT_QUIET:
 		o->verbosity = -1;
 		return 0;
@@ -385,48 +373,20 @@ static const struct option_def *option_by_id(int id)
 
 static const char *command_name(enum command cmd)
 {
-	switch (cmd) {
-	case CMD_PREFLIGHT:
-		return "preflight";
-	case CMD_GC:
-		return "gc";
-	case CMD_ANALYZE:
-		return "analyze";
-	default:
-		return "run";
-	}
+	const struct command_def *c = command_by_id(cmd);
+
+	return c ? c->name : "run";
 }
 
-int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
-		  void *env_ud, char **envp, struct error *err)
+/* The command line after the command word: getopt over the option table.
+ * 1 when --version ended it, 0 done, < 0 a usage error. */
+static int parse_argv(struct options *o, int argc, char **argv, int first, bool *seen,
+		      struct error *err)
 {
 	struct option longopts[N_OPTIONS + 1];
-	bool seen[N_OPTIONS];
 	char shortopts[64];
 	size_t ns = 0;
-	int first = 1;
 	int c;
-
-	memset(seen, 0, sizeof(seen));
-	if (argc > 1 && argv[1][0] != '-') {
-		if (!strcmp(argv[1], "run"))
-			o->command = CMD_RUN;
-		else if (!strcmp(argv[1], "preflight"))
-			o->command = CMD_PREFLIGHT;
-		else if (!strcmp(argv[1], "gc"))
-			o->command = CMD_GC;
-		else if (!strcmp(argv[1], "analyze"))
-			o->command = CMD_ANALYZE;
-		else if (!strcmp(argv[1], "help"))
-			o->command = CMD_HELP;
-		else
-			return error_set(err, ERR_USAGE, 0,
-					 "unknown command '%s'; use run, preflight, analyze or gc (see --help)",
-					 argv[1]);
-		first = 2;
-	}
-	if (o->command == CMD_HELP || o->command == CMD_ANALYZE)
-		return 0;
 
 	for (size_t i = 0; i < N_OPTIONS; i++) {
 		const struct option_def *d = &option_table[i];
@@ -481,7 +441,7 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 		}
 		if (d->id == OPT_VERSION) {
 			o->command = CMD_VERSION;
-			return 0;
+			return 1;
 		}
 		snprintf(from, sizeof(from), "--%s", d->name);
 		if (apply_option(o, d->id, optarg ? optarg : "", from, false, err) < 0)
@@ -493,12 +453,22 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 				 "unexpected argument '%s' (options take the form --name VALUE; see --help)",
 				 argv[optind]);
 
+	return 0;
+}
+
+/* What the environment says: the twins of this command's options the
+ * command line left unset, the overlay sources, HIP_HRR_*. */
+static int apply_environment(struct options *o, const bool *seen, env_lookup_fn env,
+			     void *env_ud, char **envp, struct error *err)
+{
 	/* Env twins fill what the command line did not say. */
 	for (size_t i = 0; i < N_OPTIONS; i++) {
 		const struct option_def *d = &option_table[i];
 		const char *val;
 
-		if (!d->env || seen[i] || !env)
+		/* Only the twins of this command's options: a GPU=x meant for
+		 * `run` must not break `gc`. */
+		if (!d->env || seen[i] || !env || !(d->commands & (1u << o->command)))
 			continue;
 		val = env(d->env, env_ud);
 		if (!val)
@@ -531,6 +501,11 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 		if (!strncmp(*e, "HIP_HRR_", 8) && strchr(*e, '='))
 			strvec_push(&o->hip_hrr_env, *e);
 
+	return 0;
+}
+
+static void apply_defaults(struct options *o)
+{
 	if (!o->device_root)
 		o->device_root = xstrdup("/dev");
 	if (!o->sysfs_root)
@@ -538,8 +513,14 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 	if (!o->rocm_path)
 		o->rocm_path = xstrdup("/opt/rocm");
 
+}
+
+static int validate(const struct options *o, struct error *err)
+{
 	if (o->command == CMD_HELP || o->want_help)
 		return 0;
+	if (o->command == CMD_ANALYZE && !o->logs.n && !o->archive)
+		return error_set(err, ERR_USAGE, 0, "analyze: --log FILE is required (see --help)");
 	if (o->command == CMD_RUN || o->command == CMD_PREFLIGHT) {
 		if (!o->image)
 			return error_set(err, ERR_USAGE, 0,
@@ -559,78 +540,30 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 	return 0;
 }
 
-void options_help(enum command cmd, struct strbuf *out)
+int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
+		  void *env_ud, char **envp, struct error *err)
 {
-	unsigned mask = 1u << (cmd == CMD_HELP || cmd == CMD_VERSION ? CMD_RUN : cmd);
+	bool seen[N_OPTIONS];
+	int first = 1;
+	int r;
 
-	switch (cmd) {
-	case CMD_PREFLIGHT:
-		strbuf_addstr(out,
-			"Usage: hrr-docker-replay preflight --image IMAGE --archive PATH [options]\n\n"
-			"Checks whether the archive can replay faithfully in IMAGE on this host\n"
-			"(GPU count, GPU ordinals, GPU architecture, HIP and comgr versions) and\n"
-			"prints the report. Never asks, never replays. Takes every option of a\n"
-			"run; those that do not apply are accepted and ignored.\n"
-			"Exit: 0 OK or warnings only, 2 confirmation needed, 4 blocked,\n"
-			"5 no verdict possible, 64 usage error.\n\nOptions:\n");
-		break;
-	case CMD_GC:
-		strbuf_addstr(out,
-			"Usage: hrr-docker-replay gc [--all]\n\n"
-			"Removes replay containers left by runs that died: those whose owner label\n"
-			"names this host and a process that no longer runs. Containers of runs on\n"
-			"other hosts or still running are never touched; --keep containers only\n"
-			"with --all. Also removes image probe containers (never started) older than\n"
-			"HRR_GC_PROBE_AGE seconds (default 600).\n"
-			"Exit: 0, or 5 when the engine does not answer.\n\nOptions:\n");
-		break;
-	default:
-		strbuf_addstr(out,
-			"Usage: hrr-docker-replay [run] --image IMAGE --archive PATH [options]\n"
-			"       hrr-docker-replay preflight --image IMAGE --archive PATH [options]\n"
-			"       hrr-docker-replay analyze --log FILE [--log FILE...] [--archive PATH]\n"
-			"                                 [--format markdown|json] [-o PATH]\n"
-			"       hrr-docker-replay gc [--all]\n\n"
-			"Replays an HRR capture (HIP Record & Replay) with hrr-playback inside the\n"
-			"container image it was captured in, on the chosen AMD GPU(s), through the\n"
-			"Docker Engine API. Streams the replay log, stops a stalled replay, and\n"
-			"writes a finding (PASS, MAF, FAIL, ABORT, HANG or UNKNOWN) into a run folder.\n\n"
-			"Options (env twins in brackets; the flag wins):\n");
-		break;
-	}
-	for (size_t i = 0; i < N_OPTIONS; i++) {
-		const struct option_def *d = &option_table[i];
-		char left[64];
+	memset(seen, 0, sizeof(seen));
+	if (argc > 1 && argv[1][0] != '-') {
+		const struct command_def *cmd = command_find(argv[1]);
 
-		if (!(d->commands & mask))
-			continue;
-		if (d->short_name)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name, d->name,
-				 d->arg ? " " : "", d->arg ? d->arg : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", d->name, d->arg ? " " : "",
-				 d->arg ? d->arg : "");
-		strbuf_addf(out, "  %-32s %s", left, d->help);
-		if (d->env)
-			strbuf_addf(out, d->arg ? " [%s]" : " [%s=1]", d->env);
-		strbuf_addch(out, '\n');
+		if (!cmd)
+			return error_set(err, ERR_USAGE, 0,
+					 "unknown command '%s'; use run, preflight, analyze or gc (see --help)",
+					 argv[1]);
+		o->command = cmd->id;
+		first = 2;
 	}
-	if (cmd == CMD_GC)
-		return;
-	strbuf_addstr(out,
-		"\nEnvironment only:\n"
-		"  HRR_PLAYBACK, CLR_LIB, CLR_BUILD, ROCR_LIB, ROCM_PATH   overlay sources for --mount-clr\n"
-		"  HIP_HRR_*                       passed into the replay container\n"
-		"  DOCKER_HOST, DOCKER_CONFIG, DOCKER_API_VERSION, DOCKER_TLS_VERIFY,\n"
-		"  DOCKER_CERT_PATH                the engine and registry credentials, as the docker CLI reads them\n"
-		"  TMPDIR                          default workdir parent\n"
-		"\nExit codes:\n"
-		"  0   the replay ran and the outcome is PASS\n"
-		"  1   the replay ran and the outcome is not PASS (the finding says why)\n"
-		"  2   preflight needs confirmation (re-run with --yes / HRR_CONTINUE=1)\n"
-		"  3   the user declined at the confirmation prompt\n"
-		"  4   preflight blocked the replay, or a requested GPU does not exist\n"
-		"  5   no verdict: engine unreachable, image missing or pull failed, archive\n"
-		"      missing or unreadable, hrr-playback not found, no AMD GPU, interrupted\n"
-		"  64  usage error\n");
+	if (o->command == CMD_HELP)
+		return 0;
+	if ((r = parse_argv(o, argc, argv, first, seen, err)) != 0)
+		return r < 0 ? -1 : 0;
+	if (apply_environment(o, seen, env, env_ud, envp, err) < 0)
+		return -1;
+	apply_defaults(o);
+	return validate(o, err);
 }

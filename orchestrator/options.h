@@ -1,4 +1,4 @@
-/* Command-line options and their environment twins (../shared/spec/cli.md).
+/* Command-line options and their environment twins (docs/cli.md).
  * One table drives parsing, the env fallbacks and --help, so they cannot
  * drift apart. Parsing is pure: the environment comes in as a lookup. */
 #ifndef HRR_ORCHESTRATOR_OPTIONS_H
@@ -10,8 +10,8 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
+#include "orchestrator/image.h"
 
-enum pull_policy { PULL_MISSING = 0, PULL_ALWAYS, PULL_NEVER };
 enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 
 enum command {
@@ -34,6 +34,7 @@ struct options {
 	enum output_format format;
 	int gpus[OPTIONS_MAX_GPUS];
 	size_t n_gpus;            /* 0 = auto-pick */
+	const char *gpus_from;    /* "--gpu" or "GPU" (the environment), for messages */
 	enum pull_policy pull;
 	long timeout_s;           /* 0 = none */
 	long progress_timeout_s;  /* 0 = off */
@@ -54,6 +55,7 @@ struct options {
 	char *sysfs_root;
 	int verbosity;            /* -1 quiet, 0 normal, 1+ verbose */
 	bool gc_all;
+	struct strvec logs;       /* analyze --log, in order */
 	bool want_help;           /* --help given: print the command's help */
 	/* Overlay sources, env only (the shell workflow's names). */
 	char *host_playback;      /* HRR_PLAYBACK */
@@ -73,6 +75,7 @@ void options_release(struct options *o);
  * env as fallback for options not given. envp lists the whole environment
  * (for HIP_HRR_*), may be NULL. Usage errors: ERR_USAGE, one line naming
  * the input and what to do. */
+__attribute__((warn_unused_result))
 int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 		  void *env_ud, char **envp, struct error *err);
 
@@ -80,6 +83,7 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 void options_help(enum command cmd, struct strbuf *out);
 
 /* Parse "0", "1,3" into ordinals; pure (exposed for tests). */
+__attribute__((warn_unused_result))
 int options_parse_gpu_list(const char *s, int *out, size_t max, size_t *n, struct error *err);
 /* "1"/"true"/"yes"/"on" -> 1, "0"/"false"/"no"/"off"/"" -> 0, else -1. */
 int options_parse_bool(const char *s);

@@ -1,7 +1,7 @@
 #include "orchestrator/replay.h"
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/xalloc.h"
-#include "orchestrator/run_folder.h"
 #include "orchestrator/say.h"
 #include "orchestrator/signals.h"
 #include "orchestrator/watchdog.h"
@@ -26,39 +26,36 @@ void replay_result_release(struct replay_result *r)
 
 void replay_ending(enum replay_stop stop, long timeout_s, long progress_timeout_s,
 		   int interrupt_signal, bool oom_killed, long exit_code,
-		   struct strbuf *marker, const char **ended_by, int *signal_out)
+		   struct strbuf *marker, enum finding_ended_by *ended_by, int *signal_out)
 {
+	struct marker m = { .ended_by = ENDED_EXIT };
+
 	*signal_out = -1;
 	switch (stop) {
 	case REPLAY_STOP_TIMEOUT:
-		strbuf_addf(marker, "replay timed out after %lds", timeout_s);
-		*ended_by = "timeout";
-		return;
+		m.ended_by = ENDED_TIMEOUT;
+		m.seconds = timeout_s;
+		break;
 	case REPLAY_STOP_PROGRESS:
-		strbuf_addf(marker, "replay timed out after %lds without output",
-			    progress_timeout_s);
-		*ended_by = "progress-timeout";
-		return;
+		m.ended_by = ENDED_PROGRESS_TIMEOUT;
+		m.seconds = progress_timeout_s;
+		break;
 	case REPLAY_STOP_INTERRUPT:
-		strbuf_addf(marker, "replay interrupted by the user (%s)",
-			    signal_name(interrupt_signal));
-		*ended_by = "interrupt";
-		return;
+		m.ended_by = ENDED_INTERRUPT;
+		m.signal_name = signal_name(interrupt_signal);
+		break;
 	case REPLAY_STOP_NONE:
+		if (oom_killed) {
+			m.ended_by = ENDED_OOM;
+		} else if (exit_code > 128 && exit_code < 128 + 65) {
+			m.ended_by = ENDED_SIGNAL;
+			m.signal = (int)(exit_code - 128);
+			*signal_out = m.signal;
+		}
 		break;
 	}
-	if (oom_killed) {
-		strbuf_addstr(marker, "replay killed by the engine: out of memory");
-		*ended_by = "oom";
-		return;
-	}
-	if (exit_code > 128 && exit_code < 128 + 65) {
-		*signal_out = (int)(exit_code - 128);
-		strbuf_addf(marker, "replay killed by signal %d", *signal_out);
-		*ended_by = "signal";
-		return;
-	}
-	*ended_by = "exit";
+	marker_format(marker, &m);
+	*ended_by = m.ended_by;
 }
 
 struct log_sink {
@@ -130,210 +127,244 @@ static int wait_registered(struct engine_loop *loop, struct engine_stream *wait,
 	return 0;
 }
 
-int replay_execute(const struct replay_exec *x, struct replay_result *r, struct error *err)
-{
-	const struct options *o = x->opts;
-	struct engine_loop *loop = NULL;
-	struct engine_stream *wait = NULL;
-	struct engine_stream *logs = NULL;
+/* One replay while it runs: the streams, the deadlines, how it is being
+ * stopped. */
+struct exec_state {
+	const struct replay_exec *x;
+	struct replay_result *r;
+	struct engine_loop *loop;
+	struct engine_stream *wait;
+	struct engine_stream *logs;
 	struct watchdog wd;
-	struct log_sink sink = { .log = x->log, .watchdog = &wd, .first_output = -1 };
-	enum replay_stop stop = REPLAY_STOP_NONE;
-	enum { RUNNING, TERM_SENT, KILL_SENT } state = RUNNING;
-	double t0 = monotonic_now(), now, term_deadline = 0, kill_deadline = 0;
-	double exited_at = -1;
-	cleanup_strbuf struct strbuf marker = STRBUF_INIT;
+	struct log_sink sink;
+	enum replay_stop stop;
+	enum { RUNNING, TERM_SENT, KILL_SENT } state;
+	double term_deadline, kill_deadline, exited_at;
+	int signals_seen;
+};
+
+/* Create, register the wait, attach, start: the container runs and its
+ * log is followed. < 0: err filled, the container is still to be removed. */
+static int start_replay(struct exec_state *s, double t0, struct error *err)
+{
+	const struct replay_exec *x = s->x;
+	struct replay_result *r = s->r;
+	struct error aerr;
+
+	if (engine_container_create(x->engine, x->name, x->spec, &r->container_id, err) < 0)
+		return error_prefix(err, "creating the replay container: ");
+	r->create_s = monotonic_now() - t0;
+	if (engine_loop_new(&s->loop, err) < 0)
+		return -1;
+	if (engine_wait_stream(x->engine, r->container_id, "next-exit", &s->wait, err) < 0 ||
+	    engine_loop_add(s->loop, s->wait, err) < 0 || wait_registered(s->loop, s->wait, err) < 0)
+		return -1;
+	if (interrupt_watch_poll(x->interrupt))
+		return error_set(err, ERR_CANCELLED, 0, "interrupted by %s before the replay started",
+				 signal_name(x->interrupt->first));
+	/* Attached before start, the stream holds every byte the replay
+	 * writes; following /logs instead would read the engine's log file,
+	 * which loses output once it rotates. */
+	if (engine_attach_stream(x->engine, r->container_id, false, on_log, &s->sink, &s->logs,
+				 &aerr) < 0 || engine_loop_add(s->loop, s->logs, &aerr) < 0) {
+		say_warning("cannot attach to the replay (%s); "
+			"following the engine's log instead", aerr.msg);
+		engine_stream_free(s->logs);
+		s->logs = NULL;
+	}
+	if (engine_container_start(x->engine, r->container_id, err) < 0)
+		return error_prefix(err, "starting the replay container: ");
+	s->sink.start = monotonic_now();
+	s->sink.last_data = s->sink.start;
+	r->start_s = s->sink.start - t0;
+	utc_iso(r->started_at, sizeof(r->started_at));
+	watchdog_start(&s->wd, (double)x->timeout_s, (double)x->progress_timeout_s, s->sink.start);
+	/* Following /logs works only after start: on a created container the
+	 * engine answers an empty body at once. */
+	if (!s->logs && (engine_logs_stream(x->engine, r->container_id, true, false, on_log,
+					    &s->sink, &s->logs, err) < 0 ||
+			 engine_loop_add(s->loop, s->logs, err) < 0)) {
+		error_prefix(err, "following the replay log: ");
+		send_signal(x->engine, r->container_id, "SIGKILL");
+		return -1;
+	}
+	return 0;
+}
+
+/* A deadline or an interrupt while running: SIGTERM and the grace, or
+ * SIGKILL at once without one. */
+static void begin_stop(struct exec_state *s, int sig, double now)
+{
+	const struct replay_exec *x = s->x;
+	enum watchdog_action a = watchdog_check(&s->wd, now);
+
+	if (sig) {
+		s->stop = REPLAY_STOP_INTERRUPT;
+		s->r->interrupt_signal = sig;
+	} else if (a == WATCHDOG_TIMEOUT) {
+		s->stop = REPLAY_STOP_TIMEOUT;
+	} else if (a == WATCHDOG_PROGRESS_TIMEOUT) {
+		s->stop = REPLAY_STOP_PROGRESS;
+	}
+	if (s->stop == REPLAY_STOP_NONE)
+		return;
+	if (s->stop == REPLAY_STOP_INTERRUPT)
+		say_info(x->verbosity, "%s received: stopping the replay (up to %ld s); "
+			 "Ctrl-C again to kill now", signal_name(sig), x->stop_grace_s);
+	else
+		say_info(x->verbosity, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
+			 s->stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent", x->stop_grace_s);
+	if (x->stop_grace_s > 0) {
+		send_signal(x->engine, s->r->container_id, "SIGTERM");
+		s->state = TERM_SENT;
+		s->term_deadline = now + (double)x->stop_grace_s;
+	} else {
+		send_signal(x->engine, s->r->container_id, "SIGKILL");
+		s->state = KILL_SENT;
+		s->kill_deadline = now + KILL_WAIT_S;
+	}
+}
+
+/* One turn of the loop after a wake-up: 1 when the replay is over and its
+ * log drained (or given up on), else 0. */
+static int loop_turn(struct exec_state *s)
+{
+	const struct replay_exec *x = s->x;
+	struct interrupt_watch *iw = x->interrupt;
+	double now = monotonic_now();
+	int sig = interrupt_watch_poll(iw);
+
+	/* Another Ctrl-C during the grace period: the user will not wait. */
+	if (s->state == TERM_SENT && s->exited_at < 0 && iw->count > s->signals_seen) {
+		say_info(x->verbosity, "%s again: SIGKILL now", signal_name(sig));
+		s->term_deadline = now;
+	}
+	s->signals_seen = iw->count;
+	if (s->state == RUNNING && s->exited_at < 0)
+		begin_stop(s, sig, now);
+	if (s->state == TERM_SENT && s->exited_at < 0 && now >= s->term_deadline) {
+		send_signal(x->engine, s->r->container_id, "SIGKILL");
+		s->state = KILL_SENT;
+		s->kill_deadline = now + KILL_WAIT_S;
+	}
+	if (s->state == KILL_SENT && s->exited_at < 0 && now >= s->kill_deadline) {
+		say_warning("the replay did not exit %.0fs after SIGKILL", KILL_WAIT_S);
+		return 1;
+	}
+	if (engine_stream_done(s->wait) && s->exited_at < 0) {
+		s->exited_at = now;
+		s->r->exit_s = now - s->sink.start;
+	}
+	if (s->exited_at >= 0 && engine_stream_done(s->logs))
+		return 1;
+	/* The log may trail the exit while data still flows; only an engine
+	 * gone quiet ends the wait, and that is said. */
+	if (s->exited_at >= 0 &&
+	    now - (s->sink.last_data > s->exited_at ? s->sink.last_data : s->exited_at) > LOG_DRAIN_S) {
+		say_warning("the engine sent no more of the replay log "
+			"%.0fs after the replay exited; replay.log may be incomplete", LOG_DRAIN_S);
+		s->r->log_incomplete = true;
+		return 1;
+	}
+	return 0;
+}
+
+static void run_loop(struct exec_state *s, struct error *err)
+{
+	for (;;) {
+		double now = monotonic_now();
+		int timeout_ms = 1000;
+
+		if (s->state == RUNNING)
+			timeout_ms = watchdog_next_ms(&s->wd, now, 1000);
+		else if (s->state == TERM_SENT)
+			timeout_ms = s->term_deadline > now ?
+				     (int)((s->term_deadline - now) * 1000) + 1 : 0;
+		if (engine_loop_poll(s->loop, timeout_ms, s->x->interrupt->fd, err) < 0)
+			return;
+		run_log_flush(s->x->log);
+		if (loop_turn(s))
+			return;
+	}
+}
+
+/* The streams' last word, then the container's: exit status, OOM, times. */
+static long collect_exit(struct exec_state *s)
+{
+	struct replay_result *r = s->r;
 	cleanup_cjson cJSON *inspect = NULL;
 	struct container_state st;
+	struct error e;
 	long status = -1;
-	int signals_seen = signals_count();
-	int ret = -1;
+
+	r->first_output_s = s->sink.first_output;
+	if (engine_stream_done(s->wait) && engine_wait_status(s->wait, &status, &e) < 0)
+		status = -1;
+	if (engine_stream_done(s->logs) && engine_stream_result(s->logs, &e) < 0) {
+		say_warning("replay log stream: %s", e.msg);
+		r->log_incomplete = true;
+	}
+	engine_stream_free(s->logs);
+	engine_stream_free(s->wait);
+	s->logs = s->wait = NULL;
+	engine_loop_free(s->loop);
+	s->loop = NULL;
+
+	memset(&st, 0, sizeof(st));
+	st.exit_code = -1;
+	if (engine_container_inspect(s->x->engine, r->container_id, &inspect, &e) == 0 &&
+	    container_state_from_json(inspect, &st, &e) == 0) {
+		r->oom_killed = st.oom_killed;
+		if (status < 0 && !st.running)
+			status = st.exit_code;
+		snprintf(r->finished_at, sizeof(r->finished_at), "%s", st.finished_at);
+		if (!r->started_at[0])
+			snprintf(r->started_at, sizeof(r->started_at), "%s", st.started_at);
+	}
+	if (!r->finished_at[0])
+		utc_iso(r->finished_at, sizeof(r->finished_at));
+	return status;
+}
+
+int replay_execute(const struct replay_exec *x, struct replay_result *r, struct error *err)
+{
+	struct exec_state s;
+	cleanup_strbuf struct strbuf marker = STRBUF_INIT;
+	double t0 = monotonic_now();
+	long status;
 
 	memset(r, 0, sizeof(*r));
 	r->exit_code = -1;
 	r->signal = -1;
 	r->first_output_s = -1;
-	r->ended_by = "exit";
+	r->ended_by = ENDED_EXIT;
+	memset(&s, 0, sizeof(s));
+	s.x = x;
+	s.r = r;
+	s.sink.log = x->log;
+	s.sink.watchdog = &s.wd;
+	s.sink.first_output = -1;
+	s.exited_at = -1;
+	s.signals_seen = x->interrupt->count;
 
-	if (engine_container_create(x->engine, x->name, x->spec, &r->container_id, err) < 0)
-		return error_prefix(err, "creating the replay container: ");
-	r->create_s = monotonic_now() - t0;
-	if (engine_loop_new(&loop, err) < 0)
-		goto fail_remove;
-	if (engine_wait_stream(x->engine, r->container_id, "next-exit", &wait, err) < 0 ||
-	    engine_loop_add(loop, wait, err) < 0 || wait_registered(loop, wait, err) < 0)
-		goto fail_remove;
-	if (signals_caught()) {
-		error_set(err, ERR_CANCELLED, 0, "interrupted by %s before the replay started",
-			  signal_name(signals_caught()));
-		goto fail_remove;
+	if (start_replay(&s, t0, err) < 0) {
+		engine_stream_free(s.logs);
+		engine_stream_free(s.wait);
+		engine_loop_free(s.loop);
+		/* Best effort: gc removes what is left (it carries our labels). */
+		if (r->container_id)
+			(void)engine_container_remove(x->engine, r->container_id, true, ERROR_DISCARD);
+		return -1;
 	}
-	/* Attached before start, the stream holds every byte the replay
-	 * writes; following /logs instead would read the engine's log file,
-	 * which loses output once it rotates. */
-	{
-		struct error aerr;
-
-		if (engine_attach_stream(x->engine, r->container_id, false, on_log, &sink, &logs,
-					 &aerr) < 0 || engine_loop_add(loop, logs, &aerr) < 0) {
-			say_warning("cannot attach to the replay (%s); "
-				"following the engine's log instead", aerr.msg);
-			engine_stream_free(logs);
-			logs = NULL;
-		}
-	}
-	if (engine_container_start(x->engine, r->container_id, err) < 0) {
-		error_prefix(err, "starting the replay container: ");
-		goto fail_remove;
-	}
-	sink.start = monotonic_now();
-	sink.last_data = sink.start;
-	r->start_s = sink.start - t0;
-	utc_iso(r->started_at, sizeof(r->started_at));
-	watchdog_start(&wd, (double)o->timeout_s, (double)o->progress_timeout_s, sink.start);
-	/* Following /logs works only after start: on a created container the
-	 * engine answers an empty body at once. */
-	if (!logs && (engine_logs_stream(x->engine, r->container_id, true, false, on_log, &sink,
-					 &logs, err) < 0 || engine_loop_add(loop, logs, err) < 0)) {
-		error_prefix(err, "following the replay log: ");
-		send_signal(x->engine, r->container_id, "SIGKILL");
-		goto fail_remove;
-	}
-
-	for (;;) {
-		int timeout_ms = 1000;
-		int sig;
-
-		now = monotonic_now();
-		if (state == RUNNING)
-			timeout_ms = watchdog_next_ms(&wd, now, 1000);
-		else if (state == TERM_SENT)
-			timeout_ms = term_deadline > now ? (int)((term_deadline - now) * 1000) + 1 : 0;
-		if (engine_loop_poll(loop, timeout_ms, x->interrupt_fd, err) < 0)
-			break;
-		run_log_flush(x->log);
-		now = monotonic_now();
-		sig = signals_caught();
-		if (sig)
-			signals_drain();
-		/* Another Ctrl-C during the grace period: the user will not wait. */
-		if (state == TERM_SENT && exited_at < 0 && signals_count() > signals_seen) {
-			say_info(o->verbosity, "%s again: SIGKILL now", signal_name(signals_caught()));
-			term_deadline = now;
-		}
-		signals_seen = signals_count();
-		if (state == RUNNING && exited_at < 0) {
-			enum watchdog_action a = watchdog_check(&wd, now);
-
-			if (sig) {
-				stop = REPLAY_STOP_INTERRUPT;
-				r->interrupt_signal = sig;
-			} else if (a == WATCHDOG_TIMEOUT) {
-				stop = REPLAY_STOP_TIMEOUT;
-			} else if (a == WATCHDOG_PROGRESS_TIMEOUT) {
-				stop = REPLAY_STOP_PROGRESS;
-			}
-			if (stop != REPLAY_STOP_NONE) {
-				if (stop == REPLAY_STOP_INTERRUPT)
-					say_info(o->verbosity, "%s received: stopping the replay", signal_name(sig));
-				else
-					say_info(o->verbosity, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
-					    stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent",
-					    o->stop_grace_s);
-				if (o->stop_grace_s > 0) {
-					send_signal(x->engine, r->container_id, "SIGTERM");
-					state = TERM_SENT;
-					term_deadline = now + (double)o->stop_grace_s;
-				} else {
-					send_signal(x->engine, r->container_id, "SIGKILL");
-					state = KILL_SENT;
-					kill_deadline = now + KILL_WAIT_S;
-				}
-			}
-		}
-		if (state == TERM_SENT && exited_at < 0 && now >= term_deadline) {
-			send_signal(x->engine, r->container_id, "SIGKILL");
-			state = KILL_SENT;
-			kill_deadline = now + KILL_WAIT_S;
-		}
-		if (state == KILL_SENT && exited_at < 0 && now >= kill_deadline) {
-			say_warning("the replay did not exit %.0fs after SIGKILL",
-				KILL_WAIT_S);
-			break;
-		}
-		if (engine_stream_done(wait) && exited_at < 0) {
-			exited_at = now;
-			r->exit_s = now - sink.start;
-		}
-		if (exited_at >= 0 && engine_stream_done(logs))
-			break;
-		/* The log may trail the exit while data still flows; only an
-		 * engine gone quiet ends the wait, and that is said. */
-		if (exited_at >= 0 && now - (sink.last_data > exited_at ? sink.last_data : exited_at) >
-					      LOG_DRAIN_S) {
-			say_warning("the engine sent no more of the replay log "
-				"%.0fs after the replay exited; replay.log may be incomplete", LOG_DRAIN_S);
-			r->log_incomplete = true;
-			break;
-		}
-	}
-	r->first_output_s = sink.first_output;
-
-	if (engine_stream_done(wait)) {
-		struct error werr;
-
-		if (engine_wait_status(wait, &status, &werr) < 0)
-			status = -1;
-	}
-	if (engine_stream_done(logs)) {
-		struct error lerr;
-
-		if (engine_stream_result(logs, &lerr) < 0) {
-			say_warning("replay log stream: %s", lerr.msg);
-			r->log_incomplete = true;
-		}
-	}
-	engine_stream_free(logs);
-	engine_stream_free(wait);
-	logs = wait = NULL;
-	engine_loop_free(loop);
-	loop = NULL;
-
-	memset(&st, 0, sizeof(st));
-	st.exit_code = -1;
-	{
-		struct error ierr;
-
-		if (engine_container_inspect(x->engine, r->container_id, &inspect, &ierr) == 0 &&
-		    container_state_from_json(inspect, &st, &ierr) == 0) {
-			r->oom_killed = st.oom_killed;
-			if (status < 0 && !st.running)
-				status = st.exit_code;
-			snprintf(r->finished_at, sizeof(r->finished_at), "%s", st.finished_at);
-			if (!r->started_at[0])
-				snprintf(r->started_at, sizeof(r->started_at), "%s", st.started_at);
-		}
-	}
-	if (!r->finished_at[0])
-		utc_iso(r->finished_at, sizeof(r->finished_at));
+	run_loop(&s, err);
+	status = collect_exit(&s);
 	r->exit_code = status;
-	replay_ending(stop, o->timeout_s, o->progress_timeout_s, r->interrupt_signal,
+	replay_ending(s.stop, x->timeout_s, x->progress_timeout_s, r->interrupt_signal,
 		      r->oom_killed, status, &marker, &r->ended_by, &r->signal);
 	if (marker.len) {
 		run_log_marker(x->log, "%s", marker.buf);
 	}
-	if (!o->keep)
+	if (!x->keep)
 		remove_container(x, r);
 	return 0;
-
-fail_remove:
-	engine_stream_free(logs);
-	engine_stream_free(wait);
-	engine_loop_free(loop);
-	{
-		struct error ignored;
-
-		engine_container_remove(x->engine, r->container_id, true, &ignored);
-	}
-	return ret;
 }

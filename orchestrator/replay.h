@@ -1,7 +1,7 @@
 /* Run one replay container to its end under the watchdog: wait registered
  * before start, the log followed from the start, deadlines enforced with
- * SIGTERM, --stop-grace, SIGKILL, and exactly the stop marker findings.md
- * gives each ending. */
+ * SIGTERM, --stop-grace, SIGKILL, and exactly the stop marker docs/findings.md
+ * gives each ending (finding/marker.h). */
 #ifndef HRR_ORCHESTRATOR_REPLAY_H
 #define HRR_ORCHESTRATOR_REPLAY_H
 
@@ -9,13 +9,14 @@
 
 #include "common/error.h"
 #include "docker/engine.h"
-#include "orchestrator/options.h"
+#include "finding/marker.h"
+#include "orchestrator/interrupt.h"
 #include "orchestrator/run_log.h"
 
 struct replay_result {
 	char *container_id;
 	long exit_code;        /* -1 unknown */
-	const char *ended_by;  /* "exit", "signal", "timeout", "progress-timeout", "interrupt", "oom" */
+	enum finding_ended_by ended_by;
 	int signal;            /* -1 none */
 	int interrupt_signal;  /* the signal the orchestrator got, 0 none */
 	bool oom_killed;
@@ -35,15 +36,20 @@ void replay_result_release(struct replay_result *r);
 
 struct replay_exec {
 	struct engine *engine;
-	const struct options *opts;
+	long timeout_s;          /* 0 = none */
+	long progress_timeout_s; /* 0 = off */
+	long stop_grace_s;
+	bool keep;
+	int verbosity;
 	const struct container_spec *spec;
 	const char *name;        /* container name */
 	struct run_log *log;
-	int interrupt_fd;        /* signals' self-pipe, -1 none */
+	struct interrupt_watch *interrupt; /* the replay's interrupts; its fd may be -1 */
 };
 
 /* < 0 only when the replay could not be run at all (create/start failed);
  * the container is then removed. Once started, every ending is a result. */
+__attribute__((warn_unused_result))
 int replay_execute(const struct replay_exec *x, struct replay_result *r, struct error *err);
 
 /* Pure: the marker text and ended_by for an ending (NULL marker: none).
@@ -52,6 +58,6 @@ enum replay_stop { REPLAY_STOP_NONE = 0, REPLAY_STOP_TIMEOUT, REPLAY_STOP_PROGRE
 		   REPLAY_STOP_INTERRUPT };
 void replay_ending(enum replay_stop stop, long timeout_s, long progress_timeout_s,
 		   int interrupt_signal, bool oom_killed, long exit_code,
-		   struct strbuf *marker, const char **ended_by, int *signal_out);
+		   struct strbuf *marker, enum finding_ended_by *ended_by, int *signal_out);
 
 #endif

@@ -104,14 +104,14 @@ static bool is_vllm_image(const char *repository)
 			      !strcmp(repository, "library/rocm/vllm"));
 }
 
-static void add_image_dirs(const struct options *opts, const char *image_repository,
+static void add_image_dirs(const struct strvec *extra_ld, const char *image_repository,
 			   const struct strvec *image_env, struct strvec *out)
 {
 	const char *ld;
 
-	if (opts->extra_ld.n) {
-		for (size_t i = 0; i < opts->extra_ld.n; i++)
-			push_unique(out, opts->extra_ld.v[i], strlen(opts->extra_ld.v[i]));
+	if (extra_ld && extra_ld->n) {
+		for (size_t i = 0; i < extra_ld->n; i++)
+			push_unique(out, extra_ld->v[i], strlen(extra_ld->v[i]));
 	} else if (is_vllm_image(image_repository)) {
 		push_unique(out, VLLM_EXTRA_LD, strlen(VLLM_EXTRA_LD));
 	}
@@ -127,20 +127,20 @@ static void add_image_dirs(const struct options *opts, const char *image_reposit
 	}
 }
 
-void plan_image_library_dirs(const struct options *opts, const char *image_repository,
+void plan_image_library_dirs(const struct strvec *extra_ld, const char *image_repository,
 			     const struct strvec *image_env, struct strvec *out)
 {
-	add_image_dirs(opts, image_repository, image_env, out);
+	add_image_dirs(extra_ld, image_repository, image_env, out);
 }
 
-void plan_library_dirs(const struct options *opts, const char *image_repository,
+void plan_library_dirs(const struct strvec *extra_ld, const char *image_repository,
 		       const struct strvec *image_env, bool overlay, struct strvec *out)
 {
 	if (overlay) {
 		push_unique(out, OVERLAY_LIB, strlen(OVERLAY_LIB));
 		push_unique(out, OVERLAY_ROCR, strlen(OVERLAY_ROCR));
 	}
-	add_image_dirs(opts, image_repository, image_env, out);
+	add_image_dirs(extra_ld, image_repository, image_env, out);
 }
 
 static void join(struct strbuf *sb, const struct strvec *v, const char *sep)
@@ -152,49 +152,19 @@ static void join(struct strbuf *sb, const struct strvec *v, const char *sep)
 	}
 }
 
-int replay_plan_build(const struct replay_plan_input *in, struct container_spec *s,
-		      struct error *err)
+/* What the replay and its --info share: image, entrypoint, the pid
+ * directory, labels, the overlay mounts, the hardening. */
+static void plan_common(const struct replay_plan_input *in, struct container_spec *s,
+			const char *target, bool keep)
 {
-	const struct options *o = in->opts;
-	cleanup_strvec struct strvec dirs = STRVEC_INIT;
-	cleanup_strbuf struct strbuf sb = STRBUF_INIT;
-	cleanup_free char *target = NULL;
+	struct ours_labels labels = { .run_id = in->run_id, .owner = in->owner,
+				      .archive = in->archive_label, .image = in->image_ref,
+				      .keep = keep };
 
-	if (!in->playback || in->playback[0] != '/')
-		return error_set(err, ERR_USAGE, 0, "replay plan: no hrr-playback path");
-	target = xasprintf("%s/%s", ARCHIVE_MOUNT_ROOT, in->pid_name);
-
-	s->image = xstrdup(in->image_ref);
+	s->image = xstrdup(in->image_id ? in->image_id : in->image_ref);
 	strvec_push(&s->entrypoint, in->playback);
 	strvec_push(&s->cmd, target);
-	if (!o->no_sync)
-		strvec_push(&s->cmd, "--sync-after-launch");
-
-	/* Environment, later entries win inside the engine: host HIP_HRR_*,
-	 * then ours, then --env (the user's explicit word is last). */
-	for (size_t i = 0; i < o->hip_hrr_env.n; i++)
-		if (strncmp(o->hip_hrr_env.v[i], "HIP_HRR_REPLAY_PROGRESS_SECONDS=", 32))
-			strvec_push(&s->env, o->hip_hrr_env.v[i]);
-	strvec_pushf(&s->env, "HIP_HRR_REPLAY_PROGRESS_SECONDS=%ld", o->progress_seconds);
-	strbuf_addstr(&sb, "HIP_VISIBLE_DEVICES=");
-	for (size_t i = 0; i < in->n_gpus; i++)
-		strbuf_addf(&sb, i ? ",%zu" : "%zu", i);
-	strvec_push(&s->env, sb.buf);
-	strbuf_reset(&sb);
-	plan_library_dirs(o, in->image_repository, in->image_env, in->overlay != NULL, &dirs);
-	strbuf_addstr(&sb, "LD_LIBRARY_PATH=");
-	join(&sb, &dirs, ":");
-	strvec_push(&s->env, sb.buf);
-	for (size_t i = 0; i < o->env.n; i++)
-		strvec_push(&s->env, o->env.v[i]);
-
-	strvec_pushf(&s->labels, "%s=%s", LABEL_RUN, in->run_id);
-	strvec_pushf(&s->labels, "%s=%s", LABEL_OWNER, in->owner);
-	strvec_pushf(&s->labels, "%s=%s", LABEL_ARCHIVE, in->archive_label);
-	strvec_pushf(&s->labels, "%s=%s", LABEL_IMAGE, in->image_ref);
-	if (o->keep)
-		strvec_pushf(&s->labels, "%s=1", LABEL_KEEP);
-
+	ours_add_labels(s, &labels);
 	container_spec_add_mount(s, in->pid_dir, target, true);
 	if (in->overlay) {
 		container_spec_add_mount(s, in->overlay->host_playback, OVERLAY_PLAYBACK, true);
@@ -202,6 +172,11 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 		if (in->overlay->rocr_lib)
 			container_spec_add_mount(s, in->overlay->rocr_lib, OVERLAY_ROCR, true);
 	}
+	ours_harden(s);
+}
+
+static void add_devices(const struct replay_plan_input *in, struct container_spec *s)
+{
 	for (size_t i = 0; i < in->n_devices; i++) {
 		const struct plan_device *d = &in->devices[i];
 		bool seen = false;
@@ -215,18 +190,57 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 		if (!seen)
 			strvec_pushf(&s->group_add, "%u", (unsigned)d->gid);
 	}
+}
 
-	s->init = true;
-	s->network_mode = xstrdup("none");
-	strvec_push(&s->cap_drop, "ALL");
-	for (size_t i = 0; i < o->cap_add.n; i++)
-		strvec_push(&s->cap_add, o->cap_add.v[i]);
-	strvec_push(&s->security_opt, "no-new-privileges");
-	/* GPU core dumps are tens of GB per process. */
-	container_spec_add_ulimit(s, "core", 0, 0);
+int replay_plan_build(const struct replay_plan_input *in, struct container_spec *s,
+		      struct error *err)
+{
+	const struct replay_plan_knobs *k = in->knobs;
+	cleanup_strvec struct strvec dirs = STRVEC_INIT;
+	cleanup_strbuf struct strbuf sb = STRBUF_INIT;
+	cleanup_free char *target = NULL;
+
+	if (!in->playback || in->playback[0] != '/')
+		return error_set(err, ERR_USAGE, 0, "replay plan: no hrr-playback path");
+	target = xasprintf("%s/%s", ARCHIVE_MOUNT_ROOT, in->pid_name);
+	plan_common(in, s, target, k->keep);
+	if (!k->no_sync)
+		strvec_push(&s->cmd, "--sync-after-launch");
+
+	/* Environment, later entries win inside the engine: host HIP_HRR_*,
+	 * then ours, then --env (the user's explicit word is last). */
+	for (size_t i = 0; k->hip_hrr_env && i < k->hip_hrr_env->n; i++)
+		if (strncmp(k->hip_hrr_env->v[i], "HIP_HRR_REPLAY_PROGRESS_SECONDS=", 32))
+			strvec_push(&s->env, k->hip_hrr_env->v[i]);
+	strvec_pushf(&s->env, "HIP_HRR_REPLAY_PROGRESS_SECONDS=%ld", k->progress_seconds);
+	strbuf_addstr(&sb, "HIP_VISIBLE_DEVICES=");
+	for (size_t i = 0; i < in->n_gpus; i++)
+		strbuf_addf(&sb, i ? ",%zu" : "%zu", i);
+	strvec_push(&s->env, sb.buf);
+	strbuf_reset(&sb);
+	plan_library_dirs(k->extra_ld, in->image_repository, in->image_env, in->overlay != NULL,
+			  &dirs);
+	strbuf_addstr(&sb, "LD_LIBRARY_PATH=");
+	join(&sb, &dirs, ":");
+	strvec_push(&s->env, sb.buf);
+	for (size_t i = 0; k->env && i < k->env->n; i++)
+		strvec_push(&s->env, k->env->v[i]);
+
+	add_devices(in, s);
+	for (size_t i = 0; k->cap_add && i < k->cap_add->n; i++)
+		strvec_push(&s->cap_add, k->cap_add->v[i]);
 	s->pids_limit = REPLAY_PIDS_LIMIT;
-	s->stop_timeout = (int)o->stop_grace_s;
+	s->stop_timeout = (int)k->stop_grace_s;
 	s->log_max_size = xstrdup(REPLAY_LOG_MAX_SIZE);
 	s->log_max_file = xstrdup(REPLAY_LOG_MAX_FILE);
 	return 0;
+}
+
+void replay_plan_build_info(const struct replay_plan_input *in, struct container_spec *s)
+{
+	cleanup_free char *target = xasprintf("%s/%s", ARCHIVE_MOUNT_ROOT, in->pid_name);
+
+	/* Removed by the run whatever --keep says: never kept. */
+	plan_common(in, s, target, false);
+	strvec_push(&s->cmd, "--info");
 }

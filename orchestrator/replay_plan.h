@@ -1,5 +1,5 @@
 /* The replay plan: which GPUs, which devices, which mounts and environment
- * the replay container gets (cli.md). Pure: everything the host or the
+ * the replay container gets (docs/cli.md). Pure: everything the host or the
  * engine had to say is resolved by the caller and passed in. */
 #ifndef HRR_ORCHESTRATOR_REPLAY_PLAN_H
 #define HRR_ORCHESTRATOR_REPLAY_PLAN_H
@@ -12,7 +12,7 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "docker/engine.h"
-#include "orchestrator/options.h"
+#include "containers/ours.h"
 #include "preflight/topology.h"
 
 #define VLLM_EXTRA_LD "/opt/python/lib/python3.13/site-packages/_rocm_sdk_core/lib"
@@ -24,15 +24,10 @@
 #define REPLAY_LOG_MAX_SIZE "64m"
 #define REPLAY_LOG_MAX_FILE "2"
 
-#define LABEL_RUN "hrr-docker-replay.run"
-#define LABEL_OWNER "hrr-docker-replay.owner"
-#define LABEL_ARCHIVE "hrr-docker-replay.archive"
-#define LABEL_IMAGE "hrr-docker-replay.image"
-#define LABEL_KEEP "hrr-docker-replay.keep"
-
 /* Ordinals the replay gets: the requested ones (each must exist: ERR_NOT_FOUND
- * with preflight.md's message), else the lowest min(capture_device_count
+ * with docs/preflight.md's message), else the lowest min(capture_device_count
  * (1 when unknown, i.e. < 1), n_host) ordinals. */
+__attribute__((warn_unused_result))
 int gpu_pick(const struct gpu_topology *host, const int *requested, size_t n_requested,
 	     int capture_device_count, int *out, size_t max, size_t *n_out,
 	     struct error *err);
@@ -56,11 +51,24 @@ struct overlay_paths {
 };
 void overlay_paths_release(struct overlay_paths *o);
 
+/* What a replay is told, as the user gave it (docs/cli.md). */
+struct replay_plan_knobs {
+	const struct strvec *extra_ld;    /* --extra-ld; NULL/empty = the image's default */
+	const struct strvec *hip_hrr_env; /* the host's HIP_HRR_* "K=V"; may be NULL */
+	const struct strvec *env;         /* --env K=V, in order; may be NULL */
+	const struct strvec *cap_add;     /* may be NULL */
+	long progress_seconds;
+	long stop_grace_s;
+	bool no_sync;
+	bool keep;
+};
+
 struct replay_plan_input {
-	const struct options *opts;
+	const struct replay_plan_knobs *knobs;
 	const char *pid_dir;          /* absolute host path */
 	const char *pid_name;         /* "pid-1234" */
-	const char *image_ref;        /* as the user gave it */
+	const char *image_ref;        /* as the user gave it (the label) */
+	const char *image_id;         /* non-NULL: create from this ID (a pinned image) */
 	const char *image_repository; /* "rocm/vllm" (for the default extra dirs) */
 	const struct strvec *image_env; /* the image's Config.Env */
 	const char *playback;         /* inside the container */
@@ -73,19 +81,24 @@ struct replay_plan_input {
 	const char *archive_label;    /* the archive path for the label */
 };
 
-/* Library dirs inside, in cli.md's order (overlay, extra, /opt/rocm/lib,
- * the image's own LD_LIBRARY_PATH), without duplicates. */
-void plan_library_dirs(const struct options *opts, const char *image_repository,
+/* Library dirs inside, in docs/cli.md's order (overlay, extra, /opt/rocm/lib,
+ * the image's own LD_LIBRARY_PATH), without duplicates. extra_ld may be
+ * NULL (the image's default). */
+void plan_library_dirs(const struct strvec *extra_ld, const char *image_repository,
 		       const struct strvec *image_env, bool overlay, struct strvec *out);
 /* The dirs preflight searches for the image's own stack: extra, /opt/rocm/lib,
  * the image's LD_LIBRARY_PATH (no overlay). */
-void plan_image_library_dirs(const struct options *opts, const char *image_repository,
+void plan_image_library_dirs(const struct strvec *extra_ld, const char *image_repository,
 			     const struct strvec *image_env, struct strvec *out);
 
 /* The value of KEY in a "K=V" list, or NULL. */
 const char *env_list_get(const struct strvec *env, const char *key);
 
+__attribute__((warn_unused_result))
 int replay_plan_build(const struct replay_plan_input *in, struct container_spec *out,
 		      struct error *err);
+/* The `--info` follow-up of the same replay: the same image, labels,
+ * mounts and hardening; `<playback> /arch/<pid> --info`; no devices. */
+void replay_plan_build_info(const struct replay_plan_input *in, struct container_spec *out);
 
 #endif

@@ -1,5 +1,6 @@
 #include "orchestrator/run_folder.h"
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -29,91 +30,6 @@ void run_id_new(char out[7])
 		b[2] = (unsigned char)getpid();
 	}
 	snprintf(out, 7, "%02x%02x%02x", b[0], b[1], b[2]);
-}
-
-void utc_stamp(char *out, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&now, &tm);
-	strftime(out, len, "%Y%m%dT%H%M%SZ", &tm);
-}
-
-void utc_iso(char *out, size_t len)
-{
-	struct timeval tv;
-	struct tm tm;
-	char base[32];
-
-	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out, len, "%s.%03ldZ", base, (long)(tv.tv_usec / 1000));
-}
-
-unsigned long long process_start_ticks(pid_t pid)
-{
-	char path[64];
-	char buf[1024];
-	cleanup_fclose FILE *f = NULL;
-	unsigned long long start = 0;
-	char *p;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields count from the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	p++;
-	for (int field = 3; field <= 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return 0;
-		p++;
-		if (field == 22)
-			start = strtoull(p, NULL, 10);
-	}
-	return start;
-}
-
-char *owner_label_self(void)
-{
-	char host[256];
-
-	if (gethostname(host, sizeof(host)) < 0)
-		snprintf(host, sizeof(host), "unknown");
-	host[sizeof(host) - 1] = '\0';
-	return xasprintf("%s:%ld:%llu", host, (long)getpid(), process_start_ticks(getpid()));
-}
-
-int owner_label_parse(const char *label, char *host, size_t hostlen, pid_t *pid,
-		      unsigned long long *start)
-{
-	const char *c1 = strchr(label, ':');
-	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-	char *end;
-	long p;
-
-	if (!c1 || !c2 || (size_t)(c1 - label) >= hostlen || c1 == label)
-		return -1;
-	memcpy(host, label, (size_t)(c1 - label));
-	host[c1 - label] = '\0';
-	errno = 0;
-	p = strtol(c1 + 1, &end, 10);
-	if (errno || end != c2 || p <= 0)
-		return -1;
-	*pid = (pid_t)p;
-	*start = strtoull(c2 + 1, &end, 10);
-	if (*end)
-		return -1;
-	return 0;
 }
 
 static bool path_inside(const char *inner, const char *outer)

@@ -1,6 +1,6 @@
 #include "orchestrator/run_log.h"
 #include "common/fsutil.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -81,9 +81,13 @@ static void end_unfinished_lines(struct run_log *rl, bool add_newline)
 	for (size_t i = 1; i < 3; i++) {
 		if (!rl->partial[i].len)
 			continue;
-		if (add_newline)
-			strbuf_addch(&rl->partial[i], '\n');
 		emit_partial(rl, &rl->partial[i]);
+		/* The replay stopped mid-line: the classifier reads the line as
+		 * cut (no name, no number from it); the record gets a newline. */
+		if (add_newline && rl->classifier)
+			classifier_cut_line(rl->classifier);
+		if (add_newline)
+			emit(rl, "\n", 1);
 	}
 }
 

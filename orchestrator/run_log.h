@@ -34,6 +34,7 @@ struct run_log {
 	struct error write_error;
 };
 
+__attribute__((warn_unused_result))
 int run_log_open(struct run_log *rl, const char *path, int echo_fd,
 		 struct classifier *classifier, struct error *err);
 /* Append output of one stream (1 stdout, 2 stderr). Never fails the

@@ -38,11 +38,3 @@ int watchdog_next_ms(const struct watchdog *w, double now, int cap_ms)
 		return 0;
 	return (int)ceil(next * 1000.0);
 }
-
-double monotonic_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}

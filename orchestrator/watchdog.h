@@ -23,7 +23,4 @@ enum watchdog_action watchdog_check(const struct watchdog *w, double now);
 /* Milliseconds until the next deadline, capped at cap_ms (>= 0). */
 int watchdog_next_ms(const struct watchdog *w, double now, int cap_ms);
 
-/* CLOCK_MONOTONIC in seconds. */
-double monotonic_now(void);
-
 #endif

@@ -54,7 +54,7 @@ int manifest_load(struct manifest *m, const char *pid_dir, struct error *err);
  * missing, ERR_DATA on bad magic or a short file. */
 int archive_check_events(const char *pid_dir, unsigned *format_version, struct error *err);
 
-/* Resolve PATH (cli.md): a pid-<pid> directory -> that one; a capture root
+/* Resolve PATH (docs/cli.md): a pid-<pid> directory -> that one; a capture root
  * -> every pid-* subdirectory holding events.bin, sorted by name. Paths are
  * absolute and canonical. An empty result is an error naming PATH. */
 int archive_resolve(const char *path, struct strvec *pid_dirs, struct error *err);

@@ -1,5 +1,5 @@
 /* Preflight: will this archive replay faithfully in this image on this host?
- * Rules in ../shared/spec/preflight.md. preflight_evaluate() is pure; the
+ * Rules in docs/preflight.md. preflight_evaluate() is pure; the
  * stack probes do the I/O. */
 #ifndef HRR_PREFLIGHT_PREFLIGHT_H
 #define HRR_PREFLIGHT_PREFLIGHT_H
@@ -68,10 +68,10 @@ struct preflight_report {
 void preflight_report_init(struct preflight_report *r);
 void preflight_report_release(struct preflight_report *r);
 
-/* Pure: apply every rule of preflight.md. r (initialised) is reset first.
+/* Pure: apply every rule of docs/preflight.md. r (initialised) is reset first.
  * A requested ordinal the host does not have BLOCKs even when the checks
  * are skipped (skip flag, legacy capture): it is a fact about the host, not
- * a compatibility judgement (cli.md: exit 4 even when preflight is skipped). */
+ * a compatibility judgement (docs/cli.md: exit 4 even when preflight is skipped). */
 void preflight_evaluate(const struct preflight_input *in, struct preflight_report *r);
 /* Pure: "7.15.26291-2ed46569ce" -> up to n numbers; returns how many parsed. */
 int version_parse(const char *s, long *nums, int n);
@@ -89,7 +89,7 @@ int image_probe_create(struct engine *e, const char *image, const char *image_na
 
 /* Read the image's stack without starting it: a created, never-started
  * container; HEAD-follow libamdhip64.so / libamd_comgr.so in lib_dirs
- * order (cli.md's library order), GET small version files, remove the
+ * order (docs/cli.md's library order), GET small version files, remove the
  * container. Cached by image_id under cache_dir (NULL = no cache); a
  * cache hit makes no engine call.
  * Details: the cache file is <cache_dir>/image-stack-<id without sha256:>.json,

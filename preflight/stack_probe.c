@@ -1,6 +1,7 @@
 /* The replay stack's versions: read out of an image without running it,
  * or from a host CLR overlay directory. */
 #include "preflight/preflight.h"
+#include "containers/ours.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -356,13 +357,7 @@ int image_probe_create(struct engine *e, const char *image, const char *image_na
 	int r;
 
 	container_spec_init(&spec);
-	spec.image = xstrdup(image);
-	/* Never started: the entrypoint only has to exist on paper, since an
-	 * image may have no command at all. */
-	strvec_push(&spec.entrypoint, "/nonexistent-hrr-probe");
-	strvec_push(&spec.labels, "hrr-docker-replay.probe=1");
-	strvec_pushf(&spec.labels, "hrr-docker-replay.image=%s", image_name ? image_name : image);
-	spec.network_mode = xstrdup("none");
+	ours_probe_spec(&spec, image, image_name);
 	r = engine_container_create(e, NULL, &spec, id_out, err);
 	container_spec_release(&spec);
 	return r;
@@ -433,12 +428,11 @@ static int cache_read(const char *path, const char *image_id, const struct strve
 {
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_cjson cJSON *root = NULL;
-	struct error ignored = { 0 };
 	const cJSON *schema, *id, *dirs, *it;
 	struct stack_info s;
 	size_t i = 0;
 
-	if (fs_read_small_file(path, STACK_SMALL_FILE_MAX, &text, &ignored) < 0)
+	if (fs_read_small_file(path, STACK_SMALL_FILE_MAX, &text, ERROR_DISCARD) < 0)
 		return 0;
 	root = cJSON_ParseWithLength(text.buf, text.len);
 	if (!cJSON_IsObject(root))
@@ -485,10 +479,9 @@ static void cache_write(const char *cache_dir, const char *path, const char *ima
 {
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
 	cleanup_free char *text = NULL;
-	struct error ignored;
 	cJSON *dirs;
 
-	if (!o || fs_mkdir_p(cache_dir, 0700, &ignored) < 0)
+	if (!o || fs_mkdir_p(cache_dir, 0700, ERROR_DISCARD) < 0)
 		return;
 	cJSON_AddNumberToObject(o, "schema", STACK_CACHE_SCHEMA);
 	cJSON_AddStringToObject(o, "image_id", image_id);
@@ -505,7 +498,8 @@ static void cache_write(const char *cache_dir, const char *path, const char *ima
 	text = cJSON_Print(o);
 	if (!text)
 		return;
-	fs_write_atomic(path, text, strlen(text), 0600, &ignored);
+	/* Not written: the next run probes again. */
+	(void)fs_write_atomic(path, text, strlen(text), 0600, ERROR_DISCARD);
 }
 
 int image_stack_probe(struct engine *e, const char *image, const char *image_id,

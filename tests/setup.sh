@@ -9,7 +9,8 @@ STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
 LOGS=$STATE/logs
 PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
 	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
-	  busybox-static curl clang valgrind)
+	  busybox-static curl clang valgrind
+	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs crun)
 REG_USER=hrrtest
 REG_PASS=hrrtest-secret
 
@@ -111,4 +112,7 @@ if [ "${HRR_SETUP_NO_REGISTRY:-0}" != 1 ]; then
 	start_registry plain 5000
 	start_registry auth 5001 auth
 fi
+here=$(cd "$(dirname "$0")" && pwd)
+[ "${HRR_SETUP_NO_SLURM:-0}" = 1 ] || bash "$here/setup-slurm.sh"
+[ "${HRR_SETUP_NO_PODMAN:-0}" = 1 ] || bash "$here/setup-podman.sh"
 say "ready (engine: ${DOCKER_HOST:-unix:///var/run/docker.sock})"

@@ -416,6 +416,11 @@ static int read_records(FILE *f, struct sim_archive *a)
 	if (a->truncated)
 		fprintf(stderr, "[HRR] Recovered %zu events before the torn record\n",
 			a->n_events);
+	/* The real reader's own word on a capture without its trailer. */
+	if (!a->complete)
+		fprintf(stderr, "[HRR] Archive has no clean-shutdown trailer (capture likely "
+			"crashed); recovered %zu events%s\n", a->n_events,
+			a->truncated ? ", trailing torn record discarded" : "");
 	a->n_threads = n_tids;
 	free(tids);
 	free(rec);

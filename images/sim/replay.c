@@ -1,6 +1,6 @@
 /* The replay itself: walk the events, print what hrr-playback prints for
  * each, and end the way the scenario says. Formats are the real program's
- * (see hrr-playback.md); where the real one calls into the GPU, this one
+ * (see docs/formats.md); where the real one calls into the GPU, this one
  * decides from the scenario file.
  *
  * Heartbeats, like the real ones, come only as kernels launch: nothing here
@@ -70,6 +70,31 @@ static double env_double(const char *name, double def)
 static int scenario_is(const struct run *r, const char *name)
 {
 	return strcmp(r->scenario, name) == 0;
+}
+
+/* format=a,b,...: the real programs' variants of a line this replay prints
+ * (sim.h lists them; docs/formats.md says where each comes from). */
+static int variant(const struct run *r, const char *name)
+{
+	const char *v = scenario_get(r->sc, "format");
+	size_t n = strlen(name);
+
+	for (; v && *v; v = strchr(v, ',') ? strchr(v, ',') + 1 : NULL) {
+		if (!strncmp(v, name, n) && (v[n] == ',' || v[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+/* format=color: the runtime and some wrappers colour their lines. */
+static const char *colour_on(const struct run *r, const char *code)
+{
+	return variant(r, "color") ? code : "";
+}
+
+static const char *colour_off(const struct run *r)
+{
+	return variant(r, "color") ? "\x1b[0m\x1b[K" : "";
 }
 
 /* ---- the plan ---- */
@@ -232,10 +257,10 @@ static void progress(struct run *r, const struct sim_event *ev)
 	if (!by_count && !by_time)
 		return;
 	fprintf(stderr,
-		"[HRR progress] elapsed_s=%.1f seq=%llu kernels=%zu d2h_pass=%zu "
-		"d2h_fail=%zu d2h_attempted=%zu last=\"%s\"\n",
+		"%s[HRR progress] elapsed_s=%.1f seq=%llu kernels=%zu d2h_pass=%zu "
+		"d2h_fail=%zu d2h_attempted=%zu last=\"%s\"%s\n", colour_on(r, "\x1b[36m"),
 		elapsed, ev->seq, r->kernels, r->pass, r->fail, r->attempted,
-		sim_compact_name(ev->kernel, buf, sizeof(buf)));
+		sim_compact_name(ev->kernel, buf, sizeof(buf)), colour_off(r));
 }
 
 static _Noreturn void diverged(struct run *r, unsigned long long seq)
@@ -358,6 +383,61 @@ static _Noreturn void end_abort(void)
 	abort();
 }
 
+/* The runtime's fault line in the real variants (format=): ROCr's
+ * "on address %p%s. Reason: %s.\n" with a null address ("(nil)"), the
+ * imprecise-address suffix, the reason written after another thread's
+ * line, colour, after a 1 MiB line without newline. */
+static void maf_variants(const struct run *r, size_t i, const char *node, const char *addr,
+			 int read_only)
+{
+	const char *reason = read_only ? "Write access to a read-only page"
+				       : "Page not present or supervisor privilege";
+	char name[128];
+
+	if (variant(r, "long-line")) {
+		static char dump[1 << 16];
+
+		for (size_t k = 0; k < sizeof(dump); k++)
+			dump[k] = "0123456789abcdef"[k % 16];
+		fputs("[sim] kernel argument dump: ", stderr);
+		for (int k = 0; k < 16; k++)
+			fwrite(dump, 1, sizeof(dump), stderr);
+	}
+	fprintf(stderr, "%sMemory access fault by GPU node-%s (Agent handle: 0x55d0c8a0e4b0) on "
+		"address %s%s.", colour_on(r, "\x1b[1;31m"), node,
+		variant(r, "nil-address") ? "(nil)" : addr,
+		variant(r, "imprecise") ? "(may not be exact address)" : "");
+	if (variant(r, "reason-next-line"))
+		fprintf(stderr, "[HRR progress] elapsed_s=0.1 seq=%llu kernels=%zu d2h_pass=%zu "
+			"d2h_fail=%zu d2h_attempted=%zu last=\"%s\"\n", r->plan[i].seq, r->kernels,
+			r->pass, r->fail, r->attempted,
+			r->last_kernel ? sim_compact_name(r->last_kernel, name, sizeof(name)) : "");
+	fprintf(stderr, " Reason: %s.%s\n", reason, colour_off(r));
+}
+
+/* format=cut-name / cut-number: the process killed while a line is half
+ * written (the name in the runtime's bracket, a heartbeat's seq=). */
+static _Noreturn void end_cut(const struct run *r, size_t i, const char *addr)
+{
+	char seq[32];
+
+	if (variant(r, "cut-number")) {
+		fprintf(stderr, "Memory access fault by GPU node-2 (Agent handle: 0x55d0c8a0e4b0) "
+			"on address %s. Reason: Unknown.\n", addr);
+		snprintf(seq, sizeof(seq), "%llu", r->plan[i].seq);
+		fprintf(stderr, "[HRR progress] elapsed_s=9.9 seq=%.2s", seq);
+	} else {
+		const char *k = r->last_kernel ? r->last_kernel : "kernel";
+
+		fprintf(stderr, ":0:rocdevice.cpp:3020: Memory Fault Error [GPU index: 0, faulting "
+			"addr: %s, kernel: %.*s", addr, (int)(strlen(k) / 2), k);
+	}
+	fflush(stdout);
+	fflush(stderr);
+	kill(getpid(), SIGKILL);
+	_exit(137);
+}
+
 static _Noreturn void end_maf(const struct run *r, size_t i)
 {
 	const char *addr = scenario_get(r->sc, "fault_addr");
@@ -370,10 +450,15 @@ static _Noreturn void end_maf(const struct run *r, size_t i)
 	fault_lag(r, i);
 	if (!addr)
 		addr = read_only ? "0xdeadbeef" : "0x7f91da000000";
-	fprintf(stderr,
-		"Memory access fault by GPU node-%s (Agent handle: 0x1) on address %s. Reason: %s\n",
-		node ? node : "2", addr,
-		read_only ? "Write access to a read-only page" : "Unknown.");
+	if (variant(r, "cut-name") || variant(r, "cut-number"))
+		end_cut(r, i, addr);
+	if (scenario_get(r->sc, "format"))
+		maf_variants(r, i, node ? node : "2", addr, read_only);
+	else
+		fprintf(stderr,
+			"Memory access fault by GPU node-%s (Agent handle: 0x1) on address %s. "
+			"Reason: %s\n", node ? node : "2", addr,
+			read_only ? "Write access to a read-only page" : "Unknown.");
 	gethostname(host, sizeof(host) - 1);
 	if (!bracket || strcmp(bracket, "host") == 0)
 		fprintf(stderr,
@@ -587,9 +672,13 @@ static int summary(struct run *r)
 		printf("[HRR]   GPU graph time  : %.1f ms\n", 0.0);
 		printf("[HRR]   GPU total time  : %.1f ms\n", kernel_ms);
 	}
-	printf("[HRR]   D2H checks     : %zu pass (%zu exact, %zu within tol), %zu fail, %zu skipped\n",
-	       r->pass, r->pass - r->pass_tol, r->pass_tol, r->fail,
-	       r->attempted - r->pass - r->fail);
+	if (variant(r, "summary-newer"))
+		printf("[HRR]   D2H checks   : %zu pass, %zu fail, %zu skipped\n", r->pass, r->fail,
+		       r->attempted - r->pass - r->fail);
+	else
+		printf("[HRR]   D2H checks     : %zu pass (%zu exact, %zu within tol), %zu fail, "
+		       "%zu skipped\n", r->pass, r->pass - r->pass_tol, r->pass_tol, r->fail,
+		       r->attempted - r->pass - r->fail);
 	if (r->events_failed) {
 		printf("[HRR]   Events failed  : %zu (continued past each)\n", r->events_failed);
 		ok = 0;
@@ -662,6 +751,9 @@ static int replay(struct run *r)
 	r->fault_idx = plan_fault_index(r);
 	d2h_plan(r);
 
+	if (variant(r, "health"))
+		printf("[HRR] Complete: %s\n", a->complete ? "yes (clean shutdown)"
+			: "NO (no shutdown trailer; capture likely crashed)");
 	printf("[HRR] Archive : %zu events, %zu kernels, %zu blobs, %zu code objects\n",
 	       r->n, r->n_launches, a->n_blobs, a->n_code_objects);
 	printf("[HRR] Threads : %zu captured\n", r->synthetic ? (size_t)1 : a->n_threads);
@@ -693,8 +785,13 @@ static int replay(struct run *r)
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct sim_event *ev = &r->plan[i];
+		/* format=spliced, with --sync-after-launch: the launch line is
+		 * written, the launch synced, then " OK" appended; a fault in
+		 * the sync lands on the same line. */
+		int spliced = ev->kernel && variant(r, "spliced") && r->o->sync_after_launch;
 
-		print_event(r, i);
+		if (!spliced)
+			print_event(r, i);
 		if (ev->kernel) {
 			if (scenario_is(r, "slow"))
 				sim_sleep(every);
@@ -702,8 +799,12 @@ static int replay(struct run *r)
 			r->last_kernel = ev->kernel;
 			progress(r, ev);
 		}
+		if (spliced)
+			fprintf(stderr, "[HRR] Event %zu: %s   -> Kernel '%s'", i, ev->api, ev->kernel);
 		if ((long)i == r->fault_idx && (code = scenario_fault(r, i)) >= 0)
 			return code;
+		if (spliced)
+			fputs(" OK\n", stderr);
 		if (ev->kernel) {
 			launch++;
 			d2h_until(r, r->want_total * launch / r->n_launches, ev);

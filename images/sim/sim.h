@@ -1,6 +1,6 @@
 /* hrr-playback simulator: stands in for ROCm's hrr-playback where no AMD GPU
  * exists. It reads a real archive layout, prints the real program's lines
- * (../../shared/spec/hrr-playback.md quotes them) and ends the way the real
+ * (docs/formats.md quotes them) and ends the way the real
  * one does, per a scenario file inside the archive:
  *
  *     <pid-dir>/sim-scenario      key=value lines, '#' comments
@@ -28,6 +28,21 @@
  *   bytes=N           (flood; env HRR_SIM_FLOOD_BYTES wins)
  *   seconds=T, interval=S        (slow: a launch every S s for T s)
  *   missing_ptr=1, not_replayable=<api>            extra diagnostic lines
+ *   format=a,b,...    the real programs' variants of their lines (docs/formats.md,
+ *                     "Variants the classifier handles"):
+ *       spliced           with --sync-after-launch, "[HRR] Event N: api   ->
+ *                         Kernel 'k'" then " OK"; a fault lands on that line
+ *       reason-next-line  the fault line's " Reason: ..." after another
+ *                         thread's heartbeat
+ *       nil-address       "on address (nil)"
+ *       imprecise         ROCr's "(may not be exact address)"
+ *       summary-newer     "[HRR]   D2H checks   : P pass, F fail, S skipped"
+ *       health            "[HRR] Complete: yes (clean shutdown)" first
+ *       color             ANSI colour on heartbeats and the fault line
+ *       long-line         a 1 MiB line without newline before the fault
+ *       cut-name          killed while writing the fault bracket's kernel name
+ *       cut-number        killed while writing a heartbeat's seq=
+ *     (any format= also ends the fault line with ROCr's period)
  *
  * Environment just for the simulator: HRR_SIM_DEV_ROOT (default /dev),
  * HRR_SIM_SCENARIO (overrides scenario=), HRR_SIM_FLOOD_BYTES,

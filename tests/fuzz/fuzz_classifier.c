@@ -1,12 +1,15 @@
 /* libFuzzer harness: arbitrary bytes through the whole finding pipeline
  * (classify, finalize, markdown, JSON), checking on the way that the
- * finding does not depend on how the bytes were chunked. */
+ * finding does not depend on how the bytes were chunked, and that both
+ * outputs are valid UTF-8 whatever the input held (strict JSON readers
+ * reject a file with one bad byte). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/finding.h"
+#include "common/text.h"
+#include "finding/finding.h"
 
 static char *run(const uint8_t *data, size_t size, size_t chunk)
 {
@@ -28,6 +31,10 @@ static char *run(const uint8_t *data, size_t size, size_t chunk)
 	s = cJSON_PrintUnformatted(j);
 	if (!s)
 		abort();
+	if (!text_is_utf8(s, strlen(s)) || !text_is_utf8(md.buf, md.len)) {
+		fprintf(stderr, "the finding is not valid UTF-8:\n%s\n", s);
+		abort();
+	}
 	cJSON_Delete(j);
 	strbuf_release(&md);
 	finding_release(&f);

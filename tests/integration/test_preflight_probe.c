@@ -59,7 +59,7 @@ static char *image_id(const char *image)
 	return out;
 }
 
-/* cli.md's order for a rocm/vllm-style image: extra dir, /opt/rocm/lib,
+/* docs/cli.md's order for a rocm/vllm-style image: extra dir, /opt/rocm/lib,
  * then the image's own LD_LIBRARY_PATH. */
 static void lib_dirs(struct strvec *v, bool with_sdk)
 {

@@ -1,5 +1,5 @@
 /* End to end, every simulator scenario: the finding.json the run writes has
- * the outcome, fault class and kernel the rules of findings.md give. */
+ * the outcome, fault class and kernel the rules of docs/findings.md give. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -52,38 +52,14 @@ ParameterizedTestParameters(run_findings, every_scenario)
 	return cr_make_param_array(size_t, case_index, N_CASES);
 }
 
-static const char *str_of(const cJSON *j, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 ParameterizedTest(size_t *index, run_findings, every_scenario, .init = tenv_init, .fini = tenv_fini,
 		  .timeout = 120)
 {
 	const struct scenario_case *c = &cases[*index];
-	cleanup_free char *pid_dir = fixture_pid_dir(c->scenario);
-	const char *const argv[] = { "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir",
-				     tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
-				     tenv.sysfs, "-q", "--timeout", "4", "--stop-grace", "1", NULL };
 	struct tool_run r;
-	cleanup_cjson cJSON *f = NULL;
-	const char *kernel;
+	cleanup_cjson cJSON *f = run_fixture_finding(&r, c->scenario, "4", c->code);
 
-	tool_run(&r, argv, NULL);
-	cr_assert_eq(r.status, c->code, "%s: exit %d:\n%s", c->scenario, r.status, r.err.buf);
-	f = read_json(r.run_dir, "finding.json");
-	cr_assert_not_null(f, "%s: no finding.json", c->scenario);
-	cr_assert_str_eq(str_of(f, "outcome"), c->outcome, "%s", c->scenario);
-	cr_assert_str_eq(str_of(f, "fault_class"), c->fault_class, "%s", c->scenario);
-	kernel = str_of(f, "kernel_name");
-	if (!c->kernel_prefix)
-		cr_assert_null(kernel, "%s: names kernel %s without evidence", c->scenario, kernel);
-	else
-		cr_assert(kernel && !strncmp(kernel, c->kernel_prefix, strlen(c->kernel_prefix)),
-			  "%s: kernel %s, want %s...", c->scenario, kernel ? kernel : "(none)",
-			  c->kernel_prefix);
+	assert_finding_verdict(f, c->scenario, c->outcome, c->fault_class, c->kernel_prefix);
 	if (c->label) {
 		const cJSON *l;
 		bool found = false;

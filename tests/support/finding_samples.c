@@ -76,3 +76,19 @@ void fs_write(const char *path, const char *text)
 	cr_assert(fp, "%s: %s", path, strerror(errno));
 	cr_assert(fputs(text, fp) >= 0);
 }
+
+bool fs_has_note(const struct finding *f, const char *part)
+{
+	for (size_t i = 0; i < f->notes.n; i++)
+		if (strstr(f->notes.v[i], part))
+			return true;
+	return false;
+}
+
+bool fs_has_label(const struct finding *f, const char *label)
+{
+	for (size_t i = 0; i < f->labels.n; i++)
+		if (!strcmp(f->labels.v[i], label))
+			return true;
+	return false;
+}

@@ -4,10 +4,11 @@
 #ifndef HRR_TESTS_SUPPORT_FINDING_SAMPLES_H
 #define HRR_TESTS_SUPPORT_FINDING_SAMPLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/strbuf.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 
 /* <source root>/tests/fuzz/corpus/classifier/<name> (caller frees). The
  * root is $HRR_SRCDIR, else found from the test binary
@@ -24,6 +25,9 @@ void fs_classify_sample(const char *name, struct finding *out);
 void fs_analyze_sample(const char *name, struct finding *out);
 /* finding_to_json() printed unformatted (caller frees). */
 char *fs_json(const struct finding *f, const struct finding_context *ctx);
+/* A note containing part / exactly this label. */
+bool fs_has_note(const struct finding *f, const char *part);
+bool fs_has_label(const struct finding *f, const char *label);
 /* A fresh directory under $TMPDIR (caller frees) and its removal. */
 void fs_write(const char *path, const char *text);
 

@@ -109,6 +109,44 @@ char *fixture_root(const char *scenario)
 	return fixture_glob(scenario, "capture.hrr");
 }
 
+cJSON *run_fixture_finding(struct tool_run *r, const char *fixture, const char *timeout_s,
+			   int want_code)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir(fixture);
+	const char *const argv[] = { "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir",
+				     tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
+				     tenv.sysfs, "-q", "--timeout", timeout_s, "--stop-grace", "1", NULL };
+	cJSON *f;
+
+	tool_run(r, argv, NULL);
+	cr_assert_eq(r->status, want_code, "%s: exit %d:\n%s", fixture, r->status, r->err.buf);
+	f = read_json(r->run_dir, "finding.json");
+	cr_assert_not_null(f, "%s: no finding.json", fixture);
+	return f;
+}
+
+static const char *json_str(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void assert_finding_verdict(const cJSON *f, const char *what, const char *outcome,
+			    const char *fault_class, const char *kernel_prefix)
+{
+	const char *kernel = json_str(f, "kernel_name");
+
+	cr_assert_str_eq(json_str(f, "outcome"), outcome, "%s", what);
+	cr_assert_str_eq(json_str(f, "fault_class"), fault_class, "%s", what);
+	if (!kernel_prefix)
+		cr_assert_null(kernel, "%s: names kernel %s without evidence", what, kernel);
+	else
+		cr_assert(kernel && !strncmp(kernel, kernel_prefix, strlen(kernel_prefix)),
+			  "%s: kernel %s, want %s...", what, kernel ? kernel : "(none)",
+			  kernel_prefix);
+}
+
 static const char *tool_path(void)
 {
 	const char *bin = getenv("HRR_BIN");

@@ -45,6 +45,16 @@ char *fixture_pid_dir(const char *scenario);
 /* The capture root of a fixture scenario (absolute). Caller frees. */
 char *fixture_root(const char *scenario);
 
+/* Replay a fixture on the simulator image in the running test's scratch
+ * area (-q, --timeout timeout_s, --stop-grace 1); asserts the exit code and
+ * returns finding.json (caller deletes; r is filled, release it). */
+cJSON *run_fixture_finding(struct tool_run *r, const char *fixture, const char *timeout_s,
+			   int want_code);
+/* finding.json's outcome and fault class, and its kernel: none named when
+ * prefix is NULL, else one starting with prefix. */
+void assert_finding_verdict(const cJSON *f, const char *what, const char *outcome,
+			    const char *fault_class, const char *kernel_prefix);
+
 /* Run the built binary (HRR_BIN, default build/hrr-docker-replay) with
  * argv (NULL-terminated, without argv[0]); extra_env "K=V" entries are
  * added to (or replace in) the environment. */

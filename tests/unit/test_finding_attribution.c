@@ -2,7 +2,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
+#include "tests/support/finding_samples.h"
 
 static void classify(const char *log, struct finding *f)
 {
@@ -17,14 +18,6 @@ static void classify(const char *log, struct finding *f)
 	classifier_free(c);
 }
 
-static bool has_note(const struct finding *f, const char *needle)
-{
-	for (size_t i = 0; i < f->notes.n; i++)
-		if (strstr(f->notes.v[i], needle))
-			return true;
-	return false;
-}
-
 #define MAF "Memory access fault by GPU node-2 (Agent handle: 0x1) on address 0x10. Reason: Unknown.\n"
 
 Test(finding_attribution, unnamed_kernel_with_several_in_the_archive_is_explained)
@@ -36,7 +29,7 @@ Test(finding_attribution, unnamed_kernel_with_several_in_the_archive_is_explaine
 		 "Events:       9\nKernels:      3\n" MAF, &f);
 	cr_assert_eq(f.outcome, OUTCOME_MAF);
 	cr_assert_null(f.kernel_name, "never guessed");
-	cr_assert(has_note(&f, "more than one kernel, so none is guessed"));
+	cr_assert(fs_has_note(&f, "more than one kernel, so none is guessed"));
 	finding_release(&f);
 }
 
@@ -52,7 +45,7 @@ Test(finding_attribution, a_cut_single_name_is_explained)
 		 "  _ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11Fi... 1\n" MAF,
 		 &f);
 	cr_assert_null(f.kernel_name, "a cut name is never used");
-	cr_assert(has_note(&f, "cut to a column"), "notes: %zu", f.notes.n);
+	cr_assert(fs_has_note(&f, "cut to a column"), "notes: %zu", f.notes.n);
 	finding_release(&f);
 }
 
@@ -62,6 +55,6 @@ Test(finding_attribution, a_pass_gets_no_such_note)
 
 	finding_init(&f);
 	classify("[HRR] PASS\n", &f);
-	cr_assert_not(has_note(&f, "no kernel is named"));
+	cr_assert_not(fs_has_note(&f, "no kernel is named"));
 	finding_release(&f);
 }

@@ -1,4 +1,4 @@
-/* Every rule of findings.md against a realistic log, and each rule against
+/* Every rule of docs/findings.md against a realistic log, and each rule against
  * the one below it (the samples named *_beats_*). The samples are the
  * classifier fuzzer's seed corpus: tests/fuzz/corpus/classifier. */
 #include <criterion/criterion.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 #include "tests/support/finding_samples.h"
 
 #define CIJK                                                                                        \
@@ -179,7 +179,7 @@ ParameterizedTest(size_t *i, finding_classify, samples)
 	fs_analyze_sample(s->file, &f);
 	cr_expect_eq(f.outcome, s->outcome, "%s (%s): outcome %s, want %s", s->file, s->rule,
 		     finding_outcome_name(f.outcome), finding_outcome_name(s->outcome));
-	expect_str(s->file, "fault_class", f.fault_class, s->fault_class);
+	expect_str(s->file, "fault_class", finding_fault_class_name(f.fault_class), s->fault_class);
 	expect_str(s->file, "kernel_name", f.kernel_name, s->kernel);
 	expect_str(s->file, "fault_address", f.fault_address, s->address);
 	cr_expect_eq(f.kernels_launched, s->kernels, "%s: kernels_launched %lld, want %lld",
@@ -198,22 +198,6 @@ ParameterizedTest(size_t *i, finding_classify, samples)
 }
 
 /* ---- rule details the table does not show ---- */
-
-static bool has_note(const struct finding *f, const char *needle)
-{
-	for (size_t i = 0; i < f->notes.n; i++)
-		if (strstr(f->notes.v[i], needle))
-			return true;
-	return false;
-}
-
-static bool has_label(const struct finding *f, const char *label)
-{
-	for (size_t i = 0; i < f->labels.n; i++)
-		if (!strcmp(f->labels.v[i], label))
-			return true;
-	return false;
-}
 
 Test(finding_classify, read_only_fault_fields)
 {
@@ -254,7 +238,7 @@ Test(finding_classify, fatal_line_gives_the_failing_call)
 	cr_assert_str_eq(f.failing_api, "hipModuleLaunchKernel");
 	/* The kernel came from the verbose last launch: a note says so. */
 	cr_assert_str_eq(f.last_event_kernel, CIJK2);
-	cr_assert(has_note(&f, "--verbose"));
+	cr_assert(fs_has_note(&f, "--verbose"));
 	finding_release(&f);
 
 	fs_analyze_sample("fatal_api.log", &f);
@@ -275,7 +259,7 @@ Test(finding_classify, verbose_event_lines_after_the_fault_are_ignored)
 	cr_assert_str_eq(f.failing_api, "hipExtModuleLaunchKernel");
 	cr_assert_str_eq(f.last_event_kernel, CIJK);
 	cr_assert_not(f.saw_kernel_from_fault_line);
-	cr_assert(has_note(&f, "last launch before the fault"));
+	cr_assert(fs_has_note(&f, "last launch before the fault"));
 	finding_release(&f);
 }
 
@@ -317,14 +301,14 @@ Test(finding_classify, crash_implicates_no_kernel_even_with_evidence)
 	strvec_push(&f.archive_kernel_names, "copy_rows_kernel");
 	f.archive_kernels = 1;
 	finding_finalize(&f, &ctx);
-	cr_assert_str_eq(f.fault_class, "replay_crashed");
+	cr_assert_str_eq(finding_fault_class_name(f.fault_class), "replay_crashed");
 	cr_assert_null(f.kernel_name);
 	cr_assert_null(f.last_event_kernel);
 	cr_assert_eq(f.failing_call_index, -1);
 	cr_assert_eq(f.failing_event_seq, -1);
 	cr_assert_eq(f.replay_signal, 11);
-	cr_assert(has_note(&f, "died by signal 11 without printing a verdict"));
-	cr_assert(has_note(&f, "hrr-playback or its environment"));
+	cr_assert(fs_has_note(&f, "died by signal 11 without printing a verdict"));
+	cr_assert(fs_has_note(&f, "hrr-playback or its environment"));
 	finding_release(&f);
 	manifest_release(&m);
 }
@@ -335,19 +319,19 @@ Test(finding_classify, aten_kernel_keeps_verdict_and_gets_caveat)
 
 	fs_analyze_sample("queue_abort_aten.log", &f);
 	cr_assert_str_eq(f.kernel_family, "pytorch_kernel");
-	cr_assert(has_note(&f, "original failure signature"));
-	cr_assert(has_note(&f, "HSA_STATUS_ERROR_EXCEPTION"));
+	cr_assert(fs_has_note(&f, "original failure signature"));
+	cr_assert(fs_has_note(&f, "HSA_STATUS_ERROR_EXCEPTION"));
 	cr_assert_eq(f.replay_signal, 6);
 	finding_release(&f);
 
 	fs_analyze_sample("queue_abort_memory_fault.log", &f);
 	cr_assert_str_eq(f.kernel_family, "pytorch_kernel");
-	cr_assert(has_note(&f, "original failure signature"));
+	cr_assert(fs_has_note(&f, "original failure signature"));
 	finding_release(&f);
 
 	/* A GEMM fault carries no such caveat. */
 	fs_analyze_sample("maf_read_only_sk3.log", &f);
-	cr_assert_not(has_note(&f, "original failure signature"));
+	cr_assert_not(fs_has_note(&f, "original failure signature"));
 	finding_release(&f);
 }
 
@@ -356,7 +340,7 @@ Test(finding_classify, debug_agent_kernel_comes_with_a_caveat)
 	struct finding f;
 
 	fs_analyze_sample("agent_wave.log", &f);
-	cr_assert(has_note(&f, "rocm-debug-agent (wave stopped: ASSERT_TRAP)"));
+	cr_assert(fs_has_note(&f, "rocm-debug-agent (wave stopped: ASSERT_TRAP)"));
 	cr_assert_str_eq(f.kernel_family, "pytorch_kernel");
 	finding_release(&f);
 }
@@ -368,20 +352,20 @@ Test(finding_classify, hang_notes_and_kernel)
 	fs_analyze_sample("triage_timeout.log", &f);
 	cr_assert_eq(f.timeout_s, 1800);
 	cr_assert_not(f.timeout_without_output);
-	cr_assert(has_note(&f, "1800s time limit"));
+	cr_assert(fs_has_note(&f, "1800s time limit"));
 	finding_release(&f);
 
 	fs_analyze_sample("progress_timeout.log", &f);
 	cr_assert_eq(f.timeout_s, 300);
 	cr_assert(f.timeout_without_output);
-	cr_assert(has_note(&f, "without output"));
+	cr_assert(fs_has_note(&f, "without output"));
 	finding_release(&f);
 
 	fs_analyze_sample("watchdog_hang.log", &f);
 	cr_assert(f.saw_watchdog);
 	cr_assert_eq(f.failing_event_seq, 1198);
 	cr_assert_str_eq(f.kernel_family, "hipblaslt_gemm/MT128x128x32");
-	cr_assert(has_note(&f, "60000 ms"));
+	cr_assert(fs_has_note(&f, "60000 ms"));
 	finding_release(&f);
 }
 
@@ -432,7 +416,7 @@ Test(finding_classify, version_mismatch_versions)
 	fs_analyze_sample("version_mismatch.log", &f);
 	cr_assert_eq(f.archive_format_version, 9);
 	cr_assert_eq(f.reader_format_version, 8);
-	cr_assert(has_note(&f, "archive format version 9"));
+	cr_assert(fs_has_note(&f, "archive format version 9"));
 	finding_release(&f);
 }
 
@@ -447,7 +431,7 @@ Test(finding_classify, oom_fatal_keeps_its_call)
 
 	fs_analyze_sample("oom_marker.log", &f);
 	cr_assert(f.saw_oom_marker);
-	cr_assert(has_note(&f, "out of memory"));
+	cr_assert(fs_has_note(&f, "out of memory"));
 	finding_release(&f);
 }
 
@@ -458,7 +442,7 @@ Test(finding_classify, user_interrupt_note)
 	fs_analyze_sample("user_interrupt.log", &f);
 	cr_assert(f.saw_user_interrupt);
 	cr_assert_str_eq(f.interrupt_signal, "SIGINT");
-	cr_assert(has_note(&f, "stopped by the user (SIGINT): the workload is untested"));
+	cr_assert(fs_has_note(&f, "stopped by the user (SIGINT): the workload is untested"));
 	finding_release(&f);
 }
 
@@ -483,8 +467,8 @@ Test(finding_classify, d2h_failures_are_listed_each)
 	cr_assert_null(f.d2h_failures[2].tag);
 	cr_assert_str_eq(f.d2h_failures[2].src, "0x7f3a1c200000");
 	cr_assert_eq(f.d2h_failures[2].seq, -1);
-	cr_assert(has_label(&f, "D2H-FAIL"));
-	cr_assert_not(has_label(&f, "CLEAN"));
+	cr_assert(fs_has_label(&f, "D2H-FAIL"));
+	cr_assert_not(fs_has_label(&f, "CLEAN"));
 	finding_release(&f);
 }
 
@@ -498,7 +482,7 @@ Test(finding_classify, diverged_line)
 	cr_assert(f.d2h_failures[1].has_max);
 	cr_assert(f.d2h_failures[1].max_abs != f.d2h_failures[1].max_abs, "max|d|=nan is NaN");
 	cr_assert_eq(f.failing_event_seq, 1402);
-	cr_assert(has_note(&f, "2/3 D2H validations failed"));
+	cr_assert(fs_has_note(&f, "2/3 D2H validations failed"));
 	finding_release(&f);
 }
 
@@ -524,9 +508,9 @@ Test(finding_classify, labels_missing_handle_and_noop)
 	fs_analyze_sample("missing_handle_noop.log", &f);
 	cr_assert(f.saw_missing_handle);
 	cr_assert(f.saw_not_replayable);
-	cr_assert(has_label(&f, "MISSING-HANDLE"));
-	cr_assert(has_label(&f, "NOOP-API"));
-	cr_assert_not(has_label(&f, "CLEAN"));
+	cr_assert(fs_has_label(&f, "MISSING-HANDLE"));
+	cr_assert(fs_has_label(&f, "NOOP-API"));
+	cr_assert_not(fs_has_label(&f, "CLEAN"));
 	finding_release(&f);
 }
 
@@ -542,8 +526,8 @@ Test(finding_classify, info_output)
 	cr_assert_eq(f.archive_distinct_kernels, 1);
 	cr_assert_eq(f.archive_kernel_names.n, 1);
 	cr_assert_str_eq(f.archive_kernel_names.v[0], "copy_rows_kernel");
-	cr_assert(has_label(&f, "CRASH-TRUNCATED"));
-	cr_assert(has_note(&f, "no fault type is claimed"));
+	cr_assert(fs_has_label(&f, "CRASH-TRUNCATED"));
+	cr_assert(fs_has_note(&f, "no fault type is claimed"));
 	finding_release(&f);
 
 	/* Names cut to the column width are never used. */
@@ -567,7 +551,7 @@ Test(finding_classify, multi_process_root_info)
 
 	fs_classify_text(info, sizeof(info) - 1, 0, "t", &f);
 	finding_finalize(&f, NULL);
-	cr_assert(has_label(&f, "MULTI-PROCESS"));
+	cr_assert(fs_has_label(&f, "MULTI-PROCESS"));
 	finding_release(&f);
 }
 
@@ -626,7 +610,7 @@ Test(finding_classify, d2h_failures_are_capped_and_counted)
 	fs_classify_text(log.buf, log.len, 0, "t", &f);
 	cr_assert_eq(f.n_d2h_failures, FINDING_MAX_D2H_FAILURES);
 	cr_assert_eq(f.d2h_failure_lines, FINDING_MAX_D2H_FAILURES + 10);
-	cr_assert(has_note(&f, "10 more D2H FAIL lines"));
+	cr_assert(fs_has_note(&f, "10 more D2H FAIL lines"));
 	finding_release(&f);
 	strbuf_release(&log);
 }

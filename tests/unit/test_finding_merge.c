@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 #include "tests/support/finding_samples.h"
 
 static void merge_samples(const char *const *names, size_t n, struct finding *acc)
@@ -20,14 +20,6 @@ static void merge_samples(const char *const *names, size_t n, struct finding *ac
 	}
 }
 
-static bool has_note(const struct finding *f, const char *needle)
-{
-	for (size_t i = 0; i < f->notes.n; i++)
-		if (strstr(f->notes.v[i], needle))
-			return true;
-	return false;
-}
-
 Test(finding_merge, info_without_verdict_keeps_the_fault_and_lends_its_kernel)
 {
 	static const char *const logs[] = { "maf_no_kernel.log", "info_single_kernel.log" };
@@ -37,11 +29,11 @@ Test(finding_merge, info_without_verdict_keeps_the_fault_and_lends_its_kernel)
 	cr_assert(!finding_needs_info(&f), "--info was read");
 	finding_finalize(&f, NULL);
 	cr_assert_eq(f.outcome, OUTCOME_MAF);
-	cr_assert_str_eq(f.fault_class, "illegal_memory_access");
+	cr_assert_str_eq(finding_fault_class_name(f.fault_class), "illegal_memory_access");
 	cr_assert_str_eq(f.kernel_name, "copy_rows_kernel");
 	cr_assert_str_eq(f.kernel_family, "other");
-	cr_assert(has_note(&f, "exactly one kernel"));
-	cr_assert(has_note(&f, "--sync-after-launch"));
+	cr_assert(fs_has_note(&f, "exactly one kernel"));
+	cr_assert(fs_has_note(&f, "--sync-after-launch"));
 	cr_assert_eq(f.archive_complete, 0);
 	cr_assert_eq(f.sources.n, 2);
 	cr_assert_str_eq(f.sources.v[0], "maf_no_kernel.log");
@@ -71,7 +63,7 @@ Test(finding_merge, later_unknown_does_not_replace)
 
 	merge_samples(logs, 3, &f);
 	cr_assert_eq(f.outcome, OUTCOME_ABORT);
-	cr_assert_str_eq(f.fault_class, "replay_fatal_api");
+	cr_assert_str_eq(finding_fault_class_name(f.fault_class), "replay_fatal_api");
 	finding_release(&f);
 }
 
@@ -82,7 +74,7 @@ Test(finding_merge, later_verdict_replaces_earlier)
 
 	merge_samples(logs, 2, &f);
 	cr_assert_eq(f.outcome, OUTCOME_PASS);
-	cr_assert_str_eq(f.fault_class, "replay_pass");
+	cr_assert_str_eq(finding_fault_class_name(f.fault_class), "replay_pass");
 	finding_release(&f);
 }
 
@@ -101,7 +93,7 @@ Test(finding_merge, fields_fill_gaps_only)
 	cr_assert_str_eq(f.workgroup, "256,1,1");
 	cr_assert_not_null(f.capture_hip_so);
 	/* Both had a verdict: the later one's class replaces. */
-	cr_assert_str_eq(f.fault_class, "illegal_memory_access");
+	cr_assert_str_eq(finding_fault_class_name(f.fault_class), "illegal_memory_access");
 	finding_release(&f);
 }
 
@@ -162,7 +154,7 @@ Test(finding_merge, merge_is_deep)
 	finding_release(&one);
 	/* acc owns its copies: one is gone. */
 	cr_assert_str_eq(acc.d2h_failures[0].tag, "DtoH");
-	cr_assert_str_eq(acc.fault_class, "nan_inf_divergence");
+	cr_assert_str_eq(finding_fault_class_name(acc.fault_class), "nan_inf_divergence");
 	cr_assert_str_eq(acc.sources.v[0], "fail_d2h.log");
 	finding_release(&acc);
 }
@@ -205,7 +197,7 @@ Test(finding_merge, finalize_takes_capture_fields_from_the_manifest)
 	cr_assert_eq(f.archive_format_version, 8);
 	cr_assert_eq(f.archive_events, 1532, "the log's value is not overwritten");
 	cr_assert_str_eq(f.sources.v[f.sources.n - 1], "/a/pid-4242/manifest.json");
-	cr_assert(has_note(&f, "hipGraphInstantiate"));
+	cr_assert(fs_has_note(&f, "hipGraphInstantiate"));
 	/* CRASH-TRUNCATED and NOOP-API, never CLEAN next to them. */
 	cr_assert_eq(f.labels.n, 2);
 	cr_assert_str_eq(f.labels.v[0], "CRASH-TRUNCATED");
@@ -224,7 +216,7 @@ Test(finding_merge, legacy_manifest_says_so)
 	m.complete = 1;
 	fs_classify_sample("pass_clean.log", &f);
 	finding_finalize(&f, &ctx);
-	cr_assert(has_note(&f, "legacy capture"));
+	cr_assert(fs_has_note(&f, "legacy capture"));
 	cr_assert_null(f.capture_gcn_arch);
 	cr_assert_eq(f.capture_device_count, -1);
 	cr_assert_eq(f.archive_complete, 1);
@@ -251,7 +243,7 @@ Test(finding_merge, finalize_is_idempotent)
 Test(finding_merge, run_signal_fills_replay_signal)
 {
 	struct finding f;
-	struct finding_run run = { .exit_code = 139, .ended_by = "signal", .signal = 11, .wall_s = 3.5 };
+	struct finding_run run = { .exit_code = 139, .ended_by = ENDED_SIGNAL, .signal = 11, .wall_s = 3.5 };
 	struct finding_context ctx = { .run = &run };
 
 	fs_classify_sample("unknown_start_only.log", &f);

@@ -1,11 +1,11 @@
-/* finding.json has exactly the keys and types of findings.md; finding.md
+/* finding.json has exactly the keys and types of docs/findings.md; finding.md
  * prints zeros as 0 and unknowns as n/a. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "orchestrator/finding.h"
+#include "finding/finding.h"
 #include "preflight/preflight.h"
 #include "tests/support/finding_samples.h"
 
@@ -187,7 +187,7 @@ Test(finding_render, json_run_and_preflight)
 	struct finding_run run = {
 		.image = "hrr-sim:dev", .image_id = "sha256:abc", .image_digest = NULL,
 		.container_id = "c0ffee", .gpus = gpus, .n_gpus = 2, .exit_code = 134,
-		.ended_by = "exit", .signal = -1, .wall_s = 12.5, .log = "/w/replay.log", .run_dir = "/w",
+		.ended_by = ENDED_EXIT, .signal = -1, .wall_s = 12.5, .log = "/w/replay.log", .run_dir = "/w",
 	};
 	struct finding_context ctx = { .archive_name = "pid-7", .run = &run, .preflight = &r };
 	cleanup_cjson cJSON *j = NULL;
@@ -302,7 +302,7 @@ Test(finding_render, markdown_escapes_table_cells)
 
 	finding_init(&f);
 	f.outcome = OUTCOME_MAF;
-	f.fault_class = strdup("illegal_memory_access");
+	f.fault_class = FAULT_ILLEGAL_MEMORY_ACCESS;
 	f.kernel_name = strdup("void k<a|b>(int`)");
 	finding_finalize(&f, NULL);
 	finding_render_markdown(&f, NULL, &md);
@@ -317,7 +317,7 @@ Test(finding_render, markdown_preflight_run_sources_notes)
 	struct preflight_report r;
 	static const int gpus[] = { 1 };
 	struct finding_run run = { .image = "hrr-sim:dev", .gpus = gpus, .n_gpus = 1, .exit_code = 0,
-				   .ended_by = "exit", .signal = -1, .wall_s = 0.0 };
+				   .ended_by = ENDED_EXIT, .signal = -1, .wall_s = 0.0 };
 	struct finding_context ctx = { .archive_name = "pid-1", .preflight = &r, .run = &run };
 
 	preflight_report_init(&r);

@@ -169,7 +169,7 @@ Test(options, subcommands_and_help)
 	options_release(&o);
 
 	options_help(CMD_RUN, &help);
-	/* Every option and env twin of cli.md appears in --help. */
+	/* Every option and env twin of docs/cli.md appears in --help. */
 	static const char *const must[] = {
 		"--image", "--archive", "--workdir", "--output", "--format", "--gpu", "--pull",
 		"--timeout", "--progress-timeout", "--stop-grace", "--progress-seconds",
@@ -195,4 +195,87 @@ Test(options, booleans)
 	cr_assert_eq(options_parse_bool("0"), 0);
 	cr_assert_eq(options_parse_bool(""), 0);
 	cr_assert_eq(options_parse_bool("2"), -1);
+}
+
+Test(options, a_usage_error_from_the_environment_names_the_variable)
+{
+	static const char *const kv[] = { "GPU", "x", NULL };
+	static const char *const timeout[] = { "HRR_REPLAY_TIMEOUT", "soon", NULL };
+	struct options o;
+	struct error err;
+
+	cr_assert_eq(PARSE(&o, &err, kv, NULL, "--image", "i", "--archive", "/a"), -1);
+	cr_assert_eq(err.kind, ERR_USAGE);
+	cr_assert(strstr(err.msg, "GPU=x"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "environment"), "%s", err.msg);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, timeout, NULL, "--image", "i", "--archive", "/a"), -1);
+	cr_assert(strstr(err.msg, "HRR_REPLAY_TIMEOUT"), "%s", err.msg);
+	options_release(&o);
+}
+
+Test(options, a_gpu_from_the_environment_remembers_where_it_came_from)
+{
+	static const char *const kv[] = { "GPU", "1", NULL };
+	struct options o;
+	struct error err;
+
+	cr_assert_eq(PARSE(&o, &err, kv, NULL, "--image", "i", "--archive", "/a"), 0);
+	cr_assert_str_eq(o.gpus_from, "GPU");
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, kv, NULL, "--image", "i", "--archive", "/a", "--gpu", "0"), 0);
+	cr_assert_str_eq(o.gpus_from, "--gpu", "the flag wins");
+	options_release(&o);
+}
+
+Test(options, env_twins_of_other_commands_do_not_break_gc)
+{
+	static const char *const kv[] = { "GPU", "not-a-list", NULL };
+	struct options o;
+	struct error err;
+
+	cr_assert_eq(PARSE(&o, &err, kv, NULL, "gc"), 0, "%s", err.msg);
+	cr_assert_eq(o.command, CMD_GC);
+	options_release(&o);
+}
+
+Test(options, analyze_is_parsed_by_the_table)
+{
+	struct options o;
+	struct error err;
+
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "analyze", "--log", "a.log", "--log", "-",
+			   "--format", "json", "-o", "out.json"), 0, "%s", err.msg);
+	cr_assert_eq(o.command, CMD_ANALYZE);
+	cr_assert_eq(o.logs.n, 2);
+	cr_assert_str_eq(o.logs.v[1], "-");
+	cr_assert_eq(o.format, FORMAT_JSON);
+	cr_assert_str_eq(o.output, "out.json");
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "analyze", "--gpu", "0", "--log", "a"), -1);
+	cr_assert(strstr(err.msg, "--gpu does not apply to 'analyze'"), "%s", err.msg);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "analyze"), -1);
+	cr_assert(strstr(err.msg, "--log FILE is required"), "%s", err.msg);
+	options_release(&o);
+}
+
+Test(options, every_command_of_the_table_has_its_help)
+{
+	static const char *const names[] = { "run", "preflight", "analyze", "gc" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct options o;
+		struct error err;
+		struct strbuf help = STRBUF_INIT;
+
+		cr_assert_eq(PARSE(&o, &err, NULL, NULL, (char *)names[i], "--help"), 0, "%s", names[i]);
+		cr_assert(o.want_help);
+		options_help(o.command, &help);
+		cr_assert(strstr(help.buf, "Usage: hrr-docker-replay"), "%s", names[i]);
+		if (i)
+			cr_assert(strstr(help.buf, names[i]), "%s's help names it", names[i]);
+		strbuf_release(&help);
+		options_release(&o);
+	}
 }

@@ -1,4 +1,4 @@
-/* Archive layout: events.bin header checks and PATH resolution (cli.md). */
+/* Archive layout: events.bin header checks and PATH resolution (docs/cli.md). */
 #include <criterion/criterion.h>
 
 #include "tests/support/scratch.h"
@@ -54,7 +54,7 @@ Test(preflight_archive, events_header_gives_the_format_version)
 
 Test(preflight_archive, events_on_disk_bytes_match_the_spec)
 {
-	/* hrr-playback.md: bytes on disk 45 48 52 52, then 08 00. */
+	/* docs/formats.md: bytes on disk 45 48 52 52, then 08 00. */
 	static const unsigned char bytes[] = { 0x45, 0x48, 0x52, 0x52, 0x08, 0x00, 0x00, 0x00 };
 	char *pid = under("pid-2");
 	char *file = under("pid-2/events.bin");

@@ -1,4 +1,4 @@
-/* preflight_evaluate: every rule of preflight.md, with its exact message. */
+/* preflight_evaluate: every rule of docs/preflight.md, with its exact message. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,6 +7,8 @@
 #include "orchestrator/replay_plan.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/watchdog.h"
+#include "common/clock.h"
+#include "containers/ours.h"
 
 static struct gpu_topology two_gpus(void)
 {
@@ -65,22 +67,12 @@ Test(replay_plan, devices_are_kfd_and_chosen_render_nodes_at_host_paths)
 	plan_devices_free(d, n);
 }
 
-static void opts_for(struct options *o)
-{
-	options_init(o);
-	o->image = xstrdup("rocm/vllm:x");
-	o->device_root = xstrdup("/dev");
-	o->sysfs_root = xstrdup("/sys");
-}
-
 Test(replay_plan, library_path_order)
 {
-	struct options o;
-	struct strvec env = STRVEC_INIT, dirs = STRVEC_INIT;
+	struct strvec env = STRVEC_INIT, dirs = STRVEC_INIT, extra = STRVEC_INIT;
 
-	opts_for(&o);
 	strvec_push(&env, "LD_LIBRARY_PATH=/img/lib:/opt/rocm/lib");
-	plan_library_dirs(&o, "rocm/vllm", &env, true, &dirs);
+	plan_library_dirs(&extra, "rocm/vllm", &env, true, &dirs);
 	cr_assert_eq(dirs.n, 5);
 	cr_assert_str_eq(dirs.v[0], "/opt/hrr/lib");
 	cr_assert_str_eq(dirs.v[1], "/opt/hrr/rocr");
@@ -88,13 +80,13 @@ Test(replay_plan, library_path_order)
 	cr_assert_str_eq(dirs.v[3], "/opt/rocm/lib");
 	cr_assert_str_eq(dirs.v[4], "/img/lib", "the image's own last, no duplicate");
 	strvec_clear(&dirs);
-	strvec_push(&o.extra_ld, "/extra");
-	plan_library_dirs(&o, "other/img", NULL, false, &dirs);
+	strvec_push(&extra, "/extra");
+	plan_library_dirs(&extra, "other/img", NULL, false, &dirs);
 	cr_assert_eq(dirs.n, 2);
 	cr_assert_str_eq(dirs.v[0], "/extra");
 	strvec_clear(&dirs);
 	strvec_clear(&env);
-	options_release(&o);
+	strvec_clear(&extra);
 }
 
 static const cJSON *find_key(const cJSON *o, const char *k)
@@ -104,8 +96,8 @@ static const cJSON *find_key(const cJSON *o, const char *k)
 
 Test(replay_plan, container_is_locked_down)
 {
-	struct options o;
-	struct strvec env = STRVEC_INIT;
+	struct strvec env = STRVEC_INIT, hip_hrr = STRVEC_INIT, user_env = STRVEC_INIT;
+	struct replay_plan_knobs k = { .progress_seconds = 30, .stop_grace_s = 10 };
 	struct plan_device devs[2] = { { "/dev/kfd", "/dev/kfd", 44 },
 				       { "/dev/dri/renderD128", "/dev/dri/renderD128", 109 } };
 	struct replay_plan_input in = { 0 };
@@ -113,10 +105,11 @@ Test(replay_plan, container_is_locked_down)
 	struct error err;
 	cJSON *j, *hc;
 
-	opts_for(&o);
-	strvec_push(&o.hip_hrr_env, "HIP_HRR_D2H_EXACT=1");
-	strvec_push(&o.env, "FOO=bar");
-	in.opts = &o;
+	strvec_push(&hip_hrr, "HIP_HRR_D2H_EXACT=1");
+	strvec_push(&user_env, "FOO=bar");
+	k.hip_hrr_env = &hip_hrr;
+	k.env = &user_env;
+	in.knobs = &k;
 	in.pid_dir = "/data/capture.hrr/pid-42";
 	in.pid_name = "pid-42";
 	in.image_ref = "rocm/vllm:x";
@@ -159,13 +152,27 @@ Test(replay_plan, container_is_locked_down)
 	cJSON_Delete(j);
 	container_spec_release(&s);
 
-	o.no_sync = true;
+	k.no_sync = true;
 	container_spec_init(&s);
 	cr_assert_eq(replay_plan_build(&in, &s, &err), 0);
 	cr_assert_eq(s.cmd.n, 1, "--no-sync drops --sync-after-launch");
 	container_spec_release(&s);
+
+	/* The --info follow-up: the same labels and hardening, no devices. */
+	container_spec_init(&s);
+	replay_plan_build_info(&in, &s);
+	j = container_spec_to_json(&s);
+	hc = (cJSON *)find_key(j, "HostConfig");
+	cr_assert_str_eq(s.cmd.v[1], "--info");
+	cr_assert_str_eq(find_key(hc, "NetworkMode")->valuestring, "none");
+	cr_assert_str_eq(cJSON_GetArrayItem(find_key(hc, "CapDrop"), 0)->valuestring, "ALL");
+	cr_assert_str_eq(find_key(find_key(j, "Labels"), LABEL_RUN)->valuestring, "abc123");
+	cr_assert_eq(s.n_devices, 0);
+	cJSON_Delete(j);
+	container_spec_release(&s);
 	strvec_clear(&env);
-	options_release(&o);
+	strvec_clear(&hip_hrr);
+	strvec_clear(&user_env);
 }
 
 Test(watchdog, deadlines)
@@ -188,12 +195,12 @@ Test(watchdog, deadlines)
 Test(replay_ending, markers_exactly_as_findings_md)
 {
 	struct strbuf m = STRBUF_INIT;
-	const char *by;
+	enum finding_ended_by by;
 	int sig;
 
 	replay_ending(REPLAY_STOP_TIMEOUT, 5, 0, 0, false, 143, &m, &by, &sig);
 	cr_assert_str_eq(m.buf, "replay timed out after 5s");
-	cr_assert_str_eq(by, "timeout");
+	cr_assert_str_eq(finding_ended_by_name(by), "timeout");
 	cr_assert_eq(sig, -1, "our own SIGTERM is not a crash");
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_PROGRESS, 5, 7, 0, false, 137, &m, &by, &sig);
@@ -201,7 +208,7 @@ Test(replay_ending, markers_exactly_as_findings_md)
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_INTERRUPT, 5, 7, 2, false, 143, &m, &by, &sig);
 	cr_assert_str_eq(m.buf, "replay interrupted by the user (SIGINT)");
-	cr_assert_str_eq(by, "interrupt");
+	cr_assert_str_eq(finding_ended_by_name(by), "interrupt");
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_NONE, 5, 0, 0, false, 139, &m, &by, &sig);
 	cr_assert_str_eq(m.buf, "replay killed by signal 11");
@@ -209,11 +216,11 @@ Test(replay_ending, markers_exactly_as_findings_md)
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_NONE, 5, 0, 0, true, 137, &m, &by, &sig);
 	cr_assert_str_eq(m.buf, "replay killed by the engine: out of memory");
-	cr_assert_str_eq(by, "oom");
+	cr_assert_str_eq(finding_ended_by_name(by), "oom");
 	strbuf_reset(&m);
 	replay_ending(REPLAY_STOP_NONE, 5, 0, 0, false, 124, &m, &by, &sig);
 	cr_assert_eq(m.len, 0, "124 is an ordinary exit");
-	cr_assert_str_eq(by, "exit");
+	cr_assert_str_eq(finding_ended_by_name(by), "exit");
 	strbuf_release(&m);
 }
 
@@ -224,11 +231,28 @@ Test(run_folder, owner_label_round_trip)
 	pid_t pid;
 	unsigned long long start;
 
-	cr_assert_eq(owner_label_parse(self, host, sizeof(host), &pid, &start), 0);
+	cr_assert_eq(owner_label_parse(self, host, sizeof(host), &pid, &start, NULL), 0);
 	cr_assert_eq(pid, getpid());
 	cr_assert_eq(start, process_start_ticks(getpid()));
 	cr_assert_neq(start, 0);
-	cr_assert_eq(owner_label_parse("nohost", host, sizeof(host), &pid, &start), -1);
-	cr_assert_eq(owner_label_parse("h:x:1", host, sizeof(host), &pid, &start), -1);
+	cr_assert_eq(owner_label_parse("nohost", host, sizeof(host), &pid, &start, NULL), -1);
+	cr_assert_eq(owner_label_parse("h:x:1", host, sizeof(host), &pid, &start, NULL), -1);
+	free(self);
+}
+
+Test(run_folder, owner_label_carries_the_uid)
+{
+	char *self = owner_label_self();
+	char host[256];
+	pid_t pid;
+	unsigned long long start;
+	uid_t uid = 12345;
+
+	cr_assert_eq(owner_label_parse(self, host, sizeof(host), &pid, &start, &uid), 0);
+	cr_assert_eq(uid, getuid());
+	cr_assert_eq(owner_label_parse("h:7:99", host, sizeof(host), &pid, &start, &uid), 0,
+		     "labels written before the uid was added still parse");
+	cr_assert_eq(uid, (uid_t)-1);
+	cr_assert_eq(owner_label_parse("h:7:99:x", host, sizeof(host), &pid, &start, &uid), -1);
 	free(self);
 }

@@ -1,7 +1,7 @@
 /* The simulator's output formats, checked on the host-built binary (no
  * engine, no root): a fake library dir and a fake /dev under a scratch
  * directory stand in for ROCm and the GPU (HRR_SIM_DEV_ROOT). The formats
- * are those hrr-playback.md quotes; each is checked by parsing a line with
+ * are those docs/formats.md quotes; each is checked by parsing a line with
  * the printf format and printing it back: a byte that differs fails. */
 #include <criterion/criterion.h>
 

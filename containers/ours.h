@@ -1,0 +1,56 @@
+/* The containers this tool creates, in one place: their labels, the owner
+ * identity that lets `gc` tell a dead run's container from a live one, the
+ * hardening every one of them gets, and the probe container spec. The
+ * replay and `--info` specs are built by orchestrator/replay_plan.c on top
+ * of these; `gc` finds what they label. Change a label or the hardening
+ * here and every creator and `gc` follow. */
+#ifndef HRR_CONTAINERS_OURS_H
+#define HRR_CONTAINERS_OURS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "docker/engine.h"
+
+/* Labels. Every container of ours carries LABEL_OWNER or LABEL_PROBE. */
+#define LABEL_RUN "hrr-docker-replay.run"         /* the run id */
+#define LABEL_OWNER "hrr-docker-replay.owner"     /* owner label, below */
+#define LABEL_ARCHIVE "hrr-docker-replay.archive" /* the pid directory */
+#define LABEL_IMAGE "hrr-docker-replay.image"     /* the image reference as given */
+#define LABEL_KEEP "hrr-docker-replay.keep"       /* --keep: gc leaves it unless --all */
+#define LABEL_PROBE "hrr-docker-replay.probe"     /* a created, never-started probe */
+
+/* The start time of process pid (clock ticks since boot, /proc/<pid>/stat
+ * field 22), 0 when the process does not exist. Together with the pid it
+ * tells a live orchestrator from a recycled pid. */
+unsigned long long process_start_ticks(pid_t pid);
+/* "<host>:<pid>:<start ticks>:<uid>" of this process (caller frees). */
+char *owner_label_self(void);
+/* Pure: split an owner label. The uid was added later: a label without it
+ * parses with *uid = (uid_t)-1. uid may be NULL. */
+__attribute__((warn_unused_result))
+int owner_label_parse(const char *label, char *host, size_t hostlen, pid_t *pid,
+		      unsigned long long *start, uid_t *uid);
+
+/* What identifies a run's containers (the replay and its --info). */
+struct ours_labels {
+	const char *run_id;
+	const char *owner;
+	const char *archive;
+	const char *image;
+	bool keep;
+};
+void ours_add_labels(struct container_spec *s, const struct ours_labels *l);
+
+/* What every container of ours gets: no network, all capabilities dropped
+ * (cap_add of the caller comes on top), no-new-privileges, no core dumps
+ * (GPU cores are tens of GB per process), an init as pid 1. */
+void ours_harden(struct container_spec *s);
+
+/* A created, never-started container of image (an ID or a reference), for
+ * reading files out of it through the archive endpoint; labelled
+ * LABEL_PROBE=1 and LABEL_IMAGE=image_name (NULL: image) so `gc` finds it. */
+void ours_probe_spec(struct container_spec *s, const char *image, const char *image_name);
+
+#endif

@@ -1,0 +1,219 @@
+/* The GPU runtime's fault and abort lines (ROCr's memory access fault,
+ * HIP's Memory Fault Error, queue aborts, HSA status codes,
+ * rocm-debug-agent's wave dump), and the words around "replay": the stop
+ * markers (read through finding/marker.h) and hrr-playback's abort words. */
+#include "finding/classify.h"
+
+#include <limits.h>
+
+void classify_maf(struct classifier *c, const char *p, const char *end)
+{
+	struct finding *f = &c->f;
+	const char *q = p + sizeof("Memory access fault by GPU node-") - 1;
+	const char *node = q, *a, *h, *r;
+
+	c->maf_line = true;
+	saw_fault(c);
+	while (q < end && is_digit(*q))
+		q++;
+	if (c->maf_address)
+		return; /* the first fault is the one that matters */
+	set_once(&f->gpu_node, node, q);
+	a = find(q, end, LIT("on address "));
+	if (!a)
+		return;
+	a += sizeof("on address ") - 1;
+	/* ROCr prints the address with %p: a null one is glibc's "(nil)". */
+	if (has_prefix(a, end, LIT("(nil)"))) {
+		c->maf_address = xstrdup("0x0");
+		c->maf_nil = true;
+		h = a + 5;
+	} else {
+		h = hex_token(a, end);
+		if (!h)
+			return;
+		c->maf_address = dup_range(a, h);
+	}
+	if (has_prefix(h, end, LIT("(may not be exact address)")))
+		c->maf_imprecise = true;
+	r = find(h, end, LIT("Reason:"));
+	if (r)
+		classify_reason(c, r + 7, end);
+	else
+		c->reason_lines = FINDING_REASON_LINES;
+}
+
+/* "<reason>." (ROCr ends it with a period); on a cut line a reason without
+ * its period is cut too, and not read. */
+void classify_reason(struct classifier *c, const char *r, const char *end)
+{
+	const char *b;
+
+	r = skip_blanks(r, end);
+	b = memchr(r, '.', span(r, end));
+	if (!b && c->cut)
+		return;
+	b = trim_end(r, b ? b : end);
+	if (b <= r || c->f.fault_reason)
+		return;
+	c->f.fault_reason = dup_range(r, b);
+	for (const char *x = r; x + 9 <= b; x++)
+		if (!strncasecmp(x, "read-only", 9)) {
+			c->maf_read_only = true;
+			break;
+		}
+}
+
+/* "kernel: <name>]" inside a runtime bracket; the name runs to the last ']'. */
+static void bracket_kernel(char **dst, const char *p, const char *end)
+{
+	const char *k = find(p, end, LIT("kernel: "));
+	const char *b;
+
+	if (!k)
+		return;
+	k += 8;
+	b = end;
+	while (b > k && b[-1] != ']')
+		b--;
+	/* No closing bracket: the name is cut (a log cut mid-line, a line
+	 * read in windows), and a cut name is never used. */
+	if (b <= k)
+		return;
+	b = trim_end(k, b - 1);
+	if (b > k && !(b - k == 6 && !memcmp(k, "(null)", 6)))
+		set_once(dst, k, b);
+}
+
+/* Memory Fault Error [host: x, GPU index: 0, faulting addr: 0x..., kernel: <name>] */
+void classify_mfe(struct classifier *c, const char *p, const char *end)
+{
+	const char *a = find(p, end, LIT("faulting addr: "));
+
+	c->mfe_line = true;
+	saw_fault(c);
+	if (a) {
+		const char *h = hex_token(a + 15, end);
+
+		if (h)
+			set_once(&c->mfe_address, a + 15, h);
+	}
+	bracket_kernel(&c->mfe_kernel, p, end);
+}
+
+/* aborting with error ... [... kernel: <name>] */
+void classify_queue_abort(struct classifier *c, const char *p, const char *end)
+{
+	saw_fault(c);
+	bracket_kernel(&c->queue_kernel, p, end);
+}
+
+void classify_hsa_status(struct classifier *c, const char *p, const char *end)
+{
+	const char *q = p;
+
+	while ((q = find(q, end, LIT("HSA_STATUS_ERROR_"))) != NULL) {
+		enum hsa_status s = HSA_NONE;
+
+		q += sizeof("HSA_STATUS_ERROR_") - 1;
+		if (has_prefix(q, end, LIT("MEMORY_FAULT"))) {
+			c->hsa_memory_fault = true;
+			s = HSA_MEMORY_FAULT;
+		} else if (has_prefix(q, end, LIT("ABORTED"))) {
+			c->hsa_aborted = true;
+			s = HSA_ABORTED;
+		} else if (has_prefix(q, end, LIT("EXCEPTION"))) {
+			c->hsa_exception = true;
+			s = HSA_EXCEPTION;
+		}
+		if (s != HSA_NONE) {
+			saw_fault(c);
+			if (c->hsa_first == HSA_NONE)
+				c->hsa_first = s;
+		}
+	}
+}
+
+/* The orchestrator's (or the shell workflow's) stop markers, and the
+ * replay's own "aborting replay" / "Replay aborted". */
+/* A stop marker: the runner's word on how the replay ended. */
+static void on_marker(struct classifier *c, const struct marker *m)
+{
+	struct finding *f = &c->f;
+
+	switch (m->ended_by) {
+	case ENDED_TIMEOUT:
+	case ENDED_PROGRESS_TIMEOUT:
+		c->timeout = true;
+		f->timeout_s = m->seconds;
+		if (m->ended_by == ENDED_PROGRESS_TIMEOUT)
+			f->timeout_without_output = true;
+		break;
+	case ENDED_SIGNAL:
+		c->signal_marker = true;
+		f->replay_signal = m->signal;
+		break;
+	case ENDED_OOM:
+		f->saw_oom_marker = true;
+		break;
+	case ENDED_INTERRUPT:
+		f->saw_user_interrupt = true;
+		if (m->signal_name)
+			set_last(&f->interrupt_signal, m->signal_name,
+				 m->signal_name + m->signal_name_len);
+		break;
+	case ENDED_EXIT:
+		break;
+	}
+}
+
+void classify_replay_word(struct classifier *c, const char *p, const char *from,
+			  const char *end)
+{
+	const char *q = from;
+	struct marker m;
+
+	while ((q = find(q, end, LIT("eplay"))) != NULL) {
+		const char *w = q - 1; /* 'r' or 'R' */
+		const char *r = q + 5;
+
+		q = r;
+		if (w < p || (r < end && *r != ' '))
+			continue;
+		if (*w == 'R') {
+			if (has_prefix(r, end, LIT(" aborted")))
+				c->replay_aborted = true;
+			continue;
+		}
+		if (*w != 'r')
+			continue;
+		if (w >= p + 9 && !memcmp(w - 9, "aborting ", 9))
+			c->aborting_replay = true;
+		if (marker_parse(w, end, &m))
+			on_marker(c, &m);
+	}
+}
+
+/* wave_N: pc=0x... (kernel_code_entry=0x... <FQN>) (stopped, reason: REASON) */
+void classify_agent_wave(struct classifier *c, const char *p, const char *end)
+{
+	const char *e = find(p, end, LIT("(kernel_code_entry="));
+	const char *h, *stop, *a, *b;
+
+	if (!e || c->agent_kernel)
+		return;
+	h = hex_token(e + 19, end);
+	stop = h ? find(h, end, LIT(") (stopped, reason: ")) : NULL;
+	if (!stop)
+		return;
+	a = skip_blanks(h, stop);
+	b = stop;
+	if (a < b && *a == '<' && b[-1] == '>') {
+		a++;
+		b--;
+	}
+	set_once(&c->agent_kernel, a, b);
+	a = stop + sizeof(") (stopped, reason: ") - 1;
+	b = memchr(a, ')', span(a, end));
+	set_once(&c->agent_reason, a, b ? b : end);
+}

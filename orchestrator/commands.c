@@ -1,0 +1,37 @@
+#include "orchestrator/commands.h"
+
+#include <string.h>
+
+/* Adding a subcommand: a row here, an enum command value, its options
+ * marked for it in the option table, its cmd_<name>.c (docs/design.md). */
+static const struct command_def commands[] = {
+	{ "run", CMD_RUN, "replay a capture in its image (the default command)", run_command },
+	{ "preflight", CMD_PREFLIGHT, "check that a capture can replay here, without replaying",
+	  preflight_command },
+	{ "analyze", CMD_ANALYZE, "classify existing replay logs offline (no engine, no GPU)",
+	  analyze_command },
+	{ "gc", CMD_GC, "remove containers left by runs that died", gc_command },
+	{ "help", CMD_HELP, "print the help of a command: help <command>", NULL },
+};
+
+const struct command_def *command_table(size_t *n)
+{
+	*n = sizeof(commands) / sizeof(commands[0]);
+	return commands;
+}
+
+const struct command_def *command_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+const struct command_def *command_by_id(enum command id)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].id == id)
+			return &commands[i];
+	return NULL;
+}
