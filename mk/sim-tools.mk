@@ -29,3 +29,13 @@ $(SIM_TOOLS_DIR)/librocm-debug-agent.so.2: images/sim-tools/librocm-debug-agent.
 # side (agent_report.c, sim_debug.c).
 $(UNIT): $(BUILD)/obj/images/sim-tools/agent_report.o $(BUILD)/obj/images/sim-tools/sim_debug.o \
          | $(SIM_TOOLS)
+
+# The simulator prints the agent's report and writes the state rocgdb reads
+# (images/sim/replay.c calls sim_debug.h): it links these two as well.
+SIM_SRC += images/sim-tools/sim_debug.c images/sim-tools/agent_report.c
+$(SIM): images/sim-tools/sim_debug.c images/sim-tools/agent_report.c \
+        $(wildcard images/sim-tools/*.h)
+
+# images/build.sh stages $(BUILD)/sim-tools for the images that COPY them
+# (images/sim-debug): build them before the images.
+images: $(SIM_TOOLS)

@@ -285,9 +285,9 @@ static void list_code_objects(const char *dir, const struct diag_agent_report *r
 		diagnosis_add_note(d, "no saved code object matches the one the report names");
 }
 
-void diagnose_agent_collect(const char *run_dir, struct diagnosis *d)
+void diagnose_agent_collect(const char *run_dir, const char *log_rel, struct diagnosis *d)
 {
-	cleanup_free char *log = xasprintf("%s/%s/%s", run_dir, DIAGNOSE_DIR, DIAGNOSE_AGENT_LOG);
+	cleanup_free char *log = xasprintf("%s/%s", run_dir, log_rel);
 	cleanup_free char *cos = xasprintf("%s/%s/%s", run_dir, DIAGNOSE_DIR, DIAGNOSE_CODE_OBJECTS);
 	struct diag_agent_report r;
 	struct diag_agent_parser p;
@@ -303,7 +303,7 @@ void diagnose_agent_collect(const char *run_dir, struct diagnosis *d)
 		return;
 	}
 	diag_agent_finish(&p);
-	diagnosis_add_file(d, DIAGNOSE_DIR "/" DIAGNOSE_AGENT_LOG);
+	diagnosis_add_file(d, log_rel);
 	diagnosis_from_agent(d, &r);
 	if (d->status == DIAGNOSIS_OK)
 		list_code_objects(cos, &r, d);

@@ -39,8 +39,10 @@ struct diagnose_hang_in {
  * replay is not stopped here; the caller stops it as usual. */
 void diagnose_hang(const struct diagnose_hang_in *in, struct diagnosis *d);
 
-/* What an agent run left in <run_dir>/diagnostics/: agent.log parsed
- * (streaming), the saved code objects listed, d filled. */
-void diagnose_agent_collect(const char *run_dir, struct diagnosis *d);
+/* What an agent run left in <run_dir>: its log (log_rel, relative to
+ * run_dir: diagnostics/agent.log for a rerun, replay.log when the run
+ * itself was the agent run) parsed, streaming; the saved code objects in
+ * diagnostics/code-objects listed; d filled. */
+void diagnose_agent_collect(const char *run_dir, const char *log_rel, struct diagnosis *d);
 
 #endif

@@ -199,14 +199,41 @@ static bool playback_at(struct engine *e, const char *probe, const char *path,
 	return true;
 }
 
+/* The first of candidates that is a file in the image: 0 (*out, or NULL
+ * when none is), -1 when the engine failed. One never-started probe. */
+static int first_file(struct engine *e, const struct image_facts *img,
+		      const struct strvec *candidates, char **out, struct error *err)
+{
+	cleanup_free char *probe = NULL;
+	int ret = 0;
+
+	*out = NULL;
+	if (image_probe_create(e, img->id, img->ref, &probe, err) < 0)
+		return -1;
+	for (size_t i = 0; i < candidates->n; i++) {
+		struct error lookup;
+
+		error_clear(&lookup);
+		if (playback_at(e, probe, candidates->v[i], &lookup)) {
+			*out = xstrdup(candidates->v[i]);
+			break;
+		}
+		if (lookup.kind != ERR_NOT_FOUND && lookup.kind != ERR_NONE) {
+			*err = lookup;
+			ret = -1;
+			break;
+		}
+	}
+	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
+	(void)engine_container_remove(e, probe, true, ERROR_DISCARD);
+	return ret;
+}
+
 int image_find_playback(struct engine *e, const struct image_facts *img,
 			const char *cache_dir, char **out, struct error *err)
 {
 	cleanup_strvec struct strvec candidates = STRVEC_INIT;
-	cleanup_free char *probe = NULL;
-	const char *path = NULL;
 	char *cached;
-	int ret = -1;
 
 	cached = cache_read(cache_dir, img->id);
 	if (cached) {
@@ -230,34 +257,24 @@ int image_find_playback(struct engine *e, const struct image_facts *img,
 	}
 	strvec_push(&candidates, "/opt/rocm/bin/hrr-playback");
 
-	if (image_probe_create(e, img->id, img->ref, &probe, err) < 0)
+	if (first_file(e, img, &candidates, out, err) < 0)
 		return error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
-	for (size_t i = 0; i < candidates.n; i++) {
-		struct error lookup;
+	if (!*out)
+		return error_set(err, ERR_NOT_FOUND, 0,
+				 "hrr-playback not found in image %s (searched its PATH and "
+				 "/opt/rocm/bin); give its path with --playback, or overlay a host "
+				 "build with --mount-clr", img->ref);
+	cache_write(cache_dir, img->id, *out);
+	return 0;
+}
 
-		error_clear(&lookup);
-		if (playback_at(e, probe, candidates.v[i], &lookup)) {
-			path = candidates.v[i];
-			break;
-		}
-		if (lookup.kind != ERR_NOT_FOUND && lookup.kind != ERR_NONE) {
-			*err = lookup;
-			error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
-			goto out;
-		}
-	}
-	if (!path) {
-		error_set(err, ERR_NOT_FOUND, 0,
-			  "hrr-playback not found in image %s (searched its PATH and /opt/rocm/bin); "
-			  "give its path with --playback, or overlay a host build with --mount-clr",
-			  img->ref);
-		goto out;
-	}
-	cache_write(cache_dir, img->id, path);
-	*out = xstrdup(path);
-	ret = 0;
-out:
-	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
-	(void)engine_container_remove(e, probe, true, ERROR_DISCARD);
-	return ret;
+int image_find_tool(struct engine *e, const struct image_facts *img, enum diagnose_tool tool,
+		    char **out, struct error *err)
+{
+	cleanup_strvec struct strvec candidates = STRVEC_INIT;
+
+	diagnose_tool_candidates(&img->env, tool, &candidates);
+	if (first_file(e, img, &candidates, out, err) < 0)
+		return error_prefix(err, "looking for a debugger in %s: ", img->ref);
+	return 0;
 }

@@ -39,6 +39,8 @@ enum option_id {
 	OPT_HELP,
 	OPT_ALL,
 	OPT_LOG,
+	OPT_DIAGNOSE,
+	OPT_DIAGNOSE_TIMEOUT,
 };
 
 /* Which commands take an option. */

@@ -90,7 +90,7 @@ Test(diagnose, an_agent_runs_log_and_code_object_become_the_diagnosis)
 	bool co = false;
 
 	fake_agent_run("ASSERT_TRAP", true);
-	diagnose_agent_collect(run_dir, &d);
+	diagnose_agent_collect(run_dir, DIAGNOSE_DIR "/" DIAGNOSE_AGENT_LOG, &d);
 	cr_assert_eq(d.status, DIAGNOSIS_OK, "%s", d.summary);
 	cr_assert_str_eq(d.reason, "ASSERT_TRAP");
 	cr_assert_str_eq(d.instruction, "s_trap 2");
@@ -106,12 +106,12 @@ Test(diagnose, a_missing_code_object_or_log_is_said)
 {
 	struct diagnosis d;
 
-	diagnose_agent_collect(run_dir, &d);
+	diagnose_agent_collect(run_dir, DIAGNOSE_DIR "/" DIAGNOSE_AGENT_LOG, &d);
 	cr_assert_eq(d.status, DIAGNOSIS_FAILED);
 	cr_assert(strstr(d.summary, "no log"), "%s", d.summary);
 	diagnosis_release(&d);
 	fake_agent_run("MEMORY_VIOLATION", false);
-	diagnose_agent_collect(run_dir, &d);
+	diagnose_agent_collect(run_dir, DIAGNOSE_DIR "/" DIAGNOSE_AGENT_LOG, &d);
 	cr_assert_eq(d.status, DIAGNOSIS_OK);
 	cr_assert(strstr(d.notes.v[d.notes.n - 1], "no saved code object matches"),
 		  "%s", d.notes.v[d.notes.n - 1]);
