@@ -29,7 +29,7 @@ SIM  = $(BUILD)/sim/hrr-playback
 UNIT = $(BUILD)/tests/unit
 INTEGRATION = $(BUILD)/tests/integration
 
-.PHONY: all clean check check-unit check-integration setup images demo \
+.PHONY: all clean check check-unit check-integration setup images demo try \
         install asan-check bench fuzz valgrind-check
 
 all: $(BIN) $(SIM)
@@ -84,9 +84,17 @@ asan-check: images
 	    build-asan/tests/integration
 	bash tests/sanitized.sh build-asan
 
-demo: setup
+# The demo installs only what it needs (no registries, no test or fuzz
+# tools) and leaves dockerd running; README.md, "What the demo leaves".
+demo:
+	bash tests/setup.sh demo
 	$(MAKE) all images
 	bash examples/demo.sh $(abspath $(BIN))
+
+# Play on the fake GPU host of the demo: make try ARGS='--gpu 1 --format json'
+TRY_ARGS = --image hrr-sim:dev --archive examples/capture.hrr
+try: all
+	HRR_BIN=$(abspath $(BIN)) bash examples/try.sh $(TRY_ARGS) $(ARGS)
 
 # The integration path under valgrind: no leak, no invalid access.
 valgrind-check: all images

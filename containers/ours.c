@@ -113,3 +113,29 @@ void ours_probe_spec(struct container_spec *s, const char *image, const char *im
 	strvec_pushf(&s->labels, "%s=%s", LABEL_IMAGE, image_name ? image_name : image);
 	ours_harden(s);
 }
+
+int ours_probe_get(struct ours_probe *p, const char **id, struct error *err)
+{
+	struct container_spec spec;
+	int r = 0;
+
+	if (!p->id) {
+		container_spec_init(&spec);
+		ours_probe_spec(&spec, p->image, p->image_name);
+		r = engine_container_create(p->engine, NULL, &spec, &p->id, err);
+		container_spec_release(&spec);
+	}
+	*id = p->id;
+	return r;
+}
+
+int ours_probe_release(struct ours_probe *p, struct error *err)
+{
+	int r = 0;
+
+	if (p->id && engine_container_remove(p->engine, p->id, true, err) < 0)
+		r = error_prefix(err, "removing probe container %.12s: ", p->id);
+	free(p->id);
+	p->id = NULL;
+	return r;
+}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "common/error.h"
 #include "docker/engine.h"
 
 /* Labels. Every container of ours carries LABEL_OWNER or LABEL_PROBE. */
@@ -52,5 +53,21 @@ void ours_harden(struct container_spec *s);
  * reading files out of it through the archive endpoint; labelled
  * LABEL_PROBE=1 and LABEL_IMAGE=image_name (NULL: image) so `gc` finds it. */
 void ours_probe_spec(struct container_spec *s, const char *image, const char *image_name);
+
+/* One probe container of an image, created when a lookup first needs it
+ * and shared by the lookups of that image (stack versions, hrr-playback's
+ * path), so a cold cache costs one container, not one per lookup. */
+struct ours_probe {
+	struct engine *engine;
+	const char *image;      /* created from: an image ID or a reference */
+	const char *image_name; /* its LABEL_IMAGE (NULL: image) */
+	char *id;               /* NULL until created */
+};
+/* The container's ID, creating it on first use. */
+__attribute__((warn_unused_result))
+int ours_probe_get(struct ours_probe *p, const char **id, struct error *err);
+/* Remove the container if one was created. < 0 when the removal failed
+ * (gc removes it later: it carries LABEL_PROBE). */
+int ours_probe_release(struct ours_probe *p, struct error *err);
 
 #endif

@@ -24,6 +24,17 @@
 #include "orchestrator/replay_unit.h"
 #include "preflight/manifest.h"
 
+const char cmd_analyze_usage[] =
+	"Usage: hrr-docker-replay analyze --log FILE [--log FILE...] [--archive PATH]\n"
+	"                                 [--format markdown|json] [-o PATH]\n\n"
+	"Classifies existing replay logs with the same rules as a run: this tool's\n"
+	"replay.log, the shell workflow's log, `hrr-playback --info` output. With\n"
+	"--archive, the capture's manifest.json adds archive health and capture\n"
+	"metadata. Several logs merge in order: an UNKNOWN input (--info output) never\n"
+	"changes the verdict, a later verdict replaces an earlier one, but a PASS\n"
+	"never replaces a failure (docs/findings.md, \"Merging several inputs\").\n"
+	"Exit: 0 finding written, 5 an input is missing or unreadable, 64 usage error.\n";
+
 /* Stream one input through a classifier: memory stays bounded whatever its size. */
 static int classify_file(const char *path, struct finding *out, struct error *err)
 {

@@ -14,6 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
+const char cmd_gc_usage[] =
+	"Usage: hrr-docker-replay gc [--all]\n\n"
+	"Removes replay containers left by runs that died: those whose owner label\n"
+	"names this host and a process that no longer runs. Containers of runs on\n"
+	"other hosts or still running are never touched; --keep containers only\n"
+	"with --all. Also removes image probe containers (never started) older than\n"
+	"HRR_GC_PROBE_AGE seconds (default 600).\n"
+	"Exit: 0, or 5 when the engine does not answer.\n";
+
 static const char *label_of(const cJSON *c, const char *key)
 {
 	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");

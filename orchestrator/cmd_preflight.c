@@ -9,6 +9,15 @@
 #include <stdio.h>
 #include <string.h>
 
+const char cmd_preflight_usage[] =
+	"Usage: hrr-docker-replay preflight --image IMAGE --archive PATH [options]\n\n"
+	"Checks whether the archive can replay faithfully in IMAGE on this host\n"
+	"(GPU count, GPU ordinals, GPU architecture, HIP and comgr versions) and\n"
+	"prints the report. Never asks, never replays. Takes every option of a\n"
+	"run; those that do not apply are accepted and ignored.\n"
+	"Exit: 0 OK or warnings only, 2 confirmation needed, 4 blocked,\n"
+	"5 no verdict possible, 64 usage error.\n";
+
 static int preflight_one(struct cmd_env *env, size_t i)
 {
 	struct replay_desc d;

@@ -39,6 +39,7 @@ void cmd_env_init(struct cmd_env *env, struct options *o)
 
 void cmd_env_release(struct cmd_env *env)
 {
+	(void)ours_probe_release(&env->probe, ERROR_DISCARD);
 	replay_host_release(&env->host);
 	strvec_clear(&env->pid_dirs);
 	free(env->format_versions);
@@ -122,8 +123,8 @@ static int setup_playback(struct cmd_env *env, bool required)
 		env->playback = xstrdup(env->o->playback ? env->o->playback : OVERLAY_PLAYBACK);
 	else if (env->o->playback)
 		env->playback = xstrdup(env->o->playback);
-	else if (image_find_playback(env->host.engine, &env->img, env->host.cache_dir,
-				     &env->playback, &err) < 0 && required)
+	else if (image_find_playback_shared(&env->probe, &env->img, env->host.cache_dir,
+					    &env->playback, &err) < 0 && required)
 		return replay_fail(&env->failure, REPLAY_STAGE_IMAGE, EXIT_NO_VERDICT, "%s", err.msg);
 	return 0;
 }
@@ -134,7 +135,7 @@ static void setup_stack(struct cmd_env *env)
 	if (env->o->skip_preflight)
 		return;
 	replay_read_stack(&env->host, &env->img, env->use_overlay ? &env->overlay : NULL,
-			  &env->o->extra_ld, &env->stack);
+			  &env->o->extra_ld, &env->probe, &env->stack);
 	env->have_stack = true;
 }
 
@@ -233,6 +234,10 @@ int cmd_setup(struct cmd_env *env, bool for_run)
 	    (code = setup_host(env, for_run)) ||
 	    (code = setup_image(env)))
 		return code;
+	/* One probe container for the image's lookups, only on a cache miss. */
+	env->probe.engine = env->host.engine;
+	env->probe.image = env->img.id;
+	env->probe.image_name = env->img.ref;
 	if (for_run)
 		env->interrupt_fd = signals_install();
 	if (o->mount_clr && (code = setup_overlay(env)))
@@ -242,5 +247,7 @@ int cmd_setup(struct cmd_env *env, bool for_run)
 	if ((code = setup_playback(env, for_run)))
 		return code;
 	setup_stack(env);
+	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
+	(void)ours_probe_release(&env->probe, ERROR_DISCARD);
 	return 0;
 }

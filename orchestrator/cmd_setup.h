@@ -19,6 +19,7 @@ struct cmd_env {
 	struct strvec pid_dirs;
 	unsigned *format_versions;  /* per pid, from the one archive check */
 	struct image_facts img;
+	struct ours_probe probe;    /* the image's one probe container, on a cache miss */
 	struct overlay_paths overlay;
 	bool use_overlay;
 	char *playback;

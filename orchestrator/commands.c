@@ -3,15 +3,18 @@
 #include <string.h>
 
 /* Adding a subcommand: a row here, an enum command value, its options
- * marked for it in the option table, its cmd_<name>.c (docs/design.md). */
+ * marked for it in the option table, its cmd_<name>.c with its entry point
+ * and usage (docs/design.md). */
 static const struct command_def commands[] = {
-	{ "run", CMD_RUN, "replay a capture in its image (the default command)", run_command },
+	{ "run", CMD_RUN, "replay a capture in its image (the default command)", run_command,
+	  cmd_run_usage, cmd_replay_help_tail },
 	{ "preflight", CMD_PREFLIGHT, "check that a capture can replay here, without replaying",
-	  preflight_command },
+	  preflight_command, cmd_preflight_usage, cmd_replay_help_tail },
 	{ "analyze", CMD_ANALYZE, "classify existing replay logs offline (no engine, no GPU)",
-	  analyze_command },
-	{ "gc", CMD_GC, "remove containers left by runs that died", gc_command },
-	{ "help", CMD_HELP, "print the help of a command: help <command>", NULL },
+	  analyze_command, cmd_analyze_usage, NULL },
+	{ "gc", CMD_GC, "remove containers left by runs that died", gc_command, cmd_gc_usage,
+	  NULL },
+	{ "help", CMD_HELP, "print the help of a command: help <command>", NULL, NULL, NULL },
 };
 
 const struct command_def *command_table(size_t *n)

@@ -15,6 +15,10 @@ struct command_def {
 	const char *summary;
 	/* Parsed options in, exit code out (NULL: help, handled by main). */
 	int (*run)(struct options *o);
+	/* --help: the usage before the options (from cmd_<name>.c), and what
+	 * follows them (NULL: nothing). */
+	const char *usage;
+	const char *help_tail;
 };
 
 /* The row of name, or NULL. */
@@ -22,6 +26,10 @@ const struct command_def *command_find(const char *name);
 const struct command_def *command_by_id(enum command id);
 /* Every row, in the order `--help` lists them. */
 const struct command_def *command_table(size_t *n);
+
+/* Each command's usage text, in its cmd_<name>.c. */
+extern const char cmd_run_usage[], cmd_replay_help_tail[], cmd_preflight_usage[],
+	cmd_analyze_usage[], cmd_gc_usage[];
 
 int run_command(struct options *o);       /* cmd_run.c */
 int preflight_command(struct options *o); /* cmd_preflight.c */

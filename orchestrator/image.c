@@ -199,38 +199,35 @@ static bool playback_at(struct engine *e, const char *probe, const char *path,
 	return true;
 }
 
-/* The first of candidates that is a file in the image: 0 (*out, or NULL
- * when none is), -1 when the engine failed. One never-started probe. */
-static int first_file(struct engine *e, const struct image_facts *img,
-		      const struct strvec *candidates, char **out, struct error *err)
+/* The first of candidates that is a file in the image (through the
+ * never-started probe): 0 with *out (NULL when none is), -1 when the
+ * engine failed. */
+static int first_file(struct ours_probe *probe, const struct strvec *candidates, char **out,
+		      struct error *err)
 {
-	cleanup_free char *probe = NULL;
-	int ret = 0;
+	const char *probe_id = NULL;
 
 	*out = NULL;
-	if (image_probe_create(e, img->id, img->ref, &probe, err) < 0)
+	if (ours_probe_get(probe, &probe_id, err) < 0)
 		return -1;
 	for (size_t i = 0; i < candidates->n; i++) {
 		struct error lookup;
 
 		error_clear(&lookup);
-		if (playback_at(e, probe, candidates->v[i], &lookup)) {
+		if (playback_at(probe->engine, probe_id, candidates->v[i], &lookup)) {
 			*out = xstrdup(candidates->v[i]);
-			break;
+			return 0;
 		}
 		if (lookup.kind != ERR_NOT_FOUND && lookup.kind != ERR_NONE) {
 			*err = lookup;
-			ret = -1;
-			break;
+			return -1;
 		}
 	}
-	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
-	(void)engine_container_remove(e, probe, true, ERROR_DISCARD);
-	return ret;
+	return 0;
 }
 
-int image_find_playback(struct engine *e, const struct image_facts *img,
-			const char *cache_dir, char **out, struct error *err)
+int image_find_playback_shared(struct ours_probe *probe, const struct image_facts *img,
+				const char *cache_dir, char **out, struct error *err)
 {
 	cleanup_strvec struct strvec candidates = STRVEC_INIT;
 	char *cached;
@@ -257,24 +254,37 @@ int image_find_playback(struct engine *e, const struct image_facts *img,
 	}
 	strvec_push(&candidates, "/opt/rocm/bin/hrr-playback");
 
-	if (first_file(e, img, &candidates, out, err) < 0)
+	if (first_file(probe, &candidates, out, err) < 0)
 		return error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
 	if (!*out)
 		return error_set(err, ERR_NOT_FOUND, 0,
-				 "hrr-playback not found in image %s (searched its PATH and "
-				 "/opt/rocm/bin); give its path with --playback, or overlay a host "
-				 "build with --mount-clr", img->ref);
+				 "hrr-playback not found in image %s (searched its PATH and /opt/rocm/bin); "
+				 "give its path with --playback, or overlay a host build with --mount-clr",
+				 img->ref);
 	cache_write(cache_dir, img->id, *out);
 	return 0;
+}
+
+int image_find_playback(struct engine *e, const struct image_facts *img,
+			const char *cache_dir, char **out, struct error *err)
+{
+	struct ours_probe probe = { .engine = e, .image = img->id, .image_name = img->ref };
+	int r = image_find_playback_shared(&probe, img, cache_dir, out, err);
+
+	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
+	(void)ours_probe_release(&probe, ERROR_DISCARD);
+	return r;
 }
 
 int image_find_tool(struct engine *e, const struct image_facts *img, enum diagnose_tool tool,
 		    char **out, struct error *err)
 {
+	struct ours_probe probe = { .engine = e, .image = img->id, .image_name = img->ref };
 	cleanup_strvec struct strvec candidates = STRVEC_INIT;
+	int r;
 
 	diagnose_tool_candidates(&img->env, tool, &candidates);
-	if (first_file(e, img, &candidates, out, err) < 0)
-		return error_prefix(err, "looking for a debugger in %s: ", img->ref);
-	return 0;
+	r = first_file(&probe, &candidates, out, err);
+	(void)ours_probe_release(&probe, ERROR_DISCARD);
+	return r < 0 ? error_prefix(err, "looking for a debugger in %s: ", img->ref) : 0;
 }

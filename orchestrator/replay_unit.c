@@ -47,21 +47,24 @@ static const char *pid_name_of(const char *pid_dir)
  * failure. */
 void replay_read_stack(const struct replay_host *h, const struct image_facts *img,
 		       const struct overlay_paths *overlay, const struct strvec *extra_ld,
-		       struct stack_info *out)
+		       struct ours_probe *probe, struct stack_info *out)
 {
+	cleanup_strvec struct strvec dirs = STRVEC_INIT;
 	struct error err;
+	int r;
 
 	if (overlay) {
 		if (overlay_stack_probe(overlay->clr_lib, out, &err) < 0)
 			out->unknown_reason = xasprintf("host CLR overlay: %s", err.msg);
-	} else {
-		cleanup_strvec struct strvec dirs = STRVEC_INIT;
-
-		plan_image_library_dirs(extra_ld, img->repository, &img->env, &dirs);
-		if (image_stack_probe(h->engine, img->ref, img->id, &dirs, h->cache_dir, out,
-				      &err) < 0)
-			out->unknown_reason = xasprintf("image %s: %s", img->ref, err.msg);
+		return;
 	}
+	plan_image_library_dirs(extra_ld, img->repository, &img->env, &dirs);
+	if (probe)
+		r = image_stack_probe_shared(probe, img->ref, img->id, &dirs, h->cache_dir, out, &err);
+	else
+		r = image_stack_probe(h->engine, img->ref, img->id, &dirs, h->cache_dir, out, &err);
+	if (r < 0)
+		out->unknown_reason = xasprintf("image %s: %s", img->ref, err.msg);
 }
 
 static void run_preflight(const struct replay_host *h, const struct replay_desc *d,
@@ -98,7 +101,7 @@ static void run_preflight(const struct replay_host *h, const struct replay_desc 
 		return;
 	}
 	if (!stack && !d->skip_preflight) {
-		replay_read_stack(h, d->image, d->overlay, d->extra_ld, &own_stack);
+		replay_read_stack(h, d->image, d->overlay, d->extra_ld, NULL, &own_stack);
 		stack = &own_stack;
 	}
 	memset(&in, 0, sizeof(in));
@@ -404,6 +407,7 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	struct container_spec spec;
 	struct unit_diag diag;
 	struct error err;
+	const char *why = res->failure.msg;
 	int code;
 
 	container_spec_init(&spec);
@@ -413,8 +417,8 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 		     &u->n_devices);
 	if (resolve_device_gids(u, &err) < 0) {
 		replay_fail(&res->failure, REPLAY_STAGE_HOST, EXIT_NO_VERDICT,
-				   "%s (--device-root %s)", err.msg, u->host->device_root);
-		snprintf(res->failure.msg, sizeof(res->failure.msg), "%s", err.msg);
+			    "%s (--device-root %s)", err.msg, u->host->device_root);
+		why = err.msg; /* run.json says what, the message also where */
 		goto stop;
 	}
 	unit_plan_knobs(d, &k);
@@ -438,7 +442,7 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	code = u->exit_code;
 	goto out;
 stop:
-	code = stop_before_replay(u, res, res->failure.msg);
+	code = stop_before_replay(u, res, why);
 out:
 	u->diag = NULL;
 	unit_diag_release(&diag);

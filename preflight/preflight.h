@@ -102,6 +102,13 @@ int image_probe_create(struct engine *e, const char *image, const char *image_na
 int image_stack_probe(struct engine *e, const char *image, const char *image_id,
 		      const struct strvec *lib_dirs, const char *cache_dir,
 		      struct stack_info *out, struct error *err);
+/* image_stack_probe through a probe container shared with the image's
+ * other lookups (containers/ours.h): created only on a cache miss, left for
+ * its owner to remove. */
+struct ours_probe;
+int image_stack_probe_shared(struct ours_probe *probe, const char *image, const char *image_id,
+			     const struct strvec *lib_dirs, const char *cache_dir,
+			     struct stack_info *out, struct error *err);
 /* Pure helpers of the probes (exposed for tests). The version in a library
  * file name: name "libamdhip64.so.7.15.26291-2ed46569ce" with prefix
  * "libamdhip64.so." -> "7.15.26291" (the hash dropped, at most three

@@ -363,30 +363,16 @@ int image_probe_create(struct engine *e, const char *image, const char *image_na
 	return r;
 }
 
-static int probe_with_container(struct engine *e, const char *image, const char *image_id,
+static int probe_with_container(struct ours_probe *probe, const char *name,
 				const struct strvec *lib_dirs, struct stack_info *out,
 				struct error *err)
 {
-	cleanup_free char *id = NULL;
-	struct error rerr = { 0 };
 	struct probe p;
-	int r;
 
-	if (image_probe_create(e, image_id ? image_id : image, image ? image : image_id, &id,
-			       err) < 0)
-		return error_prefix(err, "probing image %s: ", image ? image : image_id);
-
-	p.e = e;
-	p.id = id;
-	r = probe_image(&p, lib_dirs, out, err);
-	if (r < 0)
-		error_prefix(err, "probing image %s: ", image ? image : image_id);
-	if (engine_container_remove(e, id, true, &rerr) < 0 && r == 0) {
-		*err = rerr;
-		error_prefix(err, "removing probe container %.12s: ", id);
-		r = -1;
-	}
-	return r;
+	p.e = probe->engine;
+	if (ours_probe_get(probe, &p.id, err) < 0 || probe_image(&p, lib_dirs, out, err) < 0)
+		return error_prefix(err, "probing image %s: ", name);
+	return 0;
 }
 
 /* ---- the cache ---- */
@@ -502,9 +488,9 @@ static void cache_write(const char *cache_dir, const char *path, const char *ima
 	(void)fs_write_atomic(path, text, strlen(text), 0600, ERROR_DISCARD);
 }
 
-int image_stack_probe(struct engine *e, const char *image, const char *image_id,
-		      const struct strvec *lib_dirs, const char *cache_dir,
-		      struct stack_info *out, struct error *err)
+int image_stack_probe_shared(struct ours_probe *probe, const char *image, const char *image_id,
+			     const struct strvec *lib_dirs, const char *cache_dir,
+			     struct stack_info *out, struct error *err)
 {
 	static const struct strvec no_dirs = STRVEC_INIT;
 	cleanup_free char *path = cache_path(cache_dir, image_id);
@@ -516,11 +502,11 @@ int image_stack_probe(struct engine *e, const char *image, const char *image_id,
 		return error_set(err, ERR_USAGE, 0, "image_stack_probe: no image given");
 	stack_info_init(&s);
 	if (!path || !cache_read(path, image_id, lib_dirs, &s)) {
-		if (!e)
+		if (!probe || !probe->engine)
 			return error_set(err, ERR_USAGE, 0,
 					 "probing image %s: no cached answer and no engine",
 					 image ? image : image_id);
-		if (probe_with_container(e, image, image_id, lib_dirs, &s, err) < 0) {
+		if (probe_with_container(probe, image ? image : image_id, lib_dirs, &s, err) < 0) {
 			stack_info_release(&s);
 			return -1;
 		}
@@ -533,6 +519,32 @@ int image_stack_probe(struct engine *e, const char *image, const char *image_id,
 	stack_info_release(out);
 	*out = s;
 	return 0;
+}
+
+int image_stack_probe(struct engine *e, const char *image, const char *image_id,
+		      const struct strvec *lib_dirs, const char *cache_dir,
+		      struct stack_info *out, struct error *err)
+{
+	struct ours_probe probe = { .engine = e, .image = image_id ? image_id : image,
+				    .image_name = image ? image : image_id };
+	struct stack_info s;
+	struct error rerr;
+	int r;
+
+	stack_info_init(&s);
+	r = image_stack_probe_shared(e ? &probe : NULL, image, image_id, lib_dirs, cache_dir, &s,
+				     err);
+	if (ours_probe_release(&probe, &rerr) < 0 && r == 0) {
+		*err = rerr;
+		r = -1;
+	}
+	if (r == 0) {
+		stack_info_release(out);
+		*out = s;
+	} else {
+		stack_info_release(&s);
+	}
+	return r;
 }
 
 /* ---- the host CLR overlay ---- */

@@ -3,6 +3,13 @@
 # alone: Debian packages, a Docker engine, and two loopback registries
 # (plain on 127.0.0.1:5000, htpasswd-protected on 127.0.0.1:5001).
 # Idempotent; safe to run before every `make check`.
+#
+#   tests/setup.sh        everything `make check` needs
+#   tests/setup.sh demo   what `make demo` needs: build packages and the
+#                         engine only (no registries, no test or fuzz tools)
+#
+# HRR_TEST_STATE (default /var/lib/hrr-docker-replay-test) holds the logs and
+# the registries' data; HRR_SETUP_NO_REGISTRY=1 skips the registries.
 set -euo pipefail
 
 STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
@@ -11,6 +18,13 @@ PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
 	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
 	  busybox-static curl clang valgrind
 	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs crun)
+if [ "${1:-}" = demo ]; then
+	PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev libseccomp-dev
+		  docker.io busybox-static curl)
+	HRR_SETUP_NO_REGISTRY=1
+	HRR_SETUP_NO_SLURM=1
+	HRR_SETUP_NO_PODMAN=1
+fi
 REG_USER=hrrtest
 REG_PASS=hrrtest-secret
 

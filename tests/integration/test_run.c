@@ -252,11 +252,25 @@ static void check_bad(const char *const *argv, const char *const *extra_env, int
 		      const char *needle)
 {
 	struct tool_run r;
+	bool json = false;
 
+	for (size_t i = 0; argv[i]; i++)
+		json |= !strcmp(argv[i], "json");
 	tool_run(&r, argv, extra_env);
 	cr_assert_eq(r.status, want, "exit %d, want %d:\n%s", r.status, want, r.err.buf);
 	cr_assert(strstr(r.err.buf, needle), "stderr lacks '%s':\n%s", needle, r.err.buf);
-	cr_assert_eq(r.out.len, 0, "nothing on stdout");
+	if (json) {
+		/* --format json: the one object of a result without a finding. */
+		cleanup_cjson cJSON *j = cJSON_ParseWithOpts(r.out.buf, NULL, 1);
+
+		cr_assert_not_null(j, "stdout is not one JSON object:\n%s", r.out.buf);
+		cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "outcome")));
+		cr_assert_eq(cJSON_GetObjectItemCaseSensitive(j, "exit")->valueint, want);
+		cr_assert(strstr(cJSON_GetObjectItemCaseSensitive(j, "error")->valuestring, needle),
+			  "%s", r.out.buf);
+	} else {
+		cr_assert_eq(r.out.len, 0, "markdown: nothing on stdout without a finding");
+	}
 	cr_assert_eq(count_tool_containers(tenv.workdir), 0);
 	tool_run_release(&r);
 }
@@ -638,6 +652,8 @@ Test(run, a_second_interrupt_skips_the_grace)
 	snprintf(cmd, sizeof(cmd), "%s/stderr", dir);
 	cr_assert(wait_for_text(cmd, "SIGINT received: stopping the replay", 20),
 		  "the first SIGINT did not start the stop");
+	cr_assert(wait_for_text(cmd, "(up to 60 s); Ctrl-C again to kill now", 5),
+		  "the first SIGINT says how long the stop may take and how to cut it short");
 	kill(pid, SIGINT);
 	status = tool_wait(pid, 30);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

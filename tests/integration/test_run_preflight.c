@@ -3,8 +3,6 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
-#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,25 +16,10 @@
 
 static char mismatch_pid[600];
 
-/* The pass fixture, copied, with a capture HIP version the image lacks. */
-static void make_mismatch_archive(void)
-{
-	cleanup_free char *src = fixture_pid_dir("pass");
-	char cmd[8192];
-
-	snprintf(mismatch_pid, sizeof(mismatch_pid), "%s/capture.hrr/pid-4242", tenv.root);
-	snprintf(cmd, sizeof(cmd),
-		 "mkdir -p %s/capture.hrr && cp -a %s %s && "
-		 "sed -i 's/\"hip_runtime_version\": \"7.13.0\"/\"hip_runtime_version\": \"7.15.26291\"/' %s/manifest.json && "
-		 "grep -q 7.15.26291 %s/manifest.json",
-		 tenv.root, src, mismatch_pid, mismatch_pid, mismatch_pid);
-	cr_assert_eq(system(cmd), 0, "could not prepare the mismatch archive");
-}
-
 static void setup(void)
 {
 	tenv_init();
-	make_mismatch_archive();
+	make_mismatch_archive(mismatch_pid, sizeof(mismatch_pid));
 }
 
 TestSuite(run_preflight, .init = setup, .fini = tenv_fini, .timeout = 120);
@@ -149,42 +132,8 @@ Test(run_preflight, preflight_command_without_kfd_skips_gpu_checks)
 /* Run the tool on a pseudo-terminal, answer the prompt, return the status. */
 static int run_on_pty(const char *answer, struct strbuf *screen)
 {
-	const char *const *args = ARGS("run", mismatch_pid, NULL);
-	const char *bin = getenv("HRR_BIN") ? getenv("HRR_BIN") : "build/hrr-docker-replay";
-	bool answered = false;
-	int master, status;
-	pid_t pid;
-
-	pid = forkpty(&master, NULL, NULL, NULL);
-	cr_assert_geq(pid, 0, "forkpty: %s", strerror(errno));
-	if (pid == 0) {
-		struct strvec v = STRVEC_INIT;
-
-		strvec_push(&v, bin);
-		strvec_pushv(&v, args);
-		execv(bin, v.v);
-		_exit(127);
-	}
-	for (;;) {
-		struct pollfd p = { .fd = master, .events = POLLIN };
-		char buf[4096];
-		ssize_t n;
-
-		if (poll(&p, 1, 60000) <= 0)
-			break;
-		n = read(master, buf, sizeof(buf));
-		if (n <= 0)
-			break; /* EIO once the child has exited */
-		strbuf_add(screen, buf, (size_t)n);
-		if (!answered && strstr(screen->buf, "Do you want to continue? [y/N]")) {
-			cr_assert_eq(write(master, answer, strlen(answer)), (ssize_t)strlen(answer));
-			answered = true;
-		}
-	}
-	waitpid(pid, &status, 0);
-	close(master);
-	cr_assert(answered, "no prompt on the terminal:\n%s", screen->buf);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return tool_run_on_pty(ARGS("run", mismatch_pid, NULL), "Do you want to continue? [y/N]",
+			       answer, NULL, screen);
 }
 
 Test(run_preflight, prompt_on_a_terminal_yes_replays)

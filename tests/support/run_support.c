@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <poll.h>
+#include <pty.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -443,4 +445,63 @@ bool wait_for_file(const char *path, double timeout_s)
 		usleep(50000);
 	}
 	return false;
+}
+
+int tool_run_on_pty(const char *const *argv, const char *prompt, const char *answer,
+		    const char *stdout_path, struct strbuf *screen)
+{
+	bool answered = false;
+	int master, status;
+	pid_t pid;
+
+	pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert_geq(pid, 0, "forkpty: %s", strerror(errno));
+	if (pid == 0) {
+		struct strvec v = STRVEC_INIT;
+
+		if (stdout_path) {
+			int fd = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (fd < 0 || dup2(fd, 1) < 0)
+				_exit(126);
+		}
+		strvec_push(&v, tool_path());
+		strvec_pushv(&v, argv);
+		execv(tool_path(), v.v);
+		_exit(127);
+	}
+	for (;;) {
+		struct pollfd p = { .fd = master, .events = POLLIN };
+		char buf[4096];
+		ssize_t n;
+
+		if (poll(&p, 1, 60000) <= 0)
+			break;
+		n = read(master, buf, sizeof(buf));
+		if (n <= 0)
+			break; /* EIO once the child has exited */
+		strbuf_add(screen, buf, (size_t)n);
+		if (!answered && strstr(screen->buf, prompt)) {
+			cr_assert_eq(write(master, answer, strlen(answer)), (ssize_t)strlen(answer));
+			answered = true;
+		}
+	}
+	waitpid(pid, &status, 0);
+	close(master);
+	cr_assert(answered, "no prompt on the terminal:\n%s", screen->buf);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void make_mismatch_archive(char *out, size_t len)
+{
+	cleanup_free char *src = fixture_pid_dir("pass");
+	char cmd[8192];
+
+	snprintf(out, len, "%s/capture.hrr/pid-4242", tenv.root);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/capture.hrr && cp -a %s %s && "
+		 "sed -i 's/\"hip_runtime_version\": \"7.13.0\"/\"hip_runtime_version\": \"7.15.26291\"/' %s/manifest.json && "
+		 "grep -q 7.15.26291 %s/manifest.json",
+		 tenv.root, src, out, out, out);
+	cr_assert_eq(system(cmd), 0, "could not prepare the mismatch archive");
 }

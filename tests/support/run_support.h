@@ -65,6 +65,17 @@ pid_t tool_spawn(const char *const *argv, const char *const *extra_env, const ch
 int tool_wait(pid_t pid, double timeout_s);
 void tool_run_release(struct tool_run *r);
 
+/* Run the tool on a pseudo-terminal (stdin and stderr; stdout into
+ * stdout_path when given, else the terminal too), type answer when prompt
+ * appears; the screen is kept in screen. Returns the exit status; fails the
+ * test when the prompt never came. */
+int tool_run_on_pty(const char *const *argv, const char *prompt, const char *answer,
+		    const char *stdout_path, struct strbuf *screen);
+
+/* <tenv.root>/capture.hrr/pid-4242: the pass fixture with a capture HIP
+ * version the simulator image lacks (a preflight CONFIRM). out: its path. */
+void make_mismatch_archive(char *out, size_t len);
+
 /* Read a file into sb; false when missing. */
 bool read_text(const char *path, struct strbuf *sb);
 /* Parse <run_dir>/<name> as JSON (caller deletes), NULL when missing. */

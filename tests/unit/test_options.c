@@ -1,6 +1,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "orchestrator/cmd_json.h"
 #include "orchestrator/options.h"
 
 struct fake_env {
@@ -278,4 +279,15 @@ Test(options, every_command_of_the_table_has_its_help)
 		strbuf_release(&help);
 		options_release(&o);
 	}
+}
+
+Test(options, a_usage_error_knows_json_was_asked_without_a_parse)
+{
+	cr_assert(cmd_json_requested(ARGC("--format", "json"), ARGV("--format", "json")));
+	cr_assert(cmd_json_requested(ARGC("run", "--format=json", "--bogus"),
+				     ARGV("run", "--format=json", "--bogus")));
+	cr_assert_not(cmd_json_requested(ARGC("--format", "json", "--format", "markdown"),
+					 ARGV("--format", "json", "--format", "markdown")),
+		      "the last --format wins");
+	cr_assert_not(cmd_json_requested(ARGC("--image", "json"), ARGV("--image", "json")));
 }

@@ -1,4 +1,6 @@
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -6,6 +8,7 @@
 #include "orchestrator/replay.h"
 #include "orchestrator/replay_plan.h"
 #include "orchestrator/run_folder.h"
+#include "orchestrator/interrupt.h"
 #include "orchestrator/watchdog.h"
 #include "common/clock.h"
 #include "containers/ours.h"
@@ -255,4 +258,48 @@ Test(run_folder, owner_label_carries_the_uid)
 	cr_assert_eq(uid, (uid_t)-1);
 	cr_assert_eq(owner_label_parse("h:7:99:x", host, sizeof(host), &pid, &start, &uid), -1);
 	free(self);
+}
+
+/* Every container of ours is hardened alike: the probe as the replay. */
+Test(replay_plan, the_probe_spec_is_labelled_and_hardened)
+{
+	struct container_spec s;
+	cJSON *j, *hc;
+
+	container_spec_init(&s);
+	ours_probe_spec(&s, "sha256:abc", "rocm/vllm:x");
+	j = container_spec_to_json(&s);
+	hc = (cJSON *)find_key(j, "HostConfig");
+	cr_assert_str_eq(find_key(j, "Image")->valuestring, "sha256:abc");
+	cr_assert_str_eq(find_key(find_key(j, "Labels"), LABEL_PROBE)->valuestring, "1");
+	cr_assert_str_eq(find_key(find_key(j, "Labels"), LABEL_IMAGE)->valuestring, "rocm/vllm:x");
+	cr_assert_str_eq(find_key(hc, "NetworkMode")->valuestring, "none");
+	cr_assert_str_eq(cJSON_GetArrayItem(find_key(hc, "CapDrop"), 0)->valuestring, "ALL");
+	cr_assert_str_eq(cJSON_GetArrayItem(find_key(hc, "SecurityOpt"), 0)->valuestring,
+			 "no-new-privileges");
+	cr_assert(cJSON_IsTrue(find_key(hc, "Init")));
+	cr_assert_eq(cJSON_GetArraySize(find_key(hc, "Ulimits")), 1, "no core dumps");
+	cJSON_Delete(j);
+	container_spec_release(&s);
+}
+
+/* The replay learns of interrupts from the self-pipe, one byte a signal. */
+Test(interrupt, the_watch_reads_the_first_signal_and_counts_them)
+{
+	struct interrupt_watch w;
+	int fds[2];
+	unsigned char sigs[] = { SIGTERM, SIGINT };
+
+	cr_assert_eq(pipe2(fds, O_NONBLOCK), 0);
+	interrupt_watch_init(&w, fds[0]);
+	cr_assert_eq(interrupt_watch_poll(&w), 0, "nothing yet");
+	cr_assert_eq(write(fds[1], sigs, 1), 1);
+	cr_assert_eq(interrupt_watch_poll(&w), SIGTERM);
+	cr_assert_eq(write(fds[1], sigs + 1, 1), 1);
+	cr_assert_eq(interrupt_watch_poll(&w), SIGTERM, "the first one stays the reason");
+	cr_assert_eq(w.count, 2, "a second Ctrl-C is seen as one more");
+	interrupt_watch_init(&w, -1);
+	cr_assert_eq(interrupt_watch_poll(&w), 0, "no descriptor: never interrupted");
+	close(fds[0]);
+	close(fds[1]);
 }
