@@ -59,6 +59,7 @@ void diagnosis_release(struct diagnosis *d)
 	free(d->reason);
 	free(d->pc);
 	free(d->instruction);
+	free(d->loaded_at);
 	strvec_clear(&d->code_objects);
 	strvec_clear(&d->files);
 	strvec_clear(&d->notes);
@@ -126,6 +127,7 @@ void diagnosis_from_agent(struct diagnosis *d, const struct diag_agent_report *r
 	d->reason = dup_or_null(w->reason);
 	d->pc = dup_or_null(w->pc);
 	d->instruction = dup_or_null(w->instruction);
+	d->loaded_at = dup_or_null(w->loaded_at);
 	if (!d->kernel)
 		diagnosis_add_note(d, "the wave report names no kernel (no symbol at the pc)");
 	if (r->waves > 1)

@@ -47,6 +47,7 @@ struct diagnosis {
 	char *reason;        /* MEMORY_VIOLATION, ASSERT_TRAP, ..., "in-flight dispatch" */
 	char *pc;
 	char *instruction;
+	char *loaded_at;     /* the agent's "[0xSTART-0xEND]" of the code object */
 	long long waves;     /* -1 unknown */
 	struct strvec code_objects; /* URIs the report names */
 	struct diagnosis_dispatch dispatches[DIAGNOSIS_MAX_DISPATCHES];

@@ -60,6 +60,7 @@ cJSON *diagnosis_to_json(const struct diagnosis *d)
 	add_str(o, "reason", d->reason);
 	add_str(o, "pc", d->pc);
 	add_str(o, "instruction", d->instruction);
+	add_str(o, "loaded_at", d->loaded_at);
 	if (d->waves >= 0)
 		cJSON_AddNumberToObject(o, "waves", (double)d->waves);
 	else

@@ -205,6 +205,90 @@ out:
 	return ret;
 }
 
+static int objdump_to(enum engine_stream_id s, const char *data, size_t len, void *ud)
+{
+	if (s == ENGINE_STDOUT && ((struct strbuf *)ud)->len < DIAGNOSE_FILES_MAX)
+		strbuf_add(ud, data, len);
+	return 0;
+}
+
+/* llvm-objdump, from the image, on a saved code object, in a container
+ * like the replay's --info one (same labels and hardening, no devices). */
+static int run_objdump(const struct unit_run *u, const struct unit_diag *g, const char *objdump,
+		       const char *file, struct strbuf *out, struct error *err)
+{
+	struct engine *e = u->host->engine;
+	struct replay_plan_knobs k;
+	struct replay_plan_input in;
+	struct container_spec spec;
+	cleanup_free char *id = NULL;
+	long status = -1;
+	int ret = -1;
+
+	unit_plan_knobs(u->desc, &k);
+	unit_plan_input(u, &k, &in);
+	container_spec_init(&spec);
+	replay_plan_build_info(&in, &spec);
+	strvec_clear(&spec.entrypoint);
+	strvec_push(&spec.entrypoint, objdump);
+	strvec_clear(&spec.cmd);
+	strvec_push(&spec.cmd, "--disassemble-all");
+	strvec_pushf(&spec.cmd, "%s/%s/%s", DIAGNOSE_MOUNT, DIAGNOSE_CODE_OBJECTS, file);
+	container_spec_add_mount(&spec, g->diag_dir, DIAGNOSE_MOUNT, true);
+	if (engine_container_create(e, NULL, &spec, &id, err) == 0 &&
+	    engine_container_start(e, id, err) == 0 &&
+	    engine_container_wait(e, id, "not-running", &status, err) == 0 &&
+	    engine_container_logs(e, id, false, objdump_to, out, err) == 0)
+		ret = status == 0 ? 0 : error_set(err, ERR_DATA, 0, "llvm-objdump exited %ld", status);
+	/* Best effort: gc removes what is left (it carries our labels). */
+	if (id)
+		(void)engine_container_remove(e, id, true, ERROR_DISCARD);
+	container_spec_release(&spec);
+	return ret;
+}
+
+/* The saved code object the report's wave names, by its file name. */
+static char *suspect_code_object(const struct unit_diag *g)
+{
+	const char *uri = g->d.code_objects.n ? g->d.code_objects.v[0] : NULL;
+	const char *prefix = DIAGNOSE_DIR "/" DIAGNOSE_CODE_OBJECTS "/";
+
+	for (size_t i = 0; uri && i < g->d.files.n; i++)
+		if (!strncmp(g->d.files.v[i], prefix, strlen(prefix)) &&
+		    diag_agent_saved_name_matches(g->d.files.v[i] + strlen(prefix), uri))
+			return xstrdup(g->d.files.v[i] + strlen(prefix));
+	return NULL;
+}
+
+/* diagnostics/disassembly.txt: the instructions around the faulting pc. */
+static void disassemble(struct unit_diag *g, const struct unit_run *u)
+{
+	cleanup_free char *objdump = NULL;
+	cleanup_free char *file = suspect_code_object(g);
+	cleanup_free char *path = xasprintf("%s/%s", g->diag_dir, DIAGNOSE_DISASSEMBLY);
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	cleanup_strbuf struct strbuf win = STRBUF_INIT;
+	unsigned long long off;
+	struct error err;
+
+	if (!file || !g->d.pc || !g->d.loaded_at ||
+	    diagnose_pc_offset(g->d.pc, g->d.loaded_at, &off) < 0)
+		return;
+	if (image_find_tool(u->host->engine, u->desc->image, DIAGNOSE_TOOL_OBJDUMP, &objdump,
+			    &err) < 0 || !objdump) {
+		diagnosis_add_note(&g->d, "no llvm-objdump in the image: no disassembly");
+		return;
+	}
+	if (run_objdump(u, g, objdump, file, &out, &err) < 0 ||
+	    diagnose_disassembly_window(out.buf, out.len, off, DIAGNOSE_DISASSEMBLY_RADIUS, &win,
+					&err) < 0 ||
+	    fs_write_atomic(path, win.buf, win.len, 0644, &err) < 0) {
+		diagnosis_add_note(&g->d, "no disassembly: %s", err.msg);
+		return;
+	}
+	diagnosis_add_file(&g->d, DIAGNOSE_DIR "/" DIAGNOSE_DISASSEMBLY);
+}
+
 static void after_fault(struct unit_diag *g, const struct unit_run *u)
 {
 	struct error err;
@@ -228,6 +312,8 @@ static void after_fault(struct unit_diag *g, const struct unit_run *u)
 	} else {
 		diagnosis_release(&g->d);
 		diagnose_agent_collect(u->run_dir, DIAGNOSE_DIR "/" DIAGNOSE_AGENT_LOG, &g->d);
+		if (g->d.status == DIAGNOSIS_OK)
+			disassemble(g, u);
 	}
 	g->have = true;
 }

@@ -72,6 +72,8 @@ Test(run_diagnose, a_fault_without_a_kernel_is_named_by_the_agent_rerun)
 	const cJSON *d = diagnosis(f);
 	cleanup_free char *co = NULL;
 	cleanup_free char *log = NULL;
+	cleanup_free char *dis = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 
 	assert_finding_verdict(f, "verdict unchanged", "MAF", "illegal_memory_access", NULL);
 	cr_assert_str_eq(str(d, "tool"), "rocm-debug-agent");
@@ -85,6 +87,9 @@ Test(run_diagnose, a_fault_without_a_kernel_is_named_by_the_agent_rerun)
 	co = file_with_prefix(d, r.run_dir, "diagnostics/code-objects/memory___");
 	cr_assert(log && access(log, R_OK) == 0, "agent.log brought home");
 	cr_assert(co && access(co, R_OK) == 0, "the code object brought home");
+	dis = file_with_prefix(d, r.run_dir, "diagnostics/disassembly.txt");
+	cr_assert(dis && read_text(dis, &text), "the disassembly around the pc");
+	cr_assert(strstr(text.buf, "=> global_store_dword v[2:3], v1, off"), "%s", text.buf);
 	cr_assert(strstr(str(d, "caveat"), "not the root cause"));
 	tool_run_release(&r);
 }
