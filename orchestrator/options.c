@@ -38,10 +38,10 @@ const struct option_def option_table[] = {
 	  "                                   a second Ctrl-C skips the rest)" },
 	{ OPT_PROGRESS_SECONDS, "progress-seconds", 0, "S", "HIP_HRR_REPLAY_PROGRESS_SECONDS",
 	  FOR_REPLAY, "heartbeat period asked of hrr-playback (default 30)" },
-	{ OPT_DIAGNOSE, "diagnose", 0, "off|auto|agent|hang|all", "HRR_DIAGNOSE", FOR_RUN,
-	  "name the kernel with the GPU debuggers (default auto: after a GPU fault, one\n"
-	  "                                   rerun under rocm-debug-agent, watchdog x4; hang/all: rocgdb\n"
-	  "                                   before a hung replay is stopped, ptrace allowed)" },
+	{ OPT_DIAGNOSE, "diagnose", 0, "MODE", "HRR_DIAGNOSE", FOR_RUN,
+	  "off|auto|agent|hang|all: name the kernel with the GPU debuggers (default auto:\n"
+	  "                                   one rerun under rocm-debug-agent after a GPU fault, watchdog\n"
+	  "                                   x4; hang/all: rocgdb before a hung replay is stopped)" },
 	{ OPT_DIAGNOSE_TIMEOUT, "diagnose-timeout", 0, "S", NULL, FOR_RUN,
 	  "how long rocgdb may take before a hung replay is stopped anyway (default 90)" },
 	{ OPT_NO_SYNC, "no-sync", 0, NULL, NULL, FOR_REPLAY,

@@ -218,17 +218,12 @@ static int run_objdump(const struct unit_run *u, const struct unit_diag *g, cons
 		       const char *file, struct strbuf *out, struct error *err)
 {
 	struct engine *e = u->host->engine;
-	struct replay_plan_knobs k;
-	struct replay_plan_input in;
 	struct container_spec spec;
 	cleanup_free char *id = NULL;
 	long status = -1;
 	int ret = -1;
 
-	unit_plan_knobs(u->desc, &k);
-	unit_plan_input(u, &k, &in);
-	container_spec_init(&spec);
-	replay_plan_build_info(&in, &spec);
+	unit_info_spec(u, &spec);
 	strvec_clear(&spec.entrypoint);
 	strvec_push(&spec.entrypoint, objdump);
 	strvec_clear(&spec.cmd);

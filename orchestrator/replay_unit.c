@@ -198,6 +198,17 @@ void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k
 	in->archive_label = d->pid_dir;
 }
 
+void unit_info_spec(const struct unit_run *u, struct container_spec *spec)
+{
+	struct replay_plan_knobs k;
+	struct replay_plan_input in;
+
+	unit_plan_knobs(u->desc, &k);
+	unit_plan_input(u, &k, &in);
+	container_spec_init(spec);
+	replay_plan_build_info(&in, spec);
+}
+
 void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
 {
 	memset(k, 0, sizeof(*k));
@@ -221,8 +232,6 @@ static int to_run_log(enum engine_stream_id stream, const char *data, size_t len
  * alone cannot name the kernel. */
 static int playback_info(const struct unit_run *u, struct classifier *cls)
 {
-	struct replay_plan_knobs k;
-	struct replay_plan_input in;
 	struct container_spec spec;
 	cleanup_free char *id = NULL;
 	cleanup_free char *diag = xasprintf("%s/diagnostics", u->run_dir);
@@ -233,10 +242,7 @@ static int playback_info(const struct unit_run *u, struct classifier *cls)
 	long status = -1;
 	int ret = -1;
 
-	unit_plan_knobs(u->desc, &k);
-	unit_plan_input(u, &k, &in);
-	container_spec_init(&spec);
-	replay_plan_build_info(&in, &spec);
+	unit_info_spec(u, &spec);
 	error_clear(&err);
 	if (mkdir(diag, 0755) < 0 && errno != EEXIST) {
 		error_errno(&err, "%s", diag);
