@@ -1,10 +1,9 @@
 # The GPU debuggers' output parsers and the diagnosis model
-# (finding/diag_*.c, finding/diagnosis*.c; docs/gpu-debug-tools.md): part
-# of libhrr.a (the archive rule archives every prerequisite), and fuzzed
-# with libFuzzer like the classifier: `make fuzz-diag_agent fuzz-diag_mi`.
+# (finding/diag_*.c, finding/diagnosis*.c; docs/gpu-debug-tools.md), part of
+# libhrr.a with the rest of finding/, fuzzed with libFuzzer like the
+# classifier: `make fuzz-diag_agent fuzz-diag_mi`.
 DIAG_SRC = finding/diag_lines.c finding/diag_agent.c finding/diag_mi.c finding/diag_mi_record.c \
            finding/diagnosis.c finding/diagnosis_render.c finding/diag_plan.c
-$(BUILD)/libhrr.a: $(DIAG_SRC:%.c=$(BUILD)/obj/%.o)
 
 # Own rules rather than FUZZ_NAMES/FUZZ_LIB_SRC: mk/fuzz.mk assigns those
 # with '=' and is read after this file (hence its FUZZ_BUILD default here:
