@@ -1,7 +1,8 @@
 /* The simulator's two calls into its debug tools (docs/gpu-debug-tools.md),
  * so that hooking them into the replay loop takes two lines:
  *
- *   sim_debug_launch(kernel, grid, workgroup, ordinal)  at each launch
+ *   sim_debug_launch(kernel, grid, workgroup, ordinal)  at a launch (the
+ *                                                      one that fails or hangs)
  *   sim_debug_fault(stderr, kernel, reason, NULL, addr) on a GPU fault,
  *                                                      before aborting
  *
