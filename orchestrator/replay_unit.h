@@ -46,6 +46,7 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
+#include "finding/diag_plan.h"
 #include "orchestrator/image.h"
 #include "orchestrator/replay_plan.h"
 #include "preflight/preflight.h"
@@ -167,6 +168,10 @@ struct replay_desc {
 	const struct strvec *cap_add;     /* may be NULL */
 	bool no_sync;
 	bool keep;
+	/* The GPU debuggers (docs/gpu-debug-tools.md): an agent rerun after a
+	 * GPU fault, rocgdb before a hung replay is stopped. */
+	enum diagnose_mode diagnose;      /* replay_desc_init: off (callers choose) */
+	long diagnose_timeout_s;          /* rocgdb's bound; replay_desc_init: 90 */
 
 	/* Preflight policy. */
 	bool skip_preflight;
