@@ -10,7 +10,9 @@
 #   - a copy of images/<name>/ (symlinks kept),
 #   - hrr-playback: the static simulator,
 #   - bin/: a static busybox with a symlink per applet (sh, ls, cat, ...),
-# so a Dockerfile can `COPY bin/ /bin/` and `COPY hrr-playback ...`.
+#   - sim-tools/: the simulator's debug tools, when the Dockerfile COPYs them,
+# so a Dockerfile can `COPY bin/ /bin/` and `COPY hrr-playback ...`. Images
+# built FROM another of ours are built after it.
 #
 # Optional images/<name>/build.env (shell, sourced) may set:
 #   IMAGE=ref            tag to build (default hrr-<name>:$HRR_IMAGE_TAG,
@@ -43,9 +45,17 @@ export DOCKER_BUILDKIT=0
 "$DOCKER" version >/dev/null 2>&1 || die "'$DOCKER version' fails: is the engine running? (bash tests/setup.sh)"
 
 if [ $# -eq 0 ]; then
-	for d in "$HERE"/*/Dockerfile; do
-		[ -e "$d" ] || continue
-		set -- "$@" "$(basename "$(dirname "$d")")"
+	# Images built FROM another of ours (FROM hrr-...) come after the rest.
+	for pass in base derived; do
+		for d in "$HERE"/*/Dockerfile; do
+			[ -e "$d" ] || continue
+			if grep -q '^FROM hrr-' "$d"; then
+				[ "$pass" = derived ] || continue
+			else
+				[ "$pass" = base ] || continue
+			fi
+			set -- "$@" "$(basename "$(dirname "$d")")"
+		done
 	done
 fi
 [ $# -gt 0 ] || die "no images/<name>/Dockerfile found"
@@ -96,6 +106,13 @@ build_one() { # NAME
 	rm -f "$stage/build.env"
 	cp "$SIM" "$stage/hrr-playback"
 	stage_busybox "$stage"
+	# The simulator's debug tools (images/sim-tools), for the images that
+	# COPY them: beside the simulator in the build dir.
+	if grep -q 'sim-tools/' "$src/Dockerfile"; then
+		[ -d "$(dirname "$(dirname "$SIM")")/sim-tools" ] ||
+			die "$name needs the simulator's debug tools: make $(dirname "$(dirname "$SIM")")/sim-tools/rocgdb"
+		cp -a "$(dirname "$(dirname "$SIM")")/sim-tools" "$stage/sim-tools"
+	fi
 	hash=$(context_hash "$stage")
 
 	have=$("$DOCKER" image inspect -f "{{ index .Config.Labels \"$LABEL\" }}" "$image" 2>/dev/null || true)

@@ -204,12 +204,37 @@ static bool playback_at(struct engine *e, const char *probe, const char *path,
 	return true;
 }
 
+/* The first of candidates that is a file in the image (through the
+ * never-started probe): 0 with *out (NULL when none is), -1 when the
+ * engine failed. */
+static int first_file(struct ours_probe *probe, const struct strvec *candidates, char **out,
+		      struct error *err)
+{
+	const char *probe_id = NULL;
+
+	*out = NULL;
+	if (ours_probe_get(probe, &probe_id, err) < 0)
+		return -1;
+	for (size_t i = 0; i < candidates->n; i++) {
+		struct error lookup;
+
+		error_clear(&lookup);
+		if (playback_at(probe->engine, probe_id, candidates->v[i], &lookup)) {
+			*out = xstrdup(candidates->v[i]);
+			return 0;
+		}
+		if (lookup.kind != ERR_NOT_FOUND && lookup.kind != ERR_NONE) {
+			*err = lookup;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int image_find_playback_shared(struct ours_probe *probe, const struct image_facts *img,
 				const char *cache_dir, char **out, struct error *err)
 {
 	cleanup_strvec struct strvec candidates = STRVEC_INIT;
-	const char *probe_id = NULL;
-	const char *path = NULL;
 	char *cached;
 
 	cached = cache_read(cache_dir, img->id);
@@ -234,28 +259,14 @@ int image_find_playback_shared(struct ours_probe *probe, const struct image_fact
 	}
 	strvec_push(&candidates, "/opt/rocm/bin/hrr-playback");
 
-	if (ours_probe_get(probe, &probe_id, err) < 0)
+	if (first_file(probe, &candidates, out, err) < 0)
 		return error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
-	for (size_t i = 0; i < candidates.n; i++) {
-		struct error lookup;
-
-		error_clear(&lookup);
-		if (playback_at(probe->engine, probe_id, candidates.v[i], &lookup)) {
-			path = candidates.v[i];
-			break;
-		}
-		if (lookup.kind != ERR_NOT_FOUND && lookup.kind != ERR_NONE) {
-			*err = lookup;
-			return error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
-		}
-	}
-	if (!path)
+	if (!*out)
 		return error_set(err, ERR_NOT_FOUND, 0,
 				 "hrr-playback not found in image %s (searched its PATH and /opt/rocm/bin); "
 				 "give its path with --playback, or overlay a host build with --mount-clr",
 				 img->ref);
-	cache_write(cache_dir, img->id, path);
-	*out = xstrdup(path);
+	cache_write(cache_dir, img->id, *out);
 	return 0;
 }
 
@@ -268,4 +279,17 @@ int image_find_playback(struct engine *e, const struct image_facts *img,
 	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
 	(void)ours_probe_release(&probe, ERROR_DISCARD);
 	return r;
+}
+
+int image_find_tool(struct engine *e, const struct image_facts *img, enum diagnose_tool tool,
+		    char **out, struct error *err)
+{
+	struct ours_probe probe = { .engine = e, .image = img->id, .image_name = img->ref };
+	cleanup_strvec struct strvec candidates = STRVEC_INIT;
+	int r;
+
+	diagnose_tool_candidates(&img->env, tool, &candidates);
+	r = first_file(&probe, &candidates, out, err);
+	(void)ours_probe_release(&probe, ERROR_DISCARD);
+	return r < 0 ? error_prefix(err, "looking for a debugger in %s: ", img->ref) : 0;
 }

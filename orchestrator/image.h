@@ -10,6 +10,7 @@
 #include "common/strvec.h"
 #include "containers/ours.h"
 #include "docker/engine.h"
+#include "finding/diag_plan.h"
 
 enum pull_policy { PULL_MISSING = 0, PULL_ALWAYS, PULL_NEVER };
 
@@ -47,5 +48,12 @@ int image_find_playback_shared(struct ours_probe *probe, const struct image_fact
 __attribute__((warn_unused_result))
 int image_find_playback(struct engine *e, const struct image_facts *img,
 			const char *cache_dir, char **out, struct error *err);
+
+/* A GPU debugger in the image (finding/diag_plan.h's candidates: its PATH
+ * or LD_LIBRARY_PATH, then ROCm's directories), checked like hrr-playback
+ * without starting the image: *out its path, or NULL when absent. < 0
+ * only when the engine failed. */
+int image_find_tool(struct engine *e, const struct image_facts *img, enum diagnose_tool tool,
+		    char **out, struct error *err) __attribute__((warn_unused_result));
 
 #endif

@@ -38,6 +38,12 @@ const struct option_def option_table[] = {
 	  "                                   a second Ctrl-C skips the rest)" },
 	{ OPT_PROGRESS_SECONDS, "progress-seconds", 0, "S", "HIP_HRR_REPLAY_PROGRESS_SECONDS",
 	  FOR_REPLAY, "heartbeat period asked of hrr-playback (default 30)" },
+	{ OPT_DIAGNOSE, "diagnose", 0, "MODE", "HRR_DIAGNOSE", FOR_RUN,
+	  "off|auto|agent|hang|all: name the kernel with the GPU debuggers (default auto:\n"
+	  "                                   one rerun under rocm-debug-agent after a GPU fault, watchdog\n"
+	  "                                   x4; hang/all: rocgdb before a hung replay is stopped)" },
+	{ OPT_DIAGNOSE_TIMEOUT, "diagnose-timeout", 0, "S", NULL, FOR_RUN,
+	  "how long rocgdb may take before a hung replay is stopped anyway (default 90)" },
 	{ OPT_NO_SYNC, "no-sync", 0, NULL, NULL, FOR_REPLAY,
 	  "do not pass --sync-after-launch (faster, but faults are not attributed)" },
 	{ OPT_MOUNT_CLR, "mount-clr", 0, NULL, "HRR_DOCKER_MOUNT_CLR", FOR_REPLAY,
@@ -126,6 +132,8 @@ void options_init(struct options *o)
 	o->timeout_s = 1800;
 	o->stop_grace_s = 10;
 	o->progress_seconds = 30;
+	o->diagnose = DIAGNOSE_DEFAULT;
+	o->diagnose_timeout_s = DIAGNOSE_TIMEOUT_DEFAULT_S;
 	strvec_init(&o->extra_ld);
 	strvec_init(&o->env);
 	strvec_init(&o->cap_add);
@@ -406,6 +414,14 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 		if (parse_seconds(from, val, &o->progress_seconds, err) < 0)
 			return -1;
 		return 0;
+	case OPT_DIAGNOSE:
+		if (diagnose_mode_parse(val, &o->diagnose, err) < 0)
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a diagnose mode; use off, auto, agent, hang or all",
+					 from, val);
+		return 0;
+	case OPT_DIAGNOSE_TIMEOUT:
+		return parse_seconds(from, val, &o->diagnose_timeout_s, err);
 	case OPT_PLAYBACK:
 	case OPT_EXTRA_LD:
 	case OPT_ENV:

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
+#include "finding/diag_plan.h"
 #include "orchestrator/image.h"
 #include "orchestrator/seccomp_profile.h"
 #include "orchestrator/sweep_options.h"
@@ -44,6 +45,8 @@ struct options {
 	long progress_timeout_s;  /* 0 = off */
 	long stop_grace_s;
 	long progress_seconds;
+	enum diagnose_mode diagnose;   /* --diagnose / HRR_DIAGNOSE (docs/gpu-debug-tools.md) */
+	long diagnose_timeout_s;       /* --diagnose-timeout: rocgdb's bound */
 	bool no_sync;
 	bool mount_clr;
 	char *playback;           /* inside the image; NULL = found */

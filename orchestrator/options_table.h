@@ -63,6 +63,8 @@ enum option_id {
 	OPT_CASE,
 	OPT_LAST,
 	OPT_KEEP_LAST,
+	OPT_DIAGNOSE,
+	OPT_DIAGNOSE_TIMEOUT,
 };
 
 /* Which commands take an option. */

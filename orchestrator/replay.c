@@ -233,6 +233,8 @@ static void begin_stop(struct exec_state *s, int sig, double now)
 	else if (s->stop != REPLAY_STOP_LOG_FAILED)
 		say_info(x->verbosity, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
 			 s->stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent", x->stop_grace_s);
+	if (s->stop != REPLAY_STOP_INTERRUPT && x->before_stop)
+		x->before_stop(x->before_stop_ctx, s->r->container_id);
 	if (x->stop_grace_s > 0) {
 		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGTERM");
 		s->state = TERM_SENT;

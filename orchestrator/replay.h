@@ -47,6 +47,11 @@ struct replay_exec {
 	const char *name;        /* container name */
 	struct run_log *log;
 	struct interrupt_watch *interrupt; /* the replay's interrupts; its fd may be -1 */
+	/* Called once when the watchdog is about to stop the replay (not on an
+	 * interrupt), the container still running: a debugger's look at a hang.
+	 * It bounds its own time. NULL = none. */
+	void (*before_stop)(void *ctx, const char *container_id);
+	void *before_stop_ctx;
 };
 
 /* < 0 only when the replay could not be run at all (create/start failed);

@@ -130,6 +130,7 @@ void replay_desc_init(struct replay_desc *d)
 	memset(d, 0, sizeof(*d));
 	d->limits.stop_grace_s = 10;
 	d->limits.progress_seconds = 30;
+	d->diagnose_timeout_s = DIAGNOSE_TIMEOUT_DEFAULT_S;
 	d->interrupt_fd = -1;
 	d->create_by_id = true;
 }

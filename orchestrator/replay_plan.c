@@ -1,4 +1,5 @@
 #include "orchestrator/replay_plan.h"
+#include "orchestrator/diagnose.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -235,6 +236,10 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 	add_devices(in, s);
 	for (size_t i = 0; k->cap_add && i < k->cap_add->n; i++)
 		strvec_push(&s->cap_add, k->cap_add->v[i]);
+	if (k->allow_ptrace)
+		strvec_push(&s->cap_add, "SYS_PTRACE");
+	if (k->diagnostics_dir)
+		container_spec_add_mount(s, k->diagnostics_dir, DIAGNOSE_MOUNT, false);
 	s->pids_limit = REPLAY_PIDS_LIMIT;
 	s->memory = k->memory_bytes;
 	s->stop_timeout = (int)k->stop_grace_s;

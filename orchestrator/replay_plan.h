@@ -57,6 +57,11 @@ struct replay_plan_knobs {
 	const struct strvec *hip_hrr_env; /* the host's HIP_HRR_* "K=V"; may be NULL */
 	const struct strvec *env;         /* --env K=V, in order; may be NULL */
 	const struct strvec *cap_add;     /* may be NULL */
+	/* A hang-diagnostic run: rocgdb may attach (CAP_SYS_PTRACE). */
+	bool allow_ptrace;
+	/* The run folder's diagnostics/ on the host, mounted writable at
+	 * DIAGNOSE_MOUNT (orchestrator/diagnose.h); NULL = none. */
+	const char *diagnostics_dir;
 	long progress_seconds;
 	long stop_grace_s;
 	long long memory_bytes;           /* 0 = no limit */

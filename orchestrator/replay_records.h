@@ -42,6 +42,7 @@ struct unit_run {
 	const int *chosen;
 	size_t n_chosen;
 	const struct preflight_report *preflight; /* NULL: not reached */
+	struct unit_diag *diag;       /* the debugger steps (replay_diagnose.h), NULL: none */
 };
 
 /* <run_dir>/run.json. */

@@ -10,6 +10,7 @@
 #include "finding/finding.h"
 #include "orchestrator/interrupt.h"
 #include "orchestrator/replay.h"
+#include "orchestrator/replay_diagnose.h"
 #include "orchestrator/replay_records.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/run_log.h"
@@ -174,8 +175,8 @@ static int resolve_device_gids(struct unit_run *u, struct error *err)
 	return 0;
 }
 
-static void plan_input(const struct unit_run *u, const struct replay_plan_knobs *k,
-		       struct replay_plan_input *in)
+void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k,
+		     struct replay_plan_input *in)
 {
 	const struct replay_desc *d = u->desc;
 
@@ -200,7 +201,18 @@ static void plan_input(const struct unit_run *u, const struct replay_plan_knobs 
 	in->seccomp_opt = u->seccomp_opt;
 }
 
-static void plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
+void unit_info_spec(const struct unit_run *u, struct container_spec *spec)
+{
+	struct replay_plan_knobs k;
+	struct replay_plan_input in;
+
+	unit_plan_knobs(u->desc, &k);
+	unit_plan_input(u, &k, &in);
+	container_spec_init(spec);
+	replay_plan_build_info(&in, spec);
+}
+
+void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->extra_ld = d->extra_ld;
@@ -224,8 +236,6 @@ static int to_run_log(enum engine_stream_id stream, const char *data, size_t len
  * alone cannot name the kernel. */
 static int playback_info(const struct unit_run *u, struct classifier *cls)
 {
-	struct replay_plan_knobs k;
-	struct replay_plan_input in;
 	struct container_spec spec;
 	cleanup_free char *id = NULL;
 	cleanup_free char *diag = xasprintf("%s/diagnostics", u->run_dir);
@@ -236,10 +246,7 @@ static int playback_info(const struct unit_run *u, struct classifier *cls)
 	long status = -1;
 	int ret = -1;
 
-	plan_knobs(u->desc, &k);
-	plan_input(u, &k, &in);
-	container_spec_init(&spec);
-	replay_plan_build_info(&in, &spec);
+	unit_info_spec(u, &spec);
 	error_clear(&err);
 	if (mkdir(diag, 0755) < 0 && errno != EEXIST) {
 		error_errno(&err, "%s", diag);
@@ -326,10 +333,13 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 		finding_release(&later);
 		classifier_free(info_cls);
 	}
+	if (u->diag)
+		unit_diag_after(u->diag, u, &f);
 	fr.wall_s = monotonic_now() - u->t_begin;
 	finding_finalize(&f, &ctx);
 	res->finding = finding_to_json(&f, &ctx);
 	finding_render_markdown(&f, &ctx, &md);
+	unit_diag_render(u->diag, res->finding, &md);
 	res->finding_markdown = strbuf_detach(&md, NULL);
 	res->outcome = finding_outcome_name(f.outcome);
 	json_text = cJSON_Print(res->finding);
@@ -380,6 +390,8 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 	x.name = u->container_name;
 	x.log = &rl;
 	x.interrupt = iw;
+	if (u->diag)
+		unit_diag_exec(u->diag, u, &x);
 	if (replay_execute(&x, &u->result, &err) < 0) {
 		run_log_close(&rl, NULL);
 		code = replay_fail(&res->failure, REPLAY_STAGE_REPLAY, EXIT_NO_VERDICT, "%s", err.msg);
@@ -410,7 +422,7 @@ out:
 /* Who the replay runs as and under which seccomp profile (docs/security.md):
  * the caller's uid:gid unless --as-root, the replay profile unless asked
  * otherwise. */
-static int container_identity(struct unit_run *u, struct error *err)
+static int container_identity(struct unit_run *u, bool allow_ptrace, struct error *err)
 {
 	const struct replay_desc *d = u->desc;
 	static const struct seccomp_choice replay_profile = { SECCOMP_MODE_REPLAY, NULL };
@@ -419,7 +431,7 @@ static int container_identity(struct unit_run *u, struct error *err)
 	snprintf(u->user, sizeof(u->user), "%u:%u", d->as_root ? 0 : (unsigned)getuid(),
 		 d->as_root ? 0 : (unsigned)getgid());
 	if (seccomp_engine_option(u->host->engine, d->seccomp ? d->seccomp : &replay_profile,
-				  d->allow_ptrace, &u->seccomp_profile, &u->seccomp_opt,
+				  allow_ptrace, &u->seccomp_profile, &u->seccomp_opt,
 				  &u->seccomp_record, &notes, err) < 0)
 		return -1;
 	for (size_t i = 0; i < notes.n; i++)
@@ -435,10 +447,14 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	struct replay_plan_knobs k;
 	struct replay_plan_input in;
 	struct container_spec spec;
+	struct unit_diag diag;
 	struct error err;
 	const char *why = res->failure.msg;
+	int code;
 
 	container_spec_init(&spec);
+	unit_diag_prepare(u, &diag);
+	u->diag = &diag;
 	plan_devices(u->host->device_root, &u->host->topo, u->chosen, u->n_chosen, &u->devices,
 		     &u->n_devices);
 	if (resolve_device_gids(u, &err) < 0) {
@@ -447,13 +463,16 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 		why = err.msg; /* run.json says what, the message also where */
 		goto stop;
 	}
-	if (container_identity(u, &err) < 0) {
+	unit_plan_knobs(d, &k);
+	unit_diag_knobs(&diag, u, &k);
+	/* After the diagnostics' knobs: a hang-diagnostic run's profile lets
+	 * rocgdb attach. */
+	if (container_identity(u, k.allow_ptrace, &err) < 0) {
 		replay_fail(&res->failure, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_ENGINE,
 			    err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
 		goto stop;
 	}
-	plan_knobs(d, &k);
-	plan_input(u, &k, &in);
+	unit_plan_input(u, &k, &in);
 	if (replay_plan_build(&in, &spec, &err) < 0) {
 		replay_fail(&res->failure, REPLAY_STAGE_REPLAY, EXIT_NO_VERDICT, "%s", err.msg);
 		goto stop;
@@ -469,11 +488,15 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	if (replay_and_classify(u, &spec, iw, pf, res))
 		goto stop;
 	records_write_run_json(u);
-	container_spec_release(&spec);
-	return u->exit_code;
+	code = u->exit_code;
+	goto out;
 stop:
+	code = stop_before_replay(u, res, why);
+out:
+	u->diag = NULL;
+	unit_diag_release(&diag);
 	container_spec_release(&spec);
-	return stop_before_replay(u, res, why);
+	return code;
 }
 
 /* Preflight-only: the report and its exit code; no run folder. */

@@ -46,6 +46,7 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
+#include "finding/diag_plan.h"
 #include "orchestrator/image.h"
 #include "orchestrator/replay_plan.h"
 #include "orchestrator/seccomp_profile.h"
@@ -171,8 +172,11 @@ struct replay_desc {
 	bool no_sync;
 	bool keep;
 	const struct seccomp_choice *seccomp; /* NULL: the replay profile */
-	bool allow_ptrace;                /* hang-diagnostic runs: a debugger attaches */
 	bool as_root;                     /* root inside; default the caller's uid:gid */
+	/* The GPU debuggers (docs/gpu-debug-tools.md): an agent rerun after a
+	 * GPU fault, rocgdb before a hung replay is stopped. */
+	enum diagnose_mode diagnose;      /* replay_desc_init: off (callers choose) */
+	long diagnose_timeout_s;          /* rocgdb's bound; replay_desc_init: 90 */
 
 	/* Preflight policy. */
 	bool skip_preflight;

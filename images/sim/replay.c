@@ -6,6 +6,7 @@
  * Heartbeats, like the real ones, come only as kernels launch: nothing here
  * runs on a timer, so a hung scenario is really silent. */
 #include "sim.h"
+#include "../sim-tools/sim_debug.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -438,6 +439,27 @@ static _Noreturn void end_cut(const struct run *r, size_t i, const char *addr)
 	_exit(137);
 }
 
+/* The in-flight dispatch, for the image's rocgdb (sim-tools/sim_debug.h):
+ * written once, at the launch where the scenario fails or hangs. */
+static void debug_state(const struct run *r, const struct sim_event *ev)
+{
+	char grid[64], wg[64];
+
+	snprintf(grid, sizeof(grid), "[%u,%u,%u]", ev->grid[0] * ev->block[0],
+		 ev->grid[1] * ev->block[1], ev->grid[2] * ev->block[2]);
+	snprintf(wg, sizeof(wg), "[%u,%u,%u]", ev->block[0], ev->block[1], ev->block[2]);
+	sim_debug_launch(ev->kernel, grid, wg, r->kernels ? r->kernels - 1 : 0);
+}
+
+/* Under rocm-debug-agent (HSA_TOOLS_LIB): its wave report first. The stop
+ * reason is the scenario's agent_reason=, else what the fault is. */
+static void debug_agent(const struct run *r, const char *reason, const char *page)
+{
+	const char *want = scenario_get(r->sc, "agent_reason");
+
+	sim_debug_fault(stderr, r->last_kernel, want ? want : reason, NULL, page);
+}
+
 static _Noreturn void end_maf(const struct run *r, size_t i)
 {
 	const char *addr = scenario_get(r->sc, "fault_addr");
@@ -450,6 +472,7 @@ static _Noreturn void end_maf(const struct run *r, size_t i)
 	fault_lag(r, i);
 	if (!addr)
 		addr = read_only ? "0xdeadbeef" : "0x7f91da000000";
+	debug_agent(r, "MEMORY_VIOLATION", addr);
 	if (variant(r, "cut-name") || variant(r, "cut-number"))
 		end_cut(r, i, addr);
 	if (scenario_get(r->sc, "format"))
@@ -496,6 +519,9 @@ static _Noreturn void end_queue_abort(const struct run *r, size_t i)
 		text = "An HSAIL operation resulted in a hardware exception.";
 		code = code ? code : "0x1016";
 	}
+	if (strcmp(status, "HSA_STATUS_ERROR_ABORTED"))
+		debug_agent(r, strcmp(status, "HSA_STATUS_ERROR_MEMORY_FAULT") ? "ASSERT_TRAP"
+									   : "MEMORY_VIOLATION", NULL);
 	fprintf(stderr,
 		":0:rocdevice.cpp:3096: %lld us: Callback: Queue 0x7f3a2c000000 aborting "
 		"with error : %s: %s code: %s", runtime_us(), status, text, code);
@@ -801,6 +827,8 @@ static int replay(struct run *r)
 		}
 		if (spliced)
 			fprintf(stderr, "[HRR] Event %zu: %s   -> Kernel '%s'", i, ev->api, ev->kernel);
+		if ((long)i == r->fault_idx && ev->kernel)
+			debug_state(r, ev);
 		if ((long)i == r->fault_idx && (code = scenario_fault(r, i)) >= 0)
 			return code;
 		if (spliced)

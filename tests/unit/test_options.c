@@ -311,3 +311,28 @@ Test(options, a_usage_error_knows_json_was_asked_without_a_parse)
 		      "the last --format wins");
 	cr_assert_not(cmd_json_requested(ARGC("--image", "json"), ARGV("--image", "json")));
 }
+
+Test(options, diagnose_defaults_to_auto_and_takes_its_env_twin)
+{
+	struct options o;
+	struct error err;
+	const char *const env[] = { "HRR_DIAGNOSE", "hang", NULL };
+	const char *const bad[] = { "HRR_DIAGNOSE", "rocgdb", NULL };
+
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "--image", "i", "--archive", "/a"), 0);
+	cr_assert_eq(o.diagnose, DIAGNOSE_AUTO);
+	cr_assert_eq(o.diagnose_timeout_s, 90);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, env, NULL, "--image", "i", "--archive", "/a"), 0);
+	cr_assert_eq(o.diagnose, DIAGNOSE_HANG);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, env, NULL, "--image", "i", "--archive", "/a", "--diagnose",
+			   "off", "--diagnose-timeout", "3"), 0);
+	cr_assert_eq(o.diagnose, DIAGNOSE_OFF, "the option beats its env twin");
+	cr_assert_eq(o.diagnose_timeout_s, 3);
+	options_release(&o);
+	cr_assert_lt(PARSE(&o, &err, bad, NULL, "--image", "i", "--archive", "/a"), 0);
+	cr_assert_eq(err.kind, ERR_USAGE);
+	cr_assert(strstr(err.msg, "HRR_DIAGNOSE: 'rocgdb' is not a diagnose mode"), "%s", err.msg);
+	options_release(&o);
+}

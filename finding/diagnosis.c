@@ -1,0 +1,254 @@
+/* A finding's diagnosis: the model, filled from a tool's parsed output. */
+#include "finding/diagnosis.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+const char diagnosis_caveat[] =
+	"The tool names the kernel it saw, not the root cause: a wave's pc can "
+	"belong to the victim of an earlier kernel or of a race (if "
+	"HIP_LAUNCH_BLOCKING=1 makes the failure go away, suspect a race).";
+
+const char *diagnosis_tool_name(enum diagnosis_tool t)
+{
+	return t == DIAGNOSIS_ROCGDB ? "rocgdb" : "rocm-debug-agent";
+}
+
+const char *diagnosis_status_name(enum diagnosis_status s)
+{
+	switch (s) {
+	case DIAGNOSIS_OK:
+		return "ok";
+	case DIAGNOSIS_NOT_AVAILABLE:
+		return "not-available";
+	case DIAGNOSIS_FAILED:
+		return "failed";
+	case DIAGNOSIS_TIMED_OUT:
+		return "timed-out";
+	}
+	return "failed";
+}
+
+void diagnosis_init(struct diagnosis *d, enum diagnosis_tool tool)
+{
+	memset(d, 0, sizeof(*d));
+	d->tool = tool;
+	d->status = DIAGNOSIS_OK;
+	d->waves = -1;
+	strvec_init(&d->code_objects);
+	strvec_init(&d->files);
+	strvec_init(&d->notes);
+}
+
+void diagnosis_release(struct diagnosis *d)
+{
+	enum diagnosis_tool tool = d->tool;
+
+	for (size_t i = 0; i < d->n_dispatches; i++) {
+		struct diagnosis_dispatch *x = &d->dispatches[i];
+
+		free(x->id), free(x->queue_id), free(x->target_id);
+		free(x->grid), free(x->workgroup), free(x->kernel);
+	}
+	free(d->summary);
+	free(d->kernel);
+	free(d->reason);
+	free(d->pc);
+	free(d->instruction);
+	free(d->loaded_at);
+	strvec_clear(&d->code_objects);
+	strvec_clear(&d->files);
+	strvec_clear(&d->notes);
+	diagnosis_init(d, tool);
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_vaddf(&sb, fmt, ap);
+	return strbuf_detach(&sb, NULL);
+}
+
+void diagnosis_set_status(struct diagnosis *d, enum diagnosis_status s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	free(d->summary);
+	d->summary = vformat(fmt, ap);
+	va_end(ap);
+	d->status = s;
+}
+
+void diagnosis_add_note(struct diagnosis *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->notes.n >= DIAGNOSIS_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	strvec_push_nodup(&d->notes, vformat(fmt, ap));
+	va_end(ap);
+}
+
+void diagnosis_add_file(struct diagnosis *d, const char *relpath)
+{
+	if (d->files.n < DIAGNOSIS_MAX_FILES)
+		strvec_push(&d->files, relpath);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void diagnosis_from_agent(struct diagnosis *d, const struct diag_agent_report *r)
+{
+	const struct diag_agent_wave *w = diag_agent_suspect(r);
+
+	d->waves = r->waves;
+	for (size_t i = 0; i < r->code_objects.n; i++)
+		strvec_push(&d->code_objects, r->code_objects.v[i]);
+	if (r->code_objects_truncated)
+		diagnosis_add_note(d, "more code objects than the %d listed",
+				   DIAG_AGENT_MAX_CODE_OBJECTS);
+	if (!w) {
+		diagnosis_set_status(d, DIAGNOSIS_FAILED,
+				     "rocm-debug-agent printed no wave report in the rerun's log");
+		return;
+	}
+	d->kernel = dup_or_null(diag_agent_wave_kernel(w));
+	d->kernel_from = d->kernel ? "wave report" : NULL;
+	d->reason = dup_or_null(w->reason);
+	d->pc = dup_or_null(w->pc);
+	d->instruction = dup_or_null(w->instruction);
+	d->loaded_at = dup_or_null(w->loaded_at);
+	if (!d->kernel)
+		diagnosis_add_note(d, "the wave report names no kernel (no symbol at the pc)");
+	if (r->waves > 1)
+		diagnosis_add_note(d, "%lld waves reported, %lld stopped; the first faulting one is shown",
+				   r->waves, r->stopped);
+	diagnosis_set_status(d, DIAGNOSIS_OK, "%s in %s", w->reason ? w->reason : "a stopped wave",
+			     d->kernel ? d->kernel : "an unnamed kernel");
+}
+
+static void take_dispatch(struct diagnosis *d, const struct diag_mi_dispatch *x)
+{
+	struct diagnosis_dispatch *y = &d->dispatches[d->n_dispatches++];
+
+	y->id = dup_or_null(x->id);
+	y->queue_id = dup_or_null(x->queue_id);
+	y->target_id = dup_or_null(x->target_id);
+	y->grid = dup_or_null(x->grid);
+	y->workgroup = dup_or_null(x->workgroup);
+	y->kernel = dup_or_null(x->kernel ? x->kernel : x->kernel_function);
+	y->kernel_from = x->kernel ? x->kernel_from : NULL;
+}
+
+void diagnosis_from_rocgdb(struct diagnosis *d, const struct diag_mi_result *r)
+{
+	const struct diag_mi_dispatch *named = NULL;
+
+	for (size_t i = 0; i < r->n_dispatches && d->n_dispatches < DIAGNOSIS_MAX_DISPATCHES; i++) {
+		take_dispatch(d, &r->dispatches[i]);
+		if (!named && r->dispatches[i].kernel)
+			named = &r->dispatches[i];
+	}
+	d->waves = (long long)r->n_waves;
+	if (r->first_error && !r->n_dispatches) {
+		diagnosis_set_status(d, DIAGNOSIS_FAILED, "rocgdb could not attach: %s", r->first_error);
+		return;
+	}
+	if (!r->n_dispatches) {
+		diagnosis_set_status(d, DIAGNOSIS_OK, "rocgdb attached and found no dispatch in flight");
+		diagnosis_add_note(d, "no dispatch in flight: the replay may be stuck on the host, "
+				      "or a debug agent holds the debugger slot");
+		return;
+	}
+	d->reason = xstrdup("in-flight dispatch");
+	if (named) {
+		d->kernel = xstrdup(named->kernel);
+		d->kernel_from = named->kernel_from;
+	}
+	if (r->n_dispatches > 1)
+		diagnosis_add_note(d, "%zu dispatches in flight; the first named one is shown",
+				   r->n_dispatches);
+	if (!r->detached)
+		diagnosis_add_note(d, "rocgdb's output does not show the detach");
+	diagnosis_set_status(d, DIAGNOSIS_OK, "%zu dispatch(es) in flight, %s", r->n_dispatches,
+			     d->kernel ? d->kernel : "none named");
+}
+
+/* Kernel-name fragments worth a sentence (PyTorch ATen indexing kernels). */
+static const struct {
+	const char *fragment;
+	const char *what;
+} known_kernels[] = {
+	{ "index_copy_kernel_impl", "Tensor.index_copy_(dim, index, source)" },
+	{ "scatter_gather_elementwise_kernel", "Tensor.scatter_/gather (dim, index, src)" },
+	{ "scatter_kernel", "Tensor.scatter_(dim, index, src)" },
+	{ "index_put_kernel", "an advanced-indexing write tensor[idx] = v (index_put_)" },
+	{ "index_kernel", "an advanced-indexing read tensor[idx]" },
+};
+
+static const char *reason_sentence(const char *reason, bool aten)
+{
+	if (!reason)
+		return NULL;
+	if (strstr(reason, "ASSERT_TRAP"))
+		return aten ? "The wave hit s_trap 2: a device-side assert failed. In this kernel "
+			      "that is PyTorch's bound check 0 <= index < self.size(dim): an index "
+			      "was out of bounds. A PyTorch built with TORCH_USE_HIP_DSA=1 prints "
+			      "the assert's text."
+			    : "The wave hit s_trap 2: a device-side assert (assert(), "
+			      "__builtin_trap) failed in this kernel.";
+	if (strstr(reason, "MEMORY_VIOLATION"))
+		return "A load or store at the pc touched memory it may not: a real "
+		       "out-of-bounds access; the registers in the report hold its address.";
+	if (strstr(reason, "ILLEGAL_INSTRUCTION") || strstr(reason, "INVALID_OPCODE"))
+		return "The instruction at the pc is not valid: usually a corrupted code object "
+		       "(an allocator overwriting the kernel's code), rarely a compiler bug.";
+	return NULL;
+}
+
+/* "OpaqueType<4>" in the name: the element size in bytes. */
+static int opaque_bytes(const char *kernel)
+{
+	const char *o = strstr(kernel, "OpaqueType<");
+	int n;
+
+	return o && sscanf(o + 11, "%d>", &n) == 1 && n > 0 && n <= 64 ? n : 0;
+}
+
+char *diagnosis_explain(const char *kernel, const char *reason)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *what = NULL, *why;
+
+	for (size_t i = 0; kernel && i < sizeof(known_kernels) / sizeof(*known_kernels); i++)
+		if (strstr(kernel, "at::native::") && strstr(kernel, known_kernels[i].fragment)) {
+			what = known_kernels[i].what;
+			break;
+		}
+	why = reason_sentence(reason, what != NULL);
+	if (what) {
+		int bytes = opaque_bytes(kernel);
+
+		strbuf_addf(&sb, "This PyTorch kernel implements %s", what);
+		if (bytes)
+			strbuf_addf(&sb, " on %d-byte elements", bytes);
+		strbuf_addstr(&sb, ".");
+	}
+	if (why)
+		strbuf_addf(&sb, "%s%s", sb.len ? " " : "", why);
+	if (!sb.len) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}

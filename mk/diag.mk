@@ -1,0 +1,29 @@
+# The GPU debuggers' output parsers and the diagnosis model
+# (finding/diag_*.c, finding/diagnosis*.c; docs/gpu-debug-tools.md), part of
+# libhrr.a with the rest of finding/, fuzzed with libFuzzer like the
+# classifier: `make fuzz-diag_agent fuzz-diag_mi`.
+DIAG_SRC = finding/diag_lines.c finding/diag_agent.c finding/diag_mi.c finding/diag_mi_record.c \
+           finding/diagnosis.c finding/diagnosis_render.c finding/diag_plan.c
+
+# Own rules rather than FUZZ_NAMES/FUZZ_LIB_SRC: mk/fuzz.mk assigns those
+# with '=' and is read after this file (hence its FUZZ_BUILD default here:
+# rule targets are expanded as they are read).
+FUZZ_BUILD ?= build-fuzz
+DIAG_FUZZ_NAMES = diag_agent diag_mi
+# Only what the harnesses reach: common/ and the parsers (not libfuzzhrr.a).
+DIAG_FUZZ_OBJ = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(wildcard common/*.c) $(DIAG_SRC))
+
+$(DIAG_FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%): $(FUZZ_BUILD)/fuzz_%: \
+		$(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(DIAG_FUZZ_OBJ)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(DEP_LIBS) -lm
+
+.PHONY: $(DIAG_FUZZ_NAMES:%=fuzz-%)
+fuzz-build: $(DIAG_FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
+
+$(DIAG_FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_BUILD)/fuzz_%
+	@mkdir -p $(FUZZ_BUILD)/corpus/$*
+	$< -max_total_time=$(FUZZ_TIME) -max_len=70000 -timeout=10 -rss_limit_mb=1024 \
+	    -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus/$* tests/fuzz/corpus/$*
+
+FUZZ_TARGETS += $(DIAG_FUZZ_NAMES:%=fuzz-%)

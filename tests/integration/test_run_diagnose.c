@@ -1,0 +1,207 @@
+/* End to end, --diagnose (docs/gpu-debug-tools.md) with the simulator's
+ * debug tools (hrr-sim-debug: rocgdb, llvm-objdump, the debug agent's
+ * placeholder) and without them (hrr-sim): the agent rerun after a GPU
+ * fault, rocgdb before a hang is stopped (and a rocgdb that never answers),
+ * "not available", ptrace only when asked for. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "tests/support/run_support.h"
+
+#define SIM_DEBUG_IMAGE test_image("sim-debug")
+
+TestSuite(run_diagnose, .init = tenv_init, .fini = tenv_fini, .timeout = 180);
+
+/* Run a fixture with extra options; finding.json (caller deletes). */
+static cJSON *run_diag(struct tool_run *r, const char *image, const char *fixture,
+		       const char *const *extra, int want_code)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir(fixture);
+	const char *argv[32] = { "--image", image, "--archive", pid_dir, "--workdir",
+				 tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
+				 tenv.sysfs, "-q", "--stop-grace", "1" };
+	size_t n = 13;
+	cJSON *f;
+
+	for (size_t i = 0; extra && extra[i] && n < 31; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	tool_run(r, argv, NULL);
+	cr_assert_eq(r->status, want_code, "%s: exit %d:\n%s", fixture, r->status, r->err.buf);
+	f = read_json(r->run_dir, "finding.json");
+	cr_assert_not_null(f, "%s: no finding.json", fixture);
+	return f;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const cJSON *diagnosis(const cJSON *f)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(f, "diagnosis");
+
+	cr_assert(cJSON_IsObject(d), "finding.json has no diagnosis object");
+	return d;
+}
+
+/* One of the diagnosis's files starting with prefix, as a path. */
+static char *file_with_prefix(const cJSON *d, const char *run_dir, const char *prefix)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(d, "files"))
+		if (cJSON_IsString(f) && !strncmp(f->valuestring, prefix, strlen(prefix)))
+			return xasprintf("%s/%s", run_dir, f->valuestring);
+	return NULL;
+}
+
+Test(run_diagnose, a_fault_without_a_kernel_is_named_by_the_agent_rerun)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "maf-unattributed-long",
+					  (const char *const[]){ "--timeout", "20", NULL }, 1);
+	const cJSON *d = diagnosis(f);
+	cleanup_free char *co = NULL;
+	cleanup_free char *log = NULL;
+	cleanup_free char *dis = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	assert_finding_verdict(f, "verdict unchanged", "MAF", "illegal_memory_access", NULL);
+	cr_assert_str_eq(str(d, "tool"), "rocm-debug-agent");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert(str(d, "kernel") && !strncmp(str(d, "kernel"), "_ZN2at6native", 13), "%s",
+		  str(d, "kernel"));
+	cr_assert_str_eq(str(d, "reason"), "MEMORY_VIOLATION");
+	cr_assert(str(d, "pc") && !strncmp(str(d, "pc"), "0x", 2));
+	cr_assert_str_eq(str(d, "instruction"), "global_store_dword v[2:3], v1, off");
+	log = file_with_prefix(d, r.run_dir, "diagnostics/agent.log");
+	co = file_with_prefix(d, r.run_dir, "diagnostics/code-objects/memory___");
+	cr_assert(log && access(log, R_OK) == 0, "agent.log brought home");
+	cr_assert(co && access(co, R_OK) == 0, "the code object brought home");
+	dis = file_with_prefix(d, r.run_dir, "diagnostics/disassembly.txt");
+	cr_assert(dis && read_text(dis, &text), "the disassembly around the pc");
+	cr_assert(strstr(text.buf, "=> global_store_dword v[2:3], v1, off"), "%s", text.buf);
+	cr_assert(strstr(str(d, "caveat"), "not the root cause"));
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, an_assert_trap_in_an_aten_index_kernel_is_explained)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "queue-abort-aten-assert",
+					  (const char *const[]){ "--timeout", "20", NULL }, 1);
+	const cJSON *d = diagnosis(f);
+	cleanup_strbuf struct strbuf md = STRBUF_INIT;
+	cleanup_free char *md_path = xasprintf("%s/finding.md", r.run_dir);
+
+	cr_assert_str_eq(str(f, "outcome"), "ABORT");
+	cr_assert_str_eq(str(d, "reason"), "ASSERT_TRAP", "%s", str(d, "summary"));
+	cr_assert_str_eq(str(d, "instruction"), "s_trap 2");
+	cr_assert(!strncmp(str(d, "kernel"), "void at::native::index_kernel_impl<", 35));
+	cr_assert(strstr(str(d, "explanation"), "out of bounds"), "%s", str(d, "explanation"));
+	cr_assert(read_text(md_path, &md));
+	cr_assert(strstr(md.buf, "### Diagnosis (rocm-debug-agent)"), "%s", md.buf);
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, an_image_without_the_agent_says_not_available_and_keeps_the_verdict)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_IMAGE, "maf",
+					  (const char *const[]){ "--timeout", "10", NULL }, 1);
+	const cJSON *d = diagnosis(f);
+
+	assert_finding_verdict(f, "verdict unchanged", "MAF", "illegal_memory_access", "Cijk_");
+	cr_assert_str_eq(str(d, "status"), "not-available");
+	cr_assert(strstr(str(d, "summary"), "librocm-debug-agent.so.2"));
+	cr_assert(!file_exists(r.run_dir, "diagnostics/agent.log"), "no rerun happened");
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, off_makes_no_diagnosis)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "maf",
+					  (const char *const[]){ "--timeout", "10", "--diagnose", "off",
+								 NULL }, 1);
+
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(f, "diagnosis")));
+	tool_run_release(&r);
+}
+
+static bool cap_added(const char *run_dir, const char *cap)
+{
+	cleanup_cjson cJSON *run = read_json(run_dir, "run.json");
+	const cJSON *caps, *c;
+
+	cr_assert_not_null(run);
+	caps = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(run, "container"), "spec"),
+			"HostConfig"),
+		"CapAdd");
+	cJSON_ArrayForEach(c, caps)
+		if (cJSON_IsString(c) && !strcmp(c->valuestring, cap))
+			return true;
+	return false;
+}
+
+Test(run_diagnose, rocgdb_names_the_dispatch_a_hang_is_stuck_in)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "4", "--diagnose", "hang",
+								 NULL }, 1);
+	const cJSON *d = diagnosis(f);
+	const cJSON *disp = cJSON_GetObjectItemCaseSensitive(d, "dispatches");
+
+	cr_assert_str_eq(str(f, "outcome"), "HANG");
+	cr_assert_str_eq(str(d, "tool"), "rocgdb");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert_str_eq(str(d, "reason"), "in-flight dispatch");
+	cr_assert(str(d, "kernel") && !strncmp(str(d, "kernel"), "Cijk_", 5), "%s", str(d, "kernel"));
+	cr_assert_eq(cJSON_GetArraySize(disp), 1);
+	cr_assert_str_eq(str(f, "kernel_name"), str(d, "kernel"), "the HANG carries the kernel");
+	cr_assert(file_exists(r.run_dir, "diagnostics/rocgdb.txt"));
+	cr_assert(cap_added(r.run_dir, "SYS_PTRACE"), "a hang-diagnostic run may be traced");
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, a_rocgdb_that_never_answers_is_cut_off_and_the_hang_still_stopped)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "3", "--diagnose", "hang",
+								 "--diagnose-timeout", "2", "--env",
+								 "HRR_SIM_ROCGDB=hang", NULL }, 1);
+	const cJSON *d = diagnosis(f);
+
+	cr_assert_str_eq(str(f, "outcome"), "HANG");
+	cr_assert_str_eq(str(d, "status"), "timed-out", "%s", str(d, "summary"));
+	cr_assert_null(str(f, "kernel_name"), "a timed-out rocgdb names nothing");
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0, "the container is gone");
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, a_default_run_gets_no_ptrace)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "2", NULL }, 1);
+
+	cr_assert_str_eq(str(f, "outcome"), "HANG");
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(f, "diagnosis")),
+		  "auto does not run rocgdb");
+	cr_assert(!cap_added(r.run_dir, "SYS_PTRACE"));
+	tool_run_release(&r);
+}
