@@ -84,10 +84,11 @@ static int on_log(enum engine_stream_id stream, const char *data, size_t len, vo
 	return 0;
 }
 
-/* An engine that cannot be reached or does not answer in time. */
+/* An engine that cannot be reached, does not answer in time, or hangs up
+ * without answering (a kept connection to a dockerd that was killed). */
 static bool engine_gone(const struct error *err)
 {
-	return err->kind == ERR_CONNECT || err->kind == ERR_TIMEOUT;
+	return err->kind == ERR_CONNECT || err->kind == ERR_TIMEOUT || err->kind == ERR_PROTOCOL;
 }
 
 /* false when the engine is gone: nothing more can be learnt from it. */
