@@ -18,7 +18,11 @@ int engine_image_inspect(struct engine *e, const char *name, cJSON **out,
 	strbuf_addstr(&path, "/images/");
 	engine_url_add_path(&path, name);
 	strbuf_addstr(&path, "/json");
-	return engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, out, err);
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, out, err) < 0)
+		return -1;
+	if (e->flavour == ENGINE_FLAVOUR_PODMAN)
+		podman_image_normalize(*out);
+	return 0;
 }
 
 static long long image_json_ll(const cJSON *obj, const char *name)
