@@ -101,8 +101,9 @@ void podman_path_stat_normalize(cJSON *stat, const char *path);
  * no RepoDigests of Podman's own (localhost/...) manifests. */
 void podman_image_normalize(cJSON *inspect);
 /* Podman's error answers that mean what another dockerd status means:
- * kill of a stopped container (500 "container state improper") is 409. */
-long podman_error_status(long status, const char *body, size_t len);
+ * kill of a stopped container (500 "container state improper") is 409,
+ * and msg (the engine's message) then says "not running" as dockerd's. */
+long podman_error_status(long status, const char *body, size_t len, struct strbuf *msg);
 
 /* ---- API versions ("1.41") ---- */
 int engine_version_parse(const char *s, int *major, int *minor);

@@ -326,7 +326,7 @@ void podman_image_normalize(cJSON *inspect)
 	}
 }
 
-long podman_error_status(long status, const char *body, size_t len)
+long podman_error_status(long status, const char *body, size_t len, struct strbuf *msg)
 {
 	cleanup_cjson cJSON *j = NULL;
 	const cJSON *cause;
@@ -335,7 +335,12 @@ long podman_error_status(long status, const char *body, size_t len)
 		return status;
 	j = cJSON_ParseWithLength(body, len);
 	cause = cJSON_GetObjectItemCaseSensitive(j, "cause");
-	if (cJSON_IsString(cause) && !strcmp(cause->valuestring, "container state improper"))
-		return 409;
-	return status;
+	if (!cJSON_IsString(cause) || strcmp(cause->valuestring, "container state improper"))
+		return status;
+	if (strstr(msg->buf, "can only kill running containers")) {
+		cleanup_free char *was = strbuf_detach(msg, NULL);
+
+		strbuf_addf(msg, "the container is not running (%s)", was);
+	}
+	return 409;
 }

@@ -115,7 +115,7 @@ int engine_xfer_http_error(const struct engine_stream *s, struct error *err)
 
 	xfer_message(s, &msg);
 	if (s->podman)
-		status = podman_error_status(status, s->body.buf, s->body.len);
+		status = podman_error_status(status, s->body.buf, s->body.len, &msg);
 	if (status == 404 && s->not_found_404)
 		kind = ERR_NOT_FOUND;
 	return error_set(err, kind, (int)status, "%s", msg.buf);
