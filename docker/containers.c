@@ -58,6 +58,11 @@ int engine_container_create_json(struct engine *e, const char *name,
 	if (!cJSON_IsString(id) || !id->valuestring[0])
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "the Docker engine created a container but sent no Id");
+	if (e->flavour == ENGINE_FLAVOUR_PODMAN &&
+	    podman_check_created(e, body, id->valuestring, err) < 0) {
+		(void)engine_container_remove(e, id->valuestring, true, ERROR_DISCARD);
+		return -1;
+	}
 	*id_out = xstrdup(id->valuestring);
 	return 0;
 }

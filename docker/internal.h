@@ -66,6 +66,7 @@ struct engine {
 	bool podman_host_known;
 	bool podman_rootless;
 	bool podman_cgroup_v1;
+	char podman_runtime[32];     /* "crun", "runc" */
 	bool podman_limits_known;
 	long long podman_nofile;     /* the service's hard limits; 0 = unknown */
 	long long podman_nproc;
@@ -90,6 +91,11 @@ void engine_identity_from_ping(struct engine *e, const char *server, const char 
  * path. *out = NULL when the body needs no change. */
 int podman_create_body(struct engine *e, const cJSON *body, cJSON **out, struct error *err)
 	__attribute__((warn_unused_result));
+/* After a create on rootless Podman: a container given device nodes and
+ * their groups must keep the caller's groups (run.oci.keep_original_groups
+ * with crun), else ERR_USAGE naming the containers.conf line. */
+int podman_check_created(struct engine *e, const cJSON *body, const char *id,
+			 struct error *err) __attribute__((warn_unused_result));
 /* Rewrites a Podman event as dockerd names it: "remove" -> "destroy".
  * Returns false for events dockerd has no equivalent of (init, cleanup),
  * which are skipped. */

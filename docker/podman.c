@@ -233,32 +233,85 @@ int podman_create_body(struct engine *e, const cJSON *body, cJSON **out, struct 
 
 /* ---- what rootless Podman cannot apply ---- */
 
-int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
+/* GET /libpod/info once (Podman's own endpoint, under the compatible
+ * API's version prefix, which it accepts): rootless, cgroup version, OCI
+ * runtime. */
+static int podman_learn_host(struct engine *e, struct error *err)
 {
 	static const long ok[] = { 200, 0 };
 	cleanup_cjson cJSON *info = NULL;
 	const cJSON *host, *v;
 
+	if (e->podman_host_known)
+		return 0;
+	if (engine_request_json(e, "GET", "/libpod/info", NULL, ok, false, 0, &info, err) < 0)
+		return error_prefix(err, "asking Podman how it runs containers: ");
+	host = cJSON_GetObjectItemCaseSensitive(info, "host");
+	v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(host, "security"),
+					     "rootless");
+	e->podman_rootless = cJSON_IsTrue(v);
+	v = cJSON_GetObjectItemCaseSensitive(host, "cgroupVersion");
+	e->podman_cgroup_v1 = cJSON_IsString(v) && !strcmp(v->valuestring, "v1");
+	v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(host, "ociRuntime"),
+					     "name");
+	snprintf(e->podman_runtime, sizeof(e->podman_runtime), "%s",
+		 cJSON_IsString(v) ? v->valuestring : "");
+	e->podman_host_known = true;
+	return 0;
+}
+
+int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
+{
 	*applies = true;
 	if (e->flavour != ENGINE_FLAVOUR_PODMAN)
 		return 0;
-	if (!e->podman_host_known) {
-		/* Podman's own endpoint, under the compatible API's version */
-		if (engine_request_json(e, "GET", "/libpod/info", NULL, ok, false, 0, &info,
-					err) < 0)
-			return error_prefix(err, "asking Podman whether it applies cgroup limits: ");
-		host = cJSON_GetObjectItemCaseSensitive(info, "host");
-		v = cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(host, "security"), "rootless");
-		e->podman_rootless = cJSON_IsTrue(v);
-		v = cJSON_GetObjectItemCaseSensitive(host, "cgroupVersion");
-		e->podman_cgroup_v1 = cJSON_IsString(v) && !strcmp(v->valuestring, "v1");
-		e->podman_host_known = true;
-	}
+	if (podman_learn_host(e, err) < 0)
+		return -1;
 	/* cgroup v1 cannot be delegated to a user: Podman drops the limits
 	 * without a warning (docs/engines.md). */
 	*applies = !(e->podman_rootless && e->podman_cgroup_v1);
 	return 0;
+}
+
+#define PODMAN_KEEP_GROUPS "run.oci.keep_original_groups"
+
+/* A rootless container gets its device nodes with their host group only
+ * through the caller's own supplementary groups, which Podman drops unless
+ * the annotation PODMAN_KEEP_GROUPS is set and crun runs the container;
+ * the compatible create cannot set it, containers.conf can. Without it the
+ * replay could not open the GPU nodes and would look like a GPU fault:
+ * refuse before it runs. */
+int podman_check_created(struct engine *e, const cJSON *body, const char *id,
+			 struct error *err)
+{
+	static const long ok[] = { 200, 0 };
+	const cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
+	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	cleanup_cjson cJSON *c = NULL;
+	const cJSON *keep;
+
+	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "GroupAdd")) ||
+	    !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "Devices")))
+		return 0;
+	if (podman_learn_host(e, err) < 0)
+		return -1;
+	if (!e->podman_rootless)
+		return 0;
+	strbuf_addstr(&path, "/libpod/containers/");
+	engine_url_add_path(&path, id);
+	strbuf_addstr(&path, "/json");
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &c, err) < 0)
+		return error_prefix(err, "inspecting the new container's annotations: ");
+	keep = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"),
+						 "Annotations"),
+		PODMAN_KEEP_GROUPS);
+	if (cJSON_IsString(keep) && !strcmp(keep->valuestring, "1") &&
+	    !strcmp(e->podman_runtime, "crun"))
+		return 0;
+	return error_set(err, ERR_USAGE, 0,
+			 "rootless Podman at %s would drop your supplementary groups, so the container could not open the GPU device nodes it is given; keep them: add [containers] annotations = [\"" PODMAN_KEEP_GROUPS "=1\"] to ~/.config/containers/containers.conf, with runtime = \"crun\" under [engine] (runc ignores it; this service runs %s), and restart the service (docs/engines.md)",
+			 e->host, e->podman_runtime[0] ? e->podman_runtime : "an unknown runtime");
 }
 
 /* ---- answers rewritten as dockerd gives them ---- */

@@ -153,7 +153,7 @@ pick_storage() {
 start_rootless() {
 	local sock=$RUNTIME/podman/podman.sock cfg=$HOME_/.config/containers
 	mkdir -p "$cfg"
-	write_conf "$cfg" "$([ "${HRR_PODMAN_KEEP_GROUPS:-0}" = 1 ] && echo keep-groups)"
+	write_conf "$cfg" "$([ "${HRR_PODMAN_KEEP_GROUPS:-1}" = 1 ] && echo keep-groups)"
 	chown -R "$USER_NAME:" "$HOME_/.config"
 	[ $CONF_CHANGED = 1 ] && stop_pidfile "$RUNTIME/podman/hrr-service.pid"
 	pick_storage
