@@ -39,6 +39,7 @@ enum option_id {
 	OPT_HELP,
 	OPT_ALL,
 	OPT_LOG,
+	OPT_ENGINE,
 };
 
 /* Which commands take an option. */
