@@ -66,7 +66,6 @@ struct engine {
 	bool podman_host_known;
 	bool podman_rootless;
 	bool podman_cgroup_v1;
-	char podman_runtime[32];     /* "crun", "runc" */
 	bool podman_limits_known;
 	long long podman_nofile;     /* the service's hard limits; 0 = unknown */
 	long long podman_nproc;

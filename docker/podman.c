@@ -13,6 +13,8 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -22,8 +24,8 @@
 
 /* ---- what the engine may grant: the service's own hard limits ---- */
 
-/* The pid of the process serving a unix socket (SO_PEERCRED), or 0. */
-static pid_t podman_service_pid(const char *socket_path)
+/* Who serves a unix socket (SO_PEERCRED): pid 0 when unknown. */
+static struct ucred podman_service_cred(const char *socket_path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ucred cred = { 0 };
@@ -31,16 +33,16 @@ static pid_t podman_service_pid(const char *socket_path)
 	int fd;
 
 	if (!socket_path || strlen(socket_path) >= sizeof(sa.sun_path))
-		return 0;
+		return cred;
 	memcpy(sa.sun_path, socket_path, strlen(socket_path));
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return 0;
+		return cred;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-		cred.pid = 0;
+		memset(&cred, 0, sizeof(cred));
 	close(fd);
-	return cred.pid;
+	return cred;
 }
 
 /* One "Max open files  20000  20000  files" line's hard value; 0 when
@@ -71,7 +73,7 @@ static void podman_learn_limits(struct engine *e)
 	if (e->podman_limits_known)
 		return;
 	e->podman_limits_known = true;
-	pid = e->is_unix ? podman_service_pid(e->socket_path) : 0;
+	pid = e->is_unix ? podman_service_cred(e->socket_path).pid : 0;
 	if (pid <= 0)
 		return;
 	snprintf(path, sizeof(path), "/proc/%ld/limits", (long)pid);
@@ -233,17 +235,28 @@ int podman_create_body(struct engine *e, const cJSON *body, cJSON **out, struct 
 
 /* ---- what rootless Podman cannot apply ---- */
 
-/* GET /libpod/info once (Podman's own endpoint, under the compatible
- * API's version prefix, which it accepts): rootless, cgroup version, OCI
- * runtime. */
+/* Rootless or not, cgroup v1 or not. On a unix socket the service is on
+ * this host: its uid (SO_PEERCRED) and this host's /sys/fs/cgroup tell at
+ * no cost. Elsewhere GET /libpod/info (Podman's own endpoint, under the
+ * compatible API's version prefix, which it accepts) does, in about half a
+ * second: it gathers the whole host's description. */
 static int podman_learn_host(struct engine *e, struct error *err)
 {
 	static const long ok[] = { 200, 0 };
 	cleanup_cjson cJSON *info = NULL;
 	const cJSON *host, *v;
+	struct ucred cred;
+	struct statfs fs;
 
 	if (e->podman_host_known)
 		return 0;
+	cred = e->is_unix ? podman_service_cred(e->socket_path) : (struct ucred){ 0 };
+	if (cred.pid > 0 && statfs("/sys/fs/cgroup", &fs) == 0) {
+		e->podman_rootless = cred.uid != 0;
+		e->podman_cgroup_v1 = fs.f_type != CGROUP2_SUPER_MAGIC;
+		e->podman_host_known = true;
+		return 0;
+	}
 	if (engine_request_json(e, "GET", "/libpod/info", NULL, ok, false, 0, &info, err) < 0)
 		return error_prefix(err, "asking Podman how it runs containers: ");
 	host = cJSON_GetObjectItemCaseSensitive(info, "host");
@@ -252,10 +265,6 @@ static int podman_learn_host(struct engine *e, struct error *err)
 	e->podman_rootless = cJSON_IsTrue(v);
 	v = cJSON_GetObjectItemCaseSensitive(host, "cgroupVersion");
 	e->podman_cgroup_v1 = cJSON_IsString(v) && !strcmp(v->valuestring, "v1");
-	v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(host, "ociRuntime"),
-					     "name");
-	snprintf(e->podman_runtime, sizeof(e->podman_runtime), "%s",
-		 cJSON_IsString(v) ? v->valuestring : "");
 	e->podman_host_known = true;
 	return 0;
 }
@@ -288,7 +297,7 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *id,
 	const cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
 	cleanup_cjson cJSON *c = NULL;
-	const cJSON *keep;
+	const cJSON *keep, *runtime;
 
 	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "GroupAdd")) ||
 	    !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "Devices")))
@@ -302,16 +311,17 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *id,
 	strbuf_addstr(&path, "/json");
 	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &c, err) < 0)
 		return error_prefix(err, "inspecting the new container's annotations: ");
+	runtime = cJSON_GetObjectItemCaseSensitive(c, "OCIRuntime");
 	keep = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"),
 						 "Annotations"),
 		PODMAN_KEEP_GROUPS);
 	if (cJSON_IsString(keep) && !strcmp(keep->valuestring, "1") &&
-	    !strcmp(e->podman_runtime, "crun"))
+	    cJSON_IsString(runtime) && !strcmp(runtime->valuestring, "crun"))
 		return 0;
 	return error_set(err, ERR_USAGE, 0,
 			 "rootless Podman at %s would drop your supplementary groups, so the container could not open the GPU device nodes it is given; keep them: add [containers] annotations = [\"" PODMAN_KEEP_GROUPS "=1\"] to ~/.config/containers/containers.conf, with runtime = \"crun\" under [engine] (runc ignores it; this service runs %s), and restart the service (docs/engines.md)",
-			 e->host, e->podman_runtime[0] ? e->podman_runtime : "an unknown runtime");
+			 e->host, cJSON_IsString(runtime) ? runtime->valuestring : "an unknown runtime");
 }
 
 /* ---- answers rewritten as dockerd gives them ---- */
