@@ -12,8 +12,9 @@
 # without systemd (cgroupfs, file events, crun, native overlay storage when
 # the kernel allows it rootless, else vfs) are written to the configuration
 # files each service reads (HRR_PODMAN_RUNTIME=runc picks runc over crun;
-# HRR_PODMAN_KEEP_GROUPS=1 makes the rootless service keep the user's
-# groups in every container, as docs/engines.md tells a site to). Idempotent: services that answer are left alone.
+# HRR_PODMAN_KEEP_GROUPS=1, the default, makes the rootless service keep
+# the user's groups in every container, as docs/engines.md tells a site to;
+# 0 leaves it out). Idempotent: services that answer are left alone.
 set -euo pipefail
 
 STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
