@@ -271,8 +271,12 @@ static int podman_learn_host(struct engine *e, struct error *err)
 
 int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
 {
+	enum engine_flavour flavour;
+
 	*applies = true;
-	if (e->flavour != ENGINE_FLAVOUR_PODMAN)
+	if (engine_flavour(e, &flavour, err) < 0)
+		return -1;
+	if (flavour != ENGINE_FLAVOUR_PODMAN)
 		return 0;
 	if (podman_learn_host(e, err) < 0)
 		return -1;
