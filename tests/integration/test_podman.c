@@ -174,3 +174,27 @@ Test(podman, a_private_service_serves_one_replay_and_is_gone_after)
 	cr_assert(!process_names(sock_dir), "the service of %s still runs", sock_dir);
 	tool_run_release(&r);
 }
+
+Test(podman, without_docker_host_the_users_podman_is_found)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_cjson cJSON *run = NULL;
+	struct tool_run r;
+	const cJSON *orch;
+
+	need_rootless_podman();
+	if (access("/var/run/docker.sock", W_OK) == 0)
+		cr_skip_test("dockerd's socket is open to this user: it would be found first");
+	tool_run(&r, (const char *const[]){ "--image", SIM_IMAGE, "--archive", pid_dir,
+					    "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+					    "--sysfs-root", tenv.sysfs, "--format", "json", "-v", NULL },
+		 (const char *const[]){ "DOCKER_HOST=", NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "engine: podman "), "-v names the engine:\n%s", r.err.buf);
+	run = read_json(r.run_dir, "run.json");
+	orch = cJSON_GetObjectItemCaseSensitive(run, "orchestrator");
+	cr_assert(strstr(json_str(orch, "engine"), "/podman/podman.sock"), "%s",
+		  json_str(orch, "engine"));
+	cr_assert_str_eq(json_str(orch, "engine_name"), "podman");
+	tool_run_release(&r);
+}
