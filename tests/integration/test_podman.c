@@ -1,6 +1,7 @@
 /* What only Podman has: a rootless user's replay on the shared fake GPU
  * nodes (group hrr-render, tests/setup-fake-gpus.sh) and a private service
- * per invocation (--engine podman-service). Run against the engine
+ * per invocation (--engine podman-service), and the user's own socket found
+ * without DOCKER_HOST. Run against the engine
  * DOCKER_HOST names; each test says SKIPPED where that engine or user does
  * not fit (tests/podman-check.sh runs them as the rootless test user). */
 #include <criterion/criterion.h>
