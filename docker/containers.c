@@ -58,12 +58,14 @@ int engine_container_create_json(struct engine *e, const char *name,
 	if (!cJSON_IsString(id) || !id->valuestring[0])
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "the Docker engine created a container but sent no Id");
+	*id_out = xstrdup(id->valuestring);
 	if (e->flavour == ENGINE_FLAVOUR_PODMAN &&
-	    podman_check_created(e, body, id->valuestring, err) < 0) {
-		(void)engine_container_remove(e, id->valuestring, true, ERROR_DISCARD);
+	    podman_check_created(e, body, name, id_out, err) < 0) {
+		(void)engine_container_remove(e, *id_out, true, ERROR_DISCARD);
+		free(*id_out);
+		*id_out = NULL;
 		return -1;
 	}
-	*id_out = xstrdup(id->valuestring);
 	return 0;
 }
 

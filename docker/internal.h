@@ -92,9 +92,17 @@ int podman_create_body(struct engine *e, const cJSON *body, cJSON **out, struct 
 	__attribute__((warn_unused_result));
 /* After a create on rootless Podman: a container given device nodes and
  * their groups must keep the caller's groups (run.oci.keep_original_groups
- * with crun), else ERR_USAGE naming the containers.conf line. */
-int podman_check_created(struct engine *e, const cJSON *body, const char *id,
+ * with crun). Without the annotation it is created again through Podman's
+ * own API with it (*id replaced); failing that, ERR_USAGE naming the
+ * containers.conf line. */
+int podman_check_created(struct engine *e, const cJSON *body, const char *name, char **id,
 			 struct error *err) __attribute__((warn_unused_result));
+/* POST /libpod/containers/create of a compatible create body translated
+ * into Podman's SpecGenerator, with the OCI annotation key=value
+ * (docker/libpod.c). ERR_USAGE when the body has what does not translate. */
+int podman_libpod_create(struct engine *e, const cJSON *body, const char *name,
+			 const char *key, const char *value, char **id_out, struct error *err)
+	__attribute__((warn_unused_result));
 /* Rewrites a Podman event as dockerd names it: "remove" -> "destroy".
  * Returns false for events dockerd has no equivalent of (init, cleanup),
  * which are skipped. */

@@ -2,7 +2,8 @@
  * from dockerd's in ways the callers of docker/ would see: what a create
  * body must carry, names of events, archive stats, image names, statuses.
  * Each difference is described, with the Podman version it was seen with,
- * in docs/engines.md. */
+ * in docs/engines.md. Podman's own create, for the annotation the
+ * compatible one cannot set, is in docker/libpod.c. */
 #include "docker/xfer.h"
 
 #include <errno.h>
@@ -290,11 +291,12 @@ int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
 
 /* A rootless container gets its device nodes with their host group only
  * through the caller's own supplementary groups, which Podman drops unless
- * the annotation PODMAN_KEEP_GROUPS is set and crun runs the container;
- * the compatible create cannot set it, containers.conf can. Without it the
- * replay could not open the GPU nodes and would look like a GPU fault:
- * refuse before it runs. */
-int podman_check_created(struct engine *e, const cJSON *body, const char *id,
+ * the annotation PODMAN_KEEP_GROUPS is set and crun runs the container.
+ * The compatible create cannot set it; containers.conf can, and Podman's
+ * own create can: a container created without it is created again that
+ * way. Where neither works the replay could not open the GPU nodes and
+ * would look like a GPU fault: refuse before it runs. */
+int podman_check_created(struct engine *e, const cJSON *body, const char *name, char **id,
 			 struct error *err)
 {
 	static const long ok[] = { 200, 0 };
@@ -302,6 +304,8 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *id,
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
 	cleanup_cjson cJSON *c = NULL;
 	const cJSON *keep, *runtime;
+	struct error why;
+	char *again = NULL;
 
 	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "GroupAdd")) ||
 	    !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "Devices")))
@@ -311,7 +315,7 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *id,
 	if (!e->podman_rootless)
 		return 0;
 	strbuf_addstr(&path, "/libpod/containers/");
-	engine_url_add_path(&path, id);
+	engine_url_add_path(&path, *id);
 	strbuf_addstr(&path, "/json");
 	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &c, err) < 0)
 		return error_prefix(err, "inspecting the new container's annotations: ");
@@ -320,12 +324,23 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *id,
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"),
 						 "Annotations"),
 		PODMAN_KEEP_GROUPS);
-	if (cJSON_IsString(keep) && !strcmp(keep->valuestring, "1") &&
-	    cJSON_IsString(runtime) && !strcmp(runtime->valuestring, "crun"))
+	if (!cJSON_IsString(runtime) || strcmp(runtime->valuestring, "crun"))
+		return error_set(err, ERR_USAGE, 0,
+				 "rootless Podman at %s runs containers with %s, which drops your supplementary groups, so the container could not open the GPU device nodes it is given; use crun: runtime = \"crun\" under [engine] in ~/.config/containers/containers.conf, and restart the service (docs/engines.md)",
+				 e->host,
+				 cJSON_IsString(runtime) ? runtime->valuestring : "an unknown runtime");
+	if (cJSON_IsString(keep) && !strcmp(keep->valuestring, "1"))
 		return 0;
+	if (engine_container_remove(e, *id, true, err) < 0)
+		return error_prefix(err, "replacing a container that would lose your groups: ");
+	if (podman_libpod_create(e, body, name, PODMAN_KEEP_GROUPS, "1", &again, &why) == 0) {
+		free(*id);
+		*id = again;
+		return 0;
+	}
 	return error_set(err, ERR_USAGE, 0,
-			 "rootless Podman at %s would drop your supplementary groups, so the container could not open the GPU device nodes it is given; keep them: add [containers] annotations = [\"" PODMAN_KEEP_GROUPS "=1\"] to ~/.config/containers/containers.conf, with runtime = \"crun\" under [engine] (runc ignores it; this service runs %s), and restart the service (docs/engines.md)",
-			 e->host, cJSON_IsString(runtime) ? runtime->valuestring : "an unknown runtime");
+			 "rootless Podman at %s would drop your supplementary groups, so the container could not open the GPU device nodes it is given, and creating it with " PODMAN_KEEP_GROUPS " failed (%s); keep them: add [containers] annotations = [\"" PODMAN_KEEP_GROUPS "=1\"] to ~/.config/containers/containers.conf and restart the service (docs/engines.md)",
+			 e->host, why.msg);
 }
 
 /* ---- answers rewritten as dockerd gives them ---- */

@@ -199,3 +199,36 @@ Test(podman, without_docker_host_the_users_podman_is_found)
 	cr_assert_str_eq(json_str(orch, "engine_name"), "podman");
 	tool_run_release(&r);
 }
+
+/* A service whose containers.conf does not keep groups: the container is
+ * created again through Podman's own API with the annotation, and the
+ * replay still opens the nodes. */
+Test(podman, without_the_keep_groups_line_the_replay_still_gets_the_gpus)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	cleanup_free char *sysfs = NULL;
+	cleanup_free char *conf = NULL;
+	cleanup_free char *conf_env = NULL;
+	char cwd[PATH_MAX];
+	struct tool_run r;
+	FILE *f;
+
+	need_rootless_podman();
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	sysfs = xasprintf("%s/tests/fixtures/sysfs/mi300x-4", cwd);
+	conf = xasprintf("%s/containers.conf", tenv.root);
+	f = fopen(conf, "w");
+	cr_assert_not_null(f);
+	fputs("[engine]\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n"
+	      "runtime = \"crun\"\n", f);
+	fclose(f);
+	conf_env = xasprintf("CONTAINERS_CONF=%s", conf);
+	tool_run(&r, (const char *const[]){ "--image", SIM_IMAGE, "--archive", pid_dir,
+					    "--workdir", tenv.workdir, "--device-root",
+					    fake_gpu_root(), "--sysfs-root", sysfs, "--gpu", "3",
+					    "--engine", "podman-service", "--format", "json", "-q",
+					    NULL },
+		 (const char *const[]){ conf_env, NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+}
