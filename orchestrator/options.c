@@ -100,6 +100,9 @@ const struct option_def option_table[] = {
 	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
 	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
 	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
+	{ OPT_ENGINE, "engine", 0, "auto|podman-service", "HRR_ENGINE", FOR_REPLAY | FOR_GC,
+	  "auto: DOCKER_HOST, else dockerd's or a Podman socket found; podman-service:\n"
+	  "                                   start a private rootless Podman service, stop it at the end" },
 	{ OPT_ALL, "all", 0, NULL, NULL, FOR_GC,
 	  "also remove containers of dead runs that used --keep" },
 	{ OPT_QUIET, "quiet", 'q', NULL, NULL, FOR_ALL | FOR_SWEEP,
@@ -348,6 +351,16 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 					 "0 or 0,1; fix or unset %s", from, val, from);
 		}
 		o->gpus_from = from_env ? "GPU" : "--gpu";
+		return 0;
+	case OPT_ENGINE:
+		if (!strcmp(val, "auto"))
+			o->engine_mode = ENGINE_MODE_AUTO;
+		else if (!strcmp(val, "podman-service"))
+			o->engine_mode = ENGINE_MODE_PODMAN_SERVICE;
+		else
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not an engine mode; use auto or podman-service",
+					 from, val);
 		return 0;
 	case OPT_PULL:
 		if (!strcmp(val, "missing"))

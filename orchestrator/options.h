@@ -16,6 +16,10 @@
 
 enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 
+/* --engine: the engine DOCKER_HOST names (or the one found without it),
+ * or a rootless Podman service started for this invocation alone. */
+enum engine_mode { ENGINE_MODE_AUTO = 0, ENGINE_MODE_PODMAN_SERVICE };
+
 enum command {
 	CMD_RUN = 0,
 	CMD_PREFLIGHT,
@@ -61,6 +65,7 @@ struct options {
 	char *sysfs_root;
 	int verbosity;            /* -1 quiet, 0 normal, 1+ verbose */
 	bool gc_all;
+	enum engine_mode engine_mode;
 	struct strvec logs;       /* analyze --log, in order */
 	bool want_help;           /* --help given: print the command's help */
 	/* Overlay sources, env only (the shell workflow's names). */

@@ -61,6 +61,7 @@ enum option_id {
 	OPT_KEEP_LAST,
 	OPT_DIAGNOSE,
 	OPT_DIAGNOSE_TIMEOUT,
+	OPT_ENGINE,
 };
 
 /* Which commands take an option. */
