@@ -59,6 +59,13 @@ enum option_id {
 	OPT_CASE,
 	OPT_LAST,
 	OPT_KEEP_LAST,
+	OPT_SLURM,
+	OPT_SLURM_OPT,
+	OPT_SLURM_TASKS,
+	OPT_SLURM_MAX_RUNNING,
+	OPT_WAIT,
+	OPT_MERGE,
+	OPT_SHARD_CASES,
 };
 
 /* Which commands take an option. */

@@ -205,6 +205,14 @@ static void start_what_fits(struct run *r)
 		}
 		if (v != SCHED_START)
 			return;
+		if (r->in->may_start &&
+		    !r->in->may_start(r->in->may_start_ctx, &r->in->meta->plan.cases[idx])) {
+			sweep_sched_finish(&r->sched, gpus,
+					   (size_t)r->in->meta->plan.cases[idx].gpu_count, false);
+			r->stopping = true;
+			r->out->out_of_time = true;
+			return;
+		}
 		start_one(r, idx, gpus, (size_t)r->in->meta->plan.cases[idx].gpu_count);
 	}
 }
