@@ -366,9 +366,14 @@ static int task_pool(struct sweep_cmd *c, struct error *err)
 {
 	int ord[SWEEP_POOL_MAX];
 	size_t n;
+	cleanup_strbuf struct strbuf how = STRBUF_INIT;
 
-	if (slurm_task_gpus(&slurm_runner_exec, &c->host.topo, ord, SWEEP_POOL_MAX, &n, err) < 0)
+	if (slurm_task_gpus(&slurm_runner_exec, &c->host.topo, ord, SWEEP_POOL_MAX, &n, &how,
+			    err) < 0)
 		return -1;
+	/* What the task was given, in its output file (docs/slurm.md). */
+	fprintf(stderr, "slurm task %s_%s: %s\n", getenv("SLURM_ARRAY_JOB_ID") ?: "?",
+		getenv("SLURM_ARRAY_TASK_ID") ?: "?", how.buf);
 	memcpy(c->meta.gpus, ord, n * sizeof(int));
 	c->meta.n_gpus = n;
 	c->meta.jobs = 0;

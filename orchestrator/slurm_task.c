@@ -87,9 +87,9 @@ static char *node_name(void)
 }
 
 int slurm_task_gpus(const struct slurm_runner *run, const struct gpu_topology *topo,
-		    int *ordinals, size_t max, size_t *n, struct error *err)
+		    int *ordinals, size_t max, size_t *n, struct strbuf *how, struct error *err)
 {
-	const char *list = getenv("SLURM_STEP_GPUS");
+	const char *var = "SLURM_STEP_GPUS", *list = getenv(var);
 	cleanup_free char *conf = NULL, *gres = NULL, *node = node_name();
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_strvec struct strvec files = STRVEC_INIT;
@@ -97,7 +97,7 @@ int slurm_task_gpus(const struct slurm_runner *run, const struct gpu_topology *t
 	int idx[64];
 
 	if (!list || !*list)
-		list = getenv("SLURM_JOB_GPUS");
+		list = getenv(var = "SLURM_JOB_GPUS");
 	if (!list || !*list)
 		return error_set(err, ERR_USAGE, 0,
 				 "this Slurm task has no GPUs (neither SLURM_STEP_GPUS nor "
@@ -119,7 +119,12 @@ int slurm_task_gpus(const struct slurm_runner *run, const struct gpu_topology *t
 				    ? (int)minor(st.st_rdev)
 				    : -1;
 	}
-	return slurm_task_map(idx, *n, &files, minors, topo, ordinals, err);
+	if (slurm_task_map(idx, *n, &files, minors, topo, ordinals, err) < 0)
+		return -1;
+	strbuf_addf(how, "%s=%s ->", var, list);
+	for (size_t i = 0; i < *n; i++)
+		strbuf_addf(how, " %s (GPU %d)", files.v[idx[i]], ordinals[i]);
+	return 0;
 }
 
 long slurm_task_time_left(const struct slurm_runner *run)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "common/strbuf.h"
 #include "common/strvec.h"
 #include "orchestrator/slurm_cmd.h"
 #include "preflight/topology.h"
@@ -25,9 +26,10 @@ int slurm_task_map(const int *indexes, size_t n, const struct strvec *files,
 /* The host GPU ordinals this task may use: SLURM_STEP_GPUS, else
  * SLURM_JOB_GPUS, through the gres.conf beside the slurm.conf in force
  * (SLURM_CONF, else what `scontrol show config` names, else
- * /etc/slurm/slurm.conf) and the render nodes' minors. */
+ * /etc/slurm/slurm.conf) and the render nodes' minors. how gets one line
+ * saying so ("SLURM_JOB_GPUS=1 -> renderD129 (GPU 1)"). */
 int slurm_task_gpus(const struct slurm_runner *run, const struct gpu_topology *topo,
-		    int *ordinals, size_t max, size_t *n, struct error *err)
+		    int *ordinals, size_t max, size_t *n, struct strbuf *how, struct error *err)
 	__attribute__((warn_unused_result));
 
 /* Seconds the task has left (squeue %L of <array>_<task>):
