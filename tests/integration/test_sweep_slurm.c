@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -195,6 +196,28 @@ static int check_tasks(const char *folder, const char *job, int tasks)
 	return total;
 }
 
+/* The sweep's row in the history database (written by the merge only)
+ * names the array and the merge job. */
+static void assert_db_names_jobs(const char *job, const char *merge)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char want_job[64], want_merge[64];
+	const char *opts;
+
+	cr_assert_eq(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK, "%s",
+		     dbpath);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT options FROM sweeps", -1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "no sweep in the database");
+	opts = (const char *)sqlite3_column_text(st, 0);
+	snprintf(want_job, sizeof(want_job), "\"job\":\"%s\"", job);
+	snprintf(want_merge, sizeof(want_merge), "\"merge\":\"%s\"", merge);
+	cr_assert(opts && strstr(opts, want_job) && strstr(opts, want_merge), "options: %s",
+		  opts ? opts : "(null)");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 Test(slurm_sweep, an_array_of_four_tasks_gives_every_case_one_result_on_its_own_gpu)
 {
 	struct tool_run r;
@@ -223,6 +246,7 @@ Test(slurm_sweep, an_array_of_four_tasks_gives_every_case_one_result_on_its_own_
 	/* Exactly one result per case, all from the four tasks. */
 	cr_assert_eq(check_tasks(folder, job, 4), 8);
 	cr_assert(!file_exists(folder, "results.jsonl"), "a task wrote the single-host file");
+	assert_db_names_jobs(job, merge);
 	tool_run_release(&r);
 }
 
@@ -338,6 +362,34 @@ Test(slurm_sweep, a_task_cancelled_mid_replay_leaves_no_container_and_keeps_its_
 	summary = read_json(folder, "summary.json");
 	cr_assert_str_eq(status_of(summary, 4), "missing");
 	cr_assert_str_eq(status_of(summary, 2), "new");
+	tool_run_release(&r);
+}
+
+/* A job whose time left (a minute) is shorter than a case's timeout (120
+ * s) starts no case: its cases stay missing, and the task says why. */
+Test(slurm_sweep, a_task_starts_no_case_its_time_left_cannot_hold)
+{
+	struct tool_run r;
+	cleanup_free char *folder = NULL, *job = NULL, *merge = NULL, *out = NULL;
+	cleanup_cjson cJSON *summary = NULL;
+	struct strbuf text = STRBUF_INIT;
+
+	slurm_need_cluster();
+	add_case(1, "pass");
+	add_case(2, "pass");
+	sweep(&r, (const char *const[]){ "--slurm", "--archive", library, "--image", SIM_IMAGE,
+					 "--slurm-tasks", "1", "--slurm-opt=--time=1", "--wait", NULL });
+	cr_assert_eq(r.status, 1, "exit %d:\n%s\n%s", r.status, r.out.buf, r.err.buf);
+	job = job_after(r.out.buf, "submitted job array ");
+	merge = job_after(r.out.buf, "submitted merge job ");
+	folder = the_folder();
+	summary = read_json(folder, "summary.json");
+	cr_assert_str_eq(status_of(summary, 1), "missing");
+	cr_assert_str_eq(status_of(summary, 2), "missing");
+	out = xasprintf("%s/slurm/%s_0.out", folder, job);
+	cr_assert(read_text(out, &text), "%s", out);
+	cr_assert(strstr(text.buf, "no more cases start"), "%s", text.buf);
+	strbuf_release(&text);
 	tool_run_release(&r);
 }
 
