@@ -219,29 +219,19 @@ static char *results_path(const struct sweep_cmd *c)
 	return xasprintf("%s/%s", c->folder, SWEEP_RESULTS_FILE);
 }
 
-/* --shard I/N --shard-cases FILE: the listed plan indexes (what --slurm
- * wrote for one array when it submitted it) whose position in the list mod
- * N is I and that have no result yet. A fixed list, so tasks that start
- * after others finished still split the same cases. */
+/* --shard I/N --shard-cases FILE: shard I/N of the listed plan indexes
+ * (what --slurm wrote for one array when it submitted it). */
 static int shard_of_list(const struct sweep_cmd *c, const bool *done, size_t *cases, size_t *n,
 			 struct error *err)
 {
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
-	size_t pos = 0;
+	cleanup_free size_t *list = NULL;
+	size_t n_list;
 
-	*n = 0;
-	if (fs_read_small_file(c->so->shard_cases, 16u << 20, &text, err) < 0)
+	if (fs_read_small_file(c->so->shard_cases, 16u << 20, &text, err) < 0 ||
+	    sweep_shard_list_parse(text.buf, c->meta.plan.n, &list, &n_list, err) < 0)
 		return error_prefix(err, "--shard-cases %s: ", c->so->shard_cases);
-	for (const char *p = text.buf; *p; p += strcspn(p, "\n"), p += *p == '\n') {
-		char *end;
-		unsigned long k = strtoul(p, &end, 10);
-
-		if (end == p || k >= c->meta.plan.n)
-			return error_set(err, ERR_USAGE, 0, "--shard-cases %s: '%.*s' is no case of the plan",
-					 c->so->shard_cases, (int)strcspn(p, "\n"), p);
-		if (pos++ % c->so->shard_n == c->so->shard_i && !done[k])
-			cases[(*n)++] = k;
-	}
+	*n = sweep_shard_select_list(list, n_list, done, c->so->shard_i, c->so->shard_n, cases);
 	return 0;
 }
 

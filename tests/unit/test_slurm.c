@@ -3,14 +3,19 @@
  * index -> render node -> KFD ordinal chain, squeue's time left, and the
  * runner interface with a scripted runner instead of a cluster. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
 #include "orchestrator/slurm.h"
 #include "orchestrator/slurm_cmd.h"
 #include "orchestrator/slurm_task.h"
+#include "orchestrator/sweep_options.h"
+#include "orchestrator/sweep_slurm.h"
+#include "tests/support/scratch.h"
 
 static char *joined(const struct strvec *v)
 {
@@ -232,4 +237,74 @@ Test(slurm, shell_quoting)
 
 	slurm_shell_quote(&b, "/a b/it's");
 	cr_assert_str_eq(b.buf, "'/a b/it'\\''s'");
+}
+
+/* A runner that answers each sbatch with the next job id and keeps the
+ * command lines. */
+struct sbatch_log {
+	int next_id;
+	char lines[4][512];
+	int n;
+};
+
+static int fake_sbatch(void *ctx, const char *const *argv, struct strbuf *out,
+		       struct strbuf *errout, int *status, struct error *err)
+{
+	struct sbatch_log *l = ctx;
+
+	(void)errout;
+	(void)err;
+	cr_assert_str_eq(argv[0], "sbatch");
+	cr_assert_lt(l->n, 4);
+	for (size_t i = 0; argv[i]; i++)
+		snprintf(l->lines[l->n] + strlen(l->lines[l->n]),
+			 sizeof(l->lines[0]) - strlen(l->lines[l->n]), "%s%s", i ? " " : "", argv[i]);
+	l->n++;
+	strbuf_addf(out, "%d\n", l->next_id++);
+	*status = 0;
+	return 0;
+}
+
+Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all)
+{
+	cleanup_free char *dir = scratch_dir("slurm-unit");
+	struct sweep_meta m;
+	struct sweep_options so;
+	struct sbatch_log log = { .next_id = 100 };
+	struct slurm_runner r = { .run = fake_sbatch, .ctx = &log };
+	int gpus[] = { 1, 2, 1, 1, 2 };
+	size_t cases[] = { 0, 1, 3, 4 }; /* case 2 already has a result */
+	cleanup_free char *merge = NULL, *rec = NULL, *cases1 = NULL;
+	struct strbuf text = STRBUF_INIT;
+	struct error err;
+
+	cr_assert_not_null(dir);
+	sweep_meta_init(&m);
+	sweep_options_init(&so);
+	m.id = xstrdup("nightly-20261130T020000Z-abcdef");
+	for (int i = 0; i < 5; i++)
+		sweep_plan_push(&m.plan)->gpu_count = gpus[i];
+	strvec_push(&so.slurm_opts, "--partition=mi300");
+	so.slurm_max_running = 2;
+	struct sweep_slurm_submit s = { .meta = &m, .folder = dir, .workdir = "/shared",
+					.so = &so, .cases = cases, .n_cases = 4,
+					.bin = "/opt/hrr/bin/hrr-docker-replay" };
+
+	cr_assert_eq(sweep_slurm_submit(&r, &s, &merge, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(merge, "102");
+	cr_assert_eq(log.n, 3);
+	cr_assert(strstr(log.lines[0], "--array=0-1%2 --gres=gpu:1 ") &&
+			  strstr(log.lines[0], "--partition=mi300"),
+		  "%s", log.lines[0]);
+	cr_assert(strstr(log.lines[1], "--array=0-1%2 --gres=gpu:2 "), "%s", log.lines[1]);
+	cr_assert(strstr(log.lines[2], "--dependency=afterany:100:101 "), "%s", log.lines[2]);
+	cases1 = xasprintf("%s/slurm/r1-gpu1.cases", dir);
+	cr_assert_eq(fs_read_small_file(cases1, 1024, &text, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(text.buf, "0\n3\n", "case 2 has a result; 1 and 4 need 2 GPUs");
+	rec = sweep_slurm_record(dir);
+	cr_assert(rec && strstr(rec, "\"merge\":\t\"102\""), "%s", rec ? rec : "(none)");
+	strbuf_release(&text);
+	sweep_options_release(&so);
+	sweep_meta_release(&m);
+	scratch_remove(dir);
 }
