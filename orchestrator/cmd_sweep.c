@@ -397,7 +397,8 @@ static int submit_slurm(struct sweep_cmd *c, const size_t *cases, size_t n)
 		say_error("%s", err.msg);
 		return SWEEP_EXIT_INFRA;
 	}
-	cleanup_free char *summary = xasprintf("%s/summary.md", c->folder);
+	cleanup_free char *summary = xasprintf("%s/summary.%s", c->folder,
+					       c->ro->format == FORMAT_JSON ? "json" : "md");
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 
 	if (fs_read_small_file(summary, 64u << 20, &text, ERROR_DISCARD) == 0)
@@ -473,7 +474,7 @@ static int run_sweep(struct sweep_cmd *c)
 		.meta = &c->meta, .folder = c->folder, .results_path = rpath, .o = c->ro,
 		.host = &c->host, .imgs = c->imgs, .sh = &c->sh, .cases = cases, .n_cases = n,
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
-		.may_start_ctx = c,
+		.may_start_ctx = c, .resume_hint = c->task ? "--slurm" : NULL,
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)

@@ -280,8 +280,9 @@ static void forward_signal(struct run *r, int sig)
 	if (!r->out->interrupted) {
 		r->out->interrupted = sig;
 		say_error("interrupted by %s: stopping %zu running case(s); finished results are "
-			  "kept; resume with `sweep --resume %s`",
-			  signal_name(sig), r->n_w, r->in->meta->id);
+			  "kept; resume with `sweep --resume %s%s%s`",
+			  signal_name(sig), r->n_w, r->in->meta->id, r->in->resume_hint ? " " : "",
+			  r->in->resume_hint ? r->in->resume_hint : "");
 	}
 	for (size_t k = 0; k < r->n_w; k++)
 		kill(r->w[k].pid, sig == SIGINT ? SIGINT : SIGTERM);

@@ -28,6 +28,7 @@ struct sweep_run_input {
 	 * starts (a cluster task whose time runs out); running cases finish. */
 	bool (*may_start)(void *ctx, const struct sweep_case *c);
 	void *may_start_ctx;
+	const char *resume_hint;            /* more words for the resume command, or NULL */
 };
 
 struct sweep_run_outcome {
