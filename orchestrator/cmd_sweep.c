@@ -142,7 +142,8 @@ static int open_host(struct sweep_cmd *c, struct replay_failure *f)
 	struct replay_host_config cfg = {
 		.workdir = c->ro->workdir, .archives = archives,
 		.n_archives = c->meta.plan.n, .device_root = c->ro->device_root,
-		.sysfs_root = c->ro->sysfs_root, .need_gpu = !c->so->slurm, .verbosity = c->ro->verbosity,
+		.sysfs_root = c->ro->sysfs_root, .need_gpu = !c->so->slurm,
+		.verbosity = c->ro->verbosity,
 	};
 	int code;
 
@@ -298,10 +299,13 @@ static const char *final_state(const struct sweep_cmd *c, const struct sweep_run
  * the database and the reports. */
 static int finish_task(const struct sweep_cmd *c, const struct sweep_run_outcome *out)
 {
+	const char *why = out->interrupted ? "; interrupted"
+			  : out->out_of_time
+				  ? "; stopped: the job's time left is shorter than the next case's timeout"
+				  : "";
+
 	fprintf(stderr, "shard %u/%u of sweep %s: %zu result(s) recorded%s\n", c->so->shard_i,
-		c->so->shard_n, c->meta.id, out->recorded,
-		out->interrupted ? "; interrupted" :
-		out->out_of_time ? "; stopped: the job's time left is shorter than the next case's timeout" : "");
+		c->so->shard_n, c->meta.id, out->recorded, why);
 	return out->interrupted ? SWEEP_EXIT_INFRA : SWEEP_EXIT_OK;
 }
 
