@@ -258,9 +258,9 @@ static void wait_merge(const char *merge)
 
 Test(slurm_sweep, a_task_cancelled_before_it_runs_is_missing_until_resume_submits_it)
 {
-	struct tool_run r, again, merge_twice;
+	struct tool_run r, again, merge_twice, status;
 	cleanup_free char *folder = NULL, *job = NULL, *merge = NULL, *t2 = NULL, *job2 = NULL,
-			  *merge2 = NULL;
+			  *merge2 = NULL, *want = NULL;
 	cleanup_cjson cJSON *summary = NULL, *after = NULL, *rerun = NULL;
 
 	slurm_need_cluster();
@@ -304,6 +304,18 @@ Test(slurm_sweep, a_task_cancelled_before_it_runs_is_missing_until_resume_submit
 	for (int i = 1; i <= 8; i++)
 		cr_assert_str_eq(status_of(after, i), "new", "c%d after the resume", i);
 	cr_assert_eq(check_tasks(folder, job2, 2), 2, "the resume ran other cases");
+
+	/* --status: both rounds, the merges' exits, Slurm's word on the jobs. */
+	sweep(&status, (const char *const[]){ "--status", folder, NULL });
+	cr_assert_eq(status.status, 0, "%s", status.err.buf);
+	cr_assert(strstr(status.out.buf, "8 of 8 cases have a result"), "%s", status.out.buf);
+	want = xasprintf("round 2: array %s (2 task(s), 1 GPU(s) each); merge %s ended with exit 0",
+			 job2, merge2);
+	cr_assert(strstr(status.out.buf, want), "%s", status.out.buf);
+	cr_assert(strstr(status.out.buf, "ended with exit 1"), "round 1's merge: %s",
+		  status.out.buf);
+	cr_assert(strstr(status.out.buf, "COMPLETED"), "no squeue states: %s", status.out.buf);
+	tool_run_release(&status);
 	tool_run_release(&r);
 	tool_run_release(&merge_twice);
 	tool_run_release(&again);
