@@ -62,6 +62,13 @@ enum option_id {
 	OPT_DIAGNOSE,
 	OPT_DIAGNOSE_TIMEOUT,
 	OPT_ENGINE,
+	OPT_SLURM,
+	OPT_SLURM_OPT,
+	OPT_SLURM_TASKS,
+	OPT_SLURM_MAX_RUNNING,
+	OPT_WAIT,
+	OPT_MERGE,
+	OPT_SHARD_CASES,
 };
 
 /* Which commands take an option. */

@@ -94,6 +94,20 @@ void tenv_init(void)
 	test_env_setup(&tenv);
 }
 
+void tenv_init_four_gpus(char *sysfs, size_t len)
+{
+	char cwd[PATH_MAX], path[512];
+
+	tenv_init();
+	for (int m = 129; m <= 131; m++) {
+		snprintf(path, sizeof(path), "%s/dri/renderD%d", tenv.devroot, m);
+		mknod_or_die(path, 226, (unsigned)m);
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		cr_assert_fail("getcwd");
+	snprintf(sysfs, len, "%s/tests/fixtures/sysfs/mi300x-4", cwd);
+}
+
 void tenv_fini(void)
 {
 	cr_expect_eq(count_tool_containers(tenv.workdir), 0, "a replay container was left behind");
