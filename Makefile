@@ -29,7 +29,7 @@ SIM  = $(BUILD)/sim/hrr-playback
 UNIT = $(BUILD)/tests/unit
 INTEGRATION = $(BUILD)/tests/integration
 
-.PHONY: all clean check check-unit check-integration setup images demo try \
+.PHONY: all clean check check-unit check-integration check-podman setup images demo try \
         install asan-check bench fuzz valgrind-check
 
 all: $(BIN) $(SIM)
@@ -66,7 +66,8 @@ images: $(SIM)
 
 check: setup
 	$(MAKE) all $(UNIT) $(INTEGRATION) images
-	$(MAKE) check-unit check-integration
+	$(MAKE) check-unit
+	$(MAKE) -j2 --output-sync=target check-integration check-podman
 
 check-unit: $(UNIT)
 	$(UNIT) --jobs 2
@@ -75,6 +76,12 @@ check-unit: $(UNIT)
 # measure the replay, not contention.
 check-integration: $(INTEGRATION) $(BIN) images
 	HRR_BIN=$(abspath $(BIN)) $(INTEGRATION) --jobs 1
+
+# The replay, interrupt, gc, pull-auth and preflight suites against root
+# and rootless Podman (tests/podman-check.sh), beside dockerd's: separate
+# engines, separate state. SKIPPED with HRR_SETUP_NO_PODMAN=1.
+check-podman: $(INTEGRATION) $(BIN) images
+	HRR_BIN=$(abspath $(BIN)) INTEGRATION=$(abspath $(INTEGRATION)) bash tests/podman-check.sh
 
 # The same suites built with AddressSanitizer + UBSan; any report fails.
 asan-check: images

@@ -57,6 +57,8 @@ int engine_container_path_stat(struct engine *e, const char *id, const char *pat
 			  path);
 		goto out;
 	}
+	if (s->podman)
+		podman_path_stat_normalize(*out, path);
 	rc = 0;
 out:
 	engine_stream_free(s);
@@ -98,6 +100,24 @@ int engine_container_read_file(struct engine *e, const char *id, const char *pat
 	size_t old_len = out->len;
 	int rc;
 
+	/* Podman's GET follows a symbolic link where dockerd sends the link:
+	 * refuse it as the tar reader refuses dockerd's link entry. */
+	if (e->flavour == ENGINE_FLAVOUR_PODMAN) {
+		cleanup_cjson cJSON *st = NULL;
+		const cJSON *target;
+
+		if (engine_container_path_stat(e, id, path, &st, err) < 0) {
+			free(t);
+			return -1;
+		}
+		target = cJSON_GetObjectItemCaseSensitive(st, "linkTarget");
+		if (cJSON_IsString(target) && target->valuestring[0]) {
+			free(t);
+			return error_set(err, ERR_DATA, 0,
+					 "%s is a symbolic link (to %.100s), not a file", path,
+					 target->valuestring);
+		}
+	}
 	archive_path(&url, id, path);
 	s = engine_xfer_new(e, "GET", url.buf, false);
 	engine_tar_init(t, out, max_bytes, path);

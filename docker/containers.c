@@ -20,44 +20,18 @@ static void container_path(struct strbuf *sb, const char *id, const char *rest)
 	strbuf_addstr(sb, rest);
 }
 
-/* The inline seccomp profile of a create body ("seccomp={...}" in
- * HostConfig.SecurityOpt), or NULL. */
-static const cJSON *create_inline_seccomp(const cJSON *body)
+/* The body as the engine takes it: Podman's compatible create differs
+ * (docker/podman.c); *out = NULL means body as it is. */
+static int create_body_for_engine(struct engine *e, const cJSON *body, cJSON **out,
+				  struct error *err)
 {
-	const cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
-	const cJSON *opt;
-
-	cJSON_ArrayForEach(opt, cJSON_GetObjectItemCaseSensitive(hc, "SecurityOpt"))
-		if (cJSON_IsString(opt) && !strncmp(opt->valuestring, "seccomp={", 9))
-			return opt;
-	return NULL;
-}
-
-/* The place where Podman's flavour of the API differs: its Docker-compatible
- * create takes "seccomp=<path of a profile file>", not the profile inline
- * (podman issue 27710). A Podman flavour writes the profile (opt's text
- * after "seccomp=") to a file the engine can read, replaces opt by
- * "seccomp=<that path>" in a copy of the body, and removes the file once
- * the container is created. Until that is built, say so plainly. */
-static int create_seccomp_for_podman(struct engine *e, const cJSON *opt, struct error *err)
-{
-	(void)opt;
-	return error_set(err, ERR_USAGE, 0,
-			 "the engine at %s is Podman, whose API takes a seccomp profile as a file path; custom seccomp profiles are supported with dockerd only so far",
-			 e->host);
-}
-
-static int create_check_flavour(struct engine *e, const cJSON *body, struct error *err)
-{
-	const cJSON *opt = create_inline_seccomp(body);
 	enum engine_flavour flavour;
 
-	if (!opt)
-		return 0; /* nothing flavour-specific: no need to ask /version */
+	*out = NULL;
 	if (engine_flavour(e, &flavour, err) < 0)
 		return -1;
 	if (flavour == ENGINE_FLAVOUR_PODMAN)
-		return create_seccomp_for_podman(e, opt, err);
+		return podman_create_body(e, body, out, err);
 	return 0;
 }
 
@@ -67,10 +41,13 @@ int engine_container_create_json(struct engine *e, const char *name,
 	static const long ok[] = { 201, 200, 0 };
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
 	cleanup_cjson cJSON *ans = NULL;
+	cleanup_cjson cJSON *adapted = NULL;
 	const cJSON *id;
 
-	if (create_check_flavour(e, body, err) < 0)
+	if (create_body_for_engine(e, body, &adapted, err) < 0)
 		return -1;
+	if (adapted)
+		body = adapted;
 	strbuf_addstr(&path, "/containers/create");
 	if (name && *name)
 		engine_url_add_query(&path, "name", name);
@@ -82,6 +59,13 @@ int engine_container_create_json(struct engine *e, const char *name,
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "the Docker engine created a container but sent no Id");
 	*id_out = xstrdup(id->valuestring);
+	if (e->flavour == ENGINE_FLAVOUR_PODMAN &&
+	    podman_check_created(e, body, name, id_out, err) < 0) {
+		(void)engine_container_remove(e, *id_out, true, ERROR_DISCARD);
+		free(*id_out);
+		*id_out = NULL;
+		return -1;
+	}
 	return 0;
 }
 

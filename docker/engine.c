@@ -8,11 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
 #define DEFAULT_DOCKER_HOST "unix:///var/run/docker.sock"
+/* Where a rootless Podman service listens when XDG_RUNTIME_DIR is unset. */
+#define ENGINE_ROOTLESS_DIR "/run/user"
 /* What an engine that sends no API-Version header speaks (Docker's rule). */
 #define ENGINE_API_VERSION_UNKNOWN "1.24"
 
@@ -188,6 +191,7 @@ static int engine_negotiate(struct engine *e, struct error *err)
 	int rc = -1, major, minor;
 
 	s->want_header = "API-Version";
+	s->want_identity = true;
 	engine_xfer_set_timeout(s, engine_ping_timeout(e));
 	if (engine_xfer_run(s, NULL, err) < 0)
 		goto out;
@@ -213,23 +217,19 @@ static int engine_negotiate(struct engine *e, struct error *err)
 	}
 	engine_set_version(e, engine_version_cmp(theirs, ENGINE_API_VERSION_MAX) > 0
 				      ? ENGINE_API_VERSION_MAX : theirs);
+	engine_identity_from_ping(e, s->server, s->libpod_version);
 	rc = 0;
 out:
 	engine_stream_free(s);
 	return rc;
 }
 
-int engine_open(struct engine **out, const char *docker_host, struct error *err)
+static int engine_open_one(struct engine **out, const char *docker_host, struct error *err)
 {
 	struct engine *e;
 	const char *pin = getenv("DOCKER_API_VERSION");
 	int major, minor;
 
-	engine_curl_init();
-	if (!docker_host || !*docker_host)
-		docker_host = getenv("DOCKER_HOST");
-	if (!docker_host || !*docker_host)
-		docker_host = DEFAULT_DOCKER_HOST;
 	e = xcalloc(1, sizeof(*e));
 	e->host = xstrdup(docker_host);
 	if (engine_read_timeout(e, err) < 0 || engine_parse_host(e, err) < 0 ||
@@ -259,6 +259,54 @@ fail:
 	return -1;
 }
 
+static bool engine_socket_exists(const char *host)
+{
+	struct stat st;
+
+	return !strncmp(host, "unix://", 7) && stat(host + 7, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* Without DOCKER_HOST: dockerd's socket, else a Podman service the caller
+ * may use, its own rootless one first, then root's. The error is
+ * dockerd's when none answers, as before Podman was looked for. */
+static int engine_discover(struct engine **out, struct error *err)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char *cand[4];
+	size_t n = 0;
+	int rc;
+
+	if (engine_open_one(out, DEFAULT_DOCKER_HOST, err) == 0)
+		return 0;
+	if (err->kind != ERR_CONNECT)
+		return -1;
+	if (xdg && *xdg)
+		cand[n++] = xasprintf("unix://%s/podman/podman.sock", xdg);
+	cand[n++] = xasprintf("unix://" ENGINE_ROOTLESS_DIR "/%u/podman/podman.sock",
+			      (unsigned)getuid());
+	cand[n++] = xstrdup(ENGINE_PODMAN_ROOT_HOST);
+	rc = -1;
+	for (size_t i = 0; i < n; i++) {
+		struct error again;
+
+		if (rc < 0 && (i == 0 || strcmp(cand[i], cand[i - 1])) &&
+		    engine_socket_exists(cand[i]) && engine_open_one(out, cand[i], &again) == 0)
+			rc = 0;
+		free(cand[i]);
+	}
+	return rc;
+}
+
+int engine_open(struct engine **out, const char *docker_host, struct error *err)
+{
+	engine_curl_init();
+	if (!docker_host || !*docker_host)
+		docker_host = getenv("DOCKER_HOST");
+	if (!docker_host || !*docker_host)
+		return engine_discover(out, err);
+	return engine_open_one(out, docker_host, err);
+}
+
 void engine_close(struct engine *e)
 {
 	if (!e)
@@ -286,6 +334,52 @@ const char *engine_host(const struct engine *e)
 bool engine_is_unix(const struct engine *e)
 {
 	return e->is_unix;
+}
+
+/* "Libpod/4.3.1 (linux)" -> "4.3.1" */
+static void engine_server_product(const char *server, const char *product, char *out,
+				  size_t size)
+{
+	size_t n = strlen(product), len;
+
+	if (!server || strncasecmp(server, product, n) || server[n] != '/')
+		return;
+	server += n + 1;
+	len = strcspn(server, " ");
+	snprintf(out, size, "%.*s", (int)len, server);
+}
+
+void engine_identity_from_ping(struct engine *e, const char *server, const char *libpod)
+{
+	if ((libpod && *libpod) || (server && !strncasecmp(server, "Libpod/", 7))) {
+		e->flavour = ENGINE_FLAVOUR_PODMAN;
+		if (libpod && *libpod)
+			snprintf(e->server_version, sizeof(e->server_version), "%s", libpod);
+		else
+			engine_server_product(server, "Libpod", e->server_version,
+					      sizeof(e->server_version));
+	} else if (server && !strncasecmp(server, "Docker/", 7)) {
+		e->flavour = ENGINE_FLAVOUR_DOCKER;
+		engine_server_product(server, "Docker", e->server_version,
+				      sizeof(e->server_version));
+	}
+}
+
+const char *engine_name(const struct engine *e)
+{
+	switch (e->flavour) {
+	case ENGINE_FLAVOUR_DOCKER:
+		return "dockerd";
+	case ENGINE_FLAVOUR_PODMAN:
+		return "podman";
+	default:
+		return "unknown";
+	}
+}
+
+const char *engine_server_version(const struct engine *e)
+{
+	return e->server_version;
 }
 
 int engine_ping(struct engine *e, struct error *err)
@@ -346,7 +440,12 @@ int engine_flavour(struct engine *e, enum engine_flavour *out, struct error *err
 	if (e->flavour == ENGINE_FLAVOUR_UNKNOWN) {
 		if (engine_version(e, &v, err) < 0)
 			return error_prefix(err, "telling dockerd from Podman: ");
+		const cJSON *ver = cJSON_GetObjectItemCaseSensitive(v, "Version");
+
 		e->flavour = engine_flavour_from_version(v);
+		if (cJSON_IsString(ver) && !e->server_version[0])
+			snprintf(e->server_version, sizeof(e->server_version), "%s",
+				 ver->valuestring);
 		cJSON_Delete(v);
 	}
 	*out = e->flavour;

@@ -46,7 +46,16 @@ struct engine_call_opts {
 	int interrupt_fd;
 };
 
-/* docker_host: NULL = $DOCKER_HOST, else unix:///var/run/docker.sock.
+/* Where root's Podman service listens. */
+#define ENGINE_PODMAN_ROOT_HOST "unix:///run/podman/podman.sock"
+
+/* docker_host: NULL = $DOCKER_HOST; when that is unset too, the first of
+ * unix:///var/run/docker.sock, the caller's rootless Podman service
+ * ($XDG_RUNTIME_DIR/podman/podman.sock, /run/user/<uid>/podman/podman.sock)
+ * and root's (ENGINE_PODMAN_ROOT_HOST) that answers; dockerd's error when
+ * none does. dockerd and Podman's Docker-compatible service are told apart
+ * by the ping's headers; Podman's differences are absorbed here
+ * (docs/engines.md).
  * Supports unix:// and tcp:// (TLS when $DOCKER_TLS_VERIFY is set, certs
  * from $DOCKER_CERT_PATH or ~/.docker). ssh:// is refused with a clear
  * message. Negotiates the API version with GET /_ping unless
@@ -59,6 +68,16 @@ void engine_close(struct engine *e);
 const char *engine_api_version(const struct engine *e); /* "1.41" */
 const char *engine_host(const struct engine *e);        /* as configured */
 bool engine_is_unix(const struct engine *e);
+/* "dockerd", "podman", or "unknown" (DOCKER_API_VERSION skipped the ping
+ * and nothing asked /version yet). */
+const char *engine_name(const struct engine *e);
+/* The engine's own version ("20.10.24+dfsg1", "4.3.1"), "" when unknown. */
+const char *engine_server_version(const struct engine *e);
+/* Whether the engine applies a container's PidsLimit and Memory. false:
+ * rootless Podman on cgroup v1, which accepts both without a warning and
+ * drops them (asks GET /libpod/info once). */
+int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
+	__attribute__((warn_unused_result));
 
 int engine_ping(struct engine *e, struct error *err);
 /* GET /version; *out is owned by the caller (cJSON_Delete). */

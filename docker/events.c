@@ -10,6 +10,7 @@
 
 struct events_state {
 	struct engine_lines lines; /* first: engine_xfer_lines_sink() */
+	bool podman;               /* events renamed as dockerd's */
 	engine_event_cb cb;
 	void *ud;
 	const char *what; /* the transfer's, for messages */
@@ -23,6 +24,8 @@ static int events_line(const char *line, size_t len, void *ud, struct error *err
 	if (!cJSON_IsObject(j))
 		return error_set(err, ERR_PROTOCOL, 0, "%s: malformed event from the Docker engine",
 				 ev->what);
+	if (ev->podman && !podman_event_normalize(j))
+		return 0;
 	if (ev->cb(j, ev->ud))
 		return error_set(err, ERR_CANCELLED, 0, "event stream stopped by its consumer");
 	return 0;
@@ -64,6 +67,7 @@ int engine_events_stream(struct engine *e, const char *filters_json, long long s
 	if (filters_json && *filters_json)
 		engine_url_add_query(&path, "filters", filters_json);
 	s = engine_xfer_new(e, "GET", path.buf, false);
+	ev->podman = s->podman;
 	ev->cb = cb;
 	ev->ud = ud;
 	ev->what = s->what;

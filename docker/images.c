@@ -18,7 +18,11 @@ int engine_image_inspect(struct engine *e, const char *name, cJSON **out,
 	strbuf_addstr(&path, "/images/");
 	engine_url_add_path(&path, name);
 	strbuf_addstr(&path, "/json");
-	return engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, out, err);
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, out, err) < 0)
+		return -1;
+	if (e->flavour == ENGINE_FLAVOUR_PODMAN)
+		podman_image_normalize(*out);
+	return 0;
 }
 
 static long long image_json_ll(const cJSON *obj, const char *name)
@@ -61,6 +65,11 @@ int engine_pull_progress_line(const char *line, size_t len, const char *ref,
 	msg = image_json_str(detail, "message");
 	if (!msg || !*msg)
 		msg = image_json_str(j, "error");
+	/* Podman reports a missing tag inside its 200 stream where dockerd
+	 * answers 404 "manifest for <ref> not found": the same status here. */
+	if (msg && strstr(msg, "manifest unknown"))
+		return error_set(err, ERR_HTTP, 404, "manifest for %s not found in %s: %s", ref,
+				 registry, msg);
 	if (msg || detail)
 		return error_set(err, ERR_HTTP, 200, "pulling %s from %s: %s", ref, registry,
 				 msg && *msg ? msg : "the engine reported an error");

@@ -32,7 +32,8 @@
 #define ENGINE_SMALL_BODY_MAX (64u << 10)
 
 /* How an engine's Docker-compatible API differs where this client cares:
- * known from GET /version, asked only when it matters (a seccomp profile). */
+ * known from the headers of the one /_ping (Server, Libpod-Api-Version),
+ * or from GET /version when DOCKER_API_VERSION skipped the ping. */
 enum engine_flavour {
 	ENGINE_FLAVOUR_UNKNOWN = 0,
 	ENGINE_FLAVOUR_DOCKER, /* dockerd: seccomp profile inline in SecurityOpt */
@@ -59,7 +60,15 @@ struct engine {
 	/* The blocking calls run here one at a time, so they share its
 	 * connection cache: one kept-alive connection per engine. */
 	struct engine_runner runner;
-	enum engine_flavour flavour; /* UNKNOWN until engine_flavour() asks */
+	enum engine_flavour flavour; /* UNKNOWN until the ping or engine_flavour() */
+	char server_version[64];     /* "20.10.24+dfsg1", "4.3.1"; "" = unknown */
+	/* Podman only, asked once when a create needs it (docker/podman.c) */
+	bool podman_host_known;
+	bool podman_rootless;
+	bool podman_cgroup_v1;
+	bool podman_limits_known;
+	long long podman_nofile;     /* the service's hard limits; 0 = unknown */
+	long long podman_nproc;
 };
 
 /* ---- engine flavour (pure) ---- */
@@ -69,6 +78,45 @@ enum engine_flavour engine_flavour_from_version(const cJSON *version);
 /* Asks GET /version once per engine and remembers the answer. */
 int engine_flavour(struct engine *e, enum engine_flavour *out, struct error *err)
 	__attribute__((warn_unused_result));
+
+/* From /_ping's Server and Libpod-Api-Version headers (either may be
+ * NULL): sets e->flavour and e->server_version when they tell. */
+void engine_identity_from_ping(struct engine *e, const char *server, const char *libpod);
+
+/* ---- Podman's differences (docker/podman.c) ---- */
+/* A copy of a create body as Podman needs it: nofile/nproc limits the
+ * engine may grant named (else root Podman asks for 1048576 and start
+ * fails), an inline seccomp profile written to a file and passed as its
+ * path. *out = NULL when the body needs no change. */
+int podman_create_body(struct engine *e, const cJSON *body, cJSON **out, struct error *err)
+	__attribute__((warn_unused_result));
+/* After a create on rootless Podman: a container given device nodes and
+ * their groups must keep the caller's groups (run.oci.keep_original_groups
+ * with crun). Without the annotation it is created again through Podman's
+ * own API with it (*id replaced); failing that, ERR_USAGE naming the
+ * containers.conf line. */
+int podman_check_created(struct engine *e, const cJSON *body, const char *name, char **id,
+			 struct error *err) __attribute__((warn_unused_result));
+/* POST /libpod/containers/create of a compatible create body translated
+ * into Podman's SpecGenerator, with the OCI annotation key=value
+ * (docker/libpod.c). ERR_USAGE when the body has what does not translate. */
+int podman_libpod_create(struct engine *e, const cJSON *body, const char *name,
+			 const char *key, const char *value, char **id_out, struct error *err)
+	__attribute__((warn_unused_result));
+/* Rewrites a Podman event as dockerd names it: "remove" -> "destroy".
+ * Returns false for events dockerd has no equivalent of (init, cleanup),
+ * which are skipped. */
+bool podman_event_normalize(cJSON *event);
+/* Podman's path stat as dockerd's: linkTarget "" for a non-link, name the
+ * requested path's base name. */
+void podman_path_stat_normalize(cJSON *stat, const char *path);
+/* Podman's image inspect as dockerd's: no "localhost/" prefix on RepoTags,
+ * no RepoDigests of Podman's own (localhost/...) manifests. */
+void podman_image_normalize(cJSON *inspect);
+/* Podman's error answers that mean what another dockerd status means:
+ * kill of a stopped container (500 "container state improper") is 409,
+ * and msg (the engine's message) then says "not running" as dockerd's. */
+long podman_error_status(long status, const char *body, size_t len, struct strbuf *msg);
 
 /* ---- API versions ("1.41") ---- */
 int engine_version_parse(const char *s, int *major, int *minor);

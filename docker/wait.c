@@ -45,6 +45,9 @@ static int wait_finish(struct engine_stream *s, struct error *err)
 		return error_set(err, ERR_PROTOCOL, 0, "the answer to %s has no StatusCode",
 				 s->what);
 	w->status_code = (long)engine_json_int(code, INT_MIN, INT_MAX, -1);
+	/* Podman: -1 for a container that never ran; dockerd says 0 */
+	if (s->podman && w->status_code == -1)
+		w->status_code = 0;
 	w->have_status = true;
 	return 0;
 }

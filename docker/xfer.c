@@ -58,6 +58,27 @@ static void xfer_headers_reset(struct engine_stream *s)
 	s->headers_done = false;
 	free(s->header_value);
 	s->header_value = NULL;
+	free(s->server);
+	s->server = NULL;
+	free(s->libpod_version);
+	s->libpod_version = NULL;
+}
+
+/* Keep a header's value in *slot when its name is name. */
+static void xfer_keep_header(const char *buf, size_t n, size_t name_len, const char *name,
+			     char **slot)
+{
+	const char *v = buf + name_len + 1;
+	const char *end = buf + n;
+
+	if (!name || name_len != strlen(name) || strncasecmp(buf, name, name_len))
+		return;
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	while (end > v && isspace((unsigned char)end[-1]))
+		end--;
+	free(*slot);
+	*slot = xstrndup(v, (size_t)(end - v));
 }
 
 static size_t xfer_header(char *buf, size_t size, size_t nitems, void *ud)
@@ -85,23 +106,14 @@ static size_t xfer_header(char *buf, size_t size, size_t nitems, void *ud)
 		}
 		return n;
 	}
-	if (!s->want_header)
-		return n;
 	colon = memchr(buf, ':', n);
 	if (!colon)
 		return n;
 	name_len = (size_t)(colon - buf);
-	if (name_len == strlen(s->want_header) &&
-	    !strncasecmp(buf, s->want_header, name_len)) {
-		const char *v = colon + 1;
-		const char *end = buf + n;
-
-		while (v < end && (*v == ' ' || *v == '\t'))
-			v++;
-		while (end > v && isspace((unsigned char)end[-1]))
-			end--;
-		free(s->header_value);
-		s->header_value = xstrndup(v, (size_t)(end - v));
+	xfer_keep_header(buf, n, name_len, s->want_header, &s->header_value);
+	if (s->want_identity) {
+		xfer_keep_header(buf, n, name_len, "Server", &s->server);
+		xfer_keep_header(buf, n, name_len, "Libpod-Api-Version", &s->libpod_version);
 	}
 	return n;
 }
@@ -176,6 +188,7 @@ struct engine_stream *engine_xfer_new(struct engine *e, const char *method,
 	s->host = xstrdup(e->host);
 	s->socket_path = e->socket_path ? xstrdup(e->socket_path) : NULL;
 	s->home = &e->runner;
+	s->podman = e->flavour == ENGINE_FLAVOUR_PODMAN;
 
 	strbuf_addstr(&url, e->base_url);
 	if (!unversioned)
@@ -582,5 +595,7 @@ void engine_stream_free(struct engine_stream *s)
 	free(s->host);
 	free(s->socket_path);
 	free(s->header_value);
+	free(s->server);
+	free(s->libpod_version);
 	free(s);
 }

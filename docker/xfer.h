@@ -60,6 +60,7 @@ struct engine_stream {
 	bool done;
 	bool not_found_404; /* a 404 answer is ERR_NOT_FOUND */
 	bool await_headers; /* engine_loop_add waits for the answer's headers */
+	bool podman;        /* the engine is Podman (docker/podman.c) */
 	int rc;
 	struct error err;
 
@@ -67,6 +68,11 @@ struct engine_stream {
 	size_t body_max;
 	const char *want_header;
 	char *header_value;
+	/* /_ping only: keep Server and Libpod-Api-Version too, which tell
+	 * dockerd from Podman without another request. */
+	bool want_identity;
+	char *server;         /* "Docker/20.10.24+dfsg1 (linux)", "Libpod/4.3.1 (linux)" */
+	char *libpod_version; /* "4.3.1"; NULL from dockerd */
 
 	const struct engine_xfer_kind *kind; /* NULL: the answer is captured */
 	void *state;                         /* the kind's, freed by its release */

@@ -111,10 +111,13 @@ int engine_xfer_http_error(const struct engine_stream *s, struct error *err)
 {
 	cleanup_strbuf struct strbuf msg = STRBUF_INIT;
 	enum error_kind kind = ERR_HTTP;
+	long status = s->status;
 
 	xfer_message(s, &msg);
-	if (s->status == 404 && s->not_found_404)
+	if (s->podman)
+		status = podman_error_status(status, s->body.buf, s->body.len, &msg);
+	if (status == 404 && s->not_found_404)
 		kind = ERR_NOT_FOUND;
-	return error_set(err, kind, (int)s->status, "%s", msg.buf);
+	return error_set(err, kind, (int)status, "%s", msg.buf);
 }
 

@@ -6,12 +6,13 @@
 #   make bench-overhead   BENCH_RUNS=K (default 10)
 #   make bench-stream     BENCH_LOG_MB=N (default 256)
 #   make bench-preflight  BENCH_RUNS=K
+#   make bench-podman     BENCH_RUNS=K (root and rootless Podman vs podman run --rm)
 
 BENCH_TIMEIT = $(BUILD)/bench/timeit
 BENCH_RUN_DEPS = $(BIN) $(SIM) $(BENCH_TIMEIT) bench-run-image
 BENCH_RUN_ENV = HRR_BIN=$(abspath $(BIN)) BENCH_TIMEIT=$(abspath $(BENCH_TIMEIT))
 
-.PHONY: bench-overhead bench-stream bench-preflight bench-run-image
+.PHONY: bench-overhead bench-stream bench-preflight bench-podman bench-run-image
 
 $(BENCH_TIMEIT): bench/timeit.c
 	@mkdir -p $(dir $@)
@@ -32,4 +33,7 @@ bench-stream: $(BENCH_RUN_DEPS)
 bench-preflight: $(BENCH_RUN_DEPS)
 	@$(BENCH_RUN_ENV) bash bench/preflight.sh
 
-BENCH_TARGETS += bench-overhead bench-stream bench-preflight
+bench-podman: $(BENCH_RUN_DEPS)
+	@$(BENCH_RUN_ENV) bash bench/podman.sh
+
+BENCH_TARGETS += bench-overhead bench-stream bench-preflight bench-podman

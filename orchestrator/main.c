@@ -2,6 +2,7 @@
 #include "common/strbuf.h"
 #include "orchestrator/cmd_json.h"
 #include "orchestrator/commands.h"
+#include "orchestrator/engine_service.h"
 #include "orchestrator/options.h"
 #include "orchestrator/say.h"
 #include "orchestrator/version.h"
@@ -38,6 +39,24 @@ static int print_help(enum command cmd, const char *topic)
 	return 0;
 }
 
+/* The command, inside a private Podman service when --engine asks for one. */
+static int run_with_engine(const struct command_def *cmd, struct options *o)
+{
+	struct engine_service svc = { 0 };
+	struct error err;
+	int code;
+
+	if (o->engine_mode == ENGINE_MODE_PODMAN_SERVICE && o->command != CMD_ANALYZE) {
+		if (engine_service_start(&svc, o->verbosity, &err) < 0) {
+			say_error("%s", err.msg);
+			return EXIT_NO_VERDICT;
+		}
+	}
+	code = cmd && cmd->run ? cmd->run(o) : run_command(o);
+	engine_service_stop(&svc);
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command_def *cmd;
@@ -61,7 +80,7 @@ int main(int argc, char **argv)
 		options_release(&o);
 		return code;
 	}
-	code = cmd && cmd->run ? cmd->run(&o) : run_command(&o);
+	code = run_with_engine(cmd, &o);
 	options_release(&o);
 	return code;
 }

@@ -101,12 +101,29 @@ const struct option_def option_table[] = {
 	{ OPT_STATUS, "status", 0, "SWEEP", NULL, FOR_SWEEP, "say how far a sweep got" },
 	{ OPT_SHARD, "shard", 0, "I/N", NULL, FOR_SWEEP,
 	  "run only shard I of N of the remaining cases (one task of a job array)" },
+	{ OPT_SHARD_CASES, "shard-cases", 0, "FILE", NULL, FOR_SWEEP,
+	  "with --shard: shard only these plan indexes (one a line; --slurm writes it)" },
+	{ OPT_SLURM, "slurm", 0, NULL, NULL, FOR_SWEEP,
+	  "submit the cases as Slurm job arrays and a merge job (docs/slurm.md)" },
+	{ OPT_SLURM_OPT, "slurm-opt", 0, "ARG", NULL, FOR_SWEEP,
+	  "one more sbatch argument, verbatim (repeatable: --slurm-opt=--partition=gpu)" },
+	{ OPT_SLURM_TASKS, "slurm-tasks", 0, "N", NULL, FOR_SWEEP,
+	  "tasks per job array (default: min(its cases, 64))" },
+	{ OPT_SLURM_MAX_RUNNING, "slurm-max-running", 0, "M", NULL, FOR_SWEEP,
+	  "at most M tasks of an array at once (--array=...%M; default no bound)" },
+	{ OPT_WAIT, "wait", 0, NULL, NULL, FOR_SWEEP,
+	  "with --slurm: wait for the merge job and exit with its code (for CI)" },
+	{ OPT_MERGE, "merge", 0, "SWEEP", NULL, FOR_SWEEP,
+	  "read every results file into the history and write the reports (the merge job)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
 	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
 	{ OPT_CASE, "case", 0, "NAME", NULL, FOR_HISTORY, "one case's trend" },
 	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
 	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
 	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
+	{ OPT_ENGINE, "engine", 0, "auto|podman-service", "HRR_ENGINE", FOR_REPLAY | FOR_GC,
+	  "auto: DOCKER_HOST, else dockerd's or a Podman socket found; podman-service:\n"
+	  "                                   start a private rootless Podman service, stop it at the end" },
 	{ OPT_ALL, "all", 0, NULL, NULL, FOR_GC,
 	  "also remove containers of dead runs that used --keep" },
 	{ OPT_ALL_USERS, "all-users", 0, NULL, NULL, FOR_GC,
@@ -391,6 +408,16 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 					 "0 or 0,1; fix or unset %s", from, val, from);
 		}
 		o->gpus_from = from_env ? "GPU" : "--gpu";
+		return 0;
+	case OPT_ENGINE:
+		if (!strcmp(val, "auto"))
+			o->engine_mode = ENGINE_MODE_AUTO;
+		else if (!strcmp(val, "podman-service"))
+			o->engine_mode = ENGINE_MODE_PODMAN_SERVICE;
+		else
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not an engine mode; use auto or podman-service",
+					 from, val);
 		return 0;
 	case OPT_PULL:
 		if (!strcmp(val, "missing"))

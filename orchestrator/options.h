@@ -17,6 +17,10 @@
 
 enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 
+/* --engine: the engine DOCKER_HOST names (or the one found without it),
+ * or a rootless Podman service started for this invocation alone. */
+enum engine_mode { ENGINE_MODE_AUTO = 0, ENGINE_MODE_PODMAN_SERVICE };
+
 enum command {
 	CMD_RUN = 0,
 	CMD_PREFLIGHT,
@@ -66,6 +70,7 @@ struct options {
 	struct seccomp_choice seccomp; /* --seccomp */
 	bool as_root;             /* --as-root: the replay runs as root inside */
 	long long memory_bytes;   /* --memory: the replay container's limit, 0 = none */
+	enum engine_mode engine_mode;
 	struct strvec logs;       /* analyze --log, in order */
 	bool want_help;           /* --help given: print the command's help */
 	/* Overlay sources, env only (the shell workflow's names). */

@@ -91,6 +91,25 @@ static int host_cache(struct replay_host *h, struct error *err)
 	return 0;
 }
 
+/* Which engine answered, and whether it applies the replay's cgroup
+ * limits: rootless Podman on cgroup v1 accepts and drops them. */
+static int host_engine_limits(struct replay_host *h, const struct replay_host_config *cfg,
+			      struct error *err)
+{
+	bool applies;
+
+	if (cfg->verbosity > 0)
+		say_info(cfg->verbosity, "engine: %s %s at %s (API %s)", engine_name(h->engine),
+			 engine_server_version(h->engine), engine_host(h->engine),
+			 engine_api_version(h->engine));
+	if (engine_applies_limits(h->engine, &applies, err) < 0)
+		return -1;
+	h->engine_drops_limits = !applies;
+	if (!applies)
+		say_warning("%s", REPLAY_LIMITS_DROPPED);
+	return 0;
+}
+
 int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg,
 		     struct replay_failure *f)
 {
@@ -105,6 +124,8 @@ int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg
 	if (host_cache(h, &err) < 0)
 		return replay_fail(f, REPLAY_STAGE_WORKDIR, EXIT_NO_VERDICT, "%s", err.msg);
 	if (engine_open(&h->engine, NULL, &err) < 0)
+		return replay_fail(f, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
+	if (host_engine_limits(h, cfg, &err) < 0)
 		return replay_fail(f, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
 	if (!engine_is_unix(h->engine))
 		say_info(cfg->verbosity, "note: DOCKER_HOST=%s is not a unix socket: the archive, overlay, device "

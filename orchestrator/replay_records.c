@@ -140,6 +140,10 @@ void records_write_run_json(const struct unit_run *pr)
 	cJSON_AddStringToObject(orch, "owner", pr->host->owner);
 	cJSON_AddStringToObject(orch, "engine", engine_host(pr->host->engine));
 	cJSON_AddStringToObject(orch, "api_version", engine_api_version(pr->host->engine));
+	cJSON_AddStringToObject(orch, "engine_name", engine_name(pr->host->engine));
+	cJSON_AddStringToObject(orch, "engine_version", engine_server_version(pr->host->engine));
+	if (pr->host->engine_drops_limits)
+		cJSON_AddStringToObject(orch, "engine_limits", REPLAY_LIMITS_DROPPED);
 
 	text = cJSON_Print(root);
 	path = xasprintf("%s/run.json", pr->run_dir);

@@ -96,6 +96,10 @@ int replay_fail(struct replay_failure *f, enum replay_stage stage, int exit_code
 
 /* ---- per host ---- */
 
+/* Said on stderr and recorded in run.json (orchestrator.engine_limits). */
+#define REPLAY_LIMITS_DROPPED \
+	"the engine (rootless Podman on cgroup v1) does not apply the replay's pids and memory limits; the watchdog (--timeout, --progress-timeout) is its only bound"
+
 struct replay_host {
 	struct engine *engine;          /* one connection; NULL only for preflight without engine */
 	struct gpu_topology topo;
@@ -105,6 +109,9 @@ struct replay_host {
 	char *workdir;                  /* canonical, prepared */
 	char *cache_dir;                /* <workdir>/cache */
 	char *owner;                    /* owner label of this process */
+	/* The engine drops PidsLimit and Memory (rootless Podman on cgroup
+	 * v1): the watchdog is the replay's only bound. */
+	bool engine_drops_limits;
 };
 
 struct replay_host_config {

@@ -16,6 +16,7 @@ void sweep_options_init(struct sweep_options *s)
 	strvec_init(&s->images);
 	strvec_init(&s->archives);
 	strvec_init(&s->plans);
+	strvec_init(&s->slurm_opts);
 	s->gpu_wait = -1;
 	s->fail_on = SWEEP_FAIL_DEFAULT;
 	s->last = 10;
@@ -25,13 +26,14 @@ void sweep_options_init(struct sweep_options *s)
 void sweep_options_release(struct sweep_options *s)
 {
 	char **strs[] = { &s->label, &s->baseline, &s->db, &s->junit, &s->html, &s->summary,
-			  &s->resume, &s->status, &s->case_name };
+			  &s->resume, &s->status, &s->case_name, &s->shard_cases, &s->merge };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
 	strvec_clear(&s->images);
 	strvec_clear(&s->archives);
 	strvec_clear(&s->plans);
+	strvec_clear(&s->slurm_opts);
 	sweep_options_init(s);
 }
 
@@ -106,6 +108,13 @@ int sweep_option_apply(struct sweep_options *s, int id, const char *v, const cha
 	case OPT_SHARD:
 		s->have_shard = true;
 		return sweep_shard_parse(v, &s->shard_i, &s->shard_n, err);
+	case OPT_SHARD_CASES: set_str(&s->shard_cases, v); return 0;
+	case OPT_SLURM: s->slurm = true; return 0;
+	case OPT_WAIT: s->wait = true; return 0;
+	case OPT_SLURM_OPT: strvec_push(&s->slurm_opts, v); return 0;
+	case OPT_SLURM_TASKS: return parse_long(from, v, 1, &s->slurm_tasks, err);
+	case OPT_SLURM_MAX_RUNNING: return parse_long(from, v, 1, &s->slurm_max_running, err);
+	case OPT_MERGE: set_str(&s->merge, v); return 0;
 	case OPT_CASE: set_str(&s->case_name, v); return 0;
 	case OPT_LAST: return parse_long(from, v, 1, &s->last, err);
 	case OPT_KEEP_LAST: return parse_long(from, v, 0, &s->keep, err);
@@ -122,14 +131,21 @@ int sweep_options_validate(const struct sweep_options *s, bool history, struct e
 			return error_set(err, ERR_USAGE, 0, "--keep belongs to `history prune`");
 		return 0;
 	}
-	if (s->resume && s->status)
-		return error_set(err, ERR_USAGE, 0, "--resume and --status are separate commands");
-	if ((s->resume || s->status) && (s->archives.n || s->plans.n))
+	if (!!s->resume + !!s->status + !!s->merge > 1)
+		return error_set(err, ERR_USAGE, 0, "--resume, --status and --merge are separate commands");
+	if ((s->resume || s->status || s->merge) && (s->archives.n || s->plans.n))
 		return error_set(err, ERR_USAGE, 0,
-				 "--resume/--status use the sweep's own plan: no --archive or --plan");
-	if (!s->resume && !s->status && !s->archives.n && !s->plans.n)
+				 "--resume/--status/--merge use the sweep's own plan: no --archive or --plan");
+	if (s->slurm && (s->have_shard || s->merge))
+		return error_set(err, ERR_USAGE, 0, "--slurm submits the shards and the merge itself");
+	if (!s->slurm && (s->wait || s->slurm_opts.n || s->slurm_tasks || s->slurm_max_running))
+		return error_set(err, ERR_USAGE, 0,
+				 "--wait, --slurm-opt, --slurm-tasks and --slurm-max-running go with --slurm");
+	if (s->shard_cases && !s->have_shard)
+		return error_set(err, ERR_USAGE, 0, "--shard-cases goes with --shard");
+	if (!s->resume && !s->status && !s->merge && !s->archives.n && !s->plans.n)
 		return error_set(err, ERR_USAGE, 0, "sweep: give --archive PATH or --plan FILE (see --help)");
-	if (s->archives.n && !s->images.n && !s->resume && !s->status)
+	if (s->archives.n && !s->images.n && !s->resume && !s->status && !s->merge)
 		return error_set(err, ERR_USAGE, 0,
 				 "sweep: --image is required with --archive (or set HRR_DOCKER_IMAGE)");
 	return 0;

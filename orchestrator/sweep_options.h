@@ -27,7 +27,13 @@ struct sweep_options {
 	char *resume, *status; /* a sweep id or folder */
 	bool have_shard;
 	unsigned shard_i, shard_n;
+	char *shard_cases;    /* --shard over these plan indexes only */
 	sweep_status_mask fail_on;
+	/* Slurm (docs/slurm.md) */
+	bool slurm, wait;
+	struct strvec slurm_opts;
+	long slurm_tasks, slurm_max_running; /* 0: default */
+	char *merge;          /* a sweep id or folder */
 	/* history */
 	bool prune;
 	char *case_name;

@@ -251,3 +251,38 @@ size_t sweep_shard_select(const struct sweep_plan *p, const bool *done, int grou
 	}
 	return k;
 }
+
+int sweep_shard_list_parse(const char *text, size_t plan_n, size_t **list, size_t *n,
+			   struct error *err)
+{
+	size_t alloc = 16;
+
+	*n = 0;
+	*list = xcalloc(alloc, sizeof(size_t));
+	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		char *end;
+		unsigned long k = strtoul(p, &end, 10);
+
+		if (end == p || k >= plan_n || (*end && *end != '\n')) {
+			free(*list);
+			*list = NULL;
+			return error_set(err, ERR_USAGE, 0, "'%.*s' is no case of the plan",
+					 (int)strcspn(p, "\n"), p);
+		}
+		if (*n == alloc)
+			*list = xrealloc(*list, (alloc *= 2) * sizeof(size_t));
+		(*list)[(*n)++] = k;
+	}
+	return 0;
+}
+
+size_t sweep_shard_select_list(const size_t *list, size_t n_list, const bool *done, unsigned i,
+			       unsigned n, size_t *out)
+{
+	size_t k = 0;
+
+	for (size_t pos = i; pos < n_list; pos += n)
+		if (!(done && done[list[pos]]))
+			out[k++] = list[pos];
+	return k;
+}

@@ -88,5 +88,15 @@ int sweep_shard_parse(const char *s, unsigned *i, unsigned *n, struct error *err
  * written to out (plan indexes). */
 size_t sweep_shard_select(const struct sweep_plan *p, const bool *done, int group, unsigned i,
 			  unsigned n, size_t *out);
+/* A cluster array's cases file (plan indexes, one a line) into list
+ * (caller frees); an index outside the plan is ERR_USAGE. */
+int sweep_shard_list_parse(const char *text, size_t plan_n, size_t **list, size_t *n,
+			   struct error *err) __attribute__((warn_unused_result));
+/* Shard I/N of such a list: the entries at positions I, I+N, ... without a
+ * result yet (done[plan index] false). The list is fixed when the array is
+ * submitted, so tasks starting after others finished split it alike.
+ * Returns the count written to out. */
+size_t sweep_shard_select_list(const size_t *list, size_t n_list, const bool *done, unsigned i,
+			       unsigned n, size_t *out);
 
 #endif

@@ -119,6 +119,20 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 	int rc;
 
 	strbuf_addstr(&opts, meta->run_options ? meta->run_options : "{}");
+	if (f->slurm) {
+		/* A cluster sweep's job ids beside its options: {"...", "slurm": {...}}. */
+		cleanup_cjson cJSON *o = cJSON_Parse(opts.buf), *jobs = cJSON_Parse(f->slurm);
+
+		if (o && jobs && cJSON_IsObject(o)) {
+			cleanup_free char *t = NULL;
+
+			cJSON_AddItemToObject(o, "slurm", jobs);
+			jobs = NULL;
+			t = cJSON_PrintUnformatted(o);
+			strbuf_reset(&opts);
+			strbuf_addstr(&opts, t);
+		}
+	}
 	for (size_t i = 0; i < meta->plan.n; i++)
 		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
 						       meta->plan.cases[i].image };

@@ -21,6 +21,7 @@ struct sweep_finish {
 	size_t n_quarantined;
 	const char *junit, *html, *summary; /* extra copies, or NULL */
 	bool json;                    /* stdout gets summary.json, else summary.md */
+	const char *slurm;            /* slurm.json's text: recorded with the options */
 };
 
 /* Import, compare, render, write. *exit_code is the sweep's exit code;

@@ -205,6 +205,14 @@ static void start_what_fits(struct run *r)
 		}
 		if (v != SCHED_START)
 			return;
+		if (r->in->may_start &&
+		    !r->in->may_start(r->in->may_start_ctx, &r->in->meta->plan.cases[idx])) {
+			sweep_sched_finish(&r->sched, gpus,
+					   (size_t)r->in->meta->plan.cases[idx].gpu_count, false);
+			r->stopping = true;
+			r->out->out_of_time = true;
+			return;
+		}
 		start_one(r, idx, gpus, (size_t)r->in->meta->plan.cases[idx].gpu_count);
 	}
 }
@@ -272,8 +280,9 @@ static void forward_signal(struct run *r, int sig)
 	if (!r->out->interrupted) {
 		r->out->interrupted = sig;
 		say_error("interrupted by %s: stopping %zu running case(s); finished results are "
-			  "kept; resume with `sweep --resume %s`",
-			  signal_name(sig), r->n_w, r->in->meta->id);
+			  "kept; resume with `sweep --resume %s%s%s`",
+			  signal_name(sig), r->n_w, r->in->meta->id, r->in->resume_hint ? " " : "",
+			  r->in->resume_hint ? r->in->resume_hint : "");
 	}
 	for (size_t k = 0; k < r->n_w; k++)
 		kill(r->w[k].pid, sig == SIGINT ? SIGINT : SIGTERM);

@@ -24,12 +24,18 @@ struct sweep_run_input {
 	const size_t *cases;                /* plan indexes to run, plan order */
 	size_t n_cases;
 	const int *next_attempt;            /* per plan case */
+	/* Asked before each case starts (NULL: always yes). No: nothing more
+	 * starts (a cluster task whose time runs out); running cases finish. */
+	bool (*may_start)(void *ctx, const struct sweep_case *c);
+	void *may_start_ctx;
+	const char *resume_hint;            /* more words for the resume command, or NULL */
 };
 
 struct sweep_run_outcome {
 	int interrupted;        /* the signal that stopped the sweep, 0 none */
 	size_t recorded;        /* results written */
 	size_t gave_up;         /* cases whose GPUs stayed busy past --gpu-wait */
+	bool out_of_time;       /* may_start said no */
 	int quarantined[64];
 	size_t n_quarantined;
 };

@@ -12,8 +12,9 @@
 # without systemd (cgroupfs, file events, crun, native overlay storage when
 # the kernel allows it rootless, else vfs) are written to the configuration
 # files each service reads (HRR_PODMAN_RUNTIME=runc picks runc over crun;
-# HRR_PODMAN_KEEP_GROUPS=1 makes the rootless service keep the user's
-# groups in every container, as docs/engines.md tells a site to). Idempotent: services that answer are left alone.
+# HRR_PODMAN_KEEP_GROUPS=1, the default, makes the rootless service keep
+# the user's groups in every container, as docs/engines.md tells a site to;
+# 0 leaves it out). Idempotent: services that answer are left alone.
 set -euo pipefail
 
 STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
@@ -153,7 +154,7 @@ pick_storage() {
 start_rootless() {
 	local sock=$RUNTIME/podman/podman.sock cfg=$HOME_/.config/containers
 	mkdir -p "$cfg"
-	write_conf "$cfg" "$([ "${HRR_PODMAN_KEEP_GROUPS:-0}" = 1 ] && echo keep-groups)"
+	write_conf "$cfg" "$([ "${HRR_PODMAN_KEEP_GROUPS:-1}" = 1 ] && echo keep-groups)"
 	chown -R "$USER_NAME:" "$HOME_/.config"
 	[ $CONF_CHANGED = 1 ] && stop_pidfile "$RUNTIME/podman/hrr-service.pid"
 	pick_storage

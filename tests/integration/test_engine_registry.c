@@ -48,10 +48,14 @@ static void push_to(const char *registry, bool login)
 	char *d = scratch_dir("engine-test");
 	int login_rc = 0, push_rc;
 
-	/* The CLI logs in with its own throwaway config, never ~/.docker. */
+	/* The CLI pushes with its own throwaway config, never ~/.docker. The
+	 * credentials are written there rather than by `docker login`, which
+	 * Podman's /auth refuses for a plain-HTTP registry whatever
+	 * registries.conf says (docs/engines.md). */
 	if (login)
-		login_rc = et_sh("echo %s | docker --config %s login -u %s --password-stdin %s >/dev/null 2>&1",
-				 ENGINE_TEST_REG_PASS, d, ENGINE_TEST_REG_USER, registry);
+		login_rc = et_sh("printf '{\"auths\":{\"%s\":{\"auth\":\"%%s\"}}}' "
+				 "\"$(printf %s:%s | base64 -w0)\" >%s/config.json",
+				 registry, ENGINE_TEST_REG_USER, ENGINE_TEST_REG_PASS, d);
 	push_rc = login_rc ? -1
 			   : et_sh("docker --config %s tag %s %s/%s:%s && "
 				   "docker --config %s push -q %s/%s:%s >/dev/null && "
@@ -135,7 +139,11 @@ Test(engine_registry, pull_from_plain_registry_then_by_digest)
 	cJSON_Delete(img);
 
 	drop_local(ref);
-	cr_assert_eq(engine_image_inspect(e, by_digest, &img, &err), -1, "digest ref still there");
+	/* Podman keeps the digest reference while another tag holds the image
+	 * (docs/engines.md); dockerd forgets it with the tag. */
+	if (strcmp(engine_name(e), "podman"))
+		cr_assert_eq(engine_image_inspect(e, by_digest, &img, &err), -1,
+			     "digest ref still there");
 	memset(&p, 0, sizeof(p));
 	cr_assert_eq(pull(e, by_digest, &p, &err), 0, "%s", err.msg);
 	cr_assert_gt(p.events, 0);
@@ -170,7 +178,9 @@ Test(engine_registry, auth_registry_without_credentials_names_the_registry)
 	cr_assert_eq(pull(e, ENGINE_TEST_AUTH_REGISTRY "/" REPO ":" TAG, &p, &err), -1);
 	cr_assert_eq(err.kind, ERR_HTTP);
 	cr_assert(strstr(err.msg, ENGINE_TEST_AUTH_REGISTRY), "%s", err.msg);
-	cr_assert(strstr(err.msg, "no basic auth credentials"), "%s", err.msg);
+	/* dockerd's words, then Podman's (inside its 200 stream) */
+	cr_assert(strstr(err.msg, "no basic auth credentials") ||
+		  strstr(err.msg, "authentication required"), "%s", err.msg);
 	engine_close(e);
 }
 

@@ -19,51 +19,11 @@
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"
 #include "tests/support/sim_run.h"
+#include "tests/support/slurm_support.h"
 
-#define DEFAULT_CONF "/var/lib/hrr-docker-replay-test/slurm/etc/slurm.conf"
 #define TASKS 4
-/* Bounds for waiting on the scheduler (the test cluster starts a task
- * within seconds); reaching one fails the wait, it times nothing. */
-#define JOB_BOUND_S 120.0
 
 static char *dir;
-
-/* Run argv; its stdout into out (when given); the exit status. */
-static int cmd(const char *const *argv, struct strbuf *out)
-{
-	struct sim_result r;
-	struct error err = { 0 };
-	int status;
-
-	sim_result_init(&r);
-	if (sim_run(argv, NULL, 60, &r, &err) < 0) {
-		sim_result_release(&r);
-		return -1;
-	}
-	status = r.timed_out ? -1 : r.status;
-	if (out) {
-		strbuf_reset(out);
-		strbuf_addstr(out, r.out.buf);
-	}
-	sim_result_release(&r);
-	return status;
-}
-
-/* Skip unless a controller answers. Clients read SLURM_CONF, else
- * /etc/slurm/slurm.conf; the set-up's own file is tried last. */
-static void need_slurm(void)
-{
-	struct strbuf out = STRBUF_INIT;
-	int rc;
-
-	if (!getenv("SLURM_CONF") && access("/etc/slurm/slurm.conf", R_OK) &&
-	    !access(DEFAULT_CONF, R_OK))
-		setenv("SLURM_CONF", DEFAULT_CONF, 1);
-	rc = cmd((const char *const[]){ "sinfo", "-h", "-o", "%t", NULL }, &out);
-	strbuf_release(&out);
-	if (rc != 0)
-		cr_skip_test("no Slurm cluster answers here (run tests/setup-slurm.sh)");
-}
 
 static void setup(void)
 {
@@ -104,57 +64,24 @@ static char *submit(const char *const *opts, const char *script)
 		argv[n++] = opts[i];
 	argv[n++] = script;
 	argv[n] = NULL;
-	cr_assert_eq(cmd(argv, &out), 0, "sbatch failed");
+	cr_assert_eq(slurm_cmd(argv, &out), 0, "sbatch failed");
 	strbuf_trim_trailing_newline(&out);
 	cr_assert(out.len > 0 && strspn(out.buf, "0123456789") == out.len, "sbatch said %s", out.buf);
 	id = strbuf_detach(&out, NULL);
 	return id;
 }
 
-/* State of one job or array task ("<job>_<task>") while the controller
- * still holds its record; "" once it is gone. */
-static void state_of(const char *spec, struct strbuf *state)
-{
-	cmd((const char *const[]){ "squeue", "-h", "-t", "all", "-j", spec, "-o", "%T", NULL },
-	    state);
-	strbuf_trim_trailing_newline(state);
-}
-
-/* Poll until spec is in state want (or, want NULL, until no task of spec
- * is pending or running); false when the bound passed first. */
-static bool wait_state(const char *spec, const char *want)
-{
-	struct strbuf st = STRBUF_INIT;
-	bool ok = false;
-
-	for (int i = 0; i < (int)(JOB_BOUND_S * 5) && !ok; i++) {
-		if (want) {
-			state_of(spec, &st);
-			ok = !strcmp(st.buf, want);
-		} else {
-			cmd((const char *const[]){ "squeue", "-h", "-j", spec, "-o", "%T", NULL },
-			    &st);
-			strbuf_trim_trailing_newline(&st);
-			ok = st.len == 0;
-		}
-		if (!ok)
-			usleep(200000);
-	}
-	strbuf_release(&st);
-	return ok;
-}
-
 static void cancel(const char *spec)
 {
-	cmd((const char *const[]){ "scancel", spec, NULL }, NULL);
+	slurm_cmd((const char *const[]){ "scancel", spec, NULL }, NULL);
 }
 
 Test(slurm_cluster, the_controller_answers_with_four_gpus)
 {
 	struct strbuf out = STRBUF_INIT;
 
-	need_slurm();
-	cr_assert_eq(cmd((const char *const[]){ "sinfo", "-h", "-o", "%t %G", NULL }, &out), 0);
+	slurm_need_cluster();
+	cr_assert_eq(slurm_cmd((const char *const[]){ "sinfo", "-h", "-o", "%t %G", NULL }, &out), 0);
 	cr_assert(strstr(out.buf, "gpu:4"), "sinfo: %s", out.buf);
 	/* idle, mix, alloc or comp(leting) after an earlier test: usable */
 	cr_assert(!strncmp(out.buf, "idle", 4) || !strncmp(out.buf, "mix", 3) ||
@@ -172,38 +99,6 @@ static char *env_value(const char *text, const char *key)
 		if (!strncmp(l, key, kl) && l[kl] == '=')
 			return xstrndup(l + kl + 1, strcspn(l + kl + 1, "\n"));
 	return NULL;
-}
-
-/* The render minor of gres index idx: the idx-th File= line of the
- * gres.conf beside slurm.conf. */
-static int render_minor_of_index(unsigned idx)
-{
-	const char *conf = getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "/etc/slurm/slurm.conf";
-	char real[4096], *slash, *path, line[4096];
-	FILE *f;
-	unsigned n = 0;
-	int minor = -1;
-
-	cr_assert_not_null(realpath(conf, real), "%s", conf);
-	slash = strrchr(real, '/');
-	*slash = '\0';
-	path = xasprintf("%s/gres.conf", real);
-	f = fopen(path, "r");
-	cr_assert_not_null(f, "%s", path);
-	while (minor < 0 && fgets(line, sizeof(line), f)) {
-		char *file = strstr(line, "File=");
-		struct stat st;
-
-		if (!file || line[0] == '#' || n++ != idx)
-			continue;
-		file[5 + strcspn(file + 5, " \n")] = '\0';
-		cr_assert_eq(stat(file + 5, &st), 0, "%s", file + 5);
-		cr_assert(S_ISCHR(st.st_mode) && major(st.st_rdev) == 226, "%s", file + 5);
-		minor = (int)minor(st.st_rdev);
-	}
-	fclose(f);
-	free(path);
-	return minor;
 }
 
 /* Whether the 4-GPU KFD fixture has a GPU node with this render minor. */
@@ -243,7 +138,7 @@ Test(slurm_cluster, array_tasks_each_see_one_distinct_gpu)
 	char *script, *job;
 	bool seen[TASKS] = { false };
 
-	need_slurm();
+	slurm_need_cluster();
 	script = write_script("task.sh",
 			      "f=env.$SLURM_ARRAY_TASK_ID\n"
 			      "{ echo SLURM_JOB_GPUS=$SLURM_JOB_GPUS\n"
@@ -255,7 +150,7 @@ Test(slurm_cluster, array_tasks_each_see_one_distinct_gpu)
 			      "done\n");
 	job = submit((const char *const[]){ "--gres=gpu:1", "--array=0-3", "-o", "/dev/null", NULL },
 		     script);
-	cr_assert(wait_state(job, NULL), "array %s did not finish", job);
+	cr_assert(slurm_wait_state(job, NULL), "array %s did not finish", job);
 	for (int t = 0; t < TASKS; t++) {
 		char *path = xasprintf("%s/env.%d", dir, t);
 		struct strbuf text = STRBUF_INIT;
@@ -276,7 +171,7 @@ Test(slurm_cluster, array_tasks_each_see_one_distinct_gpu)
 			  gpus);
 		cr_assert(!seen[idx], "GPU %ld given to two tasks", idx);
 		seen[idx] = true;
-		minor = render_minor_of_index((unsigned)idx);
+		minor = slurm_render_minor_of_index((unsigned)idx);
 		cr_assert(minor >= 0, "gres index %ld has no File= line", idx);
 		cr_assert(kfd_fixture_has_minor(minor), "render minor %d not in the KFD fixture",
 			  minor);
@@ -294,16 +189,16 @@ Test(slurm_cluster, cancelling_one_running_task_leaves_it_cancelled)
 	char *script, *job, *t0, *t1;
 	struct strbuf st = STRBUF_INIT;
 
-	need_slurm();
+	slurm_need_cluster();
 	script = write_script("sleep.sh", "sleep 120\n");
 	job = submit((const char *const[]){ "--gres=gpu:1", "--array=0-1", "-o", "/dev/null", NULL },
 		     script);
 	t0 = xasprintf("%s_0", job);
 	t1 = xasprintf("%s_1", job);
-	cr_assert(wait_state(t1, "RUNNING"), "task %s never ran", t1);
+	cr_assert(slurm_wait_state(t1, "RUNNING"), "task %s never ran", t1);
 	cancel(t1);
-	cr_assert(wait_state(t1, "CANCELLED"), "task %s not CANCELLED", t1);
-	state_of(t0, &st);
+	cr_assert(slurm_wait_state(t1, "CANCELLED"), "task %s not CANCELLED", t1);
+	slurm_state_of(t0, &st);
 	cr_assert(!strcmp(st.buf, "RUNNING") || !strcmp(st.buf, "PENDING"),
 		  "the other task is %s", st.buf);
 	cancel(job);
@@ -321,14 +216,14 @@ Test(slurm_cluster, a_task_cancelled_before_it_runs_never_runs)
 {
 	char *script, *job, *t2, *path;
 
-	need_slurm();
+	slurm_need_cluster();
 	script = write_script("mark.sh", "touch ran.$SLURM_ARRAY_TASK_ID\n");
 	job = submit((const char *const[]){ "--hold", "--array=0-3", "-o", "/dev/null", NULL },
 		     script);
 	t2 = xasprintf("%s_2", job);
 	cancel(t2);
-	cr_assert_eq(cmd((const char *const[]){ "scontrol", "release", job, NULL }, NULL), 0);
-	cr_assert(wait_state(job, NULL), "array %s did not finish", job);
+	cr_assert_eq(slurm_cmd((const char *const[]){ "scontrol", "release", job, NULL }, NULL), 0);
+	cr_assert(slurm_wait_state(job, NULL), "array %s did not finish", job);
 	for (int t = 0; t < TASKS; t++) {
 		path = xasprintf("%s/ran.%d", dir, t);
 		cr_assert_eq(access(path, F_OK) == 0, t != 2, "task %d %s", t,

@@ -28,17 +28,7 @@ static const char *extra_env[2];
 
 static void sweep_init(void)
 {
-	char cwd[PATH_MAX], path[512];
-
-	tenv_init();
-	/* tests/fixtures/sysfs/mi300x-4: render minors 128..131. */
-	for (int m = 129; m <= 131; m++) {
-		snprintf(path, sizeof(path), "%s/dri/renderD%d", tenv.devroot, m);
-		if (mknod(path, S_IFCHR | 0666, makedev(226, m)) < 0)
-			cr_assert_fail("mknod %s: %s", path, strerror(errno));
-	}
-	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
-	snprintf(sysfs4, sizeof(sysfs4), "%s/tests/fixtures/sysfs/mi300x-4", cwd);
+	tenv_init_four_gpus(sysfs4, sizeof(sysfs4));
 	snprintf(lockdir, sizeof(lockdir), "%s/locks", tenv.root);
 	snprintf(dbpath, sizeof(dbpath), "%s/history.sqlite", tenv.root);
 	snprintf(library, sizeof(library), "%s/library", tenv.root);

@@ -34,10 +34,29 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Root makes the node. Anyone else (the rootless engine tests, run as a
+ * test user) links to the shared fake GPU nodes of
+ * tests/setup-fake-gpus.sh, which belong to a group that user is in: the
+ * tool stats through the link, the engine passes the node it names. */
 static void mknod_or_die(const char *path, unsigned maj, unsigned min)
 {
-	if (mknod(path, S_IFCHR | 0666, makedev(maj, min)) < 0)
-		cr_assert_fail("mknod %s: %s (the tests run as root)", path, strerror(errno));
+	const char *shared = getenv("HRR_FAKE_GPU_ROOT");
+	char target[PATH_MAX];
+
+	if (geteuid() == 0) {
+		if (mknod(path, S_IFCHR | 0666, makedev(maj, min)) < 0)
+			cr_assert_fail("mknod %s: %s (the tests run as root)", path,
+				       strerror(errno));
+		return;
+	}
+	if (!shared || !*shared)
+		shared = "/var/lib/hrr-docker-replay-test/fake-gpu/dev";
+	if (maj == 226) /* the shared root has renderD128..131 */
+		snprintf(target, sizeof(target), "%s/dri/renderD%u", shared, 128 + (min - 128) % 4);
+	else
+		snprintf(target, sizeof(target), "%s/kfd", shared);
+	if (symlink(target, path) < 0)
+		cr_assert_fail("symlink %s -> %s: %s", path, target, strerror(errno));
 }
 
 void test_env_setup(struct test_env *t)
@@ -74,6 +93,20 @@ struct test_env tenv;
 void tenv_init(void)
 {
 	test_env_setup(&tenv);
+}
+
+void tenv_init_four_gpus(char *sysfs, size_t len)
+{
+	char cwd[PATH_MAX], path[512];
+
+	tenv_init();
+	for (int m = 129; m <= 131; m++) {
+		snprintf(path, sizeof(path), "%s/dri/renderD%d", tenv.devroot, m);
+		mknod_or_die(path, 226, (unsigned)m);
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		cr_assert_fail("getcwd");
+	snprintf(sysfs, len, "%s/tests/fixtures/sysfs/mi300x-4", cwd);
 }
 
 void tenv_fini(void)

@@ -38,6 +38,10 @@ void test_env_teardown(struct test_env *t);
  * fini also checks that no container of the test's runs was left. */
 extern struct test_env tenv;
 void tenv_init(void);
+/* tenv_init, plus render nodes 129..131 beside 128 and, in sysfs, the
+ * path of the fixture whose four GPUs have those minors
+ * (tests/fixtures/sysfs/mi300x-4). */
+void tenv_init_four_gpus(char *sysfs, size_t len);
 void tenv_fini(void);
 
 /* The pid directory of a fixture scenario (absolute). Caller frees. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -344,29 +345,107 @@ Test(docker_conn, dockerd_gets_the_profile_inline_and_version_is_asked_once)
 	engine_close(e);
 }
 
-Test(docker_conn, podman_is_told_apart_and_refused_plainly)
+static int system_rm_rf(const char *dir)
 {
-	struct engine *e = open_fake();
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	int rc = system(cmd);
+
+	free(cmd);
+	return rc;
+}
+
+static struct engine *open_fake_podman(void)
+{
+	struct engine *e = NULL;
+	struct error err;
+
+	fake_engine_route_json(fe, "GET /_ping", 200,
+			       "Api-Version: 1.41\r\nLibpod-Api-Version: 4.3.1\r\n"
+			       "Server: Libpod/4.3.1 (linux)",
+			       "OK");
+	cr_assert_eq(engine_open(&e, fake_engine_host(fe), &err), 0, "%s", err.msg);
+	return e;
+}
+
+/* The path after "seccomp=" in a request, up to its closing quote. */
+static char *sent_profile_path(const char *req)
+{
+	const char *p = strstr(req, "\"seccomp=/");
+	const char *end;
+
+	cr_assert_not_null(p, "%s", req);
+	p += strlen("\"seccomp=");
+	end = strchr(p, '"');
+	cr_assert_not_null(end);
+	return xstrndup(p, (size_t)(end - p));
+}
+
+Test(docker_conn, podman_is_told_apart_by_the_ping_and_gets_the_profile_as_a_file)
+{
+	char cache[] = "/tmp/hrr-unit-cache-XXXXXX";
+	struct engine *e;
 	struct container_spec s;
 	struct error err;
-	char *id = NULL;
+	struct stat st;
+	char *id = NULL, *req, *path, *dir, *text;
+	FILE *f;
 
-	fake_engine_route_json(fe, "GET /v1.44/version", 200, NULL,
-			       "{\"Components\":[{\"Name\":\"Podman Engine\"}]}");
+	cr_assert_not_null(mkdtemp(cache));
+	setenv("XDG_CACHE_HOME", cache, 1);
+	e = open_fake_podman();
+	cr_assert_str_eq(engine_name(e), "podman");
+	cr_assert_str_eq(engine_server_version(e), "4.3.1");
+	fake_engine_route_json(fe, "POST /v1.41/containers/create", 201, NULL, "{\"Id\":\"p\"}");
 	seccomp_spec(&s);
-	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), -1);
-	cr_assert_eq(err.kind, ERR_USAGE);
-	cr_assert(strstr(err.msg, "Podman"), "%s", err.msg);
-	cr_assert_eq(count_requests("POST"), 0);
-	container_spec_release(&s);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), 0, "%s", err.msg);
+		free(id);
+	}
+	cr_assert_eq(count_requests("GET /v1.41/version"), 0, "the ping told");
+	req = fake_engine_find_request(fe, "POST /v1.41/containers/create");
+	path = sent_profile_path(req);
+	dir = xasprintf("%s/hrr-docker-replay/seccomp/", cache);
+	cr_assert(!strncmp(path, dir, strlen(dir)), "%s", path);
+	cr_assert_eq(stat(path, &st), 0, "%s", path);
+	cr_assert_eq(st.st_mode & 0777, 0644, "the engine's user must read it");
+	text = xcalloc(1, sizeof(profile));
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_assert_gt(fread(text, 1, sizeof(profile) - 1, f), 0);
+	fclose(f);
+	{
+		cJSON *want = cJSON_Parse(profile), *got = cJSON_Parse(text);
 
-	/* Without a profile nothing depends on the flavour. */
-	container_spec_init(&s);
-	s.image = xstrdup("img");
-	fake_engine_route_json(fe, "POST /v1.44/containers/create", 201, NULL, "{\"Id\":\"p\"}");
-	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), 0, "%s", err.msg);
-	free(id);
+		cr_assert(cJSON_Compare(want, got, true), "the file holds the profile: %s", text);
+		cJSON_Delete(want);
+		cJSON_Delete(got);
+	}
+	/* root Podman's 1048576 for unnamed limits would fail the start */
+	cr_assert(strstr(req, "\"Name\":\"nofile\"") && strstr(req, "\"Name\":\"nproc\""), "%s",
+		  req);
+	free(text);
+	free(dir);
+	free(path);
+	free(req);
 	container_spec_release(&s);
+	engine_close(e);
+	unsetenv("XDG_CACHE_HOME");
+	cr_assert_eq(system_rm_rf(cache), 0);
+}
+
+Test(docker_conn, podman_kill_of_a_stopped_container_is_dockerds_409)
+{
+	struct engine *e = open_fake_podman();
+	struct error err;
+
+	fake_engine_route_json(fe, "POST /v1.41/containers/c/kill", 500, NULL,
+			       "{\"cause\":\"container state improper\",\"message\":\"can only kill "
+			       "running containers. c is in state exited: container state improper\","
+			       "\"response\":500}");
+	cr_assert_eq(engine_container_kill(e, "c", "SIGKILL", &err), -1);
+	cr_assert_eq(err.kind, ERR_HTTP);
+	cr_assert_eq(err.status, 409);
+	cr_assert(strstr(err.msg, "not running"), "%s", err.msg);
 	engine_close(e);
 }
 

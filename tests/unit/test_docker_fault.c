@@ -422,11 +422,31 @@ Test(docker_fault, pull_error_in_an_unterminated_last_line_is_found)
 
 	fake_engine_route_str(fe, "POST /v1.41/images/create",
 			      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
-			      "{\"status\":\"a\"}\n{\"error\":\"manifest unknown\"}");
+			      "{\"status\":\"a\"}\n{\"error\":\"unexpected EOF\"}");
 	cr_assert_eq(engine_pull_image(e, "busybox", NULL, NULL, NULL, &err), -1);
 	cr_assert_eq(err.status, 200);
-	assert_contains(err.msg, "manifest unknown");
+	assert_contains(err.msg, "unexpected EOF");
 	assert_contains(err.msg, "docker.io");
+	engine_close(e);
+}
+
+/* Podman answers a missing tag with 200 and the error in the stream, where
+ * dockerd answers 404: both are a 404 here. */
+Test(docker_fault, a_missing_tag_in_the_stream_is_a_404)
+{
+	struct engine *e = open_fake("1.41");
+	struct error err;
+
+	fake_engine_route_str(fe, "POST /v1.41/images/create",
+			      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+			      "{\"progressDetail\":{},\"errorDetail\":{\"message\":\"reading manifest "
+			      "t in 127.0.0.1:5000/x: manifest unknown: manifest unknown\"},"
+			      "\"error\":\"manifest unknown\"}\n");
+	cr_assert_eq(engine_pull_image(e, "127.0.0.1:5000/x:t", NULL, NULL, NULL, &err), -1);
+	cr_assert_eq(err.kind, ERR_HTTP);
+	cr_assert_eq(err.status, 404);
+	assert_contains(err.msg, "not found");
+	assert_contains(err.msg, "127.0.0.1:5000");
 	engine_close(e);
 }
 

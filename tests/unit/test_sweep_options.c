@@ -89,6 +89,33 @@ Test(sweep_options, what_a_sweep_refuses)
 	refused("does not apply", 8, a8);
 }
 
+Test(sweep_options, slurm_options_go_with_slurm_and_pass_sbatch_arguments_verbatim)
+{
+	struct options o;
+	struct error err;
+	char *a1[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--wait" };
+	char *a2[] = { "x", "sweep", "--resume", "s", "--slurm", "--shard", "0/2" };
+	char *a3[] = { "x", "sweep", "--merge", "s", "--status", "s" };
+	char *a4[] = { "x", "sweep", "--resume", "s", "--shard-cases", "f" };
+
+	options_init(&o);
+	cr_assert_eq(PARSE(&o, no_env, "sweep", "--archive", "/l", "--image", "i", "--slurm",
+			   "--slurm-opt", "--partition=mi300", "--slurm-opt=--time=1:00:00",
+			   "--slurm-tasks", "16", "--slurm-max-running", "4", "--wait"),
+		     0, "%s", err.msg);
+	cr_assert(o.sweep.slurm && o.sweep.wait);
+	cr_assert_eq(o.sweep.slurm_opts.n, 2);
+	cr_assert_str_eq(o.sweep.slurm_opts.v[0], "--partition=mi300");
+	cr_assert_str_eq(o.sweep.slurm_opts.v[1], "--time=1:00:00");
+	cr_assert_eq(o.sweep.slurm_tasks, 16);
+	cr_assert_eq(o.sweep.slurm_max_running, 4);
+	options_release(&o);
+	refused("go with --slurm", 7, a1);
+	refused("submits the shards", 7, a2);
+	refused("separate commands", 6, a3);
+	refused("goes with --shard", 6, a4);
+}
+
 Test(sweep_options, history_and_prune)
 {
 	struct options o;

@@ -205,3 +205,33 @@ Test(sweep_plan, shards_take_index_mod_n_of_cases_without_result)
 	cr_assert_eq(out[1], 5);
 	sweep_plan_release(&p);
 }
+
+Test(sweep_plan, a_cluster_array_shards_its_fixed_list_of_cases)
+{
+	struct error err;
+	size_t *list = NULL, n, out[8];
+	bool done[10] = { false };
+
+	cr_assert_eq(sweep_shard_list_parse("7\n2\n5\n9\n3\n", 10, &list, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 5);
+	/* Task 1 of 2: positions 1 and 3 -> plan cases 2 and 9. */
+	cr_assert_eq(sweep_shard_select_list(list, n, done, 1, 2, out), 2);
+	cr_assert(out[0] == 2 && out[1] == 9);
+	/* Another task finished case 7 first: task 1's share is unchanged, and
+	 * task 0 no longer runs 7. */
+	done[7] = true;
+	cr_assert_eq(sweep_shard_select_list(list, n, done, 1, 2, out), 2);
+	cr_assert(out[0] == 2 && out[1] == 9);
+	cr_assert_eq(sweep_shard_select_list(list, n, done, 0, 2, out), 2);
+	cr_assert(out[0] == 5 && out[1] == 3);
+	/* More tasks than cases: the last ones get none. */
+	cr_assert_eq(sweep_shard_select_list(list, n, NULL, 6, 8, out), 0);
+	free(list);
+	cr_assert_eq(sweep_shard_list_parse("1\n10\n", 10, &list, &n, &err), -1);
+	cr_assert(strstr(err.msg, "'10' is no case"), "%s", err.msg);
+	cr_assert_eq(sweep_shard_list_parse("1x\n", 10, &list, &n, &err), -1);
+	cr_assert_eq(sweep_shard_list_parse("", 10, &list, &n, &err), 0);
+	cr_assert_eq(n, 0);
+	free(list);
+}

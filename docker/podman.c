@@ -1,0 +1,428 @@
+/* Podman's Docker-compatible API (podman system service) where it differs
+ * from dockerd's in ways the callers of docker/ would see: what a create
+ * body must carry, names of events, archive stats, image names, statuses.
+ * Each difference is described, with the Podman version it was seen with,
+ * in docs/engines.md. Podman's own create, for the annotation the
+ * compatible one cannot set, is in docker/libpod.c. */
+#include "docker/xfer.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+
+/* ---- what the engine may grant: the service's own hard limits ---- */
+
+/* Who serves a unix socket (SO_PEERCRED): pid 0 when unknown. */
+static struct ucred podman_service_cred(const char *socket_path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucred cred = { 0 };
+	socklen_t len = sizeof(cred);
+	int fd;
+
+	if (!socket_path || strlen(socket_path) >= sizeof(sa.sun_path))
+		return cred;
+	memcpy(sa.sun_path, socket_path, strlen(socket_path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return cred;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		memset(&cred, 0, sizeof(cred));
+	close(fd);
+	return cred;
+}
+
+/* One "Max open files  20000  20000  files" line's hard value; 0 when
+ * unlimited or unreadable. */
+static long long podman_limits_hard(const char *text, const char *name)
+{
+	const char *line = strstr(text, name);
+	char soft[32], hard[32];
+	char *end;
+	long long v;
+
+	if (!line || sscanf(line + strlen(name), "%31s %31s", soft, hard) != 2)
+		return 0;
+	errno = 0;
+	v = strtoll(hard, &end, 10);
+	return errno || *end || v <= 0 ? 0 : v;
+}
+
+/* Containers start under conmon and the OCI runtime, children of the
+ * service: a limit above the service's own cannot be set without
+ * CAP_SYS_RESOURCE. Unknown (tcp://, another pid namespace): 0. */
+static void podman_learn_limits(struct engine *e)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	char path[64];
+	pid_t pid;
+
+	if (e->podman_limits_known)
+		return;
+	e->podman_limits_known = true;
+	pid = e->is_unix ? podman_service_cred(e->socket_path).pid : 0;
+	if (pid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%ld/limits", (long)pid);
+	if (fs_read_small_file(path, 16384, &text, ERROR_DISCARD) < 0)
+		return;
+	e->podman_nofile = podman_limits_hard(text.buf, "Max open files");
+	e->podman_nproc = podman_limits_hard(text.buf, "Max processes");
+}
+
+static bool ulimits_name(const cJSON *ulimits, const char *name)
+{
+	const cJSON *u;
+
+	cJSON_ArrayForEach(u, ulimits) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(u, "Name");
+
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
+			return true;
+	}
+	return false;
+}
+
+/* Root Podman gives a container that names any limit nofile and nproc of
+ * 1048576 for the ones it does not name, and start fails where the runtime
+ * may not raise them ("setrlimit RLIMIT_NOFILE: Operation not permitted").
+ * Name them: the caller's own limits, lowered to the service's. */
+static void podman_add_limit(cJSON *ulimits, const char *name, int resource, long long bound)
+{
+	struct rlimit rl;
+	long long soft, hard;
+	cJSON *u;
+
+	if (ulimits_name(ulimits, name) || getrlimit(resource, &rl) < 0)
+		return;
+	soft = rl.rlim_cur == RLIM_INFINITY ? bound : (long long)rl.rlim_cur;
+	hard = rl.rlim_max == RLIM_INFINITY ? bound : (long long)rl.rlim_max;
+	if (bound > 0 && (hard <= 0 || hard > bound))
+		hard = bound;
+	if (hard <= 0)
+		return; /* unlimited everywhere: nothing to cap */
+	if (soft <= 0 || soft > hard)
+		soft = hard;
+	u = cJSON_CreateObject();
+	cJSON_AddStringToObject(u, "Name", name);
+	cJSON_AddNumberToObject(u, "Soft", (double)soft);
+	cJSON_AddNumberToObject(u, "Hard", (double)hard);
+	cJSON_AddItemToArray(ulimits, u);
+}
+
+static void podman_body_limits(struct engine *e, cJSON *body)
+{
+	cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
+	cJSON *ulimits;
+
+	if (!cJSON_IsObject(hc)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(body, "HostConfig");
+		hc = cJSON_AddObjectToObject(body, "HostConfig");
+	}
+	ulimits = cJSON_GetObjectItemCaseSensitive(hc, "Ulimits");
+	if (!cJSON_IsArray(ulimits)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(hc, "Ulimits");
+		ulimits = cJSON_AddArrayToObject(hc, "Ulimits");
+	}
+	podman_learn_limits(e);
+	podman_add_limit(ulimits, "nofile", RLIMIT_NOFILE, e->podman_nofile);
+	podman_add_limit(ulimits, "nproc", RLIMIT_NPROC, e->podman_nproc);
+}
+
+/* ---- seccomp: Podman's compatible create takes a path (podman #27710) ---- */
+
+static uint64_t fnv1a(const char *s, size_t n, uint64_t h)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Per user, so that no one else can swap the file under a name we trust. */
+static char *podman_seccomp_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg && *xdg == '/')
+		return xasprintf("%s/hrr-docker-replay/seccomp", xdg);
+	if (home && *home == '/')
+		return xasprintf("%s/.cache/hrr-docker-replay/seccomp", home);
+	return xasprintf("/tmp/hrr-docker-replay-%u/seccomp", (unsigned)getuid());
+}
+
+/* The profile in a file named by its content (two 64-bit FNV-1a hashes
+ * and the length), mode 0644 so a root service reads it too. An existing
+ * file is used only when its bytes are the profile's. */
+static int podman_seccomp_file(const char *profile, char **out, struct error *err)
+{
+	cleanup_free char *dir = podman_seccomp_dir();
+	cleanup_strbuf struct strbuf have = STRBUF_INIT;
+	size_t n = strlen(profile);
+	char *path;
+
+	path = xasprintf("%s/%016llx%016llx-%zu.json", dir,
+			 (unsigned long long)fnv1a(profile, n, 0xcbf29ce484222325ULL),
+			 (unsigned long long)fnv1a(profile, n, 0x84222325cbf29ce4ULL), n);
+	if (fs_read_small_file(path, n + 1, &have, ERROR_DISCARD) == 0 && have.len == n &&
+	    !memcmp(have.buf, profile, n)) {
+		*out = path;
+		return 0;
+	}
+	if (fs_mkdir_p(dir, 0755, err) < 0 ||
+	    fs_write_atomic(path, profile, n, 0644, err) < 0 || chmod(path, 0644) < 0) {
+		if (!err->msg[0])
+			error_errno(err, "%s", path);
+		free(path);
+		return error_prefix(err, "writing the seccomp profile for Podman: ");
+	}
+	*out = path;
+	return 0;
+}
+
+static int podman_body_seccomp(struct engine *e, cJSON *body, struct error *err)
+{
+	cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
+	cJSON *opt;
+
+	cJSON_ArrayForEach(opt, cJSON_GetObjectItemCaseSensitive(hc, "SecurityOpt")) {
+		cleanup_free char *path = NULL;
+		cleanup_free char *value = NULL;
+
+		if (!cJSON_IsString(opt) || strncmp(opt->valuestring, "seccomp={", 9))
+			continue;
+		if (!e->is_unix)
+			return error_set(err, ERR_USAGE, 0,
+					 "the engine at %s is Podman, which takes a seccomp profile as a file path on its own host; over tcp:// that file cannot be written: use a unix socket",
+					 e->host);
+		if (podman_seccomp_file(opt->valuestring + 8, &path, err) < 0)
+			return -1;
+		value = xasprintf("seccomp=%s", path);
+		cJSON_SetValuestring(opt, value);
+	}
+	return 0;
+}
+
+int podman_create_body(struct engine *e, const cJSON *body, cJSON **out, struct error *err)
+{
+	cJSON *copy = cJSON_Duplicate(body, true);
+
+	if (!copy)
+		xdie("out of memory (cJSON_Duplicate)");
+	podman_body_limits(e, copy);
+	if (podman_body_seccomp(e, copy, err) < 0) {
+		cJSON_Delete(copy);
+		return -1;
+	}
+	*out = copy;
+	return 0;
+}
+
+/* ---- what rootless Podman cannot apply ---- */
+
+/* Rootless or not, cgroup v1 or not. On a unix socket the service is on
+ * this host: its uid (SO_PEERCRED) and this host's /sys/fs/cgroup tell at
+ * no cost. Elsewhere GET /libpod/info (Podman's own endpoint, under the
+ * compatible API's version prefix, which it accepts) does, in about half a
+ * second: it gathers the whole host's description. */
+static int podman_learn_host(struct engine *e, struct error *err)
+{
+	static const long ok[] = { 200, 0 };
+	cleanup_cjson cJSON *info = NULL;
+	const cJSON *host, *v;
+	struct ucred cred;
+	struct statfs fs;
+
+	if (e->podman_host_known)
+		return 0;
+	cred = e->is_unix ? podman_service_cred(e->socket_path) : (struct ucred){ 0 };
+	if (cred.pid > 0 && statfs("/sys/fs/cgroup", &fs) == 0) {
+		e->podman_rootless = cred.uid != 0;
+		e->podman_cgroup_v1 = fs.f_type != CGROUP2_SUPER_MAGIC;
+		e->podman_host_known = true;
+		return 0;
+	}
+	if (engine_request_json(e, "GET", "/libpod/info", NULL, ok, false, 0, &info, err) < 0)
+		return error_prefix(err, "asking Podman how it runs containers: ");
+	host = cJSON_GetObjectItemCaseSensitive(info, "host");
+	v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(host, "security"),
+					     "rootless");
+	e->podman_rootless = cJSON_IsTrue(v);
+	v = cJSON_GetObjectItemCaseSensitive(host, "cgroupVersion");
+	e->podman_cgroup_v1 = cJSON_IsString(v) && !strcmp(v->valuestring, "v1");
+	e->podman_host_known = true;
+	return 0;
+}
+
+int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
+{
+	enum engine_flavour flavour;
+
+	*applies = true;
+	if (engine_flavour(e, &flavour, err) < 0)
+		return -1;
+	if (flavour != ENGINE_FLAVOUR_PODMAN)
+		return 0;
+	if (podman_learn_host(e, err) < 0)
+		return -1;
+	/* cgroup v1 cannot be delegated to a user: Podman drops the limits
+	 * without a warning (docs/engines.md). */
+	*applies = !(e->podman_rootless && e->podman_cgroup_v1);
+	return 0;
+}
+
+#define PODMAN_KEEP_GROUPS "run.oci.keep_original_groups"
+
+/* A rootless container gets its device nodes with their host group only
+ * through the caller's own supplementary groups, which Podman drops unless
+ * the annotation PODMAN_KEEP_GROUPS is set and crun runs the container.
+ * The compatible create cannot set it; containers.conf can, and Podman's
+ * own create can: a container created without it is created again that
+ * way. Where neither works the replay could not open the GPU nodes and
+ * would look like a GPU fault: refuse before it runs. */
+int podman_check_created(struct engine *e, const cJSON *body, const char *name, char **id,
+			 struct error *err)
+{
+	static const long ok[] = { 200, 0 };
+	const cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
+	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	cleanup_cjson cJSON *c = NULL;
+	const cJSON *keep, *runtime;
+	struct error why;
+	char *again = NULL;
+
+	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "GroupAdd")) ||
+	    !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "Devices")))
+		return 0;
+	if (podman_learn_host(e, err) < 0)
+		return -1;
+	if (!e->podman_rootless)
+		return 0;
+	strbuf_addstr(&path, "/libpod/containers/");
+	engine_url_add_path(&path, *id);
+	strbuf_addstr(&path, "/json");
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &c, err) < 0)
+		return error_prefix(err, "inspecting the new container's annotations: ");
+	runtime = cJSON_GetObjectItemCaseSensitive(c, "OCIRuntime");
+	keep = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"),
+						 "Annotations"),
+		PODMAN_KEEP_GROUPS);
+	if (!cJSON_IsString(runtime) || strcmp(runtime->valuestring, "crun"))
+		return error_set(err, ERR_USAGE, 0,
+				 "rootless Podman at %s runs containers with %s, which drops your supplementary groups, so the container could not open the GPU device nodes it is given; use crun: runtime = \"crun\" under [engine] in ~/.config/containers/containers.conf, and restart the service (docs/engines.md)",
+				 e->host,
+				 cJSON_IsString(runtime) ? runtime->valuestring : "an unknown runtime");
+	if (cJSON_IsString(keep) && !strcmp(keep->valuestring, "1"))
+		return 0;
+	if (engine_container_remove(e, *id, true, err) < 0)
+		return error_prefix(err, "replacing a container that would lose your groups: ");
+	if (podman_libpod_create(e, body, name, PODMAN_KEEP_GROUPS, "1", &again, &why) == 0) {
+		free(*id);
+		*id = again;
+		return 0;
+	}
+	return error_set(err, ERR_USAGE, 0,
+			 "rootless Podman at %s would drop your supplementary groups, so the container could not open the GPU device nodes it is given, and creating it with " PODMAN_KEEP_GROUPS " failed (%s); keep them: add [containers] annotations = [\"" PODMAN_KEEP_GROUPS "=1\"] to ~/.config/containers/containers.conf and restart the service (docs/engines.md)",
+			 e->host, why.msg);
+}
+
+/* ---- answers rewritten as dockerd gives them ---- */
+
+static void json_set_string(cJSON *obj, const char *name, const char *value)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (cJSON_IsString(v))
+		cJSON_SetValuestring(v, value);
+}
+
+bool podman_event_normalize(cJSON *event)
+{
+	const cJSON *action = cJSON_GetObjectItemCaseSensitive(event, "Action");
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(event, "Type");
+
+	if (!cJSON_IsString(action) || (cJSON_IsString(type) && strcmp(type->valuestring, "container")))
+		return true;
+	if (!strcmp(action->valuestring, "init") || !strcmp(action->valuestring, "cleanup"))
+		return false;
+	if (!strcmp(action->valuestring, "remove")) {
+		json_set_string(event, "Action", "destroy");
+		json_set_string(event, "status", "destroy");
+	}
+	return true;
+}
+
+#define GO_MODE_SYMLINK (1ULL << 27)
+
+void podman_path_stat_normalize(cJSON *stat, const char *path)
+{
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(stat, "mode");
+	const char *base = strrchr(path, '/');
+	bool link = cJSON_IsNumber(mode) && mode->valuedouble >= 0 &&
+		    ((uint64_t)mode->valuedouble & GO_MODE_SYMLINK);
+
+	if (!link)
+		json_set_string(stat, "linkTarget", "");
+	base = base && base[1] ? base + 1 : path;
+	if (*base)
+		json_set_string(stat, "name", base);
+	cJSON_DeleteItemFromObjectCaseSensitive(stat, "isDir");
+}
+
+#define PODMAN_LOCAL "localhost/"
+
+void podman_image_normalize(cJSON *inspect)
+{
+	cJSON *tags = cJSON_GetObjectItemCaseSensitive(inspect, "RepoTags");
+	cJSON *digests = cJSON_GetObjectItemCaseSensitive(inspect, "RepoDigests");
+	cJSON *it;
+
+	cJSON_ArrayForEach(it, tags)
+		if (cJSON_IsString(it) && !strncmp(it->valuestring, PODMAN_LOCAL, strlen(PODMAN_LOCAL))) {
+			cleanup_free char *bare = xstrdup(it->valuestring + strlen(PODMAN_LOCAL));
+
+			cJSON_SetValuestring(it, bare);
+		}
+	/* Podman's own manifest digest of a local image is no registry's */
+	for (int i = cJSON_GetArraySize(digests) - 1; i >= 0; i--) {
+		it = cJSON_GetArrayItem(digests, i);
+		if (cJSON_IsString(it) && !strncmp(it->valuestring, PODMAN_LOCAL, strlen(PODMAN_LOCAL)))
+			cJSON_DeleteItemFromArray(digests, i);
+	}
+}
+
+long podman_error_status(long status, const char *body, size_t len, struct strbuf *msg)
+{
+	cleanup_cjson cJSON *j = NULL;
+	const cJSON *cause;
+
+	if (status != 500 || !len)
+		return status;
+	j = cJSON_ParseWithLength(body, len);
+	cause = cJSON_GetObjectItemCaseSensitive(j, "cause");
+	if (!cJSON_IsString(cause) || strcmp(cause->valuestring, "container state improper"))
+		return status;
+	if (strstr(msg->buf, "can only kill running containers")) {
+		cleanup_free char *was = strbuf_detach(msg, NULL);
+
+		strbuf_addf(msg, "the container is not running (%s)", was);
+	}
+	return 409;
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The engine-facing integration suites again, against Podman's Docker-
+# compatible API instead of dockerd (docs/engines.md):
+#   root      DOCKER_HOST=unix:///run/podman/podman.sock, as root
+#   rootless  DOCKER_HOST=unix:///run/user/<uid>/podman/podman.sock, the test
+#             binary run as the test user $HRR_PODMAN_USER (default hrrpod),
+#             its scratch dirs its own, its device nodes links to the shared
+#             fake GPU nodes (tests/setup-fake-gpus.sh) of a group it is in
+# Both run at once (separate engines, separate state). The subset: replays
+# with every finding and exit code, interrupts, gc, pulls with credentials,
+# preflight probes, and the Podman-only suite. Each engine must be left
+# without a container of the tests.
+#
+#   tests/podman-check.sh [root|rootless|both]     (default both)
+#
+# HRR_BIN and INTEGRATION name the binaries (default build/...),
+# HRR_IMAGE_TAG the test images (copied into the engines here when they
+# differ), HRR_PODMAN_FILTERS a space-separated list of Criterion filters
+# replacing the subset. HRR_SETUP_NO_PODMAN=1 (no Podman set up): SKIPPED.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+USER_NAME=${HRR_PODMAN_USER:-hrrpod}
+BIN=$(realpath "${HRR_BIN:-build/hrr-docker-replay}")
+INTEGRATION=$(realpath "${INTEGRATION:-build/tests/integration}")
+TAG=${HRR_IMAGE_TAG:-dev}
+ROOT_SOCK=/run/podman/podman.sock
+WHICH=${1:-both}
+
+FILTERS=(
+	'run/pass_exits_0'
+	'run/container_spec_is_exactly_what_cli_md_says'
+	'run/hang_is_stopped_by_the_timeout'
+	'run/interrupt_stops_the_container_and_keeps_the_log'
+	'run/a_second_interrupt_skips_the_grace'
+	'run/gc_removes_what_a_killed_orchestrator_left'
+	'run/gc_removes_probe_containers_only_once_they_are_stale'
+	'run/pulls_a_missing_image_from_a_registry_and_records_its_digest'
+	'run/registry_refusing_credentials_exits_5'
+	'run/image_missing_from_registry_exits_5'
+	'run/absent_image_with_pull_never_exits_5'
+	'run_findings/*'
+	'run_json/a_finding_carries_the_exit_code'
+	'run_preflight/preflight_command_reports_without_replaying'
+	'preflight_probe/*'
+	'engine_registry/*'
+	'podman/*'
+)
+[ -n "${HRR_PODMAN_FILTERS:-}" ] && read -r -a FILTERS <<<"$HRR_PODMAN_FILTERS"
+
+say() { printf 'podman-check: %s\n' "$*" >&2; }
+
+if [ "${HRR_SETUP_NO_PODMAN:-0}" = 1 ]; then
+	say "SKIPPED: HRR_SETUP_NO_PODMAN=1 (no Podman services set up)"
+	exit 0
+fi
+[ "$(id -u)" = 0 ] || { say "run as root (it runs the rootless half as $USER_NAME)"; exit 1; }
+answers() { curl -sf --max-time 5 --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1; }
+
+UID_=$(id -u "$USER_NAME")
+HOME_=$(getent passwd "$USER_NAME" | cut -d: -f6)
+USER_SOCK=/run/user/$UID_/podman/podman.sock
+for s in "$ROOT_SOCK" "$USER_SOCK"; do
+	answers "$s" || { say "no Podman service on $s: run tests/setup-podman.sh"; exit 1; }
+done
+HRR_IMAGE_TAG=$TAG bash tests/setup-podman.sh --images-only
+
+# One engine: every filter in turn; the Synthesis lines summed up.
+run_suites() {
+	local name=$1 f rc=0
+	shift
+	for f in "${FILTERS[@]}"; do
+		"$@" "$INTEGRATION" --jobs 1 --filter "$f" 2>&1 || rc=1
+	done
+	return $rc
+}
+
+as_root() {
+	env DOCKER_HOST=unix://$ROOT_SOCK HRR_BIN="$BIN" HRR_IMAGE_TAG="$TAG" "$@"
+}
+
+# The user's runtime dir and socket as logind would set them; a TMPDIR of
+# its own so scratch directories are its own too.
+as_user() {
+	runuser -u "$USER_NAME" -- env -i PATH="$PATH" HOME="$HOME_" USER="$USER_NAME" \
+		XDG_RUNTIME_DIR=/run/user/$UID_ DOCKER_HOST=unix://$USER_SOCK \
+		HRR_BIN="$BIN" HRR_IMAGE_TAG="$TAG" TMPDIR=/tmp "$@"
+}
+
+# Containers of the tests left in an engine (labels of the tool and of the
+# engine suites).
+leftovers() {
+	local sock=$1 l
+	for l in hrr-docker-replay.run hrr-docker-replay.test hrr-docker-replay.probe; do
+		curl -s --unix-socket "$sock" -G http://localhost/v1.41/containers/json \
+			--data-urlencode all=1 --data-urlencode "filters={\"label\":[\"$l\"]}"
+	done | { grep -o '"Id":"[0-9a-f]*"' || true; } | sort -u | wc -l
+}
+
+check_one() {
+	local name=$1 sock=$2 runner=$3 log rc=0 before after
+	log=$(mktemp)
+	chmod 644 "$log"
+	before=$(leftovers "$sock")
+	run_suites "$name" "$runner" >"$log" 2>&1 || rc=1
+	after=$(leftovers "$sock")
+	grep -E '^\[(FAIL|----)\]' "$log" | grep -v '^\[----\] *$' | sed "s/^/[$name] /" || true
+	awk -v n="$name" '/Synthesis/ { t += $4; p += $6; f += $8; c += $10 }
+		END { printf "[%s] Synthesis: Tested: %d | Passing: %d | Failing: %d | Crashing: %d\n", n, t, p, f, c }' \
+		FS='[ |]+' "$log"
+	rm -f "$log"
+	if [ "$after" -gt "$before" ]; then
+		say "$name: $((after - before)) test container(s) left behind"
+		rc=1
+	fi
+	return $rc
+}
+
+pids=()
+names=()
+case $WHICH in root | both) check_one root "$ROOT_SOCK" as_root & pids+=($!); names+=(root) ;; esac
+case $WHICH in rootless | both) check_one rootless "$USER_SOCK" as_user & pids+=($!); names+=(rootless) ;; esac
+[ ${#pids[@]} -gt 0 ] || { say "usage: $0 [root|rootless|both]"; exit 64; }
+rc=0
+for i in "${!pids[@]}"; do
+	wait "${pids[$i]}" || { say "${names[$i]} Podman: failures above"; rc=1; }
+done
+exit $rc
