@@ -78,6 +78,12 @@ const char *engine_server_version(const struct engine *e);
  * drops them (asks GET /libpod/info once). */
 int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
 	__attribute__((warn_unused_result));
+/* Whether uid 0 in a container is the service's own user on the host
+ * (rootless Podman's user namespace): a container meant to run as the
+ * caller then runs as root inside, since any other uid maps to a
+ * subordinate id that cannot write the caller's folders. */
+int engine_root_is_caller(struct engine *e, bool *out, struct error *err)
+	__attribute__((warn_unused_result));
 
 int engine_ping(struct engine *e, struct error *err);
 /* GET /version; *out is owned by the caller (cJSON_Delete). */

@@ -287,6 +287,21 @@ int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
 	return 0;
 }
 
+int engine_root_is_caller(struct engine *e, bool *out, struct error *err)
+{
+	enum engine_flavour flavour;
+
+	*out = false;
+	if (engine_flavour(e, &flavour, err) < 0)
+		return -1;
+	if (flavour != ENGINE_FLAVOUR_PODMAN)
+		return 0;
+	if (podman_learn_host(e, err) < 0)
+		return -1;
+	*out = e->podman_rootless;
+	return 0;
+}
+
 #define PODMAN_KEEP_GROUPS "run.oci.keep_original_groups"
 
 /* A rootless container gets its device nodes with their host group only

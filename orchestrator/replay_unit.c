@@ -427,9 +427,15 @@ static int container_identity(struct unit_run *u, bool allow_ptrace, struct erro
 	const struct replay_desc *d = u->desc;
 	static const struct seccomp_choice replay_profile = { SECCOMP_MODE_REPLAY, NULL };
 	cleanup_strvec struct strvec notes = STRVEC_INIT;
+	bool root_is_caller = false;
 
-	snprintf(u->user, sizeof(u->user), "%u:%u", d->as_root ? 0 : (unsigned)getuid(),
-		 d->as_root ? 0 : (unsigned)getgid());
+	/* Rootless Podman: root inside is the caller outside. */
+	if (!d->as_root && engine_root_is_caller(u->host->engine, &root_is_caller, err) < 0)
+		return -1;
+	if (d->as_root || root_is_caller)
+		snprintf(u->user, sizeof(u->user), "0:0");
+	else
+		snprintf(u->user, sizeof(u->user), "%u:%u", (unsigned)getuid(), (unsigned)getgid());
 	if (seccomp_engine_option(u->host->engine, d->seccomp ? d->seccomp : &replay_profile,
 				  allow_ptrace, &u->seccomp_profile, &u->seccomp_opt,
 				  &u->seccomp_record, &notes, err) < 0)
