@@ -312,7 +312,7 @@ Test(sweep, fails_once_then_passes_is_flaky)
 
 	add_case("a-flaky", "maf", NULL);
 	for (int i = 0; i < 3; i++) {
-		char name[16];
+		char name[32];
 
 		snprintf(name, sizeof(name), "b-slow-%d", i);
 		add_case(name, "slow", "scenario=slow\nseconds=2\ninterval=0.5\n");
