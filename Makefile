@@ -7,6 +7,8 @@ DESTDIR ?=
 BUILD   ?= build
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
+# Parallel compiles for the builds the test targets make.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 STD_FLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I.
 CFLAGS  ?= -O2 -g
@@ -65,17 +67,19 @@ images: $(SIM)
 	bash images/build.sh $(SIM)
 
 check: setup
-	$(MAKE) all $(UNIT) $(INTEGRATION) images
+	$(MAKE) -j$(JOBS) all $(UNIT) $(INTEGRATION)
+	$(MAKE) images
 	$(MAKE) check-unit
 	$(MAKE) -j2 --output-sync=target check-integration check-podman
 
 check-unit: $(UNIT)
 	$(UNIT) --jobs 2
 
-# Integration tests share one engine; run them one at a time so timeouts
-# measure the replay, not contention.
+# Integration tests share one engine. Within a shard they run one at a
+# time so timeouts measure the replay, not contention; the three shards
+# (tests/integration.sh) run at once, since each test has its own state.
 check-integration: $(INTEGRATION) $(BIN) images
-	HRR_BIN=$(abspath $(BIN)) $(INTEGRATION) --jobs 1
+	HRR_BIN=$(abspath $(BIN)) bash tests/integration.sh $(INTEGRATION)
 
 # The replay, interrupt, gc, pull-auth and preflight suites against root
 # and rootless Podman (tests/podman-check.sh), beside dockerd's: separate
@@ -85,7 +89,7 @@ check-podman: $(INTEGRATION) $(BIN) images
 
 # The same suites built with AddressSanitizer + UBSan; any report fails.
 asan-check: images
-	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	$(MAKE) -j$(JOBS) BUILD=build-asan CFLAGS="-O1 -g -fno-omit-frame-pointer" \
 	    SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -DHRR_NO_SANDBOX" \
 	    build-asan/hrr-docker-replay build-asan/sim/hrr-playback build-asan/tests/unit \
 	    build-asan/tests/integration
@@ -95,7 +99,8 @@ asan-check: images
 # tools) and leaves dockerd running; README.md, "What the demo leaves".
 demo:
 	bash tests/setup.sh demo
-	$(MAKE) all images
+	$(MAKE) -j$(JOBS) all
+	$(MAKE) images
 	bash examples/demo.sh $(abspath $(BIN))
 
 # Play on the fake GPU host of the demo: make try ARGS='--gpu 1 --format json'
@@ -106,7 +111,7 @@ try: all
 # The integration path under valgrind: no leak, no invalid access. Its own
 # build: valgrind's syscalls cannot live under the parser sandbox's filter.
 valgrind-check: images
-	$(MAKE) BUILD=build-valgrind CFLAGS="-O2 -g -DHRR_NO_SANDBOX" build-valgrind/hrr-docker-replay
+	$(MAKE) -j$(JOBS) BUILD=build-valgrind CFLAGS="-O2 -g -DHRR_NO_SANDBOX" build-valgrind/hrr-docker-replay
 	bash tests/valgrind.sh $(abspath build-valgrind/hrr-docker-replay)
 
 install: $(BIN)

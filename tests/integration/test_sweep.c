@@ -535,7 +535,12 @@ Test(sweep, gpu_wait_gives_up_with_75)
 				    "--gpu", "0", "-q", NULL };
 
 	holder = tool_spawn(argv_hold, extra_env, tenv.root);
-	cr_assert_not_null(wait_for_tool_container(tenv.workdir, 60), "the holder runs");
+	{
+		char *holder_id = wait_for_tool_container(tenv.workdir, 60);
+
+		cr_assert_not_null(holder_id, "the holder runs");
+		free(holder_id);
+	}
 	const char *argv[] = { "run", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
 			       "--sysfs-root", sysfs4, "--image", SIM_IMAGE, "--archive", pass,
 			       "--gpu", "0", "--gpu-wait", "1", "-q", NULL };
