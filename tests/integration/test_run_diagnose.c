@@ -8,8 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/strbuf.h"
+#include "common/strvec.h"
+#include "docker/engine.h"
 #include "common/xalloc.h"
 #include "tests/support/run_support.h"
 
@@ -204,4 +209,80 @@ Test(run_diagnose, a_default_run_gets_no_ptrace)
 		  "auto does not run rocgdb");
 	cr_assert(!cap_added(r.run_dir, "SYS_PTRACE"));
 	tool_run_release(&r);
+}
+
+static int collect_exec(enum engine_stream_id stream, const char *data, size_t len, void *ud)
+{
+	(void)stream;
+	strbuf_add(ud, data, len);
+	return 0;
+}
+
+/* The hrr-playback pid inside a container, polled until it runs; -1 none. */
+static long playback_pid_in(struct engine *e, const char *id)
+{
+	struct strvec sh = STRVEC_INIT;
+	long pid = -1;
+
+	strvec_push(&sh, "sh");
+	strvec_push(&sh, "-c");
+	strvec_push(&sh, "for d in /proc/[0-9]*; do read -r c < \"$d/comm\" 2>/dev/null && "
+			 "[ \"$c\" = hrr-playback ] && echo \"${d#/proc/}\"; done; true");
+	for (int i = 0; i < 100 && pid <= 0; i++) {
+		struct strbuf out = STRBUF_INIT;
+		struct error err;
+		long code = -1;
+
+		if (engine_exec(e, id, &sh, NULL, false, collect_exec, &out, &code, &err) == 0)
+			pid = strtol(out.buf, NULL, 10);
+		strbuf_release(&out);
+		if (pid <= 0)
+			usleep(200 * 1000);
+	}
+	strvec_clear(&sh);
+	return pid;
+}
+
+/* The other half of "ptrace only for hang diagnostics": in a default run
+ * the image's own rocgdb cannot attach to the replay (the replay seccomp
+ * profile refuses ptrace even to the same uid), the way it would fail on
+ * a real GPU host. */
+Test(run_diagnose, the_images_rocgdb_cannot_attach_in_a_default_run)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("hang");
+	const char *const argv[] = { "--image", SIM_DEBUG_IMAGE, "--archive", pid_dir,
+				     "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				     "--sysfs-root", tenv.sysfs, "-q", "--timeout", "60",
+				     "--stop-grace", "1", NULL };
+	cleanup_free char *id = NULL;
+	struct strvec gdb = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	struct engine *e = NULL;
+	struct error err;
+	long code = -1, pid;
+	pid_t tool;
+	char pid_text[32];
+
+	tool = tool_spawn(argv, NULL, tenv.root);
+	id = wait_for_tool_container(tenv.workdir, 60);
+	cr_assert_not_null(id, "the replay container appears");
+	cr_assert_eq(engine_open(&e, NULL, &err), 0, "%s", err.msg);
+	pid = playback_pid_in(e, id);
+	cr_assert_gt(pid, 0, "hrr-playback runs in the container");
+	snprintf(pid_text, sizeof(pid_text), "%ld", pid);
+	strvec_push(&gdb, "/opt/rocm-7.13.0/bin/rocgdb");
+	strvec_push(&gdb, "--batch");
+	strvec_push(&gdb, "-p");
+	strvec_push(&gdb, pid_text);
+	cr_assert_eq(engine_exec(e, id, &gdb, NULL, false, collect_exec, &out, &code, &err), 0,
+		     "%s", err.msg);
+	cr_assert(strstr(out.buf, "ptrace: Operation not permitted"),
+		  "rocgdb attached in a default run (exit %ld):\n%s", code, out.buf);
+	cr_assert_neq(code, 0, "rocgdb reports the failure in its exit status");
+	kill(tool, SIGINT);
+	cr_assert_eq(tool_wait(tool, 60), 5, "an interrupted replay has no verdict");
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0, "the container is gone");
+	strbuf_release(&out);
+	strvec_clear(&gdb);
+	engine_close(e);
 }
