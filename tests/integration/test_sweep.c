@@ -18,7 +18,10 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "common/strvec.h"
 #include "common/xalloc.h"
+#include "containers/ours.h"
+#include "docker/engine.h"
 #include "tests/support/run_support.h"
 
 #define N_GPUS 4
@@ -624,6 +627,66 @@ Test(sweep, history_shows_the_trend_and_prune_keeps_the_last)
 		cr_assert_eq(cJSON_GetArraySize(j), 1, "%s", r.out.buf);
 	}
 	tool_run_release(&r);
+}
+
+/* A stopped container of ours whose owner, on this host, is the dead
+ * process `dead` with start ticks `start`, recorded as uid `uid`. */
+static char *orphan_of(struct engine *e, pid_t dead, unsigned long long start, unsigned uid)
+{
+	struct container_spec s;
+	struct error err;
+	char host[256], *id = NULL;
+
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	container_spec_init(&s);
+	s.image = xstrdup(SIM_IMAGE);
+	strvec_push(&s.entrypoint, "/bin/true");
+	strvec_pushf(&s.labels, "%s=%s:%d:%llu:%u", LABEL_OWNER, host, (int)dead, start, uid);
+	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), 0, "%s", err.msg);
+	container_spec_release(&s);
+	return id;
+}
+
+/* Shared hosts: a sweep's resume removes the caller's own orphans only. */
+Test(sweep, resume_leaves_another_users_orphan)
+{
+	cleanup_free char *folder = NULL, *mine = NULL, *theirs = NULL;
+	struct engine *e = NULL;
+	struct error err = { 0 };
+	unsigned long long start;
+	struct tool_run r;
+	cJSON *c = NULL;
+	pid_t dead;
+
+	add_case("one", "pass", NULL);
+	const char *first[] = { "--image", SIM_IMAGE, "--archive", library, "--label", "shared",
+				"--format", "json", NULL };
+
+	sweep_run(&r, first);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	folder = only_sweep_folder();
+	dead = dead_pid(&start);
+	cr_assert_eq(engine_open(&e, NULL, &err), 0, "%s", err.msg);
+	mine = orphan_of(e, dead, start, (unsigned)getuid());
+	theirs = orphan_of(e, dead, start, (unsigned)getuid() + 1);
+
+	const char *resume[] = { "--resume", folder, "--format", "json", NULL };
+
+	sweep_run(&r, resume);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_expect_neq(engine_container_inspect(e, mine, &c, &err), 0,
+		      "the caller's own orphan was removed");
+	cJSON_Delete(c);
+	c = NULL;
+	cr_expect_eq(engine_container_inspect(e, theirs, &c, &err), 0,
+		     "another user's orphan survived the resume");
+	cJSON_Delete(c);
+	(void)engine_container_remove(e, mine, true, &err);
+	(void)engine_container_remove(e, theirs, true, &err);
+	engine_close(e);
 }
 
 Test(sweep, ctrl_c_stops_everything_keeps_results_and_resumes)
