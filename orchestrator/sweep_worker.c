@@ -14,6 +14,7 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "finding/finding.h"
 #include "orchestrator/cmd_setup.h"
 #include "orchestrator/signals.h"
 
@@ -29,7 +30,7 @@ void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int a
 	r->state = xstrdup(state);
 	r->message = message ? xstrdup(message) : NULL;
 	r->d2h_checked = r->d2h_mismatched = -1;
-	r->classifier_version = SWEEP_CLASSIFIER_VERSION;
+	r->classifier_version = FINDING_CLASSIFIER_VERSION;
 	r->finished = (long long)time(NULL);
 }
 

@@ -16,8 +16,6 @@
 #include "orchestrator/sweep_result.h"
 
 #define SWEEP_RUNS_DIR "runs"
-/* Until the classifier states its own version, results carry this one. */
-#define SWEEP_CLASSIFIER_VERSION 1
 
 struct sweep_job {
 	const struct sweep_case *c;

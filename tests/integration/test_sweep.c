@@ -629,6 +629,51 @@ Test(sweep, history_shows_the_trend_and_prune_keeps_the_last)
 	tool_run_release(&r);
 }
 
+/* Replace library/<name> with another fixture. */
+static void replace_case(const char *name, const char *fixture)
+{
+	cleanup_free char *cmd = xasprintf("rm -rf '%s/%s'", library, name);
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	add_case(name, fixture, NULL);
+}
+
+/* A result recorded by an older classifier whose verdict changed is a tool
+ * upgrade, `reclassified`; the same change under this classifier is
+ * `changed`. The database is rebuilt from the edited results file. */
+Test(sweep, an_older_classifier_verdict_that_changed_is_reclassified)
+{
+	cleanup_free char *folder = NULL, *results = NULL, *edit = NULL;
+	cleanup_cjson cJSON *s1 = NULL, *s2 = NULL;
+	struct tool_run a, b;
+
+	add_case("old", "maf", NULL);
+	add_case("cur", "maf", NULL);
+	const char *args[] = { "--image", SIM_IMAGE, "--archive", library, "--label", "reclass",
+			       "--format", "json", NULL };
+
+	sweep_run(&a, args);
+	cr_assert_eq(a.status, 0, "%s", a.err.buf);
+	s1 = summary_of(&a);
+	folder = folder_of(s1);
+	results = xasprintf("%s/results.jsonl", folder);
+	cr_assert_eq(count_lines(results, "\"classifier_version\":2"), 2,
+		     "results record finding.json's classifier version");
+	edit = xasprintf("sed -i '/library\\/old\\//s/\"classifier_version\":2/"
+			 "\"classifier_version\":1/' '%s' && rm -f '%s'", results, dbpath);
+	cr_assert_eq(system(edit), 0, "%s", edit);
+	replace_case("old", "queue-abort");
+	replace_case("cur", "queue-abort");
+	sweep_run(&b, args);
+	cr_assert_lt(b.status, 5, "%s", b.err.buf);
+	s2 = summary_of(&b);
+	cr_assert_str_eq(status_of(s2, "library/old/capture.hrr/pid-4242", SIM_IMAGE),
+			 "reclassified");
+	cr_assert_str_eq(status_of(s2, "library/cur/capture.hrr/pid-4242", SIM_IMAGE), "changed");
+	tool_run_release(&a);
+	tool_run_release(&b);
+}
+
 /* A stopped container of ours whose owner, on this host, is the dead
  * process `dead` with start ticks `start`, recorded as uid `uid`. */
 static char *orphan_of(struct engine *e, pid_t dead, unsigned long long start, unsigned uid)
