@@ -94,7 +94,12 @@ static const struct sweep_image_env *image_of(const struct run *r, const struct 
 	return NULL;
 }
 
-static void record(struct run *r, struct sweep_result *res)
+static enum sweep_base base_of(const struct run *r, size_t idx)
+{
+	return r->in->base ? r->in->base[idx] : BASE_NONE;
+}
+
+static void record(struct run *r, size_t idx, struct sweep_result *res)
 {
 	struct error err;
 
@@ -102,7 +107,8 @@ static void record(struct run *r, struct sweep_result *res)
 		say_error("%s", err.msg); /* the next --resume runs it again */
 	else
 		r->out->recorded++;
-	sweep_progress_finished(&r->progress, res);
+	sweep_progress_finished(&r->progress, res, base_of(r, idx),
+				res->attempt > r->in->next_attempt[idx]);
 }
 
 /* A result the parent decides alone (no worker). */
@@ -113,7 +119,7 @@ static void record_now(struct run *r, size_t idx, const char *state, const char 
 	struct sweep_result res;
 
 	sweep_result_fill(&res, c, r->attempt[idx], state, img ? img->img.id : NULL, msg);
-	record(r, &res);
+	record(r, idx, &res);
 	sweep_result_release(&res);
 }
 
@@ -244,7 +250,7 @@ static void finish_worker(struct run *r, size_t k)
 			run_id = xstrdup(dash + 1);
 			quarantine = sweep_run_container_alive(r->in->host->engine, run_id);
 		}
-		record(r, &res);
+		record(r, w->idx, &res);
 		if (wants_retry(r, &res)) {
 			r->attempt[w->idx] = res.attempt + 1;
 			sweep_sched_add(&r->sched, w->idx, r->in->meta->plan.cases[w->idx].gpu_count);
