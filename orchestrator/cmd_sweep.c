@@ -465,8 +465,8 @@ static enum sweep_base *baseline_of(const struct sweep_cmd *c)
 		return NULL;
 	base = xcalloc(c->meta.plan.n + 1, sizeof(*base));
 	if (sweep_baseline_load(c->db, &c->meta, base, &err) < 0) {
-		say_warning("the baseline could not be read (%s): every case counts as new "
-			    "while the sweep runs", err.msg);
+		say_warning("the baseline could not be read (%s): every case is diagnosed and "
+			    "counted as new while the sweep runs", err.msg);
 		free(base);
 		return NULL;
 	}

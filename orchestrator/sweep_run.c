@@ -174,6 +174,7 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 		.c = c, .attempt = r->attempt[idx], .gpus = gpus, .n_gpus = n, .img = img,
 		.sh = r->in->sh, .o = r->in->o, .folder = r->in->folder,
 		.sysfs_root = r->in->o->sysfs_root, .device_root = r->in->o->device_root,
+		.known_failure = base_of(r, idx) == BASE_FAILED,
 	};
 
 	if (sweep_worker_spawn(&job, &w->pid, &w->fd, &err) < 0) {

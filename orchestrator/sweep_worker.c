@@ -108,6 +108,8 @@ static void describe(const struct sweep_job *j, int interrupt_fd, struct replay_
 	d->n_gpus = j->n_gpus;
 	d->gpus_requested = true;
 	cmd_describe_policy(o, d);
+	if (j->known_failure)
+		d->diagnose = DIAGNOSE_OFF;
 	if (c->timeout >= 0)
 		d->limits.timeout_s = c->timeout;
 	if (c->progress_timeout >= 0)

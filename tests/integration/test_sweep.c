@@ -674,6 +674,49 @@ Test(sweep, an_older_classifier_verdict_that_changed_is_reclassified)
 	tool_run_release(&b);
 }
 
+/* The case's run folder's diagnostics/agent.log exists. */
+static bool agent_rerun(const cJSON *summary, const char *name)
+{
+	cleanup_free char *folder = folder_of(summary);
+	const char *run_dir = cJSON_GetStringValue(
+		cJSON_GetObjectItem(case_in(summary, name, SIM_DEBUG_IMAGE), "run_dir"));
+	cleanup_free char *log = NULL;
+
+	cr_assert_not_null(run_dir, "%s has a run folder", name);
+	log = xasprintf("%s/%s/diagnostics/agent.log", folder, run_dir);
+	return access(log, F_OK) == 0;
+}
+
+/* --diagnose in a sweep (docs/gpu-debug-tools.md): a failure the baseline
+ * already saw is not rerun under the agent again; a new one is. */
+Test(sweep, a_still_failing_case_is_not_diagnosed_again)
+{
+	cleanup_cjson cJSON *s1 = NULL, *s2 = NULL;
+	struct tool_run a, b;
+
+	add_case("known", "maf-unattributed-long", NULL);
+	const char *args[] = { "--image", SIM_DEBUG_IMAGE, "--archive", library, "--label",
+			       "diag", "--diagnose", "auto", "--format", "json", NULL };
+
+	sweep_run(&a, args);
+	cr_assert_eq(a.status, 0, "%s", a.err.buf);
+	s1 = summary_of(&a);
+	cr_assert(agent_rerun(s1, "library/known/capture.hrr/pid-4242"),
+		  "a new failure is diagnosed");
+	add_case("fresh", "maf-unattributed-long", NULL);
+	sweep_run(&b, args);
+	cr_assert_lt(b.status, 5, "%s", b.err.buf);
+	s2 = summary_of(&b);
+	cr_assert_str_eq(status_of(s2, "library/known/capture.hrr/pid-4242", SIM_DEBUG_IMAGE),
+			 "still-failing");
+	cr_assert_not(agent_rerun(s2, "library/known/capture.hrr/pid-4242"),
+		      "a still-failing case is not diagnosed again");
+	cr_assert(agent_rerun(s2, "library/fresh/capture.hrr/pid-4242"),
+		  "a new failing case is diagnosed");
+	tool_run_release(&a);
+	tool_run_release(&b);
+}
+
 /* A stopped container of ours whose owner, on this host, is the dead
  * process `dead` with start ticks `start`, recorded as uid `uid`. */
 static char *orphan_of(struct engine *e, pid_t dead, unsigned long long start, unsigned uid)

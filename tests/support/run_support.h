@@ -13,6 +13,7 @@
 #include "common//strbuf.h"
 
 #define SIM_IMAGE test_image("sim")
+#define SIM_DEBUG_IMAGE test_image("sim-debug") /* the simulator with the GPU debuggers */
 
 struct tool_run {
 	int status;            /* exit code, or 128+signal */
