@@ -18,6 +18,7 @@
 #include "orchestrator/signals.h"
 #include "orchestrator/sweep_engine.h"
 #include "orchestrator/sweep_progress.h"
+#include "orchestrator/sweep_quarantine.h"
 #include "orchestrator/sweep_sched.h"
 
 #define MAX_WORKERS 64
@@ -231,6 +232,11 @@ static bool wants_retry(const struct run *r, const struct sweep_result *res)
 	       res->attempt <= r->in->meta->retry_failed && !r->stopping;
 }
 
+static bool engine_alive(void *engine, const char *run_id)
+{
+	return sweep_run_container_alive(engine, run_id);
+}
+
 static void finish_worker(struct run *r, size_t k)
 {
 	struct worker *w = &r->w[k];
@@ -242,15 +248,9 @@ static void finish_worker(struct run *r, size_t k)
 	waitpid(w->pid, &status, 0);
 	strbuf_trim_trailing_newline(&w->out);
 	if (sweep_worker_result(w->out.buf, &res)) {
-		cleanup_free char *run_id = NULL;
-		const char *dash = res.run_dir ? strrchr(res.run_dir, '-') : NULL;
-
 		/* A container still running after its worker gave up on it
 		 * holds the GPU: quarantine it for the rest of the sweep. */
-		if (dash && strlen(dash + 1) == 6) {
-			run_id = xstrdup(dash + 1);
-			quarantine = sweep_run_container_alive(r->in->host->engine, run_id);
-		}
+		quarantine = sweep_replay_survived(res.run_dir, engine_alive, r->in->host->engine);
 		record(r, w->idx, &res);
 		if (wants_retry(r, &res)) {
 			r->attempt[w->idx] = res.attempt + 1;
@@ -266,8 +266,7 @@ static void finish_worker(struct run *r, size_t k)
 		record_now(r, w->idx, RESULT_ERROR, msg);
 	}
 	if (quarantine) {
-		for (size_t g = 0; g < w->n_gpus && r->out->n_quarantined < 64; g++)
-			r->out->quarantined[r->out->n_quarantined++] = w->gpus[g];
+		sweep_quarantine_record(r->out, w->gpus, w->n_gpus);
 		say_warning("GPU(s) of %s quarantined: its replay could not be stopped",
 			    r->in->meta->plan.cases[w->idx].name);
 	}
