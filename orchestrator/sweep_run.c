@@ -242,7 +242,7 @@ static void finish_worker(struct run *r, size_t k)
 	struct worker *w = &r->w[k];
 	struct sweep_result res;
 	int status;
-	bool quarantine = false;
+	bool quarantine = false, clean = false;
 
 	close(w->fd);
 	waitpid(w->pid, &status, 0);
@@ -251,6 +251,7 @@ static void finish_worker(struct run *r, size_t k)
 		/* A container still running after its worker gave up on it
 		 * holds the GPU: quarantine it for the rest of the sweep. */
 		quarantine = sweep_replay_survived(res.run_dir, engine_alive, r->in->host->engine);
+		clean = !quarantine && !strcmp(res.state, RESULT_DONE);
 		record(r, w->idx, &res);
 		if (wants_retry(r, &res)) {
 			r->attempt[w->idx] = res.attempt + 1;
@@ -271,7 +272,13 @@ static void finish_worker(struct run *r, size_t k)
 			    r->in->meta->plan.cases[w->idx].name);
 	}
 	gpu_lease_release(&w->lease);
-	r->held.fetched = -1e9; /* what runs changed: look again */
+	/* A worker that ended without a verdict may have left its replay
+	 * running unseen (the engine did not answer): look again before the
+	 * next lease. A clean end changed nothing the witness watches (it
+	 * sees orphans, not our live workers' containers), and its once a
+	 * second is one engine request per case fewer. */
+	if (!clean)
+		r->held.fetched = -1e9;
 	sweep_sched_finish(&r->sched, w->gpus, w->n_gpus, quarantine);
 	strbuf_release(&w->out);
 	r->w[k] = r->w[--r->n_w];
