@@ -60,6 +60,11 @@ struct d2h_failure {
 #define FINDING_MAX_D2H_FAILURES 256      /* more D2H FAIL lines are counted, not listed */
 #define FINDING_MAX_KERNEL_NAMES 256
 #define FINDING_MAX_NOTES 64
+/* The classifier's rules, as finding.json's classifier_version: bumped
+ * whenever a rule change can give the same log another verdict, so a sweep
+ * tells a tool upgrade (`reclassified`) from a workload change. 2: the
+ * real-format variants of the replay's lines. */
+#define FINDING_CLASSIFIER_VERSION 2
 
 /* Every field of docs/findings.md. Strings are owned (NULL = unset); integers
  * are -1 when unset (a zero is a value). */

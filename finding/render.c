@@ -404,6 +404,7 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 
 	cJSON_AddStringToObject(o, "outcome", finding_outcome_name(f->outcome));
 	cJSON_AddStringToObject(o, "fault_class", finding_fault_class_name(f->fault_class));
+	cJSON_AddNumberToObject(o, "classifier_version", FINDING_CLASSIFIER_VERSION);
 	j_str(o, "fault_address", f->fault_address);
 	j_str(o, "fault_reason", f->fault_reason);
 	j_int(o, "failing_event_seq", f->failing_event_seq);

@@ -34,25 +34,6 @@ static const char *label_of(const cJSON *c, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* The owner as gc sees it: a label it cannot parse belongs to nobody it
- * may judge (another host, as far as removal goes). */
-static void owner_of(const char *label, char *host, size_t hostlen, struct gc_owner *o)
-{
-	pid_t pid;
-	unsigned long long start;
-
-	o->host = NULL;
-	o->uid = (uid_t)-1;
-	o->state = OWNER_UNKNOWN;
-	if (!label || owner_label_parse(label, host, hostlen, &pid, &start, &o->uid) < 0)
-		return;
-	o->host = host;
-	/* A pid from another pid namespace cannot be looked up from here. */
-	if (owner_label_pidns(label) && owner_label_pidns(label) != pid_namespace_self())
-		return;
-	o->state = owner_process_state(pid, start);
-}
-
 static struct gc_caller caller_of(const struct options *o, const char *host)
 {
 	struct gc_caller c = { .host = host, .uid = getuid(), .all = o->gc_all,
@@ -117,7 +98,7 @@ static int gc_probes(struct engine *e, const struct options *o, const struct gc_
 		if (!cJSON_IsString(id) || !cJSON_IsNumber(created) ||
 		    (cJSON_IsString(state) && strcmp(state->valuestring, "created")))
 			continue;
-		owner_of(label_of(c, LABEL_OWNER), host, sizeof(host), &owner);
+		gc_owner_of(label_of(c, LABEL_OWNER), host, sizeof(host), &owner);
 		/* Stale is as good as dead: a probe outliving its age was abandoned. */
 		if (owner.state != OWNER_DEAD && (long long)created->valuedouble <= cutoff)
 			owner.state = OWNER_DEAD;
@@ -169,7 +150,7 @@ int gc_command(struct options *o)
 		/* Probes carry an owner too; gc_probes judges them. */
 		if (!cJSON_IsString(id) || label_of(c, LABEL_PROBE))
 			continue;
-		owner_of(label, owner_host, sizeof(owner_host), &owner);
+		gc_owner_of(label, owner_host, sizeof(owner_host), &owner);
 		d = gc_decide(&owner, label_of(c, LABEL_KEEP) != NULL, &me);
 		if (d == GC_KEEP_KEPT)
 			kept++;

@@ -18,6 +18,7 @@
 #include "orchestrator/slurm.h"
 #include "orchestrator/slurm_task.h"
 #include "orchestrator/sweep_slurm.h"
+#include "orchestrator/sweep_baseline.h"
 #include "orchestrator/sweep_engine.h"
 #include "orchestrator/sweep_report.h"
 #include "orchestrator/sweep_run.h"
@@ -453,6 +454,25 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 	return 0;
 }
 
+/* The baseline's verdicts, before anything runs (NULL: no database, as in
+ * a Slurm task, or it could not be read: every case counts as new). */
+static enum sweep_base *baseline_of(const struct sweep_cmd *c)
+{
+	enum sweep_base *base;
+	struct error err;
+
+	if (!c->db)
+		return NULL;
+	base = xcalloc(c->meta.plan.n + 1, sizeof(*base));
+	if (sweep_baseline_load(c->db, &c->meta, base, &err) < 0) {
+		say_warning("the baseline could not be read (%s): every case is diagnosed and "
+			    "counted as new while the sweep runs", err.msg);
+		free(base);
+		return NULL;
+	}
+	return base;
+}
+
 static int run_sweep(struct sweep_cmd *c)
 {
 	struct sweep_run_outcome out;
@@ -474,11 +494,12 @@ static int run_sweep(struct sweep_cmd *c)
 		return code;
 	}
 	cleanup_free char *rpath = results_path(c);
+	cleanup_free enum sweep_base *base = baseline_of(c);
 	struct sweep_run_input in = {
 		.meta = &c->meta, .folder = c->folder, .results_path = rpath, .o = c->ro,
 		.host = &c->host, .imgs = c->imgs, .sh = &c->sh, .cases = cases, .n_cases = n,
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
-		.may_start_ctx = c, .resume_hint = c->task ? "--slurm" : NULL,
+		.may_start_ctx = c, .resume_hint = c->task ? "--slurm" : NULL, .base = base,
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)

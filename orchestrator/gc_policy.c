@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "containers/ours.h"
 
@@ -37,6 +38,36 @@ enum gc_decision gc_decide(const struct gc_owner *o, bool kept, const struct gc_
 	if (kept && !c->all)
 		return GC_KEEP_KEPT;
 	return GC_REMOVE;
+}
+
+void gc_owner_of(const char *label, char *host, size_t hostlen, struct gc_owner *o)
+{
+	pid_t pid;
+	unsigned long long start;
+
+	o->host = NULL;
+	o->uid = (uid_t)-1;
+	o->state = OWNER_UNKNOWN;
+	if (!label || owner_label_parse(label, host, hostlen, &pid, &start, &o->uid) < 0)
+		return;
+	o->host = host;
+	/* A pid from another pid namespace cannot be looked up from here. */
+	if (owner_label_pidns(label) && owner_label_pidns(label) != pid_namespace_self())
+		return;
+	o->state = owner_process_state(pid, start);
+}
+
+bool gc_sweep_may_remove(const char *owner_label, bool kept)
+{
+	char me[256], host[256];
+	struct gc_owner o;
+	struct gc_caller c = { .host = me, .uid = getuid() };
+
+	if (gethostname(me, sizeof(me)) < 0)
+		return false;
+	me[sizeof(me) - 1] = '\0';
+	gc_owner_of(owner_label, host, sizeof(host), &o);
+	return gc_decide(&o, kept, &c) == GC_REMOVE;
 }
 
 const char *gc_decision_name(enum gc_decision d)

@@ -10,6 +10,7 @@
 #define HRR_ORCHESTRATOR_GC_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 enum owner_state {
@@ -47,6 +48,13 @@ struct gc_caller {
 };
 
 enum gc_decision gc_decide(const struct gc_owner *o, bool kept, const struct gc_caller *c);
+/* The owner of a container as its owner label tells it, liveness asked of
+ * the kernel: a label that cannot be parsed belongs to nobody (host NULL);
+ * a pid from another pid namespace is unknown. host[] backs o->host. */
+void gc_owner_of(const char *label, char *host, size_t hostlen, struct gc_owner *o);
+/* Whether a sweep's resume may remove this orphan: gc's rules for the
+ * caller (getuid() on this host), never another user's, never --keep. */
+bool gc_sweep_may_remove(const char *owner_label, bool kept);
 /* "live", "not yours", ... for the summary line. */
 const char *gc_decision_name(enum gc_decision d);
 

@@ -9,6 +9,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "containers/ours.h"
+#include "orchestrator/gc_policy.h"
 
 static double now_s(void)
 {
@@ -34,19 +35,21 @@ static const char *label_of(const cJSON *c, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* The owner label names a process of this host that no longer runs (a
- * recycled pid has another start time). */
-static bool owner_dead_here(const char *owner)
+/* Whether a running container may hold a GPU without its owner's flock:
+ * unless its owner is known alive on this host (and so holds the flock), it
+ * witnesses the GPU as held. Unknown liveness, another host's or another
+ * pid namespace's owner: held, since reading costs nothing and a wrong
+ * "free" would share a GPU. Any user's container counts here. */
+static bool held_without_flock(const char *owner)
 {
-	char host[256], h[256];
-	pid_t pid;
-	unsigned long long start;
+	char me[256], host[256];
+	struct gc_owner o;
 
-	if (!owner || gethostname(host, sizeof(host)) < 0)
-		return false;
-	host[sizeof(host) - 1] = '\0';
-	return owner_label_parse(owner, h, sizeof(h), &pid, &start, NULL) == 0 &&
-	       !strcmp(h, host) && process_start_ticks(pid) != start;
+	if (gethostname(me, sizeof(me)) < 0)
+		return true;
+	me[sizeof(me) - 1] = '\0';
+	gc_owner_of(owner, host, sizeof(host), &o);
+	return !o.host || strcmp(o.host, me) || o.state != OWNER_ALIVE;
 }
 
 /* The render minors one container was given (HostConfig.Devices). */
@@ -92,7 +95,7 @@ static void refresh(struct sweep_held *h)
 
 		/* A live owner holds its flock; only an orphan needs this witness. */
 		if (!id || !state || strcmp(state, "running") ||
-		    !owner_dead_here(label_of(c, LABEL_OWNER)))
+		    !held_without_flock(label_of(c, LABEL_OWNER)))
 			continue;
 		if (engine_container_inspect(h->engine, id, &inspect, &err) == 0)
 			mark_devices(h, inspect, label_of(c, LABEL_OWNER));
@@ -145,7 +148,8 @@ int sweep_remove_orphans(struct engine *e)
 	cJSON_ArrayForEach(c, list) {
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
 
-		if (id && !label_of(c, LABEL_KEEP) && owner_dead_here(label_of(c, LABEL_OWNER)) &&
+		/* gc's rules: the caller's own orphans only, never --keep ones. */
+		if (id && gc_sweep_may_remove(label_of(c, LABEL_OWNER), label_of(c, LABEL_KEEP)) &&
 		    engine_container_remove(e, id, true, &err) == 0)
 			removed++;
 	}

@@ -16,7 +16,8 @@
 #define SWEEP_HELD_REFRESH_S 1.0
 
 /* A gpu_lease_held_fn context: the render nodes running containers of ours
- * were given, refreshed at most once per SWEEP_HELD_REFRESH_S. */
+ * (any user's) were given, unless their owner is known alive here and so
+ * holds its flock, refreshed at most once per SWEEP_HELD_REFRESH_S. */
 struct sweep_held {
 	struct engine *engine;
 	const struct gpu_topology *topo;
@@ -34,8 +35,9 @@ bool sweep_held_by_container(void *ctx, const char *gpu, char *holder, size_t ho
 
 /* True when a container labelled with run_id still runs. */
 bool sweep_run_container_alive(struct engine *e, const char *run_id);
-/* Remove this host's containers of ours whose orchestrator is dead
- * (what `gc` does), quietly; returns how many. */
+/* Remove the caller's own containers on this host whose orchestrator is
+ * known dead, by gc's rules (gc_policy.h: never another user's, unknown
+ * liveness is alive, never --keep ones), quietly; returns how many. */
 int sweep_remove_orphans(struct engine *e);
 
 #endif

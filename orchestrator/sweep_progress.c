@@ -47,8 +47,8 @@ static void add_duration(struct strbuf *out, double s)
 void sweep_progress_line(const struct sweep_progress *p, double elapsed, struct strbuf *out)
 {
 	strbuf_addf(out, "[%zu/%zu] %zu running", p->finished, p->total, p->running);
-	if (p->not_pass)
-		strbuf_addf(out, " · %zu not PASS", p->not_pass);
+	if (p->regressed)
+		strbuf_addf(out, " · %zu regressed", p->regressed);
 	if (p->flaky)
 		strbuf_addf(out, " · %zu flaky", p->flaky);
 	if (p->errors)
@@ -83,21 +83,24 @@ static void erase_status(struct sweep_progress *p)
 	p->drawn = false;
 }
 
-void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result *r)
+void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result *r,
+			     enum sweep_base base, bool retry)
 {
 	cleanup_strbuf struct strbuf line = STRBUF_INIT, clean = STRBUF_INIT;
 	bool pass = r->outcome && !strcmp(r->outcome, "PASS");
 
-	/* A retried case counts once: its first failure leaves the count. */
-	if (r->attempt > 1 && p->not_pass)
-		p->not_pass--;
-	else
+	/* A retried case counts once: its earlier failure leaves the count
+	 * (only a non-PASS that ran is retried, so it counted as regressed
+	 * exactly when the baseline passed). */
+	if (!retry)
 		p->finished++;
+	else if (base == BASE_PASS && p->regressed)
+		p->regressed--;
 	if (!strcmp(r->state, RESULT_ERROR))
 		p->errors++;
-	else if (!pass)
-		p->not_pass++;
-	else if (r->attempt > 1)
+	else if (!pass && r->outcome && base == BASE_PASS)
+		p->regressed++;
+	else if (pass && retry)
 		p->flaky++;
 	sweep_progress_case_line(p, r, &line);
 	text_sanitize(&clean, line.buf, line.len, TEXT_STRIP_ANSI);

@@ -18,6 +18,7 @@
 #include "orchestrator/signals.h"
 #include "orchestrator/sweep_engine.h"
 #include "orchestrator/sweep_progress.h"
+#include "orchestrator/sweep_quarantine.h"
 #include "orchestrator/sweep_sched.h"
 
 #define MAX_WORKERS 64
@@ -94,7 +95,12 @@ static const struct sweep_image_env *image_of(const struct run *r, const struct 
 	return NULL;
 }
 
-static void record(struct run *r, struct sweep_result *res)
+static enum sweep_base base_of(const struct run *r, size_t idx)
+{
+	return r->in->base ? r->in->base[idx] : BASE_NONE;
+}
+
+static void record(struct run *r, size_t idx, struct sweep_result *res)
 {
 	struct error err;
 
@@ -102,7 +108,8 @@ static void record(struct run *r, struct sweep_result *res)
 		say_error("%s", err.msg); /* the next --resume runs it again */
 	else
 		r->out->recorded++;
-	sweep_progress_finished(&r->progress, res);
+	sweep_progress_finished(&r->progress, res, base_of(r, idx),
+				res->attempt > r->in->next_attempt[idx]);
 }
 
 /* A result the parent decides alone (no worker). */
@@ -113,7 +120,7 @@ static void record_now(struct run *r, size_t idx, const char *state, const char 
 	struct sweep_result res;
 
 	sweep_result_fill(&res, c, r->attempt[idx], state, img ? img->img.id : NULL, msg);
-	record(r, &res);
+	record(r, idx, &res);
 	sweep_result_release(&res);
 }
 
@@ -168,6 +175,7 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 		.c = c, .attempt = r->attempt[idx], .gpus = gpus, .n_gpus = n, .img = img,
 		.sh = r->in->sh, .o = r->in->o, .folder = r->in->folder,
 		.sysfs_root = r->in->o->sysfs_root, .device_root = r->in->o->device_root,
+		.known_failure = base_of(r, idx) == BASE_FAILED,
 	};
 
 	if (sweep_worker_spawn(&job, &w->pid, &w->fd, &err) < 0) {
@@ -224,27 +232,27 @@ static bool wants_retry(const struct run *r, const struct sweep_result *res)
 	       res->attempt <= r->in->meta->retry_failed && !r->stopping;
 }
 
+static bool engine_alive(void *engine, const char *run_id)
+{
+	return sweep_run_container_alive(engine, run_id);
+}
+
 static void finish_worker(struct run *r, size_t k)
 {
 	struct worker *w = &r->w[k];
 	struct sweep_result res;
 	int status;
-	bool quarantine = false;
+	bool quarantine = false, clean = false;
 
 	close(w->fd);
 	waitpid(w->pid, &status, 0);
 	strbuf_trim_trailing_newline(&w->out);
 	if (sweep_worker_result(w->out.buf, &res)) {
-		cleanup_free char *run_id = NULL;
-		const char *dash = res.run_dir ? strrchr(res.run_dir, '-') : NULL;
-
 		/* A container still running after its worker gave up on it
 		 * holds the GPU: quarantine it for the rest of the sweep. */
-		if (dash && strlen(dash + 1) == 6) {
-			run_id = xstrdup(dash + 1);
-			quarantine = sweep_run_container_alive(r->in->host->engine, run_id);
-		}
-		record(r, &res);
+		quarantine = sweep_replay_survived(res.run_dir, engine_alive, r->in->host->engine);
+		clean = !quarantine && !strcmp(res.state, RESULT_DONE);
+		record(r, w->idx, &res);
 		if (wants_retry(r, &res)) {
 			r->attempt[w->idx] = res.attempt + 1;
 			sweep_sched_add(&r->sched, w->idx, r->in->meta->plan.cases[w->idx].gpu_count);
@@ -259,13 +267,18 @@ static void finish_worker(struct run *r, size_t k)
 		record_now(r, w->idx, RESULT_ERROR, msg);
 	}
 	if (quarantine) {
-		for (size_t g = 0; g < w->n_gpus && r->out->n_quarantined < 64; g++)
-			r->out->quarantined[r->out->n_quarantined++] = w->gpus[g];
+		sweep_quarantine_record(r->out, w->gpus, w->n_gpus);
 		say_warning("GPU(s) of %s quarantined: its replay could not be stopped",
 			    r->in->meta->plan.cases[w->idx].name);
 	}
 	gpu_lease_release(&w->lease);
-	r->held.fetched = -1e9; /* what runs changed: look again */
+	/* A worker that ended without a verdict may have left its replay
+	 * running unseen (the engine did not answer): look again before the
+	 * next lease. A clean end changed nothing the witness watches (it
+	 * sees orphans, not our live workers' containers), and its once a
+	 * second is one engine request per case fewer. */
+	if (!clean)
+		r->held.fetched = -1e9;
 	sweep_sched_finish(&r->sched, w->gpus, w->n_gpus, quarantine);
 	strbuf_release(&w->out);
 	r->w[k] = r->w[--r->n_w];

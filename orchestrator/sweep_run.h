@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "orchestrator/sweep_baseline.h"
 #include "orchestrator/sweep_folder.h"
 #include "orchestrator/sweep_image.h"
 #include "orchestrator/sweep_worker.h"
@@ -24,6 +25,7 @@ struct sweep_run_input {
 	const size_t *cases;                /* plan indexes to run, plan order */
 	size_t n_cases;
 	const int *next_attempt;            /* per plan case */
+	const enum sweep_base *base;        /* per plan case; NULL: no baseline known */
 	/* Asked before each case starts (NULL: always yes). No: nothing more
 	 * starts (a cluster task whose time runs out); running cases finish. */
 	bool (*may_start)(void *ctx, const struct sweep_case *c);

@@ -31,6 +31,8 @@ static const struct {
 	{ "extra_ld", K_LIST, offsetof(struct options, extra_ld) },
 	{ "env", K_LIST, offsetof(struct options, env) },
 	{ "cap_add", K_LIST, offsetof(struct options, cap_add) },
+	{ "diagnose", K_INT, offsetof(struct options, diagnose) },
+	{ "diagnose_timeout_s", K_LONG, offsetof(struct options, diagnose_timeout_s) },
 };
 
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))

@@ -14,6 +14,7 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "finding/finding.h"
 #include "orchestrator/cmd_setup.h"
 #include "orchestrator/signals.h"
 
@@ -29,7 +30,7 @@ void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int a
 	r->state = xstrdup(state);
 	r->message = message ? xstrdup(message) : NULL;
 	r->d2h_checked = r->d2h_mismatched = -1;
-	r->classifier_version = SWEEP_CLASSIFIER_VERSION;
+	r->classifier_version = FINDING_CLASSIFIER_VERSION;
 	r->finished = (long long)time(NULL);
 }
 
@@ -107,6 +108,8 @@ static void describe(const struct sweep_job *j, int interrupt_fd, struct replay_
 	d->n_gpus = j->n_gpus;
 	d->gpus_requested = true;
 	cmd_describe_policy(o, d);
+	if (j->known_failure)
+		d->diagnose = DIAGNOSE_OFF;
 	if (c->timeout >= 0)
 		d->limits.timeout_s = c->timeout;
 	if (c->progress_timeout >= 0)

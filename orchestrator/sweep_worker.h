@@ -16,8 +16,6 @@
 #include "orchestrator/sweep_result.h"
 
 #define SWEEP_RUNS_DIR "runs"
-/* Until the classifier states its own version, results carry this one. */
-#define SWEEP_CLASSIFIER_VERSION 1
 
 struct sweep_job {
 	const struct sweep_case *c;
@@ -29,6 +27,9 @@ struct sweep_job {
 	const struct options *o;
 	const char *folder;        /* the sweep folder */
 	const char *sysfs_root, *device_root;
+	/* The baseline saw this case fail: it is expected still-failing and
+	 * is not diagnosed again (docs/gpu-debug-tools.md). */
+	bool known_failure;
 };
 
 /* Fork a worker for j. *fd: the read end of its result pipe. */

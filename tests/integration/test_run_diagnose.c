@@ -18,7 +18,6 @@
 #include "common/xalloc.h"
 #include "tests/support/run_support.h"
 
-#define SIM_DEBUG_IMAGE test_image("sim-debug")
 
 TestSuite(run_diagnose, .init = tenv_init, .fini = tenv_fini, .timeout = 180);
 

@@ -18,7 +18,10 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "common/strvec.h"
 #include "common/xalloc.h"
+#include "containers/ours.h"
+#include "docker/engine.h"
 #include "tests/support/run_support.h"
 
 #define N_GPUS 4
@@ -629,6 +632,154 @@ Test(sweep, history_shows_the_trend_and_prune_keeps_the_last)
 		cr_assert_eq(cJSON_GetArraySize(j), 1, "%s", r.out.buf);
 	}
 	tool_run_release(&r);
+}
+
+/* Replace library/<name> with another fixture. */
+static void replace_case(const char *name, const char *fixture)
+{
+	cleanup_free char *cmd = xasprintf("rm -rf '%s/%s'", library, name);
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	add_case(name, fixture, NULL);
+}
+
+/* A result recorded by an older classifier whose verdict changed is a tool
+ * upgrade, `reclassified`; the same change under this classifier is
+ * `changed`. The database is rebuilt from the edited results file. */
+Test(sweep, an_older_classifier_verdict_that_changed_is_reclassified)
+{
+	cleanup_free char *folder = NULL, *results = NULL, *edit = NULL;
+	cleanup_cjson cJSON *s1 = NULL, *s2 = NULL;
+	struct tool_run a, b;
+
+	add_case("old", "maf", NULL);
+	add_case("cur", "maf", NULL);
+	const char *args[] = { "--image", SIM_IMAGE, "--archive", library, "--label", "reclass",
+			       "--format", "json", NULL };
+
+	sweep_run(&a, args);
+	cr_assert_eq(a.status, 0, "%s", a.err.buf);
+	s1 = summary_of(&a);
+	folder = folder_of(s1);
+	results = xasprintf("%s/results.jsonl", folder);
+	cr_assert_eq(count_lines(results, "\"classifier_version\":2"), 2,
+		     "results record finding.json's classifier version");
+	edit = xasprintf("sed -i '/library\\/old\\//s/\"classifier_version\":2/"
+			 "\"classifier_version\":1/' '%s' && rm -f '%s'", results, dbpath);
+	cr_assert_eq(system(edit), 0, "%s", edit);
+	replace_case("old", "queue-abort");
+	replace_case("cur", "queue-abort");
+	sweep_run(&b, args);
+	cr_assert_lt(b.status, 5, "%s", b.err.buf);
+	s2 = summary_of(&b);
+	cr_assert_str_eq(status_of(s2, "library/old/capture.hrr/pid-4242", SIM_IMAGE),
+			 "reclassified");
+	cr_assert_str_eq(status_of(s2, "library/cur/capture.hrr/pid-4242", SIM_IMAGE), "changed");
+	tool_run_release(&a);
+	tool_run_release(&b);
+}
+
+/* The case's run folder's diagnostics/agent.log exists. */
+static bool agent_rerun(const cJSON *summary, const char *name)
+{
+	cleanup_free char *folder = folder_of(summary);
+	const char *run_dir = cJSON_GetStringValue(
+		cJSON_GetObjectItem(case_in(summary, name, SIM_DEBUG_IMAGE), "run_dir"));
+	cleanup_free char *log = NULL;
+
+	cr_assert_not_null(run_dir, "%s has a run folder", name);
+	log = xasprintf("%s/%s/diagnostics/agent.log", folder, run_dir);
+	return access(log, F_OK) == 0;
+}
+
+/* --diagnose in a sweep (docs/gpu-debug-tools.md): a failure the baseline
+ * already saw is not rerun under the agent again; a new one is. */
+Test(sweep, a_still_failing_case_is_not_diagnosed_again)
+{
+	cleanup_cjson cJSON *s1 = NULL, *s2 = NULL;
+	struct tool_run a, b;
+
+	add_case("known", "maf-unattributed-long", NULL);
+	const char *args[] = { "--image", SIM_DEBUG_IMAGE, "--archive", library, "--label",
+			       "diag", "--diagnose", "auto", "--format", "json", NULL };
+
+	sweep_run(&a, args);
+	cr_assert_eq(a.status, 0, "%s", a.err.buf);
+	s1 = summary_of(&a);
+	cr_assert(agent_rerun(s1, "library/known/capture.hrr/pid-4242"),
+		  "a new failure is diagnosed");
+	add_case("fresh", "maf-unattributed-long", NULL);
+	sweep_run(&b, args);
+	cr_assert_lt(b.status, 5, "%s", b.err.buf);
+	s2 = summary_of(&b);
+	cr_assert_str_eq(status_of(s2, "library/known/capture.hrr/pid-4242", SIM_DEBUG_IMAGE),
+			 "still-failing");
+	cr_assert_not(agent_rerun(s2, "library/known/capture.hrr/pid-4242"),
+		      "a still-failing case is not diagnosed again");
+	cr_assert(agent_rerun(s2, "library/fresh/capture.hrr/pid-4242"),
+		  "a new failing case is diagnosed");
+	tool_run_release(&a);
+	tool_run_release(&b);
+}
+
+/* A stopped container of ours whose owner, on this host, is the dead
+ * process `dead` with start ticks `start`, recorded as uid `uid`. */
+static char *orphan_of(struct engine *e, pid_t dead, unsigned long long start, unsigned uid)
+{
+	struct container_spec s;
+	struct error err;
+	char host[256], *id = NULL;
+
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	container_spec_init(&s);
+	s.image = xstrdup(SIM_IMAGE);
+	strvec_push(&s.entrypoint, "/bin/true");
+	strvec_pushf(&s.labels, "%s=%s:%d:%llu:%u", LABEL_OWNER, host, (int)dead, start, uid);
+	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), 0, "%s", err.msg);
+	container_spec_release(&s);
+	return id;
+}
+
+/* Shared hosts: a sweep's resume removes the caller's own orphans only. */
+Test(sweep, resume_leaves_another_users_orphan)
+{
+	cleanup_free char *folder = NULL, *mine = NULL, *theirs = NULL;
+	struct engine *e = NULL;
+	struct error err = { 0 };
+	unsigned long long start;
+	struct tool_run r;
+	cJSON *c = NULL;
+	pid_t dead;
+
+	add_case("one", "pass", NULL);
+	const char *first[] = { "--image", SIM_IMAGE, "--archive", library, "--label", "shared",
+				"--format", "json", NULL };
+
+	sweep_run(&r, first);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	folder = only_sweep_folder();
+	dead = dead_pid(&start);
+	cr_assert_eq(engine_open(&e, NULL, &err), 0, "%s", err.msg);
+	mine = orphan_of(e, dead, start, (unsigned)getuid());
+	theirs = orphan_of(e, dead, start, (unsigned)getuid() + 1);
+
+	const char *resume[] = { "--resume", folder, "--format", "json", NULL };
+
+	sweep_run(&r, resume);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_expect_neq(engine_container_inspect(e, mine, &c, &err), 0,
+		      "the caller's own orphan was removed");
+	cJSON_Delete(c);
+	c = NULL;
+	cr_expect_eq(engine_container_inspect(e, theirs, &c, &err), 0,
+		     "another user's orphan survived the resume");
+	cJSON_Delete(c);
+	(void)engine_container_remove(e, mine, true, &err);
+	(void)engine_container_remove(e, theirs, true, &err);
+	engine_close(e);
 }
 
 Test(sweep, ctrl_c_stops_everything_keeps_results_and_resumes)

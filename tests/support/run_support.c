@@ -503,6 +503,21 @@ char *create_probe_like(struct engine *e)
 	return id;
 }
 
+pid_t dead_pid(unsigned long long *start)
+{
+	pid_t child = fork();
+
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	*start = process_start_ticks(child);
+	kill(child, SIGKILL);
+	cr_assert_eq(waitpid(child, NULL, 0), child);
+	return child;
+}
+
 int tool_run_on_pty(const char *const *argv, const char *prompt, const char *answer,
 		    const char *stdout_path, struct strbuf *screen)
 {

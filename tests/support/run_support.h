@@ -13,6 +13,7 @@
 #include "common//strbuf.h"
 
 #define SIM_IMAGE test_image("sim")
+#define SIM_DEBUG_IMAGE test_image("sim-debug") /* the simulator with the GPU debuggers */
 
 struct tool_run {
 	int status;            /* exit code, or 128+signal */
@@ -73,6 +74,9 @@ void tool_run_release(struct tool_run *r);
  * labelled probe and owner); its id (caller frees). */
 struct engine;
 char *create_probe_like(struct engine *e);
+/* The pid of a process of ours that ran and is gone, and its start ticks:
+ * an owner label naming it names a dead owner on this host. */
+pid_t dead_pid(unsigned long long *start);
 
 /* Run the tool on a pseudo-terminal (stdin and stderr; stdout into
  * stdout_path when given, else the terminal too), type answer when prompt

@@ -15,7 +15,8 @@ static const struct {
 	const char *key;
 	char type;
 } keys[] = {
-	{ "outcome", 's' }, { "fault_class", 's' }, { "fault_address", 's' },
+	{ "outcome", 's' }, { "fault_class", 's' }, { "classifier_version", 'i' },
+	{ "fault_address", 's' },
 	{ "fault_reason", 's' }, { "failing_event_seq", 'i' }, { "failing_call_index", 'i' },
 	{ "failing_thread", 'i' }, { "failing_api", 's' }, { "kernel_name", 's' },
 	{ "kernel_family", 's' }, { "kernarg_address", 's' }, { "grid", 's' },
@@ -108,6 +109,8 @@ Test(finding_render, json_values_as_the_triage_workflow_writes_them)
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "outcome")->valuestring, "MAF");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "fault_address")->valuestring, "0x7f91da000000");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "gpu_node")->valuestring, "2");
+	cr_assert_eq(cJSON_GetObjectItem(j, "classifier_version")->valueint, 2,
+		     "the rules' version, for a sweep's reclassified");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "archive_complete")->valuestring, "no");
 	cr_assert_eq(cJSON_GetObjectItem(j, "kernels_launched")->valueint, 41);
 	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(j, "failing_call_index")));

@@ -7,6 +7,8 @@
 
 #include "orchestrator/gc_policy.h"
 #include "containers/ours.h"
+#include "common/xalloc.h"
+#include "tests/support/run_support.h"
 
 static const struct gc_caller me = { .host = "node1", .uid = 1000 };
 
@@ -119,4 +121,31 @@ Test(gc_policy, the_owner_label_names_its_pid_namespace)
 	cr_assert_eq(owner_label_pidns("vm:7:24:1000"), 0, "older labels name none");
 	cr_assert_eq(owner_label_pidns("vm:7:24:1000:4026531836"), 4026531836ULL);
 	free(self);
+}
+
+/* A sweep's resume removes only the caller's own dead-owner containers. */
+Test(gc_policy, sweep_removes_only_own_known_dead_orphans)
+{
+	char host[256], *mine, *theirs, *alive, *nouid;
+	unsigned long long start;
+	pid_t child = dead_pid(&start);
+
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	mine = xasprintf("%s:%d:%llu:%u", host, (int)child, start, (unsigned)getuid());
+	theirs = xasprintf("%s:%d:%llu:%u", host, (int)child, start, (unsigned)getuid() + 1);
+	nouid = xasprintf("%s:%d:%llu", host, (int)child, start);
+	alive = xasprintf("%s:%d:%llu:%u", host, (int)getpid(), process_start_ticks(getpid()),
+			  (unsigned)getuid());
+	cr_assert(gc_sweep_may_remove(mine, false));
+	cr_assert_not(gc_sweep_may_remove(mine, true), "--keep ones stay");
+	cr_assert_not(gc_sweep_may_remove(theirs, false), "another user's stays");
+	cr_assert_not(gc_sweep_may_remove(nouid, false), "no uid: not provably yours");
+	cr_assert_not(gc_sweep_may_remove(alive, false));
+	cr_assert_not(gc_sweep_may_remove("garbage", false));
+	cr_assert_not(gc_sweep_may_remove(NULL, false));
+	free(mine);
+	free(theirs);
+	free(nouid);
+	free(alive);
 }

@@ -147,7 +147,8 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 	options_init(&a);
 	options_init(&b);
 	cr_assert_eq(PARSE(&a, no_env, "sweep", "--archive", "/l", "--image", "i", "--timeout", "7",
-			   "-e", "A=1", "--extra-ld", "/x:/y", "--skip-preflight", "--pull", "never"),
+			   "-e", "A=1", "--extra-ld", "/x:/y", "--skip-preflight", "--pull", "never",
+			   "--diagnose", "all", "--diagnose-timeout", "5"),
 		     0, "%s", err.msg);
 	j = sweep_runopts_to_json(&a);
 	sweep_runopts_from_json(&b, j);
@@ -157,6 +158,8 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 	cr_assert_eq(b.extra_ld.n, 2);
 	cr_assert(b.skip_preflight);
 	cr_assert_eq(b.pull, PULL_NEVER);
+	cr_assert_eq(b.diagnose, DIAGNOSE_ALL, "--diagnose reaches a resumed sweep's workers");
+	cr_assert_eq(b.diagnose_timeout_s, 5);
 	options_release(&a);
 	options_release(&b);
 }

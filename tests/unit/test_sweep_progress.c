@@ -20,16 +20,44 @@ Test(sweep_progress, status_line_counts_and_eta)
 	for (int i = 0; i < 36; i++)
 		sweep_progress_finished(&p, &(struct sweep_result){ .case_name = "c", .image = "i",
 								    .state = "done", .outcome = "PASS",
-								    .attempt = 1 });
-	sweep_progress_finished(&p, &fail);
+								    .attempt = 1 },
+					BASE_PASS, false);
+	sweep_progress_finished(&p, &fail, BASE_PASS, false);
 	cr_assert_eq(p.finished, 37);
-	cr_assert_eq(p.not_pass, 1);
-	sweep_progress_finished(&p, &pass); /* the retry of the failed one */
+	cr_assert_eq(p.regressed, 1);
+	sweep_progress_finished(&p, &pass, BASE_PASS, true); /* the retry of the failed one */
 	cr_assert_eq(p.finished, 37, "a retry is not another case");
-	cr_assert_eq(p.not_pass, 0);
+	cr_assert_eq(p.regressed, 0);
 	cr_assert_eq(p.flaky, 1);
 	sweep_progress_line(&p, 37 * 10.0, &line);
 	cr_assert_str_eq(line.buf, "[37/128] 8 running · 1 flaky · eta 15m");
+}
+
+/* Regressed is against the baseline: a known failure, a new one and a
+ * first-attempt error are not regressions; a PASS-before failure is. */
+Test(sweep_progress, status_line_counts_regressed_against_the_baseline)
+{
+	struct sweep_progress p;
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+	struct sweep_result maf = { .case_name = "a", .image = "i", .state = "done",
+				    .outcome = "MAF", .attempt = 1 };
+	struct sweep_result err = { .case_name = "e", .image = "i", .state = "error",
+				    .attempt = 1 };
+
+	sweep_progress_init(&p, 10, false);
+	p.running = 2;
+	sweep_progress_finished(&p, &maf, BASE_FAILED, false); /* still failing */
+	sweep_progress_finished(&p, &maf, BASE_NONE, false);   /* new */
+	sweep_progress_finished(&p, &maf, BASE_PASS, false);   /* regressed */
+	sweep_progress_finished(&p, &maf, BASE_PASS, false);   /* regressed */
+	sweep_progress_finished(&p, &err, BASE_PASS, false);
+	sweep_progress_line(&p, 50.0, &line);
+	cr_assert_str_eq(line.buf, "[5/10] 2 running · 2 regressed · 1 error · eta 50s");
+	cr_assert_null(strstr(line.buf, "not PASS"));
+	maf.attempt = 2;
+	sweep_progress_finished(&p, &maf, BASE_PASS, true); /* a retry fails again */
+	cr_assert_eq(p.regressed, 2, "a failing retry stays one regression");
+	cr_assert_eq(p.finished, 5);
 }
 
 Test(sweep_progress, one_line_per_case_is_plain_text)
