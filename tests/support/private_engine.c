@@ -1,6 +1,7 @@
 #include "tests/support/private_engine.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -73,6 +74,37 @@ static bool wait_gone(pid_t pid, int timeout_ms)
 	return false;
 }
 
+/* True once every thread of pid is stopped ('T' in /proc/<pid>/task/<tid>/stat). */
+static bool all_threads_stopped(pid_t pid)
+{
+	char dir[64];
+	DIR *d;
+	struct dirent *de;
+	bool stopped = true;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (stopped && (de = readdir(d))) {
+		char path[384], buf[512], *close_paren;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/stat", dir, de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue; /* a thread that just ended */
+		if (!fgets(buf, sizeof(buf), f) || !(close_paren = strrchr(buf, ')')) ||
+		    close_paren[1] != ' ' || (close_paren[2] != 'T' && close_paren[2] != 't'))
+			stopped = false;
+		fclose(f);
+	}
+	closedir(d);
+	return stopped;
+}
+
 void private_engine_signal(struct private_engine *pe, int sig)
 {
 	pid_t pid = private_engine_pid(pe);
@@ -82,6 +114,17 @@ void private_engine_signal(struct private_engine *pe, int sig)
 	/* dockerd is not our child: reaped by init, gone when kill(0) fails. */
 	if (sig == SIGKILL)
 		cr_assert(wait_gone(pid, 10000), "dockerd %d survived SIGKILL", (int)pid);
+	/* A group stop reaches a many-threaded dockerd's threads one by one: a
+	 * thread still running could answer a ping sent right after kill(). */
+	if (sig == SIGSTOP) {
+		int waited = 0;
+
+		while (!all_threads_stopped(pid) && waited < 5000) {
+			nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+			waited += 10;
+		}
+		cr_assert(all_threads_stopped(pid), "dockerd %d did not stop", (int)pid);
+	}
 }
 
 static long long now_ms(void)
