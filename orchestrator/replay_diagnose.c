@@ -13,6 +13,7 @@
 #include "orchestrator/diagnose.h"
 #include "orchestrator/image.h"
 #include "orchestrator/interrupt.h"
+#include "orchestrator/replay_unit_plan.h"
 #include "orchestrator/run_log.h"
 #include "orchestrator/say.h"
 

@@ -12,6 +12,7 @@
 #include "orchestrator/replay.h"
 #include "orchestrator/replay_diagnose.h"
 #include "orchestrator/replay_records.h"
+#include "orchestrator/replay_unit_plan.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/run_log.h"
 #include "orchestrator/say.h"
@@ -173,57 +174,6 @@ static int resolve_device_gids(struct unit_run *u, struct error *err)
 		u->devices[i].gid = st.st_gid;
 	}
 	return 0;
-}
-
-void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k,
-		     struct replay_plan_input *in)
-{
-	const struct replay_desc *d = u->desc;
-
-	memset(in, 0, sizeof(*in));
-	in->knobs = k;
-	in->pid_dir = d->pid_dir;
-	in->pid_name = u->pid_name;
-	in->image_ref = d->image->ref;
-	in->image_id = d->create_by_id ? d->image->id : NULL;
-	in->image_repository = d->image->repository;
-	in->image_env = &d->image->env;
-	in->playback = u->playback;
-	in->overlay = d->overlay;
-	in->devices = u->devices;
-	in->n_devices = u->n_devices;
-	in->n_gpus = u->n_chosen;
-	in->run_id = u->run_id;
-	in->owner = u->host->owner;
-	in->archive_label = d->pid_dir;
-	in->user = u->user[0] ? u->user : NULL;
-	in->seccomp_profile = u->seccomp_profile;
-	in->seccomp_opt = u->seccomp_opt;
-}
-
-void unit_info_spec(const struct unit_run *u, struct container_spec *spec)
-{
-	struct replay_plan_knobs k;
-	struct replay_plan_input in;
-
-	unit_plan_knobs(u->desc, &k);
-	unit_plan_input(u, &k, &in);
-	container_spec_init(spec);
-	replay_plan_build_info(&in, spec);
-}
-
-void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->extra_ld = d->extra_ld;
-	k->hip_hrr_env = d->hip_hrr_env;
-	k->env = d->env;
-	k->cap_add = d->cap_add;
-	k->progress_seconds = d->limits.progress_seconds;
-	k->stop_grace_s = d->limits.stop_grace_s;
-	k->memory_bytes = d->limits.memory_bytes;
-	k->no_sync = d->no_sync;
-	k->keep = d->keep;
 }
 
 static int to_run_log(enum engine_stream_id stream, const char *data, size_t len, void *ud)
