@@ -3,6 +3,10 @@
 
 #include <string.h>
 
+#include "common/cleanup.h"
+#include "common/clock.h"
+#include "orchestrator/interrupt.h"
+
 void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k,
 		     struct replay_plan_input *in)
 {
@@ -52,4 +56,38 @@ void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
 	k->memory_bytes = d->limits.memory_bytes;
 	k->no_sync = d->no_sync;
 	k->keep = d->keep;
+}
+
+long unit_oneoff_seconds(const struct replay_limits *l)
+{
+	return (l->timeout_s > 0 ? l->timeout_s : UNIT_ONEOFF_DEFAULT_S) + l->stop_grace_s;
+}
+
+int unit_oneoff_run(const struct unit_run *u, const struct container_spec *spec,
+		    engine_frame_cb cb, void *ud, long *status, struct error *err)
+{
+	struct engine *e = u->host->engine;
+	const struct engine_call_opts opts = {
+		.deadline = monotonic_now() + (double)unit_oneoff_seconds(&u->desc->limits),
+		.interrupt_fd = u->desc->interrupt_fd,
+	};
+	cleanup_free char *id = NULL;
+	int ret = -1;
+
+	/* A signal an earlier step read no longer makes the pipe readable. */
+	if (u->iw && interrupt_watch_poll(u->iw))
+		return error_set(err, ERR_INTERRUPTED, 0, "interrupted");
+	if (engine_container_create(e, NULL, spec, &id, err) == 0 &&
+	    engine_container_start(e, id, err) == 0 &&
+	    engine_container_wait_opts(e, id, "not-running", &opts, status, err) == 0 &&
+	    engine_container_logs_opts(e, id, false, cb, ud, &opts, err) == 0)
+		ret = 0;
+	/* Never with the interrupt fd: a readable pipe would abort the
+	 * removal. Best effort: gc removes what is left (it carries our
+	 * labels). */
+	if (id)
+		(void)engine_container_remove(e, id, true, ERROR_DISCARD);
+	if (ret < 0 && u->iw)
+		(void)interrupt_watch_poll(u->iw);
+	return ret;
 }

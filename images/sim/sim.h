@@ -28,6 +28,8 @@
  *   bytes=N           (flood; env HRR_SIM_FLOOD_BYTES wins)
  *   seconds=T, interval=S        (slow: a launch every S s for T s)
  *   missing_ptr=1, not_replayable=<api>            extra diagnostic lines
+ *   info=hang         --info prints its summary, then hangs silently until
+ *                     killed (a side step the orchestrator must bound)
  *   format=a,b,...    the real programs' variants of their lines (docs/formats.md,
  *                     "Variants the classifier handles"):
  *       spliced           with --sync-after-launch, "[HRR] Event N: api   ->
