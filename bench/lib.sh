@@ -15,7 +15,9 @@ BIN=${HRR_BIN:-$BENCH_ROOT/build/hrr-docker-replay}
 TIMEIT=${BENCH_TIMEIT:-$BENCH_ROOT/build/bench/timeit}
 IMAGE=${BENCH_IMAGE:-hrr-sim:${HRR_IMAGE_TAG:-dev}}
 RUNS=${BENCH_RUNS:-10}
-SYSFS=$BENCH_ROOT/tests/fixtures/sysfs/mi300x-2
+# shellcheck source=tests/fake-host.sh
+. "$BENCH_ROOT/tests/fake-host.sh"
+SYSFS=$FAKE_HOST_SYSFS
 PASS_ARCHIVE=$BENCH_ROOT/tests/fixtures/archives/pass/capture.hrr
 FLOOD_ARCHIVE=$BENCH_ROOT/tests/fixtures/archives/flood/capture.hrr
 BENCH_OWNER="bench:$$"
@@ -76,9 +78,7 @@ bench_init() {
 	trap bench_cleanup EXIT
 	trap 'exit 130' INT TERM
 	DEV=$BENCH_TMP/dev
-	mkdir -p "$DEV/dri"
-	if ! { mknod "$DEV/kfd" c 1 3 && mknod "$DEV/dri/renderD128" c 226 128 &&
-	       mknod "$DEV/dri/renderD136" c 226 136; } 2>/dev/null; then
+	if ! fake_host_devices "$DEV" 2>/dev/null; then
 		bench_skip "cannot mknod fake GPU nodes (needs root)"
 	fi
 
@@ -204,4 +204,21 @@ raw_run() {
 		--next --unix-socket "$SOCK" -w ' %{http_code}\n' -X DELETE "$base/$name?force=1&v=1") || return 1
 	[[ $out == *' 201'*' 204'*'"StatusCode":0'*' 200'*' 204'* ]] ||
 		{ bench_say "bench: raw API run failed: $out"; return 1; }
+}
+
+# RUNS rounds of the script's measure() for each of three ways, their order
+# rotated every round so that none always runs first (caches, a busy
+# neighbour); each round's times (LAST) said on stderr.
+bench_rounds() {
+	local i w order
+	for ((i = 0; i < RUNS; i++)); do
+		case $((i % 3)) in
+		0) order="$1 $2 $3" ;;
+		1) order="$2 $3 $1" ;;
+		*) order="$3 $1 $2" ;;
+		esac
+		for w in $order; do measure "$w"; done
+		printf '  run %d/%d: %s %s  %s %s  %s %s\n' $((i + 1)) "$RUNS" \
+			"$1" "${LAST[$1]}" "$2" "${LAST[$2]}" "$3" "${LAST[$3]}" >&2
+	done
 }

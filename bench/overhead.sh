@@ -89,16 +89,7 @@ measure() {
 	esac
 }
 
-for ((i = 0; i < RUNS; i++)); do
-	case $((i % 3)) in
-	0) order="tool cli raw" ;;
-	1) order="cli raw tool" ;;
-	*) order="raw tool cli" ;;
-	esac
-	for w in $order; do measure "$w"; done
-	printf '  run %d/%d: tool %s  cli %s  raw %s\n' $((i + 1)) "$RUNS" \
-		"${LAST[tool]}" "${LAST[cli]}" "${LAST[raw]}" >&2
-done
+bench_rounds tool cli raw
 
 read -r TM TMIN TMAX < <(printf '%s\n' "${T_TOOL[@]}" | stats)
 read -r CM CMIN CMAX < <(printf '%s\n' "${T_CLI[@]}" | stats)

@@ -51,16 +51,7 @@ measure() {
 	[ "${LAST[$which]}" != fail ] || FAILS=$((FAILS + 1))
 }
 
-for ((i = 0; i < RUNS; i++)); do
-	case $((i % 3)) in
-	0) order="cold warm probe" ;;
-	1) order="warm probe cold" ;;
-	*) order="probe cold warm" ;;
-	esac
-	for w in $order; do measure "$w"; done
-	printf '  run %d/%d: cold %s  warm %s  probe %s\n' $((i + 1)) "$RUNS" \
-		"${LAST[cold]}" "${LAST[warm]}" "${LAST[probe]}" >&2
-done
+bench_rounds cold warm probe
 
 read -r CM CMIN CMAX < <(printf '%s\n' "${T_COLD[@]}" | stats)
 read -r WM WMIN WMAX < <(printf '%s\n' "${T_WARM[@]}" | stats)

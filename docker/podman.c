@@ -270,35 +270,41 @@ static int podman_learn_host(struct engine *e, struct error *err)
 	return 0;
 }
 
-int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
+/* Whether e is Podman; if so, its host facts are learnt (podman_learn_host). */
+static int podman_host_facts(struct engine *e, bool *podman, struct error *err)
 {
 	enum engine_flavour flavour;
 
-	*applies = true;
+	*podman = false;
 	if (engine_flavour(e, &flavour, err) < 0)
 		return -1;
 	if (flavour != ENGINE_FLAVOUR_PODMAN)
 		return 0;
-	if (podman_learn_host(e, err) < 0)
+	*podman = true;
+	return podman_learn_host(e, err);
+}
+
+int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
+{
+	bool podman;
+
+	*applies = true;
+	if (podman_host_facts(e, &podman, err) < 0)
 		return -1;
 	/* cgroup v1 cannot be delegated to a user: Podman drops the limits
 	 * without a warning (docs/engines.md). */
-	*applies = !(e->podman_rootless && e->podman_cgroup_v1);
+	*applies = !(podman && e->podman_rootless && e->podman_cgroup_v1);
 	return 0;
 }
 
 int engine_root_is_caller(struct engine *e, bool *out, struct error *err)
 {
-	enum engine_flavour flavour;
+	bool podman;
 
 	*out = false;
-	if (engine_flavour(e, &flavour, err) < 0)
+	if (podman_host_facts(e, &podman, err) < 0)
 		return -1;
-	if (flavour != ENGINE_FLAVOUR_PODMAN)
-		return 0;
-	if (podman_learn_host(e, err) < 0)
-		return -1;
-	*out = e->podman_rootless;
+	*out = podman && e->podman_rootless;
 	return 0;
 }
 

@@ -16,15 +16,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 bin=${HRR_BIN:-$top/build/hrr-docker-replay}
 
+# shellcheck source=tests/fake-host.sh
+. "$top/tests/fake-host.sh"
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/dev/dri"
-# /dev/null's numbers for kfd, the render nodes' own: nothing opens them but
-# the simulator, which only checks that they are there.
-mknod "$tmp/dev/kfd" c 1 3
-mknod "$tmp/dev/dri/renderD128" c 226 128
-mknod "$tmp/dev/dri/renderD136" c 226 136
-fake=(--sysfs-root "$top/tests/fixtures/sysfs/mi300x-2" --device-root "$tmp/dev")
+fake_host_devices "$tmp/dev"
+fake=(--sysfs-root "$FAKE_HOST_SYSFS" --device-root "$tmp/dev")
 
 cmd=()
 case ${1:-} in

@@ -1,22 +1,22 @@
 /* The classifier's inside, shared by the files that read one kind of line
- * each: hrr-playback's own lines (classify_hrr.c), the GPU runtime's fault
- * and abort lines and the stop markers (classify_runtime.c), `--info`
- * tables (classify_info.c), launch/dispatch lines (classify_launch.c), and
- * the decision (classify_decide.c). classify.c splits the stream into lines
- * and routes each one. Not part of the module's interface. */
+ * each: hrr-playback's own lines (classify_hrr.c), launch lines
+ * (classify_launch.c), `--info` tables (classify_info.c), the anchors that
+ * can start anywhere in a line (classify_anchor.c), the GPU runtime's fault
+ * and abort lines, dispatch assignments and stop markers
+ * (classify_runtime.c), and the decision (classify_decide.c). classify.c
+ * splits the stream into lines and routes each one. Calls run one way:
+ *   classify.c -> classify_hrr.c -> classify_launch.c, classify_info.c
+ *   classify.c, classify_launch.c -> classify_anchor.c -> classify_runtime.c
+ *   every one of them -> classify_text.h (the lexing helpers)
+ *   classify_decide.c -> classify.c (the last line's flush)
+ * Not part of the module's interface. */
 #ifndef HRR_FINDING_CLASSIFY_H
 #define HRR_FINDING_CLASSIFY_H
 
-#include <ctype.h>
 #include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
 
-#include "common/xalloc.h"
+#include "finding/classify_text.h"
 #include "finding/finding.h"
-
-#define LIT(s) (s), (sizeof(s) - 1)
 
 /* A line longer than FINDING_LINE_MAX is read in windows of that size, each
  * overlapping the one before by this much: an anchor that starts in the
@@ -87,176 +87,6 @@ struct classifier {
 	enum info_section section; /* which --info table the next rows belong to */
 };
 
-/* ---- small scanners over [p, end) ---- */
-
-/* Length of [a, b), never negative (keeps memchr bounds provably sane). */
-static inline size_t span(const char *a, const char *b)
-{
-	return b > a ? (size_t)(b - a) : 0;
-}
-
-static inline bool has_prefix(const char *p, const char *end, const char *lit, size_t n)
-{
-	return span(p, end) >= n && memcmp(p, lit, n) == 0;
-}
-
-static inline const char *find(const char *p, const char *end, const char *lit, size_t n)
-{
-	if (p >= end)
-		return NULL;
-	return memmem(p, span(p, end), lit, n);
-}
-
-static inline const char *skip_blanks(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
-
-static inline const char *trim_end(const char *p, const char *end)
-{
-	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-		end--;
-	return end;
-}
-
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline bool is_word(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
-
-/* Counts saturate where finding.json can still print them exactly (cJSON
- * writes 15 significant digits), far above any real log's counts. */
-#define NUM_MAX 999999999999999LL
-
-/* Unsigned decimal, saturating at NUM_MAX; advances *pp. */
-static inline bool parse_num(const char **pp, const char *end, long long *out)
-{
-	const char *p = *pp;
-	long long v = 0;
-
-	if (p >= end || !is_digit(*p))
-		return false;
-	for (; p < end && is_digit(*p); p++) {
-		int d = *p - '0';
-
-		v = v > (NUM_MAX - d) / 10 ? NUM_MAX : v * 10 + d;
-	}
-	*pp = p;
-	*out = v;
-	return true;
-}
-
-/* Counts come from untrusted text: sums saturate like the counts do. */
-static inline long long sat_add(long long a, long long b)
-{
-	return a > NUM_MAX - b ? NUM_MAX : a + b;
-}
-
-/* A number following "key" somewhere after p (e.g. "seq="). */
-static inline bool num_after(const char *p, const char *end, const char *key, size_t n, long long *out)
-{
-	const char *k = find(p, end, key, n);
-
-	if (!k)
-		return false;
-	k += n;
-	return parse_num(&k, end, out);
-}
-
-/* A floating-point token ("1.5e+03", "nan", "inf") at p, copied so strtod
- * never reads past the line. */
-static inline bool parse_double(const char *p, const char *end, double *out)
-{
-	char tok[64];
-	size_t n = 0;
-	char *stop;
-
-	while (p + n < end && n < sizeof(tok) - 1 && !isspace((unsigned char)p[n]) &&
-	       p[n] != ',' && p[n] != ')' && p[n] != ';')
-		n++;
-	if (!n)
-		return false;
-	memcpy(tok, p, n);
-	tok[n] = '\0';
-	*out = strtod(tok, &stop);
-	return stop != tok;
-}
-
-/* "0x" and hex digits at p; returns the end of the token or NULL. */
-static inline const char *hex_token(const char *p, const char *end)
-{
-	const char *q;
-
-	if (!has_prefix(p, end, LIT("0x")) && !has_prefix(p, end, LIT("0X")))
-		return NULL;
-	q = p + 2;
-	while (q < end && isxdigit((unsigned char)*q))
-		q++;
-	return q > p + 2 ? q : NULL;
-}
-
-static inline char *dup_range(const char *a, const char *b)
-{
-	return xstrndup(a, span(a, b));
-}
-
-static inline void set_once(char **dst, const char *a, const char *b)
-{
-	if (!*dst && b > a)
-		*dst = dup_range(a, b);
-}
-
-static inline void set_last(char **dst, const char *a, const char *b)
-{
-	if (b <= a)
-		return;
-	free(*dst);
-	*dst = dup_range(a, b);
-}
-
-static inline void strbuf_set(struct strbuf *sb, const char *a, const char *b)
-{
-	strbuf_reset(sb);
-	strbuf_add(sb, a, span(a, b));
-}
-
-/* Case-insensitive "out of memory" anywhere. Anchored on the 'y', which is
- * rare in logs, so the scan is a memchr rather than a per-byte compare. */
-static inline bool says_out_of_memory(const char *p, const char *end)
-{
-	static const char want[] = "out of memory";
-	const size_t n = sizeof(want) - 1;
-	const char *q = p + n - 1;
-
-	while (q < end) {
-		const char *y = memchr(q, 'y', span(q, end));
-		const char *Y = memchr(q, 'Y', span(q, end));
-
-		if (!y || (Y && Y < y))
-			y = Y;
-		if (!y)
-			return false;
-		if (strncasecmp(y - (n - 1), want, n) == 0)
-			return true;
-		q = y + 1;
-	}
-	return false;
-}
-
-/* hrr-playback shortens names over 120 characters to 96 + "..." + 21: such
- * a name cannot be looked up, so it is never used as a kernel. */
-static inline bool is_compacted_name(const char *a, const char *b)
-{
-	return b - a == 120 && memcmp(a + 96, "...", 3) == 0;
-}
-
 /* ---- line handlers ---- */
 
 static inline void saw_fault(struct classifier *c)
@@ -269,6 +99,23 @@ static inline void saw_fault(struct classifier *c)
 /* Classify what is left of the last line (one without a newline) as a
  * cut line. */
 void classify_flush(struct classifier *c);
+
+/* ---- classify_anchor.c: anchors that can start anywhere in a line ---- */
+
+/* Where the anchors of the non-prefix rules first occur in a line. */
+struct anchors {
+	const char *maf, *mfe, *queue, *hsa, *replay, *hrr, *kernarg, *grid, *hip_so;
+	bool oom;
+};
+
+/* Once per process, before the first scan. */
+void classify_anchors_init(void);
+void classify_scan_anchors(const char *s, const char *end, struct anchors *a);
+/* Anchors at or past limit belong to the next window (or to nothing). */
+void classify_anchors_before(struct anchors *a, const char *limit);
+/* The readers for the anchors found in [s, end). */
+void classify_generic(struct classifier *c, const char *s, const char *end,
+		      const struct anchors *a);
 /* The runtime's anchors in [s, end), those before limit only; no line-start
  * rules (for text after an [HRR] line's own fields, and overlong lines). */
 void classify_anchored(struct classifier *c, const char *s, const char *end, const char *limit);
@@ -286,11 +133,10 @@ void classify_complete(struct classifier *c, const char *p, const char *end);
 void classify_progress(struct classifier *c, const char *p, const char *end);
 void classify_event(struct classifier *c, const char *q, const char *end);
 void classify_arg(struct classifier *c, const char *q, const char *end);
-void classify_assignments(struct classifier *c, const char *kernarg, const char *grid,
-			  const char *end);
 
-/* The GPU runtime's lines, and the words around "replay" (stop markers,
- * hrr-playback's abort words). */
+/* The GPU runtime's lines, the words around "replay" (stop markers,
+ * hrr-playback's abort words), and the dispatch assignments
+ * (kernarg_address=, grid=[...]). */
 void classify_maf(struct classifier *c, const char *p, const char *end);
 /* r is after "Reason: " (on the MAF line or a later one). */
 void classify_reason(struct classifier *c, const char *r, const char *end);
@@ -300,5 +146,7 @@ void classify_hsa_status(struct classifier *c, const char *p, const char *end);
 void classify_replay_word(struct classifier *c, const char *p, const char *from,
 			  const char *end);
 void classify_agent_wave(struct classifier *c, const char *p, const char *end);
+void classify_assignments(struct classifier *c, const char *kernarg, const char *grid,
+			  const char *end);
 
 #endif

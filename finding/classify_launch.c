@@ -1,7 +1,7 @@
 /* Launch and dispatch lines: hrr-playback's heartbeat (`[HRR progress]`),
- * its verbose `Event N: api -> Kernel '...'` lines, and the runtime's
- * dispatch assignments (`kernarg_address=`, `grid=[...]`). They say where
- * the replay was, never how it ended. */
+ * its verbose `Event N: api -> Kernel '...'` lines. They say where the
+ * replay was, never how it ended. (The runtime's dispatch assignments,
+ * found anywhere in a line, are read in classify_runtime.c.) */
 #include "finding/classify.h"
 
 /* The last '<q>' in [a, end): a name's closing quote. Names are printed
@@ -139,34 +139,3 @@ void classify_arg(struct classifier *c, const char *q, const char *end)
 	if (span(q, end) > 96)
 		classify_anchored(c, q, end, end);
 }
-
-/* kernarg_address=0x... / grid=[x,y,z], workgroup=[x,y,z]: the dispatch
- * printed last before the fault, else the first after it. */
-void classify_assignments(struct classifier *c, const char *kernarg, const char *grid,
-			  const char *end)
-{
-	struct finding *f = &c->f;
-
-	if (kernarg) {
-		const char *h = hex_token(kernarg + 16, end);
-
-		if (h) {
-			if (!c->fault_seen)
-				set_last(&f->kernarg_address, kernarg + 16, h);
-			else
-				set_once(&f->kernarg_address, kernarg + 16, h);
-		}
-	}
-	if (grid) {
-		const char *g = grid + 6;
-		const char *ge = memchr(g, ']', span(g, end));
-		const char *w = ge && has_prefix(ge, end, LIT("], workgroup=[")) ? ge + 14 : NULL;
-		const char *we = w ? memchr(w, ']', span(w, end)) : NULL;
-
-		if (we && (!c->fault_seen || !f->grid)) {
-			set_last(&f->grid, g, ge);
-			set_last(&f->workgroup, w, we);
-		}
-	}
-}
-

@@ -1,7 +1,8 @@
 /* The GPU runtime's fault and abort lines (ROCr's memory access fault,
  * HIP's Memory Fault Error, queue aborts, HSA status codes,
  * rocm-debug-agent's wave dump), and the words around "replay": the stop
- * markers (read through finding/marker.h) and hrr-playback's abort words. */
+ * markers (read through finding/marker.h) and hrr-playback's abort words;
+ * the dispatch assignments a fault is attributed to. */
 #include "finding/classify.h"
 
 #include <limits.h>
@@ -217,3 +218,34 @@ void classify_agent_wave(struct classifier *c, const char *p, const char *end)
 	b = memchr(a, ')', span(a, end));
 	set_once(&c->agent_reason, a, b ? b : end);
 }
+
+/* kernarg_address=0x... / grid=[x,y,z], workgroup=[x,y,z]: the dispatch
+ * printed last before the fault, else the first after it. */
+void classify_assignments(struct classifier *c, const char *kernarg, const char *grid,
+			  const char *end)
+{
+	struct finding *f = &c->f;
+
+	if (kernarg) {
+		const char *h = hex_token(kernarg + 16, end);
+
+		if (h) {
+			if (!c->fault_seen)
+				set_last(&f->kernarg_address, kernarg + 16, h);
+			else
+				set_once(&f->kernarg_address, kernarg + 16, h);
+		}
+	}
+	if (grid) {
+		const char *g = grid + 6;
+		const char *ge = memchr(g, ']', span(g, end));
+		const char *w = ge && has_prefix(ge, end, LIT("], workgroup=[")) ? ge + 14 : NULL;
+		const char *we = w ? memchr(w, ']', span(w, end)) : NULL;
+
+		if (we && (!c->fault_seen || !f->grid)) {
+			set_last(&f->grid, g, ge);
+			set_last(&f->workgroup, w, we);
+		}
+	}
+}
+

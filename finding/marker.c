@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
-#define LIT(s) (s), (sizeof(s) - 1)
+#include "finding/classify_text.h"
 
 const char *finding_ended_by_name(enum finding_ended_by e)
 {
@@ -49,29 +49,12 @@ void marker_format(struct strbuf *out, const struct marker *m)
 	}
 }
 
+/* The literal at *pp, stepped over. */
 static bool eat(const char **pp, const char *end, const char *lit, size_t n)
 {
-	if ((size_t)(end - *pp) < n || memcmp(*pp, lit, n) != 0)
+	if (!has_prefix(*pp, end, lit, n))
 		return false;
 	*pp += n;
-	return true;
-}
-
-/* Unsigned decimal, saturating where finding.json can still print it
- * exactly (the classifier's counts saturate alike). */
-#define NUMBER_MAX 999999999999999LL
-
-static bool number(const char **pp, const char *end, long long *out)
-{
-	const char *p = *pp;
-	long long v = 0;
-
-	if (p >= end || *p < '0' || *p > '9')
-		return false;
-	for (; p < end && *p >= '0' && *p <= '9'; p++)
-		v = v > (NUMBER_MAX - (*p - '0')) / 10 ? NUMBER_MAX : v * 10 + (*p - '0');
-	*pp = p;
-	*out = v;
 	return true;
 }
 
@@ -83,7 +66,7 @@ bool marker_parse(const char *p, const char *end, struct marker *m)
 	if (!eat(&p, end, LIT("replay ")))
 		return false;
 	if (eat(&p, end, LIT("timed out after "))) {
-		if (!number(&p, end, &n) || !eat(&p, end, LIT("s")))
+		if (!parse_num(&p, end, &n) || !eat(&p, end, LIT("s")))
 			return false;
 		m->seconds = n;
 		m->ended_by = eat(&p, end, LIT(" without output")) ? ENDED_PROGRESS_TIMEOUT
@@ -91,7 +74,7 @@ bool marker_parse(const char *p, const char *end, struct marker *m)
 		return true;
 	}
 	if (eat(&p, end, LIT("killed by signal "))) {
-		if (!number(&p, end, &n))
+		if (!parse_num(&p, end, &n))
 			return false;
 		m->ended_by = ENDED_SIGNAL;
 		m->signal = n > INT_MAX ? INT_MAX : (int)n;

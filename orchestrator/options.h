@@ -12,6 +12,7 @@
 #include "common/strvec.h"
 #include "finding/diag_plan.h"
 #include "orchestrator/image.h"
+#include "orchestrator/option_values.h"
 #include "orchestrator/seccomp_profile.h"
 #include "orchestrator/sweep_options.h"
 
@@ -99,14 +100,5 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 /* The --help text for a command (CMD_RUN / CMD_PREFLIGHT / CMD_GC). */
 void options_help(enum command cmd, struct strbuf *out);
 
-/* Parse "0", "1,3" into ordinals; pure (exposed for tests). */
-__attribute__((warn_unused_result))
-int options_parse_gpu_list(const char *s, int *out, size_t max, size_t *n, struct error *err);
-/* "512m", "2g", "1048576": bytes (k, m, g, t: powers of 1024), from 6 MiB
- * (the engine's minimum) to 1 PiB; pure (exposed for tests). */
-__attribute__((warn_unused_result))
-int options_parse_bytes(const char *what, const char *s, long long *out, struct error *err);
-/* "1"/"true"/"yes"/"on" -> 1, "0"/"false"/"no"/"off"/"" -> 0, else -1. */
-int options_parse_bool(const char *s);
 
 #endif

@@ -13,6 +13,7 @@
 #include "orchestrator/diagnose.h"
 #include "orchestrator/image.h"
 #include "orchestrator/interrupt.h"
+#include "orchestrator/replay_unit_plan.h"
 #include "orchestrator/run_log.h"
 #include "orchestrator/say.h"
 
@@ -186,7 +187,9 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct err
 		goto out;
 	if (run_log_open(&rl, log, d->verbosity > 0 ? 2 : -1, NULL, err) < 0)
 		goto out;
-	interrupt_watch_init(&iw, d->interrupt_fd);
+	/* The unit's watch: a signal read here still stops the steps after. */
+	if (!u->iw)
+		interrupt_watch_init(&iw, d->interrupt_fd);
 	memset(&x, 0, sizeof(x));
 	x.engine = u->host->engine;
 	x.timeout_s = diagnose_agent_limit(d->limits.timeout_s);
@@ -196,7 +199,7 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct err
 	x.spec = &spec;
 	x.name = name;
 	x.log = &rl;
-	x.interrupt = &iw;
+	x.interrupt = u->iw ? u->iw : &iw;
 	ret = replay_execute(&x, &r, err);
 	run_log_close(&rl, NULL);
 out:
@@ -217,11 +220,9 @@ static int objdump_to(enum engine_stream_id s, const char *data, size_t len, voi
 static int run_objdump(const struct unit_run *u, const struct unit_diag *g, const char *objdump,
 		       const char *file, struct strbuf *out, struct error *err)
 {
-	struct engine *e = u->host->engine;
 	struct container_spec spec;
-	cleanup_free char *id = NULL;
 	long status = -1;
-	int ret = -1;
+	int ret;
 
 	unit_info_spec(u, &spec);
 	strvec_clear(&spec.entrypoint);
@@ -230,14 +231,9 @@ static int run_objdump(const struct unit_run *u, const struct unit_diag *g, cons
 	strvec_push(&spec.cmd, "--disassemble-all");
 	strvec_pushf(&spec.cmd, "%s/%s/%s", DIAGNOSE_MOUNT, DIAGNOSE_CODE_OBJECTS, file);
 	container_spec_add_mount(&spec, g->diag_dir, DIAGNOSE_MOUNT, true);
-	if (engine_container_create(e, NULL, &spec, &id, err) == 0 &&
-	    engine_container_start(e, id, err) == 0 &&
-	    engine_container_wait(e, id, "not-running", &status, err) == 0 &&
-	    engine_container_logs(e, id, false, objdump_to, out, err) == 0)
-		ret = status == 0 ? 0 : error_set(err, ERR_DATA, 0, "llvm-objdump exited %ld", status);
-	/* Best effort: gc removes what is left (it carries our labels). */
-	if (id)
-		(void)engine_container_remove(e, id, true, ERROR_DISCARD);
+	ret = unit_oneoff_run(u, &spec, objdump_to, out, &status, err);
+	if (ret == 0 && status != 0)
+		ret = error_set(err, ERR_DATA, 0, "llvm-objdump exited %ld", status);
 	container_spec_release(&spec);
 	return ret;
 }

@@ -48,12 +48,4 @@ void unit_diag_after(struct unit_diag *g, const struct unit_run *u, struct findi
 /* The diagnosis into finding.json's object and finding.md's text. */
 void unit_diag_render(const struct unit_diag *g, cJSON *finding, struct strbuf *md);
 
-/* Shared with the unit: the plan of a replay like this one. */
-void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k);
-void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k,
-		     struct replay_plan_input *in);
-/* The spec of a one-off container like the replay's `--info` one (its
- * image, labels, hardening; no devices); initialised here. */
-void unit_info_spec(const struct unit_run *u, struct container_spec *spec);
-
 #endif

@@ -43,6 +43,10 @@ struct unit_run {
 	size_t n_chosen;
 	const struct preflight_report *preflight; /* NULL: not reached */
 	struct unit_diag *diag;       /* the debugger steps (replay_diagnose.h), NULL: none */
+	/* The user's interrupts, read by every step of the unit (the replay, the
+	 * agent rerun, the one-off containers), so a signal one step read is
+	 * still seen by the next; NULL: none. */
+	struct interrupt_watch *iw;
 };
 
 /* <run_dir>/run.json. */

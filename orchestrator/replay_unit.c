@@ -12,6 +12,7 @@
 #include "orchestrator/replay.h"
 #include "orchestrator/replay_diagnose.h"
 #include "orchestrator/replay_records.h"
+#include "orchestrator/replay_unit_plan.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/run_log.h"
 #include "orchestrator/say.h"
@@ -175,57 +176,6 @@ static int resolve_device_gids(struct unit_run *u, struct error *err)
 	return 0;
 }
 
-void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k,
-		     struct replay_plan_input *in)
-{
-	const struct replay_desc *d = u->desc;
-
-	memset(in, 0, sizeof(*in));
-	in->knobs = k;
-	in->pid_dir = d->pid_dir;
-	in->pid_name = u->pid_name;
-	in->image_ref = d->image->ref;
-	in->image_id = d->create_by_id ? d->image->id : NULL;
-	in->image_repository = d->image->repository;
-	in->image_env = &d->image->env;
-	in->playback = u->playback;
-	in->overlay = d->overlay;
-	in->devices = u->devices;
-	in->n_devices = u->n_devices;
-	in->n_gpus = u->n_chosen;
-	in->run_id = u->run_id;
-	in->owner = u->host->owner;
-	in->archive_label = d->pid_dir;
-	in->user = u->user[0] ? u->user : NULL;
-	in->seccomp_profile = u->seccomp_profile;
-	in->seccomp_opt = u->seccomp_opt;
-}
-
-void unit_info_spec(const struct unit_run *u, struct container_spec *spec)
-{
-	struct replay_plan_knobs k;
-	struct replay_plan_input in;
-
-	unit_plan_knobs(u->desc, &k);
-	unit_plan_input(u, &k, &in);
-	container_spec_init(spec);
-	replay_plan_build_info(&in, spec);
-}
-
-void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->extra_ld = d->extra_ld;
-	k->hip_hrr_env = d->hip_hrr_env;
-	k->env = d->env;
-	k->cap_add = d->cap_add;
-	k->progress_seconds = d->limits.progress_seconds;
-	k->stop_grace_s = d->limits.stop_grace_s;
-	k->memory_bytes = d->limits.memory_bytes;
-	k->no_sync = d->no_sync;
-	k->keep = d->keep;
-}
-
 static int to_run_log(enum engine_stream_id stream, const char *data, size_t len, void *ud)
 {
 	run_log_write(ud, (int)stream, data, len);
@@ -237,10 +187,8 @@ static int to_run_log(enum engine_stream_id stream, const char *data, size_t len
 static int playback_info(const struct unit_run *u, struct classifier *cls)
 {
 	struct container_spec spec;
-	cleanup_free char *id = NULL;
 	cleanup_free char *diag = xasprintf("%s/diagnostics", u->run_dir);
 	cleanup_free char *path = xasprintf("%s/hrr-playback-info.txt", diag);
-	struct engine *e = u->host->engine;
 	struct run_log rl;
 	struct error err;
 	long status = -1;
@@ -254,21 +202,11 @@ static int playback_info(const struct unit_run *u, struct classifier *cls)
 	}
 	if (run_log_open(&rl, path, -1, cls, &err) < 0)
 		goto out;
-	if (engine_container_create(e, NULL, &spec, &id, &err) < 0 ||
-	    engine_container_start(e, id, &err) < 0 ||
-	    engine_container_wait(e, id, "not-running", &status, &err) < 0 ||
-	    engine_container_logs(e, id, false, to_run_log, &rl, &err) < 0) {
-		run_log_close(&rl, NULL);
-		goto out;
-	}
-	ret = 0;
+	ret = unit_oneoff_run(u, &spec, to_run_log, &rl, &status, &err);
 	run_log_close(&rl, NULL);
 out:
-	if (ret < 0)
+	if (ret < 0 && err.kind != ERR_INTERRUPTED)
 		say_info(u->desc->verbosity, "note: hrr-playback --info could not run: %s", err.msg);
-	/* Best effort: gc removes what is left (it carries our labels). */
-	if (id)
-		(void)engine_container_remove(e, id, true, ERROR_DISCARD);
 	container_spec_release(&spec);
 	return ret;
 }
@@ -283,6 +221,14 @@ static int stop_before_replay(struct unit_run *u, struct replay_unit_result *res
 		res->preflight_markdown = records_write_preflight(u->run_dir, u->preflight);
 	records_write_run_json(u);
 	return u->exit_code;
+}
+
+/* A signal read after the replay (during --info or a debugger step) ends
+ * the unit like one during it: no further step, exit 5. */
+static void note_interrupt(struct unit_run *u)
+{
+	if (u->iw && u->iw->first && !u->result.interrupt_signal)
+		u->result.interrupt_signal = u->iw->first;
 }
 
 /* The finding: the classifier's verdict on the log, completed by --info
@@ -333,8 +279,10 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 		finding_release(&later);
 		classifier_free(info_cls);
 	}
+	note_interrupt(u);
 	if (u->diag)
 		unit_diag_after(u->diag, u, &f);
+	note_interrupt(u);
 	fr.wall_s = monotonic_now() - u->t_begin;
 	finding_finalize(&f, &ctx);
 	res->finding = finding_to_json(&f, &ctx);
@@ -601,6 +549,7 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	interrupt_watch_init(&iw, d->interrupt_fd);
 	u.host = host;
 	u.desc = d;
+	u.iw = &iw;
 	u.pid_name = pid_name_of(d->pid_dir);
 	u.t_begin = monotonic_now();
 	u.format_version = d->archive_format_version;

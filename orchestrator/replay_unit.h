@@ -64,6 +64,7 @@ enum {
 	EXIT_BLOCKED = 4,
 	EXIT_NO_VERDICT = 5,
 	EXIT_USAGE = 64,
+	EXIT_GPU_BUSY = 75, /* the GPUs stayed held past --gpu-wait (EX_TEMPFAIL) */
 };
 
 /* Where a replay (or the set-up before it) stopped without a verdict. */

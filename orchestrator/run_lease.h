@@ -8,8 +8,7 @@
 
 #include "orchestrator/cmd_setup.h"
 #include "orchestrator/gpu_lease.h"
-
-#define EXIT_GPU_BUSY 75
+#include "orchestrator/replay_unit.h" /* EXIT_GPU_BUSY */
 
 struct run_lease {
 	struct gpu_lease lease;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "orchestrator/options.h"
-#include "orchestrator/options_table.h"
+#include "orchestrator/option_ids.h"
+#include "orchestrator/option_values.h"
 #include "orchestrator/sweep_plan.h"
 
 void sweep_options_init(struct sweep_options *s)

@@ -43,7 +43,7 @@ struct sweep_options {
 
 void sweep_options_init(struct sweep_options *s);
 void sweep_options_release(struct sweep_options *s);
-/* Apply one of the option ids this module owns (options_table.h);
+/* Apply one of the option ids this module owns (option_ids.h);
  * `from` names the source for messages. */
 int sweep_option_apply(struct sweep_options *s, int id, const char *val, const char *from,
 		       struct error *err) __attribute__((warn_unused_result));

@@ -7,13 +7,12 @@ bin=${1:?usage: tests/valgrind.sh path/to/hrr-docker-replay}
 top=$(cd "$(dirname "$0")/.." && pwd)
 vg=(valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect
     --errors-for-leak-kinds=definite,indirect --error-exitcode=99)
+# shellcheck source=tests/fake-host.sh
+. "$top/tests/fake-host.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/dev/dri"
-mknod "$tmp/dev/kfd" c 1 3
-mknod "$tmp/dev/dri/renderD128" c 226 128
-mknod "$tmp/dev/dri/renderD136" c 226 136
-common=(--image hrr-sim:${HRR_IMAGE_TAG:-dev} --sysfs-root "$top/tests/fixtures/sysfs/mi300x-2"
+fake_host_devices "$tmp/dev"
+common=(--image hrr-sim:${HRR_IMAGE_TAG:-dev} --sysfs-root "$FAKE_HOST_SYSFS"
 	--device-root "$tmp/dev" --workdir "$tmp/work" -q)
 
 expect() { # code what command...

@@ -788,9 +788,8 @@ long long scenario_int(const struct scenario *sc, const char *key, long long def
 	return *end ? def : n;
 }
 
-double scenario_double(const struct scenario *sc, const char *key, double def)
+double sim_parse_double(const char *v, double def)
 {
-	const char *v = scenario_get(sc, key);
 	char *end;
 	double d;
 
@@ -798,6 +797,11 @@ double scenario_double(const struct scenario *sc, const char *key, double def)
 		return def;
 	d = strtod(v, &end);
 	return *end ? def : d;
+}
+
+double scenario_double(const struct scenario *sc, const char *key, double def)
+{
+	return sim_parse_double(scenario_get(sc, key), def);
 }
 
 size_t scenario_all(const struct scenario *sc, const char *key, const char ***out)

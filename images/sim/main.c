@@ -538,7 +538,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.info) {
+		const char *info = scenario_get(&sc, "info");
+
 		archive_print_info(&a);
+		if (info && !strcmp(info, "hang")) {
+			fflush(stdout);
+			for (;;)
+				pause();
+		}
 		r = 0;
 		goto out;
 	}

@@ -58,14 +58,7 @@ static int env_flag(const char *name)
 
 static double env_double(const char *name, double def)
 {
-	const char *v = getenv(name);
-	char *end;
-	double d;
-
-	if (!v || !*v)
-		return def;
-	d = strtod(v, &end);
-	return *end ? def : d;
+	return sim_parse_double(getenv(name), def);
 }
 
 static int scenario_is(const struct run *r, const char *name)

@@ -28,6 +28,8 @@
  *   bytes=N           (flood; env HRR_SIM_FLOOD_BYTES wins)
  *   seconds=T, interval=S        (slow: a launch every S s for T s)
  *   missing_ptr=1, not_replayable=<api>            extra diagnostic lines
+ *   info=hang         --info prints its summary, then hangs silently until
+ *                     killed (a side step the orchestrator must bound)
  *   format=a,b,...    the real programs' variants of their lines (docs/formats.md,
  *                     "Variants the classifier handles"):
  *       spliced           with --sync-after-launch, "[HRR] Event N: api   ->
@@ -133,6 +135,8 @@ void scenario_release(struct scenario *sc);
 const char *scenario_get(const struct scenario *sc, const char *key);
 long long scenario_int(const struct scenario *sc, const char *key, long long def);
 double scenario_double(const struct scenario *sc, const char *key, double def);
+/* v as a whole double; def when v is NULL, empty or not one. */
+double sim_parse_double(const char *v, double def);
 /* Every value of key, in file order (kernels=a,b is stored as kernel=a,
  * kernel=b). The caller frees *out, not the strings. */
 size_t scenario_all(const struct scenario *sc, const char *key, const char ***out);

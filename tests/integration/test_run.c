@@ -210,6 +210,37 @@ Test(run, interrupt_stops_the_container_and_keeps_the_log)
 	rmdir(dir);
 }
 
+/* The `hrr-playback --info` step after the replay hangs (the fixture's
+ * simulator never ends --info); with no --timeout its own bound is far off,
+ * so only the interrupt can end it: at once, exit 5, its container gone. */
+Test(run, interrupt_ends_a_hanging_info_step_and_removes_its_container)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("maf-info-hang");
+	cleanup_free char *id = NULL;
+	char dir[] = "/tmp/hrr-info-XXXXXX";
+	char cmd[600];
+	pid_t pid;
+	int status, i;
+
+	cr_assert_not_null(mkdtemp(dir));
+	pid = tool_spawn(REPLAY_ARGS(pid_dir, "--timeout", "0", "--stop-grace", "2", NULL), NULL,
+			 dir);
+	snprintf(cmd, sizeof(cmd), "ls %s/*/diagnostics/hrr-playback-info.txt >/dev/null 2>&1",
+		 tenv.workdir);
+	for (i = 0; i < 600 && system(cmd) != 0; i++)
+		usleep(100000);
+	cr_assert_lt(i, 600, "the --info step did not begin");
+	id = wait_for_tool_container(tenv.workdir, 30);
+	cr_assert_not_null(id, "no --info container appeared");
+	kill(pid, SIGINT);
+	/* Far below the step's own bound (--timeout 0: 1800 s + the grace). */
+	status = tool_wait(pid, 30);
+	cr_assert_eq(status, 5, "an interrupted --info step exits 5 (%d)", status);
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0, "the --info container was left");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
 Test(run, gc_removes_what_a_killed_orchestrator_left)
 {
 	cleanup_free char *pid_dir = fixture_pid_dir("hang");
