@@ -35,6 +35,33 @@ static int create_body_for_engine(struct engine *e, const cJSON *body, cJSON **o
 	return 0;
 }
 
+/* Rootless Podman drops the caller's groups unless asked (podman.c): a
+ * container created without keeping them is replaced by one that does. On
+ * failure nothing is left and *id_out is NULL. */
+static int keep_groups_on_podman(struct engine *e, const char *name, const cJSON *body,
+				 char **id_out, struct error *err)
+{
+	bool recreate = false;
+
+	if (podman_check_created(e, body, *id_out, &recreate, err) < 0) {
+		(void)engine_container_remove(e, *id_out, true, ERROR_DISCARD);
+		goto fail;
+	}
+	if (!recreate)
+		return 0;
+	if (engine_container_remove(e, *id_out, true, err) < 0) {
+		(void)error_prefix(err, "replacing a container that would lose your groups: ");
+		goto fail;
+	}
+	free(*id_out);
+	*id_out = NULL;
+	return podman_create_keeping_groups(e, body, name, id_out, err);
+fail:
+	free(*id_out);
+	*id_out = NULL;
+	return -1;
+}
+
 int engine_container_create_json(struct engine *e, const char *name,
 				 const cJSON *body, char **id_out, struct error *err)
 {
@@ -59,13 +86,8 @@ int engine_container_create_json(struct engine *e, const char *name,
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "the Docker engine created a container but sent no Id");
 	*id_out = xstrdup(id->valuestring);
-	if (e->flavour == ENGINE_FLAVOUR_PODMAN &&
-	    podman_check_created(e, body, name, id_out, err) < 0) {
-		(void)engine_container_remove(e, *id_out, true, ERROR_DISCARD);
-		free(*id_out);
-		*id_out = NULL;
-		return -1;
-	}
+	if (e->flavour == ENGINE_FLAVOUR_PODMAN)
+		return keep_groups_on_podman(e, name, body, id_out, err);
 	return 0;
 }
 

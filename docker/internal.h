@@ -92,11 +92,16 @@ int podman_create_body(struct engine *e, const cJSON *body, cJSON **out, struct 
 	__attribute__((warn_unused_result));
 /* After a create on rootless Podman: a container given device nodes and
  * their groups must keep the caller's groups (run.oci.keep_original_groups
- * with crun). Without the annotation it is created again through Podman's
- * own API with it (*id replaced); failing that, ERR_USAGE naming the
- * containers.conf line. */
-int podman_check_created(struct engine *e, const cJSON *body, const char *name, char **id,
+ * with crun). *recreate: the container lacks the annotation and must be
+ * created again with podman_create_keeping_groups; ERR_USAGE when the
+ * runtime drops groups whatever is asked. */
+int podman_check_created(struct engine *e, const cJSON *body, const char *id, bool *recreate,
 			 struct error *err) __attribute__((warn_unused_result));
+/* Create through Podman's own API with the keep-groups annotation; failing
+ * that, ERR_USAGE naming the containers.conf line. */
+int podman_create_keeping_groups(struct engine *e, const cJSON *body, const char *name,
+				 char **id_out, struct error *err)
+	__attribute__((warn_unused_result));
 /* POST /libpod/containers/create of a compatible create body translated
  * into Podman's SpecGenerator, with the OCI annotation key=value
  * (docker/libpod.c). ERR_USAGE when the body has what does not translate. */
@@ -113,7 +118,8 @@ void podman_path_stat_normalize(cJSON *stat, const char *path);
 /* Podman's image inspect as dockerd's: no "localhost/" prefix on RepoTags,
  * no RepoDigests of Podman's own (localhost/...) manifests. */
 void podman_image_normalize(cJSON *inspect);
-/* Podman's error answers that mean what another dockerd status means:
+/* Podman's error answers that mean what another dockerd status means
+ * (docker/podman_errors.c):
  * kill of a stopped container (500 "container state improper") is 409,
  * and msg (the engine's message) then says "not running" as dockerd's. */
 long podman_error_status(long status, const char *body, size_t len, struct strbuf *msg);

@@ -317,7 +317,7 @@ int engine_root_is_caller(struct engine *e, bool *out, struct error *err)
  * own create can: a container created without it is created again that
  * way. Where neither works the replay could not open the GPU nodes and
  * would look like a GPU fault: refuse before it runs. */
-int podman_check_created(struct engine *e, const cJSON *body, const char *name, char **id,
+int podman_check_created(struct engine *e, const cJSON *body, const char *id, bool *recreate,
 			 struct error *err)
 {
 	static const long ok[] = { 200, 0 };
@@ -325,9 +325,8 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *name, 
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
 	cleanup_cjson cJSON *c = NULL;
 	const cJSON *keep, *runtime;
-	struct error why;
-	char *again = NULL;
 
+	*recreate = false;
 	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "GroupAdd")) ||
 	    !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "Devices")))
 		return 0;
@@ -336,7 +335,7 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *name, 
 	if (!e->podman_rootless)
 		return 0;
 	strbuf_addstr(&path, "/libpod/containers/");
-	engine_url_add_path(&path, *id);
+	engine_url_add_path(&path, id);
 	strbuf_addstr(&path, "/json");
 	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &c, err) < 0)
 		return error_prefix(err, "inspecting the new container's annotations: ");
@@ -350,15 +349,17 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *name, 
 				 "rootless Podman at %s runs containers with %s, which drops your supplementary groups, so the container could not open the GPU device nodes it is given; use crun: runtime = \"crun\" under [engine] in ~/.config/containers/containers.conf, and restart the service (docs/engines.md)",
 				 e->host,
 				 cJSON_IsString(runtime) ? runtime->valuestring : "an unknown runtime");
-	if (cJSON_IsString(keep) && !strcmp(keep->valuestring, "1"))
+	*recreate = !(cJSON_IsString(keep) && !strcmp(keep->valuestring, "1"));
+	return 0;
+}
+
+int podman_create_keeping_groups(struct engine *e, const cJSON *body, const char *name,
+				 char **id_out, struct error *err)
+{
+	struct error why;
+
+	if (podman_libpod_create(e, body, name, PODMAN_KEEP_GROUPS, "1", id_out, &why) == 0)
 		return 0;
-	if (engine_container_remove(e, *id, true, err) < 0)
-		return error_prefix(err, "replacing a container that would lose your groups: ");
-	if (podman_libpod_create(e, body, name, PODMAN_KEEP_GROUPS, "1", &again, &why) == 0) {
-		free(*id);
-		*id = again;
-		return 0;
-	}
 	return error_set(err, ERR_USAGE, 0,
 			 "rootless Podman at %s would drop your supplementary groups, so the container could not open the GPU device nodes it is given, and creating it with " PODMAN_KEEP_GROUPS " failed (%s); keep them: add [containers] annotations = [\"" PODMAN_KEEP_GROUPS "=1\"] to ~/.config/containers/containers.conf and restart the service (docs/engines.md)",
 			 e->host, why.msg);
@@ -427,23 +428,4 @@ void podman_image_normalize(cJSON *inspect)
 		if (cJSON_IsString(it) && !strncmp(it->valuestring, PODMAN_LOCAL, strlen(PODMAN_LOCAL)))
 			cJSON_DeleteItemFromArray(digests, i);
 	}
-}
-
-long podman_error_status(long status, const char *body, size_t len, struct strbuf *msg)
-{
-	cleanup_cjson cJSON *j = NULL;
-	const cJSON *cause;
-
-	if (status != 500 || !len)
-		return status;
-	j = cJSON_ParseWithLength(body, len);
-	cause = cJSON_GetObjectItemCaseSensitive(j, "cause");
-	if (!cJSON_IsString(cause) || strcmp(cause->valuestring, "container state improper"))
-		return status;
-	if (strstr(msg->buf, "can only kill running containers")) {
-		cleanup_free char *was = strbuf_detach(msg, NULL);
-
-		strbuf_addf(msg, "the container is not running (%s)", was);
-	}
-	return 409;
 }

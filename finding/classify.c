@@ -14,7 +14,7 @@
  *
  * Calls run one way: classify.c -> classify_<kind>.c -> classify_text.h
  * (classify_decide.c, at the end, flushes through classify.c). */
-#include "finding/classify.h"
+#include "finding/classify_state.h"
 
 /* A cut line's last token may be a cut number ("seq=20" of "seq=2047", an
  * address cut after "0x7f"): it is not read. */

@@ -8,7 +8,7 @@
  * pointer-argument lines, recognised by their prefix in classify.c. Every
  * other line gets one pass here that finds all the anchors the remaining
  * rules need, instead of one substring search per rule. */
-#include "finding/classify.h"
+#include "finding/classify_state.h"
 
 #include <stdint.h>
 #include <threads.h>

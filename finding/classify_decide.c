@@ -1,7 +1,7 @@
 /* The decision: the precedence of the rules (outcome and fault class, each
  * "first match wins" over the whole input) applied once to the evidence the
  * line readers recorded, and the finding filled from it. */
-#include "finding/classify.h"
+#include "finding/classify_state.h"
 
 static const char *hsa_name(enum hsa_status s)
 {

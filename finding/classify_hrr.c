@@ -1,6 +1,6 @@
 /* hrr-playback's own `[HRR]` lines: verdict, summary, D2H checks, Fatal,
  * version mismatch, divergence, its sync watchdog. */
-#include "finding/classify.h"
+#include "finding/classify_state.h"
 
 #include <limits.h>
 

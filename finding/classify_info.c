@@ -1,6 +1,6 @@
 /* `hrr-playback --info` output: archive health and the kernel tables.
  * Evidence about the archive only, never about how a replay ended. */
-#include "finding/classify.h"
+#include "finding/classify_state.h"
 
 static bool add_kernel_name(struct finding *f, const char *a, const char *b)
 {

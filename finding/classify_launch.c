@@ -2,7 +2,7 @@
  * its verbose `Event N: api -> Kernel '...'` lines. They say where the
  * replay was, never how it ended. (The runtime's dispatch assignments,
  * found anywhere in a line, are read in classify_runtime.c.) */
-#include "finding/classify.h"
+#include "finding/classify_state.h"
 
 /* The last '<q>' in [a, end): a name's closing quote. Names are printed
  * byte for byte, so one may hold the quote character; what follows the

@@ -3,7 +3,7 @@
  * rocm-debug-agent's wave dump), and the words around "replay": the stop
  * markers (read through finding/marker.h) and hrr-playback's abort words;
  * the dispatch assignments a fault is attributed to. */
-#include "finding/classify.h"
+#include "finding/classify_state.h"
 
 #include <limits.h>
 

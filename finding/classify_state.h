@@ -10,8 +10,8 @@
  *   every one of them -> classify_text.h (the lexing helpers)
  *   classify_decide.c -> classify.c (the last line's flush)
  * Not part of the module's interface. */
-#ifndef HRR_FINDING_CLASSIFY_H
-#define HRR_FINDING_CLASSIFY_H
+#ifndef HRR_FINDING_CLASSIFY_STATE_H
+#define HRR_FINDING_CLASSIFY_STATE_H
 
 #include <stdbool.h>
 
