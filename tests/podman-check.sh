@@ -70,7 +70,10 @@ run_suites() {
 	local name=$1 f rc=0
 	shift
 	for f in "${FILTERS[@]}"; do
-		"$@" "$INTEGRATION" --jobs 1 --filter "$f" 2>&1 || rc=1
+		local frc=0
+		"$@" "$INTEGRATION" --jobs 1 --filter "$f" 2>&1 || frc=$?
+		# A run that ends without its closing line leaves no [FAIL] to show.
+		[ $frc = 0 ] || { echo "[FAIL] $f: the test binary exited $frc"; rc=1; }
 	done
 	return $rc
 }
