@@ -25,6 +25,10 @@ FUZZ_LIB_SRC += $(wildcard docker/*.c)
 # profiles (--seccomp FILE) and owner labels (gc decides on what parses).
 FUZZ_LIB_SRC += orchestrator/seccomp_profile.c containers/ours.c
 DOCKER_FUZZ_NAMES += seccomp_profile owner_label
+# --gpu lists, sizes, booleans, versions, library names and hip/version
+# files read out of an image.
+FUZZ_LIB_SRC += orchestrator/option_values.c preflight/stack_probe.c
+DOCKER_FUZZ_NAMES += small_parsers
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
