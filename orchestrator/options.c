@@ -281,6 +281,53 @@ static int apply_inside_option(struct options *o, enum option_id id, const char 
 	}
 }
 
+/* The options whose value is one word of a fixed set. */
+static int apply_choice_option(struct options *o, enum option_id id, const char *val,
+			       const char *from, struct error *err)
+{
+	switch (id) {
+	case OPT_FORMAT:
+		if (!strcmp(val, "markdown") || !strcmp(val, "md"))
+			o->format = FORMAT_MARKDOWN;
+		else if (!strcmp(val, "json"))
+			o->format = FORMAT_JSON;
+		else
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a format; use markdown or json", from, val);
+		return 0;
+	case OPT_ENGINE:
+		if (!strcmp(val, "auto"))
+			o->engine_mode = ENGINE_MODE_AUTO;
+		else if (!strcmp(val, "podman-service"))
+			o->engine_mode = ENGINE_MODE_PODMAN_SERVICE;
+		else
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not an engine mode; use auto or podman-service",
+					 from, val);
+		return 0;
+	case OPT_PULL:
+		if (!strcmp(val, "missing"))
+			o->pull = PULL_MISSING;
+		else if (!strcmp(val, "always"))
+			o->pull = PULL_ALWAYS;
+		else if (!strcmp(val, "never"))
+			o->pull = PULL_NEVER;
+		else
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a pull policy; use always, missing or never",
+					 from, val);
+		return 0;
+	case OPT_DIAGNOSE:
+		if (diagnose_mode_parse(val, &o->diagnose, err) < 0)
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a diagnose mode; use off, auto, agent, hang or all",
+					 from, val);
+		return 0;
+	default:
+		return error_set(err, ERR_USAGE, 0, "internal: %s is not a choice", from);
+	}
+}
+
 /* Apply one option's value (from argv or its env twin). `from` names the
  * source for error messages: "--timeout" or "HRR_REPLAY_TIMEOUT". */
 static int apply_option(struct options *o, enum option_id id, const char *val,
@@ -314,15 +361,6 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 			return error_set(err, ERR_USAGE, 0, "%s: empty path", from);
 		set_string(&o->output, val);
 		return 0;
-	case OPT_FORMAT:
-		if (!strcmp(val, "markdown") || !strcmp(val, "md"))
-			o->format = FORMAT_MARKDOWN;
-		else if (!strcmp(val, "json"))
-			o->format = FORMAT_JSON;
-		else
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not a format; use markdown or json", from, val);
-		return 0;
 	case OPT_GPU:
 		if (options_parse_gpu_list(val, o->gpus, OPTIONS_MAX_GPUS, &o->n_gpus, err) < 0) {
 			if (!from_env)
@@ -333,28 +371,11 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 		}
 		o->gpus_from = from_env ? "GPU" : "--gpu";
 		return 0;
+	case OPT_FORMAT:
 	case OPT_ENGINE:
-		if (!strcmp(val, "auto"))
-			o->engine_mode = ENGINE_MODE_AUTO;
-		else if (!strcmp(val, "podman-service"))
-			o->engine_mode = ENGINE_MODE_PODMAN_SERVICE;
-		else
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not an engine mode; use auto or podman-service",
-					 from, val);
-		return 0;
 	case OPT_PULL:
-		if (!strcmp(val, "missing"))
-			o->pull = PULL_MISSING;
-		else if (!strcmp(val, "always"))
-			o->pull = PULL_ALWAYS;
-		else if (!strcmp(val, "never"))
-			o->pull = PULL_NEVER;
-		else
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not a pull policy; use always, missing or never",
-					 from, val);
-		return 0;
+	case OPT_DIAGNOSE:
+		return apply_choice_option(o, id, val, from, err);
 	case OPT_TIMEOUT:
 		return parse_seconds(from, val, &o->timeout_s, err);
 	case OPT_PROGRESS_TIMEOUT:
@@ -364,12 +385,6 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_PROGRESS_SECONDS:
 		if (parse_seconds(from, val, &o->progress_seconds, err) < 0)
 			return -1;
-		return 0;
-	case OPT_DIAGNOSE:
-		if (diagnose_mode_parse(val, &o->diagnose, err) < 0)
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not a diagnose mode; use off, auto, agent, hang or all",
-					 from, val);
 		return 0;
 	case OPT_DIAGNOSE_TIMEOUT:
 		return parse_seconds(from, val, &o->diagnose_timeout_s, err);
