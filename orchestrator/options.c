@@ -281,41 +281,56 @@ static int apply_inside_option(struct options *o, enum option_id id, const char 
 	}
 }
 
-/* The options whose value is one word of a fixed set. */
+/* The options whose value is one word of a fixed set: the words, the value
+ * each stands for, and what the error lists. */
+struct choice {
+	const char *word;
+	int value;
+};
+
+static const struct choice format_choices[] = {
+	{ "markdown", FORMAT_MARKDOWN }, { "md", FORMAT_MARKDOWN }, { "json", FORMAT_JSON }, { 0 }
+};
+static const struct choice engine_choices[] = {
+	{ "auto", ENGINE_MODE_AUTO }, { "podman-service", ENGINE_MODE_PODMAN_SERVICE }, { 0 }
+};
+static const struct choice pull_choices[] = {
+	{ "missing", PULL_MISSING }, { "always", PULL_ALWAYS }, { "never", PULL_NEVER }, { 0 }
+};
+
+static int pick_choice(const struct choice *c, const char *val, const char *from,
+		       const char *what, const char *words, int *out, struct error *err)
+{
+	for (; c->word; c++)
+		if (!strcmp(c->word, val)) {
+			*out = c->value;
+			return 0;
+		}
+	return error_set(err, ERR_USAGE, 0, "%s: '%s' is not %s; use %s", from, val, what, words);
+}
+
 static int apply_choice_option(struct options *o, enum option_id id, const char *val,
 			       const char *from, struct error *err)
 {
+	int v = 0;
+
 	switch (id) {
 	case OPT_FORMAT:
-		if (!strcmp(val, "markdown") || !strcmp(val, "md"))
-			o->format = FORMAT_MARKDOWN;
-		else if (!strcmp(val, "json"))
-			o->format = FORMAT_JSON;
-		else
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not a format; use markdown or json", from, val);
+		if (pick_choice(format_choices, val, from, "a format", "markdown or json", &v, err) < 0)
+			return -1;
+		o->format = (enum output_format)v;
 		return 0;
 	case OPT_ENGINE:
-		if (!strcmp(val, "auto"))
-			o->engine_mode = ENGINE_MODE_AUTO;
-		else if (!strcmp(val, "podman-service"))
-			o->engine_mode = ENGINE_MODE_PODMAN_SERVICE;
-		else
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not an engine mode; use auto or podman-service",
-					 from, val);
+		if (pick_choice(engine_choices, val, from, "an engine mode", "auto or podman-service",
+				&v, err) < 0)
+			return -1;
+		o->engine_mode = (enum engine_mode)v;
 		return 0;
 	case OPT_PULL:
-		if (!strcmp(val, "missing"))
-			o->pull = PULL_MISSING;
-		else if (!strcmp(val, "always"))
-			o->pull = PULL_ALWAYS;
-		else if (!strcmp(val, "never"))
-			o->pull = PULL_NEVER;
-		else
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not a pull policy; use always, missing or never",
-					 from, val);
+		if (pick_choice(pull_choices, val, from, "a pull policy", "always, missing or never",
+				&v, err) < 0)
+			return -1;
+		o->pull = (enum pull_policy)v;
 		return 0;
 	case OPT_DIAGNOSE:
 		if (diagnose_mode_parse(val, &o->diagnose, err) < 0)
