@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -67,21 +68,33 @@ static void engine_down(void)
 	tenv_fini();
 }
 
-/* The tool's containers on the private engine. */
-static int private_containers(void)
+/* The tool's containers on the private engine: all of them, or only the
+ * running ones. */
+static int private_containers_in(bool running_only)
 {
 	struct engine *e = NULL;
 	struct error err = { 0 };
 	cJSON *list = NULL;
-	int n;
+	const cJSON *c;
+	int n = 0;
 
 	cr_assert_eq(engine_open(&e, pe.host, &err), 0, "%s", err.msg);
 	cr_assert_eq(engine_container_list(e, "hrr-docker-replay.owner", &list, &err), 0, "%s",
 		     err.msg);
-	n = cJSON_GetArraySize(list);
+	cJSON_ArrayForEach(c, list) {
+		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(c, "State"));
+
+		if (!running_only || (state && !strcmp(state, "running")))
+			n++;
+	}
 	cJSON_Delete(list);
 	engine_close(e);
 	return n;
+}
+
+static int private_containers(void)
+{
+	return private_containers_in(false);
 }
 
 /* Start a replay of the hang fixture on the private engine; returns once
@@ -95,9 +108,23 @@ static pid_t hang_on_private_engine(const char *dir, const char *timeout)
 	pid_t pid = tool_spawn(REPLAY_ARGS(pid_dir, tenv.workdir, "--timeout", timeout,
 					   "--stop-grace", "2", NULL), env, dir);
 
-	for (int i = 0; i < 300 && private_containers() == 0; i++)
+	for (int i = 0; i < 300 && private_containers_in(true) == 0; i++) {
+		int status;
+
+		/* A tool that ended before its replay ran says why on stderr. */
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			struct strbuf why = STRBUF_INIT, log = STRBUF_INIT;
+			cleanup_free char *err_path = xasprintf("%s/stderr", dir);
+			cleanup_free char *log_path = xasprintf("%s/dockerd.log", pe.dir);
+
+			read_text(err_path, &why);
+			read_text(log_path, &log);
+			cr_assert_fail("the tool ended (status %d) before its replay ran:\n%s\n"
+				       "private dockerd's log:\n%s", status, why.buf, log.buf);
+		}
 		usleep(100 * 1000);
-	cr_assert_gt(private_containers(), 0, "the replay's container never appeared");
+	}
+	cr_assert_gt(private_containers_in(true), 0, "the replay's container never ran");
 	sleep(1);
 	return pid;
 }
