@@ -97,7 +97,7 @@ void run_log_marker(struct run_log *rl, const char *fmt, ...)
 	va_list ap;
 
 	end_unfinished_lines(rl, true);
-	strbuf_addstr(&sb, RUN_LOG_MARKER_PREFIX);
+	strbuf_addstr(&sb, MARKER_PREFIX);
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);

@@ -18,7 +18,6 @@
 
 struct classifier;
 
-#define RUN_LOG_MARKER_PREFIX "[hrr-docker-replay] "
 /* A partial line longer than this is written as it is. */
 #define RUN_LOG_PARTIAL_MAX (64u << 10)
 #define RUN_LOG_BATCH (64u << 10)
