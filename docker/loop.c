@@ -2,6 +2,7 @@
  * attach, logs, events) run side by side, so one thread can follow output,
  * wait for an exit and watch a signal self-pipe at once. */
 #include "docker/xfer.h"
+#include "common/clock.h"
 
 #include <stdlib.h>
 
@@ -42,13 +43,13 @@ int engine_loop_poll(struct engine_loop *l, int timeout_ms, int extra_fd,
 static int loop_await_headers(struct engine_loop *l, struct engine_stream *s,
 			      const struct engine_call_opts *opts, struct error *err)
 {
-	double deadline = engine_now() + (double)ENGINE_CONNECT_TIMEOUT_S;
+	double deadline = monotonic_now() + (double)ENGINE_CONNECT_TIMEOUT_S;
 	int fd = opts ? opts->interrupt_fd : -1;
 
 	if (opts && opts->deadline > 0 && opts->deadline < deadline)
 		deadline = opts->deadline;
 	while (!s->headers_done && !s->done) {
-		double left = deadline - engine_now();
+		double left = deadline - monotonic_now();
 
 		if (engine_fd_readable(fd))
 			return error_set(err, ERR_INTERRUPTED, 0, "%s: interrupted", s->what);

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
@@ -424,14 +425,6 @@ int engine_runner_step(struct engine_runner *r, int timeout_ms, int extra_fd,
 
 /* ---- blocking runs ---- */
 
-double engine_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 bool engine_fd_readable(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
@@ -447,7 +440,7 @@ static int xfer_wait_ms(const struct engine_call_opts *opts)
 
 	if (!opts || opts->deadline <= 0)
 		return 1000;
-	left = opts->deadline - engine_now();
+	left = opts->deadline - monotonic_now();
 	if (left <= 0)
 		return -1;
 	return left >= 1.0 ? 1000 : (int)(left * 1000) + 1;

@@ -82,8 +82,6 @@ struct engine_stream {
  * engine_loop_new). docker/ is the only user of libcurl in the program. */
 void engine_curl_init(void);
 
-/* Seconds on CLOCK_MONOTONIC, the clock of engine_call_opts.deadline. */
-double engine_now(void);
 /* Whether an interrupt fd (>= 0) is readable now. */
 bool engine_fd_readable(int fd);
 

@@ -12,18 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int status_code(int st)
 {
@@ -33,7 +26,7 @@ static int status_code(int st)
 int diagnose_bounded(int (*fn)(void *ctx), void *ctx, double timeout_s, int *status,
 		     struct error *err)
 {
-	double deadline = now_s() + timeout_s;
+	double deadline = monotonic_now() + timeout_s;
 	pid_t child;
 	int st;
 
@@ -52,7 +45,7 @@ int diagnose_bounded(int (*fn)(void *ctx), void *ctx, double timeout_s, int *sta
 		}
 		if (w < 0 && errno != EINTR)
 			return error_errno(err, "waitpid");
-		if (timeout_s > 0 && now_s() >= deadline) {
+		if (timeout_s > 0 && monotonic_now() >= deadline) {
 			kill(child, SIGKILL);
 			while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 				;

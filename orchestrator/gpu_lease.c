@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
@@ -199,19 +200,11 @@ fail:
 	return -1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int gpu_lease_acquire(struct gpu_lease *l, const char *const *names, size_t n,
 		      const struct gpu_lease_opts *o, struct error *err)
 {
 	const char *dir = gpu_lease_dir(o->dir);
-	double start = now_s();
+	double start = monotonic_now();
 	unsigned delay_ms = POLL_MIN_MS;
 	bool reported = false;
 
@@ -225,7 +218,7 @@ int gpu_lease_acquire(struct gpu_lease *l, const char *const *names, size_t n,
 
 		if (r <= 0)
 			return r;
-		if (o->wait_s >= 0 && now_s() - start >= o->wait_s)
+		if (o->wait_s >= 0 && monotonic_now() - start >= o->wait_s)
 			return error_set(err, ERR_BUSY, 0, "GPU %s is busy (held by %s); try later",
 					 names[busy], holder);
 		if (!reported && o->on_wait)

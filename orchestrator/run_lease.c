@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/say.h"
@@ -22,14 +23,6 @@ struct picker {
 	char *owner;
 	bool reported;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* GPUs the capture used (1 without metadata), never more than the host has
  * (preflight reports the shortfall). */
@@ -111,7 +104,7 @@ static const char *busy_holder(const char *msg)
  * since another GPU may free up before the one first waited for. */
 static int take_auto(struct picker *p, size_t need, struct run_lease *l, struct error *err)
 {
-	double start = now_s(), bound = p->env->o->sweep.gpu_wait;
+	double start = monotonic_now(), bound = p->env->o->sweep.gpu_wait;
 	const char *names[OPTIONS_MAX_GPUS];
 
 	p->lo.wait_s = 0;
@@ -123,7 +116,7 @@ static int take_auto(struct picker *p, size_t need, struct run_lease *l, struct 
 		}
 		if (err->kind != ERR_BUSY)
 			return -1;
-		if (bound >= 0 && now_s() - start >= bound)
+		if (bound >= 0 && monotonic_now() - start >= bound)
 			return -1;
 		if (signals_caught())
 			return error_set(err, ERR_CANCELLED, 0, "interrupted waiting for a GPU");

@@ -6,18 +6,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "containers/ours.h"
 #include "orchestrator/gc_policy.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void sweep_lease_names(const struct gpu_topology *t, const char *sysfs_root,
 		       char (*names)[GPU_LEASE_NAME_MAX])
@@ -85,7 +78,7 @@ static void refresh(struct sweep_held *h)
 	struct error err;
 
 	memset(h->held, 0, sizeof(h->held));
-	h->fetched = now_s();
+	h->fetched = monotonic_now();
 	if (engine_container_list(h->engine, LABEL_OWNER, &list, &err) < 0)
 		return; /* the engine's silence proves nothing: the flock still rules */
 	cJSON_ArrayForEach(c, list) {
@@ -108,7 +101,7 @@ bool sweep_held_by_container(void *ctx, const char *gpu, char *holder, size_t ho
 
 	if (!h->engine)
 		return false;
-	if (now_s() - h->fetched > SWEEP_HELD_REFRESH_S)
+	if (monotonic_now() - h->fetched > SWEEP_HELD_REFRESH_S)
 		refresh(h);
 	for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
 		if (!strcmp(h->names[g], gpu) && h->held[g]) {

@@ -4,23 +4,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/text.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void sweep_progress_init(struct sweep_progress *p, size_t total, bool tty)
 {
 	memset(p, 0, sizeof(*p));
 	p->total = total;
 	p->tty = tty;
-	p->started_at = now_s();
+	p->started_at = monotonic_now();
 }
 
 void sweep_progress_started(struct sweep_progress *p)
@@ -112,7 +105,7 @@ void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result
 void sweep_progress_tick(struct sweep_progress *p, const struct sweep_sched *s)
 {
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
-	double t = now_s();
+	double t = monotonic_now();
 
 	(void)s;
 	if (!p->tty || t - p->last_draw < 0.5)

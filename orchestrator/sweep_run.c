@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/gpu_lease.h"
@@ -79,14 +80,6 @@ static void install_signals(struct run *r)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static const struct sweep_image_env *image_of(const struct run *r, const struct sweep_case *c)
 {
 	for (size_t i = 0; i < r->in->meta->n_images; i++)
@@ -143,7 +136,7 @@ static bool lease_gpus(struct run *r, size_t idx, const int *gpus, size_t n, str
 		if (strstr(err.msg, names[i]))
 			*busy_ordinal = gpus[i];
 	if (!r->bounced_at[idx]) {
-		r->bounced_at[idx] = now_s();
+		r->bounced_at[idx] = monotonic_now();
 		say_info(0, "waiting: %s", err.msg);
 	}
 	return false;
@@ -159,7 +152,7 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 
 	memset(w, 0, sizeof(*w));
 	if (!lease_gpus(r, idx, gpus, n, w, &busy)) {
-		double waited = now_s() - r->bounced_at[idx];
+		double waited = monotonic_now() - r->bounced_at[idx];
 
 		if (r->in->meta->gpu_wait >= 0 && waited >= r->in->meta->gpu_wait) {
 			sweep_sched_finish(&r->sched, gpus, n, false);
@@ -398,9 +391,9 @@ int sweep_run(const struct sweep_run_input *in, struct sweep_run_outcome *out, s
 			break;
 		pump(&r);
 		sweep_progress_tick(&r.progress, &r.sched);
-		if (sweep_sched_has_external(&r.sched) && now_s() - last_recheck > 0.5) {
+		if (sweep_sched_has_external(&r.sched) && monotonic_now() - last_recheck > 0.5) {
 			sweep_sched_recheck(&r.sched);
-			last_recheck = now_s();
+			last_recheck = monotonic_now();
 		}
 	}
 	run_release(&r);
