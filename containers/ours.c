@@ -183,3 +183,11 @@ int ours_probe_release(struct ours_probe *p, struct error *err)
 	p->id = NULL;
 	return r;
 }
+
+const char *ours_label(const cJSON *container, const char *key)
+{
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(container, "Labels");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}

@@ -26,14 +26,6 @@ const char cmd_gc_usage[] =
 	"HRR_GC_PROBE_AGE seconds (default 600).\n"
 	"Exit: 0, or 5 when the engine does not answer.\n";
 
-static const char *label_of(const cJSON *c, const char *key)
-{
-	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static struct gc_caller caller_of(const struct options *o, const char *host)
 {
 	struct gc_caller c = { .host = host, .uid = getuid(), .all = o->gc_all,
@@ -98,7 +90,7 @@ static int gc_probes(struct engine *e, const struct options *o, const struct gc_
 		if (!cJSON_IsString(id) || !cJSON_IsNumber(created) ||
 		    (cJSON_IsString(state) && strcmp(state->valuestring, "created")))
 			continue;
-		gc_owner_of(label_of(c, LABEL_OWNER), host, sizeof(host), &owner);
+		gc_owner_of(ours_label(c, LABEL_OWNER), host, sizeof(host), &owner);
 		/* Stale is as good as dead: a probe outliving its age was abandoned. */
 		if (owner.state != OWNER_DEAD && (long long)created->valuedouble <= cutoff)
 			owner.state = OWNER_DEAD;
@@ -141,17 +133,17 @@ int gc_command(struct options *o)
 	}
 	cJSON_ArrayForEach(c, list) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-		const char *label = label_of(c, LABEL_OWNER);
+		const char *label = ours_label(c, LABEL_OWNER);
 		char owner_host[256];
 		struct gc_owner owner;
 		enum gc_decision d;
 		char *why;
 
 		/* Probes carry an owner too; gc_probes judges them. */
-		if (!cJSON_IsString(id) || label_of(c, LABEL_PROBE))
+		if (!cJSON_IsString(id) || ours_label(c, LABEL_PROBE))
 			continue;
 		gc_owner_of(label, owner_host, sizeof(owner_host), &owner);
-		d = gc_decide(&owner, label_of(c, LABEL_KEEP) != NULL, &me);
+		d = gc_decide(&owner, ours_label(c, LABEL_KEEP) != NULL, &me);
 		if (d == GC_KEEP_KEPT)
 			kept++;
 		if (d != GC_REMOVE) {
@@ -162,7 +154,7 @@ int gc_command(struct options *o)
 			continue;
 		}
 		why = xasprintf("run %s, owner %s",
-				label_of(c, LABEL_RUN) ? label_of(c, LABEL_RUN) : "?", label);
+				ours_label(c, LABEL_RUN) ? ours_label(c, LABEL_RUN) : "?", label);
 		removed += gc_remove(e, o, id->valuestring, why);
 		free(why);
 	}

@@ -20,14 +20,6 @@ void sweep_lease_names(const struct gpu_topology *t, const char *sysfs_root,
 			       names[i], GPU_LEASE_NAME_MAX);
 }
 
-static const char *label_of(const cJSON *c, const char *key)
-{
-	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Whether a running container may hold a GPU without its owner's flock:
  * unless its owner is known alive on this host (and so holds the flock), it
  * witnesses the GPU as held. Unknown liveness, another host's or another
@@ -88,10 +80,10 @@ static void refresh(struct sweep_held *h)
 
 		/* A live owner holds its flock; only an orphan needs this witness. */
 		if (!id || !state || strcmp(state, "running") ||
-		    !held_without_flock(label_of(c, LABEL_OWNER)))
+		    !held_without_flock(ours_label(c, LABEL_OWNER)))
 			continue;
 		if (engine_container_inspect(h->engine, id, &inspect, &err) == 0)
-			mark_devices(h, inspect, label_of(c, LABEL_OWNER));
+			mark_devices(h, inspect, ours_label(c, LABEL_OWNER));
 	}
 }
 
@@ -142,7 +134,7 @@ int sweep_remove_orphans(struct engine *e)
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
 
 		/* gc's rules: the caller's own orphans only, never --keep ones. */
-		if (id && gc_sweep_may_remove(label_of(c, LABEL_OWNER), label_of(c, LABEL_KEEP)) &&
+		if (id && gc_sweep_may_remove(ours_label(c, LABEL_OWNER), ours_label(c, LABEL_KEEP)) &&
 		    engine_container_remove(e, id, true, &err) == 0)
 			removed++;
 	}
