@@ -113,7 +113,7 @@ demo:
 	bash examples/demo.sh $(abspath $(BIN))
 
 # Play on the fake GPU host of the demo: make try ARGS='--gpu 1 --format json'
-TRY_ARGS = --image hrr-sim:dev --archive examples/capture.hrr
+TRY_ARGS = --image hrr-sim:$(or $(HRR_IMAGE_TAG),dev) --archive examples/capture.hrr
 try: all
 	HRR_BIN=$(abspath $(BIN)) bash examples/try.sh $(TRY_ARGS) $(ARGS)
 
