@@ -167,7 +167,7 @@ pick_storage() {
 			say "$USER_NAME's podman storage does not work and $conf is not ours: fix it by hand ($info)"
 			exit 1
 		}
-		say "resetting $USER_NAME's half-initialised podman storage ($(head -1 <<<"$info"))"
+		say "resetting $USER_NAME's half-initialised podman storage ($(grep -o 'User-selected graph driver.*from database' <<<"$info" || head -1 <<<"$info"))"
 		stop_pidfile "$RUNTIME/podman/hrr-service.pid"
 		rm -f "$conf"
 	fi
