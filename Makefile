@@ -66,12 +66,19 @@ setup:
 images: $(SIM)
 	bash images/build.sh $(SIM)
 
+# Every suite runs even when one before it failed; then the host's network
+# interfaces must all still be there (tests/host-interfaces.sh).
 check: setup
 	$(MAKE) -j$(JOBS) all $(UNIT) $(INTEGRATION)
 	$(MAKE) images
-	$(MAKE) check-unit
-	$(MAKE) check-integration
-	$(MAKE) check-podman
+	bash tests/host-interfaces.sh save $(BUILD)/host-interfaces.before
+	@failed=""; \
+	for t in check-unit check-integration check-podman; do \
+		$(MAKE) $$t || failed="$$failed $$t"; \
+	done; \
+	bash tests/host-interfaces.sh compare $(BUILD)/host-interfaces.before || failed="$$failed host-interfaces"; \
+	if [ -n "$$failed" ]; then echo "check: FAILED:$$failed" >&2; exit 1; fi; \
+	echo "check: every suite passed"
 
 check-unit: $(UNIT)
 	$(UNIT) --jobs 2
@@ -106,7 +113,7 @@ demo:
 	bash examples/demo.sh $(abspath $(BIN))
 
 # Play on the fake GPU host of the demo: make try ARGS='--gpu 1 --format json'
-TRY_ARGS = --image hrr-sim:dev --archive examples/capture.hrr
+TRY_ARGS = --image hrr-sim:$(or $(HRR_IMAGE_TAG),dev) --archive examples/capture.hrr
 try: all
 	HRR_BIN=$(abspath $(BIN)) bash examples/try.sh $(TRY_ARGS) $(ARGS)
 

@@ -5,7 +5,11 @@
 #   rootless  DOCKER_HOST=unix:///run/user/<uid>/podman/podman.sock, the test
 #             binary run as the test user $HRR_PODMAN_USER (default hrrpod),
 #             its scratch dirs its own, its device nodes links to the shared
-#             fake GPU nodes (tests/setup-fake-gpus.sh) of a group it is in
+#             fake GPU nodes (tests/setup-fake-gpus.sh) of a group it is in;
+#             it runs a copy of the binaries and of the files the tests read
+#             (tests/, examples/, docs/) in a directory it can read, since the
+#             checkout may be one it cannot enter (a clone under /root, or in
+#             a `mktemp -d`); the copy is removed at the end
 # Both run at once (separate engines, separate state). The subset: replays
 # with every finding and exit code, interrupts, gc, pulls with credentials,
 # preflight probes, and the Podman-only suite. Each engine must be left
@@ -78,16 +82,34 @@ run_suites() {
 	return $rc
 }
 
+# The tree the test user runs from: the build's binaries and what the
+# tests read, world-readable, under a directory every user can enter.
+copy_tree() {
+	TREE=$(mktemp -d /tmp/hrr-podman-tree-XXXXXX)
+	trap 'rm -rf "$TREE"' EXIT
+	mkdir -p "$TREE/build/tests"
+	cp "$BIN" "$TREE/build/hrr-docker-replay"
+	cp "$INTEGRATION" "$TREE/build/tests/integration"
+	[ -d "$(dirname "$BIN")/sim" ] && cp -r "$(dirname "$BIN")/sim" "$TREE/build/"
+	cp -r tests examples docs README.md "$TREE/"
+	chmod -R a+rX "$TREE"
+	runuser -u "$USER_NAME" -- test -x "$TREE/build/tests/integration" -a -r "$TREE/tests/fixtures" \
+		|| { say "$USER_NAME cannot read $TREE, the copy of the tests it runs (is /tmp mounted noexec or private?)"; exit 1; }
+}
+
 as_root() {
 	env DOCKER_HOST=unix://$ROOT_SOCK HRR_BIN="$BIN" HRR_IMAGE_TAG="$TAG" "$@"
 }
 
 # The user's runtime dir and socket as logind would set them; a TMPDIR of
 # its own so scratch directories are its own too.
+# Its first argument, the test binary, is replaced by the copy in $TREE.
 as_user() {
-	runuser -u "$USER_NAME" -- env -i PATH="$PATH" HOME="$HOME_" USER="$USER_NAME" \
+	shift
+	(cd "$TREE" && exec runuser -u "$USER_NAME" -- env -i PATH="$PATH" HOME="$HOME_" USER="$USER_NAME" \
 		XDG_RUNTIME_DIR=/run/user/$UID_ DOCKER_HOST=unix://$USER_SOCK \
-		HRR_BIN="$BIN" HRR_IMAGE_TAG="$TAG" TMPDIR=/tmp "$@"
+		HRR_BIN="$TREE/build/hrr-docker-replay" HRR_SRCDIR="$TREE" HRR_IMAGE_TAG="$TAG" TMPDIR=/tmp \
+		"$TREE/build/tests/integration" "$@")
 }
 
 # Containers of the tests left in an engine (labels of the tool and of the
@@ -119,6 +141,7 @@ check_one() {
 	return $rc
 }
 
+case $WHICH in rootless | both) copy_tree ;; esac
 pids=()
 names=()
 case $WHICH in root | both) check_one root "$ROOT_SOCK" as_root & pids+=($!); names+=(root) ;; esac

@@ -115,6 +115,13 @@ void tenv_fini(void)
 	test_env_teardown(&tenv);
 }
 
+void tenv_skip(const char *why)
+{
+	test_env_teardown(&tenv);
+	cr_skip_test("%s", why);
+	abort(); /* cr_skip_test does not return */
+}
+
 void test_env_teardown(struct test_env *t)
 {
 	remove_tool_containers(t->workdir);

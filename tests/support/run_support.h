@@ -44,6 +44,9 @@ void tenv_init(void);
  * (tests/fixtures/sysfs/mi300x-4). */
 void tenv_init_four_gpus(char *sysfs, size_t len);
 void tenv_fini(void);
+/* Skips the test, removing its scratch directory first: Criterion runs no
+ * .fini after cr_skip_test, and the directory would stay behind in /tmp. */
+__attribute__((noreturn)) void tenv_skip(const char *why);
 
 /* The pid directory of a fixture scenario (absolute). Caller frees. */
 char *fixture_pid_dir(const char *scenario);

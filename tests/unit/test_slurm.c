@@ -3,6 +3,7 @@
  * index -> render node -> KFD ordinal chain, squeue's time left, and the
  * runner interface with a scripted runner instead of a cluster. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,7 +266,8 @@ static int fake_sbatch(void *ctx, const char *const *argv, struct strbuf *out,
 	return 0;
 }
 
-Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all)
+/* stdout: the submission's summary lines, not the test's to print */
+Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all, .init = cr_redirect_stdout)
 {
 	cleanup_free char *dir = scratch_dir("slurm-unit");
 	struct sweep_meta m;
