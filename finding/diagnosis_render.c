@@ -65,6 +65,11 @@ cJSON *diagnosis_to_json(const struct diagnosis *d)
 		cJSON_AddNumberToObject(o, "waves", (double)d->waves);
 	else
 		cJSON_AddNullToObject(o, "waves");
+	if (d->tool_exit >= 0)
+		cJSON_AddNumberToObject(o, "exit_status", d->tool_exit);
+	else
+		cJSON_AddNullToObject(o, "exit_status");
+	add_str(o, "stderr", d->tool_stderr);
 	for (size_t i = 0; i < d->n_dispatches; i++)
 		cJSON_AddItemToArray(disp, dispatch_json(&d->dispatches[i]));
 	cJSON_AddItemToObject(o, "dispatches", disp);
