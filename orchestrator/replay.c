@@ -18,6 +18,7 @@
 #define LOG_DRAIN_S 10.0
 #define KILL_WAIT_S 30.0
 #define WAIT_REGISTER_S 30.0
+#define QUIT_QUIET_S 1.0
 
 void replay_result_release(struct replay_result *r)
 {
@@ -154,7 +155,7 @@ struct exec_state {
 	struct log_sink sink;
 	enum replay_stop stop;
 	enum { RUNNING, QUIT_SENT, TERM_SENT, KILL_SENT } state;
-	double quit_deadline, term_deadline, kill_deadline, exited_at;
+	double quit_at, quit_deadline, term_deadline, kill_deadline, exited_at;
 	bool marker_written;     /* the stop marker went out before SIGQUIT */
 	int signals_seen;
 };
@@ -243,7 +244,15 @@ static void quit_first(struct exec_state *s, double now)
 	s->r->quit_sent = true;
 	s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGQUIT");
 	s->state = QUIT_SENT;
+	s->quit_at = now;
 	s->quit_deadline = now + x->quit_wait_s;
+}
+
+/* The agent printed after SIGQUIT and has been quiet since for
+ * QUIT_QUIET_S: its dump is complete, the stop need not wait longer. */
+static bool dump_done(const struct exec_state *s, double now)
+{
+	return s->sink.last_data > s->quit_at && now - s->sink.last_data >= QUIT_QUIET_S;
 }
 
 /* A deadline or an interrupt while running: SIGTERM and the grace, or
@@ -301,7 +310,8 @@ static int loop_turn(struct exec_state *s)
 	s->signals_seen = iw->count;
 	if (s->state == RUNNING && s->exited_at < 0)
 		begin_stop(s, sig, now);
-	if (s->state == QUIT_SENT && s->exited_at < 0 && (now >= s->quit_deadline || sig))
+	if (s->state == QUIT_SENT && s->exited_at < 0 &&
+	    (now >= s->quit_deadline || sig || dump_done(s, now)))
 		send_stop(s, now);
 	/* A stop the engine cannot hear: waiting longer learns nothing. */
 	if (s->r->engine_lost)
@@ -344,7 +354,7 @@ static void run_loop(struct exec_state *s, struct error *err)
 		else if (s->state == TERM_SENT)
 			timeout_ms = clock_ms_until(s->term_deadline, now, 1000);
 		else if (s->state == QUIT_SENT)
-			timeout_ms = clock_ms_until(s->quit_deadline, now, 1000);
+			timeout_ms = clock_ms_until(s->quit_deadline, now, 250);
 		if (engine_loop_poll(s->loop, timeout_ms, s->x->interrupt->fd, err) < 0)
 			return;
 		run_log_flush(s->x->log);

@@ -177,7 +177,7 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct rer
 	const struct replay_desc *d = u->desc;
 	cleanup_free char *log = xasprintf("%s/%s", g->diag_dir, DIAGNOSE_AGENT_LOG);
 	cleanup_free char *name = xasprintf("hrr-docker-replay-%s-agent", u->run_id);
-	struct replay_plan_knobs k;
+	struct replay_plan_knobs plain, k;
 	struct replay_plan_input in;
 	struct container_spec spec;
 	struct interrupt_watch iw;
@@ -189,10 +189,8 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct rer
 	if (make_diag_dir(g, err) < 0)
 		return -1;
 	agent_env(g);
-	unit_plan_knobs(d, &k);
-	k.env = &g->env;
-	k.diagnostics_dir = g->diag_dir;
-	k.keep = false;
+	unit_plan_knobs(d, &plain);
+	replay_plan_agent_knobs(&plain, &g->env, g->diag_dir, &k);
 	unit_plan_input(u, &k, &in);
 	container_spec_init(&spec);
 	memset(&r, 0, sizeof(r));
