@@ -297,15 +297,15 @@ void diag_mi_feed(struct diag_mi_parser *p, const char *data, size_t len)
 
 bool diag_mi_dispatch_key(const char *target_id, char *out, size_t outsz)
 {
-	unsigned long a, q, d;
-	int n = 0;
+	struct diag_target_id t;
 
-	if (!target_id)
+	/* A wave whose dispatch is "?" belongs to no known dispatch. */
+	if (!diag_mi_target_id_parse(target_id, &t) ||
+	    (t.kind != DIAG_TARGET_DISPATCH && t.kind != DIAG_TARGET_WAVE) || t.path[0] < 0 ||
+	    t.path[1] < 0 || t.path[2] < 0)
 		return false;
-	if (sscanf(target_id, "AMDGPU Dispatch %lu:%lu:%lu%n", &a, &q, &d, &n) != 3 &&
-	    sscanf(target_id, "AMDGPU Wave %lu:%lu:%lu:%*u%n", &a, &q, &d, &n) != 3)
-		return false;
-	return n > 0 && snprintf(out, outsz, "%lu:%lu:%lu", a, q, d) < (int)outsz;
+	return snprintf(out, outsz, "%lld:%lld:%lld", t.path[0], t.path[1], t.path[2]) <
+	       (int)outsz;
 }
 
 /* Name each dispatch's kernel: a wave of that dispatch, else the table. */

@@ -18,6 +18,8 @@
  * -thread-info, -target-attach, -target-detach, -gdb-exit, ...) and CLI
  * commands from stdin, answering with MI records and "(gdb)" prompts.
  *
+ * HRR_SIM_ROCGDB=no-dispatch: attached to waves that already exist (a hung
+ * kernel): no dispatch record, waves with unknown dispatch and position.
  * HRR_SIM_ROCGDB=nolib makes it fail before it starts, as the dynamic
  * loader does for a rocgdb whose libpython the image lacks (exit 127).
  * HRR_SIM_ROCGDB=hang (or rocgdb=hang in the state file) makes it attach
@@ -393,6 +395,7 @@ int main(int argc, char **argv)
 	}
 	parse_args(argc, argv, &op);
 	sim_state_defaults(&g.st);
+	g.waves_only = getenv("HRR_SIM_ROCGDB") && !strcmp(getenv("HRR_SIM_ROCGDB"), "no-dispatch");
 	if (op.version) {
 		printf("GNU gdb (rocm-rel-7.13.0) 16.3\nCopyright (C) 2024 Free Software "
 		       "Foundation, Inc.\n(the hrr-docker-replay simulator's stand-in)\n");

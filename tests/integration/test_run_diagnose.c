@@ -283,6 +283,45 @@ Test(run_diagnose, a_rocgdb_that_cannot_start_did_not_run_and_did_not_attach)
 	tool_run_release(&r);
 }
 
+/* rocgdb attached to waves that already existed (the hung-kernel case):
+ * no dispatch record, "AMDGPU Wave 1:1:?:1 (?,?,?)/?", yet the wave's
+ * frame names the kernel. */
+Test(run_diagnose, rocgdb_names_a_hung_kernel_from_a_wave_without_a_dispatch)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "3", "--diagnose", "hang",
+								 "--env", "HRR_SIM_ROCGDB=no-dispatch",
+								 NULL },
+					  1);
+	const cJSON *d = diagnosis(f);
+
+	cr_assert_str_eq(str(f, "outcome"), "HANG");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert_str_eq(str(d, "kernel_from"), "wave");
+	cr_assert(str(d, "kernel") && !strncmp(str(d, "kernel"), "Cijk_", 5), "%s", str(d, "kernel"));
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d, "dispatches")), 0);
+	tool_run_release(&r);
+}
+
+/* The older agent on a trap: its "Queue error (HSA_STATUS_...: ...)" and
+ * abort(), no CLR queue-abort line: an HSA abort, not a crash. */
+Test(run_diagnose, the_old_agents_queue_error_is_an_abort_not_a_crash)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "queue-abort-aten-assert",
+					  (const char *const[]){ "--timeout", "20", "--diagnose", "agent",
+								 "--env", "HRR_SIM_AGENT=old", NULL },
+					  1);
+	const cJSON *d = diagnosis(f);
+
+	assert_finding_verdict(f, "the old agent's queue error", "ABORT", "replay_aborted", NULL);
+	cr_assert(json_has_note(f, "HSA_STATUS_ERROR_EXCEPTION"));
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert_str_eq(str(d, "reason"), "ASSERT_TRAP");
+	tool_run_release(&r);
+}
+
 Test(run_diagnose, the_old_agents_fault_report_is_a_maf_at_its_page_not_a_crash)
 {
 	struct tool_run r;
