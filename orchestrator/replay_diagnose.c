@@ -396,8 +396,14 @@ void unit_diag_after(struct unit_diag *g, const struct unit_run *u, struct findi
 	} else if (f->outcome == OUTCOME_HANG && (g->mode == DIAGNOSE_HANG || g->mode == DIAGNOSE_ALL)) {
 		diagnosis_release(&g->d);
 		g->d.tool = DIAGNOSIS_ROCGDB;
-		diagnosis_set_status(&g->d, DIAGNOSIS_NOT_RUN, "hrr-playback's own watchdog ended "
-				     "the replay before hrr-docker-replay's: no debugger was run");
+		if (f->saw_watchdog)
+			diagnosis_set_status(&g->d, DIAGNOSIS_NOT_RUN, "hrr-playback's own watchdog "
+					     "ended the replay before hrr-docker-replay's: no debugger "
+					     "was run");
+		else
+			diagnosis_set_status(&g->d, DIAGNOSIS_NOT_RUN, "the replay ended by itself "
+					     "(%s) before a watchdog stopped it: no debugger was run",
+					     finding_fault_class_name(f->fault_class));
 		g->have = true;
 	} else if (gpu_fault(f)) {
 		after_fault(g, u);

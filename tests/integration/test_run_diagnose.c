@@ -228,6 +228,25 @@ Test(run_diagnose, a_default_run_names_a_hang_with_the_agents_sigquit_dump_and_n
 	tool_run_release(&r);
 }
 
+/* --diagnose agent: the only run is the agent run; its hang gets the
+ * SIGQUIT itself, and its own replay.log is read. */
+Test(run_diagnose, an_agent_run_that_hangs_is_sent_sigquit_before_its_stop)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "1", "--diagnose", "agent",
+								 NULL }, 1);
+	const cJSON *d = diagnosis(f);
+	cleanup_free char *log = file_with_prefix(d, r.run_dir, "replay.log");
+
+	cr_assert_str_eq(str(f, "outcome"), "HANG");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert(strstr(str(d, "summary"), "SIGQUIT"), "%s", str(d, "summary"));
+	cr_assert_not_null(log, "its own log is read");
+	cr_assert(!cap_added(r.run_dir, "SYS_PTRACE"));
+	tool_run_release(&r);
+}
+
 Test(run_diagnose, an_agent_that_did_not_load_is_said_and_the_hang_stays_a_hang)
 {
 	struct tool_run r;
