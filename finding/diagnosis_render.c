@@ -158,6 +158,7 @@ void diagnosis_render_markdown(const struct diagnosis *d, struct strbuf *out)
 		return;
 	}
 	strbuf_addstr(out, "| Field | Value |\n|-------|-------|\n");
+	md_row(out, "Seen", d->summary, false);
 	md_row(out, "Kernel", d->kernel, true);
 	md_row(out, "Named by", d->kernel_from, false);
 	md_row(out, "Reason", d->reason, false);

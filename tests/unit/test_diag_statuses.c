@@ -143,6 +143,14 @@ Test(diag_statuses, the_sigquit_dump_names_the_running_waves_kernel)
 	cr_assert(strstr(d.summary, "2 running"), "%s", d.summary);
 	cr_assert_eq(d.notes.n, 2);
 	cr_assert(strstr(d.notes.v[0], "wave_249 running at pc=0x7ff734dcbf3c in spin_kernel"));
+	{
+		struct strbuf md = STRBUF_INIT;
+
+		diagnosis_render_markdown(&d, &md);
+		cr_assert(strstr(md.buf, "| Seen | SIGQUIT: 2 wave(s) on the GPU (2 running, 0 stopped)"),
+			  "%s", md.buf);
+		strbuf_release(&md);
+	}
 	diagnosis_release(&d);
 	diag_agent_report_release(&r);
 }
