@@ -429,6 +429,7 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 	j_strvec(o, "archive_kernel_names", &f->archive_kernel_names);
 	j_str(o, "archive_complete",
 	      f->archive_complete < 0 ? NULL : f->archive_complete ? "yes" : "no");
+	j_int(o, "archive_recovered_events", f->archive_recovered_events);
 	j_int(o, "archive_format_version", f->archive_format_version);
 	j_int(o, "reader_format_version", f->reader_format_version);
 	j_str(o, "capture_hip_so", f->capture_hip_so);

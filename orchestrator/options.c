@@ -41,7 +41,9 @@ const struct option_def option_table[] = {
 	{ OPT_DIAGNOSE, "diagnose", 0, "MODE", "HRR_DIAGNOSE", FOR_RUN,
 	  "off|auto|agent|hang|all: name the kernel with the GPU debuggers (default auto:\n"
 	  "                                   one rerun under rocm-debug-agent after a GPU fault, watchdog\n"
-	  "                                   x4; hang/all: rocgdb before a hung replay is stopped)" },
+	  "                                   x4, or after a hang, sent SIGQUIT at the first run's stop\n"
+	  "                                   time, no ptrace; hang/all: rocgdb before a hung replay is\n"
+	  "                                   stopped, the agent when the image has no rocgdb)" },
 	{ OPT_DIAGNOSE_TIMEOUT, "diagnose-timeout", 0, "S", NULL, FOR_RUN,
 	  "how long rocgdb may take before a hung replay is stopped anyway (default 90)" },
 	{ OPT_NO_SYNC, "no-sync", 0, NULL, NULL, FOR_REPLAY,

@@ -256,3 +256,13 @@ void replay_plan_build_info(const struct replay_plan_input *in, struct container
 	plan_common(in, s, target, false);
 	strvec_push(&s->cmd, "--info");
 }
+
+void replay_plan_agent_knobs(const struct replay_plan_knobs *plain, const struct strvec *env,
+			     const char *diagnostics_dir, struct replay_plan_knobs *out)
+{
+	*out = *plain;
+	out->env = env;
+	out->diagnostics_dir = diagnostics_dir;
+	out->keep = false;
+	out->allow_ptrace = false;
+}

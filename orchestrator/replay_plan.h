@@ -69,6 +69,12 @@ struct replay_plan_knobs {
 	bool keep;
 };
 
+/* The knobs of an agent rerun (docs/gpu-debug-tools.md): the plain run's,
+ * with the agent's environment and the diagnostics mount, never kept, and
+ * no ptrace: its capabilities and seccomp profile are a plain run's. */
+void replay_plan_agent_knobs(const struct replay_plan_knobs *plain, const struct strvec *env,
+			     const char *diagnostics_dir, struct replay_plan_knobs *out);
+
 struct replay_plan_input {
 	const struct replay_plan_knobs *knobs;
 	const char *pid_dir;          /* absolute host path */

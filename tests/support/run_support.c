@@ -583,3 +583,13 @@ void make_mismatch_archive(char *out, size_t len)
 		 tenv.root, src, out, out, out);
 	cr_assert_eq(system(cmd), 0, "could not prepare the mismatch archive");
 }
+
+bool json_has_note(const cJSON *o, const char *part)
+{
+	const cJSON *n;
+
+	cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(o, "notes"))
+		if (cJSON_IsString(n) && strstr(n->valuestring, part))
+			return true;
+	return false;
+}

@@ -60,6 +60,9 @@ cJSON *run_fixture_finding(struct tool_run *r, const char *fixture, const char *
 			   int want_code);
 /* finding.json's outcome and fault class, and its kernel: none named when
  * prefix is NULL, else one starting with prefix. */
+/* A string of o's "notes" array containing part. */
+bool json_has_note(const cJSON *o, const char *part);
+
 void assert_finding_verdict(const cJSON *f, const char *what, const char *outcome,
 			    const char *fault_class, const char *kernel_prefix);
 

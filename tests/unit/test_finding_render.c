@@ -24,7 +24,8 @@ static const struct {
 	{ "last_progress_kernel", 's' }, { "last_event_kernel", 's' }, { "kernels_launched", 'i' },
 	{ "d2h_pass", 'i' }, { "d2h_fail", 'i' }, { "d2h_attempted", 'i' },
 	{ "archive_events", 'i' }, { "archive_kernels", 'i' }, { "archive_kernel_names", 'a' },
-	{ "archive_complete", 's' }, { "archive_format_version", 'i' },
+	{ "archive_complete", 's' }, { "archive_recovered_events", 'i' },
+	{ "archive_format_version", 'i' },
 	{ "reader_format_version", 'i' }, { "capture_hip_so", 's' },
 	{ "capture_hip_runtime_version", 's' }, { "capture_comgr_version", 's' },
 	{ "capture_device_count", 'i' }, { "capture_gcn_arch", 's' }, { "sources", 'a' },
@@ -109,7 +110,7 @@ Test(finding_render, json_values_as_the_triage_workflow_writes_them)
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "outcome")->valuestring, "MAF");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "fault_address")->valuestring, "0x7f91da000000");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "gpu_node")->valuestring, "2");
-	cr_assert_eq(cJSON_GetObjectItem(j, "classifier_version")->valueint, 2,
+	cr_assert_eq(cJSON_GetObjectItem(j, "classifier_version")->valueint, 3,
 		     "the rules' version, for a sweep's reclassified");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "archive_complete")->valuestring, "no");
 	cr_assert_eq(cJSON_GetObjectItem(j, "kernels_launched")->valueint, 41);
