@@ -81,7 +81,7 @@ static void meta_from_options(struct sweep_cmd *c)
 {
 	struct sweep_meta *m = &c->meta;
 	const struct sweep_options *so = c->so;
-	cJSON *run = sweep_runopts_to_json(c->ro);
+	cJSON *run = sweep_runopts_to_json(c->ro, true);
 
 	m->label = xstrdup(so->label ? so->label : "default");
 	m->baseline = so->baseline ? xstrdup(so->baseline) : NULL;
@@ -93,6 +93,9 @@ static void meta_from_options(struct sweep_cmd *c)
 	m->gpu_wait = so->gpu_wait;
 	m->fail_on = so->fail_on;
 	m->run_options = cJSON_PrintUnformatted(run);
+	/* The local workers run from the description a task or a resume
+	 * reads back, not from the options it was made of. */
+	sweep_runopts_from_json(c->ro, run);
 	cJSON_Delete(run);
 }
 

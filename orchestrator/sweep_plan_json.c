@@ -203,7 +203,7 @@ static void add_opt_str(cJSON *o, const char *key, const char *v)
 		cJSON_AddStringToObject(o, key, v);
 }
 
-cJSON *sweep_plan_cases_json(const struct sweep_plan *p)
+cJSON *sweep_plan_cases_json(const struct sweep_plan *p, bool with_values)
 {
 	cJSON *arr = cJSON_CreateArray();
 
@@ -228,7 +228,7 @@ cJSON *sweep_plan_cases_json(const struct sweep_plan *p)
 				const char *eq = strchr(c->env.v[e], '=');
 				cleanup_free char *k = xstrndup(c->env.v[e], (size_t)(eq - c->env.v[e]));
 
-				cJSON_AddStringToObject(env, k, eq + 1);
+				cJSON_AddStringToObject(env, k, with_values ? eq + 1 : SWEEP_NOT_RECORDED);
 			}
 		}
 		cJSON_AddItemToArray(arr, o);

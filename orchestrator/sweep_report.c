@@ -10,6 +10,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/report.h"
+#include "orchestrator/sweep_runopts.h"
 #include "orchestrator/say.h"
 
 #define FINDING_MD_MAX (256u << 10)
@@ -115,10 +116,12 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 {
 	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
+	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
 	bool rebuilt;
 	int rc;
 
-	strbuf_addstr(&opts, meta->run_options ? meta->run_options : "{}");
+	/* Others may read the database: the options without `-e` values. */
+	strbuf_addstr(&opts, redacted);
 	if (f->slurm) {
 		/* A cluster sweep's job ids beside its options: {"...", "slurm": {...}}. */
 		cleanup_cjson cJSON *o = cJSON_Parse(opts.buf), *jobs = cJSON_Parse(f->slurm);
