@@ -13,6 +13,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/commands.h"
+#include "orchestrator/gpu_lease.h"
 #include "orchestrator/history_db.h"
 #include "orchestrator/say.h"
 #include "orchestrator/slurm.h"
@@ -443,6 +444,10 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 		return code;
 	if (!submit && check_pool(c, &err) < 0)
 		return fail(&err, SWEEP_EXIT_USAGE);
+	/* A lock directory that cannot be trusted stops the sweep here, not
+	 * each case in a wait that never ends. */
+	if (!submit && gpu_lease_dir_prepare(gpu_lease_dir(NULL), &err) < 0)
+		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
 	if (c->task && task_pool(c, &err) < 0)
 		return fail(&err, SWEEP_EXIT_INFRA);
 	if (c->resume && !submit)

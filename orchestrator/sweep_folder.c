@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "common/owned.h"
 #include "common/xalloc.h"
 #include "orchestrator/sweep_json.h"
 #include "orchestrator/sweep_runopts.h"
@@ -214,15 +217,47 @@ int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
 	return private_read(m, folder, err);
 }
 
+/* <workdir>/sweeps: the caller's own, or shared and sticky (a team's
+ * workdir), so nobody can rename or replace the caller's sweep folders.
+ * The folder is made new here: one that already exists is not ours to
+ * trust (someone may have planted it). */
 int sweep_folder_create(const char *workdir, const char *id, char **folder, struct error *err)
 {
-	char *f = xasprintf("%s/sweeps/%s", workdir, id);
+	cleanup_free char *dir = xasprintf("%s/sweeps", workdir);
+	cleanup_close int dfd = -1, fd = -1;
+	char *f;
 
-	if (fs_mkdir_p(f, 0755, err) < 0) {
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return error_errno(err, "cannot create %s", dir);
+	if ((dfd = owned_dir_open(dir, "sweeps directory", OWNED_STICKY_SHARED, err)) < 0)
+		return error_append(err, "; make it yours, or chmod +t it, or use another --workdir");
+	if (mkdirat(dfd, id, 0755) < 0)
+		return error_errno(err, "sweep folder %s/%s", dir, id);
+	f = xasprintf("%s/%s", dir, id);
+	if ((fd = owned_dir_open(f, "sweep folder", 0, err)) < 0) {
 		free(f);
-		return error_prefix(err, "sweep folder: ");
+		return -1;
 	}
 	*folder = f;
+	return 0;
+}
+
+int sweep_folder_check(const char *folder, struct error *err)
+{
+	cleanup_free char *parent = xstrdup(folder);
+	char *slash = strrchr(parent, '/');
+	int fd;
+
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if ((fd = owned_dir_open(parent, "the directory of sweep folder", OWNED_STICKY_SHARED,
+					 err)) < 0)
+			return -1;
+		close(fd);
+	}
+	if ((fd = owned_dir_open(folder, "sweep folder", 0, err)) < 0)
+		return -1;
+	close(fd);
 	return 0;
 }
 
@@ -241,6 +276,12 @@ int sweep_folder_find(const char *workdir, const char *id_or_path, char **folder
 			continue;
 		plan = xasprintf("%s/%s", candidates[i], SWEEP_PLAN_FILE);
 		if (stat(plan, &st) == 0 && realpath(candidates[i], real)) {
+			/* Only the caller's own folder steers a resume, a merge or
+			 * a status: its plan.json names archives and options. */
+			if (sweep_folder_check(real, err) < 0) {
+				err->kind = i == 0 ? ERR_USAGE : ERR_DATA;
+				return error_append(err, "; only your own sweeps are resumed or merged");
+			}
 			*folder = xstrdup(real);
 			return 0;
 		}

@@ -59,9 +59,14 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
 	__attribute__((warn_unused_result));
 
-/* <workdir>/sweeps/<id>, created (parents too). */
+/* <workdir>/sweeps/<id>, created new: sweeps/ must be the caller's or
+ * sticky, and the folder must not exist yet (ERR_DATA otherwise). */
 int sweep_folder_create(const char *workdir, const char *id, char **folder, struct error *err)
 	__attribute__((warn_unused_result));
+/* Whether folder may be trusted: the caller's own directory, not a
+ * symlink, not writable by others, in a directory that is the caller's or
+ * sticky. ERR_DATA naming what is wrong. */
+int sweep_folder_check(const char *folder, struct error *err) __attribute__((warn_unused_result));
 /* A sweep given by id (under <workdir>/sweeps) or by its folder's path. */
 int sweep_folder_find(const char *workdir, const char *id_or_path, char **folder,
 		      struct error *err) __attribute__((warn_unused_result));

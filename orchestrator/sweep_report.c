@@ -193,7 +193,11 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 	struct sweep_results rs = { 0 };
 
 	sweep_meta_init(&old);
-	if (sweep_meta_read(&old, folder, ERROR_DISCARD) == 0 && !strcmp(old.label, label)) {
+	/* Only the caller's own folders: one planted in a shared sweeps/
+	 * must not become the label's baseline. */
+	if (sweep_folder_check(folder, ERROR_DISCARD) == 0 &&
+	    sweep_meta_read(&old, folder, ERROR_DISCARD) == 0 && !strcmp(old.label, label) &&
+	    !strcmp(old.id, id)) {
 		struct sweep_finish f = { .finished = old.started };
 
 		state = folder_state(folder);
