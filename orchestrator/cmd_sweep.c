@@ -439,7 +439,7 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
 	c->task = c->so->have_shard && slurm_task_here();
 	if (!submit && !c->task && open_db(c, &err) < 0)
-		return fail(&err, SWEEP_EXIT_INFRA);
+		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
 	if ((code = open_host(c, &f)))
 		return code;
 	if (!submit && check_pool(c, &err) < 0)
@@ -557,7 +557,7 @@ static int merge_sweep(struct sweep_cmd *c)
 	if (code)
 		return code;
 	if (open_db(c, &err) < 0)
-		return fail(&err, SWEEP_EXIT_INFRA);
+		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
 	/* "finished": the cases without a result are missing and fail it. */
 	out.recorded = done;
 	return finish(c, &out, done);

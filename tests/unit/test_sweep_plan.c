@@ -137,6 +137,11 @@ Test(sweep_plan, bad_plans_are_usage_errors_naming_the_file)
 		 "unknown key \"gpus\"");
 	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\", \"env\": [1]}]}",
 		 "env");
+	/* The bound --timeout has (a year), not whatever an int holds. */
+	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\","
+		 " \"timeout\": 2147483647}]}", "\"timeout\" must be a whole number from 0 to 31536000");
+	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\","
+		 " \"progress_timeout\": 31536001}]}", "progress_timeout");
 }
 
 Test(sweep_plan, plan_json_round_trips)
