@@ -33,15 +33,10 @@ struct trend_out {
 	char last_sweep_buf[256];
 };
 
+/* The one markdown escaping of every report (common/text.h). */
 static void md_clean(struct strbuf *out, const char *s)
 {
-	cleanup_free char *c = text_sanitized(s ? s : "-", TEXT_STRIP_ANSI);
-
-	for (const char *p = c; *p; p++) {
-		if (*p == '|' || *p == '\\' || *p == '`')
-			strbuf_addch(out, '\\');
-		strbuf_addch(out, *p);
-	}
+	text_markdown_cell(out, s ? s : "-");
 }
 
 static int trend_row(void *ctx, const struct history_trend_row *r)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/relpath.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/report.h"
@@ -87,10 +88,12 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	c->status = row->status;
 	c->attempts = row->attempts;
 	c->duration_s = row->duration_s;
-	c->run_dir = keep(m, row->run_dir);
+	/* A results line is a record anyone could have edited: its run_dir
+	 * is used only as a plain path inside the sweep folder. */
+	c->run_dir = relpath_plain_below(row->run_dir) ? keep(m, row->run_dir) : NULL;
 	c->message = keep(m, row->message);
 	if (row->outcome && strcmp(row->outcome, "PASS"))
-		c->finding_md = keep_file(m, row->run_dir, "finding.md");
+		c->finding_md = keep_file(m, c->run_dir, "finding.md");
 	if (row->status == ST_FLAKY)
 		c->retry_note = keep_retry_note(m, row);
 	return 0;
