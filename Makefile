@@ -116,10 +116,14 @@ valgrind-check: images
 	$(MAKE) -j$(JOBS) BUILD=build-valgrind CFLAGS="-O2 -g -DHRR_NO_SANDBOX" build-valgrind/hrr-docker-replay
 	bash tests/valgrind.sh $(abspath build-valgrind/hrr-docker-replay)
 
+# systemd-tmpfiles reads $(PREFIX)/lib/tmpfiles.d for /usr and /usr/local.
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(TMPFILESDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hrr-docker-replay
 	install -m 0644 docs/hrr-docker-replay.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 dist/tmpfiles.d/hrr-docker-replay.conf $(DESTDIR)$(TMPFILESDIR)/
 
 clean:
 	rm -rf build build-asan build-valgrind

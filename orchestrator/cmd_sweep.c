@@ -281,7 +281,8 @@ static int prepare(struct sweep_cmd *c, struct error *err)
 
 		if (workdir_prepare(c->ro->workdir, NULL, 0, &wd, err) < 0 ||
 		    sweep_folder_find(wd, c->so->resume, &c->folder, err) < 0 ||
-		    sweep_meta_read(&c->meta, c->folder, err) < 0)
+		    sweep_meta_read(&c->meta, c->folder, err) < 0 ||
+		    sweep_meta_migrate(&c->meta, c->folder, err) < 0)
 			return -1;
 		c->resume = true;
 		options_from_meta(c);

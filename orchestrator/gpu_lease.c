@@ -42,9 +42,9 @@ static int lock_dir_check(const char *dir, struct error *err)
 		if (fd >= 0)
 			error_errno(err, "GPU lock directory %s", dir);
 		err->kind = ERR_USAGE;
-		return error_append(err, "; let systemd-tmpfiles create it as root's, mode 1777 "
-					 "(`make install` ships %s), or set HRR_LOCK_DIR to a "
-					 "directory of your own", GPU_LEASE_TMPFILES);
+		return error_append(err, "; as root, remove it and run `systemd-tmpfiles --create "
+					 "hrr-docker-replay.conf` (`make install` ships %s), or set "
+					 "HRR_LOCK_DIR to a directory of your own", GPU_LEASE_TMPFILES);
 	}
 	if (st.st_uid != geteuid() && (st.st_mode & 07777) != 01777)
 		return error_set(err, ERR_USAGE, 0,

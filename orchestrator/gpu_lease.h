@@ -17,8 +17,9 @@
 #include "common/error.h"
 
 #define GPU_LEASE_DIR_DEFAULT "/run/lock/hrr-docker-replay"
-/* What `make install` ships to create it at boot, root's and 1777. */
-#define GPU_LEASE_TMPFILES "/usr/lib/tmpfiles.d/hrr-docker-replay.conf"
+/* What `make install` ships (into $(PREFIX)/lib/tmpfiles.d) to create it
+ * at boot, root's and 1777. */
+#define GPU_LEASE_TMPFILES "tmpfiles.d/hrr-docker-replay.conf"
 #define GPU_LEASE_NAME_MAX 64
 #define GPU_LEASE_OWNER_MAX 256
 

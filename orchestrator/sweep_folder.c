@@ -123,7 +123,13 @@ static int private_read(struct sweep_meta *m, const char *folder, struct error *
 			strvec_push(&m->plan.cases[i].env, full.cases[i].env.v[e]);
 	}
 	sweep_plan_release(&full);
+	m->has_private = true;
 	return 0;
+}
+
+int sweep_meta_migrate(const struct sweep_meta *m, const char *folder, struct error *err)
+{
+	return m->has_private ? 0 : sweep_meta_write(m, folder, err);
 }
 
 int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)

@@ -41,6 +41,7 @@ struct sweep_meta {
 	double gpu_wait;
 	sweep_status_mask fail_on;
 	struct sweep_plan plan;
+	bool has_private;         /* read: SWEEP_PRIVATE_FILE was there */
 };
 
 void sweep_meta_init(struct sweep_meta *m);
@@ -57,6 +58,11 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
  * caller's own regular file, not writable by others (ERR_DATA); a sweep
  * from before it existed has none and keeps plan.json's values. */
 int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
+	__attribute__((warn_unused_result));
+/* A sweep from before SWEEP_PRIVATE_FILE (its plan.json holds `-e`
+ * values): both files written anew, plan.json without them. 0 when there
+ * was nothing to do. */
+int sweep_meta_migrate(const struct sweep_meta *m, const char *folder, struct error *err)
 	__attribute__((warn_unused_result));
 
 /* <workdir>/sweeps/<id>, created new: sweeps/ must be the caller's or
