@@ -11,7 +11,6 @@
 #include "common/owned.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/history_sql.h"
 
 int history_trust_path(const char *path, bool create, struct error *err)
 {
@@ -63,7 +62,7 @@ int history_trust_harden(sqlite3 *h)
 /* Every object but ANALYZE's statistics, one line each, in a fixed order. */
 static int schema_lines(sqlite3 *h, struct strbuf *out)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL;
 	int rc;
 
 	if (sqlite3_prepare_v2(h,
@@ -71,8 +70,12 @@ static int schema_lines(sqlite3 *h, struct strbuf *out)
 			       " WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\'"
 			       " ORDER BY type, name", -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		strbuf_addf(out, "%s %s %s %s\n", col(st, 0), col(st, 1), col(st, 2), col(st, 3));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int i = 0; i < 4; i++)
+			strbuf_addf(out, "%s%c", (const char *)sqlite3_column_text(st, i),
+				    i < 3 ? ' ' : '\n');
+	}
+	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -101,7 +104,8 @@ static void first_extra(const char *have, const char *want, struct strbuf *out)
 	}
 }
 
-int history_trust_schema(sqlite3 *h, int version, const char *path, struct error *err)
+int history_trust_schema(sqlite3 *h, const char *const *migrations, int version,
+			 const char *path, struct error *err)
 {
 	cleanup_strbuf struct strbuf have = STRBUF_INIT, want = STRBUF_INIT, what = STRBUF_INIT;
 	sqlite3 *mem = NULL;
@@ -110,7 +114,7 @@ int history_trust_schema(sqlite3 *h, int version, const char *path, struct error
 	if (sqlite3_open(":memory:", &mem) != SQLITE_OK)
 		rc = error_set(err, ERR_SYSTEM, 0, "an in-memory database: %s", sqlite3_errmsg(mem));
 	for (int v = 0; rc == 0 && v < version; v++)
-		if (sqlite3_exec(mem, history_migrations[v], NULL, NULL, NULL) != SQLITE_OK)
+		if (sqlite3_exec(mem, migrations[v], NULL, NULL, NULL) != SQLITE_OK)
 			rc = error_set(err, ERR_SYSTEM, 0, "migration %d in memory: %s", v,
 				       sqlite3_errmsg(mem));
 	if (rc == 0 && (schema_lines(mem, &want) < 0 || schema_lines(h, &have) < 0))

@@ -23,11 +23,11 @@ int history_trust_path(const char *path, bool create, struct error *err)
  * functions with side effects from views or triggers). */
 int history_trust_harden(sqlite3 *h) __attribute__((warn_unused_result));
 
-/* The schema of h, at user_version `version`, against what the migrations
- * build in :memory: for that version: an extra trigger, view, table or
+/* The schema of h, at user_version `version`, against what migrations[0]
+ * to migrations[version - 1] build in :memory: an extra trigger, view, table or
  * index, or a changed definition, is ERR_DATA naming it (sqlite_stat*
  * tables, which ANALYZE makes, are allowed). */
-int history_trust_schema(sqlite3 *h, int version, const char *path, struct error *err)
-	__attribute__((warn_unused_result));
+int history_trust_schema(sqlite3 *h, const char *const *migrations, int version,
+			 const char *path, struct error *err) __attribute__((warn_unused_result));
 
 #endif

@@ -115,7 +115,7 @@ static int check_version(struct history_db *db, int v, struct error *err)
 				 "history database %s has schema %d, newer than this tool's %d; "
 				 "use a newer hrr-docker-replay or another --db",
 				 db->path, v, HISTORY_SCHEMA_VERSION);
-	return history_trust_schema(db->h, v, db->path, err);
+	return history_trust_schema(db->h, history_migrations, v, db->path, err);
 }
 
 /* Every migration runs in the same transaction as the version bump, so a
