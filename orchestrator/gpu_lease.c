@@ -60,10 +60,9 @@ int gpu_lease_dir_prepare(const char *dir, struct error *err)
 
 	if (lstat(dir, &st) == 0 || errno != ENOENT)
 		return lock_dir_check(dir, err);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		error_errno(err, "cannot create the GPU lock directory %s", dir);
+	if (fs_mkdir_p(dir, 0755, err) < 0) {
 		err->kind = ERR_USAGE;
-		return error_append(err, "; set HRR_LOCK_DIR");
+		return error_prefix(err, "GPU lock directory (set HRR_LOCK_DIR): ");
 	}
 	/* mkdir's mode passes through the umask; the sticky bit and world
 	 * write are what let every user lock without removing others' files. */

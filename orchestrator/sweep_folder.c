@@ -166,9 +166,10 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 	cJSON_AddNumberToObject(o, "fail_on", m->fail_on);
 	cJSON_AddItemToObject(o, "cases", sweep_plan_cases_json(&m->plan, false));
 	text = cJSON_Print(o);
-	if (fs_write_atomic(path, text, strlen(text), 0644, err) < 0)
+	/* The values first: a plan.json without them is never alone. */
+	if (private_write(m, folder, err) < 0)
 		return -1;
-	return private_write(m, folder, err);
+	return fs_write_atomic(path, text, strlen(text), 0644, err);
 }
 
 static void read_lists(struct sweep_meta *m, const cJSON *o)

@@ -1,5 +1,6 @@
 #include "orchestrator/sweep_runopts.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,19 @@ static void add_list(cJSON *j, const char *key, const struct strvec *sv, bool na
 	}
 }
 
+/* A site profile by absolute path: a task or a resume may start in
+ * another directory. */
+static void add_seccomp(cJSON *j, const char *key, const struct seccomp_choice *sc)
+{
+	char abs[PATH_MAX];
+
+	if (sc->mode != SECCOMP_MODE_FILE)
+		cJSON_AddStringToObject(j, key, seccomp_mode_name(sc->mode));
+	else
+		cJSON_AddStringToObject(j, key, sc->path[0] != '/' && realpath(sc->path, abs)
+							? abs : sc->path);
+}
+
 cJSON *sweep_runopts_to_json(const struct options *o, bool with_values)
 {
 	cJSON *j = cJSON_CreateObject();
@@ -106,13 +120,9 @@ cJSON *sweep_runopts_to_json(const struct options *o, bool with_values)
 			else
 				add_list(j, key, (const struct strvec *)p, false);
 			break;
-		case K_SECCOMP: {
-			const struct seccomp_choice *sc = (const struct seccomp_choice *)p;
-
-			cJSON_AddStringToObject(j, key, sc->mode == SECCOMP_MODE_FILE
-							       ? sc->path : seccomp_mode_name(sc->mode));
+		case K_SECCOMP:
+			add_seccomp(j, key, (const struct seccomp_choice *)p);
 			break;
-		}
 		}
 	}
 	return j;

@@ -133,7 +133,8 @@ static const char *status_of_c(const cJSON *summary)
 
 /* A shared sweeps/ is used when sticky; a folder another user planted in
  * it never becomes the label's baseline: PASS -> MAF is regressed, exit 1
- * (with the planted MAF baseline it said still-failing, exit 0). */
+ * (before, the planted MAF sweep became the baseline: the case was no
+ * longer regressed and the sweep exited 0). */
 Test(shared_host, a_planted_folder_is_not_the_baseline_of_the_label)
 {
 	struct tool_run a, b;
