@@ -23,6 +23,7 @@ struct replay_result {
 	bool removed;          /* the container is confirmed gone */
 	bool log_incomplete;
 	bool log_write_failed; /* stopped because replay.log could not be written */
+	unsigned long long log_dropped; /* bytes --log-limit cut out of replay.log's middle */
 	bool engine_lost;      /* the engine stopped answering: how the replay ended is unknown */   /* the log stream failed or went quiet after exit */
 	/* Seconds on the monotonic clock, relative to the create call. */
 	double create_s;       /* create took */

@@ -354,6 +354,7 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 				   lerr.msg, u->result.log_write_failed ? "stopped" : "over");
 		goto out;
 	}
+	u->result.log_dropped = rl.dropped;
 	if (rl.dropped)
 		say_warning("%s: --log-limit %llu bytes reached: %llu bytes of the middle dropped "
 			    "(the verdict read all of it)", log_path, (unsigned long long)rl.limit,

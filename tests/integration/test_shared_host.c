@@ -258,5 +258,12 @@ Test(shared_host, log_limit_keeps_head_and_tail_of_a_flooding_replay)
 	cr_assert(strstr(text.buf, "\n[hrr-docker-replay] log limit 6291456 bytes reached: "),
 		  "the marker says where and how much");
 	cr_assert(strstr(r.err.buf, "--log-limit") && strstr(r.err.buf, "dropped"), "%s", r.err.buf);
+	{
+		cleanup_cjson cJSON *run = read_json(r.run_dir, "run.json");
+		double dropped = cJSON_GetNumberValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(run, "exit"), "log_dropped"));
+
+		cr_assert_gt(dropped, 16.0 * (1 << 20), "run.json says how much: %f", dropped);
+	}
 	tool_run_release(&r);
 }
