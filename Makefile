@@ -123,7 +123,7 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(TMPFILESDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hrr-docker-replay
 	install -m 0644 docs/hrr-docker-replay.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 dist/tmpfiles.d/hrr-docker-replay.conf $(DESTDIR)$(TMPFILESDIR)/
+	install -m 0644 dist/hrr-docker-replay.tmpfiles $(DESTDIR)$(TMPFILESDIR)/hrr-docker-replay.conf
 
 clean:
 	rm -rf build build-asan build-valgrind
