@@ -18,7 +18,7 @@ DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 li
 TEST_LIBS  = $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
 ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
 
-LIB_SRC = $(wildcard common/*.c containers/*.c docker/*.c preflight/*.c finding/*.c) \
+LIB_SRC = $(wildcard common/*.c containers/*.c docker/*.c preflight/*.c finding/*.c history/*.c) \
           $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 SUPPORT_SRC = $(wildcard tests/support/*.c)
@@ -123,10 +123,14 @@ valgrind-check: images
 	$(MAKE) -j$(JOBS) BUILD=build-valgrind CFLAGS="-O2 -g -DHRR_NO_SANDBOX" build-valgrind/hrr-docker-replay
 	bash tests/valgrind.sh $(abspath build-valgrind/hrr-docker-replay)
 
+# systemd-tmpfiles reads $(PREFIX)/lib/tmpfiles.d for /usr and /usr/local.
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(TMPFILESDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hrr-docker-replay
 	install -m 0644 docs/hrr-docker-replay.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 dist/hrr-docker-replay.tmpfiles $(DESTDIR)$(TMPFILESDIR)/hrr-docker-replay.conf
 
 clean:
 	rm -rf build build-asan build-valgrind

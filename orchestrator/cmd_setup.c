@@ -167,6 +167,7 @@ void cmd_describe_policy(const struct options *o, struct replay_desc *d)
 	d->limits.stop_grace_s = o->stop_grace_s;
 	d->limits.progress_seconds = o->progress_seconds;
 	d->limits.memory_bytes = o->memory_bytes;
+	d->limits.log_limit_bytes = o->log_limit_bytes;
 	d->diagnose = o->diagnose;
 	d->diagnose_timeout_s = o->diagnose_timeout_s;
 	d->env = &o->env;

@@ -38,6 +38,7 @@ enum option_id {
 	OPT_SECCOMP,
 	OPT_AS_ROOT,
 	OPT_MEMORY,
+	OPT_LOG_LIMIT,
 	/* sweep, history, leases: applied by orchestrator/sweep_options.c */
 	OPT_PLAN,
 	OPT_LABEL,

@@ -77,6 +77,8 @@ const struct option_def option_table[] = {
 	  "                                   plus the ROCm runtime's NUMA calls; docs/security.md)" },
 	{ OPT_MEMORY, "memory", 0, "BYTES", NULL, FOR_REPLAY,
 	  "memory limit of the replay container (512m, 2g; default none)" },
+	{ OPT_LOG_LIMIT, "log-limit", 0, "BYTES", "HRR_LOG_LIMIT", FOR_RUN,
+	  "bound replay.log (default 1g, 0 = none): past it the head and the tail are kept" },
 	{ OPT_AS_ROOT, "as-root", 0, NULL, NULL, FOR_REPLAY,
 	  "run the replay as root inside (default: as your uid:gid; capabilities stay dropped)" },
 	{ OPT_GPU_WAIT, "gpu-wait", 0, "S", NULL, FOR_RUN | FOR_SWEEP,
@@ -153,6 +155,7 @@ void options_init(struct options *o)
 	o->progress_seconds = 30;
 	o->diagnose = DIAGNOSE_DEFAULT;
 	o->diagnose_timeout_s = DIAGNOSE_TIMEOUT_DEFAULT_S;
+	o->log_limit_bytes = OPTIONS_LOG_LIMIT_DEFAULT;
 	strvec_init(&o->extra_ld);
 	strvec_init(&o->env);
 	strvec_init(&o->cap_add);
@@ -412,6 +415,12 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 		return apply_inside_option(o, id, val, from, err);
 	case OPT_MEMORY:
 		return options_parse_bytes(from, val, &o->memory_bytes, err);
+	case OPT_LOG_LIMIT:
+		if (!strcmp(val, "0")) {
+			o->log_limit_bytes = 0;
+			return 0;
+		}
+		return options_parse_bytes(from, val, &o->log_limit_bytes, err);
 	case OPT_SECCOMP:
 		seccomp_choice_release(&o->seccomp);
 		return seccomp_choice_parse(val, &o->seccomp, err) < 0

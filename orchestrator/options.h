@@ -34,6 +34,8 @@ enum command {
 };
 
 #define OPTIONS_MAX_GPUS 64
+/* --log-limit's default: 1 GiB of replay.log per case. */
+#define OPTIONS_LOG_LIMIT_DEFAULT (1LL << 30)
 
 struct options {
 	enum command command;
@@ -71,6 +73,7 @@ struct options {
 	struct seccomp_choice seccomp; /* --seccomp */
 	bool as_root;             /* --as-root: the replay runs as root inside */
 	long long memory_bytes;   /* --memory: the replay container's limit, 0 = none */
+	long long log_limit_bytes; /* --log-limit: replay.log's bound, 0 = none */
 	enum engine_mode engine_mode;
 	struct strvec logs;       /* analyze --log, in order */
 	bool want_help;           /* --help given: print the command's help */

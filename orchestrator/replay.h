@@ -23,9 +23,10 @@ struct replay_result {
 	bool removed;          /* the container is confirmed gone */
 	bool log_incomplete;
 	bool log_write_failed; /* stopped because replay.log could not be written */
+	unsigned long long log_dropped; /* bytes --log-limit cut out of replay.log's middle */
 	bool engine_lost;      /* the engine stopped answering: how the replay ended is unknown */
 	bool quit_sent;        /* SIGQUIT went out before the stop (quit_wait_s) */
-	double stop_s;         /* since start, when the watchdog began the stop; < 0 none */   /* the log stream failed or went quiet after exit */
+	double stop_s;         /* since start, when the watchdog began the stop; < 0 none */
 	/* Seconds on the monotonic clock, relative to the create call. */
 	double create_s;       /* create took */
 	double start_s;        /* start returned, since create */

@@ -131,6 +131,7 @@ void records_write_run_json(const struct unit_run *pr)
 			cJSON_AddNullToObject(ex, "signal");
 		cJSON_AddBoolToObject(ex, "oom_killed", pr->result.oom_killed);
 		cJSON_AddBoolToObject(ex, "log_complete", !pr->result.log_incomplete);
+		cJSON_AddNumberToObject(ex, "log_dropped", (double)pr->result.log_dropped);
 	}
 	cJSON_AddNumberToObject(ex, "code", pr->exit_code);
 	if (pr->stop_reason)

@@ -323,6 +323,7 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 		code = replay_fail(&res->failure, REPLAY_STAGE_RECORDS, EXIT_NO_VERDICT, "%s", err.msg);
 		goto out;
 	}
+	run_log_set_limit(&rl, d->limits.log_limit_bytes);
 	for (size_t i = 0; i < u->n_chosen; i++)
 		strbuf_addf(&gpus, i ? ",%d" : "%d", u->chosen[i]);
 	say_info(d->verbosity, "replaying %s in %s on GPU %s (run %s)", u->pid_name, d->image->ref,
@@ -353,6 +354,11 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 				   lerr.msg, u->result.log_write_failed ? "stopped" : "over");
 		goto out;
 	}
+	u->result.log_dropped = rl.dropped;
+	if (rl.dropped)
+		say_warning("%s: --log-limit %llu bytes reached: %llu bytes of the middle dropped "
+			    "(the verdict read all of it)", log_path, (unsigned long long)rl.limit,
+			    (unsigned long long)rl.dropped);
 	if (u->result.engine_lost) {
 		code = replay_fail(&res->failure, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT,
 				   "the Docker engine is not answering any more: no verdict; the "

@@ -336,3 +336,28 @@ Test(options, diagnose_defaults_to_auto_and_takes_its_env_twin)
 	cr_assert(strstr(err.msg, "HRR_DIAGNOSE: 'rocgdb' is not a diagnose mode"), "%s", err.msg);
 	options_release(&o);
 }
+
+/* --log-limit: 1 GiB by default, 0 = none, the env twin when not given,
+ * a size like --memory's or a one-line error. */
+Test(options, log_limit_default_zero_env_twin_and_bad_values)
+{
+	struct options o;
+	struct error err;
+	static const char *const env[] = { "HRR_LOG_LIMIT", "2g", NULL };
+
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "--image", "i", "--archive", "/a"), 0, "%s", err.msg);
+	cr_assert_eq(o.log_limit_bytes, 1LL << 30);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "--image", "i", "--archive", "/a", "--log-limit", "0"),
+		     0, "%s", err.msg);
+	cr_assert_eq(o.log_limit_bytes, 0);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, env, NULL, "--image", "i", "--archive", "/a"), 0, "%s", err.msg);
+	cr_assert_eq(o.log_limit_bytes, 2LL << 30);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "--image", "i", "--archive", "/a", "--log-limit", "1k"),
+		     -1);
+	cr_assert_eq(err.kind, ERR_USAGE);
+	cr_assert(strstr(err.msg, "--log-limit") && strstr(err.msg, "'1k'"), "%s", err.msg);
+	options_release(&o);
+}
