@@ -12,7 +12,8 @@
 # bounding set lacks CAP_SYS_RESOURCE), every other capability, unconfined
 # seccomp and AppArmor, the host's cgroup namespace with /sys/fs/cgroup
 # writable, every device allowed; /tmp and the test state (fake GPU nodes,
-# the CDI spec dir, the engine's storage) and the home directories
+# the engine's storage and its CDI spec dir, its /etc/cdi, where the cdi
+# suite writes its spec) and the home directories
 # (read-only) bind-mounted at the same paths so
 # archive and device paths resolve alike; and --network none: a second
 # dockerd in the host's network namespace deletes the host's docker0. So
@@ -33,7 +34,6 @@ BIN=$(realpath "${HRR_BIN:-build/hrr-docker-replay}")
 INTEGRATION=$(realpath "${INTEGRATION:-build/tests/integration}")
 RUN=/tmp/hrr-engines-$TAG
 JOBS=${HRR_ENGINE_JOBS:-2}
-CDI_DIR=$STATE/engines/cdi
 ENGINES=("$@")
 [ ${#ENGINES[@]} -gt 0 ] || ENGINES=(docker@trixie docker@sid podman@trixie podman@sid)
 
@@ -50,7 +50,7 @@ suites=()
 for e in "${ENGINES[@]}"; do suites+=("${e#*@}"); done
 bash tests/setup-engines.sh $(printf '%s\n' "${suites[@]}" | sort -u)
 bash tests/setup-fake-gpus.sh >/dev/null
-mkdir -p "$RUN" "$CDI_DIR"
+mkdir -p "$RUN"
 
 # Every capability of the host's bounding set that the host's dockerd can
 # name (20.10 knows neither BPF, PERFMON nor CHECKPOINT_RESTORE).
@@ -107,16 +107,16 @@ storage_of() { case $1 in docker) echo /var/lib/docker ;; podman) echo /var/lib/
 # first), then its socket answers; prints the socket.
 start_engine() {
 	local engine=$1 suite=$2 name=hrr-engine-$TAG-$1-$2 dir=$RUN/$1-$2
-	local store=$STATE/engines/$1-$2.storage
+	local store=$STATE/engines/$1-$2.storage cdi=$STATE/engines/$1-$2.cdi
 	docker rm -f "$name" >/dev/null 2>&1 || true
-	rm -rf "$dir"
-	mkdir -p "$dir" "$store"
+	rm -rf "$dir" "$cdi"
+	mkdir -p "$dir" "$store" "$cdi"
 	# shellcheck disable=SC2046
 	docker run -d --name "$name" --network none --cap-drop ALL $(caps) \
 		--security-opt seccomp=unconfined --security-opt apparmor=unconfined \
 		--cgroupns=host -v /sys/fs/cgroup:/sys/fs/cgroup:rw --device-cgroup-rule 'a *:* rwm' \
 		-v /tmp:/tmp -v "$STATE:$STATE" -v "$SRC:$SRC:ro" $(homes) \
-		-v "$store:$(storage_of "$engine")" -v "$CDI_DIR:/etc/cdi" \
+		-v "$store:$(storage_of "$engine")" -v "$cdi:/etc/cdi" \
 		"hrr-engine-root:$suite" bash -c "$(engine_cmd "$engine" "$dir")" >/dev/null
 	local polls=300
 	until answers "$dir/$engine.sock"; do
@@ -172,9 +172,11 @@ check_one() {
 	log=$dir/suites.log
 	: >"$log"
 	for f in "${FILTERS[@]}"; do
-		local frc=0
-		env DOCKER_HOST="unix://$sock" HRR_BIN="$BIN" HRR_IMAGE_TAG="$TAG" HRR_CDI_TEST_DIR="$CDI_DIR" \
-			"$INTEGRATION" --jobs 1 --filter "$f" >>"$log" 2>&1 || frc=$?
+		local frc=0 verbose=()
+		# the cdi suite logs the container's devices: shown below
+		[ "$f" = 'cdi/*' ] && verbose=(--verbose)
+		env DOCKER_HOST="unix://$sock" HRR_BIN="$BIN" HRR_IMAGE_TAG="$TAG" HRR_CDI_TEST_DIR="$STATE/engines/$engine-$suite.cdi" \
+			"$INTEGRATION" --jobs 1 --filter "$f" "${verbose[@]}" >>"$log" 2>&1 || frc=$?
 		[ $frc = 0 ] || { echo "[FAIL] $f: the test binary exited $frc" >>"$log"; rc=1; }
 	done
 	if [ "$(leftovers "$sock")" != 0 ]; then
