@@ -93,6 +93,17 @@ int engine_root_is_caller(struct engine *e, bool *out, struct error *err)
 int engine_cdi_enabled(struct engine *e, bool *on, char **dirs, struct error *err)
 	__attribute__((warn_unused_result));
 
+/* The engine's architecture as Go names it ("amd64", "arm64", ...): GET
+ * /version's Arch, except for Podman on a unix socket, which shares this
+ * kernel, so uname(2) says it with no request (Podman's GET /version runs
+ * its runtime and conmon to report their versions: 0.1-1.7 s a replay).
+ * *out: caller frees. */
+int engine_arch(struct engine *e, char **out, struct error *err)
+	__attribute__((warn_unused_result));
+/* Pure: uname's machine ("x86_64") as Go's GOARCH ("amd64"); others as
+ * they are. */
+const char *engine_goarch(const char *machine);
+
 int engine_ping(struct engine *e, struct error *err);
 /* GET /version; *out is owned by the caller (cJSON_Delete). */
 int engine_version(struct engine *e, cJSON **out, struct error *err);
