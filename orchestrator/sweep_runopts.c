@@ -18,6 +18,7 @@ static const struct {
 	{ "stop_grace_s", K_LONG, offsetof(struct options, stop_grace_s) },
 	{ "progress_seconds", K_LONG, offsetof(struct options, progress_seconds) },
 	{ "pull", K_INT, offsetof(struct options, pull) },
+	{ "devices", K_INT, offsetof(struct options, devices) },
 	{ "no_sync", K_BOOL, offsetof(struct options, no_sync) },
 	{ "mount_clr", K_BOOL, offsetof(struct options, mount_clr) },
 	{ "yes", K_BOOL, offsetof(struct options, yes) },

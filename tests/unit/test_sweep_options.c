@@ -148,7 +148,7 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 	options_init(&b);
 	cr_assert_eq(PARSE(&a, no_env, "sweep", "--archive", "/l", "--image", "i", "--timeout", "7",
 			   "-e", "A=1", "--extra-ld", "/x:/y", "--skip-preflight", "--pull", "never",
-			   "--diagnose", "all", "--diagnose-timeout", "5"),
+			   "--diagnose", "all", "--diagnose-timeout", "5", "--devices", "cdi"),
 		     0, "%s", err.msg);
 	j = sweep_runopts_to_json(&a);
 	sweep_runopts_from_json(&b, j);
@@ -160,6 +160,7 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 	cr_assert_eq(b.pull, PULL_NEVER);
 	cr_assert_eq(b.diagnose, DIAGNOSE_ALL, "--diagnose reaches a resumed sweep's workers");
 	cr_assert_eq(b.diagnose_timeout_s, 5);
+	cr_assert_eq(b.devices, DEVICES_CDI, "--devices reaches a sweep's Slurm tasks");
 	options_release(&a);
 	options_release(&b);
 }
