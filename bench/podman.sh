@@ -9,7 +9,8 @@
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-ROOT_SOCK=/run/podman/podman.sock
+# HRR_BENCH_PODMAN_ROOT_SOCK: another root service (its pid in hrr-service.pid beside it)
+ROOT_SOCK=${HRR_BENCH_PODMAN_ROOT_SOCK:-/run/podman/podman.sock}
 PUSER=${HRR_PODMAN_USER:-hrrpod}
 STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
 FAKE_GPU=${HRR_FAKE_GPU_ROOT:-$STATE/fake-gpu/dev}
@@ -123,7 +124,7 @@ podman_cleanup() {
 }
 trap podman_cleanup EXIT
 
-[ "${FAILS[root]:-}" = setup ] || bench_mode root "$ROOT_SOCK" as_root "$DEV" "$SYSFS" /run/podman/hrr-service.pid
+[ "${FAILS[root]:-}" = setup ] || bench_mode root "$ROOT_SOCK" as_root "$DEV" "$SYSFS" "${ROOT_SOCK%/*}/hrr-service.pid"
 [ "${FAILS[rootless]:-}" = setup ] || bench_mode rootless "$USER_SOCK" as_user "$FAKE_GPU" \
 	"$BENCH_ROOT/tests/fixtures/sysfs/mi300x-4" "/run/user/$PUID/podman/hrr-service.pid"
 
