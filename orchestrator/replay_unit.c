@@ -254,6 +254,7 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	fr.container_id = u->result.container_id;
 	fr.gpus = u->chosen;
 	fr.n_gpus = u->n_chosen;
+	fr.devices = u->devices_how;
 	fr.exit_code = (int)u->result.exit_code;
 	fr.ended_by = u->result.ended_by;
 	fr.signal = u->result.signal;

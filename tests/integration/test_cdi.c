@@ -184,6 +184,12 @@ Test(cdi, replay_gets_the_chosen_gpu_by_render_node_not_by_name)
 	/* GPU 1 is renderD129, which the spec calls "2" */
 	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(cdi, 0)), "amd.com/gpu=2");
 	assert_devices_inside(run, "/dev/kfd /dev/dri/renderD129");
+	{
+		cleanup_cjson cJSON *finding = read_json(r.run_dir, "finding.json");
+
+		cr_assert_str_eq(cJSON_GetStringValue(at(finding, "run", "devices")), "cdi",
+				 "finding.json says how the GPUs came");
+	}
 	tool_run_release(&r);
 }
 
