@@ -32,7 +32,7 @@ UNIT = $(BUILD)/tests/unit
 INTEGRATION = $(BUILD)/tests/integration
 
 .PHONY: all clean check check-unit check-integration check-podman setup images demo try \
-        install asan-check bench fuzz valgrind-check
+        install asan-check bench fuzz valgrind-check check-engines
 
 all: $(BIN) $(SIM)
 
@@ -95,6 +95,13 @@ check-integration: $(INTEGRATION) $(BIN) images
 # without its closing line. SKIPPED with HRR_SETUP_NO_PODMAN=1.
 check-podman: $(INTEGRATION) $(BIN) images
 	HRR_BIN=$(abspath $(BIN)) INTEGRATION=$(abspath $(INTEGRATION)) bash tests/podman-check.sh
+
+# The engine-facing suites against Docker 26.1 and 28.5 and root Podman
+# 5.4 and 5.8 from Debian trixie and sid, each engine in a container of the
+# host's dockerd from a root built once by debootstrap and cached as an
+# image (tests/engine-matrix.sh, docs/engines.md).
+check-engines: $(INTEGRATION) $(BIN) images
+	HRR_BIN=$(abspath $(BIN)) INTEGRATION=$(abspath $(INTEGRATION)) bash tests/engine-matrix.sh
 
 # The same suites built with AddressSanitizer + UBSan; any report fails.
 asan-check: images

@@ -183,6 +183,7 @@ struct finding_run {
 	const char *container_id;
 	const int *gpus;
 	size_t n_gpus;
+	const char *devices;  /* how the GPUs reached the container: "nodes", "cdi"; NULL unknown */
 	int exit_code;        /* -1 unknown */
 	enum finding_ended_by ended_by;
 	int signal;           /* -1 none */

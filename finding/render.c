@@ -263,6 +263,8 @@ static void md_run(const struct finding_run *run, struct strbuf *out)
 		strbuf_addstr(out, "n/a");
 	for (size_t i = 0; i < run->n_gpus; i++)
 		strbuf_addf(out, "%s%d", i ? "," : "", run->gpus[i]);
+	if (run->devices)
+		strbuf_addf(out, " (%s)", !strcmp(run->devices, "cdi") ? "CDI devices" : "device nodes");
 	strbuf_addstr(out, " |\n");
 	row_ll(out, "Exit code", run->exit_code);
 	row_str(out, "Ended by", finding_ended_by_name(run->ended_by), false);
@@ -388,6 +390,7 @@ static cJSON *j_run(const struct finding_run *run)
 	gpus = cJSON_AddArrayToObject(o, "gpus");
 	for (size_t i = 0; i < run->n_gpus; i++)
 		cJSON_AddItemToArray(gpus, cJSON_CreateNumber(run->gpus[i]));
+	j_str(o, "devices", run->devices);
 	j_int(o, "exit_code", run->exit_code);
 	j_str(o, "ended_by", finding_ended_by_name(run->ended_by));
 	j_int(o, "signal", run->signal);

@@ -75,7 +75,7 @@ static int setup_host(struct cmd_env *env, bool need_gpu)
 	struct replay_host_config cfg = {
 		.workdir = env->o->workdir, .archives = archives, .n_archives = 1,
 		.device_root = env->o->device_root, .sysfs_root = env->o->sysfs_root,
-		.need_gpu = need_gpu, .verbosity = env->o->verbosity,
+		.need_gpu = need_gpu, .verbosity = env->o->verbosity, .devices = env->o->devices,
 	};
 
 	if (realpath(env->o->archive, real))

@@ -68,6 +68,10 @@ const struct option_def option_table[] = {
 	  "a GPU architecture mismatch blocks instead of warning" },
 	{ OPT_KEEP, "keep", 0, NULL, NULL, FOR_REPLAY,
 	  "keep the container after the run (default: removed)" },
+	{ OPT_DEVICES, "devices", 0, "nodes|cdi|auto", "HRR_DEVICES", FOR_REPLAY,
+	  "how the GPUs reach the container: their device nodes, or CDI devices of the\n"
+	  "                                   AMD GPU CDI spec (default auto: CDI when the engine has it\n"
+	  "                                   and the spec adds only those GPUs' nodes)" },
 	{ OPT_DEVICE_ROOT, "device-root", 0, "DIR", "HRR_DEVICE_ROOT", FOR_REPLAY,
 	  "where kfd and dri/ live on the host (default /dev)" },
 	{ OPT_SYSFS_ROOT, "sysfs-root", 0, "DIR", "HRR_SYSFS_ROOT", FOR_REPLAY,
@@ -303,6 +307,10 @@ static const struct choice pull_choices[] = {
 	{ "missing", PULL_MISSING }, { "always", PULL_ALWAYS }, { "never", PULL_NEVER }, { 0 }
 };
 
+static const struct choice devices_choices[] = {
+	{ "auto", DEVICES_AUTO }, { "nodes", DEVICES_NODES }, { "cdi", DEVICES_CDI }, { 0 }
+};
+
 static int pick_choice(const struct choice *c, const char *val, const char *from,
 		       const char *what, const char *words, int *out, struct error *err)
 {
@@ -336,6 +344,12 @@ static int apply_choice_option(struct options *o, enum option_id id, const char 
 				&v, err) < 0)
 			return -1;
 		o->pull = (enum pull_policy)v;
+		return 0;
+	case OPT_DEVICES:
+		if (pick_choice(devices_choices, val, from, "a device mode", "nodes, cdi or auto", &v,
+				err) < 0)
+			return -1;
+		o->devices = (enum device_mode)v;
 		return 0;
 	case OPT_DIAGNOSE:
 		if (diagnose_mode_parse(val, &o->diagnose, err) < 0)
@@ -394,6 +408,7 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_FORMAT:
 	case OPT_ENGINE:
 	case OPT_PULL:
+	case OPT_DEVICES:
 	case OPT_DIAGNOSE:
 		return apply_choice_option(o, id, val, from, err);
 	case OPT_TIMEOUT:

@@ -12,6 +12,7 @@
 #include "common/strvec.h"
 #include "finding/diag_plan.h"
 #include "orchestrator/image.h"
+#include "preflight/cdi.h"
 #include "orchestrator/option_values.h"
 #include "orchestrator/seccomp_profile.h"
 #include "orchestrator/sweep_options.h"
@@ -65,6 +66,7 @@ struct options {
 	bool strict_version;
 	bool strict_arch;
 	bool keep;
+	enum device_mode devices; /* --devices / HRR_DEVICES */
 	char *device_root;
 	char *sysfs_root;
 	int verbosity;            /* -1 quiet, 0 normal, 1+ verbose */

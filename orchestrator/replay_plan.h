@@ -87,6 +87,10 @@ struct replay_plan_input {
 	const struct overlay_paths *overlay; /* NULL: no overlay */
 	const struct plan_device *devices;
 	size_t n_devices;
+	/* Non-empty: the GPUs go by these CDI names, and of devices only
+	 * their groups and /dev/kfd (unless kfd_from_cdi) are used. */
+	const struct strvec *cdi_devices;
+	bool kfd_from_cdi;
 	size_t n_gpus;
 	const char *run_id;
 	const char *owner;            /* host:pid:start */

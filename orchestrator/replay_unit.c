@@ -10,6 +10,7 @@
 #include "finding/finding.h"
 #include "orchestrator/interrupt.h"
 #include "orchestrator/replay.h"
+#include "orchestrator/replay_devices.h"
 #include "orchestrator/replay_diagnose.h"
 #include "orchestrator/replay_records.h"
 #include "orchestrator/replay_unit_plan.h"
@@ -253,6 +254,7 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	fr.container_id = u->result.container_id;
 	fr.gpus = u->chosen;
 	fr.n_gpus = u->n_chosen;
+	fr.devices = u->devices_how;
 	fr.exit_code = (int)u->result.exit_code;
 	fr.ended_by = u->result.ended_by;
 	fr.signal = u->result.signal;
@@ -423,6 +425,16 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 		why = err.msg; /* run.json says what, the message also where */
 		goto stop;
 	}
+	if (unit_devices_choose(u, &err) < 0) {
+		replay_fail(&res->failure, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_HOST,
+			    err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
+		goto stop;
+	}
+	if (u->devices_note[0] && strcmp(u->devices_how, "cdi"))
+		say_info(d->verbosity, "note: devices: device nodes, not CDI: %s", u->devices_note);
+	else if (u->cdi_devices.n)
+		say_info(d->verbosity - 1, "note: devices: CDI %s (%s)", u->cdi_devices.v[0],
+			 u->devices_note);
 	unit_plan_knobs(d, &k);
 	unit_diag_knobs(&diag, u, &k);
 	/* After the diagnostics' knobs: a hang-diagnostic run's profile lets
@@ -549,6 +561,7 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 
 	memset(res, 0, sizeof(*res));
 	memset(&u, 0, sizeof(u));
+	strvec_init(&u.cdi_devices);
 	memset(&pf, 0, sizeof(pf));
 	manifest_init(&pf.manifest);
 	preflight_report_init(&pf.report);
@@ -581,6 +594,7 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	manifest_release(&pf.manifest);
 	preflight_report_release(&pf.report);
 	plan_devices_free(u.devices, u.n_devices);
+	strvec_clear(&u.cdi_devices);
 	cJSON_Delete(u.spec_json);
 	cJSON_Delete(u.seccomp_record);
 	free(u.seccomp_opt);

@@ -50,6 +50,7 @@
 #include "orchestrator/image.h"
 #include "orchestrator/replay_plan.h"
 #include "orchestrator/seccomp_profile.h"
+#include "preflight/cdi.h"
 #include "preflight/preflight.h"
 #include "preflight/topology.h"
 
@@ -113,6 +114,7 @@ struct replay_host {
 	/* The engine drops PidsLimit and Memory (rootless Podman on cgroup
 	 * v1): the watchdog is the replay's only bound. */
 	bool engine_drops_limits;
+	enum device_mode devices;       /* --devices */
 };
 
 struct replay_host_config {
@@ -122,6 +124,7 @@ struct replay_host_config {
 	const char *device_root;        /* "/dev" */
 	const char *sysfs_root;         /* "/sys" */
 	bool need_gpu;                  /* no GPU = failure (run); else a preflight note */
+	enum device_mode devices;       /* --devices (default auto) */
 	int verbosity;
 };
 

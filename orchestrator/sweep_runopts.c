@@ -25,6 +25,7 @@ static const struct {
 	F(OPT_STOP_GRACE, "stop_grace_s", K_LONG, stop_grace_s),
 	F(OPT_PROGRESS_SECONDS, "progress_seconds", K_LONG, progress_seconds),
 	F(OPT_PULL, "pull", K_INT, pull),
+	F(OPT_DEVICES, "devices", K_INT, devices),
 	F(OPT_NO_SYNC, "no_sync", K_BOOL, no_sync),
 	F(OPT_MOUNT_CLR, "mount_clr", K_BOOL, mount_clr),
 	F(OPT_YES, "yes", K_BOOL, yes),

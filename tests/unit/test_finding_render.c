@@ -190,7 +190,7 @@ Test(finding_render, json_run_and_preflight)
 	static const int gpus[] = { 2, 3 };
 	struct finding_run run = {
 		.image = "hrr-sim:dev", .image_id = "sha256:abc", .image_digest = NULL,
-		.container_id = "c0ffee", .gpus = gpus, .n_gpus = 2, .exit_code = 134,
+		.container_id = "c0ffee", .gpus = gpus, .n_gpus = 2, .devices = "cdi", .exit_code = 134,
 		.ended_by = ENDED_EXIT, .signal = -1, .wall_s = 12.5, .log = "/w/replay.log", .run_dir = "/w",
 	};
 	struct finding_context ctx = { .archive_name = "pid-7", .run = &run, .preflight = &r };
@@ -208,6 +208,7 @@ Test(finding_render, json_run_and_preflight)
 	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(o, "image_digest")));
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "gpus")), 2);
 	cr_assert_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "gpus"), 1)->valueint, 3);
+	cr_assert_str_eq(cJSON_GetObjectItem(o, "devices")->valuestring, "cdi");
 	cr_assert_eq(cJSON_GetObjectItem(o, "exit_code")->valueint, 134);
 	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(o, "signal")));
 	cr_assert_float_eq(cJSON_GetObjectItem(o, "wall_s")->valuedouble, 12.5, 1e-12);

@@ -150,7 +150,8 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 	cr_assert_eq(PARSE(&a, no_env, "sweep", "--archive", "/l", "--image", "i", "--timeout", "7",
 			   "-e", "A=1", "--extra-ld", "/x:/y", "--skip-preflight", "--pull", "never",
 			   "--diagnose", "all", "--diagnose-timeout", "5", "--memory", "64m",
-			   "--seccomp", "unconfined", "--as-root", "--log-limit", "7m"),
+			   "--seccomp", "unconfined", "--as-root", "--log-limit", "7m",
+			   "--devices", "cdi"),
 		     0, "%s", err.msg);
 	j = sweep_runopts_to_json(&a, true);
 	sweep_runopts_from_json(&b, j);
@@ -166,6 +167,7 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 	cr_assert_eq(b.seccomp.mode, SECCOMP_MODE_UNCONFINED, "--seccomp reaches a Slurm task");
 	cr_assert(b.as_root, "--as-root reaches a Slurm task");
 	cr_assert_eq(b.log_limit_bytes, 7LL << 20);
+	cr_assert_eq(b.devices, DEVICES_CDI, "--devices reaches a sweep's Slurm tasks");
 	options_release(&a);
 	options_release(&b);
 }
