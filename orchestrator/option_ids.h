@@ -67,6 +67,13 @@ enum option_id {
 	OPT_WAIT,
 	OPT_MERGE,
 	OPT_SHARD_CASES,
+	/* bisect (bisect/, cli/cmd_bisect.c) */
+	OPT_GOOD,
+	OPT_BAD,
+	OPT_IMAGES,
+	OPT_TAG_PATTERN,
+	OPT_SWEEP,
+	OPT_KEEP_IMAGES,
 };
 
 #endif

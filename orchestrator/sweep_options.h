@@ -39,6 +39,9 @@ struct sweep_options {
 	char *case_name;
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */
+	/* bisect (docs/bisect.md) */
+	char *good, *bad, *images_file, *tag_pattern, *sweep;
+	bool keep_images;
 };
 
 void sweep_options_init(struct sweep_options *s);
@@ -49,6 +52,10 @@ int sweep_option_apply(struct sweep_options *s, int id, const char *val, const c
 		       struct error *err) __attribute__((warn_unused_result));
 /* The checks that need every option of a sweep or a history command. */
 int sweep_options_validate(const struct sweep_options *s, bool history, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* The checks of `bisect`: both ends, and the cases from one place. */
+int bisect_options_validate(const struct sweep_options *s, struct error *err)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -138,7 +138,10 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 						       meta->plan.cases[i].image };
 	rc = sweep_results_load(folder, rs, err);
 	if (rc == 0) {
+		cleanup_free char *fp = history_options_fingerprint(meta->run_options ? meta->run_options
+										     : "{}");
 		struct history_sweep s = {
+			.run_options_fp = fp,
 			.id = meta->id, .label = meta->label, .host = meta->host,
 			.state = f->state, .options = opts.buf, .tool_version = meta->tool_version,
 			.folder = folder, .baseline = meta->baseline, .started = meta->started,

@@ -12,6 +12,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/strvec.h"
+#include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/sweep_json.h"
 
@@ -43,15 +44,14 @@ static int hash_file(const char *path, unsigned long long *h, bool optional, str
 				continue;
 			return error_errno(err, "read %s", path);
 		}
-		for (ssize_t i = 0; i < n; i++)
-			*h = (*h ^ (unsigned char)buf[i]) * 1099511628211ull;
+		*h = text_fnv1a64(*h, buf, (size_t)n);
 	}
 	return 0;
 }
 
 char *sweep_archive_digest(const char *pid_dir, struct error *err)
 {
-	unsigned long long h = 1469598103934665603ull;
+	unsigned long long h = TEXT_FNV1A64_INIT;
 	cleanup_free char *ev = xasprintf("%s/events.bin", pid_dir);
 	cleanup_free char *mf = xasprintf("%s/manifest.json", pid_dir);
 
