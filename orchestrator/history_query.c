@@ -145,8 +145,8 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		    "INSERT OR REPLACE INTO results(sweep, case_name, image_ref, attempt, image_id,"
 		    " archive, digest, gpus, state, outcome, fault_class, kernel, d2h_checked,"
 		    " d2h_mismatched, duration, run_dir, classifier_version, message, finished,"
-		    " run_options_fp, host) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-		    " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+		    " run_options_fp, host, gpu_uids, kind) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+		    " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
 		    &st, err) < 0)
 		return -1;
 	for (size_t i = 0; i < rs->n; i++) {
@@ -176,7 +176,9 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 18, r->message);
 		sqlite3_bind_int64(st, 19, r->finished);
 		bind_text(st, 20, s->run_options_fp);
-		bind_text(st, 21, s->host);
+		bind_text(st, 21, r->host ? r->host : s->host);
+		bind_text(st, 22, r->gpu_uids);
+		bind_text(st, 23, sweep_result_kind(r));
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			return history_sql_error(db, rc, "write result", err);
 	}

@@ -74,6 +74,7 @@ enum option_id {
 	OPT_TAG_PATTERN,
 	OPT_SWEEP,
 	OPT_KEEP_IMAGES,
+	OPT_QUARANTINE_GPUS,
 };
 
 #endif

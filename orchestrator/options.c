@@ -91,6 +91,8 @@ const struct option_def option_table[] = {
 	  "at most N cases at once (default: as many as the GPUs allow)" },
 	{ OPT_RETRY_FAILED, "retry-failed", 0, "N", NULL, FOR_SWEEP | FOR_BISECT,
 	  "rerun a non-PASS case up to N times; one that then passes is flaky" },
+	{ OPT_QUARANTINE_GPUS, "quarantine-gpus", 0, NULL, NULL, FOR_SWEEP | FOR_BISECT,
+	  "take a suspect GPU (failures gather on it) out of the rest of the sweep" },
 	{ OPT_DB, "db", 0, "PATH", "HRR_HISTORY_DB", FOR_SWEEP | FOR_HISTORY | FOR_BISECT,
 	  "history database (default $XDG_DATA_HOME/hrr-docker-replay/history.sqlite)" },
 	{ OPT_JUNIT, "junit", 0, "PATH", NULL, FOR_SWEEP, "also write junit.xml to PATH" },
@@ -672,6 +674,10 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 					 argv[1]);
 		o->command = cmd->id;
 		first = 2;
+		if (cmd->id == CMD_HISTORY && argc > 2 && !strcmp(argv[2], "gpus")) {
+			o->sweep.gpus_report = true;
+			first = 3;
+		}
 		if (cmd->id == CMD_HISTORY && argc > 2 && !strcmp(argv[2], "prune")) {
 			o->sweep.prune = true;
 			first = 3;

@@ -36,6 +36,14 @@ struct report_case {
 	bool ab_differs;            /* set by report_finish */
 };
 
+/* A GPU the sweep took out (quarantined) or found suspect, and why. */
+struct report_gpu {
+	int gpu;                    /* host ordinal */
+	unsigned long long unique_id; /* KFD unique_id, 0 unknown */
+	bool quarantined;
+	char reason[200];
+};
+
 struct report {
 	const char *sweep_id, *label, *baseline, *state, *tool_version;
 	int exit_code;
@@ -43,6 +51,8 @@ struct report {
 	size_t n;
 	const int *quarantined;
 	size_t n_quarantined;
+	const struct report_gpu *gpu_notes; /* quarantined or suspect GPUs */
+	size_t n_gpu_notes;
 	size_t counts[ST__COUNT];   /* set by report_finish */
 };
 

@@ -1,6 +1,7 @@
 /* summary.md and summary.json, and what every report shares. */
 #include "orchestrator/report.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -107,6 +108,46 @@ static void md_group(const struct report *r, enum sweep_status s, struct strbuf 
 	}
 }
 
+static const struct report_gpu *note_of(const struct report *r, int gpu)
+{
+	for (size_t k = 0; k < r->n_gpu_notes; k++)
+		if (r->gpu_notes[k].gpu == gpu)
+			return &r->gpu_notes[k];
+	return NULL;
+}
+
+/* The GPUs whose replay could not be stopped, as before; then every
+ * quarantined or suspect GPU with its identity and why. */
+static void md_gpus(const struct report *r, struct strbuf *out)
+{
+	bool stuck = false;
+
+	for (size_t i = 0; i < r->n_quarantined; i++) {
+		const struct report_gpu *n = note_of(r, r->quarantined[i]);
+
+		if (n && !strstr(n->reason, "could not be stopped"))
+			continue;
+		if (!stuck)
+			strbuf_addstr(out, "\n## Quarantined GPUs\n\nA replay on these could not be stopped:");
+		stuck = true;
+		strbuf_addf(out, " %d", r->quarantined[i]);
+	}
+	if (stuck)
+		strbuf_addch(out, '\n');
+	if (!r->n_gpu_notes)
+		return;
+	strbuf_addstr(out, "\n## Quarantined and suspect GPUs\n\n"
+			   "| GPU | unique_id | quarantined | why |\n| --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < r->n_gpu_notes; i++) {
+		const struct report_gpu *g = &r->gpu_notes[i];
+		cleanup_free char *why = report_clean(g->reason, false);
+
+		strbuf_addf(out, "| %d | %llu | %s | %s |\n", g->gpu, g->unique_id,
+			    g->quarantined ? "yes" : "no (suspect; --quarantine-gpus takes it out)",
+			    why ? why : "");
+	}
+}
+
 void report_summary_md(const struct report *r, struct strbuf *out)
 {
 	cleanup_free char *id = report_clean(r->sweep_id, false);
@@ -118,12 +159,8 @@ void report_summary_md(const struct report *r, struct strbuf *out)
 		    r->state ? r->state : "finished");
 	for (size_t k = 0; k < ST__COUNT; k++)
 		md_group(r, sweep_status_report_order[k], out);
-	if (r->n_quarantined) {
-		strbuf_addstr(out, "\n## Quarantined GPUs\n\nA replay on these could not be stopped:");
-		for (size_t i = 0; i < r->n_quarantined; i++)
-			strbuf_addf(out, " %d", r->quarantined[i]);
-		strbuf_addch(out, '\n');
-	}
+	if (r->n_quarantined || r->n_gpu_notes)
+		md_gpus(r, out);
 	strbuf_addstr(out, "\n## Counts\n\n| status | cases |\n| --- | --- |\n");
 	for (size_t k = 0; k < ST__COUNT; k++) {
 		enum sweep_status s = sweep_status_report_order[k];
@@ -199,6 +236,19 @@ void report_summary_json(const struct report *r, struct strbuf *out)
 	q = cJSON_AddArrayToObject(o, "quarantined_gpus");
 	for (size_t i = 0; i < r->n_quarantined; i++)
 		cJSON_AddItemToArray(q, cJSON_CreateNumber(r->quarantined[i]));
+	q = cJSON_AddArrayToObject(o, "suspect_gpus");
+	for (size_t i = 0; i < r->n_gpu_notes; i++) {
+		const struct report_gpu *g = &r->gpu_notes[i];
+		cJSON *e = cJSON_CreateObject();
+		char uid[32];
+
+		snprintf(uid, sizeof(uid), "%llu", g->unique_id);
+		cJSON_AddNumberToObject(e, "gpu", g->gpu);
+		cJSON_AddStringToObject(e, "unique_id", uid);
+		cJSON_AddBoolToObject(e, "quarantined", g->quarantined);
+		json_str(e, "reason", g->reason);
+		cJSON_AddItemToArray(q, e);
+	}
 	text = cJSON_Print(o);
 	strbuf_addstr(out, text);
 	strbuf_addch(out, '\n');

@@ -125,6 +125,7 @@ int sweep_option_apply(struct sweep_options *s, int id, const char *v, const cha
 	case OPT_TAG_PATTERN: set_str(&s->tag_pattern, v); return 0;
 	case OPT_SWEEP: set_str(&s->sweep, v); return 0;
 	case OPT_KEEP_IMAGES: s->keep_images = true; return 0;
+	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
 	}
 	return error_set(err, ERR_USAGE, 0, "internal: %s is not a sweep option", from);
 }

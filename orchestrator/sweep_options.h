@@ -22,6 +22,7 @@ struct sweep_options {
 	size_t n_gpus;        /* 0: every host GPU */
 	long jobs;            /* 0: as many as the GPUs allow */
 	long retry_failed;
+	bool quarantine_gpus; /* a suspect GPU leaves the sweep's pool */
 	double gpu_wait;      /* < 0: no bound (run and sweep) */
 	char *db, *junit, *html, *summary;
 	char *resume, *status; /* a sweep id or folder */
@@ -36,6 +37,7 @@ struct sweep_options {
 	char *merge;          /* a sweep id or folder */
 	/* history */
 	bool prune;
+	bool gpus_report;     /* history gpus */
 	char *case_name;
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */

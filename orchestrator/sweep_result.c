@@ -22,7 +22,7 @@ void sweep_result_release(struct sweep_result *r)
 {
 	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
 			  &r->state, &r->outcome, &r->fault_class, &r->kernel, &r->run_dir,
-			  &r->message };
+			  &r->message, &r->gpu_uids, &r->host, &r->kind };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);
@@ -85,6 +85,9 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	cJSON_AddNumberToObject(o, "classifier_version", r->classifier_version);
 	sjson_add_str(o, "message", r->message);
 	cJSON_AddNumberToObject(o, "finished", (double)r->finished);
+	sjson_add_str(o, "gpu_uids", r->gpu_uids);
+	sjson_add_str(o, "host", r->host);
+	sjson_add_str(o, "kind", r->kind);
 	text = cJSON_PrintUnformatted(o);
 	strbuf_addstr(out, text);
 }
@@ -122,7 +125,22 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	r->classifier_version = (int)sjson_num(o, "classifier_version", 0);
 	r->message = sjson_str(o, "message");
 	r->finished = (long long)sjson_num(o, "finished", 0);
+	r->gpu_uids = sjson_str(o, "gpu_uids");
+	r->host = sjson_str(o, "host");
+	r->kind = sjson_str(o, "kind");
 	return 0;
+}
+
+const char *sweep_result_kind(const struct sweep_result *r)
+{
+	if (r->kind)
+		return r->kind;
+	if (!strcmp(r->state, RESULT_ERROR))
+		return RESULT_KIND_INFRA;
+	/* The kernel's OOM killer ended the replay: the host, not the capture. */
+	if (r->message && strstr(r->message, "OOM"))
+		return RESULT_KIND_INFRA;
+	return RESULT_KIND_WORKLOAD;
 }
 
 int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)

@@ -48,7 +48,9 @@
  *
  * Environment just for the simulator: HRR_SIM_DEV_ROOT (default /dev),
  * HRR_SIM_SCENARIO (overrides scenario=), HRR_SIM_FLOOD_BYTES,
- * HRR_SIM_REPORT (print what the container got on stderr).
+ * HRR_SIM_REPORT (print what the container got on stderr),
+ * HRR_SIM_FAIL_ON_RENDER=<minor> (a bad GPU: with that render node visible
+ * the replay ends as scenario maf).
  *
  * It never writes into the archive: every file is opened read-only. */
 #ifndef HRR_SIM_H

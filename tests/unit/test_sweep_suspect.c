@@ -1,0 +1,96 @@
+/* sweep/suspect.c: a bad GPU told from a bad kernel; and the scheduler's
+ * retry that avoids the GPUs a case failed on. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "orchestrator/sweep_result.h"
+#include "orchestrator/sweep_sched.h"
+#include "sweep/suspect.h"
+
+Test(sweep_suspect, failing_on_one_gpu_and_passing_on_another_makes_it_suspect)
+{
+	struct gpu_suspects s;
+	int g0[] = { 0 }, g2[] = { 2 };
+
+	gpu_suspects_init(&s, 4);
+	cr_expect_eq(gpu_suspects_note(&s, 1, "lib/b", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(gpu_suspects_failed_on(&s, 1), 1ull);
+	cr_expect_eq(gpu_suspects_note(&s, 1, "lib/b", g2, 1, "PASS", "replay_pass"), 1ull,
+		     "GPU 0 became suspect");
+	cr_expect(s.suspect[0]);
+	cr_expect_str_eq(s.reason[0], "lib/b failed on GPU 0 and passed on GPU 2");
+	cr_expect_not(s.suspect[2]);
+	/* Once is enough to report it: not again. */
+	cr_expect_eq(gpu_suspects_note(&s, 1, "lib/b", g2, 1, "PASS", NULL), 0);
+	gpu_suspects_release(&s);
+}
+
+Test(sweep_suspect, a_kernel_failing_everywhere_blames_no_gpu)
+{
+	struct gpu_suspects s;
+	int g0[] = { 0 }, g1[] = { 1 };
+
+	gpu_suspects_init(&s, 2);
+	cr_expect_eq(gpu_suspects_note(&s, 0, "a", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(gpu_suspects_note(&s, 0, "a", g1, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(gpu_suspects_note(&s, 1, "b", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_not(s.suspect[0]);
+	cr_expect_not(s.suspect[1]);
+	gpu_suspects_release(&s);
+}
+
+Test(sweep_suspect, two_hangs_or_hardware_exceptions_on_one_gpu)
+{
+	struct gpu_suspects s;
+	int g3[] = { 3 };
+
+	gpu_suspects_init(&s, 3);
+	cr_expect_eq(gpu_suspects_note(&s, 0, "a", g3, 1, "HANG", "hang"), 0);
+	cr_expect_eq(gpu_suspects_note(&s, 1, "b", g3, 1, "ABORT", "replay_aborted"), 1ull << 3);
+	cr_expect(strstr(s.reason[3], "twice on GPU 3 (the last: b)"), "%s", s.reason[3]);
+	gpu_suspects_release(&s);
+}
+
+Test(sweep_suspect, a_retry_takes_another_free_gpu_first)
+{
+	struct sweep_sched s;
+	int pool[] = { 0, 1, 2 }, got[4];
+	size_t id;
+
+	sweep_sched_init(&s, pool, 3, 0, 0);
+	sweep_sched_add_avoiding(&s, 7, 1, 1ull << 0);
+	cr_assert_eq(sweep_sched_next(&s, &id, got), SCHED_START);
+	cr_expect_eq(id, 7);
+	cr_expect_eq(got[0], 1, "GPU 0 is avoided while another is free");
+	sweep_sched_release(&s);
+
+	/* Only the avoided GPU free: it is taken rather than waiting. */
+	sweep_sched_init(&s, pool, 1, 0, 0);
+	sweep_sched_add_avoiding(&s, 8, 1, 1ull << 0);
+	cr_assert_eq(sweep_sched_next(&s, &id, got), SCHED_START);
+	cr_expect_eq(got[0], 0);
+	sweep_sched_release(&s);
+}
+
+Test(sweep_suspect, results_carry_gpu_identity_host_and_kind)
+{
+	struct sweep_result r = { 0 }, back;
+	struct strbuf line = STRBUF_INIT;
+	struct error err;
+
+	r.case_name = "a";
+	r.image = "i";
+	r.state = RESULT_ERROR;
+	r.gpu_uids = "2102120316582010921";
+	r.host = "node7";
+	cr_expect_str_eq(sweep_result_kind(&r), RESULT_KIND_INFRA);
+	r.state = RESULT_DONE;
+	r.outcome = "MAF";
+	cr_expect_str_eq(sweep_result_kind(&r), RESULT_KIND_WORKLOAD);
+	sweep_result_to_json(&r, &line);
+	cr_assert_eq(sweep_result_parse(&back, line.buf, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(back.gpu_uids, "2102120316582010921");
+	cr_expect_str_eq(back.host, "node7");
+	sweep_result_release(&back);
+	strbuf_release(&line);
+}
