@@ -17,6 +17,16 @@
 
 #define REPORT_TREND_MAX 16
 
+/* An attempt before a case's final one that did not PASS (JUnit's
+ * rerunFailure / flakyFailure, or rerunError / flakyError). */
+struct report_attempt {
+	int attempt;
+	const char *state, *outcome, *fault_class, *kernel, *kind;
+	const char *gpus, *gpu_uids, *host, *run_dir, *message;
+};
+
+#define REPORT_ATTEMPTS_MAX 16
+
 struct report_case {
 	const char *case_name, *image, *image_id;
 	const char *gpus;           /* "0,1" */
@@ -29,6 +39,11 @@ struct report_case {
 	const char *finding_md;     /* the finding's markdown, or NULL */
 	const char *message;        /* error / preflight text, or NULL */
 	const char *retry_note;     /* flaky: what the failed attempt was */
+	/* The final attempt: workload or infrastructure (RESULT_KIND_*), where
+	 * it ran; and the earlier attempts that did not PASS. */
+	const char *kind, *gpu_uids, *host;
+	struct report_attempt earlier[REPORT_ATTEMPTS_MAX];
+	size_t n_earlier;
 	/* Outcomes of this case and image in the label's last sweeps, oldest
 	 * first ("PASS", "MAF", ..., "-" for no replay). */
 	const char *trend[REPORT_TREND_MAX];

@@ -148,6 +148,51 @@ static void md_gpus(const struct report *r, struct strbuf *out)
 	}
 }
 
+/* Workload, infrastructure and flaky counted apart (a flaky case is a
+ * workload that passed in the end). */
+struct kinds {
+	size_t workload_failed, infrastructure, flaky, flaky_on_suspect_gpu;
+};
+
+static struct kinds count_kinds(const struct report *r)
+{
+	struct kinds k = { 0 };
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct report_case *c = &r->cases[i];
+
+		if (c->status == ST_GONE)
+			continue;
+		if (c->status == ST_FLAKY) {
+			bool on_suspect = false;
+
+			k.flaky++;
+			for (size_t a = 0; a < c->n_earlier; a++)
+				for (size_t g = 0; g < r->n_gpu_notes; g++) {
+					char ord[16];
+
+					snprintf(ord, sizeof(ord), "%d", r->gpu_notes[g].gpu);
+					on_suspect |= c->earlier[a].gpus && !strcmp(c->earlier[a].gpus, ord);
+				}
+			k.flaky_on_suspect_gpu += on_suspect;
+		} else if (c->kind && !strcmp(c->kind, "infrastructure")) {
+			k.infrastructure++;
+		} else if (c->outcome && strcmp(c->outcome, "PASS")) {
+			k.workload_failed++;
+		}
+	}
+	return k;
+}
+
+static void kinds_md(const struct report *r, struct strbuf *out)
+{
+	struct kinds k = count_kinds(r);
+
+	strbuf_addf(out, "\nFailures by kind: %zu workload, %zu infrastructure, %zu flaky "
+			 "(%zu of them failed only on a quarantined or suspect GPU).\n",
+		    k.workload_failed, k.infrastructure, k.flaky, k.flaky_on_suspect_gpu);
+}
+
 void report_summary_md(const struct report *r, struct strbuf *out)
 {
 	cleanup_free char *id = report_clean(r->sweep_id, false);
@@ -168,6 +213,7 @@ void report_summary_md(const struct report *r, struct strbuf *out)
 		if (r->counts[s])
 			strbuf_addf(out, "| %s | %zu |\n", sweep_status_name(s), r->counts[s]);
 	}
+	kinds_md(r, out);
 	strbuf_addch(out, '\n');
 	report_verdict(r, out);
 	strbuf_addch(out, '\n');
@@ -211,6 +257,9 @@ static cJSON *json_case(const struct report_case *c)
 	cJSON_AddBoolToObject(o, "ab_differs", c->ab_differs);
 	if (c->message)
 		json_str(o, "message", c->message);
+	json_str(o, "kind", c->kind);
+	json_str(o, "gpu_unique_ids", c->gpu_uids);
+	json_str(o, "host", c->host);
 	return o;
 }
 
@@ -236,6 +285,15 @@ void report_summary_json(const struct report *r, struct strbuf *out)
 	q = cJSON_AddArrayToObject(o, "quarantined_gpus");
 	for (size_t i = 0; i < r->n_quarantined; i++)
 		cJSON_AddItemToArray(q, cJSON_CreateNumber(r->quarantined[i]));
+	{
+		struct kinds k = count_kinds(r);
+		cJSON *kj = cJSON_AddObjectToObject(o, "kinds");
+
+		cJSON_AddNumberToObject(kj, "workload_failed", (double)k.workload_failed);
+		cJSON_AddNumberToObject(kj, "infrastructure", (double)k.infrastructure);
+		cJSON_AddNumberToObject(kj, "flaky", (double)k.flaky);
+		cJSON_AddNumberToObject(kj, "flaky_on_suspect_gpu", (double)k.flaky_on_suspect_gpu);
+	}
 	q = cJSON_AddArrayToObject(o, "suspect_gpus");
 	for (size_t i = 0; i < r->n_gpu_notes; i++) {
 		const struct report_gpu *g = &r->gpu_notes[i];

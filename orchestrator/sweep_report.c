@@ -64,6 +64,45 @@ static const char *keep_retry_note(struct model *m, const struct history_status_
 	return keep(m, note.buf);
 }
 
+/* From the results files: the final attempt's kind and place, and every
+ * earlier attempt that did not PASS. */
+static void add_attempts(struct model *m, struct report_case *c)
+{
+	const struct sweep_result *fin = NULL;
+
+	for (size_t i = 0; i < m->rs.n; i++) {
+		const struct sweep_result *r = &m->rs.v[i];
+
+		if (!strcmp(r->case_name, c->case_name) && !strcmp(r->image, c->image) &&
+		    (!fin || r->attempt >= fin->attempt))
+			fin = r;
+	}
+	c->kind = fin ? keep(m, sweep_result_kind(fin)) : c->status == ST_MISSING ? RESULT_KIND_INFRA : NULL;
+	if (!fin)
+		return;
+	c->gpu_uids = keep(m, fin->gpu_uids);
+	c->host = keep(m, fin->host);
+	for (size_t i = 0; i < m->rs.n && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
+		const struct sweep_result *r = &m->rs.v[i];
+		struct report_attempt *a;
+		cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
+
+		if (r == fin || strcmp(r->case_name, c->case_name) || strcmp(r->image, c->image) ||
+		    (r->outcome && !strcmp(r->outcome, "PASS")))
+			continue;
+		for (size_t g = 0; g < r->n_gpus; g++)
+			strbuf_addf(&gpus, g ? ",%d" : "%d", r->gpus[g]);
+		a = &c->earlier[c->n_earlier++];
+		*a = (struct report_attempt){
+			.attempt = r->attempt, .state = keep(m, r->state), .outcome = keep(m, r->outcome),
+			.fault_class = keep(m, r->fault_class), .kernel = keep(m, r->kernel),
+			.kind = keep(m, sweep_result_kind(r)), .gpus = keep(m, gpus.buf ? gpus.buf : ""),
+			.gpu_uids = keep(m, r->gpu_uids), .host = keep(m, r->host),
+			.run_dir = keep(m, r->run_dir), .message = keep(m, r->message),
+		};
+	}
+}
+
 static int add_row(void *ctx, const struct history_status_row *row)
 {
 	struct model *m = ctx;
@@ -92,6 +131,8 @@ static int add_row(void *ctx, const struct history_status_row *row)
 		c->finding_md = keep_file(m, row->run_dir, "finding.md");
 	if (row->status == ST_FLAKY)
 		c->retry_note = keep_retry_note(m, row);
+	if (row->status != ST_GONE)
+		add_attempts(m, c);
 	return 0;
 }
 

@@ -128,3 +128,65 @@ Test(sweep_gpus, a_gpu_that_fails_every_case_is_quarantined_and_its_cases_pass_e
 	cr_expect(saw_bad, "%s", r.out.buf);
 	tool_run_release(&r);
 }
+
+/* junit.xml with a workload failure (and its rerun), infrastructure errors
+ * (an image that is not there) and flaky cases (they failed on the bad
+ * GPU, passed on another): valid against the tests' XSD, read back by
+ * python3-junitparser (failure, error) and, for what Debian 12's
+ * junitparser predates (flakyFailure, rerunFailure, properties), by the
+ * standard XML parser. */
+Test(sweep_gpus, junit_tells_workload_from_infrastructure_and_flaky)
+{
+	struct tool_run r;
+	const char *args[] = { "--image", "i23-no-such-image:none", "--pull", "never",
+			       "--retry-failed", "1", "--quarantine-gpus", "--jobs", "1",
+			       "--format", "json", NULL };
+	cleanup_cjson cJSON *s = NULL;
+	cleanup_free char *junit = NULL, *py = NULL, *xsd = NULL, *maf = NULL, *cmd = NULL;
+	const cJSON *kinds;
+
+	add_pass_cases(2);
+	maf = fixture_root("maf");
+	cmd = xasprintf("mkdir -p '%s/m' && cp -r '%s' '%s/m/'", library, maf, library);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	sweep_run(&r, args);
+	cr_expect_eq(r.status, 5, "an infrastructure error: exit 5 as documented\n%s", r.err.buf);
+	s = cJSON_Parse(r.out.buf);
+	cr_assert_not_null(s, "%s\n%s", r.out.buf, r.err.buf);
+	kinds = cJSON_GetObjectItem(s, "kinds");
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(kinds, "workload_failed")), 1);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(kinds, "infrastructure")), 3);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(kinds, "flaky")), 2);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(kinds, "flaky_on_suspect_gpu")), 2);
+	junit = xasprintf("%s/sweeps/%s/junit.xml", tenv.workdir,
+			  cJSON_GetStringValue(cJSON_GetObjectItem(s, "sweep")));
+	xsd = xasprintf("%s/tests/fixtures/junit/junit.xsd", test_source_root());
+	free(cmd);
+	cmd = xasprintf("xmllint --noout --schema '%s' '%s'", xsd, junit);
+	cr_assert_eq(system(cmd), 0, "junit.xml validates against the XSD: %s", cmd);
+	py = xasprintf(
+		"/usr/bin/python3 -c \"import sys\n"
+		"from junitparser import JUnitXml, Failure, Error\n"
+		"x = JUnitXml.fromfile(sys.argv[1])\n"
+		"res = [(c.name, type(r).__name__) for s in x for c in s for r in c.result]\n"
+		"assert sum(1 for n, t in res if t == 'Failure') == 1, res\n"
+		"assert sum(1 for n, t in res if t == 'Error') == 3, res\n"
+		"import xml.etree.ElementTree as ET\n"
+		"t = ET.parse(sys.argv[1])\n"
+		"ff = t.findall('.//testcase/flakyFailure')\n"
+		"assert len(ff) == 2, len(ff)\n"
+		"assert all('GPU 0' in f.find('system-out').text for f in ff)\n"
+		"assert len(t.findall('.//testcase/rerunFailure')) == 1\n"
+		"s = [s for s in t.findall('testsuite') if s.get('name') == sys.argv[2]][0]\n"
+		"p = {e.get('name'): e.get('value') for e in s.findall('properties/property')}\n"
+		"assert p['library/m/capture.hrr/pid-4242.kind'] == 'workload', p\n"
+		"assert p['library/m/capture.hrr/pid-4242.fault_class'] == 'illegal_memory_access', p\n"
+		"assert p['library/c0/capture.hrr/pid-4242.gpu_unique_ids'] != '2102120316582010921', p\n"
+		"assert p['image_id'].startswith('sha256:'), p\n"
+		"b = [s for s in t.findall('testsuite') if s.get('name') != sys.argv[2]][0]\n"
+		"q = {e.get('name'): e.get('value') for e in b.findall('properties/property')}\n"
+		"assert q['library/m/capture.hrr/pid-4242.kind'] == 'infrastructure', q\n"
+		"\" '%s' '%s'", junit, SIM_IMAGE);
+	cr_assert_eq(system(py), 0, "junitparser and ElementTree read it back: %s", junit);
+	tool_run_release(&r);
+}
