@@ -1,6 +1,7 @@
 /* sweep/suspect.c: a bad GPU told from a bad kernel; and the scheduler's
  * retry that avoids the GPUs a case failed on. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "orchestrator/sweep_result.h"
@@ -93,4 +94,45 @@ Test(sweep_suspect, results_carry_gpu_identity_host_and_kind)
 	cr_expect_str_eq(back.host, "node7");
 	sweep_result_release(&back);
 	strbuf_release(&line);
+}
+
+#include "sweep/suspect_nodes.h"
+
+static void add(struct sweep_results *rs, const char *c, const char *host, int gpu,
+		const char *outcome, long long finished)
+{
+	struct sweep_result *r;
+
+	rs->v = realloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
+	r = &rs->v[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->case_name = strdup(c);
+	r->image = strdup("img");
+	r->state = strdup(RESULT_DONE);
+	r->outcome = strdup(outcome);
+	r->host = strdup(host);
+	r->gpus[0] = gpu;
+	r->n_gpus = 1;
+	r->finished = finished;
+}
+
+Test(sweep_suspect, a_cluster_resume_excludes_the_nodes_with_a_suspect_gpu)
+{
+	struct sweep_results rs = { 0 };
+	struct strvec hosts = STRVEC_INIT, why = STRVEC_INIT;
+
+	/* On node2 case a failed on GPU 0 and passed on GPU 1; on node1 a
+	 * kernel fails on both GPUs (no GPU to blame). */
+	add(&rs, "a", "node2", 0, "MAF", 10);
+	add(&rs, "b", "node1", 0, "MAF", 11);
+	add(&rs, "b", "node1", 1, "MAF", 12);
+	add(&rs, "a", "node2", 1, "PASS", 13);
+	sweep_suspect_nodes(&rs, &hosts, &why);
+	cr_assert_eq(hosts.n, 1);
+	cr_expect_str_eq(hosts.v[0], "node2");
+	cr_assert_eq(why.n, 1);
+	cr_expect_str_eq(why.v[0], "node2 GPU 0: a failed on GPU 0 and passed on GPU 1");
+	strvec_clear(&hosts);
+	strvec_clear(&why);
+	sweep_results_release(&rs);
 }
