@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "history/history_reuse.h"
+#include "orchestrator/version.h"
 
 #define FACTS_MAX (1u << 20)
 
@@ -229,6 +231,26 @@ char *bisect_answer_json(const struct bisect_job *j)
 	return txt;
 }
 
+/* The bisection's folder as a row of its label's sweeps (no cases), so that
+ * `history prune` removes it with the probes' sweeps. */
+static int register_folder(struct bisect_job *j, struct error *err)
+{
+	struct sweep_results none = { 0 };
+	char host[256];
+	bool rebuilt;
+	struct history_sweep s = {
+		.id = j->id, .label = j->o->sweep.label ? j->o->sweep.label : "bisect",
+		.state = "finished", .options = "{}", .tool_version = HRR_DOCKER_REPLAY_VERSION,
+		.folder = j->folder, .run_options_fp = j->fp, .started = (long long)time(NULL),
+		.finished = (long long)time(NULL), .host = host,
+	};
+
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	return history_db_import(j->db, &s, NULL, 0, &none, &rebuilt, err);
+}
+
 int bisect_answer_write(struct bisect_job *j, struct error *err)
 {
 	cleanup_strbuf struct strbuf md = STRBUF_INIT;
@@ -248,5 +270,5 @@ int bisect_answer_write(struct bisect_job *j, struct error *err)
 	if (fs_write_atomic(pmd, md.buf, md.len, 0644, err) < 0 ||
 	    fs_write_atomic(pj, json, strlen(json), 0644, err) < 0)
 		return -1;
-	return history_db_record_bisect(j->db, &b, err);
+	return history_db_record_bisect(j->db, &b, err) < 0 ? -1 : register_folder(j, err);
 }

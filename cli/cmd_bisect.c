@@ -81,7 +81,8 @@ static int set_up(struct bisect_job *j, struct error *err)
 	    engine_open(&j->engine, NULL, err) < 0)
 		return -1;
 	run_id_new(rid);
-	j->id = sweep_id_make("bisect", time(NULL), (unsigned)strtoul(rid, NULL, 16));
+	/* "bisection-…": told apart from its probes' sweeps ("bisect-…"). */
+	j->id = sweep_id_make("bisection", time(NULL), (unsigned)strtoul(rid, NULL, 16));
 	if (sweep_folder_create(wd, j->id, &j->folder, err) < 0)
 		return -1;
 	j->probes = xcalloc(j->cands.n + 1, sizeof(*j->probes));

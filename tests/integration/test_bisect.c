@@ -6,6 +6,7 @@
  * repository of its own (i23-bisect-<pid>), then bisects on the four fake
  * GPUs of tests/fixtures/sysfs/mi300x-4 (docs/bisect.md). */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -83,20 +84,71 @@ static void push_tags(const char *registry)
 	}
 }
 
-static void bisect_run(struct tool_run *r, const char *registry, const char *const *more)
+/* bisect from good to bad with the test's GPUs, database and workdir; the
+ * cases are --archive's unless with_archive is false (more has --sweep). */
+static void bisect_between(struct tool_run *r, const char *good, const char *bad,
+			   const char *const *more, bool with_archive)
 {
-	cleanup_free char *good = xasprintf("%s/%s:t01", registry, repo());
-	cleanup_free char *bad = xasprintf("%s/%s:t%02d", registry, repo(), N_TAGS);
-	const char *argv[40] = { "bisect", "--good", good, "--bad", bad, "--archive", archive,
+	const char *argv[40] = { "bisect", "--good", good, "--bad", bad,
 				 "--workdir", tenv.workdir, "--device-root", tenv.devroot,
 				 "--sysfs-root", sysfs4, "--db", dbpath, "--timeout", "120",
 				 "--format", "json", "-q" };
-	size_t n = 20;
+	size_t n = 18;
 
+	if (with_archive) {
+		argv[n++] = "--archive";
+		argv[n++] = archive;
+	}
 	for (size_t i = 0; more && more[i]; i++)
 		argv[n++] = more[i];
 	argv[n] = NULL;
 	tool_run(r, argv, extra_env);
+}
+
+static void bisect_ends(struct tool_run *r, const char *good, const char *bad,
+			const char *const *more)
+{
+	bisect_between(r, good, bad, more, true);
+}
+
+static void bisect_run_cases(struct tool_run *r, const char *registry, const char *const *more,
+			     bool with_archive)
+{
+	cleanup_free char *good = xasprintf("%s/%s:t01", registry, repo());
+	cleanup_free char *bad = xasprintf("%s/%s:t%02d", registry, repo(), N_TAGS);
+
+	bisect_between(r, good, bad, more, with_archive);
+}
+
+static void bisect_run(struct tool_run *r, const char *registry, const char *const *more)
+{
+	bisect_run_cases(r, registry, more, true);
+}
+
+/* The folder of a probe's sweep (it has a plan.json; the bisection's own
+ * folder, bisection-..., has none). */
+static char *first_probe_sweep(void)
+{
+	cleanup_free char *sweeps = xasprintf("%s/sweeps", tenv.workdir);
+	DIR *d = opendir(sweeps);
+	struct dirent *e;
+	char *found = NULL;
+
+	while (d && !found && (e = readdir(d))) {
+		cleanup_free char *plan = xasprintf("%s/%s/plan.json", sweeps, e->d_name);
+
+		if (!strncmp(e->d_name, "bisect-", 7) && access(plan, R_OK) == 0)
+			found = xasprintf("%s/%s", sweeps, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	cr_assert_not_null(found, "a probe sweep under %s", sweeps);
+	return found;
+}
+
+static bool image_here_ref(const char *ref)
+{
+	return et_sh("docker image inspect %s >/dev/null 2>&1", ref) == 0;
 }
 
 static const char *side_tag(const cJSON *answer, const char *side)
@@ -151,6 +203,45 @@ Test(bisect, sixteen_tags_on_the_plain_registry_in_at_most_six_replays_then_none
 	cr_expect_eq(assert_found(&r), 0, "a second bisection replays nothing new:\n%s", r.err.buf);
 	cr_expect(strstr(r.err.buf, "(from the history)"), "%s", r.err.buf);
 	tool_run_release(&r);
+
+	/* The cases of a sweep (one of the probes) instead of --archive. */
+	{
+		cleanup_free char *probe = NULL;
+		const char *by_sweep[] = { "--images", list, "--sweep", NULL, NULL };
+
+		probe = first_probe_sweep();
+		by_sweep[3] = probe;
+		bisect_run_cases(&r, ENGINE_TEST_REGISTRY, by_sweep, false);
+		cr_expect_eq(assert_found(&r), 0, "--sweep: the same cases, all reused:\n%s",
+			     r.err.buf);
+		tool_run_release(&r);
+	}
+}
+
+/* A bad GPU makes --good itself flaky: reported (exit 1), not guessed. */
+Test(bisect, a_flaky_end_is_reported_not_guessed_through)
+{
+	struct tool_run r;
+	cleanup_free char *list = xasprintf("%s/images.txt", tenv.root);
+	cleanup_free char *text = NULL, *second = xasprintf("%s-flaky:b", repo());
+	const char *args[] = { "--images", list, "--env", "HRR_SIM_FAIL_ON_RENDER=128",
+			       "--retry-failed", "1", "--gpus", "0,1", "--jobs", "1", NULL };
+	cleanup_cjson cJSON *a = NULL;
+	struct error err;
+
+	cr_assert_eq(et_sh("docker tag %s %s", SIM_IMAGE, second), 0);
+	text = xasprintf("%s\n%s\n", SIM_IMAGE, second);
+	cr_assert_eq(fs_write_atomic(list, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	bisect_ends(&r, SIM_IMAGE, second, args);
+	cr_expect_eq(r.status, 1, "exit %d\n%s", r.status, r.err.buf);
+	a = cJSON_Parse(r.out.buf);
+	cr_assert_not_null(a, "%s\n%s", r.out.buf, r.err.buf);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(a, "verdict")), "good-not-stable");
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(a, "replays")), 1,
+		     "it stops at the flaky end");
+	cr_expect(image_here_ref(SIM_IMAGE), "an image that was here stays");
+	tool_run_release(&r);
+	et_sh("docker rmi %s >/dev/null 2>&1", second);
 }
 
 Test(bisect, sixteen_tags_with_htpasswd_auth)
