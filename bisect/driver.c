@@ -147,9 +147,12 @@ static int look_up(struct bisect_job *j, size_t i, struct error *err)
 			return 0;
 		}
 		strvec_push(&p->outcomes, k.outcome);
-		strvec_pushf(&p->details, "%s%s%s%s", k.fault_class ? k.fault_class : "",
-			     k.kernel ? " in " : "", k.kernel ? k.kernel : "",
-			     k.attempts > 1 ? " (after retries)" : "");
+		if (!strcmp(k.outcome, "PASS"))
+			strvec_push(&p->details, k.attempts > 1 ? "(after retries)" : "");
+		else
+			strvec_pushf(&p->details, "%s%s%s%s", k.fault_class ? k.fault_class : "",
+				     k.kernel ? " in " : "", k.kernel ? k.kernel : "",
+				     k.attempts > 1 ? " (after retries)" : "");
 		flaky |= k.attempts > 1 && k.first_outcome && strcmp(k.first_outcome, k.outcome);
 		if (c == 0) {
 			free(p->folder);
