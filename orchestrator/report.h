@@ -44,6 +44,7 @@ struct report_case {
 	const char *kind, *gpu_uids, *host;
 	struct report_attempt earlier[REPORT_ATTEMPTS_MAX];
 	size_t n_earlier;
+	bool acquitted;             /* its failures were the GPU's (report_acquit_suspect_gpus) */
 	/* Outcomes of this case and image in the label's last sweeps, oldest
 	 * first ("PASS", "MAF", ..., "-" for no replay). */
 	const char *trend[REPORT_TREND_MAX];
@@ -71,6 +72,11 @@ struct report {
 	size_t counts[ST__COUNT];   /* set by report_finish */
 };
 
+/* A flaky GPU is not a flaky case: a flaky case whose every failed attempt
+ * ran on a quarantined or suspect GPU gets the status its final PASS has
+ * against the baseline (pass, fixed or new), and those attempts become
+ * infrastructure (JUnit's flakyError). Before report_finish. */
+void report_acquit_suspect_gpus(struct report *r);
 /* Counts per status and the A/B marks: a case whose outcome differs
  * between the sweep's images. */
 void report_finish(struct report *r);

@@ -147,8 +147,10 @@ static void testcase(struct jw *j, const struct report_case *c)
 		text(j, c->finding_md ? c->finding_md : msg);
 		ok(j, xmlTextWriterEndElement(j->w));
 	}
-	if (flaky || is_failure(c))
-		reruns(j, c, flaky);
+	/* A case that passed in the end after failures is flaky in Surefire's
+	 * terms whatever its status: flakyError when they were the GPU's. */
+	if (flaky || is_failure(c) || (c->n_earlier && c->outcome && !strcmp(c->outcome, "PASS")))
+		reruns(j, c, !is_failure(c));
 	if (is_skipped(c)) {
 		ok(j, xmlTextWriterStartElement(j->w, X("skipped")));
 		attr(j, "message", c->message ? c->message : sweep_status_name(c->status));
@@ -165,7 +167,10 @@ static void testcase(struct jw *j, const struct report_case *c)
 	ok(j, xmlTextWriterStartElement(j->w, X("system-out")));
 	if (flaky)
 		text(j, c->retry_note ? c->retry_note : "failed, then passed on a retry");
-	if (flaky)
+	if (c->acquitted)
+		text(j, "failed only on a quarantined or suspect GPU, then passed on another: the "
+			"GPU's failure, not the case's");
+	if (flaky || c->acquitted)
 		text(j, "\n");
 	cleanup_free char *where = xasprintf("status: %s\nkind: %s\nrun folder: %s\n",
 					     sweep_status_name(c->status),

@@ -22,6 +22,38 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+static bool on_noted_gpu(const struct report *r, const struct report_attempt *a)
+{
+	char ord[16];
+
+	for (size_t g = 0; g < r->n_gpu_notes; g++) {
+		snprintf(ord, sizeof(ord), "%d", r->gpu_notes[g].gpu);
+		if (a->gpus && !strcmp(a->gpus, ord))
+			return true;
+	}
+	return false;
+}
+
+void report_acquit_suspect_gpus(struct report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct report_case *c = &r->cases[i];
+		bool all = c->n_earlier > 0;
+
+		if (c->status != ST_FLAKY)
+			continue;
+		for (size_t a = 0; a < c->n_earlier; a++)
+			all &= on_noted_gpu(r, &c->earlier[a]);
+		if (!all)
+			continue;
+		c->acquitted = true;
+		c->status = !c->prev_outcome ? ST_NEW : !strcmp(c->prev_outcome, "PASS") ? ST_PASS
+											 : ST_FIXED;
+		for (size_t a = 0; a < c->n_earlier; a++)
+			c->earlier[a].kind = "infrastructure";
+	}
+}
+
 void report_finish(struct report *r)
 {
 	memset(r->counts, 0, sizeof(r->counts));
@@ -151,7 +183,7 @@ static void md_gpus(const struct report *r, struct strbuf *out)
 /* Workload, infrastructure and flaky counted apart (a flaky case is a
  * workload that passed in the end). */
 struct kinds {
-	size_t workload_failed, infrastructure, flaky, flaky_on_suspect_gpu;
+	size_t workload_failed, infrastructure, flaky, failed_only_on_suspect_gpu;
 };
 
 static struct kinds count_kinds(const struct report *r)
@@ -163,18 +195,10 @@ static struct kinds count_kinds(const struct report *r)
 
 		if (c->status == ST_GONE)
 			continue;
+		if (c->acquitted)
+			k.failed_only_on_suspect_gpu++;
 		if (c->status == ST_FLAKY) {
-			bool on_suspect = false;
-
 			k.flaky++;
-			for (size_t a = 0; a < c->n_earlier; a++)
-				for (size_t g = 0; g < r->n_gpu_notes; g++) {
-					char ord[16];
-
-					snprintf(ord, sizeof(ord), "%d", r->gpu_notes[g].gpu);
-					on_suspect |= c->earlier[a].gpus && !strcmp(c->earlier[a].gpus, ord);
-				}
-			k.flaky_on_suspect_gpu += on_suspect;
 		} else if (c->kind && !strcmp(c->kind, "infrastructure")) {
 			k.infrastructure++;
 		} else if (c->outcome && strcmp(c->outcome, "PASS")) {
@@ -188,9 +212,10 @@ static void kinds_md(const struct report *r, struct strbuf *out)
 {
 	struct kinds k = count_kinds(r);
 
-	strbuf_addf(out, "\nFailures by kind: %zu workload, %zu infrastructure, %zu flaky "
-			 "(%zu of them failed only on a quarantined or suspect GPU).\n",
-		    k.workload_failed, k.infrastructure, k.flaky, k.flaky_on_suspect_gpu);
+	strbuf_addf(out, "\nFailures by kind: %zu workload, %zu infrastructure, %zu flaky; "
+			 "%zu case(s) failed only on a quarantined or suspect GPU and passed on "
+			 "another (not counted flaky).\n",
+		    k.workload_failed, k.infrastructure, k.flaky, k.failed_only_on_suspect_gpu);
 }
 
 void report_summary_md(const struct report *r, struct strbuf *out)
@@ -292,7 +317,8 @@ void report_summary_json(const struct report *r, struct strbuf *out)
 		cJSON_AddNumberToObject(kj, "workload_failed", (double)k.workload_failed);
 		cJSON_AddNumberToObject(kj, "infrastructure", (double)k.infrastructure);
 		cJSON_AddNumberToObject(kj, "flaky", (double)k.flaky);
-		cJSON_AddNumberToObject(kj, "flaky_on_suspect_gpu", (double)k.flaky_on_suspect_gpu);
+		cJSON_AddNumberToObject(kj, "failed_only_on_suspect_gpu",
+					(double)k.failed_only_on_suspect_gpu);
 	}
 	q = cJSON_AddArrayToObject(o, "suspect_gpus");
 	for (size_t i = 0; i < r->n_gpu_notes; i++) {

@@ -335,6 +335,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.n_quarantined = f->n_quarantined;
 	m.r.gpu_notes = f->gpu_notes;
 	m.r.n_gpu_notes = f->n_gpu_notes;
+	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
 	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
 	*exit_code = m.r.exit_code;

@@ -10,12 +10,14 @@ void gpu_suspects_init(struct gpu_suspects *s, size_t n_cases)
 {
 	memset(s, 0, sizeof(*s));
 	s->failed_on = xcalloc(n_cases + 1, sizeof(*s->failed_on));
+	s->moved_off = xcalloc(n_cases + 1, sizeof(*s->moved_off));
 	s->n_cases = n_cases;
 }
 
 void gpu_suspects_release(struct gpu_suspects *s)
 {
 	free(s->failed_on);
+	free(s->moved_off);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -70,13 +72,21 @@ unsigned long long gpu_suspects_note(struct gpu_suspects *s, size_t idx, const c
 	}
 	if (!n)
 		return 0;
-	/* It passed here: the GPUs it failed on before are suspect. */
-	for (int g = 0; g < SUSPECT_MAX_GPUS; g++)
-		if ((s->failed_on[idx] & ~here) & (1ull << g) && !s->suspect[g]) {
+	/* It passed here: each GPU it failed on before has one case more
+	 * against it; the second makes it suspect. */
+	for (int g = 0; g < SUSPECT_MAX_GPUS; g++) {
+		unsigned long long bit = 1ull << g;
+
+		if (!(s->failed_on[idx] & ~here & bit) || (s->moved_off[idx] & bit))
+			continue;
+		s->moved_off[idx] |= bit;
+		if (++s->moved[g] >= 2 && !s->suspect[g]) {
 			snprintf(s->reason[g], sizeof(s->reason[g]),
-				 "%s failed on GPU %d and passed on GPU %d", case_name, g, gpus[0]);
+				 "%u cases failed on GPU %d and passed on another GPU (the last: %s, "
+				 "on GPU %d)", s->moved[g], g, case_name, gpus[0]);
 			became |= make_suspect(s, g);
 		}
+	}
 	return became;
 }
 

@@ -1,7 +1,7 @@
 /* A bad GPU told from a bad kernel (docs/sweep.md "Suspect GPUs"), pure:
- * a GPU is suspect when a case failed on it and passed on another GPU in
- * the same sweep, or when it saw a hang or a hardware exception (a queue
- * abort) twice. The sweep's parent notes every result; the caller decides
+ * a GPU is suspect when two cases failed on it and passed on another GPU
+ * in the same sweep (one such case is as likely a flaky case), or when it
+ * saw a hang or a hardware exception (a queue abort) twice. The sweep's parent notes every result; the caller decides
  * what a suspect costs (--quarantine-gpus takes it out of the sweep), and
  * a retry avoids the GPUs its case failed on. */
 #ifndef HRR_SWEEP_SUSPECT_H
@@ -15,7 +15,9 @@
 
 struct gpu_suspects {
 	unsigned long long *failed_on; /* per case: mask of the ordinals it failed on */
+	unsigned long long *moved_off; /* per case: the ordinals it already counts against */
 	size_t n_cases;
+	unsigned moved[SUSPECT_MAX_GPUS]; /* cases that failed here and passed elsewhere */
 	unsigned hard[SUSPECT_MAX_GPUS];  /* hangs and hardware exceptions */
 	bool suspect[SUSPECT_MAX_GPUS];
 	char reason[SUSPECT_MAX_GPUS][SUSPECT_REASON_MAX];

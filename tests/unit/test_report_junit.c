@@ -85,3 +85,41 @@ Test(report_junit, workload_infrastructure_and_flaky_in_surefire_form)
 	cr_expect_eq(count(doc, "//testsuite/properties/property[@name='image_id']"), 1);
 	xmlFreeDoc(doc);
 }
+
+Test(report_junit, a_case_that_failed_only_on_a_suspect_gpu_is_not_flaky)
+{
+	struct report_case cases[1] = { 0 };
+	struct report_gpu note = { .gpu = 0, .unique_id = 21, .quarantined = true };
+	struct report r = { .sweep_id = "s1", .label = "l", .state = "finished", .cases = cases,
+			    .n = 1, .gpu_notes = &note, .n_gpu_notes = 1 };
+	cleanup_strbuf struct strbuf x = STRBUF_INIT;
+	struct error err;
+	xmlDocPtr doc;
+
+	cases[0] = (struct report_case){ .case_name = "d", .image = "img", .outcome = "PASS",
+					 .prev_outcome = "PASS", .status = ST_FLAKY,
+					 .kind = "workload", .n_earlier = 1 };
+	cases[0].earlier[0] = (struct report_attempt){ .attempt = 1, .state = "done",
+						       .outcome = "MAF", .kind = "workload",
+						       .gpus = "0" };
+	report_acquit_suspect_gpus(&r);
+	report_finish(&r);
+	cr_expect_eq(cases[0].status, ST_PASS, "PASS before, PASS now elsewhere");
+	cr_expect_eq(r.counts[ST_FLAKY], 0);
+	cr_assert_eq(report_junit(&r, &x, &err), 0, "%s", err.msg);
+	doc = xmlReadMemory(x.buf, (int)x.len, "junit.xml", NULL, XML_PARSE_NONET);
+	cr_assert_not_null(doc);
+	cr_expect(valid(doc), "%s", x.buf);
+	cr_expect_eq(count(doc, "//testcase[@name='d']/flakyError[@type='infrastructure']"), 1,
+		     "%s", x.buf);
+	cr_expect_eq(count(doc, "//testcase[@name='d']/flakyFailure"), 0);
+	xmlFreeDoc(doc);
+
+	/* The same failure on a GPU nobody suspects stays flaky. */
+	cases[0].status = ST_FLAKY;
+	cases[0].acquitted = false;
+	cases[0].earlier[0].kind = "workload";
+	cases[0].earlier[0].gpus = "3";
+	report_acquit_suspect_gpus(&r);
+	cr_expect_eq(cases[0].status, ST_FLAKY);
+}
