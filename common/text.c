@@ -160,3 +160,12 @@ bool text_is_utf8(const char *s, size_t len)
 	}
 	return true;
 }
+
+unsigned long long text_fnv1a64(unsigned long long h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}

@@ -38,4 +38,9 @@ void text_markdown_cell(struct strbuf *out, const char *s);
 /* True when s[0..len) is valid UTF-8 (controls allowed). */
 bool text_is_utf8(const char *s, size_t len);
 
+/* FNV-1a 64: the cheap content fingerprints of archives, results and run
+ * options. Start from TEXT_FNV1A64_INIT, feed in pieces. */
+#define TEXT_FNV1A64_INIT 1469598103934665603ull
+unsigned long long text_fnv1a64(unsigned long long h, const void *data, size_t len);
+
 #endif

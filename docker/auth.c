@@ -433,6 +433,26 @@ int registry_auth_header(const struct image_ref *ref, char **out, struct error *
 	return rc;
 }
 
+int registry_credentials(const struct image_ref *ref, char **username, char **password,
+			 struct error *err)
+{
+	struct registry_creds c = { 0 };
+	int rc;
+
+	*username = *password = NULL;
+	rc = auth_find_creds(ref, &c, err);
+	if (rc == 0 && c.identity_token) {
+		/* The docker CLI's convention for an identity token over Basic. */
+		*username = xstrdup("<token>");
+		*password = xstrdup(c.identity_token);
+	} else if (rc == 0 && c.username) {
+		*username = xstrdup(c.username);
+		*password = xstrdup(c.password ? c.password : "");
+	}
+	auth_creds_release(&c);
+	return rc;
+}
+
 int registry_auth_from_config_text(const char *text, size_t len, const struct image_ref *ref,
 				   char **out, char **helper, struct error *err)
 {

@@ -129,8 +129,16 @@ const char *image_ref_auth_key(const struct image_ref *ref);
  * credHelpers, credsStore (runs docker-credential-<x> get), auths.
  * *out = NULL when no credentials are configured (not an error). */
 int registry_auth_header(const struct image_ref *ref, char **out, struct error *err);
+/* The same credentials as a username and password for a client that talks
+ * to the registry itself; both NULL when none are configured. */
+int registry_credentials(const struct image_ref *ref, char **username, char **password,
+			 struct error *err);
 
 /* ---- images ---- */
+
+/* DELETE /images/{name} (untag, and remove when no tag is left; never
+ * forced: an image a container uses stays). A missing one is not an error. */
+int engine_image_remove(struct engine *e, const char *name, struct error *err);
 
 /* GET /images/{name}/json. A missing image: returns -1 with kind
  * ERR_NOT_FOUND and status 404. */

@@ -25,6 +25,16 @@ int engine_image_inspect(struct engine *e, const char *name, cJSON **out,
 	return 0;
 }
 
+int engine_image_remove(struct engine *e, const char *name, struct error *err)
+{
+	static const long ok[] = { 200, 404, 0 };
+	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+
+	strbuf_addstr(&path, "/images/");
+	engine_url_add_path(&path, name);
+	return engine_request_json(e, "DELETE", path.buf, NULL, ok, false, 0, NULL, err);
+}
+
 static long long image_json_ll(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);

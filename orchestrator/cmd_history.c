@@ -12,6 +12,7 @@
 #include "common/owned.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "history/history_gpus.h"
 #include "orchestrator/history_db.h"
 #include "orchestrator/sweep_folder.h"
 #include "orchestrator/say.h"
@@ -20,10 +21,12 @@
 const char cmd_history_usage[] =
 	"Usage: hrr-docker-replay history [--label L] [--case NAME] [--last N]\n"
 	"                                 [--format markdown|json] [--db PATH]\n"
-	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n\n"
+	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n"
+	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n\n"
 	"The outcomes of the last sweeps per case, from the history database;\n"
 	"prune removes all but the last N sweeps of each label (or of --label)\n"
-	"from the database and their folders from disk.\n"
+	"from the database and their folders from disk; gpus lists failure rates\n"
+	"per GPU identity (KFD unique_id) and per node over the last sweeps.\n"
 	"Exit: 0, 5 the database cannot be read, 64 usage error.\n";
 
 struct trend_out {
@@ -169,6 +172,18 @@ int history_command(struct options *opts)
 	}
 	if (o->prune) {
 		code = prune(db, o);
+		history_db_close(db);
+		return code;
+	}
+	if (o->gpus_report) {
+		cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+		if (history_gpus_report(db, o->label, (int)o->last, opts->format == FORMAT_JSON, &out,
+					&err) < 0) {
+			say_error("%s", err.msg);
+			code = 5;
+		}
+		fwrite(out.buf, 1, out.len, stdout);
 		history_db_close(db);
 		return code;
 	}

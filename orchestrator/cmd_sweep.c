@@ -26,6 +26,7 @@
 #include "orchestrator/sweep_runopts.h"
 #include "orchestrator/run_folder.h"
 #include "orchestrator/version.h"
+#include "sweep/suspect_nodes.h"
 
 struct sweep_cmd {
 	struct sweep_options *so;  /* the sweep's own options (inside ro) */
@@ -322,6 +323,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 	struct sweep_finish f = {
 		.state = final_state(c, out, n_cases), .finished = (long long)time(NULL),
 		.quarantined = out->quarantined, .n_quarantined = out->n_quarantined,
+		.gpu_notes = out->gpu_notes, .n_gpu_notes = out->n_gpu_notes,
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
 		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
 	};
@@ -380,6 +382,29 @@ static int task_pool(struct sweep_cmd *c, struct error *err)
 	return 0;
 }
 
+/* A resumed cluster sweep keeps off the nodes whose GPUs its results make
+ * suspect (docs/slurm.md): sbatch --exclude. */
+static void exclude_suspect_nodes(struct sweep_cmd *c)
+{
+	struct sweep_results rs = { 0 };
+	cleanup_strvec struct strvec hosts = STRVEC_INIT, why = STRVEC_INIT;
+	cleanup_strbuf struct strbuf opt = STRBUF_INIT;
+
+	if (!c->resume || sweep_results_load(c->folder, &rs, ERROR_DISCARD) < 0)
+		return;
+	sweep_suspect_nodes(&rs, &hosts, &why);
+	sweep_results_release(&rs);
+	if (!hosts.n)
+		return;
+	strbuf_addstr(&opt, "--exclude=");
+	for (size_t i = 0; i < hosts.n; i++)
+		strbuf_addf(&opt, i ? ",%s" : "%s", hosts.v[i]);
+	for (size_t i = 0; i < why.n; i++)
+		say_warning("suspect: %s", why.v[i]);
+	say_warning("resubmitting with %s", opt.buf);
+	strvec_push(&c->so->slurm_opts, opt.buf);
+}
+
 /* The merge, or the submission of --slurm: nothing runs here. */
 static int submit_slurm(struct sweep_cmd *c, const size_t *cases, size_t n)
 {
@@ -396,6 +421,7 @@ static int submit_slurm(struct sweep_cmd *c, const size_t *cases, size_t n)
 	exe[len > 0 ? len : 0] = '\0';
 	if (len <= 0)
 		snprintf(exe, sizeof(exe), "hrr-docker-replay");
+	exclude_suspect_nodes(c);
 	if (sweep_slurm_submit(&slurm_runner_exec, &s, &merge, &err) < 0) {
 		say_error("%s", err.msg);
 		return SWEEP_EXIT_INFRA;

@@ -30,7 +30,7 @@ const struct command_def *command_table(size_t *n);
 /* Each command's usage text, in its cmd_<name>.c. */
 extern const char cmd_run_usage[], cmd_replay_help_tail[], cmd_preflight_usage[],
 	cmd_analyze_usage[], cmd_gc_usage[], cmd_sweep_usage[], cmd_sweep_help_tail[],
-	cmd_history_usage[];
+	cmd_history_usage[], cmd_bisect_usage[], cmd_bisect_help_tail[];
 
 int run_command(struct options *o);       /* cmd_run.c */
 int preflight_command(struct options *o); /* cmd_preflight.c */
@@ -38,5 +38,6 @@ int analyze_command(struct options *o);   /* cmd_analyze.c */
 int gc_command(struct options *o);        /* cmd_gc.c */
 int sweep_command(struct options *o);     /* cmd_sweep.c */
 int history_command(struct options *o);   /* cmd_history.c */
+int bisect_command(struct options *o);    /* cli/cmd_bisect.c */
 
 #endif

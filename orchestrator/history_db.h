@@ -18,7 +18,7 @@
 #include "orchestrator/sweep_result.h"
 #include "orchestrator/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 2
+#define HISTORY_SCHEMA_VERSION 3
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;
@@ -48,8 +48,14 @@ const char *history_db_journal(const struct history_db *db);
 
 struct history_sweep {
 	const char *id, *label, *host, *state, *options, *tool_version, *folder, *baseline;
+	const char *run_options_fp; /* history_options_fingerprint of the run options */
 	long long started, finished;
 };
+
+/* What identifies the run options a result was replayed with:
+ * "fnv1a64:<16 hex>" of their JSON text (sweep_runopts_to_json). Caller
+ * frees. */
+char *history_options_fingerprint(const char *run_options_json);
 
 struct history_planned {
 	const char *case_name, *image;

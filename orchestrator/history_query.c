@@ -9,6 +9,7 @@
 
 #include "common/cleanup.h"
 #include "common/strbuf.h"
+#include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/history_sql.h"
 
@@ -35,6 +36,17 @@ const char *const history_migrations[] = {
 	"  THEN substr(value, 1, instr(value, '=') - 1) ELSE value END)"
 	"  FROM json_each(sweeps.options, '$.env')))), '$.env')"
 	" WHERE json_valid(options) AND json_type(options, '$.env') = 'array';",
+	/* 2 -> 3: additive. What a result is reused by (the run options'
+	 * fingerprint), where it ran (GPU identities, ordinals, host) and what
+	 * kind it is (workload or infrastructure); the bisections' answers. */
+	"ALTER TABLE results ADD COLUMN run_options_fp TEXT;"
+	"ALTER TABLE results ADD COLUMN gpu_uids TEXT;"
+	"ALTER TABLE results ADD COLUMN host TEXT;"
+	"ALTER TABLE results ADD COLUMN kind TEXT;"
+	"CREATE INDEX results_reuse ON results(digest, image_id, run_options_fp);"
+	"CREATE TABLE bisects(id TEXT PRIMARY KEY, good TEXT NOT NULL, bad TEXT NOT NULL,"
+	" last_good TEXT, first_bad TEXT, verdict TEXT NOT NULL, answer TEXT, folder TEXT,"
+	" run_options_fp TEXT, finished INTEGER);",
 };
 
 /* Order-independent fingerprint of the results (FNV-1a per line, summed):
@@ -45,14 +57,16 @@ static void results_fingerprint(const struct sweep_results *rs, char *out, size_
 
 	for (size_t i = 0; i < rs->n; i++) {
 		cleanup_strbuf struct strbuf line = STRBUF_INIT;
-		unsigned long long h = 1469598103934665603ull;
-
 		sweep_result_to_json(&rs->v[i], &line);
-		for (size_t k = 0; k < line.len; k++)
-			h = (h ^ (unsigned char)line.buf[k]) * 1099511628211ull;
-		sum += h;
+		sum += text_fnv1a64(TEXT_FNV1A64_INIT, line.buf, line.len);
 	}
 	snprintf(out, len, "%zu:%016llx", rs->n, sum);
+}
+
+char *history_options_fingerprint(const char *run_options_json)
+{
+	return xasprintf("fnv1a64:%016llx", text_fnv1a64(TEXT_FNV1A64_INIT, run_options_json,
+							 strlen(run_options_json)));
 }
 
 static int stored_fingerprint(struct history_db *db, const char *id, char **fp, struct error *err)
@@ -128,14 +142,18 @@ static void gpus_text(const struct sweep_result *r, struct strbuf *out)
 		strbuf_addf(out, g ? ",%d" : "%d", r->gpus[g]);
 }
 
-static int insert_results(struct history_db *db, const char *id, const struct sweep_results *rs,
-			  struct error *err)
+static int insert_results(struct history_db *db, const struct history_sweep *s,
+			  const struct sweep_results *rs, struct error *err)
 {
 	cleanup_stmt sqlite3_stmt *st = NULL;
+	const char *id = s->id;
 
 	if (prepare(db,
-		    "INSERT OR REPLACE INTO results VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-		    " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+		    "INSERT OR REPLACE INTO results(sweep, case_name, image_ref, attempt, image_id,"
+		    " archive, digest, gpus, state, outcome, fault_class, kernel, d2h_checked,"
+		    " d2h_mismatched, duration, run_dir, classifier_version, message, finished,"
+		    " run_options_fp, host, gpu_uids, kind) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+		    " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
 		    &st, err) < 0)
 		return -1;
 	for (size_t i = 0; i < rs->n; i++) {
@@ -164,6 +182,10 @@ static int insert_results(struct history_db *db, const char *id, const struct sw
 		sqlite3_bind_int(st, 17, r->classifier_version);
 		bind_text(st, 18, r->message);
 		sqlite3_bind_int64(st, 19, r->finished);
+		bind_text(st, 20, s->run_options_fp);
+		bind_text(st, 21, r->host ? r->host : s->host);
+		bind_text(st, 22, r->gpu_uids);
+		bind_text(st, 23, sweep_result_kind(r));
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			return history_sql_error(db, rc, "write result", err);
 	}
@@ -205,7 +227,7 @@ int history_db_import(struct history_db *db, const struct history_sweep *s,
 	if (*rebuilt && (delete_rows(db, "planned", s->id, err) < 0 ||
 			 delete_rows(db, "results", s->id, err) < 0 ||
 			 insert_planned(db, s->id, planned, n_planned, err) < 0 ||
-			 insert_results(db, s->id, rs, err) < 0))
+			 insert_results(db, s, rs, err) < 0))
 		goto fail;
 	return history_sql_exec(db, "COMMIT", err);
 fail:

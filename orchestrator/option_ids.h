@@ -69,6 +69,14 @@ enum option_id {
 	OPT_WAIT,
 	OPT_MERGE,
 	OPT_SHARD_CASES,
+	/* bisect (bisect/, cli/cmd_bisect.c) */
+	OPT_GOOD,
+	OPT_BAD,
+	OPT_IMAGES,
+	OPT_TAG_PATTERN,
+	OPT_SWEEP,
+	OPT_KEEP_IMAGES,
+	OPT_QUARANTINE_GPUS,
 };
 
 #endif

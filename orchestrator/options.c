@@ -23,7 +23,7 @@ const struct option_def option_table[] = {
 	  "where run folders are created (default $TMPDIR/hrr-docker-replay-<uid>)" },
 	{ OPT_OUTPUT, "output", 'o', "PATH", NULL, FOR_REPLAY | FOR_ANALYZE,
 	  "also write what is printed on stdout to PATH (at the end, atomically)" },
-	{ OPT_FORMAT, "format", 0, "markdown|json", NULL, FOR_REPLAY | FOR_ANALYZE | FOR_HISTORY,
+	{ OPT_FORMAT, "format", 0, "markdown|json", NULL, FOR_REPLAY | FOR_ANALYZE | FOR_HISTORY | FOR_BISECT,
 	  "what is printed on stdout at the end (default markdown)" },
 	{ OPT_GPU, "gpu", 0, "N[,M...]", "GPU", FOR_REPLAY,
 	  "host GPU ordinal(s) to replay on (default: as many as the capture used, lowest first)" },
@@ -89,17 +89,19 @@ const struct option_def option_table[] = {
 	  "give up after S seconds when the GPU is held by another run (default: wait; 0 = do not)" },
 	{ OPT_PLAN, "plan", 0, "FILE", NULL, FOR_SWEEP,
 	  "cases listed in a JSON plan ({\"cases\": [...]}; repeatable)" },
-	{ OPT_LABEL, "label", 0, "L", NULL, FOR_SWEEP | FOR_HISTORY,
+	{ OPT_LABEL, "label", 0, "L", NULL, FOR_SWEEP | FOR_HISTORY | FOR_BISECT,
 	  "the series of sweeps (default \"default\"); statuses compare with its previous one" },
 	{ OPT_BASELINE, "baseline", 0, "SWEEP", NULL, FOR_SWEEP,
 	  "compare against this sweep instead of the label's previous one" },
-	{ OPT_GPUS, "gpus", 0, "LIST", NULL, FOR_SWEEP,
+	{ OPT_GPUS, "gpus", 0, "LIST", NULL, FOR_SWEEP | FOR_BISECT,
 	  "host GPU ordinals the sweep may use (default all)" },
-	{ OPT_JOBS, "jobs", 0, "N", NULL, FOR_SWEEP,
+	{ OPT_JOBS, "jobs", 0, "N", NULL, FOR_SWEEP | FOR_BISECT,
 	  "at most N cases at once (default: as many as the GPUs allow)" },
-	{ OPT_RETRY_FAILED, "retry-failed", 0, "N", NULL, FOR_SWEEP,
+	{ OPT_RETRY_FAILED, "retry-failed", 0, "N", NULL, FOR_SWEEP | FOR_BISECT,
 	  "rerun a non-PASS case up to N times; one that then passes is flaky" },
-	{ OPT_DB, "db", 0, "PATH", "HRR_HISTORY_DB", FOR_SWEEP | FOR_HISTORY,
+	{ OPT_QUARANTINE_GPUS, "quarantine-gpus", 0, NULL, NULL, FOR_SWEEP | FOR_BISECT,
+	  "take a suspect GPU (failures gather on it) out of the rest of the sweep" },
+	{ OPT_DB, "db", 0, "PATH", "HRR_HISTORY_DB", FOR_SWEEP | FOR_HISTORY | FOR_BISECT,
 	  "history database (default $XDG_DATA_HOME/hrr-docker-replay/history.sqlite)" },
 	{ OPT_JUNIT, "junit", 0, "PATH", NULL, FOR_SWEEP, "also write junit.xml to PATH" },
 	{ OPT_HTML, "html", 0, "PATH", NULL, FOR_SWEEP, "also write report.html to PATH" },
@@ -125,10 +127,23 @@ const struct option_def option_table[] = {
 	  "read every results file into the history and write the reports (the merge job)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
 	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
-	{ OPT_CASE, "case", 0, "NAME", NULL, FOR_HISTORY, "one case's trend" },
+	{ OPT_CASE, "case", 0, "NAME", NULL, FOR_HISTORY | FOR_BISECT, "one case's trend" },
 	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
 	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
 	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
+	{ OPT_GOOD, "good", 0, "IMAGE", NULL, FOR_BISECT,
+	  "bisect: the image the case(s) last behaved in (the old end)" },
+	{ OPT_BAD, "bad", 0, "IMAGE", NULL, FOR_BISECT,
+	  "bisect: the image they misbehave in (the new end)" },
+	{ OPT_IMAGES, "images", 0, "FILE", NULL, FOR_BISECT,
+	  "bisect: the candidates, one reference a line, oldest first (default: the\n"
+	  "                                   --good repository's registry tags by created time)" },
+	{ OPT_TAG_PATTERN, "tag-pattern", 0, "GLOB", NULL, FOR_BISECT,
+	  "bisect: only the registry tags matching GLOB (e.g. 'nightly-*')" },
+	{ OPT_SWEEP, "sweep", 0, "SWEEP", NULL, FOR_BISECT,
+	  "bisect: the cases of this sweep (id or folder; --case NAME picks one)" },
+	{ OPT_KEEP_IMAGES, "keep-images", 0, NULL, NULL, FOR_BISECT,
+	  "bisect: keep the images pulled for it (default: removed at the end)" },
 	{ OPT_ENGINE, "engine", 0, "auto|podman-service", "HRR_ENGINE", FOR_REPLAY | FOR_GC,
 	  "auto: DOCKER_HOST, else dockerd's or a Podman socket found; podman-service:\n"
 	  "                                   start a private rootless Podman service, stop it at the end" },
@@ -136,11 +151,11 @@ const struct option_def option_table[] = {
 	  "also remove containers of dead runs that used --keep" },
 	{ OPT_ALL_USERS, "all-users", 0, NULL, NULL, FOR_GC,
 	  "root only: every user's dead runs, not only yours" },
-	{ OPT_QUIET, "quiet", 'q', NULL, NULL, FOR_ALL | FOR_SWEEP,
+	{ OPT_QUIET, "quiet", 'q', NULL, NULL, FOR_ALL | FOR_SWEEP | FOR_BISECT,
 	  "quieter: no live replay log on stderr" },
-	{ OPT_VERBOSE, "verbose", 'v', NULL, NULL, FOR_ALL | FOR_SWEEP, "more verbose" },
+	{ OPT_VERBOSE, "verbose", 'v', NULL, NULL, FOR_ALL | FOR_SWEEP | FOR_BISECT, "more verbose" },
 	{ OPT_VERSION, "version", 0, NULL, NULL, FOR_ALL, "print the version and exit" },
-	{ OPT_HELP, "help", 'h', NULL, NULL, FOR_ALL | FOR_SWEEP | FOR_HISTORY,
+	{ OPT_HELP, "help", 'h', NULL, NULL, FOR_ALL | FOR_SWEEP | FOR_HISTORY | FOR_BISECT,
 	  "print this help and exit" },
 };
 
@@ -484,8 +499,9 @@ static const struct option_def *option_by_id(int id)
 
 bool option_applies(const struct option_def *d, enum command cmd)
 {
-	if (cmd == CMD_SWEEP && (d->commands & FOR_RUN))
-		return d->id != OPT_GPU && d->id != OPT_OUTPUT;
+	if ((cmd == CMD_SWEEP || cmd == CMD_BISECT) && (d->commands & FOR_RUN))
+		return d->id != OPT_GPU && d->id != OPT_OUTPUT &&
+		       (cmd == CMD_SWEEP || d->id != OPT_IMAGE);
 	return (d->commands & (1u << cmd)) != 0;
 }
 
@@ -644,6 +660,8 @@ static int validate(const struct options *o, struct error *err)
 		return 0;
 	if (o->command == CMD_ANALYZE && !o->logs.n && !o->archive)
 		return error_set(err, ERR_USAGE, 0, "analyze: --log FILE is required (see --help)");
+	if (o->command == CMD_BISECT)
+		return bisect_options_validate(&o->sweep, err);
 	if (o->command == CMD_SWEEP || o->command == CMD_HISTORY)
 		return sweep_options_validate(&o->sweep, o->command == CMD_HISTORY, err);
 	if (o->command == CMD_RUN || o->command == CMD_PREFLIGHT) {
@@ -678,10 +696,14 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 
 		if (!cmd)
 			return error_set(err, ERR_USAGE, 0,
-					 "unknown command '%s'; use run, preflight, analyze, gc, sweep or history (see --help)",
+					 "unknown command '%s'; use run, preflight, analyze, gc, sweep, bisect or history (see --help)",
 					 argv[1]);
 		o->command = cmd->id;
 		first = 2;
+		if (cmd->id == CMD_HISTORY && argc > 2 && !strcmp(argv[2], "gpus")) {
+			o->sweep.gpus_report = true;
+			first = 3;
+		}
 		if (cmd->id == CMD_HISTORY && argc > 2 && !strcmp(argv[2], "prune")) {
 			o->sweep.prune = true;
 			first = 3;

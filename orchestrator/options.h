@@ -32,6 +32,7 @@ enum command {
 	CMD_VERSION,
 	CMD_SWEEP,
 	CMD_HISTORY,
+	CMD_BISECT,
 };
 
 #define OPTIONS_MAX_GPUS 64

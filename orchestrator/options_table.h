@@ -17,6 +17,7 @@
 #define FOR_ANALYZE (1u << CMD_ANALYZE)
 #define FOR_SWEEP (1u << CMD_SWEEP)
 #define FOR_HISTORY (1u << CMD_HISTORY)
+#define FOR_BISECT (1u << CMD_BISECT)
 #define FOR_REPLAY (FOR_RUN | FOR_PREFLIGHT)
 #define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC | FOR_ANALYZE)
 
@@ -34,7 +35,8 @@ extern const struct option_def option_table[];
 extern const size_t option_table_size;
 
 /* Whether cmd takes d: a sweep takes every run option but --gpu and -o
- * (each case gets them), plus its own. */
+ * (each case gets them), plus its own; a bisection the sweep's run
+ * options but --image (its images are the candidates), plus its own. */
 bool option_applies(const struct option_def *d, enum command cmd);
 
 #endif

@@ -17,6 +17,16 @@
 
 #define REPORT_TREND_MAX 16
 
+/* An attempt before a case's final one that did not PASS (JUnit's
+ * rerunFailure / flakyFailure, or rerunError / flakyError). */
+struct report_attempt {
+	int attempt;
+	const char *state, *outcome, *fault_class, *kernel, *kind;
+	const char *gpus, *gpu_uids, *host, *run_dir, *message;
+};
+
+#define REPORT_ATTEMPTS_MAX 16
+
 struct report_case {
 	const char *case_name, *image, *image_id;
 	const char *gpus;           /* "0,1" */
@@ -29,11 +39,25 @@ struct report_case {
 	const char *finding_md;     /* the finding's markdown, or NULL */
 	const char *message;        /* error / preflight text, or NULL */
 	const char *retry_note;     /* flaky: what the failed attempt was */
+	/* The final attempt: workload or infrastructure (RESULT_KIND_*), where
+	 * it ran; and the earlier attempts that did not PASS. */
+	const char *kind, *gpu_uids, *host;
+	struct report_attempt earlier[REPORT_ATTEMPTS_MAX];
+	size_t n_earlier;
+	bool acquitted;             /* its failures were the GPU's (report_acquit_suspect_gpus) */
 	/* Outcomes of this case and image in the label's last sweeps, oldest
 	 * first ("PASS", "MAF", ..., "-" for no replay). */
 	const char *trend[REPORT_TREND_MAX];
 	size_t n_trend;
 	bool ab_differs;            /* set by report_finish */
+};
+
+/* A GPU the sweep took out (quarantined) or found suspect, and why. */
+struct report_gpu {
+	int gpu;                    /* host ordinal */
+	unsigned long long unique_id; /* KFD unique_id, 0 unknown */
+	bool quarantined;
+	char reason[200];
 };
 
 struct report {
@@ -43,9 +67,16 @@ struct report {
 	size_t n;
 	const int *quarantined;
 	size_t n_quarantined;
+	const struct report_gpu *gpu_notes; /* quarantined or suspect GPUs */
+	size_t n_gpu_notes;
 	size_t counts[ST__COUNT];   /* set by report_finish */
 };
 
+/* A flaky GPU is not a flaky case: a flaky case whose every failed attempt
+ * ran on a quarantined or suspect GPU gets the status its final PASS has
+ * against the baseline (pass, fixed or new), and those attempts become
+ * infrastructure (JUnit's flakyError). Before report_finish. */
+void report_acquit_suspect_gpus(struct report *r);
 /* Counts per status and the A/B marks: a case whose outcome differs
  * between the sweep's images. */
 void report_finish(struct report *r);

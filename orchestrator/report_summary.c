@@ -1,6 +1,7 @@
 /* summary.md and summary.json, and what every report shares. */
 #include "orchestrator/report.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -21,6 +22,38 @@ char *report_clean(const char *s, bool multiline)
 static bool same(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static bool on_noted_gpu(const struct report *r, const struct report_attempt *a)
+{
+	char ord[16];
+
+	for (size_t g = 0; g < r->n_gpu_notes; g++) {
+		snprintf(ord, sizeof(ord), "%d", r->gpu_notes[g].gpu);
+		if (a->gpus && !strcmp(a->gpus, ord))
+			return true;
+	}
+	return false;
+}
+
+void report_acquit_suspect_gpus(struct report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct report_case *c = &r->cases[i];
+		bool all = c->n_earlier > 0;
+
+		if (c->status != ST_FLAKY)
+			continue;
+		for (size_t a = 0; a < c->n_earlier; a++)
+			all &= on_noted_gpu(r, &c->earlier[a]);
+		if (!all)
+			continue;
+		c->acquitted = true;
+		c->status = !c->prev_outcome ? ST_NEW : !strcmp(c->prev_outcome, "PASS") ? ST_PASS
+											 : ST_FIXED;
+		for (size_t a = 0; a < c->n_earlier; a++)
+			c->earlier[a].kind = "infrastructure";
+	}
 }
 
 void report_finish(struct report *r)
@@ -96,6 +129,84 @@ static void md_group(const struct report *r, enum sweep_status s, struct strbuf 
 	}
 }
 
+static const struct report_gpu *note_of(const struct report *r, int gpu)
+{
+	for (size_t k = 0; k < r->n_gpu_notes; k++)
+		if (r->gpu_notes[k].gpu == gpu)
+			return &r->gpu_notes[k];
+	return NULL;
+}
+
+/* The GPUs whose replay could not be stopped, as before; then every
+ * quarantined or suspect GPU with its identity and why. */
+static void md_gpus(const struct report *r, struct strbuf *out)
+{
+	bool stuck = false;
+
+	for (size_t i = 0; i < r->n_quarantined; i++) {
+		const struct report_gpu *n = note_of(r, r->quarantined[i]);
+
+		if (n && !strstr(n->reason, "could not be stopped"))
+			continue;
+		if (!stuck)
+			strbuf_addstr(out, "\n## Quarantined GPUs\n\nA replay on these could not be stopped:");
+		stuck = true;
+		strbuf_addf(out, " %d", r->quarantined[i]);
+	}
+	if (stuck)
+		strbuf_addch(out, '\n');
+	if (!r->n_gpu_notes)
+		return;
+	strbuf_addstr(out, "\n## Quarantined and suspect GPUs\n\n"
+			   "| GPU | unique_id | quarantined | why |\n| --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < r->n_gpu_notes; i++) {
+		const struct report_gpu *g = &r->gpu_notes[i];
+		cleanup_free char *why = report_clean(g->reason, false);
+
+		strbuf_addf(out, "| %d | %llu | %s | %s |\n", g->gpu, g->unique_id,
+			    g->quarantined ? "yes" : "no (suspect; --quarantine-gpus takes it out)",
+			    why ? why : "");
+	}
+}
+
+/* Workload, infrastructure and flaky counted apart (a flaky case is a
+ * workload that passed in the end). */
+struct kinds {
+	size_t workload_failed, infrastructure, flaky, failed_only_on_suspect_gpu;
+};
+
+static struct kinds count_kinds(const struct report *r)
+{
+	struct kinds k = { 0 };
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct report_case *c = &r->cases[i];
+
+		if (c->status == ST_GONE)
+			continue;
+		if (c->acquitted)
+			k.failed_only_on_suspect_gpu++;
+		if (c->status == ST_FLAKY) {
+			k.flaky++;
+		} else if (c->kind && !strcmp(c->kind, "infrastructure")) {
+			k.infrastructure++;
+		} else if (c->outcome && strcmp(c->outcome, "PASS")) {
+			k.workload_failed++;
+		}
+	}
+	return k;
+}
+
+static void kinds_md(const struct report *r, struct strbuf *out)
+{
+	struct kinds k = count_kinds(r);
+
+	strbuf_addf(out, "\nFailures by kind: %zu workload, %zu infrastructure, %zu flaky; "
+			 "%zu case(s) failed only on a quarantined or suspect GPU and passed on "
+			 "another (not counted flaky).\n",
+		    k.workload_failed, k.infrastructure, k.flaky, k.failed_only_on_suspect_gpu);
+}
+
 void report_summary_md(const struct report *r, struct strbuf *out)
 {
 	cleanup_free char *id = report_clean(r->sweep_id, false);
@@ -107,12 +218,8 @@ void report_summary_md(const struct report *r, struct strbuf *out)
 		    r->state ? r->state : "finished");
 	for (size_t k = 0; k < ST__COUNT; k++)
 		md_group(r, sweep_status_report_order[k], out);
-	if (r->n_quarantined) {
-		strbuf_addstr(out, "\n## Quarantined GPUs\n\nA replay on these could not be stopped:");
-		for (size_t i = 0; i < r->n_quarantined; i++)
-			strbuf_addf(out, " %d", r->quarantined[i]);
-		strbuf_addch(out, '\n');
-	}
+	if (r->n_quarantined || r->n_gpu_notes)
+		md_gpus(r, out);
 	strbuf_addstr(out, "\n## Counts\n\n| status | cases |\n| --- | --- |\n");
 	for (size_t k = 0; k < ST__COUNT; k++) {
 		enum sweep_status s = sweep_status_report_order[k];
@@ -120,6 +227,7 @@ void report_summary_md(const struct report *r, struct strbuf *out)
 		if (r->counts[s])
 			strbuf_addf(out, "| %s | %zu |\n", sweep_status_name(s), r->counts[s]);
 	}
+	kinds_md(r, out);
 	strbuf_addch(out, '\n');
 	report_verdict(r, out);
 	strbuf_addch(out, '\n');
@@ -163,6 +271,9 @@ static cJSON *json_case(const struct report_case *c)
 	cJSON_AddBoolToObject(o, "ab_differs", c->ab_differs);
 	if (c->message)
 		json_str(o, "message", c->message);
+	json_str(o, "kind", c->kind);
+	json_str(o, "gpu_unique_ids", c->gpu_uids);
+	json_str(o, "host", c->host);
 	return o;
 }
 
@@ -188,6 +299,29 @@ void report_summary_json(const struct report *r, struct strbuf *out)
 	q = cJSON_AddArrayToObject(o, "quarantined_gpus");
 	for (size_t i = 0; i < r->n_quarantined; i++)
 		cJSON_AddItemToArray(q, cJSON_CreateNumber(r->quarantined[i]));
+	{
+		struct kinds k = count_kinds(r);
+		cJSON *kj = cJSON_AddObjectToObject(o, "kinds");
+
+		cJSON_AddNumberToObject(kj, "workload_failed", (double)k.workload_failed);
+		cJSON_AddNumberToObject(kj, "infrastructure", (double)k.infrastructure);
+		cJSON_AddNumberToObject(kj, "flaky", (double)k.flaky);
+		cJSON_AddNumberToObject(kj, "failed_only_on_suspect_gpu",
+					(double)k.failed_only_on_suspect_gpu);
+	}
+	q = cJSON_AddArrayToObject(o, "suspect_gpus");
+	for (size_t i = 0; i < r->n_gpu_notes; i++) {
+		const struct report_gpu *g = &r->gpu_notes[i];
+		cJSON *e = cJSON_CreateObject();
+		char uid[32];
+
+		snprintf(uid, sizeof(uid), "%llu", g->unique_id);
+		cJSON_AddNumberToObject(e, "gpu", g->gpu);
+		cJSON_AddStringToObject(e, "unique_id", uid);
+		cJSON_AddBoolToObject(e, "quarantined", g->quarantined);
+		json_str(e, "reason", g->reason);
+		cJSON_AddItemToArray(q, e);
+	}
 	text = cJSON_Print(o);
 	strbuf_addstr(out, text);
 	strbuf_addch(out, '\n');

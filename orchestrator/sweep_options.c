@@ -26,7 +26,8 @@ void sweep_options_init(struct sweep_options *s)
 void sweep_options_release(struct sweep_options *s)
 {
 	char **strs[] = { &s->label, &s->baseline, &s->db, &s->junit, &s->html, &s->summary,
-			  &s->resume, &s->status, &s->case_name, &s->shard_cases, &s->merge };
+			  &s->resume, &s->status, &s->case_name, &s->shard_cases, &s->merge,
+			  &s->good, &s->bad, &s->images_file, &s->tag_pattern, &s->sweep };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
@@ -118,6 +119,13 @@ int sweep_option_apply(struct sweep_options *s, int id, const char *v, const cha
 	case OPT_CASE: set_str(&s->case_name, v); return 0;
 	case OPT_LAST: return parse_long(from, v, 1, &s->last, err);
 	case OPT_KEEP_LAST: return parse_long(from, v, 0, &s->keep, err);
+	case OPT_GOOD: set_str(&s->good, v); return 0;
+	case OPT_BAD: set_str(&s->bad, v); return 0;
+	case OPT_IMAGES: set_str(&s->images_file, v); return 0;
+	case OPT_TAG_PATTERN: set_str(&s->tag_pattern, v); return 0;
+	case OPT_SWEEP: set_str(&s->sweep, v); return 0;
+	case OPT_KEEP_IMAGES: s->keep_images = true; return 0;
+	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
 	}
 	return error_set(err, ERR_USAGE, 0, "internal: %s is not a sweep option", from);
 }
@@ -148,5 +156,23 @@ int sweep_options_validate(const struct sweep_options *s, bool history, struct e
 	if (s->archives.n && !s->images.n && !s->resume && !s->status && !s->merge)
 		return error_set(err, ERR_USAGE, 0,
 				 "sweep: --image is required with --archive (or set HRR_DOCKER_IMAGE)");
+	return 0;
+}
+
+int bisect_options_validate(const struct sweep_options *s, struct error *err)
+{
+	if (!s->good || !s->bad || !*s->good || !*s->bad)
+		return error_set(err, ERR_USAGE, 0, "bisect: give --good IMAGE and --bad IMAGE (see --help)");
+	if (!strcmp(s->good, s->bad))
+		return error_set(err, ERR_USAGE, 0, "bisect: --good and --bad are the same image (%s)",
+				 s->good);
+	if (!!s->archives.n + !!s->sweep != 1)
+		return error_set(err, ERR_USAGE, 0,
+				 "bisect: give the cases with --archive PATH or with --sweep SWEEP (one of them)");
+	if (s->case_name && !s->sweep)
+		return error_set(err, ERR_USAGE, 0, "bisect: --case goes with --sweep");
+	if (s->images_file && s->tag_pattern)
+		return error_set(err, ERR_USAGE, 0,
+				 "bisect: --tag-pattern filters registry tags; an --images file lists its own");
 	return 0;
 }

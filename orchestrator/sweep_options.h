@@ -22,6 +22,7 @@ struct sweep_options {
 	size_t n_gpus;        /* 0: every host GPU */
 	long jobs;            /* 0: as many as the GPUs allow */
 	long retry_failed;
+	bool quarantine_gpus; /* a suspect GPU leaves the sweep's pool */
 	double gpu_wait;      /* < 0: no bound (run and sweep) */
 	char *db, *junit, *html, *summary;
 	char *resume, *status; /* a sweep id or folder */
@@ -36,9 +37,13 @@ struct sweep_options {
 	char *merge;          /* a sweep id or folder */
 	/* history */
 	bool prune;
+	bool gpus_report;     /* history gpus */
 	char *case_name;
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */
+	/* bisect (docs/bisect.md) */
+	char *good, *bad, *images_file, *tag_pattern, *sweep;
+	bool keep_images;
 };
 
 void sweep_options_init(struct sweep_options *s);
@@ -49,6 +54,10 @@ int sweep_option_apply(struct sweep_options *s, int id, const char *val, const c
 		       struct error *err) __attribute__((warn_unused_result));
 /* The checks that need every option of a sweep or a history command. */
 int sweep_options_validate(const struct sweep_options *s, bool history, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* The checks of `bisect`: both ends, and the cases from one place. */
+int bisect_options_validate(const struct sweep_options *s, struct error *err)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -20,5 +20,9 @@ bool sweep_replay_survived(const char *run_dir, sweep_alive_fn alive, void *ctx)
 
 /* Name gpus in out's quarantined list (at most its 64 slots). */
 void sweep_quarantine_record(struct sweep_run_outcome *out, const int *gpus, size_t n);
+/* Note why gpu is quarantined or suspect (the summary's `gpus`); a GPU
+ * noted again keeps its first reason and becomes quarantined if it is. */
+void sweep_gpu_note(struct sweep_run_outcome *out, int gpu, unsigned long long unique_id,
+		    bool quarantined, const char *reason);
 
 #endif

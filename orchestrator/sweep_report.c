@@ -66,6 +66,45 @@ static const char *keep_retry_note(struct model *m, const struct history_status_
 	return keep(m, note.buf);
 }
 
+/* From the results files: the final attempt's kind and place, and every
+ * earlier attempt that did not PASS. */
+static void add_attempts(struct model *m, struct report_case *c)
+{
+	const struct sweep_result *fin = NULL;
+
+	for (size_t i = 0; i < m->rs.n; i++) {
+		const struct sweep_result *r = &m->rs.v[i];
+
+		if (!strcmp(r->case_name, c->case_name) && !strcmp(r->image, c->image) &&
+		    (!fin || r->attempt >= fin->attempt))
+			fin = r;
+	}
+	c->kind = fin ? keep(m, sweep_result_kind(fin)) : c->status == ST_MISSING ? RESULT_KIND_INFRA : NULL;
+	if (!fin)
+		return;
+	c->gpu_uids = keep(m, fin->gpu_uids);
+	c->host = keep(m, fin->host);
+	for (size_t i = 0; i < m->rs.n && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
+		const struct sweep_result *r = &m->rs.v[i];
+		struct report_attempt *a;
+		cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
+
+		if (r == fin || strcmp(r->case_name, c->case_name) || strcmp(r->image, c->image) ||
+		    (r->outcome && !strcmp(r->outcome, "PASS")))
+			continue;
+		for (size_t g = 0; g < r->n_gpus; g++)
+			strbuf_addf(&gpus, g ? ",%d" : "%d", r->gpus[g]);
+		a = &c->earlier[c->n_earlier++];
+		*a = (struct report_attempt){
+			.attempt = r->attempt, .state = keep(m, r->state), .outcome = keep(m, r->outcome),
+			.fault_class = keep(m, r->fault_class), .kernel = keep(m, r->kernel),
+			.kind = keep(m, sweep_result_kind(r)), .gpus = keep(m, gpus.buf ? gpus.buf : ""),
+			.gpu_uids = keep(m, r->gpu_uids), .host = keep(m, r->host),
+			.run_dir = keep(m, r->run_dir), .message = keep(m, r->message),
+		};
+	}
+}
+
 static int add_row(void *ctx, const struct history_status_row *row)
 {
 	struct model *m = ctx;
@@ -96,6 +135,8 @@ static int add_row(void *ctx, const struct history_status_row *row)
 		c->finding_md = keep_file(m, c->run_dir, "finding.md");
 	if (row->status == ST_FLAKY)
 		c->retry_note = keep_retry_note(m, row);
+	if (row->status != ST_GONE)
+		add_attempts(m, c);
 	return 0;
 }
 
@@ -144,7 +185,9 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 						       meta->plan.cases[i].image };
 	rc = sweep_results_load(folder, rs, err);
 	if (rc == 0) {
+		cleanup_free char *fp = history_options_fingerprint(redacted);
 		struct history_sweep s = {
+			.run_options_fp = fp,
 			.id = meta->id, .label = meta->label, .host = meta->host,
 			.state = f->state, .options = opts.buf, .tool_version = meta->tool_version,
 			.folder = folder, .baseline = meta->baseline, .started = meta->started,
@@ -299,6 +342,9 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.tool_version = meta->tool_version;
 	m.r.quarantined = f->quarantined;
 	m.r.n_quarantined = f->n_quarantined;
+	m.r.gpu_notes = f->gpu_notes;
+	m.r.n_gpu_notes = f->n_gpu_notes;
+	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
 	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
 	*exit_code = m.r.exit_code;

@@ -19,6 +19,8 @@ struct sweep_finish {
 	long long finished;           /* epoch seconds */
 	const int *quarantined;
 	size_t n_quarantined;
+	const struct report_gpu *gpu_notes; /* why each was quarantined, or is suspect */
+	size_t n_gpu_notes;
 	const char *junit, *html, *summary; /* extra copies, or NULL */
 	bool json;                    /* stdout gets summary.json, else summary.md */
 	const char *slurm;            /* slurm.json's text: recorded with the options */

@@ -13,6 +13,7 @@
 #include "common/owned.h"
 #include "common/fsutil.h"
 #include "common/strvec.h"
+#include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/sweep_json.h"
 
@@ -22,7 +23,7 @@ void sweep_result_release(struct sweep_result *r)
 {
 	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
 			  &r->state, &r->outcome, &r->fault_class, &r->kernel, &r->run_dir,
-			  &r->message };
+			  &r->message, &r->gpu_uids, &r->host, &r->kind };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);
@@ -44,15 +45,14 @@ static int hash_file(const char *path, unsigned long long *h, bool optional, str
 				continue;
 			return error_errno(err, "read %s", path);
 		}
-		for (ssize_t i = 0; i < n; i++)
-			*h = (*h ^ (unsigned char)buf[i]) * 1099511628211ull;
+		*h = text_fnv1a64(*h, buf, (size_t)n);
 	}
 	return 0;
 }
 
 char *sweep_archive_digest(const char *pid_dir, struct error *err)
 {
-	unsigned long long h = 1469598103934665603ull;
+	unsigned long long h = TEXT_FNV1A64_INIT;
 	cleanup_free char *ev = xasprintf("%s/events.bin", pid_dir);
 	cleanup_free char *mf = xasprintf("%s/manifest.json", pid_dir);
 
@@ -86,6 +86,9 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	cJSON_AddNumberToObject(o, "classifier_version", r->classifier_version);
 	sjson_add_str(o, "message", r->message);
 	cJSON_AddNumberToObject(o, "finished", (double)r->finished);
+	sjson_add_str(o, "gpu_uids", r->gpu_uids);
+	sjson_add_str(o, "host", r->host);
+	sjson_add_str(o, "kind", r->kind);
 	text = cJSON_PrintUnformatted(o);
 	strbuf_addstr(out, text);
 }
@@ -123,7 +126,22 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	r->classifier_version = (int)sjson_num(o, "classifier_version", 0);
 	r->message = sjson_str(o, "message");
 	r->finished = (long long)sjson_num(o, "finished", 0);
+	r->gpu_uids = sjson_str(o, "gpu_uids");
+	r->host = sjson_str(o, "host");
+	r->kind = sjson_str(o, "kind");
 	return 0;
+}
+
+const char *sweep_result_kind(const struct sweep_result *r)
+{
+	if (r->kind)
+		return r->kind;
+	if (!strcmp(r->state, RESULT_ERROR))
+		return RESULT_KIND_INFRA;
+	/* The kernel's OOM killer ended the replay: the host, not the capture. */
+	if (r->message && strstr(r->message, "OOM"))
+		return RESULT_KIND_INFRA;
+	return RESULT_KIND_WORKLOAD;
 }
 
 int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)

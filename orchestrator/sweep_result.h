@@ -38,7 +38,18 @@ struct sweep_result {
 	int classifier_version;
 	char *message;        /* error or preflight text, NULL otherwise */
 	long long finished;   /* epoch seconds */
+	/* Where it ran and what kind of result it is (docs/sweep.md): the GPUs'
+	 * KFD unique_ids ("2102...,2102..."), the host (the Slurm node name
+	 * in a task), RESULT_KIND_*. Set by the parent when it records. */
+	char *gpu_uids, *host, *kind;
 };
+
+#define RESULT_KIND_WORKLOAD "workload"             /* the replay's own outcome */
+#define RESULT_KIND_INFRA "infrastructure"          /* engine, pull, lease, GPU, OOM killer */
+
+/* The kind of a result from its state and message: RESULT_ERROR and a
+ * replay the host's OOM killer ended are infrastructure, the rest workload. */
+const char *sweep_result_kind(const struct sweep_result *r);
 
 void sweep_result_release(struct sweep_result *r);
 

@@ -21,6 +21,7 @@
 #include "orchestrator/sweep_progress.h"
 #include "orchestrator/sweep_quarantine.h"
 #include "orchestrator/sweep_sched.h"
+#include "sweep/suspect.h"
 
 #define MAX_WORKERS 64
 #define TICK_MS 250
@@ -47,6 +48,8 @@ struct run {
 	char (*names)[GPU_LEASE_NAME_MAX];
 	struct sweep_held held;
 	struct sweep_progress progress;
+	struct gpu_suspects suspects;
+	char hostname[256];      /* where the results ran: the Slurm node name in a task */
 	int sig_pipe[2];
 	bool stopping;
 };
@@ -93,10 +96,34 @@ static enum sweep_base base_of(const struct run *r, size_t idx)
 	return r->in->base ? r->in->base[idx] : BASE_NONE;
 }
 
+static unsigned long long unique_id_of(const struct run *r, int ordinal)
+{
+	const struct gpu_topology *t = &r->in->host->topo;
+
+	return ordinal >= 0 && (size_t)ordinal < t->n_gpus ? t->gpus[ordinal].unique_id : 0;
+}
+
+/* Where it ran and what kind of result it is (the parent knows both). */
+static void annotate(const struct run *r, struct sweep_result *res)
+{
+	if (!res->host)
+		res->host = xstrdup(r->hostname);
+	if (!res->gpu_uids && res->n_gpus) {
+		struct strbuf u = STRBUF_INIT;
+
+		for (size_t g = 0; g < res->n_gpus; g++)
+			strbuf_addf(&u, g ? ",%llu" : "%llu", unique_id_of(r, res->gpus[g]));
+		res->gpu_uids = strbuf_detach(&u, NULL);
+	}
+	if (!res->kind)
+		res->kind = xstrdup(sweep_result_kind(res));
+}
+
 static void record(struct run *r, size_t idx, struct sweep_result *res)
 {
 	struct error err;
 
+	annotate(r, res);
 	if (sweep_result_append(r->in->results_path, res, &err) < 0)
 		say_error("%s", err.msg); /* the next --resume runs it again */
 	else
@@ -243,6 +270,29 @@ static bool engine_alive(void *engine, const char *run_id)
 	return sweep_run_container_alive(engine, run_id);
 }
 
+/* Failures gathering on one GPU: reported, and with --quarantine-gpus that
+ * GPU leaves the pool for the rest of the sweep (a running case on it
+ * finishes first). */
+static void note_suspects(struct run *r, size_t idx, const struct sweep_result *res)
+{
+	unsigned long long became = gpu_suspects_note(&r->suspects, idx, res->case_name, res->gpus,
+						      res->n_gpus, res->outcome, res->fault_class);
+	bool take_out = r->in->o->sweep.quarantine_gpus;
+
+	for (int g = 0; g < SUSPECT_MAX_GPUS; g++) {
+		if (!(became & (1ull << g)))
+			continue;
+		sweep_gpu_note(r->out, g, unique_id_of(r, g), take_out, r->suspects.reason[g]);
+		if (take_out && !sweep_sched_is_quarantined(&r->sched, g)) {
+			sweep_sched_quarantine(&r->sched, g);
+			sweep_quarantine_record(r->out, &g, 1);
+		}
+		say_warning("GPU %d is suspect: %s%s", g, r->suspects.reason[g],
+			    take_out ? "; quarantined for the rest of the sweep (--quarantine-gpus)"
+				     : "");
+	}
+}
+
 static void finish_worker(struct run *r, size_t k)
 {
 	struct worker *w = &r->w[k];
@@ -259,9 +309,15 @@ static void finish_worker(struct run *r, size_t k)
 		quarantine = sweep_replay_survived(res.run_dir, engine_alive, r->in->host->engine);
 		clean = !quarantine && !strcmp(res.state, RESULT_DONE);
 		record(r, w->idx, &res);
+		if (!strcmp(res.state, RESULT_DONE))
+			note_suspects(r, w->idx, &res);
 		if (wants_retry(r, &res)) {
 			r->attempt[w->idx] = res.attempt + 1;
-			sweep_sched_add(&r->sched, w->idx, r->in->meta->plan.cases[w->idx].gpu_count);
+			/* On another GPU when one is free: a flaky GPU must not
+			 * look like a flaky case. */
+			sweep_sched_add_avoiding(&r->sched, w->idx,
+						 r->in->meta->plan.cases[w->idx].gpu_count,
+						 gpu_suspects_failed_on(&r->suspects, w->idx));
 		}
 		sweep_result_release(&res);
 	} else if (!r->stopping) {
@@ -274,6 +330,9 @@ static void finish_worker(struct run *r, size_t k)
 	}
 	if (quarantine) {
 		sweep_quarantine_record(r->out, w->gpus, w->n_gpus);
+		for (size_t g = 0; g < w->n_gpus; g++)
+			sweep_gpu_note(r->out, w->gpus[g], unique_id_of(r, w->gpus[g]), true,
+				       "a replay on it could not be stopped");
 		say_warning("GPU(s) of %s quarantined: its replay could not be stopped",
 			    r->in->meta->plan.cases[w->idx].name);
 	}
@@ -362,6 +421,11 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 				  .device_root = in->o->device_root, .names = r->names };
 	r->held.fetched = -1e9;
 	sweep_progress_init(&r->progress, in->n_cases, isatty(STDERR_FILENO));
+	gpu_suspects_init(&r->suspects, m->plan.n);
+	if (getenv("SLURMD_NODENAME") && *getenv("SLURMD_NODENAME"))
+		snprintf(r->hostname, sizeof(r->hostname), "%s", getenv("SLURMD_NODENAME"));
+	else if (gethostname(r->hostname, sizeof(r->hostname) - 1) < 0)
+		snprintf(r->hostname, sizeof(r->hostname), "unknown");
 	install_signals(r);
 }
 
@@ -372,6 +436,7 @@ static void run_release(struct run *r)
 	free(r->bounced_at);
 	free(r->names);
 	sweep_progress_done(&r->progress);
+	gpu_suspects_release(&r->suspects);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);

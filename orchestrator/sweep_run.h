@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "orchestrator/report.h"
 #include "orchestrator/sweep_baseline.h"
 #include "orchestrator/sweep_folder.h"
 #include "orchestrator/sweep_image.h"
@@ -40,6 +41,8 @@ struct sweep_run_outcome {
 	bool out_of_time;       /* may_start said no */
 	int quarantined[64];
 	size_t n_quarantined;
+	struct report_gpu gpu_notes[64]; /* each quarantined or suspect GPU, why */
+	size_t n_gpu_notes;
 };
 
 int sweep_run(const struct sweep_run_input *in, struct sweep_run_outcome *out,

@@ -40,11 +40,17 @@ void sweep_sched_release(struct sweep_sched *s)
 
 void sweep_sched_add(struct sweep_sched *s, size_t id, int gpus)
 {
+	sweep_sched_add_avoiding(s, id, gpus, 0);
+}
+
+void sweep_sched_add_avoiding(struct sweep_sched *s, size_t id, int gpus,
+			      unsigned long long avoid)
+{
 	if (s->n_pending == s->alloc_pending) {
 		s->alloc_pending = s->alloc_pending ? 2 * s->alloc_pending : 16;
 		s->pending = xrealloc(s->pending, s->alloc_pending * sizeof(*s->pending));
 	}
-	s->pending[s->n_pending++] = (struct sweep_sched_case){ id, gpus < 1 ? 1 : gpus, 0 };
+	s->pending[s->n_pending++] = (struct sweep_sched_case){ id, gpus < 1 ? 1 : gpus, 0, avoid };
 }
 
 static size_t count_state(const struct sweep_sched *s, unsigned char st)
@@ -69,11 +75,18 @@ size_t sweep_sched_free(const struct sweep_sched *s)
 static void take(struct sweep_sched *s, size_t k, size_t *id, int *gpus_out)
 {
 	int need = s->pending[k].gpus, got = 0;
+	unsigned long long avoid = s->pending[k].avoid;
 
-	for (size_t i = 0; i < s->n_gpus && got < need; i++)
-		if (s->state[i] == GPU_FREE) {
-			s->state[i] = GPU_BUSY;
-			gpus_out[got++] = s->ordinals[i];
+	/* Lowest free first, the avoided ones only when nothing else is free. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->n_gpus && got < need; i++) {
+			int o = s->ordinals[i];
+			bool avoided = o >= 0 && o < 64 && (avoid & (1ull << o));
+
+			if (s->state[i] == GPU_FREE && avoided == (pass == 1)) {
+				s->state[i] = GPU_BUSY;
+				gpus_out[got++] = o;
+			}
 		}
 	*id = s->pending[k].id;
 	memmove(&s->pending[k], &s->pending[k + 1], (s->n_pending - k - 1) * sizeof(*s->pending));
@@ -147,7 +160,7 @@ void sweep_sched_requeue(struct sweep_sched *s, size_t id, int gpus_needed, cons
 	sweep_sched_add(s, id, gpus_needed);
 	/* Back to the front: it was next in line. */
 	memmove(&s->pending[1], &s->pending[0], (s->n_pending - 1) * sizeof(*s->pending));
-	s->pending[0] = (struct sweep_sched_case){ id, gpus_needed < 1 ? 1 : gpus_needed, 0 };
+	s->pending[0] = (struct sweep_sched_case){ id, gpus_needed < 1 ? 1 : gpus_needed, 0, 0 };
 }
 
 void sweep_sched_recheck(struct sweep_sched *s)

@@ -18,6 +18,7 @@ struct sweep_sched_case {
 	size_t id;         /* the caller's case index */
 	int gpus;          /* GPUs it needs, >= 1 */
 	unsigned overtaken;
+	unsigned long long avoid; /* ordinals (< 64) to take only when no other is free */
 };
 
 struct sweep_sched {
@@ -45,6 +46,9 @@ void sweep_sched_init(struct sweep_sched *s, const int *pool, size_t n_pool, siz
 void sweep_sched_release(struct sweep_sched *s);
 /* Queue a case at the end (plan order). */
 void sweep_sched_add(struct sweep_sched *s, size_t id, int gpus);
+/* The same, preferring GPUs outside avoid (a retry: not where it failed). */
+void sweep_sched_add_avoiding(struct sweep_sched *s, size_t id, int gpus,
+			      unsigned long long avoid);
 /* The next decision. On SCHED_START gpus_out (room for the case's count)
  * gets the lowest free ordinals, which are now busy. */
 enum sweep_sched_verdict sweep_sched_next(struct sweep_sched *s, size_t *id, int *gpus_out);

@@ -48,6 +48,19 @@ static long long jnum(const cJSON *o, const char *k)
 	return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
 }
 
+/* The engine killed the replay for host memory (finding/classify_decide.c's
+ * note): the host's OOM killer, not the capture. */
+static bool engine_oom_killed(const cJSON *finding)
+{
+	const cJSON *n;
+
+	cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(finding, "notes"))
+		if (cJSON_IsString(n) && strstr(n->valuestring, "the engine killed the replay "
+								"container: out of memory"))
+			return true;
+	return false;
+}
+
 /* What the unit said, as one results line. */
 static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 			     const struct replay_unit_result *u)
@@ -78,6 +91,8 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 		r->outcome = xstrdup(u->outcome ? u->outcome : "UNKNOWN");
 		r->fault_class = jstr(u->finding, "fault_class") ? xstrdup(jstr(u->finding, "fault_class")) : NULL;
 		r->kernel = jstr(u->finding, "kernel_name") ? xstrdup(jstr(u->finding, "kernel_name")) : NULL;
+		if (engine_oom_killed(u->finding))
+			r->kind = xstrdup(RESULT_KIND_INFRA);
 		r->d2h_checked = pass >= 0 && fail >= 0 ? pass + fail : -1;
 		r->d2h_mismatched = fail;
 		if (cv > 0)

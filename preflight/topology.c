@@ -80,6 +80,8 @@ static void parse_properties(struct gpu_node *g, char *text)
 			g->gfx_target_version = v;
 		else if (!strcmp(line, "drm_render_minor") && v <= 1u << 20)
 			g->drm_render_minor = (int)v;
+		else if (!strcmp(line, "unique_id"))
+			g->unique_id = v;
 	}
 }
 

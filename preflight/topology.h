@@ -12,6 +12,7 @@ struct gpu_node {
 	unsigned long gfx_target_version; /* 90402 */
 	char arch[16];            /* "gfx942" */
 	int drm_render_minor;     /* 128 -> /dev/dri/renderD128; -1 if absent */
+	unsigned long long unique_id; /* the properties' unique_id: stable across boots; 0 unknown */
 };
 
 struct gpu_topology {

@@ -284,6 +284,26 @@ static void scan_devices(struct devices *d)
 	apply_mask(d, "HIP_VISIBLE_DEVICES");
 }
 
+/* HRR_SIM_FAIL_ON_RENDER=<minor>: a bad GPU. When that render node is
+ * among the visible ones, the replay ends as the maf scenario does
+ * (whatever the archive asks), so a sweep sees every case fail on that
+ * GPU and pass on the others. */
+static void fail_on_bad_render_node(const struct devices *d)
+{
+	const char *bad = getenv("HRR_SIM_FAIL_ON_RENDER");
+	char *end;
+	unsigned long minor;
+
+	if (!bad || !*bad)
+		return;
+	minor = strtoul(bad, &end, 10);
+	if (*end)
+		return;
+	for (size_t i = 0; i < d->n_visible; i++)
+		if (d->minors[d->visible[i]] == minor)
+			setenv("HRR_SIM_SCENARIO", "maf", 1);
+}
+
 static void release_devices(struct devices *d)
 {
 	for (size_t i = 0; i < d->n; i++)
@@ -486,6 +506,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 2 && strcmp(argv[1], "--probe-syscalls") == 0) return sim_probe_syscalls();
 	scan_devices(&dev);
+	fail_on_bad_render_node(&dev);
 	if (getenv("HRR_SIM_REPORT"))
 		report(argc, argv, &dev);
 	if (!load_runtime(&env, &hip_lib)) {

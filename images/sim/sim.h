@@ -51,7 +51,9 @@
  * HRR_SIM_SCENARIO (overrides scenario=), HRR_SIM_FLOOD_BYTES,
  * HRR_SIM_AGENT=old|rocm7 (which debug-agent generation the stand-in plays,
  * sim-tools/sim_debug.h), HRR_SIM_ROCGDB=hang|nolib (sim-tools/rocgdb.c),
- * HRR_SIM_REPORT (print what the container got on stderr).
+ * HRR_SIM_REPORT (print what the container got on stderr),
+ * HRR_SIM_FAIL_ON_RENDER=<minor> (a bad GPU: with that render node visible
+ * the replay ends as scenario maf).
  *
  * It never writes into the archive: every file is opened read-only. */
 #ifndef HRR_SIM_H

@@ -95,7 +95,7 @@ Test(docs, every_option_and_env_twin_is_in_help_cli_md_and_the_man_page)
 			cr_expect(mentions(man.buf, d->env, true), "the man page lacks %s (%s)",
 				  d->env, flag);
 		}
-		for (int cmd = CMD_RUN; cmd <= CMD_HISTORY; cmd++) {
+		for (int cmd = CMD_RUN; cmd <= CMD_BISECT; cmd++) {
 			cleanup_strbuf struct strbuf help = STRBUF_INIT;
 
 			if (!option_applies(d, (enum command)cmd))
@@ -153,7 +153,8 @@ static void hrr_literals(const char *dir, bool getenv_only, struct strvec *out)
 Test(docs, every_hrr_variable_the_program_reads_is_in_cli_md_and_the_man_page)
 {
 	static const char *const product[] = { "common", "containers", "docker", "finding",
-						"orchestrator", "preflight" };
+						"orchestrator", "preflight", "registry", "bisect",
+						"history", "cli" };
 	cleanup_strbuf struct strbuf cli = STRBUF_INIT;
 	cleanup_strbuf struct strbuf man = STRBUF_INIT;
 	cleanup_strvec struct strvec names = STRVEC_INIT;

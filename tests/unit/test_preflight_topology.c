@@ -45,6 +45,9 @@ Test(preflight_topology, two_gpus_behind_a_cpu_node)
 	cr_assert_eq(t.gpus[0].drm_render_minor, 128);
 	cr_assert_eq(t.gpus[1].node, 2);
 	cr_assert_eq(t.gpus[1].drm_render_minor, 136);
+	/* The stable identity: the properties' unique_id line. */
+	cr_assert_eq(t.gpus[0].unique_id, 0x1d2c3b4a59000000ull + 53124);
+	cr_assert_eq(t.gpus[1].unique_id, 0x1d2c3b4a59000000ull + 1087);
 	gpu_topology_release(&t);
 	cr_assert_eq(t.n_gpus, 0);
 	free(root);

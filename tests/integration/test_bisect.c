@@ -1,0 +1,331 @@
+/* `bisect` against the real loopback registries of tests/setup.sh (plain on
+ * :5000, htpasswd on :5001) and, for bearer tokens, tests/token-registry.py
+ * (a fake token issuer in front of the plain registry: no real token server
+ * runs here). Each test pushes 16 tags of a tiny image built on the
+ * simulator image, whose HRR_SIM_SCENARIO turns to maf from tag 11 on, to a
+ * repository of its own (i23-bisect-<pid>), then bisects on the four fake
+ * GPUs of tests/fixtures/sysfs/mi300x-4 (docs/bisect.md). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "tests/support/engine_test.h"
+#include "tests/support/run_support.h"
+
+#define N_TAGS 16
+#define FIRST_BAD 11
+
+static char sysfs4[PATH_MAX + 64], lockdir[400], dbpath[400], archive[400], cfgdir[400];
+static char lockenv[450], cfgenv[450];
+static const char *extra_env[3];
+
+static void bisect_init(void)
+{
+	tenv_init_four_gpus(sysfs4, sizeof(sysfs4));
+	snprintf(lockdir, sizeof(lockdir), "%s/locks", tenv.root);
+	snprintf(dbpath, sizeof(dbpath), "%s/history.sqlite", tenv.root);
+	snprintf(archive, sizeof(archive), "%s/library/pass", tenv.root);
+	snprintf(cfgdir, sizeof(cfgdir), "%s/docker-config", tenv.root);
+	snprintf(lockenv, sizeof(lockenv), "HRR_LOCK_DIR=%s", lockdir);
+	snprintf(cfgenv, sizeof(cfgenv), "DOCKER_CONFIG=%s", cfgdir);
+	extra_env[0] = lockenv;
+	extra_env[1] = cfgenv;
+	extra_env[2] = NULL;
+	{
+		cleanup_free char *src = fixture_root("pass");
+		cleanup_free char *cmd = xasprintf("mkdir -p '%s' '%s' && cp -r '%s/.' '%s/'", archive,
+						   cfgdir, src, archive);
+
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+	}
+}
+
+TestSuite(bisect, .init = bisect_init, .fini = tenv_fini, .timeout = 600);
+
+static const char *repo(void)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "i23-bisect-%ld", (long)getpid());
+	return name;
+}
+
+/* config.json for the registry at host with the test credentials: for the
+ * CLI's push and for the tool (pull and the registry client). */
+static void write_login(const char *host)
+{
+	cr_assert_eq(et_sh("printf '{\"auths\":{\"%s\":{\"auth\":\"%%s\"}}}' "
+			   "\"$(printf %s:%s | base64 -w0)\" >%s/config.json",
+			   host, ENGINE_TEST_REG_USER, ENGINE_TEST_REG_PASS, cfgdir), 0);
+}
+
+/* 16 tags t01..t16 of registry/repo, distinct images (a label each), the
+ * failure from tag 11 on; the local names removed so that bisect pulls. */
+static void push_tags(const char *registry)
+{
+	for (int n = 1; n <= N_TAGS; n++) {
+		int rc = et_sh("printf 'FROM %s\\nLABEL org.hrr-docker-replay.test-tag=%02d\\n%s\\n' | "
+			       "DOCKER_BUILDKIT=0 docker build -q -t %s/%s:t%02d - >/dev/null 2>&1 && "
+			       "DOCKER_CONFIG=%s docker push -q %s/%s:t%02d >/dev/null 2>&1 && "
+			       "docker rmi %s/%s:t%02d >/dev/null 2>&1",
+			       SIM_IMAGE, n, n >= FIRST_BAD ? "ENV HRR_SIM_SCENARIO=maf" : "",
+			       registry, repo(), n, cfgdir, registry, repo(), n, registry, repo(), n);
+
+		cr_assert_eq(rc, 0, "building or pushing tag %d to %s", n, registry);
+	}
+}
+
+/* bisect from good to bad with the test's GPUs, database and workdir; the
+ * cases are --archive's unless with_archive is false (more has --sweep). */
+static void bisect_between(struct tool_run *r, const char *good, const char *bad,
+			   const char *const *more, bool with_archive)
+{
+	const char *argv[40] = { "bisect", "--good", good, "--bad", bad,
+				 "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				 "--sysfs-root", sysfs4, "--db", dbpath, "--timeout", "120",
+				 "--format", "json", "-q" };
+	size_t n = 18;
+
+	if (with_archive) {
+		argv[n++] = "--archive";
+		argv[n++] = archive;
+	}
+	for (size_t i = 0; more && more[i]; i++)
+		argv[n++] = more[i];
+	argv[n] = NULL;
+	tool_run(r, argv, extra_env);
+}
+
+static void bisect_ends(struct tool_run *r, const char *good, const char *bad,
+			const char *const *more)
+{
+	bisect_between(r, good, bad, more, true);
+}
+
+static void bisect_run_cases(struct tool_run *r, const char *registry, const char *const *more,
+			     bool with_archive)
+{
+	cleanup_free char *good = xasprintf("%s/%s:t01", registry, repo());
+	cleanup_free char *bad = xasprintf("%s/%s:t%02d", registry, repo(), N_TAGS);
+
+	bisect_between(r, good, bad, more, with_archive);
+}
+
+static void bisect_run(struct tool_run *r, const char *registry, const char *const *more)
+{
+	bisect_run_cases(r, registry, more, true);
+}
+
+/* The folder of a probe's sweep (it has a plan.json; the bisection's own
+ * folder, bisection-..., has none). */
+static char *first_probe_sweep(void)
+{
+	cleanup_free char *sweeps = xasprintf("%s/sweeps", tenv.workdir);
+	DIR *d = opendir(sweeps);
+	struct dirent *e;
+	char *found = NULL;
+
+	while (d && !found && (e = readdir(d))) {
+		cleanup_free char *plan = xasprintf("%s/%s/plan.json", sweeps, e->d_name);
+
+		if (!strncmp(e->d_name, "bisect-", 7) && access(plan, R_OK) == 0)
+			found = xasprintf("%s/%s", sweeps, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	cr_assert_not_null(found, "a probe sweep under %s", sweeps);
+	return found;
+}
+
+static bool image_here_ref(const char *ref)
+{
+	return et_sh("docker image inspect %s >/dev/null 2>&1", ref) == 0;
+}
+
+static const char *side_tag(const cJSON *answer, const char *side)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(answer, side), "tag"));
+}
+
+/* The answer names t10/t11; returns how many replays it took. */
+static int assert_found(const struct tool_run *r)
+{
+	cleanup_cjson cJSON *a = cJSON_Parse(r->out.buf);
+
+	cr_assert_eq(r->status, 0, "exit %d\n%s", r->status, r->err.buf);
+	cr_assert_not_null(a, "stdout is not JSON: %s", r->out.buf);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(a, "verdict")), "found");
+	cr_expect_str_eq(side_tag(a, "last_good"), "t10");
+	cr_expect_str_eq(side_tag(a, "first_bad"), "t11");
+	return (int)cJSON_GetNumberValue(cJSON_GetObjectItem(a, "replays"));
+}
+
+static bool image_here(const char *registry, int tag)
+{
+	return et_sh("docker image inspect %s/%s:t%02d >/dev/null 2>&1", registry, repo(), tag) == 0;
+}
+
+Test(bisect, sixteen_tags_on_the_plain_registry_in_at_most_six_replays_then_none)
+{
+	struct tool_run r;
+	cleanup_free char *list = xasprintf("%s/images.txt", tenv.root);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	const char *from_file[] = { "--images", list, NULL };
+	struct error err;
+	int replays;
+
+	push_tags(ENGINE_TEST_REGISTRY);
+	bisect_run(&r, ENGINE_TEST_REGISTRY, NULL);
+	replays = assert_found(&r);
+	cr_expect_leq(replays, 6, "%d replays", replays);
+	cr_expect_geq(replays, 2);
+	cr_expect(strstr(r.err.buf, "33 registry request(s)"), "one list, a manifest and a config "
+		  "per tag: %s", r.err.buf);
+	cr_expect_not(image_here(ENGINE_TEST_REGISTRY, FIRST_BAD),
+		      "an image pulled for the bisection was left");
+	tool_run_release(&r);
+
+	/* The same range again, from an --images file: all from the history. */
+	strbuf_addstr(&text, "# oldest first\n");
+	for (int n = 1; n <= N_TAGS; n++)
+		strbuf_addf(&text, "%s/%s:t%02d\n", ENGINE_TEST_REGISTRY, repo(), n);
+	cr_assert_eq(fs_write_atomic(list, text.buf, text.len, 0644, &err), 0, "%s", err.msg);
+	bisect_run(&r, ENGINE_TEST_REGISTRY, from_file);
+	cr_expect_eq(assert_found(&r), 0, "a second bisection replays nothing new:\n%s", r.err.buf);
+	cr_expect(strstr(r.err.buf, "(from the history)"), "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* The cases of a sweep (one of the probes) instead of --archive. */
+	{
+		cleanup_free char *probe = NULL;
+		const char *by_sweep[] = { "--images", list, "--sweep", NULL, NULL };
+
+		probe = first_probe_sweep();
+		by_sweep[3] = probe;
+		bisect_run_cases(&r, ENGINE_TEST_REGISTRY, by_sweep, false);
+		cr_expect_eq(assert_found(&r), 0, "--sweep: the same cases, all reused:\n%s",
+			     r.err.buf);
+		tool_run_release(&r);
+	}
+}
+
+/* A bad GPU makes --good itself flaky: reported (exit 1), not guessed. */
+Test(bisect, a_flaky_end_is_reported_not_guessed_through)
+{
+	struct tool_run r;
+	cleanup_free char *list = xasprintf("%s/images.txt", tenv.root);
+	cleanup_free char *text = NULL, *second = xasprintf("%s-flaky:b", repo());
+	const char *args[] = { "--images", list, "--env", "HRR_SIM_FAIL_ON_RENDER=128",
+			       "--retry-failed", "1", "--gpus", "0,1", "--jobs", "1", NULL };
+	cleanup_cjson cJSON *a = NULL;
+	struct error err;
+
+	cr_assert_eq(et_sh("docker tag %s %s", SIM_IMAGE, second), 0);
+	text = xasprintf("%s\n%s\n", SIM_IMAGE, second);
+	cr_assert_eq(fs_write_atomic(list, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	bisect_ends(&r, SIM_IMAGE, second, args);
+	cr_expect_eq(r.status, 1, "exit %d\n%s", r.status, r.err.buf);
+	a = cJSON_Parse(r.out.buf);
+	cr_assert_not_null(a, "%s\n%s", r.out.buf, r.err.buf);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(a, "verdict")), "good-not-stable");
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(a, "replays")), 1,
+		     "it stops at the flaky end");
+	cr_expect(image_here_ref(SIM_IMAGE), "an image that was here stays");
+	tool_run_release(&r);
+	et_sh("docker rmi %s >/dev/null 2>&1", second);
+}
+
+Test(bisect, sixteen_tags_with_htpasswd_auth)
+{
+	struct tool_run r;
+	const char *keep[] = { "--keep-images", NULL };
+	int replays;
+
+	write_login(ENGINE_TEST_AUTH_REGISTRY);
+	push_tags(ENGINE_TEST_AUTH_REGISTRY);
+	bisect_run(&r, ENGINE_TEST_AUTH_REGISTRY, keep);
+	replays = assert_found(&r);
+	cr_expect_leq(replays, 6, "%d replays", replays);
+	cr_expect(image_here(ENGINE_TEST_AUTH_REGISTRY, FIRST_BAD), "--keep-images kept it");
+	tool_run_release(&r);
+	for (int n = 1; n <= N_TAGS; n++)
+		et_sh("docker rmi %s/%s:t%02d >/dev/null 2>&1", ENGINE_TEST_AUTH_REGISTRY, repo(), n);
+
+	/* Without credentials the registry's refusal is one line, exit 5. */
+	cr_assert_eq(et_sh("echo '{}' >%s/config.json", cfgdir), 0);
+	bisect_run(&r, ENGINE_TEST_AUTH_REGISTRY, NULL);
+	cr_expect_eq(r.status, 5, "exit %d: %s", r.status, r.err.buf);
+	cr_expect(strstr(r.err.buf, "refused anonymous access (HTTP 401)"), "%s", r.err.buf);
+	tool_run_release(&r);
+}
+
+/* tests/token-registry.py on a free port; *pid its process. */
+static int start_token_registry(pid_t *pid)
+{
+	int fds[2];
+	char line[64] = "";
+	int port = 0;
+	FILE *f;
+
+	cr_assert_eq(pipe(fds), 0);
+	*pid = fork();
+	cr_assert_geq(*pid, 0);
+	if (*pid == 0) {
+		cleanup_free char *script = xasprintf("%s/tests/token-registry.py", test_source_root());
+
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		execlp("python3", "python3", script, "--upstream", ENGINE_TEST_REGISTRY, "--user",
+		       ENGINE_TEST_REG_USER, "--password", ENGINE_TEST_REG_PASS, "--page", "5",
+		       (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	cr_assert_not_null(fgets(line, sizeof(line), f), "token-registry.py said nothing");
+	fclose(f);
+	cr_assert_eq(sscanf(line, "listening %d", &port), 1, "%s", line);
+	return port;
+}
+
+Test(bisect, sixteen_tags_with_bearer_tokens_over_pages_of_five)
+{
+	struct tool_run r;
+	pid_t pid;
+	int port = start_token_registry(&pid);
+	char host[64];
+	int replays;
+	cleanup_strbuf struct strbuf counts = STRBUF_INIT;
+
+	snprintf(host, sizeof(host), "127.0.0.1:%d", port);
+	push_tags(ENGINE_TEST_REGISTRY); /* behind the token front */
+	write_login(host);
+	bisect_run(&r, host, NULL);
+	replays = assert_found(&r);
+	cr_expect_leq(replays, 6, "%d replays", replays);
+	/* 4 pages of tags/list, 2 requests per manifest and config: the
+	 * client followed the Link header and answered the challenges. */
+	cr_expect(strstr(r.err.buf, "16 candidate tag(s)"), "%s", r.err.buf);
+	tool_run_release(&r);
+	et_sh("curl -s http://%s/counts >%s/counts.json", host, tenv.root);
+	{
+		cleanup_free char *p = xasprintf("%s/counts.json", tenv.root);
+		cleanup_cjson cJSON *c = NULL;
+
+		cr_assert(read_text(p, &counts));
+		c = cJSON_Parse(counts.buf);
+		cr_expect_gt(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "token")), 0,
+			     "tokens were fetched: %s", counts.buf);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}

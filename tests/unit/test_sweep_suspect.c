@@ -1,0 +1,147 @@
+/* sweep/suspect.c: a bad GPU told from a bad kernel; and the scheduler's
+ * retry that avoids the GPUs a case failed on. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orchestrator/sweep_result.h"
+#include "orchestrator/sweep_sched.h"
+#include "sweep/suspect.h"
+
+Test(sweep_suspect, two_cases_failing_on_one_gpu_and_passing_on_another_make_it_suspect)
+{
+	struct gpu_suspects s;
+	int g0[] = { 0 }, g2[] = { 2 }, g3[] = { 3 };
+
+	gpu_suspects_init(&s, 4);
+	cr_expect_eq(gpu_suspects_note(&s, 1, "lib/b", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(gpu_suspects_failed_on(&s, 1), 1ull);
+	/* One case is as likely a flaky case: not yet. */
+	cr_expect_eq(gpu_suspects_note(&s, 1, "lib/b", g2, 1, "PASS", "replay_pass"), 0);
+	cr_expect_not(s.suspect[0]);
+	/* The same case again counts once. */
+	cr_expect_eq(gpu_suspects_note(&s, 1, "lib/b", g3, 1, "PASS", NULL), 0);
+	cr_expect_eq(gpu_suspects_note(&s, 2, "lib/c", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(gpu_suspects_note(&s, 2, "lib/c", g3, 1, "PASS", NULL), 1ull,
+		     "the second case makes GPU 0 suspect");
+	cr_expect(s.suspect[0]);
+	cr_expect_str_eq(s.reason[0], "2 cases failed on GPU 0 and passed on another GPU (the "
+				      "last: lib/c, on GPU 3)");
+	cr_expect_not(s.suspect[2]);
+	cr_expect_not(s.suspect[3]);
+	gpu_suspects_release(&s);
+}
+
+Test(sweep_suspect, a_kernel_failing_everywhere_blames_no_gpu)
+{
+	struct gpu_suspects s;
+	int g0[] = { 0 }, g1[] = { 1 };
+
+	gpu_suspects_init(&s, 2);
+	cr_expect_eq(gpu_suspects_note(&s, 0, "a", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(gpu_suspects_note(&s, 0, "a", g1, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(gpu_suspects_note(&s, 1, "b", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_not(s.suspect[0]);
+	cr_expect_not(s.suspect[1]);
+	gpu_suspects_release(&s);
+}
+
+Test(sweep_suspect, two_hangs_or_hardware_exceptions_on_one_gpu)
+{
+	struct gpu_suspects s;
+	int g3[] = { 3 };
+
+	gpu_suspects_init(&s, 3);
+	cr_expect_eq(gpu_suspects_note(&s, 0, "a", g3, 1, "HANG", "hang"), 0);
+	cr_expect_eq(gpu_suspects_note(&s, 1, "b", g3, 1, "ABORT", "replay_aborted"), 1ull << 3);
+	cr_expect(strstr(s.reason[3], "twice on GPU 3 (the last: b)"), "%s", s.reason[3]);
+	gpu_suspects_release(&s);
+}
+
+Test(sweep_suspect, a_retry_takes_another_free_gpu_first)
+{
+	struct sweep_sched s;
+	int pool[] = { 0, 1, 2 }, got[4];
+	size_t id;
+
+	sweep_sched_init(&s, pool, 3, 0, 0);
+	sweep_sched_add_avoiding(&s, 7, 1, 1ull << 0);
+	cr_assert_eq(sweep_sched_next(&s, &id, got), SCHED_START);
+	cr_expect_eq(id, 7);
+	cr_expect_eq(got[0], 1, "GPU 0 is avoided while another is free");
+	sweep_sched_release(&s);
+
+	/* Only the avoided GPU free: it is taken rather than waiting. */
+	sweep_sched_init(&s, pool, 1, 0, 0);
+	sweep_sched_add_avoiding(&s, 8, 1, 1ull << 0);
+	cr_assert_eq(sweep_sched_next(&s, &id, got), SCHED_START);
+	cr_expect_eq(got[0], 0);
+	sweep_sched_release(&s);
+}
+
+Test(sweep_suspect, results_carry_gpu_identity_host_and_kind)
+{
+	struct sweep_result r = { 0 }, back;
+	struct strbuf line = STRBUF_INIT;
+	struct error err;
+
+	r.case_name = "a";
+	r.image = "i";
+	r.state = RESULT_ERROR;
+	r.gpu_uids = "2102120316582010921";
+	r.host = "node7";
+	cr_expect_str_eq(sweep_result_kind(&r), RESULT_KIND_INFRA);
+	r.state = RESULT_DONE;
+	r.outcome = "MAF";
+	cr_expect_str_eq(sweep_result_kind(&r), RESULT_KIND_WORKLOAD);
+	sweep_result_to_json(&r, &line);
+	cr_assert_eq(sweep_result_parse(&back, line.buf, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(back.gpu_uids, "2102120316582010921");
+	cr_expect_str_eq(back.host, "node7");
+	sweep_result_release(&back);
+	strbuf_release(&line);
+}
+
+#include "sweep/suspect_nodes.h"
+
+static void add(struct sweep_results *rs, const char *c, const char *host, int gpu,
+		const char *outcome, long long finished)
+{
+	struct sweep_result *r;
+
+	rs->v = realloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
+	r = &rs->v[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->case_name = strdup(c);
+	r->image = strdup("img");
+	r->state = strdup(RESULT_DONE);
+	r->outcome = strdup(outcome);
+	r->host = strdup(host);
+	r->gpus[0] = gpu;
+	r->n_gpus = 1;
+	r->finished = finished;
+}
+
+Test(sweep_suspect, a_cluster_resume_excludes_the_nodes_with_a_suspect_gpu)
+{
+	struct sweep_results rs = { 0 };
+	struct strvec hosts = STRVEC_INIT, why = STRVEC_INIT;
+
+	/* On node2 cases a and c failed on GPU 0 and passed on GPU 1; on
+	 * node1 a kernel fails on both GPUs (no GPU to blame). */
+	add(&rs, "a", "node2", 0, "MAF", 10);
+	add(&rs, "c", "node2", 0, "MAF", 10);
+	add(&rs, "b", "node1", 0, "MAF", 11);
+	add(&rs, "b", "node1", 1, "MAF", 12);
+	add(&rs, "a", "node2", 1, "PASS", 13);
+	add(&rs, "c", "node2", 1, "PASS", 14);
+	sweep_suspect_nodes(&rs, &hosts, &why);
+	cr_assert_eq(hosts.n, 1);
+	cr_expect_str_eq(hosts.v[0], "node2");
+	cr_assert_eq(why.n, 1);
+	cr_expect_str_eq(why.v[0], "node2 GPU 0: 2 cases failed on GPU 0 and passed on another "
+				   "GPU (the last: c, on GPU 1)");
+	strvec_clear(&hosts);
+	strvec_clear(&why);
+	sweep_results_release(&rs);
+}
