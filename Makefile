@@ -18,7 +18,7 @@ DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 li
 TEST_LIBS  = $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
 ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
 
-LIB_SRC = $(wildcard common/*.c containers/*.c docker/*.c preflight/*.c finding/*.c) \
+LIB_SRC = $(wildcard common/*.c containers/*.c docker/*.c preflight/*.c finding/*.c history/*.c) \
           $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 SUPPORT_SRC = $(wildcard tests/support/*.c)

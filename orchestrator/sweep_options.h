@@ -36,6 +36,7 @@ struct sweep_options {
 	char *merge;          /* a sweep id or folder */
 	/* history */
 	bool prune;
+	char *site_dir;       /* `history site DIR` */
 	char *case_name;
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */
