@@ -333,7 +333,7 @@ static void close_index(struct label_pass *p)
 		if (p->col_total[c])
 			rate[n++] = (struct site_point){ (double)p->cols[c].started,
 							 (double)p->col_pass[c] / p->col_total[c],
-							 NULL };
+							 NULL, false };
 	site_grid_page_name(p->label, sweep_pages(p->n_win) - 1, 0, &grid);
 	p->idx->label = keep_str(&p->g->keep, p->label);
 	p->idx->grid_page = keep_str(&p->g->keep, grid.buf);

@@ -136,6 +136,7 @@ static void page_links(xmlNodePtr n, const struct site_grid *g, bool by_sweeps)
 			site_el(n, "span", text);
 		else
 			site_link(n, href.buf, text);
+		xmlAddChild(n, xmlNewText(X(" ")));
 	}
 }
 
@@ -144,6 +145,7 @@ static void nav(xmlNodePtr body, const struct site_grid *g)
 	xmlNodePtr n = xmlNewChild(body, NULL, X("nav"), NULL);
 
 	page_links(n, g, true);
+	xmlNewChild(n, NULL, X("br"), NULL);
 	page_links(n, g, false);
 }
 

@@ -25,7 +25,7 @@ static const char css_base[] =
 	".o-missing{background:#fff;color:#bbb}"
 	".s-regressed{outline:2px solid #b00;outline-offset:-2px;font-weight:bold}"
 	".s-fixed{color:#070;font-weight:bold}.s-flaky{color:#a60;font-weight:bold}"
-	".first{box-shadow:inset 0 -3px 0 #600}"
+	"td.first{box-shadow:inset 0 -3px 0 #600}li.first,tr.first{font-weight:bold}"
 	".filters{margin:.6em 0}.filters b{margin:0 .3em 0 1em}nav a{margin-right:.8em}"
 	"svg.chart{background:#fafafa;border:1px solid #ddd;margin:.5em 0}"
 	".legend span{margin-right:1em}.bar{font-family:monospace}";
@@ -176,8 +176,6 @@ int site_doc_finish(struct site_doc *d, struct strbuf *out, struct error *err)
 	return 0;
 }
 
-/* A row of coloured blocks, one per point: a second reading of the chart
- * for a text browser. */
 static void rate_chart(xmlNodePtr parent, const char *title, const struct site_point *p,
 		       size_t n)
 {

@@ -109,8 +109,8 @@ static void series(xmlNodePtr svg, const struct site_series *s, size_t k, double
 		attr(c, "class", "pt");
 		attrf(c, "cx", PAD_L + (s->v[i].x - x0) * xs);
 		attrf(c, "cy", y_base - s->v[i].y * ys);
-		attr(c, "r", "2.5");
-		attr(c, "fill", colour);
+		attr(c, "r", s->v[i].alert ? "3.5" : "2.5");
+		attr(c, "fill", s->v[i].alert ? "#c00" : colour);
 		if (s->v[i].title)
 			node(c, "title", s->v[i].title);
 	}

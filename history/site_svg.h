@@ -3,12 +3,14 @@
 #ifndef HRR_HISTORY_SITE_SVG_H
 #define HRR_HISTORY_SITE_SVG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <libxml/tree.h>
 
 struct site_point {
 	double x, y;        /* x: epoch seconds (or any increasing value) */
 	const char *title;  /* the point's tooltip, untrusted text */
+	bool alert;         /* drawn red: a failed replay */
 };
 
 struct site_series {

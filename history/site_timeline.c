@@ -39,7 +39,8 @@ static void wall_time_chart(xmlNodePtr body, const struct site_timeline *t)
 		site_date(e->started, false, when, sizeof(when));
 		snprintf(tip, 160, "%s %s: %s, %.2f s", when, e->image ? e->image : "",
 			 site_outcome_name(e->outcome), e->duration_s);
-		pts[n_pts++] = (struct site_point){ (double)e->started, e->duration_s, tip };
+		pts[n_pts++] = (struct site_point){ (double)e->started, e->duration_s, tip,
+						    e->outcome != SO_PASS };
 		series[n_series - 1].n++;
 		lo = !lo || e->started < lo ? e->started : lo;
 		hi = e->started > hi ? e->started : hi;
