@@ -14,7 +14,7 @@ static const struct command_def commands[] = {
 	  analyze_command, cmd_analyze_usage, NULL },
 	{ "sweep", CMD_SWEEP, "replay many captures in many images: history, JUnit, a report",
 	  sweep_command, cmd_sweep_usage, cmd_sweep_help_tail },
-	{ "history", CMD_HISTORY, "what past sweeps said per case; prune old sweeps",
+	{ "history", CMD_HISTORY, "what past sweeps said per case; prune old sweeps; a static site",
 	  history_command, cmd_history_usage, NULL },
 	{ "gc", CMD_GC, "remove containers left by runs that died", gc_command, cmd_gc_usage,
 	  NULL },
