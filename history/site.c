@@ -380,12 +380,6 @@ static int label_pass(struct site_gen *g, const char *label)
 	return rc;
 }
 
-int site_gen_write(struct site_gen *g, const char *name)
-{
-	g->stats->pages++;
-	return site_dir_write(&g->dir, name, g->page.buf ? g->page.buf : "", g->page.len, g->err);
-}
-
 int history_site_generate(struct history_db *db, const char *dir, const struct site_options *o,
 			  struct site_stats *stats, struct error *err)
 {

@@ -47,7 +47,11 @@ void site_rates_close_label(struct site_gen *g, const struct site_sweep_col *col
 /* Every image and GPU page, then the index. */
 int site_rates_write(struct site_gen *g);
 void site_rates_release(struct rate_set *s);
-/* Render with fn into g->page and write it as name. */
-int site_gen_write(struct site_gen *g, const char *name);
+/* Write the page rendered into g->page as name. */
+static inline int site_gen_write(struct site_gen *g, const char *name)
+{
+	g->stats->pages++;
+	return site_dir_write(&g->dir, name, g->page.buf ? g->page.buf : "", g->page.len, g->err);
+}
 
 #endif
