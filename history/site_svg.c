@@ -31,11 +31,18 @@ static void attr(xmlNodePtr n, const char *name, const char *value)
 	xmlNewProp(n, X(name), X(c ? c : value));
 }
 
+static long px(double v)
+{
+	return (long)(v >= 0 ? v + 0.5 : v - 0.5);
+}
+
+/* Whole pixels: as sharp on screen, and integer formatting is a tenth of
+ * the cost of "%.1f" over a site's hundreds of thousands of points. */
 static void attrf(xmlNodePtr n, const char *name, double v)
 {
 	char buf[32];
 
-	snprintf(buf, sizeof(buf), "%.1f", v);
+	snprintf(buf, sizeof(buf), "%ld", px(v));
 	xmlNewProp(n, X(name), X(buf));
 }
 
@@ -96,8 +103,8 @@ static void series(xmlNodePtr svg, const struct site_series *s, size_t k, double
 	attr(g, "class", "series");
 	node(g, "title", s->name ? s->name : "");
 	for (size_t i = 0; i < s->n; i++)
-		strbuf_addf(&pts, "%s%.1f,%.1f", i ? " " : "", PAD_L + (s->v[i].x - x0) * xs,
-			    y_base - s->v[i].y * ys);
+		strbuf_addf(&pts, "%s%ld,%ld", i ? " " : "", px(PAD_L + (s->v[i].x - x0) * xs),
+			    px(y_base - s->v[i].y * ys));
 	line = xmlNewChild(g, NULL, X("polyline"), NULL);
 	attr(line, "points", pts.buf ? pts.buf : "");
 	attr(line, "fill", "none");

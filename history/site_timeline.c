@@ -10,6 +10,8 @@
 #include "common/xalloc.h"
 #include "history/site_doc.h"
 
+#define SITE_TIMELINE_LAST 10
+
 static bool same(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
@@ -150,11 +152,50 @@ static void entry_row(xmlNodePtr table, const struct site_timeline_entry *e)
 		site_link(td, e->run_href, "run folder");
 }
 
+/* One coloured letter per result, oldest first, a line per image: the
+ * outcome of every sweep at a glance, in few nodes. */
+static void strip(xmlNodePtr body, const struct site_timeline *t)
+{
+	xmlNodePtr p = NULL;
+
+	site_el(body, "h2", "Outcome per sweep");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct site_timeline_entry *e = &t->v[i];
+		char cls[64], tip[160], when[32];
+		xmlNodePtr sp;
+
+		if (!p || !same(e->image, t->v[i - 1].image)) {
+			p = xmlNewChild(body, NULL, X("p"), NULL);
+			site_prop(p, "class", "strip");
+			site_el(p, "b", e->image ? e->image : "-");
+		}
+		site_date(e->started, false, when, sizeof(when));
+		snprintf(cls, sizeof(cls), "o-%s s-%s", site_outcome_name(e->outcome),
+			 site_status_name(e->status));
+		snprintf(tip, sizeof(tip), "%s %s: %s, %s", when, e->sweep_id,
+			 site_outcome_name(e->outcome), site_status_name(e->status));
+		sp = site_el(p, "span", e->outcome == SO_PASS ? "P" : e->outcome < SO_PASS ? "-"
+								: site_outcome_name(e->outcome));
+		site_prop(sp, "class", cls);
+		site_prop(sp, "title", tip);
+	}
+}
+
+/* The results table: every one that did not simply pass, and the last
+ * SITE_TIMELINE_LAST of each image, newest first. */
 static void entries(xmlNodePtr body, const struct site_timeline *t)
 {
+	cleanup_free bool *shown = xcalloc(t->n + 1, sizeof(bool));
 	xmlNodePtr table, tr;
 
-	site_el(body, "h2", "Every result");
+	for (size_t i = 0, end; i < t->n; i = end) {
+		for (end = i; end < t->n && same(t->v[end].image, t->v[i].image); end++)
+			;
+		for (size_t k = i; k < end; k++)
+			shown[k] = end - k <= SITE_TIMELINE_LAST || t->v[k].status != SS_PASS;
+	}
+	site_elf(body, "h2", "Results: every one that did not pass, and the last %d per image",
+		 SITE_TIMELINE_LAST);
 	table = xmlNewChild(body, NULL, X("table"), NULL);
 	site_prop(table, "id", "results");
 	tr = xmlNewChild(table, NULL, X("tr"), NULL);
@@ -165,7 +206,8 @@ static void entries(xmlNodePtr body, const struct site_timeline *t)
 	     *h; h++)
 		site_el(tr, "th", *h);
 	for (size_t i = t->n; i-- > 0;)
-		entry_row(table, &t->v[i]);
+		if (shown[i])
+			entry_row(table, &t->v[i]);
 }
 
 int site_timeline_html(const struct site_timeline *t, struct strbuf *out, struct error *err)
@@ -182,6 +224,7 @@ int site_timeline_html(const struct site_timeline *t, struct strbuf *out, struct
 		 t->results ? 100.0 * (double)t->flaky / (double)t->results : 0.0);
 	first_failures(d.body, t);
 	wall_time_chart(d.body, t);
+	strip(d.body, t);
 	faults_over_time(d.body, t);
 	entries(d.body, t);
 	return site_doc_finish(&d, out, err);

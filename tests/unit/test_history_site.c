@@ -170,7 +170,7 @@ Test(history_site, svg_draws_a_point_per_value)
 			n++;
 		cr_assert_eq(n, 3, "%s", text);
 	}
-	cr_assert(strstr(text, "points=\"52.0,36.0 388.0,12.0\""), "%s", text);
+	cr_assert(strstr(text, "points=\"52,36 388,12\""), "%s", text);
 	cr_assert(strstr(text, "fill=\"#c00\""), "the failed point is red");
 	cr_assert_null(strstr(text, "<script"), "%s", text);
 	cr_assert_null(strstr(text, "\x1b"), "%s", text);
