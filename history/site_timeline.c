@@ -174,8 +174,10 @@ static void strip(xmlNodePtr body, const struct site_timeline *t)
 			 site_status_name(e->status));
 		snprintf(tip, sizeof(tip), "%s %s: %s, %s", when, e->sweep_id,
 			 site_outcome_name(e->outcome), site_status_name(e->status));
-		sp = site_el(p, "span", e->outcome == SO_PASS ? "P" : e->outcome < SO_PASS ? "-"
-								: site_outcome_name(e->outcome));
+		char letter[2] = { e->outcome < SO_PASS ? '-' : site_outcome_name(e->outcome)[0],
+				   '\0' };
+
+		sp = site_el(p, "span", letter);
 		site_prop(sp, "class", cls);
 		site_prop(sp, "title", tip);
 	}
