@@ -13,6 +13,7 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "history/history_gpus.h"
+#include "history/site.h"
 #include "orchestrator/history_db.h"
 #include "orchestrator/sweep_folder.h"
 #include "orchestrator/say.h"
@@ -22,11 +23,13 @@ const char cmd_history_usage[] =
 	"Usage: hrr-docker-replay history [--label L] [--case NAME] [--last N]\n"
 	"                                 [--format markdown|json] [--db PATH]\n"
 	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n"
-	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n\n"
+	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n"
+	"       hrr-docker-replay history site DIR [--label L] [--last N] [--db PATH]\n\n"
 	"The outcomes of the last sweeps per case, from the history database;\n"
 	"prune removes all but the last N sweeps of each label (or of --label)\n"
 	"from the database and their folders from disk; gpus lists failure rates\n"
-	"per GPU identity (KFD unique_id) and per node over the last sweeps.\n"
+	"per GPU identity (KFD unique_id) and per node over the last sweeps; site\n"
+	"writes a static site of the last N sweeps (default 60) of each label into DIR.\n"
 	"Exit: 0, 5 the database cannot be read, 64 usage error.\n";
 
 struct trend_out {
@@ -154,6 +157,23 @@ static int no_history(const struct options *opts)
 	return 0;
 }
 
+static int site(struct history_db *db, const struct sweep_options *o)
+{
+	struct site_options so = { .label = o->label, .last = (int)o->last };
+	struct site_stats st;
+	struct error err;
+
+	if (history_site_generate(db, o->site_dir, &so, &st, &err) < 0) {
+		say_error("%s", err.msg);
+		return err.kind == ERR_USAGE ? 64 : 5;
+	}
+	printf("%s/%s: %zu label(s), %zu case(s), %zu result(s); %zu page(s): %zu written, "
+	       "%zu unchanged, %zu removed\n",
+	       o->site_dir, SITE_INDEX_PAGE, st.labels, st.cases, st.results, st.pages, st.written,
+	       st.kept, st.removed);
+	return 0;
+}
+
 int history_command(struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
@@ -170,8 +190,8 @@ int history_command(struct options *opts)
 		say_error("%s", err.msg);
 		return err.kind == ERR_USAGE ? 64 : 5;
 	}
-	if (o->prune) {
-		code = prune(db, o);
+	if (o->prune || o->site_dir) {
+		code = o->prune ? prune(db, o) : site(db, o);
 		history_db_close(db);
 		return code;
 	}

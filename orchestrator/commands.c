@@ -16,7 +16,7 @@ static const struct command_def commands[] = {
 	  sweep_command, cmd_sweep_usage, cmd_sweep_help_tail },
 	{ "bisect", CMD_BISECT, "find the first image a case changed in, between a good and a bad one",
 	  bisect_command, cmd_bisect_usage, cmd_bisect_help_tail },
-	{ "history", CMD_HISTORY, "what past sweeps said per case; prune old sweeps",
+	{ "history", CMD_HISTORY, "what past sweeps said per case; prune old sweeps; a static site",
 	  history_command, cmd_history_usage, NULL },
 	{ "gc", CMD_GC, "remove containers left by runs that died", gc_command, cmd_gc_usage,
 	  NULL },

@@ -12,6 +12,9 @@ struct history_db;
 /* history_migrations[v] takes schema v to v + 1. */
 extern const char *const history_migrations[];
 
+/* history_db_trend's query (`make bench` shows its plan). */
+extern const char history_trend_sql[];
+
 sqlite3 *history_db_handle(struct history_db *db);
 /* An SQLite failure as an error naming the database file: busy/locked ->
  * ERR_BUSY, corrupt/not a database -> ERR_DATA. Returns -1. */

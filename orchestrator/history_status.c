@@ -115,23 +115,29 @@ int history_db_statuses(struct history_db *db, const char *sweep_id, const char 
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "statuses", err);
 }
 
+/* ?1 label (NULL: any), ?2 case (NULL: every case), ?3 the last N sweeps.
+ * "x BETWEEN COALESCE(?, '') AND COALESCE(?, x'')" is "x = ?, or any text
+ * when ? is NULL" (text sorts below every blob) in a form the planner
+ * serves from an index, which "? IS NULL OR x = ?" is not. */
+const char history_trend_sql[] =
+	"WITH s AS (SELECT id, label, started FROM sweeps"
+	"  WHERE label BETWEEN COALESCE(?1, '') AND COALESCE(?1, x'')"
+	"  ORDER BY started DESC, id DESC LIMIT ?3)"
+	" SELECT s.id, s.label, s.started, r.case_name, r.image_ref, r.state,"
+	"  r.outcome, r.fault_class, r.kernel, r.attempt"
+	" FROM s JOIN results r ON r.sweep = s.id"
+	" WHERE r.case_name BETWEEN COALESCE(?2, '') AND COALESCE(?2, x'') AND r.attempt ="
+	"  (SELECT MAX(x.attempt) FROM results x WHERE x.sweep = r.sweep"
+	"   AND x.case_name = r.case_name AND x.image_ref = r.image_ref)"
+	" ORDER BY s.started, s.id, r.case_name, r.image_ref";
+
 int history_db_trend(struct history_db *db, const char *label, const char *case_name, int last,
 		     history_trend_fn fn, void *ctx, struct error *err)
 {
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (prepare(db,
-		    "WITH s AS (SELECT id, label, started FROM sweeps"
-		    "  WHERE (?1 IS NULL OR label = ?1) ORDER BY started DESC, id DESC LIMIT ?3)"
-		    " SELECT s.id, s.label, s.started, r.case_name, r.image_ref, r.state,"
-		    "  r.outcome, r.fault_class, r.kernel, r.attempt"
-		    " FROM s JOIN results r ON r.sweep = s.id"
-		    " WHERE (?2 IS NULL OR r.case_name = ?2) AND r.attempt ="
-		    "  (SELECT MAX(x.attempt) FROM results x WHERE x.sweep = r.sweep"
-		    "   AND x.case_name = r.case_name AND x.image_ref = r.image_ref)"
-		    " ORDER BY s.started, s.id, r.case_name, r.image_ref",
-		    &st, err) < 0)
+	if (prepare(db, history_trend_sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, label);
 	bind_text(st, 2, case_name);

@@ -3,6 +3,7 @@
 #include "orchestrator/commands.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "history/site.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -712,6 +713,14 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 			for (int i = first; i < argc; i++)
 				if (!strcmp(argv[i], "--keep"))
 					argv[i] = (char *)"--keep-last";
+		} else if (cmd->id == CMD_HISTORY && argc > 2 && !strcmp(argv[2], "site")) {
+			/* `history site DIR` (docs/sweep.md "The history site"). */
+			if (argc < 4 || argv[3][0] == '-')
+				return error_set(err, ERR_USAGE, 0,
+						 "history site needs a directory: history site DIR");
+			o->sweep.site_dir = xstrdup(argv[3]);
+			o->sweep.last = SITE_DEFAULT_LAST;
+			first = 4;
 		}
 	}
 	if (o->command == CMD_HELP)

@@ -27,7 +27,8 @@ void sweep_options_release(struct sweep_options *s)
 {
 	char **strs[] = { &s->label, &s->baseline, &s->db, &s->junit, &s->html, &s->summary,
 			  &s->resume, &s->status, &s->case_name, &s->shard_cases, &s->merge,
-			  &s->good, &s->bad, &s->images_file, &s->tag_pattern, &s->sweep };
+			  &s->good, &s->bad, &s->images_file, &s->tag_pattern, &s->sweep,
+			  &s->site_dir };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
@@ -137,6 +138,9 @@ int sweep_options_validate(const struct sweep_options *s, bool history, struct e
 			return error_set(err, ERR_USAGE, 0, "history prune needs --keep N");
 		if (!s->prune && s->keep >= 0)
 			return error_set(err, ERR_USAGE, 0, "--keep belongs to `history prune`");
+		if (s->site_dir && s->case_name)
+			return error_set(err, ERR_USAGE, 0,
+					 "history site shows every case: no --case");
 		return 0;
 	}
 	if (!!s->resume + !!s->status + !!s->merge > 1)

@@ -38,6 +38,7 @@ struct sweep_options {
 	/* history */
 	bool prune;
 	bool gpus_report;     /* history gpus */
+	char *site_dir;       /* `history site DIR` */
 	char *case_name;
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */

@@ -22,7 +22,9 @@
 #include "common/xalloc.h"
 #include "containers/ours.h"
 #include "docker/engine.h"
+#include "history/site_pages.h"
 #include "tests/support/run_support.h"
+#include "tests/support/scratch.h"
 
 #define N_GPUS 4
 
@@ -843,4 +845,117 @@ Test(sweep, an_image_that_cannot_be_had_is_an_error_for_its_cases_only)
 			 "error");
 	cr_assert_str_eq(status_of(s, "library/one/capture.hrr/pid-4242", SIM_IMAGE), "new");
 	tool_run_release(&r);
+}
+
+/* headless Chromium on a file:// page: its DOM after parsing into dom
+ * (with --dump-dom) or a screenshot into png. */
+static void chromium(const char *page, const char *dom, const char *png)
+{
+	cleanup_free char *cmd = xasprintf(
+		"timeout 120 chromium --headless --no-sandbox --disable-gpu "
+		"--disable-background-networking --disable-component-update --disable-sync "
+		"--no-first-run --user-data-dir=%s/chromium --window-size=1280,900 %s%s "
+		"'file://%s' %s%s 2>/dev/null",
+		tenv.root, png ? "--screenshot=" : "--dump-dom", png ? png : "", page,
+		dom ? ">" : "", dom ? dom : "");
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+static size_t count_in(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void page_dom(const char *dir, const char *page, struct strbuf *out)
+{
+	cleanup_free char *path = xasprintf("%s/%s", dir, page);
+	cleanup_free char *dom = xasprintf("%s/dom-%s", tenv.root, page);
+
+	chromium(path, dom, NULL);
+	strbuf_reset(out);
+	cr_assert(read_text(dom, out), "%s", dom);
+	cr_assert_null(strstr(out->buf, "<script"), "%s runs no script", page);
+	cr_assert_null(strstr(out->buf, "://"), "%s points nowhere off the site", page);
+	cr_assert(strstr(out->buf, "script-src 'none'"), "%s has the strict CSP", page);
+}
+
+static void screenshot(const char *dir, const char *page, const char *name)
+{
+	cleanup_free char *path = xasprintf("%s/%s", dir, page);
+	cleanup_free char *png = xasprintf("%s/build/%s", test_source_root(), name);
+	struct stat st;
+
+	chromium(path, NULL, png);
+	cr_assert(stat(png, &st) == 0 && st.st_size > 1000, "no screenshot %s", png);
+}
+
+/* Three sweeps, case-3 regressing in the second: the site's index, grid
+ * and case timeline opened in Chromium. */
+Test(sweep, history_site_opens_in_chromium)
+{
+	struct tool_run r;
+	const char *args[] = { "--image", SIM_IMAGE, "--archive", library, "--label", "site", "-q",
+			       NULL };
+	cleanup_free char *site = xasprintf("%s/site", tenv.root);
+	const char *gen[] = { "history", "site", site, "--db", dbpath, NULL };
+	cleanup_strbuf struct strbuf dom = STRBUF_INIT, name = STRBUF_INIT;
+
+	for (int i = 0; i < 6; i++) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "case-%d", i);
+		add_case(n, "pass", NULL);
+	}
+	for (int k = 0; k < 3; k++) {
+		if (k == 1)
+			set_scenario("case-3", "scenario=maf\n");
+		sweep_run(&r, args);
+		cr_assert_eq(r.status, k == 1 ? 1 : 0, "sweep %d\n%s", k, r.err.buf);
+		tool_run_release(&r);
+	}
+	tool_run(&r, gen, extra_env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert(strstr(r.out.buf, "1 label(s), 6 case(s), 18 result(s)"), "%s", r.out.buf);
+	tool_run_release(&r);
+
+	page_dom(site, "index.html", &dom);
+	cr_assert_eq(count_in(dom.buf, "<tr class=\"label\""), 1, "%s", dom.buf);
+	site_grid_page_name("site", 0, 0, &name);
+	cr_assert(strstr(dom.buf, name.buf), "the index links the grid %s", name.buf);
+	screenshot(site, "index.html", "history-site-index.png");
+
+	page_dom(site, name.buf, &dom);
+	cr_assert_eq(count_in(dom.buf, "<td class=\"c "), 18, "6 cases x 3 sweeps");
+	cr_assert_eq(count_in(dom.buf, " s-regressed"), 1, "the regression is marked");
+	cr_assert_eq(count_in(dom.buf, " first\""), 1, "so is the first failure");
+	cr_assert_eq(count_in(dom.buf, "<a href=\"../"), 3, "each sweep's report, relatively");
+	screenshot(site, name.buf, "history-site-grid.png");
+
+	strbuf_reset(&name);
+	site_case_page_name("site", "library/case-3/capture.hrr/pid-4242", &name);
+	page_dom(site, name.buf, &dom);
+	cr_assert_eq(count_in(dom.buf, "<circle class=\"pt\""), 3, "a point per sweep");
+	cr_assert(strstr(dom.buf, "<polyline"), "the wall-time line");
+	cr_assert(strstr(dom.buf, "id=\"first-failure\""), "where it first failed");
+	cr_assert_eq(count_in(dom.buf, ">run folder</a>"), 3, "each run folder, while it exists");
+	screenshot(site, name.buf, "history-site-case.png");
+
+	/* Run again: nothing changed, nothing is rewritten; a file of the
+	 * user's in DIR is left alone. */
+	{
+		cleanup_free char *mine = xasprintf("%s/notes.txt", site);
+		struct error err;
+
+		cr_assert_eq(fs_write_atomic(mine, "mine\n", 5, 0644, &err), 0, "%s", err.msg);
+		tool_run(&r, gen, extra_env);
+		cr_assert_eq(r.status, 0, "%s", r.err.buf);
+		cr_assert(strstr(r.out.buf, " 0 removed"), "%s", r.out.buf);
+		cr_assert(access(mine, F_OK) == 0, "notes.txt survives");
+		tool_run_release(&r);
+	}
 }
