@@ -14,7 +14,7 @@
  * Today the ordinals on the sweep's host; when results record each GPU's
  * unique ID (issue 23), name that column here, e.g.
  * "COALESCE(r.gpu_unique_ids, r.gpus)". */
-#define SITE_GPU_IDENTITY_SQL "r.gpus"
+#define SITE_GPU_IDENTITY_SQL "COALESCE(NULLIF(r.gpu_uids, ''), r.gpus)"
 
 struct site_window_sweep {
 	char *id, *folder, *host;
