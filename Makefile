@@ -18,8 +18,11 @@ DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 li
 TEST_LIBS  = $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
 ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
 
-LIB_SRC = $(wildcard common/*.c containers/*.c docker/*.c preflight/*.c finding/*.c) \
-          $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c))
+# The product's folders, bottom layer first (docs/design.md "Layout"): a
+# folder includes only folders before it in this list.
+MODULES = common containers docker preflight finding seccomp replay lease sweep history \
+          cluster report cli
+LIB_SRC = $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 SUPPORT_SRC = $(wildcard tests/support/*.c)
 UNIT_SRC = $(wildcard tests/unit/*.c)
@@ -44,7 +47,7 @@ $(BUILD)/libhrr.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/obj/orchestrator/main.o $(BUILD)/libhrr.a
+$(BIN): $(BUILD)/obj/cli/main.o $(BUILD)/libhrr.a
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(DEP_LIBS)
 
 # The simulator runs FROM scratch: static, no sanitizers, no libcurl.

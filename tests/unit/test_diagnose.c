@@ -10,7 +10,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "images/sim-tools/agent_report.h"
-#include "orchestrator/diagnose.h"
+#include "replay/diagnose.h"
 #include "tests/support/scratch.h"
 
 static char *run_dir;

@@ -16,7 +16,7 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "orchestrator/options_table.h"
+#include "cli/options_table.h"
 #include "tests/support/scratch.h"
 
 #define DOC_MAX (4u << 20)
@@ -152,7 +152,8 @@ static void hrr_literals(const char *dir, bool getenv_only, struct strvec *out)
 Test(docs, every_hrr_variable_the_program_reads_is_in_cli_md_and_the_man_page)
 {
 	static const char *const product[] = { "common", "containers", "docker", "finding",
-						"orchestrator", "preflight" };
+						"preflight", "seccomp", "replay", "lease",
+						"sweep", "history", "cluster", "report", "cli" };
 	cleanup_strbuf struct strbuf cli = STRBUF_INIT;
 	cleanup_strbuf struct strbuf man = STRBUF_INIT;
 	cleanup_strvec struct strvec names = STRVEC_INIT;
@@ -226,7 +227,7 @@ Test(docs, exit_code_tables_list_exactly_the_exit_enum)
 	cleanup_strvec struct strvec code = STRVEC_INIT;
 	cleanup_strvec struct strvec doc = STRVEC_INIT;
 
-	read_source("orchestrator/replay_unit.h", &text);
+	read_source("replay/replay_unit.h", &text);
 	section(text.buf, "/* Exit codes", "};", &part);
 	for (const char *p = strstr(part.buf, "EXIT_"); p; p = strstr(p + 1, "EXIT_")) {
 		const char *eq = strstr(p, " = ");

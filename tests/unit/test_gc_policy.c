@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "orchestrator/gc_policy.h"
+#include "containers/gc_policy.h"
 #include "containers/ours.h"
 #include "common/xalloc.h"
 #include "tests/support/run_support.h"

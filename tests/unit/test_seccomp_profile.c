@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/seccomp_profile.h"
+#include "seccomp/seccomp_profile.h"
 
 static const char *const engine_arches[] = { "amd64", "arm64", "ppc64le", "s390x" };
 

@@ -10,11 +10,11 @@
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "orchestrator/slurm.h"
-#include "orchestrator/slurm_cmd.h"
-#include "orchestrator/slurm_task.h"
-#include "orchestrator/sweep_options.h"
-#include "orchestrator/sweep_slurm.h"
+#include "cluster/slurm.h"
+#include "cluster/slurm_cmd.h"
+#include "cluster/slurm_task.h"
+#include "cli/sweep_options.h"
+#include "cluster/sweep_slurm.h"
 #include "tests/support/scratch.h"
 
 static char *joined(const struct strvec *v)

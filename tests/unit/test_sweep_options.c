@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "orchestrator/options.h"
-#include "orchestrator/sweep_runopts.h"
+#include "cli/options.h"
+#include "cli/sweep_runopts.h"
 
 static const char *no_env(const char *name, void *ud)
 {

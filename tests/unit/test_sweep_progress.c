@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "orchestrator/sweep_progress.h"
+#include "sweep/sweep_progress.h"
 
 Test(sweep_progress, status_line_counts_and_eta)
 {

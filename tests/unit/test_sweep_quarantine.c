@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "orchestrator/report.h"
-#include "orchestrator/sweep_quarantine.h"
-#include "orchestrator/sweep_sched.h"
+#include "report/report.h"
+#include "sweep/sweep_quarantine.h"
+#include "sweep/sweep_sched.h"
 
 struct fake_engine_state {
 	const char *running;  /* the one run id whose container still runs */

@@ -6,7 +6,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "orchestrator/sweep_report.h"
+#include "report/sweep_report.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 

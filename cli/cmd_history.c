@@ -1,0 +1,159 @@
+/* `history`: what past sweeps said, per case (docs/sweep.md "Results and
+ * history"); `history prune --keep N` removes old sweeps from the database
+ * and their folders from disk. */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/cleanup.h"
+#include "common/text.h"
+#include "common/xalloc.h"
+#include "history/history_db.h"
+#include "common/say.h"
+#include "cli/commands.h"
+
+const char cmd_history_usage[] =
+	"Usage: hrr-docker-replay history [--label L] [--case NAME] [--last N]\n"
+	"                                 [--format markdown|json] [--db PATH]\n"
+	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n\n"
+	"The outcomes of the last sweeps per case, from the history database;\n"
+	"prune removes all but the last N sweeps of each label (or of --label)\n"
+	"from the database and their folders from disk.\n"
+	"Exit: 0, 5 the database cannot be read, 64 usage error.\n";
+
+struct trend_out {
+	cJSON *json;           /* --format json: the rows */
+	struct strbuf md;
+	const char *last_sweep;
+	char last_sweep_buf[256];
+};
+
+static void md_clean(struct strbuf *out, const char *s)
+{
+	cleanup_free char *c = text_sanitized(s ? s : "-", TEXT_STRIP_ANSI);
+
+	for (const char *p = c; *p; p++) {
+		if (*p == '|' || *p == '\\' || *p == '`')
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, *p);
+	}
+}
+
+static int trend_row(void *ctx, const struct history_trend_row *r)
+{
+	struct trend_out *t = ctx;
+
+	if (t->json) {
+		cJSON *o = cJSON_CreateObject();
+		cleanup_free char *k = text_sanitized(r->kernel ? r->kernel : "", TEXT_STRIP_ANSI);
+
+		cJSON_AddStringToObject(o, "sweep", r->sweep_id);
+		cJSON_AddStringToObject(o, "label", r->label);
+		cJSON_AddNumberToObject(o, "started", (double)r->started);
+		cJSON_AddStringToObject(o, "case", r->case_name);
+		cJSON_AddStringToObject(o, "image", r->image);
+		cJSON_AddStringToObject(o, "state", r->state);
+		if (r->outcome)
+			cJSON_AddStringToObject(o, "outcome", r->outcome);
+		else
+			cJSON_AddNullToObject(o, "outcome");
+		if (r->kernel)
+			cJSON_AddStringToObject(o, "kernel_name", k);
+		cJSON_AddNumberToObject(o, "attempts", r->attempts);
+		cJSON_AddItemToArray(t->json, o);
+		return 0;
+	}
+	if (!t->last_sweep || strcmp(t->last_sweep, r->sweep_id)) {
+		char when[32];
+		time_t s = (time_t)r->started;
+		struct tm tm;
+
+		gmtime_r(&s, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+		strbuf_addf(&t->md, "\n## %s (%s)\n\n| case | image | outcome | kernel |\n"
+				    "| --- | --- | --- | --- |\n", r->sweep_id, when);
+		snprintf(t->last_sweep_buf, sizeof(t->last_sweep_buf), "%s", r->sweep_id);
+		t->last_sweep = t->last_sweep_buf;
+	}
+	strbuf_addstr(&t->md, "| ");
+	md_clean(&t->md, r->case_name);
+	strbuf_addstr(&t->md, " | ");
+	md_clean(&t->md, r->image);
+	strbuf_addstr(&t->md, " | ");
+	md_clean(&t->md, r->outcome ? r->outcome : r->state);
+	strbuf_addstr(&t->md, " | ");
+	md_clean(&t->md, r->kernel);
+	strbuf_addstr(&t->md, " |\n");
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) < 0 && errno != ENOENT)
+		say_warning("cannot remove %s: %s", path, strerror(errno));
+	return 0;
+}
+
+static int prune(struct history_db *db, const struct sweep_options *o)
+{
+	cleanup_strvec struct strvec removed = STRVEC_INIT;
+	struct error err;
+
+	if (history_db_prune(db, o->label, (int)o->keep, &removed, &err) < 0) {
+		say_error("%s", err.msg);
+		return 5;
+	}
+	/* The database first: a folder left behind is only disk, a row
+	 * without its folder would be a broken link in the reports. */
+	for (size_t i = 0; i < removed.n; i++) {
+		nftw(removed.v[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		printf("removed %s\n", removed.v[i]);
+	}
+	printf("%zu sweep(s) pruned\n", removed.n);
+	return 0;
+}
+
+int history_command(struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	struct history_db *db = NULL;
+	struct error err;
+	cleanup_free char *dflt = history_db_default_path();
+	struct trend_out t = { 0 };
+	int code = 0;
+
+	if (history_db_open(&db, o->db ? o->db : dflt, &err) < 0) {
+		say_error("%s", err.msg);
+		return 5;
+	}
+	if (o->prune) {
+		code = prune(db, o);
+		history_db_close(db);
+		return code;
+	}
+	strbuf_init(&t.md, 0);
+	if (opts->format == FORMAT_JSON)
+		t.json = cJSON_CreateArray();
+	if (history_db_trend(db, o->label, o->case_name, (int)o->last, trend_row, &t, &err) < 0) {
+		say_error("%s", err.msg);
+		code = 5;
+	} else if (t.json) {
+		cleanup_free char *text = cJSON_Print(t.json);
+
+		printf("%s\n", text);
+	} else {
+		printf("# History%s%s%s%s\n%s", o->label ? " of " : "", o->label ? o->label : "",
+		       o->case_name ? ", case " : "", o->case_name ? o->case_name : "",
+		       t.md.len ? t.md.buf : "\nNo sweeps recorded.\n");
+	}
+	cJSON_Delete(t.json);
+	strbuf_release(&t.md);
+	history_db_close(db);
+	return code;
+}

@@ -1,0 +1,40 @@
+/* The option table, shared by the parser (options.c) and the help
+ * (options_help.c): one row per option, its env twin and the commands
+ * that take it. Internal to the command layer. */
+#ifndef HRR_ORCHESTRATOR_OPTIONS_TABLE_H
+#define HRR_ORCHESTRATOR_OPTIONS_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli/option_ids.h"
+#include "cli/options.h"
+
+/* Which commands take an option. */
+#define FOR_RUN (1u << CMD_RUN)
+#define FOR_PREFLIGHT (1u << CMD_PREFLIGHT)
+#define FOR_GC (1u << CMD_GC)
+#define FOR_ANALYZE (1u << CMD_ANALYZE)
+#define FOR_SWEEP (1u << CMD_SWEEP)
+#define FOR_HISTORY (1u << CMD_HISTORY)
+#define FOR_REPLAY (FOR_RUN | FOR_PREFLIGHT)
+#define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC | FOR_ANALYZE)
+
+struct option_def {
+	enum option_id id;
+	const char *name;
+	char short_name;
+	const char *arg;  /* NULL: a flag */
+	const char *env;  /* the env twin, or NULL */
+	unsigned commands;
+	const char *help;
+};
+
+extern const struct option_def option_table[];
+extern const size_t option_table_size;
+
+/* Whether cmd takes d: a sweep takes every run option but --gpu and -o
+ * (each case gets them), plus its own. */
+bool option_applies(const struct option_def *d, enum command cmd);
+
+#endif

@@ -1,0 +1,301 @@
+#include "report/sweep_report.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "report/report.h"
+#include "common/say.h"
+
+#define FINDING_MD_MAX (256u << 10)
+
+/* The report model owns copies: history rows live only during a callback. */
+struct model {
+	struct report r;
+	size_t alloc;
+	struct strvec strings; /* every string the cases point at */
+	const char *folder;
+	struct sweep_results rs; /* the results files, for the failed attempts of flaky cases */
+};
+
+static const char *keep(struct model *m, const char *s)
+{
+	if (!s)
+		return NULL;
+	strvec_push(&m->strings, s);
+	return m->strings.v[m->strings.n - 1];
+}
+
+static const char *keep_file(struct model *m, const char *run_dir, const char *name)
+{
+	cleanup_free char *path = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err;
+
+	if (!run_dir)
+		return NULL;
+	path = xasprintf("%s/%s/%s", m->folder, run_dir, name);
+	if (fs_read_small_file(path, FINDING_MD_MAX, &text, &err) < 0)
+		return NULL;
+	return keep(m, text.buf);
+}
+
+/* What the failed attempts of a flaky case were, for JUnit's system-out. */
+static const char *keep_retry_note(struct model *m, const struct history_status_row *row)
+{
+	cleanup_strbuf struct strbuf note = STRBUF_INIT;
+
+	for (size_t i = 0; i < m->rs.n; i++) {
+		const struct sweep_result *r = &m->rs.v[i];
+
+		if (strcmp(r->case_name, row->case_name) || strcmp(r->image, row->image) ||
+		    !r->outcome || !strcmp(r->outcome, "PASS"))
+			continue;
+		strbuf_addf(&note, "attempt %d: %s %s %s (%s)\n", r->attempt, r->outcome,
+			    r->fault_class ? r->fault_class : "-", r->kernel ? r->kernel : "-",
+			    r->run_dir ? r->run_dir : "no run folder");
+	}
+	strbuf_addstr(&note, "then PASS on a retry");
+	return keep(m, note.buf);
+}
+
+static int add_row(void *ctx, const struct history_status_row *row)
+{
+	struct model *m = ctx;
+	struct report_case *c;
+
+	if (m->r.n == m->alloc) {
+		m->alloc = m->alloc ? 2 * m->alloc : 64;
+		m->r.cases = xrealloc(m->r.cases, m->alloc * sizeof(*m->r.cases));
+	}
+	c = &m->r.cases[m->r.n++];
+	memset(c, 0, sizeof(*c));
+	c->case_name = keep(m, row->case_name);
+	c->image = keep(m, row->image);
+	c->image_id = keep(m, row->image_id);
+	c->gpus = keep(m, row->gpus);
+	c->outcome = keep(m, row->outcome);
+	c->fault_class = keep(m, row->fault_class);
+	c->kernel = keep(m, row->kernel);
+	c->prev_outcome = keep(m, row->prev_outcome);
+	c->status = row->status;
+	c->attempts = row->attempts;
+	c->duration_s = row->duration_s;
+	c->run_dir = keep(m, row->run_dir);
+	c->message = keep(m, row->message);
+	if (row->outcome && strcmp(row->outcome, "PASS"))
+		c->finding_md = keep_file(m, row->run_dir, "finding.md");
+	if (row->status == ST_FLAKY)
+		c->retry_note = keep_retry_note(m, row);
+	return 0;
+}
+
+static int add_trend(void *ctx, const struct history_trend_row *row)
+{
+	struct model *m = ctx;
+
+	for (size_t i = 0; i < m->r.n; i++) {
+		struct report_case *c = &m->r.cases[i];
+
+		if (strcmp(c->case_name, row->case_name) || strcmp(c->image, row->image) ||
+		    c->n_trend == REPORT_TREND_MAX)
+			continue;
+		c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
+	}
+	return 0;
+}
+
+static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		  const struct sweep_finish *f, struct sweep_results *rs, struct error *err)
+{
+	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
+	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
+	bool rebuilt;
+	int rc;
+
+	strbuf_addstr(&opts, meta->run_options ? meta->run_options : "{}");
+	if (f->slurm) {
+		/* A cluster sweep's job ids beside its options: {"...", "slurm": {...}}. */
+		cleanup_cjson cJSON *o = cJSON_Parse(opts.buf), *jobs = cJSON_Parse(f->slurm);
+
+		if (o && jobs && cJSON_IsObject(o)) {
+			cleanup_free char *t = NULL;
+
+			cJSON_AddItemToObject(o, "slurm", jobs);
+			jobs = NULL;
+			t = cJSON_PrintUnformatted(o);
+			strbuf_reset(&opts);
+			strbuf_addstr(&opts, t);
+		}
+	}
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
+						       meta->plan.cases[i].image };
+	rc = sweep_results_load(folder, rs, err);
+	if (rc == 0) {
+		struct history_sweep s = {
+			.id = meta->id, .label = meta->label, .host = meta->host,
+			.state = f->state, .options = opts.buf, .tool_version = meta->tool_version,
+			.folder = folder, .baseline = meta->baseline, .started = meta->started,
+			.finished = f->finished,
+		};
+
+		rc = history_db_import(db, &s, planned, meta->plan.n, rs, &rebuilt, err);
+	}
+	free(planned);
+	return rc;
+}
+
+/* An interrupted sweep's cases without a result are not yet run rather than
+ * lost: they show as missing but the exit code is the interruption's (5),
+ * unless a finished case regressed. */
+int sweep_report_exit(const struct report *r, const char *state, sweep_status_mask fail_on)
+{
+	size_t counts[ST__COUNT];
+	bool interrupted = !strcmp(state, "interrupted");
+
+	memcpy(counts, r->counts, sizeof(counts));
+	if (interrupted)
+		counts[ST_MISSING] = 0;
+	return sweep_exit_code(counts, interrupted, fail_on);
+}
+
+/* How a sweep folder ended, from its summary.json ("interrupted" when it
+ * never wrote one: it was killed). */
+static char *folder_state(const char *folder)
+{
+	cleanup_free char *path = xasprintf("%s/summary.json", folder);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+	const char *st;
+
+	if (fs_read_small_file(path, 64u << 20, &text, ERROR_DISCARD) < 0)
+		return xstrdup("interrupted");
+	j = cJSON_Parse(text.buf);
+	st = cJSON_GetStringValue(cJSON_GetObjectItem(j, "state"));
+	return xstrdup(st ? st : "interrupted");
+}
+
+static void recover_one(struct history_db *db, const char *label, const char *parent,
+			const char *id)
+{
+	cleanup_free char *folder = xasprintf("%s/%s", parent, id);
+	cleanup_free char *state = NULL;
+	struct sweep_meta old;
+	struct sweep_results rs = { 0 };
+
+	sweep_meta_init(&old);
+	if (sweep_meta_read(&old, folder, ERROR_DISCARD) == 0 && !strcmp(old.label, label)) {
+		struct sweep_finish f = { .finished = old.started };
+
+		state = folder_state(folder);
+		f.state = state;
+		if (import(db, &old, folder, &f, &rs, ERROR_DISCARD) < 0)
+			say_warning("sweep %s could not be recovered into the history", id);
+	}
+	sweep_results_release(&rs);
+	sweep_meta_release(&old);
+}
+
+/* Sweeps of the label whose folders sit beside this one but that the
+ * database does not know (it was moved aside, or another --db was used):
+ * imported from their results files, so the baseline is the real previous
+ * sweep. Folders that cannot be read are skipped: they are not this
+ * sweep's. */
+static void recover_label(struct history_db *db, const struct sweep_meta *meta,
+			  const char *folder)
+{
+	cleanup_free char *parent = xstrdup(folder);
+	struct dirent **names = NULL;
+	char *slash = strrchr(parent, '/');
+	int n;
+
+	if (!slash)
+		return;
+	*slash = '\0';
+	n = scandir(parent, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *id = names[i]->d_name;
+		bool known = true;
+
+		if (id[0] != '.' && strcmp(id, meta->id) &&
+		    !strncmp(id, meta->label, strlen(meta->label)) &&
+		    history_db_has_sweep(db, id, &known, ERROR_DISCARD) == 0 && !known)
+			recover_one(db, meta->label, parent, id);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static int write_copy(const char *folder, const char *name, const char *extra,
+		      const struct strbuf *text, struct error *err)
+{
+	cleanup_free char *path = xasprintf("%s/%s", folder, name);
+
+	if (fs_write_atomic(path, text->buf, text->len, 0644, err) < 0)
+		return -1;
+	if (extra && fs_write_atomic(extra, text->buf, text->len, 0644, err) < 0)
+		return error_prefix(err, "%s: ", extra);
+	return 0;
+}
+
+static int render(struct model *m, const char *folder, const struct sweep_finish *f,
+		  struct strbuf *stdout_text, struct error *err)
+{
+	cleanup_strbuf struct strbuf junit = STRBUF_INIT, md = STRBUF_INIT, json = STRBUF_INIT,
+				     html = STRBUF_INIT;
+
+	report_summary_md(&m->r, &md);
+	report_summary_json(&m->r, &json);
+	if (report_junit(&m->r, &junit, err) < 0 || report_html(&m->r, &html, err) < 0)
+		return -1;
+	if (write_copy(folder, "junit.xml", f->junit, &junit, err) < 0 ||
+	    write_copy(folder, "summary.md", f->summary, &md, err) < 0 ||
+	    write_copy(folder, "summary.json", NULL, &json, err) < 0 ||
+	    write_copy(folder, "report.html", f->html, &html, err) < 0)
+		return -1;
+	strbuf_add(stdout_text, f->json ? json.buf : md.buf, f->json ? json.len : md.len);
+	return 0;
+}
+
+int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		       const struct sweep_finish *f, int *exit_code, struct strbuf *stdout_text,
+		       struct error *err)
+{
+	struct model m = { .folder = folder };
+	cleanup_free char *baseline = NULL;
+	int rc = -1;
+
+	strvec_init(&m.strings);
+	if (import(db, meta, folder, f, &m.rs, err) < 0)
+		goto out;
+	recover_label(db, meta, folder);
+	if (meta->baseline)
+		baseline = xstrdup(meta->baseline);
+	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
+		goto out;
+	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0 ||
+	    history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
+		goto out;
+	m.r.sweep_id = meta->id;
+	m.r.label = meta->label;
+	m.r.baseline = baseline;
+	m.r.state = f->state;
+	m.r.tool_version = meta->tool_version;
+	m.r.quarantined = f->quarantined;
+	m.r.n_quarantined = f->n_quarantined;
+	report_finish(&m.r);
+	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
+	*exit_code = m.r.exit_code;
+	rc = render(&m, folder, f, stdout_text, err);
+out:
+	free(m.r.cases);
+	strvec_clear(&m.strings);
+	sweep_results_release(&m.rs);
+	return rc;
+}

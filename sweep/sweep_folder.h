@@ -1,0 +1,66 @@
+/* A sweep's folder, <workdir>/sweeps/<id>/ (docs/sweep.md "Results and
+ * history"): plan.json (the expanded cases in their fixed order, the
+ * images pinned to IDs, the options), the run folders, the results files
+ * and the reports. Everything a resume, a shard or the merge needs is
+ * read back from here. */
+#ifndef HRR_ORCHESTRATOR_SWEEP_FOLDER_H
+#define HRR_ORCHESTRATOR_SWEEP_FOLDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "common/strvec.h"
+#include "sweep/sweep_plan.h"
+#include "sweep/sweep_result.h"
+#include "sweep/sweep_status.h"
+
+#define SWEEP_PLAN_FILE "plan.json"
+#define SWEEP_RESULTS_FILE "results.jsonl"
+#define SWEEP_POOL_MAX 64
+
+struct sweep_image {
+	char *ref;    /* as given */
+	char *id;     /* pinned sha256:..., NULL when it could not be had */
+	char *error;  /* why not (every case of it is then `error`) */
+};
+
+struct sweep_meta {
+	char *id, *label, *host, *tool_version, *baseline, *db;
+	long long started;
+	struct sweep_image *images;
+	size_t n_images;
+	char *run_options;        /* JSON object: the run options every case gets */
+	int gpus[SWEEP_POOL_MAX];
+	size_t n_gpus;            /* the pool; 0 = every host GPU */
+	long jobs, retry_failed;
+	double gpu_wait;
+	sweep_status_mask fail_on;
+	struct sweep_plan plan;
+};
+
+void sweep_meta_init(struct sweep_meta *m);
+void sweep_meta_release(struct sweep_meta *m);
+/* The image entry of ref (NULL when the plan has none). */
+const struct sweep_image *sweep_meta_image(const struct sweep_meta *m, const char *ref);
+void sweep_meta_add_image(struct sweep_meta *m, const char *ref);
+
+int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)
+	__attribute__((warn_unused_result));
+int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* <workdir>/sweeps/<id>, created (parents too). */
+int sweep_folder_create(const char *workdir, const char *id, char **folder, struct error *err)
+	__attribute__((warn_unused_result));
+/* A sweep given by id (under <workdir>/sweeps) or by its folder's path. */
+int sweep_folder_find(const char *workdir, const char *id_or_path, char **folder,
+		      struct error *err) __attribute__((warn_unused_result));
+
+/* Pure: which planned cases are finished (a result that is not an
+ * infrastructure error: those are retried on resume), and the next attempt
+ * number of each. done and next_attempt have plan->n entries. */
+void sweep_done_cases(const struct sweep_plan *plan, const struct sweep_results *rs, bool *done,
+		      int *next_attempt);
+
+#endif

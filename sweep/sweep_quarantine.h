@@ -1,0 +1,24 @@
+/* A GPU whose replay could not be stopped (docs/sweep.md "Scheduling on
+ * one host"): when a case's worker has ended but the replay's container
+ * still runs, its GPUs leave the pool for the rest of the sweep and the
+ * summary names them. Pure but for the alive callback (the engine). */
+#ifndef HRR_ORCHESTRATOR_SWEEP_QUARANTINE_H
+#define HRR_ORCHESTRATOR_SWEEP_QUARANTINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sweep/sweep_run.h"
+
+/* Whether a container labelled with run_id still runs. */
+typedef bool (*sweep_alive_fn)(void *ctx, const char *run_id);
+
+/* Whether the replay of a finished case survived its worker: the run id is
+ * the run folder's suffix after its last '-' (six characters); no run
+ * folder, no replay to survive. */
+bool sweep_replay_survived(const char *run_dir, sweep_alive_fn alive, void *ctx);
+
+/* Name gpus in out's quarantined list (at most its 64 slots). */
+void sweep_quarantine_record(struct sweep_run_outcome *out, const int *gpus, size_t n);
+
+#endif
