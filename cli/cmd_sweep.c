@@ -24,7 +24,7 @@
 #include "sweep/sweep_run.h"
 #include "cli/sweep_runopts.h"
 #include "replay/run_folder.h"
-#include "cli/version.h"
+#include "common/version.h"
 
 struct sweep_cmd {
 	struct sweep_options *so;  /* the sweep's own options (inside ro) */

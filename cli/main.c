@@ -5,7 +5,7 @@
 #include "docker/engine_service.h"
 #include "cli/options.h"
 #include "common/say.h"
-#include "cli/version.h"
+#include "common/version.h"
 
 #include <stdio.h>
 #include <stdlib.h>

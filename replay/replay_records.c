@@ -6,7 +6,7 @@
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "common/say.h"
-#include "cli/version.h"
+#include "common/version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
