@@ -359,11 +359,11 @@ static bool task_may_start(void *ctx, const struct sweep_case *sc)
 /* The pool of a Slurm task: exactly the GPUs Slurm allocated to it. */
 static int task_pool(struct sweep_cmd *c, struct error *err)
 {
-	int ord[SWEEP_POOL_MAX];
+	int ord[GPU_MAX];
 	size_t n;
 	cleanup_strbuf struct strbuf how = STRBUF_INIT;
 
-	if (slurm_task_gpus(&slurm_runner_exec, &c->host.topo, ord, SWEEP_POOL_MAX, &n, &how,
+	if (slurm_task_gpus(&slurm_runner_exec, &c->host.topo, ord, GPU_MAX, &n, &how,
 			    err) < 0)
 		return -1;
 	/* What the task was given, in its output file (docs/slurm.md). */

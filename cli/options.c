@@ -377,7 +377,7 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 		set_string(&o->output, val);
 		return 0;
 	case OPT_GPU:
-		if (options_parse_gpu_list(val, o->gpus, OPTIONS_MAX_GPUS, &o->n_gpus, err) < 0) {
+		if (options_parse_gpu_list(val, o->gpus, GPU_MAX, &o->n_gpus, err) < 0) {
 			if (!from_env)
 				return -1;
 			return error_set(err, ERR_USAGE, 0,

@@ -15,6 +15,7 @@
 #include "cli/option_values.h"
 #include "seccomp/seccomp_profile.h"
 #include "cli/sweep_options.h"
+#include "preflight/topology.h"
 
 enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 
@@ -33,8 +34,6 @@ enum command {
 	CMD_HISTORY,
 };
 
-#define OPTIONS_MAX_GPUS 64
-
 struct options {
 	enum command command;
 	char *image;
@@ -42,7 +41,7 @@ struct options {
 	char *workdir;
 	char *output;
 	enum output_format format;
-	int gpus[OPTIONS_MAX_GPUS];
+	int gpus[GPU_MAX];
 	size_t n_gpus;            /* 0 = auto-pick */
 	const char *gpus_from;    /* "--gpu" or "GPU" (the environment), for messages */
 	enum pull_policy pull;

@@ -65,7 +65,7 @@ static int apply_list(struct sweep_options *s, int id, const char *v, const char
 	sweep_status_mask m;
 
 	if (id == OPT_GPUS) {
-		if (options_parse_gpu_list(v, s->gpus, SWEEP_MAX_GPUS_OPT, &s->n_gpus, err) < 0)
+		if (options_parse_gpu_list(v, s->gpus, GPU_MAX, &s->n_gpus, err) < 0)
 			return error_prefix(err, "%s: ", from);
 		return 0;
 	}

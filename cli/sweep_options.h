@@ -10,15 +10,14 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
+#include "preflight/topology.h"
 #include "sweep/sweep_status.h"
-
-#define SWEEP_MAX_GPUS_OPT 64
 
 struct sweep_options {
 	struct strvec images, archives, plans; /* in the order given */
 	char *label;          /* NULL: "default" */
 	char *baseline;
-	int gpus[SWEEP_MAX_GPUS_OPT];
+	int gpus[GPU_MAX];
 	size_t n_gpus;        /* 0: every host GPU */
 	long jobs;            /* 0: as many as the GPUs allow */
 	long retry_failed;

@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "cluster/slurm.h"
+#include "preflight/topology.h"
 
 #define DRM_MAJOR 226
 
@@ -94,7 +95,7 @@ int slurm_task_gpus(const struct slurm_runner *run, const struct gpu_topology *t
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_strvec struct strvec files = STRVEC_INIT;
 	cleanup_free int *minors = NULL;
-	int idx[64];
+	int idx[GPU_MAX];
 
 	if (!list || !*list)
 		list = getenv(var = "SLURM_JOB_GPUS");

@@ -178,7 +178,7 @@ int sweep_slurm_submit(const struct slurm_runner *run, const struct sweep_slurm_
 	cJSON *rounds = cJSON_GetObjectItem(rec, "rounds"), *r = cJSON_CreateObject();
 	int round = cJSON_GetArraySize(rounds) + 1, rc = 0;
 	cJSON *arrays;
-	bool seen[SWEEP_MAX_GPUS + 1] = { false };
+	bool seen[GPU_MAX + 1] = { false };
 
 	if (fs_mkdir_p(dir, 0755, err) < 0)
 		return -1;
@@ -191,7 +191,7 @@ int sweep_slurm_submit(const struct slurm_runner *run, const struct sweep_slurm_
 		int g = s->meta->plan.cases[s->cases[i]].gpu_count;
 		char *job = NULL;
 
-		if (g > SWEEP_MAX_GPUS || seen[g])
+		if (g > GPU_MAX || seen[g])
 			continue;
 		seen[g] = true;
 		rc = submit_group(run, s, round, g, arrays, &job, err);

@@ -23,8 +23,8 @@ struct sweep_held {
 	const struct gpu_topology *topo;
 	const char *device_root;           /* "/dev": only its render nodes count */
 	char (*names)[GPU_LEASE_NAME_MAX]; /* lease name per ordinal */
-	bool held[64];
-	char holder[64][GPU_LEASE_OWNER_MAX];
+	bool held[GPU_MAX];
+	char holder[GPU_MAX][GPU_LEASE_OWNER_MAX];
 	double fetched;
 };
 

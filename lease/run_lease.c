@@ -105,7 +105,7 @@ static const char *busy_holder(const char *msg)
 static int take_auto(struct picker *p, size_t need, struct run_lease *l, struct error *err)
 {
 	double start = monotonic_now(), bound = p->env->o->sweep.gpu_wait;
-	const char *names[OPTIONS_MAX_GPUS];
+	const char *names[GPU_MAX];
 
 	p->lo.wait_s = 0;
 	for (;;) {
@@ -146,7 +146,7 @@ int run_lease_take(const struct cmd_env *env, size_t i, struct run_lease *l)
 					.on_wait = say_wait, .wait_ctx = &p,
 					.cancelled = signals_caught };
 	if (o->n_gpus) {
-		const char *names[OPTIONS_MAX_GPUS];
+		const char *names[GPU_MAX];
 
 		for (size_t k = 0; k < o->n_gpus; k++) {
 			if (o->gpus[k] >= (int)env->host.topo.n_gpus) {

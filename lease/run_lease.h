@@ -8,11 +8,12 @@
 
 #include "cli/cmd_setup.h"
 #include "lease/gpu_lease.h"
+#include "preflight/topology.h"
 #include "replay/replay_unit.h" /* EXIT_GPU_BUSY */
 
 struct run_lease {
 	struct gpu_lease lease;
-	int gpus[OPTIONS_MAX_GPUS];
+	int gpus[GPU_MAX];
 	size_t n;
 };
 

@@ -6,6 +6,11 @@
 
 #include "common/error.h"
 
+/* The most GPU ordinals anything names: --gpu, a sweep's pool, a case, a
+ * lease, the quarantine. The one cap, so that lists pass between them
+ * without truncation. */
+#define GPU_MAX 64
+
 struct gpu_node {
 	int node;                 /* topology node number */
 	unsigned long gpu_id;

@@ -218,7 +218,7 @@ struct replay_unit_result {
 	cJSON *finding;                   /* finding.json's object; NULL when no verdict */
 	char *finding_markdown;           /* finding.md's text; NULL when no verdict */
 	const char *outcome;              /* "PASS", "MAF", ... (static); NULL when no verdict */
-	int gpus[64];                     /* the ordinals the replay got */
+	int gpus[GPU_MAX];                     /* the ordinals the replay got */
 	size_t n_gpus;
 	int interrupt_signal;             /* the first signal read from interrupt_fd, 0 none */
 	struct replay_timings timings;

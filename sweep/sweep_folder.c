@@ -113,7 +113,7 @@ static void read_lists(struct sweep_meta *m, const cJSON *o)
 	if (cJSON_IsObject(it))
 		m->run_options = cJSON_PrintUnformatted(it);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "gpus"))
-		if (cJSON_IsNumber(it) && m->n_gpus < SWEEP_POOL_MAX)
+		if (cJSON_IsNumber(it) && m->n_gpus < GPU_MAX)
 			m->gpus[m->n_gpus++] = it->valueint;
 }
 

@@ -11,13 +11,13 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
+#include "preflight/topology.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_result.h"
 #include "sweep/sweep_status.h"
 
 #define SWEEP_PLAN_FILE "plan.json"
 #define SWEEP_RESULTS_FILE "results.jsonl"
-#define SWEEP_POOL_MAX 64
 
 struct sweep_image {
 	char *ref;    /* as given */
@@ -31,7 +31,7 @@ struct sweep_meta {
 	struct sweep_image *images;
 	size_t n_images;
 	char *run_options;        /* JSON object: the run options every case gets */
-	int gpus[SWEEP_POOL_MAX];
+	int gpus[GPU_MAX];
 	size_t n_gpus;            /* the pool; 0 = every host GPU */
 	long jobs, retry_failed;
 	double gpu_wait;

@@ -109,7 +109,7 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	r->digest = sjson_str(o, "digest");
 	g = cJSON_GetObjectItemCaseSensitive(o, "gpus");
 	cJSON_ArrayForEach(it, g)
-		if (cJSON_IsNumber(it) && r->n_gpus < SWEEP_MAX_GPUS)
+		if (cJSON_IsNumber(it) && r->n_gpus < GPU_MAX)
 			r->gpus[r->n_gpus++] = it->valueint;
 	r->attempt = (int)sjson_num(o, "attempt", 1);
 	r->outcome = sjson_str(o, "outcome");

@@ -10,8 +10,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
-
-#define SWEEP_MAX_GPUS 64
+#include "preflight/topology.h"
 
 /* What became of the attempt, before any comparison with a baseline. */
 #define RESULT_DONE "done"                   /* replayed: outcome is set */
@@ -25,7 +24,7 @@ struct sweep_result {
 	char *image_id;
 	char *archive;
 	char *digest;         /* of events.bin + manifest.json */
-	int gpus[SWEEP_MAX_GPUS];
+	int gpus[GPU_MAX];
 	size_t n_gpus;
 	int attempt;          /* 1, 2, ... */
 	char *state;          /* RESULT_* */

@@ -30,7 +30,7 @@ struct worker {
 	int fd;
 	size_t idx;
 	int attempt;
-	int gpus[SWEEP_MAX_GPUS];
+	int gpus[GPU_MAX];
 	size_t n_gpus;
 	struct gpu_lease lease;
 	struct strbuf out;
@@ -120,7 +120,7 @@ static void record_now(struct run *r, size_t idx, const char *state, const char 
 static bool lease_gpus(struct run *r, size_t idx, const int *gpus, size_t n, struct worker *w,
 		       int *busy_ordinal)
 {
-	const char *names[SWEEP_MAX_GPUS];
+	const char *names[GPU_MAX];
 	cleanup_free char *owner = xasprintf("%s sweep %s case %s", r->in->host->owner,
 					     r->in->meta->id, r->in->meta->plan.cases[idx].name);
 	struct gpu_lease_opts lo = { .owner = owner, .wait_s = 0, .held = sweep_held_by_container,
@@ -190,7 +190,7 @@ static void start_what_fits(struct run *r)
 {
 	for (;;) {
 		size_t idx;
-		int gpus[SWEEP_MAX_GPUS];
+		int gpus[GPU_MAX];
 		enum sweep_sched_verdict v;
 
 		if (r->stopping || r->n_w == MAX_WORKERS)
@@ -330,14 +330,14 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 {
 	const struct replay_host *h = in->host;
 	const struct sweep_meta *m = in->meta;
-	int pool[SWEEP_MAX_GPUS];
+	int pool[GPU_MAX];
 	size_t n_pool = 0;
 
 	memset(r, 0, sizeof(*r));
 	memset(out, 0, sizeof(*out));
 	r->in = in;
 	r->out = out;
-	for (size_t i = 0; i < (m->n_gpus ? m->n_gpus : h->topo.n_gpus) && i < SWEEP_MAX_GPUS; i++)
+	for (size_t i = 0; i < (m->n_gpus ? m->n_gpus : h->topo.n_gpus) && i < GPU_MAX; i++)
 		pool[n_pool++] = m->n_gpus ? m->gpus[i] : (int)i;
 	sweep_sched_init(&r->sched, pool, n_pool, (size_t)m->jobs, 0);
 	r->attempt = xcalloc(m->plan.n + 1, sizeof(int));

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "history/sweep_baseline.h"
+#include "preflight/topology.h"
 #include "sweep/sweep_folder.h"
 #include "sweep/sweep_image.h"
 #include "sweep/sweep_worker.h"
@@ -38,7 +39,7 @@ struct sweep_run_outcome {
 	size_t recorded;        /* results written */
 	size_t gave_up;         /* cases whose GPUs stayed busy past --gpu-wait */
 	bool out_of_time;       /* may_start said no */
-	int quarantined[64];
+	int quarantined[GPU_MAX];
 	size_t n_quarantined;
 };
 

@@ -62,7 +62,7 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 		state = RESULT_NEEDS_CONFIRM;
 	sweep_result_fill(r, j->c, j->attempt, state, j->img->img.id,
 			  u->failure.stage != REPLAY_STAGE_NONE ? u->failure.msg : NULL);
-	for (size_t g = 0; g < u->n_gpus && g < SWEEP_MAX_GPUS; g++)
+	for (size_t g = 0; g < u->n_gpus && g < GPU_MAX; g++)
 		r->gpus[r->n_gpus++] = u->gpus[g];
 	r->duration_s = u->timings.wall_s;
 	r->digest = sweep_archive_digest(j->c->archive, ERROR_DISCARD);
