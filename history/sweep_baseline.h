@@ -1,4 +1,5 @@
-/* What the baseline said of each planned case, known before the cases run
+/* What the baseline said of each planned case (enum sweep_base,
+ * sweep/sweep_status.h), known before the cases run
  * (docs/sweep.md "Statuses"): the live status line counts regressions
  * against it, and a case the baseline saw fail is expected to be
  * still-failing, so --diagnose does not rerun it under the debuggers every
@@ -9,12 +10,6 @@
 #include "common/error.h"
 #include "history/history_db.h"
 #include "sweep/sweep_folder.h"
-
-enum sweep_base {
-	BASE_NONE = 0,  /* no done result in the baseline (or no baseline) */
-	BASE_PASS,      /* its final attempt passed */
-	BASE_FAILED,    /* its final attempt ran and did not pass */
-};
 
 /* One entry per plan case of meta (out[meta->plan.n]), against
  * meta->baseline or else the label's previous finished sweep. */

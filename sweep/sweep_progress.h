@@ -2,7 +2,7 @@
  * one line per finished case; on a terminal also a status line redrawn in
  * place ("[37/128] 8 running · 2 regressed · 1 flaky · eta 14m"), counted
  * against the baseline's verdicts loaded before the sweep started
- * (sweep_baseline.h). The formatting is pure (sweep_progress_line). */
+ * (history/sweep_baseline.h). The formatting is pure (sweep_progress_line). */
 #ifndef HRR_ORCHESTRATOR_SWEEP_PROGRESS_H
 #define HRR_ORCHESTRATOR_SWEEP_PROGRESS_H
 
@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 #include "common/strbuf.h"
-#include "history/sweep_baseline.h"
 #include "sweep/sweep_result.h"
+#include "sweep/sweep_status.h"
 
 struct sweep_sched;
 

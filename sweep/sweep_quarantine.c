@@ -14,10 +14,8 @@ bool sweep_replay_survived(const char *run_dir, sweep_alive_fn alive, void *ctx)
 	return alive(ctx, dash + 1);
 }
 
-void sweep_quarantine_record(struct sweep_run_outcome *out, const int *gpus, size_t n)
+void sweep_quarantine_record(int list[GPU_MAX], size_t *n, const int *gpus, size_t n_gpus)
 {
-	size_t cap = sizeof(out->quarantined) / sizeof(out->quarantined[0]);
-
-	for (size_t g = 0; g < n && out->n_quarantined < cap; g++)
-		out->quarantined[out->n_quarantined++] = gpus[g];
+	for (size_t g = 0; g < n_gpus && *n < GPU_MAX; g++)
+		list[(*n)++] = gpus[g];
 }

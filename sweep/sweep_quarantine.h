@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sweep/sweep_run.h"
+#include "preflight/topology.h"
 
 /* Whether a container labelled with run_id still runs. */
 typedef bool (*sweep_alive_fn)(void *ctx, const char *run_id);
@@ -18,7 +18,7 @@ typedef bool (*sweep_alive_fn)(void *ctx, const char *run_id);
  * folder, no replay to survive. */
 bool sweep_replay_survived(const char *run_dir, sweep_alive_fn alive, void *ctx);
 
-/* Name gpus in out's quarantined list (at most its 64 slots). */
-void sweep_quarantine_record(struct sweep_run_outcome *out, const int *gpus, size_t n);
+/* Add gpus to the quarantined list (*n of its GPU_MAX slots used). */
+void sweep_quarantine_record(int list[GPU_MAX], size_t *n, const int *gpus, size_t n_gpus);
 
 #endif

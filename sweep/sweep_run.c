@@ -260,7 +260,7 @@ static void finish_worker(struct run *r, size_t k)
 		record_now(r, w->idx, RESULT_ERROR, msg);
 	}
 	if (quarantine) {
-		sweep_quarantine_record(r->out, w->gpus, w->n_gpus);
+		sweep_quarantine_record(r->out->quarantined, &r->out->n_quarantined, w->gpus, w->n_gpus);
 		say_warning("GPU(s) of %s quarantined: its replay could not be stopped",
 			    r->in->meta->plan.cases[w->idx].name);
 	}

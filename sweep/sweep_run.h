@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "history/sweep_baseline.h"
 #include "preflight/topology.h"
 #include "sweep/sweep_folder.h"
 #include "sweep/sweep_image.h"

@@ -23,6 +23,15 @@ enum sweep_status {
 	ST__COUNT
 };
 
+/* What the baseline said of a planned case before the sweep ran it
+ * (history/sweep_baseline.h loads it): the live status line counts
+ * regressions against it; a case it saw fail is not diagnosed again. */
+enum sweep_base {
+	BASE_NONE = 0,  /* no done result in the baseline (or no baseline) */
+	BASE_PASS,      /* its final attempt passed */
+	BASE_FAILED,    /* its final attempt ran and did not pass */
+};
+
 /* Exit codes of `sweep` (docs/sweep.md "Exit code"). */
 #define SWEEP_EXIT_OK 0
 #define SWEEP_EXIT_FAILED 1
