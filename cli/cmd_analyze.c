@@ -20,6 +20,7 @@
 #include "common/sandbox.h"
 #include "cli/cmd_json.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "finding/finding.h"
 #include "common/say.h"
 #include "replay/replay_unit.h"

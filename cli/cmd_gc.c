@@ -9,6 +9,7 @@
 #include "containers/ours.h"
 #include "containers/gc_policy.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/say.h"
 
 #include <stdio.h>

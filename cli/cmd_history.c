@@ -14,6 +14,7 @@
 #include "history/history_db.h"
 #include "common/say.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 
 const char cmd_history_usage[] =
 	"Usage: hrr-docker-replay history [--label L] [--case NAME] [--last N]\n"

@@ -5,6 +5,7 @@
 #include "common/xalloc.h"
 #include "cli/cmd_json.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 
 #include <stdio.h>
 #include <string.h>

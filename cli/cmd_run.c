@@ -5,6 +5,7 @@
 #include "common/cleanup.h"
 #include "cli/cmd_json.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "lease/run_lease.h"
 #include "common/say.h"
 #include "common/signals.h"

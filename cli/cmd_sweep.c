@@ -13,6 +13,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "history/history_db.h"
 #include "common/say.h"
 #include "cluster/slurm.h"

@@ -6,8 +6,10 @@
 #ifndef HRR_ORCHESTRATOR_COMMANDS_H
 #define HRR_ORCHESTRATOR_COMMANDS_H
 
-#include "cli/options.h"
+#include "cli/command_ids.h"
 #include "replay/replay_unit.h"
+
+struct options;
 
 struct command_def {
 	const char *name;

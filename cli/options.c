@@ -128,11 +128,12 @@ const struct option_def option_table[] = {
 	  "also remove containers of dead runs that used --keep" },
 	{ OPT_ALL_USERS, "all-users", 0, NULL, NULL, FOR_GC,
 	  "root only: every user's dead runs, not only yours" },
-	{ OPT_QUIET, "quiet", 'q', NULL, NULL, FOR_ALL | FOR_SWEEP,
+	{ OPT_QUIET, "quiet", 'q', NULL, NULL, FOR_ALL & ~FOR_HISTORY,
 	  "quieter: no live replay log on stderr" },
-	{ OPT_VERBOSE, "verbose", 'v', NULL, NULL, FOR_ALL | FOR_SWEEP, "more verbose" },
-	{ OPT_VERSION, "version", 0, NULL, NULL, FOR_ALL, "print the version and exit" },
-	{ OPT_HELP, "help", 'h', NULL, NULL, FOR_ALL | FOR_SWEEP | FOR_HISTORY,
+	{ OPT_VERBOSE, "verbose", 'v', NULL, NULL, FOR_ALL & ~FOR_HISTORY, "more verbose" },
+	{ OPT_VERSION, "version", 0, NULL, NULL, FOR_ALL & ~(FOR_SWEEP | FOR_HISTORY),
+	  "print the version and exit" },
+	{ OPT_HELP, "help", 'h', NULL, NULL, FOR_ALL,
 	  "print this help and exit" },
 };
 

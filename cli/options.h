@@ -12,6 +12,7 @@
 #include "common/strvec.h"
 #include "finding/diag_plan.h"
 #include "replay/image.h"
+#include "cli/command_ids.h"
 #include "cli/option_values.h"
 #include "seccomp/seccomp_profile.h"
 #include "cli/sweep_options.h"
@@ -22,17 +23,6 @@ enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 /* --engine: the engine DOCKER_HOST names (or the one found without it),
  * or a rootless Podman service started for this invocation alone. */
 enum engine_mode { ENGINE_MODE_AUTO = 0, ENGINE_MODE_PODMAN_SERVICE };
-
-enum command {
-	CMD_RUN = 0,
-	CMD_PREFLIGHT,
-	CMD_ANALYZE,
-	CMD_GC,
-	CMD_HELP,
-	CMD_VERSION,
-	CMD_SWEEP,
-	CMD_HISTORY,
-};
 
 struct options {
 	enum command command;

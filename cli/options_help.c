@@ -3,6 +3,7 @@
  * the help cannot drift from what is parsed. */
 #include "cli/options_table.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 
 #include <stdio.h>
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "cli/option_ids.h"
-#include "cli/options.h"
+#include "cli/command_ids.h"
 
 /* Which commands take an option. */
 #define FOR_RUN (1u << CMD_RUN)
@@ -18,7 +18,7 @@
 #define FOR_SWEEP (1u << CMD_SWEEP)
 #define FOR_HISTORY (1u << CMD_HISTORY)
 #define FOR_REPLAY (FOR_RUN | FOR_PREFLIGHT)
-#define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC | FOR_ANALYZE)
+#define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC | FOR_ANALYZE | FOR_SWEEP | FOR_HISTORY)
 
 struct option_def {
 	enum option_id id;

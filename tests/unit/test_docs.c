@@ -16,6 +16,7 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
+#include "cli/options.h"
 #include "cli/options_table.h"
 #include "tests/support/scratch.h"
 
