@@ -1,6 +1,7 @@
 /* What one host shares between replays (engine connection, GPUs, workdir,
- * owner label), the failure record, and the unit's plain types. */
-#include "replay/replay_unit.h"
+ * owner label) and the failure record (replay_host.h). */
+#include "replay/replay_host.h"
+#include "replay/exit_codes.h"
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -144,24 +145,4 @@ void replay_host_release(struct replay_host *h)
 	free(h->cache_dir);
 	free(h->owner);
 	memset(h, 0, sizeof(*h));
-}
-
-void replay_desc_init(struct replay_desc *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->limits.stop_grace_s = 10;
-	d->limits.progress_seconds = 30;
-	d->diagnose_timeout_s = DIAGNOSE_TIMEOUT_DEFAULT_S;
-	d->interrupt_fd = -1;
-	d->create_by_id = true;
-}
-
-void replay_unit_result_release(struct replay_unit_result *r)
-{
-	free(r->run_dir);
-	free(r->preflight_markdown);
-	cJSON_Delete(r->preflight_json);
-	cJSON_Delete(r->finding);
-	free(r->finding_markdown);
-	memset(r, 0, sizeof(*r));
 }

@@ -16,6 +16,9 @@
  *   It prints nothing on stdout: the finding comes back in the result and
  *   the caller decides where it goes. It prints progress and errors on
  *   stderr (prefixed, per verbosity) and echoes the live log unless quiet.
+ *   The per-host types are replay_host.h's, the per-replay ones
+ *   replay_desc.h's, the exit codes exit_codes.h's; the stages share the
+ *   state of one run through unit_run.h.
  *
  * State
  *   No global state: no `struct options`, no signal handler state. The
@@ -46,183 +49,13 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
-#include "finding/diag_plan.h"
 #include "replay/image.h"
-#include "replay/replay_plan.h"
-#include "seccomp/seccomp_profile.h"
+#include "replay/exit_codes.h"
+#include "replay/replay_desc.h"
+#include "replay/replay_host.h"
 #include "preflight/preflight.h"
-#include "preflight/topology.h"
 
 struct engine;
-
-/* Exit codes (docs/cli.md). */
-enum {
-	EXIT_PASS = 0,
-	EXIT_NOT_PASS = 1,
-	EXIT_CONFIRM = 2,
-	EXIT_DECLINED = 3,
-	EXIT_BLOCKED = 4,
-	EXIT_NO_VERDICT = 5,
-	EXIT_USAGE = 64,
-	EXIT_GPU_BUSY = 75, /* the GPUs stayed held past --gpu-wait (EX_TEMPFAIL) */
-};
-
-/* Where a replay (or the set-up before it) stopped without a verdict. */
-enum replay_stage {
-	REPLAY_STAGE_NONE = 0,  /* no error: a verdict, or preflight-only done */
-	REPLAY_STAGE_USAGE,     /* "usage": options, environment variables */
-	REPLAY_STAGE_ARCHIVE,   /* "archive": path, pid dirs, events.bin */
-	REPLAY_STAGE_INPUT,     /* "input": a log given to analyze */
-	REPLAY_STAGE_WORKDIR,   /* "workdir": workdir, run folder */
-	REPLAY_STAGE_ENGINE,    /* "engine": connecting to the engine */
-	REPLAY_STAGE_HOST,      /* "host": no AMD GPU (KFD topology), device nodes */
-	REPLAY_STAGE_PULL,      /* "pull": the image is missing and could not be pulled */
-	REPLAY_STAGE_IMAGE,     /* "image": inspect, hrr-playback lookup, overlay */
-	REPLAY_STAGE_PREFLIGHT, /* "preflight": blocked, confirmation needed or declined */
-	REPLAY_STAGE_REPLAY,    /* "replay": create/start failed, or interrupted */
-	REPLAY_STAGE_RECORDS,   /* "records": the run folder's files could not be written */
-};
-const char *replay_stage_name(enum replay_stage s); /* "archive", ...; NULL for NONE */
-
-/* A stop without a verdict: stage, exit code and the one-line message (the
- * one printed on stderr, without the program prefix). */
-struct replay_failure {
-	enum replay_stage stage;
-	int exit_code;
-	char msg[ERROR_MSG_MAX];
-};
-/* Record a failure and print it (say_error); returns exit_code. */
-int replay_fail(struct replay_failure *f, enum replay_stage stage, int exit_code,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-/* ---- per host ---- */
-
-/* Said on stderr and recorded in run.json (orchestrator.engine_limits). */
-#define REPLAY_LIMITS_DROPPED \
-	"the engine (rootless Podman on cgroup v1) does not apply the replay's pids and memory limits; the watchdog (--timeout, --progress-timeout) is its only bound"
-
-struct replay_host {
-	struct engine *engine;          /* one connection; NULL only for preflight without engine */
-	struct gpu_topology topo;
-	bool have_topo;                 /* false: host GPUs unknown, topo_error says why */
-	char topo_error[ERROR_MSG_MAX];
-	char *device_root;              /* "/dev" */
-	char *workdir;                  /* canonical, prepared */
-	char *cache_dir;                /* <workdir>/cache */
-	char *owner;                    /* owner label of this process */
-	/* The engine drops PidsLimit and Memory (rootless Podman on cgroup
-	 * v1): the watchdog is the replay's only bound. */
-	bool engine_drops_limits;
-};
-
-struct replay_host_config {
-	const char *workdir;            /* NULL: $TMPDIR/hrr-docker-replay-<uid> */
-	const char *const *archives;    /* refused as workdir parents */
-	size_t n_archives;
-	const char *device_root;        /* "/dev" */
-	const char *sysfs_root;         /* "/sys" */
-	bool need_gpu;                  /* no GPU = failure (run); else a preflight note */
-	int verbosity;
-};
-
-/* Prepare the workdir, connect to the engine (DOCKER_HOST), read the GPU
- * topology. Returns 0, else the exit code with f filled (stage workdir,
- * engine or host). h is usable for replay_host_release() either way. */
-int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg,
-		     struct replay_failure *f) __attribute__((warn_unused_result));
-void replay_host_release(struct replay_host *h);
-
-/* ---- per replay ---- */
-
-enum replay_confirm {
-	REPLAY_CONFIRM_PROMPT = 0,  /* ask on a TTY (stdin), else refuse with exit 2 */
-	REPLAY_CONFIRM_ASSUME_YES,  /* --yes / HRR_CONTINUE=1 */
-	REPLAY_CONFIRM_REFUSE,      /* never ask: exit 2 (a sweep records needs-confirm) */
-};
-
-enum replay_mode {
-	REPLAY_MODE_REPLAY = 0,
-	REPLAY_MODE_PREFLIGHT_ONLY, /* the checks and the report only: no run folder, no container */
-};
-
-struct replay_limits {
-	long timeout_s;           /* 0 = none; counted from the container's start */
-	long progress_timeout_s;  /* 0 = off */
-	long stop_grace_s;        /* SIGTERM to SIGKILL */
-	long progress_seconds;    /* HIP_HRR_REPLAY_PROGRESS_SECONDS */
-	long long memory_bytes;   /* --memory: the container's limit; 0 = none */
-};
-
-struct replay_desc {
-	/* What to replay, and in what. */
-	const char *pid_dir;              /* absolute; checked by archive_check_events */
-	unsigned archive_format_version;  /* from the caller's check; 0 = the unit checks */
-	bool multi_process;               /* one of several pids of one capture */
-	const struct image_facts *image;  /* ref as given + pinned ID, digest, env, repository */
-	bool create_by_id;                /* create the container from image->id: the image that was
-					   * inspected, not whatever the tag names by then (default) */
-	const char *playback;             /* inside the container; NULL = overlay's, else looked up (cached) */
-	const struct overlay_paths *overlay; /* --mount-clr, resolved; NULL = none */
-	const struct stack_info *stack;   /* preflight facts read once per image; NULL = the unit reads them */
-
-	/* Where. */
-	const int *gpus;                  /* chosen by the caller (leases), or NULL = the lowest */
-	size_t n_gpus;
-	bool gpus_requested;              /* gpus came from --gpu: preflight checks they exist */
-	const char *gpus_from;            /* messages: the environment variable that gave them, NULL = --gpu or the caller */
-
-	/* How. */
-	struct replay_limits limits;
-	const struct strvec *env;         /* --env K=V, in order; may be NULL */
-	const struct strvec *hip_hrr_env; /* the host's HIP_HRR_* "K=V"; may be NULL */
-	const struct strvec *extra_ld;    /* --extra-ld; NULL/empty = the default for the image */
-	const struct strvec *cap_add;     /* may be NULL */
-	bool no_sync;
-	bool keep;
-	const struct seccomp_choice *seccomp; /* NULL: the replay profile */
-	bool as_root;                     /* root inside; default the caller's uid:gid */
-	/* The GPU debuggers (docs/gpu-debug-tools.md): an agent rerun after a
-	 * GPU fault, rocgdb before a hung replay is stopped. */
-	enum diagnose_mode diagnose;      /* replay_desc_init: off (callers choose) */
-	long diagnose_timeout_s;          /* rocgdb's bound; replay_desc_init: 90 */
-
-	/* Preflight policy. */
-	bool skip_preflight;
-	bool strict_version;
-	bool strict_arch;
-	enum replay_confirm confirm;
-
-	enum replay_mode mode;
-	const char *run_id;               /* 6 hex digits; NULL = new */
-	int verbosity;                    /* -1 quiet (no live echo), 0 normal, 1+ verbose */
-	int interrupt_fd;                 /* signal self-pipe read end; -1 none */
-};
-
-/* Zero, interrupt_fd -1, stop grace 10, progress seconds 30 (the CLI defaults). */
-void replay_desc_init(struct replay_desc *d);
-
-struct replay_timings {
-	double pull_s;            /* from the image facts */
-	double create_s, start_s, first_output_s, exit_s, remove_s, collect_s; /* -1 = not reached */
-	double wall_s;            /* the whole unit call */
-};
-
-struct replay_unit_result {
-	int exit_code;                    /* docs/cli.md, for this replay alone */
-	struct replay_failure failure;    /* stage NONE when a verdict (or a preflight report) came out */
-	char run_id[7];
-	char *run_dir;                    /* NULL when none was created */
-	enum preflight_verdict preflight; /* the verdict of the checks */
-	char *preflight_markdown;         /* the report (also preflight.md); NULL when not reached */
-	cJSON *preflight_json;            /* {"verdict", "messages"}; NULL when not reached */
-	cJSON *finding;                   /* finding.json's object; NULL when no verdict */
-	char *finding_markdown;           /* finding.md's text; NULL when no verdict */
-	const char *outcome;              /* "PASS", "MAF", ... (static); NULL when no verdict */
-	int gpus[GPU_MAX];                     /* the ordinals the replay got */
-	size_t n_gpus;
-	int interrupt_signal;             /* the first signal read from interrupt_fd, 0 none */
-	struct replay_timings timings;
-};
 
 /* The preflight facts of an image (or of the overlay when given): the
  * stack the replay will load, read once (cached by image ID under the
@@ -240,6 +73,5 @@ void replay_read_stack(const struct replay_host *h, const struct image_facts *im
  * replay_unit_result_release(). */
 int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 		    struct replay_unit_result *out);
-void replay_unit_result_release(struct replay_unit_result *r);
 
 #endif

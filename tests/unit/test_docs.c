@@ -228,7 +228,7 @@ Test(docs, exit_code_tables_list_exactly_the_exit_enum)
 	cleanup_strvec struct strvec code = STRVEC_INIT;
 	cleanup_strvec struct strvec doc = STRVEC_INIT;
 
-	read_source("replay/replay_unit.h", &text);
+	read_source("replay/exit_codes.h", &text);
 	section(text.buf, "/* Exit codes", "};", &part);
 	for (const char *p = strstr(part.buf, "EXIT_"); p; p = strstr(p + 1, "EXIT_")) {
 		const char *eq = strstr(p, " = ");
