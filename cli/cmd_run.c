@@ -58,11 +58,16 @@ static int run_one(struct cmd_env *env, size_t i)
 {
 	struct replay_desc d;
 	struct replay_unit_result res;
+	const struct options *o = env->o;
+	struct run_lease_request rq = { .host = &env->host, .pid_dir = env->pid_dirs.v[i],
+					.gpus = o->gpus, .n_gpus = o->n_gpus,
+					.gpu_wait = o->sweep.gpu_wait, .sysfs_root = o->sysfs_root,
+					.device_root = o->device_root };
 	struct run_lease lease;
 	int code;
 
 	/* The GPUs are ours alone for the replay (docs/sweep.md "GPU leases"). */
-	if ((code = run_lease_take(env, i, &lease)))
+	if ((code = run_lease_take(&rq, &lease)))
 		return code;
 	cmd_describe(env, i, &d);
 	if (lease.n) {

@@ -16,7 +16,7 @@
 #define POLL_NS 200000000L
 
 struct picker {
-	const struct cmd_env *env;
+	const struct run_lease_request *rq;
 	char (*names)[GPU_LEASE_NAME_MAX];
 	struct sweep_held held;
 	struct gpu_lease_opts lo;
@@ -26,17 +26,17 @@ struct picker {
 
 /* GPUs the capture used (1 without metadata), never more than the host has
  * (preflight reports the shortfall). */
-static size_t capture_count(const struct cmd_env *env, size_t i)
+static size_t capture_count(const struct run_lease_request *rq)
 {
 	struct manifest m;
 	size_t n = 1;
 
 	manifest_init(&m);
-	if (manifest_load(&m, env->pid_dirs.v[i], ERROR_DISCARD) == 0 && m.device_count > 0)
+	if (manifest_load(&m, rq->pid_dir, ERROR_DISCARD) == 0 && m.device_count > 0)
 		n = (size_t)m.device_count;
 	manifest_release(&m);
-	if (n > env->host.topo.n_gpus)
-		n = env->host.topo.n_gpus;
+	if (n > rq->host->topo.n_gpus)
+		n = rq->host->topo.n_gpus;
 	return n ? n : 1;
 }
 
@@ -47,10 +47,10 @@ static void say_wait(void *ctx, const char *gpu, const char *holder)
 	if (p->reported)
 		return;
 	p->reported = true;
-	for (size_t g = 0; g < p->env->host.topo.n_gpus; g++)
+	for (size_t g = 0; g < p->rq->host->topo.n_gpus; g++)
 		if (!strcmp(p->names[g], gpu))
 			say_error("waiting for GPU %zu (%s), held by %s%s", g, gpu, holder,
-				  p->env->o->sweep.gpu_wait >= 0 ? "" : " (bound it with --gpu-wait S)");
+				  p->rq->gpu_wait >= 0 ? "" : " (bound it with --gpu-wait S)");
 }
 
 static int fail(int code, const char *msg)
@@ -63,7 +63,7 @@ static int fail(int code, const char *msg)
 static void pick(struct picker *p, size_t need, int *out, const char **names)
 {
 	const char *dir = gpu_lease_dir(NULL);
-	size_t got = 0, n = p->env->host.topo.n_gpus;
+	size_t got = 0, n = p->rq->host->topo.n_gpus;
 	char holder[GPU_LEASE_OWNER_MAX];
 
 	for (size_t g = 0; g < n && got < need; g++)
@@ -104,7 +104,7 @@ static const char *busy_holder(const char *msg)
  * since another GPU may free up before the one first waited for. */
 static int take_auto(struct picker *p, size_t need, struct run_lease *l, struct error *err)
 {
-	double start = monotonic_now(), bound = p->env->o->sweep.gpu_wait;
+	double start = monotonic_now(), bound = p->rq->gpu_wait;
 	const char *names[GPU_MAX];
 
 	p->lo.wait_s = 0;
@@ -125,42 +125,42 @@ static int take_auto(struct picker *p, size_t need, struct run_lease *l, struct 
 	}
 }
 
-int run_lease_take(const struct cmd_env *env, size_t i, struct run_lease *l)
+int run_lease_take(const struct run_lease_request *rq, struct run_lease *l)
 {
-	const struct options *o = env->o;
-	struct picker p = { .env = env };
+	const struct gpu_topology *topo = &rq->host->topo;
+	struct picker p = { .rq = rq };
 	struct error err;
 	int rc;
 
 	memset(l, 0, sizeof(*l));
-	if (!env->host.topo.n_gpus)
+	if (!topo->n_gpus)
 		return 0; /* the unit reports the missing GPUs */
-	p.names = xcalloc(env->host.topo.n_gpus, sizeof(*p.names));
-	sweep_lease_names(&env->host.topo, o->sysfs_root, p.names);
-	p.held = (struct sweep_held){ .engine = env->host.engine, .topo = &env->host.topo,
-				      .device_root = o->device_root, .names = p.names,
+	p.names = xcalloc(topo->n_gpus, sizeof(*p.names));
+	sweep_lease_names(topo, rq->sysfs_root, p.names);
+	p.held = (struct sweep_held){ .engine = rq->host->engine, .topo = topo,
+				      .device_root = rq->device_root, .names = p.names,
 				      .fetched = -1e9 };
-	p.owner = xasprintf("%s run of %s", env->host.owner, env->pid_dirs.v[i]);
-	p.lo = (struct gpu_lease_opts){ .owner = p.owner, .wait_s = o->sweep.gpu_wait,
+	p.owner = xasprintf("%s run of %s", rq->host->owner, rq->pid_dir);
+	p.lo = (struct gpu_lease_opts){ .owner = p.owner, .wait_s = rq->gpu_wait,
 					.held = sweep_held_by_container, .held_ctx = &p.held,
 					.on_wait = say_wait, .wait_ctx = &p,
 					.cancelled = signals_caught };
-	if (o->n_gpus) {
+	if (rq->n_gpus) {
 		const char *names[GPU_MAX];
 
-		for (size_t k = 0; k < o->n_gpus; k++) {
-			if (o->gpus[k] >= (int)env->host.topo.n_gpus) {
+		for (size_t k = 0; k < rq->n_gpus; k++) {
+			if (rq->gpus[k] >= (int)topo->n_gpus) {
 				free(p.names);
 				free(p.owner);
 				return 0; /* the unit reports a missing ordinal (exit 4) */
 			}
-			names[k] = p.names[o->gpus[k]];
-			l->gpus[k] = o->gpus[k];
+			names[k] = p.names[rq->gpus[k]];
+			l->gpus[k] = rq->gpus[k];
 		}
-		rc = gpu_lease_acquire(&l->lease, names, o->n_gpus, &p.lo, &err);
-		l->n = o->n_gpus;
+		rc = gpu_lease_acquire(&l->lease, names, rq->n_gpus, &p.lo, &err);
+		l->n = rq->n_gpus;
 	} else {
-		rc = take_auto(&p, capture_count(env, i), l, &err);
+		rc = take_auto(&p, capture_count(rq), l, &err);
 	}
 	free(p.names);
 	free(p.owner);

@@ -6,10 +6,10 @@
 
 #include <stddef.h>
 
-#include "cli/cmd_setup.h"
 #include "lease/gpu_lease.h"
 #include "preflight/topology.h"
-#include "replay/replay_unit.h" /* EXIT_GPU_BUSY */
+#include "replay/exit_codes.h" /* EXIT_GPU_BUSY */
+#include "replay/replay_host.h"
 
 struct run_lease {
 	struct gpu_lease lease;
@@ -17,10 +17,20 @@ struct run_lease {
 	size_t n;
 };
 
-/* Take the GPUs pid i replays on. 0, or the exit code (75: busy past
- * --gpu-wait; 5: the lock directory is unusable or interrupted), the
- * message printed. */
-int run_lease_take(const struct cmd_env *env, size_t i, struct run_lease *l)
+/* What a run asks for: the GPUs of one pid directory on one host. */
+struct run_lease_request {
+	const struct replay_host *host;
+	const char *pid_dir;             /* its manifest says how many GPUs it used */
+	const int *gpus;                 /* --gpu's ordinals; n_gpus 0: the lowest free */
+	size_t n_gpus;
+	double gpu_wait;                 /* --gpu-wait; < 0: no bound */
+	const char *sysfs_root, *device_root;
+};
+
+/* Take the GPUs rq's pid directory replays on. 0, or the exit code (75:
+ * busy past --gpu-wait; 5: the lock directory is unusable or interrupted),
+ * the message printed. */
+int run_lease_take(const struct run_lease_request *rq, struct run_lease *l)
 	__attribute__((warn_unused_result));
 void run_lease_release(struct run_lease *l);
 
