@@ -383,8 +383,9 @@ static int submit_slurm(struct sweep_cmd *c, const size_t *cases, size_t n)
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	cleanup_free char *merge = NULL;
 	struct sweep_slurm_submit s = {
-		.meta = &c->meta, .folder = c->folder, .workdir = c->host.workdir, .so = c->so,
-		.cases = cases, .n_cases = n, .bin = exe,
+		.meta = &c->meta, .folder = c->folder, .workdir = c->host.workdir,
+		.tasks_per_array = c->so->slurm_tasks, .max_running = c->so->slurm_max_running,
+		.user_opts = &c->so->slurm_opts, .cases = cases, .n_cases = n, .bin = exe,
 	};
 	struct error err;
 	int code;

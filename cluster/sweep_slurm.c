@@ -112,14 +112,14 @@ static int submit_group(const struct slurm_runner *run, const struct sweep_slurm
 			cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)s->cases[i]));
 			n++;
 		}
-	tasks = slurm_tasks_for(n, s->so->slurm_tasks);
+	tasks = slurm_tasks_for(n, s->tasks_per_array);
 	script = task_script(s, tasks, cases_file);
 	if (write_file(cases_file, list.buf, 0644, err) < 0 ||
 	    write_file(script_file, script, 0755, err) < 0)
 		return -1;
 	struct slurm_array_req q = {
 		.job_name = name, .script = script_file, .output = output, .n_tasks = tasks,
-		.max_running = s->so->slurm_max_running, .gpus = gpus, .user_opts = &s->so->slurm_opts,
+		.max_running = s->max_running, .gpus = gpus, .user_opts = s->user_opts,
 	};
 
 	slurm_sbatch_array_argv(&q, &argv);
@@ -159,7 +159,7 @@ static int submit_merge(const struct slurm_runner *run, const struct sweep_slurm
 	if (write_file(script_file, script, 0755, err) < 0)
 		return -1;
 	slurm_sbatch_merge_argv(name, script_file, output, (const char *const *)arrays->v,
-				arrays->n, &s->so->slurm_opts, &argv);
+				arrays->n, s->user_opts, &argv);
 	if (sbatch(run, &argv, merge_job, err) < 0)
 		return -1;
 	printf("submitted merge job %s (after %s)\n", *merge_job,

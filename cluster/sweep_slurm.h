@@ -11,7 +11,7 @@
 #include "common/strbuf.h"
 #include "cluster/slurm_cmd.h"
 #include "sweep/sweep_folder.h"
-#include "cli/sweep_options.h"
+#include "common/strvec.h"
 
 #define SWEEP_SLURM_FILE "slurm.json"
 #define SWEEP_SLURM_DIR "slurm"
@@ -20,7 +20,9 @@ struct sweep_slurm_submit {
 	const struct sweep_meta *meta;
 	const char *folder;          /* absolute, on a path every node shares */
 	const char *workdir;         /* absolute */
-	const struct sweep_options *so;
+	long tasks_per_array;         /* --slurm-tasks; 0: the default */
+	long max_running;             /* --slurm-max-running; 0: no bound */
+	const struct strvec *user_opts; /* --slurm-opt, verbatim */
 	const size_t *cases;         /* plan indexes without a result, plan order */
 	size_t n_cases;
 	const char *bin;             /* this program, as the nodes run it */

@@ -287,7 +287,9 @@ Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all)
 	strvec_push(&so.slurm_opts, "--partition=mi300");
 	so.slurm_max_running = 2;
 	struct sweep_slurm_submit s = { .meta = &m, .folder = dir, .workdir = "/shared",
-					.so = &so, .cases = cases, .n_cases = 4,
+					.tasks_per_array = so.slurm_tasks,
+					.max_running = so.slurm_max_running,
+					.user_opts = &so.slurm_opts, .cases = cases, .n_cases = 4,
 					.bin = "/opt/hrr/bin/hrr-docker-replay" };
 
 	cr_assert_eq(sweep_slurm_submit(&r, &s, &merge, &err), 0, "%s", err.msg);
