@@ -31,8 +31,7 @@ void cmd_env_init(struct cmd_env *env, struct options *o)
 	env->interrupt_fd = -1;
 	strvec_init(&env->pid_dirs);
 	strvec_init(&env->run_dirs);
-	stack_info_init(&env->stack);
-	strvec_init(&env->img.env);
+	image_env_init(&env->image);
 	strbuf_init(&env->output, 0);
 	/* A reader that went away (| head) must not kill the run mid-cleanup. */
 	signal(SIGPIPE, SIG_IGN);
@@ -40,14 +39,11 @@ void cmd_env_init(struct cmd_env *env, struct options *o)
 
 void cmd_env_release(struct cmd_env *env)
 {
-	(void)ours_probe_release(&env->probe, ERROR_DISCARD);
 	replay_host_release(&env->host);
 	strvec_clear(&env->pid_dirs);
 	free(env->format_versions);
-	image_facts_release(&env->img);
+	image_env_release(&env->image);
 	overlay_paths_release(&env->overlay);
-	free(env->playback);
-	stack_info_release(&env->stack);
 	strvec_clear(&env->run_dirs);
 	strbuf_release(&env->output);
 }
@@ -83,12 +79,19 @@ static int setup_host(struct cmd_env *env, bool need_gpu)
 	return replay_host_open(&env->host, &cfg, &env->failure);
 }
 
+struct image_setup cmd_image_setup(const struct options *o)
+{
+	return (struct image_setup){ .pull = o->pull, .verbosity = o->verbosity,
+				     .playback = o->playback, .skip_preflight = o->skip_preflight,
+				     .extra_ld = &o->extra_ld };
+}
+
 static int setup_image(struct cmd_env *env)
 {
+	struct image_setup s = cmd_image_setup(env->o);
 	struct error err;
 
-	if (image_ensure(env->host.engine, env->o->image, env->o->pull, env->o->verbosity,
-			 &env->img, &err) < 0) {
+	if (image_setup_pin(&env->image, env->host.engine, &s, env->o->image, NULL, &err) < 0) {
 		if (err.kind == ERR_USAGE)
 			return replay_fail(&env->failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", err.msg);
 		return replay_fail(&env->failure,
@@ -99,11 +102,15 @@ static int setup_image(struct cmd_env *env)
 	return 0;
 }
 
+struct overlay_sources cmd_overlay_sources(const struct options *o)
+{
+	return (struct overlay_sources){ o->host_playback, o->clr_lib, o->clr_build, o->rocr_lib,
+					 o->rocm_path };
+}
+
 static int setup_overlay(struct cmd_env *env)
 {
-	const struct options *o = env->o;
-	struct overlay_sources src = { o->host_playback, o->clr_lib, o->clr_build, o->rocr_lib,
-				       o->rocm_path };
+	struct overlay_sources src = cmd_overlay_sources(env->o);
 	struct error err;
 
 	if (overlay_resolve(&src, &env->overlay, &err) < 0)
@@ -112,32 +119,19 @@ static int setup_overlay(struct cmd_env *env)
 	return 0;
 }
 
-/* Where hrr-playback is: the overlay's, --playback, or looked up in the
- * image (cached by image ID, so a run after a preflight needs no probe).
+/* hrr-playback (looked up in the image, cached by image ID, so a run after
+ * a preflight needs no probe) and the stack, read once for all pids.
  * required: a failed lookup fails the command (run), else it is left for
  * the run to report (preflight). */
-static int setup_playback(struct cmd_env *env, bool required)
+static int setup_lookups(struct cmd_env *env, bool required)
 {
+	struct image_setup s = cmd_image_setup(env->o);
 	struct error err;
 
-	if (env->use_overlay)
-		env->playback = xstrdup(env->o->playback ? env->o->playback : OVERLAY_PLAYBACK);
-	else if (env->o->playback)
-		env->playback = xstrdup(env->o->playback);
-	else if (image_find_playback_shared(&env->probe, &env->img, env->host.cache_dir,
-					    &env->playback, &err) < 0 && required)
+	if (image_setup_lookups(&env->image, &env->host, &s,
+				env->use_overlay ? &env->overlay : NULL, required, &err) < 0)
 		return replay_fail(&env->failure, REPLAY_STAGE_IMAGE, EXIT_NO_VERDICT, "%s", err.msg);
 	return 0;
-}
-
-/* The stack the replay will load, read once for all pids. */
-static void setup_stack(struct cmd_env *env)
-{
-	if (env->o->skip_preflight)
-		return;
-	replay_read_stack(&env->host, &env->img, env->use_overlay ? &env->overlay : NULL,
-			  &env->o->extra_ld, &env->probe, &env->stack);
-	env->have_stack = true;
 }
 
 void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d)
@@ -148,10 +142,10 @@ void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d)
 	d->pid_dir = env->pid_dirs.v[i];
 	d->archive_format_version = env->format_versions[i];
 	d->multi_process = env->pid_dirs.n > 1;
-	d->image = &env->img;
-	d->playback = env->playback;
+	d->image = &env->image.img;
+	d->playback = env->image.playback;
 	d->overlay = env->use_overlay ? &env->overlay : NULL;
-	d->stack = env->have_stack ? &env->stack : NULL;
+	d->stack = env->image.have_stack ? &env->image.stack : NULL;
 	d->gpus = o->n_gpus ? o->gpus : NULL;
 	d->n_gpus = o->n_gpus;
 	d->gpus_requested = o->n_gpus > 0;
@@ -262,20 +256,11 @@ int cmd_setup(struct cmd_env *env, bool for_run)
 	    (code = setup_host(env, for_run)) ||
 	    (code = setup_image(env)))
 		return code;
-	/* One probe container for the image's lookups, only on a cache miss. */
-	env->probe.engine = env->host.engine;
-	env->probe.image = env->img.id;
-	env->probe.image_name = env->img.ref;
 	if (for_run)
 		env->interrupt_fd = signals_install();
 	if (o->mount_clr && (code = setup_overlay(env)))
 		return code;
-	/* A preflight looks it up too, so that the run after it starts no
-	 * probe container; its failure is left for the run to report. */
-	if ((code = setup_playback(env, for_run)))
-		return code;
-	setup_stack(env);
-	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
-	(void)ours_probe_release(&env->probe, ERROR_DISCARD);
-	return 0;
+	/* A preflight looks hrr-playback up too, so that the run after it
+	 * starts no probe container; its failure is left for the run. */
+	return setup_lookups(env, for_run);
 }

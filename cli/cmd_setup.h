@@ -10,6 +10,7 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "cli/options.h"
+#include "replay/image_setup.h"
 #include "replay/replay_unit.h"
 
 /* What every pid of one invocation shares. */
@@ -18,13 +19,9 @@ struct cmd_env {
 	struct replay_host host;
 	struct strvec pid_dirs;
 	unsigned *format_versions;  /* per pid, from the one archive check */
-	struct image_facts img;
-	struct ours_probe probe;    /* the image's one probe container, on a cache miss */
+	struct image_env image;     /* pinned facts, hrr-playback, stack (replay/image_setup.h) */
 	struct overlay_paths overlay;
 	bool use_overlay;
-	char *playback;
-	struct stack_info stack;
-	bool have_stack;
 	int interrupt_fd;
 	struct strvec run_dirs;
 	struct strbuf output;       /* everything printed on stdout, for -o */
@@ -39,6 +36,12 @@ void cmd_env_release(struct cmd_env *env);
  * signals are installed, a missing hrr-playback fails. */
 __attribute__((warn_unused_result))
 int cmd_setup(struct cmd_env *env, bool for_run);
+/* What the options say of an image's set-up (replay/image_setup.h), for
+ * `run`, `preflight` and each image of a sweep. */
+struct image_setup cmd_image_setup(const struct options *o);
+/* --mount-clr's sources: HRR_PLAYBACK, CLR_LIB, CLR_BUILD, ROCR_LIB, ROCM_PATH. */
+struct overlay_sources cmd_overlay_sources(const struct options *o);
+
 /* The replay description of pid i, from the options. */
 void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d);
 /* The part of a description every replay of the options shares: limits,

@@ -12,6 +12,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "cli/cmd_setup.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "history/history_db.h"
@@ -172,16 +173,20 @@ static int check_pool(const struct sweep_cmd *c, struct error *err)
  * that image's `error`, never the sweep's end. */
 static void setup_images(struct sweep_cmd *c)
 {
-	sweep_shared_setup(&c->sh, c->ro);
+	struct overlay_sources src = cmd_overlay_sources(c->ro);
+	struct image_setup s = cmd_image_setup(c->ro);
+
+	s.verbosity = -1; /* no pull progress between the cases' lines */
+	sweep_shared_setup(&c->sh, c->ro->mount_clr ? &src : NULL);
 	c->imgs = xcalloc(c->meta.n_images + 1, sizeof(*c->imgs));
 	for (size_t i = 0; i < c->meta.n_images; i++) {
 		struct sweep_image *im = &c->meta.images[i];
 
 		sweep_image_env_init(&c->imgs[i]);
-		sweep_image_setup(&c->imgs[i], &c->host, c->ro, &c->sh, im->ref,
+		sweep_image_setup(&c->imgs[i], &c->host, &s, &c->sh, im->ref,
 				  c->resume ? im->id : NULL);
 		if (c->imgs[i].ok && !im->id)
-			im->id = xstrdup(c->imgs[i].img.id);
+			im->id = xstrdup(c->imgs[i].env.img.id);
 		if (!c->imgs[i].ok) {
 			say_error("%s", c->imgs[i].error);
 			if (!im->error)

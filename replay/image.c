@@ -270,17 +270,6 @@ int image_find_playback_shared(struct ours_probe *probe, const struct image_fact
 	return 0;
 }
 
-int image_find_playback(struct engine *e, const struct image_facts *img,
-			const char *cache_dir, char **out, struct error *err)
-{
-	struct ours_probe probe = { .engine = e, .image = img->id, .image_name = img->ref };
-	int r = image_find_playback_shared(&probe, img, cache_dir, out, err);
-
-	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
-	(void)ours_probe_release(&probe, ERROR_DISCARD);
-	return r;
-}
-
 int image_find_tool(struct engine *e, const struct image_facts *img, enum diagnose_tool tool,
 		    char **out, struct error *err)
 {

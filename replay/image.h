@@ -39,15 +39,12 @@ int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct 
 /* hrr-playback inside the image: the image's PATH (Config.Env), then
  * /opt/rocm/bin, checked with HEAD on the archive endpoint of a created,
  * never-started container. Cached by image ID under cache_dir. ERR_NOT_FOUND
- * with advice (--playback, --mount-clr) when absent. The _shared form uses
- * a probe shared with the image's other lookups (created on a cache miss
- * only; its owner removes it). */
+ * with advice (--playback, --mount-clr) when absent. probe is shared with
+ * the image's other lookups (created on a cache miss only; its owner
+ * removes it); replay/image_setup.h decides when to look. */
 __attribute__((warn_unused_result))
 int image_find_playback_shared(struct ours_probe *probe, const struct image_facts *img,
 			       const char *cache_dir, char **out, struct error *err);
-__attribute__((warn_unused_result))
-int image_find_playback(struct engine *e, const struct image_facts *img,
-			const char *cache_dir, char **out, struct error *err);
 
 /* A GPU debugger in the image (finding/diag_plan.h's candidates: its PATH
  * or LD_LIBRARY_PATH, then ROCm's directories), checked like hrr-playback

@@ -8,6 +8,7 @@
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "finding/finding.h"
+#include "replay/image_setup.h"
 #include "replay/interrupt.h"
 #include "replay/replay.h"
 #include "replay/replay_diagnose.h"
@@ -41,31 +42,6 @@ static const char *pid_name_of(const char *pid_dir)
 	const char *slash = strrchr(pid_dir, '/');
 
 	return slash ? slash + 1 : pid_dir;
-}
-
-/* The stack the replay will load: the overlay's when mounted, else the
- * image's (cached by image ID). Unknown is a preflight warning, never a
- * failure. */
-void replay_read_stack(const struct replay_host *h, const struct image_facts *img,
-		       const struct overlay_paths *overlay, const struct strvec *extra_ld,
-		       struct ours_probe *probe, struct stack_info *out)
-{
-	cleanup_strvec struct strvec dirs = STRVEC_INIT;
-	struct error err;
-	int r;
-
-	if (overlay) {
-		if (overlay_stack_probe(overlay->clr_lib, out, &err) < 0)
-			out->unknown_reason = xasprintf("host CLR overlay: %s", err.msg);
-		return;
-	}
-	plan_image_library_dirs(extra_ld, img->repository, &img->env, &dirs);
-	if (probe)
-		r = image_stack_probe_shared(probe, img->ref, img->id, &dirs, h->cache_dir, out, &err);
-	else
-		r = image_stack_probe(h->engine, img->ref, img->id, &dirs, h->cache_dir, out, &err);
-	if (r < 0)
-		out->unknown_reason = xasprintf("image %s: %s", img->ref, err.msg);
 }
 
 static void run_preflight(const struct replay_host *h, const struct replay_desc *d,
@@ -484,14 +460,15 @@ static int preflight_only(const struct unit_preflight *pf, const struct replay_d
 static int resolve_playback(struct unit_run *u, struct replay_unit_result *res)
 {
 	const struct replay_desc *d = u->desc;
+	struct ours_probe probe = { .engine = u->host->engine, .image = d->image->id,
+				    .image_name = d->image->ref };
 	struct error err;
+	int rc = image_playback_resolve(&probe, d->image, u->host->cache_dir, d->playback,
+					d->overlay != NULL, &u->playback, &err);
 
-	if (d->playback)
-		u->playback = xstrdup(d->playback);
-	else if (d->overlay)
-		u->playback = xstrdup(OVERLAY_PLAYBACK);
-	else if (image_find_playback(u->host->engine, d->image, u->host->cache_dir, &u->playback,
-				     &err) < 0)
+	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
+	(void)ours_probe_release(&probe, ERROR_DISCARD);
+	if (rc < 0)
 		return replay_fail(&res->failure, REPLAY_STAGE_IMAGE, EXIT_NO_VERDICT, "%s", err.msg);
 	return 0;
 }

@@ -50,23 +50,13 @@
 #include "common/error.h"
 #include "common/strvec.h"
 #include "replay/image.h"
+#include "replay/image_setup.h"
 #include "replay/exit_codes.h"
 #include "replay/replay_desc.h"
 #include "replay/replay_host.h"
 #include "preflight/preflight.h"
 
 struct engine;
-
-/* The preflight facts of an image (or of the overlay when given): the
- * stack the replay will load, read once (cached by image ID under the
- * host's cache dir) and passed as desc.stack to each replay of it. What
- * cannot be read is out->unknown_reason (a preflight warning), never a
- * failure. out is initialised by the caller. probe: a probe container of
- * the image shared with its other lookups (its owner removes it), or NULL
- * for one of its own. */
-void replay_read_stack(const struct replay_host *h, const struct image_facts *img,
-		       const struct overlay_paths *overlay, const struct strvec *extra_ld,
-		       struct ours_probe *probe, struct stack_info *out);
 
 /* Run one replay (or only its preflight). Returns the exit code, also in
  * out->exit_code. out is initialised here; release it with

@@ -1,38 +1,28 @@
 #include "sweep/sweep_image.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "common/xalloc.h"
-#include "containers/ours.h"
-#include "replay/overlay.h"
 
 void sweep_image_env_init(struct sweep_image_env *e)
 {
 	memset(e, 0, sizeof(*e));
-	strvec_init(&e->img.env);
-	stack_info_init(&e->stack);
+	image_env_init(&e->env);
 }
 
 void sweep_image_env_release(struct sweep_image_env *e)
 {
-	image_facts_release(&e->img);
-	free(e->playback);
-	stack_info_release(&e->stack);
+	image_env_release(&e->env);
 	sweep_image_env_init(e);
 }
 
-void sweep_shared_setup(struct sweep_shared *sh, const struct options *o)
+void sweep_shared_setup(struct sweep_shared *sh, const struct overlay_sources *src)
 {
-	struct overlay_sources src = { o->host_playback, o->clr_lib, o->clr_build, o->rocr_lib,
-				       o->rocm_path };
 	struct error err;
 
 	memset(sh, 0, sizeof(*sh));
-	if (!o->mount_clr)
+	if (!src)
 		return;
-	if (overlay_resolve(&src, &sh->overlay, &err) < 0)
+	if (overlay_resolve(src, &sh->overlay, &err) < 0)
 		snprintf(sh->overlay_error, sizeof(sh->overlay_error), "%s", err.msg);
 	else
 		sh->use_overlay = true;
@@ -45,37 +35,8 @@ void sweep_shared_release(struct sweep_shared *sh)
 	memset(sh, 0, sizeof(*sh));
 }
 
-/* hrr-playback and the stack, through one probe container of the image
- * (only on a cache miss), as `run` does. */
-static void sweep_image_lookups(struct sweep_image_env *e, const struct replay_host *h,
-				const struct options *o, const struct sweep_shared *sh)
-{
-	struct ours_probe probe = { .engine = h->engine, .image = e->img.id,
-				    .image_name = e->img.ref };
-	struct error err;
-
-	if (sh->use_overlay)
-		e->playback = xstrdup(o->playback ? o->playback : OVERLAY_PLAYBACK);
-	else if (o->playback)
-		e->playback = xstrdup(o->playback);
-	else if (image_find_playback_shared(&probe, &e->img, h->cache_dir, &e->playback,
-					    &err) < 0) {
-		snprintf(e->error, sizeof(e->error), "image %s: %s", e->img.ref, err.msg);
-		(void)ours_probe_release(&probe, ERROR_DISCARD);
-		return;
-	}
-	if (!o->skip_preflight) {
-		replay_read_stack(h, &e->img, sh->use_overlay ? &sh->overlay : NULL, &o->extra_ld,
-				  &probe, &e->stack);
-		e->have_stack = true;
-	}
-	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
-	(void)ours_probe_release(&probe, ERROR_DISCARD);
-	e->ok = true;
-}
-
 void sweep_image_setup(struct sweep_image_env *e, const struct replay_host *h,
-		       const struct options *o, const struct sweep_shared *sh, const char *ref,
+		       const struct image_setup *s, const struct sweep_shared *sh, const char *ref,
 		       const char *pinned_id)
 {
 	struct error err;
@@ -86,12 +47,14 @@ void sweep_image_setup(struct sweep_image_env *e, const struct replay_host *h,
 	}
 	/* A resumed sweep replays the ID it pinned, never what the tag
 	 * points at now. */
-	if (image_ensure(h->engine, pinned_id ? pinned_id : ref, pinned_id ? PULL_NEVER : o->pull,
-			 -1, &e->img, &err) < 0) {
+	if (image_setup_pin(&e->env, h->engine, s, ref, pinned_id, &err) < 0) {
 		snprintf(e->error, sizeof(e->error), "image %s: %s", ref, err.msg);
 		return;
 	}
-	free(e->img.ref);
-	e->img.ref = xstrdup(ref);
-	sweep_image_lookups(e, h, o, sh);
+	if (image_setup_lookups(&e->env, h, s, sh->use_overlay ? &sh->overlay : NULL, true,
+				&err) < 0) {
+		snprintf(e->error, sizeof(e->error), "image %s: %s", e->env.img.ref, err.msg);
+		return;
+	}
+	e->ok = true;
 }

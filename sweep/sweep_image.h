@@ -8,14 +8,12 @@
 
 #include <stdbool.h>
 
-#include "cli/options.h"
+#include "replay/image_setup.h"
+#include "replay/overlay.h"
 #include "replay/replay_unit.h"
 
 struct sweep_image_env {
-	struct image_facts img;
-	char *playback;
-	struct stack_info stack;
-	bool have_stack;
+	struct image_env env;          /* the one image set-up's (replay/image_setup.h) */
 	bool ok;
 	char error[2 * ERROR_MSG_MAX]; /* why not ok */
 };
@@ -33,9 +31,10 @@ void sweep_image_env_release(struct sweep_image_env *e);
  * sweep, which pulls per --pull) and read its facts. Failures are kept in
  * e->error: the image's cases become `error` results, the sweep goes on. */
 void sweep_image_setup(struct sweep_image_env *e, const struct replay_host *h,
-		       const struct options *o, const struct sweep_shared *sh, const char *ref,
+		       const struct image_setup *s, const struct sweep_shared *sh, const char *ref,
 		       const char *pinned_id);
-void sweep_shared_setup(struct sweep_shared *sh, const struct options *o);
+/* --mount-clr's overlay, resolved once for every image; src NULL: none. */
+void sweep_shared_setup(struct sweep_shared *sh, const struct overlay_sources *src);
 void sweep_shared_release(struct sweep_shared *sh);
 
 #endif

@@ -112,7 +112,7 @@ static void record_now(struct run *r, size_t idx, const char *state, const char 
 	const struct sweep_image_env *img = image_of(r, c);
 	struct sweep_result res;
 
-	sweep_result_fill(&res, c, r->attempt[idx], state, img ? img->img.id : NULL, msg);
+	sweep_result_fill(&res, c, r->attempt[idx], state, img ? img->env.img.id : NULL, msg);
 	record(r, idx, &res);
 	sweep_result_release(&res);
 }

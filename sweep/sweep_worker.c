@@ -60,7 +60,7 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 		state = RESULT_BLOCKED;
 	else if (u->exit_code == EXIT_CONFIRM || u->exit_code == EXIT_DECLINED)
 		state = RESULT_NEEDS_CONFIRM;
-	sweep_result_fill(r, j->c, j->attempt, state, j->img->img.id,
+	sweep_result_fill(r, j->c, j->attempt, state, j->img->env.img.id,
 			  u->failure.stage != REPLAY_STAGE_NONE ? u->failure.msg : NULL);
 	for (size_t g = 0; g < u->n_gpus && g < GPU_MAX; g++)
 		r->gpus[r->n_gpus++] = u->gpus[g];
@@ -99,11 +99,11 @@ static void describe(const struct sweep_job *j, int interrupt_fd, struct replay_
 	else
 		strvec_pushv(extra_ld, (const char *const *)o->extra_ld.v);
 	d->pid_dir = c->archive;
-	d->image = &j->img->img;
+	d->image = &j->img->env.img;
 	d->create_by_id = true;
-	d->playback = c->playback ? c->playback : j->img->playback;
+	d->playback = c->playback ? c->playback : j->img->env.playback;
 	d->overlay = j->sh->use_overlay && c->mount_clr != 0 ? &j->sh->overlay : NULL;
-	d->stack = j->img->have_stack ? &j->img->stack : NULL;
+	d->stack = j->img->env.have_stack ? &j->img->env.stack : NULL;
 	d->gpus = j->gpus;
 	d->n_gpus = j->n_gpus;
 	d->gpus_requested = true;
@@ -143,7 +143,7 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	memset(&host, 0, sizeof(host));
 	memset(&u, 0, sizeof(u));
 	if (replay_host_open(&host, &cfg, &f) != 0) {
-		sweep_result_fill(&r, j->c, j->attempt, RESULT_ERROR, j->img->img.id, f.msg);
+		sweep_result_fill(&r, j->c, j->attempt, RESULT_ERROR, j->img->env.img.id, f.msg);
 	} else {
 		describe(j, ifd, &d, &env, &extra_ld);
 		replay_unit_run(&host, &d, &u);
