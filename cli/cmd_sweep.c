@@ -502,8 +502,13 @@ static int run_sweep(struct sweep_cmd *c)
 	}
 	cleanup_free char *rpath = results_path(c);
 	cleanup_free enum sweep_base *base = baseline_of(c);
+	struct replay_desc policy;
+
+	replay_desc_init(&policy);
+	cmd_describe_policy(c->ro, &policy);
 	struct sweep_run_input in = {
-		.meta = &c->meta, .folder = c->folder, .results_path = rpath, .o = c->ro,
+		.meta = &c->meta, .folder = c->folder, .results_path = rpath, .policy = &policy,
+		.sysfs_root = c->ro->sysfs_root, .device_root = c->ro->device_root,
 		.host = &c->host, .imgs = c->imgs, .sh = &c->sh, .cases = cases, .n_cases = n,
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
 		.may_start_ctx = c, .resume_hint = c->task ? "--slurm" : NULL, .base = base,

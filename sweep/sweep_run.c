@@ -166,8 +166,8 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 	r->bounced_at[idx] = 0;
 	struct sweep_job job = {
 		.c = c, .attempt = r->attempt[idx], .gpus = gpus, .n_gpus = n, .img = img,
-		.sh = r->in->sh, .o = r->in->o, .folder = r->in->folder,
-		.sysfs_root = r->in->o->sysfs_root, .device_root = r->in->o->device_root,
+		.sh = r->in->sh, .policy = r->in->policy, .folder = r->in->folder,
+		.sysfs_root = r->in->sysfs_root, .device_root = r->in->device_root,
 		.known_failure = base_of(r, idx) == BASE_FAILED,
 	};
 
@@ -344,9 +344,9 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	r->bounced_at = xcalloc(m->plan.n + 1, sizeof(double));
 	memcpy(r->attempt, in->next_attempt, m->plan.n * sizeof(int));
 	r->names = xcalloc(h->topo.n_gpus + 1, sizeof(*r->names));
-	sweep_lease_names(&h->topo, in->o->sysfs_root, r->names);
+	sweep_lease_names(&h->topo, in->sysfs_root, r->names);
 	r->held = (struct sweep_held){ .engine = h->engine, .topo = &h->topo,
-				  .device_root = in->o->device_root, .names = r->names };
+				  .device_root = in->device_root, .names = r->names };
 	r->held.fetched = -1e9;
 	sweep_progress_init(&r->progress, in->n_cases, isatty(STDERR_FILENO));
 	install_signals(r);

@@ -18,7 +18,8 @@ struct sweep_run_input {
 	const struct sweep_meta *meta;
 	const char *folder;
 	const char *results_path;
-	const struct options *o;
+	const struct replay_desc *policy;   /* every case's (sweep_worker.h) */
+	const char *sysfs_root, *device_root;
 	const struct replay_host *host;
 	const struct sweep_image_env *imgs; /* parallel to meta->images */
 	const struct sweep_shared *sh;

@@ -15,7 +15,6 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "finding/finding.h"
-#include "cli/cmd_setup.h"
 #include "common/signals.h"
 
 void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
@@ -88,16 +87,17 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 static void describe(const struct sweep_job *j, int interrupt_fd, struct replay_desc *d,
 		     struct strvec *env, struct strvec *extra_ld)
 {
-	const struct options *o = j->o;
+	const struct replay_desc *p = j->policy;
 	const struct sweep_case *c = j->c;
 
-	replay_desc_init(d);
-	strvec_pushv(env, (const char *const *)o->env.v);
+	*d = *p;
+	if (p->env)
+		strvec_pushv(env, (const char *const *)p->env->v);
 	strvec_pushv(env, (const char *const *)c->env.v);
 	if (c->extra_ld)
 		strvec_push(extra_ld, c->extra_ld);
-	else
-		strvec_pushv(extra_ld, (const char *const *)o->extra_ld.v);
+	else if (p->extra_ld)
+		strvec_pushv(extra_ld, (const char *const *)p->extra_ld->v);
 	d->pid_dir = c->archive;
 	d->image = &j->img->env.img;
 	d->create_by_id = true;
@@ -107,7 +107,6 @@ static void describe(const struct sweep_job *j, int interrupt_fd, struct replay_
 	d->gpus = j->gpus;
 	d->n_gpus = j->n_gpus;
 	d->gpus_requested = true;
-	cmd_describe_policy(o, d);
 	if (j->known_failure)
 		d->diagnose = DIAGNOSE_OFF;
 	if (c->timeout >= 0)
@@ -117,8 +116,10 @@ static void describe(const struct sweep_job *j, int interrupt_fd, struct replay_
 	d->env = env;
 	d->extra_ld = extra_ld;
 	/* A sweep never prompts (docs/sweep.md): a confirmation is a status. */
-	d->confirm = o->yes ? REPLAY_CONFIRM_ASSUME_YES : REPLAY_CONFIRM_REFUSE;
-	d->verbosity = o->verbosity > 0 ? o->verbosity : -1;
+	if (d->confirm != REPLAY_CONFIRM_ASSUME_YES)
+		d->confirm = REPLAY_CONFIRM_REFUSE;
+	if (d->verbosity <= 0)
+		d->verbosity = -1;
 	d->interrupt_fd = interrupt_fd;
 }
 

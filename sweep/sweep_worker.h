@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
-#include "cli/options.h"
+#include "replay/replay_unit.h"
 #include "sweep/sweep_image.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_result.h"
@@ -24,7 +24,9 @@ struct sweep_job {
 	size_t n_gpus;
 	const struct sweep_image_env *img;
 	const struct sweep_shared *sh;
-	const struct options *o;
+	/* What every case shares: limits, what goes inside, preflight and
+	 * confirmation policy, verbosity (the command layer's options). */
+	const struct replay_desc *policy;
 	const char *folder;        /* the sweep folder */
 	const char *sysfs_root, *device_root;
 	/* The baseline saw this case fail: it is expected still-failing and
