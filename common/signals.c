@@ -7,8 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+static const int handled[] = { SIGINT, SIGTERM, SIGHUP };
 static volatile sig_atomic_t caught;
-static volatile sig_atomic_t count;
+static volatile sig_atomic_t pipe_write = -1; /* read by the handler */
 static int pipe_fds[2] = { -1, -1 };
 
 static void on_signal(int sig)
@@ -18,8 +19,7 @@ static void on_signal(int sig)
 
 	if (!caught)
 		caught = sig;
-	count++;
-	if (pipe_fds[1] >= 0 && write(pipe_fds[1], &b, 1) < 0) {
+	if (pipe_write >= 0 && write(pipe_write, &b, 1) < 0) {
 		/* Full pipe: a wake-up is already pending. */
 	}
 	errno = saved;
@@ -27,16 +27,16 @@ static void on_signal(int sig)
 
 int signals_install(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa;
 
 	if (pipe_fds[0] < 0 && pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
+	pipe_write = pipe_fds[1];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+		sigaction(handled[i], &sa, NULL);
 	return pipe_fds[0];
 }
 
@@ -45,17 +45,23 @@ int signals_caught(void)
 	return caught;
 }
 
-int signals_count(void)
+void signals_forget(void)
 {
-	return count;
+	pipe_write = -1;
+	pipe_fds[0] = pipe_fds[1] = -1;
+	caught = 0;
 }
 
-void signals_drain(void)
+void signals_release(void)
 {
-	char buf[64];
+	int fds[2] = { pipe_fds[0], pipe_fds[1] };
 
-	while (pipe_fds[0] >= 0 && read(pipe_fds[0], buf, sizeof(buf)) > 0)
-		;
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+		signal(handled[i], SIG_DFL);
+	signals_forget();
+	for (size_t i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 const char *signal_name(int sig)

@@ -1,5 +1,7 @@
-/* SIGINT/SIGTERM/SIGHUP to the orchestrator: recorded, and announced on a
- * self-pipe so the event loop wakes at once (curl_multi_poll extra fd). */
+/* SIGINT/SIGTERM/SIGHUP to this process: recorded, and announced on a
+ * self-pipe, one byte per signal (the byte is the signal number), so an
+ * event loop wakes at once (curl_multi_poll's extra fd, a sweep's poll).
+ * The one signal module: `run`, a sweep's parent and each of its workers. */
 #ifndef HRR_ORCHESTRATOR_SIGNALS_H
 #define HRR_ORCHESTRATOR_SIGNALS_H
 
@@ -7,10 +9,12 @@
 int signals_install(void);
 /* The first signal caught so far, 0 when none. */
 int signals_caught(void);
-/* How many have been caught: a second Ctrl-C means "now". */
-int signals_count(void);
-/* Empty the pipe after a wake-up. */
-void signals_drain(void);
+/* The default actions back, the pipe closed: the end of a sweep. */
+void signals_release(void);
+/* In a child after fork(): the parent's pipe is not its own (the child
+ * closes every inherited descriptor); the next signals_install makes a
+ * new one. Signals until then are recorded and announced nowhere. */
+void signals_forget(void);
 /* "SIGINT" for 2, ... */
 const char *signal_name(int sig);
 

@@ -47,36 +47,15 @@ struct run {
 	char (*names)[GPU_LEASE_NAME_MAX];
 	struct sweep_held held;
 	struct sweep_progress progress;
-	int sig_pipe[2];
+	int sig_fd;             /* common/signals.h's pipe, -1 none */
 	bool stopping;
 };
 
-static int sig_fd = -1;
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-	char b = (char)sig;
-
-	if (sig_fd >= 0 && write(sig_fd, &b, 1) < 0) {
-		/* full: a wake-up is pending */
-	}
-	errno = saved;
-}
-
+/* The signals stop the sweep's workers (forward_signal); a reader of
+ * stdout that went away (| head) must not kill the parent mid-sweep. */
 static void install_signals(struct run *r)
 {
-	struct sigaction sa;
-
-	if (pipe2(r->sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		r->sig_pipe[0] = r->sig_pipe[1] = -1;
-	sig_fd = r->sig_pipe[1];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	r->sig_fd = signals_install();
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -301,12 +280,12 @@ static void pump(struct run *r)
 
 	for (size_t k = 0; k < r->n_w; k++)
 		fds[n++] = (struct pollfd){ .fd = r->w[k].fd, .events = POLLIN };
-	fds[n++] = (struct pollfd){ .fd = r->sig_pipe[0], .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = r->sig_fd, .events = POLLIN };
 	if (poll(fds, n, TICK_MS) < 0 && errno != EINTR)
 		return;
 	if (fds[n - 1].revents & POLLIN) {
 		char sigs[16];
-		ssize_t got = read(r->sig_pipe[0], sigs, sizeof(sigs));
+		ssize_t got = read(r->sig_fd, sigs, sizeof(sigs));
 
 		for (ssize_t i = 0; i < got; i++)
 			forward_signal(r, sigs[i]);
@@ -359,14 +338,7 @@ static void run_release(struct run *r)
 	free(r->bounced_at);
 	free(r->names);
 	sweep_progress_done(&r->progress);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	sig_fd = -1;
-	if (r->sig_pipe[0] >= 0) {
-		close(r->sig_pipe[0]);
-		close(r->sig_pipe[1]);
-	}
+	signals_release();
 }
 
 int sweep_run(const struct sweep_run_input *in, struct sweep_run_outcome *out, struct error *err)

@@ -181,6 +181,7 @@ int sweep_worker_spawn(const struct sweep_job *j, pid_t *pid, int *fd, struct er
 	if (*pid == 0) {
 		int out = 3;
 
+		signals_forget();
 		/* Nothing of the parent's but the result pipe: another case's
 		 * lease descriptor kept open here would hold that GPU's flock
 		 * after the parent released it, and the parent's engine socket
