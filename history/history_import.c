@@ -54,7 +54,7 @@ static int stored_fingerprint(struct history_db *db, const char *id, char **fp, 
 	int rc;
 
 	*fp = NULL;
-	if (prepare(db, "SELECT results_fp FROM sweeps WHERE id = ?1", &st, err) < 0)
+	if (history_sql_prepare(db, "SELECT results_fp FROM sweeps WHERE id = ?1", &st, err) < 0)
 		return -1;
 	bind_text(st, 1, id);
 	rc = sqlite3_step(st);
@@ -69,7 +69,7 @@ static int upsert_sweep(struct history_db *db, const struct history_sweep *s, co
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (prepare(db,
+	if (history_sql_prepare(db,
 		    "INSERT INTO sweeps(id, label, host, started, finished, state, options,"
 		    " tool_version, folder, baseline, results_fp)"
 		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
@@ -99,7 +99,7 @@ static int insert_planned(struct history_db *db, const char *id,
 {
 	cleanup_stmt sqlite3_stmt *st = NULL;
 
-	if (prepare(db, "INSERT OR REPLACE INTO planned VALUES(?1, ?2, ?3, ?4)", &st, err) < 0)
+	if (history_sql_prepare(db, "INSERT OR REPLACE INTO planned VALUES(?1, ?2, ?3, ?4)", &st, err) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		int rc;
@@ -126,7 +126,7 @@ static int insert_results(struct history_db *db, const char *id, const struct sw
 {
 	cleanup_stmt sqlite3_stmt *st = NULL;
 
-	if (prepare(db,
+	if (history_sql_prepare(db,
 		    "INSERT OR REPLACE INTO results VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
 		    " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 		    &st, err) < 0)
@@ -170,7 +170,7 @@ static int delete_rows(struct history_db *db, const char *table, const char *id,
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (prepare(db, sql, &st, err) < 0)
+	if (history_sql_prepare(db, sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, id);
 	rc = sqlite3_step(st);

@@ -26,7 +26,6 @@ static inline int history_sql_prepare(struct history_db *db, const char *sql, sq
 
 	return rc == SQLITE_OK ? 0 : history_sql_error(db, rc, "prepare", err);
 }
-#define prepare history_sql_prepare
 
 static inline void cleanup_stmt_fn(sqlite3_stmt **st)
 {

@@ -16,7 +16,7 @@ int history_db_has_sweep(struct history_db *db, const char *id, bool *known, str
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (prepare(db, "SELECT 1 FROM sweeps WHERE id = ?1", &st, err) < 0)
+	if (history_sql_prepare(db, "SELECT 1 FROM sweeps WHERE id = ?1", &st, err) < 0)
 		return -1;
 	bind_text(st, 1, id);
 	rc = sqlite3_step(st);
@@ -31,7 +31,7 @@ int history_db_previous(struct history_db *db, const char *label, const char *sw
 	int rc;
 
 	*baseline = NULL;
-	if (prepare(db,
+	if (history_sql_prepare(db,
 		    "SELECT id FROM sweeps WHERE label = ?1 AND state = 'finished' AND id != ?2"
 		    " AND started <= COALESCE((SELECT started FROM sweeps WHERE id = ?2), 1e18)"
 		    " ORDER BY started DESC, id DESC LIMIT 1",
@@ -94,7 +94,7 @@ int history_db_statuses(struct history_db *db, const char *sweep_id, const char 
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (prepare(db, status_sql, &st, err) < 0)
+	if (history_sql_prepare(db, status_sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, sweep_id);
 	bind_text(st, 2, baseline);
@@ -121,7 +121,7 @@ int history_db_trend(struct history_db *db, const char *label, const char *case_
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (prepare(db,
+	if (history_sql_prepare(db,
 		    "WITH s AS (SELECT id, label, started FROM sweeps"
 		    "  WHERE (?1 IS NULL OR label = ?1) ORDER BY started DESC, id DESC LIMIT ?3)"
 		    " SELECT s.id, s.label, s.started, r.case_name, r.image_ref, r.state,"
@@ -162,12 +162,12 @@ int history_db_prune(struct history_db *db, const char *label, int keep, struct 
 		return error_set(err, ERR_USAGE, 0, "prune --keep wants N >= 0");
 	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
-	if (prepare(db,
+	if (history_sql_prepare(db,
 		    "SELECT id, folder FROM (SELECT id, folder, ROW_NUMBER() OVER"
 		    " (PARTITION BY label ORDER BY started DESC, id DESC) AS n FROM sweeps"
 		    "  WHERE ?1 IS NULL OR label = ?1) WHERE n > ?2",
 		    &sel, err) < 0 ||
-	    prepare(db, "DELETE FROM sweeps WHERE id = ?1", &del, err) < 0)
+	    history_sql_prepare(db, "DELETE FROM sweeps WHERE id = ?1", &del, err) < 0)
 		goto fail;
 	bind_text(sel, 1, label);
 	sqlite3_bind_int(sel, 2, keep);

@@ -61,7 +61,7 @@ size_t sweep_sched_usable(const struct sweep_sched *s)
 	return s->n_gpus - count_state(s, GPU_QUARANTINED);
 }
 
-size_t sweep_sched_free(const struct sweep_sched *s)
+size_t sweep_sched_n_free(const struct sweep_sched *s)
 {
 	return count_state(s, GPU_FREE);
 }
@@ -83,7 +83,7 @@ static void take(struct sweep_sched *s, size_t k, size_t *id, int *gpus_out)
 
 enum sweep_sched_verdict sweep_sched_next(struct sweep_sched *s, size_t *id, int *gpus_out)
 {
-	size_t usable = sweep_sched_usable(s), free_now = sweep_sched_free(s);
+	size_t usable = sweep_sched_usable(s), free_now = sweep_sched_n_free(s);
 
 	/* Blocked first: whatever else happens, these never run. */
 	for (size_t k = 0; k < s->n_pending; k++)
@@ -120,13 +120,6 @@ void sweep_sched_finish(struct sweep_sched *s, const int *gpus, size_t n, bool q
 				s->state[i] = quarantine ? GPU_QUARANTINED : GPU_FREE;
 	if (s->running)
 		s->running--;
-}
-
-void sweep_sched_quarantine(struct sweep_sched *s, int ordinal)
-{
-	for (size_t i = 0; i < s->n_gpus; i++)
-		if (s->ordinals[i] == ordinal)
-			s->state[i] = GPU_QUARANTINED;
 }
 
 bool sweep_sched_is_quarantined(const struct sweep_sched *s, int ordinal)

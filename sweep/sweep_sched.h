@@ -60,10 +60,9 @@ void sweep_sched_requeue(struct sweep_sched *s, size_t id, int gpus_needed, cons
 void sweep_sched_recheck(struct sweep_sched *s);
 /* True when some GPU is waiting for another holder. */
 bool sweep_sched_has_external(const struct sweep_sched *s);
-/* Quarantine a free GPU (e.g. a lease found it held by an orphan). */
-void sweep_sched_quarantine(struct sweep_sched *s, int ordinal);
+/* How many GPUs are not quarantined; how many are free now. */
 size_t sweep_sched_usable(const struct sweep_sched *s);
-size_t sweep_sched_free(const struct sweep_sched *s);
+size_t sweep_sched_n_free(const struct sweep_sched *s);
 bool sweep_sched_is_quarantined(const struct sweep_sched *s, int ordinal);
 
 #endif
