@@ -23,5 +23,6 @@ void replay_unit_result_release(struct replay_unit_result *r)
 	cJSON_Delete(r->preflight_json);
 	cJSON_Delete(r->finding);
 	free(r->finding_markdown);
+	free(r->verdict.kernel);
 	memset(r, 0, sizeof(*r));
 }

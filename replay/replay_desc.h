@@ -91,6 +91,15 @@ struct replay_timings {
 	double wall_s;            /* the whole unit call */
 };
 
+/* The verdict's fields a sweep records, typed: what finding.json says of
+ * them, so that no caller reads them back out of its cJSON by key. */
+struct replay_verdict {
+	const char *fault_class;          /* static ("gpu_fault", "none", ...); NULL: no verdict */
+	char *kernel;                     /* sanitised as in finding.json; NULL: unknown */
+	long long d2h_pass, d2h_fail;     /* -1: unknown */
+	int classifier_version;
+};
+
 struct replay_unit_result {
 	int exit_code;                    /* docs/cli.md, for this replay alone */
 	struct replay_failure failure;    /* stage NONE when a verdict (or a preflight report) came out */
@@ -102,6 +111,7 @@ struct replay_unit_result {
 	cJSON *finding;                   /* finding.json's object; NULL when no verdict */
 	char *finding_markdown;           /* finding.md's text; NULL when no verdict */
 	const char *outcome;              /* "PASS", "MAF", ... (static); NULL when no verdict */
+	struct replay_verdict verdict;    /* set with finding */
 	int gpus[GPU_MAX];                     /* the ordinals the replay got */
 	size_t n_gpus;
 	int interrupt_signal;             /* the first signal read from interrupt_fd, 0 none */

@@ -5,6 +5,7 @@
 #include "common/cleanup.h"
 #include "common/clock.h"
 #include "common/strbuf.h"
+#include "common/text.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "finding/finding.h"
@@ -266,6 +267,13 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	unit_diag_render(u->diag, res->finding, &md);
 	res->finding_markdown = strbuf_detach(&md, NULL);
 	res->outcome = finding_outcome_name(f.outcome);
+	res->verdict = (struct replay_verdict){
+		.fault_class = finding_fault_class_name(f.fault_class),
+		.kernel = f.kernel_name ? text_sanitized(f.kernel_name, TEXT_STRIP_ANSI) : NULL,
+		.d2h_pass = f.d2h_pass < 0 ? -1 : f.d2h_pass,
+		.d2h_fail = f.d2h_fail < 0 ? -1 : f.d2h_fail,
+		.classifier_version = FINDING_CLASSIFIER_VERSION,
+	};
 	json_text = cJSON_Print(res->finding);
 	{
 		cleanup_free char *with_nl = xasprintf("%s\n", json_text);

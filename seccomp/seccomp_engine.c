@@ -6,6 +6,7 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
 
@@ -15,12 +16,10 @@
 static int engine_arch(struct engine *e, uint32_t *arch, struct error *err)
 {
 	cleanup_cjson cJSON *v = NULL;
-	const cJSON *a;
 
 	if (engine_version(e, &v, err) < 0)
 		return error_prefix(err, "the engine's architecture (for --seccomp): ");
-	a = cJSON_GetObjectItemCaseSensitive(v, "Arch");
-	return seccomp_arch_from_engine(cJSON_IsString(a) ? a->valuestring : NULL, arch, err);
+	return seccomp_arch_from_engine(json_str(v, "Arch"), arch, err);
 }
 
 /* A site's profile: read, checked for the engine's arch, compacted. */

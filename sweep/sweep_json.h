@@ -5,14 +5,15 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/json.h"
 #include "common/xalloc.h"
 
 /* A copy of the string field k, or NULL. */
 static inline char *sjson_str(const cJSON *o, const char *k)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	const char *s = json_str(o, k);
 
-	return cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
+	return s ? xstrdup(s) : NULL;
 }
 
 static inline double sjson_num(const cJSON *o, const char *k, double dflt)

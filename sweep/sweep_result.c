@@ -128,11 +128,21 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)
 {
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+
+	sweep_result_to_json(r, &line);
+	return sweep_result_append_line(path, line.buf, err);
+}
+
+int sweep_result_append_line(const char *path, const char *json, struct error *err)
+{
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
 	cleanup_close int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 
+	if (strchr(json, '\n'))
+		return error_set(err, ERR_DATA, 0, "%s: a result that is not one line", path);
 	if (fd < 0)
 		return error_errno(err, "open %s", path);
-	sweep_result_to_json(r, &line);
+	strbuf_addstr(&line, json);
 	strbuf_addch(&line, '\n');
 	/* One write: O_APPEND makes it land whole after every other line. */
 	if (fs_write_all(fd, line.buf, line.len) < 0)

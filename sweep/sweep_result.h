@@ -55,6 +55,10 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 /* Append one line to path (created 0644), then fsync. */
 int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)
 	__attribute__((warn_unused_result));
+/* The same for a line already serialised (a worker's, which the parent
+ * parsed once to decide and records as it came: never re-serialised). */
+int sweep_result_append_line(const char *path, const char *json, struct error *err)
+	__attribute__((warn_unused_result));
 
 struct sweep_results {
 	struct sweep_result *v;

@@ -72,11 +72,15 @@ static enum sweep_base base_of(const struct run *r, size_t idx)
 	return r->in->base ? r->in->base[idx] : BASE_NONE;
 }
 
-static void record(struct run *r, size_t idx, struct sweep_result *res)
+/* line: the worker's serialised res, recorded as it came; NULL: the
+ * parent's own result, serialised here. */
+static void record(struct run *r, size_t idx, struct sweep_result *res, const char *line)
 {
 	struct error err;
+	int rc = line ? sweep_result_append_line(r->in->results_path, line, &err)
+		      : sweep_result_append(r->in->results_path, res, &err);
 
-	if (sweep_result_append(r->in->results_path, res, &err) < 0)
+	if (rc < 0)
 		say_error("%s", err.msg); /* the next --resume runs it again */
 	else
 		r->out->recorded++;
@@ -92,7 +96,7 @@ static void record_now(struct run *r, size_t idx, const char *state, const char 
 	struct sweep_result res;
 
 	sweep_result_fill(&res, c, r->attempt[idx], state, img ? img->env.img.id : NULL, msg);
-	record(r, idx, &res);
+	record(r, idx, &res, NULL);
 	sweep_result_release(&res);
 }
 
@@ -224,7 +228,7 @@ static void finish_worker(struct run *r, size_t k)
 		 * holds the GPU: quarantine it for the rest of the sweep. */
 		quarantine = sweep_replay_survived(res.run_dir, engine_alive, r->in->host->engine);
 		clean = !quarantine && !strcmp(res.state, RESULT_DONE);
-		record(r, w->idx, &res);
+		record(r, w->idx, &res, w->out.buf);
 		if (wants_retry(r, &res)) {
 			r->attempt[w->idx] = res.attempt + 1;
 			sweep_sched_add(&r->sched, w->idx, r->in->meta->plan.cases[w->idx].gpu_count);

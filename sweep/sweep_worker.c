@@ -33,20 +33,6 @@ void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int a
 	r->finished = (long long)time(NULL);
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static long long jnum(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
-}
-
 /* What the unit said, as one results line. */
 static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 			     const struct replay_unit_result *u)
@@ -71,16 +57,15 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 		r->run_dir = xasprintf("%s/%s", SWEEP_RUNS_DIR, base ? base + 1 : u->run_dir);
 	}
 	if (u->finding) {
-		long long pass = jnum(u->finding, "d2h_pass"), fail = jnum(u->finding, "d2h_fail");
-		long long cv = jnum(u->finding, "classifier_version");
+		const struct replay_verdict *v = &u->verdict;
 
 		r->outcome = xstrdup(u->outcome ? u->outcome : "UNKNOWN");
-		r->fault_class = jstr(u->finding, "fault_class") ? xstrdup(jstr(u->finding, "fault_class")) : NULL;
-		r->kernel = jstr(u->finding, "kernel_name") ? xstrdup(jstr(u->finding, "kernel_name")) : NULL;
-		r->d2h_checked = pass >= 0 && fail >= 0 ? pass + fail : -1;
-		r->d2h_mismatched = fail;
-		if (cv > 0)
-			r->classifier_version = (int)cv;
+		r->fault_class = v->fault_class ? xstrdup(v->fault_class) : NULL;
+		r->kernel = v->kernel ? xstrdup(v->kernel) : NULL;
+		r->d2h_checked = v->d2h_pass >= 0 && v->d2h_fail >= 0 ? v->d2h_pass + v->d2h_fail : -1;
+		r->d2h_mismatched = v->d2h_fail;
+		if (v->classifier_version > 0)
+			r->classifier_version = v->classifier_version;
 	}
 }
 
