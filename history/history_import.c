@@ -117,8 +117,7 @@ static int insert_planned(struct history_db *db, const char *id,
 
 static void gpus_text(const struct sweep_result *r, struct strbuf *out)
 {
-	for (size_t g = 0; g < r->n_gpus; g++)
-		strbuf_addf(out, g ? ",%d" : "%d", r->gpus[g]);
+	gpu_list_format(out, r->gpus, r->n_gpus);
 }
 
 static int insert_results(struct history_db *db, const char *id, const struct sweep_results *rs,

@@ -69,8 +69,7 @@ static void run_preflight(const struct replay_host *h, const struct replay_desc 
 		if (d->gpus_from) {
 			cleanup_strbuf struct strbuf list = STRBUF_INIT;
 
-			for (size_t i = 0; i < d->n_gpus; i++)
-				strbuf_addf(&list, i ? ",%d" : "%d", d->gpus[i]);
+			gpu_list_format(&list, d->gpus, d->n_gpus);
 			strvec_pushf(&p->report.blocks, "%s (%s=%s from the environment)", err.msg,
 				     d->gpus_from, list.buf);
 		} else {
@@ -307,8 +306,7 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 		code = replay_fail(&res->failure, REPLAY_STAGE_RECORDS, EXIT_NO_VERDICT, "%s", err.msg);
 		goto out;
 	}
-	for (size_t i = 0; i < u->n_chosen; i++)
-		strbuf_addf(&gpus, i ? ",%d" : "%d", u->chosen[i]);
+	gpu_list_format(&gpus, u->chosen, u->n_chosen);
 	say_info(d->verbosity, "replaying %s in %s on GPU %s (run %s)", u->pid_name, d->image->ref,
 		 gpus.len ? gpus.buf : "none", u->run_id);
 	memset(&x, 0, sizeof(x));
