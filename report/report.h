@@ -59,6 +59,17 @@ void report_summary_json(const struct report *r, struct strbuf *out);
 int report_html(const struct report *r, struct strbuf *out, struct error *err)
 	__attribute__((warn_unused_result));
 
+/* The files a sweep's report is written as, in the order they are
+ * written (report/report_formats.c): a new format is its renderer's file
+ * and one row there. Every renderer is pure: the model in, text out. */
+typedef int (*report_render_fn)(const struct report *r, struct strbuf *out, struct error *err);
+struct report_format {
+	const char *file;         /* in the sweep folder: "junit.xml" */
+	report_render_fn render;
+};
+extern const struct report_format report_formats[];
+extern const size_t report_formats_n;
+
 /* Untrusted text made safe for a report: valid UTF-8, no controls, ANSI
  * colour dropped; newlines and tabs kept when multiline. Caller frees. */
 char *report_clean(const char *s, bool multiline);

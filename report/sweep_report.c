@@ -244,23 +244,43 @@ static int write_copy(const char *folder, const char *name, const char *extra,
 	return 0;
 }
 
+/* Where --junit, --summary and --html want an extra copy of a file. */
+static const char *extra_copy(const struct sweep_finish *f, const char *file)
+{
+	if (!strcmp(file, "junit.xml"))
+		return f->junit;
+	if (!strcmp(file, "summary.md"))
+		return f->summary;
+	if (!strcmp(file, "report.html"))
+		return f->html;
+	return NULL;
+}
+
+/* Every format rendered before any is written: a renderer's failure
+ * leaves the folder's reports as they were. */
 static int render(struct model *m, const char *folder, const struct sweep_finish *f,
 		  struct strbuf *stdout_text, struct error *err)
 {
-	cleanup_strbuf struct strbuf junit = STRBUF_INIT, md = STRBUF_INIT, json = STRBUF_INIT,
-				     html = STRBUF_INIT;
+	const char *shown = f->json ? "summary.json" : "summary.md";
+	struct strbuf *text = xcalloc(report_formats_n, sizeof(*text));
+	int rc = 0;
 
-	report_summary_md(&m->r, &md);
-	report_summary_json(&m->r, &json);
-	if (report_junit(&m->r, &junit, err) < 0 || report_html(&m->r, &html, err) < 0)
-		return -1;
-	if (write_copy(folder, "junit.xml", f->junit, &junit, err) < 0 ||
-	    write_copy(folder, "summary.md", f->summary, &md, err) < 0 ||
-	    write_copy(folder, "summary.json", NULL, &json, err) < 0 ||
-	    write_copy(folder, "report.html", f->html, &html, err) < 0)
-		return -1;
-	strbuf_add(stdout_text, f->json ? json.buf : md.buf, f->json ? json.len : md.len);
-	return 0;
+	for (size_t i = 0; i < report_formats_n; i++)
+		strbuf_init(&text[i], 0);
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
+		rc = report_formats[i].render(&m->r, &text[i], err);
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++) {
+		const char *file = report_formats[i].file;
+
+		rc = write_copy(folder, file, extra_copy(f, file), &text[i], err);
+	}
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
+		if (!strcmp(report_formats[i].file, shown))
+			strbuf_add(stdout_text, text[i].buf, text[i].len);
+	for (size_t i = 0; i < report_formats_n; i++)
+		strbuf_release(&text[i]);
+	free(text);
+	return rc;
 }
 
 int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
