@@ -101,8 +101,9 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return 0;
 }
 
-static int prune(struct history_db *db, const struct sweep_options *o)
+static int prune(struct history_db *db, const struct options *opts)
 {
+	const struct sweep_options *o = &opts->sweep;
 	cleanup_strvec struct strvec removed = STRVEC_INIT;
 	struct error err;
 
@@ -120,24 +121,14 @@ static int prune(struct history_db *db, const struct sweep_options *o)
 	return 0;
 }
 
-int history_command(struct options *opts)
+/* The default action: the label's (or one case's) last sweeps. */
+static int show_trend(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
-	struct history_db *db = NULL;
-	struct error err;
-	cleanup_free char *dflt = history_db_default_path();
 	struct trend_out t = { 0 };
+	struct error err;
 	int code = 0;
 
-	if (history_db_open(&db, o->db ? o->db : dflt, &err) < 0) {
-		say_error("%s", err.msg);
-		return 5;
-	}
-	if (o->prune) {
-		code = prune(db, o);
-		history_db_close(db);
-		return code;
-	}
 	strbuf_init(&t.md, 0);
 	if (opts->format == FORMAT_JSON)
 		t.json = cJSON_CreateArray();
@@ -155,6 +146,36 @@ int history_command(struct options *opts)
 	}
 	cJSON_Delete(t.json);
 	strbuf_release(&t.md);
+	return code;
+}
+
+static const struct history_action history_actions[] = {
+	{ "prune", prune },
+};
+
+const struct history_action *history_action_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(history_actions) / sizeof(history_actions[0]); i++)
+		if (!strcmp(history_actions[i].name, name))
+			return &history_actions[i];
+	return NULL;
+}
+
+int history_command(struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	const struct history_action *act =
+		o->history_action ? history_action_find(o->history_action) : NULL;
+	struct history_db *db = NULL;
+	struct error err;
+	cleanup_free char *dflt = history_db_default_path();
+	int code;
+
+	if (history_db_open(&db, o->db ? o->db : dflt, &err) < 0) {
+		say_error("%s", err.msg);
+		return 5;
+	}
+	code = act ? act->run(db, opts) : show_trend(db, opts);
 	history_db_close(db);
 	return code;
 }

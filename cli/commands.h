@@ -10,6 +10,7 @@
 #include "replay/replay_unit.h"
 
 struct options;
+struct history_db;
 
 struct command_def {
 	const char *name;
@@ -33,6 +34,14 @@ const struct command_def *command_table(size_t *n);
 extern const char cmd_run_usage[], cmd_replay_help_tail[], cmd_preflight_usage[],
 	cmd_analyze_usage[], cmd_gc_usage[], cmd_sweep_usage[], cmd_sweep_help_tail[],
 	cmd_history_usage[];
+
+/* `history`'s sub-actions, the word after `history` (none: the trend),
+ * in cmd_history.c's table: a new one is a row and its function there. */
+struct history_action {
+	const char *name;
+	int (*run)(struct history_db *db, const struct options *o);
+};
+const struct history_action *history_action_find(const char *name);
 
 int run_command(struct options *o);       /* cmd_run.c */
 int preflight_command(struct options *o); /* cmd_preflight.c */

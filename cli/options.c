@@ -657,15 +657,19 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 					 argv[1]);
 		o->command = cmd->id;
 		first = 2;
-		if (cmd->id == CMD_HISTORY && argc > 2 && !strcmp(argv[2], "prune")) {
-			o->sweep.prune = true;
+		const struct history_action *act =
+			cmd->id == CMD_HISTORY && argc > 2 ? history_action_find(argv[2]) : NULL;
+
+		if (act) {
+			o->sweep.history_action = act->name;
 			first = 3;
+		}
+		if (act && !strcmp(act->name, "prune"))
 			/* `history prune --keep N` (docs/sweep.md); --keep is also
 			 * run's flag, so the table spells this one --keep-last. */
 			for (int i = first; i < argc; i++)
 				if (!strcmp(argv[i], "--keep"))
 					argv[i] = (char *)"--keep-last";
-		}
 	}
 	if (o->command == CMD_HELP)
 		return 0;

@@ -125,9 +125,11 @@ int sweep_option_apply(struct sweep_options *s, int id, const char *v, const cha
 int sweep_options_validate(const struct sweep_options *s, bool history, struct error *err)
 {
 	if (history) {
-		if (s->prune && s->keep < 0)
+		bool prune = s->history_action && !strcmp(s->history_action, "prune");
+
+		if (prune && s->keep < 0)
 			return error_set(err, ERR_USAGE, 0, "history prune needs --keep N");
-		if (!s->prune && s->keep >= 0)
+		if (!prune && s->keep >= 0)
 			return error_set(err, ERR_USAGE, 0, "--keep belongs to `history prune`");
 		return 0;
 	}

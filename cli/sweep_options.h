@@ -34,7 +34,7 @@ struct sweep_options {
 	long slurm_tasks, slurm_max_running; /* 0: default */
 	char *merge;          /* a sweep id or folder */
 	/* history */
-	bool prune;
+	const char *history_action; /* "prune" (commands.h), NULL: the trend */
 	char *case_name;
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */

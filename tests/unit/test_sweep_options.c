@@ -127,10 +127,10 @@ Test(sweep_options, history_and_prune)
 	cr_assert_eq(o.command, CMD_HISTORY);
 	cr_assert_str_eq(o.sweep.case_name, "lib/pid-1");
 	cr_assert_eq(o.sweep.last, 3);
-	cr_assert(!o.sweep.prune);
+	cr_assert_null(o.sweep.history_action);
 	options_release(&o);
 	cr_assert_eq(PARSE(&o, no_env, "history", "prune", "--keep", "2"), 0, "%s", err.msg);
-	cr_assert(o.sweep.prune);
+	cr_assert_str_eq(o.sweep.history_action, "prune");
 	cr_assert_eq(o.sweep.keep, 2);
 	options_release(&o);
 	cr_assert_eq(PARSE(&o, no_env, "history", "prune"), -1);
