@@ -18,7 +18,7 @@ DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 li
 TEST_LIBS  = $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
 ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
 
-# The product's folders, bottom layer first (docs/design.md "Layout"): a
+# The product's folders, bottom layer first (docs/design.md "Modules"): a
 # folder includes only folders before it in this list.
 MODULES = common docker containers preflight finding seccomp replay lease sweep history \
           cluster report cli

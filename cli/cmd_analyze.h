@@ -1,5 +1,5 @@
 /* `hrr-docker-replay analyze`: classify existing replay logs offline
- * (docs/cli.md "Offline analysis"). No engine, no GPU. */
+ * (docs/cli.md "`analyze`"). No engine, no GPU. */
 #ifndef HRR_ORCHESTRATOR_CMD_ANALYZE_H
 #define HRR_ORCHESTRATOR_CMD_ANALYZE_H
 

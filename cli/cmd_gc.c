@@ -2,7 +2,7 @@
  * reboot). Only this tool's containers (by label), only this host's, only
  * the caller's (root may ask for everyone's), and only when the owning
  * process is known to be gone: a live run is never touched, and an owner
- * that cannot be seen is not dead (orchestrator/gc_policy.h). */
+ * that cannot be seen is not dead (containers/gc_policy.h). */
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"

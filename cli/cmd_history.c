@@ -1,5 +1,4 @@
-/* `history`: what past sweeps said, per case (docs/sweep.md "Results and
- * history"); `history prune --keep N` removes old sweeps from the database
+/* `history`: what past sweeps said, per case (docs/sweep.md "The history database"); `history prune --keep N` removes old sweeps from the database
  * and their folders from disk. */
 #include <errno.h>
 #include <ftw.h>

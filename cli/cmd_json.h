@@ -1,5 +1,5 @@
 /* `--format json` prints exactly one JSON object per result on stdout, on
- * every path, so `| jq .exit` always parses (docs/cli.md "Output"):
+ * every path, so `| jq .exit` always parses (docs/cli.md "Output streams"):
  *   a finding:  the finding's keys, plus "exit";
  *   otherwise:  {"outcome": null, "exit": N, "stage": "...", "error": "...",
  *               "run_dir": "..." | null}

@@ -1,6 +1,6 @@
 /* `sweep`: many replays, their history and reports (docs/sweep.md). This
  * file sets a sweep up (plan, host, pinned images, folder, database) and
- * ends it (reports, exit code); orchestrator/sweep_run.c runs the cases. */
+ * ends it (reports, exit code); sweep/sweep_run.c runs the cases. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The subcommands' ids: the command table (cli/commands.c) gives each its
- * name and entry point, the option table (cli/options_table.c) marks the
+ * name and entry point, the option table (cli/options.c) marks the
  * rows each takes. Its own header so that neither table includes the
  * other's. */
 #ifndef HRR_CLI_COMMAND_IDS_H

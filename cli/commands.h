@@ -1,8 +1,8 @@
-/* The subcommands: one table (orchestrator/commands.c) names each, gives
+/* The subcommands: one table (cli/commands.c) names each, gives
  * its summary and its entry point; main and `help <command>` find them
  * there. A command's options are the rows of the option table
- * (orchestrator/options.c) marked for it. Exit codes: docs/cli.md
- * (orchestrator/replay_unit.h). */
+ * (cli/options.c) marked for it. Exit codes: docs/cli.md
+ * (replay/replay_unit.h). */
 #ifndef HRR_ORCHESTRATOR_COMMANDS_H
 #define HRR_ORCHESTRATOR_COMMANDS_H
 

@@ -38,7 +38,7 @@ enum option_id {
 	OPT_SECCOMP,
 	OPT_AS_ROOT,
 	OPT_MEMORY,
-	/* sweep, history, leases: applied by orchestrator/sweep_options.c */
+	/* sweep, history, leases: applied by cli/sweep_options.c */
 	OPT_PLAN,
 	OPT_LABEL,
 	OPT_BASELINE,

@@ -1,5 +1,5 @@
 /* The options `sweep` and `history` add to the option table
- * (orchestrator/options.c), and --gpu-wait, which `run` takes too
+ * (cli/options.c), and --gpu-wait, which `run` takes too
  * (docs/sweep.md "Commands", "GPU leases"). A sweep also takes every run
  * option but --gpu and -o; its --image and --archive repeat. */
 #ifndef HRR_ORCHESTRATOR_SWEEP_OPTIONS_H

@@ -2,7 +2,7 @@
  * docs/sweep.md "Clusters"): what sbatch is given, what a task's
  * environment and the site's gres.conf say about its GPUs, and how squeue
  * prints the time left. No process is started here: the commands run
- * through orchestrator/slurm_cmd.h, so all of this is tested alone. */
+ * through cluster/slurm_cmd.h, so all of this is tested alone. */
 #ifndef HRR_ORCHESTRATOR_SLURM_H
 #define HRR_ORCHESTRATOR_SLURM_H
 

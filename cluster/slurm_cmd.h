@@ -1,6 +1,6 @@
 /* How the Slurm commands (sbatch, squeue, scontrol, sacct) are run: one
  * small interface, so what builds their arguments and reads their answers
- * (orchestrator/slurm.h) is tested without a cluster, and the real runner
+ * (cluster/slurm.h) is tested without a cluster, and the real runner
  * is the only place that starts them. */
 #ifndef HRR_ORCHESTRATOR_SLURM_CMD_H
 #define HRR_ORCHESTRATOR_SLURM_CMD_H

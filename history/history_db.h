@@ -1,4 +1,4 @@
-/* The history database (docs/sweep.md "Results and history"): SQLite, one
+/* The history database (docs/sweep.md "The history database"): SQLite, one
  * file, one writer at a time. It indexes what the results files say, so it
  * can always be rebuilt from them; statuses against a baseline are
  * computed in SQL.

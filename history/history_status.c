@@ -1,6 +1,6 @@
 /* Questions to the history database: the baseline, statuses, trends,
  * pruning. Statuses are computed in SQL from the final attempt of each
- * case (docs/sweep.md "Status"). */
+ * case (docs/sweep.md "Statuses"). */
 #include "history/history_db.h"
 
 #include <stdlib.h>

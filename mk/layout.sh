@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make layout`: each folder's share of the product's C lines (.c and .h
 # outside tests/, images/, bench/ and build trees) and the include loops,
-# for people reading the layout (docs/design.md "Layout"). A report, not a
+# for people reading the layout (docs/design.md "Modules"). A report, not a
 # test: it always exits 0.
 #
 # A module is a .c with its .h (cli/options.c + cli/options.h); module A

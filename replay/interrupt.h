@@ -1,5 +1,5 @@
 /* What a replay knows of the user's interrupts: read from a file
- * descriptor (the signal self-pipe of orchestrator/signals.c: one byte per
+ * descriptor (the signal self-pipe of common/signals.c: one byte per
  * signal, the byte is the signal number), so the replay holds no global
  * state and a caller without signal handlers passes -1. */
 #ifndef HRR_ORCHESTRATOR_INTERRUPT_H

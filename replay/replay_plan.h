@@ -60,7 +60,7 @@ struct replay_plan_knobs {
 	/* A hang-diagnostic run: rocgdb may attach (CAP_SYS_PTRACE). */
 	bool allow_ptrace;
 	/* The run folder's diagnostics/ on the host, mounted writable at
-	 * DIAGNOSE_MOUNT (orchestrator/diagnose.h); NULL = none. */
+	 * DIAGNOSE_MOUNT (replay/diagnose.h); NULL = none. */
 	const char *diagnostics_dir;
 	long progress_seconds;
 	long stop_grace_s;

@@ -1,5 +1,4 @@
-/* A sweep's folder, <workdir>/sweeps/<id>/ (docs/sweep.md "Results and
- * history"): plan.json (the expanded cases in their fixed order, the
+/* A sweep's folder, <workdir>/sweeps/<id>/ (docs/sweep.md "The sweep folder"): plan.json (the expanded cases in their fixed order, the
  * images pinned to IDs, the options), the run folders, the results files
  * and the reports. Everything a resume, a shard or the merge needs is
  * read back from here. */

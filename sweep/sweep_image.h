@@ -1,5 +1,5 @@
 /* What a sweep sets up once per image before any case runs (docs/sweep.md
- * "Scheduling on one host"): the reference pinned to an image ID (pulled
+ * "What a sweep does"): the reference pinned to an image ID (pulled
  * if needed), the overlay and hrr-playback path, the preflight stack
  * facts. Workers inherit these across fork(), so a probe runs once per
  * image, not once per case. */

@@ -1,4 +1,4 @@
-/* A sweep's case list (docs/sweep.md "Commands", "Case names", "Shards"):
+/* A sweep's case list (docs/sweep.md "Commands", "Options"):
  * the matrix of --archive x --image, the cases of a --plan file, their
  * names, the sweep id, and the shard a task runs. plan.json is this list in
  * a fixed order; every later step (workers, resume, shards, the merge)

@@ -1,4 +1,4 @@
-/* A sweep's progress on stderr (docs/sweep.md "Scheduling on one host"):
+/* A sweep's progress on stderr (docs/sweep.md "What a sweep does"):
  * one line per finished case; on a terminal also a status line redrawn in
  * place ("[37/128] 8 running · 2 regressed · 1 flaky · eta 14m"), counted
  * against the baseline's verdicts loaded before the sweep started

@@ -1,5 +1,4 @@
-/* A GPU whose replay could not be stopped (docs/sweep.md "Scheduling on
- * one host"): when a case's worker has ended but the replay's container
+/* A GPU whose replay could not be stopped (docs/sweep.md "What a sweep does"): when a case's worker has ended but the replay's container
  * still runs, its GPUs leave the pool for the rest of the sweep and the
  * summary names them. Pure but for the alive callback (the engine). */
 #ifndef HRR_ORCHESTRATOR_SWEEP_QUARANTINE_H

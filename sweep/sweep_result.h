@@ -1,5 +1,5 @@
 /* One finished case attempt: a line of the sweep's results file
- * (docs/sweep.md "Results and history"). The results files are the source
+ * (docs/sweep.md "The sweep folder"). The results files are the source
  * of truth; the history database is rebuilt from them. A line is written
  * whole with one write(2) on an O_APPEND descriptor and fsynced, so a
  * killed sweep leaves at most a torn last line, which reading skips. */

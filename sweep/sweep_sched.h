@@ -1,5 +1,4 @@
-/* Which case starts next, on which GPUs (docs/sweep.md "Scheduling on one
- * host"). Pure: no clock, no processes; the command layer asks for the next
+/* Which case starts next, on which GPUs (docs/sweep.md "What a sweep does"). Pure: no clock, no processes; the command layer asks for the next
  * start whenever a slot frees and reports each finish.
  *
  * Cases run on disjoint GPUs. Cases are considered in plan order; a later

@@ -1,4 +1,4 @@
-/* A case's status against the baseline (docs/sweep.md "Status"), and the
+/* A case's status against the baseline (docs/sweep.md "Statuses"), and the
  * sweep's exit code computed from the status counts. Pure. */
 #ifndef HRR_ORCHESTRATOR_SWEEP_STATUS_H
 #define HRR_ORCHESTRATOR_SWEEP_STATUS_H
@@ -32,7 +32,7 @@ enum sweep_base {
 	BASE_FAILED,    /* its final attempt ran and did not pass */
 };
 
-/* Exit codes of `sweep` (docs/sweep.md "Exit code"). */
+/* Exit codes of `sweep` (docs/sweep.md "Exit codes"). */
 #define SWEEP_EXIT_OK 0
 #define SWEEP_EXIT_FAILED 1
 #define SWEEP_EXIT_INFRA 5

@@ -1,5 +1,4 @@
-/* One case attempt in its own process (docs/sweep.md "Scheduling on one
- * host"): the parent forks a worker per running case; the worker opens its
+/* One case attempt in its own process (docs/sweep.md "What a sweep does"): the parent forks a worker per running case; the worker opens its
  * own engine connection, calls the replay unit once on the GPUs the parent
  * leased, and reports one results line back through a pipe. The parent is
  * the only writer of the results file. */

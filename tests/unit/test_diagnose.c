@@ -1,4 +1,4 @@
-/* orchestrator/diagnose: the bounded child a debugger runs in, and what an
+/* replay/diagnose: the bounded child a debugger runs in, and what an
  * agent run left in a run folder's diagnostics/. */
 #include <criterion/criterion.h>
 

@@ -1,4 +1,4 @@
-/* orchestrator/gc_policy: whose containers gc may remove. */
+/* containers/gc_policy: whose containers gc may remove. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* orchestrator/seccomp_engine.c: --seccomp on a (fake) engine's architecture. */
+/* seccomp/seccomp_engine.c: --seccomp on a (fake) engine's architecture. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

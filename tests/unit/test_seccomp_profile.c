@@ -1,4 +1,4 @@
-/* orchestrator/seccomp_profile: the replay container's profile, --seccomp
+/* seccomp/seccomp_profile: the replay container's profile, --seccomp
  * parsing and site profile validation. */
 #include <criterion/criterion.h>
 #include <seccomp.h>

@@ -1,4 +1,4 @@
-/* The pure parts of sweep --slurm (orchestrator/slurm.h, slurm_task.h):
+/* The pure parts of sweep --slurm (cluster/slurm.h, slurm_task.h):
  * sbatch's arguments, Slurm's GPU index lists, gres.conf's GPU order, the
  * index -> render node -> KFD ordinal chain, squeue's time left, and the
  * runner interface with a scripted runner instead of a cluster. */
