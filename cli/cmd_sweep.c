@@ -17,9 +17,7 @@
 #include "cli/options.h"
 #include "history/history_db.h"
 #include "common/say.h"
-#include "cluster/slurm.h"
-#include "cluster/slurm_task.h"
-#include "cluster/sweep_slurm.h"
+#include "cluster/sweep_backend.h"
 #include "history/sweep_baseline.h"
 #include "lease/gpu_holders.h"
 #include "report/sweep_report.h"
@@ -39,7 +37,9 @@ struct sweep_cmd {
 	struct sweep_shared sh;
 	struct history_db *db;
 	bool resume;
-	bool task;   /* a task of a Slurm job array: no database, no reports */
+	const struct sweep_backend *submit_to; /* the cases go there; NULL: they run here */
+	const struct sweep_backend *task_of;   /* this is its task: no database, no reports */
+	bool task;
 };
 
 const char cmd_sweep_usage[] =
@@ -134,7 +134,7 @@ static int plan_new(struct sweep_cmd *c, struct error *err)
 	m->id = sweep_id_make(m->label, (time_t)m->started, random24());
 	/* The merge job opens the database this sweep names, not its own
 	 * default. */
-	if (c->so->slurm && !m->db)
+	if (c->so->backend && !m->db)
 		m->db = history_db_default_path();
 	return 0;
 }
@@ -145,7 +145,7 @@ static int open_host(struct sweep_cmd *c, struct replay_failure *f)
 	struct replay_host_config cfg = {
 		.workdir = c->ro->workdir, .archives = archives,
 		.n_archives = c->meta.plan.n, .device_root = c->ro->device_root,
-		.sysfs_root = c->ro->sysfs_root, .need_gpu = !c->so->slurm,
+		.sysfs_root = c->ro->sysfs_root, .need_gpu = !c->so->backend,
 		.verbosity = c->ro->verbosity,
 	};
 	int code;
@@ -216,15 +216,13 @@ static int open_db(struct sweep_cmd *c, struct error *err)
 	return history_db_open(&c->db, path, err);
 }
 
-/* Single host: results.jsonl. A cluster task (--shard under Slurm) writes
- * its own file, so tasks never append to one file over the network. */
+/* Single host: results.jsonl. A cluster task (--shard under a backend)
+ * writes its own file, so tasks never append to one file over the network. */
 static char *results_path(const struct sweep_cmd *c)
 {
-	const char *job = getenv("SLURM_ARRAY_JOB_ID"), *task = getenv("SLURM_ARRAY_TASK_ID");
+	char *own = c->so->have_shard ? sweep_backends_task_results(c->folder) : NULL;
 
-	if (c->so->have_shard && job && *job && task && *task)
-		return xasprintf("%s/results.%s_%s.jsonl", c->folder, job, task);
-	return xasprintf("%s/%s", c->folder, SWEEP_RESULTS_FILE);
+	return own ? own : xasprintf("%s/%s", c->folder, SWEEP_RESULTS_FILE);
 }
 
 /* --shard I/N --shard-cases FILE: shard I/N of the listed plan indexes
@@ -319,7 +317,7 @@ static int finish_task(const struct sweep_cmd *c, const struct sweep_run_outcome
 static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size_t n_cases)
 {
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
-	cleanup_free char *slurm = c->so->merge ? sweep_slurm_record(c->folder) : NULL;
+	cleanup_free char *slurm = c->so->merge ? sweep_backends_record(c->folder) : NULL;
 	struct sweep_finish f = {
 		.state = final_state(c, out, n_cases), .finished = (long long)time(NULL),
 		.quarantined = out->quarantined, .n_quarantined = out->n_quarantined,
@@ -344,53 +342,40 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 	return code;
 }
 
-/* A task stops starting cases once the job's time left is shorter than
- * the next case's timeout (no timeout: it starts). */
+/* A task stops starting cases once its backend says the time left is
+ * shorter than the next case's timeout (no timeout: it starts). */
 static bool task_may_start(void *ctx, const struct sweep_case *sc)
 {
 	const struct sweep_cmd *c = ctx;
 	long timeout = sc->timeout >= 0 ? sc->timeout : (long)c->ro->timeout_s;
-	long left;
 
-	if (timeout <= 0)
-		return true;
-	left = slurm_task_time_left(&slurm_runner_exec);
-	if (left == SLURM_TIME_UNLIMITED || left < -1 || left >= timeout)
-		return true;
-	say_warning("the job has %lds left, %s may take %lds: no more cases start in this task",
-		    left, sc->name, timeout);
-	return false;
+	return timeout <= 0 || c->task_of->task_may_start(timeout, sc->name);
 }
 
-/* The pool of a Slurm task: exactly the GPUs Slurm allocated to it. */
+/* The pool of a task: exactly the GPUs its backend allocated to it. */
 static int task_pool(struct sweep_cmd *c, struct error *err)
 {
 	int ord[GPU_MAX];
 	size_t n;
-	cleanup_strbuf struct strbuf how = STRBUF_INIT;
 
-	if (slurm_task_gpus(&slurm_runner_exec, &c->host.topo, ord, GPU_MAX, &n, &how,
-			    err) < 0)
+	if (c->task_of->task_pool(&c->host.topo, ord, GPU_MAX, &n, err) < 0)
 		return -1;
-	/* What the task was given, in its output file (docs/slurm.md). */
-	fprintf(stderr, "slurm task %s_%s: %s\n", getenv("SLURM_ARRAY_JOB_ID") ?: "?",
-		getenv("SLURM_ARRAY_TASK_ID") ?: "?", how.buf);
 	memcpy(c->meta.gpus, ord, n * sizeof(int));
 	c->meta.n_gpus = n;
 	c->meta.jobs = 0;
 	return 0;
 }
 
-/* The merge, or the submission of --slurm: nothing runs here. */
-static int submit_slurm(struct sweep_cmd *c, const size_t *cases, size_t n)
+/* The cases handed to the backend: nothing runs here. */
+static int submit_cases(struct sweep_cmd *c, const size_t *cases, size_t n)
 {
 	char exe[4096];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	cleanup_free char *merge = NULL;
-	struct sweep_slurm_submit s = {
+	struct sweep_backend_submission s = {
 		.meta = &c->meta, .folder = c->folder, .workdir = c->host.workdir,
 		.tasks_per_array = c->so->slurm_tasks, .max_running = c->so->slurm_max_running,
 		.user_opts = &c->so->slurm_opts, .cases = cases, .n_cases = n, .bin = exe,
+		.wait = c->so->wait,
 	};
 	struct error err;
 	int code;
@@ -398,17 +383,12 @@ static int submit_slurm(struct sweep_cmd *c, const size_t *cases, size_t n)
 	exe[len > 0 ? len : 0] = '\0';
 	if (len <= 0)
 		snprintf(exe, sizeof(exe), "hrr-docker-replay");
-	if (sweep_slurm_submit(&slurm_runner_exec, &s, &merge, &err) < 0) {
+	if (c->submit_to->submit(&s, &code, &err) < 0) {
 		say_error("%s", err.msg);
 		return SWEEP_EXIT_INFRA;
 	}
 	if (!c->so->wait)
 		return SWEEP_EXIT_OK;
-	fprintf(stderr, "waiting for merge job %s\n", merge);
-	if (sweep_slurm_wait(&slurm_runner_exec, c->folder, merge, &code, &err) < 0) {
-		say_error("%s", err.msg);
-		return SWEEP_EXIT_INFRA;
-	}
 	cleanup_free char *summary = xasprintf("%s/summary.%s", c->folder,
 					       c->ro->format == FORMAT_JSON ? "json" : "md");
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
@@ -431,16 +411,16 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 	struct replay_failure f;
 	struct error err;
 	int code;
-	bool submit = c->so->slurm;
+	bool submit;
 
-	if (submit && !slurm_on_path("sbatch")) {
-		say_error("--slurm: sbatch is not on PATH; submit from a Slurm login node "
-			  "(or run the sweep here without --slurm)");
-		return SWEEP_EXIT_INFRA;
-	}
+	c->submit_to = sweep_backend_named(c->so->backend);
+	submit = c->submit_to != NULL;
+	if (submit && c->submit_to->can_submit(&err) < 0)
+		return fail(&err, SWEEP_EXIT_INFRA);
 	if (prepare(c, &err) < 0)
 		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
-	c->task = c->so->have_shard && slurm_task_here();
+	c->task_of = c->so->have_shard ? sweep_backend_of_task() : NULL;
+	c->task = c->task_of != NULL;
 	if (!submit && !c->task && open_db(c, &err) < 0)
 		return fail(&err, SWEEP_EXIT_INFRA);
 	if ((code = open_host(c, &f)))
@@ -494,8 +474,8 @@ static int run_sweep(struct sweep_cmd *c)
 	}
 	fprintf(stderr, "sweep %s: %zu case(s) to run of %zu, folder %s\n", c->meta.id, n,
 		c->meta.plan.n, c->folder);
-	if (c->so->slurm) {
-		code = submit_slurm(c, cases, n);
+	if (c->submit_to) {
+		code = submit_cases(c, cases, n);
 		free(cases);
 		free(next_attempt);
 		return code;
@@ -511,7 +491,7 @@ static int run_sweep(struct sweep_cmd *c)
 		.sysfs_root = c->ro->sysfs_root, .device_root = c->ro->device_root,
 		.host = &c->host, .imgs = c->imgs, .sh = &c->sh, .cases = cases, .n_cases = n,
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
-		.may_start_ctx = c, .resume_hint = c->task ? "--slurm" : NULL, .base = base,
+		.may_start_ctx = c, .resume_hint = c->task ? c->task_of->flag : NULL, .base = base,
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)
@@ -569,7 +549,7 @@ static int merge_sweep(struct sweep_cmd *c)
 
 static int sweep_status(struct sweep_cmd *c)
 {
-	cleanup_strbuf struct strbuf slurm = STRBUF_INIT;
+	cleanup_strbuf struct strbuf backends = STRBUF_INIT;
 	size_t done, lines;
 	int code = read_back(c, c->so->status, &done, &lines);
 
@@ -578,8 +558,8 @@ static int sweep_status(struct sweep_cmd *c)
 	printf("sweep %s (label %s): %zu of %zu cases have a result; %zu results recorded%s\n",
 	       c->meta.id, c->meta.label, done, c->meta.plan.n, lines,
 	       done < c->meta.plan.n ? "; finish it with `sweep --resume`" : "");
-	sweep_slurm_status(&slurm_runner_exec, c->folder, &slurm);
-	fwrite(slurm.buf, 1, slurm.len, stdout);
+	sweep_backends_status(c->folder, &backends);
+	fwrite(backends.buf, 1, backends.len, stdout);
 	return 0;
 }
 

@@ -109,7 +109,7 @@ int sweep_option_apply(struct sweep_options *s, int id, const char *v, const cha
 		s->have_shard = true;
 		return sweep_shard_parse(v, &s->shard_i, &s->shard_n, err);
 	case OPT_SHARD_CASES: set_str(&s->shard_cases, v); return 0;
-	case OPT_SLURM: s->slurm = true; return 0;
+	case OPT_SLURM: s->slurm = true; s->backend = "slurm"; return 0;
 	case OPT_WAIT: s->wait = true; return 0;
 	case OPT_SLURM_OPT: strvec_push(&s->slurm_opts, v); return 0;
 	case OPT_SLURM_TASKS: return parse_long(from, v, 1, &s->slurm_tasks, err);

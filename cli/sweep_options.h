@@ -30,6 +30,8 @@ struct sweep_options {
 	sweep_status_mask fail_on;
 	/* Slurm (docs/slurm.md) */
 	bool slurm, wait;
+	const char *backend;  /* the scheduler backend submitted to (cluster/sweep_backend.h):
+			       * "slurm" with --slurm; NULL: this host runs the cases */
 	struct strvec slurm_opts;
 	long slurm_tasks, slurm_max_running; /* 0: default */
 	char *merge;          /* a sweep id or folder */
