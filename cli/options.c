@@ -12,7 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-const struct option_def option_table[] = {
+/* The replay options of `run` and `preflight` (a sweep takes them too). */
+static const struct option_def replay_rows[] = {
 	{ OPT_IMAGE, "image", 0, "REF", "HRR_DOCKER_IMAGE", FOR_REPLAY,
 	  "capture image: name[:tag] or name@sha256:..." },
 	{ OPT_LOG, "log", 0, "FILE", NULL, FOR_ANALYZE,
@@ -77,50 +78,10 @@ const struct option_def option_table[] = {
 	  "memory limit of the replay container (512m, 2g; default none)" },
 	{ OPT_AS_ROOT, "as-root", 0, NULL, NULL, FOR_REPLAY,
 	  "run the replay as root inside (default: as your uid:gid; capabilities stay dropped)" },
-	{ OPT_GPU_WAIT, "gpu-wait", 0, "S", NULL, FOR_RUN | FOR_SWEEP,
-	  "give up after S seconds when the GPU is held by another run (default: wait; 0 = do not)" },
-	{ OPT_PLAN, "plan", 0, "FILE", NULL, FOR_SWEEP,
-	  "cases listed in a JSON plan ({\"cases\": [...]}; repeatable)" },
-	{ OPT_LABEL, "label", 0, "L", NULL, FOR_SWEEP | FOR_HISTORY,
-	  "the series of sweeps (default \"default\"); statuses compare with its previous one" },
-	{ OPT_BASELINE, "baseline", 0, "SWEEP", NULL, FOR_SWEEP,
-	  "compare against this sweep instead of the label's previous one" },
-	{ OPT_GPUS, "gpus", 0, "LIST", NULL, FOR_SWEEP,
-	  "host GPU ordinals the sweep may use (default all)" },
-	{ OPT_JOBS, "jobs", 0, "N", NULL, FOR_SWEEP,
-	  "at most N cases at once (default: as many as the GPUs allow)" },
-	{ OPT_RETRY_FAILED, "retry-failed", 0, "N", NULL, FOR_SWEEP,
-	  "rerun a non-PASS case up to N times; one that then passes is flaky" },
-	{ OPT_DB, "db", 0, "PATH", "HRR_HISTORY_DB", FOR_SWEEP | FOR_HISTORY,
-	  "history database (default $XDG_DATA_HOME/hrr-docker-replay/history.sqlite)" },
-	{ OPT_JUNIT, "junit", 0, "PATH", NULL, FOR_SWEEP, "also write junit.xml to PATH" },
-	{ OPT_HTML, "html", 0, "PATH", NULL, FOR_SWEEP, "also write report.html to PATH" },
-	{ OPT_SUMMARY, "summary", 0, "PATH", NULL, FOR_SWEEP, "also write summary.md to PATH" },
-	{ OPT_RESUME, "resume", 0, "SWEEP", NULL, FOR_SWEEP,
-	  "finish a sweep (id or folder): its cases without a result, and errors" },
-	{ OPT_STATUS, "status", 0, "SWEEP", NULL, FOR_SWEEP, "say how far a sweep got" },
-	{ OPT_SHARD, "shard", 0, "I/N", NULL, FOR_SWEEP,
-	  "run only shard I of N of the remaining cases (one task of a job array)" },
-	{ OPT_SHARD_CASES, "shard-cases", 0, "FILE", NULL, FOR_SWEEP,
-	  "with --shard: shard only these plan indexes (one a line; --slurm writes it)" },
-	{ OPT_SLURM, "slurm", 0, NULL, NULL, FOR_SWEEP,
-	  "submit the cases as Slurm job arrays and a merge job (docs/slurm.md)" },
-	{ OPT_SLURM_OPT, "slurm-opt", 0, "ARG", NULL, FOR_SWEEP,
-	  "one more sbatch argument, verbatim (repeatable: --slurm-opt=--partition=gpu)" },
-	{ OPT_SLURM_TASKS, "slurm-tasks", 0, "N", NULL, FOR_SWEEP,
-	  "tasks per job array (default: min(its cases, 64))" },
-	{ OPT_SLURM_MAX_RUNNING, "slurm-max-running", 0, "M", NULL, FOR_SWEEP,
-	  "at most M tasks of an array at once (--array=...%M; default no bound)" },
-	{ OPT_WAIT, "wait", 0, NULL, NULL, FOR_SWEEP,
-	  "with --slurm: wait for the merge job and exit with its code (for CI)" },
-	{ OPT_MERGE, "merge", 0, "SWEEP", NULL, FOR_SWEEP,
-	  "read every results file into the history and write the reports (the merge job)" },
-	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
-	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
-	{ OPT_CASE, "case", 0, "NAME", NULL, FOR_HISTORY, "one case's trend" },
-	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
-	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
-	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
+};
+
+/* Rows of no replay: the engine, gc, verbosity, --version, --help. */
+static const struct option_def general_rows[] = {
 	{ OPT_ENGINE, "engine", 0, "auto|podman-service", "HRR_ENGINE", FOR_REPLAY | FOR_GC,
 	  "auto: DOCKER_HOST, else dockerd's or a Podman socket found; podman-service:\n"
 	  "                                   start a private rootless Podman service, stop it at the end" },
@@ -137,8 +98,30 @@ const struct option_def option_table[] = {
 	  "print this help and exit" },
 };
 
-#define N_OPTIONS (sizeof(option_table) / sizeof(option_table[0]))
-const size_t option_table_size = N_OPTIONS;
+#define ROWS(a) (sizeof(a) / sizeof(a[0]))
+
+/* Each module's slice of the option table, in the order --help lists
+ * them: a module's rows live with the code that applies them. */
+static const struct option_slice slices[] = {
+	{ replay_rows, ROWS(replay_rows) },
+	{ sweep_option_rows, SWEEP_OPTION_ROWS },
+	{ general_rows, ROWS(general_rows) },
+};
+
+#define N_OPTIONS (ROWS(replay_rows) + SWEEP_OPTION_ROWS + ROWS(general_rows))
+
+size_t option_count(void)
+{
+	return N_OPTIONS;
+}
+
+const struct option_def *option_at(size_t i)
+{
+	for (size_t k = 0; k < ROWS(slices); i -= slices[k].n, k++)
+		if (i < slices[k].n)
+			return &slices[k].rows[i];
+	return NULL;
+}
 
 
 void options_init(struct options *o)
@@ -452,8 +435,8 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 static const struct option_def *option_by_id(int id)
 {
 	for (size_t i = 0; i < N_OPTIONS; i++)
-		if ((int)option_table[i].id == id)
-			return &option_table[i];
+		if ((int)option_at(i)->id == id)
+			return option_at(i);
 	return NULL;
 }
 
@@ -482,7 +465,7 @@ static int parse_argv(struct options *o, int argc, char **argv, int first, bool 
 	int c;
 
 	for (size_t i = 0; i < N_OPTIONS; i++) {
-		const struct option_def *d = &option_table[i];
+		const struct option_def *d = option_at(i);
 
 		longopts[i].name = d->name;
 		longopts[i].has_arg = d->arg ? required_argument : no_argument;
@@ -518,10 +501,14 @@ static int parse_argv(struct options *o, int argc, char **argv, int first, bool 
 						 optopt);
 			return error_set(err, ERR_USAGE, 0, "unknown option '%s' (see --help)", bad);
 		}
+		size_t at = 0;
+
 		for (size_t i = 0; i < N_OPTIONS; i++)
-			if ((int)option_table[i].id == c ||
-			    (option_table[i].short_name && option_table[i].short_name == c))
-				d = &option_table[i];
+			if ((int)option_at(i)->id == c ||
+			    (option_at(i)->short_name && option_at(i)->short_name == c)) {
+				d = option_at(i);
+				at = i;
+			}
 		if (!d)
 			return error_set(err, ERR_USAGE, 0, "internal: unknown option code %d", c);
 		if (!option_applies(d, o->command) && o->command == CMD_SWEEP &&
@@ -544,7 +531,7 @@ static int parse_argv(struct options *o, int argc, char **argv, int first, bool 
 		snprintf(from, sizeof(from), "--%s", d->name);
 		if (apply_option(o, d->id, optarg ? optarg : "", from, false, err) < 0)
 			return -1;
-		seen[d - option_table] = true;
+		seen[at] = true;
 	}
 	if (optind < argc)
 		return error_set(err, ERR_USAGE, 0,
@@ -561,7 +548,7 @@ static int apply_environment(struct options *o, const bool *seen, env_lookup_fn 
 {
 	/* Env twins fill what the command line did not say. */
 	for (size_t i = 0; i < N_OPTIONS; i++) {
-		const struct option_def *d = &option_table[i];
+		const struct option_def *d = option_at(i);
 		const char *val;
 
 		/* Only the twins of this command's options: a GPU=x meant for

@@ -9,8 +9,8 @@
 
 static void add_options(enum command cmd, struct strbuf *out)
 {
-	for (size_t i = 0; i < option_table_size; i++) {
-		const struct option_def *d = &option_table[i];
+	for (size_t i = 0; i < option_count(); i++) {
+		const struct option_def *d = option_at(i);
 		char left[64];
 
 		if (!option_applies(d, cmd))

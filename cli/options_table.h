@@ -30,8 +30,16 @@ struct option_def {
 	const char *help;
 };
 
-extern const struct option_def option_table[];
-extern const size_t option_table_size;
+/* One module's rows (cli/options.c: the replay and general rows;
+ * cli/sweep_options.c: the sweep's and history's). */
+struct option_slice {
+	const struct option_def *rows;
+	size_t n;
+};
+
+/* Every row, slice after slice, in the order --help lists them. */
+size_t option_count(void);
+const struct option_def *option_at(size_t i);
 
 /* Whether cmd takes d: a sweep takes every run option but --gpu and -o
  * (each case gets them), plus its own. */

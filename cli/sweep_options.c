@@ -7,8 +7,60 @@
 
 #include "common/xalloc.h"
 #include "cli/option_ids.h"
+#include "cli/options_table.h"
 #include "cli/option_values.h"
 #include "sweep/sweep_plan.h"
+
+/* This module's slice of the option table (cli/options.c lists the
+ * slices): --gpu-wait, the sweep's and the history's options. */
+const struct option_def sweep_option_rows[] = {
+	{ OPT_GPU_WAIT, "gpu-wait", 0, "S", NULL, FOR_RUN | FOR_SWEEP,
+	  "give up after S seconds when the GPU is held by another run (default: wait; 0 = do not)" },
+	{ OPT_PLAN, "plan", 0, "FILE", NULL, FOR_SWEEP,
+	  "cases listed in a JSON plan ({\"cases\": [...]}; repeatable)" },
+	{ OPT_LABEL, "label", 0, "L", NULL, FOR_SWEEP | FOR_HISTORY,
+	  "the series of sweeps (default \"default\"); statuses compare with its previous one" },
+	{ OPT_BASELINE, "baseline", 0, "SWEEP", NULL, FOR_SWEEP,
+	  "compare against this sweep instead of the label's previous one" },
+	{ OPT_GPUS, "gpus", 0, "LIST", NULL, FOR_SWEEP,
+	  "host GPU ordinals the sweep may use (default all)" },
+	{ OPT_JOBS, "jobs", 0, "N", NULL, FOR_SWEEP,
+	  "at most N cases at once (default: as many as the GPUs allow)" },
+	{ OPT_RETRY_FAILED, "retry-failed", 0, "N", NULL, FOR_SWEEP,
+	  "rerun a non-PASS case up to N times; one that then passes is flaky" },
+	{ OPT_DB, "db", 0, "PATH", "HRR_HISTORY_DB", FOR_SWEEP | FOR_HISTORY,
+	  "history database (default $XDG_DATA_HOME/hrr-docker-replay/history.sqlite)" },
+	{ OPT_JUNIT, "junit", 0, "PATH", NULL, FOR_SWEEP, "also write junit.xml to PATH" },
+	{ OPT_HTML, "html", 0, "PATH", NULL, FOR_SWEEP, "also write report.html to PATH" },
+	{ OPT_SUMMARY, "summary", 0, "PATH", NULL, FOR_SWEEP, "also write summary.md to PATH" },
+	{ OPT_RESUME, "resume", 0, "SWEEP", NULL, FOR_SWEEP,
+	  "finish a sweep (id or folder): its cases without a result, and errors" },
+	{ OPT_STATUS, "status", 0, "SWEEP", NULL, FOR_SWEEP, "say how far a sweep got" },
+	{ OPT_SHARD, "shard", 0, "I/N", NULL, FOR_SWEEP,
+	  "run only shard I of N of the remaining cases (one task of a job array)" },
+	{ OPT_SHARD_CASES, "shard-cases", 0, "FILE", NULL, FOR_SWEEP,
+	  "with --shard: shard only these plan indexes (one a line; --slurm writes it)" },
+	{ OPT_SLURM, "slurm", 0, NULL, NULL, FOR_SWEEP,
+	  "submit the cases as Slurm job arrays and a merge job (docs/slurm.md)" },
+	{ OPT_SLURM_OPT, "slurm-opt", 0, "ARG", NULL, FOR_SWEEP,
+	  "one more sbatch argument, verbatim (repeatable: --slurm-opt=--partition=gpu)" },
+	{ OPT_SLURM_TASKS, "slurm-tasks", 0, "N", NULL, FOR_SWEEP,
+	  "tasks per job array (default: min(its cases, 64))" },
+	{ OPT_SLURM_MAX_RUNNING, "slurm-max-running", 0, "M", NULL, FOR_SWEEP,
+	  "at most M tasks of an array at once (--array=...%M; default no bound)" },
+	{ OPT_WAIT, "wait", 0, NULL, NULL, FOR_SWEEP,
+	  "with --slurm: wait for the merge job and exit with its code (for CI)" },
+	{ OPT_MERGE, "merge", 0, "SWEEP", NULL, FOR_SWEEP,
+	  "read every results file into the history and write the reports (the merge job)" },
+	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
+	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
+	{ OPT_CASE, "case", 0, "NAME", NULL, FOR_HISTORY, "one case's trend" },
+	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
+	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
+	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
+};
+_Static_assert(sizeof(sweep_option_rows) / sizeof(sweep_option_rows[0]) == SWEEP_OPTION_ROWS,
+	       "SWEEP_OPTION_ROWS counts the rows of sweep_option_rows");
 
 void sweep_options_init(struct sweep_options *s)
 {

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
+#include "cli/options_table.h"
 #include "preflight/topology.h"
 #include "sweep/sweep_status.h"
 
@@ -41,6 +42,11 @@ struct sweep_options {
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */
 };
+
+/* This module's rows of the option table (struct option_def,
+ * cli/options_table.h); a row added here counts in SWEEP_OPTION_ROWS. */
+#define SWEEP_OPTION_ROWS 25
+extern const struct option_def sweep_option_rows[];
 
 void sweep_options_init(struct sweep_options *s);
 void sweep_options_release(struct sweep_options *s);

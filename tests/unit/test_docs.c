@@ -83,8 +83,8 @@ Test(docs, every_option_and_env_twin_is_in_help_cli_md_and_the_man_page)
 
 	read_source("docs/cli.md", &cli);
 	read_source("docs/hrr-docker-replay.1", &man);
-	for (size_t i = 0; i < option_table_size; i++) {
-		const struct option_def *d = &option_table[i];
+	for (size_t i = 0; i < option_count(); i++) {
+		const struct option_def *d = option_at(i);
 		cleanup_free char *flag = xasprintf("--%s", d->name);
 
 		cr_expect(mentions(cli.buf, flag, false), "docs/cli.md lacks %s", flag);
