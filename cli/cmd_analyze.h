@@ -1,7 +1,7 @@
 /* `hrr-docker-replay analyze`: classify existing replay logs offline
  * (docs/cli.md "`analyze`"). No engine, no GPU. */
-#ifndef HRR_ORCHESTRATOR_CMD_ANALYZE_H
-#define HRR_ORCHESTRATOR_CMD_ANALYZE_H
+#ifndef HRR_CLI_CMD_ANALYZE_H
+#define HRR_CLI_CMD_ANALYZE_H
 
 /* For callers without a parsed command line (tests, bench): argv[0] is
  * the subcommand word "analyze" (a leading program name before it is

@@ -4,8 +4,8 @@
  *   otherwise:  {"outcome": null, "exit": N, "stage": "...", "error": "...",
  *               "run_dir": "..." | null}
  *   preflight:  the second form with "preflight": {"verdict", "messages"}. */
-#ifndef HRR_ORCHESTRATOR_CMD_JSON_H
-#define HRR_ORCHESTRATOR_CMD_JSON_H
+#ifndef HRR_CLI_CMD_JSON_H
+#define HRR_CLI_CMD_JSON_H
 
 #include <stdbool.h>
 

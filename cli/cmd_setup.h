@@ -2,8 +2,8 @@
  * options to a host, pinned image facts, the overlay and playback path,
  * the stack facts, and one replay description per pid directory. Below
  * this layer nothing sees `struct options`. */
-#ifndef HRR_ORCHESTRATOR_CMD_SETUP_H
-#define HRR_ORCHESTRATOR_CMD_SETUP_H
+#ifndef HRR_CLI_CMD_SETUP_H
+#define HRR_CLI_CMD_SETUP_H
 
 #include <stdbool.h>
 

@@ -3,8 +3,8 @@
  * there. A command's options are the rows of the option table
  * (cli/options.c) marked for it. Exit codes: docs/cli.md
  * (replay/replay_unit.h). */
-#ifndef HRR_ORCHESTRATOR_COMMANDS_H
-#define HRR_ORCHESTRATOR_COMMANDS_H
+#ifndef HRR_CLI_COMMANDS_H
+#define HRR_CLI_COMMANDS_H
 
 #include "cli/command_ids.h"
 #include "replay/replay_unit.h"

@@ -1,7 +1,7 @@
 /* The option ids of the option table (options_table.h), alone so that the
  * units applying them (options.c, sweep_options.c) need not see each other. */
-#ifndef HRR_ORCHESTRATOR_OPTION_IDS_H
-#define HRR_ORCHESTRATOR_OPTION_IDS_H
+#ifndef HRR_CLI_OPTION_IDS_H
+#define HRR_CLI_OPTION_IDS_H
 
 enum option_id {
 	OPT_IMAGE = 1000,

@@ -1,7 +1,7 @@
 /* Pure parsers of option values, shared by options.c and sweep_options.c
  * (exposed for tests). */
-#ifndef HRR_ORCHESTRATOR_OPTION_VALUES_H
-#define HRR_ORCHESTRATOR_OPTION_VALUES_H
+#ifndef HRR_CLI_OPTION_VALUES_H
+#define HRR_CLI_OPTION_VALUES_H
 
 #include <stddef.h>
 

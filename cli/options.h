@@ -1,8 +1,8 @@
 /* Command-line options and their environment twins (docs/cli.md).
  * One table drives parsing, the env fallbacks and --help, so they cannot
  * drift apart. Parsing is pure: the environment comes in as a lookup. */
-#ifndef HRR_ORCHESTRATOR_OPTIONS_H
-#define HRR_ORCHESTRATOR_OPTIONS_H
+#ifndef HRR_CLI_OPTIONS_H
+#define HRR_CLI_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>

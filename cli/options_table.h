@@ -1,8 +1,8 @@
 /* The option table, shared by the parser (options.c) and the help
  * (options_help.c): one row per option, its env twin and the commands
  * that take it. Internal to the command layer. */
-#ifndef HRR_ORCHESTRATOR_OPTIONS_TABLE_H
-#define HRR_ORCHESTRATOR_OPTIONS_TABLE_H
+#ifndef HRR_CLI_OPTIONS_TABLE_H
+#define HRR_CLI_OPTIONS_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * (cli/options.c), and --gpu-wait, which `run` takes too
  * (docs/sweep.md "Commands", "GPU leases"). A sweep also takes every run
  * option but --gpu and -o; its --image and --archive repeat. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_OPTIONS_H
-#define HRR_ORCHESTRATOR_SWEEP_OPTIONS_H
+#ifndef HRR_CLI_SWEEP_OPTIONS_H
+#define HRR_CLI_SWEEP_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>

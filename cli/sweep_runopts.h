@@ -1,7 +1,7 @@
 /* The run options of a sweep recorded in plan.json, so that `--resume` and
  * every shard replay each case the way the sweep started it. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_RUNOPTS_H
-#define HRR_ORCHESTRATOR_SWEEP_RUNOPTS_H
+#ifndef HRR_CLI_SWEEP_RUNOPTS_H
+#define HRR_CLI_SWEEP_RUNOPTS_H
 
 #include <cjson/cJSON.h>
 

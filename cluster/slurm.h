@@ -3,8 +3,8 @@
  * environment and the site's gres.conf say about its GPUs, and how squeue
  * prints the time left. No process is started here: the commands run
  * through cluster/slurm_cmd.h, so all of this is tested alone. */
-#ifndef HRR_ORCHESTRATOR_SLURM_H
-#define HRR_ORCHESTRATOR_SLURM_H
+#ifndef HRR_CLUSTER_SLURM_H
+#define HRR_CLUSTER_SLURM_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * small interface, so what builds their arguments and reads their answers
  * (cluster/slurm.h) is tested without a cluster, and the real runner
  * is the only place that starts them. */
-#ifndef HRR_ORCHESTRATOR_SLURM_CMD_H
-#define HRR_ORCHESTRATOR_SLURM_CMD_H
+#ifndef HRR_CLUSTER_SLURM_CMD_H
+#define HRR_CLUSTER_SLURM_CMD_H
 
 #include <stdbool.h>
 

@@ -1,7 +1,7 @@
 /* Inside one task of a sweep's job array (docs/slurm.md): which host GPUs
  * Slurm allocated to it, and how long the job has left. */
-#ifndef HRR_ORCHESTRATOR_SLURM_TASK_H
-#define HRR_ORCHESTRATOR_SLURM_TASK_H
+#ifndef HRR_CLUSTER_SLURM_TASK_H
+#define HRR_CLUSTER_SLURM_TASK_H
 
 #include <stdbool.h>
 #include <stddef.h>

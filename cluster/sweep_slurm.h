@@ -2,8 +2,8 @@
  * one job array per GPU count over the cases still without a result, one
  * merge job after all of them, their ids in <folder>/slurm.json; waiting
  * for the merge (--wait) and what Slurm says of a sweep (--status). */
-#ifndef HRR_ORCHESTRATOR_SWEEP_SLURM_H
-#define HRR_ORCHESTRATOR_SWEEP_SLURM_H
+#ifndef HRR_CLUSTER_SWEEP_SLURM_H
+#define HRR_CLUSTER_SWEEP_SLURM_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* The orchestrator's own lines on stderr, one prefix for all of them, so
  * they stand apart from the replay log that streams there too. */
-#ifndef HRR_ORCHESTRATOR_SAY_H
-#define HRR_ORCHESTRATOR_SAY_H
+#ifndef HRR_COMMON_SAY_H
+#define HRR_COMMON_SAY_H
 
 #define SAY_PREFIX "hrr-docker-replay: "
 

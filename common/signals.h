@@ -2,8 +2,8 @@
  * self-pipe, one byte per signal (the byte is the signal number), so an
  * event loop wakes at once (curl_multi_poll's extra fd, a sweep's poll).
  * The one signal module: `run`, a sweep's parent and each of its workers. */
-#ifndef HRR_ORCHESTRATOR_SIGNALS_H
-#define HRR_ORCHESTRATOR_SIGNALS_H
+#ifndef HRR_COMMON_SIGNALS_H
+#define HRR_COMMON_SIGNALS_H
 
 /* Install the handlers; returns the pipe's read end (or -1 on failure). */
 int signals_install(void);

@@ -6,8 +6,8 @@
  * owner's, and an owner whose liveness cannot be established (hidepid,
  * another pid namespace, an unreadable /proc) counts as live: unknown is
  * not dead; --keep containers only with --all. */
-#ifndef HRR_ORCHESTRATOR_GC_POLICY_H
-#define HRR_ORCHESTRATOR_GC_POLICY_H
+#ifndef HRR_CONTAINERS_GC_POLICY_H
+#define HRR_CONTAINERS_GC_POLICY_H
 
 #include <stdbool.h>
 #include <stddef.h>

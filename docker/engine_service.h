@@ -2,8 +2,8 @@
  * own, for a site (a Slurm task) that runs no engine daemon at all. It
  * listens on a private socket, DOCKER_HOST points every engine call of the
  * process at it, and it is stopped when the command ends. */
-#ifndef HRR_ORCHESTRATOR_ENGINE_SERVICE_H
-#define HRR_ORCHESTRATOR_ENGINE_SERVICE_H
+#ifndef HRR_DOCKER_ENGINE_SERVICE_H
+#define HRR_DOCKER_ENGINE_SERVICE_H
 
 #include <sys/types.h>
 

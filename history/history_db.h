@@ -7,8 +7,8 @@
  * filesystem (NFS, SMB/CIFS, Lustre, GPFS, BeeGFS, CephFS, ...), where
  * WAL's shared memory does not work across hosts. The schema version is
  * PRAGMA user_version, migrated forward on open; a newer one is refused. */
-#ifndef HRR_ORCHESTRATOR_HISTORY_DB_H
-#define HRR_ORCHESTRATOR_HISTORY_DB_H
+#ifndef HRR_HISTORY_HISTORY_DB_H
+#define HRR_HISTORY_HISTORY_DB_H
 
 #include <stdbool.h>
 #include <stddef.h>

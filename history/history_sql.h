@@ -1,7 +1,7 @@
 /* Inside the history database module: the schema migrations and the
  * functions its query files share. Not for other modules. */
-#ifndef HRR_ORCHESTRATOR_HISTORY_SQL_H
-#define HRR_ORCHESTRATOR_HISTORY_SQL_H
+#ifndef HRR_HISTORY_HISTORY_SQL_H
+#define HRR_HISTORY_HISTORY_SQL_H
 
 #include <sqlite3.h>
 

@@ -4,8 +4,8 @@
  * against it, and a case the baseline saw fail is expected to be
  * still-failing, so --diagnose does not rerun it under the debuggers every
  * night (docs/gpu-debug-tools.md). */
-#ifndef HRR_ORCHESTRATOR_SWEEP_BASELINE_H
-#define HRR_ORCHESTRATOR_SWEEP_BASELINE_H
+#ifndef HRR_HISTORY_SWEEP_BASELINE_H
+#define HRR_HISTORY_SWEEP_BASELINE_H
 
 #include "common/error.h"
 #include "history/history_db.h"

@@ -3,8 +3,8 @@
  * orphaned by a killed orchestrator), whether a finished case's container
  * is really gone (else its GPUs are quarantined), and the removal of
  * orphans before a resume. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_ENGINE_H
-#define HRR_ORCHESTRATOR_SWEEP_ENGINE_H
+#ifndef HRR_LEASE_GPU_HOLDERS_H
+#define HRR_LEASE_GPU_HOLDERS_H
 
 #include <stdbool.h>
 #include <stddef.h>

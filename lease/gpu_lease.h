@@ -8,8 +8,8 @@
  * nothing. The module knows no engine: a container that still runs on a
  * GPU after its orchestrator died is reported by the caller's `held`
  * predicate. */
-#ifndef HRR_ORCHESTRATOR_GPU_LEASE_H
-#define HRR_ORCHESTRATOR_GPU_LEASE_H
+#ifndef HRR_LEASE_GPU_LEASE_H
+#define HRR_LEASE_GPU_LEASE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* The GPU leases of a plain `run` (docs/sweep.md "GPU leases"): --gpu's
  * ordinals, else the lowest free ones the capture needs; a wait that says
  * once which GPU and who holds it; --gpu-wait bounds it (exit 75). */
-#ifndef HRR_ORCHESTRATOR_RUN_LEASE_H
-#define HRR_ORCHESTRATOR_RUN_LEASE_H
+#ifndef HRR_LEASE_RUN_LEASE_H
+#define HRR_LEASE_RUN_LEASE_H
 
 #include <stddef.h>
 

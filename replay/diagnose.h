@@ -2,8 +2,8 @@
  * the running container before a hung replay is stopped, and what an agent
  * rerun left in the run folder's diagnostics/. The decisions (which mode
  * does what) are finding/diag_plan.h's; the parsing finding/diag_*.h's. */
-#ifndef HRR_ORCHESTRATOR_DIAGNOSE_H
-#define HRR_ORCHESTRATOR_DIAGNOSE_H
+#ifndef HRR_REPLAY_DIAGNOSE_H
+#define HRR_REPLAY_DIAGNOSE_H
 
 #include "common/error.h"
 #include "finding/diag_plan.h"

@@ -1,8 +1,8 @@
 /* The capture image: make it present per --pull, learn what the run needs
  * from it (ID, digest, Config.Env), and find hrr-playback inside it without
  * starting it. */
-#ifndef HRR_ORCHESTRATOR_IMAGE_H
-#define HRR_ORCHESTRATOR_IMAGE_H
+#ifndef HRR_REPLAY_IMAGE_H
+#define HRR_REPLAY_IMAGE_H
 
 #include <stdbool.h>
 

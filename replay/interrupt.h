@@ -2,8 +2,8 @@
  * descriptor (the signal self-pipe of common/signals.c: one byte per
  * signal, the byte is the signal number), so the replay holds no global
  * state and a caller without signal handlers passes -1. */
-#ifndef HRR_ORCHESTRATOR_INTERRUPT_H
-#define HRR_ORCHESTRATOR_INTERRUPT_H
+#ifndef HRR_REPLAY_INTERRUPT_H
+#define HRR_REPLAY_INTERRUPT_H
 
 struct interrupt_watch {
 	int fd;     /* -1: never interrupted */

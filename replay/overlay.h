@@ -1,8 +1,8 @@
 /* The host CLR overlay of --mount-clr: which host hrr-playback and which
  * libamdhip64 directory get mounted over the image's (docs/cli.md), found
  * from the shell workflow's variables. */
-#ifndef HRR_ORCHESTRATOR_OVERLAY_H
-#define HRR_ORCHESTRATOR_OVERLAY_H
+#ifndef HRR_REPLAY_OVERLAY_H
+#define HRR_REPLAY_OVERLAY_H
 
 #include "common/error.h"
 #include "replay/replay_plan.h"

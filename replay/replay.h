@@ -2,8 +2,8 @@
  * before start, the log followed from the start, deadlines enforced with
  * SIGTERM, --stop-grace, SIGKILL, and exactly the stop marker docs/findings.md
  * gives each ending (finding/marker.h). */
-#ifndef HRR_ORCHESTRATOR_REPLAY_H
-#define HRR_ORCHESTRATOR_REPLAY_H
+#ifndef HRR_REPLAY_REPLAY_H
+#define HRR_REPLAY_REPLAY_H
 
 #include <stdbool.h>
 

@@ -3,8 +3,8 @@
  * diagnostics mount, the agent's environment), rocgdb before a hang is
  * stopped, the agent rerun after a GPU fault, and the diagnosis in the
  * finding. Internal to the replay unit. */
-#ifndef HRR_ORCHESTRATOR_REPLAY_DIAGNOSE_H
-#define HRR_ORCHESTRATOR_REPLAY_DIAGNOSE_H
+#ifndef HRR_REPLAY_REPLAY_DIAGNOSE_H
+#define HRR_REPLAY_REPLAY_DIAGNOSE_H
 
 #include <stdbool.h>
 

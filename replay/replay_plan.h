@@ -1,8 +1,8 @@
 /* The replay plan: which GPUs, which devices, which mounts and environment
  * the replay container gets (docs/cli.md). Pure: everything the host or the
  * engine had to say is resolved by the caller and passed in. */
-#ifndef HRR_ORCHESTRATOR_REPLAY_PLAN_H
-#define HRR_ORCHESTRATOR_REPLAY_PLAN_H
+#ifndef HRR_REPLAY_REPLAY_PLAN_H
+#define HRR_REPLAY_REPLAY_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>

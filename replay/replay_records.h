@@ -2,8 +2,8 @@
  * how long, how it ended), preflight.md, finding.json and finding.md.
  * Written atomically; a record that cannot be written is said on stderr
  * and never changes the verdict. Internal to the replay unit. */
-#ifndef HRR_ORCHESTRATOR_REPLAY_RECORDS_H
-#define HRR_ORCHESTRATOR_REPLAY_RECORDS_H
+#ifndef HRR_REPLAY_REPLAY_RECORDS_H
+#define HRR_REPLAY_REPLAY_RECORDS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -39,8 +39,8 @@
  *   and on every path that ended without a verdict the stage that stopped it
  *   and the one-line message, for `--format json` ({"exit", "stage",
  *   "error", "run_dir"}). */
-#ifndef HRR_ORCHESTRATOR_REPLAY_UNIT_H
-#define HRR_ORCHESTRATOR_REPLAY_UNIT_H
+#ifndef HRR_REPLAY_REPLAY_UNIT_H
+#define HRR_REPLAY_REPLAY_UNIT_H
 
 #include <stdbool.h>
 #include <stddef.h>

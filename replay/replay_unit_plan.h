@@ -2,8 +2,8 @@
  * (replay_unit.c) and its debugger steps (replay_diagnose.c), which depend
  * on it and not on each other's insides: replay_unit.c -> replay_diagnose.c
  * -> replay_unit_plan.c. Internal to the replay unit. */
-#ifndef HRR_ORCHESTRATOR_REPLAY_UNIT_PLAN_H
-#define HRR_ORCHESTRATOR_REPLAY_UNIT_PLAN_H
+#ifndef HRR_REPLAY_REPLAY_UNIT_PLAN_H
+#define HRR_REPLAY_REPLAY_UNIT_PLAN_H
 
 #include "docker/engine.h"
 #include "replay/replay.h"

@@ -1,6 +1,6 @@
 /* Where a run's files go: the workdir and one folder per replay. */
-#ifndef HRR_ORCHESTRATOR_RUN_FOLDER_H
-#define HRR_ORCHESTRATOR_RUN_FOLDER_H
+#ifndef HRR_REPLAY_RUN_FOLDER_H
+#define HRR_REPLAY_RUN_FOLDER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,8 +6,8 @@
  * mid-line while the other speaks. Each stream's partial line is held back
  * (bounded) until its newline, so lines are never spliced together. Writes
  * are batched: run_log_flush() after each turn of the event loop. */
-#ifndef HRR_ORCHESTRATOR_RUN_LOG_H
-#define HRR_ORCHESTRATOR_RUN_LOG_H
+#ifndef HRR_REPLAY_RUN_LOG_H
+#define HRR_REPLAY_RUN_LOG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* Deadlines of a replay: wall clock from the container's start, and no
  * output for too long. Pure: time comes in as seconds on a monotonic clock. */
-#ifndef HRR_ORCHESTRATOR_WATCHDOG_H
-#define HRR_ORCHESTRATOR_WATCHDOG_H
+#ifndef HRR_REPLAY_WATCHDOG_H
+#define HRR_REPLAY_WATCHDOG_H
 
 enum watchdog_action {
 	WATCHDOG_NONE = 0,

@@ -5,8 +5,8 @@
  * templates, logs carry colour codes and broken UTF-8) is sanitised with
  * text_sanitize before it reaches a writer; XML and HTML are written with
  * libxml2, never escaped by hand. */
-#ifndef HRR_ORCHESTRATOR_REPORT_H
-#define HRR_ORCHESTRATOR_REPORT_H
+#ifndef HRR_REPORT_REPORT_H
+#define HRR_REPORT_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

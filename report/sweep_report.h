@@ -1,8 +1,8 @@
 /* The end of a sweep (or of the merge of a cluster sweep): the results
  * files into the history database, statuses against the baseline, the
  * reports into the sweep folder (and their extra copies), the exit code. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_REPORT_H
-#define HRR_ORCHESTRATOR_SWEEP_REPORT_H
+#ifndef HRR_REPORT_SWEEP_REPORT_H
+#define HRR_REPORT_SWEEP_REPORT_H
 
 #include <stdbool.h>
 

@@ -13,8 +13,8 @@
  * Output is the Docker/OCI profile JSON (defaultAction, defaultErrnoRet,
  * archMap, syscalls[]); how an engine takes it (inline for dockerd, a path
  * for Podman) is docker/'s business. */
-#ifndef HRR_ORCHESTRATOR_SECCOMP_PROFILE_H
-#define HRR_ORCHESTRATOR_SECCOMP_PROFILE_H
+#ifndef HRR_SECCOMP_SECCOMP_PROFILE_H
+#define HRR_SECCOMP_SECCOMP_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * images pinned to IDs, the options), the run folders, the results files
  * and the reports. Everything a resume, a shard or the merge needs is
  * read back from here. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_FOLDER_H
-#define HRR_ORCHESTRATOR_SWEEP_FOLDER_H
+#ifndef HRR_SWEEP_SWEEP_FOLDER_H
+#define HRR_SWEEP_SWEEP_FOLDER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * if needed), the overlay and hrr-playback path, the preflight stack
  * facts. Workers inherit these across fork(), so a probe runs once per
  * image, not once per case. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_IMAGE_H
-#define HRR_ORCHESTRATOR_SWEEP_IMAGE_H
+#ifndef HRR_SWEEP_SWEEP_IMAGE_H
+#define HRR_SWEEP_SWEEP_IMAGE_H
 
 #include <stdbool.h>
 

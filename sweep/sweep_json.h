@@ -1,7 +1,7 @@
 /* Small cJSON accessors the sweep files share (plan.json, results lines):
  * absent or mistyped fields read as NULL / the default, never a crash. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_JSON_H
-#define HRR_ORCHESTRATOR_SWEEP_JSON_H
+#ifndef HRR_SWEEP_SWEEP_JSON_H
+#define HRR_SWEEP_SWEEP_JSON_H
 
 #include <cjson/cJSON.h>
 

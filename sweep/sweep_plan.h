@@ -3,8 +3,8 @@
  * names, the sweep id, and the shard a task runs. plan.json is this list in
  * a fixed order; every later step (workers, resume, shards, the merge)
  * reads it back instead of expanding again. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_PLAN_H
-#define HRR_ORCHESTRATOR_SWEEP_PLAN_H
+#ifndef HRR_SWEEP_SWEEP_PLAN_H
+#define HRR_SWEEP_SWEEP_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * place ("[37/128] 8 running · 2 regressed · 1 flaky · eta 14m"), counted
  * against the baseline's verdicts loaded before the sweep started
  * (history/sweep_baseline.h). The formatting is pure (sweep_progress_line). */
-#ifndef HRR_ORCHESTRATOR_SWEEP_PROGRESS_H
-#define HRR_ORCHESTRATOR_SWEEP_PROGRESS_H
+#ifndef HRR_SWEEP_SWEEP_PROGRESS_H
+#define HRR_SWEEP_SWEEP_PROGRESS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* A GPU whose replay could not be stopped (docs/sweep.md "What a sweep does"): when a case's worker has ended but the replay's container
  * still runs, its GPUs leave the pool for the rest of the sweep and the
  * summary names them. Pure but for the alive callback (the engine). */
-#ifndef HRR_ORCHESTRATOR_SWEEP_QUARANTINE_H
-#define HRR_ORCHESTRATOR_SWEEP_QUARANTINE_H
+#ifndef HRR_SWEEP_SWEEP_QUARANTINE_H
+#define HRR_SWEEP_SWEEP_QUARANTINE_H
 
 #include <stdbool.h>
 #include <stddef.h>

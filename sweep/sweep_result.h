@@ -3,8 +3,8 @@
  * of truth; the history database is rebuilt from them. A line is written
  * whole with one write(2) on an O_APPEND descriptor and fsynced, so a
  * killed sweep leaves at most a torn last line, which reading skips. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_RESULT_H
-#define HRR_ORCHESTRATOR_SWEEP_RESULT_H
+#ifndef HRR_SWEEP_SWEEP_RESULT_H
+#define HRR_SWEEP_SWEEP_RESULT_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * result (one fsynced line in the results file), retries non-PASS cases
  * (--retry-failed), reports progress, and stops every worker on Ctrl-C or
  * SIGTERM. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_RUN_H
-#define HRR_ORCHESTRATOR_SWEEP_RUN_H
+#ifndef HRR_SWEEP_SWEEP_RUN_H
+#define HRR_SWEEP_SWEEP_RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>

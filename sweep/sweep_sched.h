@@ -7,8 +7,8 @@
  * until it has, so a 4-GPU case is never starved by a stream of 1-GPU ones.
  * A case needing more GPUs than the usable pool (pool minus quarantined) is
  * blocked at once. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_SCHED_H
-#define HRR_ORCHESTRATOR_SWEEP_SCHED_H
+#ifndef HRR_SWEEP_SWEEP_SCHED_H
+#define HRR_SWEEP_SWEEP_SCHED_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* A case's status against the baseline (docs/sweep.md "Statuses"), and the
  * sweep's exit code computed from the status counts. Pure. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_STATUS_H
-#define HRR_ORCHESTRATOR_SWEEP_STATUS_H
+#ifndef HRR_SWEEP_SWEEP_STATUS_H
+#define HRR_SWEEP_SWEEP_STATUS_H
 
 #include <stdbool.h>
 #include <stddef.h>

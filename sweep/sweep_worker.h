@@ -2,8 +2,8 @@
  * own engine connection, calls the replay unit once on the GPUs the parent
  * leased, and reports one results line back through a pipe. The parent is
  * the only writer of the results file. */
-#ifndef HRR_ORCHESTRATOR_SWEEP_WORKER_H
-#define HRR_ORCHESTRATOR_SWEEP_WORKER_H
+#ifndef HRR_SWEEP_SWEEP_WORKER_H
+#define HRR_SWEEP_SWEEP_WORKER_H
 
 #include <stdbool.h>
 #include <sys/types.h>
