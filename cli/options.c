@@ -327,6 +327,20 @@ static int apply_choice_option(struct options *o, enum option_id id, const char 
 	}
 }
 
+static int apply_gpu(struct options *o, const char *val, const char *from, bool from_env,
+		     struct error *err)
+{
+	if (options_parse_gpu_list(val, o->gpus, GPU_MAX, &o->n_gpus, err) < 0) {
+		if (!from_env)
+			return -1;
+		return error_set(err, ERR_USAGE, 0,
+				 "%s=%s (from the environment): not a list of GPU ordinals like "
+				 "0 or 0,1; fix or unset %s", from, val, from);
+	}
+	o->gpus_from = from_env ? "GPU" : "--gpu";
+	return 0;
+}
+
 /* Apply one option's value (from argv or its env twin). `from` names the
  * source for error messages: "--timeout" or "HRR_REPLAY_TIMEOUT". */
 static int apply_option(struct options *o, enum option_id id, const char *val,
@@ -361,15 +375,7 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 		set_string(&o->output, val);
 		return 0;
 	case OPT_GPU:
-		if (options_parse_gpu_list(val, o->gpus, GPU_MAX, &o->n_gpus, err) < 0) {
-			if (!from_env)
-				return -1;
-			return error_set(err, ERR_USAGE, 0,
-					 "%s=%s (from the environment): not a list of GPU ordinals like "
-					 "0 or 0,1; fix or unset %s", from, val, from);
-		}
-		o->gpus_from = from_env ? "GPU" : "--gpu";
-		return 0;
+		return apply_gpu(o, val, from, from_env, err);
 	case OPT_FORMAT:
 	case OPT_ENGINE:
 	case OPT_PULL:

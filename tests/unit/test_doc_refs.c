@@ -232,7 +232,9 @@ static void report(const struct strvec *bad, const char *what)
 	cr_expect_eq(bad->n, 0, "%zu %s:%s", bad->n, what, all.buf ? all.buf : "");
 }
 
-Test(doc_refs, every_cited_c_or_h_path_exists)
+/* Run check over every collected file; report what it found. */
+static void check_tree(void (*check)(const char *rel, const char *text, struct strvec *bad),
+		       const char *what)
 {
 	cleanup_strvec struct strvec bad = STRVEC_INIT;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
@@ -240,24 +242,20 @@ Test(doc_refs, every_cited_c_or_h_path_exists)
 	texts();
 	for (size_t i = 0; i < found.n; i++) {
 		read_rel(found.v[i], &text);
-		missing_paths(found.v[i], text.buf, &bad);
+		check(found.v[i], text.buf, &bad);
 	}
-	report(&bad, "citations of files that do not exist");
+	report(&bad, what);
 	strvec_clear(&found);
+}
+
+Test(doc_refs, every_cited_c_or_h_path_exists)
+{
+	check_tree(missing_paths, "citations of files that do not exist");
 }
 
 Test(doc_refs, every_cited_doc_section_exists)
 {
-	cleanup_strvec struct strvec bad = STRVEC_INIT;
-	cleanup_strbuf struct strbuf text = STRBUF_INIT;
-
-	texts();
-	for (size_t i = 0; i < found.n; i++) {
-		read_rel(found.v[i], &text);
-		missing_sections(found.v[i], text.buf, &bad);
-	}
-	report(&bad, "citations of doc sections that do not exist");
-	strvec_clear(&found);
+	check_tree(missing_sections, "citations of doc sections that do not exist");
 }
 
 /* The checks can fail: a made-up path and a made-up section are caught. */
