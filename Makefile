@@ -35,7 +35,7 @@ UNIT = $(BUILD)/tests/unit
 INTEGRATION = $(BUILD)/tests/integration
 
 .PHONY: all clean check check-unit check-integration check-podman setup images demo try \
-        install asan-check bench fuzz valgrind-check layout
+        install asan-check bench fuzz valgrind-check check-engines layout
 
 all: $(BIN) $(SIM)
 
@@ -69,12 +69,19 @@ setup:
 images: $(SIM)
 	bash images/build.sh $(SIM)
 
+# Every suite runs even when one before it failed; then the host's network
+# interfaces must all still be there (tests/host-interfaces.sh).
 check: setup
 	$(MAKE) -j$(JOBS) all $(UNIT) $(INTEGRATION)
 	$(MAKE) images
-	$(MAKE) check-unit
-	$(MAKE) check-integration
-	$(MAKE) check-podman
+	bash tests/host-interfaces.sh save $(BUILD)/host-interfaces.before
+	@failed=""; \
+	for t in check-unit check-integration check-podman; do \
+		$(MAKE) $$t || failed="$$failed $$t"; \
+	done; \
+	bash tests/host-interfaces.sh compare $(BUILD)/host-interfaces.before || failed="$$failed host-interfaces"; \
+	if [ -n "$$failed" ]; then echo "check: FAILED:$$failed" >&2; exit 1; fi; \
+	echo "check: every suite passed"
 
 check-unit: $(UNIT)
 	$(UNIT) --jobs 2
@@ -91,6 +98,13 @@ check-integration: $(INTEGRATION) $(BIN) images
 # without its closing line. SKIPPED with HRR_SETUP_NO_PODMAN=1.
 check-podman: $(INTEGRATION) $(BIN) images
 	HRR_BIN=$(abspath $(BIN)) INTEGRATION=$(abspath $(INTEGRATION)) bash tests/podman-check.sh
+
+# The engine-facing suites against Docker 26.1 and 28.5 and root Podman
+# 5.4 and 5.8 from Debian trixie and sid, each engine in a container of the
+# host's dockerd from a root built once by debootstrap and cached as an
+# image (tests/engine-matrix.sh, docs/engines.md).
+check-engines: $(INTEGRATION) $(BIN) images
+	HRR_BIN=$(abspath $(BIN)) INTEGRATION=$(abspath $(INTEGRATION)) bash tests/engine-matrix.sh
 
 # The same suites built with AddressSanitizer + UBSan; any report fails.
 asan-check: images
@@ -109,7 +123,7 @@ demo:
 	bash examples/demo.sh $(abspath $(BIN))
 
 # Play on the fake GPU host of the demo: make try ARGS='--gpu 1 --format json'
-TRY_ARGS = --image hrr-sim:dev --archive examples/capture.hrr
+TRY_ARGS = --image hrr-sim:$(or $(HRR_IMAGE_TAG),dev) --archive examples/capture.hrr
 try: all
 	HRR_BIN=$(abspath $(BIN)) bash examples/try.sh $(TRY_ARGS) $(ARGS)
 
@@ -119,10 +133,14 @@ valgrind-check: images
 	$(MAKE) -j$(JOBS) BUILD=build-valgrind CFLAGS="-O2 -g -DHRR_NO_SANDBOX" build-valgrind/hrr-docker-replay
 	bash tests/valgrind.sh $(abspath build-valgrind/hrr-docker-replay)
 
+# systemd-tmpfiles reads $(PREFIX)/lib/tmpfiles.d for /usr and /usr/local.
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(TMPFILESDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/hrr-docker-replay
 	install -m 0644 docs/hrr-docker-replay.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 dist/hrr-docker-replay.tmpfiles $(DESTDIR)$(TMPFILESDIR)/hrr-docker-replay.conf
 
 # Each folder's share of the product's C lines and the include loops
 # (mk/layout.sh): a report for people, not a test.

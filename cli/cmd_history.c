@@ -1,16 +1,18 @@
 /* `history`: what past sweeps said, per case (docs/sweep.md "The history database"); `history prune --keep N` removes old sweeps from the database
  * and their folders from disk. */
 #include <errno.h>
-#include <ftw.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/cleanup.h"
+#include "common/owned.h"
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "history/history_db.h"
+#include "sweep/sweep_folder.h"
 #include "common/say.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -31,15 +33,10 @@ struct trend_out {
 	char last_sweep_buf[256];
 };
 
+/* The one markdown escaping of every report (common/text.h). */
 static void md_clean(struct strbuf *out, const char *s)
 {
-	cleanup_free char *c = text_sanitized(s ? s : "-", TEXT_STRIP_ANSI);
-
-	for (const char *p = c; *p; p++) {
-		if (*p == '|' || *p == '\\' || *p == '`')
-			strbuf_addch(out, '\\');
-		strbuf_addch(out, *p);
-	}
+	text_markdown_cell(out, s ? s : "-");
 }
 
 static int trend_row(void *ctx, const struct history_trend_row *r)
@@ -90,33 +87,68 @@ static int trend_row(void *ctx, const struct history_trend_row *r)
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* A folder row is followed only when it is absolute, <...>/sweeps/<id>,
+ * with no symlink on its path, the caller's own in a directory that is the
+ * caller's or sticky, and its plan.json names that sweep: a forged row
+ * must not make prune delete someone's directory. Removed by descriptors
+ * (common/owned.h), never following a link. */
+static int remove_folder(const char *id, const char *folder, struct error *err)
 {
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	if (remove(path) < 0 && errno != ENOENT)
-		say_warning("cannot remove %s: %s", path, strerror(errno));
-	return 0;
+	const char *base = strrchr(folder, '/');
+	cleanup_free char *parent = base ? xstrndup(folder, (size_t)(base - folder)) : NULL;
+	const char *pbase = parent ? strrchr(parent, '/') : NULL;
+	struct sweep_meta m;
+	cleanup_close int pfd = -1;
+	int rc;
+
+	if (folder[0] != '/' || !base || strcmp(base + 1, id) || !pbase || strcmp(pbase + 1, "sweeps"))
+		return error_set(err, ERR_DATA, 0, "its folder %s is not <workdir>/sweeps/%s", folder, id);
+	if (!owned_path_has_no_symlink(folder))
+		return error_set(err, ERR_DATA, 0, "its folder %s has a symlink on its path", folder);
+	if (sweep_folder_check(folder, err) < 0)
+		return -1;
+	sweep_meta_init(&m);
+	rc = sweep_meta_read(&m, folder, err) < 0 ? -1
+	     : strcmp(m.id, id) ? error_set(err, ERR_DATA, 0, "%s/%s names another sweep (%s)",
+					    folder, SWEEP_PLAN_FILE, m.id)
+				: 0;
+	sweep_meta_release(&m);
+	if (rc < 0 || (pfd = owned_dir_open(parent, "sweeps directory", OWNED_STICKY_SHARED, err)) < 0)
+		return -1;
+	return owned_remove_tree(pfd, id, err);
 }
 
 static int prune(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
-	cleanup_strvec struct strvec removed = STRVEC_INIT;
+	cleanup_strvec struct strvec ids = STRVEC_INIT, folders = STRVEC_INIT;
 	struct error err;
+	int code = 0;
 
-	if (history_db_prune(db, o->label, (int)o->keep, &removed, &err) < 0) {
+	if (history_db_prune(db, o->label, (int)o->keep, &ids, &folders, &err) < 0) {
 		say_error("%s", err.msg);
 		return 5;
 	}
 	/* The database first: a folder left behind is only disk, a row
 	 * without its folder would be a broken link in the reports. */
-	for (size_t i = 0; i < removed.n; i++) {
-		nftw(removed.v[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-		printf("removed %s\n", removed.v[i]);
+	for (size_t i = 0; i < ids.n; i++) {
+		if (!folders.v[i][0])
+			continue;
+		if (remove_folder(ids.v[i], folders.v[i], &err) < 0) {
+			say_warning("sweep %s: %s: its folder is left as it is", ids.v[i], err.msg);
+			code = 5;
+			continue;
+		}
+		printf("removed %s\n", folders.v[i]);
 	}
-	printf("%zu sweep(s) pruned\n", removed.n);
+	printf("%zu sweep(s) pruned\n", ids.n);
+	return code;
+}
+
+/* No database yet: nothing was recorded, and nothing is created. */
+static int no_history(const struct options *opts)
+{
+	printf("%s", opts->format == FORMAT_JSON ? "[]\n" : "# History\n\nNo sweeps recorded.\n");
 	return 0;
 }
 
@@ -170,9 +202,13 @@ int history_command(struct options *opts)
 	cleanup_free char *dflt = history_db_default_path();
 	int code;
 
-	if (history_db_open(&db, o->db ? o->db : dflt, &err) < 0) {
+	/* Only an action writes: the trend opens the database read-only. */
+	if ((act ? history_db_open(&db, o->db ? o->db : dflt, &err)
+		 : history_db_open_readonly(&db, o->db ? o->db : dflt, &err)) < 0) {
+		if (err.kind == ERR_NOT_FOUND)
+			return no_history(opts);
 		say_error("%s", err.msg);
-		return 5;
+		return err.kind == ERR_USAGE ? 64 : 5;
 	}
 	code = act ? act->run(db, opts) : show_trend(db, opts);
 	history_db_close(db);

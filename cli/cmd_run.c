@@ -47,6 +47,7 @@ const char cmd_replay_help_tail[] =
 	"  5   no verdict: engine unreachable, image missing or pull failed, archive\n"
 	"      missing or unreadable, hrr-playback not found, no AMD GPU, interrupted\n"
 	"  64  usage error\n"
+	"  75  the GPUs stayed held by another run past --gpu-wait (try later, like EX_TEMPFAIL)\n"
 	"\nOutput: the finding on stdout at the end (markdown, or with --format json one\n"
 	"JSON object on every path: the finding plus \"exit\", else {\"outcome\": null,\n"
 	"\"exit\", \"stage\", \"error\", \"run_dir\"}); -o PATH also writes what stdout got,\n"

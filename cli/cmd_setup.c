@@ -71,7 +71,7 @@ static int setup_host(struct cmd_env *env, bool need_gpu)
 	struct replay_host_config cfg = {
 		.workdir = env->o->workdir, .archives = archives, .n_archives = 1,
 		.device_root = env->o->device_root, .sysfs_root = env->o->sysfs_root,
-		.need_gpu = need_gpu, .verbosity = env->o->verbosity,
+		.need_gpu = need_gpu, .verbosity = env->o->verbosity, .devices = env->o->devices,
 	};
 
 	if (realpath(env->o->archive, real))
@@ -161,6 +161,7 @@ void cmd_describe_policy(const struct options *o, struct replay_desc *d)
 	d->limits.stop_grace_s = o->stop_grace_s;
 	d->limits.progress_seconds = o->progress_seconds;
 	d->limits.memory_bytes = o->memory_bytes;
+	d->limits.log_limit_bytes = o->log_limit_bytes;
 	d->diagnose = o->diagnose;
 	d->diagnose_timeout_s = o->diagnose_timeout_s;
 	d->env = &o->env;

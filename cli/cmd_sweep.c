@@ -20,6 +20,7 @@
 #include "cluster/sweep_backend.h"
 #include "history/sweep_baseline.h"
 #include "lease/gpu_holders.h"
+#include "lease/gpu_lease.h"
 #include "report/sweep_report.h"
 #include "sweep/sweep_run.h"
 #include "cli/sweep_runopts.h"
@@ -83,7 +84,7 @@ static void meta_from_options(struct sweep_cmd *c)
 {
 	struct sweep_meta *m = &c->meta;
 	const struct sweep_options *so = c->so;
-	cJSON *run = sweep_runopts_to_json(c->ro);
+	cJSON *run = sweep_runopts_to_json(c->ro, true);
 
 	m->label = xstrdup(so->label ? so->label : "default");
 	m->baseline = so->baseline ? xstrdup(so->baseline) : NULL;
@@ -95,6 +96,9 @@ static void meta_from_options(struct sweep_cmd *c)
 	m->gpu_wait = so->gpu_wait;
 	m->fail_on = so->fail_on;
 	m->run_options = cJSON_PrintUnformatted(run);
+	/* The local workers run from the description a task or a resume
+	 * reads back, not from the options it was made of. */
+	sweep_runopts_from_json(c->ro, run);
 	cJSON_Delete(run);
 }
 
@@ -281,7 +285,8 @@ static int prepare(struct sweep_cmd *c, struct error *err)
 
 		if (workdir_prepare(c->ro->workdir, NULL, 0, &wd, err) < 0 ||
 		    sweep_folder_find(wd, c->so->resume, &c->folder, err) < 0 ||
-		    sweep_meta_read(&c->meta, c->folder, err) < 0)
+		    sweep_meta_read(&c->meta, c->folder, err) < 0 ||
+		    sweep_meta_migrate(&c->meta, c->folder, err) < 0)
 			return -1;
 		c->resume = true;
 		options_from_meta(c);
@@ -422,11 +427,15 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 	c->task_of = c->so->have_shard ? sweep_backend_of_task() : NULL;
 	c->task = c->task_of != NULL;
 	if (!submit && !c->task && open_db(c, &err) < 0)
-		return fail(&err, SWEEP_EXIT_INFRA);
+		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
 	if ((code = open_host(c, &f)))
 		return code;
 	if (!submit && check_pool(c, &err) < 0)
 		return fail(&err, SWEEP_EXIT_USAGE);
+	/* A lock directory that cannot be trusted stops the sweep here, not
+	 * each case in a wait that never ends. */
+	if (!submit && gpu_lease_dir_prepare(gpu_lease_dir(NULL), &err) < 0)
+		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
 	if (c->task && task_pool(c, &err) < 0)
 		return fail(&err, SWEEP_EXIT_INFRA);
 	if (c->resume && !submit)
@@ -489,6 +498,7 @@ static int run_sweep(struct sweep_cmd *c)
 	struct sweep_run_input in = {
 		.meta = &c->meta, .folder = c->folder, .results_path = rpath, .policy = &policy,
 		.sysfs_root = c->ro->sysfs_root, .device_root = c->ro->device_root,
+		.devices = c->ro->devices,
 		.host = &c->host, .imgs = c->imgs, .sh = &c->sh, .cases = cases, .n_cases = n,
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
 		.may_start_ctx = c, .resume_hint = c->task ? c->task_of->flag : NULL, .base = base,
@@ -541,7 +551,7 @@ static int merge_sweep(struct sweep_cmd *c)
 	if (code)
 		return code;
 	if (open_db(c, &err) < 0)
-		return fail(&err, SWEEP_EXIT_INFRA);
+		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
 	/* "finished": the cases without a result are missing and fail it. */
 	out.recorded = done;
 	return finish(c, &out, done);

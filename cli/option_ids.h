@@ -38,6 +38,7 @@ enum option_id {
 	OPT_SECCOMP,
 	OPT_AS_ROOT,
 	OPT_MEMORY,
+	OPT_LOG_LIMIT,
 	/* sweep, history, leases: applied by cli/sweep_options.c */
 	OPT_PLAN,
 	OPT_LABEL,
@@ -58,6 +59,7 @@ enum option_id {
 	OPT_LAST,
 	OPT_KEEP_LAST,
 	OPT_DIAGNOSE,
+	OPT_DEVICES,
 	OPT_DIAGNOSE_TIMEOUT,
 	OPT_ENGINE,
 	OPT_SLURM,

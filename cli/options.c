@@ -42,7 +42,9 @@ static const struct option_def replay_rows[] = {
 	{ OPT_DIAGNOSE, "diagnose", 0, "MODE", "HRR_DIAGNOSE", FOR_RUN,
 	  "off|auto|agent|hang|all: name the kernel with the GPU debuggers (default auto:\n"
 	  "                                   one rerun under rocm-debug-agent after a GPU fault, watchdog\n"
-	  "                                   x4; hang/all: rocgdb before a hung replay is stopped)" },
+	  "                                   x4, or after a hang, sent SIGQUIT at the first run's stop\n"
+	  "                                   time, no ptrace; hang/all: rocgdb before a hung replay is\n"
+	  "                                   stopped, the agent when the image has no rocgdb)" },
 	{ OPT_DIAGNOSE_TIMEOUT, "diagnose-timeout", 0, "S", NULL, FOR_RUN,
 	  "how long rocgdb may take before a hung replay is stopped anyway (default 90)" },
 	{ OPT_NO_SYNC, "no-sync", 0, NULL, NULL, FOR_REPLAY,
@@ -67,6 +69,10 @@ static const struct option_def replay_rows[] = {
 	  "a GPU architecture mismatch blocks instead of warning" },
 	{ OPT_KEEP, "keep", 0, NULL, NULL, FOR_REPLAY,
 	  "keep the container after the run (default: removed)" },
+	{ OPT_DEVICES, "devices", 0, "nodes|cdi|auto", "HRR_DEVICES", FOR_REPLAY,
+	  "how the GPUs reach the container: their device nodes, or CDI devices of the\n"
+	  "                                   AMD GPU CDI spec (default auto: CDI when the engine has it\n"
+	  "                                   and the spec adds only those GPUs' nodes)" },
 	{ OPT_DEVICE_ROOT, "device-root", 0, "DIR", "HRR_DEVICE_ROOT", FOR_REPLAY,
 	  "where kfd and dri/ live on the host (default /dev)" },
 	{ OPT_SYSFS_ROOT, "sysfs-root", 0, "DIR", "HRR_SYSFS_ROOT", FOR_REPLAY,
@@ -76,6 +82,8 @@ static const struct option_def replay_rows[] = {
 	  "                                   plus the ROCm runtime's NUMA calls; docs/security.md)" },
 	{ OPT_MEMORY, "memory", 0, "BYTES", NULL, FOR_REPLAY,
 	  "memory limit of the replay container (512m, 2g; default none)" },
+	{ OPT_LOG_LIMIT, "log-limit", 0, "BYTES", "HRR_LOG_LIMIT", FOR_RUN,
+	  "bound replay.log (default 1g, 0 = none): past it the head and the tail are kept" },
 	{ OPT_AS_ROOT, "as-root", 0, NULL, NULL, FOR_REPLAY,
 	  "run the replay as root inside (default: as your uid:gid; capabilities stay dropped)" },
 };
@@ -135,6 +143,7 @@ void options_init(struct options *o)
 	o->progress_seconds = 30;
 	o->diagnose = DIAGNOSE_DEFAULT;
 	o->diagnose_timeout_s = DIAGNOSE_TIMEOUT_DEFAULT_S;
+	o->log_limit_bytes = OPTIONS_LOG_LIMIT_DEFAULT;
 	strvec_init(&o->extra_ld);
 	strvec_init(&o->env);
 	strvec_init(&o->cap_add);
@@ -282,6 +291,10 @@ static const struct choice pull_choices[] = {
 	{ "missing", PULL_MISSING }, { "always", PULL_ALWAYS }, { "never", PULL_NEVER }, { 0 }
 };
 
+static const struct choice devices_choices[] = {
+	{ "auto", DEVICES_AUTO }, { "nodes", DEVICES_NODES }, { "cdi", DEVICES_CDI }, { 0 }
+};
+
 static int pick_choice(const struct choice *c, const char *val, const char *from,
 		       const char *what, const char *words, int *out, struct error *err)
 {
@@ -315,6 +328,12 @@ static int apply_choice_option(struct options *o, enum option_id id, const char 
 				&v, err) < 0)
 			return -1;
 		o->pull = (enum pull_policy)v;
+		return 0;
+	case OPT_DEVICES:
+		if (pick_choice(devices_choices, val, from, "a device mode", "nodes, cdi or auto", &v,
+				err) < 0)
+			return -1;
+		o->devices = (enum device_mode)v;
 		return 0;
 	case OPT_DIAGNOSE:
 		if (diagnose_mode_parse(val, &o->diagnose, err) < 0)
@@ -379,6 +398,7 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_FORMAT:
 	case OPT_ENGINE:
 	case OPT_PULL:
+	case OPT_DEVICES:
 	case OPT_DIAGNOSE:
 		return apply_choice_option(o, id, val, from, err);
 	case OPT_TIMEOUT:
@@ -400,6 +420,12 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 		return apply_inside_option(o, id, val, from, err);
 	case OPT_MEMORY:
 		return options_parse_bytes(from, val, &o->memory_bytes, err);
+	case OPT_LOG_LIMIT:
+		if (!strcmp(val, "0")) {
+			o->log_limit_bytes = 0;
+			return 0;
+		}
+		return options_parse_bytes(from, val, &o->log_limit_bytes, err);
 	case OPT_SECCOMP:
 		seccomp_choice_release(&o->seccomp);
 		return seccomp_choice_parse(val, &o->seccomp, err) < 0

@@ -14,6 +14,7 @@
 #include "replay/image.h"
 #include "cli/command_ids.h"
 #include "cli/option_values.h"
+#include "preflight/cdi.h"
 #include "seccomp/seccomp_profile.h"
 #include "cli/sweep_options.h"
 #include "preflight/topology.h"
@@ -23,6 +24,9 @@ enum output_format { FORMAT_MARKDOWN = 0, FORMAT_JSON };
 /* --engine: the engine DOCKER_HOST names (or the one found without it),
  * or a rootless Podman service started for this invocation alone. */
 enum engine_mode { ENGINE_MODE_AUTO = 0, ENGINE_MODE_PODMAN_SERVICE };
+
+/* --log-limit's default: 1 GiB of replay.log per case. */
+#define OPTIONS_LOG_LIMIT_DEFAULT (1LL << 30)
 
 struct options {
 	enum command command;
@@ -52,6 +56,7 @@ struct options {
 	bool strict_version;
 	bool strict_arch;
 	bool keep;
+	enum device_mode devices; /* --devices / HRR_DEVICES */
 	char *device_root;
 	char *sysfs_root;
 	int verbosity;            /* -1 quiet, 0 normal, 1+ verbose */
@@ -60,6 +65,7 @@ struct options {
 	struct seccomp_choice seccomp; /* --seccomp */
 	bool as_root;             /* --as-root: the replay runs as root inside */
 	long long memory_bytes;   /* --memory: the replay container's limit, 0 = none */
+	long long log_limit_bytes; /* --log-limit: replay.log's bound, 0 = none */
 	enum engine_mode engine_mode;
 	struct strvec logs;       /* analyze --log, in order */
 	bool want_help;           /* --help given: print the command's help */

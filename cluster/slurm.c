@@ -260,6 +260,15 @@ int slurm_parsable_job_id(const char *out, char **id, struct error *err)
 	return 0;
 }
 
+void slurm_pattern_escape(struct strbuf *out, const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		if (*p == '%')
+			strbuf_addch(out, '%');
+		strbuf_addch(out, *p);
+	}
+}
+
 void slurm_shell_quote(struct strbuf *out, const char *text)
 {
 	strbuf_addch(out, '\'');

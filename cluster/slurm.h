@@ -62,6 +62,9 @@ void slurm_sbatch_merge_argv(const char *job_name, const char *script, const cha
 int slurm_parsable_job_id(const char *out, char **id, struct error *err)
 	__attribute__((warn_unused_result));
 
+/* A directory for sbatch's --output filename pattern: every '%' doubled
+ * ("%%" is a literal '%'), so a workdir like /data/100%/ is not expanded. */
+void slurm_pattern_escape(struct strbuf *out, const char *text);
 /* text, quoted for a POSIX shell ('...'). */
 void slurm_shell_quote(struct strbuf *out, const char *text);
 

@@ -72,9 +72,12 @@ static char *merge_script(const struct sweep_slurm_submit *s)
 	struct strbuf b = STRBUF_INIT;
 
 	script_start(&b, s, "the merge", "--merge", false);
-	strbuf_addstr(&b, "\nrc=$?\necho $rc >");
+	/* Into a new file (mktemp: O_EXCL), then renamed over the name: a
+	 * symlink planted there is replaced, never written through. */
+	strbuf_addstr(&b, "\nrc=$?\nd=");
 	slurm_shell_quote(&b, s->folder);
-	strbuf_addf(&b, "/%s/merge-\"$SLURM_JOB_ID\".exit\nexit $rc\n", SWEEP_SLURM_DIR);
+	strbuf_addf(&b, "/%s\nt=$(mktemp \"$d/.merge-exit.XXXXXX\") && echo $rc >\"$t\" &&"
+		    " mv -f \"$t\" \"$d/merge-$SLURM_JOB_ID.exit\"\nexit $rc\n", SWEEP_SLURM_DIR);
 	return strbuf_detach(&b, NULL);
 }
 
@@ -88,6 +91,17 @@ static int sbatch(const struct slurm_runner *run, const struct strvec *argv, cha
 	return slurm_parsable_job_id(out.buf, id, err);
 }
 
+/* sbatch's --output for a file of the folder's slurm/ directory: the
+ * folder's own '%' escaped, the pattern's kept. */
+static char *output_pattern(const char *folder, const char *pattern)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	slurm_pattern_escape(&b, folder);
+	strbuf_addf(&b, "/%s/%s", SWEEP_SLURM_DIR, pattern);
+	return strbuf_detach(&b, NULL);
+}
+
 /* One array over the cases of one GPU count. */
 static int submit_group(const struct slurm_runner *run, const struct sweep_slurm_submit *s,
 			int round, int gpus, cJSON *arrays, char **job, struct error *err)
@@ -96,7 +110,7 @@ static int submit_group(const struct slurm_runner *run, const struct sweep_slurm
 						  SWEEP_SLURM_DIR, round, gpus);
 	cleanup_free char *script_file = xasprintf("%s/%s/r%d-gpu%d.sh", s->folder,
 						   SWEEP_SLURM_DIR, round, gpus);
-	cleanup_free char *output = xasprintf("%s/%s/%%A_%%a.out", s->folder, SWEEP_SLURM_DIR);
+	cleanup_free char *output = output_pattern(s->folder, "%A_%a.out");
 	cleanup_free char *name = xasprintf("hrr-%s", s->meta->id);
 	cleanup_free char *script = NULL;
 	cleanup_strbuf struct strbuf list = STRBUF_INIT;
@@ -151,7 +165,7 @@ static int submit_merge(const struct slurm_runner *run, const struct sweep_slurm
 {
 	cleanup_free char *script_file = xasprintf("%s/%s/r%d-merge.sh", s->folder,
 						   SWEEP_SLURM_DIR, round);
-	cleanup_free char *output = xasprintf("%s/%s/merge-%%j.out", s->folder, SWEEP_SLURM_DIR);
+	cleanup_free char *output = output_pattern(s->folder, "merge-%j.out");
 	cleanup_free char *name = xasprintf("hrr-%s-merge", s->meta->id);
 	cleanup_free char *script = merge_script(s);
 	cleanup_strvec struct strvec argv = STRVEC_INIT;

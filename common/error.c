@@ -39,6 +39,20 @@ int error_errno(struct error *err, const char *fmt, ...)
 	return -1;
 }
 
+int error_append(struct error *err, const char *fmt, ...)
+{
+	size_t len;
+	va_list ap;
+
+	if (!err)
+		return -1;
+	len = strnlen(err->msg, sizeof(err->msg) - 1);
+	va_start(ap, fmt);
+	vsnprintf(err->msg + len, sizeof(err->msg) - len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int error_prefix(struct error *err, const char *fmt, ...)
 {
 	char old[ERROR_MSG_MAX];

@@ -46,6 +46,9 @@ int error_errno(struct error *err, const char *fmt, ...)
 int error_prefix(struct error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Append what to do ("; chmod +t it") to an existing message; returns -1. */
+int error_append(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 void error_clear(struct error *err);
 
 /* The error argument of a call whose failure is deliberately not acted on

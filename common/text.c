@@ -60,6 +60,27 @@ static size_t csi_len(const unsigned char *s, size_t avail)
 	return 0;
 }
 
+/* The code point of the valid n-byte sequence at s. */
+static unsigned long code_point(const unsigned char *s, size_t n)
+{
+	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	unsigned long cp = s[0] & lead_mask[n];
+
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return cp;
+}
+
+static bool is_noncharacter(const unsigned char *s, size_t n)
+{
+	unsigned long cp;
+
+	if (n < 3)
+		return false;
+	cp = code_point(s, n);
+	return (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe;
+}
+
 static bool is_control(unsigned char c, unsigned flags)
 {
 	if (c == '\n')
@@ -86,7 +107,9 @@ void text_sanitize(struct strbuf *out, const char *s, size_t len, unsigned flags
 		}
 		n = utf8_seq(p + i, len - i, &bad);
 		/* C1 controls are the two-byte sequences C2 80 .. C2 9F. */
-		if (n == 1 ? !is_control(p[i], flags) : n == 2 ? !(p[i] == 0xc2 && p[i + 1] < 0xa0) : n > 0) {
+		if (n == 1   ? !is_control(p[i], flags)
+		    : n == 2 ? !(p[i] == 0xc2 && p[i + 1] < 0xa0)
+			     : n > 0 && !((flags & TEXT_NO_NONCHARACTERS) && is_noncharacter(p + i, n))) {
 			i += n;
 			continue;
 		}
@@ -106,6 +129,21 @@ char *text_sanitized(const char *s, unsigned flags)
 		return NULL;
 	text_sanitize(&sb, s, strlen(s), flags);
 	return strbuf_detach(&sb, NULL);
+}
+
+void text_markdown_cell(struct strbuf *out, const char *s)
+{
+	struct strbuf clean = STRBUF_INIT;
+
+	if (!s)
+		return;
+	text_sanitize(&clean, s, strlen(s), TEXT_STRIP_ANSI | TEXT_NO_NONCHARACTERS);
+	for (const char *p = clean.buf; *p; p++) {
+		if (strchr("\\`*_[]()!|<>&~#", *p))
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, *p);
+	}
+	strbuf_release(&clean);
 }
 
 bool text_is_utf8(const char *s, size_t len)

@@ -14,6 +14,11 @@ enum text_flags {
 	TEXT_KEEP_NEWLINES = 1 << 0, /* keep '\n' (else it becomes U+FFFD) */
 	TEXT_KEEP_TABS = 1 << 1,     /* keep '\t' (else it becomes U+FFFD) */
 	TEXT_STRIP_ANSI = 1 << 2,    /* drop ESC [ ... final-byte sequences whole */
+	/* Unicode's 66 noncharacters (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF)
+	 * become U+FFFD: XML 1.0 forbids U+FFFE and U+FFFF outright and
+	 * discourages the rest, and one such kernel name would make a
+	 * junit.xml that readers reject. */
+	TEXT_NO_NONCHARACTERS = 1 << 3,
 };
 
 /* Append s[0..len) to out as valid UTF-8: an invalid, overlong, surrogate
@@ -24,6 +29,12 @@ enum text_flags {
 void text_sanitize(struct strbuf *out, const char *s, size_t len, unsigned flags);
 /* The same into a new string; NULL for NULL. */
 char *text_sanitized(const char *s, unsigned flags);
+/* Untrusted text as one markdown table cell, the same everywhere (sweep
+ * summaries, `history`): sanitised (controls, escapes, noncharacters
+ * replaced, one line), then every character markdown or its HTML could act
+ * on backslash-escaped, so "[x](javascript:...)", "![](http://...)",
+ * "<script>" and "<img onerror=...>" stay text. NULL appends nothing. */
+void text_markdown_cell(struct strbuf *out, const char *s);
 /* True when s[0..len) is valid UTF-8 (controls allowed). */
 bool text_is_utf8(const char *s, size_t len);
 

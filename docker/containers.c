@@ -75,6 +75,10 @@ int engine_container_create_json(struct engine *e, const char *name,
 		return -1;
 	if (adapted)
 		body = adapted;
+	if (e->flavour == ENGINE_FLAVOUR_PODMAN &&
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(body, "HostConfig"),
+					     "DeviceRequests"))
+		return podman_create_cdi(e, body, name, id_out, err);
 	strbuf_addstr(&path, "/containers/create");
 	if (name && *name)
 		engine_url_add_query(&path, "name", name);

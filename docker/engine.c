@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -449,5 +450,37 @@ int engine_flavour(struct engine *e, enum engine_flavour *out, struct error *err
 		cJSON_Delete(v);
 	}
 	*out = e->flavour;
+	return 0;
+}
+
+const char *engine_goarch(const char *machine)
+{
+	static const struct { const char *machine, *go; } names[] = {
+		{ "x86_64", "amd64" }, { "aarch64", "arm64" }, { "i686", "386" },
+		{ "i386", "386" }, { "armv7l", "arm" }, { "riscv64", "riscv64" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(machine, names[i].machine))
+			return names[i].go;
+	return machine; /* ppc64le, s390x: the same in both */
+}
+
+int engine_arch(struct engine *e, char **out, struct error *err)
+{
+	cJSON *v = NULL;
+	const cJSON *a;
+	struct utsname u;
+
+	*out = NULL;
+	if (e->is_unix && e->flavour == ENGINE_FLAVOUR_PODMAN && uname(&u) == 0) {
+		*out = xstrdup(engine_goarch(u.machine));
+		return 0;
+	}
+	if (engine_version(e, &v, err) < 0)
+		return -1;
+	a = cJSON_GetObjectItemCaseSensitive(v, "Arch");
+	*out = xstrdup(cJSON_IsString(a) ? a->valuestring : "");
+	cJSON_Delete(v);
 	return 0;
 }

@@ -27,9 +27,10 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 
-/* Newest API version whose fields this client uses and was tested against,
- * and the oldest it still speaks (Debian bookworm's engine). */
-#define ENGINE_API_VERSION_MAX "1.44"
+/* Newest API version this client was tested against (Docker 28.5 in the
+ * engine matrix, docs/engines.md), and the oldest it still speaks (Debian
+ * bookworm's engine). */
+#define ENGINE_API_VERSION_MAX "1.51"
 #define ENGINE_API_VERSION_MIN "1.41"
 #define ENGINE_BODY_MAX (16u << 20)
 #define ENGINE_LINE_MAX (1u << 20) /* one NDJSON object (pull, events) */
@@ -84,6 +85,24 @@ int engine_applies_limits(struct engine *e, bool *applies, struct error *err)
  * subordinate id that cannot write the caller's folders. */
 int engine_root_is_caller(struct engine *e, bool *out, struct error *err)
 	__attribute__((warn_unused_result));
+
+/* Whether the engine injects CDI devices: dockerd when GET /info lists
+ * CDISpecDirs (on by default from 28.2, opt-in before through the
+ * daemon's features.cdi); Podman always (its own create). *dirs (may be
+ * NULL) gets the engine's spec dirs, colon-separated (caller frees). */
+int engine_cdi_enabled(struct engine *e, bool *on, char **dirs, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* The engine's architecture as Go names it ("amd64", "arm64", ...): GET
+ * /version's Arch, except for Podman on a unix socket, which shares this
+ * kernel, so uname(2) says it with no request (Podman's GET /version runs
+ * its runtime and conmon to report their versions: 0.1-1.7 s a replay).
+ * *out: caller frees. */
+int engine_arch(struct engine *e, char **out, struct error *err)
+	__attribute__((warn_unused_result));
+/* Pure: uname's machine ("x86_64") as Go's GOARCH ("amd64"); others as
+ * they are. */
+const char *engine_goarch(const char *machine);
 
 int engine_ping(struct engine *e, struct error *err);
 /* GET /version; *out is owned by the caller (cJSON_Delete). */
@@ -172,6 +191,10 @@ struct container_spec {
 	/* HostConfig */
 	struct container_device *devices;
 	size_t n_devices;
+	/* CDI device names ("amd.com/gpu=0"): HostConfig.DeviceRequests
+	 * {"Driver": "cdi", "DeviceIDs": [...]} on dockerd; on Podman,
+	 * whose compatible create ignores DeviceRequests, its own create. */
+	struct strvec cdi_devices;
 	struct container_mount *mounts;
 	size_t n_mounts;
 	struct container_ulimit *ulimits;

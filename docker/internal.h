@@ -83,6 +83,10 @@ int engine_flavour(struct engine *e, enum engine_flavour *out, struct error *err
  * NULL): sets e->flavour and e->server_version when they tell. */
 void engine_identity_from_ping(struct engine *e, const char *server, const char *libpod);
 
+/* A refusal of a too old API version (400, Docker 29 below 1.44): msg
+ * gets what to do about a pinned DOCKER_API_VERSION (pin may be NULL). */
+void engine_too_old_hint(long status, const char *pin, struct strbuf *msg);
+
 /* ---- Podman's differences (docker/podman.c) ---- */
 /* A copy of a create body as Podman needs it: nofile/nproc limits the
  * engine may grant named (else root Podman asks for 1048576 and start
@@ -102,9 +106,13 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *id, bo
 int podman_create_keeping_groups(struct engine *e, const cJSON *body, const char *name,
 				 char **id_out, struct error *err)
 	__attribute__((warn_unused_result));
+/* A body with CDI DeviceRequests, created through Podman's own API (its
+ * compatible create ignores them), keeping a rootless caller's groups. */
+int podman_create_cdi(struct engine *e, const cJSON *body, const char *name, char **id_out,
+		      struct error *err) __attribute__((warn_unused_result));
 /* POST /libpod/containers/create of a compatible create body translated
- * into Podman's SpecGenerator, with the OCI annotation key=value
- * (docker/libpod.c). ERR_USAGE when the body has what does not translate. */
+ * into Podman's SpecGenerator, with the OCI annotation key=value (none
+ * when key is NULL) (docker/libpod.c). ERR_USAGE when the body has what does not translate. */
 int podman_libpod_create(struct engine *e, const cJSON *body, const char *name,
 			 const char *key, const char *value, char **id_out, struct error *err)
 	__attribute__((warn_unused_result));

@@ -1,6 +1,7 @@
-/* Podman's own create (POST /libpod/containers/create), for the one thing
- * its Docker-compatible create cannot ask: an OCI annotation, here the
- * one that keeps a rootless user's supplementary groups (docker/podman.c).
+/* Podman's own create (POST /libpod/containers/create), for what its
+ * Docker-compatible create cannot ask: an OCI annotation, here the one
+ * that keeps a rootless user's supplementary groups (docker/podman.c), and
+ * CDI devices (the compatible create ignores DeviceRequests).
  * The compatible body this client builds (docker/spec.c) is translated
  * field by field into Podman's SpecGenerator; a body with a field this
  * does not know is not translated (the caller keeps its own error). */
@@ -62,10 +63,12 @@ static long long size_bytes(const char *s)
 	return v > 0 && v < (1LL << 40) ? v << shift : 0;
 }
 
-static void devices(cJSON *spec, const cJSON *list)
+/* Devices, then the CDI names of DeviceRequests, which Podman takes as
+ * device paths ("amd.com/gpu=0"); a request of another driver: -1. */
+static int devices(cJSON *spec, const cJSON *list, const cJSON *requests)
 {
 	cJSON *a = cJSON_AddArrayToObject(spec, "devices");
-	const cJSON *d;
+	const cJSON *d, *r;
 
 	cJSON_ArrayForEach(d, list) {
 		const cJSON *perm = field(d, "CgroupPermissions");
@@ -78,6 +81,19 @@ static void devices(cJSON *spec, const cJSON *list)
 		cJSON_AddStringToObject(o, "path", path);
 		cJSON_AddItemToArray(a, o);
 	}
+	cJSON_ArrayForEach(r, requests) {
+		const char *driver = cJSON_GetStringValue(field(r, "Driver"));
+
+		if (!driver || strcmp(driver, "cdi"))
+			return -1;
+		cJSON_ArrayForEach(d, field(r, "DeviceIDs")) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "path", cJSON_GetStringValue(d));
+			cJSON_AddItemToArray(a, o);
+		}
+	}
+	return 0;
 }
 
 static void mounts(cJSON *spec, const cJSON *list)
@@ -138,7 +154,7 @@ static int host_config(cJSON *spec, const cJSON *hc)
 	static const char *const known[] = {
 		"Devices", "Mounts", "Ulimits", "GroupAdd", "CapAdd", "CapDrop", "SecurityOpt",
 		"NetworkMode", "Init", "ReadonlyRootfs", "AutoRemove", "PidsLimit", "Memory",
-		"ShmSize", "LogConfig", NULL,
+		"ShmSize", "LogConfig", "DeviceRequests", NULL,
 	};
 	const cJSON *it, *net = field(hc, "NetworkMode"), *lc = field(hc, "LogConfig");
 	cJSON *res;
@@ -155,7 +171,8 @@ static int host_config(cJSON *spec, const cJSON *hc)
 		return -1;
 	if (net)
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(spec, "netns"), "nsmode", "none");
-	devices(spec, field(hc, "Devices"));
+	if (devices(spec, field(hc, "Devices"), field(hc, "DeviceRequests")) < 0)
+		return -1;
 	mounts(spec, field(hc, "Mounts"));
 	rlimits(spec, field(hc, "Ulimits"));
 	copy_item(spec, "groups", field(hc, "GroupAdd"));
@@ -216,7 +233,8 @@ static cJSON *libpod_spec(const cJSON *body, const char *name, const char *key,
 	copy_item(spec, "user", field(body, "User"));
 	copy_item(spec, "stop_timeout", field(body, "StopTimeout"));
 	cJSON_AddBoolToObject(spec, "terminal", false);
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(spec, "annotations"), key, value);
+	if (key)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(spec, "annotations"), key, value);
 	if (host_config(spec, field(body, "HostConfig")) < 0)
 		goto fail;
 	return spec;

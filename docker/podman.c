@@ -365,6 +365,17 @@ int podman_create_keeping_groups(struct engine *e, const cJSON *body, const char
 			 e->host, why.msg);
 }
 
+int podman_create_cdi(struct engine *e, const cJSON *body, const char *name, char **id_out,
+		      struct error *err)
+{
+	if (podman_learn_host(e, err) < 0)
+		return -1;
+	if (podman_libpod_create(e, body, name, e->podman_rootless ? PODMAN_KEEP_GROUPS : NULL,
+				 "1", id_out, err) < 0)
+		return error_prefix(err, "creating a container with CDI devices: ");
+	return 0;
+}
+
 /* ---- answers rewritten as dockerd gives them ---- */
 
 static void json_set_string(cJSON *obj, const char *name, const char *value)

@@ -18,6 +18,7 @@ void container_spec_init(struct container_spec *s)
 	strvec_init(&s->env);
 	strvec_init(&s->labels);
 	strvec_init(&s->group_add);
+	strvec_init(&s->cdi_devices);
 	strvec_init(&s->cap_add);
 	strvec_init(&s->cap_drop);
 	strvec_init(&s->security_opt);
@@ -48,6 +49,7 @@ void container_spec_release(struct container_spec *s)
 		free(s->ulimits[i].name);
 	free(s->ulimits);
 	strvec_clear(&s->group_add);
+	strvec_clear(&s->cdi_devices);
 	strvec_clear(&s->cap_add);
 	strvec_clear(&s->cap_drop);
 	strvec_clear(&s->security_opt);
@@ -153,6 +155,13 @@ static cJSON *spec_host_config(const struct container_spec *s)
 						d->cgroup_permissions ? d->cgroup_permissions : "rwm");
 			cJSON_AddItemToArray(a, o);
 		}
+	}
+	if (s->cdi_devices.n) {
+		cJSON *req = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(req, "Driver", "cdi");
+		cJSON_AddItemToObject(req, "DeviceIDs", spec_json_strings(&s->cdi_devices));
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(hc, "DeviceRequests"), req);
 	}
 	if (s->n_mounts) {
 		cJSON *a = cJSON_AddArrayToObject(hc, "Mounts");

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -118,6 +119,19 @@ int engine_xfer_http_error(const struct engine_stream *s, struct error *err)
 		status = podman_error_status(status, s->body.buf, s->body.len, &msg);
 	if (status == 404 && s->not_found_404)
 		kind = ERR_NOT_FOUND;
+	engine_too_old_hint(status, getenv("DOCKER_API_VERSION"), &msg);
 	return error_set(err, kind, (int)status, "%s", msg.buf);
+}
+
+/* Docker 29 refuses a client below API 1.44 with 400 "client version 1.41
+ * is too old. Minimum supported API version is 1.44, ...". Negotiation
+ * never asks for less than the engine's minimum; only a pin does. */
+void engine_too_old_hint(long status, const char *pin, struct strbuf *msg)
+{
+	if (status != 400 || !strstr(msg->buf, "is too old. Minimum supported API version is"))
+		return;
+	if (pin && *pin)
+		strbuf_addf(msg, " (DOCKER_API_VERSION=%s pins the client's: unset it, or set the engine's minimum or newer)",
+			    pin);
 }
 

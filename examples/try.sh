@@ -4,9 +4,11 @@
 # device nodes made in a temporary directory (removed at exit). The
 # simulator image (hrr-sim:dev, `make images`) needs nothing more.
 #
-#   examples/try.sh [command] [options...]
+#   examples/try.sh [run|preflight|sweep] [options...]
 #   examples/try.sh --image hrr-sim:dev --archive examples/capture.hrr --gpu 1
 #   examples/try.sh preflight --image hrr-sim:dev --archive examples/capture.hrr
+#   examples/try.sh sweep --label try --image hrr-sim:dev --archive examples/capture.hrr \
+#       --archive tests/fixtures/archives/maf/capture.hrr
 #
 # Every argument goes to hrr-docker-replay (HRR_BIN, default
 # build/hrr-docker-replay); --sysfs-root and --device-root point at the fake
@@ -26,7 +28,7 @@ fake=(--sysfs-root "$FAKE_HOST_SYSFS" --device-root "$tmp/dev")
 
 cmd=()
 case ${1:-} in
-run | preflight) cmd=("$1"); shift ;;
+run | preflight | sweep) cmd=("$1"); shift ;;
 esac
 # HRR_DEMO_WRAPPER runs the binary under a tool (valgrind in CI).
 ${HRR_DEMO_WRAPPER:-} "$bin" ${cmd[@]+"${cmd[@]}"} "${fake[@]}" "$@"

@@ -164,6 +164,9 @@ void classifier_free(struct classifier *c)
 	free(c->agent_reason);
 	free(c->watchdog_kernel);
 	free(c->watchdog_at);
+	free(c->hw_reason);
+	free(c->hw_node);
+	free(c->agent_page);
 	free(c);
 }
 

@@ -33,6 +33,7 @@ static void bigram_init(void)
 		"d=", /* gri(d=)[ */
 		"O=", /* HIP_S(O=) */
 		"[H", /* [HRR inside a prefixed line */
+		"HW", /* HW Exception by GPU node- */
 	};
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
@@ -59,6 +60,8 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 	case 'H':
 		if (!a->hsa && has_prefix(p, end, LIT("HSA_STATUS_ERROR_")))
 			a->hsa = p;
+		else if (!a->hw && has_prefix(p, end, LIT("HW Exception by GPU node-")))
+			a->hw = p;
 		break;
 	case 'h':
 		if (has_prefix(p, end, LIT("hipErrorOutOfMemory")))
@@ -124,6 +127,8 @@ void classify_generic(struct classifier *c, const char *s, const char *end,
 		classify_queue_abort(c, a->queue, end);
 	if (a->hsa)
 		classify_hsa_status(c, a->hsa, end);
+	if (a->hw)
+		classify_hw_exception(c, a->hw, end);
 	if (a->oom)
 		c->oom_text = true;
 	if (a->replay)
@@ -140,13 +145,15 @@ void classify_generic(struct classifier *c, const char *s, const char *end,
 	}
 	if (has_prefix(s, end, LIT("wave_")))
 		classify_agent_wave(c, s, end);
+	else if (s < end && (*s == 'S' || *s == 'F'))
+		classify_agent_event(c, s, end);
 }
 
 /* Anchors at or past limit belong to the next window (or to nothing). */
 void classify_anchors_before(struct anchors *a, const char *limit)
 {
 	const char **all[] = { &a->maf, &a->mfe, &a->queue, &a->hsa, &a->replay,
-			       &a->hrr, &a->kernarg, &a->grid, &a->hip_so };
+			       &a->hrr, &a->kernarg, &a->grid, &a->hip_so, &a->hw };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (*all[i] && *all[i] >= limit)

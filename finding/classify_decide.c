@@ -37,12 +37,16 @@ static bool says_fail(const struct classifier *c)
 
 static enum finding_outcome decide_outcome(const struct classifier *c)
 {
-	if (c->timeout || c->f.saw_watchdog)
+	/* The driver timed the GPU out: closer to a hang than to a host crash
+	 * (docs/findings.md). */
+	if (c->timeout || c->f.saw_watchdog || c->hw == HW_GPU_HANG)
 		return OUTCOME_HANG;
 	if (says_pass(c))
 		return OUTCOME_PASS;
-	if (c->maf_line || c->mfe_line)
+	if (c->maf_line || c->mfe_line || c->agent_memory_event)
 		return OUTCOME_MAF;
+	if (c->hw != HW_NONE)
+		return OUTCOME_ABORT;
 	/* Beyond the anchor: a divergence abort is a validation failure that
 	 * stopped the replay early (exit 2). */
 	if (says_fail(c) || c->diverged)
@@ -61,13 +65,20 @@ static enum finding_fault_class decide_class(const struct classifier *c, bool d2
 {
 	if (c->version_mismatch)
 		return FAULT_VERSION_MISMATCH;
+	/* The GPU's own word outranks a stop that followed it. */
+	if (c->hw == HW_ECC)
+		return FAULT_GPU_ECC_ERROR;
+	if (c->hw == HW_GPU_HANG)
+		return FAULT_GPU_HANG;
+	if (c->hw == HW_OTHER)
+		return FAULT_GPU_HW_EXCEPTION;
 	if (c->timeout || c->f.saw_watchdog)
 		return FAULT_HANG;
 	if (says_pass(c))
 		return d2h_failed ? FAULT_NAN_INF_DIVERGENCE : FAULT_REPLAY_PASS;
 	if (c->oom_text)
 		return FAULT_REPLAY_OOM;
-	if (c->maf_line || c->mfe_line)
+	if (c->maf_line || c->mfe_line || c->agent_memory_event)
 		return c->maf_read_only ? FAULT_READ_ONLY_PAGE_FAULT : FAULT_ILLEGAL_MEMORY_ACCESS;
 	if (c->fatal)
 		return c->fatal_oom ? FAULT_REPLAY_OOM : FAULT_REPLAY_FATAL_API;
@@ -146,6 +157,12 @@ static void finish_kernel(struct classifier *c, struct finding *f)
 		f->fault_address = take(&c->maf_address);
 	else if (c->mfe_address)
 		f->fault_address = take(&c->mfe_address);
+	else if (c->agent_page)
+		f->fault_address = xstrdup(c->agent_page);
+	if (!f->fault_reason && c->hw_reason)
+		f->fault_reason = xstrdup(c->hw_reason);
+	if (!f->gpu_node && c->hw_node)
+		f->gpu_node = take(&c->hw_node);
 
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
 		if (!named[i] || !*named[i])
@@ -159,6 +176,37 @@ static void finish_kernel(struct classifier *c, struct finding *f)
 		f->saw_kernel_from_fault_line = true;
 		break;
 	}
+}
+
+/* What the GPU's own reports mean for the verdict. */
+static void finish_gpu_notes(const struct classifier *c, struct finding *f)
+{
+	const char *node = f->gpu_node ? f->gpu_node : "?";
+
+	if (c->hw == HW_GPU_HANG)
+		finding_add_note(f, "the GPU runtime reported a hardware exception on GPU node-%s, "
+				 "reason \"%s\": the driver found the GPU hung and reset it. This is "
+				 "GPU-side evidence (a hang of the GPU, not a crash of the replay "
+				 "process); rerun on another GPU to tell a bad GPU from a kernel "
+				 "that never ends", node, c->hw_reason);
+	else if (c->hw == HW_ECC)
+		finding_add_note(f, "the GPU runtime reported a hardware exception on GPU node-%s, "
+				 "reason \"%s\": an ECC (memory) error on the GPU. This is evidence "
+				 "against the GPU, not the workload; check the GPU's RAS error counts",
+				 node, c->hw_reason);
+	else if (c->hw == HW_OTHER)
+		finding_add_note(f, "the GPU runtime reported a hardware exception on GPU node-%s "
+				 "(reason %s%s%s): GPU-side evidence, not a crash of the replay process",
+				 node, c->hw_reason ? "\"" : "", c->hw_reason ? c->hw_reason : "not printed",
+				 c->hw_reason ? "\"" : "");
+	if (c->agent_memory_event && !c->maf_line)
+		finding_add_note(f, "the older rocm-debug-agent reported a GPU memory fault (System "
+				 "event HSA_AMD_GPU_MEMORY_FAULT_EVENT) and aborted the process before "
+				 "the runtime's own fault line%s%s%s",
+				 c->agent_page ? "; the fault address is its faulting page " : "",
+				 c->agent_page ? c->agent_page : "",
+				 c->agent_page ? ", page-aligned: the access was somewhere in that "
+						 "page, not necessarily at its start" : "");
 }
 
 static void finish_notes(const struct classifier *c, struct finding *f)
@@ -187,6 +235,7 @@ static void finish_notes(const struct classifier *c, struct finding *f)
 	if (f->saw_watchdog)
 		finding_add_note(f, "hrr-playback's sync watchdog fired after %lld ms at: %s",
 				 c->watchdog_ms, c->watchdog_at ? c->watchdog_at : "unknown");
+	finish_gpu_notes(c, f);
 	if (c->hsa_first != HSA_NONE && !says_pass(c))
 		finding_add_note(f, "the queue aborted with %s", hsa_name(c->hsa_first));
 	if (f->saw_oom_marker)

@@ -195,11 +195,16 @@ void classify_replay_word(struct classifier *c, const char *p, const char *from,
 	}
 }
 
-/* wave_N: pc=0x... (kernel_code_entry=0x... <FQN>) (stopped, reason: REASON) */
+/* The agent's wave line, both generations:
+ *   wave_N: pc=0x... (stopped, reason: R)                                (old)
+ *   wave_N: pc=0x... (kernel_code_entry=0x... <FQN>) (stopped, reason: R)
+ *   wave_N: pc=0x... (kernel_code_entry=0x... <FQN>, kernargs=0x...) (stopped, reason: R)
+ *   wave_N: pc=0x... (kernel_code_entry=not available) (running)
+ * Only a stopped wave whose entry names a symbol names a kernel here. */
 void classify_agent_wave(struct classifier *c, const char *p, const char *end)
 {
 	const char *e = find(p, end, LIT("(kernel_code_entry="));
-	const char *h, *stop, *a, *b;
+	const char *h, *stop, *a, *b, *k;
 
 	if (!e || c->agent_kernel)
 		return;
@@ -209,14 +214,65 @@ void classify_agent_wave(struct classifier *c, const char *p, const char *end)
 		return;
 	a = skip_blanks(h, stop);
 	b = stop;
+	/* ", kernargs=0x..." after the symbol (ROCm 7): the last one, since a
+	 * symbol may itself hold the text. */
+	for (k = a; (k = find(k, stop, LIT(", kernargs="))) != NULL; k++)
+		b = k;
+	b = trim_end(a, b);
 	if (a < b && *a == '<' && b[-1] == '>') {
 		a++;
 		b--;
 	}
-	set_once(&c->agent_kernel, a, b);
+	if (a < b)
+		set_once(&c->agent_kernel, a, b);
 	a = stop + sizeof(") (stopped, reason: ") - 1;
 	b = memchr(a, ')', span(a, end));
 	set_once(&c->agent_reason, a, b ? b : end);
+}
+
+/* HW Exception by GPU node-N (Agent handle: 0x...) reason :REASON
+ * (ROCr's runtime.cpp; a space before the colon and none after). The
+ * reason is "GPU Hang" or an ECC text. */
+void classify_hw_exception(struct classifier *c, const char *p, const char *end)
+{
+	const char *q = p + sizeof("HW Exception by GPU node-") - 1;
+	const char *node = q, *r;
+
+	saw_fault(c);
+	while (q < end && is_digit(*q))
+		q++;
+	if (c->hw != HW_NONE)
+		return; /* the first exception is the one that matters */
+	c->hw = HW_OTHER;
+	set_once(&c->hw_node, node, q);
+	r = find(q, end, LIT(" reason :"));
+	if (!r || c->cut)
+		return;
+	r = skip_blanks(r + sizeof(" reason :") - 1, end);
+	end = trim_end(r, end);
+	if (r >= end)
+		return;
+	set_once(&c->hw_reason, r, end);
+	if (has_prefix(r, end, LIT("GPU Hang")))
+		c->hw = HW_GPU_HANG;
+	else if (find(r, end, LIT("ECC")))
+		c->hw = HW_ECC;
+}
+
+/* The older agent (rocr_debug_agent): "System event (HSA_AMD_GPU_MEMORY_FAULT_EVENT)"
+ * then "Faulting page: 0x7f3ade000000", then its waves and abort(). */
+void classify_agent_event(struct classifier *c, const char *s, const char *end)
+{
+	if (has_prefix(s, end, LIT("System event (HSA_AMD_GPU_MEMORY_FAULT_EVENT)"))) {
+		c->agent_memory_event = true;
+		saw_fault(c);
+	} else if (has_prefix(s, end, LIT("Faulting page: ")) && c->agent_memory_event) {
+		const char *a = s + sizeof("Faulting page: ") - 1;
+		const char *h = hex_token(a, end);
+
+		if (h)
+			set_once(&c->agent_page, a, h);
+	}
 }
 
 /* kernarg_address=0x... / grid=[x,y,z], workgroup=[x,y,z]: the dispatch

@@ -28,6 +28,9 @@
 #define FINDING_REASON_LINES 4
 
 enum hsa_status { HSA_NONE = 0, HSA_MEMORY_FAULT, HSA_ABORTED, HSA_EXCEPTION };
+/* What a hardware exception's reason says: the GPU was reset because it
+ * hung, or for an ECC error, or for a reason this version does not know. */
+enum hw_exception { HW_NONE = 0, HW_GPU_HANG, HW_ECC, HW_OTHER };
 enum info_section { INFO_NONE = 0, INFO_KERNEL_SUMMARY, INFO_CALL_COUNTS, INFO_ROOT };
 
 struct classifier {
@@ -53,6 +56,15 @@ struct classifier {
 	bool maf_imprecise;   /* ROCr's "(may not be exact address)" */
 	bool maf_nil;         /* ... on address (nil) */
 	char *mfe_address;
+
+	/* ROCr's "HW Exception by GPU node-N (Agent handle: 0x...) reason :R". */
+	enum hw_exception hw;
+	char *hw_reason, *hw_node;
+	/* The older rocm-debug-agent's own fault report, printed before it
+	 * calls abort(): "System event (HSA_AMD_GPU_MEMORY_FAULT_EVENT)" and
+	 * "Faulting page: 0x...". */
+	bool agent_memory_event;
+	char *agent_page;
 
 	/* Last heartbeat. */
 	bool have_progress;
@@ -104,7 +116,7 @@ void classify_flush(struct classifier *c);
 
 /* Where the anchors of the non-prefix rules first occur in a line. */
 struct anchors {
-	const char *maf, *mfe, *queue, *hsa, *replay, *hrr, *kernarg, *grid, *hip_so;
+	const char *maf, *mfe, *queue, *hsa, *replay, *hrr, *kernarg, *grid, *hip_so, *hw;
 	bool oom;
 };
 
@@ -146,6 +158,11 @@ void classify_hsa_status(struct classifier *c, const char *p, const char *end);
 void classify_replay_word(struct classifier *c, const char *p, const char *from,
 			  const char *end);
 void classify_agent_wave(struct classifier *c, const char *p, const char *end);
+/* p is at "HW Exception by GPU node-". */
+void classify_hw_exception(struct classifier *c, const char *p, const char *end);
+/* The older agent's "System event (...)" and "Faulting page: ..." lines
+ * (s is the line's start). */
+void classify_agent_event(struct classifier *c, const char *s, const char *end);
 void classify_assignments(struct classifier *c, const char *kernarg, const char *grid,
 			  const char *end);
 

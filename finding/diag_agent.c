@@ -17,6 +17,7 @@ static void wave_release(struct diag_agent_wave *w)
 	free(w->id);
 	free(w->pc);
 	free(w->kernel_entry);
+	free(w->kernargs);
 	free(w->kernel);
 	free(w->reason);
 	free(w->instruction);
@@ -97,6 +98,7 @@ static void parse_entry(struct diag_agent_wave *w, const char *s, const char *en
 {
 	static const char key[] = "(kernel_code_entry=";
 	const char *e = strstr(s, key);
+	const char *k;
 	size_t hx;
 
 	if (!e || e >= end)
@@ -111,6 +113,12 @@ static void parse_entry(struct diag_agent_wave *w, const char *s, const char *en
 		end--;
 	if (end > e && end[-1] == ')')
 		end--;
+	/* ROCm 7: "<NAME>, kernargs=0x...)" */
+	k = rfind(e, (size_t)(end - e), ", kernargs=");
+	if (k && hex_span(k + 11) && k + 11 + hex_span(k + 11) == end) {
+		w->kernargs = field(k + 11, (size_t)(end - k - 11));
+		end = k;
+	}
 	if (!strncmp(e, " <", 2) && end > e + 2 && end[-1] == '>')
 		w->kernel = field(e + 2, (size_t)(end - 1 - (e + 2)));
 }

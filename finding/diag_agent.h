@@ -37,6 +37,7 @@ struct diag_agent_wave {
 	char *id;           /* "wave_27876" */
 	char *pc;           /* "0x7f20f5e534c4" */
 	char *kernel_entry; /* "0x7f20f5e52900", NULL when absent or not available */
+	char *kernargs;     /* ROCm 7's ", kernargs=0x..." after the entry, else NULL */
 	char *kernel;       /* from "<...>" after the entry, else from "Disassembly for function" */
 	char *reason;       /* "MEMORY_VIOLATION", "ASSERT_TRAP|TRAP", NULL when running */
 	char *instruction;  /* the "=>" line's instruction */

@@ -145,7 +145,11 @@ static void take_done(struct diag_mi_result *r, const struct mi_value *res)
 			d->kernel_function = str_field(t, "kernel-function");
 		}
 	}
-	if ((l = list_of(res, "threads")))
+	if ((l = list_of(res, "threads"))) {
+		/* Threads exist only in a process rocgdb is attached to: this
+		 * record, not the absence of an error, proves the attach. */
+		if (l->n)
+			r->attached = true;
 		for (size_t i = 0; i < l->n; i++) {
 			const struct mi_value *t = l->items[i], *frame = mi_get(t, "frame");
 			const char *tid = mi_get_str(t, "target-id");
@@ -159,6 +163,7 @@ static void take_done(struct diag_mi_result *r, const struct mi_value *res)
 			w->func = str_field(frame, "func");
 			w->addr = str_field(frame, "addr");
 		}
+	}
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -259,6 +264,10 @@ static void record_line(struct diag_mi_parser *p, const char *s, size_t len)
 			r->first_error = field(msg, strlen(msg));
 	} else if (rec.type == MI_CONSOLE || rec.type == MI_LOG) {
 		console_text(p, rec.stream, rec.stream_len);
+	} else if ((rec.type == MI_EXEC_ASYNC && !strcmp(rec.cls, "stopped")) ||
+		   (rec.type == MI_NOTIFY_ASYNC && !strcmp(rec.cls, "thread-group-started"))) {
+		/* GDB reports the attached process stopped, or its group started. */
+		r->attached = true;
 	}
 	mi_record_release(&rec);
 }
@@ -288,15 +297,15 @@ void diag_mi_feed(struct diag_mi_parser *p, const char *data, size_t len)
 
 bool diag_mi_dispatch_key(const char *target_id, char *out, size_t outsz)
 {
-	unsigned long a, q, d;
-	int n = 0;
+	struct diag_target_id t;
 
-	if (!target_id)
+	/* A wave whose dispatch is "?" belongs to no known dispatch. */
+	if (!diag_mi_target_id_parse(target_id, &t) ||
+	    (t.kind != DIAG_TARGET_DISPATCH && t.kind != DIAG_TARGET_WAVE) || t.path[0] < 0 ||
+	    t.path[1] < 0 || t.path[2] < 0)
 		return false;
-	if (sscanf(target_id, "AMDGPU Dispatch %lu:%lu:%lu%n", &a, &q, &d, &n) != 3 &&
-	    sscanf(target_id, "AMDGPU Wave %lu:%lu:%lu:%*u%n", &a, &q, &d, &n) != 3)
-		return false;
-	return n > 0 && snprintf(out, outsz, "%lu:%lu:%lu", a, q, d) < (int)outsz;
+	return snprintf(out, outsz, "%lld:%lld:%lld", t.path[0], t.path[1], t.path[2]) <
+	       (int)outsz;
 }
 
 /* Name each dispatch's kernel: a wave of that dispatch, else the table. */
@@ -345,4 +354,83 @@ void diag_mi_parse(struct diag_mi_result *r, const char *data, size_t len)
 	diag_mi_parser_init(&p, r);
 	diag_mi_feed(&p, data, len);
 	diag_mi_finish(&p);
+}
+
+/* One number of a target id, or '?' (-1); *p moves past it. */
+static bool id_field(const char **p, long long *out)
+{
+	char *end;
+
+	if (**p == '?') {
+		*out = -1;
+		(*p)++;
+		return true;
+	}
+	if (**p < '0' || **p > '9')
+		return false;
+	*out = strtoll(*p, &end, 10);
+	*p = end;
+	return true;
+}
+
+/* n fields separated by sep, starting at *p. */
+static bool id_fields(const char **p, char sep, long long *out, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i && *(*p)++ != sep)
+			return false;
+		if (!id_field(p, &out[i]))
+			return false;
+	}
+	return true;
+}
+
+static bool id_tail(const char **p, const char *word, long long *out)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(*p, word, n))
+		return false;
+	*p += n;
+	return id_field(p, out) && *(*p)++ == ')';
+}
+
+bool diag_mi_target_id_parse(const char *s, struct diag_target_id *t)
+{
+	const char *p;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < 4; i++)
+		t->path[i] = -1;
+	t->work_group[0] = t->work_group[1] = t->work_group[2] = t->lane = t->extra = -1;
+	if (!s || strncmp(s, "AMDGPU ", 7))
+		return false;
+	p = s + 7;
+	if (!strncmp(p, "Agent (GPUID ", 13)) {
+		t->kind = DIAG_TARGET_AGENT;
+		p += 13;
+		return id_field(&p, &t->extra) && *p == ')';
+	}
+	if (!strncmp(p, "Queue ", 6)) {
+		t->kind = DIAG_TARGET_QUEUE;
+		p += 6;
+		return id_fields(&p, ':', t->path, 2) && id_tail(&p, " (QID ", &t->extra) && !*p;
+	}
+	if (!strncmp(p, "Dispatch ", 9)) {
+		t->kind = DIAG_TARGET_DISPATCH;
+		p += 9;
+		return id_fields(&p, ':', t->path, 3) && id_tail(&p, " (PKID ", &t->extra) && !*p;
+	}
+	if (!strncmp(p, "Wave ", 5)) {
+		t->kind = DIAG_TARGET_WAVE;
+		p += 5;
+		if (!id_fields(&p, ':', t->path, 4) || strncmp(p, " (", 2))
+			return false;
+		p += 2;
+		if (!id_fields(&p, ',', t->work_group, 3) || strncmp(p, ")/", 2))
+			return false;
+		p += 2;
+		return id_field(&p, &t->lane) && !*p;
+	}
+	return false;
 }

@@ -122,6 +122,9 @@ struct diag_mi_result {
 	bool saw_mi_dispatches;       /* a -dispatch-info result (even empty) */
 	bool no_dispatches;           /* "No dispatches are currently active." */
 	bool detached;                /* "[Inferior 1 (process N) detached]" */
+	bool attached;                /* an MI record only an attach gives: *stopped,
+				       * =thread-group-started, a -thread-info result
+				       * listing a thread */
 	/* the human `info dispatches` table, by Target Id */
 	size_t n_table;
 	char *table_target[DIAG_MI_MAX_ENTITIES];
@@ -149,5 +152,25 @@ void diag_mi_parse(struct diag_mi_result *r, const char *data, size_t len);
  * "1:2:3" too (the wave's dispatch). Writes into out (size outsz); false when
  * target_id is neither. */
 bool diag_mi_dispatch_key(const char *target_id, char *out, size_t outsz);
+
+/* ROCgdb's target ids, in its CLI tables and MI records:
+ *   AMDGPU Agent (GPUID 35090)
+ *   AMDGPU Queue 1:2 (QID 0)
+ *   AMDGPU Dispatch 1:2:1 (PKID 0)
+ *   AMDGPU Wave 1:2:1:1 (0,0,0)/0
+ * agent:queue:dispatch:wave, then the work-group position and the lane;
+ * "?" (and "(?,?,?)") stands for a field rocgdb does not know, as for a
+ * wave that existed before it attached, whose dispatch is unknown. */
+enum diag_target_kind { DIAG_TARGET_AGENT = 1, DIAG_TARGET_QUEUE, DIAG_TARGET_DISPATCH,
+			DIAG_TARGET_WAVE };
+struct diag_target_id {
+	enum diag_target_kind kind;
+	long long path[4];       /* agent, queue, dispatch, wave; -1 for "?" or absent */
+	long long work_group[3]; /* waves; -1 for "?" */
+	long long lane;          /* waves: after '/'; -1 for "?" */
+	long long extra;         /* GPUID, QID or PKID; -1 for "?" */
+};
+/* False when s is not one of the forms above. */
+bool diag_mi_target_id_parse(const char *s, struct diag_target_id *t);
 
 #endif

@@ -44,6 +44,24 @@ bool diagnose_rocgdb(enum diagnose_mode m, bool image_has_rocgdb, bool agent_run
 	return (m == DIAGNOSE_HANG || m == DIAGNOSE_ALL) && image_has_rocgdb && !agent_run;
 }
 
+bool diagnose_agent_hang(enum diagnose_mode m, bool image_has_rocgdb)
+{
+	/* No privilege needed: the default for hangs; hang and all prefer
+	 * rocgdb, which they opted into ptrace for, when the image has it. */
+	if (m == DIAGNOSE_AUTO)
+		return true;
+	return (m == DIAGNOSE_HANG || m == DIAGNOSE_ALL) && !image_has_rocgdb;
+}
+
+long diagnose_agent_hang_limit(double first_stop_s)
+{
+	long s = (long)first_stop_s;
+
+	if ((double)s < first_stop_s)
+		s++;
+	return s > 0 ? s : 1;
+}
+
 bool diagnose_needs_ptrace(enum diagnose_mode m, bool image_has_rocgdb, bool agent_run)
 {
 	return diagnose_rocgdb(m, image_has_rocgdb, agent_run);
@@ -104,6 +122,8 @@ void diagnose_agent_env(struct strvec *env, const char *save_dir)
 {
 	strvec_push(env, "HSA_TOOLS_LIB=" DIAGNOSE_AGENT_LIB);
 	strvec_pushf(env, "ROCM_DEBUG_AGENT_OPTIONS=--save-code-objects=%s", save_dir);
+	/* Runtimes before the debugger interface load tools only with it. */
+	strvec_push(env, "HSA_ENABLE_DEBUG=1");
 }
 
 long diagnose_agent_limit(long plain_limit_s)

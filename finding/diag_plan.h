@@ -33,6 +33,15 @@ bool diagnose_agent_first(enum diagnose_mode m);
 bool diagnose_agent_rerun(enum diagnose_mode m, bool gpu_fault, bool image_has_agent);
 /* Before the watchdog stops a hung plain run: run rocgdb. */
 bool diagnose_rocgdb(enum diagnose_mode m, bool image_has_rocgdb, bool agent_run);
+/* After a plain run that the watchdog stopped for a hang: rerun it under
+ * the agent and send SIGQUIT before the stop (no ptrace, no capability). */
+bool diagnose_agent_hang(enum diagnose_mode m, bool image_has_rocgdb);
+/* That rerun's wall-clock limit: the first run's time to its stop, whole
+ * seconds rounded up (at least 1). */
+long diagnose_agent_hang_limit(double first_stop_s);
+/* How long the agent gets to print its waves after SIGQUIT. */
+#define DIAGNOSE_AGENT_QUIT_WAIT_S 5.0
+
 /* The plain run's container gets CAP_SYS_PTRACE and ptrace in its seccomp
  * profile: only when rocgdb may run in it. */
 bool diagnose_needs_ptrace(enum diagnose_mode m, bool image_has_rocgdb, bool agent_run);
@@ -47,8 +56,9 @@ enum diagnose_tool { DIAGNOSE_TOOL_AGENT, DIAGNOSE_TOOL_ROCGDB, DIAGNOSE_TOOL_OB
 void diagnose_tool_candidates(const struct strvec *env, enum diagnose_tool tool,
 			      struct strvec *paths);
 
-/* The agent run's environment: HSA_TOOLS_LIB and ROCM_DEBUG_AGENT_OPTIONS
- * saving code objects into save_dir (a path inside the container). */
+/* The agent run's environment: HSA_TOOLS_LIB, ROCM_DEBUG_AGENT_OPTIONS
+ * saving code objects into save_dir (a path inside the container), and
+ * HSA_ENABLE_DEBUG=1 for older runtimes. */
 void diagnose_agent_env(struct strvec *env, const char *save_dir);
 /* A watchdog limit of the agent run (0 = none stays none). */
 long diagnose_agent_limit(long plain_limit_s);

@@ -29,6 +29,14 @@ const char *diagnosis_status_name(enum diagnosis_status s)
 		return "failed";
 	case DIAGNOSIS_TIMED_OUT:
 		return "timed-out";
+	case DIAGNOSIS_NOT_RUN:
+		return "not-run";
+	case DIAGNOSIS_NOT_ATTACHED:
+		return "not-attached";
+	case DIAGNOSIS_AGENT_NOT_LOADED:
+		return "agent-not-loaded";
+	case DIAGNOSIS_AGENT_SILENT:
+		return "agent-silent";
 	}
 	return "failed";
 }
@@ -39,6 +47,8 @@ void diagnosis_init(struct diagnosis *d, enum diagnosis_tool tool)
 	d->tool = tool;
 	d->status = DIAGNOSIS_OK;
 	d->waves = -1;
+	d->tool_exit = -1;
+	d->running = d->stopped = -1;
 	strvec_init(&d->code_objects);
 	strvec_init(&d->files);
 	strvec_init(&d->notes);
@@ -60,6 +70,7 @@ void diagnosis_release(struct diagnosis *d)
 	free(d->pc);
 	free(d->instruction);
 	free(d->loaded_at);
+	free(d->tool_stderr);
 	strvec_clear(&d->code_objects);
 	strvec_clear(&d->files);
 	strvec_clear(&d->notes);
@@ -117,9 +128,15 @@ void diagnosis_from_agent(struct diagnosis *d, const struct diag_agent_report *r
 	if (r->code_objects_truncated)
 		diagnosis_add_note(d, "more code objects than the %d listed",
 				   DIAG_AGENT_MAX_CODE_OBJECTS);
+	if (!w && r->event) {
+		diagnosis_set_status(d, DIAGNOSIS_AGENT_SILENT, "rocm-debug-agent printed \"%s\" "
+				     "but no wave report", r->event);
+		return;
+	}
 	if (!w) {
-		diagnosis_set_status(d, DIAGNOSIS_FAILED,
-				     "rocm-debug-agent printed no wave report in the rerun's log");
+		diagnosis_set_status(d, DIAGNOSIS_AGENT_NOT_LOADED, "no sign of rocm-debug-agent in "
+				     "the rerun's log (no event line, no wave report): it was not "
+				     "loaded, or the fault did not recur under it");
 		return;
 	}
 	d->kernel = dup_or_null(diag_agent_wave_kernel(w));
@@ -150,6 +167,45 @@ static void take_dispatch(struct diagnosis *d, const struct diag_mi_dispatch *x)
 	y->kernel_from = x->kernel ? x->kernel_from : NULL;
 }
 
+/* rocgdb's own word on why it did not attach: its exit and stderr. */
+static void rocgdb_not_attached(struct diagnosis *d, const struct diag_mi_result *r)
+{
+	const char *why = d->tool_stderr ? d->tool_stderr : "no output on stderr";
+
+	if (d->tool_exit == 126 || d->tool_exit == 127 || (!r->records && d->tool_exit > 0)) {
+		diagnosis_set_status(d, DIAGNOSIS_NOT_RUN, "rocgdb did not run (exit status %d): %s",
+				     d->tool_exit, why);
+		return;
+	}
+	if (r->first_error)
+		diagnosis_set_status(d, DIAGNOSIS_NOT_ATTACHED, "rocgdb did not attach: %s",
+				     r->first_error);
+	else if (d->tool_exit >= 0)
+		diagnosis_set_status(d, DIAGNOSIS_NOT_ATTACHED, "rocgdb ran (exit status %d) but "
+				     "no MI record shows it attached: %s", d->tool_exit, why);
+	else
+		diagnosis_set_status(d, DIAGNOSIS_NOT_ATTACHED, "no MI record shows rocgdb attached");
+}
+
+/* Attached, no dispatch record: waves that existed before the attach
+ * carry no dispatch ("AMDGPU Wave 1:2:?:1 (?,?,?)/?"), but their frame
+ * still names the kernel they run. */
+static void rocgdb_waves_only(struct diagnosis *d, const struct diag_mi_result *r)
+{
+	for (size_t i = 0; i < r->n_waves; i++)
+		if (r->waves[i].func) {
+			d->kernel = xstrdup(r->waves[i].func);
+			d->kernel_from = "wave";
+			d->reason = xstrdup("wave on the GPU");
+			diagnosis_set_status(d, DIAGNOSIS_OK, "rocgdb attached: no dispatch record, "
+					     "%zu GPU wave(s), in %s", r->n_waves, d->kernel);
+			return;
+		}
+	diagnosis_set_status(d, DIAGNOSIS_OK, "rocgdb attached and found no dispatch in flight");
+	diagnosis_add_note(d, "no dispatch in flight: the replay may be stuck on the host, "
+			      "or a debug agent holds the debugger slot");
+}
+
 void diagnosis_from_rocgdb(struct diagnosis *d, const struct diag_mi_result *r)
 {
 	const struct diag_mi_dispatch *named = NULL;
@@ -160,14 +216,12 @@ void diagnosis_from_rocgdb(struct diagnosis *d, const struct diag_mi_result *r)
 			named = &r->dispatches[i];
 	}
 	d->waves = (long long)r->n_waves;
-	if (r->first_error && !r->n_dispatches) {
-		diagnosis_set_status(d, DIAGNOSIS_FAILED, "rocgdb could not attach: %s", r->first_error);
+	if (!r->attached) {
+		rocgdb_not_attached(d, r);
 		return;
 	}
 	if (!r->n_dispatches) {
-		diagnosis_set_status(d, DIAGNOSIS_OK, "rocgdb attached and found no dispatch in flight");
-		diagnosis_add_note(d, "no dispatch in flight: the replay may be stuck on the host, "
-				      "or a debug agent holds the debugger slot");
+		rocgdb_waves_only(d, r);
 		return;
 	}
 	d->reason = xstrdup("in-flight dispatch");
@@ -182,6 +236,59 @@ void diagnosis_from_rocgdb(struct diagnosis *d, const struct diag_mi_result *r)
 		diagnosis_add_note(d, "rocgdb's output does not show the detach");
 	diagnosis_set_status(d, DIAGNOSIS_OK, "%zu dispatch(es) in flight, %s", r->n_dispatches,
 			     d->kernel ? d->kernel : "none named");
+}
+
+/* The waves of a SIGQUIT dump, one note each (bounded by the parser). */
+static void quit_wave_notes(struct diagnosis *d, const struct diag_agent_report *r)
+{
+	for (size_t i = 0; i < r->n_detail; i++) {
+		const struct diag_agent_wave *w = &r->wave[i];
+		const char *k = diag_agent_wave_kernel(w);
+
+		diagnosis_add_note(d, "%s %s at pc=%s in %s", w->id ? w->id : "wave",
+				   w->reason ? "stopped" : "running", w->pc ? w->pc : "?",
+				   k ? k : "a kernel the agent could not name");
+	}
+}
+
+void diagnosis_from_agent_quit(struct diagnosis *d, const struct diag_agent_report *r,
+			       bool quit_sent, long exit_code)
+{
+	const struct diag_agent_wave *w = r->n_detail ? &r->wave[0] : NULL;
+
+	d->tool_exit = (int)exit_code;
+	if (!quit_sent) {
+		diagnosis_set_status(d, DIAGNOSIS_NOT_RUN, "the rerun under the agent did not hang "
+				     "(it ended by itself, exit status %ld): no SIGQUIT was sent",
+				     exit_code);
+		return;
+	}
+	d->waves = r->waves;
+	d->stopped = r->stopped;
+	d->running = r->waves - r->stopped;
+	if (!r->waves) {
+		if (exit_code == 128 + 3)
+			diagnosis_set_status(d, DIAGNOSIS_AGENT_NOT_LOADED, "the replay died of SIGQUIT "
+					     "(exit status 131): no debug agent was loaded to catch it");
+		else
+			diagnosis_set_status(d, DIAGNOSIS_AGENT_SILENT, "the agent took SIGQUIT "
+					     "(the replay survived it) but printed no wave: nothing "
+					     "was running on the GPU, or the hang is on the host");
+		return;
+	}
+	for (size_t i = 0; i < r->n_detail; i++)
+		if (diag_agent_wave_kernel(&r->wave[i])) {
+			w = &r->wave[i];
+			break;
+		}
+	d->kernel = dup_or_null(diag_agent_wave_kernel(w));
+	d->kernel_from = d->kernel ? "wave report" : NULL;
+	d->pc = dup_or_null(w->pc);
+	d->reason = xstrdup(w->reason ? w->reason : "running at SIGQUIT");
+	quit_wave_notes(d, r);
+	diagnosis_set_status(d, DIAGNOSIS_OK, "SIGQUIT: %lld wave(s) on the GPU (%lld running, "
+			     "%lld stopped), %s", r->waves, d->running, d->stopped,
+			     d->kernel ? d->kernel : "no kernel named (no kernel_code_entry)");
 }
 
 /* Kernel-name fragments worth a sentence (PyTorch ATen indexing kernels). */

@@ -11,6 +11,7 @@
 #ifndef HRR_FINDING_DIAGNOSIS_H
 #define HRR_FINDING_DIAGNOSIS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -22,11 +23,17 @@
 
 enum diagnosis_tool { DIAGNOSIS_AGENT, DIAGNOSIS_ROCGDB };
 
+/* What the tool saw, never more (docs/gpu-debug-tools.md, "Statuses"). */
 enum diagnosis_status {
-	DIAGNOSIS_OK,            /* the tool ran and answered */
-	DIAGNOSIS_NOT_AVAILABLE, /* the image has no such tool */
-	DIAGNOSIS_FAILED,        /* it ran and failed (attach denied, no report) */
-	DIAGNOSIS_TIMED_OUT,     /* it did not answer within --diagnose-timeout */
+	DIAGNOSIS_OK,               /* the tool ran, attached or reported, and answered */
+	DIAGNOSIS_NOT_AVAILABLE,    /* the image has no such tool */
+	DIAGNOSIS_FAILED,           /* hrr-docker-replay could not do its part (files, engine) */
+	DIAGNOSIS_TIMED_OUT,        /* it did not answer within --diagnose-timeout */
+	DIAGNOSIS_NOT_RUN,          /* the tool never ran: the exec failed, the loader gave up
+				     * (exit 126/127), or the step did not apply */
+	DIAGNOSIS_NOT_ATTACHED,     /* rocgdb ran, but no MI record shows an attach */
+	DIAGNOSIS_AGENT_NOT_LOADED, /* the agent rerun shows no agent in the process */
+	DIAGNOSIS_AGENT_SILENT,     /* the agent was there and printed no wave */
 };
 
 #define DIAGNOSIS_MAX_DISPATCHES DIAG_MI_MAX_ENTITIES
@@ -54,6 +61,9 @@ struct diagnosis {
 	size_t n_dispatches;
 	struct strvec files; /* relative paths under diagnostics/ */
 	struct strvec notes;
+	int tool_exit;       /* the debugger's exit status; -1 unknown or not run */
+	char *tool_stderr;   /* the last non-empty line of its stderr, or NULL */
+	long long running, stopped; /* agent SIGQUIT dump: waves by state; -1 unknown */
 };
 
 const char *diagnosis_tool_name(enum diagnosis_tool t);     /* "rocm-debug-agent", "rocgdb" */
@@ -73,8 +83,17 @@ void diagnosis_add_file(struct diagnosis *d, const char *relpath);
  * and instruction; failed when the log holds no wave report. */
 void diagnosis_from_agent(struct diagnosis *d, const struct diag_agent_report *r);
 /* Fill from a parsed rocgdb transcript: the in-flight dispatches; the
- * kernel is the first one named. Failed on an attach error. */
+ * kernel is the first one named. Only an MI record that proves the attach
+ * gives ok; d->tool_exit and d->tool_stderr (set by the caller) say why
+ * not: not-run (exit 126/127, or no MI record and a failing exit),
+ * not-attached otherwise. */
 void diagnosis_from_rocgdb(struct diagnosis *d, const struct diag_mi_result *r);
+/* Fill from the log of an agent rerun that was sent SIGQUIT before its
+ * stop (a hang): the waves it dumped, running or stopped. quit_sent: the
+ * rerun reached its limit and got SIGQUIT; exit_code: its exit status
+ * (131 = killed by SIGQUIT: no agent handled it). */
+void diagnosis_from_agent_quit(struct diagnosis *d, const struct diag_agent_report *r,
+			       bool quit_sent, long exit_code);
 
 /* What a well-known kernel name and stop reason mean (PyTorch indexing
  * kernels, device-side asserts), or NULL. Caller frees. */

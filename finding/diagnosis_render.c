@@ -65,6 +65,11 @@ cJSON *diagnosis_to_json(const struct diagnosis *d)
 		cJSON_AddNumberToObject(o, "waves", (double)d->waves);
 	else
 		cJSON_AddNullToObject(o, "waves");
+	if (d->tool_exit >= 0)
+		cJSON_AddNumberToObject(o, "exit_status", d->tool_exit);
+	else
+		cJSON_AddNullToObject(o, "exit_status");
+	add_str(o, "stderr", d->tool_stderr);
 	for (size_t i = 0; i < d->n_dispatches; i++)
 		cJSON_AddItemToArray(disp, dispatch_json(&d->dispatches[i]));
 	cJSON_AddItemToObject(o, "dispatches", disp);
@@ -153,6 +158,7 @@ void diagnosis_render_markdown(const struct diagnosis *d, struct strbuf *out)
 		return;
 	}
 	strbuf_addstr(out, "| Field | Value |\n|-------|-------|\n");
+	md_row(out, "Seen", d->summary, false);
 	md_row(out, "Kernel", d->kernel, true);
 	md_row(out, "Named by", d->kernel_from, false);
 	md_row(out, "Reason", d->reason, false);

@@ -24,11 +24,19 @@ const char *finding_fault_class_name(enum finding_fault_class c)
 		[FAULT_REPLAY_FATAL_API] = "replay_fatal_api",
 		[FAULT_REPLAY_ABORTED] = "replay_aborted",
 		[FAULT_REPLAY_CRASHED] = "replay_crashed",
+		[FAULT_GPU_HANG] = "gpu_hang",
+		[FAULT_GPU_ECC_ERROR] = "gpu_ecc_error",
+		[FAULT_GPU_HW_EXCEPTION] = "gpu_hw_exception",
 	};
 
 	if ((unsigned)c >= sizeof(names) / sizeof(names[0]) || !names[c])
 		return "unknown";
 	return names[c];
+}
+
+bool finding_class_against_gpu(enum finding_fault_class c)
+{
+	return c == FAULT_GPU_HANG || c == FAULT_GPU_ECC_ERROR || c == FAULT_GPU_HW_EXCEPTION;
 }
 
 const char *finding_outcome_name(enum finding_outcome o)
@@ -560,6 +568,26 @@ static void add_labels(struct finding *f, const struct finding_context *ctx)
 		strvec_push(&f->labels, "CLEAN");
 }
 
+/* hrr-playback's sync watchdog exits 124, the number timeout(1) uses:
+ * say which watchdog stopped the replay. */
+static void note_which_watchdog(struct finding *f, const struct finding_run *run)
+{
+	if (!run)
+		return;
+	if (f->saw_watchdog && run->ended_by == ENDED_EXIT && run->exit_code == 124)
+		finding_add_note(f, "hrr-playback's own sync watchdog ended the replay (its "
+				 "[HRR][WATCHDOG] line, exit status 124): not hrr-docker-replay's "
+				 "--timeout or --progress-timeout");
+	else if (f->saw_watchdog && (run->ended_by == ENDED_TIMEOUT ||
+				     run->ended_by == ENDED_PROGRESS_TIMEOUT))
+		finding_add_note(f, "both watchdogs fired: hrr-playback's sync watchdog printed "
+				 "[HRR][WATCHDOG], then hrr-docker-replay's %s stopped the replay",
+				 run->ended_by == ENDED_TIMEOUT ? "--timeout" : "--progress-timeout");
+	else if (!f->saw_watchdog && run->ended_by == ENDED_EXIT && run->exit_code == 124)
+		finding_add_note(f, "the replay exited with status 124 but printed no "
+				 "[HRR][WATCHDOG] line: it is not read as hrr-playback's watchdog");
+}
+
 void finding_finalize(struct finding *f, const struct finding_context *ctx)
 {
 	static const struct finding_context none;
@@ -589,6 +617,7 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 		f->outcome = OUTCOME_UNKNOWN;
 		f->fault_class = FAULT_UNKNOWN;
 	}
+	note_which_watchdog(f, ctx->run);
 	attribute_kernel(f);
 	free(f->kernel_family);
 	f->kernel_family = finding_kernel_family(f->kernel_name);

@@ -39,9 +39,16 @@ enum finding_fault_class {
 	FAULT_REPLAY_FATAL_API,
 	FAULT_REPLAY_ABORTED,
 	FAULT_REPLAY_CRASHED,
+	FAULT_GPU_HANG,           /* the driver reset a hung GPU (HW exception "GPU Hang") */
+	FAULT_GPU_ECC_ERROR,      /* the GPU was reset for an ECC error */
+	FAULT_GPU_HW_EXCEPTION,   /* a HW exception with another reason */
 };
 /* "replay_pass", ..., "unknown": the JSON and markdown spelling. */
 const char *finding_fault_class_name(enum finding_fault_class c);
+/* True for the classes that are evidence against the GPU (its hardware,
+ * firmware or driver) rather than the workload (docs/findings.md):
+ * gpu_ecc_error, gpu_hang, gpu_hw_exception. */
+bool finding_class_against_gpu(enum finding_fault_class c);
 
 struct d2h_failure {
 	char *tag;          /* "DtoH", "DtoHAsync", "kernarg", API name; NULL for "validate" lines */
@@ -63,8 +70,10 @@ struct d2h_failure {
 /* The classifier's rules, as finding.json's classifier_version: bumped
  * whenever a rule change can give the same log another verdict, so a sweep
  * tells a tool upgrade (`reclassified`) from a workload change. 2: the
- * real-format variants of the replay's lines. */
-#define FINDING_CLASSIFIER_VERSION 2
+ * real-format variants of the replay's lines. 3: GPU hardware exceptions
+ * (gpu_hang, gpu_ecc_error, gpu_hw_exception), the older debug agent's
+ * memory-fault report (MAF, not a crash), ROCm 7's agent wave lines. */
+#define FINDING_CLASSIFIER_VERSION 3
 
 /* Every field of docs/findings.md. Strings are owned (NULL = unset); integers
  * are -1 when unset (a zero is a value). */
@@ -174,6 +183,7 @@ struct finding_run {
 	const char *container_id;
 	const int *gpus;
 	size_t n_gpus;
+	const char *devices;  /* how the GPUs reached the container: "nodes", "cdi"; NULL unknown */
 	int exit_code;        /* -1 unknown */
 	enum finding_ended_by ended_by;
 	int signal;           /* -1 none */

@@ -49,6 +49,13 @@ void marker_format(struct strbuf *out, const struct marker *m)
 	}
 }
 
+void marker_format_log_cut(struct strbuf *out, unsigned long long dropped,
+			   unsigned long long limit)
+{
+	strbuf_addf(out, "log limit %llu bytes reached: %llu bytes dropped here (--log-limit)",
+		    limit, dropped);
+}
+
 /* The literal at *pp, stepped over. */
 static bool eat(const char **pp, const char *end, const char *lit, size_t n)
 {

@@ -51,6 +51,13 @@ struct marker {
  * after 5s"); nothing for ENDED_EXIT. */
 void marker_format(struct strbuf *out, const struct marker *m);
 
+/* Not a stop marker: where --log-limit cut replay.log's middle out
+ * ("log limit 1073741824 bytes reached: 52428800 bytes dropped here").
+ * Its first word is not "replay", so marker_parse never takes it for a
+ * stop. */
+void marker_format_log_cut(struct strbuf *out, unsigned long long dropped,
+			   unsigned long long limit);
+
 /* p points at "replay" in a line that ends at end. True when a stop marker
  * starts there; *m is then filled. Whatever precedes p is not looked at. */
 bool marker_parse(const char *p, const char *end, struct marker *m);

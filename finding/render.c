@@ -263,6 +263,8 @@ static void md_run(const struct finding_run *run, struct strbuf *out)
 	if (!run->n_gpus)
 		strbuf_addstr(out, "n/a");
 	gpu_list_format(out, run->gpus, run->n_gpus);
+	if (run->devices)
+		strbuf_addf(out, " (%s)", !strcmp(run->devices, "cdi") ? "CDI devices" : "device nodes");
 	strbuf_addstr(out, " |\n");
 	row_ll(out, "Exit code", run->exit_code);
 	row_str(out, "Ended by", finding_ended_by_name(run->ended_by), false);
@@ -388,6 +390,7 @@ static cJSON *j_run(const struct finding_run *run)
 	gpus = cJSON_AddArrayToObject(o, "gpus");
 	for (size_t i = 0; i < run->n_gpus; i++)
 		cJSON_AddItemToArray(gpus, cJSON_CreateNumber(run->gpus[i]));
+	j_str(o, "devices", run->devices);
 	j_int(o, "exit_code", run->exit_code);
 	j_str(o, "ended_by", finding_ended_by_name(run->ended_by));
 	j_int(o, "signal", run->signal);
@@ -429,6 +432,7 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 	j_strvec(o, "archive_kernel_names", &f->archive_kernel_names);
 	j_str(o, "archive_complete",
 	      f->archive_complete < 0 ? NULL : f->archive_complete ? "yes" : "no");
+	j_int(o, "archive_recovered_events", f->archive_recovered_events);
 	j_int(o, "archive_format_version", f->archive_format_version);
 	j_int(o, "reader_format_version", f->reader_format_version);
 	j_str(o, "capture_hip_so", f->capture_hip_so);

@@ -13,6 +13,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "history/db_trust.h"
 #include "history/history_sql.h"
 
 struct history_db {
@@ -105,6 +106,18 @@ static int user_version(struct history_db *db, int *v, struct error *err)
 	return rc == SQLITE_ROW ? 0 : history_sql_error(db, rc, "reading the schema version", err);
 }
 
+/* A newer schema is refused; an older or equal one must be exactly what
+ * the migrations made (no planted trigger or view) before anything runs. */
+static int check_version(struct history_db *db, int v, struct error *err)
+{
+	if (v > HISTORY_SCHEMA_VERSION)
+		return error_set(err, ERR_DATA, 0,
+				 "history database %s has schema %d, newer than this tool's %d; "
+				 "use a newer hrr-docker-replay or another --db",
+				 db->path, v, HISTORY_SCHEMA_VERSION);
+	return history_trust_schema(db->h, history_migrations, v, db->path, err);
+}
+
 /* Every migration runs in the same transaction as the version bump, so a
  * crash leaves the old schema or the new one, never half. */
 static int migrate(struct history_db *db, struct error *err)
@@ -113,15 +126,8 @@ static int migrate(struct history_db *db, struct error *err)
 
 	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
-	if (user_version(db, &v, err) < 0)
+	if (user_version(db, &v, err) < 0 || check_version(db, v, err) < 0)
 		goto fail;
-	if (v > HISTORY_SCHEMA_VERSION) {
-		error_set(err, ERR_DATA, 0,
-			  "history database %s has schema %d, newer than this tool's %d; "
-			  "use a newer hrr-docker-replay or another --db",
-			  db->path, v, HISTORY_SCHEMA_VERSION);
-		goto fail;
-	}
 	for (; v < HISTORY_SCHEMA_VERSION; v++) {
 		char bump[64];
 
@@ -146,35 +152,53 @@ static int set_journal(struct history_db *db, struct error *err)
 				err);
 }
 
-int history_db_open(struct history_db **out, const char *path, struct error *err)
+static int open_handle(struct history_db *db, bool read_only, struct error *err)
+{
+	int flags = SQLITE_OPEN_NOFOLLOW |
+		    (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	int rc = sqlite3_open_v2(db->path, &db->h, flags, NULL);
+
+	if (rc != SQLITE_OK)
+		return history_sql_error(db, rc, "open", err);
+	if (history_trust_harden(db->h) < 0)
+		return history_sql_error(db, SQLITE_ERROR, "defensive settings", err);
+	history_db_set_busy_timeout(db, HISTORY_BUSY_TIMEOUT_MS);
+	return history_sql_exec(db, "PRAGMA foreign_keys = ON", err);
+}
+
+static int db_open(struct history_db **out, const char *path, bool read_only, struct error *err)
 {
 	struct history_db *db = xcalloc(1, sizeof(*db));
 	cleanup_free char *dir_copy = xstrdup(path);
-	const char *dir = dirname(dir_copy);
 	struct statfs sfs;
-	int rc;
+	int v;
 
 	db->path = xstrdup(path);
 	*out = NULL;
-	if (fs_mkdir_p(dir, 0700, err) < 0) {
-		error_prefix(err, "history database %s: ", path);
+	if (history_trust_path(path, !read_only, err) < 0)
 		goto fail;
-	}
-	db->network = statfs(dir, &sfs) == 0 && history_fs_is_network((unsigned long)sfs.f_type);
-	rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-	if (rc != SQLITE_OK) {
-		history_sql_error(db, rc, "open", err);
+	db->network = statfs(dirname(dir_copy), &sfs) == 0 &&
+		      history_fs_is_network((unsigned long)sfs.f_type);
+	if (open_handle(db, read_only, err) < 0)
 		goto fail;
-	}
-	history_db_set_busy_timeout(db, HISTORY_BUSY_TIMEOUT_MS);
-	if (history_sql_exec(db, "PRAGMA foreign_keys = ON", err) < 0 ||
-	    set_journal(db, err) < 0 || migrate(db, err) < 0)
+	if (read_only ? user_version(db, &v, err) < 0 || check_version(db, v, err) < 0
+		      : set_journal(db, err) < 0 || migrate(db, err) < 0)
 		goto fail;
 	*out = db;
 	return 0;
 fail:
 	history_db_close(db);
 	return -1;
+}
+
+int history_db_open(struct history_db **out, const char *path, struct error *err)
+{
+	return db_open(out, path, false, err);
+}
+
+int history_db_open_readonly(struct history_db **out, const char *path, struct error *err)
+{
+	return db_open(out, path, true, err);
 }
 
 void history_db_close(struct history_db *db)

@@ -18,7 +18,7 @@
 #include "sweep/sweep_result.h"
 #include "sweep/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 1
+#define HISTORY_SCHEMA_VERSION 2
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;
@@ -31,8 +31,14 @@ bool history_fs_is_network(unsigned long magic);
 
 /* Open (creating it and its directory) and migrate. Locked past the busy
  * timeout, corrupt, not a database, or a newer schema: an error naming the
- * file; nothing is written. */
+ * file; nothing is written. The file and its directory must be the
+ * caller's (ERR_USAGE otherwise), the schema exactly the migrations'
+ * (ERR_DATA otherwise; history/db_trust.h). */
 int history_db_open(struct history_db **out, const char *path, struct error *err)
+	__attribute__((warn_unused_result));
+/* The same for reading only: nothing is created or migrated; a missing
+ * database is ERR_NOT_FOUND. */
+int history_db_open_readonly(struct history_db **out, const char *path, struct error *err)
 	__attribute__((warn_unused_result));
 void history_db_close(struct history_db *db);
 /* How long a writer waits for another one (default HISTORY_BUSY_TIMEOUT_MS). */
@@ -97,8 +103,9 @@ int history_db_trend(struct history_db *db, const char *label, const char *case_
 	__attribute__((warn_unused_result));
 
 /* Remove all but the last keep sweeps of label (NULL: of every label);
- * their folders are added to removed for the caller to delete. */
-int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *removed,
-		     struct error *err) __attribute__((warn_unused_result));
+ * their ids and folders ("" without one) are added to ids and folders
+ * for the caller to check and delete. */
+int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *ids,
+		     struct strvec *folders, struct error *err) __attribute__((warn_unused_result));
 
 #endif

@@ -28,6 +28,13 @@ const char *const history_migrations[] = {
 	" d2h_mismatched INTEGER, duration REAL, run_dir TEXT, classifier_version INTEGER,"
 	" message TEXT, finished INTEGER, PRIMARY KEY(sweep, case_name, image_ref, attempt));"
 	"CREATE INDEX results_case ON results(case_name, image_ref);",
+	/* 1 -> 2: older databases kept the `-e` values in the options; the
+	 * names stay (as "env_names", what sweep_runopts_redact writes). */
+	"UPDATE sweeps SET options = json_remove(json_set(options, '$.env_names',"
+	" json((SELECT json_group_array(CASE WHEN instr(value, '=') > 0"
+	"  THEN substr(value, 1, instr(value, '=') - 1) ELSE value END)"
+	"  FROM json_each(sweeps.options, '$.env')))), '$.env')"
+	" WHERE json_valid(options) AND json_type(options, '$.env') = 'array';",
 };
 
 /* Order-independent fingerprint of the results (FNV-1a per line, summed):

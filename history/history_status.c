@@ -151,8 +151,8 @@ int history_db_trend(struct history_db *db, const char *label, const char *case_
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "trend", err);
 }
 
-int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *removed,
-		     struct error *err)
+int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *ids,
+		     struct strvec *folders, struct error *err)
 {
 	cleanup_stmt sqlite3_stmt *sel = NULL;
 	cleanup_stmt sqlite3_stmt *del = NULL;
@@ -172,8 +172,8 @@ int history_db_prune(struct history_db *db, const char *label, int keep, struct 
 	bind_text(sel, 1, label);
 	sqlite3_bind_int(sel, 2, keep);
 	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		if (col(sel, 1))
-			strvec_push(removed, col(sel, 1));
+		strvec_push(ids, col(sel, 0));
+		strvec_push(folders, col(sel, 1) ? col(sel, 1) : "");
 		sqlite3_reset(del);
 		bind_text(del, 1, col(sel, 0));
 		if ((rc = sqlite3_step(del)) != SQLITE_DONE)

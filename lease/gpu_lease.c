@@ -13,6 +13,8 @@
 #include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "common/owned.h"
+#include "common/text.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -28,23 +30,45 @@ const char *gpu_lease_dir(const char *dir)
 	return env && *env ? env : GPU_LEASE_DIR_DEFAULT;
 }
 
+/* Root's and sticky 1777 (what tmpfiles.d makes), or the caller's own:
+ * anyone else who owns it could remove a held lock, and a second run
+ * would then share the GPU. */
+static int lock_dir_check(const char *dir, struct error *err)
+{
+	cleanup_close int fd = owned_dir_open(dir, "GPU lock directory", OWNED_STICKY_SHARED, err);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			error_errno(err, "GPU lock directory %s", dir);
+		err->kind = ERR_USAGE;
+		return error_append(err, "; as root, remove it and run `systemd-tmpfiles --create "
+					 "hrr-docker-replay.conf` (`make install` ships %s), or set "
+					 "HRR_LOCK_DIR to a directory of your own", GPU_LEASE_TMPFILES);
+	}
+	if (st.st_uid != geteuid() && (st.st_mode & 07777) != 01777)
+		return error_set(err, ERR_USAGE, 0,
+				 "GPU lock directory %s is root's but mode %04o, not 1777: other users "
+				 "cannot lock; let systemd-tmpfiles create it (`make install` ships %s)",
+				 dir, (unsigned)(st.st_mode & 07777), GPU_LEASE_TMPFILES);
+	return 0;
+}
+
 int gpu_lease_dir_prepare(const char *dir, struct error *err)
 {
 	struct stat st;
 
-	if (stat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode))
-			return error_set(err, ERR_USAGE, 0, "lock directory %s is not a directory",
-					 dir);
-		return 0;
-	}
-	if (fs_mkdir_p(dir, 0755, err) < 0)
+	if (lstat(dir, &st) == 0 || errno != ENOENT)
+		return lock_dir_check(dir, err);
+	if (fs_mkdir_p(dir, 0755, err) < 0) {
+		err->kind = ERR_USAGE;
 		return error_prefix(err, "GPU lock directory (set HRR_LOCK_DIR): ");
+	}
 	/* mkdir's mode passes through the umask; the sticky bit and world
 	 * write are what let every user lock without removing others' files. */
 	if (chmod(dir, 01777) < 0)
 		return error_errno(err, "chmod 1777 %s", dir);
-	return 0;
+	return lock_dir_check(dir, err);
 }
 
 void gpu_lease_name(const char *sysfs_root, int node, unsigned long gpu_id, char *out, size_t len)
@@ -77,14 +101,17 @@ void gpu_lease_name(const char *sysfs_root, int node, unsigned long gpu_id, char
 static int open_lock(const char *dir, const char *name, bool *writable, struct error *err)
 {
 	cleanup_free char *path = xasprintf("%s/%s", dir, name);
+	struct stat st;
 	int fd;
 
 	for (int tries = 0; tries < 3; tries++) {
 		*writable = true;
-		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		/* O_NONBLOCK: a FIFO planted under a lock's name must not hang
+		 * an unattended sweep in open(). */
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd < 0 && errno == EACCES) {
 			*writable = false;
-			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+			fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		}
 		if (fd >= 0 || errno != ENOENT)
 			break;
@@ -98,20 +125,30 @@ static int open_lock(const char *dir, const char *name, bool *writable, struct e
 	}
 	if (fd < 0)
 		return error_errno(err, "GPU lock file %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return error_set(err, ERR_DATA, 0,
+				 "GPU lock file %s is not a regular file: refused; remove it", path);
+	}
 	return fd;
 }
 
 static void read_holder(int fd, char *holder, size_t len)
 {
+	char raw[GPU_LEASE_OWNER_MAX];
+	char *clean;
 	ssize_t n;
 
 	if (!holder || !len)
 		return;
-	n = pread(fd, holder, len - 1, 0);
-	holder[n > 0 ? n : 0] = '\0';
-	holder[strcspn(holder, "\n")] = '\0';
-	if (!holder[0])
-		snprintf(holder, len, "unknown owner");
+	n = pread(fd, raw, sizeof(raw) - 1, 0);
+	raw[n > 0 ? n : 0] = '\0';
+	raw[strcspn(raw, "\n")] = '\0';
+	/* Anyone may write a lock file: its label reaches a terminal only as
+	 * printable text (no escape sequences to retitle or clear it). */
+	clean = text_sanitized(raw, 0);
+	snprintf(holder, len, "%s", clean[0] ? clean : "unknown owner");
+	free(clean);
 }
 
 bool gpu_lease_probe(const char *dir, const char *name, char *holder, size_t holder_len)

@@ -17,6 +17,9 @@
 #include "common/error.h"
 
 #define GPU_LEASE_DIR_DEFAULT "/run/lock/hrr-docker-replay"
+/* What `make install` ships (into $(PREFIX)/lib/tmpfiles.d) to create it
+ * at boot, root's and 1777. */
+#define GPU_LEASE_TMPFILES "tmpfiles.d/hrr-docker-replay.conf"
 #define GPU_LEASE_NAME_MAX 64
 #define GPU_LEASE_OWNER_MAX 256
 
@@ -44,7 +47,9 @@ struct gpu_lease {
 
 /* The lock directory in force: opts->dir, $HRR_LOCK_DIR, the default. */
 const char *gpu_lease_dir(const char *dir);
-/* Create the directory when missing: mode 1777, so every user can lock. */
+/* Create the directory when missing (mode 1777, so every user can lock)
+ * and check it: root's and 1777, or the caller's own (not writable by
+ * others unless sticky); not a symlink. Else ERR_USAGE naming the fix. */
 int gpu_lease_dir_prepare(const char *dir, struct error *err)
 	__attribute__((warn_unused_result));
 

@@ -167,7 +167,8 @@ int run_lease_take(const struct run_lease_request *rq, struct run_lease *l)
 	if (rc == 0)
 		return 0;
 	l->n = 0;
-	return fail(err.kind == ERR_BUSY ? EXIT_GPU_BUSY : EXIT_NO_VERDICT, err.msg);
+	return fail(err.kind == ERR_BUSY ? EXIT_GPU_BUSY
+		    : err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, err.msg);
 }
 
 void run_lease_release(struct run_lease *l)

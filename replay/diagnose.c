@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,17 +65,44 @@ static const char find_playback_sh[] =
 	"for d in /proc/[0-9]*; do read -r c < \"$d/comm\" 2>/dev/null && "
 	"[ \"$c\" = hrr-playback ] && echo \"${d#/proc/}\"; done; true";
 
+/* What the child learnt, in memory shared with the parent (the child
+ * leaves with _exit, its exit status says only which step it reached). */
+struct hang_seen {
+	long rocgdb_exit;        /* -1: rocgdb was not started */
+	char stderr_line[512];   /* rocgdb's last non-empty stderr line */
+	char why[ERROR_MSG_MAX]; /* why it was not started */
+};
+
 struct hang_child {
 	const struct diagnose_hang_in *in;
 	int fd;                  /* the transcript */
 	struct strbuf pid_out;
+	struct hang_seen *seen;
+	struct strbuf err_tail;  /* the stderr line being written */
 };
+
+/* The last non-empty line of a stream, kept in seen->stderr_line. */
+static void keep_last_line(struct hang_child *c, const char *data, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (data[i] != '\n') {
+			if (c->err_tail.len < sizeof(c->seen->stderr_line) - 1)
+				strbuf_addch(&c->err_tail, data[i]);
+			continue;
+		}
+		if (c->err_tail.len)
+			snprintf(c->seen->stderr_line, sizeof(c->seen->stderr_line), "%s",
+				 c->err_tail.buf);
+		strbuf_reset(&c->err_tail);
+	}
+}
 
 static int to_transcript(enum engine_stream_id s, const char *data, size_t len, void *ud)
 {
 	struct hang_child *c = ud;
 
-	(void)s;
+	if (s == ENGINE_STDERR)
+		keep_last_line(c, data, len);
 	return fs_write_all(c->fd, data, len) < 0 ? -1 : 0;
 }
 
@@ -87,13 +115,15 @@ static int to_pid_out(enum engine_stream_id s, const char *data, size_t len, voi
 	return 0;
 }
 
-static void note(int fd, const char *fmt, const char *arg)
+static void note(struct hang_child *c, const char *fmt, const char *arg)
 {
 	char line[ERROR_MSG_MAX + 128];
 	int n = snprintf(line, sizeof(line), fmt, arg);
 
+	snprintf(c->seen->why, sizeof(c->seen->why), fmt, arg);
+	c->seen->why[strcspn(c->seen->why, "\n")] = '\0';
 	if (n > 0)
-		(void)fs_write_all(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		(void)fs_write_all(c->fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 /* Exit 0: rocgdb ran (its transcript says how it went); 3: no hrr-playback
@@ -107,30 +137,32 @@ static int hang_child_run(void *ctx)
 	long code = -1, pid;
 
 	if (engine_open(&e, c->in->docker_host, &err) < 0) {
-		note(c->fd, "hrr-docker-replay: %s\n", err.msg);
+		note(c, "hrr-docker-replay: %s\n", err.msg);
 		return 4;
 	}
 	strvec_push(&sh, "sh");
 	strvec_push(&sh, "-c");
 	strvec_push(&sh, find_playback_sh);
 	if (engine_exec(e, c->in->container_id, &sh, NULL, false, to_pid_out, c, &code, &err) < 0) {
-		note(c->fd, "hrr-docker-replay: finding hrr-playback: %s\n", err.msg);
+		note(c, "hrr-docker-replay: finding hrr-playback: %s\n", err.msg);
 		engine_close(e);
 		return 4;
 	}
 	pid = strtol(c->pid_out.buf, NULL, 10);
 	if (pid <= 0) {
-		note(c->fd, "hrr-docker-replay: %s\n", "no hrr-playback process in the container");
+		note(c, "hrr-docker-replay: %s\n", "no hrr-playback process in the container");
 		engine_close(e);
 		return 3;
 	}
 	diagnose_rocgdb_argv(&argv, c->in->rocgdb, pid);
 	if (engine_exec(e, c->in->container_id, &argv, NULL, false, to_transcript, c, &code,
 			&err) < 0) {
-		note(c->fd, "hrr-docker-replay: running rocgdb: %s\n", err.msg);
+		note(c, "hrr-docker-replay: running rocgdb: %s\n", err.msg);
 		engine_close(e);
 		return 4;
 	}
+	keep_last_line(c, "\n", 1);
+	c->seen->rocgdb_exit = code;
 	engine_close(e);
 	return 0;
 }
@@ -191,20 +223,20 @@ static void agent_feed(void *p, const char *d, size_t n)
 	diag_agent_feed(p, d, n);
 }
 
-static void hang_verdict(struct diagnosis *d, const char *transcript, int status)
+static void hang_verdict(struct diagnosis *d, const char *transcript, int status,
+			 const struct hang_seen *seen)
 {
 	struct diag_mi_result r;
 	struct diag_mi_parser p;
 
-	if (status == 3) {
-		diagnosis_set_status(d, DIAGNOSIS_FAILED, "no hrr-playback process to attach to");
+	if (status != 0 || seen->rocgdb_exit < 0) {
+		diagnosis_set_status(d, DIAGNOSIS_NOT_RUN, "rocgdb was not run: %s",
+				     seen->why[0] ? seen->why : "the exec did not start");
 		return;
 	}
-	if (status != 0) {
-		diagnosis_set_status(d, DIAGNOSIS_FAILED, "rocgdb could not be run in the container "
-				     "(see %s/%s)", DIAGNOSE_DIR, DIAGNOSE_ROCGDB_LOG);
-		return;
-	}
+	d->tool_exit = (int)seen->rocgdb_exit;
+	if (seen->stderr_line[0])
+		d->tool_stderr = xstrdup(seen->stderr_line);
 	diag_mi_result_init(&r);
 	diag_mi_parser_init(&p, &r);
 	if (feed_file(transcript, mi_feed, &p) < 0)
@@ -218,15 +250,24 @@ void diagnose_hang(const struct diagnose_hang_in *in, struct diagnosis *d)
 {
 	cleanup_free char *dir = xasprintf("%s/%s", in->run_dir, DIAGNOSE_DIR);
 	cleanup_free char *path = xasprintf("%s/%s", dir, DIAGNOSE_ROCGDB_LOG);
-	struct hang_child c = { in, -1, STRBUF_INIT };
+	struct hang_child c = { in, -1, STRBUF_INIT, NULL, STRBUF_INIT };
 	struct error err = { 0 };
 	int status = 0, rc;
 
 	diagnosis_init(d, DIAGNOSIS_ROCGDB);
+	c.seen = mmap(NULL, sizeof(*c.seen), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	if (c.seen == MAP_FAILED) {
+		diagnosis_set_status(d, DIAGNOSIS_FAILED, "mmap: %s", strerror(errno));
+		return;
+	}
+	memset(c.seen, 0, sizeof(*c.seen));
+	c.seen->rocgdb_exit = -1;
 	if (fs_mkdir_p(dir, 0755, &err) < 0 ||
 	    (c.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
 		diagnosis_set_status(d, DIAGNOSIS_FAILED, "cannot write %s: %s", path,
 				     err.msg[0] ? err.msg : strerror(errno));
+		munmap(c.seen, sizeof(*c.seen));
 		return;
 	}
 	rc = diagnose_bounded(hang_child_run, &c, (double)in->timeout_s, &status, &err);
@@ -234,7 +275,7 @@ void diagnose_hang(const struct diagnose_hang_in *in, struct diagnosis *d)
 	strbuf_release(&c.pid_out);
 	diagnosis_add_file(d, DIAGNOSE_DIR "/" DIAGNOSE_ROCGDB_LOG);
 	if (rc < 0)
-		diagnosis_set_status(d, DIAGNOSIS_FAILED, "%s", err.msg);
+		diagnosis_set_status(d, DIAGNOSIS_NOT_RUN, "rocgdb was not run: %s", err.msg);
 	else if (rc == 1) {
 		int ignored;
 
@@ -245,7 +286,8 @@ void diagnose_hang(const struct diagnose_hang_in *in, struct diagnosis *d)
 				     in->timeout_s, rc == 0 ? "" : " (or left to the container's stop)");
 	}
 	else
-		hang_verdict(d, path, status);
+		hang_verdict(d, path, status, c.seen);
+	munmap(c.seen, sizeof(*c.seen));
 }
 
 /* ---- what an agent run left ---- */
@@ -301,4 +343,15 @@ void diagnose_agent_collect(const char *run_dir, const char *log_rel, struct dia
 	if (d->status == DIAGNOSIS_OK)
 		list_code_objects(cos, &r, d);
 	diag_agent_report_release(&r);
+}
+
+int diagnose_agent_parse_file(const char *path, struct diag_agent_report *r)
+{
+	struct diag_agent_parser p;
+	int rc;
+
+	diag_agent_parser_init(&p, r);
+	rc = feed_file(path, agent_feed, &p);
+	diag_agent_finish(&p);
+	return rc;
 }

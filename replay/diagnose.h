@@ -45,4 +45,8 @@ void diagnose_hang(const struct diagnose_hang_in *in, struct diagnosis *d);
  * diagnostics/code-objects listed; d filled. */
 void diagnose_agent_collect(const char *run_dir, const char *log_rel, struct diagnosis *d);
 
+/* An agent log at path parsed into r (initialised by the caller),
+ * streaming; -1 when it cannot be read. */
+int diagnose_agent_parse_file(const char *path, struct diag_agent_report *r);
+
 #endif

@@ -18,6 +18,7 @@
 #define LOG_DRAIN_S 10.0
 #define KILL_WAIT_S 30.0
 #define WAIT_REGISTER_S 30.0
+#define QUIT_QUIET_S 1.0
 
 void replay_result_release(struct replay_result *r)
 {
@@ -153,8 +154,9 @@ struct exec_state {
 	struct watchdog wd;
 	struct log_sink sink;
 	enum replay_stop stop;
-	enum { RUNNING, TERM_SENT, KILL_SENT } state;
-	double term_deadline, kill_deadline, exited_at;
+	enum { RUNNING, QUIT_SENT, TERM_SENT, KILL_SENT } state;
+	double quit_at, quit_deadline, term_deadline, kill_deadline, exited_at;
+	bool marker_written;     /* the stop marker went out before SIGQUIT */
 	int signals_seen;
 };
 
@@ -206,6 +208,53 @@ static int start_replay(struct exec_state *s, double t0, struct error *err)
 	return 0;
 }
 
+/* SIGTERM and the grace, or SIGKILL at once without one. */
+static void send_stop(struct exec_state *s, double now)
+{
+	const struct replay_exec *x = s->x;
+
+	if (x->stop_grace_s > 0) {
+		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGTERM");
+		s->state = TERM_SENT;
+		s->term_deadline = now + (double)x->stop_grace_s;
+	} else {
+		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGKILL");
+		s->state = KILL_SENT;
+		s->kill_deadline = now + KILL_WAIT_S;
+	}
+}
+
+/* The debug agent's wave dump: the stop marker first, so a replay that
+ * dies of SIGQUIT (no agent in it) still reads as stopped by the
+ * watchdog, then SIGQUIT, then quit_wait_s for the agent to print before
+ * the usual stop. */
+static void quit_first(struct exec_state *s, double now)
+{
+	const struct replay_exec *x = s->x;
+	cleanup_strbuf struct strbuf marker = STRBUF_INIT;
+	enum finding_ended_by ended_by;
+	int sig;
+
+	replay_ending(s->stop, x->timeout_s, x->progress_timeout_s, 0, false, -1, &marker,
+		      &ended_by, &sig);
+	run_log_marker(x->log, "%s", marker.buf);
+	s->marker_written = true;
+	say_info(x->verbosity, "sending SIGQUIT for the debug agent's wave dump (up to %.0f s)",
+		 x->quit_wait_s);
+	s->r->quit_sent = true;
+	s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGQUIT");
+	s->state = QUIT_SENT;
+	s->quit_at = now;
+	s->quit_deadline = now + x->quit_wait_s;
+}
+
+/* The agent printed after SIGQUIT and has been quiet since for
+ * QUIT_QUIET_S: its dump is complete, the stop need not wait longer. */
+static bool dump_done(const struct exec_state *s, double now)
+{
+	return s->sink.last_data > s->quit_at && now - s->sink.last_data >= QUIT_QUIET_S;
+}
+
 /* A deadline or an interrupt while running: SIGTERM and the grace, or
  * SIGKILL at once without one. */
 static void begin_stop(struct exec_state *s, int sig, double now)
@@ -228,6 +277,7 @@ static void begin_stop(struct exec_state *s, int sig, double now)
 	}
 	if (s->stop == REPLAY_STOP_NONE)
 		return;
+	s->r->stop_s = now - s->sink.start;
 	if (s->stop == REPLAY_STOP_INTERRUPT)
 		say_info(x->verbosity, "%s received: stopping the replay (up to %ld s); "
 			 "Ctrl-C again to kill now", signal_name(sig), x->stop_grace_s);
@@ -236,15 +286,11 @@ static void begin_stop(struct exec_state *s, int sig, double now)
 			 s->stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent", x->stop_grace_s);
 	if (s->stop != REPLAY_STOP_INTERRUPT && x->before_stop)
 		x->before_stop(x->before_stop_ctx, s->r->container_id);
-	if (x->stop_grace_s > 0) {
-		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGTERM");
-		s->state = TERM_SENT;
-		s->term_deadline = now + (double)x->stop_grace_s;
-	} else {
-		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGKILL");
-		s->state = KILL_SENT;
-		s->kill_deadline = now + KILL_WAIT_S;
+	if (x->quit_wait_s > 0 && (s->stop == REPLAY_STOP_TIMEOUT || s->stop == REPLAY_STOP_PROGRESS)) {
+		quit_first(s, now);
+		return;
 	}
+	send_stop(s, now);
 }
 
 /* One turn of the loop after a wake-up: 1 when the replay is over and its
@@ -264,6 +310,9 @@ static int loop_turn(struct exec_state *s)
 	s->signals_seen = iw->count;
 	if (s->state == RUNNING && s->exited_at < 0)
 		begin_stop(s, sig, now);
+	if (s->state == QUIT_SENT && s->exited_at < 0 &&
+	    (now >= s->quit_deadline || sig || dump_done(s, now)))
+		send_stop(s, now);
 	/* A stop the engine cannot hear: waiting longer learns nothing. */
 	if (s->r->engine_lost)
 		return 1;
@@ -304,6 +353,8 @@ static void run_loop(struct exec_state *s, struct error *err)
 			timeout_ms = watchdog_next_ms(&s->wd, now, 1000);
 		else if (s->state == TERM_SENT)
 			timeout_ms = clock_ms_until(s->term_deadline, now, 1000);
+		else if (s->state == QUIT_SENT)
+			timeout_ms = clock_ms_until(s->quit_deadline, now, 250);
 		if (engine_loop_poll(s->loop, timeout_ms, s->x->interrupt->fd, err) < 0)
 			return;
 		run_log_flush(s->x->log);
@@ -390,6 +441,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	r->exit_code = -1;
 	r->signal = -1;
 	r->first_output_s = -1;
+	r->stop_s = -1;
 	r->ended_by = ENDED_EXIT;
 	memset(&s, 0, sizeof(s));
 	s.x = x;
@@ -417,7 +469,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 		      r->oom_killed, status, &marker, &r->ended_by, &r->signal);
 	if (r->engine_lost)
 		run_log_marker(x->log, "the engine stopped answering: how the replay ended is unknown");
-	else if (marker.len)
+	else if (marker.len && !s.marker_written)
 		run_log_marker(x->log, "%s", marker.buf);
 	if (!x->keep)
 		remove_container(x, r);

@@ -23,7 +23,10 @@ struct replay_result {
 	bool removed;          /* the container is confirmed gone */
 	bool log_incomplete;
 	bool log_write_failed; /* stopped because replay.log could not be written */
-	bool engine_lost;      /* the engine stopped answering: how the replay ended is unknown */   /* the log stream failed or went quiet after exit */
+	unsigned long long log_dropped; /* bytes --log-limit cut out of replay.log's middle */
+	bool engine_lost;      /* the engine stopped answering: how the replay ended is unknown */
+	bool quit_sent;        /* SIGQUIT went out before the stop (quit_wait_s) */
+	double stop_s;         /* since start, when the watchdog began the stop; < 0 none */
 	/* Seconds on the monotonic clock, relative to the create call. */
 	double create_s;       /* create took */
 	double start_s;        /* start returned, since create */
@@ -52,6 +55,9 @@ struct replay_exec {
 	 * It bounds its own time. NULL = none. */
 	void (*before_stop)(void *ctx, const char *container_id);
 	void *before_stop_ctx;
+	/* > 0: at a watchdog stop, write the stop marker, send SIGQUIT (the
+	 * debug agent dumps every wave), wait this long, then stop as usual. */
+	double quit_wait_s;
 };
 
 /* < 0 only when the replay could not be run at all (create/start failed);

@@ -35,6 +35,7 @@ struct replay_limits {
 	long stop_grace_s;        /* SIGTERM to SIGKILL */
 	long progress_seconds;    /* HIP_HRR_REPLAY_PROGRESS_SECONDS */
 	long long memory_bytes;   /* --memory: the container's limit; 0 = none */
+	long long log_limit_bytes; /* --log-limit: replay.log's bound; 0 = none */
 };
 
 struct replay_desc {

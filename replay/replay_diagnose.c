@@ -127,6 +127,7 @@ void unit_diag_exec(struct unit_diag *g, const struct unit_run *u, struct replay
 	if (g->agent_run) {
 		x->timeout_s = diagnose_agent_limit(x->timeout_s);
 		x->progress_timeout_s = diagnose_agent_limit(x->progress_timeout_s);
+		x->quit_wait_s = DIAGNOSE_AGENT_QUIT_WAIT_S;
 	}
 	if (diagnose_rocgdb(g->mode, g->rocgdb != NULL, g->agent_run)) {
 		x->before_stop = hang_hook;
@@ -157,14 +158,26 @@ static bool gpu_fault(const struct finding *f)
 	return false;
 }
 
+/* The rerun's watchdog: a fault rerun gets the first run's limits x4; a
+ * hang rerun the first run's time to its stop, then SIGQUIT. */
+struct rerun_limits {
+	long timeout_s, progress_timeout_s;
+	double quit_wait_s;
+	bool quit_sent;  /* out */
+	long exit_code;  /* out */
+};
+
 /* The same archive once more, under the agent: its log and the code
- * objects it saves go to diagnostics/; no verdict is taken from it. */
-static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct error *err)
+ * objects it saves go to diagnostics/; no verdict is taken from it. Its
+ * container is the plain run's (unit_plan_knobs: the same capabilities
+ * and seccomp profile), plus the agent's environment and the mount. */
+static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct rerun_limits *lim,
+		       struct error *err)
 {
 	const struct replay_desc *d = u->desc;
 	cleanup_free char *log = xasprintf("%s/%s", g->diag_dir, DIAGNOSE_AGENT_LOG);
 	cleanup_free char *name = xasprintf("hrr-docker-replay-%s-agent", u->run_id);
-	struct replay_plan_knobs k;
+	struct replay_plan_knobs plain, k;
 	struct replay_plan_input in;
 	struct container_spec spec;
 	struct interrupt_watch iw;
@@ -176,10 +189,8 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct err
 	if (make_diag_dir(g, err) < 0)
 		return -1;
 	agent_env(g);
-	unit_plan_knobs(d, &k);
-	k.env = &g->env;
-	k.diagnostics_dir = g->diag_dir;
-	k.keep = false;
+	unit_plan_knobs(d, &plain);
+	replay_plan_agent_knobs(&plain, &g->env, g->diag_dir, &k);
 	unit_plan_input(u, &k, &in);
 	container_spec_init(&spec);
 	memset(&r, 0, sizeof(r));
@@ -192,8 +203,9 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct err
 		interrupt_watch_init(&iw, d->interrupt_fd);
 	memset(&x, 0, sizeof(x));
 	x.engine = u->host->engine;
-	x.timeout_s = diagnose_agent_limit(d->limits.timeout_s);
-	x.progress_timeout_s = diagnose_agent_limit(d->limits.progress_timeout_s);
+	x.timeout_s = lim->timeout_s;
+	x.progress_timeout_s = lim->progress_timeout_s;
+	x.quit_wait_s = lim->quit_wait_s;
 	x.stop_grace_s = d->limits.stop_grace_s;
 	x.verbosity = d->verbosity;
 	x.spec = &spec;
@@ -201,6 +213,8 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct err
 	x.log = &rl;
 	x.interrupt = u->iw ? u->iw : &iw;
 	ret = replay_execute(&x, &r, err);
+	lim->quit_sent = r.quit_sent;
+	lim->exit_code = r.exit_code;
 	run_log_close(&rl, NULL);
 out:
 	replay_result_release(&r);
@@ -282,6 +296,7 @@ static void disassemble(struct unit_diag *g, const struct unit_run *u)
 
 static void after_fault(struct unit_diag *g, const struct unit_run *u)
 {
+	struct rerun_limits lim = { 0 };
 	struct error err;
 
 	if (g->mode == DIAGNOSE_AUTO || g->mode == DIAGNOSE_ALL)
@@ -297,7 +312,9 @@ static void after_fault(struct unit_diag *g, const struct unit_run *u)
 	say_info(u->desc->verbosity, "GPU fault: replaying once more under rocm-debug-agent "
 		 "(watchdog x%d) to name the kernel", DIAGNOSE_AGENT_WATCHDOG_SCALE);
 	diagnosis_release(&g->d);
-	if (agent_rerun(g, u, &err) < 0) {
+	lim.timeout_s = diagnose_agent_limit(u->desc->limits.timeout_s);
+	lim.progress_timeout_s = diagnose_agent_limit(u->desc->limits.progress_timeout_s);
+	if (agent_rerun(g, u, &lim, &err) < 0) {
 		diagnosis_set_status(&g->d, DIAGNOSIS_FAILED, "the rerun under the agent failed: %s",
 				     err.msg);
 	} else {
@@ -309,30 +326,97 @@ static void after_fault(struct unit_diag *g, const struct unit_run *u)
 	g->have = true;
 }
 
+/* Parse a SIGQUIT rerun's (or agent run's) log into the diagnosis. */
+static void collect_quit(struct unit_diag *g, const struct unit_run *u, const char *log_rel,
+			 bool quit_sent, long exit_code)
+{
+	cleanup_free char *log = xasprintf("%s/%s", u->run_dir, log_rel);
+	struct diag_agent_report r;
+
+	diagnosis_release(&g->d);
+	diag_agent_report_init(&r);
+	if (diagnose_agent_parse_file(log, &r) < 0)
+		diagnosis_add_note(&g->d, "the log %s could not be read back", log_rel);
+	diagnosis_add_file(&g->d, log_rel);
+	diagnosis_from_agent_quit(&g->d, &r, quit_sent, exit_code);
+	diag_agent_report_release(&r);
+	g->have = true;
+}
+
+/* A hang the watchdog stopped, named without ptrace: the agent rerun
+ * with SIGQUIT at the first run's time to its stop. */
+static void after_hang(struct unit_diag *g, const struct unit_run *u)
+{
+	struct rerun_limits lim = { 0 };
+	struct error err;
+
+	find_agent(g, u);
+	if (!g->agent_lib) {
+		diagnosis_release(&g->d);
+		diagnosis_set_status(&g->d, DIAGNOSIS_NOT_AVAILABLE, "the image has no %s (naming a "
+				     "hung kernel without ptrace needs it)", DIAGNOSE_AGENT_LIB);
+		g->have = true;
+		return;
+	}
+	lim.timeout_s = diagnose_agent_hang_limit(u->result.stop_s);
+	lim.quit_wait_s = DIAGNOSE_AGENT_QUIT_WAIT_S;
+	say_info(u->desc->verbosity, "hang: replaying once more under rocm-debug-agent for %ld s, "
+		 "then SIGQUIT for its wave dump", lim.timeout_s);
+	if (agent_rerun(g, u, &lim, &err) < 0) {
+		diagnosis_release(&g->d);
+		diagnosis_set_status(&g->d, DIAGNOSIS_FAILED, "the rerun under the agent failed: %s",
+				     err.msg);
+		g->have = true;
+		return;
+	}
+	collect_quit(g, u, DIAGNOSE_DIR "/" DIAGNOSE_AGENT_LOG, lim.quit_sent, lim.exit_code);
+}
+
+static bool watchdog_stopped(const struct unit_run *u)
+{
+	return u->result.ended_by == ENDED_TIMEOUT || u->result.ended_by == ENDED_PROGRESS_TIMEOUT;
+}
+
 void unit_diag_after(struct unit_diag *g, const struct unit_run *u, struct finding *f)
 {
 	if (g->mode == DIAGNOSE_OFF || u->result.interrupt_signal)
 		return;
-	if (g->agent_run) {
+	if (g->agent_run && u->result.quit_sent) {
+		collect_quit(g, u, "replay.log", true, u->result.exit_code);
+	} else if (g->agent_run) {
 		diagnosis_release(&g->d);
 		diagnose_agent_collect(u->run_dir, "replay.log", &g->d);
 		g->have = true;
+	} else if (f->outcome == OUTCOME_HANG && g->rocgdb &&
+		   (g->mode == DIAGNOSE_HANG || g->mode == DIAGNOSE_ALL)) {
+		/* rocgdb looked before the stop (hang_hook). */
+	} else if (f->outcome == OUTCOME_HANG && watchdog_stopped(u) &&
+		   diagnose_agent_hang(g->mode, g->rocgdb != NULL)) {
+		after_hang(g, u);
 	} else if (f->outcome == OUTCOME_HANG && (g->mode == DIAGNOSE_HANG || g->mode == DIAGNOSE_ALL)) {
-		if (!g->rocgdb) {
-			diagnosis_release(&g->d);
-			g->d.tool = DIAGNOSIS_ROCGDB;
-			diagnosis_set_status(&g->d, DIAGNOSIS_NOT_AVAILABLE, "the image has no rocgdb");
-			g->have = true;
-		}
+		diagnosis_release(&g->d);
+		g->d.tool = DIAGNOSIS_ROCGDB;
+		if (f->saw_watchdog)
+			diagnosis_set_status(&g->d, DIAGNOSIS_NOT_RUN, "hrr-playback's own watchdog "
+					     "ended the replay before hrr-docker-replay's: no debugger "
+					     "was run");
+		else
+			diagnosis_set_status(&g->d, DIAGNOSIS_NOT_RUN, "the replay ended by itself "
+					     "(%s) before a watchdog stopped it: no debugger was run",
+					     finding_fault_class_name(f->fault_class));
+		g->have = true;
 	} else if (gpu_fault(f)) {
 		after_fault(g, u);
 	}
 	/* A hang's kernel, when the log named none, is the in-flight dispatch's. */
-	if (g->have && g->d.tool == DIAGNOSIS_ROCGDB && g->d.status == DIAGNOSIS_OK &&
-	    g->d.kernel && f->outcome == OUTCOME_HANG && !f->kernel_name) {
+	if (g->have && g->d.status == DIAGNOSIS_OK && g->d.kernel && f->outcome == OUTCOME_HANG &&
+	    !f->kernel_name) {
 		f->kernel_name = xstrdup(g->d.kernel);
-		strvec_push(&f->notes, "kernel: the dispatch rocgdb found in flight before the stop "
-				       "(see Diagnosis)");
+		strvec_push(&f->notes, g->d.tool == DIAGNOSIS_ROCGDB
+				       ? "kernel: the dispatch rocgdb found in flight before the stop "
+					 "(see Diagnosis)"
+				       : "kernel: the wave rocm-debug-agent dumped on SIGQUIT in the "
+					 "rerun (see Diagnosis)");
 	}
 }
 

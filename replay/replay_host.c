@@ -119,6 +119,7 @@ int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg
 	memset(h, 0, sizeof(*h));
 	h->owner = owner_label_self();
 	h->device_root = xstrdup(cfg->device_root ? cfg->device_root : "/dev");
+	h->devices = cfg->devices;
 	if (workdir_prepare(cfg->workdir, cfg->archives, cfg->n_archives, &h->workdir, &err) < 0)
 		return replay_fail(f, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_WORKDIR,
 				   err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "preflight/cdi.h"
 #include "preflight/topology.h"
 
 struct engine;
@@ -57,6 +58,7 @@ struct replay_host {
 	/* The engine drops PidsLimit and Memory (rootless Podman on cgroup
 	 * v1): the watchdog is the replay's only bound. */
 	bool engine_drops_limits;
+	enum device_mode devices;       /* --devices */
 };
 
 struct replay_host_config {
@@ -66,6 +68,7 @@ struct replay_host_config {
 	const char *device_root;        /* "/dev" */
 	const char *sysfs_root;         /* "/sys" */
 	bool need_gpu;                  /* no GPU = failure (run); else a preflight note */
+	enum device_mode devices;       /* --devices (default auto) */
 	int verbosity;
 };
 

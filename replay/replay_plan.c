@@ -187,8 +187,11 @@ static void add_devices(const struct replay_plan_input *in, struct container_spe
 	for (size_t i = 0; i < in->n_devices; i++) {
 		const struct plan_device *d = &in->devices[i];
 		bool seen = false;
+		/* devices[0] is /dev/kfd, the rest the render nodes */
+		bool by_cdi = in->cdi_devices && in->cdi_devices->n && (i > 0 || in->kfd_from_cdi);
 
-		container_spec_add_device(s, d->host_path, d->container_path, "rwm");
+		if (!by_cdi)
+			container_spec_add_device(s, d->host_path, d->container_path, "rwm");
 		if (d->gid == (gid_t)-1 || d->gid == 0)
 			continue;
 		for (size_t j = 0; j < s->group_add.n; j++)
@@ -197,6 +200,8 @@ static void add_devices(const struct replay_plan_input *in, struct container_spe
 		if (!seen)
 			strvec_pushf(&s->group_add, "%u", (unsigned)d->gid);
 	}
+	for (size_t i = 0; in->cdi_devices && i < in->cdi_devices->n; i++)
+		strvec_push(&s->cdi_devices, in->cdi_devices->v[i]);
 }
 
 int replay_plan_build(const struct replay_plan_input *in, struct container_spec *s,
@@ -255,4 +260,14 @@ void replay_plan_build_info(const struct replay_plan_input *in, struct container
 	/* Removed by the run whatever --keep says: never kept. */
 	plan_common(in, s, target, false);
 	strvec_push(&s->cmd, "--info");
+}
+
+void replay_plan_agent_knobs(const struct replay_plan_knobs *plain, const struct strvec *env,
+			     const char *diagnostics_dir, struct replay_plan_knobs *out)
+{
+	*out = *plain;
+	out->env = env;
+	out->diagnostics_dir = diagnostics_dir;
+	out->keep = false;
+	out->allow_ptrace = false;
 }

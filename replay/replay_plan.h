@@ -69,6 +69,12 @@ struct replay_plan_knobs {
 	bool keep;
 };
 
+/* The knobs of an agent rerun (docs/gpu-debug-tools.md): the plain run's,
+ * with the agent's environment and the diagnostics mount, never kept, and
+ * no ptrace: its capabilities and seccomp profile are a plain run's. */
+void replay_plan_agent_knobs(const struct replay_plan_knobs *plain, const struct strvec *env,
+			     const char *diagnostics_dir, struct replay_plan_knobs *out);
+
 struct replay_plan_input {
 	const struct replay_plan_knobs *knobs;
 	const char *pid_dir;          /* absolute host path */
@@ -81,6 +87,10 @@ struct replay_plan_input {
 	const struct overlay_paths *overlay; /* NULL: no overlay */
 	const struct plan_device *devices;
 	size_t n_devices;
+	/* Non-empty: the GPUs go by these CDI names, and of devices only
+	 * their groups and /dev/kfd (unless kfd_from_cdi) are used. */
+	const struct strvec *cdi_devices;
+	bool kfd_from_cdi;
 	size_t n_gpus;
 	const char *run_id;
 	const char *owner;            /* host:pid:start */

@@ -110,6 +110,16 @@ void records_write_run_json(const struct unit_run *pr)
 	else
 		cJSON_AddNullToObject(c, "id");
 	cJSON_AddBoolToObject(c, "kept", pr->desc->keep);
+	if (pr->devices_how) {
+		cJSON *dv = cJSON_AddObjectToObject(c, "devices");
+
+		cJSON_AddStringToObject(dv, "via", pr->devices_how);
+		if (pr->cdi_devices.n)
+			cJSON_AddItemToObject(dv, "cdi", cJSON_CreateStringArray(
+				(const char *const *)pr->cdi_devices.v, (int)pr->cdi_devices.n));
+		if (pr->devices_note[0])
+			cJSON_AddStringToObject(dv, "note", pr->devices_note);
+	}
 	cJSON_AddBoolToObject(c, "removed", pr->result.removed);
 	if (pr->seccomp_record)
 		cJSON_AddItemToObject(root, "seccomp", cJSON_Duplicate(pr->seccomp_record, 1));
@@ -131,6 +141,7 @@ void records_write_run_json(const struct unit_run *pr)
 			cJSON_AddNullToObject(ex, "signal");
 		cJSON_AddBoolToObject(ex, "oom_killed", pr->result.oom_killed);
 		cJSON_AddBoolToObject(ex, "log_complete", !pr->result.log_incomplete);
+		cJSON_AddNumberToObject(ex, "log_dropped", (double)pr->result.log_dropped);
 	}
 	cJSON_AddNumberToObject(ex, "code", pr->exit_code);
 	if (pr->stop_reason)

@@ -12,6 +12,7 @@
 #include "replay/image_setup.h"
 #include "replay/interrupt.h"
 #include "replay/replay.h"
+#include "replay/replay_devices.h"
 #include "replay/replay_diagnose.h"
 #include "replay/replay_records.h"
 #include "replay/replay_unit_plan.h"
@@ -229,6 +230,7 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	fr.container_id = u->result.container_id;
 	fr.gpus = u->chosen;
 	fr.n_gpus = u->n_chosen;
+	fr.devices = u->devices_how;
 	fr.exit_code = (int)u->result.exit_code;
 	fr.ended_by = u->result.ended_by;
 	fr.signal = u->result.signal;
@@ -306,6 +308,7 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 		code = replay_fail(&res->failure, REPLAY_STAGE_RECORDS, EXIT_NO_VERDICT, "%s", err.msg);
 		goto out;
 	}
+	run_log_set_limit(&rl, d->limits.log_limit_bytes);
 	gpu_list_format(&gpus, u->chosen, u->n_chosen);
 	say_info(d->verbosity, "replaying %s in %s on GPU %s (run %s)", u->pid_name, d->image->ref,
 		 gpus.len ? gpus.buf : "none", u->run_id);
@@ -335,6 +338,11 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 				   lerr.msg, u->result.log_write_failed ? "stopped" : "over");
 		goto out;
 	}
+	u->result.log_dropped = rl.dropped;
+	if (rl.dropped)
+		say_warning("%s: --log-limit %llu bytes reached: %llu bytes of the middle dropped "
+			    "(the verdict read all of it)", log_path, (unsigned long long)rl.limit,
+			    (unsigned long long)rl.dropped);
 	if (u->result.engine_lost) {
 		code = replay_fail(&res->failure, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT,
 				   "the Docker engine is not answering any more: no verdict; the "
@@ -399,6 +407,16 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 		why = err.msg; /* run.json says what, the message also where */
 		goto stop;
 	}
+	if (unit_devices_choose(u, &err) < 0) {
+		replay_fail(&res->failure, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_HOST,
+			    err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
+		goto stop;
+	}
+	if (u->devices_note[0] && strcmp(u->devices_how, "cdi"))
+		say_info(d->verbosity, "note: devices: device nodes, not CDI: %s", u->devices_note);
+	else if (u->cdi_devices.n)
+		say_info(d->verbosity - 1, "note: devices: CDI %s (%s)", u->cdi_devices.v[0],
+			 u->devices_note);
 	unit_plan_knobs(d, &k);
 	unit_diag_knobs(&diag, u, &k);
 	/* After the diagnostics' knobs: a hang-diagnostic run's profile lets
@@ -526,6 +544,7 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 
 	memset(res, 0, sizeof(*res));
 	memset(&u, 0, sizeof(u));
+	strvec_init(&u.cdi_devices);
 	memset(&pf, 0, sizeof(pf));
 	manifest_init(&pf.manifest);
 	preflight_report_init(&pf.report);
@@ -558,6 +577,7 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	manifest_release(&pf.manifest);
 	preflight_report_release(&pf.report);
 	plan_devices_free(u.devices, u.n_devices);
+	strvec_clear(&u.cdi_devices);
 	cJSON_Delete(u.spec_json);
 	cJSON_Delete(u.seccomp_record);
 	free(u.seccomp_opt);

@@ -24,6 +24,8 @@ void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k
 	in->overlay = d->overlay;
 	in->devices = u->devices;
 	in->n_devices = u->n_devices;
+	in->cdi_devices = &u->cdi_devices;
+	in->kfd_from_cdi = u->kfd_from_cdi;
 	in->n_gpus = u->n_chosen;
 	in->run_id = u->run_id;
 	in->owner = u->host->owner;

@@ -29,13 +29,23 @@ struct run_log {
 	struct strbuf pending;    /* whole lines not yet written */
 	struct strbuf partial[3]; /* per stream (stdin unused): the unfinished line */
 	bool write_failed;        /* disk full: keep streaming, report once */
-	uint64_t bytes;
+	uint64_t bytes;           /* every byte of the record, kept or not */
+	/* --log-limit: the file keeps `head_max` bytes, then the last bytes
+	 * (at most tail_max, held here) after a marker saying how much of the
+	 * middle was dropped. 0: no bound. */
+	uint64_t limit, head_max, tail_max, written;
+	char last_written;        /* the file's last byte so far */
+	struct strbuf tail;       /* the newest bytes past the head, a window */
+	uint64_t dropped;         /* bytes between the head and the tail */
 	struct error write_error;
 };
 
 __attribute__((warn_unused_result))
 int run_log_open(struct run_log *rl, const char *path, int echo_fd,
 		 struct classifier *classifier, struct error *err);
+/* Bound the file to about limit bytes (0: none), before any output.
+ * The classifier and the live echo still see every byte. */
+void run_log_set_limit(struct run_log *rl, long long limit);
 /* Append output of one stream (1 stdout, 2 stderr). Never fails the
  * replay: a write error is kept and reported by run_log_close(). */
 void run_log_write(struct run_log *rl, int stream, const char *data, size_t len);

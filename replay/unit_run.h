@@ -37,6 +37,13 @@ struct unit_run {
 	cJSON *seccomp_record;        /* run.json's "seccomp" */
 	struct plan_device *devices;
 	size_t n_devices;
+	/* --devices' outcome (replay_devices.c): "nodes" or "cdi", the CDI
+	 * names given, whether the spec adds /dev/kfd itself, and why auto
+	 * chose nodes ("" when it did not have to). */
+	const char *devices_how;
+	struct strvec cdi_devices;
+	bool kfd_from_cdi;
+	char devices_note[ERROR_MSG_MAX];
 	struct replay_result result;
 	bool replayed;
 	int exit_code;

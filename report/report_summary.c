@@ -6,12 +6,14 @@
 #include <cjson/cJSON.h>
 
 #include "common/cleanup.h"
+#include "common/relpath.h"
 #include "common/text.h"
 #include "common/xalloc.h"
 
 char *report_clean(const char *s, bool multiline)
 {
-	unsigned flags = TEXT_STRIP_ANSI | (multiline ? TEXT_KEEP_NEWLINES | TEXT_KEEP_TABS : 0);
+	unsigned flags = TEXT_STRIP_ANSI | TEXT_NO_NONCHARACTERS |
+			 (multiline ? TEXT_KEEP_NEWLINES | TEXT_KEEP_TABS : 0);
 
 	return s ? text_sanitized(s, flags) : NULL;
 }
@@ -63,17 +65,6 @@ void report_verdict(const struct report *r, struct strbuf *out)
 					: "see above");
 }
 
-/* A markdown table cell: sanitised, '|' and newlines would break the row. */
-static void md_cell(struct strbuf *out, const char *s)
-{
-	cleanup_free char *c = report_clean(s ? s : "", false);
-
-	for (const char *p = c; *p; p++) {
-		if (*p == '|' || *p == '\\' || *p == '`' || *p == '<' || *p == '>')
-			strbuf_addch(out, '\\');
-		strbuf_addch(out, *p);
-	}
-}
 
 static void md_group(const struct report *r, enum sweep_status s, struct strbuf *out)
 {
@@ -88,21 +79,19 @@ static void md_group(const struct report *r, enum sweep_status s, struct strbuf 
 		if (c->status != s)
 			continue;
 		strbuf_addstr(out, "| ");
-		md_cell(out, c->case_name);
+		text_markdown_cell(out, c->case_name);
 		strbuf_addstr(out, " | ");
-		md_cell(out, c->image);
+		text_markdown_cell(out, c->image);
 		strbuf_addstr(out, " | ");
-		md_cell(out, c->prev_outcome ? c->prev_outcome : "-");
+		text_markdown_cell(out, c->prev_outcome ? c->prev_outcome : "-");
 		strbuf_addstr(out, " → ");
-		md_cell(out, c->outcome ? c->outcome : (c->message ? c->message : "-"));
+		text_markdown_cell(out, c->outcome ? c->outcome : (c->message ? c->message : "-"));
 		strbuf_addstr(out, " | ");
-		md_cell(out, c->kernel ? c->kernel : "");
+		text_markdown_cell(out, c->kernel ? c->kernel : "");
 		strbuf_addf(out, " | %s | ", c->ab_differs ? "differs" : "");
-		if (c->run_dir) {
-			strbuf_addstr(out, "[finding](");
-			md_cell(out, c->run_dir);
-			strbuf_addstr(out, "/finding.md)");
-		}
+		/* Only a plain relative path inside the sweep folder is a link. */
+		if (relpath_plain_below(c->run_dir))
+			strbuf_addf(out, "[finding](%s/finding.md)", c->run_dir);
 		strbuf_addstr(out, " |\n");
 	}
 }

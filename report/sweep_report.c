@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/relpath.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "report/report.h"
@@ -86,10 +87,12 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	c->status = row->status;
 	c->attempts = row->attempts;
 	c->duration_s = row->duration_s;
-	c->run_dir = keep(m, row->run_dir);
+	/* A results line is a record anyone could have edited: its run_dir
+	 * is used only as a plain path inside the sweep folder. */
+	c->run_dir = relpath_plain_below(row->run_dir) ? keep(m, row->run_dir) : NULL;
 	c->message = keep(m, row->message);
 	if (row->outcome && strcmp(row->outcome, "PASS"))
-		c->finding_md = keep_file(m, row->run_dir, "finding.md");
+		c->finding_md = keep_file(m, c->run_dir, "finding.md");
 	if (row->status == ST_FLAKY)
 		c->retry_note = keep_retry_note(m, row);
 	return 0;
@@ -115,10 +118,12 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 {
 	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
+	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
 	bool rebuilt;
 	int rc;
 
-	strbuf_addstr(&opts, meta->run_options ? meta->run_options : "{}");
+	/* Others may read the database: the options without `-e` values. */
+	strbuf_addstr(&opts, redacted);
 	if (f->slurm) {
 		/* A cluster sweep's job ids beside its options: {"...", "slurm": {...}}. */
 		cleanup_cjson cJSON *o = cJSON_Parse(opts.buf), *jobs = cJSON_Parse(f->slurm);
@@ -190,7 +195,11 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 	struct sweep_results rs = { 0 };
 
 	sweep_meta_init(&old);
-	if (sweep_meta_read(&old, folder, ERROR_DISCARD) == 0 && !strcmp(old.label, label)) {
+	/* Only the caller's own folders: one planted in a shared sweeps/
+	 * must not become the label's baseline. */
+	if (sweep_folder_check(folder, ERROR_DISCARD) == 0 &&
+	    sweep_meta_read(&old, folder, ERROR_DISCARD) == 0 && !strcmp(old.label, label) &&
+	    !strcmp(old.id, id)) {
 		struct sweep_finish f = { .finished = old.started };
 
 		state = folder_state(folder);

@@ -6,20 +6,19 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
-#include "common/json.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
 
 /* A site's profile file: the engine's default profile is ~20 KiB. */
 #define SECCOMP_FILE_MAX (1u << 20)
 
-static int engine_arch(struct engine *e, uint32_t *arch, struct error *err)
+static int profile_arch(struct engine *e, uint32_t *arch, struct error *err)
 {
-	cleanup_cjson cJSON *v = NULL;
+	cleanup_free char *name = NULL;
 
-	if (engine_version(e, &v, err) < 0)
+	if (engine_arch(e, &name, err) < 0)
 		return error_prefix(err, "the engine's architecture (for --seccomp): ");
-	return seccomp_arch_from_engine(json_str(v, "Arch"), arch, err);
+	return seccomp_arch_from_engine(name, arch, err);
 }
 
 /* A site's profile: read, checked for the engine's arch, compacted. */
@@ -56,7 +55,7 @@ int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool
 	if (c->mode == SECCOMP_MODE_UNCONFINED)
 		*opt = xstrdup("seccomp=unconfined");
 	if (c->mode == SECCOMP_MODE_REPLAY || c->mode == SECCOMP_MODE_FILE) {
-		if (engine_arch(e, &po.arch, err) < 0)
+		if (profile_arch(e, &po.arch, err) < 0)
 			return -1;
 		if (c->mode == SECCOMP_MODE_FILE ? site_profile(c->path, po.arch, &json, err)
 						 : seccomp_profile_build(&po, &json, notes, err))

@@ -68,8 +68,11 @@ int sweep_plan_add_json(struct sweep_plan *p, const char *text, const char *path
 int sweep_plan_check_duplicates(const struct sweep_plan *p, struct error *err)
 	__attribute__((warn_unused_result));
 
-/* plan.json's "cases" array and back (fixed order; resume and shards). */
-cJSON *sweep_plan_cases_json(const struct sweep_plan *p);
+/* plan.json's "cases" array and back (fixed order; resume and shards).
+ * with_values false: each case's env names, its values "<not recorded>"
+ * (they go to the sweep's private file). */
+#define SWEEP_NOT_RECORDED "<not recorded>"
+cJSON *sweep_plan_cases_json(const struct sweep_plan *p, bool with_values);
 int sweep_plan_from_json(struct sweep_plan *p, const cJSON *cases, struct error *err)
 	__attribute__((warn_unused_result));
 

@@ -62,15 +62,21 @@ static int get_string(const cJSON *o, const char *key, bool required, char **out
 	return 0;
 }
 
-static int get_int(const cJSON *o, const char *key, int min, int *out, const char *path, int idx,
-		   struct error *err)
+/* A whole number from min to max (the run options' bound on seconds:
+ * a year, as --timeout says). */
+#define PLAN_SECONDS_MAX (365 * 24 * 3600)
+
+static int get_int(const cJSON *o, const char *key, int min, int max, int *out, const char *path,
+		   int idx, struct error *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	if (!v || cJSON_IsNull(v))
 		return 0;
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)v->valueint || v->valueint < min)
-		return case_error(err, path, idx, "\"%s\" must be a whole number >= %d", key, min);
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)v->valueint || v->valueint < min ||
+	    v->valueint > max)
+		return case_error(err, path, idx, "\"%s\" must be a whole number from %d to %d", key,
+				  min, max);
 	*out = v->valueint;
 	return 0;
 }
@@ -100,9 +106,10 @@ static int case_fields(struct sweep_case *c, const cJSON *o, const char *path, i
 	const cJSON *mc = cJSON_GetObjectItemCaseSensitive(o, "mount_clr");
 
 	if (get_string(o, "image", true, &c->image, path, idx, err) < 0 ||
-	    get_int(o, "gpu_count", 1, &c->gpu_count, path, idx, err) < 0 ||
-	    get_int(o, "timeout", 0, &c->timeout, path, idx, err) < 0 ||
-	    get_int(o, "progress_timeout", 0, &c->progress_timeout, path, idx, err) < 0 ||
+	    get_int(o, "gpu_count", 1, INT_MAX, &c->gpu_count, path, idx, err) < 0 ||
+	    get_int(o, "timeout", 0, PLAN_SECONDS_MAX, &c->timeout, path, idx, err) < 0 ||
+	    get_int(o, "progress_timeout", 0, PLAN_SECONDS_MAX, &c->progress_timeout, path, idx,
+		    err) < 0 ||
 	    get_string(o, "extra_ld", false, &c->extra_ld, path, idx, err) < 0 ||
 	    get_string(o, "playback", false, &c->playback, path, idx, err) < 0 ||
 	    get_env(o, &c->env, path, idx, err) < 0)
@@ -203,7 +210,7 @@ static void add_opt_str(cJSON *o, const char *key, const char *v)
 		cJSON_AddStringToObject(o, key, v);
 }
 
-cJSON *sweep_plan_cases_json(const struct sweep_plan *p)
+cJSON *sweep_plan_cases_json(const struct sweep_plan *p, bool with_values)
 {
 	cJSON *arr = cJSON_CreateArray();
 
@@ -228,7 +235,7 @@ cJSON *sweep_plan_cases_json(const struct sweep_plan *p)
 				const char *eq = strchr(c->env.v[e], '=');
 				cleanup_free char *k = xstrndup(c->env.v[e], (size_t)(eq - c->env.v[e]));
 
-				cJSON_AddStringToObject(env, k, eq + 1);
+				cJSON_AddStringToObject(env, k, with_values ? eq + 1 : SWEEP_NOT_RECORDED);
 			}
 		}
 		cJSON_AddItemToArray(arr, o);

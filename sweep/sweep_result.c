@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/cleanup.h"
+#include "common/owned.h"
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
@@ -136,12 +137,20 @@ int sweep_result_append(const char *path, const struct sweep_result *r, struct e
 int sweep_result_append_line(const char *path, const char *json, struct error *err)
 {
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
-	cleanup_close int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	cleanup_free char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	cleanup_close int dfd = -1, fd = -1;
 
 	if (strchr(json, '\n'))
 		return error_set(err, ERR_DATA, 0, "%s: a result that is not one line", path);
-	if (fd < 0)
-		return error_errno(err, "open %s", path);
+	/* The folder must still be the caller's own, and the file in it a
+	 * regular file of the caller's: never a link to somewhere else. */
+	if (!slash)
+		return error_set(err, ERR_USAGE, 0, "internal: results path %s has no folder", path);
+	*slash = '\0';
+	if ((dfd = owned_dir_open(dir, "sweep folder", 0, err)) < 0 ||
+	    (fd = owned_openat(dfd, dir, slash + 1, O_WRONLY | O_APPEND | O_CREAT, 0644, err)) < 0)
+		return -1;
 	strbuf_addstr(&line, json);
 	strbuf_addch(&line, '\n');
 	/* One write: O_APPEND makes it land whole after every other line. */

@@ -100,8 +100,10 @@ static void record_now(struct run *r, size_t idx, const char *state, const char 
 	sweep_result_release(&res);
 }
 
+/* false: busy (busy_ordinal set, *why NULL) or a lock that cannot be used
+ * (*why says which: the case is an error, never an endless wait). */
 static bool lease_gpus(struct run *r, size_t idx, const int *gpus, size_t n, struct worker *w,
-		       int *busy_ordinal)
+		       int *busy_ordinal, char **why)
 {
 	const char *names[GPU_MAX];
 	cleanup_free char *owner = xasprintf("%s sweep %s case %s", r->in->host->owner,
@@ -112,8 +114,13 @@ static bool lease_gpus(struct run *r, size_t idx, const int *gpus, size_t n, str
 
 	for (size_t i = 0; i < n; i++)
 		names[i] = r->names[gpus[i]];
+	*why = NULL;
 	if (gpu_lease_acquire(&w->lease, names, n, &lo, &err) == 0)
 		return true;
+	if (err.kind != ERR_BUSY) {
+		*why = xstrdup(err.msg);
+		return false;
+	}
 	*busy_ordinal = gpus[0];
 	for (size_t i = 0; i < n; i++)
 		if (strstr(err.msg, names[i]))
@@ -131,12 +138,18 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 	const struct sweep_image_env *img = image_of(r, c);
 	struct worker *w = &r->w[r->n_w];
 	struct error err;
-	int busy;
+	int busy = -1;
+	cleanup_free char *why = NULL;
 
 	memset(w, 0, sizeof(*w));
-	if (!lease_gpus(r, idx, gpus, n, w, &busy)) {
+	if (!lease_gpus(r, idx, gpus, n, w, &busy, &why)) {
 		double waited = monotonic_now() - r->bounced_at[idx];
 
+		if (why) {
+			sweep_sched_finish(&r->sched, gpus, n, false);
+			record_now(r, idx, RESULT_ERROR, why);
+			return;
+		}
 		if (r->in->meta->gpu_wait >= 0 && waited >= r->in->meta->gpu_wait) {
 			sweep_sched_finish(&r->sched, gpus, n, false);
 			r->out->gave_up++;
@@ -151,6 +164,7 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 		.c = c, .attempt = r->attempt[idx], .gpus = gpus, .n_gpus = n, .img = img,
 		.sh = r->in->sh, .policy = r->in->policy, .folder = r->in->folder,
 		.sysfs_root = r->in->sysfs_root, .device_root = r->in->device_root,
+		.devices = r->in->devices,
 		.known_failure = base_of(r, idx) == BASE_FAILED,
 	};
 

@@ -20,6 +20,7 @@ struct sweep_run_input {
 	const char *results_path;
 	const struct replay_desc *policy;   /* every case's (sweep_worker.h) */
 	const char *sysfs_root, *device_root;
+	enum device_mode devices;           /* --devices */
 	const struct replay_host *host;
 	const struct sweep_image_env *imgs; /* parallel to meta->images */
 	const struct sweep_shared *sh;

@@ -115,7 +115,7 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	struct replay_host_config cfg = {
 		.workdir = runs, .archives = archives, .n_archives = 1,
 		.device_root = j->device_root, .sysfs_root = j->sysfs_root, .need_gpu = true,
-		.verbosity = -1,
+		.verbosity = -1, .devices = j->devices,
 	};
 	struct replay_host host;
 	struct replay_failure f;

@@ -28,6 +28,7 @@ struct sweep_job {
 	const struct replay_desc *policy;
 	const char *folder;        /* the sweep folder */
 	const char *sysfs_root, *device_root;
+	enum device_mode devices;  /* --devices */
 	/* The baseline saw this case fail: it is expected still-failing and
 	 * is not diagnosed again (docs/gpu-debug-tools.md). */
 	bool known_failure;

@@ -5,7 +5,11 @@
 #   rootless  DOCKER_HOST=unix:///run/user/<uid>/podman/podman.sock, the test
 #             binary run as the test user $HRR_PODMAN_USER (default hrrpod),
 #             its scratch dirs its own, its device nodes links to the shared
-#             fake GPU nodes (tests/setup-fake-gpus.sh) of a group it is in
+#             fake GPU nodes (tests/setup-fake-gpus.sh) of a group it is in;
+#             it runs a copy of the binaries and of the files the tests read
+#             (tests/, examples/, docs/) in a directory it can read, since the
+#             checkout may be one it cannot enter (a clone under /root, or in
+#             a `mktemp -d`); the copy is removed at the end
 # Both run at once (separate engines, separate state). The subset: replays
 # with every finding and exit code, interrupts, gc, pulls with credentials,
 # preflight probes, and the Podman-only suite. Each engine must be left
@@ -27,25 +31,8 @@ TAG=${HRR_IMAGE_TAG:-dev}
 ROOT_SOCK=/run/podman/podman.sock
 WHICH=${1:-both}
 
-FILTERS=(
-	'run/pass_exits_0'
-	'run/container_spec_is_exactly_what_cli_md_says'
-	'run/hang_is_stopped_by_the_timeout'
-	'run/interrupt_stops_the_container_and_keeps_the_log'
-	'run/a_second_interrupt_skips_the_grace'
-	'run/gc_removes_what_a_killed_orchestrator_left'
-	'run/gc_removes_probe_containers_only_once_they_are_stale'
-	'run/pulls_a_missing_image_from_a_registry_and_records_its_digest'
-	'run/registry_refusing_credentials_exits_5'
-	'run/image_missing_from_registry_exits_5'
-	'run/absent_image_with_pull_never_exits_5'
-	'run_findings/*'
-	'run_json/a_finding_carries_the_exit_code'
-	'run_preflight/preflight_command_reports_without_replaying'
-	'preflight_probe/*'
-	'engine_registry/*'
-	'podman/*'
-)
+. "$(dirname "$0")/engine-suites.sh"
+FILTERS=("${ENGINE_FILTERS[@]}" "${PULL_FILTERS[@]}")
 [ -n "${HRR_PODMAN_FILTERS:-}" ] && read -r -a FILTERS <<<"$HRR_PODMAN_FILTERS"
 
 say() { printf 'podman-check: %s\n' "$*" >&2; }
@@ -78,16 +65,34 @@ run_suites() {
 	return $rc
 }
 
+# The tree the test user runs from: the build's binaries and what the
+# tests read, world-readable, under a directory every user can enter.
+copy_tree() {
+	TREE=$(mktemp -d /tmp/hrr-podman-tree-XXXXXX)
+	trap 'rm -rf "$TREE"' EXIT
+	mkdir -p "$TREE/build/tests"
+	cp "$BIN" "$TREE/build/hrr-docker-replay"
+	cp "$INTEGRATION" "$TREE/build/tests/integration"
+	[ -d "$(dirname "$BIN")/sim" ] && cp -r "$(dirname "$BIN")/sim" "$TREE/build/"
+	cp -r tests examples docs README.md "$TREE/"
+	chmod -R a+rX "$TREE"
+	runuser -u "$USER_NAME" -- test -x "$TREE/build/tests/integration" -a -r "$TREE/tests/fixtures" \
+		|| { say "$USER_NAME cannot read $TREE, the copy of the tests it runs (is /tmp mounted noexec or private?)"; exit 1; }
+}
+
 as_root() {
 	env DOCKER_HOST=unix://$ROOT_SOCK HRR_BIN="$BIN" HRR_IMAGE_TAG="$TAG" "$@"
 }
 
 # The user's runtime dir and socket as logind would set them; a TMPDIR of
 # its own so scratch directories are its own too.
+# Its first argument, the test binary, is replaced by the copy in $TREE.
 as_user() {
-	runuser -u "$USER_NAME" -- env -i PATH="$PATH" HOME="$HOME_" USER="$USER_NAME" \
+	shift
+	(cd "$TREE" && exec runuser -u "$USER_NAME" -- env -i PATH="$PATH" HOME="$HOME_" USER="$USER_NAME" \
 		XDG_RUNTIME_DIR=/run/user/$UID_ DOCKER_HOST=unix://$USER_SOCK \
-		HRR_BIN="$BIN" HRR_IMAGE_TAG="$TAG" TMPDIR=/tmp "$@"
+		HRR_BIN="$TREE/build/hrr-docker-replay" HRR_SRCDIR="$TREE" HRR_IMAGE_TAG="$TAG" TMPDIR=/tmp \
+		"$TREE/build/tests/integration" "$@")
 }
 
 # Containers of the tests left in an engine (labels of the tool and of the
@@ -119,6 +124,7 @@ check_one() {
 	return $rc
 }
 
+case $WHICH in rootless | both) copy_tree ;; esac
 pids=()
 names=()
 case $WHICH in root | both) check_one root "$ROOT_SOCK" as_root & pids+=($!); names+=(root) ;; esac

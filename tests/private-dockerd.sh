@@ -3,7 +3,12 @@
 # restart the engine: it has its own socket, data root, exec root (and so
 # its own containerd, which dockerd starts under the exec root), pidfile
 # and an empty daemon config, no bridge, no iptables rules, so nothing it
-# does (or suffers) reaches the engine the other suites use. Root only.
+# does (or suffers) reaches the engine the other suites use. It runs in a
+# network namespace of its own (unshare -n): a dockerd in the host's
+# namespace deletes the host's docker0 bridge, even with --bridge=none,
+# and every `docker run` of the host engine then fails until it restarts.
+# Its socket is a file, so clients reach it from any namespace; start
+# fails when a host interface went away while it came up. Root only.
 #
 #   tests/private-dockerd.sh start DIR       start (or find running) and wait for /_ping
 #   tests/private-dockerd.sh stop DIR        SIGTERM, wait, then its containerd
@@ -47,7 +52,7 @@ wait_gone() { # pid seconds
 }
 
 start() {
-	local deadline pid
+	local deadline pid gone
 	[ "$(id -u)" = 0 ] || die "must run as root"
 	mkdir -p "$dir/data" "$dir/exec"
 	chmod 0711 "$dir"
@@ -58,10 +63,12 @@ start() {
 	fi
 	[ -z "$pid" ] || die "dockerd $pid holds $pidfile but does not answer"
 	echo '{}' >"$dir/daemon.json"
-	setsid nohup dockerd --config-file "$dir/daemon.json" -H "$host" \
+	ls /sys/class/net >"$dir/host-interfaces"
+	# cwd /: the engine outlives the checkout the tests run from
+	(cd / && exec setsid nohup unshare --net -- dockerd --config-file "$dir/daemon.json" -H "$host" \
 		--data-root "$dir/data" --exec-root "$dir/exec" --pidfile "$pidfile" \
 		--bridge=none --iptables=false --ip-masq=false --log-level warn \
-		>>"$dir/dockerd.log" 2>&1 </dev/null &
+		>>"$dir/dockerd.log" 2>&1 </dev/null) &
 	deadline=$((SECONDS + 60))
 	until answers; do
 		if [ $SECONDS -ge $deadline ] || ! kill -0 $! 2>/dev/null; then
@@ -70,6 +77,8 @@ start() {
 		fi
 		sleep 0.2
 	done
+	gone=$(ls /sys/class/net | comm -23 "$dir/host-interfaces" -)
+	[ -z "$gone" ] || die "host network interface(s) gone since dockerd in $dir started: $gone"
 	echo "$host"
 }
 

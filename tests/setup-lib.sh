@@ -34,3 +34,14 @@ require_cmds() {
 		command -v "$b" >/dev/null || { say "$b missing: install $hint"; exit 1; }
 	done
 }
+
+# start_daemon LOG COMMAND...: COMMAND in the background from /, its output
+# in LOG; $! is its pid. A service keeping the checkout it was started from
+# as its working directory breaks once that checkout is removed (Podman's
+# conmon then cannot start a container), and a test user who cannot enter
+# the checkout cannot start one there at all.
+start_daemon() {
+	local log=$1
+	shift
+	(cd / && exec nohup "$@" >"$log" 2>&1 </dev/null) &
+}

@@ -14,7 +14,13 @@
 # files each service reads (HRR_PODMAN_RUNTIME=runc picks runc over crun;
 # HRR_PODMAN_KEEP_GROUPS=1, the default, makes the rootless service keep
 # the user's groups in every container, as docs/engines.md tells a site to;
-# 0 leaves it out). Idempotent: services that answer are left alone.
+# 0 leaves it out). Idempotent: services that answer are left alone, but
+# one this script started (its hrr-service.pid) is restarted when it does
+# not run from / (an older set-up started it in the checkout; once that is
+# removed, conmon cannot start a container) or cannot run a container of
+# the test images; the test user's storage is reset when a failed start
+# left it half-initialised (only that user's, and only with the
+# storage.conf written here).
 set -euo pipefail
 
 STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
@@ -85,17 +91,27 @@ write_conf() {
 
 has_cap_sys_resource() { (( 0x$(sed -n 's/^CapEff:\t//p' /proc/self/status) >> 24 & 1 )); }
 
+# not_from_root PIDFILE: the service of ours it names runs elsewhere than /.
+not_from_root() {
+	alive "$1" || return 1
+	local cwd
+	cwd=$(readlink "/proc/$(cat "$1")/cwd" || true)
+	[ "$cwd" = / ] && return 1
+	say "restarting the podman service $(cat "$1"): it runs in ${cwd:-an unreadable directory}, not /"
+}
+
 start_root() {
 	local limits
 	write_conf "$DIR/root" root
-	[ $CONF_CHANGED = 1 ] && stop_pidfile /run/podman/hrr-service.pid
+	if [ $CONF_CHANGED = 1 ] || not_from_root /run/podman/hrr-service.pid; then
+		stop_pidfile /run/podman/hrr-service.pid
+	fi
 	if ! answers "$ROOT_SOCK"; then
 		say "starting root podman service on $ROOT_SOCK (log: $LOGS/podman-root.log)"
 		rm -f "$ROOT_SOCK"
 		CONTAINERS_CONF=$DIR/root/containers.conf \
 		CONTAINERS_REGISTRIES_CONF=$DIR/root/registries.conf \
-			nohup podman system service --time=0 "unix://$ROOT_SOCK" \
-			>"$LOGS/podman-root.log" 2>&1 </dev/null &
+			start_daemon "$LOGS/podman-root.log" podman system service --time=0 "unix://$ROOT_SOCK"
 		echo $! >/run/podman/hrr-service.pid
 		wait_for 30 "root podman service" answers "$ROOT_SOCK" \
 			|| { tail -20 "$LOGS/podman-root.log" >&2; exit 1; }
@@ -131,15 +147,30 @@ make_user() {
 	chmod 700 "$RUNTIME"
 }
 
+# From /: the test user may not be able to enter the current directory.
 as_user() {
-	runuser -u "$USER_NAME" -- env HOME="$HOME_" XDG_RUNTIME_DIR="$RUNTIME" "$@"
+	(cd / && exec runuser -u "$USER_NAME" -- env HOME="$HOME_" XDG_RUNTIME_DIR="$RUNTIME" "$@")
 }
 
 # Native overlay needs a kernel that allows it in a user namespace (5.13+);
 # fuse-overlayfs needs /dev/fuse open to users. Otherwise vfs (slow, works).
+# A start that failed half-way leaves a storage whose database names
+# another driver than storage.conf ("User-selected graph driver "vfs"
+# overwritten by graph driver "overlay" from database"), which every later
+# podman command prints: such a storage of the test user is reset.
 pick_storage() {
-	local conf=$HOME_/.config/containers/storage.conf driver
-	[ -s "$conf" ] && return 0
+	local conf=$HOME_/.config/containers/storage.conf driver info
+	if [ -s "$conf" ]; then
+		info=$(as_user podman info --format '{{.Store.GraphDriverName}}' 2>&1) \
+			&& ! grep -q 'overwritten by graph driver' <<<"$info" && return 0
+		head -1 "$conf" | grep -qx '# Written by tests/setup-podman.sh.' || {
+			say "$USER_NAME's podman storage does not work and $conf is not ours: fix it by hand ($info)"
+			exit 1
+		}
+		say "resetting $USER_NAME's half-initialised podman storage ($(grep -o 'User-selected graph driver.*from database' <<<"$info" || head -1 <<<"$info"))"
+		stop_pidfile "$RUNTIME/podman/hrr-service.pid"
+		rm -f "$conf"
+	fi
 	for driver in overlay vfs; do
 		printf '# Written by tests/setup-podman.sh.\n[storage]\ndriver = "%s"\n' "$driver" >"$conf"
 		chown "$USER_NAME:" "$conf"
@@ -156,16 +187,19 @@ start_rootless() {
 	mkdir -p "$cfg"
 	write_conf "$cfg" "$([ "${HRR_PODMAN_KEEP_GROUPS:-1}" = 1 ] && echo keep-groups)"
 	chown -R "$USER_NAME:" "$HOME_/.config"
-	[ $CONF_CHANGED = 1 ] && stop_pidfile "$RUNTIME/podman/hrr-service.pid"
+	if [ $CONF_CHANGED = 1 ] || not_from_root "$RUNTIME/podman/hrr-service.pid"; then
+		stop_pidfile "$RUNTIME/podman/hrr-service.pid"
+	fi
 	pick_storage
 	answers "$sock" && return 0
 	say "starting rootless podman service for $USER_NAME on $sock (log: $LOGS/podman-$USER_NAME.log)"
 	rm -f "$sock"
 	as_user mkdir -p "$RUNTIME/podman"
 	# the service writes its own pid: runuser stays its parent
-	as_user sh -c 'echo $$ >"$1"; exec podman system service --time=0 "unix://$2"' \
-		sh "$RUNTIME/podman/hrr-service.pid" "$sock" \
-		>"$LOGS/podman-$USER_NAME.log" 2>&1 </dev/null &
+	start_daemon "$LOGS/podman-$USER_NAME.log" \
+		runuser -u "$USER_NAME" -- env HOME="$HOME_" XDG_RUNTIME_DIR="$RUNTIME" \
+		sh -c 'echo $$ >"$1"; exec podman system service --time=0 "unix://$2"' \
+		sh "$RUNTIME/podman/hrr-service.pid" "$sock"
 	wait_for 30 "rootless podman service" answers "$sock" \
 		|| { tail -20 "$LOGS/podman-$USER_NAME.log" >&2; exit 1; }
 }
@@ -201,6 +235,34 @@ load_images() {
 	rm -rf "$tmp"
 }
 
+# podman_of root|rootless ARGS...: the podman client of that service.
+podman_of() {
+	local which=$1
+	shift
+	if [ "$which" = root ]; then
+		(cd / && exec podman --remote --url "unix://$ROOT_SOCK" "$@")
+	else
+		as_user podman --remote --url "unix://$RUNTIME/podman/podman.sock" "$@"
+	fi
+}
+
+runs_container() { podman_of "$1" run --pull never --rm --network none --entrypoint /bin/true "$2" >/dev/null 2>&1; }
+
+# check_runs root|rootless: the service starts a container of the test
+# images (one that answers /_ping may still fail every start); one of
+# ours that cannot is restarted once, anything else stops the set-up.
+check_runs() {
+	local which=$1 pidfile=/run/podman/hrr-service.pid log=$LOGS/podman-root.log img=hrr-sim:$TAG
+	[ "$which" = root ] || { pidfile=$RUNTIME/podman/hrr-service.pid; log=$LOGS/podman-$USER_NAME.log; }
+	podman_of "$which" image exists "$img" || return 0 # no test image yet: `make images` comes later
+	runs_container "$which" "$img" && return 0
+	alive "$pidfile" || { say "the $which podman service answers but cannot run a container, and it is not ours: fix or stop it"; exit 1; }
+	say "restarting the $which podman service $(cat "$pidfile"): it answers but cannot run a container"
+	stop_pidfile "$pidfile"
+	if [ "$which" = root ]; then start_root; else start_rootless; fi
+	runs_container "$which" "$img" || { say "the $which podman service cannot run a container (log: $log)"; tail -20 "$log" >&2; exit 1; }
+}
+
 # crun refuses a hybrid cgroup host whose cgroup2 hierarchy holds a
 # controller ("cgroups in hybrid mode not supported, drop all controllers
 # from cgroupv2"); mounting such a controller as a v1 hierarchy moves it
@@ -226,6 +288,8 @@ RUNTIME_OCI=${HRR_PODMAN_RUNTIME:-crun}
 if [ "${1:-}" = --images-only ]; then
 	make_user
 	load_images
+	check_runs root
+	check_runs rootless
 	exit 0
 fi
 bash "$(dirname "$0")/setup-fake-gpus.sh" >/dev/null
@@ -233,4 +297,6 @@ start_root
 make_user
 start_rootless
 load_images
+check_runs root
+check_runs rootless
 say "ready: root $ROOT_SOCK, rootless ($USER_NAME) $RUNTIME/podman/podman.sock"

@@ -63,7 +63,7 @@ start_munge() {
 	mkdir -p /run/munge /var/log/munge /var/lib/munge
 	chown munge:munge /run/munge /var/log/munge /var/lib/munge
 	say "starting munged"
-	runuser -u munge -- munged
+	(cd / && runuser -u munge -- munged)
 	wait_for 20 munged munge_answers
 }
 
@@ -154,12 +154,12 @@ start_daemons() {
 	fi
 	if ! alive "$DIR/run/slurmctld.pid"; then
 		say "starting slurmctld (log: $DIR/log/slurmctld.log)"
-		slurmctld -f "$CONF"
+		(cd / && slurmctld -f "$CONF")
 	fi
 	wait_for 30 slurmctld ctld_answers || { tail -20 "$DIR/log/slurmctld.log" >&2; exit 1; }
 	if ! alive "$DIR/run/slurmd.pid"; then
 		say "starting slurmd (log: $DIR/log/slurmd.log)"
-		slurmd -f "$CONF"
+		(cd / && slurmd -f "$CONF")
 	fi
 	if ! wait_for 30 "node $NODE" node_ready; then
 		# a node drained by an earlier failure comes back once it answers

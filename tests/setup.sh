@@ -10,26 +10,35 @@
 #
 # HRR_TEST_STATE (default /var/lib/hrr-docker-replay-test) holds the logs and
 # the registries' data; HRR_SETUP_NO_REGISTRY=1 skips the registries.
+# Every service starts with / as its working directory and a log of its
+# own, so removing the checkout it was started from harms nothing.
 set -euo pipefail
 
 STATE=${HRR_TEST_STATE:-/var/lib/hrr-docker-replay-test}
 LOGS=$STATE/logs
 PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
 	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
-	  busybox-static curl clang valgrind
+	  busybox-static curl jq clang valgrind
 	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs crun
 	  libsqlite3-dev libxml2-dev libxml2-utils python3-junitparser chromium)
 if [ "${1:-}" = demo ]; then
 	PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev libseccomp-dev
-		  libsqlite3-dev libxml2-dev docker.io busybox-static curl)
+		  libsqlite3-dev libxml2-dev docker.io busybox-static curl jq)
 	HRR_SETUP_NO_REGISTRY=1
 	HRR_SETUP_NO_SLURM=1
 	HRR_SETUP_NO_PODMAN=1
 fi
+# Commands the tests and README.md's blocks call, checked once the
+# packages are in: a tool a block needs and no package brings fails here,
+# not in the middle of the suites.
+TOOLS=(cc make pkg-config curl jq docker busybox)
+[ "${1:-}" = demo ] || TOOLS+=(docker-registry htpasswd clang valgrind xmllint chromium
+			      podman crun sbatch munged)
 REG_USER=hrrtest
 REG_PASS=hrrtest-secret
 
-say() { printf 'setup: %s\n' "$*" >&2; }
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/setup-lib.sh"
 
 need_root() {
 	if [ "$(id -u)" != 0 ]; then
@@ -71,18 +80,6 @@ engine_answers() {
 	fi
 }
 
-wait_for() { # seconds description command...
-	local deadline=$((SECONDS + $1)) what=$2
-	shift 2
-	until "$@"; do
-		if [ $SECONDS -ge $deadline ]; then
-			say "$what did not come up in time"
-			return 1
-		fi
-		sleep 0.2
-	done
-}
-
 start_engine() {
 	engine_answers && return 0
 	if [ -z "$(engine_socket)" ]; then
@@ -92,7 +89,7 @@ start_engine() {
 	need_root "start dockerd"
 	say "starting dockerd (log: $LOGS/dockerd.log)"
 	# containerd is started by dockerd itself when none runs.
-	nohup dockerd >"$LOGS/dockerd.log" 2>&1 </dev/null &
+	start_daemon "$LOGS/dockerd.log" dockerd
 	wait_for 60 dockerd engine_answers || { tail -30 "$LOGS/dockerd.log" >&2; exit 1; }
 }
 
@@ -113,14 +110,26 @@ start_registry() { # name port [auth]
 		fi
 	} >"$dir/config.yml"
 	say "starting registry $name on 127.0.0.1:$port"
-	nohup docker-registry serve "$dir/config.yml" >"$LOGS/registry-$name.log" 2>&1 </dev/null &
+	start_daemon "$LOGS/registry-$name.log" docker-registry serve "$dir/config.yml"
 	wait_for 30 "registry $name" registry_answers "$port" \
 		|| { tail -20 "$LOGS/registry-$name.log" >&2; exit 1; }
 }
 
+check_tools() {
+	local t missing=()
+	for t in "${TOOLS[@]}"; do
+		command -v "$t" >/dev/null || missing+=("$t")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	say "${missing[*]} missing after the packages were installed: add the package to PACKAGES in tests/setup.sh"
+	exit 1
+}
+
 mkdir -p "$LOGS"
 install_packages
-bash "$(dirname "$0")/setup-users.sh"
+check_tools
+# the demo needs no test user (hrrtest2 is in the docker group: root-equivalent)
+[ "${1:-}" = demo ] || bash "$here/setup-users.sh"
 start_engine
 if [ "${HRR_SETUP_NO_REGISTRY:-0}" != 1 ]; then
 	# Debian's package starts a registry on :5000 through systemd when it
@@ -128,7 +137,6 @@ if [ "${HRR_SETUP_NO_REGISTRY:-0}" != 1 ]; then
 	start_registry plain 5000
 	start_registry auth 5001 auth
 fi
-here=$(cd "$(dirname "$0")" && pwd)
 [ "${HRR_SETUP_NO_SLURM:-0}" = 1 ] || bash "$here/setup-slurm.sh"
 [ "${HRR_SETUP_NO_PODMAN:-0}" = 1 ] || bash "$here/setup-podman.sh"
 say "ready (engine: ${DOCKER_HOST:-unix:///var/run/docker.sock})"

@@ -163,6 +163,48 @@ static void disassembly(FILE *out, const struct agent_report *r, const char *uri
 	fprintf(out, "\nEnd of disassembly.\n");
 }
 
+enum agent_generation agent_report_generation(const char *env)
+{
+	if (env && !strcmp(env, "old"))
+		return AGENT_OLD;
+	if (env && !strcmp(env, "rocm7"))
+		return AGENT_ROCM7;
+	return AGENT_CURRENT;
+}
+
+/* ROCm 7's memory blocks after the registers. */
+static void memory_blocks(FILE *out, const struct agent_report *r)
+{
+	unsigned long long kernarg = r->load_base + 0x20000;
+
+	fprintf(out, "\nLocal memory content (64 bytes):\n");
+	for (int row = 0; row < 2; row++)
+		fprintf(out, "    0x%04x: 00000000 00000000 00000000 00000000\n", row * 16);
+	fprintf(out, "\nGlobal memory (kernarg segment, 16 bytes):\n");
+	fprintf(out, "    0x%llx: %08llx %08llx 00000400 00000000\n", kernarg,
+		kernarg & 0xffffffffull, kernarg >> 32);
+}
+
+/* wave_N: pc=0x... [(kernel_code_entry=...)] (stopped, reason: R) | (running) */
+static void wave_line(FILE *out, const struct agent_report *r)
+{
+	fprintf(out, "wave_%llu: pc=0x%llx", r->wave_id, agent_report_pc(r));
+	if (r->generation != AGENT_OLD) {
+		if (r->kernel)
+			fprintf(out, " (kernel_code_entry=0x%llx <%s>", agent_report_entry(r),
+				r->kernel);
+		else
+			fprintf(out, " (kernel_code_entry=not available");
+		if (r->generation == AGENT_ROCM7)
+			fprintf(out, ", kernargs=0x%llx", r->load_base + 0x20000);
+		fprintf(out, ")");
+	}
+	if (r->reason)
+		fprintf(out, " (stopped, reason: %s)\n", r->reason);
+	else
+		fprintf(out, " (running)\n");
+}
+
 void agent_report_print(FILE *out, const struct agent_report *r)
 {
 	char uri[256];
@@ -173,13 +215,12 @@ void agent_report_print(FILE *out, const struct agent_report *r)
 	if (r->faulting_page)
 		fprintf(out, "Faulting page: %s\n", r->faulting_page);
 	fprintf(out, "\n--------------------------------------------------------\n");
-	fprintf(out, "wave_%llu: pc=0x%llx (kernel_code_entry=0x%llx", r->wave_id,
-		agent_report_pc(r), agent_report_entry(r));
-	if (r->kernel)
-		fprintf(out, " <%s>", r->kernel);
-	fprintf(out, ") (stopped, reason: %s)\n", r->reason ? r->reason : "MEMORY_VIOLATION");
+	wave_line(out, r);
 	registers(out, r);
-	disassembly(out, r, uri);
+	if (r->generation == AGENT_ROCM7)
+		memory_blocks(out, r);
+	if (r->generation != AGENT_OLD)
+		disassembly(out, r, uri);
 	fflush(out);
 }
 

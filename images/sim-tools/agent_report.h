@@ -34,8 +34,16 @@ struct agent_report {
 	unsigned long long wave_id;
 	unsigned long long load_base; /* where the code object is loaded */
 	const char *kernel;        /* demangled; NULL: the agent finds no symbol */
-	const char *reason;        /* "MEMORY_VIOLATION", "ASSERT_TRAP", ... */
+	const char *reason;        /* "MEMORY_VIOLATION", "ASSERT_TRAP", ...; NULL: running */
+	/* Which agent prints it: AGENT_CURRENT "(kernel_code_entry=0x... <K>)";
+	 * AGENT_OLD (rocr_debug_agent) no entry, no disassembly; AGENT_ROCM7
+	 * "(kernel_code_entry=0x... <K>, kernargs=0x...)" and the local and
+	 * kernarg-segment memory blocks. */
+	enum agent_generation { AGENT_CURRENT = 0, AGENT_OLD, AGENT_ROCM7 } generation;
 };
+
+/* HRR_SIM_AGENT's value: "old", "rocm7", anything else current. */
+enum agent_generation agent_report_generation(const char *env);
 
 /* True when HSA_TOOLS_LIB names an existing file whose base name is
  * librocm-debug-agent.so.2 (a bare name is looked up in LD_LIBRARY_PATH's

@@ -18,6 +18,10 @@
  * -thread-info, -target-attach, -target-detach, -gdb-exit, ...) and CLI
  * commands from stdin, answering with MI records and "(gdb)" prompts.
  *
+ * HRR_SIM_ROCGDB=no-dispatch: attached to waves that already exist (a hung
+ * kernel): no dispatch record, waves with unknown dispatch and position.
+ * HRR_SIM_ROCGDB=nolib makes it fail before it starts, as the dynamic
+ * loader does for a rocgdb whose libpython the image lacks (exit 127).
  * HRR_SIM_ROCGDB=hang (or rocgdb=hang in the state file) makes it attach
  * and then never answer: a stuck debugger, for --diagnose-timeout tests. */
 #include <errno.h>
@@ -93,6 +97,13 @@ static void detach(struct dbg *g, struct out *o)
 	out_addf(o, "[Inferior 1 (process %ld) detached]\n", g->pid);
 	g->pid = -1;
 	g->have_state = false;
+}
+
+static bool nolib_requested(void)
+{
+	const char *e = getenv("HRR_SIM_ROCGDB");
+
+	return e && !strcmp(e, "nolib");
 }
 
 static bool hang_requested(const struct dbg *g)
@@ -375,8 +386,16 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	signal(SIGPIPE, SIG_IGN);
+	if (nolib_requested()) {
+		/* What the dynamic loader prints when an image ships rocgdb
+		 * without its libpython (slim images): exit 127, nothing run. */
+		fprintf(stderr, "%s: error while loading shared libraries: libpython3.12.so.1.0: "
+			"cannot open shared object file: No such file or directory\n", argv[0]);
+		return 127;
+	}
 	parse_args(argc, argv, &op);
 	sim_state_defaults(&g.st);
+	g.waves_only = getenv("HRR_SIM_ROCGDB") && !strcmp(getenv("HRR_SIM_ROCGDB"), "no-dispatch");
 	if (op.version) {
 		printf("GNU gdb (rocm-rel-7.13.0) 16.3\nCopyright (C) 2024 Free Software "
 		       "Foundation, Inc.\n(the hrr-docker-replay simulator's stand-in)\n");

@@ -23,6 +23,10 @@ struct dbg {
 	long pid;            /* the attached process, -1 when none */
 	bool have_state;     /* the simulator's state is about this process */
 	unsigned long long host_pc; /* the stopped host thread's pc, 0 unknown */
+	/* HRR_SIM_ROCGDB=no-dispatch: attached to waves that already exist, as
+	 * on a hung kernel: no dispatch record, the waves' dispatch and
+	 * position unknown ("AMDGPU Wave 1:Q:?:1 (?,?,?)/?"). */
+	bool waves_only;
 	struct sim_state st;
 };
 

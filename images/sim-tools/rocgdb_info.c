@@ -90,6 +90,14 @@ static void table(struct out *o, size_t ncols, const char *const *hdr, const cha
 	}
 }
 
+static void wave_target(const struct dbg *g, char *buf, size_t n)
+{
+	if (g->waves_only)
+		snprintf(buf, n, "AMDGPU Wave 1:%u:?:1 (?,?,?)/?", g->st.queue);
+	else
+		snprintf(buf, n, "AMDGPU Wave 1:%u:%llu:1 (0,0,0)/0", g->st.queue, g->st.dispatch);
+}
+
 static void dispatch_target(const struct dbg *g, char *buf, size_t n)
 {
 	snprintf(buf, n, "AMDGPU Dispatch 1:%u:%llu (PKID %llu)", g->st.queue, g->st.dispatch,
@@ -137,7 +145,7 @@ void info_dispatches(const struct dbg *g, struct out *o)
 	char id[32], tid[96];
 	const char *row[] = { " ", id, tid, g->st.grid, g->st.workgroup, "B|As|Rs", g->st.kernel };
 
-	if (!g->have_state || !g->st.kernel[0]) {
+	if (!g->have_state || !g->st.kernel[0] || g->waves_only) {
 		out_addf(o, "No dispatches are currently active.\n");
 		return;
 	}
@@ -158,8 +166,7 @@ void info_threads(const struct dbg *g, struct out *o)
 	}
 	snprintf(host, sizeof(host), "Thread 0x7f20f7a1c740 (LWP %ld) \"hrr-playback\"", g->pid);
 	snprintf(hframe, sizeof(hframe), "0x%016llx in ?? ()", g->host_pc);
-	snprintf(wave, sizeof(wave), "AMDGPU Wave 1:%u:%llu:1 (0,0,0)/0", g->st.queue,
-		 g->st.dispatch);
+	wave_target(g, wave, sizeof(wave));
 	snprintf(wframe, sizeof(wframe), "0x%016llx in %s ()", g->st.kernel_entry + WAVE_PC_OFF,
 		 g->st.kernel);
 	table(o, 4, hdr, rows, g->have_state && g->st.kernel[0] ? 2 : 1);
@@ -208,7 +215,7 @@ void mi_dispatches(const struct dbg *g, struct out *o)
 	char tid[96];
 
 	out_addf(o, ",dispatches=[");
-	if (g->have_state && g->st.kernel[0]) {
+	if (g->have_state && g->st.kernel[0] && !g->waves_only) {
 		dispatch_target(g, tid, sizeof(tid));
 		out_addf(o, "{id=\"1.%llu\",queue-id=\"1.%u\",target-id=", g->st.dispatch,
 			 g->st.queue);
@@ -238,9 +245,12 @@ void mi_threads(const struct dbg *g, struct out *o)
 			    "args=[]},state=\"stopped\",core=\"0\"}",
 			 g->pid, g->host_pc);
 		if (g->have_state && g->st.kernel[0]) {
-			out_addf(o, ",{id=\"2\",target-id=\"AMDGPU Wave 1:%u:%llu:1 (0,0,0)/0\","
+			char wave[96];
+
+			wave_target(g, wave, sizeof(wave));
+			out_addf(o, ",{id=\"2\",target-id=\"%s\","
 				    "frame={level=\"0\",addr=\"0x%016llx\",func=",
-				 g->st.queue, g->st.dispatch, g->st.kernel_entry + WAVE_PC_OFF);
+				 wave, g->st.kernel_entry + WAVE_PC_OFF);
 			out_cstring(o, g->st.kernel);
 			out_addf(o, ",args=[]},state=\"stopped\"}");
 		}

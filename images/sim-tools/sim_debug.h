@@ -28,4 +28,19 @@ void sim_debug_launch(const char *kernel, const char *grid, const char *workgrou
 int sim_debug_fault(FILE *out, const char *kernel, const char *reason, const char *event,
 		    const char *faulting_page);
 
+/* A hang: when the agent is loaded, catch SIGQUIT as the agent does (it
+ * prints every wave's state and the process goes on). Without the agent
+ * SIGQUIT keeps its default action: the process dies of it. */
+void sim_debug_hang(const char *kernel);
+/* After a wake-up: print the waves when a SIGQUIT came. */
+void sim_debug_quit_dump(FILE *out);
+
+/* HRR_SIM_AGENT=old: the older agent (rocr_debug_agent), which registers
+ * its handler before ROCr's and, on a memory fault, prints
+ * "System event (HSA_AMD_GPU_MEMORY_FAULT_EVENT)", "Faulting page: 0x..."
+ * (page-aligned), its waves without kernel_code_entry, and calls abort():
+ * ROCr's own fault line never comes. HRR_SIM_AGENT=rocm7: ROCm 7's wave
+ * line with kernargs= and the memory blocks. HRR_SIM_AGENT=unloadable: an
+ * agent the loader could not load (it prints nothing, catches nothing). */
+
 #endif

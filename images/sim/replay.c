@@ -571,10 +571,13 @@ static _Noreturn void end_hang(const struct run *r)
 		end_watchdog(r, r->o->watchdog_ms);
 	if (term && !strcmp(term, "ignore"))
 		signal(SIGTERM, SIG_IGN);
+	sim_debug_hang(r->last_kernel);
 	fflush(stdout);
 	fflush(stderr);
-	for (;;)
+	for (;;) {
 		pause();
+		sim_debug_quit_dump(stderr);
+	}
 }
 
 static _Noreturn void end_crash(void)
@@ -605,6 +608,8 @@ static int scenario_fault(struct run *r, size_t i)
 			     : (unsigned)scenario_int(r->sc, "watchdog_ms", 200));
 	if (scenario_is(r, "crash"))
 		end_crash();
+	if (scenario_is(r, "hw-exception"))
+		sim_hw_exception(scenario_get(r->sc, "gpu_node"), scenario_get(r->sc, "hw_reason"));
 	return -1;
 }
 

@@ -9,7 +9,8 @@
  * stays a valid archive. Keys (all optional):
  *
  *   scenario=pass|d2h-fail|maf|fatal|version-mismatch|queue-abort|hang|
- *            crash|watchdog|divergence|flood|slow        (default pass)
+ *            crash|watchdog|divergence|flood|slow|hw-exception (default pass)
+ *   hw_reason=TEXT    (hw-exception) the reason: "GPU Hang" (default) or an ECC text
  *   kernels=a,b,c / kernel=<one name, may hold commas> (repeatable)
  *                     replay these launches instead of the archive's
  *   launches=N        launch count (kernel names round-robin)
@@ -48,6 +49,8 @@
  *
  * Environment just for the simulator: HRR_SIM_DEV_ROOT (default /dev),
  * HRR_SIM_SCENARIO (overrides scenario=), HRR_SIM_FLOOD_BYTES,
+ * HRR_SIM_AGENT=old|rocm7 (which debug-agent generation the stand-in plays,
+ * sim-tools/sim_debug.h), HRR_SIM_ROCGDB=hang|nolib (sim-tools/rocgdb.c),
  * HRR_SIM_REPORT (print what the container got on stderr).
  *
  * It never writes into the archive: every file is opened read-only. */
@@ -166,6 +169,8 @@ void sim_sleep(double seconds);
 void *sim_grow(void *p, size_t *alloc, size_t need, size_t elem);
 char *sim_strdup(const char *s);
 _Noreturn void sim_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* gpu_events.c: ROCr's hardware-exception line, then abort(). */
+_Noreturn void sim_hw_exception(const char *node, const char *reason);
 
 /* probe.c: --probe-syscalls, what seccomp and the user allow (exit code). */
 int sim_probe_syscalls(void);

@@ -52,6 +52,28 @@ static char *copy_fixture(const char *scenario)
 	return copy;
 }
 
+/* A copy of what the second user runs or reads from the source tree (the
+ * tool, the sysfs fixture) in the test's scratch area, open to every
+ * user: the checkout may be one they cannot enter (a clone under /root). */
+static char *second_user_copy(const char *src, const char *name)
+{
+	char *copy = xasprintf("%s/%s", tenv.root, name);
+	cleanup_free char *cmd = xasprintf("cp -r '%s' '%s' && chmod 755 '%s' && chmod -R a+rX '%s'",
+					   src, copy, tenv.root, copy);
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	return copy;
+}
+
+static char *second_user_bin(void)
+{
+	cleanup_free char *bin = realpath(getenv("HRR_BIN") ? getenv("HRR_BIN") :
+					  "build/hrr-docker-replay", NULL);
+
+	cr_assert_not_null(bin);
+	return second_user_copy(bin, "hrr-docker-replay-2");
+}
+
 /* An overlay hrr-playback: a host script mounted at /opt/hrr/bin. */
 static void overlay_env(const char *script_body, struct strvec *env)
 {
@@ -279,11 +301,9 @@ Test(harden, output_replaces_a_planted_link_and_a_blocked_run_keeps_an_earlier_f
 /* gc --all as the second user, from /, with probes stale at once. */
 static void gc_as_second_user(const struct passwd *pw)
 {
-	cleanup_free char *bin = realpath(getenv("HRR_BIN") ? getenv("HRR_BIN") :
-					  "build/hrr-docker-replay", NULL);
+	cleanup_free char *bin = second_user_bin();
 	cleanup_free char *cmd = NULL;
 
-	cr_assert_not_null(bin);
 	cmd = xasprintf("cd / && HRR_GC_PROBE_AGE=0 setpriv --reuid %u --regid %u --init-groups "
 			"'%s' gc --all -q >/dev/null 2>&1", (unsigned)pw->pw_uid,
 			(unsigned)pw->pw_gid, bin);
@@ -394,15 +414,14 @@ Test(harden, a_second_users_replay_runs_as_that_user_with_the_device_group)
 	cleanup_free char *root = copy_fixture("pass");
 	cleanup_free char *work = xasprintf("%s/work2", tenv.root);
 	cleanup_free char *dev = xasprintf("%s/dev2", tenv.root);
-	cleanup_free char *bin = realpath(getenv("HRR_BIN") ? getenv("HRR_BIN") :
-					  "build/hrr-docker-replay", NULL);
+	cleanup_free char *bin = second_user_bin();
+	cleanup_free char *sysfs = second_user_copy(tenv.sysfs, "sysfs2");
 	cleanup_free char *cmd = NULL, *want_user = NULL, *text = NULL;
 	cleanup_cjson cJSON *run = NULL;
 	const cJSON *groups, *g;
 	glob_t dirs;
 	bool has_group = false;
 
-	cr_assert_not_null(bin);
 	/* The test's GPU lease directory is shared as a site's would be:
 	 * sticky and open to every user. */
 	cmd = xasprintf("set -e; chmod 755 '%s'; chmod -R a+rX '%s'; mkdir -p '%s' '%s/dri';"
@@ -417,7 +436,7 @@ Test(harden, a_second_users_replay_runs_as_that_user_with_the_device_group)
 	cmd = xasprintf("cd / && setpriv --reuid %u --regid %u --init-groups '%s' --image %s "
 			"--archive '%s' --workdir '%s' --device-root '%s' --sysfs-root '%s' -q "
 			">/dev/null 2>&1", (unsigned)pw->pw_uid, (unsigned)pw->pw_gid, bin, SIM_IMAGE,
-			root, work, dev, tenv.sysfs);
+			root, work, dev, sysfs);
 	cr_assert_eq(WEXITSTATUS(system(cmd)), 0, "%s", cmd);
 	text = xasprintf("%s/pid-*", work);
 	cr_assert_eq(glob(text, 0, NULL, &dirs), 0);

@@ -39,7 +39,7 @@ static void need_rootless_podman(void)
 	podman = !strcmp(engine_name(e), "podman");
 	engine_close(e);
 	if (!podman || geteuid() == 0)
-		cr_skip_test("needs rootless Podman (tests/podman-check.sh rootless)");
+		tenv_skip("needs rootless Podman (tests/podman-check.sh rootless)");
 }
 
 static const char *json_str(const cJSON *j, const char *key)
@@ -185,7 +185,7 @@ Test(podman, without_docker_host_the_users_podman_is_found)
 
 	need_rootless_podman();
 	if (access("/var/run/docker.sock", W_OK) == 0)
-		cr_skip_test("dockerd's socket is open to this user: it would be found first");
+		tenv_skip("dockerd's socket is open to this user: it would be found first");
 	tool_run(&r, (const char *const[]){ "--image", SIM_IMAGE, "--archive", pid_dir,
 					    "--workdir", tenv.workdir, "--device-root", tenv.devroot,
 					    "--sysfs-root", tenv.sysfs, "--format", "json", "-v", NULL },

@@ -321,8 +321,10 @@ Test(preflight_probe, the_container_is_removed_when_the_probe_fails)
 	/* dockerd answers 500 for a path longer than PATH_MAX: a hard error
 	 * after the container exists. Podman answers 404 for any path it
 	 * cannot stat, so no path forces that error there (docs/engines.md). */
-	if (!strcmp(engine_name(eng), "podman"))
+	if (!strcmp(engine_name(eng), "podman")) {
+		teardown(); /* Criterion runs no .fini after a skip */
 		cr_skip_test("Podman has no path stat that fails with other than 404");
+	}
 	strbuf_addch(&longdir, '/');
 	for (int i = 0; i < 5000; i++)
 		strbuf_addch(&longdir, 'a');

@@ -197,16 +197,181 @@ Test(run_diagnose, a_rocgdb_that_never_answers_is_cut_off_and_the_hang_still_sto
 	tool_run_release(&r);
 }
 
-Test(run_diagnose, a_default_run_gets_no_ptrace)
+/* auto names a hang without ptrace: the agent rerun, sent SIGQUIT after
+ * the stop marker at the first run's time to its stop. */
+Test(run_diagnose, a_default_run_names_a_hang_with_the_agents_sigquit_dump_and_no_ptrace)
 {
 	struct tool_run r;
 	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
 					  (const char *const[]){ "--timeout", "2", NULL }, 1);
+	const cJSON *d = diagnosis(f);
+	cleanup_free char *log = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	const char *marker, *wave;
+	long limit = -1;
+
+	assert_finding_verdict(f, "the first run's verdict", "HANG", "hang", "Cijk_");
+	cr_assert_str_eq(str(d, "tool"), "rocm-debug-agent");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert(strstr(str(d, "summary"), "running"), "%s", str(d, "summary"));
+	cr_assert(str(d, "kernel") && !strncmp(str(d, "kernel"), "Cijk_", 5), "%s", str(d, "kernel"));
+	cr_assert(json_has_note(d, "running at pc=0x"), "which waves were seen where");
+	cr_assert(!cap_added(r.run_dir, "SYS_PTRACE"));
+	log = file_with_prefix(d, r.run_dir, "diagnostics/agent.log");
+	cr_assert(log && read_text(log, &text), "the rerun's log brought home");
+	marker = strstr(text.buf, "[hrr-docker-replay] replay timed out after ");
+	wave = strstr(text.buf, "wave_");
+	cr_assert(marker && wave && marker < wave, "the stop marker before SIGQUIT:\n%s", text.buf);
+	cr_assert_eq(sscanf(marker, "[hrr-docker-replay] replay timed out after %lds", &limit), 1);
+	cr_assert(limit >= 2 && limit <= 3, "the first run's time to its stop, not x4: %ld", limit);
+	cr_assert(!strstr(wave, "[hrr-docker-replay] replay"), "one marker only");
+	tool_run_release(&r);
+}
+
+/* --diagnose agent: the only run is the agent run; its hang gets the
+ * SIGQUIT itself, and its own replay.log is read. */
+Test(run_diagnose, an_agent_run_that_hangs_is_sent_sigquit_before_its_stop)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "1", "--diagnose", "agent",
+								 NULL }, 1);
+	const cJSON *d = diagnosis(f);
+	cleanup_free char *log = file_with_prefix(d, r.run_dir, "replay.log");
 
 	cr_assert_str_eq(str(f, "outcome"), "HANG");
-	cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(f, "diagnosis")),
-		  "auto does not run rocgdb");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert(strstr(str(d, "summary"), "SIGQUIT"), "%s", str(d, "summary"));
+	cr_assert_not_null(log, "its own log is read");
 	cr_assert(!cap_added(r.run_dir, "SYS_PTRACE"));
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, an_agent_that_did_not_load_is_said_and_the_hang_stays_a_hang)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "2", "--env",
+								 "HRR_SIM_AGENT=unloadable", NULL }, 1);
+	const cJSON *d = diagnosis(f);
+	cleanup_free char *log = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	cr_assert_str_eq(str(f, "outcome"), "HANG");
+	cr_assert_str_eq(str(d, "status"), "agent-not-loaded", "%s", str(d, "summary"));
+	cr_assert(strstr(str(d, "summary"), "SIGQUIT"), "%s", str(d, "summary"));
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d, "caveat")));
+	/* The rerun died of SIGQUIT, yet its log reads as stopped by the watchdog. */
+	log = file_with_prefix(d, r.run_dir, "diagnostics/agent.log");
+	cr_assert(log && read_text(log, &text));
+	cr_assert(strstr(text.buf, "[hrr-docker-replay] replay timed out after "), "%s", text.buf);
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, an_image_without_the_agent_names_no_hang_kernel_and_says_why)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "2", NULL }, 1);
+	const cJSON *d = diagnosis(f);
+
+	cr_assert_str_eq(str(f, "outcome"), "HANG");
+	cr_assert_str_eq(str(d, "status"), "not-available", "%s", str(d, "summary"));
+	cr_assert(strstr(str(d, "summary"), "without ptrace"), "%s", str(d, "summary"));
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, a_rocgdb_that_cannot_start_did_not_run_and_did_not_attach)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "3", "--diagnose", "hang",
+								 "--env", "HRR_SIM_ROCGDB=nolib", NULL },
+					  1);
+	const cJSON *d = diagnosis(f);
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(d, "exit_status");
+
+	cr_assert_str_eq(str(f, "outcome"), "HANG");
+	cr_assert_str_eq(str(d, "tool"), "rocgdb");
+	cr_assert_str_eq(str(d, "status"), "not-run", "%s", str(d, "summary"));
+	cr_assert(!strstr(str(d, "summary"), "attached"), "%s", str(d, "summary"));
+	cr_assert(cJSON_IsNumber(code) && code->valueint == 127);
+	cr_assert(str(d, "stderr") && strstr(str(d, "stderr"), "libpython3.12.so.1.0"), "%s",
+		  str(d, "stderr"));
+	cr_assert_null(str(f, "kernel_name"), "a debugger that did not run names nothing");
+	tool_run_release(&r);
+}
+
+/* rocgdb attached to waves that already existed (the hung-kernel case):
+ * no dispatch record, "AMDGPU Wave 1:1:?:1 (?,?,?)/?", yet the wave's
+ * frame names the kernel. */
+Test(run_diagnose, rocgdb_names_a_hung_kernel_from_a_wave_without_a_dispatch)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hang",
+					  (const char *const[]){ "--timeout", "3", "--diagnose", "hang",
+								 "--env", "HRR_SIM_ROCGDB=no-dispatch",
+								 NULL },
+					  1);
+	const cJSON *d = diagnosis(f);
+
+	cr_assert_str_eq(str(f, "outcome"), "HANG");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert_str_eq(str(d, "kernel_from"), "wave");
+	cr_assert(str(d, "kernel") && !strncmp(str(d, "kernel"), "Cijk_", 5), "%s", str(d, "kernel"));
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d, "dispatches")), 0);
+	tool_run_release(&r);
+}
+
+/* The older agent on a trap: its "Queue error (HSA_STATUS_...: ...)" and
+ * abort(), no CLR queue-abort line: an HSA abort, not a crash. */
+Test(run_diagnose, the_old_agents_queue_error_is_an_abort_not_a_crash)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "queue-abort-aten-assert",
+					  (const char *const[]){ "--timeout", "20", "--diagnose", "agent",
+								 "--env", "HRR_SIM_AGENT=old", NULL },
+					  1);
+	const cJSON *d = diagnosis(f);
+
+	assert_finding_verdict(f, "the old agent's queue error", "ABORT", "replay_aborted", NULL);
+	cr_assert(json_has_note(f, "HSA_STATUS_ERROR_EXCEPTION"));
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert_str_eq(str(d, "reason"), "ASSERT_TRAP");
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, the_old_agents_fault_report_is_a_maf_at_its_page_not_a_crash)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "maf-read-only",
+					  (const char *const[]){ "--timeout", "20", "--diagnose", "agent",
+								 "--env", "HRR_SIM_AGENT=old", NULL },
+					  1);
+	const cJSON *d = diagnosis(f);
+
+	assert_finding_verdict(f, "the old agent's report", "MAF", "illegal_memory_access", NULL);
+	cr_assert_str_eq(str(f, "fault_address"), "0xdeadb000", "the page of 0xdeadbeef");
+	cr_assert(json_has_note(f, "page-aligned"));
+	cr_assert_str_eq(str(d, "tool"), "rocm-debug-agent");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert_str_eq(str(d, "reason"), "MEMORY_VIOLATION");
+	tool_run_release(&r);
+}
+
+Test(run_diagnose, rocm7s_agent_lines_name_the_kernel)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "maf",
+					  (const char *const[]){ "--timeout", "20", "--diagnose", "agent",
+								 "--env", "HRR_SIM_AGENT=rocm7", NULL },
+					  1);
+	const cJSON *d = diagnosis(f);
+
+	assert_finding_verdict(f, "ROCm 7's agent", "MAF", "illegal_memory_access", "Cijk_");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert(str(d, "kernel") && !strncmp(str(d, "kernel"), "Cijk_", 5), "%s", str(d, "kernel"));
+	cr_assert_str_eq(str(d, "instruction"), "global_store_dword v[2:3], v1, off");
 	tool_run_release(&r);
 }
 

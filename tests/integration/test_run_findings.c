@@ -38,6 +38,9 @@ static const struct scenario_case cases[] = {
 	{ "crash", 1, "ABORT", "replay_crashed", NULL, NULL },
 	{ "watchdog", 1, "HANG", "hang", "", NULL },
 	{ "hang", 1, "HANG", "hang", NULL, NULL },
+	/* ROCr's HW exception, then abort(): GPU-side, never replay_crashed. */
+	{ "hw-exception", 1, "HANG", "gpu_hang", NULL, NULL },
+	{ "hw-exception-ecc", 1, "ABORT", "gpu_ecc_error", NULL, NULL },
 };
 
 
@@ -69,5 +72,42 @@ ParameterizedTest(size_t *index, run_findings, every_scenario, .init = tenv_init
 				found = true;
 		cr_assert(found, "%s: no label %s", c->scenario, c->label);
 	}
+	tool_run_release(&r);
+}
+
+Test(run_findings, a_hw_exception_carries_its_reason_and_is_not_a_crash, .init = tenv_init,
+     .fini = tenv_fini, .timeout = 120)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_fixture_finding(&r, "hw-exception", "10", 1);
+	const cJSON *reason = cJSON_GetObjectItemCaseSensitive(f, "fault_reason");
+
+	cr_assert(cJSON_IsString(reason) && !strcmp(reason->valuestring, "GPU Hang"));
+	cr_assert(json_has_note(f, "reason \"GPU Hang\""));
+	cr_assert(!json_has_note(f, "workload is untested"), "a GPU fault is not a crash of the replay");
+	tool_run_release(&r);
+}
+
+Test(run_findings, hrr_playbacks_watchdog_is_named_as_the_one_that_fired, .init = tenv_init,
+     .fini = tenv_fini, .timeout = 120)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_fixture_finding(&r, "watchdog", "20", 1);
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(f, "run");
+
+	cr_assert_eq(cJSON_GetObjectItemCaseSensitive(run, "exit_code")->valueint, 124);
+	cr_assert(json_has_note(f, "hrr-playback's own sync watchdog ended the replay"));
+	cr_assert(json_has_note(f, "not hrr-docker-replay's"));
+	tool_run_release(&r);
+}
+
+Test(run_findings, recovered_events_are_in_finding_json, .init = tenv_init, .fini = tenv_fini,
+     .timeout = 120)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_fixture_finding(&r, "incomplete", "20", 0);
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(f, "archive_recovered_events");
+
+	cr_assert(cJSON_IsNumber(n) && n->valueint > 0, "archive_recovered_events is a count");
 	tool_run_release(&r);
 }

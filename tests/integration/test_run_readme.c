@@ -101,8 +101,10 @@ Test(run_readme, every_command_block_runs)
 		int status;
 
 		cr_assert_not_null(f);
+		/* a sweep's history database in the test's workdir, not $HOME */
 		fprintf(f, "set -euo pipefail\ncd '%s'\nexport PATH='%s':\"$PATH\" HRR_BIN='%s' "
-			   "HRR_TRIAGE_WORKDIR='%s'\n%s", cwd, bindir, link, tenv.workdir, text);
+			   "HRR_TRIAGE_WORKDIR='%s' XDG_DATA_HOME='%s/data'\n%s", cwd, bindir, link,
+			tenv.workdir, tenv.workdir, text);
 		fclose(f);
 		run = xasprintf("bash %s >%s 2>&1", script, log);
 		status = system(run);

@@ -423,3 +423,69 @@ Test(slurm_sweep, without_sbatch_on_path_submitting_is_one_clear_error)
 	cr_assert_neq(access(sweeps, F_OK), 0, "a sweep folder was written");
 	tool_run_release(&r);
 }
+
+/* The run.json of the one run folder under folder/runs. */
+static cJSON *the_run_json(const char *folder)
+{
+	cleanup_free char *runs = xasprintf("%s/runs", folder);
+	DIR *d = opendir(runs);
+	struct dirent *e;
+	cJSON *j = NULL;
+
+	cr_assert_not_null(d, "%s", runs);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			cleanup_free char *dir = xasprintf("%s/%s", runs, e->d_name);
+
+			cr_assert_null(j, "two run folders");
+			j = read_json(dir, "run.json");
+		}
+	closedir(d);
+	cr_assert_not_null(j, "no run.json under %s", runs);
+	return j;
+}
+
+/* Issue 20 item 6: every run option reaches a Slurm task (they were
+ * dropped: no memory limit, the default profile), and the -e value
+ * reaches no record others may read. */
+Test(slurm_sweep, a_task_replays_with_every_run_option_of_the_sweep)
+{
+	struct tool_run r;
+	cleanup_free char *folder = NULL, *plan_path = NULL;
+	cleanup_cjson cJSON *run = NULL;
+	cleanup_strbuf struct strbuf plan = STRBUF_INIT;
+	const cJSON *hc, *spec;
+
+	slurm_need_cluster();
+	add_case(1, "pass");
+	sweep(&r, (const char *const[]){ "--slurm", "--archive", library, "--image", SIM_IMAGE,
+					 "--memory", "64m", "--seccomp", "unconfined", "--as-root",
+					 "-e", "HF_TOKEN=hf_not_for_others", "--wait", NULL });
+	cr_assert_eq(r.status, 0, "exit %d:\n%s\n%s", r.status, r.out.buf, r.err.buf);
+	folder = the_folder();
+	run = the_run_json(folder);
+	spec = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "container"), "spec");
+	hc = cJSON_GetObjectItem(spec, "HostConfig");
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(hc, "Memory")), 64.0 * 1024 * 1024,
+		     "--memory reached the task");
+	cr_assert_str_eq(str(cJSON_GetObjectItem(run, "seccomp"), "mode"), "unconfined");
+	cr_assert_str_eq(str(spec, "User"), "0:0", "--as-root reached the task");
+	plan_path = xasprintf("%s/plan.json", folder);
+	cr_assert(read_text(plan_path, &plan));
+	cr_assert_null(strstr(plan.buf, "hf_not_for_others"), "plan.json: %s", plan.buf);
+	cr_assert(strstr(plan.buf, "HF_TOKEN"), "the name is kept");
+	{
+		sqlite3 *db = NULL;
+		sqlite3_stmt *st = NULL;
+		const char *opts;
+
+		cr_assert_eq(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		cr_assert_eq(sqlite3_prepare_v2(db, "SELECT options FROM sweeps", -1, &st, NULL),
+			     SQLITE_OK);
+		cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+		opts = (const char *)sqlite3_column_text(st, 0);
+		cr_assert(opts && !strstr(opts, "hf_not_for_others"), "options: %s", opts);
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+}

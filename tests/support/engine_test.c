@@ -196,3 +196,20 @@ void et_suite_fini(void)
 {
 	et_cleanup();
 }
+
+int et_run_stream(struct engine_stream *s, struct error *err)
+{
+	struct engine_loop *l = NULL;
+	long long deadline = et_now_ms() + 10000;
+	int rc;
+
+	cr_assert_eq(engine_loop_new(&l, err), 0);
+	cr_assert_eq(engine_loop_add(l, s, err), 0, "%s", err->msg);
+	while (!engine_stream_done(s)) {
+		cr_assert_lt(et_now_ms(), deadline, "stream did not finish");
+		cr_assert_eq(engine_loop_poll(l, 200, -1, err), 0, "%s", err->msg);
+	}
+	rc = engine_stream_result(s, err);
+	engine_loop_free(l);
+	return rc;
+}

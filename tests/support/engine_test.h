@@ -33,6 +33,10 @@ cJSON *et_decode_auth(const char *header);
 int et_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 long long et_now_ms(void);
 
+/* Run one stream in a loop of its own to its end (10 s at most, else the
+ * test fails); its result. */
+int et_run_stream(struct engine_stream *s, struct error *err);
+
 /* ---- a real engine ---- */
 struct engine *et_engine(void);
 /* "hrr-docker-replay.test=engine-<pid>": this process's containers. */

@@ -115,6 +115,13 @@ void tenv_fini(void)
 	test_env_teardown(&tenv);
 }
 
+void tenv_skip(const char *why)
+{
+	test_env_teardown(&tenv);
+	cr_skip_test("%s", why);
+	abort(); /* cr_skip_test does not return */
+}
+
 void test_env_teardown(struct test_env *t)
 {
 	remove_tool_containers(t->workdir);
@@ -575,4 +582,14 @@ void make_mismatch_archive(char *out, size_t len)
 		 "grep -q 7.15.26291 %s/manifest.json",
 		 tenv.root, src, out, out, out);
 	cr_assert_eq(system(cmd), 0, "could not prepare the mismatch archive");
+}
+
+bool json_has_note(const cJSON *o, const char *part)
+{
+	const cJSON *n;
+
+	cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(o, "notes"))
+		if (cJSON_IsString(n) && strstr(n->valuestring, part))
+			return true;
+	return false;
 }

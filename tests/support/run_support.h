@@ -44,6 +44,9 @@ void tenv_init(void);
  * (tests/fixtures/sysfs/mi300x-4). */
 void tenv_init_four_gpus(char *sysfs, size_t len);
 void tenv_fini(void);
+/* Skips the test, removing its scratch directory first: Criterion runs no
+ * .fini after cr_skip_test, and the directory would stay behind in /tmp. */
+__attribute__((noreturn)) void tenv_skip(const char *why);
 
 /* The pid directory of a fixture scenario (absolute). Caller frees. */
 char *fixture_pid_dir(const char *scenario);
@@ -57,6 +60,9 @@ cJSON *run_fixture_finding(struct tool_run *r, const char *fixture, const char *
 			   int want_code);
 /* finding.json's outcome and fault class, and its kernel: none named when
  * prefix is NULL, else one starting with prefix. */
+/* A string of o's "notes" array containing part. */
+bool json_has_note(const cJSON *o, const char *part);
+
 void assert_finding_verdict(const cJSON *f, const char *what, const char *outcome,
 			    const char *fault_class, const char *kernel_prefix);
 

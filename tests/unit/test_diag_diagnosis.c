@@ -118,13 +118,13 @@ Test(diagnosis, an_attach_denial_fails_in_one_line_without_a_caveat)
 	cJSON *j;
 
 	from_mi_text(&d, "Attaching to process 7\nptrace: Operation not permitted.\n");
-	cr_assert_eq(d.status, DIAGNOSIS_FAILED);
+	cr_assert_eq(d.status, DIAGNOSIS_NOT_ATTACHED);
 	j = diagnosis_to_json(&d);
-	cr_assert_str_eq(jstr(j, "status"), "failed");
-	cr_assert_str_eq(jstr(j, "summary"), "rocgdb could not attach: ptrace: Operation not permitted.");
+	cr_assert_str_eq(jstr(j, "status"), "not-attached");
+	cr_assert_str_eq(jstr(j, "summary"), "rocgdb did not attach: ptrace: Operation not permitted.");
 	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(j, "caveat")));
 	diagnosis_render_markdown(&d, &md);
-	cr_assert(strstr(md.buf, "**failed**: rocgdb could not attach"), "%s", md.buf);
+	cr_assert(strstr(md.buf, "**not-attached**: rocgdb did not attach"), "%s", md.buf);
 	cr_assert(!strstr(md.buf, "| Field |"));
 	cJSON_Delete(j);
 	strbuf_release(&md);
@@ -174,7 +174,7 @@ Test(diagnosis, names_from_the_archive_are_sanitised_in_json_and_markdown)
 	diag_agent_report_release(&r);
 }
 
-Test(diagnosis, a_log_without_a_wave_report_fails)
+Test(diagnosis, a_log_without_any_agent_output_says_the_agent_was_not_loaded)
 {
 	struct diag_agent_report r;
 	struct diagnosis d;
@@ -183,7 +183,7 @@ Test(diagnosis, a_log_without_a_wave_report_fails)
 	diag_agent_parse(&r, "[HRR] nothing\n", 14);
 	diagnosis_init(&d, DIAGNOSIS_AGENT);
 	diagnosis_from_agent(&d, &r);
-	cr_assert_eq(d.status, DIAGNOSIS_FAILED);
+	cr_assert_eq(d.status, DIAGNOSIS_AGENT_NOT_LOADED);
 	cr_assert(strstr(d.summary, "no wave report"));
 	diagnosis_release(&d);
 	diag_agent_report_release(&r);

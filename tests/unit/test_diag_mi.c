@@ -214,6 +214,8 @@ Test(diag_mi, dispatch_keys_join_waves_to_their_dispatch)
 	cr_assert_str_eq(key, "1:2:3");
 	cr_assert(!diag_mi_dispatch_key("AMDGPU Queue 1:2 (QID 0)", key, sizeof(key)));
 	cr_assert(!diag_mi_dispatch_key(NULL, key, sizeof(key)));
+	cr_assert(!diag_mi_dispatch_key("AMDGPU Wave 1:2:?:1 (?,?,?)/?", key, sizeof(key)),
+		  "a wave of an unknown dispatch belongs to none");
 }
 
 Test(diag_mi, entities_past_the_cap_are_counted_and_long_records_skipped)

@@ -50,6 +50,7 @@ Test(diag_plan, the_agent_run_gets_its_library_save_dir_and_four_times_the_limit
 	diagnose_agent_env(&env, "/hrr/diagnostics/code-objects");
 	cr_assert_str_eq(env.v[0], "HSA_TOOLS_LIB=librocm-debug-agent.so.2");
 	cr_assert_str_eq(env.v[1], "ROCM_DEBUG_AGENT_OPTIONS=--save-code-objects=/hrr/diagnostics/code-objects");
+	cr_assert_str_eq(env.v[2], "HSA_ENABLE_DEBUG=1", "older runtimes load tools only with it");
 	cr_assert_eq(diagnose_agent_limit(600), 2400);
 	cr_assert_eq(diagnose_agent_limit(0), 0, "no limit stays no limit");
 	strvec_clear(&env);
@@ -139,4 +140,17 @@ Test(diag_plan, tools_are_looked_for_on_the_images_paths_then_in_rocm)
 	diagnose_tool_candidates(&env, DIAGNOSE_TOOL_AGENT, &paths);
 	cr_assert_eq(paths.n, 1, "no env: the ROCm default only");
 	strvec_clear(&paths);
+}
+
+Test(diag_plan, a_hang_is_named_by_the_agent_by_default_and_by_rocgdb_only_when_opted_in)
+{
+	cr_assert(diagnose_agent_hang(DIAGNOSE_AUTO, true), "auto never uses ptrace");
+	cr_assert(!diagnose_agent_hang(DIAGNOSE_OFF, false));
+	cr_assert(!diagnose_agent_hang(DIAGNOSE_HANG, true), "hang prefers the rocgdb it opted into");
+	cr_assert(diagnose_agent_hang(DIAGNOSE_HANG, false), "without rocgdb, the agent");
+	cr_assert(!diagnose_agent_hang(DIAGNOSE_AGENT, false), "an agent run is sent SIGQUIT itself");
+	cr_assert(!diagnose_needs_ptrace(DIAGNOSE_AUTO, true, false));
+	cr_assert_eq(diagnose_agent_hang_limit(7.2), 8, "the first run's time to its stop");
+	cr_assert_eq(diagnose_agent_hang_limit(5.0), 5);
+	cr_assert_eq(diagnose_agent_hang_limit(0.1), 1);
 }

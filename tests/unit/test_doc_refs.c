@@ -175,7 +175,7 @@ static bool has_heading(const char *doc, const char *section)
 		while (*h == '#' || *h == ' ')
 			h++;
 		if (!strncmp(h, section, n) &&
-		    (h[n] == '\n' || h[n] == '\0' || h[n] == ' ' || h[n] == ':'))
+		    (h[n] == '\n' || h[n] == '\0' || h[n] == ' ' || h[n] == ':' || h[n] == ','))
 			return true;
 	}
 	return false;

@@ -72,20 +72,20 @@ static void add_frame(struct strbuf *sb, int stream, const char *payload, uint32
 
 Test(docker_fault, ping_newer_than_ours_negotiates_our_max)
 {
-	struct engine *e = open_fake("1.45");
+	struct engine *e = open_fake("1.52");
 	cJSON *v = NULL;
 	struct error err;
 	char *req;
 
-	cr_assert_str_eq(engine_api_version(e), "1.44");
+	cr_assert_str_eq(engine_api_version(e), "1.51");
 	cr_assert(engine_is_unix(e));
 	cr_assert_str_eq(engine_host(e), fake_engine_host(fe));
 	req = fake_engine_request(fe, 0);
 	assert_contains(req, "GET /_ping HTTP/1.1");
 	free(req);
-	fake_engine_route_json(fe, "GET /v1.44/version", 200, NULL, "{\"ApiVersion\":\"1.45\"}");
+	fake_engine_route_json(fe, "GET /v1.51/version", 200, NULL, "{\"ApiVersion\":\"1.52\"}");
 	cr_assert_eq(engine_version(e, &v, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(cJSON_GetObjectItem(v, "ApiVersion")->valuestring, "1.45");
+	cr_assert_str_eq(cJSON_GetObjectItem(v, "ApiVersion")->valuestring, "1.52");
 	cJSON_Delete(v);
 	engine_close(e);
 }
@@ -517,23 +517,6 @@ static void log_seen_release(struct log_seen *s)
 		strbuf_release(&s->out[i]);
 }
 
-static int run_stream(struct engine_stream *s, struct error *err)
-{
-	struct engine_loop *l = NULL;
-	long long deadline = et_now_ms() + 10000;
-	int rc;
-
-	cr_assert_eq(engine_loop_new(&l, err), 0);
-	cr_assert_eq(engine_loop_add(l, s, err), 0, "%s", err->msg);
-	while (!engine_stream_done(s)) {
-		cr_assert_lt(et_now_ms(), deadline, "stream did not finish");
-		cr_assert_eq(engine_loop_poll(l, 200, -1, err), 0, "%s", err->msg);
-	}
-	rc = engine_stream_result(s, err);
-	engine_loop_free(l);
-	return rc;
-}
-
 Test(docker_fault, log_stream_dropped_mid_chunk_is_a_protocol_error)
 {
 	struct engine *e = open_fake("1.41");
@@ -549,7 +532,7 @@ Test(docker_fault, log_stream_dropped_mid_chunk_is_a_protocol_error)
 	strbuf_add(&raw, frames.buf, frames.len);
 	fake_engine_route(fe, "GET /v1.41/containers/c/logs", raw.buf, raw.len);
 	cr_assert_eq(engine_logs_stream(e, "c", true, false, on_log, &seen, &s, &err), 0);
-	cr_assert_eq(run_stream(s, &err), -1);
+	cr_assert_eq(et_run_stream(s, &err), -1);
 	cr_assert_eq(err.kind, ERR_PROTOCOL);
 	assert_contains(err.msg, "broke");
 	assert_contains(err.msg, "/containers/c/logs");
@@ -577,7 +560,7 @@ Test(docker_fault, log_frame_announcing_4gib_then_eof)
 	strbuf_addstr(&raw, "partial payload");
 	fake_engine_route(fe, "GET /v1.41/containers/c/logs", raw.buf, raw.len);
 	cr_assert_eq(engine_logs_stream(e, "c", false, false, on_log, &seen, &s, &err), 0);
-	cr_assert_eq(run_stream(s, &err), -1);
+	cr_assert_eq(et_run_stream(s, &err), -1);
 	cr_assert_eq(err.kind, ERR_PROTOCOL);
 	assert_contains(err.msg, "inside a frame");
 	cr_assert_str_eq(seen.out[1].buf, "ok\npartial payload");
@@ -607,7 +590,7 @@ Test(docker_fault, log_callback_stop_cancels_and_bad_stream_byte_fails)
 	add_frame(&raw, 1, "b", 1);
 	fake_engine_route(fe, "GET /v1.41/containers/c/logs", raw.buf, raw.len);
 	cr_assert_eq(engine_logs_stream(e, "c", true, false, on_log, &seen, &s, &err), 0);
-	cr_assert_eq(run_stream(s, &err), -1);
+	cr_assert_eq(et_run_stream(s, &err), -1);
 	cr_assert_eq(err.kind, ERR_CANCELLED);
 	cr_assert_eq(seen.calls, 1);
 	engine_stream_free(s);
@@ -618,7 +601,7 @@ Test(docker_fault, log_callback_stop_cancels_and_bad_stream_byte_fails)
 	fake_engine_route(fe, "GET /v1.41/containers/c/logs", raw.buf, raw.len);
 	seen.stop_after = 0;
 	cr_assert_eq(engine_logs_stream(e, "c", true, false, on_log, &seen, &s, &err), 0);
-	cr_assert_eq(run_stream(s, &err), -1);
+	cr_assert_eq(et_run_stream(s, &err), -1);
 	cr_assert_eq(err.kind, ERR_PROTOCOL);
 	assert_contains(err.msg, "stream byte 7");
 	engine_stream_free(s);
@@ -639,7 +622,7 @@ Test(docker_fault, wait_stream_reads_status_and_errors)
 			       "{\"StatusCode\":3,\"Error\":null}");
 	cr_assert_eq(engine_wait_stream(e, "c", "next-exit", &s, &err), 0);
 	cr_assert_eq(engine_wait_status(s, &code, &err), -1, "not done yet");
-	cr_assert_eq(run_stream(s, &err), 0, "%s", err.msg);
+	cr_assert_eq(et_run_stream(s, &err), 0, "%s", err.msg);
 	cr_assert(engine_stream_responded(s));
 	cr_assert_eq(engine_wait_status(s, &code, &err), 0, "%s", err.msg);
 	cr_assert_eq(code, 3);
@@ -710,7 +693,7 @@ Test(docker_fault, events_are_split_and_stoppable)
 	fake_engine_route_str(fe, "GET /v1.41/events", body);
 	cr_assert_eq(engine_events_stream(e, "{\"type\":[\"container\"]}", 100, 200, on_event,
 					  &seen, &s, &err), 0);
-	cr_assert_eq(run_stream(s, &err), 0, "%s", err.msg);
+	cr_assert_eq(et_run_stream(s, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(seen.actions, "create,start,die,");
 	engine_stream_free(s);
 	req = fake_engine_request(fe, 1);
@@ -720,7 +703,7 @@ Test(docker_fault, events_are_split_and_stoppable)
 	memset(&seen, 0, sizeof(seen));
 	seen.stop_at = 2;
 	cr_assert_eq(engine_events_stream(e, NULL, 0, 0, on_event, &seen, &s, &err), 0);
-	cr_assert_eq(run_stream(s, &err), -1);
+	cr_assert_eq(et_run_stream(s, &err), -1);
 	cr_assert_eq(err.kind, ERR_CANCELLED);
 	cr_assert_str_eq(seen.actions, "create,start,");
 	engine_stream_free(s);

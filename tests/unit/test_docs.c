@@ -16,6 +16,7 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
+#include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/options_table.h"
 #include "tests/support/scratch.h"
@@ -254,4 +255,9 @@ Test(docs, exit_code_tables_list_exactly_the_exit_enum)
 	section(text.buf, "\n.SH EXIT STATUS\n", "\n.SH ", &part);
 	table_codes(part.buf, "\n.TP\n", &doc);
 	assert_same_codes(&code, &doc, "the man page");
+
+	strvec_clear(&doc);
+	section(cmd_replay_help_tail, "\nExit codes:\n", "\n\n", &part);
+	table_codes(part.buf, "\n  ", &doc);
+	assert_same_codes(&code, &doc, "--help");
 }

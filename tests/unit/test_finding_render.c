@@ -24,7 +24,8 @@ static const struct {
 	{ "last_progress_kernel", 's' }, { "last_event_kernel", 's' }, { "kernels_launched", 'i' },
 	{ "d2h_pass", 'i' }, { "d2h_fail", 'i' }, { "d2h_attempted", 'i' },
 	{ "archive_events", 'i' }, { "archive_kernels", 'i' }, { "archive_kernel_names", 'a' },
-	{ "archive_complete", 's' }, { "archive_format_version", 'i' },
+	{ "archive_complete", 's' }, { "archive_recovered_events", 'i' },
+	{ "archive_format_version", 'i' },
 	{ "reader_format_version", 'i' }, { "capture_hip_so", 's' },
 	{ "capture_hip_runtime_version", 's' }, { "capture_comgr_version", 's' },
 	{ "capture_device_count", 'i' }, { "capture_gcn_arch", 's' }, { "sources", 'a' },
@@ -109,7 +110,7 @@ Test(finding_render, json_values_as_the_triage_workflow_writes_them)
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "outcome")->valuestring, "MAF");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "fault_address")->valuestring, "0x7f91da000000");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "gpu_node")->valuestring, "2");
-	cr_assert_eq(cJSON_GetObjectItem(j, "classifier_version")->valueint, 2,
+	cr_assert_eq(cJSON_GetObjectItem(j, "classifier_version")->valueint, 3,
 		     "the rules' version, for a sweep's reclassified");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "archive_complete")->valuestring, "no");
 	cr_assert_eq(cJSON_GetObjectItem(j, "kernels_launched")->valueint, 41);
@@ -189,7 +190,7 @@ Test(finding_render, json_run_and_preflight)
 	static const int gpus[] = { 2, 3 };
 	struct finding_run run = {
 		.image = "hrr-sim:dev", .image_id = "sha256:abc", .image_digest = NULL,
-		.container_id = "c0ffee", .gpus = gpus, .n_gpus = 2, .exit_code = 134,
+		.container_id = "c0ffee", .gpus = gpus, .n_gpus = 2, .devices = "cdi", .exit_code = 134,
 		.ended_by = ENDED_EXIT, .signal = -1, .wall_s = 12.5, .log = "/w/replay.log", .run_dir = "/w",
 	};
 	struct finding_context ctx = { .archive_name = "pid-7", .run = &run, .preflight = &r };
@@ -207,6 +208,7 @@ Test(finding_render, json_run_and_preflight)
 	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(o, "image_digest")));
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "gpus")), 2);
 	cr_assert_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "gpus"), 1)->valueint, 3);
+	cr_assert_str_eq(cJSON_GetObjectItem(o, "devices")->valuestring, "cdi");
 	cr_assert_eq(cJSON_GetObjectItem(o, "exit_code")->valueint, 134);
 	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(o, "signal")));
 	cr_assert_float_eq(cJSON_GetObjectItem(o, "wall_s")->valuedouble, 12.5, 1e-12);

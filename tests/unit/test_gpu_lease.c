@@ -9,6 +9,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "lease/gpu_lease.h"
+#include "tests/support/other_user.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 
@@ -215,4 +216,72 @@ Test(gpu_lease, names_come_from_unique_id_else_gpu_id)
 	cr_assert_str_eq(name, "unique_id-1234567890123");
 	gpu_lease_name(root, 2, 1087, name, sizeof(name));
 	cr_assert_str_eq(name, "gpu_id-1087");
+}
+
+/* Issue 20 item 3: a lock directory that is a symlink, or another user's,
+ * or a FIFO under a lock's name, is refused with what to do; never a lock
+ * file elsewhere, never a hang. */
+Test(gpu_lease, a_symlink_at_the_lock_directory_is_refused_and_nothing_is_made_behind_it)
+{
+	struct gpu_lease l;
+	struct error err;
+	const char *names[] = { "gpu_id-1" };
+	struct gpu_lease_opts o = opts("me", 0);
+	cleanup_free char *elsewhere = xasprintf("%s/elsewhere", root);
+	cleanup_free char *made = xasprintf("%s/gpu_id-1", elsewhere);
+	struct stat st;
+
+	cr_assert_eq(mkdir(elsewhere, 0700), 0);
+	cr_assert_eq(symlink(elsewhere, lockdir), 0);
+	cr_assert_eq(gpu_lease_acquire(&l, names, 1, &o, &err), -1);
+	cr_assert_eq(err.kind, ERR_USAGE, "a path from HRR_LOCK_DIR: exit 64");
+	cr_assert(strstr(err.msg, lockdir) && strstr(err.msg, "symlink"), "%s", err.msg);
+	cr_assert_neq(stat(made, &st), 0, "no lock file behind the link");
+}
+
+Test(gpu_lease, a_lock_directory_another_user_made_is_refused_naming_the_fix)
+{
+	struct gpu_lease l;
+	struct error err;
+	const char *names[] = { "gpu_id-1" };
+	struct gpu_lease_opts o = opts("me", 0);
+
+	cr_assert_eq(chmod(root, 0777), 0);
+	other_user_sh("mkdir '%s' && chmod 1777 '%s'", lockdir, lockdir);
+	cr_assert_eq(gpu_lease_acquire(&l, names, 1, &o, &err), -1);
+	cr_assert_eq(err.kind, ERR_USAGE);
+	cr_assert(strstr(err.msg, lockdir) && strstr(err.msg, "belongs to uid"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "tmpfiles.d") && strstr(err.msg, "HRR_LOCK_DIR"), "%s", err.msg);
+}
+
+Test(gpu_lease, a_fifo_planted_as_a_lock_file_is_refused_at_once)
+{
+	struct gpu_lease l;
+	struct error err;
+	const char *names[] = { "gpu_id-1" };
+	struct gpu_lease_opts o = opts("me", 2);
+	cleanup_free char *fifo = xasprintf("%s/gpu_id-1", lockdir);
+
+	cr_assert_eq(gpu_lease_dir_prepare(lockdir, &err), 0, "%s", err.msg);
+	cr_assert_eq(chmod(root, 0755), 0);
+	other_user_sh("mkfifo -m 666 '%s'", fifo);
+	cr_assert_eq(gpu_lease_acquire(&l, names, 1, &o, &err), -1);
+	cr_assert_neq(err.kind, ERR_BUSY, "not a wait: %s", err.msg);
+	cr_assert(strstr(err.msg, fifo) && strstr(err.msg, "not a regular file"), "%s", err.msg);
+}
+
+Test(gpu_lease, the_holder_label_reaches_the_terminal_without_escape_sequences)
+{
+	struct gpu_lease a;
+	struct error err;
+	const char *names[] = { "gpu_id-3" };
+	struct gpu_lease_opts oa = opts("\033]0;pwned\007\033[2Jrun B", -1);
+	char holder[GPU_LEASE_OWNER_MAX];
+
+	cr_assert_eq(gpu_lease_acquire(&a, names, 1, &oa, &err), 0, "%s", err.msg);
+	cr_assert(gpu_lease_probe(NULL, "gpu_id-3", holder, sizeof(holder)));
+	cr_assert_null(strchr(holder, '\033'), "%s", holder);
+	cr_assert_null(strchr(holder, '\007'), "%s", holder);
+	cr_assert(strstr(holder, "run B"), "%s", holder);
+	gpu_lease_release(&a);
 }

@@ -195,7 +195,7 @@ Test(history, trend_and_prune_keep_the_last_n)
 	struct error err;
 	struct sweep_results rs = { 0 };
 	const struct history_planned p[] = { { "a", "i" } };
-	cleanup_strvec struct strvec removed = STRVEC_INIT;
+	cleanup_strvec struct strvec removed = STRVEC_INIT, ids = STRVEC_INIT;
 	int n = 0;
 
 	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
@@ -205,9 +205,10 @@ Test(history, trend_and_prune_keep_the_last_n)
 	import(db, "s3", 3, p, 1, &rs, true);
 	cr_assert_eq(history_db_trend(db, "nightly", "a", 2, count_trend, &n, &err), 0);
 	cr_assert_eq(n, 2);
-	cr_assert_eq(history_db_prune(db, "nightly", 1, &removed, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_prune(db, "nightly", 1, &ids, &removed, &err), 0, "%s", err.msg);
 	cr_assert_eq(removed.n, 2);
 	cr_assert_str_eq(removed.v[0], "s2");
+	cr_assert_str_eq(ids.v[0], "s2");
 	n = 0;
 	cr_assert_eq(history_db_trend(db, NULL, NULL, 10, count_trend, &n, &err), 0);
 	cr_assert_eq(n, 1, "results went with their sweeps");

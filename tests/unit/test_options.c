@@ -44,6 +44,7 @@ Test(options, defaults_match_cli_md)
 	cr_assert_eq(o.progress_seconds, 30);
 	cr_assert_eq(o.progress_timeout_s, 0);
 	cr_assert_eq(o.pull, PULL_MISSING);
+	cr_assert_eq(o.devices, DEVICES_AUTO);
 	cr_assert_eq(o.format, FORMAT_MARKDOWN);
 	cr_assert_str_eq(o.device_root, "/dev");
 	cr_assert_str_eq(o.sysfs_root, "/sys");
@@ -75,7 +76,7 @@ Test(options, env_twins_fill_and_flags_win)
 	static const char *const kv[] = { "HRR_DOCKER_IMAGE", "envimg", "HRR_REPLAY_TIMEOUT", "60",
 					  "GPU", "2", "HRR_CONTINUE", "1", "HRR_SKIP_COMPAT", "0",
 					  "HRR_DOCKER_EXTRA_LD", "/x/lib:/y/lib", "HRR_DOCKER_MOUNT_CLR",
-					  "1", "CLR_LIB", "/clr", NULL };
+					  "1", "CLR_LIB", "/clr", "HRR_DEVICES", "nodes", NULL };
 	char *envp[] = { "HIP_HRR_D2H_EXACT=1", "PATH=/bin", "HIP_HRR_X=2", NULL };
 	struct options o;
 	struct error err;
@@ -89,6 +90,7 @@ Test(options, env_twins_fill_and_flags_win)
 	cr_assert_not(o.skip_preflight);
 	cr_assert(o.mount_clr);
 	cr_assert_str_eq(o.clr_lib, "/clr");
+	cr_assert_eq(o.devices, DEVICES_NODES, "HRR_DEVICES");
 	cr_assert_eq(o.extra_ld.n, 2);
 	cr_assert_str_eq(o.extra_ld.v[1], "/y/lib");
 	cr_assert_eq(o.hip_hrr_env.n, 2);
@@ -110,6 +112,7 @@ Test(options, usage_errors_name_the_input)
 		{ { "--image", "i", "--archive", "/a", "--gpu", "1,1", NULL }, "twice" },
 		{ { "--image", "i", "--archive", "/a", "--pull", "sometimes", NULL }, "pull policy" },
 		{ { "--image", "i", "--archive", "/a", "--format", "xml", NULL }, "markdown or json" },
+		{ { "--image", "i", "--archive", "/a", "--devices", "all", NULL }, "--devices: 'all' is not a device mode; use nodes, cdi or auto" },
 		{ { "--image", "i", "--archive", "/a", "--bogus", NULL }, "unknown option '--bogus'" },
 		{ { "--image", "i", "--archive", "/a", "-e", "NOEQUALS", NULL }, "K=V" },
 		{ { "--image", "i", "--archive", "/a", "--playback", "rel/path", NULL }, "absolute" },
@@ -176,7 +179,7 @@ Test(options, subcommands_and_help)
 		"--timeout", "--progress-timeout", "--stop-grace", "--progress-seconds",
 		"--no-sync", "--mount-clr", "--playback", "--extra-ld", "--env", "--cap-add",
 		"--yes", "--skip-preflight", "--strict-version", "--strict-arch", "--keep",
-		"--device-root", "--sysfs-root", "--quiet", "--verbose", "--version", "--help",
+		"--devices", "HRR_DEVICES", "--device-root", "--sysfs-root", "--quiet", "--verbose", "--version", "--help",
 		"HRR_DOCKER_IMAGE", "HRR_TRIAGE_WORKDIR", "[GPU]", "HRR_REPLAY_TIMEOUT",
 		"HIP_HRR_REPLAY_PROGRESS_SECONDS", "HRR_DOCKER_MOUNT_CLR=1", "HRR_DOCKER_PLAYBACK",
 		"HRR_DOCKER_EXTRA_LD", "HRR_CONTINUE=1", "HRR_SKIP_COMPAT=1",
@@ -334,5 +337,30 @@ Test(options, diagnose_defaults_to_auto_and_takes_its_env_twin)
 	cr_assert_lt(PARSE(&o, &err, bad, NULL, "--image", "i", "--archive", "/a"), 0);
 	cr_assert_eq(err.kind, ERR_USAGE);
 	cr_assert(strstr(err.msg, "HRR_DIAGNOSE: 'rocgdb' is not a diagnose mode"), "%s", err.msg);
+	options_release(&o);
+}
+
+/* --log-limit: 1 GiB by default, 0 = none, the env twin when not given,
+ * a size like --memory's or a one-line error. */
+Test(options, log_limit_default_zero_env_twin_and_bad_values)
+{
+	struct options o;
+	struct error err;
+	static const char *const env[] = { "HRR_LOG_LIMIT", "2g", NULL };
+
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "--image", "i", "--archive", "/a"), 0, "%s", err.msg);
+	cr_assert_eq(o.log_limit_bytes, 1LL << 30);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "--image", "i", "--archive", "/a", "--log-limit", "0"),
+		     0, "%s", err.msg);
+	cr_assert_eq(o.log_limit_bytes, 0);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, env, NULL, "--image", "i", "--archive", "/a"), 0, "%s", err.msg);
+	cr_assert_eq(o.log_limit_bytes, 2LL << 30);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "--image", "i", "--archive", "/a", "--log-limit", "1k"),
+		     -1);
+	cr_assert_eq(err.kind, ERR_USAGE);
+	cr_assert(strstr(err.msg, "--log-limit") && strstr(err.msg, "'1k'"), "%s", err.msg);
 	options_release(&o);
 }

@@ -97,6 +97,24 @@ static const cJSON *find_key(const cJSON *o, const char *k)
 	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
+/* The plan input of a sample replay (pid-42 of rocm/vllm:x). */
+static void sample_input(struct replay_plan_input *in, const struct strvec *image_env,
+			 const struct plan_device *devs, size_t n_devices)
+{
+	in->pid_dir = "/data/capture.hrr/pid-42";
+	in->pid_name = "pid-42";
+	in->image_ref = "rocm/vllm:x";
+	in->image_repository = "rocm/vllm";
+	in->image_env = image_env;
+	in->playback = "/opt/rocm/bin/hrr-playback";
+	in->devices = devs;
+	in->n_devices = n_devices;
+	in->n_gpus = 1;
+	in->run_id = "abc123";
+	in->owner = "h:1:2";
+	in->archive_label = in->pid_dir;
+}
+
 Test(replay_plan, container_is_locked_down)
 {
 	struct strvec env = STRVEC_INIT, hip_hrr = STRVEC_INIT, user_env = STRVEC_INIT;
@@ -113,18 +131,7 @@ Test(replay_plan, container_is_locked_down)
 	k.hip_hrr_env = &hip_hrr;
 	k.env = &user_env;
 	in.knobs = &k;
-	in.pid_dir = "/data/capture.hrr/pid-42";
-	in.pid_name = "pid-42";
-	in.image_ref = "rocm/vllm:x";
-	in.image_repository = "rocm/vllm";
-	in.image_env = &env;
-	in.playback = "/opt/rocm/bin/hrr-playback";
-	in.devices = devs;
-	in.n_devices = 2;
-	in.n_gpus = 1;
-	in.run_id = "abc123";
-	in.owner = "h:1:2";
-	in.archive_label = in.pid_dir;
+	sample_input(&in, &env, devs, 2);
 	container_spec_init(&s);
 	cr_assert_eq(replay_plan_build(&in, &s, &err), 0);
 	cr_assert_str_eq(s.entrypoint.v[0], "/opt/rocm/bin/hrr-playback");
@@ -302,4 +309,56 @@ Test(interrupt, the_watch_reads_the_first_signal_and_counts_them)
 	cr_assert_eq(interrupt_watch_poll(&w), 0, "no descriptor: never interrupted");
 	close(fds[0]);
 	close(fds[1]);
+}
+
+static char *host_config_part(const struct replay_plan_input *in, const char *key)
+{
+	struct container_spec s;
+	struct error err;
+	cJSON *j;
+	char *out;
+
+	container_spec_init(&s);
+	cr_assert_eq(replay_plan_build(in, &s, &err), 0);
+	j = container_spec_to_json(&s);
+	out = cJSON_PrintUnformatted(find_key(find_key(j, "HostConfig"), key));
+	cJSON_Delete(j);
+	container_spec_release(&s);
+	return out ? out : strdup("null");
+}
+
+/* The agent's SIGQUIT rerun of a hang needs no privilege: whatever the
+ * plain run's knobs, its container gets exactly their capabilities and
+ * security options (seccomp profile included). */
+Test(replay_plan, an_agent_rerun_keeps_the_plain_runs_capabilities_and_seccomp)
+{
+	static const char *const keys[] = { "CapAdd", "CapDrop", "SecurityOpt", "Privileged" };
+	struct strvec env = STRVEC_INIT, agent_env = STRVEC_INIT, caps = STRVEC_INIT;
+	struct replay_plan_knobs plain = { .progress_seconds = 30, .stop_grace_s = 10 }, agent;
+	struct plan_device devs[1] = { { "/dev/kfd", "/dev/kfd", 44 } };
+	struct replay_plan_input in = { 0 };
+
+	strvec_push(&caps, "SYS_NICE");
+	plain.cap_add = &caps;
+	strvec_push(&agent_env, "HSA_TOOLS_LIB=librocm-debug-agent.so.2");
+	strvec_push(&agent_env, "HSA_ENABLE_DEBUG=1");
+	replay_plan_agent_knobs(&plain, &agent_env, "/tmp/run/diagnostics", &agent);
+	sample_input(&in, &env, devs, 1);
+	in.seccomp_profile = "{\"defaultAction\":\"SCMP_ACT_ERRNO\"}";
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		char *a, *b;
+
+		in.knobs = &plain;
+		a = host_config_part(&in, keys[i]);
+		in.knobs = &agent;
+		b = host_config_part(&in, keys[i]);
+		cr_assert_str_eq(a, b, "%s differs from a plain run's", keys[i]);
+		free(a);
+		free(b);
+	}
+	cr_assert_not(agent.allow_ptrace);
+	cr_assert_eq(agent.env, &agent_env);
+	strvec_clear(&env);
+	strvec_clear(&agent_env);
+	strvec_clear(&caps);
 }

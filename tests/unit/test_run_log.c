@@ -101,3 +101,62 @@ Test(run_log, an_endless_line_is_written_in_bounded_pieces)
 	cr_assert_eq(sb.len, 100 * sizeof(chunk), "no byte lost");
 	strbuf_release(&sb);
 }
+
+/* --log-limit: a replay printing far more than the limit leaves a file of
+ * about the limit, its first and last lines intact, one marker between
+ * them saying how much was dropped, and the classifier fed every byte. */
+Test(run_log, limit_keeps_head_and_tail_and_says_what_was_dropped)
+{
+	const long long limit = 8 << 20;
+	struct run_log rl;
+	struct strbuf sb = STRBUF_INIT;
+	char line[128];
+	const char *mark;
+	unsigned long long total = 0, dropped = 0, lim = 0;
+
+	open_log(&rl);
+	run_log_set_limit(&rl, limit);
+	for (int i = 0; i < 400000; i++) {
+		int n = snprintf(line, sizeof(line), "[HRR] Event %d: hipLaunchKernel -> 'k'\n", i);
+
+		run_log_write(&rl, 1, line, (size_t)n);
+		run_log_flush(&rl);
+		total += (unsigned long long)n;
+	}
+	run_log_marker(&rl, "replay timed out after 5s");
+	cr_assert_eq(run_log_close(&rl, NULL), 0);
+	cr_assert_gt(total, 2 * (unsigned long long)limit, "the test writes past the limit");
+	cr_assert_eq(rl.bytes, total + strlen("[hrr-docker-replay] replay timed out after 5s\n"),
+		     "every byte went through (and to the classifier)");
+	read_log(&sb);
+	cr_assert_leq(sb.len, (size_t)limit + 200, "%zu bytes kept", sb.len);
+	cr_assert(!strncmp(sb.buf, "[HRR] Event 0: ", 15), "the head is kept");
+	mark = strstr(sb.buf, "\n[hrr-docker-replay] log limit ");
+	cr_assert_not_null(mark, "a marker where the middle was");
+	cr_assert_eq(sscanf(mark, "\n[hrr-docker-replay] log limit %llu bytes reached: %llu bytes dropped",
+			    &lim, &dropped), 2);
+	cr_assert_eq(lim, (unsigned long long)limit);
+	cr_assert_eq(dropped, rl.dropped);
+	cr_assert(strstr(strchr(mark + 1, '\n') + 1, "[HRR] Event ") == strchr(mark + 1, '\n') + 1,
+		  "the tail starts on a whole line");
+	cr_assert(strstr(sb.buf, "[HRR] Event 399999: hipLaunchKernel -> 'k'\n"
+				 "[hrr-docker-replay] replay timed out after 5s\n"),
+		  "the tail and the stop marker are kept");
+	strbuf_release(&sb);
+}
+
+Test(run_log, no_limit_keeps_everything)
+{
+	struct run_log rl;
+	struct strbuf sb = STRBUF_INIT;
+
+	open_log(&rl);
+	run_log_set_limit(&rl, 0);
+	for (int i = 0; i < 1000; i++)
+		run_log_write(&rl, 1, "0123456789\n", 11);
+	cr_assert_eq(run_log_close(&rl, NULL), 0);
+	read_log(&sb);
+	cr_assert_eq(sb.len, 11000);
+	cr_assert_eq(rl.dropped, 0);
+	strbuf_release(&sb);
+}

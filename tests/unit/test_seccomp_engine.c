@@ -123,3 +123,30 @@ Test(seccomp_engine, an_engine_arch_without_a_profile_is_refused, .fini = done)
 	cr_assert(strstr(err.msg, "riscv64"), "%s", err.msg);
 	cr_assert(strstr(err.msg, "--seccomp default"), "%s", err.msg);
 }
+
+Test(seccomp_engine, podman_on_a_unix_socket_is_not_asked_its_version)
+{
+	struct error err = { 0 };
+	char *arch = NULL, *req;
+
+	fe = fake_engine_start();
+	fake_engine_route_str(fe, "GET /_ping",
+			      "HTTP/1.1 200 OK\r\nApi-Version: 1.41\r\nLibpod-Api-Version: 4.3.1\r\n"
+			      "Content-Length: 2\r\nConnection: close\r\n\r\nOK");
+	fake_engine_route_json(fe, "GET /v1.41/version", 200, NULL, "{\"Arch\":\"riscv64\"}");
+	cr_assert_eq(engine_open(&e, fake_engine_host(fe), &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_arch(e, &arch, &err), 0, "%s", err.msg);
+	cr_assert_str_neq(arch, "riscv64", "the kernel's, not the answer's");
+	req = fake_engine_find_request(fe, "GET /v1.41/version");
+	cr_assert_null(req, "Podman's slow /version was asked");
+	free(arch);
+	done();
+}
+
+Test(seccomp_engine, uname_machines_are_named_as_go_names_them)
+{
+	cr_assert_str_eq(engine_goarch("x86_64"), "amd64");
+	cr_assert_str_eq(engine_goarch("aarch64"), "arm64");
+	cr_assert_str_eq(engine_goarch("ppc64le"), "ppc64le");
+	cr_assert_str_eq(engine_goarch("s390x"), "s390x");
+}

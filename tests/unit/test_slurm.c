@@ -3,7 +3,9 @@
  * index -> render node -> KFD ordinal chain, squeue's time left, and the
  * runner interface with a scripted runner instead of a cluster. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "common/cleanup.h"
@@ -265,7 +267,8 @@ static int fake_sbatch(void *ctx, const char *const *argv, struct strbuf *out,
 	return 0;
 }
 
-Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all)
+/* stdout: the submission's summary lines, not the test's to print */
+Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all, .init = cr_redirect_stdout)
 {
 	cleanup_free char *dir = scratch_dir("slurm-unit");
 	struct sweep_meta m;
@@ -306,6 +309,46 @@ Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all)
 	rec = sweep_slurm_record(dir);
 	cr_assert(rec && strstr(rec, "\"merge\":\t\"102\""), "%s", rec ? rec : "(none)");
 	strbuf_release(&text);
+	sweep_options_release(&so);
+	sweep_meta_release(&m);
+	scratch_remove(dir);
+}
+
+/* A '%' of the workdir is sbatch's pattern character: doubled, so the
+ * job writes where it was told instead of failing (issue 20 item 10). */
+Test(slurm, a_percent_in_the_folder_is_escaped_in_the_output_pattern, .init = cr_redirect_stdout)
+{
+	cleanup_free char *dir = scratch_dir("slurm-pct");
+	cleanup_free char *folder = xasprintf("%s/100%%d-full", dir), *script = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct sweep_meta m;
+	struct sweep_options so;
+	struct sbatch_log log = { .next_id = 7 };
+	struct slurm_runner r = { .run = fake_sbatch, .ctx = &log };
+	size_t cases[] = { 0 };
+	cleanup_free char *merge = NULL, *want = NULL;
+	struct error err;
+
+	cr_assert_eq(mkdir(folder, 0700), 0);
+	sweep_meta_init(&m);
+	sweep_options_init(&so);
+	m.id = xstrdup("n-20261130T020000Z-abcdef");
+	sweep_plan_push(&m.plan);
+	struct sweep_slurm_submit s = { .meta = &m, .folder = folder, .workdir = dir,
+					.user_opts = &so.slurm_opts, .cases = cases, .n_cases = 1,
+					.bin = "/bin/hrr" };
+
+	cr_assert_eq(sweep_slurm_submit(&r, &s, &merge, &err), 0, "%s", err.msg);
+	want = xasprintf("--output=%s/100%%%%d-full/slurm/%%A_%%a.out ", dir);
+	cr_assert(strstr(log.lines[0], want), "%s", log.lines[0]);
+	free(want);
+	want = xasprintf("--output=%s/100%%%%d-full/slurm/merge-%%j.out ", dir);
+	cr_assert(strstr(log.lines[1], want), "%s", log.lines[1]);
+	/* The merge's exit file: a new file renamed over the name, never an
+	 * `echo >` through whatever is planted there. */
+	script = xasprintf("%s/slurm/r1-merge.sh", folder);
+	cr_assert_eq(fs_read_small_file(script, 4096, &text, &err), 0, "%s", err.msg);
+	cr_assert(strstr(text.buf, "mktemp") && strstr(text.buf, "mv -f"), "%s", text.buf);
 	sweep_options_release(&so);
 	sweep_meta_release(&m);
 	scratch_remove(dir);

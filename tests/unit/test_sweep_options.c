@@ -3,6 +3,7 @@
 
 #include "common/cleanup.h"
 #include "cli/options.h"
+#include "cli/options_table.h"
 #include "cli/sweep_runopts.h"
 
 static const char *no_env(const char *name, void *ud)
@@ -148,9 +149,11 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 	options_init(&b);
 	cr_assert_eq(PARSE(&a, no_env, "sweep", "--archive", "/l", "--image", "i", "--timeout", "7",
 			   "-e", "A=1", "--extra-ld", "/x:/y", "--skip-preflight", "--pull", "never",
-			   "--diagnose", "all", "--diagnose-timeout", "5"),
+			   "--diagnose", "all", "--diagnose-timeout", "5", "--memory", "64m",
+			   "--seccomp", "unconfined", "--as-root", "--log-limit", "7m",
+			   "--devices", "cdi"),
 		     0, "%s", err.msg);
-	j = sweep_runopts_to_json(&a);
+	j = sweep_runopts_to_json(&a, true);
 	sweep_runopts_from_json(&b, j);
 	cJSON_Delete(j);
 	cr_assert_eq(b.timeout_s, 7);
@@ -160,6 +163,56 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 	cr_assert_eq(b.pull, PULL_NEVER);
 	cr_assert_eq(b.diagnose, DIAGNOSE_ALL, "--diagnose reaches a resumed sweep's workers");
 	cr_assert_eq(b.diagnose_timeout_s, 5);
+	cr_assert_eq(b.memory_bytes, 64LL << 20, "--memory reaches a Slurm task");
+	cr_assert_eq(b.seccomp.mode, SECCOMP_MODE_UNCONFINED, "--seccomp reaches a Slurm task");
+	cr_assert(b.as_root, "--as-root reaches a Slurm task");
+	cr_assert_eq(b.log_limit_bytes, 7LL << 20);
+	cr_assert_eq(b.devices, DEVICES_CDI, "--devices reaches a sweep's Slurm tasks");
+	options_release(&a);
+	options_release(&b);
+}
+
+/* A run option added to the option table is carried to Slurm tasks and
+ * --resume (a line in sweep_runopts.c), or listed there as one
+ * invocation's. */
+Test(sweep_options, every_run_option_is_carried_or_said_not_to_be)
+{
+	for (size_t i = 0; i < option_count(); i++) {
+		const struct option_def *d = option_at(i);
+		bool per_invocation = false;
+
+		if (!(d->commands & (FOR_RUN | FOR_PREFLIGHT)))
+			continue;
+		for (const int *p = sweep_runopts_per_invocation; *p; p++)
+			per_invocation |= *p == (int)d->id;
+		cr_expect(sweep_runopts_carries((int)d->id) != per_invocation,
+			  "--%s: carry it in cli/sweep_runopts.c's table, or list it "
+			  "as one invocation's (not both)", d->name);
+	}
+}
+
+Test(sweep_options, records_others_read_carry_no_env_values)
+{
+	struct options a, b;
+	struct error err;
+	cleanup_free char *shown = NULL, *old = NULL;
+	cJSON *j;
+
+	options_init(&a);
+	options_init(&b);
+	cr_assert_eq(PARSE(&a, no_env, "sweep", "--archive", "/l", "--image", "i", "-e",
+			   "HF_TOKEN=secret123", "-e", "A=1"), 0, "%s", err.msg);
+	j = sweep_runopts_to_json(&a, false);
+	shown = cJSON_PrintUnformatted(j);
+	cr_assert_null(strstr(shown, "secret123"), "%s", shown);
+	cr_assert(strstr(shown, "\"env_names\":[\"HF_TOKEN\",\"A\"]"), "%s", shown);
+	strvec_push(&b.env, "KEEP=1");
+	sweep_runopts_from_json(&b, j);
+	cr_assert_eq(b.env.n, 1, "a redacted record leaves the env as it is");
+	cJSON_Delete(j);
+	old = sweep_runopts_redact_text("{\"env\":[\"HF_TOKEN=secret123\"],\"timeout_s\":5}");
+	cr_assert_null(strstr(old, "secret123"), "%s", old);
+	cr_assert(strstr(old, "HF_TOKEN") && strstr(old, "\"timeout_s\":5"), "%s", old);
 	options_release(&a);
 	options_release(&b);
 }

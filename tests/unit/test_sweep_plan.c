@@ -137,6 +137,11 @@ Test(sweep_plan, bad_plans_are_usage_errors_naming_the_file)
 		 "unknown key \"gpus\"");
 	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\", \"env\": [1]}]}",
 		 "env");
+	/* The bound --timeout has (a year), not whatever an int holds. */
+	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\","
+		 " \"timeout\": 2147483647}]}", "\"timeout\" must be a whole number from 0 to 31536000");
+	bad_plan("{\"cases\": [{\"archive\": \"caps/pid-1\", \"image\": \"i\","
+		 " \"progress_timeout\": 31536001}]}", "progress_timeout");
 }
 
 Test(sweep_plan, plan_json_round_trips)
@@ -150,7 +155,7 @@ Test(sweep_plan, plan_json_round_trips)
 					 " \"env\": {\"X\": \"1=2\"}, \"playback\": \"/p\"}]}",
 					 "p.json", root, &err),
 		     0, "%s", err.msg);
-	cleanup_cjson cJSON *j = sweep_plan_cases_json(&p);
+	cleanup_cjson cJSON *j = sweep_plan_cases_json(&p, true);
 	cr_assert_eq(sweep_plan_from_json(&q, j, &err), 0, "%s", err.msg);
 	cr_assert_eq(q.n, 1);
 	cr_assert_str_eq(q.cases[0].name, p.cases[0].name);

@@ -1,8 +1,12 @@
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <string.h>
 
 #include "common/cleanup.h"
 #include "sweep/sweep_progress.h"
+
+/* The progress lines go to stderr; the tests read them from the buffer. */
+TestSuite(sweep_progress, .init = cr_redirect_stderr);
 
 Test(sweep_progress, status_line_counts_and_eta)
 {

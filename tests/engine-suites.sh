@@ -1,0 +1,27 @@
+# The engine-facing integration suites (sourced by tests/podman-check.sh and
+# tests/engine-matrix.sh): replays with every finding and exit code,
+# interrupts, gc, pulls with credentials, preflight probes, the
+# Podman-only suite. PULL_FILTERS need the loopback registries
+# (127.0.0.1:5000/5001), which an engine in a container of its own network
+# (tests/engine-matrix.sh) cannot reach.
+ENGINE_FILTERS=(
+	'run/pass_exits_0'
+	'run/container_spec_is_exactly_what_cli_md_says'
+	'run/hang_is_stopped_by_the_timeout'
+	'run/interrupt_stops_the_container_and_keeps_the_log'
+	'run/a_second_interrupt_skips_the_grace'
+	'run/gc_removes_what_a_killed_orchestrator_left'
+	'run/gc_removes_probe_containers_only_once_they_are_stale'
+	'run/absent_image_with_pull_never_exits_5'
+	'run_findings/*'
+	'run_json/a_finding_carries_the_exit_code'
+	'run_preflight/preflight_command_reports_without_replaying'
+	'preflight_probe/*'
+	'podman/*'
+)
+PULL_FILTERS=(
+	'run/pulls_a_missing_image_from_a_registry_and_records_its_digest'
+	'run/registry_refusing_credentials_exits_5'
+	'run/image_missing_from_registry_exits_5'
+	'engine_registry/*'
+)
