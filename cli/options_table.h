@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "cli/option_ids.h"
+#include "common/error.h"
 #include "cli/command_ids.h"
 
 /* Which commands take an option. */
@@ -40,6 +41,13 @@ struct option_slice {
 /* Every row, slice after slice, in the order --help lists them. */
 size_t option_count(void);
 const struct option_def *option_at(size_t i);
+
+struct options;
+
+/* --format, --engine, --pull, --devices, --diagnose: one word of a fixed
+ * set each (cli/option_choices.c). */
+int options_apply_choice(struct options *o, enum option_id id, const char *val,
+			 const char *from, struct error *err) __attribute__((warn_unused_result));
 
 /* Whether cmd takes d: a sweep takes every run option but --gpu and -o
  * (each case gets them), plus its own. */
