@@ -21,9 +21,9 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/history_db.h"
-#include "orchestrator/history_sql.h"
-#include "orchestrator/sweep_folder.h"
+#include "history/history_db.h"
+#include "history/history_sql.h"
+#include "sweep/sweep_folder.h"
 
 #define NIGHT0 1764547200LL /* 2025-12-01 00:00 UTC */
 

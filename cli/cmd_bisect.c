@@ -7,15 +7,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "bisect/driver.h"
+#include "cli/bisect_driver.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/commands.h"
-#include "orchestrator/run_folder.h"
-#include "orchestrator/say.h"
-#include "orchestrator/sweep_folder.h"
-#include "orchestrator/sweep_plan.h"
-#include "orchestrator/sweep_runopts.h"
+#include "cli/commands.h"
+#include "replay/run_folder.h"
+#include "common/say.h"
+#include "sweep/sweep_folder.h"
+#include "sweep/sweep_plan.h"
+#include "cli/sweep_runopts.h"
 
 const char cmd_bisect_usage[] =
 	"Usage: hrr-docker-replay bisect --good IMAGE --bad IMAGE\n"

@@ -126,16 +126,6 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
-void strbuf_consume(struct strbuf *sb, size_t n)
-{
-	if (n >= sb->len) {
-		strbuf_reset(sb);
-		return;
-	}
-	memmove(sb->buf, sb->buf + n, sb->len - n);
-	strbuf_setlen(sb, sb->len - n);
-}
-
 void strbuf_trim_trailing_newline(struct strbuf *sb)
 {
 	while (sb->len && (sb->buf[sb->len - 1] == '\n' || sb->buf[sb->len - 1] == '\r'))

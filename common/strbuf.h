@@ -33,8 +33,6 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
-/* Drop the first n bytes (consumed input), keeping the rest. */
-void strbuf_consume(struct strbuf *sb, size_t n);
 void strbuf_trim_trailing_newline(struct strbuf *sb);
 
 /* For __attribute__((cleanup)). */

@@ -1,5 +1,6 @@
 #include "containers/ours.h"
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -186,8 +187,5 @@ int ours_probe_release(struct ours_probe *p, struct error *err)
 
 const char *ours_label(const cJSON *container, const char *key)
 {
-	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(container, "Labels");
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return json_str(cJSON_GetObjectItemCaseSensitive(container, "Labels"), key);
 }

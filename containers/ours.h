@@ -1,7 +1,7 @@
 /* The containers this tool creates, in one place: their labels, the owner
  * identity that lets `gc` tell a dead run's container from a live one, the
  * hardening every one of them gets, and the probe container spec. The
- * replay and `--info` specs are built by orchestrator/replay_plan.c on top
+ * replay and `--info` specs are built by replay/replay_plan.c on top
  * of these; `gc` finds what they label. Change a label or the hardening
  * here and every creator and `gc` follow. */
 #ifndef HRR_CONTAINERS_OURS_H

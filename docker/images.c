@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 int engine_image_inspect(struct engine *e, const char *name, cJSON **out,
@@ -42,13 +43,6 @@ static long long image_json_ll(const cJSON *obj, const char *name)
 	return engine_json_int(v, 0, LLONG_MAX, -1);
 }
 
-static const char *image_json_str(const cJSON *obj, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 struct pull_state {
 	struct engine_lines lines; /* first: engine_xfer_lines_sink() */
 	engine_pull_cb cb;
@@ -72,9 +66,9 @@ int engine_pull_progress_line(const char *line, size_t len, const char *ref,
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "malformed progress object from the Docker engine");
 	detail = cJSON_GetObjectItemCaseSensitive(j, "errorDetail");
-	msg = image_json_str(detail, "message");
+	msg = json_str(detail, "message");
 	if (!msg || !*msg)
-		msg = image_json_str(j, "error");
+		msg = json_str(j, "error");
 	/* Podman reports a missing tag inside its 200 stream where dockerd
 	 * answers 404 "manifest for <ref> not found": the same status here. */
 	if (msg && strstr(msg, "manifest unknown"))
@@ -86,9 +80,9 @@ int engine_pull_progress_line(const char *line, size_t len, const char *ref,
 	if (!cb)
 		return 0;
 	pd = cJSON_GetObjectItemCaseSensitive(j, "progressDetail");
-	ev.status = image_json_str(j, "status");
-	ev.id = image_json_str(j, "id");
-	ev.progress = image_json_str(j, "progress");
+	ev.status = json_str(j, "status");
+	ev.id = json_str(j, "id");
+	ev.progress = json_str(j, "progress");
 	ev.current = image_json_ll(pd, "current");
 	ev.total = image_json_ll(pd, "total");
 	cb(&ev, ud);

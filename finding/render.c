@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "preflight/topology.h"
 
 /* ---- markdown ---- */
 
@@ -261,8 +262,7 @@ static void md_run(const struct finding_run *run, struct strbuf *out)
 	row_begin(out, "GPUs (host ordinals)");
 	if (!run->n_gpus)
 		strbuf_addstr(out, "n/a");
-	for (size_t i = 0; i < run->n_gpus; i++)
-		strbuf_addf(out, "%s%d", i ? "," : "", run->gpus[i]);
+	gpu_list_format(out, run->gpus, run->n_gpus);
 	if (run->devices)
 		strbuf_addf(out, " (%s)", !strcmp(run->devices, "cdi") ? "CDI devices" : "device nodes");
 	strbuf_addstr(out, " |\n");

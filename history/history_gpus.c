@@ -7,7 +7,7 @@
 #include "common/cleanup.h"
 #include "common/text.h"
 #include "common/xalloc.h"
-#include "orchestrator/history_sql.h"
+#include "history/history_sql.h"
 
 /* An attempt fails unless it replayed and passed; hangs and
  * infrastructure results are counted apart. Grouped by `by`. */
@@ -38,7 +38,7 @@ static int one_table(struct history_db *db, const char *label, int last, bool pe
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int ncol = per_gpu ? 3 : 1, rc;
 
-	if (prepare(db, per_gpu ? GPU_SQL("r.gpu_uids, r.host, r.gpus") : GPU_SQL("r.host"), &st,
+	if (history_sql_prepare(db, per_gpu ? GPU_SQL("r.gpu_uids, r.host, r.gpus") : GPU_SQL("r.host"), &st,
 		    err) < 0)
 		return -1;
 	bind_text(st, 1, label);

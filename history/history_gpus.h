@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
-#include "orchestrator/history_db.h"
+#include "history/history_db.h"
 
 /* Markdown (or JSON when json) of the last `last` sweeps of label (NULL:
  * any) into out. */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "orchestrator/history_sql.h"
+#include "history/history_sql.h"
 
 void history_known_release(struct history_known *k)
 {
@@ -30,7 +30,7 @@ int history_db_find_result(struct history_db *db, const char *digest, const char
 	int rc;
 
 	memset(k, 0, sizeof(*k));
-	if (prepare(db,
+	if (history_sql_prepare(db,
 		    "SELECT r.outcome, f.outcome, r.fault_class, r.kernel, r.sweep, s.folder,"
 		    " r.run_dir, r.attempt FROM results r JOIN sweeps s ON s.id = r.sweep"
 		    " LEFT JOIN results f ON f.sweep = r.sweep AND f.case_name = r.case_name"
@@ -68,7 +68,7 @@ int history_db_record_bisect(struct history_db *db, const struct history_bisect 
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (prepare(db,
+	if (history_sql_prepare(db,
 		    "INSERT OR REPLACE INTO bisects(id, good, bad, last_good, first_bad, verdict,"
 		    " answer, folder, run_options_fp, finished)"
 		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
-#include "orchestrator/history_db.h"
+#include "history/history_db.h"
 
 struct history_known {
 	bool found;

@@ -23,11 +23,11 @@ FUZZ_NAMES   += $(DOCKER_FUZZ_NAMES)
 FUZZ_LIB_SRC += $(wildcard docker/*.c)
 # More small parsers of untrusted text, run the same way: site seccomp
 # profiles (--seccomp FILE) and owner labels (gc decides on what parses).
-FUZZ_LIB_SRC += orchestrator/seccomp_profile.c containers/ours.c
+FUZZ_LIB_SRC += seccomp/seccomp_profile.c containers/ours.c
 DOCKER_FUZZ_NAMES += seccomp_profile owner_label
 # --gpu lists, sizes, booleans, versions, library names and hip/version
 # files read out of an image.
-FUZZ_LIB_SRC += orchestrator/option_values.c preflight/stack_probe.c
+FUZZ_LIB_SRC += cli/option_values.c preflight/stack_probe.c
 DOCKER_FUZZ_NAMES += small_parsers
 
 $(FUZZ_BUILD)/obj/%.o: %.c

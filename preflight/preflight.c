@@ -173,8 +173,7 @@ static void describe_replay(const struct preflight_input *in, const struct chose
 	strbuf_addstr(sb, "; GPU(s) ");
 	if (!c->n)
 		strbuf_addstr(sb, "none");
-	for (size_t i = 0; i < c->n; i++)
-		strbuf_addf(sb, "%s%d", i ? "," : "", c->v[i]);
+	gpu_list_format(sb, c->v, c->n);
 	strbuf_addf(sb, " of %zu", in->host->n_gpus);
 	if (c->n) {
 		strbuf_addstr(sb, " (");

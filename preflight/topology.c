@@ -188,3 +188,9 @@ fail:
 	closedir(dir);
 	return -1;
 }
+
+void gpu_list_format(struct strbuf *out, const int *gpus, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(out, i ? ",%d" : "%d", gpus[i]);
+}

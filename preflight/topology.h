@@ -5,6 +5,12 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "common/strbuf.h"
+
+/* The most GPU ordinals anything names: --gpu, a sweep's pool, a case, a
+ * lease, the quarantine. The one cap, so that lists pass between them
+ * without truncation. */
+#define GPU_MAX 64
 
 struct gpu_node {
 	int node;                 /* topology node number */
@@ -19,6 +25,9 @@ struct gpu_topology {
 	struct gpu_node *gpus;    /* GPU nodes (gpu_id != 0) sorted by node number: index = ordinal */
 	size_t n_gpus;
 };
+
+/* The one way GPU ordinals are written: "0,1" (appended to out). */
+void gpu_list_format(struct strbuf *out, const int *gpus, size_t n);
 
 /* Read <sysfs_root>/class/kfd/kfd/topology/nodes/<N>/{gpu_id,properties}.
  * No topology directory: ERR_NOT_FOUND ("no AMD GPU found under <root>"). */

@@ -5,7 +5,7 @@
 #define HRR_SWEEP_SUSPECT_NODES_H
 
 #include "common/strvec.h"
-#include "orchestrator/sweep_result.h"
+#include "sweep/sweep_result.h"
 
 /* hosts gets each host with a suspect GPU once; reasons one line each
  * ("node7 GPU 0: <why>"). */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "orchestrator/option_values.h"
+#include "cli/option_values.h"
 #include "preflight/preflight.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

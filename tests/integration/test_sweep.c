@@ -22,7 +22,7 @@
 #include "common/xalloc.h"
 #include "containers/ours.h"
 #include "docker/engine.h"
-#include "history/site_pages.h"
+#include "report/site_pages.h"
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"
 

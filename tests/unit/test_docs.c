@@ -16,8 +16,9 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "orchestrator/commands.h"
-#include "orchestrator/options_table.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/options_table.h"
 #include "tests/support/scratch.h"
 
 #define DOC_MAX (4u << 20)
@@ -83,8 +84,8 @@ Test(docs, every_option_and_env_twin_is_in_help_cli_md_and_the_man_page)
 
 	read_source("docs/cli.md", &cli);
 	read_source("docs/hrr-docker-replay.1", &man);
-	for (size_t i = 0; i < option_table_size; i++) {
-		const struct option_def *d = &option_table[i];
+	for (size_t i = 0; i < option_count(); i++) {
+		const struct option_def *d = option_at(i);
 		cleanup_free char *flag = xasprintf("--%s", d->name);
 
 		cr_expect(mentions(cli.buf, flag, false), "docs/cli.md lacks %s", flag);
@@ -153,8 +154,9 @@ static void hrr_literals(const char *dir, bool getenv_only, struct strvec *out)
 Test(docs, every_hrr_variable_the_program_reads_is_in_cli_md_and_the_man_page)
 {
 	static const char *const product[] = { "common", "containers", "docker", "finding",
-						"orchestrator", "preflight", "registry", "bisect",
-						"history", "cli" };
+						"preflight", "seccomp", "replay", "lease",
+						"sweep", "history", "cluster", "report", "registry",
+						"bisect", "cli" };
 	cleanup_strbuf struct strbuf cli = STRBUF_INIT;
 	cleanup_strbuf struct strbuf man = STRBUF_INIT;
 	cleanup_strvec struct strvec names = STRVEC_INIT;
@@ -228,7 +230,7 @@ Test(docs, exit_code_tables_list_exactly_the_exit_enum)
 	cleanup_strvec struct strvec code = STRVEC_INIT;
 	cleanup_strvec struct strvec doc = STRVEC_INIT;
 
-	read_source("orchestrator/replay_unit.h", &text);
+	read_source("replay/exit_codes.h", &text);
 	section(text.buf, "/* Exit codes", "};", &part);
 	for (const char *p = strstr(part.buf, "EXIT_"); p; p = strstr(p + 1, "EXIT_")) {
 		const char *eq = strstr(p, " = ");

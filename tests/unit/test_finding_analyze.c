@@ -12,8 +12,8 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/cmd_analyze.h"
-#include "orchestrator/options.h"
+#include "cli/cmd_analyze.h"
+#include "cli/options.h"
 #include "tests/support/finding_samples.h"
 
 static char *tmp;

@@ -1,11 +1,11 @@
-/* orchestrator/gc_policy: whose containers gc may remove. */
+/* containers/gc_policy: whose containers gc may remove. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "orchestrator/gc_policy.h"
+#include "containers/gc_policy.h"
 #include "containers/ours.h"
 #include "common/xalloc.h"
 #include "tests/support/run_support.h"

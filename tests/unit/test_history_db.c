@@ -6,7 +6,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "orchestrator/history_db.h"
+#include "history/history_db.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 

@@ -13,10 +13,10 @@
 #include "common/fsutil.h"
 #include "common/text.h"
 #include "common/xalloc.h"
-#include "history/site_dir.h"
-#include "history/site_pages.h"
-#include "history/site_svg.h"
-#include "history/site_text.h"
+#include "report/site_dir.h"
+#include "report/site_pages.h"
+#include "report/site_svg.h"
+#include "report/site_text.h"
 #include "tests/support/scratch.h"
 
 #define X(s) ((const xmlChar *)(s))

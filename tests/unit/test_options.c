@@ -1,8 +1,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "orchestrator/cmd_json.h"
-#include "orchestrator/options.h"
+#include "cli/cmd_json.h"
+#include "cli/options.h"
 
 struct fake_env {
 	const char *const *kv; /* "K", "V", ..., NULL */

@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
-#include "orchestrator/replay.h"
-#include "orchestrator/replay_plan.h"
-#include "orchestrator/run_folder.h"
-#include "orchestrator/interrupt.h"
-#include "orchestrator/watchdog.h"
+#include "replay/replay.h"
+#include "replay/replay_plan.h"
+#include "replay/run_folder.h"
+#include "replay/interrupt.h"
+#include "replay/watchdog.h"
 #include "common/clock.h"
 #include "containers/ours.h"
 

@@ -6,7 +6,7 @@
 #include <libxml/xpath.h>
 
 #include "common/cleanup.h"
-#include "orchestrator/report.h"
+#include "report/report.h"
 
 /* ESC colour, a control character, a split UTF-8 sequence, <>&". */
 #define NASTY "void k<float, 4>(T&) \x1b[31mred\x1b[0m \x01 \xe2\x82 \"q\""

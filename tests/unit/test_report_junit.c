@@ -9,7 +9,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/report.h"
+#include "report/report.h"
 #include "tests/support/scratch.h"
 
 static int count(xmlDocPtr doc, const char *expr)
@@ -89,7 +89,7 @@ Test(report_junit, workload_infrastructure_and_flaky_in_surefire_form)
 Test(report_junit, a_case_that_failed_only_on_a_suspect_gpu_is_not_flaky)
 {
 	struct report_case cases[1] = { 0 };
-	struct report_gpu note = { .gpu = 0, .unique_id = 21, .quarantined = true };
+	struct sweep_gpu_note note = { .gpu = 0, .unique_id = 21, .quarantined = true };
 	struct report r = { .sweep_id = "s1", .label = "l", .state = "finished", .cases = cases,
 			    .n = 1, .gpu_notes = &note, .n_gpu_notes = 1 };
 	cleanup_strbuf struct strbuf x = STRBUF_INIT;

@@ -11,7 +11,7 @@
 #include "common/cleanup.h"
 #include "common/relpath.h"
 #include "common/text.h"
-#include "orchestrator/report.h"
+#include "report/report.h"
 
 /* U+FFFE, U+FFFF, U+FDD0 and U+10FFFF in a kernel name. */
 #define NONCHARS "k\xef\xbf\xbe_\xef\xbf\xbf_\xef\xb7\x90_\xf4\x8f\xbf\xbf<int>"

@@ -1,4 +1,4 @@
-/* The pure parts of sweep --slurm (orchestrator/slurm.h, slurm_task.h):
+/* The pure parts of sweep --slurm (cluster/slurm.h, slurm_task.h):
  * sbatch's arguments, Slurm's GPU index lists, gres.conf's GPU order, the
  * index -> render node -> KFD ordinal chain, squeue's time left, and the
  * runner interface with a scripted runner instead of a cluster. */
@@ -12,11 +12,11 @@
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "orchestrator/slurm.h"
-#include "orchestrator/slurm_cmd.h"
-#include "orchestrator/slurm_task.h"
-#include "orchestrator/sweep_options.h"
-#include "orchestrator/sweep_slurm.h"
+#include "cluster/slurm.h"
+#include "cluster/slurm_cmd.h"
+#include "cluster/slurm_task.h"
+#include "cli/sweep_options.h"
+#include "cluster/sweep_slurm.h"
 #include "tests/support/scratch.h"
 
 static char *joined(const struct strvec *v)
@@ -290,7 +290,9 @@ Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all, .ini
 	strvec_push(&so.slurm_opts, "--partition=mi300");
 	so.slurm_max_running = 2;
 	struct sweep_slurm_submit s = { .meta = &m, .folder = dir, .workdir = "/shared",
-					.so = &so, .cases = cases, .n_cases = 4,
+					.tasks_per_array = so.slurm_tasks,
+					.max_running = so.slurm_max_running,
+					.user_opts = &so.slurm_opts, .cases = cases, .n_cases = 4,
 					.bin = "/opt/hrr/bin/hrr-docker-replay" };
 
 	cr_assert_eq(sweep_slurm_submit(&r, &s, &merge, &err), 0, "%s", err.msg);
@@ -332,8 +334,9 @@ Test(slurm, a_percent_in_the_folder_is_escaped_in_the_output_pattern, .init = cr
 	sweep_options_init(&so);
 	m.id = xstrdup("n-20261130T020000Z-abcdef");
 	sweep_plan_push(&m.plan);
-	struct sweep_slurm_submit s = { .meta = &m, .folder = folder, .workdir = dir, .so = &so,
-					.cases = cases, .n_cases = 1, .bin = "/bin/hrr" };
+	struct sweep_slurm_submit s = { .meta = &m, .folder = folder, .workdir = dir,
+					.user_opts = &so.slurm_opts, .cases = cases, .n_cases = 1,
+					.bin = "/bin/hrr" };
 
 	cr_assert_eq(sweep_slurm_submit(&r, &s, &merge, &err), 0, "%s", err.msg);
 	want = xasprintf("--output=%s/100%%%%d-full/slurm/%%A_%%a.out ", dir);

@@ -2,9 +2,9 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "orchestrator/options.h"
-#include "orchestrator/options_table.h"
-#include "orchestrator/sweep_runopts.h"
+#include "cli/options.h"
+#include "cli/options_table.h"
+#include "cli/sweep_runopts.h"
 
 static const char *no_env(const char *name, void *ud)
 {
@@ -128,10 +128,10 @@ Test(sweep_options, history_and_prune)
 	cr_assert_eq(o.command, CMD_HISTORY);
 	cr_assert_str_eq(o.sweep.case_name, "lib/pid-1");
 	cr_assert_eq(o.sweep.last, 3);
-	cr_assert(!o.sweep.prune);
+	cr_assert_null(o.sweep.history_action);
 	options_release(&o);
 	cr_assert_eq(PARSE(&o, no_env, "history", "prune", "--keep", "2"), 0, "%s", err.msg);
-	cr_assert(o.sweep.prune);
+	cr_assert_str_eq(o.sweep.history_action, "prune");
 	cr_assert_eq(o.sweep.keep, 2);
 	options_release(&o);
 	cr_assert_eq(PARSE(&o, no_env, "history", "prune"), -1);
@@ -177,8 +177,8 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
  * invocation's. */
 Test(sweep_options, every_run_option_is_carried_or_said_not_to_be)
 {
-	for (size_t i = 0; i < option_table_size; i++) {
-		const struct option_def *d = &option_table[i];
+	for (size_t i = 0; i < option_count(); i++) {
+		const struct option_def *d = option_at(i);
 		bool per_invocation = false;
 
 		if (!(d->commands & (FOR_RUN | FOR_PREFLIGHT)))
@@ -186,7 +186,7 @@ Test(sweep_options, every_run_option_is_carried_or_said_not_to_be)
 		for (const int *p = sweep_runopts_per_invocation; *p; p++)
 			per_invocation |= *p == (int)d->id;
 		cr_expect(sweep_runopts_carries((int)d->id) != per_invocation,
-			  "--%s: carry it in orchestrator/sweep_runopts.c's table, or list it "
+			  "--%s: carry it in cli/sweep_runopts.c's table, or list it "
 			  "as one invocation's (not both)", d->name);
 	}
 }

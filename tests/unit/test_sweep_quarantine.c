@@ -5,9 +5,10 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "orchestrator/report.h"
-#include "orchestrator/sweep_quarantine.h"
-#include "orchestrator/sweep_sched.h"
+#include "report/report.h"
+#include "sweep/sweep_quarantine.h"
+#include "sweep/sweep_run.h"
+#include "sweep/sweep_sched.h"
 
 struct fake_engine_state {
 	const char *running;  /* the one run id whose container still runs */
@@ -59,7 +60,7 @@ Test(sweep_quarantine, a_gpu_that_could_not_be_stopped_leaves_the_pool_and_the_s
 	/* Case on GPU 1 ends, its replay still running: quarantined. */
 	q = sweep_replay_survived("runs/pid-4242-a1b2c3", fake_alive, &e);
 	cr_assert(q);
-	sweep_quarantine_record(&out, g, 1);
+	sweep_quarantine_record(out.quarantined, &out.n_quarantined, g, 1);
 	sweep_sched_finish(&s, g, 1, q);
 	/* Case on GPU 0 ends normally. */
 	q = sweep_replay_survived("runs/pid-4243-d4e5f6", fake_alive, &e);
@@ -100,7 +101,7 @@ Test(sweep_quarantine, the_list_holds_at_most_its_slots)
 
 	for (int i = 0; i < 80; i++)
 		gpus[i] = i;
-	sweep_quarantine_record(&out, gpus, 80);
+	sweep_quarantine_record(out.quarantined, &out.n_quarantined, gpus, 80);
 	cr_assert_eq(out.n_quarantined, 64);
 	cr_assert_eq(out.quarantined[63], 63);
 }

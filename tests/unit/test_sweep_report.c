@@ -6,7 +6,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "orchestrator/sweep_report.h"
+#include "report/sweep_report.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 
@@ -178,4 +178,36 @@ Test(sweep_report, a_lost_database_is_rebuilt_from_the_sweep_folders)
 	history_db_close(db2);
 	sweep_meta_release(&a);
 	sweep_meta_release(&b);
+}
+
+/* A worker's line is recorded as it came (serialised once, by the worker),
+ * and a record is always one line of results.jsonl. */
+Test(sweep_report, a_worker_line_is_recorded_verbatim_and_never_split)
+{
+	cleanup_free char *path = xasprintf("%s/%s", root, SWEEP_RESULTS_FILE);
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct sweep_result r = { 0 }, back;
+	struct error err;
+
+	r.case_name = "lib/c.hrr/pid-1";
+	r.image = "img:1";
+	r.state = RESULT_DONE;
+	r.outcome = "MAF";
+	r.kernel = "k<T>";
+	r.attempt = 1;
+	r.d2h_checked = 4;
+	r.d2h_mismatched = 1;
+	sweep_result_to_json(&r, &line);
+	cr_assert_eq(sweep_result_append_line(path, line.buf, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_result_append_line(path, "{\"case\":\"a\"}\n{\"case\":\"b\"}", &err), -1);
+	cr_assert(strstr(err.msg, "not one line"), "%s", err.msg);
+	cr_assert_eq(fs_read_small_file(path, 1 << 20, &text, &err), 0, "%s", err.msg);
+	cr_assert_eq(text.len, line.len + 1);
+	cr_assert_eq(memcmp(text.buf, line.buf, line.len), 0);
+	text.buf[line.len] = '\0';
+	cr_assert_eq(sweep_result_parse(&back, text.buf, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(back.kernel, "k<T>");
+	cr_assert_eq(back.d2h_mismatched, 1);
+	sweep_result_release(&back);
 }

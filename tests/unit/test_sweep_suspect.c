@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/sweep_result.h"
-#include "orchestrator/sweep_sched.h"
+#include "sweep/sweep_result.h"
+#include "sweep/sweep_sched.h"
 #include "sweep/suspect.h"
 
 Test(sweep_suspect, two_cases_failing_on_one_gpu_and_passing_on_another_make_it_suspect)

@@ -1,0 +1,58 @@
+/* The option table, shared by the parser (options.c) and the help
+ * (options_help.c): one row per option, its env twin and the commands
+ * that take it. Internal to the command layer. */
+#ifndef HRR_CLI_OPTIONS_TABLE_H
+#define HRR_CLI_OPTIONS_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli/option_ids.h"
+#include "common/error.h"
+#include "cli/command_ids.h"
+
+/* Which commands take an option. */
+#define FOR_RUN (1u << CMD_RUN)
+#define FOR_PREFLIGHT (1u << CMD_PREFLIGHT)
+#define FOR_GC (1u << CMD_GC)
+#define FOR_ANALYZE (1u << CMD_ANALYZE)
+#define FOR_SWEEP (1u << CMD_SWEEP)
+#define FOR_HISTORY (1u << CMD_HISTORY)
+#define FOR_BISECT (1u << CMD_BISECT)
+#define FOR_REPLAY (FOR_RUN | FOR_PREFLIGHT)
+#define FOR_ALL (FOR_RUN | FOR_PREFLIGHT | FOR_GC | FOR_ANALYZE | FOR_SWEEP | FOR_HISTORY | FOR_BISECT)
+
+struct option_def {
+	enum option_id id;
+	const char *name;
+	char short_name;
+	const char *arg;  /* NULL: a flag */
+	const char *env;  /* the env twin, or NULL */
+	unsigned commands;
+	const char *help;
+};
+
+/* One module's rows (cli/options.c: the replay and general rows;
+ * cli/sweep_options.c: the sweep's and history's). */
+struct option_slice {
+	const struct option_def *rows;
+	size_t n;
+};
+
+/* Every row, slice after slice, in the order --help lists them. */
+size_t option_count(void);
+const struct option_def *option_at(size_t i);
+
+struct options;
+
+/* --format, --engine, --pull, --devices, --diagnose: one word of a fixed
+ * set each (cli/option_choices.c). */
+int options_apply_choice(struct options *o, enum option_id id, const char *val,
+			 const char *from, struct error *err) __attribute__((warn_unused_result));
+
+/* Whether cmd takes d: a sweep takes every run option but --gpu and -o
+ * (each case gets them), plus its own; a bisection the sweep's run
+ * options but --image (its images are the candidates), plus its own. */
+bool option_applies(const struct option_def *d, enum command cmd);
+
+#endif

@@ -1,0 +1,6 @@
+#ifndef HRR_COMMON_VERSION_H
+#define HRR_COMMON_VERSION_H
+
+#define HRR_DOCKER_REPLAY_VERSION "0.1.0"
+
+#endif

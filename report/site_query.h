@@ -1,0 +1,54 @@
+/* What the history site asks the history database: the labels, a label's
+ * window of sweeps, and its results streamed in grid order (case, image,
+ * sweep, attempt) so the site is written a page at a time. */
+#ifndef HRR_REPORT_SITE_QUERY_H
+#define HRR_REPORT_SITE_QUERY_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+#include "common/strvec.h"
+#include "history/history_db.h"
+
+/* The GPUs a result ran on, as the database records them: a comma list.
+ * Today the ordinals on the sweep's host; when results record each GPU's
+ * unique ID (issue 23), name that column here, e.g.
+ * "COALESCE(r.gpu_unique_ids, r.gpus)". */
+#define SITE_GPU_IDENTITY_SQL "COALESCE(NULLIF(r.gpu_uids, ''), r.gpus)"
+
+struct site_window_sweep {
+	char *id, *folder, *host;
+	long long started;
+};
+
+int site_query_labels(struct history_db *db, const char *only, struct strvec *labels,
+		      struct error *err) __attribute__((warn_unused_result));
+/* The last `last` sweeps of label, oldest first. */
+int site_query_window(struct history_db *db, const char *label, int last,
+		      struct site_window_sweep **v, size_t *n, struct error *err)
+	__attribute__((warn_unused_result));
+void site_window_release(struct site_window_sweep *v, size_t n);
+/* How many cases the window has. */
+int site_query_case_count(struct history_db *db, const char *label, int last, size_t *n,
+			 struct error *err) __attribute__((warn_unused_result));
+
+struct site_result_row {
+	const char *case_name, *image, *sweep_id, *state, *outcome, *fault_class, *kernel;
+	const char *run_dir, *image_id, *gpus;
+	int attempt;
+	double duration_s;
+};
+typedef int (*site_result_fn)(void *ctx, const struct site_result_row *r);
+
+/* Every attempt of every result in the window, by case, image, sweep
+ * (oldest first), attempt. */
+int site_query_results(struct history_db *db, const char *label, int last, site_result_fn fn,
+		       void *ctx, struct error *err) __attribute__((warn_unused_result));
+
+/* Hook for bisect results (issue 23): what bisecting the case's first
+ * failure found, as one line for the timeline; *out NULL when nothing was
+ * bisected. Until the database records bisects it never is. */
+int site_query_bisect(struct history_db *db, const char *label, const char *case_name,
+		      char **out, struct error *err) __attribute__((warn_unused_result));
+
+#endif

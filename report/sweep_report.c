@@ -1,0 +1,376 @@
+#include "report/sweep_report.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/relpath.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "report/report.h"
+#include "common/say.h"
+
+#define FINDING_MD_MAX (256u << 10)
+
+/* The report model owns copies: history rows live only during a callback. */
+struct model {
+	struct report r;
+	size_t alloc;
+	struct strvec strings; /* every string the cases point at */
+	const char *folder;
+	struct sweep_results rs; /* the results files, for the failed attempts of flaky cases */
+};
+
+static const char *keep(struct model *m, const char *s)
+{
+	if (!s)
+		return NULL;
+	strvec_push(&m->strings, s);
+	return m->strings.v[m->strings.n - 1];
+}
+
+static const char *keep_file(struct model *m, const char *run_dir, const char *name)
+{
+	cleanup_free char *path = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err;
+
+	if (!run_dir)
+		return NULL;
+	path = xasprintf("%s/%s/%s", m->folder, run_dir, name);
+	if (fs_read_small_file(path, FINDING_MD_MAX, &text, &err) < 0)
+		return NULL;
+	return keep(m, text.buf);
+}
+
+/* What the failed attempts of a flaky case were, for JUnit's system-out. */
+static const char *keep_retry_note(struct model *m, const struct history_status_row *row)
+{
+	cleanup_strbuf struct strbuf note = STRBUF_INIT;
+
+	for (size_t i = 0; i < m->rs.n; i++) {
+		const struct sweep_result *r = &m->rs.v[i];
+
+		if (strcmp(r->case_name, row->case_name) || strcmp(r->image, row->image) ||
+		    !r->outcome || !strcmp(r->outcome, "PASS"))
+			continue;
+		strbuf_addf(&note, "attempt %d: %s %s %s (%s)\n", r->attempt, r->outcome,
+			    r->fault_class ? r->fault_class : "-", r->kernel ? r->kernel : "-",
+			    r->run_dir ? r->run_dir : "no run folder");
+	}
+	strbuf_addstr(&note, "then PASS on a retry");
+	return keep(m, note.buf);
+}
+
+/* From the results files: the final attempt's kind and place, and every
+ * earlier attempt that did not PASS. */
+static void add_attempts(struct model *m, struct report_case *c)
+{
+	const struct sweep_result *fin = NULL;
+
+	for (size_t i = 0; i < m->rs.n; i++) {
+		const struct sweep_result *r = &m->rs.v[i];
+
+		if (!strcmp(r->case_name, c->case_name) && !strcmp(r->image, c->image) &&
+		    (!fin || r->attempt >= fin->attempt))
+			fin = r;
+	}
+	c->kind = fin ? keep(m, sweep_result_kind(fin)) : c->status == ST_MISSING ? RESULT_KIND_INFRA : NULL;
+	if (!fin)
+		return;
+	c->gpu_uids = keep(m, fin->gpu_uids);
+	c->host = keep(m, fin->host);
+	for (size_t i = 0; i < m->rs.n && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
+		const struct sweep_result *r = &m->rs.v[i];
+		struct report_attempt *a;
+		cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
+
+		if (r == fin || strcmp(r->case_name, c->case_name) || strcmp(r->image, c->image) ||
+		    (r->outcome && !strcmp(r->outcome, "PASS")))
+			continue;
+		for (size_t g = 0; g < r->n_gpus; g++)
+			strbuf_addf(&gpus, g ? ",%d" : "%d", r->gpus[g]);
+		a = &c->earlier[c->n_earlier++];
+		*a = (struct report_attempt){
+			.attempt = r->attempt, .state = keep(m, r->state), .outcome = keep(m, r->outcome),
+			.fault_class = keep(m, r->fault_class), .kernel = keep(m, r->kernel),
+			.kind = keep(m, sweep_result_kind(r)), .gpus = keep(m, gpus.buf ? gpus.buf : ""),
+			.gpu_uids = keep(m, r->gpu_uids), .host = keep(m, r->host),
+			.run_dir = keep(m, r->run_dir), .message = keep(m, r->message),
+		};
+	}
+}
+
+static int add_row(void *ctx, const struct history_status_row *row)
+{
+	struct model *m = ctx;
+	struct report_case *c;
+
+	if (m->r.n == m->alloc) {
+		m->alloc = m->alloc ? 2 * m->alloc : 64;
+		m->r.cases = xrealloc(m->r.cases, m->alloc * sizeof(*m->r.cases));
+	}
+	c = &m->r.cases[m->r.n++];
+	memset(c, 0, sizeof(*c));
+	c->case_name = keep(m, row->case_name);
+	c->image = keep(m, row->image);
+	c->image_id = keep(m, row->image_id);
+	c->gpus = keep(m, row->gpus);
+	c->outcome = keep(m, row->outcome);
+	c->fault_class = keep(m, row->fault_class);
+	c->kernel = keep(m, row->kernel);
+	c->prev_outcome = keep(m, row->prev_outcome);
+	c->status = row->status;
+	c->attempts = row->attempts;
+	c->duration_s = row->duration_s;
+	/* A results line is a record anyone could have edited: its run_dir
+	 * is used only as a plain path inside the sweep folder. */
+	c->run_dir = relpath_plain_below(row->run_dir) ? keep(m, row->run_dir) : NULL;
+	c->message = keep(m, row->message);
+	if (row->outcome && strcmp(row->outcome, "PASS"))
+		c->finding_md = keep_file(m, c->run_dir, "finding.md");
+	if (row->status == ST_FLAKY)
+		c->retry_note = keep_retry_note(m, row);
+	if (row->status != ST_GONE)
+		add_attempts(m, c);
+	return 0;
+}
+
+static int add_trend(void *ctx, const struct history_trend_row *row)
+{
+	struct model *m = ctx;
+
+	for (size_t i = 0; i < m->r.n; i++) {
+		struct report_case *c = &m->r.cases[i];
+
+		if (strcmp(c->case_name, row->case_name) || strcmp(c->image, row->image) ||
+		    c->n_trend == REPORT_TREND_MAX)
+			continue;
+		c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
+	}
+	return 0;
+}
+
+static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		  const struct sweep_finish *f, struct sweep_results *rs, struct error *err)
+{
+	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
+	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
+	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
+	bool rebuilt;
+	int rc;
+
+	/* Others may read the database: the options without `-e` values. */
+	strbuf_addstr(&opts, redacted);
+	if (f->slurm) {
+		/* A cluster sweep's job ids beside its options: {"...", "slurm": {...}}. */
+		cleanup_cjson cJSON *o = cJSON_Parse(opts.buf), *jobs = cJSON_Parse(f->slurm);
+
+		if (o && jobs && cJSON_IsObject(o)) {
+			cleanup_free char *t = NULL;
+
+			cJSON_AddItemToObject(o, "slurm", jobs);
+			jobs = NULL;
+			t = cJSON_PrintUnformatted(o);
+			strbuf_reset(&opts);
+			strbuf_addstr(&opts, t);
+		}
+	}
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
+						       meta->plan.cases[i].image };
+	rc = sweep_results_load(folder, rs, err);
+	if (rc == 0) {
+		cleanup_free char *fp = history_options_fingerprint(redacted);
+		struct history_sweep s = {
+			.run_options_fp = fp,
+			.id = meta->id, .label = meta->label, .host = meta->host,
+			.state = f->state, .options = opts.buf, .tool_version = meta->tool_version,
+			.folder = folder, .baseline = meta->baseline, .started = meta->started,
+			.finished = f->finished,
+		};
+
+		rc = history_db_import(db, &s, planned, meta->plan.n, rs, &rebuilt, err);
+	}
+	free(planned);
+	return rc;
+}
+
+/* An interrupted sweep's cases without a result are not yet run rather than
+ * lost: they show as missing but the exit code is the interruption's (5),
+ * unless a finished case regressed. */
+int sweep_report_exit(const struct report *r, const char *state, sweep_status_mask fail_on)
+{
+	size_t counts[ST__COUNT];
+	bool interrupted = !strcmp(state, "interrupted");
+
+	memcpy(counts, r->counts, sizeof(counts));
+	if (interrupted)
+		counts[ST_MISSING] = 0;
+	return sweep_exit_code(counts, interrupted, fail_on);
+}
+
+/* How a sweep folder ended, from its summary.json ("interrupted" when it
+ * never wrote one: it was killed). */
+static char *folder_state(const char *folder)
+{
+	cleanup_free char *path = xasprintf("%s/summary.json", folder);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+	const char *st;
+
+	if (fs_read_small_file(path, 64u << 20, &text, ERROR_DISCARD) < 0)
+		return xstrdup("interrupted");
+	j = cJSON_Parse(text.buf);
+	st = cJSON_GetStringValue(cJSON_GetObjectItem(j, "state"));
+	return xstrdup(st ? st : "interrupted");
+}
+
+static void recover_one(struct history_db *db, const char *label, const char *parent,
+			const char *id)
+{
+	cleanup_free char *folder = xasprintf("%s/%s", parent, id);
+	cleanup_free char *state = NULL;
+	struct sweep_meta old;
+	struct sweep_results rs = { 0 };
+
+	sweep_meta_init(&old);
+	/* Only the caller's own folders: one planted in a shared sweeps/
+	 * must not become the label's baseline. */
+	if (sweep_folder_check(folder, ERROR_DISCARD) == 0 &&
+	    sweep_meta_read(&old, folder, ERROR_DISCARD) == 0 && !strcmp(old.label, label) &&
+	    !strcmp(old.id, id)) {
+		struct sweep_finish f = { .finished = old.started };
+
+		state = folder_state(folder);
+		f.state = state;
+		if (import(db, &old, folder, &f, &rs, ERROR_DISCARD) < 0)
+			say_warning("sweep %s could not be recovered into the history", id);
+	}
+	sweep_results_release(&rs);
+	sweep_meta_release(&old);
+}
+
+/* Sweeps of the label whose folders sit beside this one but that the
+ * database does not know (it was moved aside, or another --db was used):
+ * imported from their results files, so the baseline is the real previous
+ * sweep. Folders that cannot be read are skipped: they are not this
+ * sweep's. */
+static void recover_label(struct history_db *db, const struct sweep_meta *meta,
+			  const char *folder)
+{
+	cleanup_free char *parent = xstrdup(folder);
+	struct dirent **names = NULL;
+	char *slash = strrchr(parent, '/');
+	int n;
+
+	if (!slash)
+		return;
+	*slash = '\0';
+	n = scandir(parent, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *id = names[i]->d_name;
+		bool known = true;
+
+		if (id[0] != '.' && strcmp(id, meta->id) &&
+		    !strncmp(id, meta->label, strlen(meta->label)) &&
+		    history_db_has_sweep(db, id, &known, ERROR_DISCARD) == 0 && !known)
+			recover_one(db, meta->label, parent, id);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static int write_copy(const char *folder, const char *name, const char *extra,
+		      const struct strbuf *text, struct error *err)
+{
+	cleanup_free char *path = xasprintf("%s/%s", folder, name);
+
+	if (fs_write_atomic(path, text->buf, text->len, 0644, err) < 0)
+		return -1;
+	if (extra && fs_write_atomic(extra, text->buf, text->len, 0644, err) < 0)
+		return error_prefix(err, "%s: ", extra);
+	return 0;
+}
+
+/* Where --junit, --summary and --html want an extra copy of a file. */
+static const char *extra_copy(const struct sweep_finish *f, const char *file)
+{
+	if (!strcmp(file, "junit.xml"))
+		return f->junit;
+	if (!strcmp(file, "summary.md"))
+		return f->summary;
+	if (!strcmp(file, "report.html"))
+		return f->html;
+	return NULL;
+}
+
+/* Every format rendered before any is written: a renderer's failure
+ * leaves the folder's reports as they were. */
+static int render(struct model *m, const char *folder, const struct sweep_finish *f,
+		  struct strbuf *stdout_text, struct error *err)
+{
+	const char *shown = f->json ? "summary.json" : "summary.md";
+	struct strbuf *text = xcalloc(report_formats_n, sizeof(*text));
+	int rc = 0;
+
+	for (size_t i = 0; i < report_formats_n; i++)
+		strbuf_init(&text[i], 0);
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
+		rc = report_formats[i].render(&m->r, &text[i], err);
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++) {
+		const char *file = report_formats[i].file;
+
+		rc = write_copy(folder, file, extra_copy(f, file), &text[i], err);
+	}
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
+		if (!strcmp(report_formats[i].file, shown))
+			strbuf_add(stdout_text, text[i].buf, text[i].len);
+	for (size_t i = 0; i < report_formats_n; i++)
+		strbuf_release(&text[i]);
+	free(text);
+	return rc;
+}
+
+int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		       const struct sweep_finish *f, int *exit_code, struct strbuf *stdout_text,
+		       struct error *err)
+{
+	struct model m = { .folder = folder };
+	cleanup_free char *baseline = NULL;
+	int rc = -1;
+
+	strvec_init(&m.strings);
+	if (import(db, meta, folder, f, &m.rs, err) < 0)
+		goto out;
+	recover_label(db, meta, folder);
+	if (meta->baseline)
+		baseline = xstrdup(meta->baseline);
+	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
+		goto out;
+	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0 ||
+	    history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
+		goto out;
+	m.r.sweep_id = meta->id;
+	m.r.label = meta->label;
+	m.r.baseline = baseline;
+	m.r.state = f->state;
+	m.r.tool_version = meta->tool_version;
+	m.r.quarantined = f->quarantined;
+	m.r.n_quarantined = f->n_quarantined;
+	m.r.gpu_notes = f->gpu_notes;
+	m.r.n_gpu_notes = f->n_gpu_notes;
+	report_acquit_suspect_gpus(&m.r);
+	report_finish(&m.r);
+	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
+	*exit_code = m.r.exit_code;
+	rc = render(&m, folder, f, stdout_text, err);
+out:
+	free(m.r.cases);
+	strvec_clear(&m.strings);
+	sweep_results_release(&m.rs);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/* The end of a sweep (or of the merge of a cluster sweep): the results
+ * files into the history database, statuses against the baseline, the
+ * reports into the sweep folder (and their extra copies), the exit code. */
+#ifndef HRR_REPORT_SWEEP_REPORT_H
+#define HRR_REPORT_SWEEP_REPORT_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "history/history_db.h"
+#include "report/report.h"
+#include "sweep/sweep_folder.h"
+
+#define SWEEP_TREND_SWEEPS 10
+
+struct sweep_finish {
+	const char *state;            /* "finished", "interrupted", "partial" */
+	long long finished;           /* epoch seconds */
+	const int *quarantined;
+	size_t n_quarantined;
+	const struct sweep_gpu_note *gpu_notes; /* why each was quarantined, or is suspect */
+	size_t n_gpu_notes;
+	const char *junit, *html, *summary; /* extra copies, or NULL */
+	bool json;                    /* stdout gets summary.json, else summary.md */
+	const char *slurm;            /* slurm.json's text: recorded with the options */
+};
+
+/* Import, compare, render, write. *exit_code is the sweep's exit code;
+ * stdout_text gets what the command prints at the end. */
+int sweep_report_write(struct history_db *db, const struct sweep_meta *m, const char *folder,
+		       const struct sweep_finish *f, int *exit_code, struct strbuf *stdout_text,
+		       struct error *err) __attribute__((warn_unused_result));
+
+/* The sweep's exit code from its report (docs/sweep.md "Exit codes"). */
+int sweep_report_exit(const struct report *r, const char *state, sweep_status_mask fail_on);
+
+#endif

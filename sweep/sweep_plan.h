@@ -1,0 +1,105 @@
+/* A sweep's case list (docs/sweep.md "Commands", "Options"):
+ * the matrix of --archive x --image, the cases of a --plan file, their
+ * names, the sweep id, and the shard a task runs. plan.json is this list in
+ * a fixed order; every later step (workers, resume, shards, the merge)
+ * reads it back instead of expanding again. */
+#ifndef HRR_SWEEP_SWEEP_PLAN_H
+#define HRR_SWEEP_SWEEP_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+#include <cjson/cJSON.h>
+
+#include "common/error.h"
+#include "common/strvec.h"
+
+struct sweep_case {
+	char *name;          /* relative name, history key with the image */
+	char *archive;       /* absolute pid directory */
+	char *image;         /* reference as given */
+	char *origin;        /* where it came from, for error messages */
+	int gpu_count;       /* >= 1 */
+	int timeout;         /* seconds; -1: the run option */
+	int progress_timeout;/* seconds; -1: the run option */
+	int mount_clr;       /* -1: the run option, else 0/1 */
+	char *extra_ld;      /* NULL: the run option */
+	char *playback;      /* NULL: the run option */
+	struct strvec env;   /* KEY=VALUE added to the run's --env */
+};
+
+struct sweep_plan {
+	struct sweep_case *cases;
+	size_t n, alloc;
+};
+
+void sweep_plan_release(struct sweep_plan *p);
+/* A new case at the end, with defaults (gpu_count 1, the rest unset). */
+struct sweep_case *sweep_plan_push(struct sweep_plan *p);
+
+/* The pid directories under an --archive argument: the directory itself when
+ * it holds events.bin, else every pid-* directory with events.bin found to
+ * depth 3, sorted. Absolute paths. None found: ERR_USAGE naming path. */
+int sweep_find_pid_dirs(const char *path, struct strvec *out, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* Pure: the default case name of pid_dir found under arg: arg's last
+ * component, then pid_dir relative to arg ("library/vllm/capture.hrr/pid-1").
+ * Both absolute and canonical. */
+char *sweep_case_name(const char *arg_abs, const char *pid_dir_abs);
+
+/* Every pid dir of every archive against every image (archive order, then
+ * image order). gpu_count from the manifest's device_count (1 without). */
+int sweep_plan_add_matrix(struct sweep_plan *p, const char *const *archives, size_t n_archives,
+			  const char *const *images, size_t n_images, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* The cases of a --plan file. Relative archive paths are relative to the
+ * plan file's directory. Not JSON, a missing field, a wrong type or a
+ * missing archive: ERR_USAGE naming the file and the case. */
+int sweep_plan_add_file(struct sweep_plan *p, const char *plan_path, struct error *err)
+	__attribute__((warn_unused_result));
+/* The same from text (path only names it in messages; base_dir resolves
+ * relative archives). */
+int sweep_plan_add_json(struct sweep_plan *p, const char *text, const char *path,
+			const char *base_dir, struct error *err) __attribute__((warn_unused_result));
+
+/* Two cases with the same name and image: ERR_USAGE naming both archives. */
+int sweep_plan_check_duplicates(const struct sweep_plan *p, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* plan.json's "cases" array and back (fixed order; resume and shards).
+ * with_values false: each case's env names, its values "<not recorded>"
+ * (they go to the sweep's private file). */
+#define SWEEP_NOT_RECORDED "<not recorded>"
+cJSON *sweep_plan_cases_json(const struct sweep_plan *p, bool with_values);
+int sweep_plan_from_json(struct sweep_plan *p, const cJSON *cases, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* A label is [A-Za-z0-9._-]{1,64}, not starting with '.' or '-': it becomes
+ * part of a folder name. */
+bool sweep_label_valid(const char *label);
+/* "<label>-<YYYYmmddTHHMMSSZ>-<6 hex>" from a UTC time and 24 random bits. */
+char *sweep_id_make(const char *label, time_t when, unsigned random24);
+
+/* "I/N" with 0 <= I < N. */
+int sweep_shard_parse(const char *s, unsigned *i, unsigned *n, struct error *err)
+	__attribute__((warn_unused_result));
+/* The cases shard I/N runs: among the cases with gpu_count == group (0: all
+ * cases form one group), in plan order, those whose index within the group
+ * mod N == I and that have no result yet (done[k] false). Returns the count
+ * written to out (plan indexes). */
+size_t sweep_shard_select(const struct sweep_plan *p, const bool *done, int group, unsigned i,
+			  unsigned n, size_t *out);
+/* A cluster array's cases file (plan indexes, one a line) into list
+ * (caller frees); an index outside the plan is ERR_USAGE. */
+int sweep_shard_list_parse(const char *text, size_t plan_n, size_t **list, size_t *n,
+			   struct error *err) __attribute__((warn_unused_result));
+/* Shard I/N of such a list: the entries at positions I, I+N, ... without a
+ * result yet (done[plan index] false). The list is fixed when the array is
+ * submitted, so tasks starting after others finished split it alike.
+ * Returns the count written to out. */
+size_t sweep_shard_select_list(const size_t *list, size_t n_list, const bool *done, unsigned i,
+			       unsigned n, size_t *out);
+
+#endif

@@ -1,0 +1,74 @@
+/* Which case starts next, on which GPUs (docs/sweep.md "What a sweep does"). Pure: no clock, no processes; the command layer asks for the next
+ * start whenever a slot frees and reports each finish.
+ *
+ * Cases run on disjoint GPUs. Cases are considered in plan order; a later
+ * case may overtake one that does not fit yet (backfill), but once a case
+ * has been overtaken `patience` times it reserves: nothing after it starts
+ * until it has, so a 4-GPU case is never starved by a stream of 1-GPU ones.
+ * A case needing more GPUs than the usable pool (pool minus quarantined) is
+ * blocked at once. */
+#ifndef HRR_SWEEP_SWEEP_SCHED_H
+#define HRR_SWEEP_SWEEP_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sweep_sched_case {
+	size_t id;         /* the caller's case index */
+	int gpus;          /* GPUs it needs, >= 1 */
+	unsigned overtaken;
+	unsigned long long avoid; /* ordinals (< 64) to take only when no other is free */
+};
+
+struct sweep_sched {
+	int *ordinals;        /* the pool, ascending */
+	unsigned char *state; /* per pool slot: free, busy, quarantined */
+	size_t n_gpus;
+	size_t jobs_max;      /* 0: as many as the GPUs allow */
+	size_t running;
+	unsigned patience;
+	struct sweep_sched_case *pending;
+	size_t n_pending, alloc_pending;
+};
+
+enum sweep_sched_verdict {
+	SCHED_START,   /* *id starts on gpus_out */
+	SCHED_BLOCKED, /* *id can never run here (more GPUs than usable) */
+	SCHED_WAIT,    /* nothing can start until a running case finishes */
+	SCHED_IDLE,    /* nothing pending */
+};
+
+/* pool: host ordinals the sweep may use (--gpus), duplicates ignored.
+ * patience 0 picks the default (the pool size). */
+void sweep_sched_init(struct sweep_sched *s, const int *pool, size_t n_pool, size_t jobs_max,
+		      unsigned patience);
+void sweep_sched_release(struct sweep_sched *s);
+/* Queue a case at the end (plan order). */
+void sweep_sched_add(struct sweep_sched *s, size_t id, int gpus);
+/* The same, preferring GPUs outside avoid (a retry: not where it failed). */
+void sweep_sched_add_avoiding(struct sweep_sched *s, size_t id, int gpus,
+			      unsigned long long avoid);
+/* The next decision. On SCHED_START gpus_out (room for the case's count)
+ * gets the lowest free ordinals, which are now busy. */
+enum sweep_sched_verdict sweep_sched_next(struct sweep_sched *s, size_t *id, int *gpus_out);
+/* A started case finished: its GPUs are free again, or quarantined (its
+ * replay could not be stopped) for the rest of the sweep. */
+void sweep_sched_finish(struct sweep_sched *s, const int *gpus, size_t n, bool quarantine);
+/* A start that could not take its GPUs (another sweep or run holds
+ * `held_by_other`): the GPUs are free again, the case goes back to the
+ * front, and held_by_other is not offered until sweep_sched_recheck. */
+void sweep_sched_requeue(struct sweep_sched *s, size_t id, int gpus_needed, const int *gpus,
+			 size_t n, int held_by_other);
+/* Offer the GPUs held by others again (their holder may be done). */
+void sweep_sched_recheck(struct sweep_sched *s);
+/* True when some GPU is waiting for another holder. */
+bool sweep_sched_has_external(const struct sweep_sched *s);
+/* How many GPUs are not quarantined; how many are free now. */
+size_t sweep_sched_usable(const struct sweep_sched *s);
+size_t sweep_sched_n_free(const struct sweep_sched *s);
+bool sweep_sched_is_quarantined(const struct sweep_sched *s, int ordinal);
+/* Take a GPU out of the pool for the rest of the sweep (a suspect GPU
+ * under --quarantine-gpus); a case running on it finishes first. */
+void sweep_sched_quarantine(struct sweep_sched *s, int ordinal);
+
+#endif
