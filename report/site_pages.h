@@ -76,8 +76,8 @@ struct site_timeline {
 	const char *label, *case_name, *grid_page;
 	const struct site_timeline_entry *v; /* by image, then oldest first */
 	size_t n;
-	/* Hook for bisect results (issue 23): what bisecting the first failure
-	 * found, NULL when nothing was bisected. */
+	/* What bisecting the first failure found (site_query_bisect), NULL
+	 * when nothing was bisected. */
 	const char *bisect;
 	size_t flaky, results;          /* the flaky rate's terms, in the window */
 };

@@ -10,10 +10,9 @@
 #include "common/strvec.h"
 #include "history/history_db.h"
 
-/* The GPUs a result ran on, as the database records them: a comma list.
- * Today the ordinals on the sweep's host; when results record each GPU's
- * unique ID (issue 23), name that column here, e.g.
- * "COALESCE(r.gpu_unique_ids, r.gpus)". */
+/* The GPUs a result ran on, as the database records them: a comma list
+ * of KFD unique_ids where the result recorded them, else the ordinals on
+ * the sweep's host (older results). */
 #define SITE_GPU_IDENTITY_SQL "COALESCE(NULLIF(r.gpu_uids, ''), r.gpus)"
 
 struct site_window_sweep {
@@ -45,9 +44,8 @@ typedef int (*site_result_fn)(void *ctx, const struct site_result_row *r);
 int site_query_results(struct history_db *db, const char *label, int last, site_result_fn fn,
 		       void *ctx, struct error *err) __attribute__((warn_unused_result));
 
-/* Hook for bisect results (issue 23): what bisecting the case's first
- * failure found, as one line for the timeline; *out NULL when nothing was
- * bisected. Until the database records bisects it never is. */
+/* What the newest bisection that found a first bad image for the case
+ * says, as one line for the timeline; *out NULL when none did. */
 int site_query_bisect(struct history_db *db, const char *label, const char *case_name,
 		      char **out, struct error *err) __attribute__((warn_unused_result));
 

@@ -1,4 +1,4 @@
-/* Shared hosts, second pass (issue 20): a second local user plants sweep
+/* Shared hosts, second pass: a second local user plants sweep
  * folders, a history database row or a GPU lock directory before this
  * user's sweep, history or run starts, and the planted thing is refused,
  * never used. The second user is tests/support/other_user's (hrrtest2);

@@ -445,7 +445,7 @@ static cJSON *the_run_json(const char *folder)
 	return j;
 }
 
-/* Issue 20 item 6: every run option reaches a Slurm task (they were
+/* Every run option reaches a Slurm task (they were
  * dropped: no memory limit, the default profile), and the -e value
  * reaches no record others may read. */
 Test(slurm_sweep, a_task_replays_with_every_run_option_of_the_sweep)

@@ -1,4 +1,4 @@
-/* What a diagnosis may claim (issue 21): a debugger that never ran, one
+/* What a diagnosis may claim: a debugger that never ran, one
  * that ran without attaching, the agent's SIGQUIT dump of a hang, both
  * agent generations' lines and ROCgdb's target ids. The strings are the
  * ones docs/formats.md quotes. */

@@ -1,4 +1,4 @@
-/* The GPU's own reports (issue 21): ROCr's hardware-exception line, the
+/* The GPU's own reports: ROCr's hardware-exception line, the
  * older rocm-debug-agent's memory-fault report, ROCm 7's agent wave line,
  * hrr-playback's archive-health count in finding.json and its own
  * watchdog's exit. The strings are the ones docs/formats.md quotes. */

@@ -234,7 +234,7 @@ Test(finding_variants, bare_hrr_last_line)
 	finding_release(&f);
 }
 
-/* Issue 11: a verdict line forged by a kernel name does not outrank the
+/* A verdict line forged by a kernel name does not outrank the
  * fault and the runner's signal marker. */
 Test(finding_variants, forged_pass_loses_to_marker)
 {
@@ -258,7 +258,7 @@ Test(finding_variants, marker_alone_outranks_pass_text)
 	finding_release(&f);
 }
 
-/* Issue 11: --info output tells about the archive, never the outcome, and
+/* --info output tells about the archive, never the outcome, and
  * its names have their control characters neutralised. */
 Test(finding_variants, info_output_never_sets_the_outcome)
 {
@@ -284,7 +284,7 @@ Test(finding_variants, info_output_never_sets_the_outcome)
 	finding_release(&acc);
 }
 
-/* Issue 11: in a run, PASS needs exit status 0 from the engine. */
+/* In a run, PASS needs exit status 0 from the engine. */
 Test(finding_variants, pass_needs_exit_status_zero_in_a_run)
 {
 	static const char log[] = "[HRR]   Kernels launched: 1\n[HRR] PASS\n";

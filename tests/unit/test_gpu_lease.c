@@ -218,7 +218,7 @@ Test(gpu_lease, names_come_from_unique_id_else_gpu_id)
 	cr_assert_str_eq(name, "gpu_id-1087");
 }
 
-/* Issue 20 item 3: a lock directory that is a symlink, or another user's,
+/* A lock directory that is a symlink, or another user's,
  * or a FIFO under a lock's name, is refused with what to do; never a lock
  * file elsewhere, never a hang. */
 Test(gpu_lease, a_symlink_at_the_lock_directory_is_refused_and_nothing_is_made_behind_it)

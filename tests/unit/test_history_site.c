@@ -13,8 +13,10 @@
 #include "common/fsutil.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "history/history_reuse.h"
 #include "report/site_dir.h"
 #include "report/site_pages.h"
+#include "report/site_query.h"
 #include "report/site_svg.h"
 #include "report/site_text.h"
 #include "tests/support/scratch.h"
@@ -280,4 +282,39 @@ Test(history_site, dir_replaces_and_removes_only_its_own_files)
 	cr_assert_eq(site_dir_open(&d, dir, &err), -1);
 	cr_assert(strstr(err.msg, "writable by group or others"), "%s", err.msg);
 	site_dir_release(&d);
+}
+
+/* A case's timeline names the newest bisection that found its first bad
+ * image; a bisection that found nothing, or one of other cases, is not
+ * named. */
+Test(history_site, the_timeline_names_the_bisection_that_found_the_case)
+{
+	cleanup_free char *dir = scratch_dir("site-bisect");
+	cleanup_free char *path = xasprintf("%s/history.sqlite", dir);
+	struct history_db *db = NULL;
+	struct error err;
+	char *line = NULL;
+	const char *answer =
+		"{\"verdict\":\"found\",\"first_bad\":{\"image\":\"r/x:t11\",\"cases\":"
+		"[{\"case\":\"lib/a\",\"outcome\":\"MAF\"}]}}";
+	struct history_bisect none = { .id = "b1", .good = "r/x:t1", .bad = "r/x:t16",
+				       .verdict = "no-transition", .answer = answer, .finished = 1 };
+	struct history_bisect found = { .id = "b2", .good = "r/x:t1", .bad = "r/x:t16",
+					.last_good = "r/x:t10", .first_bad = "r/x:t11",
+					.verdict = "found", .answer = answer, .finished = 2 };
+
+	cr_assert_eq(history_db_open(&db, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(site_query_bisect(db, "nightly", "lib/a", &line, &err), 0, "%s", err.msg);
+	cr_assert_null(line, "no bisection yet");
+	cr_assert_eq(history_db_record_bisect(db, &none, &err), 0, "%s", err.msg);
+	cr_assert_eq(site_query_bisect(db, "nightly", "lib/a", &line, &err), 0, "%s", err.msg);
+	cr_assert_null(line, "a bisection that found nothing names no image");
+	cr_assert_eq(history_db_record_bisect(db, &found, &err), 0, "%s", err.msg);
+	cr_assert_eq(site_query_bisect(db, "nightly", "lib/b", &line, &err), 0, "%s", err.msg);
+	cr_assert_null(line, "another case's bisection");
+	cr_assert_eq(site_query_bisect(db, "nightly", "lib/a", &line, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(line, "first bad image r/x:t11 (last good r/x:t10)");
+	free(line);
+	history_db_close(db);
+	scratch_remove(dir);
 }

@@ -1,5 +1,5 @@
-/* The history database runs nobody's SQL but this tool's (issue 20 item
- * 2): a planted trigger or view, a symlink at --db, a database or a
+/* The history database runs nobody's SQL but this tool's:
+ * a planted trigger or view, a symlink at --db, a database or a
  * directory of another user are refused before anything is written. */
 #include <criterion/criterion.h>
 #include <sqlite3.h>

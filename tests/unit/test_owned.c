@@ -1,4 +1,4 @@
-/* Ownership before trust (issue 20 items 1 and 3): what another user
+/* Ownership before trust: what another user
  * planted in a shared workdir is refused, never used. The other user is
  * tests/support/other_user's; every file is planted before the code under
  * test runs. */

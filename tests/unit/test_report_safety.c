@@ -1,5 +1,5 @@
-/* What a sweep's reports do with hostile records (issue 20 items 4, 8,
- * 9): noncharacters never reach junit.xml, run_dir is a link only when it
+/* What a sweep's reports do with hostile records:
+ * noncharacters never reach junit.xml, run_dir is a link only when it
  * is a plain path inside the sweep folder, markdown is escaped the same
  * way in summaries and `history`, and report.html runs only its own
  * script. */

@@ -315,7 +315,7 @@ Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all, .ini
 }
 
 /* A '%' of the workdir is sbatch's pattern character: doubled, so the
- * job writes where it was told instead of failing (issue 20 item 10). */
+ * job writes where it was told instead of failing. */
 Test(slurm, a_percent_in_the_folder_is_escaped_in_the_output_pattern, .init = cr_redirect_stdout)
 {
 	cleanup_free char *dir = scratch_dir("slurm-pct");

@@ -1,4 +1,4 @@
-/* Records others may read carry no `-e` values (issue 20 item 5):
+/* Records others may read carry no `-e` values:
  * plan.json keeps names, the values go to the caller's own 0600
  * run-options.json, and an older sweep folder is migrated on resume. */
 #include <criterion/criterion.h>
