@@ -227,6 +227,52 @@ static void on_archive(struct classifier *c, const char *r, const char *end)
 }
 
 /* Everything after "[HRR]" that is not a heartbeat, an event or an arg line. */
+/* [HRR] GPU kernel/graph/total time, and GPU error after '<kernel>': ...
+ * (--sync-after-launch). false: not one of them. */
+static bool on_gpu_line(struct classifier *c, const char *q, const char *end)
+{
+	struct finding *f = &c->f;
+
+	if (has_prefix(q, end, LIT("GPU kernel time")))
+		on_time(&f->gpu_time_kernel_ms, q + 15, end);
+	else if (has_prefix(q, end, LIT("GPU graph time")))
+		on_time(&f->gpu_time_graph_ms, q + 14, end);
+	else if (has_prefix(q, end, LIT("GPU total time")))
+		on_time(&f->gpu_time_total_ms, q + 14, end);
+	else if (has_prefix(q, end, LIT("GPU error after '"))) {
+		const char *a = q + sizeof("GPU error after '") - 1;
+		const char *b = memchr(a, '\'', span(a, end));
+
+		saw_fault(c);
+		if (b)
+			set_once(&c->gpu_error_kernel, a, b);
+	} else
+		return false;
+	return true;
+}
+
+/* [HRR] replay DIVERGED at recorded event seq S: F/T D2H validations failed.
+ * false: not that line. */
+static bool on_diverged(struct classifier *c, const char *q, const char *end)
+{
+	const char *r;
+
+	if (!has_prefix(q, end, LIT("replay DIVERGED")))
+		return false;
+	c->diverged = true;
+	r = find(q, end, LIT("seq "));
+	if (r) {
+		r += 4;
+		parse_num(&r, end, &c->diverged_seq);
+		r = skip_blanks(r + (r < end && *r == ':'), end);
+		if (parse_num(&r, end, &c->diverged_fail) && r < end && *r == '/') {
+			r++;
+			parse_num(&r, end, &c->diverged_total);
+		}
+	}
+	return true;
+}
+
 static void on_hrr_line(struct classifier *c, const char *q, const char *end)
 {
 	struct finding *f = &c->f;
@@ -281,50 +327,16 @@ static void on_hrr_line(struct classifier *c, const char *q, const char *end)
 		}
 		break;
 	case 'G':
-		if (has_prefix(q, end, LIT("GPU kernel time"))) {
-			on_time(&f->gpu_time_kernel_ms, q + 15, end);
+		if (on_gpu_line(c, q, end))
 			return;
-		}
-		if (has_prefix(q, end, LIT("GPU graph time"))) {
-			on_time(&f->gpu_time_graph_ms, q + 14, end);
-			return;
-		}
-		if (has_prefix(q, end, LIT("GPU total time"))) {
-			on_time(&f->gpu_time_total_ms, q + 14, end);
-			return;
-		}
-		/* [HRR] GPU error after '<kernel>': ... (--sync-after-launch) */
-		if (has_prefix(q, end, LIT("GPU error after '"))) {
-			const char *a = q + sizeof("GPU error after '") - 1;
-			const char *b = memchr(a, '\'', span(a, end));
-
-			saw_fault(c);
-			if (b)
-				set_once(&c->gpu_error_kernel, a, b);
-			return;
-		}
 		break;
 	case '(':
 		if (has_prefix(q, end, LIT("(no D2H validation blobs")))
 			c->no_d2h_blobs = true;
 		return;
 	case 'r':
-		/* [HRR] replay DIVERGED at recorded event seq S: F/T D2H validations failed */
-		if (has_prefix(q, end, LIT("replay DIVERGED"))) {
-			const char *r = find(q, end, LIT("seq "));
-
-			c->diverged = true;
-			if (r) {
-				r += 4;
-				parse_num(&r, end, &c->diverged_seq);
-				r = skip_blanks(r + (r < end && *r == ':'), end);
-				if (parse_num(&r, end, &c->diverged_fail) && r < end && *r == '/') {
-					r++;
-					parse_num(&r, end, &c->diverged_total);
-				}
-			}
+		if (on_diverged(c, q, end))
 			return;
-		}
 		break;
 	default:
 		break;
