@@ -906,7 +906,7 @@ Test(sweep, history_site_opens_in_chromium)
 	cleanup_strbuf struct strbuf dom = STRBUF_INIT, name = STRBUF_INIT;
 
 	for (int i = 0; i < 6; i++) {
-		char n[16];
+		char n[24];
 
 		snprintf(n, sizeof(n), "case-%d", i);
 		add_case(n, "pass", NULL);
