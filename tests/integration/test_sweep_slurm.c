@@ -489,4 +489,5 @@ Test(slurm_sweep, a_task_replays_with_every_run_option_of_the_sweep)
 		sqlite3_finalize(st);
 		sqlite3_close(db);
 	}
+	tool_run_release(&r);
 }
