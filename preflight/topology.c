@@ -189,6 +189,11 @@ fail:
 	return -1;
 }
 
+unsigned long long gpu_unique_id(const struct gpu_topology *t, int ordinal)
+{
+	return ordinal >= 0 && (size_t)ordinal < t->n_gpus ? t->gpus[ordinal].unique_id : 0;
+}
+
 void gpu_list_format(struct strbuf *out, const int *gpus, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

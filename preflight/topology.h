@@ -28,6 +28,8 @@ struct gpu_topology {
 
 /* The one way GPU ordinals are written: "0,1" (appended to out). */
 void gpu_list_format(struct strbuf *out, const int *gpus, size_t n);
+/* The KFD unique_id of the GPU at ordinal; 0 when unknown or out of range. */
+unsigned long long gpu_unique_id(const struct gpu_topology *t, int ordinal);
 
 /* Read <sysfs_root>/class/kfd/kfd/topology/nodes/<N>/{gpu_id,properties}.
  * No topology directory: ERR_NOT_FOUND ("no AMD GPU found under <root>"). */

@@ -152,12 +152,8 @@ void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo
 	if (!r->gpu_uids && r->n_gpus) {
 		struct strbuf u = STRBUF_INIT;
 
-		for (size_t g = 0; g < r->n_gpus; g++) {
-			int o = r->gpus[g];
-
-			strbuf_addf(&u, g ? ",%llu" : "%llu",
-				    o >= 0 && (size_t)o < topo->n_gpus ? topo->gpus[o].unique_id : 0ULL);
-		}
+		for (size_t g = 0; g < r->n_gpus; g++)
+			strbuf_addf(&u, g ? ",%llu" : "%llu", gpu_unique_id(topo, r->gpus[g]));
 		r->gpu_uids = strbuf_detach(&u, NULL);
 	}
 	if (!r->kind)

@@ -75,13 +75,6 @@ static enum sweep_base base_of(const struct run *r, size_t idx)
 	return r->in->base ? r->in->base[idx] : BASE_NONE;
 }
 
-static unsigned long long unique_id_of(const struct run *r, int ordinal)
-{
-	const struct gpu_topology *t = &r->in->host->topo;
-
-	return ordinal >= 0 && (size_t)ordinal < t->n_gpus ? t->gpus[ordinal].unique_id : 0;
-}
-
 /* line: the worker's serialised res, recorded as it came; NULL: the
  * parent's own result, serialised here. */
 static void record(struct run *r, size_t idx, struct sweep_result *res, const char *line)
@@ -254,7 +247,8 @@ static void note_suspects(struct run *r, size_t idx, const struct sweep_result *
 	for (int g = 0; g < SUSPECT_MAX_GPUS; g++) {
 		if (!(became & (1ull << g)))
 			continue;
-		sweep_gpu_note(r->out->gpu_notes, &r->out->n_gpu_notes, g, unique_id_of(r, g), take_out,
+		sweep_gpu_note(r->out->gpu_notes, &r->out->n_gpu_notes, g,
+			       gpu_unique_id(&r->in->host->topo, g), take_out,
 			       r->suspects.reason[g]);
 		if (take_out && !sweep_sched_is_quarantined(&r->sched, g)) {
 			sweep_sched_quarantine(&r->sched, g);
@@ -305,7 +299,7 @@ static void finish_worker(struct run *r, size_t k)
 		sweep_quarantine_record(r->out->quarantined, &r->out->n_quarantined, w->gpus, w->n_gpus);
 		for (size_t g = 0; g < w->n_gpus; g++)
 			sweep_gpu_note(r->out->gpu_notes, &r->out->n_gpu_notes, w->gpus[g],
-				       unique_id_of(r, w->gpus[g]), true,
+				       gpu_unique_id(&r->in->host->topo, w->gpus[g]), true,
 				       "a replay on it could not be stopped");
 		say_warning("GPU(s) of %s quarantined: its replay could not be stopped",
 			    r->in->meta->plan.cases[w->idx].name);
