@@ -13,7 +13,14 @@
  * streams are handled in bounded memory whatever their length.
  *
  * An engine keeps one connection for its request/response calls and
- * negotiates the API version once; use it from one thread at a time. */
+ * negotiates the API version once; use it from one thread at a time.
+ *
+ * This header is the whole public API; one file per group of endpoints
+ * implements it (connect.c opens an engine and negotiates, containers.c,
+ * images.c, exec.c, archive.c, the streams in wait.c, stdio.c, events.c),
+ * all on the transfer object of xfer.h, which no caller outside docker/
+ * sees. The header is a leaf: it includes only common/, and the files
+ * that implement it sit above it, not beside it as one engine.c would. */
 #ifndef HRR_DOCKER_ENGINE_H
 #define HRR_DOCKER_ENGINE_H
 
