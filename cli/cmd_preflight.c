@@ -19,13 +19,31 @@ const char cmd_preflight_usage[] =
 	"Exit: 0 OK or warnings only, 2 confirmation needed, 4 blocked,\n"
 	"5 no verdict possible, 64 usage error.\n";
 
+/* The GPUs a run would get, without a lease: the named ones, else the
+ * lowest the capture needs. */
+static void choose_gpus(const struct cmd_env *env, const struct capture_manifest *cap,
+			struct gpu_choice *c)
+{
+	const struct options *o = env->o;
+	const struct gpu_topology *topo = env->host.have_topo ? &env->host.topo : NULL;
+
+	if (o->n_gpus)
+		gpu_choice_named(c, topo, o->gpus, o->n_gpus, cmd_gpus_from_env(o));
+	else
+		gpu_choice_lowest(c, topo ? gpu_choice_need(capture_manifest_devices(cap), topo) : 0);
+}
+
 static int preflight_one(struct cmd_env *env, size_t i)
 {
+	__attribute__((cleanup(capture_manifest_release))) struct capture_manifest cap;
+	struct gpu_choice gpus;
 	struct replay_desc d;
 	struct replay_unit_result res;
 	int code;
 
-	cmd_describe(env, i, &d);
+	capture_manifest_load(&cap, env->pid_dirs.v[i]);
+	choose_gpus(env, &cap, &gpus);
+	cmd_describe(env, i, &cap, &gpus, &d);
 	d.mode = REPLAY_MODE_PREFLIGHT_ONLY;
 	/* The preflight command never prompts: a confirmation is its answer. */
 	d.confirm = env->o->yes ? REPLAY_CONFIRM_ASSUME_YES : REPLAY_CONFIRM_REFUSE;

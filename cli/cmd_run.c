@@ -60,21 +60,21 @@ static int run_one(struct cmd_env *env, size_t i)
 	struct replay_desc d;
 	struct replay_unit_result res;
 	const struct options *o = env->o;
+	__attribute__((cleanup(capture_manifest_release))) struct capture_manifest cap;
 	struct run_lease_request rq = { .host = &env->host, .pid_dir = env->pid_dirs.v[i],
 					.gpus = o->gpus, .n_gpus = o->n_gpus,
+					.gpus_from_env = cmd_gpus_from_env(o),
 					.gpu_wait = o->sweep.gpu_wait, .sysfs_root = o->sysfs_root,
 					.device_root = o->device_root };
 	struct run_lease lease;
 	int code;
 
+	capture_manifest_load(&cap, rq.pid_dir);
+	rq.capture_devices = capture_manifest_devices(&cap);
 	/* The GPUs are ours alone for the replay (docs/sweep.md "GPU leases"). */
 	if ((code = run_lease_take(&rq, &lease)))
 		return code;
-	cmd_describe(env, i, &d);
-	if (lease.n) {
-		d.gpus = lease.gpus;
-		d.n_gpus = lease.n;
-	}
+	cmd_describe(env, i, &cap, &lease.choice, &d);
 	code = replay_unit_run(&env->host, &d, &res);
 	run_lease_release(&lease);
 	if (res.run_dir)

@@ -134,7 +134,13 @@ static int setup_lookups(struct cmd_env *env, bool required)
 	return 0;
 }
 
-void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d)
+const char *cmd_gpus_from_env(const struct options *o)
+{
+	return o->gpus_from && strcmp(o->gpus_from, "--gpu") ? o->gpus_from : NULL;
+}
+
+void cmd_describe(const struct cmd_env *env, size_t i, const struct capture_manifest *capture,
+		  const struct gpu_choice *gpus, struct replay_desc *d)
 {
 	const struct options *o = env->o;
 
@@ -146,10 +152,8 @@ void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d)
 	d->playback = env->image.playback;
 	d->overlay = env->use_overlay ? &env->overlay : NULL;
 	d->stack = env->image.have_stack ? &env->image.stack : NULL;
-	d->gpus = o->n_gpus ? o->gpus : NULL;
-	d->n_gpus = o->n_gpus;
-	d->gpus_requested = o->n_gpus > 0;
-	d->gpus_from = o->gpus_from && strcmp(o->gpus_from, "--gpu") ? o->gpus_from : NULL;
+	d->capture = capture;
+	d->gpus = gpus;
 	cmd_describe_policy(o, d);
 	d->interrupt_fd = env->interrupt_fd;
 }

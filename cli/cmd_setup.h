@@ -42,8 +42,13 @@ struct image_setup cmd_image_setup(const struct options *o);
 /* --mount-clr's sources: HRR_PLAYBACK, CLR_LIB, CLR_BUILD, ROCR_LIB, ROCM_PATH. */
 struct overlay_sources cmd_overlay_sources(const struct options *o);
 
-/* The replay description of pid i, from the options. */
-void cmd_describe(const struct cmd_env *env, size_t i, struct replay_desc *d);
+/* The replay description of pid i, from the options, with its manifest and
+ * GPUs as the command read and chose them (once; both outlive d). */
+void cmd_describe(const struct cmd_env *env, size_t i, const struct capture_manifest *capture,
+		  const struct gpu_choice *gpus, struct replay_desc *d);
+/* The environment variable --gpu's list came from ("GPU"), for messages;
+ * NULL when it was --gpu. */
+const char *cmd_gpus_from_env(const struct options *o);
 /* The part of a description every replay of the options shares: limits,
  * what goes inside, preflight and confirmation policy, verbosity (a sweep's
  * worker starts from it, then applies its case). */

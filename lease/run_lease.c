@@ -11,7 +11,6 @@
 #include "common/say.h"
 #include "common/signals.h"
 #include "lease/gpu_holders.h"
-#include "preflight/manifest.h"
 
 #define POLL_NS 200000000L
 
@@ -23,22 +22,6 @@ struct picker {
 	char *owner;
 	bool reported;
 };
-
-/* GPUs the capture used (1 without metadata), never more than the host has
- * (preflight reports the shortfall). */
-static size_t capture_count(const struct run_lease_request *rq)
-{
-	struct manifest m;
-	size_t n = 1;
-
-	manifest_init(&m);
-	if (manifest_load(&m, rq->pid_dir, ERROR_DISCARD) == 0 && m.device_count > 0)
-		n = (size_t)m.device_count;
-	manifest_release(&m);
-	if (n > rq->host->topo.n_gpus)
-		n = rq->host->topo.n_gpus;
-	return n ? n : 1;
-}
 
 static void say_wait(void *ctx, const char *gpu, const char *holder)
 {
@@ -109,9 +92,9 @@ static int take_auto(struct picker *p, size_t need, struct run_lease *l, struct 
 
 	p->lo.wait_s = 0;
 	for (;;) {
-		pick(p, need, l->gpus, names);
+		pick(p, need, l->choice.gpus, names);
 		if (gpu_lease_acquire(&l->lease, names, need, &p->lo, err) == 0) {
-			l->n = need;
+			l->choice.n = need;
 			return 0;
 		}
 		if (err->kind != ERR_BUSY)
@@ -133,6 +116,9 @@ int run_lease_take(const struct run_lease_request *rq, struct run_lease *l)
 	int rc;
 
 	memset(l, 0, sizeof(*l));
+	if (rq->n_gpus && gpu_choice_named(&l->choice, rq->host->have_topo ? topo : NULL, rq->gpus,
+					   rq->n_gpus, rq->gpus_from_env) < 0)
+		return 0;
 	if (!topo->n_gpus)
 		return 0; /* the unit reports the missing GPUs */
 	p.names = xcalloc(topo->n_gpus, sizeof(*p.names));
@@ -148,25 +134,17 @@ int run_lease_take(const struct run_lease_request *rq, struct run_lease *l)
 	if (rq->n_gpus) {
 		const char *names[GPU_MAX];
 
-		for (size_t k = 0; k < rq->n_gpus; k++) {
-			if (rq->gpus[k] >= (int)topo->n_gpus) {
-				free(p.names);
-				free(p.owner);
-				return 0; /* the unit reports a missing ordinal (exit 4) */
-			}
-			names[k] = p.names[rq->gpus[k]];
-			l->gpus[k] = rq->gpus[k];
-		}
-		rc = gpu_lease_acquire(&l->lease, names, rq->n_gpus, &p.lo, &err);
-		l->n = rq->n_gpus;
+		for (size_t k = 0; k < l->choice.n; k++)
+			names[k] = p.names[l->choice.gpus[k]];
+		rc = gpu_lease_acquire(&l->lease, names, l->choice.n, &p.lo, &err);
 	} else {
-		rc = take_auto(&p, capture_count(rq), l, &err);
+		rc = take_auto(&p, gpu_choice_need(rq->capture_devices, topo), l, &err);
 	}
 	free(p.names);
 	free(p.owner);
 	if (rc == 0)
 		return 0;
-	l->n = 0;
+	l->choice.n = 0;
 	return fail(err.kind == ERR_BUSY ? EXIT_GPU_BUSY
 		    : err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, err.msg);
 }
@@ -174,5 +152,5 @@ int run_lease_take(const struct run_lease_request *rq, struct run_lease *l)
 void run_lease_release(struct run_lease *l)
 {
 	gpu_lease_release(&l->lease);
-	l->n = 0;
+	l->choice.n = 0;
 }

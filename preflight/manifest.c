@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -314,6 +315,28 @@ int manifest_load(struct manifest *m, const char *pid_dir, struct error *err)
 	if (manifest_parse(m, text.buf, text.len, err) < 0)
 		return error_prefix(err, "%s/", pid_dir);
 	return 0;
+}
+
+void capture_manifest_load(struct capture_manifest *c, const char *pid_dir)
+{
+	struct error err;
+
+	manifest_init(&c->m);
+	c->error[0] = '\0';
+	c->loaded = manifest_load(&c->m, pid_dir, &err) == 0;
+	if (!c->loaded)
+		snprintf(c->error, sizeof(c->error), "%s", err.msg);
+}
+
+void capture_manifest_release(struct capture_manifest *c)
+{
+	manifest_release(&c->m);
+	c->loaded = false;
+}
+
+int capture_manifest_devices(const struct capture_manifest *c)
+{
+	return c->loaded ? c->m.device_count : -1;
 }
 
 /* ---- archive layout ---- */

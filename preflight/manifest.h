@@ -45,6 +45,19 @@ int manifest_parse(struct manifest *m, const char *text, size_t len, struct erro
 /* Read <pid_dir>/manifest.json (missing file: ERR_NOT_FOUND). */
 int manifest_load(struct manifest *m, const char *pid_dir, struct error *err);
 
+/* A capture's manifest as a replay's caller reads it, once: its device
+ * count chooses the GPUs, the rest feeds the preflight, which notes why
+ * there is none. */
+struct capture_manifest {
+	struct manifest m;
+	bool loaded;
+	char error[ERROR_MSG_MAX]; /* !loaded: manifest_load's message */
+};
+void capture_manifest_load(struct capture_manifest *c, const char *pid_dir);
+void capture_manifest_release(struct capture_manifest *c);
+/* The capture's device count; -1 when unknown. */
+int capture_manifest_devices(const struct capture_manifest *c);
+
 /* ---- archive layout ---- */
 
 #define HRR_EVENTS_MAGIC 0x52524845u /* "EHRR" read little-endian */

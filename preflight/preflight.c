@@ -123,41 +123,14 @@ static void describe_capture(const struct manifest *m, struct strbuf *sb)
 	}
 }
 
-/* The host ordinals the replay gets: the chosen ones, else (no plan yet)
- * the lowest ordinals, one per capture device. */
-struct chosen {
-	const int *v;
-	size_t n;
-	int storage[MANIFEST_MAX_DEVICES];
-};
-
-static void chosen_gpus(const struct preflight_input *in, struct chosen *c)
-{
-	size_t want;
-
-	if (in->chosen) {
-		c->v = in->chosen;
-		c->n = in->n_chosen;
-		return;
-	}
-	want = in->manifest && in->manifest->device_count > 0 ? (size_t)in->manifest->device_count : 1;
-	if (in->host && want > in->host->n_gpus)
-		want = in->host->n_gpus;
-	if (want > MANIFEST_MAX_DEVICES)
-		want = MANIFEST_MAX_DEVICES;
-	for (size_t i = 0; i < want; i++)
-		c->storage[i] = (int)i;
-	c->v = c->storage;
-	c->n = want;
-}
-
+/* The caller checked the choice (gpu_choice.h); this only keeps a bad
+ * input from indexing past the host's GPUs. */
 static bool ordinal_valid(const struct gpu_topology *host, int g)
 {
 	return g >= 0 && (size_t)g < host->n_gpus;
 }
 
-static void describe_replay(const struct preflight_input *in, const struct chosen *c,
-			    struct strbuf *sb)
+static void describe_replay(const struct preflight_input *in, struct strbuf *sb)
 {
 	const struct stack_info *st = in->stack;
 
@@ -171,45 +144,26 @@ static void describe_replay(const struct preflight_input *in, const struct chose
 		return;
 	}
 	strbuf_addstr(sb, "; GPU(s) ");
-	if (!c->n)
+	if (!in->n_chosen)
 		strbuf_addstr(sb, "none");
-	gpu_list_format(sb, c->v, c->n);
+	gpu_list_format(sb, in->chosen, in->n_chosen);
 	strbuf_addf(sb, " of %zu", in->host->n_gpus);
-	if (c->n) {
+	if (in->n_chosen) {
 		strbuf_addstr(sb, " (");
-		for (size_t i = 0; i < c->n; i++)
+		for (size_t i = 0; i < in->n_chosen; i++)
 			strbuf_addf(sb, "%s%s", i ? ", " : "",
-				    ordinal_valid(in->host, c->v[i]) ?
-				    in->host->gpus[c->v[i]].arch : "absent");
+				    ordinal_valid(in->host, in->chosen[i]) ?
+				    in->host->gpus[in->chosen[i]].arch : "absent");
 		strbuf_addch(sb, ')');
 	}
 }
 
 /* ---- rules ---- */
 
-static void check_ordinals(const struct preflight_input *in, struct preflight_report *r)
-{
-	size_t m = in->host->n_gpus;
-
-	for (size_t i = 0; i < in->n_requested; i++) {
-		int g = in->requested[i];
-
-		if (ordinal_valid(in->host, g))
-			continue;
-		if (m)
-			strvec_pushf(&r->blocks,
-				     "requested replay GPU %d but replay environment only has %zu GPU(s) (0..%zu)",
-				     g, m, m - 1);
-		else
-			strvec_pushf(&r->blocks,
-				     "requested replay GPU %d but replay environment only has 0 GPU(s)", g);
-	}
-}
-
 static void check_count(const struct preflight_input *in, struct preflight_report *r)
 {
 	const struct manifest *m = in->manifest;
-	size_t exposed = in->chosen ? in->n_chosen : in->host->n_gpus;
+	size_t exposed = in->n_chosen;
 
 	if (m->device_count < 0) {
 		strvec_push(&r->warnings,
@@ -231,16 +185,15 @@ static const struct manifest_device *capture_device(const struct manifest *m, si
 	return i < m->n_devices ? &m->devices[i] : NULL;
 }
 
-static void check_arch(const struct preflight_input *in, const struct chosen *c,
-		       struct preflight_report *r)
+static void check_arch(const struct preflight_input *in, struct preflight_report *r)
 {
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < in->n_chosen; i++) {
 		const struct manifest_device *d = capture_device(in->manifest, i);
 		const struct gpu_node *g;
 
-		if (!ordinal_valid(in->host, c->v[i]))
-			continue; /* already blocked */
-		g = &in->host->gpus[c->v[i]];
+		if (!ordinal_valid(in->host, in->chosen[i]))
+			continue; /* never so: the GPU choice is checked */
+		g = &in->host->gpus[in->chosen[i]];
 		if (!d) {
 			/* device_count covers the rest; no recorded device, no claim. */
 			continue;
@@ -262,11 +215,11 @@ static void check_arch(const struct preflight_input *in, const struct chosen *c,
 		if (in->strict_arch)
 			strvec_pushf(&r->blocks,
 				     "arch mismatch on device %zu: capture %s, replay GPU %d is %s; blocked by --strict-arch / HRR_STRICT_ARCH=1",
-				     i, d->arch, c->v[i], g->arch);
+				     i, d->arch, in->chosen[i], g->arch);
 		else
 			strvec_pushf(&r->warnings,
 				     "arch mismatch on device %zu: capture %s, replay GPU %d is %s",
-				     i, d->arch, c->v[i], g->arch);
+				     i, d->arch, in->chosen[i], g->arch);
 	}
 }
 
@@ -351,19 +304,14 @@ static void add_context_notes(const struct stack_info *st, struct preflight_repo
 void preflight_evaluate(const struct preflight_input *in, struct preflight_report *r)
 {
 	const struct manifest *m = in->manifest;
-	struct chosen c;
 	bool skipped = false;
 
 	preflight_report_release(r);
 	preflight_report_init(r);
-	chosen_gpus(in, &c);
 	describe_capture(m, &r->capture_side);
-	describe_replay(in, &c, &r->replay_side);
+	describe_replay(in, &r->replay_side);
 	strbuf_addstr(&r->replay_source,
 		      in->stack && in->stack->source ? in->stack->source : "not probed");
-
-	if (in->host)
-		check_ordinals(in, r);
 
 	if (in->skip) {
 		strvec_push(&r->notes, "preflight skipped: --skip-preflight / HRR_SKIP_COMPAT=1");
@@ -383,7 +331,7 @@ void preflight_evaluate(const struct preflight_input *in, struct preflight_repor
 	if (!skipped) {
 		if (in->host) {
 			check_count(in, r);
-			check_arch(in, &c, r);
+			check_arch(in, r);
 		} else {
 			strvec_push(&r->warnings,
 				    "GPU count, ordinal and arch checks skipped: replay GPU count unknown (no KFD topology readable)");

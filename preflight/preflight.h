@@ -43,9 +43,8 @@ void stack_info_release(struct stack_info *s);
 struct preflight_input {
 	const struct manifest *manifest;  /* capture side */
 	const struct gpu_topology *host;  /* NULL: host GPU count undeterminable */
-	const int *requested;             /* explicit --gpu ordinals, or NULL */
-	size_t n_requested;
-	const int *chosen;                /* ordinals the replay will get (index i = device i inside) */
+	const int *chosen;                /* ordinals the replay gets (index i = device i inside),
+					   * chosen and checked by the caller (preflight/gpu_choice.h) */
 	size_t n_chosen;
 	const struct stack_info *stack;   /* NULL: replay stack unknown */
 	bool strict_version;
@@ -69,9 +68,8 @@ void preflight_report_init(struct preflight_report *r);
 void preflight_report_release(struct preflight_report *r);
 
 /* Pure: apply every rule of docs/preflight.md. r (initialised) is reset first.
- * A requested ordinal the host does not have BLOCKs even when the checks
- * are skipped (skip flag, legacy capture): it is a fact about the host, not
- * a compatibility judgement (docs/cli.md: exit 4 even when preflight is skipped). */
+ * A named ordinal the host lacks never gets here: the GPU choice carries
+ * that block, which stands even when the checks are skipped. */
 void preflight_evaluate(const struct preflight_input *in, struct preflight_report *r);
 /* Pure: "7.15.26291-2ed46569ce" -> up to n numbers; returns how many parsed. */
 int version_parse(const char *s, long *nums, int n);

@@ -11,6 +11,8 @@
 
 #include "common/strvec.h"
 #include "finding/diag_plan.h"
+#include "preflight/gpu_choice.h"
+#include "preflight/manifest.h"
 #include "preflight/preflight.h"
 #include "preflight/topology.h"
 #include "replay/image.h"
@@ -50,11 +52,11 @@ struct replay_desc {
 	const struct overlay_paths *overlay; /* --mount-clr, resolved; NULL = none */
 	const struct stack_info *stack;   /* preflight facts read once per image; NULL = the unit reads them */
 
-	/* Where. */
-	const int *gpus;                  /* chosen by the caller (leases), or NULL = the lowest */
-	size_t n_gpus;
-	bool gpus_requested;              /* gpus came from --gpu: preflight checks they exist */
-	const char *gpus_from;            /* messages: the environment variable that gave them, NULL = --gpu or the caller */
+	const struct capture_manifest *capture; /* pid_dir's manifest, read once by the caller */
+
+	/* Where: chosen and checked once by the caller (a run's lease, the
+	 * sweep's scheduler); an error in it blocks the replay (exit 4). */
+	const struct gpu_choice *gpus;
 
 	/* How. */
 	struct replay_limits limits;

@@ -7,40 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gpu_pick(const struct gpu_topology *host, const int *requested, size_t n_requested,
-	     int capture_device_count, int *out, size_t max, size_t *n_out,
-	     struct error *err)
-{
-	size_t want;
-
-	*n_out = 0;
-	if (n_requested) {
-		for (size_t i = 0; i < n_requested; i++) {
-			if (requested[i] < 0 || (size_t)requested[i] >= host->n_gpus) {
-				if (host->n_gpus == 0)
-					return error_set(err, ERR_NOT_FOUND, 0,
-							 "requested replay GPU %d but replay environment only has 0 GPU(s)",
-							 requested[i]);
-				return error_set(err, ERR_NOT_FOUND, 0,
-						 "requested replay GPU %d but replay environment only has %zu GPU(s) (0..%zu)",
-						 requested[i], host->n_gpus, host->n_gpus - 1);
-			}
-			if (*n_out == max)
-				return error_set(err, ERR_USAGE, 0, "too many GPUs requested");
-			out[(*n_out)++] = requested[i];
-		}
-		return 0;
-	}
-	want = capture_device_count < 1 ? 1 : (size_t)capture_device_count;
-	if (want > host->n_gpus)
-		want = host->n_gpus;
-	if (want > max)
-		want = max;
-	for (size_t i = 0; i < want; i++)
-		out[(*n_out)++] = (int)i;
-	return 0;
-}
-
 void plan_devices(const char *device_root, const struct gpu_topology *host,
 		  const int *chosen, size_t n_chosen, struct plan_device **out, size_t *n_out)
 {

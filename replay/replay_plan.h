@@ -24,14 +24,6 @@
 #define REPLAY_LOG_MAX_SIZE "64m"
 #define REPLAY_LOG_MAX_FILE "2"
 
-/* Ordinals the replay gets: the requested ones (each must exist: ERR_NOT_FOUND
- * with docs/preflight.md's message), else the lowest min(capture_device_count
- * (1 when unknown, i.e. < 1), n_host) ordinals. */
-__attribute__((warn_unused_result))
-int gpu_pick(const struct gpu_topology *host, const int *requested, size_t n_requested,
-	     int capture_device_count, int *out, size_t max, size_t *n_out,
-	     struct error *err);
-
 struct plan_device {
 	char *host_path;      /* <device-root>/kfd, <device-root>/dri/renderD128 */
 	char *container_path; /* /dev/kfd, /dev/dri/renderD128 */

@@ -20,7 +20,6 @@
 #include "replay/run_log.h"
 #include "common/say.h"
 #include "common/signals.h"
-#include "preflight/manifest.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,15 +29,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_CHOSEN (sizeof(((struct replay_unit_result *)0)->gpus) / sizeof(int))
-
-struct unit_preflight {
-	struct manifest manifest;
-	bool have_manifest;
-	char manifest_error[ERROR_MSG_MAX];
-	struct preflight_report report;
-};
-
 static const char *pid_name_of(const char *pid_dir)
 {
 	const char *slash = strrchr(pid_dir, '/');
@@ -46,57 +36,44 @@ static const char *pid_name_of(const char *pid_dir)
 	return slash ? slash + 1 : pid_dir;
 }
 
+/* The preflight's report on the caller's choice of GPUs and the capture's
+ * manifest (both read once, by the caller). */
 static void run_preflight(const struct replay_host *h, const struct replay_desc *d,
-			  struct unit_preflight *p, struct replay_unit_result *res)
+			  struct preflight_report *report, struct replay_unit_result *res)
 {
 	__attribute__((cleanup(stack_info_release))) struct stack_info own_stack;
+	const struct capture_manifest *cap = d->capture;
 	const struct stack_info *stack = d->stack;
 	struct preflight_input in;
-	struct error err;
-	int capture_count = -1;
 
 	stack_info_init(&own_stack);
-	if (manifest_load(&p->manifest, d->pid_dir, &err) == 0) {
-		p->have_manifest = true;
-		capture_count = p->manifest.device_count;
-	} else {
-		snprintf(p->manifest_error, sizeof(p->manifest_error), "%s", err.msg);
-	}
-	if (h->have_topo &&
-	    gpu_pick(&h->topo, d->gpus, d->n_gpus, capture_count, res->gpus, MAX_CHOSEN,
-		     &res->n_gpus, &err) < 0) {
+	if (d->gpus->error[0]) {
 		/* A missing ordinal blocks even when preflight is skipped. */
-		p->report.verdict = PREFLIGHT_BLOCK;
-		if (d->gpus_from) {
-			cleanup_strbuf struct strbuf list = STRBUF_INIT;
-
-			gpu_list_format(&list, d->gpus, d->n_gpus);
-			strvec_pushf(&p->report.blocks, "%s (%s=%s from the environment)", err.msg,
-				     d->gpus_from, list.buf);
-		} else {
-			strvec_push(&p->report.blocks, err.msg);
-		}
+		report->verdict = PREFLIGHT_BLOCK;
+		strvec_push(&report->blocks, d->gpus->error);
 		return;
+	}
+	if (h->have_topo) {
+		memcpy(res->gpus, d->gpus->gpus, d->gpus->n * sizeof(int));
+		res->n_gpus = d->gpus->n;
 	}
 	if (!stack && !d->skip_preflight) {
 		replay_read_stack(h, d->image, d->overlay, d->extra_ld, NULL, &own_stack);
 		stack = &own_stack;
 	}
 	memset(&in, 0, sizeof(in));
-	in.manifest = p->have_manifest ? &p->manifest : NULL;
+	in.manifest = cap->loaded ? &cap->m : NULL;
 	in.host = h->have_topo ? &h->topo : NULL;
-	in.requested = d->gpus_requested ? d->gpus : NULL;
-	in.n_requested = d->gpus_requested ? d->n_gpus : 0;
-	in.chosen = res->n_gpus ? res->gpus : NULL;
+	in.chosen = res->gpus;
 	in.n_chosen = res->n_gpus;
 	in.stack = stack;
 	in.strict_version = d->strict_version;
 	in.strict_arch = d->strict_arch;
 	in.skip = d->skip_preflight;
-	in.manifest_error = p->have_manifest ? NULL : p->manifest_error;
-	preflight_evaluate(&in, &p->report);
+	in.manifest_error = cap->loaded ? NULL : cap->error;
+	preflight_evaluate(&in, report);
 	if (!h->have_topo && h->topo_error[0])
-		strvec_pushf(&p->report.notes, "host GPUs: %s", h->topo_error);
+		strvec_pushf(&report->notes, "host GPUs: %s", h->topo_error);
 }
 
 static bool confirm_interactively(void)
@@ -211,7 +188,7 @@ static void note_interrupt(struct unit_run *u)
 /* The finding: the classifier's verdict on the log, completed by --info
  * when it can name the kernel, rendered and recorded. */
 static void collect_finding(struct unit_run *u, struct classifier *cls, const char *log_path,
-			    const struct unit_preflight *pf, struct replay_unit_result *res)
+			    const struct preflight_report *pf, struct replay_unit_result *res)
 {
 	const struct replay_desc *d = u->desc;
 	struct finding f;
@@ -239,10 +216,10 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.archive_name = u->pid_name;
-	ctx.manifest = pf->have_manifest ? &pf->manifest : NULL;
+	ctx.manifest = d->capture->loaded ? &d->capture->m : NULL;
 	ctx.archive_format_version = u->format_version;
 	ctx.run = &fr;
-	ctx.preflight = &pf->report;
+	ctx.preflight = pf;
 	ctx.multi_process = d->multi_process;
 
 	if (finding_needs_info(&f) && !u->result.interrupt_signal) {
@@ -293,7 +270,7 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 /* From the container spec to the finding: 0 with u->exit_code set, or the
  * exit code of a failure (recorded in res->failure). */
 static int replay_and_classify(struct unit_run *u, const struct container_spec *spec,
-			       struct interrupt_watch *iw, const struct unit_preflight *pf,
+			       struct interrupt_watch *iw, const struct preflight_report *pf,
 			       struct replay_unit_result *res)
 {
 	const struct replay_desc *d = u->desc;
@@ -386,7 +363,7 @@ static int container_identity(struct unit_run *u, bool allow_ptrace, struct erro
 
 /* Preflight passed: devices, spec, replay, finding. */
 static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
-			const struct unit_preflight *pf, struct replay_unit_result *res)
+			const struct preflight_report *pf, struct replay_unit_result *res)
 {
 	const struct replay_desc *d = u->desc;
 	struct replay_plan_knobs k;
@@ -455,18 +432,18 @@ out:
 }
 
 /* Preflight-only: the report and its exit code; no run folder. */
-static int preflight_only(const struct unit_preflight *pf, const struct replay_desc *d,
+static int preflight_only(const struct preflight_report *pf, const struct replay_desc *d,
 			  struct replay_unit_result *res)
 {
 	struct strbuf md = STRBUF_INIT;
 
-	preflight_render_markdown(&pf->report, &md);
+	preflight_render_markdown(pf, &md);
 	res->preflight_markdown = strbuf_detach(&md, NULL);
-	switch (pf->report.verdict) {
+	switch (pf->verdict) {
 	case PREFLIGHT_BLOCK:
 		res->failure.stage = REPLAY_STAGE_PREFLIGHT;
 		snprintf(res->failure.msg, sizeof(res->failure.msg), "preflight blocked the replay: %s",
-			 pf->report.blocks.n ? pf->report.blocks.v[0] : "?");
+			 pf->blocks.n ? pf->blocks.v[0] : "?");
 		return res->failure.exit_code = EXIT_BLOCKED;
 	case PREFLIGHT_CONFIRM:
 		if (d->confirm == REPLAY_CONFIRM_ASSUME_YES)
@@ -498,7 +475,7 @@ static int resolve_playback(struct unit_run *u, struct replay_unit_result *res)
 	return 0;
 }
 
-static int unit_body(struct unit_run *u, struct unit_preflight *pf, struct interrupt_watch *iw,
+static int unit_body(struct unit_run *u, struct preflight_report *pf, struct interrupt_watch *iw,
 		     struct replay_unit_result *res)
 {
 	const struct replay_desc *d = u->desc;
@@ -524,14 +501,14 @@ static int unit_body(struct unit_run *u, struct unit_preflight *pf, struct inter
 	run_preflight(u->host, d, pf, res);
 	u->chosen = res->gpus;
 	u->n_chosen = res->n_gpus;
-	u->preflight = &pf->report;
-	if ((code = preflight_gate(d, &pf->report, &res->failure)))
+	u->preflight = pf;
+	if ((code = preflight_gate(d, pf, &res->failure)))
 		return stop_before_replay(u, res, code == EXIT_BLOCKED ? "preflight blocked" :
 					  code == EXIT_CONFIRM ? "confirmation needed" :
 					  "declined by the user");
-	for (size_t i = 0; i < pf->report.warnings.n; i++)
-		say_info(d->verbosity, "preflight warning: %s", pf->report.warnings.v[i]);
-	res->preflight_markdown = records_write_preflight(u->run_dir, &pf->report);
+	for (size_t i = 0; i < pf->warnings.n; i++)
+		say_info(d->verbosity, "preflight warning: %s", pf->warnings.v[i]);
+	res->preflight_markdown = records_write_preflight(u->run_dir, pf);
 	return replay_stage(u, iw, pf, res);
 }
 
@@ -539,16 +516,14 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 		    struct replay_unit_result *res)
 {
 	struct unit_run u;
-	struct unit_preflight pf;
+	struct preflight_report pf;
 	struct interrupt_watch iw;
 	int code;
 
 	memset(res, 0, sizeof(*res));
 	memset(&u, 0, sizeof(u));
 	strvec_init(&u.cdi_devices);
-	memset(&pf, 0, sizeof(pf));
-	manifest_init(&pf.manifest);
-	preflight_report_init(&pf.report);
+	preflight_report_init(&pf);
 	interrupt_watch_init(&iw, d->interrupt_fd);
 	u.host = host;
 	u.desc = d;
@@ -561,8 +536,8 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	code = unit_body(&u, &pf, &iw, res);
 	res->exit_code = code;
 	if (res->preflight_markdown)
-		res->preflight_json = preflight_to_json(&pf.report);
-	res->preflight = pf.report.verdict;
+		res->preflight_json = preflight_to_json(&pf);
+	res->preflight = pf.verdict;
 	res->interrupt_signal = iw.first ? iw.first : u.result.interrupt_signal;
 	snprintf(res->run_id, sizeof(res->run_id), "%s", u.run_id);
 	res->run_dir = u.run_dir;
@@ -575,8 +550,7 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	res->timings.collect_s = u.replayed ? u.collect_s : -1;
 	res->timings.wall_s = monotonic_now() - u.t_begin;
 
-	manifest_release(&pf.manifest);
-	preflight_report_release(&pf.report);
+	preflight_report_release(&pf);
 	plan_devices_free(u.devices, u.n_devices);
 	strvec_clear(&u.cdi_devices);
 	cJSON_Delete(u.spec_json);

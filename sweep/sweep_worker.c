@@ -72,8 +72,9 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 	}
 }
 
-static void describe(const struct sweep_job *j, int interrupt_fd, struct replay_desc *d,
-		     struct strvec *env, struct strvec *extra_ld)
+static void describe(const struct sweep_job *j, int interrupt_fd,
+		     const struct capture_manifest *cap, const struct gpu_choice *gpus,
+		     struct replay_desc *d, struct strvec *env, struct strvec *extra_ld)
 {
 	const struct replay_desc *p = j->policy;
 	const struct sweep_case *c = j->c;
@@ -92,9 +93,8 @@ static void describe(const struct sweep_job *j, int interrupt_fd, struct replay_
 	d->playback = c->playback ? c->playback : j->img->env.playback;
 	d->overlay = j->sh->use_overlay && c->mount_clr != 0 ? &j->sh->overlay : NULL;
 	d->stack = j->img->env.have_stack ? &j->img->env.stack : NULL;
-	d->gpus = j->gpus;
-	d->n_gpus = j->n_gpus;
-	d->gpus_requested = true;
+	d->capture = cap;
+	d->gpus = gpus;
 	if (j->known_failure)
 		d->diagnose = DIAGNOSE_OFF;
 	if (c->timeout >= 0)
@@ -124,6 +124,8 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	struct replay_failure f;
 	struct replay_unit_result u;
 	struct replay_desc d;
+	__attribute__((cleanup(capture_manifest_release))) struct capture_manifest cap;
+	struct gpu_choice gpus;
 	cleanup_strvec struct strvec env = STRVEC_INIT, extra_ld = STRVEC_INIT;
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
 	struct sweep_result r;
@@ -131,10 +133,14 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 
 	memset(&host, 0, sizeof(host));
 	memset(&u, 0, sizeof(u));
+	capture_manifest_load(&cap, j->c->archive);
 	if (replay_host_open(&host, &cfg, &f) != 0) {
 		sweep_result_fill(&r, j->c, j->attempt, RESULT_ERROR, j->img->env.img.id, f.msg);
 	} else {
-		describe(j, ifd, &d, &env, &extra_ld);
+		/* The scheduler chose them from the sweep's pool; a pool ordinal
+		 * the host lacks blocks each case, as --gpu does a run. */
+		gpu_choice_named(&gpus, host.have_topo ? &host.topo : NULL, j->gpus, j->n_gpus, NULL);
+		describe(j, ifd, &cap, &gpus, &d, &env, &extra_ld);
 		replay_unit_run(&host, &d, &u);
 		if (u.interrupt_signal) {
 			/* Stopped by the user: its verdict is the stop's, not the

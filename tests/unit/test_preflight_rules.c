@@ -70,10 +70,13 @@ static void teardown(void)
 
 TestSuite(preflight_rules, .init = setup, .fini = teardown);
 
+/* The choice a caller makes for the default capture: the lowest two
+ * (preflight/gpu_choice.c; the choosing is tested in test_gpu_choice.c). */
 static struct preflight_input input(void)
 {
+	static const int lowest[] = { 0, 1 };
 	struct preflight_input in = {
-		.manifest = &man, .host = &host, .stack = &stack,
+		.manifest = &man, .host = &host, .stack = &stack, .chosen = lowest, .n_chosen = 2,
 	};
 
 	return in;
@@ -112,7 +115,7 @@ Test(preflight_rules, more_capture_gpus_than_host_gpus_blocks)
 {
 	struct preflight_input in = input();
 
-	host.n_gpus = 1;
+	host.n_gpus = in.n_chosen = 1;
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.verdict, PREFLIGHT_BLOCK);
 	cr_assert(has(&rep.blocks, "capture saw 2 GPU(s) but replay environment only exposes 1"));
@@ -123,49 +126,12 @@ Test(preflight_rules, fewer_chosen_gpus_than_capture_blocks)
 	static const int chosen[] = { 1 };
 	struct preflight_input in = input();
 
-	in.requested = chosen;
-	in.n_requested = 1;
 	in.chosen = chosen;
 	in.n_chosen = 1;
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.verdict, PREFLIGHT_BLOCK);
 	cr_assert_eq(rep.blocks.n, 1);
 	cr_assert_str_eq(rep.blocks.v[0], "capture saw 2 GPU(s) but replay environment only exposes 1");
-}
-
-Test(preflight_rules, missing_ordinal_blocks_with_the_exact_message)
-{
-	static const int req[] = { 0, 5 };
-	struct preflight_input in = input();
-
-	in.requested = req;
-	in.n_requested = 2;
-	in.chosen = req;
-	in.n_chosen = 2;
-	preflight_evaluate(&in, &rep);
-	cr_assert_eq(rep.verdict, PREFLIGHT_BLOCK);
-	cr_assert(has(&rep.blocks, "requested replay GPU 5 but replay environment only has 2 GPU(s) (0..1)"));
-	cr_assert_eq(rep.blocks.n, 1, "no count block: 2 chosen for 2 captured");
-	cr_assert_str_eq(rep.replay_side.buf, "HIP 7.13.0, comgr 2.8.60200; GPU(s) 0,5 of 2 (gfx942, absent)");
-}
-
-Test(preflight_rules, missing_ordinal_blocks_even_when_skipped_or_legacy)
-{
-	static const int req[] = { 2 };
-	struct preflight_input in = input();
-
-	in.requested = req;
-	in.n_requested = 1;
-	in.skip = true;
-	preflight_evaluate(&in, &rep);
-	cr_assert_eq(rep.verdict, PREFLIGHT_BLOCK);
-	cr_assert(has(&rep.blocks, "requested replay GPU 2 but replay environment only has 2 GPU(s) (0..1)"));
-
-	in.skip = false;
-	man.has_metadata = false;
-	preflight_evaluate(&in, &rep);
-	cr_assert_eq(rep.verdict, PREFLIGHT_BLOCK);
-	cr_assert_eq(rep.blocks.n, 1);
 }
 
 Test(preflight_rules, arch_mismatch_warns_and_strict_blocks)
@@ -208,8 +174,7 @@ Test(preflight_rules, arch_compares_device_i_with_the_i_th_chosen_gpu)
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.verdict, PREFLIGHT_OK, "%s", rep.warnings.n ? rep.warnings.v[0] : "");
 
-	in.chosen = NULL;
-	in.n_chosen = 0;
+	in.chosen = (const int[]){ 0 };
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.verdict, PREFLIGHT_WARN);
 	cr_assert(has(&rep.warnings, "arch mismatch on device 0: capture gfx942, replay GPU 0 is gfx90a"));
@@ -291,7 +256,7 @@ Test(preflight_rules, verdict_is_the_worst)
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.verdict, PREFLIGHT_CONFIRM);
 	cr_assert_eq(rep.warnings.n, 1);
-	host.n_gpus = 1;              /* BLOCK */
+	host.n_gpus = in.n_chosen = 1; /* BLOCK */
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.verdict, PREFLIGHT_BLOCK);
 	cr_assert_eq(rep.confirms.n, 1);
@@ -327,7 +292,7 @@ Test(preflight_rules, skip_flag_skips)
 {
 	struct preflight_input in = input();
 
-	host.n_gpus = 1;  /* would block on the count */
+	host.n_gpus = in.n_chosen = 1; /* would block on the count */
 	in.skip = true;
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.verdict, PREFLIGHT_SKIPPED);
@@ -337,12 +302,11 @@ Test(preflight_rules, skip_flag_skips)
 
 Test(preflight_rules, unknown_host_gpu_count_skips_gpu_checks_with_a_warning)
 {
-	static const int req[] = { 7 };
 	struct preflight_input in = input();
 
 	in.host = NULL;
-	in.requested = req;
-	in.n_requested = 1;
+	in.chosen = NULL; /* an unknown host gets no GPUs (gpu_choice_named) */
+	in.n_chosen = 0;
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.verdict, PREFLIGHT_WARN);
 	cr_assert_eq(rep.blocks.n, 0, "no guessing: the ordinal is not judged");
@@ -403,26 +367,14 @@ Test(preflight_rules, unknown_host_arch_warns)
 	cr_assert(has(&rep.warnings, "arch check skipped for device 0: replay side unknown (KFD node 1 has no gfx_target_version)"));
 }
 
-Test(preflight_rules, default_choice_is_the_lowest_ordinals)
-{
-	struct preflight_input in = input();
-
-	set_node(2, 5, 90402);
-	set_node(3, 6, 90402);
-	host.n_gpus = 4;
-	preflight_evaluate(&in, &rep);
-	cr_assert_eq(rep.verdict, PREFLIGHT_OK);
-	cr_assert_str_eq(rep.replay_side.buf, "HIP 7.13.0, comgr 2.8.60200; GPU(s) 0,1 of 4 (gfx942, gfx942)");
-}
-
 Test(preflight_rules, report_is_reset_between_evaluations)
 {
 	struct preflight_input in = input();
 
-	host.n_gpus = 1;
+	host.n_gpus = in.n_chosen = 1;
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.blocks.n, 1);
-	host.n_gpus = 2;
+	host.n_gpus = in.n_chosen = 2;
 	preflight_evaluate(&in, &rep);
 	cr_assert_eq(rep.blocks.n, 0);
 	cr_assert_eq(rep.verdict, PREFLIGHT_OK);

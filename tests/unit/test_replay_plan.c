@@ -26,34 +26,6 @@ static struct gpu_topology two_gpus(void)
 	return t;
 }
 
-Test(gpu_pick, requested_ordinal_must_exist)
-{
-	struct gpu_topology t = two_gpus();
-	int req[] = { 7 }, out[8];
-	size_t n;
-	struct error err;
-
-	cr_assert_eq(gpu_pick(&t, req, 1, 1, out, 8, &n, &err), -1);
-	cr_assert_str_eq(err.msg,
-			 "requested replay GPU 7 but replay environment only has 2 GPU(s) (0..1)");
-}
-
-Test(gpu_pick, auto_takes_capture_count_lowest_first)
-{
-	struct gpu_topology t = two_gpus();
-	int out[8];
-	size_t n;
-	struct error err;
-
-	cr_assert_eq(gpu_pick(&t, NULL, 0, -1, out, 8, &n, &err), 0);
-	cr_assert_eq(n, 1, "no metadata: one GPU");
-	cr_assert_eq(out[0], 0);
-	cr_assert_eq(gpu_pick(&t, NULL, 0, 2, out, 8, &n, &err), 0);
-	cr_assert_eq(n, 2);
-	cr_assert_eq(gpu_pick(&t, NULL, 0, 4, out, 8, &n, &err), 0);
-	cr_assert_eq(n, 2, "never more than the host has (preflight blocks)");
-}
-
 Test(replay_plan, devices_are_kfd_and_chosen_render_nodes_at_host_paths)
 {
 	struct gpu_topology t = two_gpus();
