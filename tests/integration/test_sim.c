@@ -296,7 +296,8 @@ Test(sim_image, hang_is_silent_and_stops_promptly)
 	cr_assert_lt(r.seconds, 1.8, "stop took %.2fs: SIGTERM did not end it", r.seconds);
 	sim_result_release(&r);
 	docker(&r, (const char *const[]){ "docker", "inspect", "-f", "{{.State.ExitCode}}", name, NULL });
-	cr_assert_str_eq(r.out.buf, "143\n", "exit code %s", r.out.buf);
+	cr_assert_str_eq(r.out.buf, "143\n", "exit code %s (docker inspect: status %d, %s)",
+			 r.out.buf, r.status, r.err.buf);
 	sim_result_release(&r);
 	docker(&r, (const char *const[]){ "docker", "rm", "-f", name, NULL });
 	sim_result_release(&r);
