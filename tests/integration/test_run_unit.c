@@ -42,15 +42,23 @@ static int pin_image(struct replay_host *h, struct image_facts *img)
 	return image_ensure(h->engine, SIM_IMAGE, PULL_NEVER, -1, img, &err);
 }
 
-static void describe(struct replay_desc *d, const struct image_facts *img, const char *pid_dir,
-		     const int *gpu)
+/* What a caller reads and chooses before a replay, once: the capture's
+ * manifest and its GPU (both outlive the description). */
+struct caller_choice {
+	struct capture_manifest cap;
+	struct gpu_choice gpus;
+};
+
+static void describe(struct replay_desc *d, struct caller_choice *c, const struct replay_host *h,
+		     const struct image_facts *img, const char *pid_dir, const int *gpu)
 {
+	capture_manifest_load(&c->cap, pid_dir);
+	gpu_choice_named(&c->gpus, &h->topo, gpu, 1, NULL);
 	replay_desc_init(d);
 	d->pid_dir = pid_dir;
 	d->image = img;
-	d->gpus = gpu;
-	d->n_gpus = 1;
-	d->gpus_requested = true;
+	d->capture = &c->cap;
+	d->gpus = &c->gpus;
 	d->limits.timeout_s = 60;
 	d->confirm = REPLAY_CONFIRM_REFUSE;
 	d->verbosity = -1;
@@ -83,13 +91,14 @@ Test(run_unit, two_replays_in_one_process_on_two_gpus)
 	cleanup_free char *maf_dir = fixture_pid_dir("maf");
 	static const int gpu0 = 0, gpu1 = 1;
 	struct replay_desc d0, d1;
+	struct caller_choice c0, c1;
 	struct replay_unit_result r0, r1;
 	cleanup_cjson cJSON *f0 = NULL, *f1 = NULL;
 
 	cr_assert_eq(open_host(&host), 0);
 	cr_assert_eq(pin_image(&host, &img), 0, "image %s missing: make images", SIM_IMAGE);
-	describe(&d0, &img, pass_dir, &gpu0);
-	describe(&d1, &img, maf_dir, &gpu1);
+	describe(&d0, &c0, &host, &img, pass_dir, &gpu0);
+	describe(&d1, &c1, &host, &img, maf_dir, &gpu1);
 	d1.create_by_id = true; /* as a sweep does with its pinned image */
 
 	cr_assert_eq(replay_unit_run(&host, &d0, &r0), EXIT_PASS, "%s", r0.failure.msg);
@@ -129,6 +138,8 @@ Test(run_unit, two_replays_in_one_process_on_two_gpus)
 
 	replay_unit_result_release(&r0);
 	replay_unit_result_release(&r1);
+	capture_manifest_release(&c0.cap);
+	capture_manifest_release(&c1.cap);
 	image_facts_release(&img);
 	replay_host_release(&host);
 }
@@ -141,11 +152,12 @@ Test(run_unit, a_missing_gpu_is_a_preflight_block_with_its_stage)
 	cleanup_free char *pass_dir = fixture_pid_dir("pass");
 	static const int gpu7 = 7;
 	struct replay_desc d;
+	struct caller_choice c;
 	struct replay_unit_result r;
 
 	cr_assert_eq(open_host(&host), 0);
 	cr_assert_eq(pin_image(&host, &img), 0);
-	describe(&d, &img, pass_dir, &gpu7);
+	describe(&d, &c, &host, &img, pass_dir, &gpu7);
 	cr_assert_eq(replay_unit_run(&host, &d, &r), EXIT_BLOCKED);
 	cr_assert_eq(r.failure.stage, REPLAY_STAGE_PREFLIGHT);
 	cr_assert_str_eq(replay_stage_name(r.failure.stage), "preflight");
@@ -154,6 +166,7 @@ Test(run_unit, a_missing_gpu_is_a_preflight_block_with_its_stage)
 	cr_assert_not_null(r.run_dir, "a blocked replay keeps its run folder (run.json)");
 	cr_assert(file_exists(r.run_dir, "run.json"));
 	replay_unit_result_release(&r);
+	capture_manifest_release(&c.cap);
 	image_facts_release(&img);
 	replay_host_release(&host);
 }
@@ -165,14 +178,16 @@ static int worker(const char *pid_dir, int gpu)
 	struct replay_host host;
 	struct image_facts img;
 	struct replay_desc d;
+	struct caller_choice c;
 	struct replay_unit_result r;
 	int code;
 
 	if (open_host(&host) != 0 || pin_image(&host, &img) != 0)
 		_exit(99);
-	describe(&d, &img, pid_dir, &gpu);
+	describe(&d, &c, &host, &img, pid_dir, &gpu);
 	code = replay_unit_run(&host, &d, &r);
 	replay_unit_result_release(&r);
+	capture_manifest_release(&c.cap);
 	image_facts_release(&img);
 	replay_host_release(&host);
 	return code;
