@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
@@ -34,8 +35,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	const char *ps[] = { "docker", "ps", "-aq", "--filter",
-			     "label=org.hrr-docker-replay.sim-test", NULL };
+	cleanup_free char *mine = xasprintf("label=%s", sim_test_label());
+	const char *ps[] = { "docker", "ps", "-aq", "--filter", mine, NULL };
 	struct sim_result r;
 	struct error err = { 0 };
 
@@ -270,7 +271,7 @@ Test(sim_image, hang_is_silent_and_stops_promptly)
 	kfd = xasprintf("%s/kfd:/dev/kfd", devdir.buf);
 	render = xasprintf("%s/renderD128:/dev/dri/renderD128", devdir.buf);
 	docker(&r, (const char *const[]){ "docker", "run", "-d", "--init", "--name", name,
-		"--label", "org.hrr-docker-replay.sim-test=1", "--network", "none",
+		"--label", sim_test_label(), "--network", "none",
 		"--device", kfd, "--device", render, "-v", vol, SIM_RUN_IMAGE,
 		"/opt/rocm/bin/hrr-playback", "/arch/pid-4242", "--sync-after-launch",
 		"--progress-seconds", "30", "--verbose", NULL });

@@ -481,6 +481,14 @@ void sim_last_line(const char *text, struct strbuf *line)
 	strbuf_add(line, text + start, end - start);
 }
 
+const char *sim_test_label(void)
+{
+	static char label[64];
+
+	snprintf(label, sizeof(label), "org.hrr-docker-replay.sim-test=%d", (int)getpid());
+	return label;
+}
+
 void sim_docker_argv(struct strvec *argv, const char *devdir, const char *pid_dir,
 		     const char *const *env, const char *const *args)
 {
@@ -489,7 +497,7 @@ void sim_docker_argv(struct strvec *argv, const char *devdir, const char *pid_di
 	base = base ? base + 1 : pid_dir;
 	strvec_pushv(argv, (const char *const[]){ "docker", "run", "--rm", "--init",
 		"--network", "none", "--ulimit", "core=0",
-		"--label", "org.hrr-docker-replay.sim-test=1", NULL });
+		"--label", sim_test_label(), NULL });
 	if (devdir) {
 		strvec_push(argv, "--device");
 		strvec_pushf(argv, "%s/kfd:/dev/kfd", devdir);

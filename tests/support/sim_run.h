@@ -73,7 +73,12 @@ bool sim_find_line(const char *text, const char *prefix, struct strbuf *line);
 /* The last non-empty line. */
 void sim_last_line(const char *text, struct strbuf *line);
 
+/* The label of the containers this test process starts, "<key>=<pid>":
+ * Criterion runs each test in a process of its own, and a teardown removes
+ * only its own, never those of a test running beside it (--jobs 2). */
+const char *sim_test_label(void);
 /* argv for: docker run --rm --init --network none --ulimit core=0
+ *   --label sim_test_label()
  *   [--device <devdir>/kfd:/dev/kfd --device <devdir>/renderD128:...]
  *   [-e each env] -v <pid_dir>:/arch/<basename>:ro SIM_RUN_IMAGE
  *   /opt/rocm/bin/hrr-playback /arch/<basename> <args...>
