@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 #define ACCEPT_MANIFESTS                                                             \
@@ -22,13 +23,6 @@ void registry_image_release(struct registry_image *im)
 	free(im->config_digest);
 	memset(im, 0, sizeof(*im));
 	im->created = -1;
-}
-
-static const char *json_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* Digests go into URLs: only "algo:hex". */
