@@ -58,3 +58,10 @@ void gpu_choice_lowest(struct gpu_choice *c, size_t need)
 	for (size_t i = 0; i < need && i < GPU_MAX; i++)
 		c->gpus[c->n++] = (int)i;
 }
+
+void gpu_choice_given(struct gpu_choice *c, const int *gpus, size_t n)
+{
+	choice_reset(c);
+	for (size_t i = 0; i < n && i < GPU_MAX; i++)
+		c->gpus[c->n++] = gpus[i];
+}

@@ -27,5 +27,8 @@ int gpu_choice_named(struct gpu_choice *c, const struct gpu_topology *host, cons
 size_t gpu_choice_need(int device_count, const struct gpu_topology *host);
 /* The lowest `need` ordinals (no lease: the preflight command). */
 void gpu_choice_lowest(struct gpu_choice *c, size_t need);
+/* GPUs their chooser already checked against this host: a sweep's
+ * scheduler picks from the pool the sweep checked when it started. */
+void gpu_choice_given(struct gpu_choice *c, const int *gpus, size_t n);
 
 #endif

@@ -137,9 +137,8 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	if (replay_host_open(&host, &cfg, &f) != 0) {
 		sweep_result_fill(&r, j->c, j->attempt, RESULT_ERROR, j->img->env.img.id, f.msg);
 	} else {
-		/* The scheduler chose them from the sweep's pool; a pool ordinal
-		 * the host lacks blocks each case, as --gpu does a run. */
-		gpu_choice_named(&gpus, host.have_topo ? &host.topo : NULL, j->gpus, j->n_gpus, NULL);
+		/* The scheduler chose them from the pool the sweep checked. */
+		gpu_choice_given(&gpus, j->gpus, j->n_gpus);
 		describe(j, ifd, &cap, &gpus, &d, &env, &extra_ld);
 		replay_unit_run(&host, &d, &u);
 		if (u.interrupt_signal) {

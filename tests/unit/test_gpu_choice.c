@@ -87,3 +87,15 @@ Test(gpu_choice, lowest_takes_ordinals_from_zero)
 	cr_assert_eq(c.gpus[2], 2);
 	cr_assert_str_empty(c.error, "a fresh choice carries no old error");
 }
+
+Test(gpu_choice, given_gpus_are_taken_as_they_are)
+{
+	struct gpu_choice c;
+
+	strcpy(c.error, "stale");
+	gpu_choice_given(&c, (const int[]){ 2, 0 }, 2);
+	cr_assert_eq(c.n, 2);
+	cr_assert_eq(c.gpus[0], 2);
+	cr_assert_eq(c.gpus[1], 0);
+	cr_assert_str_empty(c.error);
+}
