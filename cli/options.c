@@ -207,12 +207,6 @@ static void split_dirs(struct strvec *out, const char *s)
 	}
 }
 
-static void set_string(char **dst, const char *s)
-{
-	free(*dst);
-	*dst = xstrdup(s);
-}
-
 /* A flag, or its env twin's boolean value. */
 static int apply_flag(struct options *o, enum option_id id, const char *val, const char *from,
 		      bool from_env, struct error *err)
@@ -251,7 +245,7 @@ static int apply_inside_option(struct options *o, enum option_id id, const char 
 		if (val[0] != '/')
 			return error_set(err, ERR_USAGE, 0,
 					 "%s: '%s' must be an absolute path inside the image", from, val);
-		set_string(&o->playback, val);
+		options_set_string(&o->playback, val);
 		return 0;
 	case OPT_EXTRA_LD:
 		split_dirs(&o->extra_ld, val);
@@ -298,19 +292,19 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_IMAGE:
 		if (!*val)
 			return error_set(err, ERR_USAGE, 0, "%s: empty image reference", from);
-		set_string(&o->image, val);
+		options_set_string(&o->image, val);
 		strvec_push(&o->sweep.images, val); /* a sweep's images repeat */
 		return 0;
 	case OPT_ARCHIVE:
 		if (!*val)
 			return error_set(err, ERR_USAGE, 0, "%s: empty path", from);
-		set_string(&o->archive, val);
+		options_set_string(&o->archive, val);
 		strvec_push(&o->sweep.archives, val);
 		return 0;
 	case OPT_WORKDIR:
 		if (!*val)
 			return error_set(err, ERR_USAGE, 0, "%s: empty directory", from);
-		set_string(&o->workdir, val);
+		options_set_string(&o->workdir, val);
 		return 0;
 	case OPT_LOG:
 		if (!*val)
@@ -320,7 +314,7 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 	case OPT_OUTPUT:
 		if (!*val)
 			return error_set(err, ERR_USAGE, 0, "%s: empty path", from);
-		set_string(&o->output, val);
+		options_set_string(&o->output, val);
 		return 0;
 	case OPT_GPU:
 		return apply_gpu(o, val, from, from_env, err);
@@ -360,10 +354,10 @@ static int apply_option(struct options *o, enum option_id id, const char *val,
 		return seccomp_choice_parse(val, &o->seccomp, err) < 0
 			       ? error_prefix(err, "%s: ", from) : 0;
 	case OPT_DEVICE_ROOT:
-		set_string(&o->device_root, val);
+		options_set_string(&o->device_root, val);
 		return 0;
 	case OPT_SYSFS_ROOT:
-		set_string(&o->sysfs_root, val);
+		options_set_string(&o->sysfs_root, val);
 		return 0;
 	case OPT_NO_SYNC:
 	case OPT_MOUNT_CLR:
@@ -541,7 +535,7 @@ static int apply_environment(struct options *o, const bool *seen, env_lookup_fn 
 			const char *val = env(overlay_env[i].name, env_ud);
 
 			if (val && *val)
-				set_string((char **)((char *)o + overlay_env[i].off), val);
+				options_set_string((char **)((char *)o + overlay_env[i].off), val);
 		}
 	}
 	for (char **e = envp; e && *e; e++)

@@ -1,11 +1,8 @@
 #include "cli/sweep_options.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xalloc.h"
 #include "cli/option_ids.h"
 #include "cli/options_table.h"
 #include "cli/option_values.h"
@@ -106,26 +103,6 @@ void sweep_options_release(struct sweep_options *s)
 	sweep_options_init(s);
 }
 
-static int parse_long(const char *from, const char *v, long min, long *out, struct error *err)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < min)
-		return error_set(err, ERR_USAGE, 0, "%s: '%s' is not a whole number >= %ld", from, v,
-				 min);
-	*out = n;
-	return 0;
-}
-
-static void set_str(char **dst, const char *v)
-{
-	free(*dst);
-	*dst = xstrdup(v);
-}
-
 static int apply_list(struct sweep_options *s, int id, const char *v, const char *from,
 		      struct error *err)
 {
@@ -156,42 +133,42 @@ int sweep_option_apply(struct sweep_options *s, int id, const char *v, const cha
 		if (!sweep_label_valid(v))
 			return error_set(err, ERR_USAGE, 0,
 					 "%s '%s': use letters, digits, '.', '_' and '-'", from, v);
-		set_str(&s->label, v);
+		options_set_string(&s->label, v);
 		return 0;
-	case OPT_BASELINE: set_str(&s->baseline, v); return 0;
+	case OPT_BASELINE: options_set_string(&s->baseline, v); return 0;
 	case OPT_GPUS:
 	case OPT_FAIL_ON: return apply_list(s, id, v, from, err);
-	case OPT_JOBS: return parse_long(from, v, 1, &s->jobs, err);
-	case OPT_RETRY_FAILED: return parse_long(from, v, 0, &s->retry_failed, err);
+	case OPT_JOBS: return options_parse_long(from, v, 1, &s->jobs, err);
+	case OPT_RETRY_FAILED: return options_parse_long(from, v, 0, &s->retry_failed, err);
 	case OPT_GPU_WAIT:
-		if (parse_long(from, v, 0, &n, err) < 0)
+		if (options_parse_long(from, v, 0, &n, err) < 0)
 			return -1;
 		s->gpu_wait = (double)n;
 		return 0;
-	case OPT_DB: set_str(&s->db, v); return 0;
-	case OPT_JUNIT: set_str(&s->junit, v); return 0;
-	case OPT_HTML: set_str(&s->html, v); return 0;
-	case OPT_SUMMARY: set_str(&s->summary, v); return 0;
-	case OPT_RESUME: set_str(&s->resume, v); return 0;
-	case OPT_STATUS: set_str(&s->status, v); return 0;
+	case OPT_DB: options_set_string(&s->db, v); return 0;
+	case OPT_JUNIT: options_set_string(&s->junit, v); return 0;
+	case OPT_HTML: options_set_string(&s->html, v); return 0;
+	case OPT_SUMMARY: options_set_string(&s->summary, v); return 0;
+	case OPT_RESUME: options_set_string(&s->resume, v); return 0;
+	case OPT_STATUS: options_set_string(&s->status, v); return 0;
 	case OPT_SHARD:
 		s->have_shard = true;
 		return sweep_shard_parse(v, &s->shard_i, &s->shard_n, err);
-	case OPT_SHARD_CASES: set_str(&s->shard_cases, v); return 0;
+	case OPT_SHARD_CASES: options_set_string(&s->shard_cases, v); return 0;
 	case OPT_SLURM: s->slurm = true; s->backend = "slurm"; return 0;
 	case OPT_WAIT: s->wait = true; return 0;
 	case OPT_SLURM_OPT: strvec_push(&s->slurm_opts, v); return 0;
-	case OPT_SLURM_TASKS: return parse_long(from, v, 1, &s->slurm_tasks, err);
-	case OPT_SLURM_MAX_RUNNING: return parse_long(from, v, 1, &s->slurm_max_running, err);
-	case OPT_MERGE: set_str(&s->merge, v); return 0;
-	case OPT_CASE: set_str(&s->case_name, v); return 0;
-	case OPT_LAST: return parse_long(from, v, 1, &s->last, err);
-	case OPT_KEEP_LAST: return parse_long(from, v, 0, &s->keep, err);
-	case OPT_GOOD: set_str(&s->good, v); return 0;
-	case OPT_BAD: set_str(&s->bad, v); return 0;
-	case OPT_IMAGES: set_str(&s->images_file, v); return 0;
-	case OPT_TAG_PATTERN: set_str(&s->tag_pattern, v); return 0;
-	case OPT_SWEEP: set_str(&s->sweep, v); return 0;
+	case OPT_SLURM_TASKS: return options_parse_long(from, v, 1, &s->slurm_tasks, err);
+	case OPT_SLURM_MAX_RUNNING: return options_parse_long(from, v, 1, &s->slurm_max_running, err);
+	case OPT_MERGE: options_set_string(&s->merge, v); return 0;
+	case OPT_CASE: options_set_string(&s->case_name, v); return 0;
+	case OPT_LAST: return options_parse_long(from, v, 1, &s->last, err);
+	case OPT_KEEP_LAST: return options_parse_long(from, v, 0, &s->keep, err);
+	case OPT_GOOD: options_set_string(&s->good, v); return 0;
+	case OPT_BAD: options_set_string(&s->bad, v); return 0;
+	case OPT_IMAGES: options_set_string(&s->images_file, v); return 0;
+	case OPT_TAG_PATTERN: options_set_string(&s->tag_pattern, v); return 0;
+	case OPT_SWEEP: options_set_string(&s->sweep, v); return 0;
 	case OPT_KEEP_IMAGES: s->keep_images = true; return 0;
 	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
 	}
