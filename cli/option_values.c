@@ -1,7 +1,7 @@
-/* The small value parsers the option layer shares: the run options
- * (options.c) and the sweep's own (sweep_options.c) both read GPU lists,
- * sizes, whole numbers and booleans, and set strings. Pure, and depending
- * on neither, so both point here. */
+/* The small value parsers the option layer shares: the replay options
+ * (replay_options.c) and the sweep's own (sweep_options.c) both read GPU
+ * lists, sizes and booleans. Pure, and depending on no slice, so every
+ * slice points here. */
 #include "cli/option_values.h"
 #include "common/xalloc.h"
 

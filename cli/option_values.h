@@ -1,5 +1,5 @@
-/* Pure parsers of option values, shared by options.c and sweep_options.c
- * (exposed for tests). */
+/* Pure parsers of option values, shared by the slices of the option
+ * table (cli/options_table.h; exposed for tests). */
 #ifndef HRR_CLI_OPTION_VALUES_H
 #define HRR_CLI_OPTION_VALUES_H
 

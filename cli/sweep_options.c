@@ -9,8 +9,9 @@
 #include "sweep/sweep_plan.h"
 
 /* This module's slice of the option table (cli/options.c lists the
- * slices): --gpu-wait, the sweep's and the history's options. */
-const struct option_def sweep_option_rows[] = {
+ * slices): --gpu-wait, the sweep's, the history's and the bisection's
+ * options. */
+static const struct option_def sweep_rows[] = {
 	{ OPT_GPU_WAIT, "gpu-wait", 0, "S", NULL, FOR_RUN | FOR_SWEEP,
 	  "give up after S seconds when the GPU is held by another run (default: wait; 0 = do not)" },
 	{ OPT_PLAN, "plan", 0, "FILE", NULL, FOR_SWEEP,
@@ -71,8 +72,6 @@ const struct option_def sweep_option_rows[] = {
 	{ OPT_KEEP_IMAGES, "keep-images", 0, NULL, NULL, FOR_BISECT,
 	  "bisect: keep the images pulled for it (default: removed at the end)" },
 };
-_Static_assert(sizeof(sweep_option_rows) / sizeof(sweep_option_rows[0]) == SWEEP_OPTION_ROWS,
-	       "SWEEP_OPTION_ROWS counts the rows of sweep_option_rows");
 
 void sweep_options_init(struct sweep_options *s)
 {
@@ -122,11 +121,13 @@ static int apply_list(struct sweep_options *s, int id, const char *v, const char
 	return 0;
 }
 
-int sweep_option_apply(struct sweep_options *s, int id, const char *v, const char *from,
-		       struct error *err)
+static int sweep_option_apply(struct options *o, enum option_id id, const char *v,
+			      const char *from, bool from_env, struct error *err)
 {
+	struct sweep_options *s = options_sweep(o);
 	long n;
 
+	(void)from_env; /* HRR_HISTORY_DB, the one env twin here, reads as given */
 	switch (id) {
 	case OPT_PLAN: strvec_push(&s->plans, v); return 0;
 	case OPT_LABEL:
@@ -171,9 +172,11 @@ int sweep_option_apply(struct sweep_options *s, int id, const char *v, const cha
 	case OPT_SWEEP: options_set_string(&s->sweep, v); return 0;
 	case OPT_KEEP_IMAGES: s->keep_images = true; return 0;
 	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
+	default: return error_set(err, ERR_USAGE, 0, "internal: %s is not a sweep option", from);
 	}
-	return error_set(err, ERR_USAGE, 0, "internal: %s is not a sweep option", from);
 }
+
+const struct option_slice sweep_option_slice = OPTION_SLICE(sweep_rows, sweep_option_apply);
 
 int sweep_options_validate(const struct sweep_options *s, bool history, struct error *err)
 {
