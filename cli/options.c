@@ -2,9 +2,10 @@
  * (options_table.h), the defaults, the checks that need every option. */
 #include "cli/options.h"
 #include "cli/options_table.h"
+#include "cli/bisect_options.h"
 #include "cli/commands.h"
+#include "cli/history_options.h"
 #include "common/xalloc.h"
-#include "report/site.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 static const struct option_slice *const slices[] = {
 	&replay_option_slice,
 	&sweep_option_slice,
+	&history_option_slice,
+	&bisect_option_slice,
 	&general_option_slice,
 };
 
@@ -287,8 +290,10 @@ static int validate(const struct options *o, struct error *err)
 		return error_set(err, ERR_USAGE, 0, "analyze: --log FILE is required (see --help)");
 	if (o->command == CMD_BISECT)
 		return bisect_options_validate(&o->sweep, err);
-	if (o->command == CMD_SWEEP || o->command == CMD_HISTORY)
-		return sweep_options_validate(&o->sweep, o->command == CMD_HISTORY, err);
+	if (o->command == CMD_HISTORY)
+		return history_options_validate(&o->sweep, err);
+	if (o->command == CMD_SWEEP)
+		return sweep_options_validate(&o->sweep, err);
 	if (o->command == CMD_RUN || o->command == CMD_PREFLIGHT) {
 		if (!o->image)
 			return error_set(err, ERR_USAGE, 0,
@@ -325,28 +330,9 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 					 argv[1]);
 		o->command = cmd->id;
 		first = 2;
-		const struct history_action *act =
-			cmd->id == CMD_HISTORY && argc > 2 ? history_action_find(argv[2]) : NULL;
-
-		if (act) {
-			o->sweep.history_action = act->name;
-			first = 3;
-		}
-		if (act && !strcmp(act->name, "site")) {
-			/* `history site DIR` (docs/sweep.md "The history site"). */
-			if (argc < 4 || argv[3][0] == '-')
-				return error_set(err, ERR_USAGE, 0,
-						 "history site needs a directory: history site DIR");
-			o->sweep.site_dir = xstrdup(argv[3]);
-			o->sweep.last = SITE_DEFAULT_LAST;
-			first = 4;
-		}
-		if (act && !strcmp(act->name, "prune"))
-			/* `history prune --keep N` (docs/sweep.md); --keep is also
-			 * run's flag, so the table spells this one --keep-last. */
-			for (int i = first; i < argc; i++)
-				if (!strcmp(argv[i], "--keep"))
-					argv[i] = (char *)"--keep-last";
+		if (cmd->id == CMD_HISTORY &&
+		    (first = history_options_words(&o->sweep, argc, argv, err)) < 0)
+			return -1;
 	}
 	if (o->command == CMD_HELP)
 		return 0;

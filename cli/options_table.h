@@ -55,6 +55,8 @@ struct option_slice {
 
 extern const struct option_slice replay_option_slice;  /* cli/replay_options.c */
 extern const struct option_slice sweep_option_slice;   /* cli/sweep_options.c */
+extern const struct option_slice history_option_slice; /* cli/history_options.c */
+extern const struct option_slice bisect_option_slice;  /* cli/bisect_options.c */
 extern const struct option_slice general_option_slice; /* cli/general_options.c */
 
 /* o's sweep options (o->sweep), for the slices that set only those:

@@ -9,8 +9,8 @@
 #include "sweep/sweep_plan.h"
 
 /* This module's slice of the option table (cli/options.c lists the
- * slices): --gpu-wait, the sweep's, the history's and the bisection's
- * options. */
+ * slices): --gpu-wait and the sweep's options; --label and --db are the
+ * history's and the bisection's too. */
 static const struct option_def sweep_rows[] = {
 	{ OPT_GPU_WAIT, "gpu-wait", 0, "S", NULL, FOR_RUN | FOR_SWEEP,
 	  "give up after S seconds when the GPU is held by another run (default: wait; 0 = do not)" },
@@ -54,23 +54,6 @@ static const struct option_def sweep_rows[] = {
 	  "read every results file into the history and write the reports (the merge job)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
 	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
-	{ OPT_CASE, "case", 0, "NAME", NULL, FOR_HISTORY | FOR_BISECT, "one case's trend" },
-	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
-	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
-	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
-	{ OPT_GOOD, "good", 0, "IMAGE", NULL, FOR_BISECT,
-	  "bisect: the image the case(s) last behaved in (the old end)" },
-	{ OPT_BAD, "bad", 0, "IMAGE", NULL, FOR_BISECT,
-	  "bisect: the image they misbehave in (the new end)" },
-	{ OPT_IMAGES, "images", 0, "FILE", NULL, FOR_BISECT,
-	  "bisect: the candidates, one reference a line, oldest first (default: the\n"
-	  "                                   --good repository's registry tags by created time)" },
-	{ OPT_TAG_PATTERN, "tag-pattern", 0, "GLOB", NULL, FOR_BISECT,
-	  "bisect: only the registry tags matching GLOB (e.g. 'nightly-*')" },
-	{ OPT_SWEEP, "sweep", 0, "SWEEP", NULL, FOR_BISECT,
-	  "bisect: the cases of this sweep (id or folder; --case NAME picks one)" },
-	{ OPT_KEEP_IMAGES, "keep-images", 0, NULL, NULL, FOR_BISECT,
-	  "bisect: keep the images pulled for it (default: removed at the end)" },
 };
 
 void sweep_options_init(struct sweep_options *s)
@@ -162,15 +145,6 @@ static int sweep_option_apply(struct options *o, enum option_id id, const char *
 	case OPT_SLURM_TASKS: return options_parse_long(from, v, 1, &s->slurm_tasks, err);
 	case OPT_SLURM_MAX_RUNNING: return options_parse_long(from, v, 1, &s->slurm_max_running, err);
 	case OPT_MERGE: options_set_string(&s->merge, v); return 0;
-	case OPT_CASE: options_set_string(&s->case_name, v); return 0;
-	case OPT_LAST: return options_parse_long(from, v, 1, &s->last, err);
-	case OPT_KEEP_LAST: return options_parse_long(from, v, 0, &s->keep, err);
-	case OPT_GOOD: options_set_string(&s->good, v); return 0;
-	case OPT_BAD: options_set_string(&s->bad, v); return 0;
-	case OPT_IMAGES: options_set_string(&s->images_file, v); return 0;
-	case OPT_TAG_PATTERN: options_set_string(&s->tag_pattern, v); return 0;
-	case OPT_SWEEP: options_set_string(&s->sweep, v); return 0;
-	case OPT_KEEP_IMAGES: s->keep_images = true; return 0;
 	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
 	default: return error_set(err, ERR_USAGE, 0, "internal: %s is not a sweep option", from);
 	}
@@ -178,20 +152,8 @@ static int sweep_option_apply(struct options *o, enum option_id id, const char *
 
 const struct option_slice sweep_option_slice = OPTION_SLICE(sweep_rows, sweep_option_apply);
 
-int sweep_options_validate(const struct sweep_options *s, bool history, struct error *err)
+int sweep_options_validate(const struct sweep_options *s, struct error *err)
 {
-	if (history) {
-		bool prune = s->history_action && !strcmp(s->history_action, "prune");
-
-		if (prune && s->keep < 0)
-			return error_set(err, ERR_USAGE, 0, "history prune needs --keep N");
-		if (!prune && s->keep >= 0)
-			return error_set(err, ERR_USAGE, 0, "--keep belongs to `history prune`");
-		if (s->site_dir && s->case_name)
-			return error_set(err, ERR_USAGE, 0,
-					 "history site shows every case: no --case");
-		return 0;
-	}
 	if (!!s->resume + !!s->status + !!s->merge > 1)
 		return error_set(err, ERR_USAGE, 0, "--resume, --status and --merge are separate commands");
 	if ((s->resume || s->status || s->merge) && (s->archives.n || s->plans.n))
@@ -209,23 +171,5 @@ int sweep_options_validate(const struct sweep_options *s, bool history, struct e
 	if (s->archives.n && !s->images.n && !s->resume && !s->status && !s->merge)
 		return error_set(err, ERR_USAGE, 0,
 				 "sweep: --image is required with --archive (or set HRR_DOCKER_IMAGE)");
-	return 0;
-}
-
-int bisect_options_validate(const struct sweep_options *s, struct error *err)
-{
-	if (!s->good || !s->bad || !*s->good || !*s->bad)
-		return error_set(err, ERR_USAGE, 0, "bisect: give --good IMAGE and --bad IMAGE (see --help)");
-	if (!strcmp(s->good, s->bad))
-		return error_set(err, ERR_USAGE, 0, "bisect: --good and --bad are the same image (%s)",
-				 s->good);
-	if (!!s->archives.n + !!s->sweep != 1)
-		return error_set(err, ERR_USAGE, 0,
-				 "bisect: give the cases with --archive PATH or with --sweep SWEEP (one of them)");
-	if (s->case_name && !s->sweep)
-		return error_set(err, ERR_USAGE, 0, "bisect: --case goes with --sweep");
-	if (s->images_file && s->tag_pattern)
-		return error_set(err, ERR_USAGE, 0,
-				 "bisect: --tag-pattern filters registry tags; an --images file lists its own");
 	return 0;
 }

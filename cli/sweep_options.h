@@ -1,8 +1,9 @@
-/* The options `sweep`, `history` and `bisect` add to the option table
- * (their slice, sweep_option_slice in cli/options_table.h), and
- * --gpu-wait, which `run` takes too
- * (docs/sweep.md "Commands", "GPU leases"). A sweep also takes every run
- * option but --gpu and -o; its --image and --archive repeat. */
+/* The options `sweep` adds to the option table (its slice,
+ * sweep_option_slice in cli/options_table.h), and --gpu-wait, which `run`
+ * takes too (docs/sweep.md "Commands", "GPU leases"). A sweep also takes
+ * every run option but --gpu and -o; its --image and --archive repeat.
+ * struct sweep_options also holds what the history's and the bisection's
+ * slices apply (cli/history_options.h, cli/bisect_options.h). */
 #ifndef HRR_CLI_SWEEP_OPTIONS_H
 #define HRR_CLI_SWEEP_OPTIONS_H
 
@@ -51,12 +52,8 @@ struct sweep_options {
 
 void sweep_options_init(struct sweep_options *s);
 void sweep_options_release(struct sweep_options *s);
-/* The checks that need every option of a sweep or a history command. */
-int sweep_options_validate(const struct sweep_options *s, bool history, struct error *err)
-	__attribute__((warn_unused_result));
-
-/* The checks of `bisect`: both ends, and the cases from one place. */
-int bisect_options_validate(const struct sweep_options *s, struct error *err)
+/* The checks that need every option of a sweep. */
+int sweep_options_validate(const struct sweep_options *s, struct error *err)
 	__attribute__((warn_unused_result));
 
 #endif
