@@ -1,6 +1,7 @@
 /* The replay options' slice of the option table: what `run` and
  * `preflight` take (a sweep and a bisection take most of them too, for
- * each case), and the code that applies them to struct options. */
+ * each case) and `analyze`'s --log, with the code that applies them to
+ * struct options. */
 #include "cli/options.h"
 #include "cli/options_table.h"
 #include "common/xalloc.h"
