@@ -1,7 +1,7 @@
 /* The subcommands' ids: the command table (cli/commands.c) gives each its
- * name and entry point, the option table (cli/options.c) marks the
- * rows each takes. Its own header so that neither table includes the
- * other's. */
+ * name and entry point, the option table (its slices,
+ * cli/options_table.h) marks the rows each takes. Its own header so that
+ * neither table includes the other's. */
 #ifndef HRR_CLI_COMMAND_IDS_H
 #define HRR_CLI_COMMAND_IDS_H
 

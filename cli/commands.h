@@ -1,7 +1,7 @@
 /* The subcommands: one table (cli/commands.c) names each, gives
  * its summary and its entry point; main and `help <command>` find them
  * there. A command's options are the rows of the option table
- * (cli/options.c) marked for it. Exit codes: docs/cli.md
+ * (cli/options_table.h) marked for it. Exit codes: docs/cli.md
  * (replay/replay_unit.h). */
 #ifndef HRR_CLI_COMMANDS_H
 #define HRR_CLI_COMMANDS_H

@@ -1,5 +1,7 @@
 /* The option ids of the option table (options_table.h), alone so that the
- * units applying them (options.c, sweep_options.c) need not see each other. */
+ * slices applying them (cli/replay_options.c, cli/sweep_options.c, ...)
+ * need not see each other. In the order the options came, not by slice:
+ * the slice holding an id's row applies it. A new id goes last. */
 #ifndef HRR_CLI_OPTION_IDS_H
 #define HRR_CLI_OPTION_IDS_H
 
@@ -39,7 +41,6 @@ enum option_id {
 	OPT_AS_ROOT,
 	OPT_MEMORY,
 	OPT_LOG_LIMIT,
-	/* sweep, history, leases: applied by cli/sweep_options.c */
 	OPT_PLAN,
 	OPT_LABEL,
 	OPT_BASELINE,
@@ -69,7 +70,6 @@ enum option_id {
 	OPT_WAIT,
 	OPT_MERGE,
 	OPT_SHARD_CASES,
-	/* bisect (bisect/, cli/cmd_bisect.c) */
 	OPT_GOOD,
 	OPT_BAD,
 	OPT_IMAGES,
@@ -77,6 +77,10 @@ enum option_id {
 	OPT_SWEEP,
 	OPT_KEEP_IMAGES,
 	OPT_QUARANTINE_GPUS,
+	OPTION_ID_END /* not an option: ids run from OPT_IMAGE to here */
 };
+
+/* At most this many rows: each has its own id (tests/unit/test_options.c). */
+#define OPTION_ID_COUNT (OPTION_ID_END - OPT_IMAGE)
 
 #endif

@@ -1,7 +1,9 @@
-/* The small value parsers the option layer shares: the run options
- * (options.c) and the sweep's own (sweep_options.c) both read GPU lists,
- * sizes and booleans. Pure, and depending on neither, so both point here. */
+/* The small value parsers the option layer shares: the replay options
+ * (replay_options.c) and the sweep's own (sweep_options.c) both read GPU
+ * lists, sizes and booleans. Pure, and depending on no slice, so every
+ * slice points here. */
 #include "cli/option_values.h"
+#include "common/xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -83,4 +85,24 @@ int options_parse_gpu_list(const char *s, int *out, size_t max, size_t *n, struc
 					 "--gpu: '%s' ends with a comma", s);
 	}
 	return 0;
+}
+
+int options_parse_long(const char *from, const char *s, long min, long *out, struct error *err)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || end == s || *end || n < min)
+		return error_set(err, ERR_USAGE, 0, "%s: '%s' is not a whole number >= %ld", from, s,
+				 min);
+	*out = n;
+	return 0;
+}
+
+void options_set_string(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = xstrdup(s);
 }

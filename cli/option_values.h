@@ -1,5 +1,5 @@
-/* Pure parsers of option values, shared by options.c and sweep_options.c
- * (exposed for tests). */
+/* Pure parsers of option values, shared by the slices of the option
+ * table (cli/options_table.h; exposed for tests). */
 #ifndef HRR_CLI_OPTION_VALUES_H
 #define HRR_CLI_OPTION_VALUES_H
 
@@ -16,5 +16,10 @@ __attribute__((warn_unused_result))
 int options_parse_bytes(const char *what, const char *s, long long *out, struct error *err);
 /* "1"/"true"/"yes"/"on" -> 1, "0"/"false"/"no"/"off"/"" -> 0, else -1. */
 int options_parse_bool(const char *s);
+/* A whole number >= min; `from` names the option for the message. */
+__attribute__((warn_unused_result))
+int options_parse_long(const char *from, const char *s, long min, long *out, struct error *err);
+/* *dst becomes a copy of s (a string option given again replaces it). */
+void options_set_string(char **dst, const char *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* The option table, shared by the parser (options.c) and the help
  * (options_help.c): one row per option, its env twin and the commands
- * that take it. Internal to the command layer. */
+ * that take it, in slices (each module's rows with the code that applies
+ * them). Internal to the command layer. */
 #ifndef HRR_CLI_OPTIONS_TABLE_H
 #define HRR_CLI_OPTIONS_TABLE_H
 
@@ -10,6 +11,9 @@
 #include "cli/option_ids.h"
 #include "common/error.h"
 #include "cli/command_ids.h"
+
+struct options;
+struct sweep_options;
 
 /* Which commands take an option. */
 #define FOR_RUN (1u << CMD_RUN)
@@ -32,18 +36,36 @@ struct option_def {
 	const char *help;
 };
 
-/* One module's rows (cli/options.c: the replay and general rows;
- * cli/sweep_options.c: the sweep's and history's). */
+/* Apply one option of a slice: val from argv, or from its env twin
+ * (from_env); `from` names the source for messages: "--timeout" or
+ * "HRR_REPLAY_TIMEOUT". */
+typedef int option_apply_fn(struct options *o, enum option_id id, const char *val,
+			    const char *from, bool from_env, struct error *err);
+
+/* One module's rows and the code that applies them, in that module's
+ * file; options.c lists the slices. */
 struct option_slice {
 	const struct option_def *rows;
 	size_t n;
+	option_apply_fn *apply;
 };
+
+/* A slice's definition, next to its rows: the count follows the array. */
+#define OPTION_SLICE(rows, apply) { rows, sizeof(rows) / sizeof((rows)[0]), apply }
+
+extern const struct option_slice replay_option_slice;  /* cli/replay_options.c */
+extern const struct option_slice sweep_option_slice;   /* cli/sweep_options.c */
+extern const struct option_slice history_option_slice; /* cli/history_options.c */
+extern const struct option_slice bisect_option_slice;  /* cli/bisect_options.c */
+extern const struct option_slice general_option_slice; /* cli/general_options.c */
+
+/* o's sweep options (o->sweep), for the slices that set only those:
+ * cli/options.h includes their headers, so they do not include it. */
+struct sweep_options *options_sweep(struct options *o);
 
 /* Every row, slice after slice, in the order --help lists them. */
 size_t option_count(void);
 const struct option_def *option_at(size_t i);
-
-struct options;
 
 /* --format, --engine, --pull, --devices, --diagnose: one word of a fixed
  * set each (cli/option_choices.c). */

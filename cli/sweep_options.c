@@ -1,19 +1,17 @@
 #include "cli/sweep_options.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xalloc.h"
 #include "cli/option_ids.h"
 #include "cli/options_table.h"
 #include "cli/option_values.h"
 #include "sweep/sweep_plan.h"
 
 /* This module's slice of the option table (cli/options.c lists the
- * slices): --gpu-wait, the sweep's and the history's options. */
-const struct option_def sweep_option_rows[] = {
+ * slices): --gpu-wait and the sweep's options; --label and --db are the
+ * history's and the bisection's too. */
+static const struct option_def sweep_rows[] = {
 	{ OPT_GPU_WAIT, "gpu-wait", 0, "S", NULL, FOR_RUN | FOR_SWEEP,
 	  "give up after S seconds when the GPU is held by another run (default: wait; 0 = do not)" },
 	{ OPT_PLAN, "plan", 0, "FILE", NULL, FOR_SWEEP,
@@ -56,26 +54,7 @@ const struct option_def sweep_option_rows[] = {
 	  "read every results file into the history and write the reports (the merge job)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
 	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
-	{ OPT_CASE, "case", 0, "NAME", NULL, FOR_HISTORY | FOR_BISECT, "one case's trend" },
-	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
-	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
-	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
-	{ OPT_GOOD, "good", 0, "IMAGE", NULL, FOR_BISECT,
-	  "bisect: the image the case(s) last behaved in (the old end)" },
-	{ OPT_BAD, "bad", 0, "IMAGE", NULL, FOR_BISECT,
-	  "bisect: the image they misbehave in (the new end)" },
-	{ OPT_IMAGES, "images", 0, "FILE", NULL, FOR_BISECT,
-	  "bisect: the candidates, one reference a line, oldest first (default: the\n"
-	  "                                   --good repository's registry tags by created time)" },
-	{ OPT_TAG_PATTERN, "tag-pattern", 0, "GLOB", NULL, FOR_BISECT,
-	  "bisect: only the registry tags matching GLOB (e.g. 'nightly-*')" },
-	{ OPT_SWEEP, "sweep", 0, "SWEEP", NULL, FOR_BISECT,
-	  "bisect: the cases of this sweep (id or folder; --case NAME picks one)" },
-	{ OPT_KEEP_IMAGES, "keep-images", 0, NULL, NULL, FOR_BISECT,
-	  "bisect: keep the images pulled for it (default: removed at the end)" },
 };
-_Static_assert(sizeof(sweep_option_rows) / sizeof(sweep_option_rows[0]) == SWEEP_OPTION_ROWS,
-	       "SWEEP_OPTION_ROWS counts the rows of sweep_option_rows");
 
 void sweep_options_init(struct sweep_options *s)
 {
@@ -106,26 +85,6 @@ void sweep_options_release(struct sweep_options *s)
 	sweep_options_init(s);
 }
 
-static int parse_long(const char *from, const char *v, long min, long *out, struct error *err)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < min)
-		return error_set(err, ERR_USAGE, 0, "%s: '%s' is not a whole number >= %ld", from, v,
-				 min);
-	*out = n;
-	return 0;
-}
-
-static void set_str(char **dst, const char *v)
-{
-	free(*dst);
-	*dst = xstrdup(v);
-}
-
 static int apply_list(struct sweep_options *s, int id, const char *v, const char *from,
 		      struct error *err)
 {
@@ -145,73 +104,56 @@ static int apply_list(struct sweep_options *s, int id, const char *v, const char
 	return 0;
 }
 
-int sweep_option_apply(struct sweep_options *s, int id, const char *v, const char *from,
-		       struct error *err)
+static int sweep_option_apply(struct options *o, enum option_id id, const char *v,
+			      const char *from, bool from_env, struct error *err)
 {
+	struct sweep_options *s = options_sweep(o);
 	long n;
 
+	(void)from_env; /* HRR_HISTORY_DB, the one env twin here, reads as given */
 	switch (id) {
 	case OPT_PLAN: strvec_push(&s->plans, v); return 0;
 	case OPT_LABEL:
 		if (!sweep_label_valid(v))
 			return error_set(err, ERR_USAGE, 0,
 					 "%s '%s': use letters, digits, '.', '_' and '-'", from, v);
-		set_str(&s->label, v);
+		options_set_string(&s->label, v);
 		return 0;
-	case OPT_BASELINE: set_str(&s->baseline, v); return 0;
+	case OPT_BASELINE: options_set_string(&s->baseline, v); return 0;
 	case OPT_GPUS:
 	case OPT_FAIL_ON: return apply_list(s, id, v, from, err);
-	case OPT_JOBS: return parse_long(from, v, 1, &s->jobs, err);
-	case OPT_RETRY_FAILED: return parse_long(from, v, 0, &s->retry_failed, err);
+	case OPT_JOBS: return options_parse_long(from, v, 1, &s->jobs, err);
+	case OPT_RETRY_FAILED: return options_parse_long(from, v, 0, &s->retry_failed, err);
 	case OPT_GPU_WAIT:
-		if (parse_long(from, v, 0, &n, err) < 0)
+		if (options_parse_long(from, v, 0, &n, err) < 0)
 			return -1;
 		s->gpu_wait = (double)n;
 		return 0;
-	case OPT_DB: set_str(&s->db, v); return 0;
-	case OPT_JUNIT: set_str(&s->junit, v); return 0;
-	case OPT_HTML: set_str(&s->html, v); return 0;
-	case OPT_SUMMARY: set_str(&s->summary, v); return 0;
-	case OPT_RESUME: set_str(&s->resume, v); return 0;
-	case OPT_STATUS: set_str(&s->status, v); return 0;
+	case OPT_DB: options_set_string(&s->db, v); return 0;
+	case OPT_JUNIT: options_set_string(&s->junit, v); return 0;
+	case OPT_HTML: options_set_string(&s->html, v); return 0;
+	case OPT_SUMMARY: options_set_string(&s->summary, v); return 0;
+	case OPT_RESUME: options_set_string(&s->resume, v); return 0;
+	case OPT_STATUS: options_set_string(&s->status, v); return 0;
 	case OPT_SHARD:
 		s->have_shard = true;
 		return sweep_shard_parse(v, &s->shard_i, &s->shard_n, err);
-	case OPT_SHARD_CASES: set_str(&s->shard_cases, v); return 0;
+	case OPT_SHARD_CASES: options_set_string(&s->shard_cases, v); return 0;
 	case OPT_SLURM: s->slurm = true; s->backend = "slurm"; return 0;
 	case OPT_WAIT: s->wait = true; return 0;
 	case OPT_SLURM_OPT: strvec_push(&s->slurm_opts, v); return 0;
-	case OPT_SLURM_TASKS: return parse_long(from, v, 1, &s->slurm_tasks, err);
-	case OPT_SLURM_MAX_RUNNING: return parse_long(from, v, 1, &s->slurm_max_running, err);
-	case OPT_MERGE: set_str(&s->merge, v); return 0;
-	case OPT_CASE: set_str(&s->case_name, v); return 0;
-	case OPT_LAST: return parse_long(from, v, 1, &s->last, err);
-	case OPT_KEEP_LAST: return parse_long(from, v, 0, &s->keep, err);
-	case OPT_GOOD: set_str(&s->good, v); return 0;
-	case OPT_BAD: set_str(&s->bad, v); return 0;
-	case OPT_IMAGES: set_str(&s->images_file, v); return 0;
-	case OPT_TAG_PATTERN: set_str(&s->tag_pattern, v); return 0;
-	case OPT_SWEEP: set_str(&s->sweep, v); return 0;
-	case OPT_KEEP_IMAGES: s->keep_images = true; return 0;
+	case OPT_SLURM_TASKS: return options_parse_long(from, v, 1, &s->slurm_tasks, err);
+	case OPT_SLURM_MAX_RUNNING: return options_parse_long(from, v, 1, &s->slurm_max_running, err);
+	case OPT_MERGE: options_set_string(&s->merge, v); return 0;
 	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
+	default: return error_set(err, ERR_USAGE, 0, "internal: %s is not a sweep option", from);
 	}
-	return error_set(err, ERR_USAGE, 0, "internal: %s is not a sweep option", from);
 }
 
-int sweep_options_validate(const struct sweep_options *s, bool history, struct error *err)
-{
-	if (history) {
-		bool prune = s->history_action && !strcmp(s->history_action, "prune");
+const struct option_slice sweep_option_slice = OPTION_SLICE(sweep_rows, sweep_option_apply);
 
-		if (prune && s->keep < 0)
-			return error_set(err, ERR_USAGE, 0, "history prune needs --keep N");
-		if (!prune && s->keep >= 0)
-			return error_set(err, ERR_USAGE, 0, "--keep belongs to `history prune`");
-		if (s->site_dir && s->case_name)
-			return error_set(err, ERR_USAGE, 0,
-					 "history site shows every case: no --case");
-		return 0;
-	}
+int sweep_options_validate(const struct sweep_options *s, struct error *err)
+{
 	if (!!s->resume + !!s->status + !!s->merge > 1)
 		return error_set(err, ERR_USAGE, 0, "--resume, --status and --merge are separate commands");
 	if ((s->resume || s->status || s->merge) && (s->archives.n || s->plans.n))
@@ -229,23 +171,5 @@ int sweep_options_validate(const struct sweep_options *s, bool history, struct e
 	if (s->archives.n && !s->images.n && !s->resume && !s->status && !s->merge)
 		return error_set(err, ERR_USAGE, 0,
 				 "sweep: --image is required with --archive (or set HRR_DOCKER_IMAGE)");
-	return 0;
-}
-
-int bisect_options_validate(const struct sweep_options *s, struct error *err)
-{
-	if (!s->good || !s->bad || !*s->good || !*s->bad)
-		return error_set(err, ERR_USAGE, 0, "bisect: give --good IMAGE and --bad IMAGE (see --help)");
-	if (!strcmp(s->good, s->bad))
-		return error_set(err, ERR_USAGE, 0, "bisect: --good and --bad are the same image (%s)",
-				 s->good);
-	if (!!s->archives.n + !!s->sweep != 1)
-		return error_set(err, ERR_USAGE, 0,
-				 "bisect: give the cases with --archive PATH or with --sweep SWEEP (one of them)");
-	if (s->case_name && !s->sweep)
-		return error_set(err, ERR_USAGE, 0, "bisect: --case goes with --sweep");
-	if (s->images_file && s->tag_pattern)
-		return error_set(err, ERR_USAGE, 0,
-				 "bisect: --tag-pattern filters registry tags; an --images file lists its own");
 	return 0;
 }

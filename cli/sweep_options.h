@@ -1,7 +1,9 @@
-/* The options `sweep` and `history` add to the option table
- * (cli/options.c), and --gpu-wait, which `run` takes too
- * (docs/sweep.md "Commands", "GPU leases"). A sweep also takes every run
- * option but --gpu and -o; its --image and --archive repeat. */
+/* The options `sweep` adds to the option table (its slice,
+ * sweep_option_slice in cli/options_table.h), and --gpu-wait, which `run`
+ * takes too (docs/sweep.md "Commands", "GPU leases"). A sweep also takes
+ * every run option but --gpu and -o; its --image and --archive repeat.
+ * struct sweep_options also holds what the history's and the bisection's
+ * slices apply (cli/history_options.h, cli/bisect_options.h). */
 #ifndef HRR_CLI_SWEEP_OPTIONS_H
 #define HRR_CLI_SWEEP_OPTIONS_H
 
@@ -48,23 +50,10 @@ struct sweep_options {
 	bool keep_images;
 };
 
-/* This module's rows of the option table (struct option_def,
- * cli/options_table.h); a row added here counts in SWEEP_OPTION_ROWS. */
-#define SWEEP_OPTION_ROWS 32
-extern const struct option_def sweep_option_rows[];
-
 void sweep_options_init(struct sweep_options *s);
 void sweep_options_release(struct sweep_options *s);
-/* Apply one of the option ids this module owns (option_ids.h);
- * `from` names the source for messages. */
-int sweep_option_apply(struct sweep_options *s, int id, const char *val, const char *from,
-		       struct error *err) __attribute__((warn_unused_result));
-/* The checks that need every option of a sweep or a history command. */
-int sweep_options_validate(const struct sweep_options *s, bool history, struct error *err)
-	__attribute__((warn_unused_result));
-
-/* The checks of `bisect`: both ends, and the cases from one place. */
-int bisect_options_validate(const struct sweep_options *s, struct error *err)
+/* The checks that need every option of a sweep. */
+int sweep_options_validate(const struct sweep_options *s, struct error *err)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "cli/cmd_json.h"
 #include "cli/options.h"
+#include "cli/options_table.h"
 
 struct fake_env {
 	const char *const *kv; /* "K", "V", ..., NULL */
@@ -363,4 +364,25 @@ Test(options, log_limit_default_zero_env_twin_and_bad_values)
 	cr_assert_eq(err.kind, ERR_USAGE);
 	cr_assert(strstr(err.msg, "--log-limit") && strstr(err.msg, "'1k'"), "%s", err.msg);
 	options_release(&o);
+}
+
+/* The parser sizes its arrays by the ids (cli/option_ids.h): each id has
+ * exactly one row in one slice, and no two rows share a name. */
+Test(options, every_option_id_has_one_row_and_every_name_is_unique)
+{
+	cr_assert_eq(option_count(), (size_t)OPTION_ID_COUNT,
+		     "%zu rows for %d ids: an id without a row, or two rows with one id",
+		     option_count(), OPTION_ID_COUNT);
+	for (int id = OPT_IMAGE; id < OPTION_ID_END; id++) {
+		int rows = 0;
+
+		for (size_t i = 0; i < option_count(); i++)
+			rows += (int)option_at(i)->id == id;
+		cr_expect_eq(rows, 1, "option id %d has %d rows", id, rows);
+	}
+	for (size_t i = 0; i < option_count(); i++)
+		for (size_t j = i + 1; j < option_count(); j++)
+			cr_expect_neq(strcmp(option_at(i)->name, option_at(j)->name), 0, "--%s twice",
+				      option_at(i)->name);
+	cr_assert_null(option_at(option_count()), "no row past the last");
 }
