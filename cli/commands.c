@@ -44,3 +44,17 @@ const struct command_def *command_by_id(enum command id)
 			return &commands[i];
 	return NULL;
 }
+
+void command_names(struct strbuf *out)
+{
+	size_t n = sizeof(commands) / sizeof(commands[0]), last = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (commands[i].run)
+			last = i;
+	for (size_t i = 0, k = 0; i < n; i++) {
+		if (!commands[i].run)
+			continue;
+		strbuf_addf(out, "%s%s", k++ ? (i == last ? " or " : ", ") : "", commands[i].name);
+	}
+}

@@ -7,6 +7,7 @@
 #define HRR_CLI_COMMANDS_H
 
 #include "cli/command_ids.h"
+#include "common/strbuf.h"
 #include "replay/replay_unit.h"
 
 struct options;
@@ -29,6 +30,8 @@ const struct command_def *command_find(const char *name);
 const struct command_def *command_by_id(enum command id);
 /* Every row, in the order `--help` lists them. */
 const struct command_def *command_table(size_t *n);
+/* "run, preflight, ... or gc": the commands, for "use ..." messages. */
+void command_names(struct strbuf *out);
 
 /* Each command's usage text, in its cmd_<name>.c. */
 extern const char cmd_run_usage[], cmd_replay_help_tail[], cmd_preflight_usage[],

@@ -28,7 +28,9 @@ static int print_help(enum command cmd, const char *topic)
 		const struct command_def *c = command_find(topic);
 
 		if (!c) {
-			say_error("help: unknown command '%s'; use run, preflight, analyze, gc, sweep or history", topic);
+			command_names(&help);
+			say_error("help: unknown command '%s'; use %s", topic, help.buf);
+			strbuf_release(&help);
 			return EXIT_USAGE;
 		}
 		cmd = c->id;

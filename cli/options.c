@@ -5,6 +5,7 @@
 #include "cli/bisect_options.h"
 #include "cli/commands.h"
 #include "cli/history_options.h"
+#include "common/cleanup.h"
 #include "common/xalloc.h"
 
 #include <getopt.h>
@@ -324,10 +325,13 @@ int options_parse(struct options *o, int argc, char **argv, env_lookup_fn env,
 	if (argc > 1 && argv[1][0] != '-') {
 		const struct command_def *cmd = command_find(argv[1]);
 
-		if (!cmd)
-			return error_set(err, ERR_USAGE, 0,
-					 "unknown command '%s'; use run, preflight, analyze, gc, sweep, bisect or history (see --help)",
-					 argv[1]);
+		if (!cmd) {
+			cleanup_strbuf struct strbuf names = STRBUF_INIT;
+
+			command_names(&names);
+			return error_set(err, ERR_USAGE, 0, "unknown command '%s'; use %s (see --help)",
+					 argv[1], names.buf);
+		}
 		o->command = cmd->id;
 		first = 2;
 		if (cmd->id == CMD_HISTORY &&

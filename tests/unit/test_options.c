@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli/cmd_json.h"
+#include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/options_table.h"
 
@@ -171,6 +172,16 @@ Test(options, subcommands_and_help)
 	options_release(&o);
 	cr_assert_eq(PARSE(&o, &err, NULL, NULL, "frobnicate"), -1);
 	cr_assert(strstr(err.msg, "unknown command 'frobnicate'"));
+	{
+		size_t n;
+		const struct command_def *t = command_table(&n);
+
+		/* The list comes from the command table: none is left out. */
+		for (size_t i = 0; i < n; i++)
+			if (t[i].run)
+				cr_assert(strstr(err.msg, t[i].name), "%s lacks %s", err.msg, t[i].name);
+		cr_assert(strstr(err.msg, "bisect, history or gc"), "%s", err.msg);
+	}
 	options_release(&o);
 
 	options_help(CMD_RUN, &help);
