@@ -20,10 +20,9 @@ static const struct option_def bisect_rows[] = {
 	  "bisect: keep the images pulled for it (default: removed at the end)" },
 };
 
-static int bisect_option_apply(struct options *o, enum option_id id, const char *v,
+static int bisect_option_apply(struct sweep_options *s, enum option_id id, const char *v,
 			       const char *from, bool from_env, struct error *err)
 {
-	struct sweep_options *s = options_sweep(o);
 
 	(void)from_env; /* no env twin here */
 	switch (id) {
@@ -37,7 +36,7 @@ static int bisect_option_apply(struct options *o, enum option_id id, const char 
 	}
 }
 
-const struct option_slice bisect_option_slice = OPTION_SLICE(bisect_rows, bisect_option_apply);
+const struct option_slice bisect_option_slice = SWEEP_OPTION_SLICE(bisect_rows, bisect_option_apply);
 
 int bisect_options_validate(const struct sweep_options *s, struct error *err)
 {

@@ -14,10 +14,9 @@ static const struct option_def history_rows[] = {
 	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
 };
 
-static int history_option_apply(struct options *o, enum option_id id, const char *v,
+static int history_option_apply(struct sweep_options *s, enum option_id id, const char *v,
 				const char *from, bool from_env, struct error *err)
 {
-	struct sweep_options *s = options_sweep(o);
 
 	(void)from_env; /* no env twin here */
 	switch (id) {
@@ -28,7 +27,7 @@ static int history_option_apply(struct options *o, enum option_id id, const char
 	}
 }
 
-const struct option_slice history_option_slice = OPTION_SLICE(history_rows, history_option_apply);
+const struct option_slice history_option_slice = SWEEP_OPTION_SLICE(history_rows, history_option_apply);
 
 int history_options_words(struct sweep_options *s, int argc, char **argv, struct error *err)
 {

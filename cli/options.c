@@ -29,11 +29,6 @@ static const struct option_slice *const slices[] = {
  * own id (option_ids.h). */
 #define N_OPTIONS_MAX OPTION_ID_COUNT
 
-struct sweep_options *options_sweep(struct options *o)
-{
-	return &o->sweep;
-}
-
 size_t option_count(void)
 {
 	size_t n = 0;
@@ -65,7 +60,8 @@ static int apply_option(struct options *o, size_t i, const char *val, const char
 {
 	const struct option_slice *s = slice_of(&i);
 
-	return s->apply(o, s->rows[i].id, val, from, from_env, err);
+	return s->apply ? s->apply(o, s->rows[i].id, val, from, from_env, err)
+			: s->apply_sweep(&o->sweep, s->rows[i].id, val, from, from_env, err);
 }
 
 void options_init(struct options *o)

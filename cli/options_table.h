@@ -41,27 +41,30 @@ struct option_def {
  * "HRR_REPLAY_TIMEOUT". */
 typedef int option_apply_fn(struct options *o, enum option_id id, const char *val,
 			    const char *from, bool from_env, struct error *err);
+/* The same for a slice that sets only struct sweep_options (the sweep's,
+ * history's and bisection's options): the parser hands it o->sweep, so
+ * its file needs neither cli/options.h nor a way back into the parser. */
+typedef int sweep_option_apply_fn(struct sweep_options *s, enum option_id id, const char *val,
+				  const char *from, bool from_env, struct error *err);
 
 /* One module's rows and the code that applies them, in that module's
- * file; options.c lists the slices. */
+ * file; options.c lists the slices. Exactly one of the two is set. */
 struct option_slice {
 	const struct option_def *rows;
 	size_t n;
 	option_apply_fn *apply;
+	sweep_option_apply_fn *apply_sweep;
 };
 
 /* A slice's definition, next to its rows: the count follows the array. */
-#define OPTION_SLICE(rows, apply) { rows, sizeof(rows) / sizeof((rows)[0]), apply }
+#define OPTION_SLICE(rows, apply) { rows, sizeof(rows) / sizeof((rows)[0]), apply, NULL }
+#define SWEEP_OPTION_SLICE(rows, apply) { rows, sizeof(rows) / sizeof((rows)[0]), NULL, apply }
 
 extern const struct option_slice replay_option_slice;  /* cli/replay_options.c */
 extern const struct option_slice sweep_option_slice;   /* cli/sweep_options.c */
 extern const struct option_slice history_option_slice; /* cli/history_options.c */
 extern const struct option_slice bisect_option_slice;  /* cli/bisect_options.c */
 extern const struct option_slice general_option_slice; /* cli/general_options.c */
-
-/* o's sweep options (o->sweep), for the slices that set only those:
- * cli/options.h includes their headers, so they do not include it. */
-struct sweep_options *options_sweep(struct options *o);
 
 /* Every row, slice after slice, in the order --help lists them. */
 size_t option_count(void);

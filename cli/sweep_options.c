@@ -104,10 +104,9 @@ static int apply_list(struct sweep_options *s, int id, const char *v, const char
 	return 0;
 }
 
-static int sweep_option_apply(struct options *o, enum option_id id, const char *v,
+static int sweep_option_apply(struct sweep_options *s, enum option_id id, const char *v,
 			      const char *from, bool from_env, struct error *err)
 {
-	struct sweep_options *s = options_sweep(o);
 	long n;
 
 	(void)from_env; /* HRR_HISTORY_DB, the one env twin here, reads as given */
@@ -150,7 +149,7 @@ static int sweep_option_apply(struct options *o, enum option_id id, const char *
 	}
 }
 
-const struct option_slice sweep_option_slice = OPTION_SLICE(sweep_rows, sweep_option_apply);
+const struct option_slice sweep_option_slice = SWEEP_OPTION_SLICE(sweep_rows, sweep_option_apply);
 
 int sweep_options_validate(const struct sweep_options *s, struct error *err)
 {
