@@ -152,16 +152,17 @@ static void assert_never_started_and_removed(const char *image, long long since,
 {
 	struct seen s;
 
-	/* An engine may deliver a container's destroy event a moment after
-	 * the removal returned (seen on dockerd 28.5): poll the window again,
-	 * for at most 3 s, until every created probe's removal is in it. */
+	/* An engine may deliver a container's events a moment after the call
+	 * returned (a destroy on dockerd 28.5, a create on a loaded root
+	 * Podman): poll the window again, for at most 3 s, until the probes
+	 * expected are in it and every created one's removal too. */
 	for (int tries = 0;; tries++) {
 		bool all_destroyed = true;
 
 		probe_events(image, since, &s);
 		for (size_t i = 0; i < s.created.n; i++)
 			all_destroyed &= contains(&s.destroyed, s.created.v[i]);
-		if (all_destroyed || tries == 15)
+		if ((all_destroyed && s.created.n >= want_created) || tries == 15)
 			break;
 		seen_release(&s);
 		usleep(200 * 1000);
