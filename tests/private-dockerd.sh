@@ -62,6 +62,9 @@ start() {
 		return 0
 	fi
 	[ -z "$pid" ] || die "dockerd $pid holds $pidfile but does not answer"
+	# After a kill: its containerd still runs, and a new dockerd left to
+	# replace it timed out doing so on a loaded host.
+	stop_containerd
 	echo '{}' >"$dir/daemon.json"
 	ls /sys/class/net >"$dir/host-interfaces"
 	# cwd /: the engine outlives the checkout the tests run from
@@ -82,20 +85,25 @@ start() {
 	echo "$host"
 }
 
+# A dockerd killed with SIGKILL leaves the containerd it started.
+stop_containerd() {
+	local cpid
+	cpid=$(pid_of "$dir/exec/containerd/containerd.pid")
+	if [ -n "$cpid" ]; then
+		kill -TERM "$cpid"
+		wait_gone "$cpid" 10 || { kill -KILL "$cpid"; wait_gone "$cpid" 5 || true; }
+	fi
+}
+
 stop() {
-	local pid cpid
+	local pid
 	pid=$(pid_of "$pidfile")
 	if [ -n "$pid" ]; then
 		kill -CONT "$pid" 2>/dev/null || true
 		kill -TERM "$pid"
 		wait_gone "$pid" 30 || { say "dockerd $pid ignored SIGTERM; killing it"; kill -KILL "$pid"; }
 	fi
-	# A dockerd killed with SIGKILL leaves the containerd it started.
-	cpid=$(pid_of "$dir/exec/containerd/containerd.pid")
-	if [ -n "$cpid" ]; then
-		kill -TERM "$cpid"
-		wait_gone "$cpid" 10 || kill -KILL "$cpid"
-	fi
+	stop_containerd
 	rm -f "$pidfile"
 }
 
