@@ -328,6 +328,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.state = final_state(c, out, n_cases), .finished = (long long)time(NULL),
 		.quarantined = out->quarantined, .n_quarantined = out->n_quarantined,
 		.gpu_notes = out->gpu_notes, .n_gpu_notes = out->n_gpu_notes,
+		.suspects_from_results = c->so->merge != NULL,
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
 		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
 	};

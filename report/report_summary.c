@@ -24,15 +24,18 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+/* Whether attempt a ran on one GPU only and that GPU is a noted one. */
 static bool on_noted_gpu(const struct report *r, const struct report_attempt *a)
 {
-	char ord[16];
+	char *end;
+	long ord = a->gpus ? strtol(a->gpus, &end, 10) : -1;
+	unsigned long long uid = a->gpu_uids ? strtoull(a->gpu_uids, NULL, 10) : 0;
 
-	for (size_t g = 0; g < r->n_gpu_notes; g++) {
-		snprintf(ord, sizeof(ord), "%d", r->gpu_notes[g].gpu);
-		if (a->gpus && !strcmp(a->gpus, ord))
+	if (!a->gpus || end == a->gpus || *end)
+		return false;
+	for (size_t g = 0; g < r->n_gpu_notes; g++)
+		if (sweep_gpu_is(&r->gpu_notes[g], a->host, (int)ord, uid))
 			return true;
-	}
 	return false;
 }
 
@@ -141,7 +144,7 @@ static const struct sweep_gpu_note *note_of(const struct report *r, int gpu)
  * quarantined or suspect GPU with its identity and why. */
 static void md_gpus(const struct report *r, struct strbuf *out)
 {
-	bool stuck = false;
+	bool stuck = false, nodes = false;
 
 	for (size_t i = 0; i < r->n_quarantined; i++) {
 		const struct sweep_gpu_note *n = note_of(r, r->quarantined[i]);
@@ -157,14 +160,25 @@ static void md_gpus(const struct report *r, struct strbuf *out)
 		strbuf_addch(out, '\n');
 	if (!r->n_gpu_notes)
 		return;
-	strbuf_addstr(out, "\n## Quarantined and suspect GPUs\n\n"
-			   "| GPU | unique_id | quarantined | why |\n| --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < r->n_gpu_notes; i++)
+		nodes |= r->gpu_notes[i].host[0] != '\0';
+	/* A merge's notes come from several nodes: each says which. */
+	strbuf_addf(out, "\n## Quarantined and suspect GPUs\n\n"
+			 "| %sGPU | unique_id | quarantined | why |\n| %s--- | --- | --- | --- |\n",
+		    nodes ? "host | " : "", nodes ? "--- | " : "");
 	for (size_t i = 0; i < r->n_gpu_notes; i++) {
 		const struct sweep_gpu_note *g = &r->gpu_notes[i];
 		cleanup_free char *why = report_clean(g->reason, false);
 
-		strbuf_addf(out, "| %d | %llu | %s | %s |\n", g->gpu, g->unique_id,
-			    g->quarantined ? "yes" : "no (suspect; --quarantine-gpus takes it out)",
+		strbuf_addstr(out, "| ");
+		if (nodes) {
+			text_markdown_cell(out, g->host);
+			strbuf_addstr(out, " | ");
+		}
+		strbuf_addf(out, "%d | %llu | %s | %s |\n", g->gpu, g->unique_id,
+			    g->quarantined ? "yes"
+			    : g->host[0]   ? "no (suspect; `sweep --resume --slurm` leaves its node out)"
+					   : "no (suspect; --quarantine-gpus takes it out)",
 			    why ? why : "");
 	}
 }
@@ -316,6 +330,8 @@ void report_summary_json(const struct report *r, struct strbuf *out)
 		char uid[32];
 
 		snprintf(uid, sizeof(uid), "%llu", g->unique_id);
+		if (g->host[0])
+			json_str(e, "host", g->host);
 		cJSON_AddNumberToObject(e, "gpu", g->gpu);
 		cJSON_AddStringToObject(e, "unique_id", uid);
 		cJSON_AddBoolToObject(e, "quarantined", g->quarantined);

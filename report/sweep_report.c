@@ -12,6 +12,7 @@
 #include "common/xalloc.h"
 #include "report/report.h"
 #include "common/say.h"
+#include "sweep/suspect_nodes.h"
 
 #define FINDING_MD_MAX (256u << 10)
 
@@ -341,6 +342,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 {
 	struct model m = { .folder = folder };
 	cleanup_free char *baseline = NULL;
+	cleanup_free struct sweep_gpu_note *found = NULL;
 	int rc = -1;
 
 	strvec_init(&m.strings);
@@ -363,6 +365,11 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.n_quarantined = f->n_quarantined;
 	m.r.gpu_notes = f->gpu_notes;
 	m.r.n_gpu_notes = f->n_gpu_notes;
+	if (f->suspects_from_results) {
+		found = xcalloc(SUSPECT_MAX_GPUS, sizeof(*found));
+		m.r.gpu_notes = found;
+		m.r.n_gpu_notes = sweep_suspects_of_results(&m.rs, found);
+	}
 	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
 	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);

@@ -21,6 +21,10 @@ struct sweep_finish {
 	size_t n_quarantined;
 	const struct sweep_gpu_note *gpu_notes; /* why each was quarantined, or is suspect */
 	size_t n_gpu_notes;
+	/* The suspect GPUs from the results files instead (the merge of a
+	 * cluster sweep, whose tasks each saw only their own): gpu_notes are
+	 * then sweep/suspect_nodes.h's over every node's results. */
+	bool suspects_from_results;
 	const char *junit, *html, *summary; /* extra copies, or NULL */
 	bool json;                    /* stdout gets summary.json, else summary.md */
 	const char *slurm;            /* slurm.json's text: recorded with the options */

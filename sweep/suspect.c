@@ -46,11 +46,24 @@ static unsigned long long make_suspect(struct gpu_suspects *s, int g)
 	return 1ull << g;
 }
 
+/* GPU g as a reason names it (a negative g: one the caller could not
+ * give an index). */
+static const char *gpu_name(const struct gpu_suspects *s, int g, char *buf, size_t size)
+{
+	if (g >= 0 && g < SUSPECT_MAX_GPUS && s->names[g])
+		return s->names[g];
+	if (g < 0)
+		return "an untracked GPU";
+	snprintf(buf, size, "GPU %d", g);
+	return buf;
+}
+
 unsigned long long gpu_suspects_note(struct gpu_suspects *s, size_t idx, const char *case_name,
 				     const int *gpus, size_t n, const char *outcome,
 				     const char *fault_class)
 {
 	unsigned long long here = mask_of(gpus, n), became = 0;
+	char name[32], other[32];
 
 	if (!outcome || idx >= s->n_cases)
 		return 0;
@@ -63,8 +76,8 @@ unsigned long long gpu_suspects_note(struct gpu_suspects *s, size_t idx, const c
 				continue;
 			if (++s->hard[g] >= 2 && !s->suspect[g]) {
 				snprintf(s->reason[g], sizeof(s->reason[g]),
-					 "a hang or hardware exception twice on GPU %d (the last: %s)",
-					 g, case_name);
+					 "a hang or hardware exception twice on %s (the last: %s)",
+					 gpu_name(s, g, name, sizeof(name)), case_name);
 				became |= make_suspect(s, g);
 			}
 		}
@@ -82,8 +95,9 @@ unsigned long long gpu_suspects_note(struct gpu_suspects *s, size_t idx, const c
 		s->moved_off[idx] |= bit;
 		if (++s->moved[g] >= 2 && !s->suspect[g]) {
 			snprintf(s->reason[g], sizeof(s->reason[g]),
-				 "%u cases failed on GPU %d and passed on another GPU (the last: %s, "
-				 "on GPU %d)", s->moved[g], g, case_name, gpus[0]);
+				 "%u cases failed on %s and passed on another GPU (the last: %s, "
+				 "on %s)", s->moved[g], gpu_name(s, g, name, sizeof(name)), case_name,
+				 gpu_name(s, gpus[0], other, sizeof(other)));
 			became |= make_suspect(s, g);
 		}
 	}

@@ -1,9 +1,13 @@
 /* A bad GPU told from a bad kernel (docs/sweep.md "Suspect GPUs"), pure:
  * a GPU is suspect when two cases failed on it and passed on another GPU
  * in the same sweep (one such case is as likely a flaky case), or when it
- * saw a hang or a hardware exception (a queue abort) twice. The sweep's parent notes every result; the caller decides
- * what a suspect costs (--quarantine-gpus takes it out of the sweep), and
- * a retry avoids the GPUs its case failed on. */
+ * saw a hang or a hardware exception (a queue abort) twice. The sweep's
+ * parent notes every result live, and sweep/suspect_nodes.c every results
+ * file after the fact (a cluster sweep's merge); the caller decides what a
+ * suspect costs (--quarantine-gpus takes it out of the sweep), and a retry
+ * avoids the GPUs its case failed on. A GPU is an index below
+ * SUSPECT_MAX_GPUS: the host ordinal in one sweep process, whatever the
+ * caller chose across nodes (it names them in names[]). */
 #ifndef HRR_SWEEP_SUSPECT_H
 #define HRR_SWEEP_SUSPECT_H
 
@@ -21,6 +25,8 @@ struct gpu_suspects {
 	unsigned hard[SUSPECT_MAX_GPUS];  /* hangs and hardware exceptions */
 	bool suspect[SUSPECT_MAX_GPUS];
 	char reason[SUSPECT_MAX_GPUS][SUSPECT_REASON_MAX];
+	/* How a reason names GPU g ("node7 GPU 0"); NULL: "GPU <g>". */
+	const char *names[SUSPECT_MAX_GPUS];
 };
 
 void gpu_suspects_init(struct gpu_suspects *s, size_t n_cases);

@@ -40,3 +40,13 @@ void sweep_gpu_note(struct sweep_gpu_note notes[GPU_MAX], size_t *n_notes, int g
 	}
 	n->quarantined |= quarantined;
 }
+
+bool sweep_gpu_is(const struct sweep_gpu_note *n, const char *host, int ordinal,
+		  unsigned long long uid)
+{
+	if (!n->host[0])
+		return n->gpu == ordinal;
+	if (n->unique_id || uid)
+		return n->unique_id == uid;
+	return host && !strcmp(n->host, host) && n->gpu == ordinal;
+}

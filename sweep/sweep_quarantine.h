@@ -25,7 +25,17 @@ struct sweep_gpu_note {
 	unsigned long long unique_id; /* KFD unique_id, 0 unknown */
 	bool quarantined;
 	char reason[200];
+	/* Its node, when the note comes from the results of several
+	 * (sweep/suspect_nodes.h); "": the one host a local sweep ran on. */
+	char host[64];
 };
+
+/* Whether the GPU at ordinal on host, of KFD unique_id uid (0 unknown), is
+ * the one n names (docs/sweep.md "Suspect GPUs"): across nodes an ordinal
+ * means nothing, so a known unique_id decides alone and an unknown one
+ * falls back to host and ordinal; a note without a host is by ordinal. */
+bool sweep_gpu_is(const struct sweep_gpu_note *n, const char *host, int ordinal,
+		  unsigned long long uid);
 
 /* Note why gpu is quarantined or suspect (the summary's `gpus`) in
  * notes (*n_notes used); a GPU noted again keeps its first reason and

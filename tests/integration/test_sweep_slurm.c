@@ -491,3 +491,56 @@ Test(slurm_sweep, a_task_replays_with_every_run_option_of_the_sweep)
 	}
 	tool_run_release(&r);
 }
+
+/* A bad GPU in a cluster sweep (docs/sweep.md "Suspect GPUs"): one task
+ * holds all four GPUs (--slurm-opt's --gres comes after the array's),
+ * every replay on GPU 0 fails (HRR_SIM_FAIL_ON_RENDER=128, as in
+ * test_sweep_gpus.c) and its retries pass on another GPU. The merge reads
+ * only the results files, and now names GPU 0 suspect with its node. */
+Test(slurm_sweep, the_merged_summary_names_a_gpu_whose_cases_failed_there_and_passed_elsewhere)
+{
+	struct tool_run r;
+	cleanup_free char *folder = NULL, *md_path = NULL;
+	cleanup_cjson cJSON *summary = NULL;
+	cleanup_strbuf struct strbuf md = STRBUF_INIT;
+	const cJSON *g, *bad = NULL, *c;
+	const char *host = NULL;
+
+	slurm_need_cluster();
+	for (int i = 1; i <= 8; i++)
+		add_case(i, "pass");
+	sweep(&r, (const char *const[]){ "--slurm", "--archive", library, "--image", SIM_IMAGE,
+					 "--slurm-tasks", "1", "--slurm-opt=--gres=gpu:4",
+					 "--env", "HRR_SIM_FAIL_ON_RENDER=128", "--retry-failed", "3",
+					 "--wait", NULL });
+	folder = the_folder();
+	summary = read_json(folder, "summary.json");
+	cr_assert_not_null(summary, "no merged summary.json:\n%s\n%s", r.out.buf, r.err.buf);
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(summary, "cases"))
+		host = str(c, "host");
+	cr_assert_not_null(host, "the results name their node");
+	cJSON_ArrayForEach(g, cJSON_GetObjectItem(summary, "suspect_gpus")) {
+		cr_expect_str_eq(str(g, "unique_id"), "2102120316582010921",
+				 "only GPU 0 is suspect: %s", r.out.buf);
+		bad = g;
+	}
+	cr_assert_not_null(bad, "the merge names the bad GPU:\n%s\n%s", r.out.buf, r.err.buf);
+	cr_expect_str_eq(str(bad, "host"), host);
+	cr_expect_eq((int)cJSON_GetNumberValue(cJSON_GetObjectItem(bad, "gpu")), 0);
+	cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(bad, "quarantined")));
+	{
+		cleanup_free char *want = xasprintf("cases failed on %s GPU 0 and passed on another "
+						    "GPU", host);
+
+		cr_expect(strstr(str(bad, "reason"), want), "%s", str(bad, "reason"));
+	}
+	/* Its cases failed only there: not flaky. */
+	cr_expect_geq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(summary, "kinds"),
+								"failed_only_on_suspect_gpu")), 2);
+	md_path = xasprintf("%s/summary.md", folder);
+	cr_assert(read_text(md_path, &md));
+	cr_expect(strstr(md.buf, "## Quarantined and suspect GPUs") &&
+			  strstr(md.buf, "| host | GPU | unique_id | quarantined | why |"),
+		  "%s", md.buf);
+	tool_run_release(&r);
+}

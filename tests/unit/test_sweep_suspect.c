@@ -1,6 +1,7 @@
 /* sweep/suspect.c: a bad GPU told from a bad kernel; and the scheduler's
  * retry that avoids the GPUs a case failed on. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,8 +105,8 @@ Test(sweep_suspect, results_carry_gpu_identity_host_and_kind)
 
 #include "sweep/suspect_nodes.h"
 
-static void add(struct sweep_results *rs, const char *c, const char *host, int gpu,
-		const char *outcome, long long finished)
+static struct sweep_result *add(struct sweep_results *rs, const char *c, const char *host,
+				 int gpu, const char *outcome, long long finished)
 {
 	struct sweep_result *r;
 
@@ -120,6 +121,13 @@ static void add(struct sweep_results *rs, const char *c, const char *host, int g
 	r->gpus[0] = gpu;
 	r->n_gpus = 1;
 	r->finished = finished;
+	r->attempt = 1;
+	return r;
+}
+
+static void uids(struct sweep_result *r, const char *u)
+{
+	r->gpu_uids = strdup(u);
 }
 
 Test(sweep_suspect, a_cluster_resume_excludes_the_nodes_with_a_suspect_gpu)
@@ -139,9 +147,88 @@ Test(sweep_suspect, a_cluster_resume_excludes_the_nodes_with_a_suspect_gpu)
 	cr_assert_eq(hosts.n, 1);
 	cr_expect_str_eq(hosts.v[0], "node2");
 	cr_assert_eq(why.n, 1);
-	cr_expect_str_eq(why.v[0], "node2 GPU 0: 2 cases failed on GPU 0 and passed on another "
-				   "GPU (the last: c, on GPU 1)");
+	cr_expect_str_eq(why.v[0], "2 cases failed on node2 GPU 0 and passed on another GPU (the "
+				   "last: c, on node2 GPU 1)");
 	strvec_clear(&hosts);
 	strvec_clear(&why);
 	sweep_results_release(&rs);
+}
+
+/* The merge of a cluster sweep: a case that failed on node A and passed
+ * on node B counts against A's GPU, which no task's parent could see. */
+Test(sweep_suspect, a_gpu_failing_on_one_node_and_passing_on_another_is_suspect)
+{
+	struct sweep_results rs = { 0 };
+	struct sweep_gpu_note notes[SUSPECT_MAX_GPUS];
+	size_t n;
+
+	uids(add(&rs, "a", "nodeA", 0, "MAF", 10), "111");
+	uids(add(&rs, "b", "nodeA", 0, "MAF", 11), "111");
+	uids(add(&rs, "a", "nodeB", 0, "PASS", 12), "222");
+	cr_expect_eq(sweep_suspects_of_results(&rs, notes), 0, "one case is as likely flaky");
+	uids(add(&rs, "b", "nodeB", 0, "PASS", 13), "222");
+	n = sweep_suspects_of_results(&rs, notes);
+	cr_assert_eq(n, 1);
+	cr_expect_str_eq(notes[0].host, "nodeA");
+	cr_expect_eq(notes[0].gpu, 0);
+	cr_expect_eq(notes[0].unique_id, 111);
+	cr_expect_not(notes[0].quarantined);
+	cr_expect_str_eq(notes[0].reason, "2 cases failed on nodeA GPU 0 and passed on another GPU "
+					  "(the last: b, on nodeB GPU 0)");
+	sweep_results_release(&rs);
+}
+
+/* The same ordinal on two nodes is two GPUs; a known unique_id is one GPU
+ * whatever its ordinal. */
+Test(sweep_suspect, an_ordinal_means_nothing_across_nodes_a_unique_id_does)
+{
+	struct sweep_results rs = { 0 };
+	struct sweep_gpu_note notes[SUSPECT_MAX_GPUS];
+	size_t n;
+
+	/* No unique_ids: GPU 0 of nodeA fails a and b, GPU 0 of nodeB passes
+	 * them, so nodeA's GPU 0 (and not nodeB's) is suspect. */
+	add(&rs, "a", "nodeA", 0, "MAF", 10);
+	add(&rs, "b", "nodeA", 0, "MAF", 11);
+	add(&rs, "a", "nodeB", 0, "PASS", 12);
+	add(&rs, "b", "nodeB", 0, "PASS", 13);
+	n = sweep_suspects_of_results(&rs, notes);
+	cr_assert_eq(n, 1);
+	cr_expect_str_eq(notes[0].host, "nodeA");
+	cr_expect_eq(notes[0].unique_id, 0);
+	sweep_results_release(&rs);
+
+	/* Two hardware exceptions on unique_id 7, seen at ordinals 0 and 2. */
+	memset(&rs, 0, sizeof(rs));
+	uids(add(&rs, "a", "nodeA", 0, "ABORT", 10), "7");
+	rs.v[0].fault_class = strdup("replay_aborted");
+	uids(add(&rs, "b", "nodeA", 2, "HANG", 11), "7");
+	n = sweep_suspects_of_results(&rs, notes);
+	cr_assert_eq(n, 1);
+	cr_expect_eq(notes[0].unique_id, 7);
+	cr_expect_str_eq(notes[0].reason, "a hang or hardware exception twice on nodeA GPU 0 (the "
+					  "last: b)");
+	sweep_results_release(&rs);
+}
+
+/* The merge's summary names each suspect GPU's node. */
+#include "report/report.h"
+
+Test(sweep_suspect, a_merged_summary_names_the_node_of_each_suspect_gpu)
+{
+	struct sweep_gpu_note note = { .gpu = 0, .unique_id = 111, .reason = "2 cases failed" };
+	struct report r = { .sweep_id = "s", .label = "l", .gpu_notes = &note, .n_gpu_notes = 1 };
+	struct strbuf md = STRBUF_INIT, json = STRBUF_INIT;
+
+	report_summary_md(&r, &md);
+	cr_expect(strstr(md.buf, "| GPU | unique_id |"), "a local sweep's table: %s", md.buf);
+	strbuf_reset(&md);
+	snprintf(note.host, sizeof(note.host), "nodeA");
+	report_summary_md(&r, &md);
+	cr_expect(strstr(md.buf, "| host | GPU | unique_id | quarantined | why |"), "%s", md.buf);
+	cr_expect(strstr(md.buf, "| nodeA | 0 | 111 |"), "%s", md.buf);
+	report_summary_json(&r, &json);
+	cr_expect(strstr(json.buf, "\"host\":\t\"nodeA\""), "%s", json.buf);
+	strbuf_release(&md);
+	strbuf_release(&json);
 }
