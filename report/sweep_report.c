@@ -366,7 +366,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.gpu_notes = f->gpu_notes;
 	m.r.n_gpu_notes = f->n_gpu_notes;
 	if (f->suspects_from_results) {
-		found = xcalloc(SUSPECT_MAX_GPUS, sizeof(*found));
+		found = xcalloc(GPU_MAX, sizeof(*found));
 		m.r.gpu_notes = found;
 		m.r.n_gpu_notes = sweep_suspects_of_results(&m.rs, found);
 	}

@@ -26,7 +26,7 @@ static unsigned long long mask_of(const int *gpus, size_t n)
 	unsigned long long m = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (gpus[i] >= 0 && gpus[i] < SUSPECT_MAX_GPUS)
+		if (gpus[i] >= 0 && gpus[i] < GPU_MAX)
 			m |= 1ull << gpus[i];
 	return m;
 }
@@ -50,7 +50,7 @@ static unsigned long long make_suspect(struct gpu_suspects *s, int g)
  * give an index). */
 static const char *gpu_name(const struct gpu_suspects *s, int g, char *buf, size_t size)
 {
-	if (g >= 0 && g < SUSPECT_MAX_GPUS && s->names[g])
+	if (g >= 0 && g < GPU_MAX && s->names[g])
 		return s->names[g];
 	if (g < 0)
 		return "an untracked GPU";
@@ -72,7 +72,7 @@ unsigned long long gpu_suspects_note(struct gpu_suspects *s, size_t idx, const c
 		for (size_t i = 0; i < n; i++) {
 			int g = gpus[i];
 
-			if (g < 0 || g >= SUSPECT_MAX_GPUS || !hard_failure(outcome, fault_class))
+			if (g < 0 || g >= GPU_MAX || !hard_failure(outcome, fault_class))
 				continue;
 			if (++s->hard[g] >= 2 && !s->suspect[g]) {
 				snprintf(s->reason[g], sizeof(s->reason[g]),
@@ -87,7 +87,7 @@ unsigned long long gpu_suspects_note(struct gpu_suspects *s, size_t idx, const c
 		return 0;
 	/* It passed here: each GPU it failed on before has one case more
 	 * against it; the second makes it suspect. */
-	for (int g = 0; g < SUSPECT_MAX_GPUS; g++) {
+	for (int g = 0; g < GPU_MAX; g++) {
 		unsigned long long bit = 1ull << g;
 
 		if (!(s->failed_on[idx] & ~here & bit) || (s->moved_off[idx] & bit))

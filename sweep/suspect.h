@@ -6,7 +6,7 @@
  * file after the fact (a cluster sweep's merge); the caller decides what a
  * suspect costs (--quarantine-gpus takes it out of the sweep), and a retry
  * avoids the GPUs its case failed on. A GPU is an index below
- * SUSPECT_MAX_GPUS: the host ordinal in one sweep process, whatever the
+ * GPU_MAX: the host ordinal in one sweep process, whatever the
  * caller chose across nodes (it names them in names[]). */
 #ifndef HRR_SWEEP_SUSPECT_H
 #define HRR_SWEEP_SUSPECT_H
@@ -14,19 +14,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SUSPECT_MAX_GPUS 64
+#include "preflight/topology.h" /* GPU_MAX */
+
 #define SUSPECT_REASON_MAX 200
 
 struct gpu_suspects {
 	unsigned long long *failed_on; /* per case: mask of the ordinals it failed on */
 	unsigned long long *moved_off; /* per case: the ordinals it already counts against */
 	size_t n_cases;
-	unsigned moved[SUSPECT_MAX_GPUS]; /* cases that failed here and passed elsewhere */
-	unsigned hard[SUSPECT_MAX_GPUS];  /* hangs and hardware exceptions */
-	bool suspect[SUSPECT_MAX_GPUS];
-	char reason[SUSPECT_MAX_GPUS][SUSPECT_REASON_MAX];
+	unsigned moved[GPU_MAX]; /* cases that failed here and passed elsewhere */
+	unsigned hard[GPU_MAX];  /* hangs and hardware exceptions */
+	bool suspect[GPU_MAX];
+	char reason[GPU_MAX][SUSPECT_REASON_MAX];
 	/* How a reason names GPU g ("node7 GPU 0"); NULL: "GPU <g>". */
-	const char *names[SUSPECT_MAX_GPUS];
+	const char *names[GPU_MAX];
 };
 
 void gpu_suspects_init(struct gpu_suspects *s, size_t n_cases);

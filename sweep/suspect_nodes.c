@@ -10,8 +10,8 @@
 
 /* The GPUs of the results, each an index of sweep/suspect.h's. */
 struct gpu_table {
-	struct sweep_gpu_note id[SUSPECT_MAX_GPUS]; /* host, ordinal, unique_id */
-	char name[SUSPECT_MAX_GPUS][96];            /* "node7 GPU 0" */
+	struct sweep_gpu_note id[GPU_MAX]; /* host, ordinal, unique_id */
+	char name[GPU_MAX][96];            /* "node7 GPU 0" */
 	size_t n;
 };
 
@@ -66,7 +66,7 @@ static int gpu_index(struct gpu_table *t, const struct sweep_result *r, size_t i
 	for (size_t k = 0; k < t->n; k++)
 		if (sweep_gpu_is(&t->id[k], host, r->gpus[i], uid))
 			return (int)k;
-	if (!add || t->n == SUSPECT_MAX_GPUS)
+	if (!add || t->n == GPU_MAX)
 		return -1;
 	n = &t->id[t->n];
 	memset(n, 0, sizeof(*n));
@@ -92,7 +92,7 @@ static void index_gpus(struct gpu_table *t, const struct sweep_result **v, size_
 }
 
 size_t sweep_suspects_of_results(const struct sweep_results *rs,
-				 struct sweep_gpu_note notes[SUSPECT_MAX_GPUS])
+				 struct sweep_gpu_note notes[GPU_MAX])
 {
 	const struct sweep_result **v = xcalloc(rs->n + 1, sizeof(*v));
 	struct gpu_table *t = xcalloc(1, sizeof(*t));
@@ -143,7 +143,7 @@ static bool listed(const struct strvec *sv, const char *s)
 void sweep_suspect_nodes(const struct sweep_results *rs, struct strvec *hosts,
 			 struct strvec *reasons)
 {
-	struct sweep_gpu_note *notes = xcalloc(SUSPECT_MAX_GPUS, sizeof(*notes));
+	struct sweep_gpu_note *notes = xcalloc(GPU_MAX, sizeof(*notes));
 	size_t n = sweep_suspects_of_results(rs, notes);
 
 	for (size_t i = 0; i < n; i++) {

@@ -16,10 +16,10 @@
 
 /* notes gets each suspect GPU once (host, ordinal, unique_id, reason;
  * never quarantined: no one took it out); returns how many. The first
- * SUSPECT_MAX_GPUS GPUs that failed are judged, and the GPUs that only
+ * GPU_MAX GPUs that failed are judged, and the GPUs that only
  * passed after them count as "another GPU" without an index. */
 size_t sweep_suspects_of_results(const struct sweep_results *rs,
-				 struct sweep_gpu_note notes[SUSPECT_MAX_GPUS]);
+				 struct sweep_gpu_note notes[GPU_MAX]);
 
 /* hosts gets each host with a suspect GPU once; reasons one line each
  * (the note's reason, which names its host and GPU). */

@@ -244,7 +244,7 @@ static void note_suspects(struct run *r, size_t idx, const struct sweep_result *
 						      res->n_gpus, res->outcome, res->fault_class);
 	bool take_out = r->in->quarantine_gpus;
 
-	for (int g = 0; g < SUSPECT_MAX_GPUS; g++) {
+	for (int g = 0; g < GPU_MAX; g++) {
 		if (!(became & (1ull << g)))
 			continue;
 		sweep_gpu_note(r->out->gpu_notes, &r->out->n_gpu_notes, g,

@@ -159,7 +159,7 @@ Test(sweep_suspect, a_cluster_resume_excludes_the_nodes_with_a_suspect_gpu)
 Test(sweep_suspect, a_gpu_failing_on_one_node_and_passing_on_another_is_suspect)
 {
 	struct sweep_results rs = { 0 };
-	struct sweep_gpu_note notes[SUSPECT_MAX_GPUS];
+	struct sweep_gpu_note notes[GPU_MAX];
 	size_t n;
 
 	uids(add(&rs, "a", "nodeA", 0, "MAF", 10), "111");
@@ -183,7 +183,7 @@ Test(sweep_suspect, a_gpu_failing_on_one_node_and_passing_on_another_is_suspect)
 Test(sweep_suspect, an_ordinal_means_nothing_across_nodes_a_unique_id_does)
 {
 	struct sweep_results rs = { 0 };
-	struct sweep_gpu_note notes[SUSPECT_MAX_GPUS];
+	struct sweep_gpu_note notes[GPU_MAX];
 	size_t n;
 
 	/* No unique_ids: GPU 0 of nodeA fails a and b, GPU 0 of nodeB passes
