@@ -425,6 +425,12 @@ void unit_diag_after(struct unit_diag *g, const struct unit_run *u, struct findi
 	} else if (g->agent_run) {
 		diagnosis_release(&g->d);
 		diagnose_agent_collect(u->run_dir, "replay.log", &g->d);
+		/* Not "not loaded": the agent prints nothing on a GPU reset. */
+		if (f->fault_class == FAULT_GPU_HANG && g->d.status != DIAGNOSIS_OK)
+			diagnosis_set_status(&g->d, DIAGNOSIS_NOT_RUN, "the agent run ended with the "
+					     "GPU Hang before any SIGQUIT, and the agent prints no wave "
+					     "on a GPU reset (--diagnose auto reruns it and sends SIGQUIT "
+					     "while it is stuck)");
 		g->have = true;
 	} else if (f->fault_class == FAULT_GPU_HANG && diagnose_agent_gpu_hang(g->mode)) {
 		/* The process ended by itself: no watchdog stop, so no rocgdb. */

@@ -436,12 +436,13 @@ Test(run_diagnose, a_gpu_hang_exception_gets_the_agent_rerun_under_diagnose_hang
 }
 
 /* A GPU Hang rerun that named no wave: the status and why, no kernel. */
-static void gpu_hang_names_nothing(const char *image, const char *fixture, const char *status,
-				   const char *why)
+static void gpu_hang_names_nothing(const char *image, const char *fixture, const char *mode,
+				   const char *status, const char *why)
 {
 	struct tool_run r;
 	cleanup_cjson cJSON *f = run_diag(&r, image, fixture,
-					  (const char *const[]){ "--timeout", "30", NULL }, 1);
+					  (const char *const[]){ "--timeout", "30", "--diagnose", mode,
+								 NULL }, 1);
 	const cJSON *d = diagnosis(f);
 
 	assert_finding_verdict(f, "the first run's verdict", "HANG", "gpu_hang", NULL);
@@ -455,12 +456,21 @@ static void gpu_hang_names_nothing(const char *image, const char *fixture, const
  * SIGQUIT could, and the diagnosis says so rather than guess. */
 Test(run_diagnose, a_gpu_hang_that_recurs_before_the_sigquit_is_said_to_have_named_nothing)
 {
-	gpu_hang_names_nothing(SIM_DEBUG_IMAGE, "hw-exception", "not-run", "GPU Hang recurred");
+	gpu_hang_names_nothing(SIM_DEBUG_IMAGE, "hw-exception", "auto", "not-run",
+			       "GPU Hang recurred");
+}
+
+/* --diagnose agent: its one run ends with the exception, no SIGQUIT; the
+ * agent was loaded, it just has nothing to say on a GPU reset. */
+Test(run_diagnose, an_agent_run_ended_by_a_gpu_hang_is_not_called_an_agent_that_did_not_load)
+{
+	gpu_hang_names_nothing(SIM_DEBUG_IMAGE, "hw-exception-hang", "agent", "not-run",
+			       "prints no wave on a GPU reset");
 }
 
 Test(run_diagnose, a_gpu_hang_in_an_image_without_the_agent_says_not_available)
 {
-	gpu_hang_names_nothing(SIM_IMAGE, "hw-exception-hang", "not-available", "GPU Hang");
+	gpu_hang_names_nothing(SIM_IMAGE, "hw-exception-hang", "auto", "not-available", "GPU Hang");
 }
 
 static int collect_exec(enum engine_stream_id stream, const char *data, size_t len, void *ud)
