@@ -32,6 +32,7 @@ void diag_agent_report_release(struct diag_agent_report *r)
 		wave_release(&r->wave[i]);
 	free(r->event);
 	free(r->faulting_page);
+	free(r->hw_exception);
 	strvec_clear(&r->code_objects);
 	diag_agent_report_init(r);
 }
@@ -233,6 +234,8 @@ static void process_line(void *ctx, const char *s, size_t len, bool cut)
 	} else if (!r->event && (starts(s, "Queue error (") || starts(s, "System event (") ||
 				 starts(s, "Memory access fault by GPU"))) {
 		r->event = field(s, len);
+	} else if (!r->hw_exception && starts(s, "HW Exception by GPU")) {
+		r->hw_exception = field(s, len);
 	} else if (starts(s, "Faulting page:")) {
 		set_once(&r->faulting_page, s + 14, len - 14);
 	}

@@ -48,6 +48,7 @@ struct diag_agent_wave {
 struct diag_agent_report {
 	char *event;           /* first "Queue error (...)"/"System event (...)"/"Memory access fault ..." */
 	char *faulting_page;   /* "0x7fbe4cc01000" */
+	char *hw_exception;    /* ROCr's first "HW Exception by GPU node-..." line (not the agent's) */
 	long long waves;       /* every wave header seen */
 	long long stopped;     /* of which stopped with a reason */
 	size_t n_detail;       /* waves[0..n_detail) kept */

@@ -62,6 +62,22 @@ long diagnose_agent_hang_limit(double first_stop_s)
 	return s > 0 ? s : 1;
 }
 
+bool diagnose_agent_gpu_hang(enum diagnose_mode m)
+{
+	return m == DIAGNOSE_AUTO || m == DIAGNOSE_HANG || m == DIAGNOSE_ALL;
+}
+
+void diagnose_gpu_hang_limits(double end_s, double quiet_s, double quiet_end_s, long *timeout_s,
+			      long *progress_s)
+{
+	bool leads = quiet_s > 0 && end_s >= quiet_end_s && end_s - quiet_end_s <= DIAGNOSE_QUIET_LEADS_S;
+	/* To the nearest second: a silence of 3.96 s is a 2 s wait, not 1 s. */
+	long half = leads ? (long)(quiet_s / 2 + 0.5) : 1;
+
+	*progress_s = half > 0 ? half : 1;
+	*timeout_s = diagnose_agent_limit(diagnose_agent_hang_limit(end_s));
+}
+
 bool diagnose_needs_ptrace(enum diagnose_mode m, bool image_has_rocgdb, bool agent_run)
 {
 	return diagnose_rocgdb(m, image_has_rocgdb, agent_run);

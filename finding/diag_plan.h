@@ -39,6 +39,23 @@ bool diagnose_agent_hang(enum diagnose_mode m, bool image_has_rocgdb);
 /* That rerun's wall-clock limit: the first run's time to its stop, whole
  * seconds rounded up (at least 1). */
 long diagnose_agent_hang_limit(double first_stop_s);
+/* After a first run that the GPU's own hang detection ended (ROCr's HW
+ * exception "GPU Hang", class gpu_hang): rerun it under the agent and send
+ * SIGQUIT while it is stuck, before the driver resets the GPU. No rocgdb:
+ * the process was gone before any watchdog of ours could attach one. */
+bool diagnose_agent_gpu_hang(enum diagnose_mode m);
+/* That rerun's limits. The agent prints waves on a wave's trap, a queue
+ * error or SIGQUIT, never on a GPU reset (the reset takes the waves), so
+ * SIGQUIT must come inside the window where the first run was silent
+ * before the exception: quiet_s long, ending quiet_end_s after its start,
+ * the run ending end_s after it. *progress_s: half that silence, to the
+ * nearest second, at least 1 (1 as well when no silence led to the end);
+ * *timeout_s: the first run's time to its end x4 (the agent slows the
+ * replay), whole seconds. */
+void diagnose_gpu_hang_limits(double end_s, double quiet_s, double quiet_end_s, long *timeout_s,
+			      long *progress_s);
+/* A silence that ended this close to the run's end led to it. */
+#define DIAGNOSE_QUIET_LEADS_S 1.0
 /* How long the agent gets to print its waves after SIGQUIT. */
 #define DIAGNOSE_AGENT_QUIT_WAIT_S 5.0
 

@@ -291,6 +291,34 @@ void diagnosis_from_agent_quit(struct diagnosis *d, const struct diag_agent_repo
 			     d->kernel ? d->kernel : "no kernel named (no kernel_code_entry)");
 }
 
+void diagnosis_from_agent_gpu_hang(struct diagnosis *d, const struct diag_agent_report *r,
+				   bool quit_sent, long exit_code, long quiet_s)
+{
+	if (quit_sent) {
+		diagnosis_from_agent_quit(d, r, true, exit_code);
+		diagnosis_add_note(d, "SIGQUIT after %ld s of silence in the rerun, before the "
+				   "driver's hang detection: the waves it dumped were on the GPU "
+				   "then, not necessarily the ones the hang detection saw", quiet_s);
+		return;
+	}
+	d->tool_exit = (int)exit_code;
+	if (r->waves) {
+		/* Not what the agent does on a GPU reset, but its report is read. */
+		diagnosis_from_agent(d, r);
+		diagnosis_add_note(d, "the agent printed these waves by itself, before SIGQUIT");
+		return;
+	}
+	if (r->hw_exception)
+		diagnosis_set_status(d, DIAGNOSIS_NOT_RUN, "the GPU Hang recurred under the agent "
+				     "before the rerun had been silent %ld s (exit status %ld): the "
+				     "driver reset the GPU first, no SIGQUIT was sent, no wave was "
+				     "printed", quiet_s, exit_code);
+	else
+		diagnosis_set_status(d, DIAGNOSIS_NOT_RUN, "the rerun under the agent ended by itself "
+				     "(exit status %ld) without a GPU Hang: no SIGQUIT was sent",
+				     exit_code);
+}
+
 /* Kernel-name fragments worth a sentence (PyTorch ATen indexing kernels). */
 static const struct {
 	const char *fragment;

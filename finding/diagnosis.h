@@ -95,6 +95,14 @@ void diagnosis_from_rocgdb(struct diagnosis *d, const struct diag_mi_result *r);
 void diagnosis_from_agent_quit(struct diagnosis *d, const struct diag_agent_report *r,
 			       bool quit_sent, long exit_code);
 
+/* Fill from the log of an agent rerun after a GPU Hang exception, with
+ * quiet_s the silence that was to trigger its SIGQUIT: the SIGQUIT dump
+ * when it was sent (as diagnosis_from_agent_quit, with a note); else the
+ * waves the agent printed by itself, if any; else not-run, saying whether
+ * the GPU Hang recurred before the rerun had been silent that long. */
+void diagnosis_from_agent_gpu_hang(struct diagnosis *d, const struct diag_agent_report *r,
+				   bool quit_sent, long exit_code, long quiet_s);
+
 /* What a well-known kernel name and stop reason mean (PyTorch indexing
  * kernels, device-side asserts), or NULL. Caller frees. */
 char *diagnosis_explain(const char *kernel, const char *reason);

@@ -70,6 +70,7 @@ struct log_sink {
 	double start;
 	double first_output;
 	double last_data;
+	double quiet_s, quiet_end_s; /* see replay_result */
 };
 
 static int on_log(enum engine_stream_id stream, const char *data, size_t len, void *ud)
@@ -79,6 +80,10 @@ static int on_log(enum engine_stream_id stream, const char *data, size_t len, vo
 
 	if (s->first_output < 0)
 		s->first_output = now - s->start;
+	if (now - s->last_data >= REPLAY_QUIET_MIN_S) {
+		s->quiet_s = now - s->last_data;
+		s->quiet_end_s = now - s->start;
+	}
 	s->last_data = now;
 	watchdog_saw_output(s->watchdog, now);
 	run_log_write(s->log, (int)stream, data, len);
@@ -393,6 +398,8 @@ static long collect_exit(struct exec_state *s)
 	long status = -1;
 
 	r->first_output_s = s->sink.first_output;
+	r->quiet_s = s->sink.quiet_s;
+	r->quiet_end_s = s->sink.quiet_end_s;
 	if (engine_stream_done(s->wait) && engine_wait_status(s->wait, &status, &e) < 0)
 		status = -1;
 	if (engine_stream_done(s->logs) && engine_stream_result(s->logs, &e) < 0) {

@@ -27,6 +27,10 @@ struct replay_result {
 	bool engine_lost;      /* the engine stopped answering: how the replay ended is unknown */
 	bool quit_sent;        /* SIGQUIT went out before the stop (quit_wait_s) */
 	double stop_s;         /* since start, when the watchdog began the stop; < 0 none */
+	/* The last silence of at least REPLAY_QUIET_MIN_S before an output,
+	 * and when it ended (since start): quiet_s 0 when none. A hang the GPU's
+	 * own detection ended shows as the silence before that exception. */
+	double quiet_s, quiet_end_s;
 	/* Seconds on the monotonic clock, relative to the create call. */
 	double create_s;       /* create took */
 	double start_s;        /* start returned, since create */
@@ -36,6 +40,8 @@ struct replay_result {
 	char started_at[64];   /* UTC ISO */
 	char finished_at[64];
 };
+
+#define REPLAY_QUIET_MIN_S 0.5
 
 void replay_result_release(struct replay_result *r);
 

@@ -372,6 +372,45 @@ static void after_hang(struct unit_diag *g, const struct unit_run *u)
 	collect_quit(g, u, DIAGNOSE_DIR "/" DIAGNOSE_AGENT_LOG, lim.quit_sent, lim.exit_code);
 }
 
+/* The GPU's own hang detection ended the run (HW exception "GPU Hang"):
+ * the agent rerun, sent SIGQUIT once it has been silent half as long as
+ * the first run was before the exception (the agent does not print waves
+ * on a GPU reset: they must be caught while stuck). */
+static void after_gpu_hang(struct unit_diag *g, const struct unit_run *u)
+{
+	cleanup_free char *log = xasprintf("%s/%s", g->diag_dir, DIAGNOSE_AGENT_LOG);
+	struct rerun_limits lim = { 0 };
+	struct diag_agent_report r;
+	struct error err;
+
+	find_agent(g, u);
+	diagnosis_release(&g->d);
+	g->have = true;
+	if (!g->agent_lib) {
+		diagnosis_set_status(&g->d, DIAGNOSIS_NOT_AVAILABLE, "the image has no %s (naming "
+				     "the waves of a GPU Hang needs it)", DIAGNOSE_AGENT_LIB);
+		return;
+	}
+	diagnose_gpu_hang_limits(u->result.exit_s, u->result.quiet_s, u->result.quiet_end_s,
+				 &lim.timeout_s, &lim.progress_timeout_s);
+	lim.quit_wait_s = DIAGNOSE_AGENT_QUIT_WAIT_S;
+	say_info(u->desc->verbosity, "GPU Hang: replaying once more under rocm-debug-agent, "
+		 "SIGQUIT after %ld s of silence for its wave dump (at most %ld s)",
+		 lim.progress_timeout_s, lim.timeout_s);
+	if (agent_rerun(g, u, &lim, &err) < 0) {
+		diagnosis_set_status(&g->d, DIAGNOSIS_FAILED, "the rerun under the agent failed: %s",
+				     err.msg);
+		return;
+	}
+	diag_agent_report_init(&r);
+	if (diagnose_agent_parse_file(log, &r) < 0)
+		diagnosis_add_note(&g->d, "the log %s could not be read back", DIAGNOSE_AGENT_LOG);
+	diagnosis_add_file(&g->d, DIAGNOSE_DIR "/" DIAGNOSE_AGENT_LOG);
+	diagnosis_from_agent_gpu_hang(&g->d, &r, lim.quit_sent, lim.exit_code,
+				      lim.progress_timeout_s);
+	diag_agent_report_release(&r);
+}
+
 static bool watchdog_stopped(const struct unit_run *u)
 {
 	return u->result.ended_by == ENDED_TIMEOUT || u->result.ended_by == ENDED_PROGRESS_TIMEOUT;
@@ -386,7 +425,16 @@ void unit_diag_after(struct unit_diag *g, const struct unit_run *u, struct findi
 	} else if (g->agent_run) {
 		diagnosis_release(&g->d);
 		diagnose_agent_collect(u->run_dir, "replay.log", &g->d);
+		/* Not "not loaded": the agent prints nothing on a GPU reset. */
+		if (f->fault_class == FAULT_GPU_HANG && g->d.status != DIAGNOSIS_OK)
+			diagnosis_set_status(&g->d, DIAGNOSIS_NOT_RUN, "the agent run ended with the "
+					     "GPU Hang before any SIGQUIT, and the agent prints no wave "
+					     "on a GPU reset (--diagnose auto reruns it and sends SIGQUIT "
+					     "while it is stuck)");
 		g->have = true;
+	} else if (f->fault_class == FAULT_GPU_HANG && diagnose_agent_gpu_hang(g->mode)) {
+		/* The process ended by itself: no watchdog stop, so no rocgdb. */
+		after_gpu_hang(g, u);
 	} else if (f->outcome == OUTCOME_HANG && g->rocgdb &&
 		   (g->mode == DIAGNOSE_HANG || g->mode == DIAGNOSE_ALL)) {
 		/* rocgdb looked before the stop (hang_hook). */
@@ -415,8 +463,11 @@ void unit_diag_after(struct unit_diag *g, const struct unit_run *u, struct findi
 		strvec_push(&f->notes, g->d.tool == DIAGNOSIS_ROCGDB
 				       ? "kernel: the dispatch rocgdb found in flight before the stop "
 					 "(see Diagnosis)"
-				       : "kernel: the wave rocm-debug-agent dumped on SIGQUIT in the "
-					 "rerun (see Diagnosis)");
+				       : g->d.running >= 0
+				       ? "kernel: the wave rocm-debug-agent dumped on SIGQUIT in the "
+					 "rerun (see Diagnosis)"
+				       : "kernel: the wave rocm-debug-agent reported in the rerun "
+					 "(see Diagnosis)");
 	}
 }
 

@@ -609,7 +609,8 @@ static int scenario_fault(struct run *r, size_t i)
 	if (scenario_is(r, "crash"))
 		end_crash();
 	if (scenario_is(r, "hw-exception"))
-		sim_hw_exception(scenario_get(r->sc, "gpu_node"), scenario_get(r->sc, "hw_reason"));
+		sim_hw_exception(scenario_get(r->sc, "gpu_node"), scenario_get(r->sc, "hw_reason"),
+				 r->last_kernel, scenario_double(r->sc, "hang_s", 0));
 	return -1;
 }
 

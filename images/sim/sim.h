@@ -11,6 +11,8 @@
  *   scenario=pass|d2h-fail|maf|fatal|version-mismatch|queue-abort|hang|
  *            crash|watchdog|divergence|flood|slow|hw-exception (default pass)
  *   hw_reason=TEXT    (hw-exception) the reason: "GPU Hang" (default) or an ECC text
+ *   hang_s=T          (hw-exception) silent in the kernel T s before the driver's
+ *                     hang detection fires (the agent dumps its waves on SIGQUIT)
  *   kernels=a,b,c / kernel=<one name, may hold commas> (repeatable)
  *                     replay these launches instead of the archive's
  *   launches=N        launch count (kernel names round-robin)
@@ -171,8 +173,10 @@ void sim_sleep(double seconds);
 void *sim_grow(void *p, size_t *alloc, size_t need, size_t elem);
 char *sim_strdup(const char *s);
 _Noreturn void sim_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* gpu_events.c: ROCr's hardware-exception line, then abort(). */
-_Noreturn void sim_hw_exception(const char *node, const char *reason);
+/* gpu_events.c: ROCr's hardware-exception line, then abort(); hang_s > 0:
+ * first stuck in kernel that long, silent (SIGQUIT: the agent's dump). */
+_Noreturn void sim_hw_exception(const char *node, const char *reason, const char *kernel,
+				double hang_s);
 
 /* probe.c: --probe-syscalls, what seccomp and the user allow (exit code). */
 int sim_probe_syscalls(void);

@@ -375,6 +375,104 @@ Test(run_diagnose, rocm7s_agent_lines_name_the_kernel)
 	tool_run_release(&r);
 }
 
+/* The GPU's own hang detection ended the run (ROCr's "HW Exception ...
+ * reason :GPU Hang", then abort): by default the agent rerun, sent
+ * SIGQUIT inside the silence the first run had before the exception. */
+Test(run_diagnose, a_gpu_hang_exception_is_named_by_the_agents_sigquit_dump_in_a_rerun)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hw-exception-hang",
+					  (const char *const[]){ "--timeout", "30", NULL }, 1);
+	const cJSON *d = diagnosis(f);
+	cleanup_free char *log = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	const char *marker, *wave;
+	long quiet = -1;
+
+	assert_finding_verdict(f, "the first run's verdict", "HANG", "gpu_hang", "Cijk_");
+	cr_assert_str_eq(str(d, "tool"), "rocm-debug-agent");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert(strstr(str(d, "summary"), "SIGQUIT: 2 wave(s) on the GPU (2 running"), "%s",
+		  str(d, "summary"));
+	cr_assert(str(d, "kernel") && !strncmp(str(d, "kernel"), "Cijk_", 5), "%s", str(d, "kernel"));
+	cr_assert(json_has_note(d, "running at pc=0x"), "which waves were seen where");
+	cr_assert(json_has_note(d, "before the driver's hang detection"));
+	cr_assert(json_has_note(f, "kernel: the wave rocm-debug-agent dumped on SIGQUIT"));
+	cr_assert(!cap_added(r.run_dir, "SYS_PTRACE"), "no ptrace for the agent");
+	log = file_with_prefix(d, r.run_dir, "diagnostics/agent.log");
+	cr_assert(log && read_text(log, &text), "the rerun's log brought home");
+	marker = strstr(text.buf, "[hrr-docker-replay] replay timed out after ");
+	wave = strstr(text.buf, "wave_");
+	cr_assert(marker && wave && marker < wave, "the stop marker before SIGQUIT:\n%s", text.buf);
+	cr_assert_eq(sscanf(marker, "[hrr-docker-replay] replay timed out after %lds without output",
+			    &quiet), 1, "%s", marker);
+	cr_assert_eq(quiet, 2, "half the first run's 4 s of silence before the exception: %ld", quiet);
+	cr_assert(!strstr(text.buf, "HW Exception"), "SIGQUIT came before the driver's detection");
+	tool_run_release(&r);
+}
+
+/* --diagnose hang with rocgdb in the image: rocgdb had no moment to
+ * attach (no watchdog stop), the agent rerun still names the waves; the
+ * ROCm 7 agent's wave lines. */
+Test(run_diagnose, a_gpu_hang_exception_gets_the_agent_rerun_under_diagnose_hang_too)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, SIM_DEBUG_IMAGE, "hw-exception-hang",
+					  (const char *const[]){ "--timeout", "30", "--diagnose", "hang",
+								 "--env", "HRR_SIM_AGENT=rocm7", NULL },
+					  1);
+	const cJSON *d = diagnosis(f);
+	cleanup_free char *log = file_with_prefix(d, r.run_dir, "diagnostics/agent.log");
+	cleanup_free char *rocgdb = file_with_prefix(d, r.run_dir, "diagnostics/rocgdb");
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	cr_assert_str_eq(str(f, "fault_class"), "gpu_hang");
+	cr_assert_str_eq(str(d, "status"), "ok", "%s", str(d, "summary"));
+	cr_assert(log && read_text(log, &text));
+	cr_assert(strstr(text.buf, ", kernargs=0x") && strstr(text.buf, ") (running)"),
+		  "ROCm 7's wave lines:\n%s", text.buf);
+	cr_assert_null(rocgdb, "no rocgdb: nothing to attach to");
+	tool_run_release(&r);
+}
+
+/* A GPU Hang rerun that named no wave: the status and why, no kernel. */
+static void gpu_hang_names_nothing(const char *image, const char *fixture, const char *mode,
+				   const char *status, const char *why)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = run_diag(&r, image, fixture,
+					  (const char *const[]){ "--timeout", "30", "--diagnose", mode,
+								 NULL }, 1);
+	const cJSON *d = diagnosis(f);
+
+	assert_finding_verdict(f, "the first run's verdict", "HANG", "gpu_hang", NULL);
+	cr_assert_str_eq(str(d, "status"), status, "%s", str(d, "summary"));
+	cr_assert(strstr(str(d, "summary"), why), "%s", str(d, "summary"));
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d, "caveat")));
+	tool_run_release(&r);
+}
+
+/* No silence before the exception: the driver fires again before any
+ * SIGQUIT could, and the diagnosis says so rather than guess. */
+Test(run_diagnose, a_gpu_hang_that_recurs_before_the_sigquit_is_said_to_have_named_nothing)
+{
+	gpu_hang_names_nothing(SIM_DEBUG_IMAGE, "hw-exception", "auto", "not-run",
+			       "GPU Hang recurred");
+}
+
+/* --diagnose agent: its one run ends with the exception, no SIGQUIT; the
+ * agent was loaded, it just has nothing to say on a GPU reset. */
+Test(run_diagnose, an_agent_run_ended_by_a_gpu_hang_is_not_called_an_agent_that_did_not_load)
+{
+	gpu_hang_names_nothing(SIM_DEBUG_IMAGE, "hw-exception-hang", "agent", "not-run",
+			       "prints no wave on a GPU reset");
+}
+
+Test(run_diagnose, a_gpu_hang_in_an_image_without_the_agent_says_not_available)
+{
+	gpu_hang_names_nothing(SIM_IMAGE, "hw-exception-hang", "auto", "not-available", "GPU Hang");
+}
+
 static int collect_exec(enum engine_stream_id stream, const char *data, size_t len, void *ud)
 {
 	(void)stream;

@@ -154,3 +154,34 @@ Test(diag_plan, a_hang_is_named_by_the_agent_by_default_and_by_rocgdb_only_when_
 	cr_assert_eq(diagnose_agent_hang_limit(5.0), 5);
 	cr_assert_eq(diagnose_agent_hang_limit(0.1), 1);
 }
+
+Test(diag_plan, a_gpu_hang_exception_is_rerun_under_the_agent_in_every_mode_that_names_hangs)
+{
+	cr_assert(diagnose_agent_gpu_hang(DIAGNOSE_AUTO));
+	cr_assert(diagnose_agent_gpu_hang(DIAGNOSE_HANG), "rocgdb cannot attach: the process is gone");
+	cr_assert(diagnose_agent_gpu_hang(DIAGNOSE_ALL));
+	cr_assert(!diagnose_agent_gpu_hang(DIAGNOSE_OFF));
+	cr_assert(!diagnose_agent_gpu_hang(DIAGNOSE_AGENT), "an agent run has no rerun");
+}
+
+Test(diag_plan, a_gpu_hang_rerun_is_sent_sigquit_halfway_into_the_silence_before_the_exception)
+{
+	long timeout = -1, progress = -1;
+
+	/* Silent 4.2 s, ended 0.1 s before the end at 6.3 s: the exception. */
+	diagnose_gpu_hang_limits(6.3, 4.2, 6.2, &timeout, &progress);
+	cr_assert_eq(progress, 2, "half the silence: SIGQUIT before the driver's detection");
+	cr_assert_eq(timeout, 28, "the first run's time to its end, x4");
+	diagnose_gpu_hang_limits(4.07, 3.96, 3.96, &timeout, &progress);
+	cr_assert_eq(progress, 2, "to the nearest second");
+	cr_assert_eq(timeout, 20);
+	diagnose_gpu_hang_limits(6.3, 1.5, 6.3, &timeout, &progress);
+	cr_assert_eq(progress, 1, "at least a second");
+	/* The last silence ended long before the end: it did not lead to it. */
+	diagnose_gpu_hang_limits(30.0, 8.0, 12.0, &timeout, &progress);
+	cr_assert_eq(progress, 1);
+	cr_assert_eq(timeout, 120);
+	diagnose_gpu_hang_limits(0.4, 0, -1, &timeout, &progress);
+	cr_assert_eq(progress, 1, "no silence seen");
+	cr_assert_eq(timeout, 4);
+}

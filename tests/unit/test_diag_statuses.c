@@ -195,3 +195,54 @@ Test(diag_statuses, the_old_agents_report_parses_with_its_event_and_page)
 	cr_assert_eq(r.stopped, 2);
 	diag_agent_report_release(&r);
 }
+
+/* A GPU Hang rerun: the dump when SIGQUIT went out inside the silence;
+ * otherwise what the log proves, and no more. */
+Test(diag_statuses, a_gpu_hang_rerun_names_the_dumped_waves_or_says_why_there_are_none)
+{
+	struct diag_agent_report r;
+	struct diagnosis d;
+
+	parse(&r, "[HRR] Event 3: hipModuleLaunchKernel -> Kernel 'spin_kernel(int*)'\n"
+		  "--------------------------------------------------------\n" ROCM7_WAVE);
+	diagnosis_init(&d, DIAGNOSIS_AGENT);
+	diagnosis_from_agent_gpu_hang(&d, &r, true, 143, 2);
+	cr_assert_eq(d.status, DIAGNOSIS_OK, "%s", d.summary);
+	cr_assert(strstr(d.summary, "SIGQUIT: 1 wave(s) on the GPU (1 running"), "%s", d.summary);
+	cr_assert_str_eq(d.kernel, "spin_kernel(int*)");
+	cr_assert(strstr(d.notes.v[d.notes.n - 1], "after 2 s of silence"), "%s",
+		  d.notes.v[d.notes.n - 1]);
+	diagnosis_release(&d);
+	diag_agent_report_release(&r);
+
+	/* The driver fired first: ROCr's line again, no wave, no SIGQUIT. */
+	parse(&r, "[HRR progress] seq=3\n"
+		  "HW Exception by GPU node-1 (Agent handle: 0x12e78350) reason :GPU Hang\n");
+	cr_assert_str_eq(r.hw_exception,
+			 "HW Exception by GPU node-1 (Agent handle: 0x12e78350) reason :GPU Hang");
+	cr_assert_null(r.event, "ROCr's line is not the agent's");
+	diagnosis_init(&d, DIAGNOSIS_AGENT);
+	diagnosis_from_agent_gpu_hang(&d, &r, false, 134, 2);
+	cr_assert_eq(d.status, DIAGNOSIS_NOT_RUN);
+	cr_assert(strstr(d.summary, "GPU Hang recurred"), "%s", d.summary);
+	cr_assert_eq(d.tool_exit, 134);
+	diagnosis_release(&d);
+	diag_agent_report_release(&r);
+
+	/* No hang at all under the agent. */
+	parse(&r, "[HRR] Replay complete\n");
+	diagnosis_init(&d, DIAGNOSIS_AGENT);
+	diagnosis_from_agent_gpu_hang(&d, &r, false, 0, 2);
+	cr_assert_eq(d.status, DIAGNOSIS_NOT_RUN);
+	cr_assert(strstr(d.summary, "without a GPU Hang"), "%s", d.summary);
+	diagnosis_release(&d);
+	diag_agent_report_release(&r);
+
+	/* A SIGQUIT the replay died of: no agent. */
+	parse(&r, "[HRR progress] seq=3\n");
+	diagnosis_init(&d, DIAGNOSIS_AGENT);
+	diagnosis_from_agent_gpu_hang(&d, &r, true, 131, 2);
+	cr_assert_eq(d.status, DIAGNOSIS_AGENT_NOT_LOADED);
+	diagnosis_release(&d);
+	diag_agent_report_release(&r);
+}
