@@ -5,7 +5,7 @@
  *
  *     bench_history night DB WORKDIR LABEL NIGHT CASES   import, print seconds
  *     bench_history folder WORKDIR LABEL CASES           write only, print the folder
- *     bench_history plan DB LABEL CASE                   EXPLAIN QUERY PLAN of `history`
+ *     bench_history plan DB LABEL CASE                   EXPLAIN QUERY PLAN of `history`'s queries
  *
  * The library: CASES cases in 40 families on one image whose ID changes
  * every 15 nights, 8 GPUs; about 3 % of the cases regress for a few nights,
@@ -180,26 +180,44 @@ static int night(const char *dbpath, const char *workdir, const char *label, uns
 	return 0;
 }
 
-static int plan(const char *dbpath, const char *label, const char *case_name)
+static int plan_of(sqlite3 *h, const char *what, const char *query, const char *arg1,
+		   const char *arg2, int arg3)
 {
-	sqlite3 *h;
 	sqlite3_stmt *st;
-	cleanup_free char *sql = xasprintf("EXPLAIN QUERY PLAN %s", history_trend_sql);
+	cleanup_free char *sql = xasprintf("EXPLAIN QUERY PLAN %s", query);
 
-	if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
 		fprintf(stderr, "bench_history: %s\n", sqlite3_errmsg(h));
 		return 1;
 	}
-	sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
-	if (strcmp(case_name, "-"))
-		sqlite3_bind_text(st, 2, case_name, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, 10);
+	sqlite3_bind_text(st, 1, arg1, -1, SQLITE_STATIC);
+	if (arg2)
+		sqlite3_bind_text(st, 2, arg2, -1, SQLITE_STATIC);
+	else if (arg3)
+		sqlite3_bind_int(st, 2, arg3);
+	printf("  %s:\n", what);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		printf("  %s\n", (const char *)sqlite3_column_text(st, 3));
+		printf("    %s\n", (const char *)sqlite3_column_text(st, 3));
 	sqlite3_finalize(st);
-	sqlite3_close(h);
 	return 0;
+}
+
+/* history_db_trend's two queries: the last 10 sweeps, then each one's
+ * results (for the case, or every case with "-"). */
+static int plan(const char *dbpath, const char *label, const char *case_name)
+{
+	sqlite3 *h;
+	int rc;
+
+	if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		fprintf(stderr, "bench_history: %s\n", sqlite3_errmsg(h));
+		return 1;
+	}
+	rc = plan_of(h, "the sweeps", history_trend_sweeps_sql, label, NULL, 10) ||
+	     plan_of(h, "each sweep's results", history_trend_results_sql, "-",
+		     strcmp(case_name, "-") ? case_name : NULL, 0);
+	sqlite3_close(h);
+	return rc;
 }
 
 int main(int argc, char **argv)

@@ -33,6 +33,8 @@ DB=$BENCH_TMP/history.sqlite
 WD=$BENCH_TMP/wd
 SITE=$BENCH_TMP/site
 LABEL=nightly
+# The workdirs exist, as the CLI makes them: a sweep folder goes in <workdir>/sweeps.
+mkdir -p "$WD" "$BENCH_TMP/wd-mem"
 printf '== %s: %d cases x %d nightly sweeps, no engine\n' "$BENCH_NAME" "$CASES" "$NIGHTS"
 printf 'machine: %s cores, load %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 

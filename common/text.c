@@ -131,18 +131,40 @@ char *text_sanitized(const char *s, unsigned flags)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* What a markdown cell escapes with a backslash. */
+static const bool markdown_special[256] = {
+	['\\'] = true, ['`'] = true, ['*'] = true, ['_'] = true, ['['] = true, [']'] = true,
+	['('] = true, [')'] = true, ['!'] = true, ['|'] = true, ['<'] = true, ['>'] = true,
+	['&'] = true, ['~'] = true, ['#'] = true,
+};
+
+/* Reports write a cell per field of every row (100,000 in a label's
+ * history): printable ASCII, the usual cell, is its own sanitized text,
+ * and runs between escapes are copied whole. */
 void text_markdown_cell(struct strbuf *out, const char *s)
 {
 	struct strbuf clean = STRBUF_INIT;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len, run = 0;
 
 	if (!s)
 		return;
-	text_sanitize(&clean, s, strlen(s), TEXT_STRIP_ANSI | TEXT_NO_NONCHARACTERS);
-	for (const char *p = clean.buf; *p; p++) {
-		if (strchr("\\`*_[]()!|<>&~#", *p))
+	len = strlen(s);
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] >= 0x7f) {
+			text_sanitize(&clean, s, len, TEXT_STRIP_ANSI | TEXT_NO_NONCHARACTERS);
+			p = (const unsigned char *)clean.buf;
+			len = clean.len;
+			break;
+		}
+	strbuf_grow(out, len + 8);
+	for (size_t i = 0; i < len; i++)
+		if (markdown_special[p[i]]) {
+			strbuf_add(out, p + run, i - run);
 			strbuf_addch(out, '\\');
-		strbuf_addch(out, *p);
-	}
+			run = i;
+		}
+	strbuf_add(out, p + run, len - run);
 	strbuf_release(&clean);
 }
 

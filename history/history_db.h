@@ -18,7 +18,7 @@
 #include "sweep/sweep_result.h"
 #include "sweep/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 3
+#define HISTORY_SCHEMA_VERSION 4
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;

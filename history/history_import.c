@@ -47,6 +47,12 @@ const char *const history_migrations[] = {
 	"CREATE TABLE bisects(id TEXT PRIMARY KEY, good TEXT NOT NULL, bad TEXT NOT NULL,"
 	" last_good TEXT, first_bad TEXT, verdict TEXT NOT NULL, answer TEXT, folder TEXT,"
 	" run_options_fp TEXT, finished INTEGER);",
+	/* 3 -> 4: additive. `history`'s trend reads a sweep's attempts from
+	 * this index alone, in its order, each case's final attempt first: no
+	 * lookup of each row in the table (whose rows are in import order, not
+	 * in case order), no sort. */
+	"CREATE INDEX results_trend ON results(sweep, case_name, image_ref, attempt DESC,"
+	" state, outcome, fault_class, kernel);",
 };
 
 /* Order-independent fingerprint of the results (FNV-1a per line, summed):

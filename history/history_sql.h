@@ -12,8 +12,10 @@ struct history_db;
 /* history_migrations[v] takes schema v to v + 1. */
 extern const char *const history_migrations[];
 
-/* history_db_trend's query (`make bench` shows its plan). */
-extern const char history_trend_sql[];
+/* history_db_trend's queries: the sweeps, then each one's results
+ * (`make bench-history` shows their plans). */
+extern const char history_trend_sweeps_sql[];
+extern const char history_trend_results_sql[];
 
 sqlite3 *history_db_handle(struct history_db *db);
 /* An SQLite failure as an error naming the database file: busy/locked ->

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "common/cleanup.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "history/history_sql.h"
 
@@ -115,46 +116,99 @@ int history_db_statuses(struct history_db *db, const char *sweep_id, const char 
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "statuses", err);
 }
 
-/* ?1 label (NULL: any), ?2 case (NULL: every case), ?3 the last N sweeps.
+/* ?1 label (NULL: any), ?2 the last N sweeps: oldest first.
  * "x BETWEEN COALESCE(?, '') AND COALESCE(?, x'')" is "x = ?, or any text
  * when ? is NULL" (text sorts below every blob) in a form the planner
  * serves from an index, which "? IS NULL OR x = ?" is not. */
-const char history_trend_sql[] =
-	"WITH s AS (SELECT id, label, started FROM sweeps"
+const char history_trend_sweeps_sql[] =
+	"SELECT id, label, started FROM (SELECT id, label, started FROM sweeps"
 	"  WHERE label BETWEEN COALESCE(?1, '') AND COALESCE(?1, x'')"
-	"  ORDER BY started DESC, id DESC LIMIT ?3)"
-	" SELECT s.id, s.label, s.started, r.case_name, r.image_ref, r.state,"
-	"  r.outcome, r.fault_class, r.kernel, r.attempt"
-	" FROM s JOIN results r ON r.sweep = s.id"
-	" WHERE r.case_name BETWEEN COALESCE(?2, '') AND COALESCE(?2, x'') AND r.attempt ="
-	"  (SELECT MAX(x.attempt) FROM results x WHERE x.sweep = r.sweep"
-	"   AND x.case_name = r.case_name AND x.image_ref = r.image_ref)"
-	" ORDER BY s.started, s.id, r.case_name, r.image_ref";
+	"  ORDER BY started DESC, id DESC LIMIT ?2) ORDER BY started, id";
 
+/* ?1 one of those sweeps, ?2 case (NULL: every case): every attempt, in
+ * the order of the index results_trend, which holds all these columns.
+ * One sweep at a time, the rows come out in the trend's order with no
+ * sort and no lookup in the table; a case's final attempt is its first
+ * row (attempt DESC), so there is no subquery per row. */
+const char history_trend_results_sql[] =
+	"SELECT case_name, image_ref, state, outcome, fault_class, kernel, attempt"
+	" FROM results WHERE sweep = ?1"
+	" AND case_name BETWEEN COALESCE(?2, '') AND COALESCE(?2, x'')"
+	" ORDER BY case_name, image_ref, attempt DESC";
+
+/* The (case, image) last listed, kept past the next step (which frees the
+ * statement's text): the rows after it that name it again are its earlier
+ * attempts. */
+struct trend_last {
+	struct strbuf case_name, image;
+	bool any;
+};
+
+static bool trend_listed(const struct trend_last *l, sqlite3_stmt *st)
+{
+	return l->any && !strcmp(l->case_name.buf, col(st, 0)) && !strcmp(l->image.buf, col(st, 1));
+}
+
+static int trend_emit(struct trend_last *l, sqlite3_stmt *sw, sqlite3_stmt *st,
+		      history_trend_fn fn, void *ctx, struct error *err)
+{
+	struct history_trend_row row = {
+		.sweep_id = col(sw, 0), .label = col(sw, 1), .started = sqlite3_column_int64(sw, 2),
+		.case_name = col(st, 0), .image = col(st, 1), .state = col(st, 2),
+		.outcome = col(st, 3), .fault_class = col(st, 4), .kernel = col(st, 5),
+		.attempts = sqlite3_column_int(st, 6),
+	};
+
+	if (fn(ctx, &row) < 0)
+		return error_set(err, ERR_CANCELLED, 0, "trend listing stopped");
+	strbuf_reset(&l->case_name);
+	strbuf_add(&l->case_name, row.case_name, (size_t)sqlite3_column_bytes(st, 0));
+	strbuf_reset(&l->image);
+	strbuf_add(&l->image, row.image, (size_t)sqlite3_column_bytes(st, 1));
+	l->any = true;
+	return 0;
+}
+
+/* The final attempts of sweep sw's current row. */
+static int trend_sweep(struct history_db *db, sqlite3_stmt *sw, sqlite3_stmt *st,
+		       struct trend_last *l, history_trend_fn fn, void *ctx, struct error *err)
+{
+	int rc;
+
+	sqlite3_reset(st);
+	bind_text(st, 1, col(sw, 0));
+	l->any = false;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (!trend_listed(l, st) && trend_emit(l, sw, st, fn, ctx, err) < 0)
+			return -1;
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "trend", err);
+}
+
+/* Both statements read in the one transaction the open sweeps statement
+ * holds: the trend is one snapshot of the database. */
 int history_db_trend(struct history_db *db, const char *label, const char *case_name, int last,
 		     history_trend_fn fn, void *ctx, struct error *err)
 {
+	cleanup_stmt sqlite3_stmt *sw = NULL;
 	cleanup_stmt sqlite3_stmt *st = NULL;
-	int rc;
+	struct trend_last l = { STRBUF_INIT, STRBUF_INIT, false };
+	int rc = -1;
 
-	if (history_sql_prepare(db, history_trend_sql, &st, err) < 0)
-		return -1;
-	bind_text(st, 1, label);
+	if (history_sql_prepare(db, history_trend_sweeps_sql, &sw, err) < 0 ||
+	    history_sql_prepare(db, history_trend_results_sql, &st, err) < 0)
+		goto out;
+	bind_text(sw, 1, label);
+	sqlite3_bind_int(sw, 2, last > 0 ? last : -1);
 	bind_text(st, 2, case_name);
-	sqlite3_bind_int(st, 3, last > 0 ? last : -1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct history_trend_row row = {
-			.sweep_id = col(st, 0), .label = col(st, 1),
-			.started = sqlite3_column_int64(st, 2), .case_name = col(st, 3),
-			.image = col(st, 4), .state = col(st, 5), .outcome = col(st, 6),
-			.fault_class = col(st, 7), .kernel = col(st, 8),
-			.attempts = sqlite3_column_int(st, 9),
-		};
-
-		if (fn(ctx, &row) < 0)
-			return error_set(err, ERR_CANCELLED, 0, "trend listing stopped");
-	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "trend", err);
+	rc = 0;
+	while (rc == 0 && (rc = sqlite3_step(sw)) == SQLITE_ROW)
+		rc = trend_sweep(db, sw, st, &l, fn, ctx, err);
+	if (rc > 0)
+		rc = rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "trend", err);
+out:
+	strbuf_release(&l.case_name);
+	strbuf_release(&l.image);
+	return rc;
 }
 
 int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *ids,

@@ -85,3 +85,22 @@ Test(text, validity_check)
 	cr_assert_not(text_is_utf8("abc\xc3", 4));
 	cr_assert_not(text_is_utf8("\xf5\x80\x80\x80", 4));
 }
+
+/* Every markdown special gets a backslash, in plain ASCII and after the
+ * cell is sanitized (a colour sequence dropped, a control replaced). */
+Test(text, a_markdown_cell_escapes_specials_plain_or_sanitized)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, "| ");
+	text_markdown_cell(&sb, "a\\`*_[]()!|<>&~#z-./");
+	cr_assert_str_eq(sb.buf, "| a\\\\\\`\\*\\_\\[\\]\\(\\)\\!\\|\\<\\>\\&\\~\\#z-./");
+	strbuf_reset(&sb);
+	text_markdown_cell(&sb, "\x1b[31mk<\xc3\xa9>\x01|");
+	cr_assert_str_eq(sb.buf, "k\\<\xc3\xa9\\>" FFFD "\\|");
+	strbuf_reset(&sb);
+	text_markdown_cell(&sb, "");
+	text_markdown_cell(&sb, NULL);
+	cr_assert_eq(sb.len, 0);
+	strbuf_release(&sb);
+}

@@ -216,6 +216,62 @@ Test(history, trend_and_prune_keep_the_last_n)
 	history_db_close(db);
 }
 
+struct trend_seen {
+	char rows[8][64];
+	size_t n;
+};
+
+static int see_trend(void *ctx, const struct history_trend_row *r)
+{
+	struct trend_seen *t = ctx;
+
+	cr_assert_lt(t->n, 8);
+	snprintf(t->rows[t->n++], 64, "%s %s %s %s %d", r->sweep_id, r->case_name, r->image,
+		 r->outcome ? r->outcome : r->state, r->attempts);
+	return 0;
+}
+
+/* Oldest sweep first, cases in name then image order, only each case's
+ * final attempt, whatever order the results were imported in. */
+Test(history, the_trend_lists_final_attempts_in_order)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	const struct history_planned p[] = { { "b", "i" }, { "a", "j" }, { "a", "i" } };
+	struct trend_seen t = { 0 };
+	static const char *const want[] = {
+		"s2 a i MAF 1", "s2 a j PASS 3", "s2 b i blocked 1",
+		"s3 a i MAF 1", "s3 a j PASS 3", "s3 b i blocked 1",
+	};
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(&rs, "b", "i", 1, "blocked", NULL, NULL, NULL, 1);
+	add(&rs, "a", "j", 2, "done", "HANG", NULL, NULL, 1);
+	add(&rs, "a", "j", 1, "done", "HANG", NULL, NULL, 1);
+	add(&rs, "a", "j", 3, "done", "PASS", NULL, NULL, 1);
+	add(&rs, "a", "i", 1, "done", "MAF", "page-fault", "k", 1);
+	import(db, "s1", 1, p, 3, &rs, true);
+	import(db, "s3", 3, p, 3, &rs, true);
+	import(db, "s2", 2, p, 3, &rs, true);
+	cr_assert_eq(history_db_trend(db, "nightly", NULL, 2, see_trend, &t, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(t.n, 6);
+	for (size_t i = 0; i < t.n; i++)
+		cr_assert_str_eq(t.rows[i], want[i]);
+	t.n = 0;
+	cr_assert_eq(history_db_trend(db, "nightly", "a", 1, see_trend, &t, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(t.n, 2);
+	cr_assert_str_eq(t.rows[0], "s3 a i MAF 1");
+	cr_assert_str_eq(t.rows[1], "s3 a j PASS 3");
+	t.n = 0;
+	cr_assert_eq(history_db_trend(db, "weekly", NULL, 10, see_trend, &t, &err), 0);
+	cr_assert_eq(t.n, 0);
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
 Test(history, a_locked_database_is_a_clear_busy_error)
 {
 	struct history_db *db;

@@ -162,3 +162,42 @@ Test(history_trust, the_migration_drops_env_values_from_older_databases)
 	cr_assert(strstr(options, "\"env_names\":[\"HF_TOKEN\",\"A\"]") &&
 		  strstr(options, "\"timeout_s\":5"), "%s", options);
 }
+
+/* A version 3 database gains the trend's covering index on open, and
+ * keeps its results. */
+Test(history_trust, a_version_3_database_migrates_to_the_trend_index)
+{
+	struct history_db *db;
+	struct error err;
+	cleanup_free char *dir = xasprintf("%s/data", root);
+	sqlite3 *h;
+	sqlite3_stmt *st;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	for (int v = 0; v < 3; v++)
+		cr_assert_eq(sqlite3_exec(h, history_migrations[v], NULL, NULL, NULL), SQLITE_OK,
+			     "%s", sqlite3_errmsg(h));
+	cr_assert_eq(sqlite3_exec(h, "PRAGMA user_version = 3;"
+				  "INSERT INTO sweeps(id, label, started, state) VALUES"
+				  " ('s', 'l', 1, 'finished');"
+				  "INSERT INTO results(sweep, case_name, image_ref, attempt, state,"
+				  " outcome) VALUES ('s', 'c', 'i', 1, 'done', 'PASS')",
+				  NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+	cr_assert_eq(history_db_open_readonly(&db, dbpath, &err), 0, "%s", err.msg);
+	history_db_close(db);
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	history_db_close(db);
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT (SELECT user_version FROM pragma_user_version),"
+					" (SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index'"
+					"  AND name = 'results_trend'), (SELECT COUNT(*) FROM results)",
+					-1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_eq(sqlite3_column_int(st, 0), HISTORY_SCHEMA_VERSION);
+	cr_assert_eq(sqlite3_column_int(st, 1), 1);
+	cr_assert_eq(sqlite3_column_int(st, 2), 1);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
