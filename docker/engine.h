@@ -152,6 +152,31 @@ int engine_image_remove(struct engine *e, const char *name, struct error *err);
 int engine_image_inspect(struct engine *e, const char *name, cJSON **out,
 			 struct error *err);
 
+/* One tag an image list names: an image with several tags is one entry
+ * each, an untagged image none. */
+struct engine_image_tag {
+	char *ref;         /* "name:tag" as the engine's RepoTags spell it */
+	char *id;          /* "sha256:..." */
+	long long created; /* the image's Created, epoch seconds; -1 unknown */
+};
+struct engine_image_tags {
+	struct engine_image_tag *v;
+	size_t n;
+};
+void engine_image_tags_release(struct engine_image_tags *t);
+
+/* GET /images/json?filters={"reference":[reference]}: the tags of the
+ * images whose name matches reference ("name", "name:tag", globs as the
+ * engine takes them; NULL every image). The engine's matching is a
+ * pre-filter, not a promise: an image listed keeps all its RepoTags, of
+ * other repositories too, so callers match the names themselves. */
+int engine_image_list(struct engine *e, const char *reference, struct engine_image_tags *out,
+		      struct error *err) __attribute__((warn_unused_result));
+/* Pure: the answer of GET /images/json (already normalized, see
+ * podman_image_normalize) appended to *out; not an array: ERR_PROTOCOL. */
+int engine_image_list_parse(const cJSON *answer, struct engine_image_tags *out,
+			    struct error *err) __attribute__((warn_unused_result));
+
 struct engine_pull_event {
 	const char *status;   /* "Downloading", "Pull complete", ... (may be NULL) */
 	const char *id;       /* layer id (may be NULL) */
