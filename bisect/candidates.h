@@ -67,9 +67,11 @@ int bisect_candidates_from_file(struct bisect_candidates *c, const char *path, c
 const char *bisect_registry_api_host(const char *registry);
 /* The registry's tags of good's repository that bisect_tag_wanted, with
  * the credentials `pull` uses, each with its config's created time, in the
- * registry's order (bisect/registry_list.c). */
+ * registry's order (bisect/registry_list.c). On failure *absent says
+ * whether the registry could not be reached or has no such repository
+ * (its tag list failed so), which the engine's tags may stand in for. */
 int bisect_candidates_registry(struct bisect_candidates *c, const struct image_ref *good,
-			       const struct image_ref *bad, const char *pattern,
+			       const struct image_ref *bad, const char *pattern, bool *absent,
 			       struct error *err) __attribute__((warn_unused_result));
 /* The tags of good's repository (bad must be of the same one) matching
  * pattern: the registry's and engine e's, merged, ordered and cut. A

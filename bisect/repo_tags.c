@@ -23,14 +23,6 @@ static int same_repository(const struct image_ref *g, const struct image_ref *b,
 	return 0;
 }
 
-/* What the registry said is one the engine's tags can stand in for: it
- * could not be reached, or it has no such repository. Refused credentials
- * or a broken answer are not: they would hide its tags. */
-static bool registry_absent(const struct error *e)
-{
-	return e->kind == ERR_CONNECT || e->kind == ERR_TIMEOUT || e->kind == ERR_NOT_FOUND;
-}
-
 static int engine_tags(struct bisect_candidates *local, struct engine *e,
 		       const struct image_ref *g, const struct image_ref *b, const char *pattern,
 		       struct error *err)
@@ -81,20 +73,15 @@ static int merge_and_cut(struct bisect_candidates *c, struct engine *e, const st
 	cleanup_free char *gref = NULL, *bref = NULL;
 	struct bisect_candidates local = { 0 };
 	struct error reg = { 0 };
-	int listed = bisect_candidates_registry(c, g, b, pattern, &reg);
+	bool absent;
+	int listed = bisect_candidates_registry(c, g, b, pattern, &absent, &reg);
 
-	if (listed < 0 && !registry_absent(&reg)) {
+	if (listed < 0 && !absent) {
 		*err = reg;
 		return -1;
 	}
-	if (listed < 0) { /* what it listed before it failed is not its list */
-		unsigned requests = c->registry_requests;
-
-		bisect_candidates_release(c);
-		c->registry_requests = requests;
-	}
 	if (engine_tags(&local, e, g, b, pattern, err) < 0)
-		goto fail;
+		return -1;
 	bisect_candidates_merge(c, &local);
 	bisect_candidates_release(&local);
 	if (!bisect_candidates_have_tag(c, g->tag) || !bisect_candidates_have_tag(c, b->tag))
@@ -104,9 +91,6 @@ static int merge_and_cut(struct bisect_candidates *c, struct engine *e, const st
 	gref = xasprintf("%s:%s", g->name, g->tag);
 	bref = xasprintf("%s:%s", b->name, b->tag);
 	return bisect_candidates_between(c, gref, bref, err);
-fail:
-	bisect_candidates_release(&local);
-	return -1;
 }
 
 int bisect_candidates_from_tags(struct bisect_candidates *c, struct engine *e, const char *good,
