@@ -28,9 +28,10 @@ static int engine_tags(struct bisect_candidates *local, struct engine *e,
 		       struct error *err)
 {
 	struct engine_image_tags tags = { 0 };
+	cleanup_free char *name = image_ref_familiar_name(g);
 
 	/* the engine's filter narrows the answer; add_local still matches */
-	if (engine_image_list(e, g->name, &tags, err) < 0)
+	if (engine_image_list(e, name, &tags, err) < 0)
 		return error_prefix(err, "bisect: ");
 	bisect_candidates_add_local(local, &tags, g, b, pattern);
 	engine_image_tags_release(&tags);

@@ -130,6 +130,11 @@ void image_ref_release(struct image_ref *ref);
 /* The key under which config.json stores credentials for ref's registry:
  * "https://index.docker.io/v1/" for Docker Hub, else the registry host. */
 const char *image_ref_auth_key(const struct image_ref *ref);
+/* The name as dockerd lists and filters it ("ubuntu", "rocm/vllm",
+ * "127.0.0.1:5000/x"): Docker Hub's "docker.io/" and "library/" left
+ * off. Its image list's reference filter matches only that spelling.
+ * Caller frees. */
+char *image_ref_familiar_name(const struct image_ref *ref);
 
 /* X-Registry-Auth value (base64url of the auth JSON) for the registry of
  * ref, from $DOCKER_CONFIG/config.json (default ~/.docker/config.json):
