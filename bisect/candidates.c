@@ -1,5 +1,6 @@
 #include "bisect/candidates.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ void bisect_candidates_release(struct bisect_candidates *c)
 		free(c->v[i].tag);
 	}
 	free(c->v);
+	free(c->note);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -87,6 +89,56 @@ void bisect_candidates_sort(struct bisect_candidates *c)
 		}
 		c->v[j] = t;
 	}
+}
+
+bool bisect_tag_wanted(const char *pattern, const char *tag, const char *good_tag,
+		       const char *bad_tag)
+{
+	return !pattern || !fnmatch(pattern, tag, 0) || !strcmp(tag, good_tag) ||
+	       !strcmp(tag, bad_tag);
+}
+
+bool bisect_candidates_have_tag(const struct bisect_candidates *c, const char *tag)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].tag && !strcmp(c->v[i].tag, tag))
+			return true;
+	return false;
+}
+
+void bisect_candidates_add_local(struct bisect_candidates *c, const struct engine_image_tags *tags,
+				 const struct image_ref *good, const struct image_ref *bad,
+				 const char *pattern)
+{
+	for (size_t i = 0; i < tags->n; i++) {
+		struct image_ref r;
+		cleanup_free char *ref = NULL;
+
+		/* "ubuntu:22.04" is docker.io/library/ubuntu: compared parsed */
+		if (image_ref_parse(&r, tags->v[i].ref, ERROR_DISCARD) < 0)
+			continue;
+		if (!r.digest && !strcmp(r.registry, good->registry) &&
+		    !strcmp(r.repository, good->repository) &&
+		    bisect_tag_wanted(pattern, r.tag, good->tag, bad->tag) &&
+		    !bisect_candidates_have_tag(c, r.tag)) {
+			ref = xasprintf("%s:%s", good->name, r.tag);
+			bisect_candidates_push(c, ref, r.tag, tags->v[i].created);
+		}
+		image_ref_release(&r);
+	}
+}
+
+void bisect_candidates_merge(struct bisect_candidates *c, const struct bisect_candidates *local)
+{
+	for (size_t i = 0; i < local->n; i++) {
+		const struct bisect_candidate *l = &local->v[i];
+
+		if (l->tag && bisect_candidates_have_tag(c, l->tag))
+			continue;
+		bisect_candidates_push(c, l->ref, l->tag, l->created);
+		c->local_only++;
+	}
+	bisect_candidates_sort(c);
 }
 
 static long find(const struct bisect_candidates *c, const char *want)

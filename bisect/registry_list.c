@@ -1,9 +1,8 @@
-/* The candidates from the registry: good's repository's tags through the
+/* The registry's candidates: good's repository's tags through the
  * registry client (registry/), authenticated as `pull` is, each tag's
  * config read for its created time. */
 #include "bisect/candidates.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,39 +11,36 @@
 #include "docker/engine.h"
 #include "registry/registry.h"
 
-/* Docker Hub's API host is not its name. */
-static const char *api_host(const char *registry)
+const char *bisect_registry_api_host(const char *registry)
 {
 	return !strcmp(registry, "docker.io") ? "registry-1.docker.io" : registry;
 }
 
-static int same_repository(const struct image_ref *g, const struct image_ref *b, struct error *err)
+/* The tags/list failure that the engine's tags can stand in for: the
+ * registry could not be reached, or has no such repository. Refused
+ * credentials or a broken answer are not (its tags would be missing
+ * silently), nor is a tag's manifest failing once the list came. */
+static bool registry_absent(const struct error *e)
 {
-	if (g->digest || b->digest)
-		return error_set(err, ERR_USAGE, 0,
-				 "bisect: --good and --bad name tags of a registry repository; "
-				 "for digests list the candidates with --images FILE");
-	if (strcmp(g->registry, b->registry) || strcmp(g->repository, b->repository))
-		return error_set(err, ERR_USAGE, 0,
-				 "bisect: --good %s and --bad %s are not of one repository; list the "
-				 "candidates with --images FILE", g->name, b->name);
-	return 0;
+	return e->kind == ERR_CONNECT || e->kind == ERR_TIMEOUT || e->kind == ERR_NOT_FOUND;
 }
 
 static int list_tags(struct bisect_candidates *c, struct registry_client *rc,
 		     const struct image_ref *g, const struct image_ref *b, const char *pattern,
-		     struct error *err)
+		     bool *absent, struct error *err)
 {
 	cleanup_strvec struct strvec tags = STRVEC_INIT;
 
-	if (registry_tags(rc, g->repository, &tags, err) < 0)
+	if (registry_tags(rc, g->repository, &tags, err) < 0) {
+		*absent = registry_absent(err);
 		return -1;
+	}
 	for (size_t i = 0; i < tags.n; i++) {
 		const char *t = tags.v[i];
 		struct registry_image im;
 		cleanup_free char *ref = NULL;
 
-		if (pattern && fnmatch(pattern, t, 0) && strcmp(t, g->tag) && strcmp(t, b->tag))
+		if (!bisect_tag_wanted(pattern, t, g->tag, b->tag))
 			continue;
 		if (registry_image_info(rc, g->repository, t, &im, err) < 0)
 			return error_prefix(err, "bisect: listing %s: ", g->name);
@@ -55,33 +51,23 @@ static int list_tags(struct bisect_candidates *c, struct registry_client *rc,
 	return 0;
 }
 
-int bisect_candidates_from_registry(struct bisect_candidates *c, const char *good,
-				    const char *bad, const char *pattern, struct error *err)
+int bisect_candidates_registry(struct bisect_candidates *c, const struct image_ref *good,
+			       const struct image_ref *bad, const char *pattern, bool *absent,
+			       struct error *err)
 {
-	struct image_ref g = { 0 }, b = { 0 };
 	struct registry_client *rc = NULL;
-	cleanup_free char *user = NULL, *pass = NULL, *gref = NULL, *bref = NULL;
+	cleanup_free char *user = NULL, *pass = NULL;
 	int r = -1;
 
-	if (image_ref_parse(&g, good, err) < 0 || image_ref_parse(&b, bad, err) < 0) {
-		error_prefix(err, "bisect: ");
+	*absent = false;
+	if (registry_credentials(good, &user, &pass, err) < 0 ||
+	    registry_open(&rc, bisect_registry_api_host(good->registry), user, pass, err) < 0)
 		goto out;
-	}
-	if (same_repository(&g, &b, err) < 0 || registry_credentials(&g, &user, &pass, err) < 0 ||
-	    registry_open(&rc, api_host(g.registry), user, pass, err) < 0)
-		goto out;
-	if (list_tags(c, rc, &g, &b, pattern, err) < 0)
-		goto out;
+	r = list_tags(c, rc, good, bad, pattern, absent, err);
 	c->registry_requests = registry_requests(rc);
-	bisect_candidates_sort(c);
-	gref = xasprintf("%s:%s", g.name, g.tag);
-	bref = xasprintf("%s:%s", b.name, b.tag);
-	r = bisect_candidates_between(c, gref, bref, err);
 out:
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
 	registry_close(rc);
-	image_ref_release(&g);
-	image_ref_release(&b);
 	return r;
 }

@@ -11,9 +11,10 @@ static const struct option_def bisect_rows[] = {
 	  "bisect: the image they misbehave in (the new end)" },
 	{ OPT_IMAGES, "images", 0, "FILE", NULL, FOR_BISECT,
 	  "bisect: the candidates, one reference a line, oldest first (default: the\n"
-	  "                                   --good repository's registry tags by created time)" },
+	  "                                   --good repository's tags on its registry and on this\n"
+	  "                                   engine, by created time)" },
 	{ OPT_TAG_PATTERN, "tag-pattern", 0, "GLOB", NULL, FOR_BISECT,
-	  "bisect: only the registry tags matching GLOB (e.g. 'nightly-*')" },
+	  "bisect: only the tags (registry's and engine's) matching GLOB (e.g. 'nightly-*')" },
 	{ OPT_SWEEP, "sweep", 0, "SWEEP", NULL, FOR_BISECT,
 	  "bisect: the cases of this sweep (id or folder; --case NAME picks one)" },
 	{ OPT_KEEP_IMAGES, "keep-images", 0, NULL, NULL, FOR_BISECT,
@@ -52,6 +53,7 @@ int bisect_options_validate(const struct sweep_options *s, struct error *err)
 		return error_set(err, ERR_USAGE, 0, "bisect: --case goes with --sweep");
 	if (s->images_file && s->tag_pattern)
 		return error_set(err, ERR_USAGE, 0,
-				 "bisect: --tag-pattern filters registry tags; an --images file lists its own");
+				 "bisect: --tag-pattern filters the repository's tags; an --images "
+				 "file lists its own");
 	return 0;
 }

@@ -24,12 +24,14 @@ const char cmd_bisect_usage[] =
 	"                                [sweep options] [run options]\n\n"
 	"Finds the first image between --good and --bad whose result differs from\n"
 	"--good's: the candidates are the lines of --images FILE (oldest first) or the\n"
-	"--good repository's registry tags ordered by their created time; both ends\n"
-	"are replayed once, then about log2(n) midpoints, each as a one-image sweep\n"
-	"(folder under <workdir>/sweeps/) unless the history already has the result\n"
-	"for the same archive, image ID and run options. The answer (last good and\n"
-	"first bad image, their findings, what changed) is printed, written to\n"
-	"bisect.md and bisect.json in the bisection's folder and kept in the history.\n"
+	"--good repository's tags on its registry and on this engine, ordered by their\n"
+	"created time (the engine's alone when the registry cannot be reached or has\n"
+	"no such repository); both ends are replayed once, then about log2(n)\n"
+	"midpoints, each as a one-image sweep (folder under <workdir>/sweeps/) unless\n"
+	"the history already has the result for the same archive, image ID and run\n"
+	"options. The answer (last good and first bad image, their findings, what\n"
+	"changed) is printed, written to bisect.md and bisect.json in the bisection's\n"
+	"folder and kept in the history.\n"
 	"Images pulled only for it are removed at the end unless --keep-images.\n"
 	"Exit: 0 found; 1 no transition, or a flaky candidate (with --retry-failed);\n"
 	"5 an infrastructure error or interrupted (run it again to resume); 64 usage.\n";
@@ -48,13 +50,19 @@ static int exit_of(const struct error *err)
 static int load_candidates(struct bisect_job *j, struct error *err)
 {
 	const struct sweep_options *so = &j->o->sweep;
+	const struct bisect_candidates *c = &j->cands;
 
 	if (so->images_file)
 		return bisect_candidates_from_file(&j->cands, so->images_file, so->good, so->bad, err);
-	if (bisect_candidates_from_registry(&j->cands, so->good, so->bad, so->tag_pattern, err) < 0)
+	/* the engine's own tags of the repository are candidates too */
+	if (engine_open(&j->engine, NULL, err) < 0 ||
+	    bisect_candidates_from_tags(&j->cands, j->engine, so->good, so->bad, so->tag_pattern,
+					err) < 0)
 		return -1;
-	fprintf(stderr, "bisect: %zu candidate tag(s) of %s (%u registry request(s))\n",
-		j->cands.n, so->good, j->cands.registry_requests);
+	if (c->note)
+		fprintf(stderr, "%s\n", c->note);
+	fprintf(stderr, "bisect: %zu candidate tag(s) of %s (%u registry request(s), %zu tag(s) "
+		"only on this engine)\n", c->n, so->good, c->registry_requests, c->local_only);
 	return 0;
 }
 
@@ -81,7 +89,7 @@ static int set_up(struct bisect_job *j, struct error *err)
 		return -1;
 	j->fp = options_fingerprint(j->o);
 	if (history_db_open(&j->db, j->o->sweep.db ? j->o->sweep.db : dflt, err) < 0 ||
-	    engine_open(&j->engine, NULL, err) < 0)
+	    (!j->engine && engine_open(&j->engine, NULL, err) < 0))
 		return -1;
 	run_id_new(rid);
 	/* "bisection-…": told apart from its probes' sweeps ("bisect-…"). */

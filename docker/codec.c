@@ -57,6 +57,21 @@ void engine_url_add_query(struct strbuf *sb, const char *key, const char *value)
 	url_escape(sb, value, "");
 }
 
+void engine_url_add_filter(struct strbuf *sb, const char *key, const char *value)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON *a = cJSON_AddArrayToObject(f, key);
+	char *txt;
+
+	cJSON_AddItemToArray(a, cJSON_CreateString(value));
+	txt = cJSON_PrintUnformatted(f);
+	if (!txt)
+		xdie("out of memory (cJSON_PrintUnformatted)");
+	engine_url_add_query(sb, "filters", txt);
+	free(txt);
+	cJSON_Delete(f);
+}
+
 static char *base64_encode_with(const void *data, size_t len, const char *alphabet)
 {
 	const unsigned char *in = data;

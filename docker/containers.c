@@ -224,17 +224,8 @@ int engine_container_list(struct engine *e, const char *label_filter, cJSON **ou
 
 	strbuf_addstr(&path, "/containers/json");
 	engine_url_add_query(&path, "all", "1");
-	if (label_filter && *label_filter) {
-		cleanup_cjson cJSON *f = cJSON_CreateObject();
-		cleanup_free char *txt = NULL;
-		cJSON *a = cJSON_AddArrayToObject(f, "label");
-
-		cJSON_AddItemToArray(a, cJSON_CreateString(label_filter));
-		txt = cJSON_PrintUnformatted(f);
-		if (!txt)
-			xdie("out of memory (cJSON_PrintUnformatted)");
-		engine_url_add_query(&path, "filters", txt);
-	}
+	if (label_filter && *label_filter)
+		engine_url_add_filter(&path, "label", label_filter);
 	if (engine_request_json(e, "GET", path.buf, NULL, ok, false, 0, out, err) < 0)
 		return -1;
 	if (!cJSON_IsArray(*out)) {

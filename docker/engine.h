@@ -130,6 +130,11 @@ void image_ref_release(struct image_ref *ref);
 /* The key under which config.json stores credentials for ref's registry:
  * "https://index.docker.io/v1/" for Docker Hub, else the registry host. */
 const char *image_ref_auth_key(const struct image_ref *ref);
+/* The name as dockerd lists and filters it ("ubuntu", "rocm/vllm",
+ * "127.0.0.1:5000/x"): Docker Hub's "docker.io/" and "library/" left
+ * off. Its image list's reference filter matches only that spelling.
+ * Caller frees. */
+char *image_ref_familiar_name(const struct image_ref *ref);
 
 /* X-Registry-Auth value (base64url of the auth JSON) for the registry of
  * ref, from $DOCKER_CONFIG/config.json (default ~/.docker/config.json):
@@ -151,6 +156,31 @@ int engine_image_remove(struct engine *e, const char *name, struct error *err);
  * ERR_NOT_FOUND and status 404. */
 int engine_image_inspect(struct engine *e, const char *name, cJSON **out,
 			 struct error *err);
+
+/* One tag an image list names: an image with several tags is one entry
+ * each, an untagged image none. */
+struct engine_image_tag {
+	char *ref;         /* "name:tag" as the engine's RepoTags spell it */
+	char *id;          /* "sha256:..." */
+	long long created; /* the image's Created, epoch seconds; -1 unknown */
+};
+struct engine_image_tags {
+	struct engine_image_tag *v;
+	size_t n;
+};
+void engine_image_tags_release(struct engine_image_tags *t);
+
+/* GET /images/json?filters={"reference":[reference]}: the tags of the
+ * images whose name matches reference ("name", "name:tag", globs as the
+ * engine takes them; NULL every image). The engine's matching is a
+ * pre-filter, not a promise: an image listed keeps all its RepoTags, of
+ * other repositories too, so callers match the names themselves. */
+int engine_image_list(struct engine *e, const char *reference, struct engine_image_tags *out,
+		      struct error *err) __attribute__((warn_unused_result));
+/* Pure: the answer of GET /images/json (already normalized, see
+ * podman_image_normalize) appended to *out; not an array: ERR_PROTOCOL. */
+int engine_image_list_parse(const cJSON *answer, struct engine_image_tags *out,
+			    struct error *err) __attribute__((warn_unused_result));
 
 struct engine_pull_event {
 	const char *status;   /* "Downloading", "Pull complete", ... (may be NULL) */

@@ -36,6 +36,63 @@ int engine_image_remove(struct engine *e, const char *name, struct error *err)
 	return engine_request_json(e, "DELETE", path.buf, NULL, ok, false, 0, NULL, err);
 }
 
+void engine_image_tags_release(struct engine_image_tags *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].ref);
+		free(t->v[i].id);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+int engine_image_list_parse(const cJSON *answer, struct engine_image_tags *out,
+			    struct error *err)
+{
+	const cJSON *img;
+
+	if (!cJSON_IsArray(answer))
+		return error_set(err, ERR_PROTOCOL, 0, "the Docker engine's image list is not an array");
+	cJSON_ArrayForEach(img, answer) {
+		const cJSON *tags = cJSON_GetObjectItemCaseSensitive(img, "RepoTags"), *t;
+		const char *id = json_str(img, "Id");
+		/* dockerd sends an integer; keep -1 for anything else */
+		long long created = engine_json_int(cJSON_GetObjectItemCaseSensitive(img, "Created"),
+						    0, LLONG_MAX, -1);
+
+		cJSON_ArrayForEach(t, tags) {
+			/* "<none>:<none>": an untagged image, as older dockerd lists it */
+			if (!cJSON_IsString(t) || !t->valuestring[0] ||
+			    !strcmp(t->valuestring, "<none>:<none>"))
+				continue;
+			out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+			out->v[out->n++] = (struct engine_image_tag){
+				xstrdup(t->valuestring), xstrdup(id ? id : ""), created };
+		}
+	}
+	return 0;
+}
+
+int engine_image_list(struct engine *e, const char *reference, struct engine_image_tags *out,
+		      struct error *err)
+{
+	static const long ok[] = { 200, 0 };
+	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	cleanup_cjson cJSON *answer = NULL;
+	cJSON *img;
+
+	strbuf_addstr(&path, "/images/json");
+	if (reference && *reference)
+		engine_url_add_filter(&path, "reference", reference);
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, false, 0, &answer, err) < 0)
+		return error_prefix(err, "listing the images%s%s: ", reference ? " of " : "",
+				    reference ? reference : "");
+	if (e->flavour == ENGINE_FLAVOUR_PODMAN)
+		cJSON_ArrayForEach(img, answer)
+			podman_image_normalize(img);
+	return engine_image_list_parse(answer, out, err);
+}
+
 static long long image_json_ll(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);

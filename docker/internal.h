@@ -123,8 +123,10 @@ bool podman_event_normalize(cJSON *event);
 /* Podman's path stat as dockerd's: linkTarget "" for a non-link, name the
  * requested path's base name. */
 void podman_path_stat_normalize(cJSON *stat, const char *path);
-/* Podman's image inspect as dockerd's: no "localhost/" prefix on RepoTags,
- * no RepoDigests of Podman's own (localhost/...) manifests. */
+/* Podman's image (inspect, or one of the list) as dockerd's: RepoTags
+ * without "localhost/" and as dockerd names Docker Hub's ("ubuntu:22.04",
+ * "rocm/vllm:x", not "docker.io/library/..."), no RepoDigests of Podman's
+ * own (localhost/...) manifests. */
 void podman_image_normalize(cJSON *inspect);
 /* Podman's error answers that mean what another dockerd status means
  * (docker/podman_errors.c):
@@ -142,6 +144,9 @@ int engine_version_cmp(const char *a, const char *b);
 void engine_url_add_path(struct strbuf *sb, const char *segment);
 /* Append "?k=v" or "&k=v" with v percent-encoded. */
 void engine_url_add_query(struct strbuf *sb, const char *key, const char *value);
+/* Append the query "filters={"<key>":["<value>"]}" (one filter of the
+ * list endpoints), percent-encoded. */
+void engine_url_add_filter(struct strbuf *sb, const char *key, const char *value);
 
 /* ---- JSON numbers from the engine (pure, docker/codec.c) ---- */
 /* v's value when it is a number that fits in [lo, hi] whole; dflt

@@ -420,6 +420,24 @@ void podman_path_stat_normalize(cJSON *stat, const char *path)
 }
 
 #define PODMAN_LOCAL "localhost/"
+#define PODMAN_HUB "docker.io/"
+
+/* How much of a Podman tag dockerd would not write: "localhost/" of a
+ * local image, and Docker Hub's "docker.io/" ("docker.io/library/" for an
+ * official image), which Podman spells out on a `docker tag` of a short
+ * name and dockerd leaves off. */
+static size_t podman_tag_prefix(const char *tag)
+{
+	size_t hub = strlen(PODMAN_HUB);
+
+	if (!strncmp(tag, PODMAN_LOCAL, strlen(PODMAN_LOCAL)))
+		return strlen(PODMAN_LOCAL);
+	if (strncmp(tag, PODMAN_HUB, hub))
+		return 0;
+	if (!strncmp(tag + hub, "library/", 8) && !strchr(tag + hub + 8, '/'))
+		return hub + 8;
+	return hub;
+}
 
 void podman_image_normalize(cJSON *inspect)
 {
@@ -427,12 +445,15 @@ void podman_image_normalize(cJSON *inspect)
 	cJSON *digests = cJSON_GetObjectItemCaseSensitive(inspect, "RepoDigests");
 	cJSON *it;
 
-	cJSON_ArrayForEach(it, tags)
-		if (cJSON_IsString(it) && !strncmp(it->valuestring, PODMAN_LOCAL, strlen(PODMAN_LOCAL))) {
-			cleanup_free char *bare = xstrdup(it->valuestring + strlen(PODMAN_LOCAL));
+	cJSON_ArrayForEach(it, tags) {
+		size_t skip = cJSON_IsString(it) ? podman_tag_prefix(it->valuestring) : 0;
+
+		if (skip) {
+			cleanup_free char *bare = xstrdup(it->valuestring + skip);
 
 			cJSON_SetValuestring(it, bare);
 		}
+	}
 	/* Podman's own manifest digest of a local image is no registry's */
 	for (int i = cJSON_GetArraySize(digests) - 1; i >= 0; i--) {
 		it = cJSON_GetArrayItem(digests, i);

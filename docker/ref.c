@@ -219,3 +219,14 @@ const char *image_ref_auth_key(const struct image_ref *ref)
 		return DOCKER_HUB_AUTH_KEY;
 	return ref->registry;
 }
+
+char *image_ref_familiar_name(const struct image_ref *ref)
+{
+	const char *repo = ref->repository;
+
+	if (ref->registry && strcmp(ref->registry, DOCKER_HUB))
+		return xasprintf("%s/%s", ref->registry, repo);
+	if (!strncmp(repo, "library/", 8) && !strchr(repo + 8, '/'))
+		repo += 8;
+	return xstrdup(repo);
+}

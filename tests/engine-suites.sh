@@ -1,11 +1,12 @@
 # The engine-facing integration suites (sourced by tests/podman-check.sh and
 # tests/engine-matrix.sh): replays with every finding and exit code,
-# interrupts, gc, pulls with credentials, preflight probes, the
-# Podman-only suite. PULL_FILTERS need the loopback registries
+# interrupts, gc, the image list, pulls with credentials, preflight
+# probes, the Podman-only suite. PULL_FILTERS need the loopback registries
 # (127.0.0.1:5000/5001), which an engine in a container of its own network
 # (tests/engine-matrix.sh) cannot reach.
 ENGINE_FILTERS=(
 	'run/pass_exits_0'
+	'engine_basics/images_are_listed_by_reference_with_every_tag'
 	'run/container_spec_is_exactly_what_cli_md_says'
 	'run/hang_is_stopped_by_the_timeout'
 	'run/interrupt_stops_the_container_and_keeps_the_log'

@@ -68,20 +68,42 @@ static void write_login(const char *host)
 			   host, ENGINE_TEST_REG_USER, ENGINE_TEST_REG_PASS, cfgdir), 0);
 }
 
-/* 16 tags t01..t16 of registry/repo, distinct images (a label each), the
- * failure from tag 11 on; the local names removed so that bisect pulls. */
-static void push_tags(const char *registry)
+static bool none_local(int n)
+{
+	(void)n;
+	return false;
+}
+
+/* 16 tags t01..t16 of name (registry/repository), distinct images (a label
+ * each), the failure from tag 11 on. Each is pushed and its local name
+ * removed, so that bisect pulls it, unless local_only(n): that one stays on
+ * this engine and the registry never has it. */
+static void build_tags(const char *name, bool (*local_only)(int n))
 {
 	for (int n = 1; n <= N_TAGS; n++) {
 		int rc = et_sh("printf 'FROM %s\\nLABEL org.hrr-docker-replay.test-tag=%02d\\n%s\\n' | "
-			       "DOCKER_BUILDKIT=0 docker build -q -t %s/%s:t%02d - >/dev/null 2>&1 && "
-			       "DOCKER_CONFIG=%s docker push -q %s/%s:t%02d >/dev/null 2>&1 && "
-			       "docker rmi %s/%s:t%02d >/dev/null 2>&1",
+			       "DOCKER_BUILDKIT=0 docker build -q -t %s:t%02d - >/dev/null 2>&1",
 			       SIM_IMAGE, n, n >= FIRST_BAD ? "ENV HRR_SIM_SCENARIO=maf" : "",
-			       registry, repo(), n, cfgdir, registry, repo(), n, registry, repo(), n);
+			       name, n);
 
-		cr_assert_eq(rc, 0, "building or pushing tag %d to %s", n, registry);
+		if (rc == 0 && !local_only(n))
+			rc = et_sh("DOCKER_CONFIG=%s docker push -q %s:t%02d >/dev/null 2>&1 && "
+				   "docker rmi %s:t%02d >/dev/null 2>&1", cfgdir, name, n, name, n);
+		cr_assert_eq(rc, 0, "building or pushing tag %d of %s", n, name);
 	}
+}
+
+static void push_tags(const char *registry)
+{
+	cleanup_free char *name = xasprintf("%s/%s", registry, repo());
+
+	build_tags(name, none_local);
+}
+
+static void remove_local_tags(const char *name)
+{
+	for (int n = 1; n <= N_TAGS; n++)
+		et_sh("docker rmi %s:t%02d >/dev/null 2>&1", name, n);
 }
 
 /* bisect from good to bad with the test's GPUs, database and workdir; the
@@ -328,4 +350,90 @@ Test(bisect, sixteen_tags_with_bearer_tokens_over_pages_of_five)
 	}
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
+}
+
+static bool all_local(int n)
+{
+	(void)n;
+	return true;
+}
+
+static bool first_bad_local(int n)
+{
+	return n == FIRST_BAD;
+}
+
+/* The engine's tags of name bisected, t01 to t16; its stderr in r. */
+static void bisect_name(struct tool_run *r, const char *name, const char *bad_tag)
+{
+	cleanup_free char *good = xasprintf("%s:t01", name);
+	cleanup_free char *bad = xasprintf("%s:%s", name, bad_tag);
+
+	bisect_ends(r, good, bad, NULL);
+}
+
+/* Built here, never pushed: the registry has no such repository (or
+ * cannot be reached) and the engine's tags are the candidates. */
+Test(bisect, a_repository_only_on_this_engine_is_bisected_on_its_tags)
+{
+	struct tool_run r;
+	cleanup_free char *name = xasprintf("%s/%s-local", ENGINE_TEST_REGISTRY, repo());
+	cleanup_free char *away = xasprintf("127.0.0.1:1/%s-local", repo());
+	int replays;
+
+	build_tags(name, all_local);
+	bisect_name(&r, name, "t16");
+	replays = assert_found(&r);
+	cr_expect_leq(replays, 6, "%d replays", replays);
+	cr_expect(strstr(r.err.buf, "has no repository") &&
+		  strstr(r.err.buf, "the candidates are this engine's tags of"), "%s", r.err.buf);
+	cr_expect(strstr(r.err.buf, "16 candidate tag(s)") &&
+		  strstr(r.err.buf, "16 tag(s) only on this engine"), "%s", r.err.buf);
+	cr_expect(et_sh("docker image inspect %s:t11 >/dev/null 2>&1", name) == 0,
+		  "an image that was here stays");
+	tool_run_release(&r);
+
+	/* The same images under a registry that does not answer: the same
+	 * candidates (and image IDs), so all from the history. */
+	for (int n = 1; n <= N_TAGS; n++)
+		cr_assert_eq(et_sh("docker tag %s:t%02d %s:t%02d", name, n, away, n), 0);
+	bisect_name(&r, away, "t16");
+	cr_expect_eq(assert_found(&r), 0, "%s", r.err.buf);
+	cr_expect(strstr(r.err.buf, "cannot be reached"), "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* An end neither has: the error names both sources. */
+	bisect_name(&r, name, "t17");
+	cr_expect_eq(r.status, 5, "exit %d: %s", r.status, r.err.buf);
+	cr_expect(strstr(r.err.buf, "has no repository") &&
+		  strstr(r.err.buf, "this engine has no --bad"), "%s", r.err.buf);
+	tool_run_release(&r);
+	remove_local_tags(name);
+	remove_local_tags(away);
+}
+
+/* The registry has 15 tags; the first bad one is only on this engine. */
+Test(bisect, a_tag_only_on_this_engine_is_a_candidate_among_the_registrys)
+{
+	struct tool_run r;
+	cleanup_free char *name = xasprintf("%s/%s-mix", ENGINE_TEST_REGISTRY, repo());
+	int replays;
+
+	build_tags(name, first_bad_local);
+	bisect_name(&r, name, "t16");
+	replays = assert_found(&r);
+	cr_expect_leq(replays, 6, "%d replays", replays);
+	cr_expect(strstr(r.err.buf, "16 candidate tag(s)") &&
+		  strstr(r.err.buf, "1 tag(s) only on this engine"), "%s", r.err.buf);
+	cr_expect_not(strstr(r.err.buf, "the candidates are this engine's"), "%s", r.err.buf);
+	cr_expect(et_sh("docker image inspect %s:t11 >/dev/null 2>&1", name) == 0,
+		  "the local-only tag stays");
+	tool_run_release(&r);
+
+	/* A tag neither has, with the registry answering: a usage error. */
+	bisect_name(&r, name, "t17");
+	cr_expect_eq(r.status, 64, "exit %d: %s", r.status, r.err.buf);
+	cr_expect(strstr(r.err.buf, "is neither a tag on registry"), "%s", r.err.buf);
+	tool_run_release(&r);
+	remove_local_tags(name);
 }

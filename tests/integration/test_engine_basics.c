@@ -1,9 +1,10 @@
 /* The engine client against the real engine: connection, negotiation,
- * inspect/list/remove and the not-found paths. */
+ * inspect/list/remove and the not-found paths, the image list. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "docker/engine.h"
 #include "tests/support/engine_test.h"
@@ -119,5 +120,53 @@ Test(engine_basics, inspect_state_of_a_created_container_and_list_by_label)
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);
 	free(a);
 	free(b);
+	engine_close(e);
+}
+
+static bool listed(const struct engine_image_tags *t, const char *ref, const char *id)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].ref, ref))
+			return !strcmp(t->v[i].id, id) && t->v[i].created > 0;
+	return false;
+}
+
+/* Every tag of the repository, by the name it was tagged with (Podman's
+ * "localhost/" read away), with the image's ID and created time. */
+Test(engine_basics, images_are_listed_by_reference_with_every_tag)
+{
+	struct engine *e = et_engine();
+	struct engine_image_tags t = { 0 };
+	cJSON *img = NULL;
+	struct error err;
+	char name[64], reg_name[96], ref[128];
+	const char *id;
+
+	snprintf(name, sizeof(name), "hrr-engine-test-list-%ld", (long)getpid());
+	snprintf(reg_name, sizeof(reg_name), "127.0.0.1:5000/%s", name);
+	cr_assert_eq(et_sh("docker tag %s %s:a && docker tag %s %s:b && docker tag %s %s:c",
+			   ENGINE_TEST_IMAGE, name, ENGINE_TEST_IMAGE, name, ENGINE_TEST_IMAGE,
+			   reg_name), 0);
+	cr_assert_eq(engine_image_inspect(e, ENGINE_TEST_IMAGE, &img, &err), 0, "%s", err.msg);
+	id = cJSON_GetStringValue(cJSON_GetObjectItem(img, "Id"));
+	cr_assert_not_null(id);
+
+	cr_assert_eq(engine_image_list(e, name, &t, &err), 0, "%s", err.msg);
+	snprintf(ref, sizeof(ref), "%s:a", name);
+	cr_expect(listed(&t, ref, id), "%s not listed with %s", ref, id);
+	snprintf(ref, sizeof(ref), "%s:b", name);
+	cr_expect(listed(&t, ref, id), "%s not listed", ref);
+	engine_image_tags_release(&t);
+
+	cr_assert_eq(engine_image_list(e, reg_name, &t, &err), 0, "%s", err.msg);
+	snprintf(ref, sizeof(ref), "%s:c", reg_name);
+	cr_expect(listed(&t, ref, id), "%s not listed", ref);
+	engine_image_tags_release(&t);
+
+	cr_assert_eq(engine_image_list(e, "hrr-engine-test-no-such-repo", &t, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(t.n, 0, "a repository with no image lists none");
+	et_sh("docker rmi %s:a %s:b %s:c >/dev/null 2>&1", name, name, reg_name);
+	cJSON_Delete(img);
 	engine_close(e);
 }

@@ -87,7 +87,8 @@ Test(docker_podman, a_path_stat_reads_as_dockerds)
 Test(docker_podman, local_image_names_and_digests_are_not_a_registrys)
 {
 	cJSON *img = cJSON_Parse("{\"Id\":\"sha256:c8\",\"RepoTags\":[\"localhost/hrr-sim:t\","
-				 "\"127.0.0.1:5000/x:1\"],\"RepoDigests\":[\"localhost/hrr-sim@sha256:1f\","
+				 "\"127.0.0.1:5000/x:1\",\"docker.io/library/lt:a\","
+				 "\"docker.io/rocm/vllm:n\",\"docker.io/library/a/b:c\"],\"RepoDigests\":[\"localhost/hrr-sim@sha256:1f\","
 				 "\"127.0.0.1:5000/x@sha256:2e\"]}");
 	const cJSON *tags = cJSON_GetObjectItem(img, "RepoTags");
 	const cJSON *digests = cJSON_GetObjectItem(img, "RepoDigests");
@@ -95,6 +96,10 @@ Test(docker_podman, local_image_names_and_digests_are_not_a_registrys)
 	podman_image_normalize(img);
 	cr_assert_str_eq(cJSON_GetArrayItem(tags, 0)->valuestring, "hrr-sim:t");
 	cr_assert_str_eq(cJSON_GetArrayItem(tags, 1)->valuestring, "127.0.0.1:5000/x:1");
+	/* what Podman stores for `docker tag <image> lt:a`, as dockerd lists it */
+	cr_assert_str_eq(cJSON_GetArrayItem(tags, 2)->valuestring, "lt:a");
+	cr_assert_str_eq(cJSON_GetArrayItem(tags, 3)->valuestring, "rocm/vllm:n");
+	cr_assert_str_eq(cJSON_GetArrayItem(tags, 4)->valuestring, "library/a/b:c");
 	cr_assert_eq(cJSON_GetArraySize(digests), 1);
 	cr_assert_str_eq(cJSON_GetArrayItem(digests, 0)->valuestring, "127.0.0.1:5000/x@sha256:2e");
 	cJSON_Delete(img);

@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "docker/engine.h"
@@ -93,4 +94,28 @@ Test(docker_ref, host_port_without_tag_defaults_to_latest)
 	cr_assert_str_eq(r.tag, "latest");
 	cr_assert_null(r.digest);
 	image_ref_release(&r);
+}
+
+Test(docker_ref, the_familiar_name_is_dockerds)
+{
+	static const char *const cases[][2] = {
+		{ "docker.io/library/ubuntu:22.04", "ubuntu" },
+		{ "ubuntu", "ubuntu" },
+		{ "index.docker.io/rocm/vllm:x", "rocm/vllm" },
+		{ "docker.io/library/a/b", "library/a/b" },
+		{ "127.0.0.1:5000/library/x:t", "127.0.0.1:5000/library/x" },
+		{ "localhost/x", "localhost/x" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct image_ref r;
+		struct error err;
+		char *f;
+
+		cr_assert_eq(image_ref_parse(&r, cases[i][0], &err), 0, "%s", err.msg);
+		f = image_ref_familiar_name(&r);
+		cr_expect_str_eq(f, cases[i][1], "%s", cases[i][0]);
+		free(f);
+		image_ref_release(&r);
+	}
 }
