@@ -285,18 +285,6 @@ static void recover_label(struct history_db *db, const struct sweep_meta *meta,
 	free(names);
 }
 
-static int write_copy(const char *folder, const char *name, const char *extra,
-		      const struct strbuf *text, struct error *err)
-{
-	cleanup_free char *path = xasprintf("%s/%s", folder, name);
-
-	if (fs_write_atomic(path, text->buf, text->len, 0644, err) < 0)
-		return -1;
-	if (extra && fs_write_atomic(extra, text->buf, text->len, 0644, err) < 0)
-		return error_prefix(err, "%s: ", extra);
-	return 0;
-}
-
 /* Where --junit, --summary and --html want an extra copy of a file. */
 static const char *extra_copy(const struct sweep_finish *f, const char *file)
 {
@@ -309,35 +297,92 @@ static const char *extra_copy(const struct sweep_finish *f, const char *file)
 	return NULL;
 }
 
-/* Every format rendered before any is written: a renderer's failure
- * leaves the folder's reports as they were. */
+/* The file at src appended to out. */
+static int copy_into(const char *src, FILE *out, struct error *err)
+{
+	cleanup_fclose FILE *in = fopen(src, "re");
+	char chunk[1 << 16];
+	size_t n;
+
+	if (!in)
+		return error_errno(err, "%s", src);
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		if (fwrite(chunk, 1, n, out) != n)
+			return error_errno(err, "cannot write a copy of %s", src);
+	return ferror(in) ? error_errno(err, "%s", src) : 0;
+}
+
+/* A file written as it is produced, fsynced and closed: its temporary
+ * stays for the caller to rename or remove. Either produce or copy_from. */
+static int write_tmp(const char *path, const struct report *r, report_render_fn produce,
+		     const char *copy_from, char **tmp, struct error *err)
+{
+	int fd = fs_atomic_tmp(path, 0644, tmp, err);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	int rc;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? -1 : error_errno(err, "cannot write %s", *tmp);
+	}
+	rc = produce ? produce(r, f, err) : copy_into(copy_from, f, err);
+	if (rc == 0 && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0))
+		rc = error_errno(err, "cannot write %s", *tmp);
+	if (fclose(f) != 0 && rc == 0)
+		rc = error_errno(err, "cannot write %s", *tmp);
+	return rc;
+}
+
+/* Every format rendered (each into a temporary beside its file) before
+ * any is renamed into place: a renderer's failure leaves the folder's
+ * reports as they were. The extra copies and stdout are copied from the
+ * files: no report is whole in memory. */
 static int render(struct model *m, const char *folder, const struct sweep_finish *f,
-		  struct strbuf *stdout_text, struct error *err)
+		  FILE *shown_to, struct error *err)
 {
 	const char *shown = f->json ? "summary.json" : "summary.md";
-	struct strbuf *text = xcalloc(report_formats_n, sizeof(*text));
+	char **tmp = xcalloc(report_formats_n, sizeof(*tmp));
+	char **path = xcalloc(report_formats_n, sizeof(*path));
 	int rc = 0;
 
-	for (size_t i = 0; i < report_formats_n; i++)
-		strbuf_init(&text[i], 0);
-	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
-		rc = report_formats[i].render(&m->r, &text[i], err);
 	for (size_t i = 0; i < report_formats_n && rc == 0; i++) {
-		const char *file = report_formats[i].file;
+		path[i] = xasprintf("%s/%s", folder, report_formats[i].file);
+		rc = write_tmp(path[i], &m->r, report_formats[i].render, NULL, &tmp[i], err);
+	}
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++) {
+		const char *extra = extra_copy(f, report_formats[i].file);
+		cleanup_free char *extra_tmp = NULL;
 
-		rc = write_copy(folder, file, extra_copy(f, file), &text[i], err);
+		if (rename(tmp[i], path[i]) < 0) {
+			rc = error_errno(err, "cannot write %s", path[i]);
+			break;
+		}
+		free(tmp[i]);
+		tmp[i] = NULL;
+		if (extra && (write_tmp(extra, NULL, NULL, path[i], &extra_tmp, err) < 0 ||
+			      rename(extra_tmp, extra) < 0)) {
+			if (extra_tmp)
+				unlink(extra_tmp);
+			rc = error_prefix(err, "%s: ", extra);
+		}
 	}
 	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
 		if (!strcmp(report_formats[i].file, shown))
-			strbuf_add(stdout_text, text[i].buf, text[i].len);
-	for (size_t i = 0; i < report_formats_n; i++)
-		strbuf_release(&text[i]);
-	free(text);
+			rc = copy_into(path[i], shown_to, err);
+	for (size_t i = 0; i < report_formats_n; i++) {
+		if (tmp[i])
+			unlink(tmp[i]);
+		free(tmp[i]);
+		free(path[i]);
+	}
+	free(tmp);
+	free(path);
 	return rc;
 }
 
 int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
-		       const struct sweep_finish *f, int *exit_code, struct strbuf *stdout_text,
+		       const struct sweep_finish *f, int *exit_code, FILE *shown_to,
 		       struct error *err)
 {
 	struct model m = { .folder = folder };
@@ -374,7 +419,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	report_finish(&m.r);
 	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
 	*exit_code = m.r.exit_code;
-	rc = render(&m, folder, f, stdout_text, err);
+	rc = render(&m, folder, f, shown_to, err);
 out:
 	free(m.r.cases);
 	strvec_clear(&m.strings);

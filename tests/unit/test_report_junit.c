@@ -10,6 +10,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "report/report.h"
+#include "tests/support/report_text.h"
 #include "tests/support/scratch.h"
 
 static int count(xmlDocPtr doc, const char *expr)
@@ -67,7 +68,7 @@ Test(report_junit, workload_infrastructure_and_flaky_in_surefire_form)
 						       .outcome = "MAF", .kind = "workload",
 						       .gpus = "0", .gpu_uids = "21" };
 	report_finish(&r);
-	cr_assert_eq(report_junit(&r, &x, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text(report_junit, &r, &x, &err), 0, "%s", err.msg);
 	doc = xmlReadMemory(x.buf, (int)x.len, "junit.xml", NULL, XML_PARSE_NONET);
 	cr_assert_not_null(doc, "%s", x.buf);
 	cr_expect(valid(doc), "valid against the XSD:\n%s", x.buf);
@@ -106,7 +107,7 @@ Test(report_junit, a_case_that_failed_only_on_a_suspect_gpu_is_not_flaky)
 	report_finish(&r);
 	cr_expect_eq(cases[0].status, ST_PASS, "PASS before, PASS now elsewhere");
 	cr_expect_eq(r.counts[ST_FLAKY], 0);
-	cr_assert_eq(report_junit(&r, &x, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text(report_junit, &r, &x, &err), 0, "%s", err.msg);
 	doc = xmlReadMemory(x.buf, (int)x.len, "junit.xml", NULL, XML_PARSE_NONET);
 	cr_assert_not_null(doc);
 	cr_expect(valid(doc), "%s", x.buf);
