@@ -45,7 +45,7 @@ struct report_case {
 	/* The final attempt: workload or infrastructure (RESULT_KIND_*), where
 	 * it ran; and the earlier attempts that did not PASS. */
 	const char *kind, *gpu_uids, *host;
-	struct report_attempt earlier[REPORT_ATTEMPTS_MAX];
+	struct report_attempt *earlier; /* n_earlier (<= REPORT_ATTEMPTS_MAX), or NULL */
 	size_t n_earlier;
 	bool acquitted;             /* its failures were the GPU's (report_acquit_suspect_gpus) */
 	/* Outcomes of this case and image in the label's last sweeps, oldest

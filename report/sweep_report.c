@@ -94,6 +94,8 @@ static void add_attempts(struct model *m, struct report_case *c)
 			continue;
 		for (size_t g = 0; g < r->n_gpus; g++)
 			strbuf_addf(&gpus, g ? ",%d" : "%d", r->gpus[g]);
+		/* Most cases have none: the array is the case's only when it has. */
+		c->earlier = xrealloc(c->earlier, (c->n_earlier + 1) * sizeof(*c->earlier));
 		a = &c->earlier[c->n_earlier++];
 		*a = (struct report_attempt){
 			.attempt = r->attempt, .state = keep(m, r->state), .outcome = keep(m, r->outcome),
@@ -421,6 +423,8 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	*exit_code = m.r.exit_code;
 	rc = render(&m, folder, f, shown_to, err);
 out:
+	for (size_t i = 0; i < m.r.n; i++)
+		free(m.r.cases[i].earlier);
 	free(m.r.cases);
 	strvec_clear(&m.strings);
 	sweep_results_release(&m.rs);
