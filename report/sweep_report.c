@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "report/report.h"
+#include "report/sweep_attempts.h"
 #include "common/say.h"
 #include "sweep/suspect_nodes.h"
 
@@ -22,7 +23,7 @@ struct model {
 	size_t alloc;
 	struct strvec strings; /* every string the cases point at */
 	const char *folder;
-	struct sweep_results rs; /* the results files, for the failed attempts of flaky cases */
+	struct sweep_attempts attempts; /* the results files' attempts, per case */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -48,15 +49,14 @@ static const char *keep_file(struct model *m, const char *run_dir, const char *n
 }
 
 /* What the failed attempts of a flaky case were, for JUnit's system-out. */
-static const char *keep_retry_note(struct model *m, const struct history_status_row *row)
+static const char *keep_retry_note(struct model *m, const struct sweep_case_attempts *e)
 {
 	cleanup_strbuf struct strbuf note = STRBUF_INIT;
 
-	for (size_t i = 0; i < m->rs.n; i++) {
-		const struct sweep_result *r = &m->rs.v[i];
+	for (size_t i = 0; e && i < e->n_failed; i++) {
+		const struct report_attempt *r = &e->failed[i];
 
-		if (strcmp(r->case_name, row->case_name) || strcmp(r->image, row->image) ||
-		    !r->outcome || !strcmp(r->outcome, "PASS"))
+		if (!r->outcome)
 			continue;
 		strbuf_addf(&note, "attempt %d: %s %s %s (%s)\n", r->attempt, r->outcome,
 			    r->fault_class ? r->fault_class : "-", r->kernel ? r->kernel : "-",
@@ -68,48 +68,27 @@ static const char *keep_retry_note(struct model *m, const struct history_status_
 
 /* From the results files: the final attempt's kind and place, and every
  * earlier attempt that did not PASS. */
-static void add_attempts(struct model *m, struct report_case *c)
+static void add_attempts(struct report_case *c, const struct sweep_case_attempts *e)
 {
-	const struct sweep_result *fin = NULL;
-
-	for (size_t i = 0; i < m->rs.n; i++) {
-		const struct sweep_result *r = &m->rs.v[i];
-
-		if (!strcmp(r->case_name, c->case_name) && !strcmp(r->image, c->image) &&
-		    (!fin || r->attempt >= fin->attempt))
-			fin = r;
-	}
-	c->kind = fin ? keep(m, sweep_result_kind(fin)) : c->status == ST_MISSING ? RESULT_KIND_INFRA : NULL;
-	if (!fin)
+	c->kind = e ? e->kind : c->status == ST_MISSING ? RESULT_KIND_INFRA : NULL;
+	if (!e)
 		return;
-	c->gpu_uids = keep(m, fin->gpu_uids);
-	c->host = keep(m, fin->host);
-	for (size_t i = 0; i < m->rs.n && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
-		const struct sweep_result *r = &m->rs.v[i];
-		struct report_attempt *a;
-		cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
-
-		if (r == fin || strcmp(r->case_name, c->case_name) || strcmp(r->image, c->image) ||
-		    (r->outcome && !strcmp(r->outcome, "PASS")))
+	c->gpu_uids = e->gpu_uids;
+	c->host = e->host;
+	for (size_t i = 0; i < e->n_failed && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
+		if (i == e->final)
 			continue;
-		for (size_t g = 0; g < r->n_gpus; g++)
-			strbuf_addf(&gpus, g ? ",%d" : "%d", r->gpus[g]);
 		/* Most cases have none: the array is the case's only when it has. */
 		c->earlier = xrealloc(c->earlier, (c->n_earlier + 1) * sizeof(*c->earlier));
-		a = &c->earlier[c->n_earlier++];
-		*a = (struct report_attempt){
-			.attempt = r->attempt, .state = keep(m, r->state), .outcome = keep(m, r->outcome),
-			.fault_class = keep(m, r->fault_class), .kernel = keep(m, r->kernel),
-			.kind = keep(m, sweep_result_kind(r)), .gpus = keep(m, gpus.buf ? gpus.buf : ""),
-			.gpu_uids = keep(m, r->gpu_uids), .host = keep(m, r->host),
-			.run_dir = keep(m, r->run_dir), .message = keep(m, r->message),
-		};
+		c->earlier[c->n_earlier++] = e->failed[i];
 	}
 }
 
 static int add_row(void *ctx, const struct history_status_row *row)
 {
 	struct model *m = ctx;
+	const struct sweep_case_attempts *e = sweep_attempts_find(&m->attempts, row->case_name,
+								  row->image);
 	struct report_case *c;
 
 	if (m->r.n == m->alloc) {
@@ -118,8 +97,8 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	}
 	c = &m->r.cases[m->r.n++];
 	memset(c, 0, sizeof(*c));
-	c->case_name = keep(m, row->case_name);
-	c->image = keep(m, row->image);
+	c->case_name = e ? e->case_name : keep(m, row->case_name);
+	c->image = e ? e->image : keep(m, row->image);
 	c->image_id = keep(m, row->image_id);
 	c->gpus = keep(m, row->gpus);
 	c->outcome = keep(m, row->outcome);
@@ -136,9 +115,9 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	if (row->outcome && strcmp(row->outcome, "PASS"))
 		c->finding_md = keep_file(m, c->run_dir, "finding.md");
 	if (row->status == ST_FLAKY)
-		c->retry_note = keep_retry_note(m, row);
+		c->retry_note = keep_retry_note(m, e);
 	if (row->status != ST_GONE)
-		add_attempts(m, c);
+		add_attempts(c, e);
 	return 0;
 }
 
@@ -388,13 +367,27 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		       struct error *err)
 {
 	struct model m = { .folder = folder };
+	struct sweep_results rs = { 0 };
 	cleanup_free char *baseline = NULL;
 	cleanup_free struct sweep_gpu_note *found = NULL;
+	size_t n_found = 0;
 	int rc = -1;
 
 	strvec_init(&m.strings);
-	if (import(db, meta, folder, f, &m.rs, err) < 0)
+	strvec_init(&m.attempts.strings);
+	if (import(db, meta, folder, f, &rs, err) < 0) {
+		sweep_results_release(&rs);
 		goto out;
+	}
+	/* What the report needs of the results, then the results go: a large
+	 * sweep's report is built beside its attempts, not its parsed
+	 * results files. */
+	if (f->suspects_from_results) {
+		found = xcalloc(GPU_MAX, sizeof(*found));
+		n_found = sweep_suspects_of_results(&rs, found);
+	}
+	sweep_attempts_build(&m.attempts, &rs);
+	sweep_results_release(&rs);
 	recover_label(db, meta, folder);
 	if (meta->baseline)
 		baseline = xstrdup(meta->baseline);
@@ -413,9 +406,8 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.gpu_notes = f->gpu_notes;
 	m.r.n_gpu_notes = f->n_gpu_notes;
 	if (f->suspects_from_results) {
-		found = xcalloc(GPU_MAX, sizeof(*found));
 		m.r.gpu_notes = found;
-		m.r.n_gpu_notes = sweep_suspects_of_results(&m.rs, found);
+		m.r.n_gpu_notes = n_found;
 	}
 	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
@@ -427,6 +419,6 @@ out:
 		free(m.r.cases[i].earlier);
 	free(m.r.cases);
 	strvec_clear(&m.strings);
-	sweep_results_release(&m.rs);
+	sweep_attempts_release(&m.attempts);
 	return rc;
 }
