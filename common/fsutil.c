@@ -132,8 +132,14 @@ int fs_atomic_tmp(const char *path, mode_t mode, char **tmp, struct error *err)
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
-	if (fd < 0)
-		return error_errno(err, "cannot create a temporary file beside %s", path);
+	if (fd < 0) {
+		int rc = error_errno(err, "cannot create a temporary file beside %s", path);
+
+		/* Not ours: the name may be another's file. */
+		free(*tmp);
+		*tmp = NULL;
+		return rc;
+	}
 	return fd;
 }
 

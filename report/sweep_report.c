@@ -315,6 +315,20 @@ static int write_tmp(const char *path, const struct report *r, report_render_fn 
 	return rc;
 }
 
+/* An extra copy of the file at src (--junit, --html, --summary), put in
+ * place as fs_write_atomic puts a file. */
+static int write_extra(const char *extra, const char *src, struct error *err)
+{
+	cleanup_free char *tmp = NULL;
+	int rc = write_tmp(extra, NULL, NULL, src, &tmp, err);
+
+	if (rc == 0 && rename(tmp, extra) < 0)
+		rc = error_errno(err, "cannot write %s", extra);
+	if (rc < 0 && tmp)
+		unlink(tmp);
+	return rc < 0 ? error_prefix(err, "%s: ", extra) : 0;
+}
+
 /* Every format rendered (each into a temporary beside its file) before
  * any is renamed into place: a renderer's failure leaves the folder's
  * reports as they were. The extra copies and stdout are copied from the
@@ -333,7 +347,6 @@ static int render(struct model *m, const char *folder, const struct sweep_finish
 	}
 	for (size_t i = 0; i < report_formats_n && rc == 0; i++) {
 		const char *extra = extra_copy(f, report_formats[i].file);
-		cleanup_free char *extra_tmp = NULL;
 
 		if (rename(tmp[i], path[i]) < 0) {
 			rc = error_errno(err, "cannot write %s", path[i]);
@@ -341,12 +354,8 @@ static int render(struct model *m, const char *folder, const struct sweep_finish
 		}
 		free(tmp[i]);
 		tmp[i] = NULL;
-		if (extra && (write_tmp(extra, NULL, NULL, path[i], &extra_tmp, err) < 0 ||
-			      rename(extra_tmp, extra) < 0)) {
-			if (extra_tmp)
-				unlink(extra_tmp);
-			rc = error_prefix(err, "%s: ", extra);
-		}
+		if (extra)
+			rc = write_extra(extra, path[i], err);
 	}
 	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
 		if (!strcmp(report_formats[i].file, shown))
