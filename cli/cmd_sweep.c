@@ -322,7 +322,6 @@ static int finish_task(const struct sweep_cmd *c, const struct sweep_run_outcome
 
 static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size_t n_cases)
 {
-	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_free char *slurm = c->so->merge ? sweep_backends_record(c->folder) : NULL;
 	struct sweep_finish f = {
 		.state = final_state(c, out, n_cases), .finished = (long long)time(NULL),
@@ -337,11 +336,11 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 
 	if (c->task)
 		return finish_task(c, out);
-	if (sweep_report_write(c->db, &c->meta, c->folder, &f, &code, &text, &err) < 0) {
+	if (sweep_report_write(c->db, &c->meta, c->folder, &f, &code, stdout, &err) < 0) {
+		fflush(stdout);
 		say_error("%s", err.msg);
 		return SWEEP_EXIT_INFRA;
 	}
-	fwrite(text.buf, 1, text.len, stdout);
 	fflush(stdout);
 	fprintf(stderr, "sweep folder: %s\n", c->folder);
 	/* Bounded GPU waits that let nothing run: try later. */

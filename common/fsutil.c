@@ -116,25 +116,41 @@ int fs_mkdir_p(const char *path, mode_t mode, struct error *err)
  * can neither be written through nor truncated; the rename then replaces
  * whatever sits at path itself, a symlink included, without following it.
  * mode goes through the umask, as for any new file. */
-int fs_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
-		    struct error *err)
+int fs_atomic_tmp(const char *path, mode_t mode, char **tmp, struct error *err)
 {
-	cleanup_free char *tmp = NULL;
 	int fd = -1;
 
+	*tmp = NULL;
 	for (int tries = 0; fd < 0 && tries < 16; tries++) {
 		unsigned long long r = 0;
 
 		if (getentropy(&r, sizeof(r)) < 0)
 			r = (unsigned long long)getpid() * 2654435761u + (unsigned long long)tries;
-		free(tmp);
-		tmp = xasprintf("%s.tmp-%016llx", path, r);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+		free(*tmp);
+		*tmp = xasprintf("%s.tmp-%016llx", path, r);
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
+	if (fd < 0) {
+		int rc = error_errno(err, "cannot create a temporary file beside %s", path);
+
+		/* Not ours: the name may be another's file. */
+		free(*tmp);
+		*tmp = NULL;
+		return rc;
+	}
+	return fd;
+}
+
+int fs_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
+		    struct error *err)
+{
+	cleanup_free char *tmp = NULL;
+	int fd = fs_atomic_tmp(path, mode, &tmp, err);
+
 	if (fd < 0)
-		return error_errno(err, "cannot create a temporary file beside %s", path);
+		return -1;
 	if (fs_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		error_errno(err, "cannot write %s", tmp);
 		close(fd);

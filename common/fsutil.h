@@ -35,6 +35,11 @@ int fs_mkdir_p(const char *path, mode_t mode, struct error *err);
  * followed. Until the rename, an earlier file at path is untouched. */
 int fs_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
 		    struct error *err);
+/* Its temporary, for a file written as it is produced: the descriptor
+ * (open for writing) and *tmp, its name (caller frees; NULL on failure).
+ * The caller fsyncs, closes and renames it over path. */
+int fs_atomic_tmp(const char *path, mode_t mode, char **tmp, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* A directory only the caller may use (a per-user cache): created 0700 when
  * missing; refused (ERR_USAGE) when it is a symlink, belongs to another

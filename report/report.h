@@ -1,7 +1,8 @@
 /* A sweep's reports (docs/sweep.md "Reports"): junit.xml, summary.md,
  * summary.json and a self-contained report.html, all rendered from one
- * model the command layer fills from the history database. Pure: text in,
- * text out. Every string from a capture or a replay (kernel names are C++
+ * model the command layer fills from the history database. Pure: the
+ * model in, text out, written into a file as it is rendered (a report of
+ * 10,000 cases is never whole in memory). Every string from a capture or a replay (kernel names are C++
  * templates, logs carry colour codes and broken UTF-8) is sanitised with
  * text_sanitize before it reaches a writer; XML and HTML are written with
  * libxml2, never escaped by hand. */
@@ -10,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -43,7 +45,7 @@ struct report_case {
 	/* The final attempt: workload or infrastructure (RESULT_KIND_*), where
 	 * it ran; and the earlier attempts that did not PASS. */
 	const char *kind, *gpu_uids, *host;
-	struct report_attempt earlier[REPORT_ATTEMPTS_MAX];
+	struct report_attempt *earlier; /* n_earlier (<= REPORT_ATTEMPTS_MAX), or NULL */
 	size_t n_earlier;
 	bool acquitted;             /* its failures were the GPU's (report_acquit_suspect_gpus) */
 	/* Outcomes of this case and image in the label's last sweeps, oldest
@@ -76,17 +78,20 @@ void report_finish(struct report *r);
 /* The summary's last line in words ("1 regressed, 2 new: exit 1"). */
 void report_verdict(const struct report *r, struct strbuf *out);
 
-int report_junit(const struct report *r, struct strbuf *out, struct error *err)
+/* Each writes its format into out; a write error shows in ferror(out). */
+int report_junit(const struct report *r, FILE *out, struct error *err)
 	__attribute__((warn_unused_result));
-void report_summary_md(const struct report *r, struct strbuf *out);
-void report_summary_json(const struct report *r, struct strbuf *out);
-int report_html(const struct report *r, struct strbuf *out, struct error *err)
+int report_summary_md(const struct report *r, FILE *out, struct error *err)
+	__attribute__((warn_unused_result));
+int report_summary_json(const struct report *r, FILE *out, struct error *err)
+	__attribute__((warn_unused_result));
+int report_html(const struct report *r, FILE *out, struct error *err)
 	__attribute__((warn_unused_result));
 
 /* The files a sweep's report is written as, in the order they are
  * written (report/report_formats.c): a new format is its renderer's file
  * and one row there. Every renderer is pure: the model in, text out. */
-typedef int (*report_render_fn)(const struct report *r, struct strbuf *out, struct error *err);
+typedef int (*report_render_fn)(const struct report *r, FILE *out, struct error *err);
 struct report_format {
 	const char *file;         /* in the sweep folder: "junit.xml" */
 	report_render_fn render;

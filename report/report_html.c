@@ -4,7 +4,10 @@
  * status and outcome, links to finding.md and replay.log by relative path.
  * Built with libxml2's HTML tree API (text and attributes are escaped by
  * the serializer) and a Content-Security-Policy that lets nothing load
- * and no script run but its own (allowed by hash, not 'unsafe-inline'). */
+ * and no script run but its own (allowed by hash, not 'unsafe-inline').
+ * The page without its matrix rows is one small tree; the rows are built
+ * and serialised one at a time into the file, so a sweep of 10,000 cases
+ * never holds the tree of 10,000 rows. */
 #include "report/report.h"
 
 #include <stdio.h>
@@ -170,37 +173,55 @@ static void cell(xmlNodePtr tr, const struct report_case *c)
 	}
 }
 
-static void matrix(xmlNodePtr body, const struct report *r)
+/* Where the rows go: a comment the page's serialisation is cut at. */
+#define ROWS_MARK "hrr-matrix-rows"
+
+struct rows {
+	struct strvec images, names;
+	xmlNodePtr table; /* a detached table the row being written sits in */
+};
+
+static void matrix(xmlNodePtr body, const struct report *r, struct rows *rows)
 {
-	cleanup_strvec struct strvec images = STRVEC_INIT, names = STRVEC_INIT;
 	xmlNodePtr table = xmlNewChild(body, NULL, X("table"), NULL), tr;
 
 	prop(table, "id", "matrix");
 	for (size_t i = 0; i < r->n; i++) {
-		push_unique(&images, r->cases[i].image);
-		push_unique(&names, r->cases[i].case_name);
+		push_unique(&rows->images, r->cases[i].image);
+		push_unique(&rows->names, r->cases[i].case_name);
 	}
 	tr = xmlNewChild(table, NULL, X("tr"), NULL);
 	el(tr, "th", "case");
-	for (size_t k = 0; k < images.n; k++)
-		el(tr, "th", images.v[k]);
-	for (size_t n = 0; n < names.n; n++) {
-		tr = xmlNewChild(table, NULL, X("tr"), NULL);
-		prop(tr, "class", "case");
-		el(tr, "th", names.v[n]);
-		for (size_t k = 0; k < images.n; k++) {
-			const struct report_case *found = NULL;
+	for (size_t k = 0; k < rows->images.n; k++)
+		el(tr, "th", rows->images.v[k]);
+	/* No rows: the table as it is (a mark would change its layout). */
+	if (rows->names.n)
+		xmlAddChild(table, xmlNewDocComment(body->doc, X(ROWS_MARK)));
+}
 
-			for (size_t i = 0; i < r->n && !found; i++)
-				if (!strcmp(r->cases[i].case_name, names.v[n]) &&
-				    !strcmp(r->cases[i].image, images.v[k]))
-					found = &r->cases[i];
-			if (found)
-				cell(tr, found);
-			else
-				el(tr, "td", "");
-		}
+/* Row n of the matrix in a table of its own, followed by a comment when
+ * more rows follow: the serializer lays it out as in the whole table. */
+static xmlNodePtr row(const struct report *r, struct rows *rows, size_t n)
+{
+	xmlNodePtr tr = xmlNewChild(rows->table, NULL, X("tr"), NULL);
+
+	prop(tr, "class", "case");
+	el(tr, "th", rows->names.v[n]);
+	for (size_t k = 0; k < rows->images.n; k++) {
+		const struct report_case *found = NULL;
+
+		for (size_t i = 0; i < r->n && !found; i++)
+			if (!strcmp(r->cases[i].case_name, rows->names.v[n]) &&
+			    !strcmp(r->cases[i].image, rows->images.v[k]))
+				found = &r->cases[i];
+		if (found)
+			cell(tr, found);
+		else
+			el(tr, "td", "");
 	}
+	if (n + 1 < rows->names.n)
+		xmlAddChild(rows->table, xmlNewDocComment(tr->doc, X(ROWS_MARK)));
+	return tr;
 }
 
 static void summary(xmlNodePtr body, const struct report *r)
@@ -226,12 +247,52 @@ static void summary(xmlNodePtr body, const struct report *r)
 	el(body, "p", line.buf);
 }
 
-int report_html(const struct report *r, struct strbuf *out, struct error *err)
+static void free_children(xmlNodePtr n)
+{
+	while (n->children) {
+		xmlNodePtr c = n->children;
+
+		xmlUnlinkNode(c);
+		xmlFreeNode(c);
+	}
+}
+
+/* The page's text around the rows, the rows, in the encoding
+ * htmlDocDumpMemoryFormat writes without a meta encoding (HTML
+ * entities: ASCII), so the bytes are those of the whole page dumped. */
+static int write_page(htmlDocPtr doc, const struct report *r, struct rows *rows, FILE *out)
+{
+	xmlCharEncodingHandlerPtr enc = xmlFindCharEncodingHandler("HTML");
+	xmlOutputBufferPtr buf = xmlOutputBufferCreateFile(out, enc);
+	xmlChar *page = NULL;
+	const char *cut, *mark = "<!--" ROWS_MARK "-->";
+	int len = 0;
+
+	if (!buf)
+		return -1;
+	htmlDocDumpMemoryFormat(doc, &page, &len, 1);
+	if (!page) {
+		xmlOutputBufferClose(buf);
+		return -1;
+	}
+	cut = strstr((const char *)page, mark);
+	xmlOutputBufferWrite(buf, cut ? (int)(cut - (const char *)page) : len, (const char *)page);
+	for (size_t n = 0; cut && n < rows->names.n; n++) {
+		htmlNodeDumpFormatOutput(buf, doc, row(r, rows, n), NULL, 1);
+		free_children(rows->table);
+	}
+	if (cut)
+		xmlOutputBufferWriteString(buf, cut + strlen(mark));
+	xmlFree(page);
+	return xmlOutputBufferClose(buf) < 0 ? -1 : 0;
+}
+
+int report_html(const struct report *r, FILE *out, struct error *err)
 {
 	htmlDocPtr doc = htmlNewDocNoDtD(NULL, NULL);
+	struct rows rows = { STRVEC_INIT, STRVEC_INIT, NULL };
 	xmlNodePtr html, body;
-	xmlChar *mem = NULL;
-	int len = 0;
+	int rc;
 
 	if (!doc)
 		return error_set(err, ERR_SYSTEM, 0, "report.html: cannot create a document");
@@ -243,13 +304,15 @@ int report_html(const struct report *r, struct strbuf *out, struct error *err)
 	body = xmlNewChild(html, NULL, X("body"), NULL);
 	summary(body, r);
 	filters(body, r);
-	matrix(body, r);
+	matrix(body, r, &rows);
 	xmlAddChild(xmlNewChild(body, NULL, X("script"), NULL), xmlNewText(X(script)));
-	htmlDocDumpMemoryFormat(doc, &mem, &len, 1);
+	rows.table = xmlNewDocNode(doc, NULL, X("table"), NULL);
+	rc = write_page(doc, r, &rows, out);
+	xmlFreeNode(rows.table);
 	xmlFreeDoc(doc);
-	if (!mem)
+	strvec_clear(&rows.images);
+	strvec_clear(&rows.names);
+	if (rc < 0)
 		return error_set(err, ERR_SYSTEM, 0, "report.html: serialising failed");
-	strbuf_add(out, mem, (size_t)len);
-	xmlFree(mem);
 	return 0;
 }

@@ -22,13 +22,6 @@ static void cleanup_writer_fn(xmlTextWriterPtr *w)
 }
 #define cleanup_writer __attribute__((cleanup(cleanup_writer_fn)))
 
-static void cleanup_xmlbuf_fn(xmlBufferPtr *b)
-{
-	if (*b)
-		xmlBufferFree(*b);
-}
-#define cleanup_xmlbuf __attribute__((cleanup(cleanup_xmlbuf_fn)))
-
 #define X(s) ((const xmlChar *)(s))
 
 /* Every xmlTextWriter call returns < 0 on failure; collect them so one
@@ -256,15 +249,18 @@ static bool image_seen_before(const struct report *r, size_t i)
 	return false;
 }
 
-int report_junit(const struct report *r, struct strbuf *out, struct error *err)
+int report_junit(const struct report *r, FILE *out, struct error *err)
 {
-	cleanup_xmlbuf xmlBufferPtr buf = xmlBufferCreate();
-	cleanup_writer xmlTextWriterPtr w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
+	/* Straight into the file: the writer owns and closes buf. */
+	xmlOutputBufferPtr buf = xmlOutputBufferCreateFile(out, NULL);
+	cleanup_writer xmlTextWriterPtr w = buf ? xmlNewTextWriter(buf) : NULL;
 	struct jw j = { w, !w };
 	cleanup_free char *name = xasprintf("hrr-docker-replay sweep %s", r->sweep_id);
 
-	if (!w)
+	if (!w) {
+		xmlOutputBufferClose(buf);
 		return error_set(err, ERR_SYSTEM, 0, "junit.xml: cannot create an XML writer");
+	}
 	xmlTextWriterSetIndent(w, 1);
 	ok(&j, xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL));
 	ok(&j, xmlTextWriterStartElement(w, X("testsuites")));
@@ -284,10 +280,8 @@ int report_junit(const struct report *r, struct strbuf *out, struct error *err)
 		ok(&j, xmlTextWriterEndElement(w));
 	}
 	ok(&j, xmlTextWriterEndDocument(w));
-	xmlFreeTextWriter(w); /* flushes into buf */
-	w = NULL;
+	ok(&j, xmlTextWriterFlush(w));
 	if (j.failed)
 		return error_set(err, ERR_SYSTEM, 0, "junit.xml: the XML writer failed");
-	strbuf_add(out, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
 	return 0;
 }

@@ -102,7 +102,15 @@ void report_verdict(const struct report *r, struct strbuf *out)
 }
 
 
-static void md_group(const struct report *r, enum sweep_status s, struct strbuf *out)
+/* The text so far into the file: a renderer holds one case's text, not
+ * the report's. */
+static void spill(struct strbuf *text, FILE *out)
+{
+	fwrite(text->buf, 1, text->len, out);
+	strbuf_reset(text);
+}
+
+static void md_group(const struct report *r, enum sweep_status s, struct strbuf *out, FILE *f)
 {
 	if (!r->counts[s] || s == ST_PASS)
 		return;
@@ -129,6 +137,7 @@ static void md_group(const struct report *r, enum sweep_status s, struct strbuf 
 		if (relpath_plain_below(c->run_dir))
 			strbuf_addf(out, "[finding](%s/finding.md)", c->run_dir);
 		strbuf_addstr(out, " |\n");
+		spill(out, f);
 	}
 }
 
@@ -221,8 +230,10 @@ static void kinds_md(const struct report *r, struct strbuf *out)
 		    k.workload_failed, k.infrastructure, k.flaky, k.failed_only_on_suspect_gpu);
 }
 
-void report_summary_md(const struct report *r, struct strbuf *out)
+int report_summary_md(const struct report *r, FILE *f, struct error *err)
 {
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct strbuf *out = &text;
 	cleanup_free char *id = report_clean(r->sweep_id, false);
 	cleanup_free char *label = report_clean(r->label, false);
 	cleanup_free char *base = report_clean(r->baseline, false);
@@ -231,7 +242,7 @@ void report_summary_md(const struct report *r, struct strbuf *out)
 		    base ? "`" : "", base ? base : "none", base ? "`" : "",
 		    r->state ? r->state : "finished");
 	for (size_t k = 0; k < ST__COUNT; k++)
-		md_group(r, sweep_status_report_order[k], out);
+		md_group(r, sweep_status_report_order[k], out, f);
 	if (r->n_quarantined || r->n_gpu_notes)
 		md_gpus(r, out);
 	strbuf_addstr(out, "\n## Counts\n\n| status | cases |\n| --- | --- |\n");
@@ -245,6 +256,9 @@ void report_summary_md(const struct report *r, struct strbuf *out)
 	strbuf_addch(out, '\n');
 	report_verdict(r, out);
 	strbuf_addch(out, '\n');
+	spill(out, f);
+	(void)err; /* a write error shows in the file's error flag */
+	return 0;
 }
 
 static void json_str(cJSON *o, const char *key, const char *v)
@@ -291,11 +305,37 @@ static cJSON *json_case(const struct report_case *c)
 	return o;
 }
 
-void report_summary_json(const struct report *r, struct strbuf *out)
+/* cJSON_Print's form of the whole document, one case at a time: a case
+ * printed alone is the array's element two levels up (strings carry no
+ * raw newline, so each of its newlines gains two tabs). */
+static void json_cases(const struct report *r, FILE *f)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	for (size_t i = 0; i < r->n; i++) {
+		cleanup_cjson cJSON *o = json_case(&r->cases[i]);
+		cleanup_free char *one = cJSON_Print(o);
+
+		if (i)
+			strbuf_addstr(&text, ", ");
+		for (const char *p = one; *p; p++) {
+			strbuf_addch(&text, *p);
+			if (*p == '\n')
+				strbuf_addstr(&text, "\t\t");
+		}
+		spill(&text, f);
+	}
+}
+
+/* The document with an empty "cases" array, cut where its cases go. */
+#define CASES_AT "\"cases\":\t[]"
+
+int report_summary_json(const struct report *r, FILE *f, struct error *err)
 {
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
-	cJSON *counts, *cases, *q;
+	cJSON *counts, *q;
 	cleanup_free char *text = NULL;
+	char *cut;
 
 	json_str(o, "sweep", r->sweep_id);
 	json_str(o, "label", r->label);
@@ -307,9 +347,7 @@ void report_summary_json(const struct report *r, struct strbuf *out)
 	for (int s = 0; s < ST__COUNT; s++)
 		if (r->counts[s])
 			cJSON_AddNumberToObject(counts, sweep_status_name(s), (double)r->counts[s]);
-	cases = cJSON_AddArrayToObject(o, "cases");
-	for (size_t i = 0; i < r->n; i++)
-		cJSON_AddItemToArray(cases, json_case(&r->cases[i]));
+	cJSON_AddArrayToObject(o, "cases");
 	q = cJSON_AddArrayToObject(o, "quarantined_gpus");
 	for (size_t i = 0; i < r->n_quarantined; i++)
 		cJSON_AddItemToArray(q, cJSON_CreateNumber(r->quarantined[i]));
@@ -339,6 +377,14 @@ void report_summary_json(const struct report *r, struct strbuf *out)
 		cJSON_AddItemToArray(q, e);
 	}
 	text = cJSON_Print(o);
-	strbuf_addstr(out, text);
-	strbuf_addch(out, '\n');
+	/* The first "cases" at the top level: keys above it are fixed. */
+	cut = text ? strstr(text, CASES_AT) : NULL;
+	if (!cut)
+		return error_set(err, ERR_SYSTEM, 0, "summary.json: cannot print the document");
+	cut += strlen(CASES_AT) - 1;
+	fwrite(text, 1, (size_t)(cut - text), f);
+	json_cases(r, f);
+	fputs(cut, f);
+	fputc('\n', f);
+	return 0;
 }

@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "report/report.h"
+#include "report/sweep_attempts.h"
 #include "common/say.h"
 #include "sweep/suspect_nodes.h"
 
@@ -22,7 +23,7 @@ struct model {
 	size_t alloc;
 	struct strvec strings; /* every string the cases point at */
 	const char *folder;
-	struct sweep_results rs; /* the results files, for the failed attempts of flaky cases */
+	struct sweep_attempts attempts; /* the results files' attempts, per case */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -48,15 +49,14 @@ static const char *keep_file(struct model *m, const char *run_dir, const char *n
 }
 
 /* What the failed attempts of a flaky case were, for JUnit's system-out. */
-static const char *keep_retry_note(struct model *m, const struct history_status_row *row)
+static const char *keep_retry_note(struct model *m, const struct sweep_case_attempts *e)
 {
 	cleanup_strbuf struct strbuf note = STRBUF_INIT;
 
-	for (size_t i = 0; i < m->rs.n; i++) {
-		const struct sweep_result *r = &m->rs.v[i];
+	for (size_t i = 0; e && i < e->n_failed; i++) {
+		const struct report_attempt *r = &e->failed[i];
 
-		if (strcmp(r->case_name, row->case_name) || strcmp(r->image, row->image) ||
-		    !r->outcome || !strcmp(r->outcome, "PASS"))
+		if (!r->outcome)
 			continue;
 		strbuf_addf(&note, "attempt %d: %s %s %s (%s)\n", r->attempt, r->outcome,
 			    r->fault_class ? r->fault_class : "-", r->kernel ? r->kernel : "-",
@@ -68,46 +68,27 @@ static const char *keep_retry_note(struct model *m, const struct history_status_
 
 /* From the results files: the final attempt's kind and place, and every
  * earlier attempt that did not PASS. */
-static void add_attempts(struct model *m, struct report_case *c)
+static void add_attempts(struct report_case *c, const struct sweep_case_attempts *e)
 {
-	const struct sweep_result *fin = NULL;
-
-	for (size_t i = 0; i < m->rs.n; i++) {
-		const struct sweep_result *r = &m->rs.v[i];
-
-		if (!strcmp(r->case_name, c->case_name) && !strcmp(r->image, c->image) &&
-		    (!fin || r->attempt >= fin->attempt))
-			fin = r;
-	}
-	c->kind = fin ? keep(m, sweep_result_kind(fin)) : c->status == ST_MISSING ? RESULT_KIND_INFRA : NULL;
-	if (!fin)
+	c->kind = e ? e->kind : c->status == ST_MISSING ? RESULT_KIND_INFRA : NULL;
+	if (!e)
 		return;
-	c->gpu_uids = keep(m, fin->gpu_uids);
-	c->host = keep(m, fin->host);
-	for (size_t i = 0; i < m->rs.n && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
-		const struct sweep_result *r = &m->rs.v[i];
-		struct report_attempt *a;
-		cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
-
-		if (r == fin || strcmp(r->case_name, c->case_name) || strcmp(r->image, c->image) ||
-		    (r->outcome && !strcmp(r->outcome, "PASS")))
+	c->gpu_uids = e->gpu_uids;
+	c->host = e->host;
+	for (size_t i = 0; i < e->n_failed && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
+		if (i == e->final)
 			continue;
-		for (size_t g = 0; g < r->n_gpus; g++)
-			strbuf_addf(&gpus, g ? ",%d" : "%d", r->gpus[g]);
-		a = &c->earlier[c->n_earlier++];
-		*a = (struct report_attempt){
-			.attempt = r->attempt, .state = keep(m, r->state), .outcome = keep(m, r->outcome),
-			.fault_class = keep(m, r->fault_class), .kernel = keep(m, r->kernel),
-			.kind = keep(m, sweep_result_kind(r)), .gpus = keep(m, gpus.buf ? gpus.buf : ""),
-			.gpu_uids = keep(m, r->gpu_uids), .host = keep(m, r->host),
-			.run_dir = keep(m, r->run_dir), .message = keep(m, r->message),
-		};
+		/* Most cases have none: the array is the case's only when it has. */
+		c->earlier = xrealloc(c->earlier, (c->n_earlier + 1) * sizeof(*c->earlier));
+		c->earlier[c->n_earlier++] = e->failed[i];
 	}
 }
 
 static int add_row(void *ctx, const struct history_status_row *row)
 {
 	struct model *m = ctx;
+	const struct sweep_case_attempts *e = sweep_attempts_find(&m->attempts, row->case_name,
+								  row->image);
 	struct report_case *c;
 
 	if (m->r.n == m->alloc) {
@@ -116,8 +97,8 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	}
 	c = &m->r.cases[m->r.n++];
 	memset(c, 0, sizeof(*c));
-	c->case_name = keep(m, row->case_name);
-	c->image = keep(m, row->image);
+	c->case_name = e ? e->case_name : keep(m, row->case_name);
+	c->image = e ? e->image : keep(m, row->image);
 	c->image_id = keep(m, row->image_id);
 	c->gpus = keep(m, row->gpus);
 	c->outcome = keep(m, row->outcome);
@@ -134,9 +115,9 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	if (row->outcome && strcmp(row->outcome, "PASS"))
 		c->finding_md = keep_file(m, c->run_dir, "finding.md");
 	if (row->status == ST_FLAKY)
-		c->retry_note = keep_retry_note(m, row);
+		c->retry_note = keep_retry_note(m, e);
 	if (row->status != ST_GONE)
-		add_attempts(m, c);
+		add_attempts(c, e);
 	return 0;
 }
 
@@ -285,18 +266,6 @@ static void recover_label(struct history_db *db, const struct sweep_meta *meta,
 	free(names);
 }
 
-static int write_copy(const char *folder, const char *name, const char *extra,
-		      const struct strbuf *text, struct error *err)
-{
-	cleanup_free char *path = xasprintf("%s/%s", folder, name);
-
-	if (fs_write_atomic(path, text->buf, text->len, 0644, err) < 0)
-		return -1;
-	if (extra && fs_write_atomic(extra, text->buf, text->len, 0644, err) < 0)
-		return error_prefix(err, "%s: ", extra);
-	return 0;
-}
-
 /* Where --junit, --summary and --html want an extra copy of a file. */
 static const char *extra_copy(const struct sweep_finish *f, const char *file)
 {
@@ -309,45 +278,125 @@ static const char *extra_copy(const struct sweep_finish *f, const char *file)
 	return NULL;
 }
 
-/* Every format rendered before any is written: a renderer's failure
- * leaves the folder's reports as they were. */
+/* The file at src appended to out. */
+static int copy_into(const char *src, FILE *out, struct error *err)
+{
+	cleanup_fclose FILE *in = fopen(src, "re");
+	char chunk[1 << 16];
+	size_t n;
+
+	if (!in)
+		return error_errno(err, "%s", src);
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		if (fwrite(chunk, 1, n, out) != n)
+			return error_errno(err, "cannot write a copy of %s", src);
+	return ferror(in) ? error_errno(err, "%s", src) : 0;
+}
+
+/* A file written as it is produced, fsynced and closed: its temporary
+ * stays for the caller to rename or remove. Either produce or copy_from. */
+static int write_tmp(const char *path, const struct report *r, report_render_fn produce,
+		     const char *copy_from, char **tmp, struct error *err)
+{
+	int fd = fs_atomic_tmp(path, 0644, tmp, err);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	int rc;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? -1 : error_errno(err, "cannot write %s", *tmp);
+	}
+	rc = produce ? produce(r, f, err) : copy_into(copy_from, f, err);
+	if (rc == 0 && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0))
+		rc = error_errno(err, "cannot write %s", *tmp);
+	if (fclose(f) != 0 && rc == 0)
+		rc = error_errno(err, "cannot write %s", *tmp);
+	return rc;
+}
+
+/* An extra copy of the file at src (--junit, --html, --summary), put in
+ * place as fs_write_atomic puts a file. */
+static int write_extra(const char *extra, const char *src, struct error *err)
+{
+	cleanup_free char *tmp = NULL;
+	int rc = write_tmp(extra, NULL, NULL, src, &tmp, err);
+
+	if (rc == 0 && rename(tmp, extra) < 0)
+		rc = error_errno(err, "cannot write %s", extra);
+	if (rc < 0 && tmp)
+		unlink(tmp);
+	return rc < 0 ? error_prefix(err, "%s: ", extra) : 0;
+}
+
+/* Every format rendered (each into a temporary beside its file) before
+ * any is renamed into place: a renderer's failure leaves the folder's
+ * reports as they were. The extra copies and stdout are copied from the
+ * files: no report is whole in memory. */
 static int render(struct model *m, const char *folder, const struct sweep_finish *f,
-		  struct strbuf *stdout_text, struct error *err)
+		  FILE *shown_to, struct error *err)
 {
 	const char *shown = f->json ? "summary.json" : "summary.md";
-	struct strbuf *text = xcalloc(report_formats_n, sizeof(*text));
+	char **tmp = xcalloc(report_formats_n, sizeof(*tmp));
+	char **path = xcalloc(report_formats_n, sizeof(*path));
 	int rc = 0;
 
-	for (size_t i = 0; i < report_formats_n; i++)
-		strbuf_init(&text[i], 0);
-	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
-		rc = report_formats[i].render(&m->r, &text[i], err);
 	for (size_t i = 0; i < report_formats_n && rc == 0; i++) {
-		const char *file = report_formats[i].file;
+		path[i] = xasprintf("%s/%s", folder, report_formats[i].file);
+		rc = write_tmp(path[i], &m->r, report_formats[i].render, NULL, &tmp[i], err);
+	}
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++) {
+		const char *extra = extra_copy(f, report_formats[i].file);
 
-		rc = write_copy(folder, file, extra_copy(f, file), &text[i], err);
+		if (rename(tmp[i], path[i]) < 0) {
+			rc = error_errno(err, "cannot write %s", path[i]);
+			break;
+		}
+		free(tmp[i]);
+		tmp[i] = NULL;
+		if (extra)
+			rc = write_extra(extra, path[i], err);
 	}
 	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
 		if (!strcmp(report_formats[i].file, shown))
-			strbuf_add(stdout_text, text[i].buf, text[i].len);
-	for (size_t i = 0; i < report_formats_n; i++)
-		strbuf_release(&text[i]);
-	free(text);
+			rc = copy_into(path[i], shown_to, err);
+	for (size_t i = 0; i < report_formats_n; i++) {
+		if (tmp[i])
+			unlink(tmp[i]);
+		free(tmp[i]);
+		free(path[i]);
+	}
+	free(tmp);
+	free(path);
 	return rc;
 }
 
 int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
-		       const struct sweep_finish *f, int *exit_code, struct strbuf *stdout_text,
+		       const struct sweep_finish *f, int *exit_code, FILE *shown_to,
 		       struct error *err)
 {
 	struct model m = { .folder = folder };
+	struct sweep_results rs = { 0 };
 	cleanup_free char *baseline = NULL;
 	cleanup_free struct sweep_gpu_note *found = NULL;
+	size_t n_found = 0;
 	int rc = -1;
 
 	strvec_init(&m.strings);
-	if (import(db, meta, folder, f, &m.rs, err) < 0)
+	strvec_init(&m.attempts.strings);
+	if (import(db, meta, folder, f, &rs, err) < 0) {
+		sweep_results_release(&rs);
 		goto out;
+	}
+	/* What the report needs of the results, then the results go: a large
+	 * sweep's report is built beside its attempts, not its parsed
+	 * results files. */
+	if (f->suspects_from_results) {
+		found = xcalloc(GPU_MAX, sizeof(*found));
+		n_found = sweep_suspects_of_results(&rs, found);
+	}
+	sweep_attempts_build(&m.attempts, &rs);
+	sweep_results_release(&rs);
 	recover_label(db, meta, folder);
 	if (meta->baseline)
 		baseline = xstrdup(meta->baseline);
@@ -366,18 +415,19 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.gpu_notes = f->gpu_notes;
 	m.r.n_gpu_notes = f->n_gpu_notes;
 	if (f->suspects_from_results) {
-		found = xcalloc(GPU_MAX, sizeof(*found));
 		m.r.gpu_notes = found;
-		m.r.n_gpu_notes = sweep_suspects_of_results(&m.rs, found);
+		m.r.n_gpu_notes = n_found;
 	}
 	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
 	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
 	*exit_code = m.r.exit_code;
-	rc = render(&m, folder, f, stdout_text, err);
+	rc = render(&m, folder, f, shown_to, err);
 out:
+	for (size_t i = 0; i < m.r.n; i++)
+		free(m.r.cases[i].earlier);
 	free(m.r.cases);
 	strvec_clear(&m.strings);
-	sweep_results_release(&m.rs);
+	sweep_attempts_release(&m.attempts);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #define HRR_REPORT_SWEEP_REPORT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -31,9 +32,10 @@ struct sweep_finish {
 };
 
 /* Import, compare, render, write. *exit_code is the sweep's exit code;
- * stdout_text gets what the command prints at the end. */
+ * shown_to gets what the command prints at the end (summary.md, or
+ * summary.json with json). */
 int sweep_report_write(struct history_db *db, const struct sweep_meta *m, const char *folder,
-		       const struct sweep_finish *f, int *exit_code, struct strbuf *stdout_text,
+		       const struct sweep_finish *f, int *exit_code, FILE *shown_to,
 		       struct error *err) __attribute__((warn_unused_result));
 
 /* The sweep's exit code from its report (docs/sweep.md "Exit codes"). */

@@ -106,6 +106,7 @@ static int private_read(struct sweep_meta *m, const char *folder, struct error *
 		return error_prefix(err, "sweep folder %s: ", folder);
 	}
 	o = cJSON_Parse(text.buf);
+	strbuf_release(&text);
 	run = cJSON_GetObjectItemCaseSensitive(o, "run_options");
 	if (!cJSON_IsObject(run) ||
 	    sweep_plan_from_json(&full, cJSON_GetObjectItemCaseSensitive(o, "cases"), err) < 0 ||
@@ -193,7 +194,7 @@ static void read_lists(struct sweep_meta *m, const cJSON *o)
 			m->gpus[m->n_gpus++] = it->valueint;
 }
 
-int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
+static int plan_read(struct sweep_meta *m, const char *folder, struct error *err)
 {
 	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
@@ -202,6 +203,7 @@ int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
 	if (fs_read_small_file(path, PLAN_JSON_MAX, &text, err) < 0)
 		return error_prefix(err, "sweep folder %s: ", folder);
 	o = cJSON_Parse(text.buf);
+	strbuf_release(&text); /* the tree is all that is read from here */
 	if (!cJSON_IsObject(o) || sjson_num(o, "version", 0) != PLAN_JSON_VERSION)
 		return error_set(err, ERR_DATA, 0, "%s is not a plan.json this version reads", path);
 	m->id = sjson_str(o, "sweep");
@@ -220,6 +222,16 @@ int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
 		return error_set(err, ERR_DATA, 0, "%s: no sweep id or label", path);
 	if (sweep_plan_from_json(&m->plan, cJSON_GetObjectItemCaseSensitive(o, "cases"), err) < 0)
 		return error_prefix(err, "%s: ", path);
+	return 0;
+}
+
+int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
+{
+	/* One file's text and tree at a time: a large sweep's plan.json and
+	 * run-options.json (each listing every case) are never parsed side
+	 * by side. */
+	if (plan_read(m, folder, err) < 0)
+		return -1;
 	return private_read(m, folder, err);
 }
 

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
@@ -203,13 +205,29 @@ void sweep_results_release(struct sweep_results *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
+/* One whole line (no newline) into rs, or counted as skipped. */
+static void parse_line(struct sweep_results *rs, const char *line)
+{
+	struct error err;
+
+	if (!line[0])
+		return;
+	if (rs->n == rs->alloc) {
+		rs->alloc = rs->alloc ? 2 * rs->alloc : 32;
+		rs->v = xrealloc(rs->v, rs->alloc * sizeof(*rs->v));
+	}
+	if (sweep_result_parse(&rs->v[rs->n], line, &err) == 0)
+		rs->n++;
+	else
+		rs->skipped++;
+}
+
 void sweep_results_parse_text(struct sweep_results *rs, const char *text)
 {
 	const char *p = text;
 
 	while (*p) {
 		const char *nl = strchr(p, '\n');
-		struct error err;
 
 		if (!nl) { /* torn last line: the writer died mid-write */
 			rs->skipped++;
@@ -218,17 +236,46 @@ void sweep_results_parse_text(struct sweep_results *rs, const char *text)
 		cleanup_free char *line = xstrndup(p, (size_t)(nl - p));
 
 		p = nl + 1;
-		if (!line[0])
-			continue;
-		if (rs->n == rs->alloc) {
-			rs->alloc = rs->alloc ? 2 * rs->alloc : 32;
-			rs->v = xrealloc(rs->v, rs->alloc * sizeof(*rs->v));
-		}
-		if (sweep_result_parse(&rs->v[rs->n], line, &err) == 0)
-			rs->n++;
-		else
-			rs->skipped++;
+		parse_line(rs, line);
 	}
+}
+
+/* One results file a line at a time (a large sweep's file is never whole
+ * in memory), read as sweep_results_parse_text reads its text: a line
+ * without its newline is torn, and a NUL ends the text. Opened as
+ * fs_read_small_file opens: no FIFO blocks, only a regular file is read,
+ * and the same limit holds. */
+static int load_file(const char *path, struct sweep_results *rs, struct error *err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	cleanup_fclose FILE *f = NULL;
+	cleanup_free char *line = NULL;
+	size_t cap = 0, total = 0;
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return error_errno(err, "%s", path);
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, ERR_DATA, 0, "%s is not a regular file", path);
+	if (!(f = fdopen(fd, "r")))
+		return error_errno(err, "%s", path);
+	fd = -1;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		size_t len = strlen(line);
+
+		total += (size_t)n;
+		if (total > RESULTS_MAX_BYTES)
+			return error_set(err, ERR_LIMIT, 0, "%s is larger than the %u-byte limit",
+					 path, RESULTS_MAX_BYTES);
+		if (len < (size_t)n || line[n - 1] != '\n') {
+			rs->skipped += len > 0; /* torn, or cut at a NUL */
+			return 0;
+		}
+		line[n - 1] = '\0';
+		parse_line(rs, line);
+	}
+	return ferror(f) ? error_errno(err, "reading %s", path) : 0;
 }
 
 static int is_results_file(const struct dirent *e)
@@ -248,11 +295,8 @@ int sweep_results_load(const char *folder, struct sweep_results *rs, struct erro
 		return error_errno(err, "sweep folder %s", folder);
 	for (int i = 0; i < n; i++) {
 		cleanup_free char *path = xasprintf("%s/%s", folder, names[i]->d_name);
-		cleanup_strbuf struct strbuf text = STRBUF_INIT;
-		int r = fs_read_small_file(path, RESULTS_MAX_BYTES, &text, err);
+		int r = load_file(path, rs, err);
 
-		if (r == 0)
-			sweep_results_parse_text(rs, text.buf);
 		for (int j = i; r < 0 && j < n; j++)
 			free(names[j]);
 		if (r < 0) {

@@ -10,6 +10,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "report/report.h"
+#include "tests/support/report_text.h"
 #include "tests/support/scratch.h"
 
 static int count(xmlDocPtr doc, const char *expr)
@@ -40,6 +41,7 @@ static bool valid(xmlDocPtr doc)
 Test(report_junit, workload_infrastructure_and_flaky_in_surefire_form)
 {
 	struct report_case cases[4] = { 0 };
+	struct report_attempt early[4] = { 0 };
 	struct report r = { .sweep_id = "s1", .label = "l", .state = "finished", .cases = cases,
 			    .n = 4 };
 	cleanup_strbuf struct strbuf x = STRBUF_INIT;
@@ -52,9 +54,10 @@ Test(report_junit, workload_infrastructure_and_flaky_in_surefire_form)
 					 .outcome = "MAF", .fault_class = "illegal_memory_access",
 					 .kernel = "k<T>", .status = ST_REGRESSED, .kind = "workload",
 					 .gpus = "1", .gpu_uids = "22", .host = "n1", .n_earlier = 1 };
-	cases[0].earlier[0] = (struct report_attempt){ .attempt = 1, .state = "done",
-						       .outcome = "MAF", .kind = "workload",
-						       .gpus = "0", .gpu_uids = "21" };
+	cases[0].earlier = &early[0];
+	early[0] = (struct report_attempt){ .attempt = 1, .state = "done",
+					    .outcome = "MAF", .kind = "workload",
+					    .gpus = "0", .gpu_uids = "21" };
 	cases[1] = (struct report_case){ .case_name = "b", .image = "img", .outcome = "ABORT",
 					 .fault_class = "replay_oom", .status = ST_NEW,
 					 .kind = "infrastructure" };
@@ -63,11 +66,12 @@ Test(report_junit, workload_infrastructure_and_flaky_in_surefire_form)
 					 .kind = "infrastructure" };
 	cases[3] = (struct report_case){ .case_name = "d", .image = "img", .outcome = "PASS",
 					 .status = ST_FLAKY, .kind = "workload", .n_earlier = 1 };
-	cases[3].earlier[0] = (struct report_attempt){ .attempt = 1, .state = "done",
-						       .outcome = "MAF", .kind = "workload",
-						       .gpus = "0", .gpu_uids = "21" };
+	cases[3].earlier = &early[3];
+	early[3] = (struct report_attempt){ .attempt = 1, .state = "done",
+					    .outcome = "MAF", .kind = "workload",
+					    .gpus = "0", .gpu_uids = "21" };
 	report_finish(&r);
-	cr_assert_eq(report_junit(&r, &x, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text(report_junit, &r, &x, &err), 0, "%s", err.msg);
 	doc = xmlReadMemory(x.buf, (int)x.len, "junit.xml", NULL, XML_PARSE_NONET);
 	cr_assert_not_null(doc, "%s", x.buf);
 	cr_expect(valid(doc), "valid against the XSD:\n%s", x.buf);
@@ -89,6 +93,7 @@ Test(report_junit, workload_infrastructure_and_flaky_in_surefire_form)
 Test(report_junit, a_case_that_failed_only_on_a_suspect_gpu_is_not_flaky)
 {
 	struct report_case cases[1] = { 0 };
+	struct report_attempt early[1] = { 0 };
 	struct sweep_gpu_note note = { .gpu = 0, .unique_id = 21, .quarantined = true };
 	struct report r = { .sweep_id = "s1", .label = "l", .state = "finished", .cases = cases,
 			    .n = 1, .gpu_notes = &note, .n_gpu_notes = 1 };
@@ -99,14 +104,15 @@ Test(report_junit, a_case_that_failed_only_on_a_suspect_gpu_is_not_flaky)
 	cases[0] = (struct report_case){ .case_name = "d", .image = "img", .outcome = "PASS",
 					 .prev_outcome = "PASS", .status = ST_FLAKY,
 					 .kind = "workload", .n_earlier = 1 };
-	cases[0].earlier[0] = (struct report_attempt){ .attempt = 1, .state = "done",
-						       .outcome = "MAF", .kind = "workload",
-						       .gpus = "0" };
+	cases[0].earlier = &early[0];
+	early[0] = (struct report_attempt){ .attempt = 1, .state = "done",
+					    .outcome = "MAF", .kind = "workload",
+					    .gpus = "0" };
 	report_acquit_suspect_gpus(&r);
 	report_finish(&r);
 	cr_expect_eq(cases[0].status, ST_PASS, "PASS before, PASS now elsewhere");
 	cr_expect_eq(r.counts[ST_FLAKY], 0);
-	cr_assert_eq(report_junit(&r, &x, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text(report_junit, &r, &x, &err), 0, "%s", err.msg);
 	doc = xmlReadMemory(x.buf, (int)x.len, "junit.xml", NULL, XML_PARSE_NONET);
 	cr_assert_not_null(doc);
 	cr_expect(valid(doc), "%s", x.buf);

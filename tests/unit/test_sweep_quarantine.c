@@ -6,6 +6,7 @@
 
 #include "common/cleanup.h"
 #include "report/report.h"
+#include "tests/support/report_text.h"
 #include "sweep/sweep_quarantine.h"
 #include "sweep/sweep_run.h"
 #include "sweep/sweep_sched.h"
@@ -80,8 +81,8 @@ Test(sweep_quarantine, a_gpu_that_could_not_be_stopped_leaves_the_pool_and_the_s
 			    .n_quarantined = out.n_quarantined };
 
 	report_finish(&r);
-	report_summary_md(&r, &md);
-	report_summary_json(&r, &json);
+	cr_assert_eq(report_text(report_summary_md, &r, &md, ERROR_DISCARD), 0);
+	cr_assert_eq(report_text(report_summary_json, &r, &json, ERROR_DISCARD), 0);
 	cr_assert(strstr(md.buf, "## Quarantined GPUs\n\nA replay on these could not be stopped: 1\n"),
 		  "%s", md.buf);
 	{

@@ -8,6 +8,7 @@
 #include "common/xalloc.h"
 #include "report/sweep_report.h"
 #include "tests/support/preflight_fixtures.h"
+#include "tests/support/report_text.h"
 #include "tests/support/scratch.h"
 
 static char *root;
@@ -114,10 +115,10 @@ Test(sweep_report, second_sweep_reports_the_regression_and_exits_1)
 	result(fa, "lib/c.hrr/pid-1", "MAF", 1);
 	result(fb, "lib/c.hrr/pid-0", "MAF", 1);
 	result(fb, "lib/c.hrr/pid-1", "PASS", 1);
-	cr_assert_eq(sweep_report_write(db, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text_sweep(db, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
 	cr_assert_eq(code, 0, "first sweep: all new");
 	strbuf_reset(&out);
-	cr_assert_eq(sweep_report_write(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
 	cr_assert_eq(code, 1);
 	cr_assert(strstr(out.buf, "## regressed (1)"), "%s", out.buf);
 	cr_assert(strstr(out.buf, "## fixed (1)"), "%s", out.buf);
@@ -166,12 +167,12 @@ Test(sweep_report, a_lost_database_is_rebuilt_from_the_sweep_folders)
 	result(fb, "lib/c.hrr/pid-0", "MAF", 1);
 	result(fb, "lib/c.hrr/pid-1", "PASS", 1);
 	cr_assert_eq(history_db_open(&db1, p1, &err), 0, "%s", err.msg);
-	cr_assert_eq(sweep_report_write(db1, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text_sweep(db1, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
 	history_db_close(db1);
 	/* The next night runs with an empty database: a's folder is found. */
 	cr_assert_eq(history_db_open(&db2, p2, &err), 0, "%s", err.msg);
 	strbuf_reset(&out);
-	cr_assert_eq(sweep_report_write(db2, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text_sweep(db2, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
 	cr_assert_eq(code, 1, "%s", out.buf);
 	cr_assert(strstr(out.buf, "baseline `nightly-a`"), "%s", out.buf);
 	cr_assert(strstr(out.buf, "## regressed (1)"), "%s", out.buf);

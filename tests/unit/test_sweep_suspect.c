@@ -8,6 +8,7 @@
 #include "sweep/sweep_result.h"
 #include "sweep/sweep_sched.h"
 #include "sweep/suspect.h"
+#include "tests/support/report_text.h"
 
 Test(sweep_suspect, two_cases_failing_on_one_gpu_and_passing_on_another_make_it_suspect)
 {
@@ -220,14 +221,14 @@ Test(sweep_suspect, a_merged_summary_names_the_node_of_each_suspect_gpu)
 	struct report r = { .sweep_id = "s", .label = "l", .gpu_notes = &note, .n_gpu_notes = 1 };
 	struct strbuf md = STRBUF_INIT, json = STRBUF_INIT;
 
-	report_summary_md(&r, &md);
+	cr_assert_eq(report_text(report_summary_md, &r, &md, ERROR_DISCARD), 0);
 	cr_expect(strstr(md.buf, "| GPU | unique_id |"), "a local sweep's table: %s", md.buf);
 	strbuf_reset(&md);
 	snprintf(note.host, sizeof(note.host), "nodeA");
-	report_summary_md(&r, &md);
+	cr_assert_eq(report_text(report_summary_md, &r, &md, ERROR_DISCARD), 0);
 	cr_expect(strstr(md.buf, "| host | GPU | unique_id | quarantined | why |"), "%s", md.buf);
 	cr_expect(strstr(md.buf, "| nodeA | 0 | 111 |"), "%s", md.buf);
-	report_summary_json(&r, &json);
+	cr_assert_eq(report_text(report_summary_json, &r, &json, ERROR_DISCARD), 0);
 	cr_expect(strstr(json.buf, "\"host\":\t\"nodeA\""), "%s", json.buf);
 	strbuf_release(&md);
 	strbuf_release(&json);

@@ -1,0 +1,55 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "report/sweep_attempts.h"
+
+Test(sweep_attempts, each_case_keeps_its_final_attempt_and_its_failures_in_file_order)
+{
+	struct sweep_results rs = { 0 };
+	struct sweep_attempts a;
+	const struct sweep_case_attempts *e;
+
+	/* b failed twice then passed on the third attempt; a's attempt 1 was
+	 * written twice (a resumed sweep), the last one counts; c errored. */
+	sweep_results_parse_text(&rs,
+		"{\"case\":\"b\",\"image\":\"i\",\"attempt\":1,\"state\":\"done\",\"outcome\":\"MAF\","
+		"\"gpus\":[0,1],\"run_dir\":\"runs/b1\"}\n"
+		"{\"case\":\"a\",\"image\":\"i\",\"attempt\":1,\"state\":\"done\",\"outcome\":\"HANG\","
+		"\"host\":\"n1\"}\n"
+		"{\"case\":\"b\",\"image\":\"i\",\"attempt\":2,\"state\":\"error\",\"outcome\":null,"
+		"\"message\":\"engine\"}\n"
+		"{\"case\":\"a\",\"image\":\"i\",\"attempt\":1,\"state\":\"done\",\"outcome\":\"PASS\","
+		"\"host\":\"n2\"}\n"
+		"{\"case\":\"b\",\"image\":\"i\",\"attempt\":3,\"state\":\"done\",\"outcome\":\"PASS\"}\n"
+		"{\"case\":\"c\",\"image\":\"i\",\"attempt\":1,\"state\":\"error\",\"outcome\":null}\n");
+	cr_assert_eq(rs.n, 6, "skipped %zu", rs.skipped);
+	sweep_attempts_build(&a, &rs);
+	sweep_results_release(&rs);
+	cr_assert_eq(a.n, 3);
+
+	e = sweep_attempts_find(&a, "b", "i");
+	cr_assert_not_null(e);
+	cr_expect_str_eq(e->kind, "workload");
+	cr_assert_eq(e->n_failed, 2);
+	cr_expect_eq(e->final, 2, "the final attempt passed: not a failure");
+	cr_expect_eq(e->failed[0].attempt, 1);
+	cr_expect_str_eq(e->failed[0].gpus, "0,1");
+	cr_expect_str_eq(e->failed[0].run_dir, "runs/b1");
+	cr_expect_null(e->failed[1].outcome);
+	cr_expect_str_eq(e->failed[1].kind, "infrastructure");
+
+	e = sweep_attempts_find(&a, "a", "i");
+	cr_assert_not_null(e);
+	cr_expect_str_eq(e->host, "n2", "the last written of the highest attempt");
+	cr_expect_eq(e->n_failed, 1);
+
+	e = sweep_attempts_find(&a, "c", "i");
+	cr_assert_not_null(e);
+	cr_expect_eq(e->n_failed, 1);
+	cr_expect_eq(e->final, 0, "a final attempt that did not PASS is among the failures");
+	cr_expect_str_eq(e->kind, "infrastructure");
+
+	cr_expect_null(sweep_attempts_find(&a, "a", "j"));
+	cr_expect_null(sweep_attempts_find(&a, "d", "i"));
+	sweep_attempts_release(&a);
+}
