@@ -12,18 +12,14 @@
 #include "common/xalloc.h"
 #include "tests/support/run_support.h"
 
-static char sysfs4[PATH_MAX + 64], lockdir[400], dbpath[400], library[400], lockenv[450];
-static const char *extra_env[2];
+static struct tenv_sweep sw;
+static char *const sysfs4 = sw.sysfs4, *const dbpath = sw.dbpath,
+	    *const library = sw.library;
+static const char **const extra_env = sw.env;
 
 static void gpus_init(void)
 {
-	tenv_init_four_gpus(sysfs4, sizeof(sysfs4));
-	snprintf(lockdir, sizeof(lockdir), "%s/locks", tenv.root);
-	snprintf(dbpath, sizeof(dbpath), "%s/history.sqlite", tenv.root);
-	snprintf(library, sizeof(library), "%s/library", tenv.root);
-	snprintf(lockenv, sizeof(lockenv), "HRR_LOCK_DIR=%s", lockdir);
-	extra_env[0] = lockenv;
-	extra_env[1] = NULL;
+	tenv_init_sweep(&sw);
 }
 
 TestSuite(sweep_gpus, .init = gpus_init, .fini = tenv_fini, .timeout = 300);

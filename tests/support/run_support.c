@@ -109,6 +109,17 @@ void tenv_init_four_gpus(char *sysfs, size_t len)
 	snprintf(sysfs, len, "%s/tests/fixtures/sysfs/mi300x-4", cwd);
 }
 
+void tenv_init_sweep(struct tenv_sweep *sw)
+{
+	tenv_init_four_gpus(sw->sysfs4, sizeof(sw->sysfs4));
+	snprintf(sw->lockdir, sizeof(sw->lockdir), "%s/locks", tenv.root);
+	snprintf(sw->dbpath, sizeof(sw->dbpath), "%s/history.sqlite", tenv.root);
+	snprintf(sw->library, sizeof(sw->library), "%s/library", tenv.root);
+	snprintf(sw->lockenv, sizeof(sw->lockenv), "HRR_LOCK_DIR=%s", sw->lockdir);
+	sw->env[0] = sw->lockenv;
+	sw->env[1] = NULL;
+}
+
 void tenv_fini(void)
 {
 	cr_expect_eq(count_tool_containers(tenv.workdir), 0, "a replay container was left behind");

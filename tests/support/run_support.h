@@ -3,6 +3,7 @@
 #ifndef HRR_TESTS_RUN_SUPPORT_H
 #define HRR_TESTS_RUN_SUPPORT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -43,6 +44,15 @@ void tenv_init(void);
  * path of the fixture whose four GPUs have those minors
  * (tests/fixtures/sysfs/mi300x-4). */
 void tenv_init_four_gpus(char *sysfs, size_t len);
+/* The scratch of a sweep suite on those four GPUs, under the test's root:
+ * a lock directory, a history database and a capture library of its own,
+ * and env = { "HRR_LOCK_DIR=<lockdir>", NULL } for tool_run, so no test
+ * shares a GPU lease with anyone. */
+struct tenv_sweep {
+	char sysfs4[PATH_MAX + 64], lockdir[400], dbpath[400], library[400], lockenv[450];
+	const char *env[2];
+};
+void tenv_init_sweep(struct tenv_sweep *sw);
 void tenv_fini(void);
 /* Skips the test, removing its scratch directory first: Criterion runs no
  * .fini after cr_skip_test, and the directory would stay behind in /tmp. */
