@@ -5,6 +5,7 @@
 #include "report/site.h"
 
 #include <limits.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -211,7 +212,7 @@ static int finish_case(struct label_pass *p)
 		t.results += p->tl[i].outcome != SO_MISSING;
 		t.flaky += p->tl[i].status == SS_FLAKY;
 	}
-	if (site_query_bisect(g->db, p->label, case_name, &bisect, g->err) < 0)
+	if (site_query_bisect(g->db, &g->bisect, case_name, &bisect, g->err) < 0)
 		return -1;
 	t.bisect = bisect;
 	site_grid_page_name(p->label, sweep_pages(p->n_win) - 1, p->case_page, &grid);
@@ -412,5 +413,6 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	strbuf_release(&g.page);
 	strbuf_release(&g.name);
 	site_dir_release(&g.dir);
+	sqlite3_finalize(g.bisect);
 	return rc;
 }

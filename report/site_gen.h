@@ -35,6 +35,7 @@ struct site_gen {
 	size_t n_labels;
 	struct rate_set images, gpus;
 	struct strbuf page, name;
+	struct sqlite3_stmt *bisect; /* site_query_bisect's, kept for every case */
 };
 
 /* Count a final attempt for its image and its GPUs in sweep col. */

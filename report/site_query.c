@@ -111,30 +111,31 @@ int site_query_results(struct history_db *db, const char *label, int last, site_
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "results", err);
 }
 
-int site_query_bisect(struct history_db *db, const char *label, const char *case_name,
+int site_query_bisect(struct history_db *db, sqlite3_stmt **st, const char *case_name,
 		      char **out, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
 	/* The newest bisection that found a first bad image for this case (a
-	 * bisection runs under a label of its own, so the label is not asked). */
-	(void)label;
+	 * bisection runs under a label of its own, so the label is not asked).
+	 * Prepared once per site: parsing it was most of a case's cost. */
 	*out = NULL;
-	if (history_sql_prepare(db,
+	if (!*st && history_sql_prepare(db,
 		    "SELECT b.last_good, b.first_bad FROM bisects b,"
 		    " json_each(b.answer, '$.first_bad.cases') k"
 		    " WHERE b.verdict = 'found' AND json_valid(b.answer)"
 		    " AND json_extract(k.value, '$.case') = ?1"
 		    " ORDER BY b.finished DESC LIMIT 1",
-		    &st, err) < 0)
+		    st, err) < 0)
 		return -1;
-	bind_text(st, 1, case_name);
-	rc = sqlite3_step(st);
+	sqlite3_reset(*st);
+	bind_text(*st, 1, case_name);
+	rc = sqlite3_step(*st);
 	if (rc == SQLITE_ROW) {
-		*out = xasprintf("first bad image %s (last good %s)", col(st, 1) ? col(st, 1) : "?",
-				 col(st, 0) ? col(st, 0) : "?");
-		return 0;
+		*out = xasprintf("first bad image %s (last good %s)",
+				 col(*st, 1) ? col(*st, 1) : "?", col(*st, 0) ? col(*st, 0) : "?");
+		rc = SQLITE_DONE;
 	}
+	sqlite3_reset(*st);
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "bisects", err);
 }

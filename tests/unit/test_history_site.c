@@ -3,6 +3,7 @@
  * and the site folder's refusals and manifest. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +295,7 @@ Test(history_site, the_timeline_names_the_bisection_that_found_the_case)
 	struct history_db *db = NULL;
 	struct error err;
 	char *line = NULL;
+	sqlite3_stmt *st = NULL;
 	const char *answer =
 		"{\"verdict\":\"found\",\"first_bad\":{\"image\":\"r/x:t11\",\"cases\":"
 		"[{\"case\":\"lib/a\",\"outcome\":\"MAF\"}]}}";
@@ -304,17 +306,18 @@ Test(history_site, the_timeline_names_the_bisection_that_found_the_case)
 					.verdict = "found", .answer = answer, .finished = 2 };
 
 	cr_assert_eq(history_db_open(&db, path, &err), 0, "%s", err.msg);
-	cr_assert_eq(site_query_bisect(db, "nightly", "lib/a", &line, &err), 0, "%s", err.msg);
+	cr_assert_eq(site_query_bisect(db, &st, "lib/a", &line, &err), 0, "%s", err.msg);
 	cr_assert_null(line, "no bisection yet");
 	cr_assert_eq(history_db_record_bisect(db, &none, &err), 0, "%s", err.msg);
-	cr_assert_eq(site_query_bisect(db, "nightly", "lib/a", &line, &err), 0, "%s", err.msg);
+	cr_assert_eq(site_query_bisect(db, &st, "lib/a", &line, &err), 0, "%s", err.msg);
 	cr_assert_null(line, "a bisection that found nothing names no image");
 	cr_assert_eq(history_db_record_bisect(db, &found, &err), 0, "%s", err.msg);
-	cr_assert_eq(site_query_bisect(db, "nightly", "lib/b", &line, &err), 0, "%s", err.msg);
+	cr_assert_eq(site_query_bisect(db, &st, "lib/b", &line, &err), 0, "%s", err.msg);
 	cr_assert_null(line, "another case's bisection");
-	cr_assert_eq(site_query_bisect(db, "nightly", "lib/a", &line, &err), 0, "%s", err.msg);
+	cr_assert_eq(site_query_bisect(db, &st, "lib/a", &line, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(line, "first bad image r/x:t11 (last good r/x:t10)");
 	free(line);
+	sqlite3_finalize(st);
 	history_db_close(db);
 	scratch_remove(dir);
 }
