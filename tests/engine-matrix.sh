@@ -53,14 +53,6 @@ bash tests/setup-engines.sh $(printf '%s\n' "${suites[@]}" | sort -u)
 bash tests/setup-fake-gpus.sh >/dev/null
 mkdir -p "$RUN"
 
-leftovers() {
-	local sock=$1 l
-	for l in hrr-docker-replay.run hrr-docker-replay.test hrr-docker-replay.probe; do
-		curl -s --unix-socket "$sock" -G http://localhost/v1.41/containers/json \
-			--data-urlencode all=1 --data-urlencode "filters={\"label\":[\"$l\"]}"
-	done | { grep -o '"Id":"[0-9a-f]*"' || true; } | sort -u | wc -l
-}
-
 version_of() {
 	curl -s --unix-socket "$1" http://d/version | sed -n 's/^.*"Version":"\([^"]*\)","ApiVersion":"\([^"]*\)".*$/\1 (API \2)/p;' | head -1
 }

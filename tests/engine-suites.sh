@@ -1,9 +1,10 @@
 # The engine-facing integration suites (sourced by tests/podman-check.sh and
-# tests/engine-matrix.sh): replays with every finding and exit code,
-# interrupts, gc, the image list, pulls with credentials, preflight
-# probes, the Podman-only suite. PULL_FILTERS need the loopback registries
-# (127.0.0.1:5000/5001), which an engine in a container of its own network
-# (tests/engine-matrix.sh) cannot reach.
+# tests/engine-matrix.sh), and the count of what they leave in an engine:
+# replays with every finding and exit code, interrupts, gc, the image list,
+# pulls with credentials, preflight probes, the Podman-only suite.
+# PULL_FILTERS need the loopback registries (127.0.0.1:5000/5001), which an
+# engine in a container of its own network (tests/engine-matrix.sh) cannot
+# reach.
 ENGINE_FILTERS=(
 	'run/pass_exits_0'
 	'engine_basics/images_are_listed_by_reference_with_every_tag'
@@ -26,3 +27,13 @@ PULL_FILTERS=(
 	'run/image_missing_from_registry_exits_5'
 	'engine_registry/*'
 )
+
+# How many containers of the tests the engine at socket $1 still holds
+# (labels of the tool and of the engine suites).
+leftovers() {
+	local sock=$1 l
+	for l in hrr-docker-replay.run hrr-docker-replay.test hrr-docker-replay.probe; do
+		curl -s --unix-socket "$sock" -G http://localhost/v1.41/containers/json \
+			--data-urlencode all=1 --data-urlencode "filters={\"label\":[\"$l\"]}"
+	done | { grep -o '"Id":"[0-9a-f]*"' || true; } | sort -u | wc -l
+}

@@ -95,16 +95,6 @@ as_user() {
 		"$TREE/build/tests/integration" "$@")
 }
 
-# Containers of the tests left in an engine (labels of the tool and of the
-# engine suites).
-leftovers() {
-	local sock=$1 l
-	for l in hrr-docker-replay.run hrr-docker-replay.test hrr-docker-replay.probe; do
-		curl -s --unix-socket "$sock" -G http://localhost/v1.41/containers/json \
-			--data-urlencode all=1 --data-urlencode "filters={\"label\":[\"$l\"]}"
-	done | { grep -o '"Id":"[0-9a-f]*"' || true; } | sort -u | wc -l
-}
-
 check_one() {
 	local name=$1 sock=$2 runner=$3 log rc=0 before after
 	log=$(mktemp)
