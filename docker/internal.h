@@ -87,6 +87,11 @@ void engine_identity_from_ping(struct engine *e, const char *server, const char 
  * gets what to do about a pinned DOCKER_API_VERSION (pin may be NULL). */
 void engine_too_old_hint(long status, const char *pin, struct strbuf *msg);
 
+/* A Docker Hub repository as dockerd writes it: an official image's
+ * "library/<name>" (no further slash) is "<name>"; others as they are
+ * (docker/ref.c). */
+const char *image_ref_hub_short(const char *repository);
+
 /* ---- Podman's differences (docker/podman.c) ---- */
 /* A copy of a create body as Podman needs it: nofile/nproc limits the
  * engine may grant named (else root Podman asks for 1048576 and start

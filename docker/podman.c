@@ -434,9 +434,7 @@ static size_t podman_tag_prefix(const char *tag)
 		return strlen(PODMAN_LOCAL);
 	if (strncmp(tag, PODMAN_HUB, hub))
 		return 0;
-	if (!strncmp(tag + hub, "library/", 8) && !strchr(tag + hub + 8, '/'))
-		return hub + 8;
-	return hub;
+	return (size_t)(image_ref_hub_short(tag + hub) - tag);
 }
 
 void podman_image_normalize(cJSON *inspect)

@@ -2,7 +2,7 @@
  *   [domain[:port]/]path[:tag][@algorithm:hex]
  * The first component is a registry only when it looks like a host (has
  * '.' or ':' or is "localhost"): "rocm/vllm" is a Docker Hub repository. */
-#include "docker/engine.h"
+#include "docker/internal.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -220,13 +220,16 @@ const char *image_ref_auth_key(const struct image_ref *ref)
 	return ref->registry;
 }
 
+const char *image_ref_hub_short(const char *repository)
+{
+	if (!strncmp(repository, "library/", 8) && !strchr(repository + 8, '/'))
+		return repository + 8;
+	return repository;
+}
+
 char *image_ref_familiar_name(const struct image_ref *ref)
 {
-	const char *repo = ref->repository;
-
 	if (ref->registry && strcmp(ref->registry, DOCKER_HUB))
-		return xasprintf("%s/%s", ref->registry, repo);
-	if (!strncmp(repo, "library/", 8) && !strchr(repo + 8, '/'))
-		repo += 8;
-	return xstrdup(repo);
+		return xasprintf("%s/%s", ref->registry, ref->repository);
+	return xstrdup(image_ref_hub_short(ref->repository));
 }
