@@ -13,6 +13,7 @@
 
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "containers/ours.h"
 #include "docker/engine.h"
 #include "common/fsutil.h"
 #include "preflight/preflight.h"
@@ -72,6 +73,7 @@ static void lib_dirs(struct strvec *v, bool with_sdk)
 
 struct seen {
 	const char *image;
+	char *owner;           /* this test process's owner label */
 	struct strvec created; /* container ids */
 	struct strvec started;
 	struct strvec destroyed;
@@ -85,10 +87,14 @@ static int on_event(const cJSON *ev, void *ud)
 	const cJSON *actor = cJSON_GetObjectItemCaseSensitive(ev, "Actor");
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(actor, "ID");
 	const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(actor, "Attributes");
-	const cJSON *img = cJSON_GetObjectItemCaseSensitive(attrs, "hrr-docker-replay.image");
+	const cJSON *img = cJSON_GetObjectItemCaseSensitive(attrs, LABEL_IMAGE);
+	const cJSON *owner = cJSON_GetObjectItemCaseSensitive(attrs, LABEL_OWNER);
 
+	/* Only this test's probes: the one before it may have probed the same
+	 * image within the window's first second. */
 	if (!cJSON_IsString(action) || !cJSON_IsString(id) || !cJSON_IsString(img) ||
-	    strcmp(img->valuestring, s->image))
+	    strcmp(img->valuestring, s->image) || !cJSON_IsString(owner) ||
+	    strcmp(owner->valuestring, s->owner))
 		return 0;
 	if (!strcmp(action->valuestring, "create"))
 		strvec_push(&s->created, id->valuestring);
@@ -114,6 +120,7 @@ static void probe_events(const char *image, long long since, struct seen *s)
 	time_t deadline = time(NULL) + 20;
 
 	s->image = image;
+	s->owner = owner_label_self();
 	strvec_init(&s->created);
 	strvec_init(&s->started);
 	strvec_init(&s->destroyed);
@@ -133,6 +140,7 @@ static void probe_events(const char *image, long long since, struct seen *s)
 
 static void seen_release(struct seen *s)
 {
+	free(s->owner);
 	strvec_clear(&s->created);
 	strvec_clear(&s->started);
 	strvec_clear(&s->destroyed);
