@@ -3,7 +3,7 @@
 # target under 200 MB/s).
 BENCH_CLASSIFY_MB ?= 1024
 
-$(BUILD)/bench/bench_classify: bench/bench_classify.c $(BUILD)/libhrr.a
+$(BUILD)/bench/bench_classify: tests/bench/bench_classify.c $(BUILD)/libhrr.a
 	@mkdir -p $(dir $@)
 	$(CC) $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -o $@ $< $(BUILD)/libhrr.a $(DEP_LIBS) -lm
 

@@ -1,4 +1,4 @@
-# Benchmarks of the replay run and of preflight (bench/): each prints ratios
+# Benchmarks of the replay run and of preflight (tests/bench/): each prints ratios
 # against the docker CLI / raw Engine API measured side by side in the same
 # run. They measure, they do not gate: every one exits 0, and says SKIPPED
 # with the reason when the machine cannot run it.
@@ -14,7 +14,7 @@ BENCH_RUN_ENV = HRR_BIN=$(abspath $(BIN)) BENCH_TIMEIT=$(abspath $(BENCH_TIMEIT)
 
 .PHONY: bench-overhead bench-stream bench-preflight bench-podman bench-run-image
 
-$(BENCH_TIMEIT): bench/timeit.c
+$(BENCH_TIMEIT): tests/bench/timeit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(STD_FLAGS) $(CFLAGS) -o $@ $<
 
@@ -25,15 +25,15 @@ bench-run-image: $(SIM)
 	@docker image inspect hrr-sim:$${HRR_IMAGE_TAG:-dev} >/dev/null 2>&1 || $(MAKE) images
 
 bench-overhead: $(BENCH_RUN_DEPS)
-	@$(BENCH_RUN_ENV) bash bench/overhead.sh
+	@$(BENCH_RUN_ENV) bash tests/bench/overhead.sh
 
 bench-stream: $(BENCH_RUN_DEPS)
-	@$(BENCH_RUN_ENV) bash bench/stream.sh
+	@$(BENCH_RUN_ENV) bash tests/bench/stream.sh
 
 bench-preflight: $(BENCH_RUN_DEPS)
-	@$(BENCH_RUN_ENV) bash bench/preflight.sh
+	@$(BENCH_RUN_ENV) bash tests/bench/preflight.sh
 
 bench-podman: $(BENCH_RUN_DEPS)
-	@$(BENCH_RUN_ENV) bash bench/podman.sh
+	@$(BENCH_RUN_ENV) bash tests/bench/podman.sh
 
 BENCH_TARGETS += bench-overhead bench-stream bench-preflight bench-podman

@@ -1,9 +1,9 @@
 # The GPU debuggers' output parsers and the diagnosis model
-# (finding/diag_*.c, finding/diagnosis*.c; docs/gpu-debug-tools.md), part of
-# libhrr.a with the rest of finding/, fuzzed with libFuzzer like the
+# (orchestrator/diagnosis/diag_*.c, orchestrator/diagnosis/diagnosis*.c; docs/gpu-debug-tools.md), part of
+# libhrr.a with the rest of the product, fuzzed with libFuzzer like the
 # classifier: `make fuzz-diag_agent fuzz-diag_mi`.
-DIAG_SRC = finding/diag_lines.c finding/diag_agent.c finding/diag_mi.c finding/diag_mi_record.c \
-           finding/diagnosis.c finding/diagnosis_render.c finding/diag_plan.c
+DIAG_SRC = orchestrator/diagnosis/diag_lines.c orchestrator/diagnosis/diag_agent.c orchestrator/diagnosis/diag_mi.c orchestrator/diagnosis/diag_mi_record.c \
+           orchestrator/diagnosis/diagnosis.c orchestrator/diagnosis/diagnosis_render.c orchestrator/diagnosis/diag_plan.c
 
 # Own rules rather than FUZZ_NAMES/FUZZ_LIB_SRC: mk/fuzz.mk assigns those
 # with '=' and is read after this file (hence its FUZZ_BUILD default here:

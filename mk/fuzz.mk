@@ -12,7 +12,7 @@ FUZZ_SAN   = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = $(STD_FLAGS) -g -O1 -fno-omit-frame-pointer $(DEP_CFLAGS)
 
 # Only what the harnesses reach: no engine, no libcurl.
-FUZZ_LIB_SRC = $(wildcard common/*.c finding/*.c) preflight/manifest.c \
+FUZZ_LIB_SRC = $(wildcard common/*.c orchestrator/finding/*.c) preflight/manifest.c \
                preflight/preflight.c preflight/topology.c
 FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_NAMES   = classifier manifest
@@ -23,11 +23,11 @@ FUZZ_NAMES   += $(DOCKER_FUZZ_NAMES)
 FUZZ_LIB_SRC += $(wildcard docker/*.c)
 # More small parsers of untrusted text, run the same way: site seccomp
 # profiles (--seccomp FILE) and owner labels (gc decides on what parses).
-FUZZ_LIB_SRC += seccomp/seccomp_profile.c containers/ours.c
+FUZZ_LIB_SRC += orchestrator/seccomp/seccomp_profile.c orchestrator/containers/ours.c
 DOCKER_FUZZ_NAMES += seccomp_profile owner_label
 # --gpu lists, sizes, booleans, versions, library names and hip/version
 # files read out of an image.
-FUZZ_LIB_SRC += cli/option_values.c preflight/stack_probe.c
+FUZZ_LIB_SRC += orchestrator/cli/option_values.c preflight/stack_files.c
 DOCKER_FUZZ_NAMES += small_parsers
 
 $(FUZZ_BUILD)/obj/%.o: %.c

@@ -3,7 +3,7 @@
 # they run FROM scratch), and the librocm-debug-agent.so.2 placeholder.
 # The simulator will build images/sim-tools/sim_debug.c and agent_report.c
 # into itself (sim_debug.h: two calls); the unit tests link them too and
-# check that the wave report parses with finding/diag_agent.
+# check that the wave report parses with orchestrator/diagnosis/diag_agent.
 SIM_TOOLS_DIR = $(BUILD)/sim-tools
 SIM_TOOLS = $(SIM_TOOLS_DIR)/rocgdb $(SIM_TOOLS_DIR)/llvm-objdump \
             $(SIM_TOOLS_DIR)/librocm-debug-agent.so.2

@@ -1,6 +1,7 @@
 /* Preflight: will this archive replay faithfully in this image on this host?
- * Rules in docs/preflight.md. preflight_evaluate() is pure; the
- * stack probes do the I/O. */
+ * Rules in docs/preflight.md. preflight_evaluate() is pure; what the
+ * image's stack is comes from its caller (orchestrator/replay/stack_probe.h,
+ * preflight/stack_files.h). */
 #ifndef HRR_PREFLIGHT_PREFLIGHT_H
 #define HRR_PREFLIGHT_PREFLIGHT_H
 
@@ -14,8 +15,6 @@
 #include "common/strvec.h"
 #include "preflight/manifest.h"
 #include "preflight/topology.h"
-
-struct engine;
 
 enum preflight_verdict {
 	PREFLIGHT_OK = 0,
@@ -77,49 +76,5 @@ int version_parse(const char *s, long *nums, int n);
 /* preflight.md in the run folder, and the finding's {"verdict","messages"}. */
 void preflight_render_markdown(const struct preflight_report *r, struct strbuf *out);
 cJSON *preflight_to_json(const struct preflight_report *r);
-
-/* A created, never-started container of image (an ID or a reference), for
- * reading files out of it through the archive endpoint; labelled
- * hrr-docker-replay.probe=1 and .image=image_name (NULL: image) so `gc`
- * finds it. The caller removes it. */
-int image_probe_create(struct engine *e, const char *image, const char *image_name,
-		       char **id_out, struct error *err);
-
-/* Read the image's stack without starting it: a created, never-started
- * container; HEAD-follow libamdhip64.so / libamd_comgr.so in lib_dirs
- * order (docs/cli.md's library order), GET small version files, remove the
- * container. Cached by image_id under cache_dir (NULL = no cache); a
- * cache hit makes no engine call.
- * Details: the cache file is <cache_dir>/image-stack-<id without sha256:>.json,
- * valid for the same lib_dirs only; a corrupt one is ignored and rewritten;
- * failing to write it is not an error. e may be NULL when the cache is
- * expected to answer (a miss is then ERR_USAGE). The container is created
- * from image_id (else image), labelled hrr-docker-replay.probe=1, and
- * removed on every path. out (initialised) is replaced on success;
- * out->source = "image <image> (<image_id>)". */
-int image_stack_probe(struct engine *e, const char *image, const char *image_id,
-		      const struct strvec *lib_dirs, const char *cache_dir,
-		      struct stack_info *out, struct error *err);
-/* image_stack_probe through a probe container shared with the image's
- * other lookups (containers/ours.h): created only on a cache miss, left for
- * its owner to remove. */
-struct ours_probe;
-int image_stack_probe_shared(struct ours_probe *probe, const char *image, const char *image_id,
-			     const struct strvec *lib_dirs, const char *cache_dir,
-			     struct stack_info *out, struct error *err);
-/* Pure helpers of the probes (exposed for tests). The version in a library
- * file name: name "libamdhip64.so.7.15.26291-2ed46569ce" with prefix
- * "libamdhip64.so." -> "7.15.26291" (the hash dropped, at most three
- * numbers); NULL unless at least min_nums numbers follow the prefix. */
-char *stack_version_from_name(const char *name, const char *prefix, int min_nums);
-/* /opt/rocm/share/hip/version (HIP_VERSION_MAJOR/MINOR/PATCH=N lines) ->
- * "X.Y.Z"; NULL unless all three are there. */
-char *stack_hip_version_file_parse(const char *text);
-
-/* The host CLR overlay: HIP version from the libamdhip64.so.X.Y.Z... file
- * name in clr_lib_dir (following symlinks), comgr likewise if present.
- * out (initialised) is replaced; a missing dir is ERR_NOT_FOUND, a dir
- * without the library leaves the version NULL with unknown_reason set. */
-int overlay_stack_probe(const char *clr_lib_dir, struct stack_info *out, struct error *err);
 
 #endif

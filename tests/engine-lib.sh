@@ -1,6 +1,6 @@
 # Starting a newer engine inside a container of the host's dockerd, from
 # a root of tests/setup-engines.sh (sourced by tests/engine-matrix.sh and
-# bench/podman.sh; docs/engines.md says why each setting). The sourcing
+# tests/bench/podman.sh; docs/engines.md says why each setting). The sourcing
 # script sets STATE, SRC, TAG, RUN and say().
 
 answers() { curl -sf --max-time 5 --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1; }

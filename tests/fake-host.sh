@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The fake two-GPU host, for a machine without an AMD GPU (sourced, not
-# run, by examples/try.sh, tests/valgrind.sh and bench/lib.sh):
+# run, by examples/try.sh, tests/valgrind.sh and tests/bench/lib.sh):
 #   FAKE_HOST_SYSFS         the KFD topology of two MI300X (--sysfs-root)
 #   fake_host_devices DIR   makes its device nodes under DIR (--device-root):
 #                           DIR/kfd and DIR/dri/renderD128, renderD136 (the

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/text.h"
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 
 static char *run(const uint8_t *data, size_t size, size_t chunk)
 {

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "finding/diagnosis.h"
+#include "orchestrator/diagnosis/diagnosis.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

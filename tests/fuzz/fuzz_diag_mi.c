@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "finding/diagnosis.h"
+#include "orchestrator/diagnosis/diagnosis.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

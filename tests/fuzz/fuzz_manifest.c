@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 #include "preflight/manifest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "containers/ours.h"
+#include "orchestrator/containers/ours.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "cli/option_values.h"
-#include "preflight/preflight.h"
+#include "orchestrator/cli/option_values.h"
+#include "preflight/stack_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

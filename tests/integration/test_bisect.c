@@ -74,7 +74,7 @@ static bool none_local(int n)
 	return false;
 }
 
-/* 16 tags t01..t16 of name (registry/repository), distinct images (a label
+/* 16 tags t01..t16 of name (docker/registry/repository), distinct images (a label
  * each), the failure from tag 11 on. Each is pushed and its local name
  * removed, so that bisect pulls it, unless local_only(n): that one stays on
  * this engine and the registry never has it. */

@@ -64,7 +64,7 @@ static void teardown(void)
 
 TestSuite(engine_registry, .init = setup, .fini = teardown, .timeout = 120);
 
-/* Push ENGINE_TEST_IMAGE as registry/REPO:TAG, then drop the local name. */
+/* Push ENGINE_TEST_IMAGE as docker/registry/REPO:TAG, then drop the local name. */
 static void push_to(const char *registry, bool login)
 {
 	char *d = scratch_dir("engine-test");

@@ -13,10 +13,11 @@
 
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "containers/ours.h"
+#include "orchestrator/containers/ours.h"
 #include "docker/engine.h"
 #include "common/fsutil.h"
 #include "preflight/preflight.h"
+#include "orchestrator/replay/stack_probe.h"
 #include "tests/support/preflight_fixtures.h"
 
 #define IMAGE_A test_image("stack-a")

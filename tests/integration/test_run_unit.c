@@ -12,7 +12,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "replay/replay_unit.h"
+#include "orchestrator/replay/replay_unit.h"
 #include "tests/support/run_support.h"
 
 static void unit_init(void)

@@ -11,7 +11,7 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
-#include "seccomp/seccomp_profile.h"
+#include "orchestrator/seccomp/seccomp_profile.h"
 #include "tests/support/sim_run.h"
 
 static const char *const numa[] = { "mbind", "set_mempolicy", "get_mempolicy", "move_pages" };

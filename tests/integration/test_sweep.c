@@ -20,9 +20,9 @@
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "containers/ours.h"
+#include "orchestrator/containers/ours.h"
 #include "docker/engine.h"
-#include "report/site_pages.h"
+#include "orchestrator/report/site_pages.h"
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "common/strbuf.h"
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 
 /* <source root>/tests/fuzz/corpus/classifier/<name> (caller frees). The
  * root is $HRR_SRCDIR, else found from the test binary

@@ -5,7 +5,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
-#include "report/sweep_report.h"
+#include "orchestrator/report/sweep_report.h"
 
 /* fn's output appended to out; fn's return value (-1 when no stream). */
 int report_text(report_render_fn fn, const struct report *r, struct strbuf *out,

@@ -2,7 +2,7 @@
 #include "common/cleanup.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "containers/ours.h"
+#include "orchestrator/containers/ours.h"
 #include "docker/engine.h"
 #include "tests/support/scratch.h"
 

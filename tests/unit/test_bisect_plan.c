@@ -1,10 +1,10 @@
-/* bisect/plan.c and bisect/candidates.c's pure parts: the search over
+/* orchestrator/bisect/plan.c and orchestrator/bisect/candidates.c's pure parts: the search over
  * marks, and the candidate list's parse, order and cut. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "bisect/candidates.h"
-#include "bisect/plan.h"
+#include "orchestrator/bisect/candidates.h"
+#include "orchestrator/bisect/plan.h"
 
 /* Drive the plan over n candidates whose first bad is `first_bad`;
  * returns how many probes it took and checks the answer. */

@@ -1,10 +1,10 @@
 /* The candidates of a repository from its registry tags and this engine's
- * (bisect/candidates.c): which of the engine's tags are of the repository,
+ * (orchestrator/bisect/candidates.c): which of the engine's tags are of the repository,
  * the union, its order. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "bisect/candidates.h"
+#include "orchestrator/bisect/candidates.h"
 #include "common/xalloc.h"
 
 static void tag(struct engine_image_tags *t, const char *ref, long long created)

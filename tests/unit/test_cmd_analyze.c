@@ -12,7 +12,7 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "cli/cmd_analyze.h"
+#include "orchestrator/cli/cmd_analyze.h"
 #include "tests/support/finding_samples.h"
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"

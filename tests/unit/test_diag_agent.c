@@ -1,4 +1,4 @@
-/* finding/diag_agent: the rocm-debug-agent's wave report. The samples in
+/* orchestrator/diagnosis/diag_agent: the rocm-debug-agent's wave report. The samples in
  * tests/fuzz/corpus/diag_agent/ (also the fuzzer's seeds) are in the
  * agent's real format: assert_trap.txt is the ROCm user guide's sample,
  * memory_violation.txt the form with kernel_code_entry and a memory://
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "finding/diag_agent.h"
+#include "orchestrator/diagnosis/diag_agent.h"
 #include "tests/support/diag_samples.h"
 
 static void parse_sample(const char *name, struct diag_agent_report *r)

@@ -1,10 +1,10 @@
-/* finding/diagnosis: the model, its JSON and its markdown section. */
+/* orchestrator/diagnosis/diagnosis: the model, its JSON and its markdown section. */
 #include <criterion/criterion.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "finding/diagnosis.h"
+#include "orchestrator/diagnosis/diagnosis.h"
 #include "tests/support/diag_samples.h"
 
 static void from_agent_sample(struct diagnosis *d, const char *name)

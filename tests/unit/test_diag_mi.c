@@ -1,4 +1,4 @@
-/* finding/diag_mi: GDB/MI records and ROCgdb transcripts. The samples in
+/* orchestrator/diagnosis/diag_mi: GDB/MI records and ROCgdb transcripts. The samples in
  * tests/fuzz/corpus/diag_mi/ (also the fuzzer's seeds) are in ROCgdb's
  * formats: manual_examples.txt holds the manual's -agent-info, -queue-info
  * and -dispatch-info examples (one record a line, as GDB prints them;
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "finding/diag_mi.h"
+#include "orchestrator/diagnosis/diag_mi.h"
 #include "tests/support/diag_samples.h"
 
 static void parse_record(const char *line, struct mi_record *rec)

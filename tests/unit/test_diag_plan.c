@@ -1,10 +1,10 @@
-/* finding/diag_plan: what --diagnose asks for, and the debuggers' command
+/* orchestrator/diagnosis/diag_plan: what --diagnose asks for, and the debuggers' command
  * lines. */
 #include <criterion/criterion.h>
 
 #include <string.h>
 
-#include "finding/diag_plan.h"
+#include "orchestrator/diagnosis/diag_plan.h"
 
 Test(diag_plan, modes_parse_and_an_unknown_one_is_a_usage_error)
 {

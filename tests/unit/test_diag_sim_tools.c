@@ -1,8 +1,8 @@
 /* The simulator image's debug tools (images/sim-tools), on the host: the
  * agent's wave report the simulator will print parses with
- * finding/diag_agent, its saved code object disassembles with the
+ * orchestrator/diagnosis/diag_agent, its saved code object disassembles with the
  * llvm-objdump stand-in, and the rocgdb stand-in really attaches to a
- * child process with ptrace, answers in formats finding/diag_mi reads,
+ * child process with ptrace, answers in formats orchestrator/diagnosis/diag_mi reads,
  * detaches, fails under a seccomp profile that denies ptrace, and in hang
  * mode holds the process until it is killed. */
 #include <criterion/criterion.h>
@@ -25,8 +25,8 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "finding/diag_plan.h"
-#include "finding/diagnosis.h"
+#include "orchestrator/diagnosis/diag_plan.h"
+#include "orchestrator/diagnosis/diagnosis.h"
 #include "images/sim-tools/agent_report.h"
 #include "images/sim-tools/sim_debug.h"
 #include "images/sim-tools/sim_state.h"

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "finding/diag_agent.h"
-#include "finding/diag_mi.h"
-#include "finding/diagnosis.h"
+#include "orchestrator/diagnosis/diag_agent.h"
+#include "orchestrator/diagnosis/diag_mi.h"
+#include "orchestrator/diagnosis/diagnosis.h"
 
 #define LIBPYTHON                                                                             \
 	"/opt/rocm/bin/rocgdb: error while loading shared libraries: libpython3.12.so.1.0: "  \

@@ -1,4 +1,4 @@
-/* replay/diagnose: the bounded child a debugger runs in, and what an
+/* orchestrator/replay/diagnose: the bounded child a debugger runs in, and what an
  * agent run left in a run folder's diagnostics/. */
 #include <criterion/criterion.h>
 
@@ -10,7 +10,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "images/sim-tools/agent_report.h"
-#include "replay/diagnose.h"
+#include "orchestrator/replay/diagnose.h"
 #include "tests/support/scratch.h"
 
 static char *run_dir;

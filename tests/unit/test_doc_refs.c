@@ -263,11 +263,11 @@ Test(doc_refs, a_stale_citation_is_caught)
 {
 	cleanup_strvec struct strvec bad = STRVEC_INIT;
 
-	missing_paths("cli/x.c", "see orchestrator/replay_unit.c and replay/replay_unit.c",
+	missing_paths("orchestrator/cli/x.c", "see orchestrator/replay_unit.c and orchestrator/replay/replay_unit.c",
 		      &bad);
-	missing_sections("cli/x.c", "(docs/sweep.md \"Results and\n * history\", \"Statuses\")",
+	missing_sections("orchestrator/cli/x.c", "(docs/sweep.md \"Results and\n * history\", \"Statuses\")",
 			 &bad);
 	cr_assert_eq(bad.n, 2);
-	cr_assert_str_eq(bad.v[0], "cli/x.c: orchestrator/replay_unit.c");
-	cr_assert_str_eq(bad.v[1], "cli/x.c: sweep.md \"Results and history\"");
+	cr_assert_str_eq(bad.v[0], "orchestrator/cli/x.c: orchestrator/replay_unit.c");
+	cr_assert_str_eq(bad.v[1], "orchestrator/cli/x.c: sweep.md \"Results and history\"");
 }

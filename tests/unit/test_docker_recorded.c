@@ -11,7 +11,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "docker/internal.h"
-#include "replay/image.h"
+#include "orchestrator/replay/image.h"
 #include "tests/support/engine_test.h"
 #include "tests/support/fake_engine.h"
 

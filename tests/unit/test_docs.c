@@ -16,9 +16,9 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "cli/commands.h"
-#include "cli/options.h"
-#include "cli/options_table.h"
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/options.h"
+#include "orchestrator/cli/options_table.h"
 #include "tests/support/scratch.h"
 
 #define DOC_MAX (4u << 20)
@@ -153,10 +153,12 @@ static void hrr_literals(const char *dir, bool getenv_only, struct strvec *out)
 
 Test(docs, every_hrr_variable_the_program_reads_is_in_cli_md_and_the_man_page)
 {
-	static const char *const product[] = { "common", "containers", "docker", "finding",
-						"preflight", "seccomp", "replay", "lease",
-						"sweep", "history", "cluster", "report", "registry",
-						"bisect", "cli" };
+	static const char *const product[] = {
+		"common", "docker", "docker/registry", "preflight", "orchestrator/finding",
+		"orchestrator/diagnosis", "orchestrator/containers", "orchestrator/seccomp",
+		"orchestrator/replay", "orchestrator/lease", "orchestrator/sweep", "orchestrator/history",
+		"orchestrator/cluster", "orchestrator/report", "orchestrator/bisect", "orchestrator/cli"
+	};
 	cleanup_strbuf struct strbuf cli = STRBUF_INIT;
 	cleanup_strbuf struct strbuf man = STRBUF_INIT;
 	cleanup_strvec struct strvec names = STRVEC_INIT;
@@ -230,7 +232,7 @@ Test(docs, exit_code_tables_list_exactly_the_exit_enum)
 	cleanup_strvec struct strvec code = STRVEC_INIT;
 	cleanup_strvec struct strvec doc = STRVEC_INIT;
 
-	read_source("replay/exit_codes.h", &text);
+	read_source("orchestrator/replay/exit_codes.h", &text);
 	section(text.buf, "/* Exit codes", "};", &part);
 	for (const char *p = strstr(part.buf, "EXIT_"); p; p = strstr(p + 1, "EXIT_")) {
 		const char *eq = strstr(p, " = ");

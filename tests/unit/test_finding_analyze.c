@@ -12,8 +12,8 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "cli/cmd_analyze.h"
-#include "cli/options.h"
+#include "orchestrator/cli/cmd_analyze.h"
+#include "orchestrator/cli/options.h"
 #include "tests/support/finding_samples.h"
 
 static char *tmp;

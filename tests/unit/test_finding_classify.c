@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 #include "tests/support/finding_samples.h"
 
 #define CIJK                                                                                        \

@@ -2,7 +2,7 @@
  * the log is the archive's to write, the exit status is not. */
 #include <criterion/criterion.h>
 
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 #include "tests/support/finding_samples.h"
 
 static enum finding_outcome outcome_with_exit(int exit_code)

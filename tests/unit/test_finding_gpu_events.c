@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 #include "tests/support/finding_samples.h"
 
 #define LAUNCH "[HRR] Event 41: T0 hipModuleLaunchKernel -> Kernel 'gemm_kernel'\n"

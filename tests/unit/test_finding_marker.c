@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "common/strbuf.h"
-#include "finding/finding.h"
-#include "finding/marker.h"
+#include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/marker.h"
 
 static const struct marker every[] = {
 	{ .ended_by = ENDED_TIMEOUT, .seconds = 5 },

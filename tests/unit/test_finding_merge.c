@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 #include "tests/support/finding_samples.h"
 
 static void merge_samples(const char *const *names, size_t n, struct finding *acc)

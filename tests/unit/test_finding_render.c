@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 #include "preflight/preflight.h"
 #include "tests/support/finding_samples.h"
 

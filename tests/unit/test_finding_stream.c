@@ -9,7 +9,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 #include "tests/support/finding_samples.h"
 
 static char *classify_json(const struct strbuf *text, size_t chunk)

@@ -9,7 +9,7 @@
 #include "common/strbuf.h"
 #include "common/text.h"
 #include "common/xalloc.h"
-#include "finding/finding.h"
+#include "orchestrator/finding/finding.h"
 #include "tests/support/finding_samples.h"
 
 #define ATEN_M "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_"

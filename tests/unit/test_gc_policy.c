@@ -1,12 +1,12 @@
-/* containers/gc_policy: whose containers gc may remove. */
+/* orchestrator/containers/gc_policy: whose containers gc may remove. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "containers/gc_policy.h"
-#include "containers/ours.h"
+#include "orchestrator/containers/gc_policy.h"
+#include "orchestrator/containers/ours.h"
 #include "common/xalloc.h"
 #include "tests/support/run_support.h"
 

@@ -8,7 +8,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "lease/gpu_lease.h"
+#include "orchestrator/lease/gpu_lease.h"
 #include "tests/support/other_user.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"

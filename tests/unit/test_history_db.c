@@ -6,7 +6,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "history/history_db.h"
+#include "orchestrator/history/history_db.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 

@@ -14,12 +14,12 @@
 #include "common/fsutil.h"
 #include "common/text.h"
 #include "common/xalloc.h"
-#include "history/history_reuse.h"
-#include "report/site_dir.h"
-#include "report/site_pages.h"
-#include "report/site_query.h"
-#include "report/site_svg.h"
-#include "report/site_text.h"
+#include "orchestrator/history/history_reuse.h"
+#include "orchestrator/report/site_dir.h"
+#include "orchestrator/report/site_pages.h"
+#include "orchestrator/report/site_query.h"
+#include "orchestrator/report/site_svg.h"
+#include "orchestrator/report/site_text.h"
 #include "tests/support/scratch.h"
 
 #define X(s) ((const xmlChar *)(s))

@@ -11,8 +11,8 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "history/history_db.h"
-#include "history/history_sql.h"
+#include "orchestrator/history/history_db.h"
+#include "orchestrator/history/history_sql.h"
 #include "tests/support/other_user.h"
 #include "tests/support/scratch.h"
 

@@ -1,10 +1,10 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "cli/cmd_json.h"
-#include "cli/commands.h"
-#include "cli/options.h"
-#include "cli/options_table.h"
+#include "orchestrator/cli/cmd_json.h"
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/options.h"
+#include "orchestrator/cli/options_table.h"
 
 struct fake_env {
 	const char *const *kv; /* "K", "V", ..., NULL */
@@ -377,7 +377,7 @@ Test(options, log_limit_default_zero_env_twin_and_bad_values)
 	options_release(&o);
 }
 
-/* The parser sizes its arrays by the ids (cli/option_ids.h): each id has
+/* The parser sizes its arrays by the ids (orchestrator/cli/option_ids.h): each id has
  * exactly one row in one slice, and no two rows share a name. */
 Test(options, every_option_id_has_one_row_and_every_name_is_unique)
 {

@@ -14,8 +14,8 @@
 #include "common/fsutil.h"
 #include "common/owned.h"
 #include "common/xalloc.h"
-#include "sweep/sweep_folder.h"
-#include "sweep/sweep_result.h"
+#include "orchestrator/sweep/sweep_folder.h"
+#include "orchestrator/sweep/sweep_result.h"
 #include "tests/support/other_user.h"
 #include "tests/support/scratch.h"
 

@@ -10,6 +10,8 @@
 
 #include "common/xalloc.h"
 #include "preflight/preflight.h"
+#include "preflight/stack_files.h"
+#include "orchestrator/replay/stack_probe.h"
 #include "tests/support/preflight_fixtures.h"
 
 static char *tmp;

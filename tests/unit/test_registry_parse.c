@@ -1,9 +1,9 @@
-/* registry/parse.c: auth challenges, Link pagination, RFC 3339 times,
+/* docker/registry/parse.c: auth challenges, Link pagination, RFC 3339 times,
  * loopback hosts. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "registry/registry.h"
+#include "docker/registry/registry.h"
 
 Test(registry_parse, bearer_challenge_with_quoted_params)
 {

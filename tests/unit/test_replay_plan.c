@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
-#include "replay/replay.h"
-#include "replay/replay_plan.h"
-#include "replay/run_folder.h"
-#include "replay/interrupt.h"
-#include "replay/watchdog.h"
+#include "orchestrator/replay/replay.h"
+#include "orchestrator/replay/replay_plan.h"
+#include "orchestrator/replay/run_folder.h"
+#include "orchestrator/replay/interrupt.h"
+#include "orchestrator/replay/watchdog.h"
 #include "common/clock.h"
-#include "containers/ours.h"
+#include "orchestrator/containers/ours.h"
 
 static struct gpu_topology two_gpus(void)
 {

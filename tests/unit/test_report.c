@@ -6,7 +6,7 @@
 #include <libxml/xpath.h>
 
 #include "common/cleanup.h"
-#include "report/report.h"
+#include "orchestrator/report/report.h"
 #include "tests/support/report_text.h"
 
 /* ESC colour, a control character, a split UTF-8 sequence, <>&". */

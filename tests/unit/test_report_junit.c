@@ -9,7 +9,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "report/report.h"
+#include "orchestrator/report/report.h"
 #include "tests/support/report_text.h"
 #include "tests/support/scratch.h"
 

@@ -11,7 +11,7 @@
 #include "common/cleanup.h"
 #include "common/relpath.h"
 #include "common/text.h"
-#include "report/report.h"
+#include "orchestrator/report/report.h"
 #include "tests/support/report_text.h"
 
 /* U+FFFE, U+FFFF, U+FDD0 and U+10FFFF in a kernel name. */

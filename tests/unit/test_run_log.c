@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "common/strbuf.h"
-#include "replay/run_log.h"
+#include "orchestrator/replay/run_log.h"
 
 static char path[64];
 

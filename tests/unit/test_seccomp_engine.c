@@ -1,4 +1,4 @@
-/* seccomp/seccomp_engine.c: --seccomp on a (fake) engine's architecture. */
+/* orchestrator/seccomp/seccomp_engine.c: --seccomp on a (fake) engine's architecture. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 
 #include "common/fsutil.h"
 #include "docker/engine.h"
-#include "seccomp/seccomp_profile.h"
+#include "orchestrator/seccomp/seccomp_profile.h"
 #include "tests/support/fake_engine.h"
 #include "tests/support/scratch.h"
 

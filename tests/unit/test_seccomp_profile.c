@@ -1,11 +1,11 @@
-/* seccomp/seccomp_profile: the replay container's profile, --seccomp
+/* orchestrator/seccomp/seccomp_profile: the replay container's profile, --seccomp
  * parsing and site profile validation. */
 #include <criterion/criterion.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "seccomp/seccomp_profile.h"
+#include "orchestrator/seccomp/seccomp_profile.h"
 
 static const char *const engine_arches[] = { "amd64", "arm64", "ppc64le", "s390x" };
 

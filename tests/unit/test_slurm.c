@@ -1,4 +1,4 @@
-/* The pure parts of sweep --slurm (cluster/slurm.h, slurm_task.h):
+/* The pure parts of sweep --slurm (orchestrator/cluster/slurm.h, slurm_task.h):
  * sbatch's arguments, Slurm's GPU index lists, gres.conf's GPU order, the
  * index -> render node -> KFD ordinal chain, squeue's time left, and the
  * runner interface with a scripted runner instead of a cluster. */
@@ -12,11 +12,11 @@
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "cluster/slurm.h"
-#include "cluster/slurm_cmd.h"
-#include "cluster/slurm_task.h"
-#include "cli/sweep_options.h"
-#include "cluster/sweep_slurm.h"
+#include "orchestrator/cluster/slurm.h"
+#include "orchestrator/cluster/slurm_cmd.h"
+#include "orchestrator/cluster/slurm_task.h"
+#include "orchestrator/cli/sweep_options.h"
+#include "orchestrator/cluster/sweep_slurm.h"
 #include "tests/support/scratch.h"
 
 static char *joined(const struct strvec *v)

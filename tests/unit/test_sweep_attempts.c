@@ -1,7 +1,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "report/sweep_attempts.h"
+#include "orchestrator/report/sweep_attempts.h"
 
 Test(sweep_attempts, each_case_keeps_its_final_attempt_and_its_failures_in_file_order)
 {

@@ -2,9 +2,9 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "cli/options.h"
-#include "cli/options_table.h"
-#include "cli/sweep_runopts.h"
+#include "orchestrator/cli/options.h"
+#include "orchestrator/cli/options_table.h"
+#include "orchestrator/cli/sweep_runopts.h"
 
 static const char *no_env(const char *name, void *ud)
 {
@@ -186,7 +186,7 @@ Test(sweep_options, every_run_option_is_carried_or_said_not_to_be)
 		for (const int *p = sweep_runopts_per_invocation; *p; p++)
 			per_invocation |= *p == (int)d->id;
 		cr_expect(sweep_runopts_carries((int)d->id) != per_invocation,
-			  "--%s: carry it in cli/sweep_runopts.c's table, or list it "
+			  "--%s: carry it in orchestrator/cli/sweep_runopts.c's table, or list it "
 			  "as one invocation's (not both)", d->name);
 	}
 }

@@ -5,7 +5,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "sweep/sweep_plan.h"
+#include "orchestrator/sweep/sweep_plan.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "sweep/sweep_progress.h"
+#include "orchestrator/sweep/sweep_progress.h"
 
 /* The progress lines go to stderr; the tests read them from the buffer. */
 TestSuite(sweep_progress, .init = cr_redirect_stderr);

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "report/report.h"
+#include "orchestrator/report/report.h"
 #include "tests/support/report_text.h"
-#include "sweep/sweep_quarantine.h"
-#include "sweep/sweep_run.h"
-#include "sweep/sweep_sched.h"
+#include "orchestrator/sweep/sweep_quarantine.h"
+#include "orchestrator/sweep/sweep_run.h"
+#include "orchestrator/sweep/sweep_sched.h"
 
 struct fake_engine_state {
 	const char *running;  /* the one run id whose container still runs */

@@ -6,7 +6,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "report/sweep_report.h"
+#include "orchestrator/report/sweep_report.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/report_text.h"
 #include "tests/support/scratch.h"

@@ -1,8 +1,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "sweep/sweep_sched.h"
-#include "sweep/sweep_status.h"
+#include "orchestrator/sweep/sweep_sched.h"
+#include "orchestrator/sweep/sweep_status.h"
 
 #define MAXG 16
 

@@ -10,7 +10,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "sweep/sweep_folder.h"
+#include "orchestrator/sweep/sweep_folder.h"
 #include "tests/support/scratch.h"
 
 static char *root, *folder;

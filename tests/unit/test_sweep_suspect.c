@@ -1,13 +1,13 @@
-/* sweep/suspect.c: a bad GPU told from a bad kernel; and the scheduler's
+/* orchestrator/sweep/suspect.c: a bad GPU told from a bad kernel; and the scheduler's
  * retry that avoids the GPUs a case failed on. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sweep/sweep_result.h"
-#include "sweep/sweep_sched.h"
-#include "sweep/suspect.h"
+#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/sweep_sched.h"
+#include "orchestrator/sweep/suspect.h"
 #include "tests/support/report_text.h"
 
 Test(sweep_suspect, two_cases_failing_on_one_gpu_and_passing_on_another_make_it_suspect)
@@ -104,7 +104,7 @@ Test(sweep_suspect, results_carry_gpu_identity_host_and_kind)
 	strbuf_release(&line);
 }
 
-#include "sweep/suspect_nodes.h"
+#include "orchestrator/sweep/suspect_nodes.h"
 
 static struct sweep_result *add(struct sweep_results *rs, const char *c, const char *host,
 				 int gpu, const char *outcome, long long finished)
@@ -213,7 +213,7 @@ Test(sweep_suspect, an_ordinal_means_nothing_across_nodes_a_unique_id_does)
 }
 
 /* The merge's summary names each suspect GPU's node. */
-#include "report/report.h"
+#include "orchestrator/report/report.h"
 
 Test(sweep_suspect, a_merged_summary_names_the_node_of_each_suspect_gpu)
 {

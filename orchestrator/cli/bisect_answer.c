@@ -1,0 +1,274 @@
+/* The answer of a bisection: the last good and the first bad image side by
+ * side (tag, ID, each case's finding), what changed between them in what
+ * the preflight reads (the replay stack line of preflight.md: HIP, comgr,
+ * ROCm release; run.json's playback path), and how it was found. */
+#include "orchestrator/cli/bisect_driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/text.h"
+#include "common/xalloc.h"
+#include "orchestrator/history/history_reuse.h"
+#include "common/version.h"
+
+#define FACTS_MAX (1u << 20)
+
+const char *bisect_step_verdict(enum bisect_step s)
+{
+	switch (s) {
+	case BISECT_FOUND: return "found";
+	case BISECT_NO_CHANGE: return "no-transition";
+	case BISECT_GOOD_DIFFERS: return "good-not-stable";
+	case BISECT_STOPPED_FLAKY: return "flaky";
+	case BISECT_STOPPED_ERROR: return "infrastructure";
+	default: return "interrupted";
+	}
+}
+
+struct facts {
+	char *stack, *playback;
+};
+
+static void facts_release(struct facts *f)
+{
+	free(f->stack);
+	free(f->playback);
+}
+
+/* Read from the first case's run folder of candidate i. */
+static void facts_read(const struct bisect_probe *p, struct facts *f)
+{
+	cleanup_strbuf struct strbuf md = STRBUF_INIT, rj = STRBUF_INIT;
+	cleanup_free char *dir = NULL, *pmd = NULL, *prj = NULL;
+	const char *line;
+
+	memset(f, 0, sizeof(*f));
+	if (!p->folder || !p->run_dir)
+		return;
+	dir = xasprintf("%s/%s", p->folder, p->run_dir);
+	pmd = xasprintf("%s/preflight.md", dir);
+	prj = xasprintf("%s/run.json", dir);
+	if (fs_read_small_file(pmd, FACTS_MAX, &md, ERROR_DISCARD) == 0 && md.buf &&
+	    (line = strstr(md.buf, "- Replay: "))) {
+		cleanup_free char *raw = NULL;
+
+		line += strlen("- Replay: ");
+		raw = xstrndup(line, strcspn(line, "\n"));
+		f->stack = text_sanitized(raw, TEXT_STRIP_ANSI);
+	}
+	if (fs_read_small_file(prj, FACTS_MAX, &rj, ERROR_DISCARD) == 0 && rj.buf) {
+		cleanup_cjson cJSON *j = cJSON_Parse(rj.buf);
+		const cJSON *pb = cJSON_GetObjectItemCaseSensitive(j, "playback");
+
+		if (cJSON_IsString(pb))
+			f->playback = text_sanitized(pb->valuestring, TEXT_STRIP_ANSI);
+	}
+}
+
+static void md_cell(struct strbuf *out, const char *s)
+{
+	cleanup_free char *c = text_sanitized(s && *s ? s : "-", TEXT_STRIP_ANSI);
+
+	for (const char *p = c; *p; p++) {
+		if (*p == '|' || *p == '\\' || *p == '`')
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, *p == '\n' ? ' ' : *p);
+	}
+}
+
+static void md_row(struct strbuf *out, const char *what, const char *a, const char *b)
+{
+	strbuf_addstr(out, "| ");
+	md_cell(out, what);
+	strbuf_addstr(out, " | ");
+	md_cell(out, a);
+	strbuf_addstr(out, " | ");
+	md_cell(out, b);
+	strbuf_addstr(out, " |\n");
+}
+
+static bool differs(const char *a, const char *b)
+{
+	return (a || b) && (!a || !b || strcmp(a, b));
+}
+
+static void md_sides(const struct bisect_job *j, size_t g, size_t b, struct strbuf *out)
+{
+	const struct bisect_probe *pg = &j->probes[g], *pb = &j->probes[b];
+	struct facts fg, fb;
+
+	facts_read(pg, &fg);
+	facts_read(pb, &fb);
+	strbuf_addstr(out, "| | last good | first bad |\n| --- | --- | --- |\n");
+	md_row(out, "image", j->cands.v[g].ref, j->cands.v[b].ref);
+	md_row(out, "image ID", pg->image_id, pb->image_id);
+	for (size_t c = 0; c < j->n_cases; c++) {
+		cleanup_free char *a = pg->known ? xasprintf("%s %s", pg->outcomes.v[c], pg->details.v[c])
+						 : NULL;
+		cleanup_free char *z = pb->known ? xasprintf("%s %s", pb->outcomes.v[c], pb->details.v[c])
+						 : NULL;
+
+		md_row(out, j->cases[c].name, a, z);
+	}
+	md_row(out, "replay stack", fg.stack, fb.stack);
+	md_row(out, "playback", fg.playback, fb.playback);
+	strbuf_addstr(out, "\nChanged between them: ");
+	if (differs(fg.stack, fb.stack) || differs(fg.playback, fb.playback))
+		strbuf_addf(out, "%s%s%s.\n", differs(fg.stack, fb.stack) ? "the replay stack" : "",
+			    differs(fg.stack, fb.stack) && differs(fg.playback, fb.playback) ? ", " : "",
+			    differs(fg.playback, fb.playback) ? "the playback path" : "");
+	else
+		strbuf_addstr(out, "nothing the preflight reads (HIP, comgr, ROCm release, playback "
+				   "path): the change is elsewhere in the image.\n");
+	facts_release(&fg);
+	facts_release(&fb);
+}
+
+void bisect_answer_markdown(const struct bisect_job *j, struct strbuf *out)
+{
+	size_t g = j->state.last_good, b = j->state.first_bad;
+
+	strbuf_addstr(out, "# Bisection\n\n");
+	switch (j->step) {
+	case BISECT_FOUND:
+		strbuf_addf(out, "First bad image: **%s** (last good: %s).\n\n", j->cands.v[b].ref,
+			    j->cands.v[g].ref);
+		md_sides(j, g, b, out);
+		break;
+	case BISECT_NO_CHANGE:
+		strbuf_addf(out, "No transition: %s behaves as %s.\n", j->cands.v[j->cands.n - 1].ref,
+			    j->cands.v[0].ref);
+		break;
+	case BISECT_STOPPED_FLAKY:
+		strbuf_addf(out, "Stopped: %s is flaky (its attempts disagree); not guessed through. "
+				 "The transition is between %s and %s.\n",
+			    j->cands.v[j->state.next].ref, j->cands.v[g].ref, j->cands.v[b].ref);
+		break;
+	case BISECT_GOOD_DIFFERS:
+		strbuf_addf(out, "Stopped: --good %s is %s.\n", j->cands.v[0].ref,
+			    j->probes[0].mark == BISECT_FLAKY ? "flaky" : "without a result");
+		break;
+	default:
+		strbuf_addf(out, "Stopped: %s has no result (%s).\n", j->cands.v[j->state.next].ref,
+			    j->error ? j->error : "an infrastructure error; see its sweep folder");
+		break;
+	}
+	strbuf_addf(out, "\n%u replay(s), %u result(s) reused from the history, %zu candidate(s).\n\n",
+		    j->replays, j->reused, j->cands.n);
+	strbuf_addstr(out, "| # | image | status | how |\n| --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < j->cands.n; i++) {
+		const struct bisect_probe *p = &j->probes[i];
+
+		if (p->mark == BISECT_UNKNOWN)
+			continue;
+		strbuf_addf(out, "| %zu | ", i + 1);
+		md_cell(out, j->cands.v[i].ref);
+		strbuf_addstr(out, " | ");
+		md_cell(out, p->known ? p->outcomes.v[0] : "no result");
+		strbuf_addf(out, " | %s |\n", p->replayed ? "replayed" : "history");
+	}
+}
+
+static cJSON *side_json(const struct bisect_job *j, size_t i)
+{
+	const struct bisect_probe *p = &j->probes[i];
+	cJSON *o = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(o, "cases");
+	struct facts f;
+
+	cJSON_AddStringToObject(o, "image", j->cands.v[i].ref);
+	if (j->cands.v[i].tag)
+		cJSON_AddStringToObject(o, "tag", j->cands.v[i].tag);
+	if (p->image_id)
+		cJSON_AddStringToObject(o, "image_id", p->image_id);
+	for (size_t c = 0; p->known && c < j->n_cases; c++) {
+		cJSON *k = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(k, "case", j->cases[c].name);
+		cJSON_AddStringToObject(k, "outcome", p->outcomes.v[c]);
+		cJSON_AddStringToObject(k, "detail", p->details.v[c]);
+		cJSON_AddItemToArray(cases, k);
+	}
+	facts_read(p, &f);
+	if (f.stack)
+		cJSON_AddStringToObject(o, "replay_stack", f.stack);
+	if (f.playback)
+		cJSON_AddStringToObject(o, "playback", f.playback);
+	facts_release(&f);
+	cJSON_AddBoolToObject(o, "replayed", p->replayed);
+	return o;
+}
+
+char *bisect_answer_json(const struct bisect_job *j)
+{
+	cleanup_cjson cJSON *o = cJSON_CreateObject();
+	cJSON *probes;
+	char *txt;
+
+	cJSON_AddStringToObject(o, "id", j->id);
+	cJSON_AddStringToObject(o, "verdict", bisect_step_verdict(j->step));
+	cJSON_AddStringToObject(o, "good", j->cands.v[0].ref);
+	cJSON_AddStringToObject(o, "bad", j->cands.v[j->cands.n - 1].ref);
+	if (j->step == BISECT_FOUND) {
+		cJSON_AddItemToObject(o, "last_good", side_json(j, j->state.last_good));
+		cJSON_AddItemToObject(o, "first_bad", side_json(j, j->state.first_bad));
+	}
+	cJSON_AddNumberToObject(o, "replays", j->replays);
+	cJSON_AddNumberToObject(o, "reused", j->reused);
+	cJSON_AddNumberToObject(o, "candidates", (double)j->cands.n);
+	probes = cJSON_AddArrayToObject(o, "probes");
+	for (size_t i = 0; i < j->cands.n; i++)
+		if (j->probes[i].mark != BISECT_UNKNOWN)
+			cJSON_AddItemToArray(probes, side_json(j, i));
+	txt = cJSON_Print(o);
+	if (!txt)
+		xdie("out of memory (cJSON_Print)");
+	return txt;
+}
+
+/* The bisection's folder as a row of its label's sweeps (no cases), so that
+ * `history prune` removes it with the probes' sweeps. */
+static int register_folder(struct bisect_job *j, struct error *err)
+{
+	struct sweep_results none = { 0 };
+	char host[256];
+	bool rebuilt;
+	struct history_sweep s = {
+		.id = j->id, .label = j->o->sweep.label ? j->o->sweep.label : "bisect",
+		.state = "finished", .options = "{}", .tool_version = HRR_DOCKER_REPLAY_VERSION,
+		.folder = j->folder, .run_options_fp = j->fp, .started = (long long)time(NULL),
+		.finished = (long long)time(NULL), .host = host,
+	};
+
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	return history_db_import(j->db, &s, NULL, 0, &none, &rebuilt, err);
+}
+
+int bisect_answer_write(struct bisect_job *j, struct error *err)
+{
+	cleanup_strbuf struct strbuf md = STRBUF_INIT;
+	cleanup_free char *json = bisect_answer_json(j);
+	cleanup_free char *pmd = xasprintf("%s/bisect.md", j->folder);
+	cleanup_free char *pj = xasprintf("%s/bisect.json", j->folder);
+	bool found = j->step == BISECT_FOUND;
+	struct history_bisect b = {
+		.id = j->id, .good = j->cands.v[0].ref, .bad = j->cands.v[j->cands.n - 1].ref,
+		.last_good = found ? j->cands.v[j->state.last_good].ref : NULL,
+		.first_bad = found ? j->cands.v[j->state.first_bad].ref : NULL,
+		.verdict = bisect_step_verdict(j->step), .answer = json, .folder = j->folder,
+		.run_options_fp = j->fp, .finished = (long long)time(NULL),
+	};
+
+	bisect_answer_markdown(j, &md);
+	if (fs_write_atomic(pmd, md.buf, md.len, 0644, err) < 0 ||
+	    fs_write_atomic(pj, json, strlen(json), 0644, err) < 0)
+		return -1;
+	return history_db_record_bisect(j->db, &b, err) < 0 ? -1 : register_folder(j, err);
+}

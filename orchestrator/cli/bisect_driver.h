@@ -1,0 +1,77 @@
+/* One bisection (docs/bisect.md): the candidates, the cases, what is known
+ * of each candidate (from the history, or replayed as a one-image sweep
+ * with every run option), the search of orchestrator/bisect/plan.h over them, and the
+ * answer. */
+#ifndef HRR_CLI_BISECT_DRIVER_H
+#define HRR_CLI_BISECT_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "orchestrator/bisect/candidates.h"
+#include "orchestrator/bisect/plan.h"
+#include "common/strvec.h"
+#include "docker/engine.h"
+#include "orchestrator/history/history_db.h"
+#include "orchestrator/cli/options.h"
+
+#define BISECT_EXIT_FOUND 0
+#define BISECT_EXIT_NONE 1   /* no transition, or a flaky candidate */
+#define BISECT_EXIT_INFRA 5
+#define BISECT_EXIT_USAGE 64
+
+struct bisect_case {
+	char *name, *pid_dir, *digest;
+};
+
+/* What one candidate said, per case (index as the cases). */
+struct bisect_probe {
+	char *image_id;
+	bool pulled;          /* pulled for the bisection: removed at the end */
+	bool known;           /* every case has a result */
+	bool replayed;        /* by this invocation (else from the history) */
+	enum bisect_mark mark;
+	struct strvec outcomes, details; /* "MAF", "memory-access-fault in k()" */
+	char *folder, *run_dir;          /* of the first case's result */
+};
+
+struct bisect_job {
+	struct options *o;
+	struct engine *engine;
+	struct history_db *db;
+	struct bisect_candidates cands;
+	struct bisect_probe *probes;
+	struct bisect_case *cases;
+	size_t n_cases;
+	char *fp;             /* the run options' fingerprint */
+	char *id, *folder;
+	unsigned replays, reused;
+	enum bisect_step step;
+	struct bisect_state state;
+	bool interrupted;
+	char *error;          /* why a candidate has no result */
+};
+
+void bisect_job_release(struct bisect_job *j);
+/* The cases (--archive, or --sweep's plan filtered by --case), digests. */
+int bisect_cases_load(struct bisect_job *j, const char *workdir, struct error *err)
+	__attribute__((warn_unused_result));
+/* Search until an answer; the exit code. Progress on stderr. */
+int bisect_search(struct bisect_job *j);
+/* Remove what was pulled only for it (not with --keep-images). */
+void bisect_remove_pulled(struct bisect_job *j);
+
+/* orchestrator/cli/bisect_probe.c: replay candidate i as a one-image sweep in a child
+ * process; *interrupted when Ctrl-C stopped it. */
+int bisect_probe_run(struct bisect_job *j, size_t i, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* orchestrator/cli/bisect_answer.c: the answer in markdown and JSON, written to the
+ * bisection's folder and recorded in the history. */
+void bisect_answer_markdown(const struct bisect_job *j, struct strbuf *out);
+char *bisect_answer_json(const struct bisect_job *j);
+int bisect_answer_write(struct bisect_job *j, struct error *err)
+	__attribute__((warn_unused_result));
+const char *bisect_step_verdict(enum bisect_step s);
+
+#endif

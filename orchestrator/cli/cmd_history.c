@@ -1,0 +1,260 @@
+/* `history`: what past sweeps said, per case (docs/sweep.md "The history database"); `history prune --keep N` removes old sweeps from the database
+ * and their folders from disk. */
+#include <errno.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/cleanup.h"
+#include "common/owned.h"
+#include "common/text.h"
+#include "common/xalloc.h"
+#include "orchestrator/history/history_db.h"
+#include "orchestrator/history/history_gpus.h"
+#include "orchestrator/report/site.h"
+#include "orchestrator/sweep/sweep_folder.h"
+#include "common/say.h"
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/options.h"
+
+const char cmd_history_usage[] =
+	"Usage: hrr-docker-replay history [--label L] [--case NAME] [--last N]\n"
+	"                                 [--format markdown|json] [--db PATH]\n"
+	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n"
+	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n"
+	"       hrr-docker-replay history site DIR [--label L] [--last N] [--db PATH]\n\n"
+	"The outcomes of the last sweeps per case, from the history database;\n"
+	"prune removes all but the last N sweeps of each label (or of --label)\n"
+	"from the database and their folders from disk; gpus lists failure rates\n"
+	"per GPU identity (KFD unique_id) and per node over the last sweeps; site\n"
+	"writes a static site of the last N sweeps (default 60) of each label into DIR.\n"
+	"Exit: 0, 5 the database cannot be read, 64 usage error.\n";
+
+struct trend_out {
+	cJSON *json;           /* --format json: the rows */
+	struct strbuf md;
+	const char *last_sweep;
+	char last_sweep_buf[256];
+};
+
+/* The one markdown escaping of every report (common/text.h). */
+static void md_clean(struct strbuf *out, const char *s)
+{
+	text_markdown_cell(out, s ? s : "-");
+}
+
+static int trend_row(void *ctx, const struct history_trend_row *r)
+{
+	struct trend_out *t = ctx;
+
+	if (t->json) {
+		cJSON *o = cJSON_CreateObject();
+		cleanup_free char *k = text_sanitized(r->kernel ? r->kernel : "", TEXT_STRIP_ANSI);
+
+		cJSON_AddStringToObject(o, "sweep", r->sweep_id);
+		cJSON_AddStringToObject(o, "label", r->label);
+		cJSON_AddNumberToObject(o, "started", (double)r->started);
+		cJSON_AddStringToObject(o, "case", r->case_name);
+		cJSON_AddStringToObject(o, "image", r->image);
+		cJSON_AddStringToObject(o, "state", r->state);
+		if (r->outcome)
+			cJSON_AddStringToObject(o, "outcome", r->outcome);
+		else
+			cJSON_AddNullToObject(o, "outcome");
+		if (r->kernel)
+			cJSON_AddStringToObject(o, "kernel_name", k);
+		cJSON_AddNumberToObject(o, "attempts", r->attempts);
+		cJSON_AddItemToArray(t->json, o);
+		return 0;
+	}
+	if (!t->last_sweep || strcmp(t->last_sweep, r->sweep_id)) {
+		char when[32];
+		time_t s = (time_t)r->started;
+		struct tm tm;
+
+		gmtime_r(&s, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+		strbuf_addf(&t->md, "\n## %s (%s)\n\n| case | image | outcome | kernel |\n"
+				    "| --- | --- | --- | --- |\n", r->sweep_id, when);
+		snprintf(t->last_sweep_buf, sizeof(t->last_sweep_buf), "%s", r->sweep_id);
+		t->last_sweep = t->last_sweep_buf;
+	}
+	strbuf_addstr(&t->md, "| ");
+	md_clean(&t->md, r->case_name);
+	strbuf_addstr(&t->md, " | ");
+	md_clean(&t->md, r->image);
+	strbuf_addstr(&t->md, " | ");
+	md_clean(&t->md, r->outcome ? r->outcome : r->state);
+	strbuf_addstr(&t->md, " | ");
+	md_clean(&t->md, r->kernel);
+	strbuf_addstr(&t->md, " |\n");
+	return 0;
+}
+
+/* A folder row is followed only when it is absolute, <...>/sweeps/<id>,
+ * with no symlink on its path, the caller's own in a directory that is the
+ * caller's or sticky, and its plan.json names that sweep: a forged row
+ * must not make prune delete someone's directory. Removed by descriptors
+ * (common/owned.h), never following a link. */
+static int remove_folder(const char *id, const char *folder, struct error *err)
+{
+	const char *base = strrchr(folder, '/');
+	cleanup_free char *parent = base ? xstrndup(folder, (size_t)(base - folder)) : NULL;
+	const char *pbase = parent ? strrchr(parent, '/') : NULL;
+	struct sweep_meta m;
+	cleanup_close int pfd = -1;
+	int rc;
+
+	if (folder[0] != '/' || !base || strcmp(base + 1, id) || !pbase || strcmp(pbase + 1, "sweeps"))
+		return error_set(err, ERR_DATA, 0, "its folder %s is not <workdir>/sweeps/%s", folder, id);
+	if (!owned_path_has_no_symlink(folder))
+		return error_set(err, ERR_DATA, 0, "its folder %s has a symlink on its path", folder);
+	if (sweep_folder_check(folder, err) < 0)
+		return -1;
+	sweep_meta_init(&m);
+	rc = sweep_meta_read(&m, folder, err) < 0 ? -1
+	     : strcmp(m.id, id) ? error_set(err, ERR_DATA, 0, "%s/%s names another sweep (%s)",
+					    folder, SWEEP_PLAN_FILE, m.id)
+				: 0;
+	sweep_meta_release(&m);
+	if (rc < 0 || (pfd = owned_dir_open(parent, "sweeps directory", OWNED_STICKY_SHARED, err)) < 0)
+		return -1;
+	return owned_remove_tree(pfd, id, err);
+}
+
+static int prune(struct history_db *db, const struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	cleanup_strvec struct strvec ids = STRVEC_INIT, folders = STRVEC_INIT;
+	struct error err;
+	int code = 0;
+
+	if (history_db_prune(db, o->label, (int)o->keep, &ids, &folders, &err) < 0) {
+		say_error("%s", err.msg);
+		return 5;
+	}
+	/* The database first: a folder left behind is only disk, a row
+	 * without its folder would be a broken link in the reports. */
+	for (size_t i = 0; i < ids.n; i++) {
+		if (!folders.v[i][0])
+			continue;
+		if (remove_folder(ids.v[i], folders.v[i], &err) < 0) {
+			say_warning("sweep %s: %s: its folder is left as it is", ids.v[i], err.msg);
+			code = 5;
+			continue;
+		}
+		printf("removed %s\n", folders.v[i]);
+	}
+	printf("%zu sweep(s) pruned\n", ids.n);
+	return code;
+}
+
+/* No database yet: nothing was recorded, and nothing is created. */
+static int no_history(const struct options *opts)
+{
+	printf("%s", opts->format == FORMAT_JSON ? "[]\n" : "# History\n\nNo sweeps recorded.\n");
+	return 0;
+}
+
+/* `history site DIR`: the static site (docs/sweep.md "The history site"). */
+static int site(struct history_db *db, const struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	struct site_options so = { .label = o->label, .last = (int)o->last };
+	struct site_stats st;
+	struct error err;
+
+	if (history_site_generate(db, o->site_dir, &so, &st, &err) < 0) {
+		say_error("%s", err.msg);
+		return err.kind == ERR_USAGE ? 64 : 5;
+	}
+	printf("%s/%s: %zu label(s), %zu case(s), %zu result(s); %zu page(s): %zu written, "
+	       "%zu unchanged, %zu removed\n",
+	       o->site_dir, SITE_INDEX_PAGE, st.labels, st.cases, st.results, st.pages, st.written,
+	       st.kept, st.removed);
+	return 0;
+}
+
+/* `history gpus`: failure rates per GPU identity and per node. */
+static int gpus(struct history_db *db, const struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct error err;
+	int code = 0;
+
+	if (history_gpus_report(db, o->label, (int)o->last, opts->format == FORMAT_JSON, &out,
+				&err) < 0) {
+		say_error("%s", err.msg);
+		code = 5;
+	}
+	fwrite(out.buf, 1, out.len, stdout);
+	return code;
+}
+
+/* The default action: the label's (or one case's) last sweeps. */
+static int show_trend(struct history_db *db, const struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	struct trend_out t = { 0 };
+	struct error err;
+	int code = 0;
+
+	strbuf_init(&t.md, 0);
+	if (opts->format == FORMAT_JSON)
+		t.json = cJSON_CreateArray();
+	if (history_db_trend(db, o->label, o->case_name, (int)o->last, trend_row, &t, &err) < 0) {
+		say_error("%s", err.msg);
+		code = 5;
+	} else if (t.json) {
+		cleanup_free char *text = cJSON_Print(t.json);
+
+		printf("%s\n", text);
+	} else {
+		printf("# History%s%s%s%s\n%s", o->label ? " of " : "", o->label ? o->label : "",
+		       o->case_name ? ", case " : "", o->case_name ? o->case_name : "",
+		       t.md.len ? t.md.buf : "\nNo sweeps recorded.\n");
+	}
+	cJSON_Delete(t.json);
+	strbuf_release(&t.md);
+	return code;
+}
+
+static const struct history_action history_actions[] = {
+	{ "prune", prune, true },
+	{ "gpus", gpus, false },
+	{ "site", site, false },
+};
+
+const struct history_action *history_action_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(history_actions) / sizeof(history_actions[0]); i++)
+		if (!strcmp(history_actions[i].name, name))
+			return &history_actions[i];
+	return NULL;
+}
+
+int history_command(struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	const struct history_action *act =
+		o->history_action ? history_action_find(o->history_action) : NULL;
+	struct history_db *db = NULL;
+	struct error err;
+	cleanup_free char *dflt = history_db_default_path();
+	int code;
+
+	/* Only an action that writes opens the database read-write. */
+	if ((act && act->writes ? history_db_open(&db, o->db ? o->db : dflt, &err)
+		 : history_db_open_readonly(&db, o->db ? o->db : dflt, &err)) < 0) {
+		if (err.kind == ERR_NOT_FOUND)
+			return no_history(opts);
+		say_error("%s", err.msg);
+		return err.kind == ERR_USAGE ? 64 : 5;
+	}
+	code = act ? act->run(db, opts) : show_trend(db, opts);
+	history_db_close(db);
+	return code;
+}

@@ -1,0 +1,120 @@
+/* `run`: one replay per pid directory of the archive, through the replay
+ * unit; the findings on stdout as each ends, -o once at the end, the run
+ * folders on stderr. */
+#include "orchestrator/cli/cmd_setup.h"
+#include "common/cleanup.h"
+#include "orchestrator/cli/cmd_json.h"
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/options.h"
+#include "orchestrator/lease/run_lease.h"
+#include "common/say.h"
+#include "common/signals.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* `run --help`, also the main help (the commands and run's options follow). */
+const char cmd_run_usage[] =
+	"Usage: hrr-docker-replay [run] --image IMAGE --archive PATH [options]\n"
+	"       hrr-docker-replay preflight --image IMAGE --archive PATH [options]\n"
+	"       hrr-docker-replay analyze --log FILE [--log FILE...] [--archive PATH]\n"
+	"                                 [--format markdown|json] [-o PATH]\n"
+	"       hrr-docker-replay gc [--all]\n"
+	"       hrr-docker-replay sweep [--image REF]... [--archive PATH]... [--plan FILE] [options]\n"
+	"       hrr-docker-replay history [--label L] [--case NAME] | history prune --keep N\n\n"
+	"Replays an HRR capture (HIP Record & Replay) with hrr-playback inside the\n"
+	"container image it was captured in, on the chosen AMD GPU(s), through the\n"
+	"Docker Engine API. Streams the replay log, stops a stalled replay, and\n"
+	"writes a finding (PASS, MAF, FAIL, ABORT, HANG or UNKNOWN) into a run folder.\n\n";
+
+/* After the options of `run` and `preflight`. */
+const char cmd_replay_help_tail[] =
+	"\nEnvironment only:\n"
+	"  HRR_PLAYBACK, CLR_LIB, CLR_BUILD, ROCR_LIB, ROCM_PATH   overlay sources for --mount-clr\n"
+	"  HIP_HRR_*                       passed into the replay container\n"
+	"  DOCKER_HOST, DOCKER_CONFIG, DOCKER_API_VERSION, DOCKER_TLS_VERIFY,\n"
+	"  DOCKER_CERT_PATH                the engine and registry credentials, as the docker CLI reads them\n"
+	"  TMPDIR                          default workdir parent\n"
+	"  HRR_GC_PROBE_AGE                gc: seconds after which an image probe container\n"
+	"                                  is debris (default 600)\n"
+	"\nExit codes:\n"
+	"  0   the replay ran and the outcome is PASS\n"
+	"  1   the replay ran and the outcome is not PASS (the finding says why)\n"
+	"  2   preflight needs confirmation (re-run with --yes / HRR_CONTINUE=1)\n"
+	"  3   the user declined at the confirmation prompt\n"
+	"  4   preflight blocked the replay, or a requested GPU does not exist\n"
+	"  5   no verdict: engine unreachable, image missing or pull failed, archive\n"
+	"      missing or unreadable, hrr-playback not found, no AMD GPU, interrupted\n"
+	"  64  usage error\n"
+	"  75  the GPUs stayed held by another run past --gpu-wait (try later, like EX_TEMPFAIL)\n"
+	"\nOutput: the finding on stdout at the end (markdown, or with --format json one\n"
+	"JSON object on every path: the finding plus \"exit\", else {\"outcome\": null,\n"
+	"\"exit\", \"stage\", \"error\", \"run_dir\"}); -o PATH also writes what stdout got,\n"
+	"atomically, once every pid is done. A run folder exists from the preflight on:\n"
+	"exits 2, 3, 4, and 5 from an interrupt or a failed create/start, have one;\n"
+	"usage errors, a missing archive or image, no engine or no GPU have none.\n";
+
+static int run_one(struct cmd_env *env, size_t i)
+{
+	struct replay_desc d;
+	struct replay_unit_result res;
+	const struct options *o = env->o;
+	__attribute__((cleanup(capture_manifest_release))) struct capture_manifest cap;
+	struct run_lease_request rq = { .host = &env->host, .pid_dir = env->pid_dirs.v[i],
+					.gpus = o->gpus, .n_gpus = o->n_gpus,
+					.gpus_from_env = cmd_gpus_from_env(o),
+					.gpu_wait = o->sweep.gpu_wait, .sysfs_root = o->sysfs_root,
+					.device_root = o->device_root };
+	struct run_lease lease;
+	int code;
+
+	capture_manifest_load(&cap, rq.pid_dir);
+	rq.capture_devices = capture_manifest_devices(&cap);
+	/* The GPUs are ours alone for the replay (docs/sweep.md "GPU leases"). */
+	if ((code = run_lease_take(&rq, &lease)))
+		return code;
+	cmd_describe(env, i, &cap, &lease.choice, &d);
+	code = replay_unit_run(&env->host, &d, &res);
+	run_lease_release(&lease);
+	if (res.run_dir)
+		strvec_push(&env->run_dirs, res.run_dir);
+	if (env->o->format == FORMAT_JSON)
+		cmd_emit_json(env, res.finding ? cmd_json_finding(res.finding, code) :
+				   cmd_json_no_finding(code, &res.failure, res.run_dir));
+	else if (res.finding)
+		cmd_emit(env, res.finding_markdown, strlen(res.finding_markdown));
+	if (res.failure.stage != REPLAY_STAGE_NONE)
+		env->failure = res.failure;
+	replay_unit_result_release(&res);
+	return code;
+}
+
+int run_command(struct options *o)
+{
+	struct cmd_env env;
+	int code = 0;
+
+	cmd_env_init(&env, o);
+	if ((code = cmd_setup(&env, true))) {
+		if (o->format == FORMAT_JSON)
+			cmd_emit_json(&env, cmd_json_no_finding(code, &env.failure, NULL));
+		goto out;
+	}
+	for (size_t i = 0; i < env.pid_dirs.n; i++) {
+		if (signals_caught()) {
+			say_error("interrupted by %s: %zu of %zu processes not replayed",
+				  signal_name(signals_caught()), env.pid_dirs.n - i, env.pid_dirs.n);
+			code = cmd_worst(code, EXIT_NO_VERDICT);
+			break;
+		}
+		code = cmd_worst(code, run_one(&env, i));
+	}
+out:
+	cmd_output_write(&env);
+	for (size_t i = 0; i < env.run_dirs.n; i++)
+		fprintf(stderr, "run folder: %s\n", env.run_dirs.v[i]);
+	cmd_env_release(&env);
+	return code;
+}
+

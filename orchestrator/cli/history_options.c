@@ -1,0 +1,70 @@
+#include "orchestrator/cli/history_options.h"
+#include "orchestrator/cli/commands.h"
+#include "orchestrator/cli/options_table.h"
+#include "orchestrator/cli/option_values.h"
+#include "common/xalloc.h"
+#include "orchestrator/report/site_options.h"
+
+#include <string.h>
+
+static const struct option_def history_rows[] = {
+	{ OPT_CASE, "case", 0, "NAME", NULL, FOR_HISTORY | FOR_BISECT, "one case's trend" },
+	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
+	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
+	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
+};
+
+static int history_option_apply(struct sweep_options *s, enum option_id id, const char *v,
+				const char *from, bool from_env, struct error *err)
+{
+
+	(void)from_env; /* no env twin here */
+	switch (id) {
+	case OPT_CASE: options_set_string(&s->case_name, v); return 0;
+	case OPT_LAST: return options_parse_long(from, v, 1, &s->last, err);
+	case OPT_KEEP_LAST: return options_parse_long(from, v, 0, &s->keep, err);
+	default: return error_set(err, ERR_USAGE, 0, "internal: %s is not a history option", from);
+	}
+}
+
+const struct option_slice history_option_slice = SWEEP_OPTION_SLICE(history_rows, history_option_apply);
+
+int history_options_words(struct sweep_options *s, int argc, char **argv, struct error *err)
+{
+	const struct history_action *act = argc > 2 ? history_action_find(argv[2]) : NULL;
+	int first = 2;
+
+	if (!act)
+		return first;
+	s->history_action = act->name;
+	first = 3;
+	if (!strcmp(act->name, "site")) {
+		/* `history site DIR` (docs/sweep.md "The history site"). */
+		if (argc < 4 || argv[3][0] == '-')
+			return error_set(err, ERR_USAGE, 0,
+					 "history site needs a directory: history site DIR");
+		s->site_dir = xstrdup(argv[3]);
+		s->last = SITE_DEFAULT_LAST;
+		first = 4;
+	}
+	if (!strcmp(act->name, "prune"))
+		/* `history prune --keep N` (docs/sweep.md); --keep is also
+		 * run's flag, so the table spells this one --keep-last. */
+		for (int i = first; i < argc; i++)
+			if (!strcmp(argv[i], "--keep"))
+				argv[i] = (char *)"--keep-last";
+	return first;
+}
+
+int history_options_validate(const struct sweep_options *s, struct error *err)
+{
+	bool prune = s->history_action && !strcmp(s->history_action, "prune");
+
+	if (prune && s->keep < 0)
+		return error_set(err, ERR_USAGE, 0, "history prune needs --keep N");
+	if (!prune && s->keep >= 0)
+		return error_set(err, ERR_USAGE, 0, "--keep belongs to `history prune`");
+	if (s->site_dir && s->case_name)
+		return error_set(err, ERR_USAGE, 0, "history site shows every case: no --case");
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* The options `sweep` adds to the option table (its slice,
+ * sweep_option_slice in orchestrator/cli/options_table.h), and --gpu-wait, which `run`
+ * takes too (docs/sweep.md "Commands", "GPU leases"). A sweep also takes
+ * every run option but --gpu and -o; its --image and --archive repeat.
+ * struct sweep_options also holds what the history's and the bisection's
+ * slices apply (orchestrator/cli/history_options.h, orchestrator/cli/bisect_options.h). */
+#ifndef HRR_CLI_SWEEP_OPTIONS_H
+#define HRR_CLI_SWEEP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "common/strvec.h"
+#include "orchestrator/cli/options_table.h"
+#include "preflight/topology.h"
+#include "orchestrator/sweep/sweep_status.h"
+
+struct sweep_options {
+	struct strvec images, archives, plans; /* in the order given */
+	char *label;          /* NULL: "default" */
+	char *baseline;
+	int gpus[GPU_MAX];
+	size_t n_gpus;        /* 0: every host GPU */
+	long jobs;            /* 0: as many as the GPUs allow */
+	long retry_failed;
+	bool quarantine_gpus; /* a suspect GPU leaves the sweep's pool */
+	double gpu_wait;      /* < 0: no bound (run and sweep) */
+	char *db, *junit, *html, *summary;
+	char *resume, *status; /* a sweep id or folder */
+	bool have_shard;
+	unsigned shard_i, shard_n;
+	char *shard_cases;    /* --shard over these plan indexes only */
+	sweep_status_mask fail_on;
+	/* Slurm (docs/slurm.md) */
+	bool slurm, wait;
+	const char *backend;  /* the scheduler backend submitted to (orchestrator/cluster/sweep_backend.h):
+			       * "slurm" with --slurm; NULL: this host runs the cases */
+	struct strvec slurm_opts;
+	long slurm_tasks, slurm_max_running; /* 0: default */
+	char *merge;          /* a sweep id or folder */
+	/* history */
+	const char *history_action; /* "prune" (commands.h), NULL: the trend */
+	char *site_dir;       /* `history site DIR` */
+	char *case_name;
+	long last;            /* default 10 */
+	long keep;            /* prune: -1 until given */
+	/* bisect (docs/bisect.md) */
+	char *good, *bad, *images_file, *tag_pattern, *sweep;
+	bool keep_images;
+};
+
+void sweep_options_init(struct sweep_options *s);
+void sweep_options_release(struct sweep_options *s);
+/* The checks that need every option of a sweep. */
+int sweep_options_validate(const struct sweep_options *s, struct error *err)
+	__attribute__((warn_unused_result));
+
+#endif

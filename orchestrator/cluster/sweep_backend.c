@@ -1,0 +1,53 @@
+#include "orchestrator/cluster/sweep_backend.h"
+
+#include <string.h>
+
+extern const struct sweep_backend slurm_backend; /* orchestrator/cluster/slurm_backend.c */
+
+static const struct sweep_backend *const sweep_backends[] = { &slurm_backend };
+
+#define N_BACKENDS (sizeof(sweep_backends) / sizeof(sweep_backends[0]))
+
+const struct sweep_backend *sweep_backend_named(const char *name)
+{
+	for (size_t i = 0; name && i < N_BACKENDS; i++)
+		if (!strcmp(sweep_backends[i]->name, name))
+			return sweep_backends[i];
+	return NULL;
+}
+
+const struct sweep_backend *sweep_backend_of_task(void)
+{
+	for (size_t i = 0; i < N_BACKENDS; i++)
+		if (sweep_backends[i]->task_here())
+			return sweep_backends[i];
+	return NULL;
+}
+
+void sweep_backends_status(const char *folder, struct strbuf *out)
+{
+	for (size_t i = 0; i < N_BACKENDS; i++)
+		sweep_backends[i]->status(folder, out);
+}
+
+char *sweep_backends_task_results(const char *folder)
+{
+	for (size_t i = 0; i < N_BACKENDS; i++) {
+		char *r = sweep_backends[i]->task_results(folder);
+
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+char *sweep_backends_record(const char *folder)
+{
+	for (size_t i = 0; i < N_BACKENDS; i++) {
+		char *r = sweep_backends[i]->record(folder);
+
+		if (r)
+			return r;
+	}
+	return NULL;
+}

@@ -1,0 +1,285 @@
+/* The decision: the precedence of the rules (outcome and fault class, each
+ * "first match wins" over the whole input) applied once to the evidence the
+ * line readers recorded, and the finding filled from it. */
+#include "orchestrator/finding/classify_state.h"
+
+static const char *hsa_name(enum hsa_status s)
+{
+	switch (s) {
+	case HSA_MEMORY_FAULT:
+		return "HSA_STATUS_ERROR_MEMORY_FAULT";
+	case HSA_ABORTED:
+		return "HSA_STATUS_ERROR_ABORTED";
+	case HSA_EXCEPTION:
+		return "HSA_STATUS_ERROR_EXCEPTION";
+	default:
+		return "";
+	}
+}
+
+/* A stop marker is the runner's word, written after the replay ended; a
+ * verdict line is text the replay printed, and text can be forged by a
+ * kernel name printed byte for byte. The marker outranks the verdict. */
+static bool stopped(const struct classifier *c)
+{
+	return c->timeout || c->signal_marker || c->f.saw_oom_marker || c->f.saw_user_interrupt;
+}
+
+static bool says_pass(const struct classifier *c)
+{
+	return c->pass && !stopped(c);
+}
+
+static bool says_fail(const struct classifier *c)
+{
+	return c->fail && !stopped(c);
+}
+
+static enum finding_outcome decide_outcome(const struct classifier *c)
+{
+	/* The driver timed the GPU out: closer to a hang than to a host crash
+	 * (docs/findings.md). */
+	if (c->timeout || c->f.saw_watchdog || c->hw == HW_GPU_HANG)
+		return OUTCOME_HANG;
+	if (says_pass(c))
+		return OUTCOME_PASS;
+	if (c->maf_line || c->mfe_line || c->agent_memory_event)
+		return OUTCOME_MAF;
+	if (c->hw != HW_NONE)
+		return OUTCOME_ABORT;
+	/* Beyond the anchor: a divergence abort is a validation failure that
+	 * stopped the replay early (exit 2). */
+	if (says_fail(c) || c->diverged)
+		return OUTCOME_FAIL;
+	if (c->hsa_memory_fault)
+		return OUTCOME_MAF;
+	if (c->hsa_aborted || c->hsa_exception)
+		return OUTCOME_ABORT;
+	if (c->aborting_replay || c->replay_aborted || c->fatal || c->version_mismatch ||
+	    c->signal_marker || c->f.saw_oom_marker || c->f.saw_user_interrupt)
+		return OUTCOME_ABORT;
+	return OUTCOME_UNKNOWN;
+}
+
+static enum finding_fault_class decide_class(const struct classifier *c, bool d2h_failed)
+{
+	if (c->version_mismatch)
+		return FAULT_VERSION_MISMATCH;
+	/* The GPU's own word outranks a stop that followed it. */
+	if (c->hw == HW_ECC)
+		return FAULT_GPU_ECC_ERROR;
+	if (c->hw == HW_GPU_HANG)
+		return FAULT_GPU_HANG;
+	if (c->hw == HW_OTHER)
+		return FAULT_GPU_HW_EXCEPTION;
+	if (c->timeout || c->f.saw_watchdog)
+		return FAULT_HANG;
+	if (says_pass(c))
+		return d2h_failed ? FAULT_NAN_INF_DIVERGENCE : FAULT_REPLAY_PASS;
+	if (c->oom_text)
+		return FAULT_REPLAY_OOM;
+	if (c->maf_line || c->mfe_line || c->agent_memory_event)
+		return c->maf_read_only ? FAULT_READ_ONLY_PAGE_FAULT : FAULT_ILLEGAL_MEMORY_ACCESS;
+	if (c->fatal)
+		return c->fatal_oom ? FAULT_REPLAY_OOM : FAULT_REPLAY_FATAL_API;
+	if (c->hsa_memory_fault)
+		return FAULT_ILLEGAL_MEMORY_ACCESS;
+	if (c->hsa_aborted || c->hsa_exception)
+		return FAULT_REPLAY_ABORTED;
+	if (says_fail(c) || d2h_failed || c->diverged)
+		return FAULT_NAN_INF_DIVERGENCE;
+	if (c->replay_aborted || c->aborting_replay || c->f.saw_user_interrupt)
+		return FAULT_REPLAY_ABORTED;
+	if (c->signal_marker)
+		return FAULT_REPLAY_CRASHED;
+	return FAULT_UNKNOWN;
+}
+
+static char *take(char **p)
+{
+	char *s = *p;
+
+	*p = NULL;
+	return s;
+}
+
+/* Counts and where the replay was: the end-of-run summary, else the last
+ * heartbeat; the failing call. */
+static void finish_progress(struct classifier *c, struct finding *f)
+{
+	/* The end-of-run summary outranks the last heartbeat. */
+	if (c->sum_kernels >= 0) {
+		f->kernels_launched = c->sum_kernels;
+		f->kernels_from_summary = true;
+	} else if (c->prog_kernels >= 0) {
+		f->kernels_launched = c->prog_kernels;
+	}
+	if (c->have_sum_d2h) {
+		f->d2h_pass = c->sum_pass;
+		f->d2h_fail = c->sum_fail;
+		f->d2h_attempted = c->sum_attempted;
+		f->d2h_from_summary = true;
+	} else if (c->have_progress) {
+		f->d2h_pass = c->prog_pass;
+		f->d2h_fail = c->prog_fail;
+		f->d2h_attempted = c->prog_attempted;
+	}
+	if (c->prog_seq >= 0)
+		f->failing_event_seq = c->prog_seq;
+	else if (c->watchdog_seq >= 0)
+		f->failing_event_seq = c->watchdog_seq;
+	else if (c->diverged_seq >= 0)
+		f->failing_event_seq = c->diverged_seq;
+	if (c->prog_has_last && c->prog_last.len)
+		f->last_progress_kernel = xstrdup(c->prog_last.buf);
+
+	if (c->have_fatal_call) {
+		f->failing_thread = c->fatal_thread;
+		f->failing_call_index = c->fatal_index;
+		f->failing_api = take(&c->fatal_api);
+	} else if (c->have_event) {
+		f->failing_call_index = c->ev_index;
+		f->failing_api = xstrdup(c->ev_api.buf);
+	}
+	if (c->have_ev_kernel)
+		f->last_event_kernel = xstrdup(c->ev_kernel.buf);
+}
+
+/* The kernel a stop line names; inference is finalize's job. */
+static void finish_kernel(struct classifier *c, struct finding *f)
+{
+	char **named[] = { f->fault_class == FAULT_HANG ? &c->watchdog_kernel : NULL,
+			   &c->mfe_kernel, &c->queue_kernel, &c->gpu_error_kernel,
+			   &c->agent_kernel };
+
+	/* The MAF line's address wins over the Memory Fault Error's. */
+	if (c->maf_address)
+		f->fault_address = take(&c->maf_address);
+	else if (c->mfe_address)
+		f->fault_address = take(&c->mfe_address);
+	else if (c->agent_page)
+		f->fault_address = xstrdup(c->agent_page);
+	if (!f->fault_reason && c->hw_reason)
+		f->fault_reason = xstrdup(c->hw_reason);
+	if (!f->gpu_node && c->hw_node)
+		f->gpu_node = take(&c->hw_node);
+
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		if (!named[i] || !*named[i])
+			continue;
+		if (named[i] == &c->agent_kernel)
+			finding_add_note(f, "kernel named by rocm-debug-agent (wave stopped: %s); "
+					 "the agent reports the wave it saw, which is a suspect, "
+					 "not proof of the root cause",
+					 c->agent_reason ? c->agent_reason : "unknown reason");
+		f->kernel_name = take(named[i]);
+		f->saw_kernel_from_fault_line = true;
+		break;
+	}
+}
+
+/* What the GPU's own reports mean for the verdict. */
+static void finish_gpu_notes(const struct classifier *c, struct finding *f)
+{
+	const char *node = f->gpu_node ? f->gpu_node : "?";
+
+	if (c->hw == HW_GPU_HANG)
+		finding_add_note(f, "the GPU runtime reported a hardware exception on GPU node-%s, "
+				 "reason \"%s\": the driver found the GPU hung and reset it. This is "
+				 "GPU-side evidence (a hang of the GPU, not a crash of the replay "
+				 "process); rerun on another GPU to tell a bad GPU from a kernel "
+				 "that never ends", node, c->hw_reason);
+	else if (c->hw == HW_ECC)
+		finding_add_note(f, "the GPU runtime reported a hardware exception on GPU node-%s, "
+				 "reason \"%s\": an ECC (memory) error on the GPU. This is evidence "
+				 "against the GPU, not the workload; check the GPU's RAS error counts",
+				 node, c->hw_reason);
+	else if (c->hw == HW_OTHER)
+		finding_add_note(f, "the GPU runtime reported a hardware exception on GPU node-%s "
+				 "(reason %s%s%s): GPU-side evidence, not a crash of the replay process",
+				 node, c->hw_reason ? "\"" : "", c->hw_reason ? c->hw_reason : "not printed",
+				 c->hw_reason ? "\"" : "");
+	if (c->agent_memory_event && !c->maf_line)
+		finding_add_note(f, "the older rocm-debug-agent reported a GPU memory fault (System "
+				 "event HSA_AMD_GPU_MEMORY_FAULT_EVENT) and aborted the process before "
+				 "the runtime's own fault line%s%s%s",
+				 c->agent_page ? "; the fault address is its faulting page " : "",
+				 c->agent_page ? c->agent_page : "",
+				 c->agent_page ? ", page-aligned: the access was somewhere in that "
+						 "page, not necessarily at its start" : "");
+}
+
+static void finish_notes(const struct classifier *c, struct finding *f)
+{
+	if (c->maf_nil)
+		finding_add_note(f, "the runtime printed the fault address as (nil): the access "
+				 "was to address 0");
+	if (c->maf_imprecise)
+		finding_add_note(f, "the runtime says the fault address may not be exact");
+	if (c->pass && stopped(c))
+		finding_add_note(f, "the log says PASS, but the runner stopped the replay or saw "
+				 "it killed: the stop outranks the text");
+	if (c->version_mismatch && f->archive_format_version >= 0 && f->reader_format_version >= 0)
+		finding_add_note(f, "archive format version %d does not match the hrr-playback "
+				 "reader's %d: use an hrr-playback that reads this archive",
+				 f->archive_format_version, f->reader_format_version);
+	if (c->timeout) {
+		if (f->timeout_without_output)
+			finding_add_note(f, "the runner stopped the replay after %llds without output "
+					 "(--progress-timeout): no progress against the clock",
+					 f->timeout_s);
+		else
+			finding_add_note(f, "the runner stopped the replay at its %llds time limit "
+					 "(--timeout) before it reached a verdict", f->timeout_s);
+	}
+	if (f->saw_watchdog)
+		finding_add_note(f, "hrr-playback's sync watchdog fired after %lld ms at: %s",
+				 c->watchdog_ms, c->watchdog_at ? c->watchdog_at : "unknown");
+	finish_gpu_notes(c, f);
+	if (c->hsa_first != HSA_NONE && !says_pass(c))
+		finding_add_note(f, "the queue aborted with %s", hsa_name(c->hsa_first));
+	if (f->saw_oom_marker)
+		finding_add_note(f, "the engine killed the replay container: out of memory "
+				 "(host memory limit, not GPU memory)");
+	if (c->diverged) {
+		if (c->diverged_fail >= 0 && c->diverged_total >= 0)
+			finding_add_note(f, "hrr-playback stopped the replay early: %lld/%lld D2H "
+					 "validations failed (divergence abort)",
+					 c->diverged_fail, c->diverged_total);
+		else
+			finding_add_note(f, "hrr-playback stopped the replay early: too many D2H "
+					 "validations failed (divergence abort)");
+	}
+	if (f->d2h_failure_lines > f->n_d2h_failures)
+		finding_add_note(f, "%zu more D2H FAIL lines are not listed",
+				 f->d2h_failure_lines - f->n_d2h_failures);
+	if (c->no_d2h_blobs)
+		finding_add_note(f, "the archive holds no D2H validation blobs, so outputs were "
+				 "not checked; re-capture to enable validation");
+}
+
+void classifier_finish(struct classifier *c, struct finding *out)
+{
+	/* any evidence: a heartbeat's failures count even when the summary is missing */
+	bool d2h_failed;
+	enum finding_outcome outcome;
+	enum finding_fault_class fault_class;
+
+	classify_flush(c);
+	/* Precedence reads the evidence flags, some of which live in c->f. */
+	d2h_failed = c->f.d2h_failure_lines > 0 || c->prog_fail > 0 || c->sum_fail > 0 ||
+		     c->diverged;
+	outcome = decide_outcome(c);
+	fault_class = decide_class(c, d2h_failed);
+	*out = c->f;
+	finding_init(&c->f);
+	out->outcome = outcome;
+	out->fault_class = fault_class;
+	out->archive_tool_output = c->archive_tool;
+	if (c->source)
+		strvec_push(&out->sources, c->source);
+	finish_progress(c, out);
+	finish_kernel(c, out);
+	finish_notes(c, out);
+	finding_sanitize(out);
+}

@@ -1,0 +1,391 @@
+/* hrr-playback's own `[HRR]` lines: verdict, summary, D2H checks, Fatal,
+ * version mismatch, divergence, its sync watchdog. */
+#include "orchestrator/finding/classify_state.h"
+
+#include <limits.h>
+
+static void add_d2h_failure(struct classifier *c, struct d2h_failure *d)
+{
+	struct finding *f = &c->f;
+
+	f->d2h_failure_lines++;
+	if (f->n_d2h_failures >= FINDING_MAX_D2H_FAILURES) {
+		free(d->tag);
+		free(d->src);
+		return;
+	}
+	f->d2h_failures = xrealloc(f->d2h_failures, (f->n_d2h_failures + 1) * sizeof(*d));
+	f->d2h_failures[f->n_d2h_failures++] = *d;
+}
+
+/* [HRR] <tag> D2H FAIL seq=N[ (exact)]: B bytes, D/B bytes differ ...[, max|d|=X maxrel=Y] */
+static void on_d2h_fail(struct classifier *c, const char *tag, const char *tag_end,
+			const char *rest, const char *end)
+{
+	struct d2h_failure d = { .seq = -1, .bytes = -1, .bytes_differ = -1 };
+	const char *colon, *q, *m;
+	long long v;
+
+	d.tag = tag_end > tag ? dup_range(tag, tag_end) : NULL;
+	if (num_after(rest, end, LIT("seq="), &v))
+		d.seq = v;
+	colon = memchr(rest, ':', span(rest, end));
+	if (colon) {
+		q = skip_blanks(colon + 1, end);
+		if (parse_num(&q, end, &v) && has_prefix(q, end, LIT(" bytes")))
+			d.bytes = v;
+		q = skip_blanks(q + (has_prefix(q, end, LIT(" bytes")) ? 6 : 0), end);
+		if (*q == ',')
+			q = skip_blanks(q + 1, end);
+		if (parse_num(&q, end, &v) && q < end && *q == '/')
+			d.bytes_differ = v;
+	}
+	m = find(rest, end, LIT("max|d|="));
+	if (m && parse_double(m + 7, end, &d.max_abs)) {
+		const char *r = find(m, end, LIT("maxrel="));
+
+		if (r && parse_double(r + 7, end, &d.max_rel))
+			d.has_max = true;
+	}
+	add_d2h_failure(c, &d);
+}
+
+/* [HRR] D2H validate FAIL: src 0x... not mapped — pointer translation bug */
+static void on_d2h_validate(struct classifier *c, const char *p, const char *end)
+{
+	struct d2h_failure d = { .seq = -1, .bytes = -1, .bytes_differ = -1 };
+	const char *s = find(p, end, LIT("src "));
+
+	if (s) {
+		const char *h = hex_token(s + 4, end);
+
+		if (h)
+			d.src = dup_range(s + 4, h);
+	}
+	add_d2h_failure(c, &d);
+}
+
+/* T<thread> Event <n> (<api>) inside a Fatal line. */
+static void on_fatal(struct classifier *c, const char *p, const char *end)
+{
+	const char *q = p;
+
+	c->fatal = true;
+	saw_fault(c);
+	if (says_out_of_memory(p, end) || find(p, end, LIT("hipErrorOutOfMemory")))
+		c->fatal_oom = true;
+	if (c->have_fatal_call)
+		return;
+	while ((q = memchr(q, 'T', span(q, end))) != NULL) {
+		const char *r = q + 1;
+		long long thread, idx;
+
+		q++;
+		if (!parse_num(&r, end, &thread) || !has_prefix(r, end, LIT(" Event ")))
+			continue;
+		r += 7;
+		if (!parse_num(&r, end, &idx) || !has_prefix(r, end, LIT(" (")))
+			continue;
+		r += 2;
+		{
+			const char *close = memchr(r, ')', span(r, end));
+
+			if (!close || close == r)
+				continue;
+			c->have_fatal_call = true;
+			c->fatal_thread = thread;
+			c->fatal_index = idx;
+			c->fatal_api = dup_range(r, close);
+		}
+		return;
+	}
+}
+
+/* [HRR][WATCHDOG] GPU sync did not complete within N ms at: <what> */
+static void on_watchdog(struct classifier *c, const char *p, const char *end)
+{
+	const char *at = find(p, end, LIT("GPU sync did not complete within "));
+	const char *q, *what;
+
+	if (!at)
+		return;
+	c->f.saw_watchdog = true;
+	saw_fault(c);
+	q = at + sizeof("GPU sync did not complete within ") - 1;
+	parse_num(&q, end, &c->watchdog_ms);
+	what = find(q, end, LIT(" at: "));
+	if (!what)
+		return;
+	what += 5;
+	end = trim_end(what, end);
+	set_once(&c->watchdog_at, what, end);
+	/* hrr-playback: kernel #N "<name>" (seq=S, grid=[...] block=[...]) */
+	if (has_prefix(what, end, LIT("kernel #"))) {
+		const char *a = memchr(what, '"', span(what, end));
+		const char *b = a ? memchr(a + 1, '"', span(a + 1, end)) : NULL;
+		long long seq;
+
+		if (a && b && b > a + 1 && !is_compacted_name(a + 1, b))
+			set_once(&c->watchdog_kernel, a + 1, b);
+		if (b && num_after(b, end, LIT("seq="), &seq))
+			c->watchdog_seq = seq;
+		return;
+	}
+	/* Otherwise a bare symbol names the kernel; a sync point ("recorded
+	 * hipDeviceSynchronize event", "sync-after-event", "end-of-pass device
+	 * synchronize") names none. */
+	if (c->cut || find(what, end, LIT("ynchroniz")) || has_prefix(what, end, LIT("sync-after-")) ||
+	    is_compacted_name(what, end))
+		return;
+	if (!memchr(what, ' ', span(what, end)) || find(what, end, LIT("::")) ||
+	    memchr(what, '(', span(what, end)))
+		set_once(&c->watchdog_kernel, what, end);
+}
+
+/* D2H checks : P pass (E exact, T within tol), F fail, S skipped
+ * D2H checks   : P pass, F fail, S skipped          (newer builds) */
+static void on_d2h_summary(struct classifier *c, const char *q, const char *end)
+{
+	long long pass, fail, skipped;
+	const char *r;
+
+	q = skip_blanks(q, end);
+	if (q >= end || *q != ':')
+		return;
+	q = skip_blanks(q + 1, end);
+	if (!parse_num(&q, end, &pass) || !has_prefix(q, end, LIT(" pass")))
+		return;
+	r = q + 5;
+	if (has_prefix(r, end, LIT(" ("))) {
+		r = memchr(r, ')', span(r, end));
+		if (!r)
+			return;
+		r++;
+	}
+	if (!has_prefix(r, end, LIT(", ")))
+		return;
+	r += 2;
+	if (!parse_num(&r, end, &fail) || !has_prefix(r, end, LIT(" fail, ")))
+		return;
+	r += 7;
+	if (!parse_num(&r, end, &skipped))
+		return;
+	c->have_sum_d2h = true;
+	c->sum_pass = pass;
+	c->sum_fail = fail;
+	c->sum_attempted = sat_add(sat_add(pass, fail), skipped);
+}
+
+static void on_time(double *dst, const char *q, const char *end)
+{
+	q = skip_blanks(q, end);
+	if (q < end && *q == ':')
+		parse_double(skip_blanks(q + 1, end), end, dst);
+}
+
+/* [HRR] Version mismatch: file=F reader=R */
+static void on_version_mismatch(struct classifier *c, const char *q, const char *end)
+{
+	struct finding *f = &c->f;
+	long long file, reader;
+
+	c->version_mismatch = true;
+	if (num_after(q, end, LIT("file="), &file) && f->archive_format_version < 0)
+		f->archive_format_version = (int)(file > INT_MAX ? INT_MAX : file);
+	if (num_after(q, end, LIT("reader="), &reader) && f->reader_format_version < 0)
+		f->reader_format_version = (int)(reader > INT_MAX ? INT_MAX : reader);
+}
+
+/* [HRR] Archive has no clean-shutdown trailer (capture likely crashed);
+ * recovered N events[, trailing torn record discarded] (the reader, when it
+ * loads a crashed capture for replay). */
+static void on_no_trailer(struct classifier *c, const char *q, const char *end)
+{
+	long long n;
+
+	c->f.archive_complete = 0;
+	if (num_after(q, end, LIT("recovered "), &n))
+		c->f.archive_recovered_events = n;
+}
+
+/* [HRR] Archive : N events, K kernels, ... (r is after "Archive") */
+static void on_archive(struct classifier *c, const char *r, const char *end)
+{
+	long long events, kernels;
+
+	r = skip_blanks(r, end);
+	if (r >= end || *r != ':')
+		return;
+	c->replay_started |= !c->archive_tool;
+	r = skip_blanks(r + 1, end);
+	if (!parse_num(&r, end, &events) || !has_prefix(r, end, LIT(" events, ")))
+		return;
+	c->f.archive_events = events;
+	r += 9;
+	if (parse_num(&r, end, &kernels) && has_prefix(r, end, LIT(" kernels")))
+		c->f.archive_kernels = kernels;
+}
+
+/* Everything after "[HRR]" that is not a heartbeat, an event or an arg line. */
+/* [HRR] GPU kernel/graph/total time, and GPU error after '<kernel>': ...
+ * (--sync-after-launch). false: not one of them. */
+static bool on_gpu_line(struct classifier *c, const char *q, const char *end)
+{
+	struct finding *f = &c->f;
+
+	if (has_prefix(q, end, LIT("GPU kernel time")))
+		on_time(&f->gpu_time_kernel_ms, q + 15, end);
+	else if (has_prefix(q, end, LIT("GPU graph time")))
+		on_time(&f->gpu_time_graph_ms, q + 14, end);
+	else if (has_prefix(q, end, LIT("GPU total time")))
+		on_time(&f->gpu_time_total_ms, q + 14, end);
+	else if (has_prefix(q, end, LIT("GPU error after '"))) {
+		const char *a = q + sizeof("GPU error after '") - 1;
+		const char *b = memchr(a, '\'', span(a, end));
+
+		saw_fault(c);
+		if (b)
+			set_once(&c->gpu_error_kernel, a, b);
+	} else
+		return false;
+	return true;
+}
+
+/* [HRR] replay DIVERGED at recorded event seq S: F/T D2H validations failed.
+ * false: not that line. */
+static bool on_diverged(struct classifier *c, const char *q, const char *end)
+{
+	const char *r;
+
+	if (!has_prefix(q, end, LIT("replay DIVERGED")))
+		return false;
+	c->diverged = true;
+	r = find(q, end, LIT("seq "));
+	if (r) {
+		r += 4;
+		parse_num(&r, end, &c->diverged_seq);
+		r = skip_blanks(r + (r < end && *r == ':'), end);
+		if (parse_num(&r, end, &c->diverged_fail) && r < end && *r == '/') {
+			r++;
+			parse_num(&r, end, &c->diverged_total);
+		}
+	}
+	return true;
+}
+
+static void on_hrr_line(struct classifier *c, const char *q, const char *end)
+{
+	struct finding *f = &c->f;
+	const char *d2h;
+
+	switch (*q) {
+	case 'P':
+		if (has_prefix(q, end, LIT("PASS")) && (q + 4 == end || !is_word(q[4])))
+			c->pass = true;
+		return;
+	case 'F':
+		if (has_prefix(q, end, LIT("FAIL")) && (q + 4 == end || !is_word(q[4]))) {
+			c->fail = true;
+			return;
+		}
+		if (has_prefix(q, end, LIT("Fatal:")))
+			on_fatal(c, q + 6, end);
+		return;
+	case 'V':
+		if (has_prefix(q, end, LIT("Version mismatch:")))
+			on_version_mismatch(c, q, end);
+		return;
+	case 'A':
+		if (has_prefix(q, end, LIT("Archive has no clean-shutdown trailer")))
+			on_no_trailer(c, q, end);
+		else if (has_prefix(q, end, LIT("Archive")))
+			on_archive(c, q + 7, end);
+		return;
+	case 'C':
+		/* The reader's health line, as --info prints it. */
+		if (has_prefix(q, end, LIT("Complete:")))
+			classify_complete(c, q + 9, end);
+		return;
+	case 'K':
+		if (has_prefix(q, end, LIT("Kernels launched"))) {
+			const char *r = skip_blanks(q + 16, end);
+
+			if (r < end && *r == ':') {
+				r = skip_blanks(r + 1, end);
+				parse_num(&r, end, &c->sum_kernels);
+			}
+		}
+		return;
+	case 'D':
+		if (has_prefix(q, end, LIT("D2H checks"))) {
+			on_d2h_summary(c, q + 10, end);
+			return;
+		}
+		if (has_prefix(q, end, LIT("D2H validate FAIL"))) {
+			on_d2h_validate(c, q, end);
+			return;
+		}
+		break;
+	case 'G':
+		if (on_gpu_line(c, q, end))
+			return;
+		break;
+	case '(':
+		if (has_prefix(q, end, LIT("(no D2H validation blobs")))
+			c->no_d2h_blobs = true;
+		return;
+	case 'r':
+		if (on_diverged(c, q, end))
+			return;
+		break;
+	default:
+		break;
+	}
+
+	/* <tag> D2H FAIL seq=... : the tag is one token. */
+	d2h = find(q, end, LIT(" D2H FAIL"));
+	if (d2h && memchr(q, ' ', span(q, end)) == d2h) {
+		on_d2h_fail(c, q, d2h, d2h + 9, end);
+		return;
+	}
+	if (find(q, end, LIT(": NOT REPLAYABLE")))
+		f->saw_not_replayable = true;
+}
+
+/* Returns true when the line is fully handled (nothing else can match it). */
+bool classify_hrr(struct classifier *c, const char *s, const char *end)
+{
+	const char *q;
+
+	/* s starts with "[HRR" */
+	if (s + 4 >= end)
+		return true;
+	if (s[4] == ' ') {
+		if (has_prefix(s, end, LIT("[HRR progress]"))) {
+			classify_progress(c, s + 14, end);
+			return true;
+		}
+		return false;
+	}
+	if (s[4] != ']')
+		return false;
+	/* "[HRR]" alone ends the line: s[5] is past it. */
+	if (s + 5 < end && s[5] == '[') {
+		if (has_prefix(s, end, LIT("[HRR][WATCHDOG]")))
+			on_watchdog(c, s + 15, end);
+		return true;
+	}
+	q = skip_blanks(s + 5, end);
+	if (q >= end)
+		return true;
+	if (*q == 'E' && has_prefix(q, end, LIT("Event ")) && q + 6 < end && is_digit(q[6])) {
+		classify_event(c, q + 6, end);
+		return true;
+	}
+	if (*q == 'a' && has_prefix(q, end, LIT("arg["))) {
+		classify_arg(c, q, end);
+		return true;
+	}
+	on_hrr_line(c, q, end);
+	return false;
+}

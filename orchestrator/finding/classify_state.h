@@ -1,0 +1,169 @@
+/* The classifier's inside, shared by the files that read one kind of line
+ * each: hrr-playback's own lines (classify_hrr.c), launch lines
+ * (classify_launch.c), `--info` tables (classify_info.c), the anchors that
+ * can start anywhere in a line (classify_anchor.c), the GPU runtime's fault
+ * and abort lines, dispatch assignments and stop markers
+ * (classify_runtime.c), and the decision (classify_decide.c). classify.c
+ * splits the stream into lines and routes each one. Calls run one way:
+ *   classify.c -> classify_hrr.c -> classify_launch.c, classify_info.c
+ *   classify.c, classify_launch.c -> classify_anchor.c -> classify_runtime.c
+ *   every one of them -> classify_text.h (the lexing helpers)
+ *   classify_decide.c -> classify.c (the last line's flush)
+ * Not part of the module's interface. */
+#ifndef HRR_FINDING_CLASSIFY_STATE_H
+#define HRR_FINDING_CLASSIFY_STATE_H
+
+#include <stdbool.h>
+
+#include "orchestrator/finding/classify_text.h"
+#include "orchestrator/finding/finding.h"
+
+/* A line longer than FINDING_LINE_MAX is read in windows of that size, each
+ * overlapping the one before by this much: an anchor that starts in the
+ * overlap is read in the next window, with at least this much of its line
+ * after it, so nothing is read cut at a window edge. */
+#define FINDING_LINE_OVERLAP (16 * 1024)
+/* How many lines after a fault line without "Reason:" may still carry it
+ * (two writes interleaved with another thread's output). */
+#define FINDING_REASON_LINES 4
+
+enum hsa_status { HSA_NONE = 0, HSA_MEMORY_FAULT, HSA_ABORTED, HSA_EXCEPTION };
+/* What a hardware exception's reason says: the GPU was reset because it
+ * hung, or for an ECC error, or for a reason this version does not know. */
+enum hw_exception { HW_NONE = 0, HW_GPU_HANG, HW_ECC, HW_OTHER };
+enum info_section { INFO_NONE = 0, INFO_KERNEL_SUMMARY, INFO_CALL_COUNTS, INFO_ROOT };
+
+struct classifier {
+	char *source;
+	char *line;           /* FINDING_LINE_MAX bytes: the current partial line */
+	size_t line_len;
+	bool continued;       /* the buffer holds a window of an overlong line */
+	bool cut;             /* the line being read is cut: no names, no numbers */
+	bool archive_tool;    /* the input is `hrr-playback --info` output (its header says) */
+	bool replay_started;  /* "[HRR] Archive : ...", a replay's first line, came first */
+
+	struct finding f;     /* fields filled as lines arrive */
+
+	/* Evidence; the precedence lists are applied at finish. */
+	bool version_mismatch, timeout, pass, fail, oom_text, maf_line, mfe_line;
+	bool fatal, fatal_oom, aborting_replay, replay_aborted, signal_marker;
+	bool diverged, no_d2h_blobs, maf_read_only, fault_seen;
+	bool hsa_memory_fault, hsa_aborted, hsa_exception;
+	enum hsa_status hsa_first;
+
+	char *maf_address;
+	int reason_lines;     /* > 0: the MAF line had no Reason:, look this many lines on */
+	bool maf_imprecise;   /* ROCr's "(may not be exact address)" */
+	bool maf_nil;         /* ... on address (nil) */
+	char *mfe_address;
+
+	/* ROCr's "HW Exception by GPU node-N (Agent handle: 0x...) reason :R". */
+	enum hw_exception hw;
+	char *hw_reason, *hw_node;
+	/* The older rocm-debug-agent's own fault report, printed before it
+	 * calls abort(): "System event (HSA_AMD_GPU_MEMORY_FAULT_EVENT)" and
+	 * "Faulting page: 0x...". */
+	bool agent_memory_event;
+	char *agent_page;
+
+	/* Last heartbeat. */
+	bool have_progress;
+	long long prog_seq, prog_kernels, prog_pass, prog_fail, prog_attempted;
+	bool prog_has_last;
+	struct strbuf prog_last;
+
+	/* End-of-run summary. */
+	long long sum_kernels;
+	bool have_sum_d2h;
+	long long sum_pass, sum_fail, sum_attempted;
+
+	/* Last verbose event before the first fault line. */
+	bool have_event;
+	long long ev_index;
+	struct strbuf ev_api;
+	bool have_ev_kernel;
+	struct strbuf ev_kernel;
+
+	/* First Fatal line naming its call. */
+	bool have_fatal_call;
+	long long fatal_thread, fatal_index;
+	char *fatal_api;
+
+	/* Kernels named by the lines that report a stop. */
+	char *mfe_kernel, *queue_kernel, *gpu_error_kernel, *agent_kernel, *watchdog_kernel;
+	char *agent_reason;
+	long long watchdog_ms, watchdog_seq;
+	char *watchdog_at;
+	long long diverged_seq, diverged_fail, diverged_total;
+
+	enum info_section section; /* which --info table the next rows belong to */
+};
+
+/* ---- line handlers ---- */
+
+static inline void saw_fault(struct classifier *c)
+{
+	c->fault_seen = true;
+	c->f.saw_fault = true;
+}
+
+
+/* Classify what is left of the last line (one without a newline) as a
+ * cut line. */
+void classify_flush(struct classifier *c);
+
+/* ---- classify_anchor.c: anchors that can start anywhere in a line ---- */
+
+/* Where the anchors of the non-prefix rules first occur in a line. */
+struct anchors {
+	const char *maf, *mfe, *queue, *hsa, *replay, *hrr, *kernarg, *grid, *hip_so, *hw;
+	bool oom;
+};
+
+/* Once per process, before the first scan. */
+void classify_anchors_init(void);
+void classify_scan_anchors(const char *s, const char *end, struct anchors *a);
+/* Anchors at or past limit belong to the next window (or to nothing). */
+void classify_anchors_before(struct anchors *a, const char *limit);
+/* The readers for the anchors found in [s, end). */
+void classify_generic(struct classifier *c, const char *s, const char *end,
+		      const struct anchors *a);
+/* The runtime's anchors in [s, end), those before limit only; no line-start
+ * rules (for text after an [HRR] line's own fields, and overlong lines). */
+void classify_anchored(struct classifier *c, const char *s, const char *end, const char *limit);
+
+/* ---- the line readers, one per kind of line ---- */
+
+/* [HRR ...] lines; true when the line is fully handled. */
+bool classify_hrr(struct classifier *c, const char *s, const char *end);
+/* `hrr-playback --info` lines (column 0); true when handled. */
+bool classify_info(struct classifier *c, const char *p, const char *end);
+/* p is after "Complete:" (--info's line, or the same with [HRR] in a replay log). */
+void classify_complete(struct classifier *c, const char *p, const char *end);
+
+/* Launch and dispatch lines. */
+void classify_progress(struct classifier *c, const char *p, const char *end);
+void classify_event(struct classifier *c, const char *q, const char *end);
+void classify_arg(struct classifier *c, const char *q, const char *end);
+
+/* The GPU runtime's lines, the words around "replay" (stop markers,
+ * hrr-playback's abort words), and the dispatch assignments
+ * (kernarg_address=, grid=[...]). */
+void classify_maf(struct classifier *c, const char *p, const char *end);
+/* r is after "Reason: " (on the MAF line or a later one). */
+void classify_reason(struct classifier *c, const char *r, const char *end);
+void classify_mfe(struct classifier *c, const char *p, const char *end);
+void classify_queue_abort(struct classifier *c, const char *p, const char *end);
+void classify_hsa_status(struct classifier *c, const char *p, const char *end);
+void classify_replay_word(struct classifier *c, const char *p, const char *from,
+			  const char *end);
+void classify_agent_wave(struct classifier *c, const char *p, const char *end);
+/* p is at "HW Exception by GPU node-". */
+void classify_hw_exception(struct classifier *c, const char *p, const char *end);
+/* The older agent's "System event (...)" and "Faulting page: ..." lines
+ * (s is the line's start). */
+void classify_agent_event(struct classifier *c, const char *s, const char *end);
+void classify_assignments(struct classifier *c, const char *kernarg, const char *grid,
+			  const char *end);
+
+#endif

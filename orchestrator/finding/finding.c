@@ -1,0 +1,652 @@
+/* A finding's life after classification: merging the inputs, then the
+ * archive facts, kernel attribution, notes and labels (docs/findings.md). */
+#include "orchestrator/finding/finding.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/text.h"
+#include "common/xalloc.h"
+
+const char *finding_fault_class_name(enum finding_fault_class c)
+{
+	static const char *const names[] = {
+		[FAULT_UNKNOWN] = "unknown",
+		[FAULT_VERSION_MISMATCH] = "version_mismatch",
+		[FAULT_HANG] = "hang",
+		[FAULT_REPLAY_PASS] = "replay_pass",
+		[FAULT_NAN_INF_DIVERGENCE] = "nan_inf_divergence",
+		[FAULT_REPLAY_OOM] = "replay_oom",
+		[FAULT_READ_ONLY_PAGE_FAULT] = "read_only_page_fault",
+		[FAULT_ILLEGAL_MEMORY_ACCESS] = "illegal_memory_access",
+		[FAULT_REPLAY_FATAL_API] = "replay_fatal_api",
+		[FAULT_REPLAY_ABORTED] = "replay_aborted",
+		[FAULT_REPLAY_CRASHED] = "replay_crashed",
+		[FAULT_GPU_HANG] = "gpu_hang",
+		[FAULT_GPU_ECC_ERROR] = "gpu_ecc_error",
+		[FAULT_GPU_HW_EXCEPTION] = "gpu_hw_exception",
+	};
+
+	if ((unsigned)c >= sizeof(names) / sizeof(names[0]) || !names[c])
+		return "unknown";
+	return names[c];
+}
+
+bool finding_class_against_gpu(enum finding_fault_class c)
+{
+	return c == FAULT_GPU_HANG || c == FAULT_GPU_ECC_ERROR || c == FAULT_GPU_HW_EXCEPTION;
+}
+
+const char *finding_outcome_name(enum finding_outcome o)
+{
+	switch (o) {
+	case OUTCOME_PASS:
+		return "PASS";
+	case OUTCOME_MAF:
+		return "MAF";
+	case OUTCOME_FAIL:
+		return "FAIL";
+	case OUTCOME_ABORT:
+		return "ABORT";
+	case OUTCOME_HANG:
+		return "HANG";
+	case OUTCOME_UNKNOWN:
+	default:
+		return "UNKNOWN";
+	}
+}
+
+void finding_init(struct finding *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->outcome = OUTCOME_UNKNOWN;
+	f->failing_event_seq = -1;
+	f->failing_call_index = -1;
+	f->failing_thread = -1;
+	f->replay_signal = -1;
+	f->kernels_launched = -1;
+	f->d2h_pass = -1;
+	f->d2h_fail = -1;
+	f->d2h_attempted = -1;
+	f->archive_events = -1;
+	f->archive_kernels = -1;
+	strvec_init(&f->archive_kernel_names);
+	f->archive_complete = -1;
+	f->archive_format_version = -1;
+	f->reader_format_version = -1;
+	f->capture_device_count = -1;
+	strvec_init(&f->sources);
+	strvec_init(&f->notes);
+	strvec_init(&f->labels);
+	f->gpu_time_kernel_ms = -1;
+	f->gpu_time_graph_ms = -1;
+	f->gpu_time_total_ms = -1;
+	f->archive_recovered_events = -1;
+	f->archive_distinct_kernels = -1;
+	f->timeout_s = -1;
+}
+
+static void d2h_failure_release(struct d2h_failure *d)
+{
+	free(d->tag);
+	free(d->src);
+}
+
+#define FINDING_N_STRINGS 16
+
+/* The finding's owned single strings, for release and sanitizing. */
+static void string_fields(struct finding *f, char **out[FINDING_N_STRINGS])
+{
+	char **strings[FINDING_N_STRINGS] = {
+		&f->fault_address, &f->fault_reason, &f->failing_api,
+		&f->kernel_name, &f->kernel_family, &f->kernarg_address, &f->grid,
+		&f->workgroup, &f->gpu_node, &f->last_progress_kernel, &f->last_event_kernel,
+		&f->capture_hip_so, &f->capture_hip_runtime_version, &f->capture_comgr_version,
+		&f->capture_gcn_arch, &f->interrupt_signal,
+	};
+
+	memcpy(out, strings, sizeof(strings));
+}
+
+void finding_release(struct finding *f)
+{
+	char **strings[FINDING_N_STRINGS];
+
+	string_fields(f, strings);
+	for (size_t i = 0; i < FINDING_N_STRINGS; i++)
+		free(*strings[i]);
+	strvec_clear(&f->archive_kernel_names);
+	strvec_clear(&f->sources);
+	strvec_clear(&f->notes);
+	strvec_clear(&f->labels);
+	for (size_t i = 0; i < f->n_d2h_failures; i++)
+		d2h_failure_release(&f->d2h_failures[i]);
+	free(f->d2h_failures);
+	finding_init(f);
+}
+
+static bool strvec_has(const struct strvec *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return true;
+	return false;
+}
+
+void finding_add_note(struct finding *f, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (strvec_has(&f->notes, sb.buf) || f->notes.n >= FINDING_MAX_NOTES)
+		strbuf_release(&sb);
+	else
+		strvec_push_nodup(&f->notes, strbuf_detach(&sb, NULL));
+}
+
+char *finding_kernel_family(const char *kernel)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *mt;
+
+	if (!kernel)
+		return NULL;
+	if (strncmp(kernel, "Cijk_", 5) != 0) {
+		if (!strncmp(kernel, "_ZN", 3) || strstr(kernel, "at::native::"))
+			return xstrdup("pytorch_kernel");
+		return xstrdup("other");
+	}
+	strbuf_addstr(&sb, "hipblaslt_gemm");
+	/* _MT<a>x<b>x<c>: the macro tile, the first thing a GEMM owner asks. */
+	for (mt = strstr(kernel, "_MT"); mt; mt = strstr(mt + 1, "_MT")) {
+		const char *p = mt + 3;
+		int groups = 0;
+
+		while (groups < 3) {
+			const char *start = p;
+
+			while (*p >= '0' && *p <= '9')
+				p++;
+			if (p == start)
+				break;
+			groups++;
+			if (groups < 3 && *p != 'x')
+				break;
+			if (groups < 3)
+				p++;
+		}
+		if (groups == 3) {
+			strbuf_addch(&sb, '/');
+			strbuf_add(&sb, mt + 1, (size_t)(p - (mt + 1)));
+			break;
+		}
+	}
+	if (strstr(kernel, "_SK3_"))
+		strbuf_addstr(&sb, "/streamk");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* ---- merging ---- */
+
+static void fill_str(char **dst, const char *src)
+{
+	if (!*dst && src)
+		*dst = xstrdup(src);
+}
+
+static void fill_ll(long long *dst, long long src)
+{
+	if (*dst < 0 && src >= 0)
+		*dst = src;
+}
+
+static void fill_int(int *dst, int src)
+{
+	if (*dst < 0 && src >= 0)
+		*dst = src;
+}
+
+static void fill_double(double *dst, double src)
+{
+	if (*dst < 0 && src >= 0)
+		*dst = src;
+}
+
+static void push_unique(struct strvec *sv, const char *s, size_t cap)
+{
+	if (!strvec_has(sv, s) && sv->n < cap)
+		strvec_push(sv, s);
+}
+
+/* What --info output may tell: the archive's health, counts and names. */
+static void merge_archive(struct finding *acc, const struct finding *later)
+{
+	fill_ll(&acc->archive_events, later->archive_events);
+	fill_ll(&acc->archive_kernels, later->archive_kernels);
+	fill_ll(&acc->archive_recovered_events, later->archive_recovered_events);
+	fill_ll(&acc->archive_distinct_kernels, later->archive_distinct_kernels);
+	for (size_t i = 0; i < later->archive_kernel_names.n; i++)
+		push_unique(&acc->archive_kernel_names, later->archive_kernel_names.v[i],
+			    FINDING_MAX_KERNEL_NAMES);
+	fill_int(&acc->archive_complete, later->archive_complete);
+	fill_int(&acc->archive_format_version, later->archive_format_version);
+	fill_int(&acc->reader_format_version, later->reader_format_version);
+	acc->multi_process |= later->multi_process;
+	for (size_t i = 0; i < later->sources.n; i++)
+		strvec_push(&acc->sources, later->sources.v[i]);
+}
+
+void finding_merge(struct finding *acc, const struct finding *later)
+{
+	if (later->archive_tool_output) {
+		merge_archive(acc, later);
+		return;
+	}
+	if (later->outcome != OUTCOME_UNKNOWN)
+		acc->outcome = later->outcome;
+	if (later->fault_class != FAULT_UNKNOWN)
+		acc->fault_class = later->fault_class;
+
+	fill_str(&acc->fault_address, later->fault_address);
+	fill_str(&acc->fault_reason, later->fault_reason);
+	fill_ll(&acc->failing_event_seq, later->failing_event_seq);
+	if (acc->failing_call_index < 0 && later->failing_call_index >= 0) {
+		acc->failing_call_index = later->failing_call_index;
+		acc->failing_thread = later->failing_thread;
+		free(acc->failing_api);
+		acc->failing_api = later->failing_api ? xstrdup(later->failing_api) : NULL;
+	}
+	if (!acc->kernel_name && later->kernel_name) {
+		acc->kernel_name = xstrdup(later->kernel_name);
+		acc->saw_kernel_from_fault_line = later->saw_kernel_from_fault_line;
+	}
+	fill_str(&acc->kernel_family, later->kernel_family);
+	fill_str(&acc->kernarg_address, later->kernarg_address);
+	if (!acc->grid && later->grid) {
+		acc->grid = xstrdup(later->grid);
+		free(acc->workgroup);
+		acc->workgroup = later->workgroup ? xstrdup(later->workgroup) : NULL;
+	}
+	fill_str(&acc->gpu_node, later->gpu_node);
+	fill_int(&acc->replay_signal, later->replay_signal);
+	fill_str(&acc->last_progress_kernel, later->last_progress_kernel);
+	fill_str(&acc->last_event_kernel, later->last_event_kernel);
+
+	/* The end-of-run summary outranks a heartbeat, whichever input held it. */
+	if (later->kernels_launched >= 0 &&
+	    (acc->kernels_launched < 0 || (later->kernels_from_summary && !acc->kernels_from_summary))) {
+		acc->kernels_launched = later->kernels_launched;
+		acc->kernels_from_summary = later->kernels_from_summary;
+	}
+	if (later->d2h_attempted >= 0 &&
+	    (acc->d2h_attempted < 0 || (later->d2h_from_summary && !acc->d2h_from_summary))) {
+		acc->d2h_pass = later->d2h_pass;
+		acc->d2h_fail = later->d2h_fail;
+		acc->d2h_attempted = later->d2h_attempted;
+		acc->d2h_from_summary = later->d2h_from_summary;
+	}
+
+	merge_archive(acc, later);
+	fill_str(&acc->capture_hip_so, later->capture_hip_so);
+	fill_str(&acc->capture_hip_runtime_version, later->capture_hip_runtime_version);
+	fill_str(&acc->capture_comgr_version, later->capture_comgr_version);
+	fill_int(&acc->capture_device_count, later->capture_device_count);
+	fill_str(&acc->capture_gcn_arch, later->capture_gcn_arch);
+
+	for (size_t i = 0; i < later->notes.n; i++)
+		push_unique(&acc->notes, later->notes.v[i], FINDING_MAX_NOTES);
+	for (size_t i = 0; i < later->labels.n; i++)
+		push_unique(&acc->labels, later->labels.v[i], 16);
+
+	acc->d2h_failure_lines += later->d2h_failure_lines;
+	for (size_t i = 0; i < later->n_d2h_failures; i++) {
+		const struct d2h_failure *d = &later->d2h_failures[i];
+		struct d2h_failure *n;
+
+		if (acc->n_d2h_failures >= FINDING_MAX_D2H_FAILURES)
+			break;
+		acc->d2h_failures = xrealloc(acc->d2h_failures,
+					     (acc->n_d2h_failures + 1) * sizeof(*acc->d2h_failures));
+		n = &acc->d2h_failures[acc->n_d2h_failures++];
+		*n = *d;
+		n->tag = d->tag ? xstrdup(d->tag) : NULL;
+		n->src = d->src ? xstrdup(d->src) : NULL;
+	}
+
+	fill_double(&acc->gpu_time_kernel_ms, later->gpu_time_kernel_ms);
+	fill_double(&acc->gpu_time_graph_ms, later->gpu_time_graph_ms);
+	fill_double(&acc->gpu_time_total_ms, later->gpu_time_total_ms);
+
+	acc->saw_missing_handle |= later->saw_missing_handle;
+	acc->saw_not_replayable |= later->saw_not_replayable;
+	acc->saw_user_interrupt |= later->saw_user_interrupt;
+	acc->saw_watchdog |= later->saw_watchdog;
+	acc->saw_oom_marker |= later->saw_oom_marker;
+	acc->saw_fault |= later->saw_fault;
+	acc->timeout_without_output |= later->timeout_without_output;
+	fill_ll(&acc->timeout_s, later->timeout_s);
+	fill_str(&acc->interrupt_signal, later->interrupt_signal);
+}
+
+/* ---- sanitizing ---- */
+
+/* Printable ASCII needs nothing: the common case costs one pass. */
+static bool plain_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+static void sanitize_str(char **s)
+{
+	char *clean;
+
+	if (!*s || plain_ascii(*s))
+		return;
+	clean = text_sanitized(*s, TEXT_STRIP_ANSI);
+	free(*s);
+	*s = clean;
+}
+
+static void sanitize_strvec(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		sanitize_str(&sv->v[i]);
+}
+
+void finding_sanitize(struct finding *f)
+{
+	char **strings[FINDING_N_STRINGS];
+
+	string_fields(f, strings);
+	for (size_t i = 0; i < FINDING_N_STRINGS; i++)
+		sanitize_str(strings[i]);
+	sanitize_strvec(&f->archive_kernel_names);
+	sanitize_strvec(&f->sources);
+	sanitize_strvec(&f->notes);
+	sanitize_strvec(&f->labels);
+	for (size_t i = 0; i < f->n_d2h_failures; i++) {
+		sanitize_str(&f->d2h_failures[i].tag);
+		sanitize_str(&f->d2h_failures[i].src);
+	}
+}
+
+/* ---- finalize ---- */
+
+static bool class_is(const struct finding *f, enum finding_fault_class c)
+{
+	return f->fault_class == c;
+}
+
+static void clear_str(char **s)
+{
+	free(*s);
+	*s = NULL;
+}
+
+static void clear_attribution(struct finding *f)
+{
+	clear_str(&f->kernel_name);
+	clear_str(&f->kernel_family);
+	clear_str(&f->last_event_kernel);
+	clear_str(&f->last_progress_kernel);
+	clear_str(&f->failing_api);
+	f->failing_event_seq = -1;
+	f->failing_call_index = -1;
+	f->failing_thread = -1;
+	f->saw_kernel_from_fault_line = false;
+}
+
+/* A stop whose cause could be a kernel: a fault, an abort, a hang. Not a
+ * version mismatch (nothing ran), not an allocation failure, not a crash
+ * of the replay process, not a user's Ctrl-C. */
+static bool is_attributable(const struct finding *f)
+{
+	if (f->outcome != OUTCOME_MAF && f->outcome != OUTCOME_ABORT && f->outcome != OUTCOME_HANG)
+		return false;
+	if (class_is(f, FAULT_VERSION_MISMATCH) || class_is(f, FAULT_REPLAY_OOM) ||
+	    class_is(f, FAULT_REPLAY_CRASHED))
+		return false;
+	if (class_is(f, FAULT_REPLAY_ABORTED) && f->saw_user_interrupt && !f->saw_fault)
+		return false;
+	return true;
+}
+
+/* The archive holds exactly one kernel, and its full name is known. */
+static const char *single_archive_kernel(const struct finding *f)
+{
+	bool one = f->archive_kernels == 1 || f->archive_distinct_kernels == 1;
+
+	if (f->archive_kernels == 0 || f->archive_distinct_kernels > 1)
+		return NULL;
+	return one && f->archive_kernel_names.n == 1 ? f->archive_kernel_names.v[0] : NULL;
+}
+
+static bool is_aten(const char *kernel)
+{
+	return kernel && (strstr(kernel, "_ZN2at6native") || strstr(kernel, "at::native::"));
+}
+
+static void apply_manifest(struct finding *f, const struct finding_context *ctx)
+{
+	const struct manifest *m = ctx->manifest;
+
+	if (!m)
+		return;
+	if (ctx->manifest_path)
+		push_unique(&f->sources, ctx->manifest_path, 64);
+	/* Either witness of a missing trailer is enough. */
+	if (m->complete == 0)
+		f->archive_complete = 0;
+	else if (f->archive_complete < 0)
+		f->archive_complete = m->complete;
+	if (f->archive_events < 0 && m->event_count >= 0)
+		f->archive_events = m->event_count;
+	if (m->unreplayable_apis.n) {
+		struct strbuf sb = STRBUF_INIT;
+
+		for (size_t i = 0; i < m->unreplayable_apis.n; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", m->unreplayable_apis.v[i]);
+		finding_add_note(f, "the capture recorded APIs that replay cannot reproduce "
+				 "(replayed as no-ops): %s", sb.buf);
+		strbuf_release(&sb);
+	}
+	if (!m->has_metadata) {
+		finding_add_note(f, "manifest metadata absent (legacy capture): the capture's "
+				 "HIP/comgr versions and GPU are unknown");
+		return;
+	}
+	if (m->hip_runtime_version) {
+		free(f->capture_hip_runtime_version);
+		f->capture_hip_runtime_version = xstrdup(m->hip_runtime_version);
+	}
+	if (m->comgr_version) {
+		free(f->capture_comgr_version);
+		f->capture_comgr_version = xstrdup(m->comgr_version);
+	}
+	if (m->device_count >= 0)
+		f->capture_device_count = m->device_count;
+	else if (m->captured_device_count >= 0)
+		f->capture_device_count = m->captured_device_count;
+	if (m->n_devices) {
+		const struct manifest_device *d = &m->devices[0];
+
+		for (size_t i = 0; i < m->n_devices; i++)
+			if (m->devices[i].ordinal == 0) {
+				d = &m->devices[i];
+				break;
+			}
+		if (d->gcn_arch_name) {
+			free(f->capture_gcn_arch);
+			f->capture_gcn_arch = xstrdup(d->gcn_arch_name);
+		}
+	}
+}
+
+static void attribute_kernel(struct finding *f)
+{
+	const char *one;
+
+	if (f->outcome == OUTCOME_PASS) {
+		clear_attribution(f);
+		return;
+	}
+	if (class_is(f, FAULT_REPLAY_CRASHED)) {
+		clear_attribution(f);
+		if (f->replay_signal >= 0)
+			finding_add_note(f, "the replay process died by signal %d without printing a "
+					 "verdict, so no kernel is implicated and the workload is "
+					 "untested; re-run the replay, and if it dies the same way "
+					 "again the defect is in hrr-playback or its environment, not "
+					 "in the captured workload", f->replay_signal);
+		else
+			finding_add_note(f, "the replay process died by a signal without printing a "
+					 "verdict, so no kernel is implicated and the workload is "
+					 "untested; re-run the replay, and if it dies the same way "
+					 "again the defect is in hrr-playback or its environment, not "
+					 "in the captured workload");
+		return;
+	}
+	if (f->kernel_name || !is_attributable(f))
+		return;
+	if (f->last_event_kernel) {
+		f->kernel_name = xstrdup(f->last_event_kernel);
+		finding_add_note(f, "kernel taken from the last launch before the fault (%s); no "
+				 "fault line named one. This is only meaningful for a replay run "
+				 "with --verbose (and --sync-after-launch), which is what prints "
+				 "those per-event lines in order", f->kernel_name);
+		return;
+	}
+	one = single_archive_kernel(f);
+	if (one) {
+		f->kernel_name = xstrdup(one);
+		finding_add_note(f, "kernel inferred: the archive holds exactly one kernel (%s) and "
+				 "the log attributed the fault to no launch; a replay with "
+				 "--sync-after-launch confirms it by stopping on the faulting dispatch",
+				 f->kernel_name);
+		return;
+	}
+	/* Say why the kernel is unknown, so nobody reads it as an oversight. */
+	if (f->archive_kernels > 1 || f->archive_distinct_kernels > 1)
+		finding_add_note(f, "no kernel is named: no fault line names one, no launch line "
+				 "precedes the fault, and the archive holds more than one kernel, "
+				 "so none is guessed");
+	else if (f->archive_kernels == 1 || f->archive_distinct_kernels == 1)
+		finding_add_note(f, "no kernel is named: no fault line names one, and the archive's "
+				 "only kernel name is cut to a column in hrr-playback --info, so "
+				 "it cannot be used");
+	else
+		finding_add_note(f, "no kernel is named: no fault line names one and no launch line "
+				 "precedes the fault");
+}
+
+static void add_labels(struct finding *f, const struct finding_context *ctx)
+{
+	bool noop = f->saw_not_replayable ||
+		    (ctx->manifest && ctx->manifest->unreplayable_apis.n > 0);
+
+	strvec_clear(&f->labels);
+	if (f->archive_complete == 0)
+		strvec_push(&f->labels, "CRASH-TRUNCATED");
+	if (f->d2h_fail > 0 || f->n_d2h_failures > 0 || f->d2h_failure_lines > 0)
+		strvec_push(&f->labels, "D2H-FAIL");
+	if (f->saw_missing_handle)
+		strvec_push(&f->labels, "MISSING-HANDLE");
+	if (noop)
+		strvec_push(&f->labels, "NOOP-API");
+	if (f->multi_process)
+		strvec_push(&f->labels, "MULTI-PROCESS");
+	/* CLEAN means nothing was found: never next to a fault or an unknown. */
+	if (!f->labels.n && f->outcome == OUTCOME_PASS && class_is(f, FAULT_REPLAY_PASS))
+		strvec_push(&f->labels, "CLEAN");
+}
+
+/* hrr-playback's sync watchdog exits 124, the number timeout(1) uses:
+ * say which watchdog stopped the replay. */
+static void note_which_watchdog(struct finding *f, const struct finding_run *run)
+{
+	if (!run)
+		return;
+	if (f->saw_watchdog && run->ended_by == ENDED_EXIT && run->exit_code == 124)
+		finding_add_note(f, "hrr-playback's own sync watchdog ended the replay (its "
+				 "[HRR][WATCHDOG] line, exit status 124): not hrr-docker-replay's "
+				 "--timeout or --progress-timeout");
+	else if (f->saw_watchdog && (run->ended_by == ENDED_TIMEOUT ||
+				     run->ended_by == ENDED_PROGRESS_TIMEOUT))
+		finding_add_note(f, "both watchdogs fired: hrr-playback's sync watchdog printed "
+				 "[HRR][WATCHDOG], then hrr-docker-replay's %s stopped the replay",
+				 run->ended_by == ENDED_TIMEOUT ? "--timeout" : "--progress-timeout");
+	else if (!f->saw_watchdog && run->ended_by == ENDED_EXIT && run->exit_code == 124)
+		finding_add_note(f, "the replay exited with status 124 but printed no "
+				 "[HRR][WATCHDOG] line: it is not read as hrr-playback's watchdog");
+}
+
+void finding_finalize(struct finding *f, const struct finding_context *ctx)
+{
+	static const struct finding_context none;
+
+	if (!ctx)
+		ctx = &none;
+	apply_manifest(f, ctx);
+	if (f->archive_format_version < 0 && ctx->archive_format_version)
+		f->archive_format_version = (int)ctx->archive_format_version;
+	if (ctx->multi_process)
+		f->multi_process = true;
+	if (f->replay_signal < 0 && ctx->run && ctx->run->signal > 0 &&
+	    ctx->run->ended_by == ENDED_SIGNAL)
+		f->replay_signal = ctx->run->signal;
+
+	/* The engine's exit status is the one thing the archive cannot write:
+	 * a PASS line with any other status, or with none the engine reported,
+	 * is text, not a verdict. */
+	if (ctx->run && f->outcome == OUTCOME_PASS && ctx->run->exit_code != 0) {
+		if (ctx->run->exit_code == -1)
+			finding_add_note(f, "the log says PASS but the engine reported no exit status: "
+					 "a PASS needs exit status 0, so the line is not believed");
+		else
+			finding_add_note(f, "the log says PASS but the replay exited with status %d: a "
+					 "PASS needs exit status 0, so the line is not believed",
+					 ctx->run->exit_code);
+		f->outcome = OUTCOME_UNKNOWN;
+		f->fault_class = FAULT_UNKNOWN;
+	}
+	note_which_watchdog(f, ctx->run);
+	attribute_kernel(f);
+	free(f->kernel_family);
+	f->kernel_family = finding_kernel_family(f->kernel_name);
+
+	if (is_aten(f->kernel_name) &&
+	    (class_is(f, FAULT_ILLEGAL_MEMORY_ACCESS) || class_is(f, FAULT_READ_ONLY_PAGE_FAULT) ||
+	     class_is(f, FAULT_REPLAY_ABORTED)))
+		finding_add_note(f, "the faulting kernel is an ATen kernel launched through <<<>>> "
+				 "(hipLaunchByPtr), which passes device pointers inside by-value "
+				 "structs; replay translates them by a heuristic, and an archive "
+				 "recorded before that support landed faults on replay exactly like a "
+				 "workload defect. Ask the user for their original failure signature "
+				 "before calling this their bug");
+	if (f->saw_user_interrupt)
+		finding_add_note(f, "the replay was stopped by the user (%s): the workload is untested",
+				 f->interrupt_signal ? f->interrupt_signal : "interrupt");
+	if (f->fault_class == FAULT_UNKNOWN)
+		finding_add_note(f, "not enough signal to classify: no fault type is claimed");
+	else if (f->outcome == OUTCOME_UNKNOWN)
+		finding_add_note(f, "the log does not show how the replay ended: the outcome is "
+				 "unknown");
+	add_labels(f, ctx);
+	finding_sanitize(f);
+}
+
+bool finding_needs_info(const struct finding *f)
+{
+	if (f->kernel_name || f->last_event_kernel || !is_attributable(f))
+		return false;
+	/* --info already read: its table is what inference works from. */
+	return f->archive_kernel_names.n == 0 && f->archive_distinct_kernels < 0;
+}

@@ -1,0 +1,225 @@
+#include "orchestrator/history/history_db.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <sqlite3.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "orchestrator/history/db_trust.h"
+#include "orchestrator/history/history_sql.h"
+
+struct history_db {
+	sqlite3 *h;
+	char *path;
+	bool network;
+	int busy_ms;
+};
+
+char *history_db_default_path(void)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	const struct passwd *pw;
+
+	/* XDG says a relative XDG_DATA_HOME is invalid and must be ignored. */
+	if (xdg && xdg[0] == '/')
+		return xasprintf("%s/hrr-docker-replay/history.sqlite", xdg);
+	if (!home || !*home)
+		home = (pw = getpwuid(getuid())) && pw->pw_dir ? pw->pw_dir : "/";
+	return xasprintf("%s/.local/share/hrr-docker-replay/history.sqlite", home);
+}
+
+bool history_fs_is_network(unsigned long magic)
+{
+	static const unsigned long network[] = {
+		0x6969,     /* NFS */
+		0x517b,     /* SMB */
+		0xfe534d42, /* SMB2 */
+		0xff534d42, /* CIFS */
+		0x0bd00bd0, /* Lustre */
+		0x47504653, /* GPFS */
+		0x19830326, /* BeeGFS */
+		0x00c36400, /* CephFS */
+		0x5346414f, /* AFS */
+		0x6b414653, /* kAFS */
+		0x01021997, /* 9p */
+		0x7461636f, /* OCFS2 */
+		0x01161970, /* GFS2 */
+		0x65735546, /* FUSE (sshfs, gluster, ...): assume remote */
+		0xbacbacbc, /* VMware HGFS */
+		0x564c,     /* NCP */
+		0x73757245, /* Coda */
+	};
+
+	for (size_t i = 0; i < sizeof(network) / sizeof(network[0]); i++)
+		if (magic == network[i])
+			return true;
+	return false;
+}
+
+int history_sql_error(struct history_db *db, int rc, const char *what, struct error *err)
+{
+	int base = rc & 0xff;
+
+	if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
+		return error_set(err, ERR_BUSY, 0,
+				 "history database %s is locked by another writer (waited %d ms)",
+				 db->path, db->busy_ms);
+	if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
+		return error_set(err, ERR_DATA, 0,
+				 "history database %s is corrupt or not a database; it was left as "
+				 "it is: move it aside (the sweeps' results files rebuild it)",
+				 db->path);
+	return error_set(err, ERR_SYSTEM, 0, "history database %s: %s: %s", db->path, what,
+			 db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
+}
+
+int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
+{
+	int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : history_sql_error(db, rc, "exec", err);
+}
+
+sqlite3 *history_db_handle(struct history_db *db)
+{
+	return db->h;
+}
+
+static int user_version(struct history_db *db, int *v, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return history_sql_error(db, rc, "reading the schema version", err);
+	rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : history_sql_error(db, rc, "reading the schema version", err);
+}
+
+/* A newer schema is refused; an older or equal one must be exactly what
+ * the migrations made (no planted trigger or view) before anything runs. */
+static int check_version(struct history_db *db, int v, struct error *err)
+{
+	if (v > HISTORY_SCHEMA_VERSION)
+		return error_set(err, ERR_DATA, 0,
+				 "history database %s has schema %d, newer than this tool's %d; "
+				 "use a newer hrr-docker-replay or another --db",
+				 db->path, v, HISTORY_SCHEMA_VERSION);
+	return history_trust_schema(db->h, history_migrations, v, db->path, err);
+}
+
+/* Every migration runs in the same transaction as the version bump, so a
+ * crash leaves the old schema or the new one, never half. */
+static int migrate(struct history_db *db, struct error *err)
+{
+	int v;
+
+	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	if (user_version(db, &v, err) < 0 || check_version(db, v, err) < 0)
+		goto fail;
+	for (; v < HISTORY_SCHEMA_VERSION; v++) {
+		char bump[64];
+
+		if (history_sql_exec(db, history_migrations[v], err) < 0)
+			goto fail;
+		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", v + 1);
+		if (history_sql_exec(db, bump, err) < 0)
+			goto fail;
+	}
+	return history_sql_exec(db, "COMMIT", err);
+fail:
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+static int set_journal(struct history_db *db, struct error *err)
+{
+	/* WAL keeps readers (history, reports) off the writer's back, but its
+	 * shared-memory index only works when every user is on this host. */
+	return history_sql_exec(db, db->network ? "PRAGMA journal_mode = DELETE"
+						: "PRAGMA journal_mode = WAL",
+				err);
+}
+
+static int open_handle(struct history_db *db, bool read_only, struct error *err)
+{
+	/* A handle is used by one thread only (the tool's parallelism is
+	 * processes): no mutex around every sqlite3_column_*() of a 100,000-row
+	 * trend. */
+	int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX |
+		    (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	int rc = sqlite3_open_v2(db->path, &db->h, flags, NULL);
+
+	if (rc != SQLITE_OK)
+		return history_sql_error(db, rc, "open", err);
+	if (history_trust_harden(db->h) < 0)
+		return history_sql_error(db, SQLITE_ERROR, "defensive settings", err);
+	history_db_set_busy_timeout(db, HISTORY_BUSY_TIMEOUT_MS);
+	return history_sql_exec(db, "PRAGMA foreign_keys = ON", err);
+}
+
+static int db_open(struct history_db **out, const char *path, bool read_only, struct error *err)
+{
+	struct history_db *db = xcalloc(1, sizeof(*db));
+	cleanup_free char *dir_copy = xstrdup(path);
+	struct statfs sfs;
+	int v;
+
+	db->path = xstrdup(path);
+	*out = NULL;
+	if (history_trust_path(path, !read_only, err) < 0)
+		goto fail;
+	db->network = statfs(dirname(dir_copy), &sfs) == 0 &&
+		      history_fs_is_network((unsigned long)sfs.f_type);
+	if (open_handle(db, read_only, err) < 0)
+		goto fail;
+	if (read_only ? user_version(db, &v, err) < 0 || check_version(db, v, err) < 0
+		      : set_journal(db, err) < 0 || migrate(db, err) < 0)
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	history_db_close(db);
+	return -1;
+}
+
+int history_db_open(struct history_db **out, const char *path, struct error *err)
+{
+	return db_open(out, path, false, err);
+}
+
+int history_db_open_readonly(struct history_db **out, const char *path, struct error *err)
+{
+	return db_open(out, path, true, err);
+}
+
+void history_db_close(struct history_db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close(db->h);
+	free(db->path);
+	free(db);
+}
+
+void history_db_set_busy_timeout(struct history_db *db, int ms)
+{
+	db->busy_ms = ms;
+	sqlite3_busy_timeout(db->h, ms);
+}
+
+const char *history_db_journal(const struct history_db *db)
+{
+	return db->network ? "delete" : "wal";
+}

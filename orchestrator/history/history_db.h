@@ -1,0 +1,117 @@
+/* The history database (docs/sweep.md "The history database"): SQLite, one
+ * file, one writer at a time. It indexes what the results files say, so it
+ * can always be rebuilt from them; statuses against a baseline are
+ * computed in SQL.
+ *
+ * Journal: WAL on a local filesystem; the rollback journal on a network
+ * filesystem (NFS, SMB/CIFS, Lustre, GPFS, BeeGFS, CephFS, ...), where
+ * WAL's shared memory does not work across hosts. The schema version is
+ * PRAGMA user_version, migrated forward on open; a newer one is refused. */
+#ifndef HRR_HISTORY_HISTORY_DB_H
+#define HRR_HISTORY_HISTORY_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "common/strvec.h"
+#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/sweep_status.h"
+
+#define HISTORY_SCHEMA_VERSION 4
+#define HISTORY_BUSY_TIMEOUT_MS 10000
+
+struct history_db;
+
+/* $XDG_DATA_HOME/hrr-docker-replay/history.sqlite, else
+ * ~/.local/share/hrr-docker-replay/history.sqlite. Never under $TMPDIR. */
+char *history_db_default_path(void);
+/* statfs(2) magic of a filesystem that needs the rollback journal. */
+bool history_fs_is_network(unsigned long magic);
+
+/* Open (creating it and its directory) and migrate. Locked past the busy
+ * timeout, corrupt, not a database, or a newer schema: an error naming the
+ * file; nothing is written. The file and its directory must be the
+ * caller's (ERR_USAGE otherwise), the schema exactly the migrations'
+ * (ERR_DATA otherwise; orchestrator/history/db_trust.h). */
+int history_db_open(struct history_db **out, const char *path, struct error *err)
+	__attribute__((warn_unused_result));
+/* The same for reading only: nothing is created or migrated; a missing
+ * database is ERR_NOT_FOUND. */
+int history_db_open_readonly(struct history_db **out, const char *path, struct error *err)
+	__attribute__((warn_unused_result));
+void history_db_close(struct history_db *db);
+/* How long a writer waits for another one (default HISTORY_BUSY_TIMEOUT_MS). */
+void history_db_set_busy_timeout(struct history_db *db, int ms);
+/* "wal" or "delete": the journal mode in force. */
+const char *history_db_journal(const struct history_db *db);
+
+struct history_sweep {
+	const char *id, *label, *host, *state, *options, *tool_version, *folder, *baseline;
+	const char *run_options_fp; /* history_options_fingerprint of the run options */
+	long long started, finished;
+};
+
+/* What identifies the run options a result was replayed with:
+ * "fnv1a64:<16 hex>" of their JSON text (sweep_runopts_to_json). Caller
+ * frees. */
+char *history_options_fingerprint(const char *run_options_json);
+
+struct history_planned {
+	const char *case_name, *image;
+};
+
+/* Make the database say what the sweep's plan and results files say: the
+ * sweep row is upserted and, when the stored results differ from rs (count
+ * or content), the sweep's planned cases and results are replaced in one
+ * transaction. *rebuilt tells whether they were. */
+int history_db_import(struct history_db *db, const struct history_sweep *s,
+		      const struct history_planned *planned, size_t n_planned,
+		      const struct sweep_results *rs, bool *rebuilt, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* Whether the database knows sweep id (*known). */
+int history_db_has_sweep(struct history_db *db, const char *id, bool *known, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* The previous finished sweep of label before sweep_id (NULL: none). */
+int history_db_previous(struct history_db *db, const char *label, const char *sweep_id,
+			char **baseline, struct error *err) __attribute__((warn_unused_result));
+
+struct history_status_row {
+	const char *case_name, *image, *image_id;
+	const char *outcome, *fault_class, *kernel;
+	const char *prev_outcome, *run_dir, *message, *gpus; /* gpus: "0,1" */
+	enum sweep_status status;
+	int attempts;
+	double duration_s;
+};
+typedef int (*history_status_fn)(void *ctx, const struct history_status_row *row);
+
+/* Every planned case of sweep_id, then every baseline case no longer
+ * planned (gone), with its status against baseline (NULL: all new).
+ * Rows come in plan order. */
+int history_db_statuses(struct history_db *db, const char *sweep_id, const char *baseline,
+			history_status_fn fn, void *ctx, struct error *err)
+	__attribute__((warn_unused_result));
+
+struct history_trend_row {
+	const char *sweep_id, *label, *case_name, *image, *state, *outcome, *fault_class, *kernel;
+	long long started;
+	int attempts;
+};
+typedef int (*history_trend_fn)(void *ctx, const struct history_trend_row *row);
+
+/* The final attempts of the last `last` sweeps of label (NULL: any) for
+ * case_name (NULL: every case), oldest sweep first. */
+int history_db_trend(struct history_db *db, const char *label, const char *case_name, int last,
+		     history_trend_fn fn, void *ctx, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* Remove all but the last keep sweeps of label (NULL: of every label);
+ * their ids and folders ("" without one) are added to ids and folders
+ * for the caller to check and delete. */
+int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *ids,
+		     struct strvec *folders, struct error *err) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,241 @@
+/* What the history database stores and answers: imports from the results
+ * files, statuses against a baseline (in SQL), trends and pruning. */
+#include "orchestrator/history/history_db.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "common/cleanup.h"
+#include "common/strbuf.h"
+#include "common/text.h"
+#include "common/xalloc.h"
+#include "orchestrator/history/history_sql.h"
+
+const char *const history_migrations[] = {
+	/* 0 -> 1 */
+	"CREATE TABLE sweeps(id TEXT PRIMARY KEY, label TEXT NOT NULL, host TEXT,"
+	" started INTEGER NOT NULL, finished INTEGER, state TEXT NOT NULL, options TEXT,"
+	" tool_version TEXT, folder TEXT, baseline TEXT, results_fp TEXT);"
+	"CREATE INDEX sweeps_label ON sweeps(label, started);"
+	"CREATE TABLE planned(sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" idx INTEGER NOT NULL, case_name TEXT NOT NULL, image_ref TEXT NOT NULL,"
+	" PRIMARY KEY(sweep, case_name, image_ref));"
+	"CREATE TABLE results(sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" case_name TEXT NOT NULL, image_ref TEXT NOT NULL, attempt INTEGER NOT NULL,"
+	" image_id TEXT, archive TEXT, digest TEXT, gpus TEXT, state TEXT NOT NULL,"
+	" outcome TEXT, fault_class TEXT, kernel TEXT, d2h_checked INTEGER,"
+	" d2h_mismatched INTEGER, duration REAL, run_dir TEXT, classifier_version INTEGER,"
+	" message TEXT, finished INTEGER, PRIMARY KEY(sweep, case_name, image_ref, attempt));"
+	"CREATE INDEX results_case ON results(case_name, image_ref);",
+	/* 1 -> 2: older databases kept the `-e` values in the options; the
+	 * names stay (as "env_names", what sweep_runopts_redact writes). */
+	"UPDATE sweeps SET options = json_remove(json_set(options, '$.env_names',"
+	" json((SELECT json_group_array(CASE WHEN instr(value, '=') > 0"
+	"  THEN substr(value, 1, instr(value, '=') - 1) ELSE value END)"
+	"  FROM json_each(sweeps.options, '$.env')))), '$.env')"
+	" WHERE json_valid(options) AND json_type(options, '$.env') = 'array';",
+	/* 2 -> 3: additive. What a result is reused by (the run options'
+	 * fingerprint), where it ran (GPU identities, ordinals, host) and what
+	 * kind it is (workload or infrastructure); the bisections' answers. */
+	"ALTER TABLE results ADD COLUMN run_options_fp TEXT;"
+	"ALTER TABLE results ADD COLUMN gpu_uids TEXT;"
+	"ALTER TABLE results ADD COLUMN host TEXT;"
+	"ALTER TABLE results ADD COLUMN kind TEXT;"
+	"CREATE INDEX results_reuse ON results(digest, image_id, run_options_fp);"
+	"CREATE TABLE bisects(id TEXT PRIMARY KEY, good TEXT NOT NULL, bad TEXT NOT NULL,"
+	" last_good TEXT, first_bad TEXT, verdict TEXT NOT NULL, answer TEXT, folder TEXT,"
+	" run_options_fp TEXT, finished INTEGER);",
+	/* 3 -> 4: additive. `history`'s trend reads a sweep's attempts from
+	 * this index alone, in its order, each case's final attempt first: no
+	 * lookup of each row in the table (whose rows are in import order, not
+	 * in case order), no sort. */
+	"CREATE INDEX results_trend ON results(sweep, case_name, image_ref, attempt DESC,"
+	" state, outcome, fault_class, kernel);",
+};
+
+/* Order-independent fingerprint of the results (FNV-1a per line, summed):
+ * equal when the database already says what the files say. */
+static void results_fingerprint(const struct sweep_results *rs, char *out, size_t len)
+{
+	unsigned long long sum = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		cleanup_strbuf struct strbuf line = STRBUF_INIT;
+		sweep_result_to_json(&rs->v[i], &line);
+		sum += text_fnv1a64(TEXT_FNV1A64_INIT, line.buf, line.len);
+	}
+	snprintf(out, len, "%zu:%016llx", rs->n, sum);
+}
+
+char *history_options_fingerprint(const char *run_options_json)
+{
+	return xasprintf("fnv1a64:%016llx", text_fnv1a64(TEXT_FNV1A64_INIT, run_options_json,
+							 strlen(run_options_json)));
+}
+
+static int stored_fingerprint(struct history_db *db, const char *id, char **fp, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	*fp = NULL;
+	if (history_sql_prepare(db, "SELECT results_fp FROM sweeps WHERE id = ?1", &st, err) < 0)
+		return -1;
+	bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && col(st, 0))
+		*fp = xstrdup(col(st, 0));
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+}
+
+static int upsert_sweep(struct history_db *db, const struct history_sweep *s, const char *fp,
+			struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db,
+		    "INSERT INTO sweeps(id, label, host, started, finished, state, options,"
+		    " tool_version, folder, baseline, results_fp)"
+		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+		    " ON CONFLICT(id) DO UPDATE SET label = ?2, host = ?3, started = ?4,"
+		    " finished = ?5, state = ?6, options = ?7, tool_version = ?8, folder = ?9,"
+		    " baseline = ?10, results_fp = ?11",
+		    &st, err) < 0)
+		return -1;
+	bind_text(st, 1, s->id);
+	bind_text(st, 2, s->label);
+	bind_text(st, 3, s->host);
+	sqlite3_bind_int64(st, 4, s->started);
+	if (s->finished)
+		sqlite3_bind_int64(st, 5, s->finished);
+	bind_text(st, 6, s->state);
+	bind_text(st, 7, s->options);
+	bind_text(st, 8, s->tool_version);
+	bind_text(st, 9, s->folder);
+	bind_text(st, 10, s->baseline);
+	bind_text(st, 11, fp);
+	rc = sqlite3_step(st);
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "write sweep", err);
+}
+
+static int insert_planned(struct history_db *db, const char *id,
+			  const struct history_planned *p, size_t n, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+
+	if (history_sql_prepare(db, "INSERT OR REPLACE INTO planned VALUES(?1, ?2, ?3, ?4)", &st, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int rc;
+
+		sqlite3_reset(st);
+		bind_text(st, 1, id);
+		sqlite3_bind_int64(st, 2, (long long)i);
+		bind_text(st, 3, p[i].case_name);
+		bind_text(st, 4, p[i].image);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			return history_sql_error(db, rc, "write plan", err);
+	}
+	return 0;
+}
+
+static void gpus_text(const struct sweep_result *r, struct strbuf *out)
+{
+	gpu_list_format(out, r->gpus, r->n_gpus);
+}
+
+static int insert_results(struct history_db *db, const struct history_sweep *s,
+			  const struct sweep_results *rs, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	const char *id = s->id;
+
+	if (history_sql_prepare(db,
+		    "INSERT OR REPLACE INTO results(sweep, case_name, image_ref, attempt, image_id,"
+		    " archive, digest, gpus, state, outcome, fault_class, kernel, d2h_checked,"
+		    " d2h_mismatched, duration, run_dir, classifier_version, message, finished,"
+		    " run_options_fp, host, gpu_uids, kind) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+		    " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+		    &st, err) < 0)
+		return -1;
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct sweep_result *r = &rs->v[i];
+		cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
+		int rc;
+
+		gpus_text(r, &gpus);
+		sqlite3_reset(st);
+		bind_text(st, 1, id);
+		bind_text(st, 2, r->case_name);
+		bind_text(st, 3, r->image);
+		sqlite3_bind_int(st, 4, r->attempt);
+		bind_text(st, 5, r->image_id);
+		bind_text(st, 6, r->archive);
+		bind_text(st, 7, r->digest);
+		bind_text(st, 8, gpus.buf);
+		bind_text(st, 9, r->state);
+		bind_text(st, 10, r->outcome);
+		bind_text(st, 11, r->fault_class);
+		bind_text(st, 12, r->kernel);
+		sqlite3_bind_int64(st, 13, r->d2h_checked);
+		sqlite3_bind_int64(st, 14, r->d2h_mismatched);
+		sqlite3_bind_double(st, 15, r->duration_s);
+		bind_text(st, 16, r->run_dir);
+		sqlite3_bind_int(st, 17, r->classifier_version);
+		bind_text(st, 18, r->message);
+		sqlite3_bind_int64(st, 19, r->finished);
+		bind_text(st, 20, s->run_options_fp);
+		bind_text(st, 21, r->host ? r->host : s->host);
+		bind_text(st, 22, r->gpu_uids);
+		bind_text(st, 23, sweep_result_kind(r));
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			return history_sql_error(db, rc, "write result", err);
+	}
+	return 0;
+}
+
+static int delete_rows(struct history_db *db, const char *table, const char *id,
+		       struct error *err)
+{
+	cleanup_free char *sql = xasprintf("DELETE FROM %s WHERE sweep = ?1", table);
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db, sql, &st, err) < 0)
+		return -1;
+	bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "delete", err);
+}
+
+int history_db_import(struct history_db *db, const struct history_sweep *s,
+		      const struct history_planned *planned, size_t n_planned,
+		      const struct sweep_results *rs, bool *rebuilt, struct error *err)
+{
+	char fp[64];
+	cleanup_free char *stored = NULL;
+
+	results_fingerprint(rs, fp, sizeof(fp));
+	snprintf(fp + strlen(fp), sizeof(fp) - strlen(fp), ":%zu", n_planned);
+	/* One writer: the immediate transaction takes the write lock now (or
+	 * waits the busy timeout), so two sweeps never interleave rows. */
+	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	if (stored_fingerprint(db, s->id, &stored, err) < 0)
+		goto fail;
+	*rebuilt = !stored || strcmp(stored, fp);
+	if (upsert_sweep(db, s, fp, err) < 0)
+		goto fail;
+	if (*rebuilt && (delete_rows(db, "planned", s->id, err) < 0 ||
+			 delete_rows(db, "results", s->id, err) < 0 ||
+			 insert_planned(db, s->id, planned, n_planned, err) < 0 ||
+			 insert_results(db, s, rs, err) < 0))
+		goto fail;
+	return history_sql_exec(db, "COMMIT", err);
+fail:
+	sqlite3_exec(history_db_handle(db), "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}

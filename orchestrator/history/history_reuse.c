@@ -1,0 +1,89 @@
+#include "orchestrator/history/history_reuse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "orchestrator/history/history_sql.h"
+
+void history_known_release(struct history_known *k)
+{
+	free(k->outcome);
+	free(k->first_outcome);
+	free(k->fault_class);
+	free(k->kernel);
+	free(k->sweep);
+	free(k->folder);
+	free(k->run_dir);
+	memset(k, 0, sizeof(*k));
+}
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+	return col(st, i) ? xstrdup(col(st, i)) : NULL;
+}
+
+int history_db_find_result(struct history_db *db, const char *digest, const char *image_id,
+			   const char *run_options_fp, struct history_known *k, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	if (history_sql_prepare(db,
+		    "SELECT r.outcome, f.outcome, r.fault_class, r.kernel, r.sweep, s.folder,"
+		    " r.run_dir, r.attempt FROM results r JOIN sweeps s ON s.id = r.sweep"
+		    " LEFT JOIN results f ON f.sweep = r.sweep AND f.case_name = r.case_name"
+		    "  AND f.image_ref = r.image_ref AND f.attempt = 1"
+		    " WHERE r.digest = ?1 AND r.image_id = ?2 AND r.run_options_fp = ?3"
+		    "  AND r.state = 'done' AND r.attempt = (SELECT MAX(attempt) FROM results m"
+		    "   WHERE m.sweep = r.sweep AND m.case_name = r.case_name"
+		    "   AND m.image_ref = r.image_ref)"
+		    " ORDER BY r.finished DESC LIMIT 1",
+		    &st, err) < 0)
+		return -1;
+	bind_text(st, 1, digest);
+	bind_text(st, 2, image_id);
+	bind_text(st, 3, run_options_fp);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return history_sql_error(db, rc, "read", err);
+	k->found = true;
+	k->outcome = dup_col(st, 0);
+	k->first_outcome = dup_col(st, 1);
+	k->fault_class = dup_col(st, 2);
+	k->kernel = dup_col(st, 3);
+	k->sweep = dup_col(st, 4);
+	k->folder = dup_col(st, 5);
+	k->run_dir = dup_col(st, 6);
+	k->attempts = sqlite3_column_int(st, 7);
+	return 0;
+}
+
+int history_db_record_bisect(struct history_db *db, const struct history_bisect *b,
+			     struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db,
+		    "INSERT OR REPLACE INTO bisects(id, good, bad, last_good, first_bad, verdict,"
+		    " answer, folder, run_options_fp, finished)"
+		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		    &st, err) < 0)
+		return -1;
+	bind_text(st, 1, b->id);
+	bind_text(st, 2, b->good);
+	bind_text(st, 3, b->bad);
+	bind_text(st, 4, b->last_good);
+	bind_text(st, 5, b->first_bad);
+	bind_text(st, 6, b->verdict);
+	bind_text(st, 7, b->answer);
+	bind_text(st, 8, b->folder);
+	bind_text(st, 9, b->run_options_fp);
+	sqlite3_bind_int64(st, 10, b->finished);
+	rc = sqlite3_step(st);
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "write bisection", err);
+}

@@ -1,0 +1,35 @@
+/* What the history already knows of one replay, found by what makes it the
+ * same replay: the archive's digest, the image ID and the run options'
+ * fingerprint (`bisect` reuses it instead of replaying), and the
+ * bisections' answers. */
+#ifndef HRR_HISTORY_HISTORY_REUSE_H
+#define HRR_HISTORY_HISTORY_REUSE_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "orchestrator/history/history_db.h"
+
+struct history_known {
+	bool found;
+	char *outcome, *first_outcome; /* of the final and the first attempt */
+	char *fault_class, *kernel, *sweep, *folder, *run_dir;
+	int attempts;
+};
+void history_known_release(struct history_known *k);
+
+/* The latest replayed (state done) result of the triple; k->found false
+ * when there is none. */
+int history_db_find_result(struct history_db *db, const char *digest, const char *image_id,
+			   const char *run_options_fp, struct history_known *k, struct error *err)
+	__attribute__((warn_unused_result));
+
+struct history_bisect {
+	const char *id, *good, *bad, *last_good, *first_bad, *verdict, *answer, *folder;
+	const char *run_options_fp;
+	long long finished;
+};
+int history_db_record_bisect(struct history_db *db, const struct history_bisect *b,
+			     struct error *err) __attribute__((warn_unused_result));
+
+#endif

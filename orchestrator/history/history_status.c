@@ -1,0 +1,250 @@
+/* Questions to the history database: the baseline, statuses, trends,
+ * pruning. Statuses are computed in SQL from the final attempt of each
+ * case (docs/sweep.md "Statuses"). */
+#include "orchestrator/history/history_db.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "common/cleanup.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "orchestrator/history/history_sql.h"
+
+int history_db_has_sweep(struct history_db *db, const char *id, bool *known, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db, "SELECT 1 FROM sweeps WHERE id = ?1", &st, err) < 0)
+		return -1;
+	bind_text(st, 1, id);
+	rc = sqlite3_step(st);
+	*known = rc == SQLITE_ROW;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+}
+
+int history_db_previous(struct history_db *db, const char *label, const char *sweep_id,
+			char **baseline, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	*baseline = NULL;
+	if (history_sql_prepare(db,
+		    "SELECT id FROM sweeps WHERE label = ?1 AND state = 'finished' AND id != ?2"
+		    " AND started <= COALESCE((SELECT started FROM sweeps WHERE id = ?2), 1e18)"
+		    " ORDER BY started DESC, id DESC LIMIT 1",
+		    &st, err) < 0)
+		return -1;
+	bind_text(st, 1, label);
+	bind_text(st, 2, sweep_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*baseline = xstrdup(col(st, 0));
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+}
+
+/* ?1 = this sweep, ?2 = the baseline (NULL: none). The final attempt of a
+ * case is its highest; "failed" counts earlier replays that did not PASS,
+ * so an infrastructure error retried by --resume is not flakiness. */
+static const char status_sql[] =
+	"WITH fin AS (SELECT r.* FROM results r WHERE r.sweep IN (?1, ?2) AND r.attempt ="
+	"  (SELECT MAX(x.attempt) FROM results x WHERE x.sweep = r.sweep"
+	"   AND x.case_name = r.case_name AND x.image_ref = r.image_ref)),"
+	" tries AS (SELECT case_name, image_ref, COUNT(*) AS n,"
+	"  SUM(state = 'done' AND outcome IS NOT 'PASS') AS failed"
+	"  FROM results WHERE sweep = ?1 GROUP BY case_name, image_ref),"
+	" cur AS (SELECT * FROM fin WHERE sweep = ?1),"
+	" base AS (SELECT * FROM fin WHERE sweep = ?2)"
+	" SELECT p.case_name, p.image_ref, c.image_id, c.outcome, c.fault_class, c.kernel,"
+	"  b.outcome, c.run_dir, c.message, c.gpus, COALESCE(t.n, 0), COALESCE(c.duration, 0),"
+	"  CASE"
+	"   WHEN c.state IS NULL THEN 'missing'"
+	"   WHEN c.state = 'error' THEN 'error'"
+	"   WHEN c.state = 'blocked' THEN 'blocked'"
+	"   WHEN c.state = 'needs-confirm' THEN 'needs-confirm'"
+	"   WHEN c.outcome = 'PASS' AND t.failed > 0 THEN 'flaky'"
+	"   WHEN b.state IS NULL OR b.state != 'done' THEN 'new'"
+	"   WHEN c.outcome = 'PASS' AND b.outcome = 'PASS' THEN 'pass'"
+	"   WHEN b.outcome = 'PASS' THEN 'regressed'"
+	"   WHEN c.outcome = 'PASS' THEN 'fixed'"
+	"   WHEN c.outcome IS b.outcome AND c.fault_class IS b.fault_class"
+	"    AND c.kernel IS b.kernel THEN 'still-failing'"
+	"   WHEN c.classifier_version IS NOT b.classifier_version THEN 'reclassified'"
+	"   ELSE 'changed' END,"
+	"  p.idx AS ord"
+	" FROM planned p"
+	" LEFT JOIN cur c ON c.case_name = p.case_name AND c.image_ref = p.image_ref"
+	" LEFT JOIN base b ON b.case_name = p.case_name AND b.image_ref = p.image_ref"
+	" LEFT JOIN tries t ON t.case_name = p.case_name AND t.image_ref = p.image_ref"
+	" WHERE p.sweep = ?1"
+	" UNION ALL"
+	" SELECT bp.case_name, bp.image_ref, NULL, NULL, NULL, NULL, b.outcome, NULL, NULL, NULL,"
+	"  0, 0, 'gone', 1000000000 + bp.idx"
+	" FROM planned bp"
+	" LEFT JOIN base b ON b.case_name = bp.case_name AND b.image_ref = bp.image_ref"
+	" WHERE bp.sweep = ?2 AND NOT EXISTS (SELECT 1 FROM planned p WHERE p.sweep = ?1"
+	"  AND p.case_name = bp.case_name AND p.image_ref = bp.image_ref)"
+	" ORDER BY ord";
+
+int history_db_statuses(struct history_db *db, const char *sweep_id, const char *baseline,
+			history_status_fn fn, void *ctx, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db, status_sql, &st, err) < 0)
+		return -1;
+	bind_text(st, 1, sweep_id);
+	bind_text(st, 2, baseline);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int s = sweep_status_parse(col(st, 12));
+		struct history_status_row row = {
+			.case_name = col(st, 0), .image = col(st, 1), .image_id = col(st, 2),
+			.outcome = col(st, 3), .fault_class = col(st, 4), .kernel = col(st, 5),
+			.prev_outcome = col(st, 6), .run_dir = col(st, 7), .message = col(st, 8),
+			.gpus = col(st, 9), .attempts = sqlite3_column_int(st, 10),
+			.duration_s = sqlite3_column_double(st, 11),
+			.status = s < 0 ? ST_ERROR : (enum sweep_status)s,
+		};
+
+		if (fn(ctx, &row) < 0)
+			return error_set(err, ERR_CANCELLED, 0, "status listing stopped");
+	}
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "statuses", err);
+}
+
+/* ?1 label (NULL: any), ?2 the last N sweeps: oldest first.
+ * "x BETWEEN COALESCE(?, '') AND COALESCE(?, x'')" is "x = ?, or any text
+ * when ? is NULL" (text sorts below every blob) in a form the planner
+ * serves from an index, which "? IS NULL OR x = ?" is not. */
+const char history_trend_sweeps_sql[] =
+	"SELECT id, label, started FROM (SELECT id, label, started FROM sweeps"
+	"  WHERE label BETWEEN COALESCE(?1, '') AND COALESCE(?1, x'')"
+	"  ORDER BY started DESC, id DESC LIMIT ?2) ORDER BY started, id";
+
+/* ?1 one of those sweeps, ?2 case (NULL: every case): every attempt, in
+ * the order of the index results_trend, which holds all these columns.
+ * One sweep at a time, the rows come out in the trend's order with no
+ * sort and no lookup in the table; a case's final attempt is its first
+ * row (attempt DESC), so there is no subquery per row. */
+const char history_trend_results_sql[] =
+	"SELECT case_name, image_ref, state, outcome, fault_class, kernel, attempt"
+	" FROM results WHERE sweep = ?1"
+	" AND case_name BETWEEN COALESCE(?2, '') AND COALESCE(?2, x'')"
+	" ORDER BY case_name, image_ref, attempt DESC";
+
+/* The (case, image) last listed, kept past the next step (which frees the
+ * statement's text): the rows after it that name it again are its earlier
+ * attempts. */
+struct trend_last {
+	struct strbuf case_name, image;
+	bool any;
+};
+
+static bool trend_listed(const struct trend_last *l, sqlite3_stmt *st)
+{
+	return l->any && !strcmp(l->case_name.buf, col(st, 0)) && !strcmp(l->image.buf, col(st, 1));
+}
+
+static int trend_emit(struct trend_last *l, sqlite3_stmt *sw, sqlite3_stmt *st,
+		      history_trend_fn fn, void *ctx, struct error *err)
+{
+	struct history_trend_row row = {
+		.sweep_id = col(sw, 0), .label = col(sw, 1), .started = sqlite3_column_int64(sw, 2),
+		.case_name = col(st, 0), .image = col(st, 1), .state = col(st, 2),
+		.outcome = col(st, 3), .fault_class = col(st, 4), .kernel = col(st, 5),
+		.attempts = sqlite3_column_int(st, 6),
+	};
+
+	if (fn(ctx, &row) < 0)
+		return error_set(err, ERR_CANCELLED, 0, "trend listing stopped");
+	strbuf_reset(&l->case_name);
+	strbuf_add(&l->case_name, row.case_name, (size_t)sqlite3_column_bytes(st, 0));
+	strbuf_reset(&l->image);
+	strbuf_add(&l->image, row.image, (size_t)sqlite3_column_bytes(st, 1));
+	l->any = true;
+	return 0;
+}
+
+/* The final attempts of sweep sw's current row. */
+static int trend_sweep(struct history_db *db, sqlite3_stmt *sw, sqlite3_stmt *st,
+		       struct trend_last *l, history_trend_fn fn, void *ctx, struct error *err)
+{
+	int rc;
+
+	sqlite3_reset(st);
+	bind_text(st, 1, col(sw, 0));
+	l->any = false;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (!trend_listed(l, st) && trend_emit(l, sw, st, fn, ctx, err) < 0)
+			return -1;
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "trend", err);
+}
+
+/* Both statements read in the one transaction the open sweeps statement
+ * holds: the trend is one snapshot of the database. */
+int history_db_trend(struct history_db *db, const char *label, const char *case_name, int last,
+		     history_trend_fn fn, void *ctx, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *sw = NULL;
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	struct trend_last l = { STRBUF_INIT, STRBUF_INIT, false };
+	int rc = -1;
+
+	if (history_sql_prepare(db, history_trend_sweeps_sql, &sw, err) < 0 ||
+	    history_sql_prepare(db, history_trend_results_sql, &st, err) < 0)
+		goto out;
+	bind_text(sw, 1, label);
+	sqlite3_bind_int(sw, 2, last > 0 ? last : -1);
+	bind_text(st, 2, case_name);
+	rc = 0;
+	while (rc == 0 && (rc = sqlite3_step(sw)) == SQLITE_ROW)
+		rc = trend_sweep(db, sw, st, &l, fn, ctx, err);
+	if (rc > 0)
+		rc = rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "trend", err);
+out:
+	strbuf_release(&l.case_name);
+	strbuf_release(&l.image);
+	return rc;
+}
+
+int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *ids,
+		     struct strvec *folders, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *sel = NULL;
+	cleanup_stmt sqlite3_stmt *del = NULL;
+	int rc;
+
+	if (keep < 0)
+		return error_set(err, ERR_USAGE, 0, "prune --keep wants N >= 0");
+	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	if (history_sql_prepare(db,
+		    "SELECT id, folder FROM (SELECT id, folder, ROW_NUMBER() OVER"
+		    " (PARTITION BY label ORDER BY started DESC, id DESC) AS n FROM sweeps"
+		    "  WHERE ?1 IS NULL OR label = ?1) WHERE n > ?2",
+		    &sel, err) < 0 ||
+	    history_sql_prepare(db, "DELETE FROM sweeps WHERE id = ?1", &del, err) < 0)
+		goto fail;
+	bind_text(sel, 1, label);
+	sqlite3_bind_int(sel, 2, keep);
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		strvec_push(ids, col(sel, 0));
+		strvec_push(folders, col(sel, 1) ? col(sel, 1) : "");
+		sqlite3_reset(del);
+		bind_text(del, 1, col(sel, 0));
+		if ((rc = sqlite3_step(del)) != SQLITE_DONE)
+			break;
+	}
+	if (rc != SQLITE_DONE) {
+		history_sql_error(db, rc, "prune", err);
+		goto fail;
+	}
+	return history_sql_exec(db, "COMMIT", err);
+fail:
+	sqlite3_exec(history_db_handle(db), "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}

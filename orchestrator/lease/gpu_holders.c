@@ -1,0 +1,142 @@
+#include "orchestrator/lease/gpu_holders.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "orchestrator/containers/ours.h"
+#include "orchestrator/containers/gc_policy.h"
+
+void sweep_lease_names(const struct gpu_topology *t, const char *sysfs_root,
+		       char (*names)[GPU_LEASE_NAME_MAX])
+{
+	for (size_t i = 0; i < t->n_gpus; i++)
+		gpu_lease_name(sysfs_root ? sysfs_root : "/sys", t->gpus[i].node, t->gpus[i].gpu_id,
+			       names[i], GPU_LEASE_NAME_MAX);
+}
+
+/* Whether a running container may hold a GPU without its owner's flock:
+ * unless its owner is known alive on this host (and so holds the flock), it
+ * witnesses the GPU as held. Unknown liveness, another host's or another
+ * pid namespace's owner: held, since reading costs nothing and a wrong
+ * "free" would share a GPU. Any user's container counts here. */
+static bool held_without_flock(const char *owner)
+{
+	char me[256], host[256];
+	struct gc_owner o;
+
+	if (gethostname(me, sizeof(me)) < 0)
+		return true;
+	me[sizeof(me) - 1] = '\0';
+	gc_owner_of(owner, host, sizeof(host), &o);
+	return !o.host || strcmp(o.host, me) || o.state != OWNER_ALIVE;
+}
+
+/* The render minors one container was given (HostConfig.Devices). */
+static void mark_devices(struct sweep_held *h, const cJSON *inspect, const char *who)
+{
+	const cJSON *hc = cJSON_GetObjectItemCaseSensitive(inspect, "HostConfig");
+	const cJSON *devs = cJSON_GetObjectItemCaseSensitive(hc, "Devices"), *d;
+
+	cJSON_ArrayForEach(d, devs) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "PathOnHost");
+		const char *root = h->device_root ? h->device_root : "/dev";
+		size_t rl = strlen(root);
+		int minor;
+
+		/* This host's node only: a test's fake /dev is not the GPU. */
+		if (!cJSON_IsString(p) || strncmp(p->valuestring, root, rl) ||
+		    sscanf(p->valuestring + rl, "/dri/renderD%d", &minor) != 1)
+			continue;
+		for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
+			if (h->topo->gpus[g].drm_render_minor == minor) {
+				h->held[g] = true;
+				snprintf(h->holder[g], sizeof(h->holder[g]), "container %.12s (%s)",
+					 cJSON_GetStringValue(cJSON_GetObjectItem(inspect, "Id")),
+					 who ? who : "owner unknown");
+			}
+	}
+}
+
+static void refresh(struct sweep_held *h)
+{
+	cleanup_cjson cJSON *list = NULL;
+	const cJSON *c;
+	struct error err;
+
+	memset(h->held, 0, sizeof(h->held));
+	h->fetched = monotonic_now();
+	if (engine_container_list(h->engine, LABEL_OWNER, &list, &err) < 0)
+		return; /* the engine's silence proves nothing: the flock still rules */
+	cJSON_ArrayForEach(c, list) {
+		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(c, "State"));
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
+		cleanup_cjson cJSON *inspect = NULL;
+
+		/* A live owner holds its flock; only an orphan needs this witness. */
+		if (!id || !state || strcmp(state, "running") ||
+		    !held_without_flock(ours_label(c, LABEL_OWNER)))
+			continue;
+		if (engine_container_inspect(h->engine, id, &inspect, &err) == 0)
+			mark_devices(h, inspect, ours_label(c, LABEL_OWNER));
+	}
+}
+
+bool sweep_held_by_container(void *ctx, const char *gpu, char *holder, size_t holder_len)
+{
+	struct sweep_held *h = ctx;
+
+	if (!h->engine)
+		return false;
+	if (monotonic_now() - h->fetched > SWEEP_HELD_REFRESH_S)
+		refresh(h);
+	for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
+		if (!strcmp(h->names[g], gpu) && h->held[g]) {
+			snprintf(holder, holder_len, "%s", h->holder[g]);
+			return true;
+		}
+	return false;
+}
+
+bool sweep_run_container_alive(struct engine *e, const char *run_id)
+{
+	cleanup_free char *filter = xasprintf("%s=%s", LABEL_RUN, run_id);
+	cleanup_cjson cJSON *list = NULL;
+	const cJSON *c;
+	struct error err;
+
+	if (engine_container_list(e, filter, &list, &err) < 0)
+		return false;
+	cJSON_ArrayForEach(c, list) {
+		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(c, "State"));
+
+		if (state && !strcmp(state, "running"))
+			return true;
+	}
+	return false;
+}
+
+int sweep_remove_orphans(struct engine *e)
+{
+	cleanup_cjson cJSON *list = NULL;
+	const cJSON *c;
+	struct error err;
+	int removed = 0;
+
+	if (engine_container_list(e, LABEL_OWNER, &list, &err) < 0)
+		return 0;
+	cJSON_ArrayForEach(c, list) {
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
+
+		/* gc's rules: the caller's own orphans only, never --keep ones. */
+		if (id && gc_sweep_may_remove(ours_label(c, LABEL_OWNER), ours_label(c, LABEL_KEEP)) &&
+		    engine_container_remove(e, id, true, &err) == 0)
+			removed++;
+	}
+	return removed;
+}

@@ -1,0 +1,284 @@
+#include "orchestrator/replay/image.h"
+#include "common/cleanup.h"
+#include "common/clock.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "preflight/preflight.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GO_MODE_DIR (1u << 31)
+
+void image_facts_release(struct image_facts *f)
+{
+	free(f->ref);
+	free(f->id);
+	free(f->digest);
+	free(f->repository);
+	strvec_clear(&f->env);
+	memset(f, 0, sizeof(*f));
+	strvec_init(&f->env);
+}
+
+int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct error *err)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(inspect, "Id");
+	const cJSON *digests = cJSON_GetObjectItemCaseSensitive(inspect, "RepoDigests");
+	const cJSON *config = cJSON_GetObjectItemCaseSensitive(inspect, "Config");
+	const cJSON *env = config ? cJSON_GetObjectItemCaseSensitive(config, "Env") : NULL;
+	const cJSON *it;
+
+	if (!cJSON_IsString(id))
+		return error_set(err, ERR_PROTOCOL, 0, "image inspect: no Id in the engine's answer");
+	out->id = xstrdup(id->valuestring);
+	if (cJSON_IsArray(digests) && cJSON_GetArraySize(digests) > 0 &&
+	    cJSON_IsString(cJSON_GetArrayItem(digests, 0)))
+		out->digest = xstrdup(cJSON_GetArrayItem(digests, 0)->valuestring);
+	/* Newer APIs leave unset keys out: no Env is an empty Env. */
+	cJSON_ArrayForEach(it, env)
+		if (cJSON_IsString(it))
+			strvec_push(&out->env, it->valuestring);
+	return 0;
+}
+
+struct pull_display {
+	bool tty;
+	bool quiet;
+	char last_status[128];
+	char last_id[128];
+	double last_draw;
+};
+
+static void pull_progress(const struct engine_pull_event *ev, void *ud)
+{
+	struct pull_display *d = ud;
+	const char *status = ev->status ? ev->status : "";
+	const char *id = ev->id ? ev->id : "";
+
+	if (d->quiet)
+		return;
+	if (d->tty) {
+		double now = monotonic_now();
+
+		/* Redraw at most 10 times a second: the engine sends far more. */
+		if (now - d->last_draw < 0.1 && ev->current >= 0)
+			return;
+		d->last_draw = now;
+		if (ev->current >= 0 && ev->total > 0)
+			fprintf(stderr, "\r\033[Kpull: %.12s %s %.1f/%.1f MB", id, status,
+				ev->current / 1e6, ev->total / 1e6);
+		else
+			fprintf(stderr, "\r\033[Kpull: %.12s %s", id, status);
+		return;
+	}
+	/* In logs: one line per layer state change, not per progress tick. */
+	if (!strcmp(status, d->last_status) && !strcmp(id, d->last_id))
+		return;
+	snprintf(d->last_status, sizeof(d->last_status), "%s", status);
+	snprintf(d->last_id, sizeof(d->last_id), "%s", id);
+	if (*id)
+		fprintf(stderr, "pull: %s: %s\n", id, status);
+	else
+		fprintf(stderr, "pull: %s\n", status);
+}
+
+static int pull(struct engine *e, const char *image, int verbosity, const struct image_ref *ref,
+		struct error *err)
+{
+	struct pull_display d = { .tty = isatty(2), .quiet = verbosity < 0 };
+	cleanup_free char *auth = NULL;
+	int ret;
+
+	if (registry_auth_header(ref, &auth, err) < 0)
+		return error_prefix(err, "credentials for %s: ", ref->registry);
+	if (!d.quiet)
+		fprintf(stderr, "pulling %s\n", image);
+	ret = engine_pull_image(e, image, auth, pull_progress, &d, err);
+	if (d.tty && !d.quiet)
+		fputs("\r\033[K", stderr);
+	if (ret < 0)
+		return error_prefix(err, "pulling %s: ", image);
+	return 0;
+}
+
+int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
+		 struct image_facts *out, struct error *err)
+{
+	struct image_ref ref = { 0 };
+	cleanup_cjson cJSON *inspect = NULL;
+	double t0;
+	int ret = -1;
+
+	strvec_init(&out->env);
+	if (image_ref_parse(&ref, image, err) < 0) {
+		error_prefix(err, "--image: ");
+		err->kind = ERR_USAGE;
+		return -1;
+	}
+	out->ref = xstrdup(image);
+	out->repository = xstrdup(ref.repository);
+	if (policy != PULL_ALWAYS) {
+		if (engine_image_inspect(e, image, &inspect, err) == 0)
+			goto have_image;
+		if (err->kind != ERR_NOT_FOUND)
+			goto out;
+		if (policy == PULL_NEVER) {
+			error_set(err, ERR_NOT_FOUND, 404,
+				  "image %s is not present and --pull never was given; pull it or use --pull missing",
+				  image);
+			goto out;
+		}
+	}
+	t0 = monotonic_now();
+	if (pull(e, image, verbosity, &ref, err) < 0)
+		goto out;
+	out->pull_s = monotonic_now() - t0;
+	out->pulled = true;
+	if (engine_image_inspect(e, image, &inspect, err) < 0) {
+		error_prefix(err, "after pulling %s: ", image);
+		goto out;
+	}
+have_image:
+	ret = image_facts_from_json(inspect, out, err);
+out:
+	image_ref_release(&ref);
+	return ret;
+}
+
+static char *cache_path(const char *cache_dir, const char *image_id)
+{
+	const char *hex = strncmp(image_id, "sha256:", 7) ? image_id : image_id + 7;
+
+	return xasprintf("%s/playback-%s", cache_dir, hex);
+}
+
+static char *cache_read(const char *cache_dir, const char *image_id)
+{
+	cleanup_free char *path = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	if (!cache_dir)
+		return NULL;
+	path = cache_path(cache_dir, image_id);
+	if (fs_read_private_file(path, 4096, &text, ERROR_DISCARD) < 0)
+		return NULL;
+	strbuf_trim_trailing_newline(&text);
+	/* It becomes the replay's entrypoint: an absolute path of printable
+	 * characters, or nothing (the image is probed again). */
+	for (size_t i = 0; i < text.len; i++)
+		if ((unsigned char)text.buf[i] < 0x20 || text.buf[i] == 0x7f)
+			return NULL;
+	return text.buf[0] == '/' ? strbuf_detach(&text, NULL) : NULL;
+}
+
+static void cache_write(const char *cache_dir, const char *image_id, const char *path)
+{
+	cleanup_free char *file = NULL;
+	cleanup_free char *text = NULL;
+
+	if (!cache_dir || fs_mkdir_p(cache_dir, 0700, ERROR_DISCARD) < 0)
+		return;
+	file = cache_path(cache_dir, image_id);
+	text = xasprintf("%s\n", path);
+	/* A cache that cannot be written only costs the next run a probe. */
+	(void)fs_write_atomic(file, text, strlen(text), 0644, ERROR_DISCARD);
+}
+
+static bool playback_at(struct engine *e, const char *probe, const char *path,
+			struct error *err)
+{
+	cleanup_cjson cJSON *st = NULL;
+	const cJSON *mode;
+
+	if (engine_container_path_stat(e, probe, path, &st, err) < 0)
+		return false;
+	mode = cJSON_GetObjectItemCaseSensitive(st, "mode");
+	if (cJSON_IsNumber(mode) && ((unsigned long long)mode->valuedouble & GO_MODE_DIR))
+		return false;
+	return true;
+}
+
+/* The first of candidates that is a file in the image (through the
+ * never-started probe): 0 with *out (NULL when none is), -1 when the
+ * engine failed. */
+static int first_file(struct ours_probe *probe, const struct strvec *candidates, char **out,
+		      struct error *err)
+{
+	const char *probe_id = NULL;
+
+	*out = NULL;
+	if (ours_probe_get(probe, &probe_id, err) < 0)
+		return -1;
+	for (size_t i = 0; i < candidates->n; i++) {
+		struct error lookup;
+
+		error_clear(&lookup);
+		if (playback_at(probe->engine, probe_id, candidates->v[i], &lookup)) {
+			*out = xstrdup(candidates->v[i]);
+			return 0;
+		}
+		if (lookup.kind != ERR_NOT_FOUND && lookup.kind != ERR_NONE) {
+			*err = lookup;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int image_find_playback_shared(struct ours_probe *probe, const struct image_facts *img,
+				const char *cache_dir, char **out, struct error *err)
+{
+	cleanup_strvec struct strvec candidates = STRVEC_INIT;
+	char *cached;
+
+	cached = cache_read(cache_dir, img->id);
+	if (cached) {
+		*out = cached;
+		return 0;
+	}
+	for (size_t i = 0; i < img->env.n; i++) {
+		const char *p;
+
+		if (strncmp(img->env.v[i], "PATH=", 5))
+			continue;
+		for (p = img->env.v[i] + 5; *p;) {
+			size_t len = strcspn(p, ":");
+
+			if (len && p[0] == '/')
+				strvec_pushf(&candidates, "%.*s/hrr-playback", (int)len, p);
+			p += len;
+			if (*p)
+				p++;
+		}
+	}
+	strvec_push(&candidates, "/opt/rocm/bin/hrr-playback");
+
+	if (first_file(probe, &candidates, out, err) < 0)
+		return error_prefix(err, "looking for hrr-playback in %s: ", img->ref);
+	if (!*out)
+		return error_set(err, ERR_NOT_FOUND, 0,
+				 "hrr-playback not found in image %s (searched its PATH and /opt/rocm/bin); "
+				 "give its path with --playback, or overlay a host build with --mount-clr",
+				 img->ref);
+	cache_write(cache_dir, img->id, *out);
+	return 0;
+}
+
+int image_find_tool(struct engine *e, const struct image_facts *img, enum diagnose_tool tool,
+		    char **out, struct error *err)
+{
+	struct ours_probe probe = { .engine = e, .image = img->id, .image_name = img->ref };
+	cleanup_strvec struct strvec candidates = STRVEC_INIT;
+	int r;
+
+	diagnose_tool_candidates(&img->env, tool, &candidates);
+	r = first_file(&probe, &candidates, out, err);
+	(void)ours_probe_release(&probe, ERROR_DISCARD);
+	return r < 0 ? error_prefix(err, "looking for a debugger in %s: ", img->ref) : 0;
+}

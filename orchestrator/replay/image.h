@@ -1,0 +1,56 @@
+/* The capture image: make it present per --pull, learn what the run needs
+ * from it (ID, digest, Config.Env), and find hrr-playback inside it without
+ * starting it. */
+#ifndef HRR_REPLAY_IMAGE_H
+#define HRR_REPLAY_IMAGE_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "common/strvec.h"
+#include "orchestrator/containers/ours.h"
+#include "docker/engine.h"
+#include "orchestrator/diagnosis/diag_plan.h"
+
+enum pull_policy { PULL_MISSING = 0, PULL_ALWAYS, PULL_NEVER };
+
+struct image_facts {
+	char *ref;        /* as given */
+	char *id;         /* sha256:... */
+	char *digest;     /* first RepoDigests entry, or NULL (locally built) */
+	char *repository; /* "rocm/vllm" */
+	struct strvec env; /* Config.Env */
+	double pull_s;    /* 0 when no pull happened */
+	bool pulled;
+};
+
+void image_facts_release(struct image_facts *f);
+
+/* Inspect, pulling per policy (progress to stderr: a bar on a TTY, plain
+ * lines otherwise, nothing when quiet). Missing with --pull never, or a
+ * failed pull: ERR_NOT_FOUND / ERR_HTTP with a message naming the image. */
+__attribute__((warn_unused_result))
+int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
+		 struct image_facts *out, struct error *err);
+/* Pure: fill facts (id, digest, env) from an /images/{name}/json answer. */
+__attribute__((warn_unused_result))
+int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct error *err);
+
+/* hrr-playback inside the image: the image's PATH (Config.Env), then
+ * /opt/rocm/bin, checked with HEAD on the archive endpoint of a created,
+ * never-started container. Cached by image ID under cache_dir. ERR_NOT_FOUND
+ * with advice (--playback, --mount-clr) when absent. probe is shared with
+ * the image's other lookups (created on a cache miss only; its owner
+ * removes it); orchestrator/replay/image_setup.h decides when to look. */
+__attribute__((warn_unused_result))
+int image_find_playback_shared(struct ours_probe *probe, const struct image_facts *img,
+			       const char *cache_dir, char **out, struct error *err);
+
+/* A GPU debugger in the image (orchestrator/diagnosis/diag_plan.h's candidates: its PATH
+ * or LD_LIBRARY_PATH, then ROCm's directories), checked like hrr-playback
+ * without starting the image: *out its path, or NULL when absent. < 0
+ * only when the engine failed. */
+int image_find_tool(struct engine *e, const struct image_facts *img, enum diagnose_tool tool,
+		    char **out, struct error *err) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,28 @@
+/* Defaults of a replay description; the release of a result. */
+#include "orchestrator/replay/replay_desc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+void replay_desc_init(struct replay_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->limits.stop_grace_s = 10;
+	d->limits.progress_seconds = 30;
+	d->diagnose_timeout_s = DIAGNOSE_TIMEOUT_DEFAULT_S;
+	d->interrupt_fd = -1;
+	d->create_by_id = true;
+}
+
+void replay_unit_result_release(struct replay_unit_result *r)
+{
+	free(r->run_dir);
+	free(r->preflight_markdown);
+	cJSON_Delete(r->preflight_json);
+	cJSON_Delete(r->finding);
+	free(r->finding_markdown);
+	free(r->verdict.kernel);
+	memset(r, 0, sizeof(*r));
+}

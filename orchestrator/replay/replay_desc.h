@@ -1,0 +1,128 @@
+/* One replay described (what, where, how, which policy) and what the unit
+ * hands back for it (replay_unit.h). Plain values the caller fills:
+ * `run` and `preflight` from their options, a sweep worker from its case. */
+#ifndef HRR_REPLAY_DESC_H
+#define HRR_REPLAY_DESC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/strvec.h"
+#include "orchestrator/diagnosis/diag_plan.h"
+#include "preflight/gpu_choice.h"
+#include "preflight/manifest.h"
+#include "preflight/preflight.h"
+#include "preflight/topology.h"
+#include "orchestrator/replay/image.h"
+#include "orchestrator/replay/replay_host.h"
+#include "orchestrator/replay/replay_plan.h"
+#include "orchestrator/seccomp/seccomp_profile.h"
+
+enum replay_confirm {
+	REPLAY_CONFIRM_PROMPT = 0,  /* ask on a TTY (stdin), else refuse with exit 2 */
+	REPLAY_CONFIRM_ASSUME_YES,  /* --yes / HRR_CONTINUE=1 */
+	REPLAY_CONFIRM_REFUSE,      /* never ask: exit 2 (a sweep records needs-confirm) */
+};
+
+enum replay_mode {
+	REPLAY_MODE_REPLAY = 0,
+	REPLAY_MODE_PREFLIGHT_ONLY, /* the checks and the report only: no run folder, no container */
+};
+
+struct replay_limits {
+	long timeout_s;           /* 0 = none; counted from the container's start */
+	long progress_timeout_s;  /* 0 = off */
+	long stop_grace_s;        /* SIGTERM to SIGKILL */
+	long progress_seconds;    /* HIP_HRR_REPLAY_PROGRESS_SECONDS */
+	long long memory_bytes;   /* --memory: the container's limit; 0 = none */
+	long long log_limit_bytes; /* --log-limit: replay.log's bound; 0 = none */
+};
+
+struct replay_desc {
+	/* What to replay, and in what. */
+	const char *pid_dir;              /* absolute; checked by archive_check_events */
+	unsigned archive_format_version;  /* from the caller's check; 0 = the unit checks */
+	bool multi_process;               /* one of several pids of one capture */
+	const struct image_facts *image;  /* ref as given + pinned ID, digest, env, repository */
+	bool create_by_id;                /* create the container from image->id: the image that was
+					   * inspected, not whatever the tag names by then (default) */
+	const char *playback;             /* inside the container; NULL = overlay's, else looked up (cached) */
+	const struct overlay_paths *overlay; /* --mount-clr, resolved; NULL = none */
+	const struct stack_info *stack;   /* preflight facts read once per image; NULL = the unit reads them */
+
+	const struct capture_manifest *capture; /* pid_dir's manifest, read once by the caller */
+
+	/* Where: chosen and checked once by the caller (a run's lease, the
+	 * sweep's scheduler); an error in it blocks the replay (exit 4). */
+	const struct gpu_choice *gpus;
+
+	/* How. */
+	struct replay_limits limits;
+	const struct strvec *env;         /* --env K=V, in order; may be NULL */
+	const struct strvec *hip_hrr_env; /* the host's HIP_HRR_* "K=V"; may be NULL */
+	const struct strvec *extra_ld;    /* --extra-ld; NULL/empty = the default for the image */
+	const struct strvec *cap_add;     /* may be NULL */
+	bool no_sync;
+	bool keep;
+	const struct seccomp_choice *seccomp; /* NULL: the replay profile */
+	bool as_root;                     /* root inside; default the caller's uid:gid */
+	/* The GPU debuggers (docs/gpu-debug-tools.md): an agent rerun after a
+	 * GPU fault, rocgdb before a hung replay is stopped. */
+	enum diagnose_mode diagnose;      /* replay_desc_init: off (callers choose) */
+	long diagnose_timeout_s;          /* rocgdb's bound; replay_desc_init: 90 */
+
+	/* Preflight policy. */
+	bool skip_preflight;
+	bool strict_version;
+	bool strict_arch;
+	enum replay_confirm confirm;
+
+	enum replay_mode mode;
+	const char *run_id;               /* 6 hex digits; NULL = new */
+	int verbosity;                    /* -1 quiet (no live echo), 0 normal, 1+ verbose */
+	int interrupt_fd;                 /* signal self-pipe read end; -1 none */
+};
+
+/* Zero, interrupt_fd -1, stop grace 10, progress seconds 30 (the CLI defaults). */
+void replay_desc_init(struct replay_desc *d);
+
+struct replay_timings {
+	double pull_s;            /* from the image facts */
+	double create_s, start_s, first_output_s, exit_s, remove_s, collect_s; /* -1 = not reached */
+	double wall_s;            /* the whole unit call */
+};
+
+/* The verdict's fields a sweep records, typed: what finding.json says of
+ * them, so that no caller reads them back out of its cJSON by key. */
+struct replay_verdict {
+	const char *fault_class;          /* static ("gpu_fault", "none", ...); NULL: no verdict */
+	char *kernel;                     /* sanitised as in finding.json; NULL: unknown */
+	long long d2h_pass, d2h_fail;     /* -1: unknown */
+	int classifier_version;
+	bool engine_oom_killed;           /* the engine killed it for host memory: infrastructure */
+};
+
+struct replay_unit_result {
+	int exit_code;                    /* docs/cli.md, for this replay alone */
+	struct replay_failure failure;    /* stage NONE when a verdict (or a preflight report) came out */
+	char run_id[7];
+	char *run_dir;                    /* NULL when none was created */
+	enum preflight_verdict preflight; /* the verdict of the checks */
+	char *preflight_markdown;         /* the report (also preflight.md); NULL when not reached */
+	cJSON *preflight_json;            /* {"verdict", "messages"}; NULL when not reached */
+	cJSON *finding;                   /* finding.json's object; NULL when no verdict */
+	char *finding_markdown;           /* finding.md's text; NULL when no verdict */
+	const char *outcome;              /* "PASS", "MAF", ... (static); NULL when no verdict */
+	struct replay_verdict verdict;    /* set with finding */
+	int gpus[GPU_MAX];                     /* the ordinals the replay got */
+	size_t n_gpus;
+	int interrupt_signal;             /* the first signal read from interrupt_fd, 0 none */
+	struct replay_timings timings;
+};
+
+/* Free what a result holds (replay_unit_run fills it). */
+void replay_unit_result_release(struct replay_unit_result *r);
+
+#endif

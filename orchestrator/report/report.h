@@ -1,0 +1,106 @@
+/* A sweep's reports (docs/sweep.md "Reports"): junit.xml, summary.md,
+ * summary.json and a self-contained report.html, all rendered from one
+ * model the command layer fills from the history database. Pure: the
+ * model in, text out, written into a file as it is rendered (a report of
+ * 10,000 cases is never whole in memory). Every string from a capture or a replay (kernel names are C++
+ * templates, logs carry colour codes and broken UTF-8) is sanitised with
+ * text_sanitize before it reaches a writer; XML and HTML are written with
+ * libxml2, never escaped by hand. */
+#ifndef HRR_REPORT_REPORT_H
+#define HRR_REPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "orchestrator/sweep/sweep_quarantine.h"
+#include "orchestrator/sweep/sweep_status.h"
+
+#define REPORT_TREND_MAX 16
+
+/* An attempt before a case's final one that did not PASS (JUnit's
+ * rerunFailure / flakyFailure, or rerunError / flakyError). */
+struct report_attempt {
+	int attempt;
+	const char *state, *outcome, *fault_class, *kernel, *kind;
+	const char *gpus, *gpu_uids, *host, *run_dir, *message;
+};
+
+#define REPORT_ATTEMPTS_MAX 16
+
+struct report_case {
+	const char *case_name, *image, *image_id;
+	const char *gpus;           /* "0,1" */
+	const char *outcome;        /* NULL when the case did not replay */
+	const char *fault_class, *kernel, *prev_outcome;
+	enum sweep_status status;
+	int attempts;
+	double duration_s;
+	const char *run_dir;        /* relative to the sweep folder; NULL: none */
+	const char *finding_md;     /* the finding's markdown, or NULL */
+	const char *message;        /* error / preflight text, or NULL */
+	const char *retry_note;     /* flaky: what the failed attempt was */
+	/* The final attempt: workload or infrastructure (RESULT_KIND_*), where
+	 * it ran; and the earlier attempts that did not PASS. */
+	const char *kind, *gpu_uids, *host;
+	struct report_attempt *earlier; /* n_earlier (<= REPORT_ATTEMPTS_MAX), or NULL */
+	size_t n_earlier;
+	bool acquitted;             /* its failures were the GPU's (report_acquit_suspect_gpus) */
+	/* Outcomes of this case and image in the label's last sweeps, oldest
+	 * first ("PASS", "MAF", ..., "-" for no replay). */
+	const char *trend[REPORT_TREND_MAX];
+	size_t n_trend;
+	bool ab_differs;            /* set by report_finish */
+};
+
+struct report {
+	const char *sweep_id, *label, *baseline, *state, *tool_version;
+	int exit_code;
+	struct report_case *cases;  /* plan order; gone cases last */
+	size_t n;
+	const int *quarantined;
+	size_t n_quarantined;
+	const struct sweep_gpu_note *gpu_notes; /* quarantined or suspect GPUs */
+	size_t n_gpu_notes;
+	size_t counts[ST__COUNT];   /* set by report_finish */
+};
+
+/* A flaky GPU is not a flaky case: a flaky case whose every failed attempt
+ * ran on a quarantined or suspect GPU gets the status its final PASS has
+ * against the baseline (pass, fixed or new), and those attempts become
+ * infrastructure (JUnit's flakyError). Before report_finish. */
+void report_acquit_suspect_gpus(struct report *r);
+/* Counts per status and the A/B marks: a case whose outcome differs
+ * between the sweep's images. */
+void report_finish(struct report *r);
+/* The summary's last line in words ("1 regressed, 2 new: exit 1"). */
+void report_verdict(const struct report *r, struct strbuf *out);
+
+/* Each writes its format into out; a write error shows in ferror(out). */
+int report_junit(const struct report *r, FILE *out, struct error *err)
+	__attribute__((warn_unused_result));
+int report_summary_md(const struct report *r, FILE *out, struct error *err)
+	__attribute__((warn_unused_result));
+int report_summary_json(const struct report *r, FILE *out, struct error *err)
+	__attribute__((warn_unused_result));
+int report_html(const struct report *r, FILE *out, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* The files a sweep's report is written as, in the order they are
+ * written (orchestrator/report/report_formats.c): a new format is its renderer's file
+ * and one row there. Every renderer is pure: the model in, text out. */
+typedef int (*report_render_fn)(const struct report *r, FILE *out, struct error *err);
+struct report_format {
+	const char *file;         /* in the sweep folder: "junit.xml" */
+	report_render_fn render;
+};
+extern const struct report_format report_formats[];
+extern const size_t report_formats_n;
+
+/* Untrusted text made safe for a report: valid UTF-8, no controls, ANSI
+ * colour dropped; newlines and tabs kept when multiline. Caller frees. */
+char *report_clean(const char *s, bool multiline);
+
+#endif

@@ -1,0 +1,318 @@
+/* report.html: one self-contained page (docs/sweep.md "Reports"). The case
+ * x image matrix, each cell coloured by outcome with its status marked, a
+ * strip of the case's outcomes in the label's last sweeps, filters by
+ * status and outcome, links to finding.md and replay.log by relative path.
+ * Built with libxml2's HTML tree API (text and attributes are escaped by
+ * the serializer) and a Content-Security-Policy that lets nothing load
+ * and no script run but its own (allowed by hash, not 'unsafe-inline').
+ * The page without its matrix rows is one small tree; the rows are built
+ * and serialised one at a time into the file, so a sweep of 10,000 cases
+ * never holds the tree of 10,000 rows. */
+#include "orchestrator/report/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libxml/HTMLtree.h>
+
+#include "common/cleanup.h"
+#include "common/relpath.h"
+#include "common/strvec.h"
+#include "common/xalloc.h"
+
+#define X(s) ((const xmlChar *)(s))
+
+static const char css[] =
+	"body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}"
+	"table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px;"
+	"vertical-align:top}th{background:#eee;text-align:left}"
+	".o-PASS{background:#d7f5d7}.o-MAF,.o-FAIL,.o-ABORT{background:#f8d0d0}"
+	".o-HANG{background:#f5ddb0}.o-UNKNOWN{background:#e6e0f5}.o-none{background:#eee}"
+	".mark{font-weight:bold;margin-left:.4em}.s-regressed .mark,.s-changed .mark,"
+	".s-missing .mark{color:#b00}.s-fixed .mark{color:#070}.s-flaky .mark{color:#a60}"
+	".ab{color:#06c;margin-left:.3em}.trend span{display:inline-block;width:9px;"
+	"height:9px;margin-right:1px;border:1px solid #999}.trend{margin-top:2px}"
+	"a{margin-right:.5em}.hidden{display:none}.counts span{margin-right:1em}";
+
+/* Rows stay when any of their cells matches both filters. Its SHA-256 is
+ * in the page's CSP: tests/unit/test_report_safety.c recomputes it from
+ * the rendered page (openssl), so an edit without a new hash fails. */
+#define REPORT_HTML_SCRIPT_HASH "sha256-sFpJhf44MwEh/GLUcETldbdluV8jLIRnMQdUcDO6GAk="
+static const char script[] =
+	"(function(){var s=document.getElementById('f-status'),"
+	"o=document.getElementById('f-outcome');function f(){"
+	"var rows=document.querySelectorAll('tr.case');for(var i=0;i<rows.length;i++){"
+	"var cells=rows[i].querySelectorAll('td.cell'),show=false;"
+	"for(var k=0;k<cells.length;k++){var c=cells[k];"
+	"if((!s.value||c.dataset.status===s.value)&&(!o.value||c.dataset.outcome===o.value))"
+	"show=true;}rows[i].classList.toggle('hidden',!show);}}"
+	"s.addEventListener('change',f);o.addEventListener('change',f);})();";
+
+static xmlNodePtr el(xmlNodePtr parent, const char *name, const char *text)
+{
+	cleanup_free char *c = report_clean(text, true);
+
+	return xmlNewTextChild(parent, NULL, X(name), c ? X(c) : NULL);
+}
+
+static void prop(xmlNodePtr n, const char *name, const char *value)
+{
+	cleanup_free char *c = report_clean(value ? value : "", false);
+
+	xmlNewProp(n, X(name), X(c));
+}
+
+/* The outcome as a class name: only letters pass, anything else is "none". */
+static const char *outcome_key(const char *o)
+{
+	static const char *const known[] = { "PASS", "MAF", "FAIL", "ABORT", "HANG", "UNKNOWN" };
+
+	for (size_t i = 0; o && i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(o, known[i]))
+			return known[i];
+	return "none";
+}
+
+static void head(xmlNodePtr html, const struct report *r)
+{
+	xmlNodePtr h = xmlNewChild(html, NULL, X("head"), NULL), m;
+	cleanup_free char *title = xasprintf("Sweep %s", r->sweep_id);
+
+	m = xmlNewChild(h, NULL, X("meta"), NULL);
+	xmlNewProp(m, X("charset"), X("utf-8"));
+	m = xmlNewChild(h, NULL, X("meta"), NULL);
+	xmlNewProp(m, X("http-equiv"), X("Content-Security-Policy"));
+	/* The one script runs by its hash: a script anything else put in the
+	 * page (were escaping ever to fail) does not. */
+	xmlNewProp(m, X("content"), X("default-src 'none'; style-src 'unsafe-inline'; "
+				      "script-src '" REPORT_HTML_SCRIPT_HASH "'; img-src data:"));
+	el(h, "title", title);
+	xmlAddChild(xmlNewChild(h, NULL, X("style"), NULL), xmlNewText(X(css)));
+}
+
+static void select_filter(xmlNodePtr parent, const char *id, const char *label,
+			  const struct strvec *values)
+{
+	xmlNodePtr l = el(parent, "label", label), s, o;
+
+	s = xmlNewChild(l, NULL, X("select"), NULL);
+	prop(s, "id", id);
+	o = el(s, "option", "all");
+	prop(o, "value", "");
+	for (size_t i = 0; i < values->n; i++) {
+		o = el(s, "option", values->v[i]);
+		prop(o, "value", values->v[i]);
+	}
+}
+
+static void push_unique(struct strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return;
+	strvec_push(v, s);
+}
+
+static void filters(xmlNodePtr body, const struct report *r)
+{
+	cleanup_strvec struct strvec st = STRVEC_INIT, oc = STRVEC_INIT;
+	xmlNodePtr p = xmlNewChild(body, NULL, X("p"), NULL);
+
+	for (size_t i = 0; i < r->n; i++) {
+		push_unique(&st, sweep_status_name(r->cases[i].status));
+		push_unique(&oc, outcome_key(r->cases[i].outcome));
+	}
+	select_filter(p, "f-status", "Status ", &st);
+	select_filter(p, "f-outcome", " Outcome ", &oc);
+}
+
+static void file_link(xmlNodePtr parent, const char *dir, const char *file)
+{
+	cleanup_free char *href = xasprintf("%s/%s", dir, file);
+	xmlNodePtr a = el(parent, "a", file);
+
+	prop(a, "href", href);
+}
+
+static void cell(xmlNodePtr tr, const struct report_case *c)
+{
+	xmlNodePtr td = xmlNewChild(tr, NULL, X("td"), NULL), t, sp;
+	cleanup_free char *cls = xasprintf("cell o-%s s-%s", outcome_key(c->outcome),
+					   sweep_status_name(c->status));
+	cleanup_free char *tip = xasprintf("%s %s %s", c->outcome ? c->outcome : "no replay",
+					   c->fault_class ? c->fault_class : "",
+					   c->kernel ? c->kernel : (c->message ? c->message : ""));
+
+	prop(td, "class", cls);
+	prop(td, "data-status", sweep_status_name(c->status));
+	prop(td, "data-outcome", outcome_key(c->outcome));
+	prop(td, "title", tip);
+	el(td, "span", c->outcome ? c->outcome : "-");
+	sp = el(td, "span", sweep_status_name(c->status));
+	prop(sp, "class", "mark");
+	if (c->ab_differs) {
+		sp = el(td, "span", "A/B");
+		prop(sp, "class", "ab");
+		prop(sp, "title", "outcome differs between images");
+	}
+	/* Only a plain relative path inside the sweep folder is a link. */
+	if (relpath_plain_below(c->run_dir)) {
+		xmlNodePtr links = xmlNewChild(td, NULL, X("div"), NULL);
+
+		file_link(links, c->run_dir, "finding.md");
+		file_link(links, c->run_dir, "replay.log");
+	}
+	t = xmlNewChild(td, NULL, X("div"), NULL);
+	prop(t, "class", "trend");
+	for (size_t i = 0; i < c->n_trend; i++) {
+		cleanup_free char *k = xasprintf("o-%s", outcome_key(c->trend[i]));
+
+		sp = xmlNewChild(t, NULL, X("span"), NULL);
+		prop(sp, "class", k);
+		prop(sp, "title", c->trend[i]);
+	}
+}
+
+/* Where the rows go: a comment the page's serialisation is cut at. */
+#define ROWS_MARK "hrr-matrix-rows"
+
+struct rows {
+	struct strvec images, names;
+	xmlNodePtr table; /* a detached table the row being written sits in */
+};
+
+static void matrix(xmlNodePtr body, const struct report *r, struct rows *rows)
+{
+	xmlNodePtr table = xmlNewChild(body, NULL, X("table"), NULL), tr;
+
+	prop(table, "id", "matrix");
+	for (size_t i = 0; i < r->n; i++) {
+		push_unique(&rows->images, r->cases[i].image);
+		push_unique(&rows->names, r->cases[i].case_name);
+	}
+	tr = xmlNewChild(table, NULL, X("tr"), NULL);
+	el(tr, "th", "case");
+	for (size_t k = 0; k < rows->images.n; k++)
+		el(tr, "th", rows->images.v[k]);
+	/* No rows: the table as it is (a mark would change its layout). */
+	if (rows->names.n)
+		xmlAddChild(table, xmlNewDocComment(body->doc, X(ROWS_MARK)));
+}
+
+/* Row n of the matrix in a table of its own, followed by a comment when
+ * more rows follow: the serializer lays it out as in the whole table. */
+static xmlNodePtr row(const struct report *r, struct rows *rows, size_t n)
+{
+	xmlNodePtr tr = xmlNewChild(rows->table, NULL, X("tr"), NULL);
+
+	prop(tr, "class", "case");
+	el(tr, "th", rows->names.v[n]);
+	for (size_t k = 0; k < rows->images.n; k++) {
+		const struct report_case *found = NULL;
+
+		for (size_t i = 0; i < r->n && !found; i++)
+			if (!strcmp(r->cases[i].case_name, rows->names.v[n]) &&
+			    !strcmp(r->cases[i].image, rows->images.v[k]))
+				found = &r->cases[i];
+		if (found)
+			cell(tr, found);
+		else
+			el(tr, "td", "");
+	}
+	if (n + 1 < rows->names.n)
+		xmlAddChild(rows->table, xmlNewDocComment(tr->doc, X(ROWS_MARK)));
+	return tr;
+}
+
+static void summary(xmlNodePtr body, const struct report *r)
+{
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+	xmlNodePtr p;
+
+	el(body, "h1", r->sweep_id);
+	strbuf_addf(&line, "Label %s, baseline %s, state %s.", r->label,
+		    r->baseline ? r->baseline : "none", r->state ? r->state : "finished");
+	el(body, "p", line.buf);
+	p = xmlNewChild(body, NULL, X("p"), NULL);
+	prop(p, "class", "counts");
+	for (size_t k = 0; k < ST__COUNT; k++) {
+		enum sweep_status s = sweep_status_report_order[k];
+		cleanup_free char *t = xasprintf("%s: %zu", sweep_status_name(s), r->counts[s]);
+
+		if (r->counts[s])
+			el(p, "span", t);
+	}
+	strbuf_reset(&line);
+	report_verdict(r, &line);
+	el(body, "p", line.buf);
+}
+
+static void free_children(xmlNodePtr n)
+{
+	while (n->children) {
+		xmlNodePtr c = n->children;
+
+		xmlUnlinkNode(c);
+		xmlFreeNode(c);
+	}
+}
+
+/* The page's text around the rows, the rows, in the encoding
+ * htmlDocDumpMemoryFormat writes without a meta encoding (HTML
+ * entities: ASCII), so the bytes are those of the whole page dumped. */
+static int write_page(htmlDocPtr doc, const struct report *r, struct rows *rows, FILE *out)
+{
+	xmlCharEncodingHandlerPtr enc = xmlFindCharEncodingHandler("HTML");
+	xmlOutputBufferPtr buf = xmlOutputBufferCreateFile(out, enc);
+	xmlChar *page = NULL;
+	const char *cut, *mark = "<!--" ROWS_MARK "-->";
+	int len = 0;
+
+	if (!buf)
+		return -1;
+	htmlDocDumpMemoryFormat(doc, &page, &len, 1);
+	if (!page) {
+		xmlOutputBufferClose(buf);
+		return -1;
+	}
+	cut = strstr((const char *)page, mark);
+	xmlOutputBufferWrite(buf, cut ? (int)(cut - (const char *)page) : len, (const char *)page);
+	for (size_t n = 0; cut && n < rows->names.n; n++) {
+		htmlNodeDumpFormatOutput(buf, doc, row(r, rows, n), NULL, 1);
+		free_children(rows->table);
+	}
+	if (cut)
+		xmlOutputBufferWriteString(buf, cut + strlen(mark));
+	xmlFree(page);
+	return xmlOutputBufferClose(buf) < 0 ? -1 : 0;
+}
+
+int report_html(const struct report *r, FILE *out, struct error *err)
+{
+	htmlDocPtr doc = htmlNewDocNoDtD(NULL, NULL);
+	struct rows rows = { STRVEC_INIT, STRVEC_INIT, NULL };
+	xmlNodePtr html, body;
+	int rc;
+
+	if (!doc)
+		return error_set(err, ERR_SYSTEM, 0, "report.html: cannot create a document");
+	xmlCreateIntSubset(doc, X("html"), NULL, NULL);
+	html = xmlNewNode(NULL, X("html"));
+	xmlDocSetRootElement(doc, html);
+	xmlNewProp(html, X("lang"), X("en"));
+	head(html, r);
+	body = xmlNewChild(html, NULL, X("body"), NULL);
+	summary(body, r);
+	filters(body, r);
+	matrix(body, r, &rows);
+	xmlAddChild(xmlNewChild(body, NULL, X("script"), NULL), xmlNewText(X(script)));
+	rows.table = xmlNewDocNode(doc, NULL, X("table"), NULL);
+	rc = write_page(doc, r, &rows, out);
+	xmlFreeNode(rows.table);
+	xmlFreeDoc(doc);
+	strvec_clear(&rows.images);
+	strvec_clear(&rows.names);
+	if (rc < 0)
+		return error_set(err, ERR_SYSTEM, 0, "report.html: serialising failed");
+	return 0;
+}

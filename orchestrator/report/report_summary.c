@@ -1,0 +1,390 @@
+/* summary.md and summary.json, and what every report shares. */
+#include "orchestrator/report/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "common/cleanup.h"
+#include "common/relpath.h"
+#include "common/text.h"
+#include "common/xalloc.h"
+
+char *report_clean(const char *s, bool multiline)
+{
+	unsigned flags = TEXT_STRIP_ANSI | TEXT_NO_NONCHARACTERS |
+			 (multiline ? TEXT_KEEP_NEWLINES | TEXT_KEEP_TABS : 0);
+
+	return s ? text_sanitized(s, flags) : NULL;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Whether attempt a ran on one GPU only and that GPU is a noted one. */
+static bool on_noted_gpu(const struct report *r, const struct report_attempt *a)
+{
+	char *end;
+	long ord = a->gpus ? strtol(a->gpus, &end, 10) : -1;
+	unsigned long long uid = a->gpu_uids ? strtoull(a->gpu_uids, NULL, 10) : 0;
+
+	if (!a->gpus || end == a->gpus || *end)
+		return false;
+	for (size_t g = 0; g < r->n_gpu_notes; g++)
+		if (sweep_gpu_is(&r->gpu_notes[g], a->host, (int)ord, uid))
+			return true;
+	return false;
+}
+
+void report_acquit_suspect_gpus(struct report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct report_case *c = &r->cases[i];
+		bool all = c->n_earlier > 0;
+
+		if (c->status != ST_FLAKY)
+			continue;
+		for (size_t a = 0; a < c->n_earlier; a++)
+			all &= on_noted_gpu(r, &c->earlier[a]);
+		if (!all)
+			continue;
+		c->acquitted = true;
+		c->status = !c->prev_outcome ? ST_NEW : !strcmp(c->prev_outcome, "PASS") ? ST_PASS
+											 : ST_FIXED;
+		for (size_t a = 0; a < c->n_earlier; a++)
+			c->earlier[a].kind = "infrastructure";
+	}
+}
+
+void report_finish(struct report *r)
+{
+	memset(r->counts, 0, sizeof(r->counts));
+	for (size_t i = 0; i < r->n; i++) {
+		struct report_case *c = &r->cases[i];
+
+		r->counts[c->status]++;
+		c->ab_differs = false;
+		if (c->status == ST_GONE)
+			continue;
+		for (size_t j = 0; j < r->n; j++) {
+			const struct report_case *o = &r->cases[j];
+
+			if (j != i && o->status != ST_GONE && !strcmp(o->case_name, c->case_name) &&
+			    strcmp(o->image, c->image) && !same(o->outcome, c->outcome))
+				c->ab_differs = true;
+		}
+	}
+}
+
+void report_verdict(const struct report *r, struct strbuf *out)
+{
+	size_t shown = 0;
+
+	for (size_t k = 0; k < ST__COUNT; k++) {
+		enum sweep_status s = sweep_status_report_order[k];
+
+		if (!r->counts[s])
+			continue;
+		strbuf_addf(out, "%s%zu %s", shown++ ? ", " : "", r->counts[s], sweep_status_name(s));
+	}
+	if (!shown)
+		strbuf_addstr(out, "no cases");
+	if (r->state && strcmp(r->state, "finished"))
+		strbuf_addf(out, "; sweep %s", r->state);
+	strbuf_addf(out, ": exit %d (%s)", r->exit_code,
+		    r->exit_code == 0   ? "nothing regressed"
+		    : r->exit_code == 1 ? "regressions, changes or missing results"
+		    : r->exit_code == 5 ? "infrastructure errors or interrupted"
+					: "see above");
+}
+
+
+/* The text so far into the file: a renderer holds one case's text, not
+ * the report's. */
+static void spill(struct strbuf *text, FILE *out)
+{
+	fwrite(text->buf, 1, text->len, out);
+	strbuf_reset(text);
+}
+
+static void md_group(const struct report *r, enum sweep_status s, struct strbuf *out, FILE *f)
+{
+	if (!r->counts[s] || s == ST_PASS)
+		return;
+	strbuf_addf(out, "\n## %s (%zu)\n\n", sweep_status_name(s), r->counts[s]);
+	strbuf_addstr(out, "| case | image | before → now | kernel | A/B | link |\n"
+			   "| --- | --- | --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct report_case *c = &r->cases[i];
+
+		if (c->status != s)
+			continue;
+		strbuf_addstr(out, "| ");
+		text_markdown_cell(out, c->case_name);
+		strbuf_addstr(out, " | ");
+		text_markdown_cell(out, c->image);
+		strbuf_addstr(out, " | ");
+		text_markdown_cell(out, c->prev_outcome ? c->prev_outcome : "-");
+		strbuf_addstr(out, " → ");
+		text_markdown_cell(out, c->outcome ? c->outcome : (c->message ? c->message : "-"));
+		strbuf_addstr(out, " | ");
+		text_markdown_cell(out, c->kernel ? c->kernel : "");
+		strbuf_addf(out, " | %s | ", c->ab_differs ? "differs" : "");
+		/* Only a plain relative path inside the sweep folder is a link. */
+		if (relpath_plain_below(c->run_dir))
+			strbuf_addf(out, "[finding](%s/finding.md)", c->run_dir);
+		strbuf_addstr(out, " |\n");
+		spill(out, f);
+	}
+}
+
+static const struct sweep_gpu_note *note_of(const struct report *r, int gpu)
+{
+	for (size_t k = 0; k < r->n_gpu_notes; k++)
+		if (r->gpu_notes[k].gpu == gpu)
+			return &r->gpu_notes[k];
+	return NULL;
+}
+
+/* The GPUs whose replay could not be stopped, as before; then every
+ * quarantined or suspect GPU with its identity and why. */
+static void md_gpus(const struct report *r, struct strbuf *out)
+{
+	bool stuck = false, nodes = false;
+
+	for (size_t i = 0; i < r->n_quarantined; i++) {
+		const struct sweep_gpu_note *n = note_of(r, r->quarantined[i]);
+
+		if (n && !strstr(n->reason, "could not be stopped"))
+			continue;
+		if (!stuck)
+			strbuf_addstr(out, "\n## Quarantined GPUs\n\nA replay on these could not be stopped:");
+		stuck = true;
+		strbuf_addf(out, " %d", r->quarantined[i]);
+	}
+	if (stuck)
+		strbuf_addch(out, '\n');
+	if (!r->n_gpu_notes)
+		return;
+	for (size_t i = 0; i < r->n_gpu_notes; i++)
+		nodes |= r->gpu_notes[i].host[0] != '\0';
+	/* A merge's notes come from several nodes: each says which. */
+	strbuf_addf(out, "\n## Quarantined and suspect GPUs\n\n"
+			 "| %sGPU | unique_id | quarantined | why |\n| %s--- | --- | --- | --- |\n",
+		    nodes ? "host | " : "", nodes ? "--- | " : "");
+	for (size_t i = 0; i < r->n_gpu_notes; i++) {
+		const struct sweep_gpu_note *g = &r->gpu_notes[i];
+		cleanup_free char *why = report_clean(g->reason, false);
+
+		strbuf_addstr(out, "| ");
+		if (nodes) {
+			text_markdown_cell(out, g->host);
+			strbuf_addstr(out, " | ");
+		}
+		strbuf_addf(out, "%d | %llu | %s | %s |\n", g->gpu, g->unique_id,
+			    g->quarantined ? "yes"
+			    : g->host[0]   ? "no (suspect; `sweep --resume --slurm` leaves its node out)"
+					   : "no (suspect; --quarantine-gpus takes it out)",
+			    why ? why : "");
+	}
+}
+
+/* Workload, infrastructure and flaky counted apart (a flaky case is a
+ * workload that passed in the end). */
+struct kinds {
+	size_t workload_failed, infrastructure, flaky, failed_only_on_suspect_gpu;
+};
+
+static struct kinds count_kinds(const struct report *r)
+{
+	struct kinds k = { 0 };
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct report_case *c = &r->cases[i];
+
+		if (c->status == ST_GONE)
+			continue;
+		if (c->acquitted)
+			k.failed_only_on_suspect_gpu++;
+		if (c->status == ST_FLAKY) {
+			k.flaky++;
+		} else if (c->kind && !strcmp(c->kind, "infrastructure")) {
+			k.infrastructure++;
+		} else if (c->outcome && strcmp(c->outcome, "PASS")) {
+			k.workload_failed++;
+		}
+	}
+	return k;
+}
+
+static void kinds_md(const struct report *r, struct strbuf *out)
+{
+	struct kinds k = count_kinds(r);
+
+	strbuf_addf(out, "\nFailures by kind: %zu workload, %zu infrastructure, %zu flaky; "
+			 "%zu case(s) failed only on a quarantined or suspect GPU and passed on "
+			 "another (not counted flaky).\n",
+		    k.workload_failed, k.infrastructure, k.flaky, k.failed_only_on_suspect_gpu);
+}
+
+int report_summary_md(const struct report *r, FILE *f, struct error *err)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct strbuf *out = &text;
+	cleanup_free char *id = report_clean(r->sweep_id, false);
+	cleanup_free char *label = report_clean(r->label, false);
+	cleanup_free char *base = report_clean(r->baseline, false);
+
+	strbuf_addf(out, "# Sweep %s\n\nLabel `%s`, baseline %s%s%s, state %s.\n", id, label,
+		    base ? "`" : "", base ? base : "none", base ? "`" : "",
+		    r->state ? r->state : "finished");
+	for (size_t k = 0; k < ST__COUNT; k++)
+		md_group(r, sweep_status_report_order[k], out, f);
+	if (r->n_quarantined || r->n_gpu_notes)
+		md_gpus(r, out);
+	strbuf_addstr(out, "\n## Counts\n\n| status | cases |\n| --- | --- |\n");
+	for (size_t k = 0; k < ST__COUNT; k++) {
+		enum sweep_status s = sweep_status_report_order[k];
+
+		if (r->counts[s])
+			strbuf_addf(out, "| %s | %zu |\n", sweep_status_name(s), r->counts[s]);
+	}
+	kinds_md(r, out);
+	strbuf_addch(out, '\n');
+	report_verdict(r, out);
+	strbuf_addch(out, '\n');
+	spill(out, f);
+	(void)err; /* a write error shows in the file's error flag */
+	return 0;
+}
+
+static void json_str(cJSON *o, const char *key, const char *v)
+{
+	cleanup_free char *c = report_clean(v, true);
+
+	if (c)
+		cJSON_AddStringToObject(o, key, c);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *json_case(const struct report_case *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *g = cJSON_AddArrayToObject(o, "gpus");
+
+	json_str(o, "case", c->case_name);
+	json_str(o, "image", c->image);
+	json_str(o, "image_id", c->image_id);
+	for (const char *p = c->gpus; p && *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		cJSON_AddItemToArray(g, cJSON_CreateNumber((double)v));
+		p = *end == ',' ? end + 1 : end;
+	}
+	json_str(o, "outcome", c->outcome);
+	json_str(o, "fault_class", c->fault_class);
+	json_str(o, "kernel_name", c->kernel);
+	cJSON_AddStringToObject(o, "status", sweep_status_name(c->status));
+	json_str(o, "previous_outcome", c->prev_outcome);
+	cJSON_AddNumberToObject(o, "attempts", c->attempts);
+	cJSON_AddNumberToObject(o, "duration_s", c->duration_s);
+	json_str(o, "run_dir", c->run_dir);
+	cJSON_AddBoolToObject(o, "ab_differs", c->ab_differs);
+	if (c->message)
+		json_str(o, "message", c->message);
+	json_str(o, "kind", c->kind);
+	json_str(o, "gpu_unique_ids", c->gpu_uids);
+	json_str(o, "host", c->host);
+	return o;
+}
+
+/* cJSON_Print's form of the whole document, one case at a time: a case
+ * printed alone is the array's element two levels up (strings carry no
+ * raw newline, so each of its newlines gains two tabs). */
+static void json_cases(const struct report *r, FILE *f)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	for (size_t i = 0; i < r->n; i++) {
+		cleanup_cjson cJSON *o = json_case(&r->cases[i]);
+		cleanup_free char *one = cJSON_Print(o);
+
+		if (i)
+			strbuf_addstr(&text, ", ");
+		for (const char *p = one; *p; p++) {
+			strbuf_addch(&text, *p);
+			if (*p == '\n')
+				strbuf_addstr(&text, "\t\t");
+		}
+		spill(&text, f);
+	}
+}
+
+/* The document with an empty "cases" array, cut where its cases go. */
+#define CASES_AT "\"cases\":\t[]"
+
+int report_summary_json(const struct report *r, FILE *f, struct error *err)
+{
+	cleanup_cjson cJSON *o = cJSON_CreateObject();
+	cJSON *counts, *q;
+	cleanup_free char *text = NULL;
+	char *cut;
+
+	json_str(o, "sweep", r->sweep_id);
+	json_str(o, "label", r->label);
+	json_str(o, "baseline", r->baseline);
+	cJSON_AddStringToObject(o, "state", r->state ? r->state : "finished");
+	cJSON_AddNumberToObject(o, "exit", r->exit_code);
+	json_str(o, "tool_version", r->tool_version);
+	counts = cJSON_AddObjectToObject(o, "counts");
+	for (int s = 0; s < ST__COUNT; s++)
+		if (r->counts[s])
+			cJSON_AddNumberToObject(counts, sweep_status_name(s), (double)r->counts[s]);
+	cJSON_AddArrayToObject(o, "cases");
+	q = cJSON_AddArrayToObject(o, "quarantined_gpus");
+	for (size_t i = 0; i < r->n_quarantined; i++)
+		cJSON_AddItemToArray(q, cJSON_CreateNumber(r->quarantined[i]));
+	{
+		struct kinds k = count_kinds(r);
+		cJSON *kj = cJSON_AddObjectToObject(o, "kinds");
+
+		cJSON_AddNumberToObject(kj, "workload_failed", (double)k.workload_failed);
+		cJSON_AddNumberToObject(kj, "infrastructure", (double)k.infrastructure);
+		cJSON_AddNumberToObject(kj, "flaky", (double)k.flaky);
+		cJSON_AddNumberToObject(kj, "failed_only_on_suspect_gpu",
+					(double)k.failed_only_on_suspect_gpu);
+	}
+	q = cJSON_AddArrayToObject(o, "suspect_gpus");
+	for (size_t i = 0; i < r->n_gpu_notes; i++) {
+		const struct sweep_gpu_note *g = &r->gpu_notes[i];
+		cJSON *e = cJSON_CreateObject();
+		char uid[32];
+
+		snprintf(uid, sizeof(uid), "%llu", g->unique_id);
+		if (g->host[0])
+			json_str(e, "host", g->host);
+		cJSON_AddNumberToObject(e, "gpu", g->gpu);
+		cJSON_AddStringToObject(e, "unique_id", uid);
+		cJSON_AddBoolToObject(e, "quarantined", g->quarantined);
+		json_str(e, "reason", g->reason);
+		cJSON_AddItemToArray(q, e);
+	}
+	text = cJSON_Print(o);
+	/* The first "cases" at the top level: keys above it are fixed. */
+	cut = text ? strstr(text, CASES_AT) : NULL;
+	if (!cut)
+		return error_set(err, ERR_SYSTEM, 0, "summary.json: cannot print the document");
+	cut += strlen(CASES_AT) - 1;
+	fwrite(text, 1, (size_t)(cut - text), f);
+	json_cases(r, f);
+	fputs(cut, f);
+	fputc('\n', f);
+	return 0;
+}

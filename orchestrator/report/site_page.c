@@ -1,0 +1,302 @@
+/* What every page of the site shares: the document, its CSP and stylesheet,
+ * page names; and the small pages: the index and the pass rates per image
+ * and per GPU. */
+#include "orchestrator/report/site_pages.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "orchestrator/report/site_doc.h"
+#include "orchestrator/report/report.h"
+
+static const char css_base[] =
+	"body{font:14px system-ui,sans-serif;margin:1.2em;color:#222}"
+	"table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 5px;"
+	"vertical-align:top;text-align:left}th{background:#eee}"
+	"table.grid td.c{text-align:center;min-width:1.4em;padding:1px}"
+	"table.grid td.c a{text-decoration:none;color:inherit;display:block}"
+	"table.grid th.case{font-weight:normal;max-width:28em;overflow:hidden;"
+	"text-overflow:ellipsis;white-space:nowrap}"
+	".o-PASS{background:#d7f5d7}.o-MAF,.o-FAIL,.o-ABORT{background:#f8c8c8}"
+	".o-HANG{background:#f5ddb0}.o-UNKNOWN{background:#e6e0f5}.o-none{background:#e8e8e8}"
+	".o-missing{background:#fff;color:#bbb}"
+	".s-regressed{outline:2px solid #b00;outline-offset:-2px;font-weight:bold}"
+	".s-fixed{color:#070;font-weight:bold}.s-flaky{color:#a60;font-weight:bold}"
+	"td.first{box-shadow:inset 0 -3px 0 #600}li.first,tr.first{font-weight:bold}"
+	".filters{margin:.6em 0}.filters b{margin:0 .3em 0 1em}nav a{margin-right:.8em}"
+	"svg.chart{background:#fafafa;border:1px solid #ddd;margin:.5em 0}"
+	".strip span{display:inline-block;min-width:1.1em;text-align:center;margin-right:1px;"
+	"font-size:11px}.strip b{display:inline-block;min-width:10em;font-weight:normal}";
+
+void site_grid_page_name(const char *label, size_t sweep_page, size_t case_page,
+			 struct strbuf *out)
+{
+	const char *parts[] = { label };
+
+	strbuf_addf(out, "grid-%016llx-%zu-%zu.html", (unsigned long long)site_fnv(parts, 1),
+		    sweep_page, case_page);
+}
+
+void site_case_page_name(const char *label, const char *case_name, struct strbuf *out)
+{
+	const char *parts[] = { label, case_name };
+
+	site_page_name("case", parts, 2, out);
+}
+
+/* The filter rules are generated (one per status and per filter slot), so
+ * the stylesheet is built once and its hash with it. */
+static struct strbuf css_text = STRBUF_INIT, csp_text = STRBUF_INIT;
+
+const char *site_css(void)
+{
+	if (css_text.len)
+		return css_text.buf;
+	strbuf_addstr(&css_text, css_base);
+	for (int s = 0; s < SS__COUNT; s++)
+		strbuf_addf(&css_text, "#fs-%s:checked~table.grid tr.r:not(.hs-%s){display:none}",
+			    site_status_name((enum site_status)s),
+			    site_status_name((enum site_status)s));
+	for (int i = 0; i < SITE_FILTER_MAX; i++)
+		strbuf_addf(&css_text,
+			    "#ff-%d:checked~table.grid tr.r:not(.hf%d){display:none}"
+			    "#fk-%d:checked~table.grid tr.r:not(.hk%d){display:none}",
+			    i, i, i, i);
+	return css_text.buf;
+}
+
+const char *site_csp(void)
+{
+	const char *css = site_css();
+	struct strbuf hash = STRBUF_INIT;
+
+	if (csp_text.len)
+		return csp_text.buf;
+	site_csp_hash(css, css_text.len, &hash);
+	/* Nothing loads, nothing runs, no form posts, no <base> redirects the
+	 * relative links; only the one stylesheet, by hash. */
+	strbuf_addf(&csp_text,
+		    "default-src 'none'; style-src '%s'; script-src 'none'; img-src 'none'; "
+		    "base-uri 'none'; form-action 'none'",
+		    hash.buf);
+	strbuf_release(&hash);
+	return csp_text.buf;
+}
+
+bool site_plain(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
+}
+
+xmlNodePtr site_el(xmlNodePtr parent, const char *name, const char *text)
+{
+	cleanup_free char *c = text && !site_plain(text) ? report_clean(text, false) : NULL;
+
+	return xmlNewTextChild(parent, NULL, X(name), X(c ? c : text));
+}
+
+xmlNodePtr site_elf(xmlNodePtr parent, const char *name, const char *fmt, ...)
+{
+	cleanup_strbuf struct strbuf t = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&t, fmt, ap);
+	va_end(ap);
+	return site_el(parent, name, t.buf ? t.buf : "");
+}
+
+void site_prop(xmlNodePtr n, const char *name, const char *value)
+{
+	const char *v = value ? value : "";
+	cleanup_free char *c = site_plain(v) ? NULL : report_clean(v, false);
+
+	xmlNewProp(n, X(name), X(c ? c : v));
+}
+
+xmlNodePtr site_link(xmlNodePtr parent, const char *href, const char *text)
+{
+	xmlNodePtr a = site_el(parent, "a", text);
+
+	site_prop(a, "href", href);
+	return a;
+}
+
+void site_date(long long epoch, bool with_time, char *buf, size_t len)
+{
+	time_t t = (time_t)epoch;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, with_time ? "%Y-%m-%d %H:%M" : "%Y-%m-%d", &tm);
+}
+
+void site_doc_begin(struct site_doc *d, const char *title)
+{
+	xmlNodePtr html, h, m;
+
+	d->doc = htmlNewDocNoDtD(NULL, NULL);
+	/* Element and attribute names interned once per page, not copied per
+	 * node: a grid page has tens of thousands of nodes. */
+	d->doc->dict = xmlDictCreate();
+	xmlCreateIntSubset(d->doc, X("html"), NULL, NULL);
+	html = xmlNewNode(NULL, X("html"));
+	xmlDocSetRootElement(d->doc, html);
+	xmlNewProp(html, X("lang"), X("en"));
+	h = xmlNewChild(html, NULL, X("head"), NULL);
+	m = xmlNewChild(h, NULL, X("meta"), NULL);
+	xmlNewProp(m, X("charset"), X("utf-8"));
+	m = xmlNewChild(h, NULL, X("meta"), NULL);
+	xmlNewProp(m, X("http-equiv"), X("Content-Security-Policy"));
+	xmlNewProp(m, X("content"), X(site_csp()));
+	m = xmlNewChild(h, NULL, X("meta"), NULL);
+	xmlNewProp(m, X("name"), X("referrer"));
+	xmlNewProp(m, X("content"), X("no-referrer"));
+	site_el(h, "title", title);
+	xmlAddChild(xmlNewChild(h, NULL, X("style"), NULL), xmlNewText(X(site_css())));
+	d->body = xmlNewChild(html, NULL, X("body"), NULL);
+	site_link(xmlNewChild(d->body, NULL, X("nav"), NULL), SITE_INDEX, "all labels");
+	site_el(d->body, "h1", title);
+}
+
+int site_doc_finish(struct site_doc *d, struct strbuf *out, struct error *err)
+{
+	/* The tree is UTF-8 already: an output buffer without an encoder
+	 * spares htmlDocDumpMemory's UTF-8 to UTF-8 conversion of every
+	 * write, most of a page's cost. */
+	xmlOutputBufferPtr buf = xmlAllocOutputBuffer(NULL);
+	int rc = 0;
+
+	if (!buf) {
+		xmlFreeDoc(d->doc);
+		return error_set(err, ERR_SYSTEM, 0, "history site: out of memory");
+	}
+	htmlDocContentDumpFormatOutput(buf, d->doc, "UTF-8", 0);
+	xmlFreeDoc(d->doc);
+	d->doc = NULL;
+	if (buf->error || !xmlOutputBufferGetContent(buf))
+		rc = error_set(err, ERR_SYSTEM, 0, "history site: serialising a page failed");
+	else
+		strbuf_add(out, xmlOutputBufferGetContent(buf), xmlOutputBufferGetSize(buf));
+	xmlOutputBufferClose(buf);
+	return rc;
+}
+
+static void rate_chart(xmlNodePtr parent, const char *title, const struct site_point *p,
+		       size_t n)
+{
+	char first[32] = "", last[32] = "";
+	struct site_series s = { .name = "pass rate", .v = p, .n = n };
+	struct site_chart c = { .title = title, .x_first = first, .x_last = last,
+				.y_unit = "", .y_max = 1, .width = 640, .height = 160 };
+
+	if (n) {
+		site_date((long long)p[0].x, false, first, sizeof(first));
+		site_date((long long)p[n - 1].x, false, last, sizeof(last));
+	}
+	site_svg_line(parent, &c, &s, 1);
+}
+
+static void index_labels(xmlNodePtr body, const struct site_index *x)
+{
+	xmlNodePtr table = xmlNewChild(body, NULL, X("table"), NULL), tr;
+
+	site_prop(table, "id", "labels");
+	tr = xmlNewChild(table, NULL, X("tr"), NULL);
+	for (const char *const *h = (const char *const[]){ "label", "last sweep", "rows",
+							     "pass", "regressed", "fixed", "flaky",
+							     "fail", "no replay", "pass rate", NULL };
+	     *h; h++)
+		site_el(tr, "th", *h);
+	for (size_t i = 0; i < x->n_labels; i++) {
+		const struct site_index_label *l = &x->labels[i];
+		char when[32];
+		xmlNodePtr td;
+
+		site_date(l->last_started, true, when, sizeof(when));
+		tr = xmlNewChild(table, NULL, X("tr"), NULL);
+		site_prop(tr, "class", "label");
+		site_link(xmlNewChild(tr, NULL, X("td"), NULL), l->grid_page, l->label);
+		site_elf(tr, "td", "%s (%s)", l->last_sweep, when);
+		site_elf(tr, "td", "%zu", l->n_rows);
+		site_elf(tr, "td", "%u", l->counts[SS_PASS]);
+		site_elf(tr, "td", "%u", l->counts[SS_REGRESSED]);
+		site_elf(tr, "td", "%u", l->counts[SS_FIXED]);
+		site_elf(tr, "td", "%u", l->counts[SS_FLAKY]);
+		site_elf(tr, "td", "%u", l->counts[SS_FAIL]);
+		site_elf(tr, "td", "%u", l->counts[SS_NONE] + l->counts[SS_MISSING]);
+		td = xmlNewChild(tr, NULL, X("td"), NULL);
+		rate_chart(td, "pass rate per sweep", l->pass_rate, l->n_sweeps);
+	}
+}
+
+static void index_links(xmlNodePtr body, const char *title, const struct site_index_link *v,
+			size_t n)
+{
+	xmlNodePtr ul;
+
+	site_el(body, "h2", title);
+	ul = xmlNewChild(body, NULL, X("ul"), NULL);
+	for (size_t i = 0; i < n; i++) {
+		xmlNodePtr li = xmlNewChild(ul, NULL, X("li"), NULL);
+
+		site_link(li, v[i].page, v[i].name);
+		xmlAddChild(li, xmlNewText(X(" ")));
+		site_elf(li, "span", "%s pass %.1f %%", v[i].detail ? v[i].detail : "",
+			 100 * v[i].pass_rate);
+	}
+}
+
+int site_index_html(const struct site_index *x, struct strbuf *out, struct error *err)
+{
+	struct site_doc d;
+
+	site_doc_begin(&d, "Sweep history");
+	site_elf(d.body, "p", "Generated %s UTC from the history database; %zu label(s).",
+		 x->generated ? x->generated : "-", x->n_labels);
+	index_labels(d.body, x);
+	index_links(d.body, "Pass rates per image ID", x->images, x->n_images);
+	index_links(d.body, "Pass rates per GPU", x->gpus, x->n_gpus);
+	return site_doc_finish(&d, out, err);
+}
+
+int site_rates_html(const struct site_rates *r, struct strbuf *out, struct error *err)
+{
+	cleanup_free char *title = xasprintf("%s %s", r->kind, r->key);
+	cleanup_free struct site_point *pts = xcalloc(r->n + 1, sizeof(*pts));
+	struct site_doc d;
+	xmlNodePtr table, tr;
+
+	site_doc_begin(&d, title);
+	if (r->aka)
+		site_elf(d.body, "p", "Tags: %s", r->aka);
+	for (size_t i = 0; i < r->n; i++) {
+		pts[i].x = (double)r->v[i].started;
+		pts[i].y = r->v[i].total ? (double)r->v[i].pass / r->v[i].total : 0;
+	}
+	rate_chart(d.body, "pass rate per sweep", pts, r->n);
+	table = xmlNewChild(d.body, NULL, X("table"), NULL);
+	site_prop(table, "id", "rates");
+	tr = xmlNewChild(table, NULL, X("tr"), NULL);
+	site_el(tr, "th", "sweep");
+	site_el(tr, "th", "label");
+	site_el(tr, "th", "started (UTC)");
+	site_el(tr, "th", "pass / replayed");
+	for (size_t i = r->n; i-- > 0;) {
+		char when[32];
+
+		site_date(r->v[i].started, true, when, sizeof(when));
+		tr = xmlNewChild(table, NULL, X("tr"), NULL);
+		site_el(tr, "td", r->v[i].sweep_id);
+		site_el(tr, "td", r->v[i].label);
+		site_el(tr, "td", when);
+		site_elf(tr, "td", "%u / %u", r->v[i].pass, r->v[i].total);
+	}
+	return site_doc_finish(&d, out, err);
+}

@@ -1,0 +1,141 @@
+#include "orchestrator/report/site_query.h"
+
+#include <stdlib.h>
+#include <sqlite3.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "orchestrator/history/history_sql.h"
+
+#define WINDOW_SQL                                                                        \
+	"WITH w AS (SELECT id, started, folder, host FROM sweeps WHERE label = ?1"        \
+	" ORDER BY started DESC, id DESC LIMIT ?2)"
+
+int site_query_labels(struct history_db *db, const char *only, struct strvec *labels,
+		      struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db,
+		    "SELECT DISTINCT label FROM sweeps WHERE ?1 IS NULL OR label = ?1"
+		    " ORDER BY label",
+		    &st, err) < 0)
+		return -1;
+	bind_text(st, 1, only);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		strvec_push(labels, col(st, 0));
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "labels", err);
+}
+
+void site_window_release(struct site_window_sweep *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].id);
+		free(v[i].folder);
+		free(v[i].host);
+	}
+	free(v);
+}
+
+int site_query_window(struct history_db *db, const char *label, int last,
+		      struct site_window_sweep **v, size_t *n, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	size_t alloc = 0;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (history_sql_prepare(db, WINDOW_SQL " SELECT id, started, folder, host FROM w"
+				   " ORDER BY started, id", &st, err) < 0)
+		return -1;
+	bind_text(st, 1, label);
+	sqlite3_bind_int(st, 2, last);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == alloc)
+			*v = xrealloc(*v, (alloc = alloc ? 2 * alloc : 64) * sizeof(**v));
+		(*v)[(*n)++] = (struct site_window_sweep){
+			.id = xstrdup(col(st, 0)), .started = sqlite3_column_int64(st, 1),
+			.folder = col(st, 2) ? xstrdup(col(st, 2)) : NULL,
+			.host = col(st, 3) ? xstrdup(col(st, 3)) : NULL,
+		};
+	}
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "sweeps", err);
+}
+
+int site_query_case_count(struct history_db *db, const char *label, int last, size_t *n,
+			 struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db, WINDOW_SQL " SELECT COUNT(DISTINCT r.case_name) FROM w"
+				   " JOIN results r ON r.sweep = w.id",
+		    &st, err) < 0)
+		return -1;
+	bind_text(st, 1, label);
+	sqlite3_bind_int(st, 2, last);
+	rc = sqlite3_step(st);
+	*n = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
+	return rc == SQLITE_ROW ? 0 : history_sql_error(db, rc, "rows", err);
+}
+
+int site_query_results(struct history_db *db, const char *label, int last, site_result_fn fn,
+		       void *ctx, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db,
+		    WINDOW_SQL " SELECT r.case_name, r.image_ref, w.id, r.state, r.outcome,"
+		    " r.fault_class, r.kernel, r.run_dir, r.image_id, " SITE_GPU_IDENTITY_SQL ","
+		    " r.attempt, r.duration FROM w JOIN results r ON r.sweep = w.id"
+		    " ORDER BY r.case_name, r.image_ref, w.started, w.id, r.attempt",
+		    &st, err) < 0)
+		return -1;
+	bind_text(st, 1, label);
+	sqlite3_bind_int(st, 2, last);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct site_result_row r = {
+			.case_name = col(st, 0), .image = col(st, 1), .sweep_id = col(st, 2),
+			.state = col(st, 3), .outcome = col(st, 4), .fault_class = col(st, 5),
+			.kernel = col(st, 6), .run_dir = col(st, 7), .image_id = col(st, 8),
+			.gpus = col(st, 9), .attempt = sqlite3_column_int(st, 10),
+			.duration_s = sqlite3_column_double(st, 11),
+		};
+
+		if (fn(ctx, &r) < 0)
+			return -1;
+	}
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "results", err);
+}
+
+int site_query_bisect(struct history_db *db, sqlite3_stmt **st, const char *case_name,
+		      char **out, struct error *err)
+{
+	int rc;
+
+	/* The newest bisection that found a first bad image for this case (a
+	 * bisection runs under a label of its own, so the label is not asked).
+	 * Prepared once per site: parsing it was most of a case's cost. */
+	*out = NULL;
+	if (!*st && history_sql_prepare(db,
+		    "SELECT b.last_good, b.first_bad FROM bisects b,"
+		    " json_each(b.answer, '$.first_bad.cases') k"
+		    " WHERE b.verdict = 'found' AND json_valid(b.answer)"
+		    " AND json_extract(k.value, '$.case') = ?1"
+		    " ORDER BY b.finished DESC LIMIT 1",
+		    st, err) < 0)
+		return -1;
+	sqlite3_reset(*st);
+	bind_text(*st, 1, case_name);
+	rc = sqlite3_step(*st);
+	if (rc == SQLITE_ROW) {
+		*out = xasprintf("first bad image %s (last good %s)",
+				 col(*st, 1) ? col(*st, 1) : "?", col(*st, 0) ? col(*st, 0) : "?");
+		rc = SQLITE_DONE;
+	}
+	sqlite3_reset(*st);
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "bisects", err);
+}

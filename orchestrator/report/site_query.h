@@ -1,0 +1,56 @@
+/* What the history site asks the history database: the labels, a label's
+ * window of sweeps, and its results streamed in grid order (case, image,
+ * sweep, attempt) so the site is written a page at a time. */
+#ifndef HRR_REPORT_SITE_QUERY_H
+#define HRR_REPORT_SITE_QUERY_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+#include "common/strvec.h"
+#include "orchestrator/history/history_db.h"
+
+struct sqlite3_stmt;
+
+/* The GPUs a result ran on, as the database records them: a comma list
+ * of KFD unique_ids where the result recorded them, else the ordinals on
+ * the sweep's host (older results). */
+#define SITE_GPU_IDENTITY_SQL "COALESCE(NULLIF(r.gpu_uids, ''), r.gpus)"
+
+struct site_window_sweep {
+	char *id, *folder, *host;
+	long long started;
+};
+
+int site_query_labels(struct history_db *db, const char *only, struct strvec *labels,
+		      struct error *err) __attribute__((warn_unused_result));
+/* The last `last` sweeps of label, oldest first. */
+int site_query_window(struct history_db *db, const char *label, int last,
+		      struct site_window_sweep **v, size_t *n, struct error *err)
+	__attribute__((warn_unused_result));
+void site_window_release(struct site_window_sweep *v, size_t n);
+/* How many cases the window has. */
+int site_query_case_count(struct history_db *db, const char *label, int last, size_t *n,
+			 struct error *err) __attribute__((warn_unused_result));
+
+struct site_result_row {
+	const char *case_name, *image, *sweep_id, *state, *outcome, *fault_class, *kernel;
+	const char *run_dir, *image_id, *gpus;
+	int attempt;
+	double duration_s;
+};
+typedef int (*site_result_fn)(void *ctx, const struct site_result_row *r);
+
+/* Every attempt of every result in the window, by case, image, sweep
+ * (oldest first), attempt. */
+int site_query_results(struct history_db *db, const char *label, int last, site_result_fn fn,
+		       void *ctx, struct error *err) __attribute__((warn_unused_result));
+
+/* What the newest bisection that found a first bad image for the case
+ * says, as one line for the timeline; *out NULL when none did. *st is the
+ * query, prepared on the first call (*st NULL) and kept for the next; the
+ * caller finalises it (sqlite3_finalize). */
+int site_query_bisect(struct history_db *db, struct sqlite3_stmt **st, const char *case_name,
+		      char **out, struct error *err) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,129 @@
+#include "orchestrator/report/sweep_attempts.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+static const char *keep(struct sweep_attempts *a, const char *s)
+{
+	if (!s)
+		return NULL;
+	strvec_push(&a->strings, s);
+	return a->strings.v[a->strings.n - 1];
+}
+
+static int key_cmp(const char *case_a, const char *image_a, const char *case_b,
+		   const char *image_b)
+{
+	int c = strcmp(case_a, case_b);
+
+	return c ? c : strcmp(image_a, image_b);
+}
+
+/* By case and image; a case's results stay in file order (their place in
+ * the array), as "the last written of the highest attempt" needs. */
+static int by_key(const void *x, const void *y)
+{
+	const struct sweep_result *a = *(const struct sweep_result *const *)x;
+	const struct sweep_result *b = *(const struct sweep_result *const *)y;
+	int c = key_cmp(a->case_name, a->image, b->case_name, b->image);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+static void add_failed(struct sweep_attempts *a, struct sweep_case_attempts *e,
+		       const struct sweep_result *r)
+{
+	cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
+
+	for (size_t g = 0; g < r->n_gpus; g++)
+		strbuf_addf(&gpus, g ? ",%d" : "%d", r->gpus[g]);
+	e->failed = xrealloc(e->failed, (e->n_failed + 1) * sizeof(*e->failed));
+	e->failed[e->n_failed++] = (struct report_attempt){
+		.attempt = r->attempt, .state = keep(a, r->state), .outcome = keep(a, r->outcome),
+		.fault_class = keep(a, r->fault_class), .kernel = keep(a, r->kernel),
+		.kind = keep(a, sweep_result_kind(r)), .gpus = keep(a, gpus.buf ? gpus.buf : ""),
+		.gpu_uids = keep(a, r->gpu_uids), .host = keep(a, r->host),
+		.run_dir = keep(a, r->run_dir), .message = keep(a, r->message),
+	};
+}
+
+/* One case and image: results [0, n) of p. */
+static void add_case(struct sweep_attempts *a, const struct sweep_result *const *p, size_t n)
+{
+	const struct sweep_result *fin = NULL;
+	struct sweep_case_attempts *e;
+	size_t final = SIZE_MAX;
+
+	for (size_t i = 0; i < n; i++)
+		if (!fin || p[i]->attempt >= fin->attempt)
+			fin = p[i];
+	if (a->n == a->alloc) {
+		a->alloc = a->alloc ? 2 * a->alloc : 64;
+		a->v = xrealloc(a->v, a->alloc * sizeof(*a->v));
+	}
+	e = &a->v[a->n++];
+	*e = (struct sweep_case_attempts){
+		.case_name = keep(a, fin->case_name), .image = keep(a, fin->image),
+		.kind = keep(a, sweep_result_kind(fin)), .gpu_uids = keep(a, fin->gpu_uids),
+		.host = keep(a, fin->host),
+	};
+	for (size_t i = 0; i < n; i++) {
+		if (p[i]->outcome && !strcmp(p[i]->outcome, "PASS"))
+			continue;
+		if (p[i] == fin)
+			final = e->n_failed;
+		add_failed(a, e, p[i]);
+	}
+	e->final = final == SIZE_MAX ? e->n_failed : final;
+}
+
+void sweep_attempts_build(struct sweep_attempts *a, const struct sweep_results *rs)
+{
+	const struct sweep_result **p = xcalloc(rs->n + 1, sizeof(*p));
+
+	memset(a, 0, sizeof(*a));
+	strvec_init(&a->strings);
+	for (size_t i = 0; i < rs->n; i++)
+		p[i] = &rs->v[i];
+	qsort(p, rs->n, sizeof(*p), by_key);
+	for (size_t i = 0, j; i < rs->n; i = j) {
+		for (j = i + 1; j < rs->n && !key_cmp(p[i]->case_name, p[i]->image,
+						       p[j]->case_name, p[j]->image); j++)
+			;
+		add_case(a, p + i, j - i);
+	}
+	free(p);
+}
+
+const struct sweep_case_attempts *sweep_attempts_find(const struct sweep_attempts *a,
+						      const char *case_name, const char *image)
+{
+	size_t lo = 0, hi = a->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = key_cmp(case_name, image, a->v[mid].case_name, a->v[mid].image);
+
+		if (!c)
+			return &a->v[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+void sweep_attempts_release(struct sweep_attempts *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i].failed);
+	free(a->v);
+	strvec_clear(&a->strings);
+	memset(a, 0, sizeof(*a));
+}

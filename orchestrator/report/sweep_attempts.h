@@ -1,0 +1,36 @@
+/* What a sweep's report takes from its results files, per case and
+ * image: where and as what kind its final attempt ran, and every attempt
+ * that did not PASS (JUnit's reruns, a flaky case's note). Built in one
+ * sorted pass over the results, so the parsed results are released
+ * before the report is built and a case is found by bsearch, not by a
+ * scan of every result. */
+#ifndef HRR_REPORT_SWEEP_ATTEMPTS_H
+#define HRR_REPORT_SWEEP_ATTEMPTS_H
+
+#include <stddef.h>
+
+#include "common/strvec.h"
+#include "orchestrator/report/report.h"
+#include "orchestrator/sweep/sweep_result.h"
+
+struct sweep_case_attempts {
+	const char *case_name, *image;
+	const char *kind, *gpu_uids, *host; /* the final attempt's (highest, last written) */
+	struct report_attempt *failed;      /* every attempt that did not PASS, in file order */
+	size_t n_failed;
+	size_t final;                       /* the final attempt's index in failed, or n_failed */
+};
+
+struct sweep_attempts {
+	struct sweep_case_attempts *v;     /* sorted by case, then image */
+	size_t n, alloc;
+	struct strvec strings;             /* every string the entries point at */
+};
+
+void sweep_attempts_build(struct sweep_attempts *a, const struct sweep_results *rs);
+/* NULL: no result names that case and image. */
+const struct sweep_case_attempts *sweep_attempts_find(const struct sweep_attempts *a,
+						      const char *case_name, const char *image);
+void sweep_attempts_release(struct sweep_attempts *a);
+
+#endif

@@ -1,0 +1,433 @@
+#include "orchestrator/report/sweep_report.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/relpath.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "orchestrator/report/report.h"
+#include "orchestrator/report/sweep_attempts.h"
+#include "common/say.h"
+#include "orchestrator/sweep/suspect_nodes.h"
+
+#define FINDING_MD_MAX (256u << 10)
+
+/* The report model owns copies: history rows live only during a callback. */
+struct model {
+	struct report r;
+	size_t alloc;
+	struct strvec strings; /* every string the cases point at */
+	const char *folder;
+	struct sweep_attempts attempts; /* the results files' attempts, per case */
+};
+
+static const char *keep(struct model *m, const char *s)
+{
+	if (!s)
+		return NULL;
+	strvec_push(&m->strings, s);
+	return m->strings.v[m->strings.n - 1];
+}
+
+static const char *keep_file(struct model *m, const char *run_dir, const char *name)
+{
+	cleanup_free char *path = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err;
+
+	if (!run_dir)
+		return NULL;
+	path = xasprintf("%s/%s/%s", m->folder, run_dir, name);
+	if (fs_read_small_file(path, FINDING_MD_MAX, &text, &err) < 0)
+		return NULL;
+	return keep(m, text.buf);
+}
+
+/* What the failed attempts of a flaky case were, for JUnit's system-out. */
+static const char *keep_retry_note(struct model *m, const struct sweep_case_attempts *e)
+{
+	cleanup_strbuf struct strbuf note = STRBUF_INIT;
+
+	for (size_t i = 0; e && i < e->n_failed; i++) {
+		const struct report_attempt *r = &e->failed[i];
+
+		if (!r->outcome)
+			continue;
+		strbuf_addf(&note, "attempt %d: %s %s %s (%s)\n", r->attempt, r->outcome,
+			    r->fault_class ? r->fault_class : "-", r->kernel ? r->kernel : "-",
+			    r->run_dir ? r->run_dir : "no run folder");
+	}
+	strbuf_addstr(&note, "then PASS on a retry");
+	return keep(m, note.buf);
+}
+
+/* From the results files: the final attempt's kind and place, and every
+ * earlier attempt that did not PASS. */
+static void add_attempts(struct report_case *c, const struct sweep_case_attempts *e)
+{
+	c->kind = e ? e->kind : c->status == ST_MISSING ? RESULT_KIND_INFRA : NULL;
+	if (!e)
+		return;
+	c->gpu_uids = e->gpu_uids;
+	c->host = e->host;
+	for (size_t i = 0; i < e->n_failed && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
+		if (i == e->final)
+			continue;
+		/* Most cases have none: the array is the case's only when it has. */
+		c->earlier = xrealloc(c->earlier, (c->n_earlier + 1) * sizeof(*c->earlier));
+		c->earlier[c->n_earlier++] = e->failed[i];
+	}
+}
+
+static int add_row(void *ctx, const struct history_status_row *row)
+{
+	struct model *m = ctx;
+	const struct sweep_case_attempts *e = sweep_attempts_find(&m->attempts, row->case_name,
+								  row->image);
+	struct report_case *c;
+
+	if (m->r.n == m->alloc) {
+		m->alloc = m->alloc ? 2 * m->alloc : 64;
+		m->r.cases = xrealloc(m->r.cases, m->alloc * sizeof(*m->r.cases));
+	}
+	c = &m->r.cases[m->r.n++];
+	memset(c, 0, sizeof(*c));
+	c->case_name = e ? e->case_name : keep(m, row->case_name);
+	c->image = e ? e->image : keep(m, row->image);
+	c->image_id = keep(m, row->image_id);
+	c->gpus = keep(m, row->gpus);
+	c->outcome = keep(m, row->outcome);
+	c->fault_class = keep(m, row->fault_class);
+	c->kernel = keep(m, row->kernel);
+	c->prev_outcome = keep(m, row->prev_outcome);
+	c->status = row->status;
+	c->attempts = row->attempts;
+	c->duration_s = row->duration_s;
+	/* A results line is a record anyone could have edited: its run_dir
+	 * is used only as a plain path inside the sweep folder. */
+	c->run_dir = relpath_plain_below(row->run_dir) ? keep(m, row->run_dir) : NULL;
+	c->message = keep(m, row->message);
+	if (row->outcome && strcmp(row->outcome, "PASS"))
+		c->finding_md = keep_file(m, c->run_dir, "finding.md");
+	if (row->status == ST_FLAKY)
+		c->retry_note = keep_retry_note(m, e);
+	if (row->status != ST_GONE)
+		add_attempts(c, e);
+	return 0;
+}
+
+static int add_trend(void *ctx, const struct history_trend_row *row)
+{
+	struct model *m = ctx;
+
+	for (size_t i = 0; i < m->r.n; i++) {
+		struct report_case *c = &m->r.cases[i];
+
+		if (strcmp(c->case_name, row->case_name) || strcmp(c->image, row->image) ||
+		    c->n_trend == REPORT_TREND_MAX)
+			continue;
+		c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
+	}
+	return 0;
+}
+
+static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		  const struct sweep_finish *f, struct sweep_results *rs, struct error *err)
+{
+	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
+	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
+	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
+	bool rebuilt;
+	int rc;
+
+	/* Others may read the database: the options without `-e` values. */
+	strbuf_addstr(&opts, redacted);
+	if (f->slurm) {
+		/* A cluster sweep's job ids beside its options: {"...", "slurm": {...}}. */
+		cleanup_cjson cJSON *o = cJSON_Parse(opts.buf), *jobs = cJSON_Parse(f->slurm);
+
+		if (o && jobs && cJSON_IsObject(o)) {
+			cleanup_free char *t = NULL;
+
+			cJSON_AddItemToObject(o, "slurm", jobs);
+			jobs = NULL;
+			t = cJSON_PrintUnformatted(o);
+			strbuf_reset(&opts);
+			strbuf_addstr(&opts, t);
+		}
+	}
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
+						       meta->plan.cases[i].image };
+	rc = sweep_results_load(folder, rs, err);
+	if (rc == 0) {
+		cleanup_free char *fp = history_options_fingerprint(redacted);
+		struct history_sweep s = {
+			.run_options_fp = fp,
+			.id = meta->id, .label = meta->label, .host = meta->host,
+			.state = f->state, .options = opts.buf, .tool_version = meta->tool_version,
+			.folder = folder, .baseline = meta->baseline, .started = meta->started,
+			.finished = f->finished,
+		};
+
+		rc = history_db_import(db, &s, planned, meta->plan.n, rs, &rebuilt, err);
+	}
+	free(planned);
+	return rc;
+}
+
+/* An interrupted sweep's cases without a result are not yet run rather than
+ * lost: they show as missing but the exit code is the interruption's (5),
+ * unless a finished case regressed. */
+int sweep_report_exit(const struct report *r, const char *state, sweep_status_mask fail_on)
+{
+	size_t counts[ST__COUNT];
+	bool interrupted = !strcmp(state, "interrupted");
+
+	memcpy(counts, r->counts, sizeof(counts));
+	if (interrupted)
+		counts[ST_MISSING] = 0;
+	return sweep_exit_code(counts, interrupted, fail_on);
+}
+
+/* How a sweep folder ended, from its summary.json ("interrupted" when it
+ * never wrote one: it was killed). */
+static char *folder_state(const char *folder)
+{
+	cleanup_free char *path = xasprintf("%s/summary.json", folder);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+	const char *st;
+
+	if (fs_read_small_file(path, 64u << 20, &text, ERROR_DISCARD) < 0)
+		return xstrdup("interrupted");
+	j = cJSON_Parse(text.buf);
+	st = cJSON_GetStringValue(cJSON_GetObjectItem(j, "state"));
+	return xstrdup(st ? st : "interrupted");
+}
+
+static void recover_one(struct history_db *db, const char *label, const char *parent,
+			const char *id)
+{
+	cleanup_free char *folder = xasprintf("%s/%s", parent, id);
+	cleanup_free char *state = NULL;
+	struct sweep_meta old;
+	struct sweep_results rs = { 0 };
+
+	sweep_meta_init(&old);
+	/* Only the caller's own folders: one planted in a shared sweeps/
+	 * must not become the label's baseline. */
+	if (sweep_folder_check(folder, ERROR_DISCARD) == 0 &&
+	    sweep_meta_read(&old, folder, ERROR_DISCARD) == 0 && !strcmp(old.label, label) &&
+	    !strcmp(old.id, id)) {
+		struct sweep_finish f = { .finished = old.started };
+
+		state = folder_state(folder);
+		f.state = state;
+		if (import(db, &old, folder, &f, &rs, ERROR_DISCARD) < 0)
+			say_warning("sweep %s could not be recovered into the history", id);
+	}
+	sweep_results_release(&rs);
+	sweep_meta_release(&old);
+}
+
+/* Sweeps of the label whose folders sit beside this one but that the
+ * database does not know (it was moved aside, or another --db was used):
+ * imported from their results files, so the baseline is the real previous
+ * sweep. Folders that cannot be read are skipped: they are not this
+ * sweep's. */
+static void recover_label(struct history_db *db, const struct sweep_meta *meta,
+			  const char *folder)
+{
+	cleanup_free char *parent = xstrdup(folder);
+	struct dirent **names = NULL;
+	char *slash = strrchr(parent, '/');
+	int n;
+
+	if (!slash)
+		return;
+	*slash = '\0';
+	n = scandir(parent, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *id = names[i]->d_name;
+		bool known = true;
+
+		if (id[0] != '.' && strcmp(id, meta->id) &&
+		    !strncmp(id, meta->label, strlen(meta->label)) &&
+		    history_db_has_sweep(db, id, &known, ERROR_DISCARD) == 0 && !known)
+			recover_one(db, meta->label, parent, id);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* Where --junit, --summary and --html want an extra copy of a file. */
+static const char *extra_copy(const struct sweep_finish *f, const char *file)
+{
+	if (!strcmp(file, "junit.xml"))
+		return f->junit;
+	if (!strcmp(file, "summary.md"))
+		return f->summary;
+	if (!strcmp(file, "report.html"))
+		return f->html;
+	return NULL;
+}
+
+/* The file at src appended to out. */
+static int copy_into(const char *src, FILE *out, struct error *err)
+{
+	cleanup_fclose FILE *in = fopen(src, "re");
+	char chunk[1 << 16];
+	size_t n;
+
+	if (!in)
+		return error_errno(err, "%s", src);
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		if (fwrite(chunk, 1, n, out) != n)
+			return error_errno(err, "cannot write a copy of %s", src);
+	return ferror(in) ? error_errno(err, "%s", src) : 0;
+}
+
+/* A file written as it is produced, fsynced and closed: its temporary
+ * stays for the caller to rename or remove. Either produce or copy_from. */
+static int write_tmp(const char *path, const struct report *r, report_render_fn produce,
+		     const char *copy_from, char **tmp, struct error *err)
+{
+	int fd = fs_atomic_tmp(path, 0644, tmp, err);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	int rc;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? -1 : error_errno(err, "cannot write %s", *tmp);
+	}
+	rc = produce ? produce(r, f, err) : copy_into(copy_from, f, err);
+	if (rc == 0 && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0))
+		rc = error_errno(err, "cannot write %s", *tmp);
+	if (fclose(f) != 0 && rc == 0)
+		rc = error_errno(err, "cannot write %s", *tmp);
+	return rc;
+}
+
+/* An extra copy of the file at src (--junit, --html, --summary), put in
+ * place as fs_write_atomic puts a file. */
+static int write_extra(const char *extra, const char *src, struct error *err)
+{
+	cleanup_free char *tmp = NULL;
+	int rc = write_tmp(extra, NULL, NULL, src, &tmp, err);
+
+	if (rc == 0 && rename(tmp, extra) < 0)
+		rc = error_errno(err, "cannot write %s", extra);
+	if (rc < 0 && tmp)
+		unlink(tmp);
+	return rc < 0 ? error_prefix(err, "%s: ", extra) : 0;
+}
+
+/* Every format rendered (each into a temporary beside its file) before
+ * any is renamed into place: a renderer's failure leaves the folder's
+ * reports as they were. The extra copies and stdout are copied from the
+ * files: no report is whole in memory. */
+static int render(struct model *m, const char *folder, const struct sweep_finish *f,
+		  FILE *shown_to, struct error *err)
+{
+	const char *shown = f->json ? "summary.json" : "summary.md";
+	char **tmp = xcalloc(report_formats_n, sizeof(*tmp));
+	char **path = xcalloc(report_formats_n, sizeof(*path));
+	int rc = 0;
+
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++) {
+		path[i] = xasprintf("%s/%s", folder, report_formats[i].file);
+		rc = write_tmp(path[i], &m->r, report_formats[i].render, NULL, &tmp[i], err);
+	}
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++) {
+		const char *extra = extra_copy(f, report_formats[i].file);
+
+		if (rename(tmp[i], path[i]) < 0) {
+			rc = error_errno(err, "cannot write %s", path[i]);
+			break;
+		}
+		free(tmp[i]);
+		tmp[i] = NULL;
+		if (extra)
+			rc = write_extra(extra, path[i], err);
+	}
+	for (size_t i = 0; i < report_formats_n && rc == 0; i++)
+		if (!strcmp(report_formats[i].file, shown))
+			rc = copy_into(path[i], shown_to, err);
+	for (size_t i = 0; i < report_formats_n; i++) {
+		if (tmp[i])
+			unlink(tmp[i]);
+		free(tmp[i]);
+		free(path[i]);
+	}
+	free(tmp);
+	free(path);
+	return rc;
+}
+
+int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		       const struct sweep_finish *f, int *exit_code, FILE *shown_to,
+		       struct error *err)
+{
+	struct model m = { .folder = folder };
+	struct sweep_results rs = { 0 };
+	cleanup_free char *baseline = NULL;
+	cleanup_free struct sweep_gpu_note *found = NULL;
+	size_t n_found = 0;
+	int rc = -1;
+
+	strvec_init(&m.strings);
+	strvec_init(&m.attempts.strings);
+	if (import(db, meta, folder, f, &rs, err) < 0) {
+		sweep_results_release(&rs);
+		goto out;
+	}
+	/* What the report needs of the results, then the results go: a large
+	 * sweep's report is built beside its attempts, not its parsed
+	 * results files. */
+	if (f->suspects_from_results) {
+		found = xcalloc(GPU_MAX, sizeof(*found));
+		n_found = sweep_suspects_of_results(&rs, found);
+	}
+	sweep_attempts_build(&m.attempts, &rs);
+	sweep_results_release(&rs);
+	recover_label(db, meta, folder);
+	if (meta->baseline)
+		baseline = xstrdup(meta->baseline);
+	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
+		goto out;
+	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0 ||
+	    history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
+		goto out;
+	m.r.sweep_id = meta->id;
+	m.r.label = meta->label;
+	m.r.baseline = baseline;
+	m.r.state = f->state;
+	m.r.tool_version = meta->tool_version;
+	m.r.quarantined = f->quarantined;
+	m.r.n_quarantined = f->n_quarantined;
+	m.r.gpu_notes = f->gpu_notes;
+	m.r.n_gpu_notes = f->n_gpu_notes;
+	if (f->suspects_from_results) {
+		m.r.gpu_notes = found;
+		m.r.n_gpu_notes = n_found;
+	}
+	report_acquit_suspect_gpus(&m.r);
+	report_finish(&m.r);
+	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
+	*exit_code = m.r.exit_code;
+	rc = render(&m, folder, f, shown_to, err);
+out:
+	for (size_t i = 0; i < m.r.n; i++)
+		free(m.r.cases[i].earlier);
+	free(m.r.cases);
+	strvec_clear(&m.strings);
+	sweep_attempts_release(&m.attempts);
+	return rc;
+}

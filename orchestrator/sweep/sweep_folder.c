@@ -1,0 +1,367 @@
+#include "orchestrator/sweep/sweep_folder.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/owned.h"
+#include "common/xalloc.h"
+#include "orchestrator/sweep/sweep_json.h"
+
+#define PLAN_JSON_MAX (64u << 20)
+#define PLAN_JSON_VERSION 1
+
+void sweep_meta_init(struct sweep_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->gpu_wait = -1;
+	m->fail_on = SWEEP_FAIL_DEFAULT;
+}
+
+void sweep_meta_release(struct sweep_meta *m)
+{
+	free(m->id);
+	free(m->label);
+	free(m->host);
+	free(m->tool_version);
+	free(m->baseline);
+	free(m->db);
+	for (size_t i = 0; i < m->n_images; i++) {
+		free(m->images[i].ref);
+		free(m->images[i].id);
+		free(m->images[i].error);
+	}
+	free(m->images);
+	free(m->run_options);
+	sweep_plan_release(&m->plan);
+	sweep_meta_init(m);
+}
+
+const struct sweep_image *sweep_meta_image(const struct sweep_meta *m, const char *ref)
+{
+	for (size_t i = 0; i < m->n_images; i++)
+		if (!strcmp(m->images[i].ref, ref))
+			return &m->images[i];
+	return NULL;
+}
+
+void sweep_meta_add_image(struct sweep_meta *m, const char *ref)
+{
+	if (sweep_meta_image(m, ref))
+		return;
+	m->images = xrealloc(m->images, (m->n_images + 1) * sizeof(*m->images));
+	m->images[m->n_images++] = (struct sweep_image){ xstrdup(ref), NULL, NULL };
+}
+
+static cJSON *runopts_redacted(const char *run_options)
+{
+	cJSON *j = run_options ? cJSON_Parse(run_options) : NULL;
+
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return cJSON_CreateObject();
+	}
+	sweep_runopts_redact(j);
+	return j;
+}
+
+/* What plan.json leaves out, for the caller alone. */
+static int private_write(const struct sweep_meta *m, const char *folder, struct error *err)
+{
+	cleanup_cjson cJSON *o = cJSON_CreateObject();
+	cleanup_free char *text = NULL, *path = xasprintf("%s/%s", folder, SWEEP_PRIVATE_FILE);
+	cJSON *run = m->run_options ? cJSON_Parse(m->run_options) : NULL;
+
+	cJSON_AddNumberToObject(o, "version", PLAN_JSON_VERSION);
+	cJSON_AddItemToObject(o, "run_options", cJSON_IsObject(run) ? run : cJSON_CreateObject());
+	if (run && !cJSON_IsObject(run))
+		cJSON_Delete(run);
+	cJSON_AddItemToObject(o, "cases", sweep_plan_cases_json(&m->plan, true));
+	text = cJSON_Print(o);
+	return fs_write_atomic(path, text, strlen(text), 0600, err);
+}
+
+/* SWEEP_PRIVATE_FILE over what plan.json said. */
+static int private_read(struct sweep_meta *m, const char *folder, struct error *err)
+{
+	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_PRIVATE_FILE);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cleanup_cjson cJSON *o = NULL;
+	struct sweep_plan full = { 0 };
+	const cJSON *run;
+	struct stat st;
+
+	if (lstat(path, &st) < 0 && errno == ENOENT)
+		return 0;
+	if (fs_read_private_file(path, PLAN_JSON_MAX, &text, err) < 0) {
+		err->kind = ERR_DATA;
+		return error_prefix(err, "sweep folder %s: ", folder);
+	}
+	o = cJSON_Parse(text.buf);
+	strbuf_release(&text);
+	run = cJSON_GetObjectItemCaseSensitive(o, "run_options");
+	if (!cJSON_IsObject(run) ||
+	    sweep_plan_from_json(&full, cJSON_GetObjectItemCaseSensitive(o, "cases"), err) < 0 ||
+	    full.n != m->plan.n) {
+		sweep_plan_release(&full);
+		return error_set(err, ERR_DATA, 0, "%s does not match plan.json: move the sweep folder aside",
+				 path);
+	}
+	free(m->run_options);
+	m->run_options = cJSON_PrintUnformatted(run);
+	for (size_t i = 0; i < full.n; i++) {
+		strvec_clear(&m->plan.cases[i].env);
+		for (size_t e = 0; e < full.cases[i].env.n; e++)
+			strvec_push(&m->plan.cases[i].env, full.cases[i].env.v[e]);
+	}
+	sweep_plan_release(&full);
+	m->has_private = true;
+	return 0;
+}
+
+int sweep_meta_migrate(const struct sweep_meta *m, const char *folder, struct error *err)
+{
+	return m->has_private ? 0 : sweep_meta_write(m, folder, err);
+}
+
+int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)
+{
+	cleanup_cjson cJSON *o = cJSON_CreateObject();
+	cJSON *imgs, *gpus;
+	cleanup_free char *text = NULL, *path = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
+
+	cJSON_AddNumberToObject(o, "version", PLAN_JSON_VERSION);
+	sjson_add_str(o, "sweep", m->id);
+	sjson_add_str(o, "label", m->label);
+	sjson_add_str(o, "host", m->host);
+	sjson_add_str(o, "tool_version", m->tool_version);
+	sjson_add_str(o, "baseline", m->baseline);
+	sjson_add_str(o, "db", m->db);
+	cJSON_AddNumberToObject(o, "started", (double)m->started);
+	imgs = cJSON_AddArrayToObject(o, "images");
+	for (size_t i = 0; i < m->n_images; i++) {
+		cJSON *im = cJSON_CreateObject();
+
+		sjson_add_str(im, "ref", m->images[i].ref);
+		sjson_add_str(im, "id", m->images[i].id);
+		if (m->images[i].error)
+			sjson_add_str(im, "error", m->images[i].error);
+		cJSON_AddItemToArray(imgs, im);
+	}
+	cJSON_AddItemToObject(o, "run_options", runopts_redacted(m->run_options));
+	gpus = cJSON_AddArrayToObject(o, "gpus");
+	for (size_t i = 0; i < m->n_gpus; i++)
+		cJSON_AddItemToArray(gpus, cJSON_CreateNumber(m->gpus[i]));
+	cJSON_AddNumberToObject(o, "jobs", (double)m->jobs);
+	cJSON_AddNumberToObject(o, "retry_failed", (double)m->retry_failed);
+	cJSON_AddNumberToObject(o, "gpu_wait", m->gpu_wait);
+	cJSON_AddNumberToObject(o, "fail_on", m->fail_on);
+	cJSON_AddItemToObject(o, "cases", sweep_plan_cases_json(&m->plan, false));
+	text = cJSON_Print(o);
+	/* The values first: a plan.json without them is never alone. */
+	if (private_write(m, folder, err) < 0)
+		return -1;
+	return fs_write_atomic(path, text, strlen(text), 0644, err);
+}
+
+static void read_lists(struct sweep_meta *m, const cJSON *o)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "images")) {
+		char *ref = sjson_str(it, "ref");
+
+		if (!ref)
+			continue;
+		sweep_meta_add_image(m, ref);
+		m->images[m->n_images - 1].id = sjson_str(it, "id");
+		m->images[m->n_images - 1].error = sjson_str(it, "error");
+		free(ref);
+	}
+	it = cJSON_GetObjectItemCaseSensitive(o, "run_options");
+	if (cJSON_IsObject(it))
+		m->run_options = cJSON_PrintUnformatted(it);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "gpus"))
+		if (cJSON_IsNumber(it) && m->n_gpus < GPU_MAX)
+			m->gpus[m->n_gpus++] = it->valueint;
+}
+
+static int plan_read(struct sweep_meta *m, const char *folder, struct error *err)
+{
+	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cleanup_cjson cJSON *o = NULL;
+
+	if (fs_read_small_file(path, PLAN_JSON_MAX, &text, err) < 0)
+		return error_prefix(err, "sweep folder %s: ", folder);
+	o = cJSON_Parse(text.buf);
+	strbuf_release(&text); /* the tree is all that is read from here */
+	if (!cJSON_IsObject(o) || sjson_num(o, "version", 0) != PLAN_JSON_VERSION)
+		return error_set(err, ERR_DATA, 0, "%s is not a plan.json this version reads", path);
+	m->id = sjson_str(o, "sweep");
+	m->label = sjson_str(o, "label");
+	m->host = sjson_str(o, "host");
+	m->tool_version = sjson_str(o, "tool_version");
+	m->baseline = sjson_str(o, "baseline");
+	m->db = sjson_str(o, "db");
+	m->started = (long long)sjson_num(o, "started", 0);
+	m->jobs = (long)sjson_num(o, "jobs", 0);
+	m->retry_failed = (long)sjson_num(o, "retry_failed", 0);
+	m->gpu_wait = sjson_num(o, "gpu_wait", -1);
+	m->fail_on = (sweep_status_mask)sjson_num(o, "fail_on", SWEEP_FAIL_DEFAULT);
+	read_lists(m, o);
+	if (!m->id || !m->label)
+		return error_set(err, ERR_DATA, 0, "%s: no sweep id or label", path);
+	if (sweep_plan_from_json(&m->plan, cJSON_GetObjectItemCaseSensitive(o, "cases"), err) < 0)
+		return error_prefix(err, "%s: ", path);
+	return 0;
+}
+
+int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
+{
+	/* One file's text and tree at a time: a large sweep's plan.json and
+	 * run-options.json (each listing every case) are never parsed side
+	 * by side. */
+	if (plan_read(m, folder, err) < 0)
+		return -1;
+	return private_read(m, folder, err);
+}
+
+/* <workdir>/sweeps: the caller's own, or shared and sticky (a team's
+ * workdir), so nobody can rename or replace the caller's sweep folders.
+ * The folder is made new here: one that already exists is not ours to
+ * trust (someone may have planted it). */
+int sweep_folder_create(const char *workdir, const char *id, char **folder, struct error *err)
+{
+	cleanup_free char *dir = xasprintf("%s/sweeps", workdir);
+	cleanup_close int dfd = -1, fd = -1;
+	char *f;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return error_errno(err, "cannot create %s", dir);
+	if ((dfd = owned_dir_open(dir, "sweeps directory", OWNED_STICKY_SHARED, err)) < 0)
+		return error_append(err, "; make it yours, or chmod +t it, or use another --workdir");
+	if (mkdirat(dfd, id, 0755) < 0)
+		return error_errno(err, "sweep folder %s/%s", dir, id);
+	f = xasprintf("%s/%s", dir, id);
+	if ((fd = owned_dir_open(f, "sweep folder", 0, err)) < 0) {
+		free(f);
+		return -1;
+	}
+	*folder = f;
+	return 0;
+}
+
+int sweep_folder_check(const char *folder, struct error *err)
+{
+	cleanup_free char *parent = xstrdup(folder);
+	char *slash = strrchr(parent, '/');
+	int fd;
+
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if ((fd = owned_dir_open(parent, "the directory of sweep folder", OWNED_STICKY_SHARED,
+					 err)) < 0)
+			return -1;
+		close(fd);
+	}
+	if ((fd = owned_dir_open(folder, "sweep folder", 0, err)) < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int sweep_folder_find(const char *workdir, const char *id_or_path, char **folder,
+		      struct error *err)
+{
+	cleanup_free char *under = workdir ? xasprintf("%s/sweeps/%s", workdir, id_or_path) : NULL;
+	const char *candidates[] = { id_or_path, under };
+	char real[PATH_MAX];
+
+	for (size_t i = 0; i < 2; i++) {
+		cleanup_free char *plan = NULL;
+		struct stat st;
+
+		if (!candidates[i])
+			continue;
+		plan = xasprintf("%s/%s", candidates[i], SWEEP_PLAN_FILE);
+		if (stat(plan, &st) == 0 && realpath(candidates[i], real)) {
+			/* Only the caller's own folder steers a resume, a merge or
+			 * a status: its plan.json names archives and options. */
+			if (sweep_folder_check(real, err) < 0) {
+				err->kind = i == 0 ? ERR_USAGE : ERR_DATA;
+				return error_append(err, "; only your own sweeps are resumed or merged");
+			}
+			*folder = xstrdup(real);
+			return 0;
+		}
+	}
+	return error_set(err, ERR_USAGE, 0, "no sweep %s (neither a folder with %s nor under %s/sweeps)",
+			 id_or_path, SWEEP_PLAN_FILE, workdir ? workdir : "the workdir");
+}
+
+void sweep_done_cases(const struct sweep_plan *plan, const struct sweep_results *rs, bool *done,
+		      int *next_attempt)
+{
+	for (size_t c = 0; c < plan->n; c++) {
+		done[c] = false;
+		next_attempt[c] = 1;
+	}
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct sweep_result *r = &rs->v[i];
+
+		for (size_t c = 0; c < plan->n; c++) {
+			if (strcmp(plan->cases[c].name, r->case_name) ||
+			    strcmp(plan->cases[c].image, r->image))
+				continue;
+			if (strcmp(r->state, RESULT_ERROR))
+				done[c] = true;
+			if (r->attempt >= next_attempt[c])
+				next_attempt[c] = r->attempt + 1;
+			break;
+		}
+	}
+}
+
+void sweep_runopts_redact(cJSON *j)
+{
+	cJSON *env = cJSON_DetachItemFromObjectCaseSensitive(j, "env"), *it;
+	cJSON *names;
+
+	if (!env)
+		return;
+	names = cJSON_CreateArray();
+	cJSON_ArrayForEach(it, env)
+		if (cJSON_IsString(it)) {
+			char *name = xstrndup(it->valuestring, strcspn(it->valuestring, "="));
+
+			cJSON_AddItemToArray(names, cJSON_CreateString(name));
+			free(name);
+		}
+	cJSON_DeleteItemFromObjectCaseSensitive(j, "env_names");
+	cJSON_AddItemToObject(j, "env_names", names);
+	cJSON_Delete(env);
+}
+
+char *sweep_runopts_redact_text(const char *json)
+{
+	cJSON *j = json ? cJSON_Parse(json) : NULL;
+	char *out;
+
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return xstrdup("{}");
+	}
+	sweep_runopts_redact(j);
+	out = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return out;
+}

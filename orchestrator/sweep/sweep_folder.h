@@ -1,0 +1,93 @@
+/* A sweep's folder, <workdir>/sweeps/<id>/ (docs/sweep.md "The sweep folder"): plan.json (the expanded cases in their fixed order, the
+ * images pinned to IDs, the options), the run folders, the results files
+ * and the reports. Everything a resume, a shard or the merge needs is
+ * read back from here. */
+#ifndef HRR_SWEEP_SWEEP_FOLDER_H
+#define HRR_SWEEP_SWEEP_FOLDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/error.h"
+#include "common/strvec.h"
+#include "preflight/topology.h"
+#include "orchestrator/sweep/sweep_plan.h"
+#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/sweep_status.h"
+
+#define SWEEP_PLAN_FILE "plan.json"
+#define SWEEP_RESULTS_FILE "results.jsonl"
+/* The caller's own 0600 record of what plan.json leaves out: the run
+ * options with their `-e` values and the cases' env values. */
+#define SWEEP_PRIVATE_FILE "run-options.json"
+
+struct sweep_image {
+	char *ref;    /* as given */
+	char *id;     /* pinned sha256:..., NULL when it could not be had */
+	char *error;  /* why not (every case of it is then `error`) */
+};
+
+struct sweep_meta {
+	char *id, *label, *host, *tool_version, *baseline, *db;
+	long long started;
+	struct sweep_image *images;
+	size_t n_images;
+	char *run_options;        /* JSON object: the run options every case gets, with values
+				   * (plan.json keeps a copy without; sweep_runopts.h) */
+	int gpus[GPU_MAX];
+	size_t n_gpus;            /* the pool; 0 = every host GPU */
+	long jobs, retry_failed;
+	double gpu_wait;
+	sweep_status_mask fail_on;
+	struct sweep_plan plan;
+	bool has_private;         /* read: SWEEP_PRIVATE_FILE was there */
+};
+
+void sweep_meta_init(struct sweep_meta *m);
+void sweep_meta_release(struct sweep_meta *m);
+/* The image entry of ref (NULL when the plan has none). */
+const struct sweep_image *sweep_meta_image(const struct sweep_meta *m, const char *ref);
+void sweep_meta_add_image(struct sweep_meta *m, const char *ref);
+
+/* plan.json (0644, no `-e` or case env values) and SWEEP_PRIVATE_FILE
+ * (0600, the values). */
+int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)
+	__attribute__((warn_unused_result));
+/* plan.json, then SWEEP_PRIVATE_FILE over it; that one must be the
+ * caller's own regular file, not writable by others (ERR_DATA); a sweep
+ * from before it existed has none and keeps plan.json's values. */
+int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
+	__attribute__((warn_unused_result));
+/* A sweep from before SWEEP_PRIVATE_FILE (its plan.json holds `-e`
+ * values): both files written anew, plan.json without them. 0 when there
+ * was nothing to do. */
+int sweep_meta_migrate(const struct sweep_meta *m, const char *folder, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* <workdir>/sweeps/<id>, created new: sweeps/ must be the caller's or
+ * sticky, and the folder must not exist yet (ERR_DATA otherwise). */
+int sweep_folder_create(const char *workdir, const char *id, char **folder, struct error *err)
+	__attribute__((warn_unused_result));
+/* Whether folder may be trusted: the caller's own directory, not a
+ * symlink, not writable by others, in a directory that is the caller's or
+ * sticky. ERR_DATA naming what is wrong. */
+int sweep_folder_check(const char *folder, struct error *err) __attribute__((warn_unused_result));
+/* A sweep given by id (under <workdir>/sweeps) or by its folder's path. */
+int sweep_folder_find(const char *workdir, const char *id_or_path, char **folder,
+		      struct error *err) __attribute__((warn_unused_result));
+
+/* Pure: which planned cases are finished (a result that is not an
+ * infrastructure error: those are retried on resume), and the next attempt
+ * number of each. done and next_attempt have plan->n entries. */
+void sweep_done_cases(const struct sweep_plan *plan, const struct sweep_results *rs, bool *done,
+		      int *next_attempt);
+
+/* A recorded description with the `-e` values dropped, in place (older
+ * plan files and databases kept them). */
+void sweep_runopts_redact(cJSON *j);
+/* The same on JSON text; a copy (not JSON: "{}"). */
+char *sweep_runopts_redact_text(const char *json);
+
+#endif

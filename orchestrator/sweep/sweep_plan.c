@@ -1,0 +1,288 @@
+#include "orchestrator/sweep/sweep_plan.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "preflight/manifest.h"
+
+#define PID_SEARCH_DEPTH 3
+
+static void case_release(struct sweep_case *c)
+{
+	free(c->name);
+	free(c->archive);
+	free(c->image);
+	free(c->origin);
+	free(c->extra_ld);
+	free(c->playback);
+	strvec_clear(&c->env);
+}
+
+void sweep_plan_release(struct sweep_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		case_release(&p->cases[i]);
+	free(p->cases);
+	p->cases = NULL;
+	p->n = p->alloc = 0;
+}
+
+struct sweep_case *sweep_plan_push(struct sweep_plan *p)
+{
+	if (p->n == p->alloc) {
+		p->alloc = p->alloc ? 2 * p->alloc : 16;
+		p->cases = xrealloc(p->cases, p->alloc * sizeof(*p->cases));
+	}
+	struct sweep_case *c = &p->cases[p->n++];
+
+	memset(c, 0, sizeof(*c));
+	c->gpu_count = 1;
+	c->timeout = c->progress_timeout = c->mount_clr = -1;
+	strvec_init(&c->env);
+	return c;
+}
+
+/* A pid directory has an events.bin; a bad one is still a case (preflight
+ * reports it), only a missing one is not. */
+static bool has_events(const char *dir)
+{
+	struct error err;
+
+	return archive_check_events(dir, NULL, &err) == 0 || err.kind != ERR_NOT_FOUND;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* pid-* directories with events.bin below dir, at most depth levels down.
+ * Symbolic links are followed, the depth bounds the walk. */
+static void find_below(const char *dir, int depth, struct strvec *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		cleanup_free char *sub = xasprintf("%s/%s", dir, e->d_name);
+
+		if (!is_dir(sub))
+			continue;
+		if (!strncmp(e->d_name, "pid-", 4) && has_events(sub))
+			strvec_push(out, sub);
+		else if (depth > 1)
+			find_below(sub, depth - 1, out);
+	}
+	closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sweep_find_pid_dirs(const char *path, struct strvec *out, struct error *err)
+{
+	char abs[PATH_MAX];
+
+	if (!realpath(path, abs))
+		return error_set(err, ERR_USAGE, 0, "archive %s: %s", path,
+				 "no such file or directory");
+	if (!is_dir(abs))
+		return error_set(err, ERR_USAGE, 0, "archive %s is not a directory", path);
+	if (has_events(abs)) {
+		strvec_push(out, abs);
+		return 0;
+	}
+	size_t before = out->n;
+
+	find_below(abs, PID_SEARCH_DEPTH, out);
+	if (out->n == before)
+		return error_set(err, ERR_USAGE, 0,
+				 "archive %s holds no pid-* directory with events.bin (searched %d levels)",
+				 path, PID_SEARCH_DEPTH);
+	qsort(out->v + before, out->n - before, sizeof(char *), cmp_str);
+	return 0;
+}
+
+char *sweep_case_name(const char *arg_abs, const char *pid_dir_abs)
+{
+	size_t alen = strlen(arg_abs);
+
+	while (alen > 1 && arg_abs[alen - 1] == '/')
+		alen--;
+	const char *last = arg_abs + alen;
+
+	while (last > arg_abs && last[-1] != '/')
+		last--;
+	size_t llen = (size_t)(arg_abs + alen - last);
+
+	if (!llen) /* the root directory itself */
+		return xstrdup(pid_dir_abs[0] == '/' ? pid_dir_abs + 1 : pid_dir_abs);
+	if (!strncmp(pid_dir_abs, arg_abs, alen) && pid_dir_abs[alen] == '/')
+		return xasprintf("%.*s/%s", (int)llen, last, pid_dir_abs + alen + 1);
+	return xstrndup(last, llen);
+}
+
+static int capture_gpu_count(const char *pid_dir)
+{
+	struct manifest m;
+	struct error err;
+	int n = 1;
+
+	manifest_init(&m);
+	if (manifest_load(&m, pid_dir, &err) == 0 && m.device_count > 0)
+		n = m.device_count;
+	manifest_release(&m);
+	return n;
+}
+
+int sweep_plan_add_matrix(struct sweep_plan *p, const char *const *archives, size_t n_archives,
+			  const char *const *images, size_t n_images, struct error *err)
+{
+	for (size_t a = 0; a < n_archives; a++) {
+		cleanup_strvec struct strvec dirs = STRVEC_INIT;
+		char abs[PATH_MAX];
+
+		if (sweep_find_pid_dirs(archives[a], &dirs, err) < 0)
+			return -1;
+		if (!realpath(archives[a], abs))
+			return error_errno(err, "archive %s", archives[a]);
+		for (size_t d = 0; d < dirs.n; d++) {
+			int gpus = capture_gpu_count(dirs.v[d]);
+
+			for (size_t i = 0; i < n_images; i++) {
+				struct sweep_case *c = sweep_plan_push(p);
+
+				c->name = sweep_case_name(abs, dirs.v[d]);
+				c->archive = xstrdup(dirs.v[d]);
+				c->image = xstrdup(images[i]);
+				c->origin = xasprintf("--archive %s", archives[a]);
+				c->gpu_count = gpus;
+			}
+		}
+	}
+	return 0;
+}
+
+int sweep_plan_check_duplicates(const struct sweep_plan *p, struct error *err)
+{
+	/* Quadratic is fine up to thousands of cases; a hash would hide the
+	 * order the message names them in. */
+	for (size_t i = 0; i < p->n; i++)
+		for (size_t j = i + 1; j < p->n; j++) {
+			const struct sweep_case *a = &p->cases[i], *b = &p->cases[j];
+
+			if (strcmp(a->name, b->name) || strcmp(a->image, b->image))
+				continue;
+			return error_set(err, ERR_USAGE, 0,
+					 "two cases named %s for image %s: %s (%s) and %s (%s); "
+					 "give one a \"name\" in a --plan file",
+					 a->name, a->image, a->archive, a->origin, b->archive,
+					 b->origin);
+		}
+	return 0;
+}
+
+bool sweep_label_valid(const char *label)
+{
+	size_t n = strlen(label);
+
+	if (!n || n > 64 || label[0] == '.' || label[0] == '-')
+		return false;
+	return strspn(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			     "0123456789._-") == n;
+}
+
+char *sweep_id_make(const char *label, time_t when, unsigned random24)
+{
+	struct tm tm;
+	char stamp[32];
+
+	gmtime_r(&when, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	return xasprintf("%s-%s-%06x", label, stamp, random24 & 0xffffffu);
+}
+
+int sweep_shard_parse(const char *s, unsigned *i, unsigned *n, struct error *err)
+{
+	const char *arg = s;
+	char *end;
+	unsigned long a, b;
+
+	a = strtoul(s, &end, 10);
+	if (end == s || *end != '/' || s[0] == '-')
+		goto bad;
+	s = end + 1;
+	b = strtoul(s, &end, 10);
+	if (end == s || *end || s[0] == '-' || b == 0 || b > 100000 || a >= b)
+		goto bad;
+	*i = (unsigned)a;
+	*n = (unsigned)b;
+	return 0;
+bad:
+	return error_set(err, ERR_USAGE, 0, "--shard wants I/N with 0 <= I < N, not %s", arg);
+}
+
+size_t sweep_shard_select(const struct sweep_plan *p, const bool *done, int group, unsigned i,
+			  unsigned n, size_t *out)
+{
+	size_t k = 0, in_group = 0;
+
+	for (size_t c = 0; c < p->n; c++) {
+		if (group > 0 && p->cases[c].gpu_count != group)
+			continue;
+		if (in_group++ % n == i && !(done && done[c]))
+			out[k++] = c;
+	}
+	return k;
+}
+
+int sweep_shard_list_parse(const char *text, size_t plan_n, size_t **list, size_t *n,
+			   struct error *err)
+{
+	size_t alloc = 16;
+
+	*n = 0;
+	*list = xcalloc(alloc, sizeof(size_t));
+	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		char *end;
+		unsigned long k = strtoul(p, &end, 10);
+
+		if (end == p || k >= plan_n || (*end && *end != '\n')) {
+			free(*list);
+			*list = NULL;
+			return error_set(err, ERR_USAGE, 0, "'%.*s' is no case of the plan",
+					 (int)strcspn(p, "\n"), p);
+		}
+		if (*n == alloc)
+			*list = xrealloc(*list, (alloc *= 2) * sizeof(size_t));
+		(*list)[(*n)++] = k;
+	}
+	return 0;
+}
+
+size_t sweep_shard_select_list(const size_t *list, size_t n_list, const bool *done, unsigned i,
+			       unsigned n, size_t *out)
+{
+	size_t k = 0;
+
+	for (size_t pos = i; pos < n_list; pos += n)
+		if (!(done && done[list[pos]]))
+			out[k++] = list[pos];
+	return k;
+}

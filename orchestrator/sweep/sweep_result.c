@@ -1,0 +1,310 @@
+#include "orchestrator/sweep/sweep_result.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+#include "common/cleanup.h"
+#include "common/owned.h"
+#include "common/fsutil.h"
+#include "common/strvec.h"
+#include "common/text.h"
+#include "common/xalloc.h"
+#include "orchestrator/sweep/sweep_json.h"
+
+#define RESULTS_MAX_BYTES (256u << 20)
+
+void sweep_result_release(struct sweep_result *r)
+{
+	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
+			  &r->state, &r->outcome, &r->fault_class, &r->kernel, &r->run_dir,
+			  &r->message, &r->gpu_uids, &r->host, &r->kind };
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		free(*strs[i]);
+		*strs[i] = NULL;
+	}
+}
+
+static int hash_file(const char *path, unsigned long long *h, bool optional, struct error *err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[1 << 16];
+	ssize_t n;
+
+	if (fd < 0)
+		return optional && errno == ENOENT ? 0 : error_errno(err, "%s", path);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return error_errno(err, "read %s", path);
+		}
+		*h = text_fnv1a64(*h, buf, (size_t)n);
+	}
+	return 0;
+}
+
+char *sweep_archive_digest(const char *pid_dir, struct error *err)
+{
+	unsigned long long h = TEXT_FNV1A64_INIT;
+	cleanup_free char *ev = xasprintf("%s/events.bin", pid_dir);
+	cleanup_free char *mf = xasprintf("%s/manifest.json", pid_dir);
+
+	if (hash_file(ev, &h, false, err) < 0 || hash_file(mf, &h, true, err) < 0)
+		return NULL;
+	return xasprintf("fnv1a64:%016llx", h);
+}
+
+void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
+{
+	cleanup_cjson cJSON *o = cJSON_CreateObject();
+	cJSON *g = cJSON_AddArrayToObject(o, "gpus");
+	cleanup_free char *text = NULL;
+
+	sjson_add_str(o, "case", r->case_name);
+	sjson_add_str(o, "image", r->image);
+	sjson_add_str(o, "image_id", r->image_id);
+	sjson_add_str(o, "archive", r->archive);
+	sjson_add_str(o, "digest", r->digest);
+	for (size_t i = 0; i < r->n_gpus; i++)
+		cJSON_AddItemToArray(g, cJSON_CreateNumber(r->gpus[i]));
+	cJSON_AddNumberToObject(o, "attempt", r->attempt);
+	sjson_add_str(o, "state", r->state);
+	sjson_add_str(o, "outcome", r->outcome);
+	sjson_add_str(o, "fault_class", r->fault_class);
+	sjson_add_str(o, "kernel_name", r->kernel);
+	cJSON_AddNumberToObject(o, "d2h_checked", (double)r->d2h_checked);
+	cJSON_AddNumberToObject(o, "d2h_mismatched", (double)r->d2h_mismatched);
+	cJSON_AddNumberToObject(o, "duration_s", r->duration_s);
+	sjson_add_str(o, "run_dir", r->run_dir);
+	cJSON_AddNumberToObject(o, "classifier_version", r->classifier_version);
+	sjson_add_str(o, "message", r->message);
+	cJSON_AddNumberToObject(o, "finished", (double)r->finished);
+	sjson_add_str(o, "gpu_uids", r->gpu_uids);
+	sjson_add_str(o, "host", r->host);
+	sjson_add_str(o, "kind", r->kind);
+	text = cJSON_PrintUnformatted(o);
+	strbuf_addstr(out, text);
+}
+
+int sweep_result_parse(struct sweep_result *r, const char *line, struct error *err)
+{
+	cleanup_cjson cJSON *o = cJSON_Parse(line);
+	const cJSON *g, *it;
+
+	memset(r, 0, sizeof(*r));
+	if (!cJSON_IsObject(o))
+		return error_set(err, ERR_DATA, 0, "not a JSON object");
+	r->case_name = sjson_str(o, "case");
+	r->image = sjson_str(o, "image");
+	r->state = sjson_str(o, "state");
+	if (!r->case_name || !r->image || !r->state) {
+		sweep_result_release(r);
+		return error_set(err, ERR_DATA, 0, "a result needs case, image and state");
+	}
+	r->image_id = sjson_str(o, "image_id");
+	r->archive = sjson_str(o, "archive");
+	r->digest = sjson_str(o, "digest");
+	g = cJSON_GetObjectItemCaseSensitive(o, "gpus");
+	cJSON_ArrayForEach(it, g)
+		if (cJSON_IsNumber(it) && r->n_gpus < GPU_MAX)
+			r->gpus[r->n_gpus++] = it->valueint;
+	r->attempt = (int)sjson_num(o, "attempt", 1);
+	r->outcome = sjson_str(o, "outcome");
+	r->fault_class = sjson_str(o, "fault_class");
+	r->kernel = sjson_str(o, "kernel_name");
+	r->d2h_checked = (long long)sjson_num(o, "d2h_checked", -1);
+	r->d2h_mismatched = (long long)sjson_num(o, "d2h_mismatched", -1);
+	r->duration_s = sjson_num(o, "duration_s", 0);
+	r->run_dir = sjson_str(o, "run_dir");
+	r->classifier_version = (int)sjson_num(o, "classifier_version", 0);
+	r->message = sjson_str(o, "message");
+	r->finished = (long long)sjson_num(o, "finished", 0);
+	r->gpu_uids = sjson_str(o, "gpu_uids");
+	r->host = sjson_str(o, "host");
+	r->kind = sjson_str(o, "kind");
+	return 0;
+}
+
+const char *sweep_result_kind(const struct sweep_result *r)
+{
+	if (r->kind)
+		return r->kind;
+	if (!strcmp(r->state, RESULT_ERROR))
+		return RESULT_KIND_INFRA;
+	/* The kernel's OOM killer ended the replay: the host, not the capture. */
+	if (r->message && strstr(r->message, "OOM"))
+		return RESULT_KIND_INFRA;
+	return RESULT_KIND_WORKLOAD;
+}
+
+void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo,
+			 const char *host)
+{
+	if (!r->host && host)
+		r->host = xstrdup(host);
+	if (!r->gpu_uids && r->n_gpus) {
+		struct strbuf u = STRBUF_INIT;
+
+		for (size_t g = 0; g < r->n_gpus; g++)
+			strbuf_addf(&u, g ? ",%llu" : "%llu", gpu_unique_id(topo, r->gpus[g]));
+		r->gpu_uids = strbuf_detach(&u, NULL);
+	}
+	if (!r->kind)
+		r->kind = xstrdup(sweep_result_kind(r));
+}
+
+int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)
+{
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+
+	sweep_result_to_json(r, &line);
+	return sweep_result_append_line(path, line.buf, err);
+}
+
+int sweep_result_append_line(const char *path, const char *json, struct error *err)
+{
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+	cleanup_free char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	cleanup_close int dfd = -1, fd = -1;
+
+	if (strchr(json, '\n'))
+		return error_set(err, ERR_DATA, 0, "%s: a result that is not one line", path);
+	/* The folder must still be the caller's own, and the file in it a
+	 * regular file of the caller's: never a link to somewhere else. */
+	if (!slash)
+		return error_set(err, ERR_USAGE, 0, "internal: results path %s has no folder", path);
+	*slash = '\0';
+	if ((dfd = owned_dir_open(dir, "sweep folder", 0, err)) < 0 ||
+	    (fd = owned_openat(dfd, dir, slash + 1, O_WRONLY | O_APPEND | O_CREAT, 0644, err)) < 0)
+		return -1;
+	strbuf_addstr(&line, json);
+	strbuf_addch(&line, '\n');
+	/* One write: O_APPEND makes it land whole after every other line. */
+	if (fs_write_all(fd, line.buf, line.len) < 0)
+		return error_errno(err, "append to %s", path);
+	if (fsync(fd) < 0)
+		return error_errno(err, "fsync %s", path);
+	return 0;
+}
+
+void sweep_results_release(struct sweep_results *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		sweep_result_release(&rs->v[i]);
+	free(rs->v);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* One whole line (no newline) into rs, or counted as skipped. */
+static void parse_line(struct sweep_results *rs, const char *line)
+{
+	struct error err;
+
+	if (!line[0])
+		return;
+	if (rs->n == rs->alloc) {
+		rs->alloc = rs->alloc ? 2 * rs->alloc : 32;
+		rs->v = xrealloc(rs->v, rs->alloc * sizeof(*rs->v));
+	}
+	if (sweep_result_parse(&rs->v[rs->n], line, &err) == 0)
+		rs->n++;
+	else
+		rs->skipped++;
+}
+
+void sweep_results_parse_text(struct sweep_results *rs, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+
+		if (!nl) { /* torn last line: the writer died mid-write */
+			rs->skipped++;
+			break;
+		}
+		cleanup_free char *line = xstrndup(p, (size_t)(nl - p));
+
+		p = nl + 1;
+		parse_line(rs, line);
+	}
+}
+
+/* One results file a line at a time (a large sweep's file is never whole
+ * in memory), read as sweep_results_parse_text reads its text: a line
+ * without its newline is torn, and a NUL ends the text. Opened as
+ * fs_read_small_file opens: no FIFO blocks, only a regular file is read,
+ * and the same limit holds. */
+static int load_file(const char *path, struct sweep_results *rs, struct error *err)
+{
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	cleanup_fclose FILE *f = NULL;
+	cleanup_free char *line = NULL;
+	size_t cap = 0, total = 0;
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return error_errno(err, "%s", path);
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, ERR_DATA, 0, "%s is not a regular file", path);
+	if (!(f = fdopen(fd, "r")))
+		return error_errno(err, "%s", path);
+	fd = -1;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		size_t len = strlen(line);
+
+		total += (size_t)n;
+		if (total > RESULTS_MAX_BYTES)
+			return error_set(err, ERR_LIMIT, 0, "%s is larger than the %u-byte limit",
+					 path, RESULTS_MAX_BYTES);
+		if (len < (size_t)n || line[n - 1] != '\n') {
+			rs->skipped += len > 0; /* torn, or cut at a NUL */
+			return 0;
+		}
+		line[n - 1] = '\0';
+		parse_line(rs, line);
+	}
+	return ferror(f) ? error_errno(err, "reading %s", path) : 0;
+}
+
+static int is_results_file(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return !strncmp(e->d_name, "results", 7) && n >= 7 + 6 &&
+	       !strcmp(e->d_name + n - 6, ".jsonl");
+}
+
+int sweep_results_load(const char *folder, struct sweep_results *rs, struct error *err)
+{
+	struct dirent **names;
+	int n = scandir(folder, &names, is_results_file, alphasort);
+
+	if (n < 0)
+		return error_errno(err, "sweep folder %s", folder);
+	for (int i = 0; i < n; i++) {
+		cleanup_free char *path = xasprintf("%s/%s", folder, names[i]->d_name);
+		int r = load_file(path, rs, err);
+
+		for (int j = i; r < 0 && j < n; j++)
+			free(names[j]);
+		if (r < 0) {
+			free(names);
+			return -1;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}

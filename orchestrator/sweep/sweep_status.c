@@ -1,0 +1,77 @@
+#include "orchestrator/sweep/sweep_status.h"
+
+#include <string.h>
+
+static const char *const status_names[ST__COUNT] = {
+	[ST_PASS] = "pass",
+	[ST_REGRESSED] = "regressed",
+	[ST_FIXED] = "fixed",
+	[ST_STILL_FAILING] = "still-failing",
+	[ST_CHANGED] = "changed",
+	[ST_RECLASSIFIED] = "reclassified",
+	[ST_FLAKY] = "flaky",
+	[ST_NEW] = "new",
+	[ST_GONE] = "gone",
+	[ST_BLOCKED] = "blocked",
+	[ST_NEEDS_CONFIRM] = "needs-confirm",
+	[ST_ERROR] = "error",
+	[ST_MISSING] = "missing",
+};
+
+const enum sweep_status sweep_status_report_order[ST__COUNT] = {
+	ST_REGRESSED, ST_CHANGED, ST_MISSING, ST_ERROR, ST_FIXED, ST_FLAKY,
+	ST_STILL_FAILING, ST_RECLASSIFIED, ST_NEW, ST_BLOCKED, ST_NEEDS_CONFIRM,
+	ST_GONE, ST_PASS,
+};
+
+const char *sweep_status_name(enum sweep_status s)
+{
+	return (unsigned)s < ST__COUNT ? status_names[s] : "?";
+}
+
+static int status_parse_n(const char *name, size_t len)
+{
+	for (int i = 0; i < ST__COUNT; i++)
+		if (strlen(status_names[i]) == len && !memcmp(status_names[i], name, len))
+			return i;
+	return -1;
+}
+
+int sweep_status_parse(const char *name)
+{
+	return status_parse_n(name, strlen(name));
+}
+
+int sweep_status_mask_parse(const char *list, sweep_status_mask *out, const char **bad_name,
+			    size_t *bad_len)
+{
+	sweep_status_mask m = 0;
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int s = len ? status_parse_n(p, len) : -1;
+
+		if (s < 0) {
+			*bad_name = p;
+			*bad_len = len;
+			return -1;
+		}
+		m |= SWEEP_STATUS_BIT(s);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	*out = m;
+	return 0;
+}
+
+int sweep_exit_code(const size_t counts[ST__COUNT], bool interrupted, sweep_status_mask fail_on)
+{
+	for (int s = 0; s < ST__COUNT; s++)
+		if (counts[s] && (fail_on & SWEEP_STATUS_BIT(s)))
+			return SWEEP_EXIT_FAILED;
+	if (counts[ST_ERROR] || interrupted)
+		return SWEEP_EXIT_INFRA;
+	return SWEEP_EXIT_OK;
+}

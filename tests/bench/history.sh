@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# bench-history: the history at the scale of a capture library, without an
+# engine: bench_history writes each night's sweep folder (plan.json and
+# results.jsonl, as a sweep leaves them) and imports it as a sweep's end
+# does. Prints each figure next to its target (docs/sweep.md "The history
+# site"):
+#   * importing one night of CASES results: <= 5 s;
+#   * `history` for one case and for one label: <= 100 ms each, with the
+#     query plan (indexes, no full scan of results);
+#   * `history site` whole: <= 30 s; after one more night: <= 10 s;
+#   * the sweep parent's peak RSS at 64 and CASES planned cases whose
+#     replays are no-ops (`sweep --merge` of a folder whose results are
+#     all written): flat;
+#   * the database's size per result.
+# Measures, does not gate: exit 0 whatever the figures. Wall times on a
+# loaded machine include waiting for a core: the CPU time is printed too.
+# Environment: BENCH_HISTORY_CASES (default 10000), BENCH_HISTORY_NIGHTS
+# (default 60).
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+BENCH_NAME=bench-history
+CASES=${BENCH_HISTORY_CASES:-10000}
+NIGHTS=${BENCH_HISTORY_NIGHTS:-60}
+HELPER=${BENCH_HISTORY:-$BENCH_ROOT/build/bench/bench_history}
+[ -x "$BIN" ] || bench_skip "$BIN not built (make all)"
+[ -x "$TIMEIT" ] || bench_skip "$TIMEIT not built"
+[ -x "$HELPER" ] || bench_skip "$HELPER not built (make $HELPER)"
+BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hrr-bench-history.XXXXXX")
+trap 'rm -rf "$BENCH_TMP"' EXIT
+trap 'exit 130' INT TERM
+DB=$BENCH_TMP/history.sqlite
+WD=$BENCH_TMP/wd
+SITE=$BENCH_TMP/site
+LABEL=nightly
+# The workdirs exist, as the CLI makes them: a sweep folder goes in <workdir>/sweeps.
+mkdir -p "$WD" "$BENCH_TMP/wd-mem"
+printf '== %s: %d cases x %d nightly sweeps, no engine\n' "$BENCH_NAME" "$CASES" "$NIGHTS"
+printf 'machine: %s cores, load %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# timed NAME CMD...: run under timeit; prints "wall rss status cpu".
+timed() {
+	local name=$1
+
+	shift
+	"$TIMEIT" -o "$BENCH_TMP/$name.time" -- "$@" >"$BENCH_TMP/$name.out" 2>"$BENCH_TMP/$name.err" || true
+	awk '{ printf "%s %s %s %.3f\n", $1, $2, $3, $4 + $5 }' "$BENCH_TMP/$name.time"
+}
+
+# 1. sixty nights, each imported
+for ((n = 0; n < NIGHTS; n++)); do
+	"$HELPER" night "$DB" "$WD" "$LABEL" "$n" "$CASES" >>"$BENCH_TMP/import.times" ||
+		bench_die "night $n failed"
+done
+read -r MED MIN MAX < <(awk '{ print $1 }' "$BENCH_TMP/import.times" | stats)
+RESULTS=$(awk '{ s += $2 } END { print s }' "$BENCH_TMP/import.times")
+printf 'import: one night of %d cases (~%d results lines): median %.3f s, worst %.3f s (target <= 5 s)\n' \
+	"$CASES" "$((RESULTS / NIGHTS))" "$MED" "$MAX"
+
+# 2. history for one case and one label (best of 3: the figure is the
+#    query, not the machine's other load)
+CASE=lib/fam-07/case-00047/capture.hrr/pid-4242
+best() {
+	local name=$1 i
+
+	shift
+	for i in 1 2 3; do timed "$name" "$@"; done | sort -g | head -1
+}
+read -r W_CASE _ ST_CASE C_CASE < <(best hcase "$BIN" history --db "$DB" --label "$LABEL" --case "$CASE")
+read -r W_LABEL _ ST_LABEL C_LABEL < <(best hlabel "$BIN" history --db "$DB" --label "$LABEL")
+read -r W_LAST1 _ _ _ < <(best hlast1 "$BIN" history --db "$DB" --label "$LABEL" --last 1)
+printf 'history --case: %.0f ms (cpu %.0f ms; target <= 100 ms; exit %s)\n' \
+	"$(awk -v w="$W_CASE" 'BEGIN { print w * 1000 }')" "$(awk -v w="$C_CASE" 'BEGIN { print w * 1000 }')" "$ST_CASE"
+printf 'history --label (last 10 sweeps, %d rows): %.0f ms (cpu %.0f ms; target <= 100 ms; exit %s); --last 1: %.0f ms\n' \
+	"$((CASES * 10))" "$(awk -v w="$W_LABEL" 'BEGIN { print w * 1000 }')" \
+	"$(awk -v w="$C_LABEL" 'BEGIN { print w * 1000 }')" "$ST_LABEL" "$(awk -v w="$W_LAST1" 'BEGIN { print w * 1000 }')"
+echo "query plan, one case:"
+"$HELPER" plan "$DB" "$LABEL" "$CASE"
+echo "query plan, one label:"
+"$HELPER" plan "$DB" "$LABEL" -
+
+# 3. the whole site, then after one more night
+read -r W_SITE RSS_SITE ST_SITE C_SITE < <(timed site "$BIN" history site "$SITE" --db "$DB")
+printf 'site: whole, %s: %.2f s (cpu %.2f s, peak RSS %s KiB; target <= 30 s; exit %s)\n' \
+	"$(sed 's/.*: //' "$BENCH_TMP/site.out")" "$W_SITE" "$C_SITE" "$RSS_SITE" "$ST_SITE"
+"$HELPER" night "$DB" "$WD" "$LABEL" "$NIGHTS" "$CASES" >/dev/null || bench_die "one more night failed"
+read -r W_INC _ ST_INC C_INC < <(timed site2 "$BIN" history site "$SITE" --db "$DB")
+printf 'site: after one more night, %s: %.2f s (cpu %.2f s; target <= 10 s; exit %s)\n' \
+	"$(sed 's/.*: //' "$BENCH_TMP/site2.out")" "$W_INC" "$C_INC" "$ST_INC"
+printf 'site: %s in %s files\n' "$(du -sh "$SITE" | cut -f1)" "$(find "$SITE" -type f | wc -l)"
+
+# 4. the database's size per result
+ROWS=$(sqlite3 "$DB" 'SELECT COUNT(*) FROM results')
+BYTES=$(($(stat -c %s "$DB") + $(stat -c %s "$DB-wal" 2>/dev/null || echo 0)))
+printf 'database: %d results in %d MiB: %d bytes per result (with the planned cases and indexes)\n' \
+	"$ROWS" "$((BYTES >> 20))" "$((BYTES / ROWS))"
+
+# 5. the sweep parent's memory, 64 vs CASES planned no-op cases
+for n in 64 "$CASES"; do
+	F=$("$HELPER" folder "$BENCH_TMP/wd-mem" "mem$n" "$n")
+	read -r W_M RSS_M ST_M _ < <(timed "merge$n" "$BIN" sweep --merge "$F" --workdir "$BENCH_TMP/wd-mem" \
+		--db "$BENCH_TMP/mem.sqlite" -q)
+	eval "RSS_$n=$RSS_M W_$n=$W_M ST_$n=$ST_M"
+done
+RSS_BIG=RSS_$CASES W_BIG=W_$CASES ST_BIG=ST_$CASES
+printf 'memory: sweep parent (merge of planned cases, replays no-ops) peak RSS %s KiB at 64 cases (%.2f s, exit %s), %s KiB at %d cases (%.2f s, exit %s): ratio %s (target: flat)\n' \
+	"$RSS_64" "$W_64" "$ST_64" "${!RSS_BIG}" "$CASES" "${!W_BIG}" "${!ST_BIG}" "$(ratio "${!RSS_BIG}" "$RSS_64")"
