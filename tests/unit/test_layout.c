@@ -1,0 +1,128 @@
+/* `make layout` holds the tree to docs/design.md's rule: it passes on the
+ * tree as it is, and fails, naming the file, on a scratch copy given one
+ * include the rule forbids (a base room reaching up into orchestrator/, a
+ * room reaching a later room, a short include path, an include loop). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "tests/support/scratch.h"
+
+/* The parts of the tree make layout reads, copied under dir. */
+static char *scratch_tree(void)
+{
+	char *dir = scratch_dir("layout");
+	cleanup_free char *cmd = xasprintf(
+		"cd '%s' && cp -r Makefile mk docs common docker preflight orchestrator '%s'/",
+		test_source_root(), dir);
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	return dir;
+}
+
+/* Runs make layout in dir; its output in out, its exit status returned. */
+static int layout(const char *dir, struct strbuf *out)
+{
+	cleanup_free char *cmd = xasprintf("make -s -C '%s' layout 2>&1", dir);
+	FILE *p = popen(cmd, "r");
+	char buf[4096];
+	size_t n;
+	int st;
+
+	cr_assert_not_null(p);
+	strbuf_reset(out);
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+		strbuf_add(out, buf, n);
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void append_line(const char *dir, const char *file, const char *line)
+{
+	cleanup_free char *path = xasprintf("%s/%s", dir, file);
+	FILE *f = fopen(path, "a");
+
+	cr_assert_not_null(f, "%s", path);
+	fprintf(f, "%s\n", line);
+	fclose(f);
+}
+
+static void assert_fails_naming(const char *file, const char *include, const char *expect)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	cr_assert_eq(layout(dir, &out), 0, "the copy already fails:\n%s", out.buf);
+	append_line(dir, file, include);
+	cr_expect_neq(layout(dir, &out), 0, "make layout passed with %s in %s:\n%s", include, file,
+		      out.buf);
+	cr_expect_not_null(strstr(out.buf, expect), "no '%s' in:\n%s", expect, out.buf);
+	scratch_remove(dir);
+}
+
+Test(layout, the_tree_keeps_the_rule)
+{
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	cr_assert_eq(layout(test_source_root(), &out), 0, "%s", out.buf);
+	cr_expect_not_null(strstr(out.buf, "arrows against the rule:\n  none"), "%s", out.buf);
+	cr_expect_not_null(strstr(out.buf, "orchestrator/sweep/"), "rooms one level down:\n%s",
+			   out.buf);
+}
+
+Test(layout, a_base_room_including_the_orchestrator_fails)
+{
+	assert_fails_naming("preflight/preflight.c",
+			    "#include \"orchestrator/finding/finding.h\"",
+			    "preflight/preflight.c includes orchestrator/finding/finding.h");
+}
+
+Test(layout, the_engine_client_including_preflight_fails)
+{
+	assert_fails_naming("docker/images.c", "#include \"preflight/manifest.h\"",
+			    "docker/ may not include preflight/");
+}
+
+Test(layout, a_room_including_a_later_room_fails)
+{
+	assert_fails_naming("orchestrator/finding/render.c",
+			    "#include \"orchestrator/sweep/sweep_plan.h\"",
+			    "orchestrator/finding/ may not include orchestrator/sweep/");
+}
+
+Test(layout, an_include_not_spelled_from_the_top_fails)
+{
+	assert_fails_naming("orchestrator/finding/render.c", "#include \"finding.h\"",
+			    "not a file spelled from the top");
+}
+
+Test(layout, a_module_loop_within_a_room_fails)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	/* marker.h is included by finding.h; marker.c including finding.h
+	 * closes the circle finding <-> marker. */
+	append_line(dir, "orchestrator/finding/marker.c", "#include \"orchestrator/finding/finding.h\"");
+	cr_expect_neq(layout(dir, &out), 0, "%s", out.buf);
+	cr_expect_not_null(strstr(out.buf, "orchestrator/finding/finding <-> orchestrator/finding/marker"),
+			   "%s", out.buf);
+	scratch_remove(dir);
+}
+
+Test(layout, an_include_path_per_folder_fails)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	append_line(dir, "mk/sim.mk", "EXTRA_CFLAGS = -Iorchestrator/finding");
+	cr_expect_neq(layout(dir, &out), 0, "%s", out.buf);
+	cr_expect_not_null(strstr(out.buf, "-Iorchestrator/finding"), "%s", out.buf);
+	scratch_remove(dir);
+}
