@@ -406,7 +406,11 @@ Test(run_diagnose, a_gpu_hang_exception_is_named_by_the_agents_sigquit_dump_in_a
 	cr_assert(marker && wave && marker < wave, "the stop marker before SIGQUIT:\n%s", text.buf);
 	cr_assert_eq(sscanf(marker, "[hrr-docker-replay] replay timed out after %lds without output",
 			    &quiet), 1, "%s", marker);
-	cr_assert_eq(quiet, 2, "half the first run's 4 s of silence before the exception: %ld", quiet);
+	/* The silence is what the log stream showed: 4 s in the simulator,
+	 * less when a loaded host delivered the line before it late. SIGQUIT
+	 * comes at half of what was seen, rounded: 2 s, 1 s at the least. */
+	cr_assert(quiet >= 1 && quiet <= 2,
+		  "half the first run's 4 s of silence before the exception: %ld", quiet);
 	cr_assert(!strstr(text.buf, "HW Exception"), "SIGQUIT came before the driver's detection");
 	tool_run_release(&r);
 }
