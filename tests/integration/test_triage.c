@@ -1,4 +1,4 @@
-/* `sweep --notify` against a real HTTP server on 127.0.0.1
+/* `sweep --notify` and the report's failing cells. --notify against a real HTTP server on 127.0.0.1
  * (tests/webhook-server.py, started here on an ephemeral port) and sweeps
  * of the simulator on the fake GPUs (docs/sweep.md "Notifications"): an
  * alarm the night a case breaks, a recovery the night it passes again,
@@ -270,4 +270,92 @@ Test(notify, failing_endpoints_are_retried_given_up_and_never_change_the_exit_co
 	cr_assert_null(strstr(r.err.buf, "secret"), "%s", r.err.buf);
 	cr_assert(strstr(r.err.buf, "delivered to 1 URL(s)"), "%s", r.err.buf);
 	tool_run_release(&r);
+}
+
+TestSuite(report_cells, .init = init, .fini = fini, .timeout = 300);
+
+
+static size_t count_in(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* Two nights, three cases breaking in the second; the results lines then
+ * given the signature and known issue a classifier of signatures writes
+ * (docs/sweep.md "The sweep folder"), the sweep merged again: report.html
+ * as Chromium shows it, with a screenshot in build/ to look at. */
+Test(report_cells, failing_cells_show_signature_and_triage_and_every_history_square)
+{
+	struct tool_run r;
+	cleanup_free char *folder = NULL, *html = NULL, *dom = NULL, *log = NULL, *png = NULL;
+	cleanup_free char *edit = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err;
+
+	for (int i = 0; i < 6; i++) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "case-%d", i);
+		add_case(n, "pass");
+	}
+	night(&r, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	set_scenario("case-1", "scenario=maf\n");
+	set_scenario("case-2", "scenario=maf\n");
+	set_scenario("case-4", "scenario=maf\n");
+	night(&r, NULL);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	folder = folder_of(&r);
+	tool_run_release(&r);
+	edit = xasprintf(
+		"python3 - '%s/results.jsonl' <<'PY'\n"
+		"import json, sys\n"
+		"p = sys.argv[1]\n"
+		"out = []\n"
+		"for line in open(p):\n"
+		"    j = json.loads(line)\n"
+		"    if j.get('outcome') not in (None, 'PASS'):\n"
+		"        j['signature'] = {'id': '0a1b2c3d4e5f', 'outcome': j['outcome'],\n"
+		"            'fault_class': j.get('fault_class'), 'kernel_family': 'Cijk_Ailk_Bljk',\n"
+		"            'evidence': None, 'stop_reason': None, 'partial': False}\n"
+		"        j['known'] = ({'id': 'HRR-101', 'link': 'https://bugs.example/101',\n"
+		"                       'owner': 'team-gemm'} if 'case-1' in j['case'] else None)\n"
+		"    out.append(json.dumps(j))\n"
+		"open(p, 'w').write(''.join(l + '\\n' for l in out))\n"
+		"PY",
+		folder);
+	cr_assert_eq(system(edit), 0, "%s", edit);
+	{
+		const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--merge", folder, "-q", NULL };
+
+		tool_run(&r, argv, sw.env);
+		cr_assert_eq(r.status, 1, "%s", r.err.buf);
+		tool_run_release(&r);
+	}
+	html = xasprintf("%s/report.html", folder);
+	dom = xasprintf("%s/dom.html", tenv.root);
+	log = xasprintf("%s/chromium.log", tenv.root);
+	chromium_open(html, dom, NULL, log);
+	cr_assert_eq(fs_read_small_file(dom, 4 << 20, &text, &err), 0, "%s", err.msg);
+	cr_assert_eq(count_in(text.buf, "class=\"sig\""), 3, "%s", text.buf);
+	cr_assert_eq(count_in(text.buf, "illegal_memory_access · Cijk_Ailk_Bljk"), 3, "%s", text.buf);
+	cr_assert_eq(count_in(text.buf, "tri tri-untriaged"), 2);
+	cr_assert_eq(count_in(text.buf, "tri tri-known"), 1);
+	cr_assert(strstr(text.buf, "known HRR-101"), "%s", text.buf);
+	cr_assert_eq(count_in(text.buf, "<div class=\"trend\">"), 6);
+	cr_assert_eq(count_in(text.buf, "<span class=\"o-PASS\" title=\"PASS\"></span>"), 6 + 3,
+		     "two nights of squares: %s", text.buf);
+	strbuf_reset(&text);
+	cr_assert_eq(fs_read_small_file(log, 4 << 20, &text, &err), 0, "%s", err.msg);
+	cr_assert_null(strstr(text.buf, ":CONSOLE"), "no console message: %s", text.buf);
+	/* Nothing loads from anywhere: the page's policy refuses it and the
+	 * console would have said so above. */
+	png = xasprintf("%s/build/report-cells.png", test_source_root());
+	chromium_open(html, NULL, png, log);
+	cr_assert(access(png, R_OK) == 0, "no screenshot %s", png);
 }
