@@ -23,6 +23,7 @@
 #include "orchestrator/lease/gpu_lease.h"
 #include "orchestrator/report/sweep_report.h"
 #include "orchestrator/sweep/sweep_run.h"
+#include "orchestrator/cli/sweep_notify.h"
 #include "orchestrator/cli/sweep_runopts.h"
 #include "orchestrator/replay/run_folder.h"
 #include "common/version.h"
@@ -97,6 +98,7 @@ static void meta_from_options(struct sweep_cmd *c)
 	m->gpu_wait = so->gpu_wait;
 	m->fail_on = so->fail_on;
 	m->run_options = cJSON_PrintUnformatted(run);
+	m->notify = sweep_notify_record(so);
 	/* The local workers run from the description a task or a resume
 	 * reads back, not from the options it was made of. */
 	sweep_runopts_from_json(c->ro, run);
@@ -331,12 +333,20 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
 		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
 	};
+	struct sweep_notify sn;
 	struct error err;
-	int code;
+	int code, rc;
 
 	if (c->task)
 		return finish_task(c, out);
-	if (sweep_report_write(c->db, &c->meta, c->folder, &f, &code, stdout, &err) < 0) {
+	/* The alarms and recoveries once the reports are written: what
+	 * becomes of them changes neither. */
+	sweep_notify_init(&sn, c->so, c->meta.notify, c->folder);
+	f.then = sweep_notify_after;
+	f.then_ctx = &sn;
+	rc = sweep_report_write(c->db, &c->meta, c->folder, &f, &code, stdout, &err);
+	sweep_notify_release(&sn);
+	if (rc < 0) {
 		fflush(stdout);
 		say_error("%s", err.msg);
 		return SWEEP_EXIT_INFRA;

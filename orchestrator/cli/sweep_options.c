@@ -54,6 +54,10 @@ static const struct option_def sweep_rows[] = {
 	  "read every results file into the history and write the reports (the merge job)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
 	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
+	{ OPT_NOTIFY, "notify", 0, "URL", NULL, FOR_SWEEP,
+	  "POST the sweep's alarms and recoveries to URL (or env:NAME; repeatable)" },
+	{ OPT_NOTIFY_FORMAT, "notify-format", 0, "json|slack", NULL, FOR_SWEEP,
+	  "the --notify body: the JSON document (default) or {\"text\": ...} for chat webhooks" },
 };
 
 void sweep_options_init(struct sweep_options *s)
@@ -63,6 +67,7 @@ void sweep_options_init(struct sweep_options *s)
 	strvec_init(&s->archives);
 	strvec_init(&s->plans);
 	strvec_init(&s->slurm_opts);
+	strvec_init(&s->notify);
 	s->gpu_wait = -1;
 	s->fail_on = SWEEP_FAIL_DEFAULT;
 	s->last = 10;
@@ -82,6 +87,7 @@ void sweep_options_release(struct sweep_options *s)
 	strvec_clear(&s->archives);
 	strvec_clear(&s->plans);
 	strvec_clear(&s->slurm_opts);
+	strvec_clear(&s->notify);
 	sweep_options_init(s);
 }
 
@@ -101,6 +107,24 @@ static int apply_list(struct sweep_options *s, int id, const char *v, const char
 		return error_set(err, ERR_USAGE, 0, "%s: unknown status '%.*s' (see docs/sweep.md)",
 				 from, (int)bad_len, bad);
 	s->fail_on |= m;
+	return 0;
+}
+
+/* A URL is checked now (its scheme, its host), env:NAME when sending:
+ * the variable may be the merge job's. The URL itself is never repeated
+ * in a message. */
+static int apply_notify(struct sweep_options *s, const char *v, const char *from,
+			struct error *err)
+{
+	if (!strncmp(v, "env:", 4)) {
+		if (!v[4] || strspn(v + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					   "0123456789_") != strlen(v + 4))
+			return error_set(err, ERR_USAGE, 0, "%s %s: not a variable name", from, v);
+	} else if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
+		return error_set(err, ERR_USAGE, 0,
+				 "%s: give an http:// or https:// URL, or env:NAME", from);
+	}
+	strvec_push(&s->notify, v);
 	return 0;
 }
 
@@ -145,6 +169,12 @@ static int sweep_option_apply(struct sweep_options *s, enum option_id id, const 
 	case OPT_SLURM_MAX_RUNNING: return options_parse_long(from, v, 1, &s->slurm_max_running, err);
 	case OPT_MERGE: options_set_string(&s->merge, v); return 0;
 	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
+	case OPT_NOTIFY: return apply_notify(s, v, from, err);
+	case OPT_NOTIFY_FORMAT:
+		if (strcmp(v, "json") && strcmp(v, "slack"))
+			return error_set(err, ERR_USAGE, 0, "%s '%s': use json or slack", from, v);
+		s->notify_slack = !strcmp(v, "slack");
+		return 0;
 	default: return error_set(err, ERR_USAGE, 0, "internal: %s is not a sweep option", from);
 	}
 }
@@ -163,6 +193,11 @@ int sweep_options_validate(const struct sweep_options *s, struct error *err)
 	if (!s->slurm && (s->wait || s->slurm_opts.n || s->slurm_tasks || s->slurm_max_running))
 		return error_set(err, ERR_USAGE, 0,
 				 "--wait, --slurm-opt, --slurm-tasks and --slurm-max-running go with --slurm");
+	if (s->notify_slack && !s->notify.n)
+		return error_set(err, ERR_USAGE, 0, "--notify-format goes with --notify");
+	if (s->notify.n && (s->status || s->have_shard))
+		return error_set(err, ERR_USAGE, 0,
+				 "--notify goes with a sweep, its --resume or its --merge");
 	if (s->shard_cases && !s->have_shard)
 		return error_set(err, ERR_USAGE, 0, "--shard-cases goes with --shard");
 	if (!s->resume && !s->status && !s->merge && !s->archives.n && !s->plans.n)

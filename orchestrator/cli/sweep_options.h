@@ -32,6 +32,8 @@ struct sweep_options {
 	unsigned shard_i, shard_n;
 	char *shard_cases;    /* --shard over these plan indexes only */
 	sweep_status_mask fail_on;
+	struct strvec notify; /* --notify URLs as written ("env:NAME" too), in order */
+	bool notify_slack;    /* --notify-format slack */
 	/* Slurm (docs/slurm.md) */
 	bool slurm, wait;
 	const char *backend;  /* the scheduler backend submitted to (orchestrator/cluster/sweep_backend.h):

@@ -53,6 +53,12 @@ struct report_case {
 	const char *trend[REPORT_TREND_MAX];
 	size_t n_trend;
 	bool ab_differs;            /* set by report_finish */
+	/* The final attempt's failure signature (its id, fault class and
+	 * kernel family) and the known issue a rule matched it to, when its
+	 * results line carries them (orchestrator/report/result_marks.h);
+	 * NULL otherwise. A signature without a known issue is untriaged. */
+	const char *sig_id, *sig_class, *sig_family;
+	const char *known_id, *known_link, *known_owner;
 };
 
 struct report {

@@ -32,7 +32,16 @@ static const char css[] =
 	".s-missing .mark{color:#b00}.s-fixed .mark{color:#070}.s-flaky .mark{color:#a60}"
 	".ab{color:#06c;margin-left:.3em}.trend span{display:inline-block;width:9px;"
 	"height:9px;margin-right:1px;border:1px solid #999}.trend{margin-top:2px}"
-	"a{margin-right:.5em}.hidden{display:none}.counts span{margin-right:1em}";
+	"a{margin-right:.5em}.hidden{display:none}.counts span{margin-right:1em}"
+	/* The history squares in colours of their own, darker than any cell's
+	 * and ringed in white, so a green square shows on a green cell. */
+	".trend span{border:1px solid #333;box-shadow:0 0 0 1px #fff}"
+	".trend .o-PASS{background:#2e9e3e}.trend .o-MAF,.trend .o-FAIL,.trend .o-ABORT"
+	"{background:#c62828}.trend .o-HANG{background:#e08a00}.trend .o-UNKNOWN"
+	"{background:#7e57c2}.trend .o-none{background:#9e9e9e}"
+	".sig{font-size:12px;color:#333;margin-top:2px}.tri{font-size:11px;font-weight:bold;"
+	"padding:0 4px;border-radius:3px;margin-left:.3em}.tri-known{background:#dde7f5;"
+	"color:#1a4a8a}.tri-untriaged{background:#fff3c4;color:#7a5200;border:1px solid #c9a400}";
 
 /* Rows stay when any of their cells matches both filters. Its SHA-256 is
  * in the page's CSP: tests/unit/test_report_safety.c recomputes it from
@@ -134,6 +143,53 @@ static void file_link(xmlNodePtr parent, const char *dir, const char *file)
 	prop(a, "href", href);
 }
 
+/* A failing cell's short signature (class and kernel family) and
+ * whether a known issue covers it; without a signature, its fault class.
+ * A known issue's link is a link only when it is http(s). */
+static void triage(xmlNodePtr td, const struct report_case *c)
+{
+	cleanup_strbuf struct strbuf sig = STRBUF_INIT;
+	xmlNodePtr d, sp;
+
+	if (!c->outcome || !strcmp(c->outcome, "PASS"))
+		return;
+	if (c->sig_id)
+		strbuf_addf(&sig, "%s%s%s", c->sig_class ? c->sig_class : "?",
+			    c->sig_family ? " · " : "", c->sig_family ? c->sig_family : "");
+	else if (c->fault_class)
+		strbuf_addstr(&sig, c->fault_class);
+	if (!sig.len)
+		return;
+	d = el(td, "div", sig.buf);
+	prop(d, "class", "sig");
+	if (c->sig_id) {
+		cleanup_free char *tip = xasprintf("signature %s", c->sig_id);
+
+		prop(d, "title", tip);
+	}
+	if (!c->sig_id)
+		return;
+	if (!c->known_id) {
+		sp = el(d, "span", "untriaged");
+		prop(sp, "class", "tri tri-untriaged");
+		return;
+	}
+	{
+		cleanup_free char *label = xasprintf("known %s", c->known_id);
+		cleanup_free char *tip = xasprintf("%s%s%s", c->known_id,
+						   c->known_owner ? ", owner " : "",
+						   c->known_owner ? c->known_owner : "");
+		bool web = c->known_link && (!strncmp(c->known_link, "https://", 8) ||
+					      !strncmp(c->known_link, "http://", 7));
+
+		sp = el(d, web ? "a" : "span", label);
+		prop(sp, "class", "tri tri-known");
+		prop(sp, "title", tip);
+		if (web)
+			prop(sp, "href", c->known_link);
+	}
+}
+
 static void cell(xmlNodePtr tr, const struct report_case *c)
 {
 	xmlNodePtr td = xmlNewChild(tr, NULL, X("td"), NULL), t, sp;
@@ -155,6 +211,7 @@ static void cell(xmlNodePtr tr, const struct report_case *c)
 		prop(sp, "class", "ab");
 		prop(sp, "title", "outcome differs between images");
 	}
+	triage(td, c);
 	/* Only a plain relative path inside the sweep folder is a link. */
 	if (relpath_plain_below(c->run_dir)) {
 		xmlNodePtr links = xmlNewChild(td, NULL, X("div"), NULL);

@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/report.h"
+#include "orchestrator/report/result_marks.h"
 #include "orchestrator/report/sweep_attempts.h"
 #include "common/say.h"
 #include "orchestrator/sweep/suspect_nodes.h"
@@ -24,6 +25,7 @@ struct model {
 	struct strvec strings; /* every string the cases point at */
 	const char *folder;
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
+	struct result_marks marks;      /* signatures and known issues, per case */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -84,6 +86,21 @@ static void add_attempts(struct report_case *c, const struct sweep_case_attempts
 	}
 }
 
+/* The final attempt's signature and known issue, when a failure has them. */
+static void add_marks(struct model *m, struct report_case *c)
+{
+	const struct result_mark *k = result_marks_find(&m->marks, c->case_name, c->image);
+
+	if (!k || !c->outcome || !strcmp(c->outcome, "PASS") || c->status == ST_GONE)
+		return;
+	c->sig_id = keep(m, k->sig_id);
+	c->sig_class = keep(m, k->sig_class);
+	c->sig_family = keep(m, k->sig_family);
+	c->known_id = keep(m, k->known_id);
+	c->known_link = keep(m, k->known_link);
+	c->known_owner = keep(m, k->known_owner);
+}
+
 static int add_row(void *ctx, const struct history_status_row *row)
 {
 	struct model *m = ctx;
@@ -118,6 +135,7 @@ static int add_row(void *ctx, const struct history_status_row *row)
 		c->retry_note = keep_retry_note(m, e);
 	if (row->status != ST_GONE)
 		add_attempts(c, e);
+	add_marks(m, c);
 	return 0;
 }
 
@@ -397,6 +415,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	}
 	sweep_attempts_build(&m.attempts, &rs);
 	sweep_results_release(&rs);
+	result_marks_load(&m.marks, folder);
 	recover_label(db, meta, folder);
 	if (meta->baseline)
 		baseline = xstrdup(meta->baseline);
@@ -423,11 +442,14 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
 	*exit_code = m.r.exit_code;
 	rc = render(&m, folder, f, shown_to, err);
+	if (rc == 0 && f->then)
+		f->then(f->then_ctx, &m.r);
 out:
 	for (size_t i = 0; i < m.r.n; i++)
 		free(m.r.cases[i].earlier);
 	free(m.r.cases);
 	strvec_clear(&m.strings);
 	sweep_attempts_release(&m.attempts);
+	result_marks_release(&m.marks);
 	return rc;
 }

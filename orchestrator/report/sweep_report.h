@@ -29,6 +29,11 @@ struct sweep_finish {
 	const char *junit, *html, *summary; /* extra copies, or NULL */
 	bool json;                    /* stdout gets summary.json, else summary.md */
 	const char *slurm;            /* slurm.json's text: recorded with the options */
+	/* Called with the finished report once its files are written, before
+	 * it is released (the notifications: orchestrator/notify/); NULL:
+	 * nothing. What it does cannot change the report or the exit code. */
+	void (*then)(void *ctx, const struct report *r);
+	void *then_ctx;
 };
 
 /* Import, compare, render, write. *exit_code is the sweep's exit code;

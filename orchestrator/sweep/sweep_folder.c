@@ -41,6 +41,7 @@ void sweep_meta_release(struct sweep_meta *m)
 	}
 	free(m->images);
 	free(m->run_options);
+	free(m->notify);
 	sweep_plan_release(&m->plan);
 	sweep_meta_init(m);
 }
@@ -85,6 +86,14 @@ static int private_write(const struct sweep_meta *m, const char *folder, struct 
 	if (run && !cJSON_IsObject(run))
 		cJSON_Delete(run);
 	cJSON_AddItemToObject(o, "cases", sweep_plan_cases_json(&m->plan, true));
+	if (m->notify) {
+		cJSON *n = cJSON_Parse(m->notify);
+
+		if (cJSON_IsArray(n))
+			cJSON_AddItemToObject(o, "notify", n);
+		else
+			cJSON_Delete(n);
+	}
 	text = cJSON_Print(o);
 	return fs_write_atomic(path, text, strlen(text), 0600, err);
 }
@@ -123,6 +132,12 @@ static int private_read(struct sweep_meta *m, const char *folder, struct error *
 			strvec_push(&m->plan.cases[i].env, full.cases[i].env.v[e]);
 	}
 	sweep_plan_release(&full);
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "notify");
+
+		free(m->notify);
+		m->notify = cJSON_IsArray(n) ? cJSON_PrintUnformatted(n) : NULL;
+	}
 	m->has_private = true;
 	return 0;
 }

@@ -20,7 +20,8 @@
 #define SWEEP_PLAN_FILE "plan.json"
 #define SWEEP_RESULTS_FILE "results.jsonl"
 /* The caller's own 0600 record of what plan.json leaves out: the run
- * options with their `-e` values and the cases' env values. */
+ * options with their `-e` values, the cases' env values and the
+ * `--notify` targets. */
 #define SWEEP_PRIVATE_FILE "run-options.json"
 
 struct sweep_image {
@@ -42,6 +43,10 @@ struct sweep_meta {
 	double gpu_wait;
 	sweep_status_mask fail_on;
 	struct sweep_plan plan;
+	/* Where the sweep's end is announced (`--notify`): a JSON array the
+	 * command layer writes and reads, kept in SWEEP_PRIVATE_FILE alone
+	 * (webhook URLs are secrets), never in plan.json. NULL: nowhere. */
+	char *notify;
 	bool has_private;         /* read: SWEEP_PRIVATE_FILE was there */
 };
 

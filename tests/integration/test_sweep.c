@@ -847,15 +847,7 @@ Test(sweep, an_image_that_cannot_be_had_is_an_error_for_its_cases_only)
  * (with --dump-dom) or a screenshot into png. */
 static void chromium(const char *page, const char *dom, const char *png)
 {
-	cleanup_free char *cmd = xasprintf(
-		"timeout 120 chromium --headless --no-sandbox --disable-gpu "
-		"--disable-background-networking --disable-component-update --disable-sync "
-		"--no-first-run --user-data-dir=%s/chromium --window-size=1280,900 %s%s "
-		"'file://%s' %s%s 2>/dev/null",
-		tenv.root, png ? "--screenshot=" : "--dump-dom", png ? png : "", page,
-		dom ? ">" : "", dom ? dom : "");
-
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	chromium_open(page, dom, png, NULL);
 }
 
 static size_t count_in(const char *text, const char *needle)

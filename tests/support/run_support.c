@@ -604,3 +604,16 @@ bool json_has_note(const cJSON *o, const char *part)
 			return true;
 	return false;
 }
+
+void chromium_open(const char *page, const char *dom, const char *png, const char *log)
+{
+	cleanup_free char *cmd = xasprintf(
+		"timeout 120 chromium --headless --no-sandbox --disable-gpu "
+		"--disable-background-networking --disable-component-update --disable-sync "
+		"--no-first-run --user-data-dir=%s/chromium --window-size=1280,900 "
+		"--enable-logging=stderr --v=0 %s%s 'file://%s' >'%s' 2>'%s'",
+		tenv.root, png ? "--screenshot=" : "--dump-dom", png ? png : "", page,
+		dom ? dom : "/dev/null", log ? log : "/dev/null");
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}

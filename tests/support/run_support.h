@@ -54,6 +54,10 @@ struct tenv_sweep {
 };
 void tenv_init_sweep(struct tenv_sweep *sw);
 void tenv_fini(void);
+/* Headless Chromium on a file:// page, in the test's scratch area: its DOM
+ * after parsing into dom (with png NULL) or a screenshot into png, its log
+ * (console messages are its ":CONSOLE" lines) into log. Asserts it ran. */
+void chromium_open(const char *page, const char *dom, const char *png, const char *log);
 /* Skips the test, removing its scratch directory first: Criterion runs no
  * .fini after cr_skip_test, and the directory would stay behind in /tmp. */
 __attribute__((noreturn)) void tenv_skip(const char *why);

@@ -177,3 +177,45 @@ Test(report, html_matrix_is_self_contained)
 	cr_assert_eq(xpath_count(doc, "//td[contains(@class,'s-regressed')]//div[@class='trend']/span"), 2);
 	xmlFreeDoc(doc);
 }
+
+/* A failing cell: its signature's short form and known/untriaged; a
+ * known issue's link only when it is http(s). */
+Test(report, html_failing_cells_show_signature_and_triage)
+{
+	struct report_case c[] = {
+		{ .case_name = "a", .image = "i", .outcome = "MAF", .fault_class = "page-fault",
+		  .status = ST_REGRESSED, .sig_id = "0a1b2c3d4e5f", .sig_class = "page-fault",
+		  .sig_family = "Cijk_Ailk_Bljk", .known_id = "K-1",
+		  .known_link = "https://bugs.example/1", .known_owner = "team" },
+		{ .case_name = "b", .image = "i", .outcome = "HANG", .fault_class = "hang",
+		  .status = ST_STILL_FAILING, .sig_id = "ffffffffffff", .sig_class = "hang" },
+		{ .case_name = "c", .image = "i", .outcome = "MAF", .fault_class = "page-fault",
+		  .status = ST_NEW, .sig_id = "0a1b2c3d4e5f", .sig_class = "page-fault",
+		  .known_id = "K-2", .known_link = "javascript:alert(1)" },
+		{ .case_name = "d", .image = "i", .outcome = "FAIL", .fault_class = "d2h-mismatch",
+		  .status = ST_NEW },
+		{ .case_name = "e", .image = "i", .outcome = "PASS", .status = ST_PASS,
+		  .sig_id = "0a1b2c3d4e5f", .sig_class = "x" },
+	};
+	struct report r = { .sweep_id = "s", .label = "l", .state = "finished", .cases = c, .n = 5 };
+	cleanup_strbuf struct strbuf h = STRBUF_INIT;
+	cleanup_free char *first = NULL;
+	struct error err;
+	htmlDocPtr doc;
+
+	report_finish(&r);
+	cr_assert_eq(report_text(report_html, &r, &h, &err), 0, "%s", err.msg);
+	doc = htmlReadMemory(h.buf, (int)h.len, "report.html", "utf-8",
+			     HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
+	cr_assert_not_null(doc);
+	cr_assert_eq(xpath_count(doc, "//div[@class='sig']"), 4, "not the PASS cell");
+	first = xpath_string(doc, "string(//tr[@class='case'][1]//div[@class='sig'])");
+	cr_assert(!strncmp(first, "page-fault · Cijk_Ailk_Bljkknown K-1", 37), "%s", first);
+	cr_assert_eq(xpath_count(doc, "//a[@class='tri tri-known'][@href='https://bugs.example/1']"), 1);
+	cr_assert_eq(xpath_count(doc, "//span[@class='tri tri-known']"), 1, "javascript: is no link");
+	cr_assert_eq(xpath_count(doc, "//*[contains(@href,'javascript')]"), 0);
+	cr_assert_eq(xpath_count(doc, "//span[@class='tri tri-untriaged']"), 1);
+	cr_assert_eq(xpath_count(doc, "//div[@class='sig'][not(*)][.='d2h-mismatch']"), 1,
+		     "no signature: the fault class alone, no triage mark");
+	xmlFreeDoc(doc);
+}

@@ -123,3 +123,25 @@ Test(sweep_secrets, an_older_sweep_is_migrated_on_resume)
 	sweep_meta_release(&back);
 	sweep_meta_release(&m);
 }
+
+Test(sweep_secrets, notify_urls_stay_in_the_private_file)
+{
+	struct sweep_meta m, back;
+	struct error err;
+	cleanup_strbuf struct strbuf plan = STRBUF_INIT;
+
+	one_case(&m);
+	m.notify = xstrdup("[{\"url\":\"https://hooks.example.com/T0/hook_secret\",\"format\":\"json\"},"
+			   "{\"url\":\"env:TEAM_HOOK\",\"format\":\"slack\"}]");
+	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
+	read_text(SWEEP_PLAN_FILE, &plan);
+	cr_assert_null(strstr(plan.buf, "hook_secret"), "%s", plan.buf);
+	cr_assert_null(strstr(plan.buf, "hooks.example.com"), "%s", plan.buf);
+	cr_assert_null(strstr(plan.buf, "TEAM_HOOK"), "%s", plan.buf);
+	sweep_meta_init(&back);
+	cr_assert_eq(sweep_meta_read(&back, folder, &err), 0, "%s", err.msg);
+	cr_assert(back.notify && strstr(back.notify, "hook_secret") && strstr(back.notify, "env:TEAM_HOOK"),
+		  "a resume and the merge job read them back: %s", back.notify ? back.notify : "(null)");
+	sweep_meta_release(&back);
+	sweep_meta_release(&m);
+}

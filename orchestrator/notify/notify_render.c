@@ -1,0 +1,224 @@
+/* The document a target is sent (docs/sweep.md "Notifications"): the JSON
+ * of the notify schema, or the {"text"} chat webhooks take. Pure. */
+#include "orchestrator/notify/notify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+
+static void add_clean(cJSON *o, const char *k, const char *v)
+{
+	cleanup_free char *c = v ? report_clean(v, false) : NULL;
+
+	if (c)
+		cJSON_AddStringToObject(o, k, c);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+/* A path in the sweep folder, or null. */
+static void add_path(cJSON *o, const char *k, const char *folder, const char *rel, const char *file)
+{
+	cleanup_free char *p = rel ? xasprintf("%s/%s/%s", folder, rel, file) : NULL;
+
+	add_clean(o, k, p);
+}
+
+static cJSON *signature_json(const struct report_case *c)
+{
+	cJSON *s;
+
+	if (!c->sig_id)
+		return cJSON_CreateNull();
+	s = cJSON_CreateObject();
+	add_clean(s, "id", c->sig_id);
+	add_clean(s, "fault_class", c->sig_class);
+	add_clean(s, "kernel_family", c->sig_family);
+	return s;
+}
+
+static cJSON *known_json(const struct report_case *c)
+{
+	cJSON *k;
+
+	if (!c->known_id)
+		return cJSON_CreateNull();
+	k = cJSON_CreateObject();
+	add_clean(k, "id", c->known_id);
+	add_clean(k, "link", c->known_link);
+	add_clean(k, "owner", c->known_owner);
+	return k;
+}
+
+static cJSON *case_json(const struct notify_doc *d, const struct report_case *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_clean(o, "case", c->case_name);
+	add_clean(o, "image", c->image);
+	add_clean(o, "status", sweep_status_name(c->status));
+	add_clean(o, "outcome", c->outcome);
+	add_clean(o, "previous_outcome", c->prev_outcome);
+	add_clean(o, "fault_class", c->fault_class);
+	add_clean(o, "kernel_name", c->kernel);
+	cJSON_AddItemToObject(o, "signature", signature_json(c));
+	cJSON_AddItemToObject(o, "known", known_json(c));
+	add_path(o, "finding", d->folder, c->run_dir, "finding.md");
+	return o;
+}
+
+/* The alarms by signature: the same fault on 30 cases is one entry. */
+static cJSON *signatures_json(const struct notify_doc *d)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct report_case *c = d->items[i].c;
+		size_t cases = 0;
+		bool first = true;
+		cJSON *s;
+
+		if (d->items[i].kind != NOTIFY_ALARM || !c->sig_id)
+			continue;
+		for (size_t k = 0; k < d->n; k++) {
+			const struct report_case *o = d->items[k].c;
+
+			if (d->items[k].kind != NOTIFY_ALARM || !o->sig_id || strcmp(o->sig_id, c->sig_id))
+				continue;
+			first = first && k >= i;
+			cases++;
+		}
+		if (!first)
+			continue;
+		s = signature_json(c);
+		cJSON_AddNumberToObject(s, "cases", (double)cases);
+		cJSON_AddItemToObject(s, "known", known_json(c));
+		cJSON_AddItemToArray(a, s);
+	}
+	return a;
+}
+
+static cJSON *gpu_json(const struct sweep_gpu_note *g)
+{
+	cJSON *o = cJSON_CreateObject();
+	char uid[24];
+
+	snprintf(uid, sizeof(uid), "%llu", g->unique_id);
+	add_clean(o, "host", g->host[0] ? g->host : NULL);
+	cJSON_AddNumberToObject(o, "gpu", g->gpu);
+	add_clean(o, "unique_id", g->unique_id ? uid : NULL);
+	cJSON_AddBoolToObject(o, "quarantined", g->quarantined);
+	add_clean(o, "reason", g->reason);
+	return o;
+}
+
+static cJSON *document(const struct notify_doc *d)
+{
+	cJSON *o = cJSON_CreateObject(), *counts, *al, *re, *gp;
+	cleanup_strbuf struct strbuf key = STRBUF_INIT;
+	cleanup_free char *html = xasprintf("%s/report.html", d->folder);
+	cleanup_free char *md = xasprintf("%s/summary.md", d->folder);
+
+	notify_key(d, &key);
+	cJSON_AddStringToObject(o, "schema", NOTIFY_SCHEMA);
+	add_clean(o, "idempotency_key", key.buf);
+	add_clean(o, "sweep", d->r->sweep_id);
+	add_clean(o, "label", d->r->label);
+	add_clean(o, "baseline", d->r->baseline);
+	add_clean(o, "state", d->r->state);
+	cJSON_AddNumberToObject(o, "exit", d->r->exit_code);
+	add_clean(o, "report", html);
+	add_clean(o, "summary", md);
+	counts = cJSON_AddObjectToObject(o, "counts");
+	cJSON_AddNumberToObject(counts, "alarms", (double)d->n_alarms);
+	cJSON_AddNumberToObject(counts, "recoveries", (double)d->n_recoveries);
+	cJSON_AddNumberToObject(counts, "suspect_gpus", (double)d->n_gpus);
+	al = cJSON_AddArrayToObject(o, "alarms");
+	re = cJSON_AddArrayToObject(o, "recoveries");
+	gp = cJSON_AddArrayToObject(o, "suspect_gpus");
+	for (size_t i = 0; i < d->n; i++) {
+		const struct notify_item *it = &d->items[i];
+
+		if (it->kind == NOTIFY_GPU)
+			cJSON_AddItemToArray(gp, gpu_json(it->gpu));
+		else
+			cJSON_AddItemToArray(it->kind == NOTIFY_ALARM ? al : re, case_json(d, it->c));
+	}
+	cJSON *sigs = signatures_json(d);
+
+	cJSON_AddNumberToObject(counts, "signatures", (double)cJSON_GetArraySize(sigs));
+	cJSON_AddItemToObject(o, "signatures", sigs);
+	return o;
+}
+
+/* At most this many transitions spelled out in a chat message. */
+#define SLACK_LINES 20
+
+static void slack_line(struct strbuf *t, const struct notify_item *it)
+{
+	const struct report_case *c = it->c;
+	cleanup_strbuf struct strbuf raw = STRBUF_INIT;
+
+	if (it->kind == NOTIFY_GPU) {
+		strbuf_addf(&raw, "GPU newly suspect: %s%sGPU %d: %s", it->gpu->host,
+			    it->gpu->host[0] ? " " : "", it->gpu->gpu, it->gpu->reason);
+	} else if (it->kind == NOTIFY_ALARM) {
+		strbuf_addf(&raw, "ALARM %s %s @ %s: %s -> %s", sweep_status_name(c->status),
+			    c->case_name, c->image, c->prev_outcome ? c->prev_outcome : "-",
+			    c->outcome ? c->outcome : "no replay");
+		if (c->sig_class || c->fault_class)
+			strbuf_addf(&raw, " %s", c->sig_class ? c->sig_class : c->fault_class);
+		if (c->sig_family)
+			strbuf_addf(&raw, " %s", c->sig_family);
+		if (c->sig_id)
+			strbuf_addf(&raw, " (%s %s)", c->known_id ? "known" : "untriaged",
+				    c->known_id ? c->known_id : c->sig_id);
+	} else {
+		strbuf_addf(&raw, "RECOVERED %s @ %s: %s -> %s", c->case_name, c->image,
+			    c->prev_outcome ? c->prev_outcome : "-", c->outcome ? c->outcome : "-");
+	}
+	{
+		cleanup_free char *clean = report_clean(raw.buf, false);
+
+		strbuf_addf(t, "\n%s", clean);
+	}
+}
+
+static void slack_text(const struct notify_doc *d, struct strbuf *t)
+{
+	cleanup_strbuf struct strbuf key = STRBUF_INIT;
+	cleanup_free char *label = report_clean(d->r->label, false);
+
+	notify_key(d, &key);
+	strbuf_addf(t, "hrr-docker-replay sweep %s (label %s): %zu alarm(s), %zu recover(ies), "
+		       "%zu GPU(s) newly suspect",
+		    d->r->sweep_id, label, d->n_alarms, d->n_recoveries, d->n_gpus);
+	for (size_t i = 0; i < d->n && i < SLACK_LINES; i++)
+		slack_line(t, &d->items[i]);
+	if (d->n > SLACK_LINES)
+		strbuf_addf(t, "\n… and %zu more", d->n - SLACK_LINES);
+	strbuf_addf(t, "\nReport: %s/report.html\nidempotency key %s", d->folder, key.buf);
+}
+
+void notify_render(const struct notify_doc *d, enum notify_format f, struct strbuf *out)
+{
+	cleanup_cjson cJSON *o = NULL;
+	cleanup_free char *text = NULL;
+
+	if (f == NOTIFY_FORMAT_SLACK) {
+		cleanup_strbuf struct strbuf t = STRBUF_INIT;
+
+		slack_text(d, &t);
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "text", t.buf);
+	} else {
+		o = document(d);
+	}
+	text = cJSON_PrintUnformatted(o);
+	strbuf_addstr(out, text);
+}
+

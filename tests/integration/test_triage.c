@@ -1,0 +1,361 @@
+/* `sweep --notify` and the report's failing cells. --notify against a real HTTP server on 127.0.0.1
+ * (tests/webhook-server.py, started here on an ephemeral port) and sweeps
+ * of the simulator on the fake GPUs (docs/sweep.md "Notifications"): an
+ * alarm the night a case breaks, a recovery the night it passes again,
+ * nothing on nights without change or on a second merge; a 500 then 200
+ * delivered once; a hanging and an unreachable endpoint given up within
+ * the documented bound, one warning each, the exit code unchanged. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "orchestrator/notify/notify.h"
+#include "tests/support/run_support.h"
+#include "tests/support/scratch.h"
+
+static struct tenv_sweep sw;
+static pid_t servers[4];
+static size_t n_servers;
+
+static void init(void)
+{
+	tenv_init_sweep(&sw);
+	n_servers = 0;
+}
+
+static void fini(void)
+{
+	for (size_t i = 0; i < n_servers; i++) {
+		kill(servers[i], SIGKILL);
+		waitpid(servers[i], NULL, 0);
+	}
+	tenv_fini();
+}
+
+TestSuite(notify, .init = init, .fini = fini, .timeout = 300);
+
+/* A receiver answering as answers says; its URL (with a path that stands
+ * for a webhook's token) and the directory its requests are recorded in. */
+static void server(const char *name, const char *answers, char **url, char **dir)
+{
+	cleanup_free char *script = xasprintf("%s/tests/webhook-server.py", test_source_root());
+	cleanup_free char *port_file = xasprintf("%s/%s.port", tenv.root, name);
+	cleanup_free char *answers_arg = xasprintf("--answers=%s", answers);
+	cleanup_strbuf struct strbuf port = STRBUF_INIT;
+	pid_t pid;
+
+	*dir = xasprintf("%s/%s", tenv.root, name);
+	cr_assert_eq(mkdir(*dir, 0700), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execlp("python3", "python3", script, "--port-file", port_file, "--record-dir", *dir,
+		       answers_arg, (char *)NULL);
+		_exit(127);
+	}
+	servers[n_servers++] = pid;
+	for (int i = 0; i < 100 && fs_read_small_file(port_file, 64, &port, ERROR_DISCARD) < 0; i++)
+		usleep(100000);
+	cr_assert(port.len, "the webhook server did not start");
+	*url = xasprintf("http://127.0.0.1:%s/hook/T0-token-secret", port.buf);
+}
+
+static size_t requests(const char *dir)
+{
+	size_t n = 0;
+
+	for (;; n++) {
+		cleanup_free char *p = xasprintf("%s/%zu.json", dir, n + 1);
+
+		if (access(p, F_OK) < 0)
+			return n;
+	}
+}
+
+static cJSON *request(const char *dir, size_t n)
+{
+	cleanup_free char *p = xasprintf("%s/%zu.json", dir, n);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cJSON *j;
+
+	cr_assert_eq(fs_read_small_file(p, 1 << 20, &text, ERROR_DISCARD), 0, "%s", p);
+	j = cJSON_Parse(text.buf);
+	cr_assert_not_null(j, "%s", text.buf);
+	return j;
+}
+
+static void add_case(const char *name, const char *fixture)
+{
+	cleanup_free char *src = fixture_root(fixture);
+	cleanup_free char *cmd = xasprintf("mkdir -p '%s/%s' && cp -r '%s' '%s/%s/'", sw.library,
+					   name, src, sw.library, name);
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+static void set_scenario(const char *name, const char *scenario)
+{
+	cleanup_free char *f = xasprintf("%s/%s/capture.hrr/pid-4242/sim-scenario", sw.library, name);
+	struct error err;
+
+	cr_assert_eq(fs_write_atomic(f, scenario, strlen(scenario), 0644, &err), 0, "%s", err.msg);
+}
+
+/* One night of the label "nightly", with extra arguments (NULL-ended). */
+static void night(struct tool_run *r, const char *const *extra)
+{
+	const char *argv[32] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				 "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--timeout", "120",
+				 "--image", SIM_IMAGE, "--archive", sw.library, "--label", "nightly",
+				 "-q" };
+	size_t n = 18;
+
+	for (size_t i = 0; extra && extra[i]; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	tool_run(r, argv, sw.env);
+}
+
+/* The folder of the sweep r ran ("sweep folder: ..." on stderr). */
+static char *folder_of(const struct tool_run *r)
+{
+	const char *p = strstr(r->err.buf, "sweep folder: ");
+
+	cr_assert_not_null(p, "%s", r->err.buf);
+	p += strlen("sweep folder: ");
+	return xstrndup(p, strcspn(p, "\n"));
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	if (fs_read_small_file(path, 64 << 20, &text, ERROR_DISCARD) < 0)
+		return false;
+	return memmem(text.buf, text.len, needle, strlen(needle)) != NULL;
+}
+
+Test(notify, alarm_the_night_it_breaks_recovery_the_night_it_passes_nothing_else)
+{
+	struct tool_run r;
+	cleanup_free char *url = NULL, *dir = NULL, *folder2 = NULL;
+	cleanup_cjson cJSON *alarm = NULL, *recovery = NULL;
+	const cJSON *a;
+
+	server("hook", "", &url, &dir);
+	add_case("case-0", "pass");
+	add_case("case-1", "pass");
+	const char *extra[] = { "--notify", url, NULL };
+
+	/* Night 1: no baseline, everything new: nothing to announce. */
+	night(&r, extra);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert_eq(requests(dir), 0, "a first night is no transition");
+	tool_run_release(&r);
+	/* Night 2: case-1 breaks. */
+	set_scenario("case-1", "scenario=maf\n");
+	night(&r, extra);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	cr_assert_eq(requests(dir), 1, "%s", r.err.buf);
+	folder2 = folder_of(&r);
+	tool_run_release(&r);
+	alarm = request(dir, 1);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(alarm, "schema")), NOTIFY_SCHEMA);
+	cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(alarm, "counts"), "alarms")->valueint, 1);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(alarm, "recoveries")), 0);
+	a = cJSON_GetArrayItem(cJSON_GetObjectItem(alarm, "alarms"), 0);
+	cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(a, "case")), "case-1"));
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(a, "status")), "regressed");
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(a, "outcome")), "MAF");
+	cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(alarm, "report")), "/report.html"));
+	{
+		cleanup_free char *hdr = xasprintf("%s/1.headers", dir);
+		cleanup_free char *key = xasprintf("Idempotency-Key: %s", cJSON_GetStringValue(
+			cJSON_GetObjectItem(alarm, "idempotency_key")));
+
+		cr_assert(file_has(hdr, key), "the key is in the header too");
+	}
+	/* The URL is a secret: the private file has it, nothing others read does. */
+	{
+		cleanup_free char *plan = xasprintf("%s/plan.json", folder2);
+		cleanup_free char *priv = xasprintf("%s/run-options.json", folder2);
+		cleanup_free char *rec = xasprintf("%s/notify.json", folder2);
+
+		cr_assert(!file_has(plan, "token-secret") && !file_has(sw.dbpath, "token-secret"));
+		cr_assert(!file_has(rec, "token-secret") && file_has(rec, "\"delivered\":\ttrue"));
+		cr_assert(file_has(priv, "token-secret"));
+	}
+	/* A second merge of night 2 announces nothing again. */
+	{
+		const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--merge", folder2, "-q",
+				       NULL };
+
+		tool_run(&r, argv, sw.env);
+		cr_assert_eq(r.status, 1, "%s", r.err.buf);
+		cr_assert_eq(requests(dir), 1, "re-merged: %s", r.err.buf);
+		tool_run_release(&r);
+	}
+	/* Night 3: still failing: no change, nothing sent. */
+	night(&r, extra);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert_eq(requests(dir), 1);
+	tool_run_release(&r);
+	/* Night 4: it passes again. */
+	set_scenario("case-1", "scenario=pass\n");
+	night(&r, extra);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert_eq(requests(dir), 2, "%s", r.err.buf);
+	tool_run_release(&r);
+	recovery = request(dir, 2);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(recovery, "alarms")), 0);
+	a = cJSON_GetArrayItem(cJSON_GetObjectItem(recovery, "recoveries"), 0);
+	cr_assert(a && strstr(cJSON_GetStringValue(cJSON_GetObjectItem(a, "case")), "case-1"));
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(a, "status")), "fixed");
+}
+
+Test(notify, failing_endpoints_are_retried_given_up_and_never_change_the_exit_code)
+{
+	struct tool_run r;
+	cleanup_free char *flaky = NULL, *flaky_dir = NULL, *hang = NULL, *hang_dir = NULL;
+	cleanup_cjson cJSON *first = NULL, *second = NULL;
+	const char *text;
+	size_t warnings = 0;
+	double base;
+
+	server("flaky", "500,200", &flaky, &flaky_dir);
+	server("hang", "hang,hang,hang,hang,hang", &hang, &hang_dir);
+	add_case("case-0", "pass");
+	night(&r, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	base = r.seconds;
+	tool_run_release(&r);
+	set_scenario("case-0", "scenario=maf\n");
+	/* Nothing listens on port 9 of 127.0.0.1 here (discard is not served). */
+	const char *extra[] = { "--notify", flaky, "--notify", hang, "--notify",
+				"http://127.0.0.1:9/unreachable-secret", "--notify-format", "slack",
+				NULL };
+
+	night(&r, extra);
+	cr_assert_eq(r.status, 1, "regressed, whatever the endpoints did: %s", r.err.buf);
+	/* The 500 was retried: the document arrived twice, the same, and was
+	 * delivered once (the 200). */
+	cr_assert_eq(requests(flaky_dir), 2, "%s", r.err.buf);
+	first = request(flaky_dir, 1);
+	second = request(flaky_dir, 2);
+	text = cJSON_GetStringValue(cJSON_GetObjectItem(first, "text"));
+	cr_assert(text && strstr(text, "1 alarm(s)") && strstr(text, "idempotency key "), "%s", text);
+	cr_assert_eq(cJSON_GetArraySize(first), 1, "Slack's shape: text alone");
+	cr_assert_str_eq(text, cJSON_GetStringValue(cJSON_GetObjectItem(second, "text")));
+	/* The hanging one: every attempt timed out within the bound. */
+	cr_assert_geq(requests(hang_dir), 2, "retried after a timeout");
+	cr_assert_leq(requests(hang_dir), NOTIFY_ATTEMPTS);
+	/* Each URL is bounded by the deadline: the hanging one by all of it,
+	 * the others by their retries' waits (1 s; 1 + 2 + 4 s). */
+	cr_assert_lt(r.seconds - base, NOTIFY_DEADLINE_S + 20, "took %.0f s, the night before %.0f s",
+		     r.seconds, base);
+	/* One warning line per failing URL, without its secret parts. */
+	for (const char *p = r.err.buf; (p = strstr(p, "notify http://127.0.0.1:")); p++)
+		warnings++;
+	cr_assert_eq(warnings, 2, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "notify http://127.0.0.1:9/…:"), "%s", r.err.buf);
+	cr_assert_null(strstr(r.err.buf, "secret"), "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "delivered to 1 URL(s)"), "%s", r.err.buf);
+	tool_run_release(&r);
+}
+
+TestSuite(report_cells, .init = init, .fini = fini, .timeout = 300);
+
+
+static size_t count_in(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* Two nights of four cases, three breaking in the second; the results lines then
+ * given the signature and known issue a classifier of signatures writes
+ * (docs/sweep.md "The sweep folder"), the sweep merged again: report.html
+ * as Chromium shows it, with a screenshot in build/ to look at. */
+Test(report_cells, failing_cells_show_signature_and_triage_and_every_history_square)
+{
+	struct tool_run r;
+	cleanup_free char *folder = NULL, *html = NULL, *dom = NULL, *log = NULL, *png = NULL;
+	cleanup_free char *edit = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err;
+
+	for (int i = 0; i < 4; i++) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "case-%d", i);
+		add_case(n, "pass");
+	}
+	night(&r, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	set_scenario("case-1", "scenario=maf\n");
+	set_scenario("case-2", "scenario=maf\n");
+	set_scenario("case-3", "scenario=maf\n");
+	night(&r, NULL);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	folder = folder_of(&r);
+	tool_run_release(&r);
+	edit = xasprintf(
+		"python3 - '%s/results.jsonl' <<'PY'\n"
+		"import json, sys\n"
+		"p = sys.argv[1]\n"
+		"out = []\n"
+		"for line in open(p):\n"
+		"    j = json.loads(line)\n"
+		"    if j.get('outcome') not in (None, 'PASS'):\n"
+		"        j['signature'] = {'id': '0a1b2c3d4e5f', 'outcome': j['outcome'],\n"
+		"            'fault_class': j.get('fault_class'), 'kernel_family': 'Cijk_Ailk_Bljk',\n"
+		"            'evidence': None, 'stop_reason': None, 'partial': False}\n"
+		"        j['known'] = ({'id': 'HRR-101', 'link': 'https://bugs.example/101',\n"
+		"                       'owner': 'team-gemm'} if 'case-1' in j['case'] else None)\n"
+		"    out.append(json.dumps(j))\n"
+		"open(p, 'w').write(''.join(l + '\\n' for l in out))\n"
+		"PY",
+		folder);
+	cr_assert_eq(system(edit), 0, "%s", edit);
+	{
+		const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--merge", folder, "-q", NULL };
+
+		tool_run(&r, argv, sw.env);
+		cr_assert_eq(r.status, 1, "%s", r.err.buf);
+		tool_run_release(&r);
+	}
+	html = xasprintf("%s/report.html", folder);
+	dom = xasprintf("%s/dom.html", tenv.root);
+	log = xasprintf("%s/chromium.log", tenv.root);
+	chromium_open(html, dom, NULL, log);
+	cr_assert_eq(fs_read_small_file(dom, 4 << 20, &text, &err), 0, "%s", err.msg);
+	cr_assert_eq(count_in(text.buf, "class=\"sig\""), 3, "%s", text.buf);
+	cr_assert_eq(count_in(text.buf, "illegal_memory_access · Cijk_Ailk_Bljk"), 3, "%s", text.buf);
+	cr_assert_eq(count_in(text.buf, "tri tri-untriaged"), 2);
+	cr_assert_eq(count_in(text.buf, "tri tri-known"), 1);
+	cr_assert(strstr(text.buf, "known HRR-101"), "%s", text.buf);
+	cr_assert_eq(count_in(text.buf, "<div class=\"trend\">"), 4);
+	cr_assert_eq(count_in(text.buf, "<span class=\"o-PASS\" title=\"PASS\"></span>"), 2 + 3,
+		     "two nights of squares: %s", text.buf);
+	strbuf_reset(&text);
+	cr_assert_eq(fs_read_small_file(log, 4 << 20, &text, &err), 0, "%s", err.msg);
+	cr_assert_null(strstr(text.buf, ":CONSOLE"), "no console message: %s", text.buf);
+	/* Nothing loads from anywhere: the page's policy refuses it and the
+	 * console would have said so above. */
+	png = xasprintf("%s/build/report-cells.png", test_source_root());
+	chromium_open(html, NULL, png, log);
+	cr_assert(access(png, R_OK) == 0, "no screenshot %s", png);
+}
