@@ -43,14 +43,19 @@ fi
 product=$(find . \( -path ./tests -o -path ./images -o -path ./examples -o -path './build*' \
 	-o -path ./.git \) -prune -o -name '*.[ch]' -print | sed 's|^\./||' | sort)
 images=$(find images -name '*.[ch]' 2>/dev/null | sort)
+# One pass over every file: "L <file> <lines>" and "I <file> <included path>"
+# ("J" for images/). Files with no trailing newline count their last line.
 {
-	for f in $product; do
-		printf 'L %s %s\n' "$f" "$(wc -l <"$f")"
-		sed -n 's|^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*|I '"$f"' \1|p' "$f"
-	done
-	for f in $images; do
-		sed -n 's|^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*|J '"$f"' \1|p' "$f"
-	done
+	# shellcheck disable=SC2086 # the lists are file names without spaces
+	[ -z "$product" ] || awk -v tag=I '
+		function flush() { if (f != "") printf "L %s %d\n", f, n }
+		FNR == 1 { flush(); f = FILENAME; n = 0 }
+		{ n++ }
+		/^[ \t]*#[ \t]*include[ \t]*"/ { p = $0; sub(/^[^"]*"/, "", p); sub(/".*/, "", p); printf "%s %s %s\n", tag, FILENAME, p }
+		END { flush() }' $product
+	# shellcheck disable=SC2086
+	[ -z "$images" ] || awk '
+		/^[ \t]*#[ \t]*include[ \t]*"/ { p = $0; sub(/^[^"]*"/, "", p); sub(/".*/, "", p); printf "J %s %s\n", FILENAME, p }' $images
 } | awk -v rooms="$rooms" '
 function mod(p) { sub(/\.[ch]$/, "", p); return p }
 function dir(p) { if (index(p, "/") == 0) return "."; sub(/\/[^\/]*$/, "", p); return p }
