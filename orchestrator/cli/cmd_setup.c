@@ -95,7 +95,7 @@ static int setup_image(struct cmd_env *env)
 		if (err.kind == ERR_USAGE)
 			return replay_fail(&env->failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", err.msg);
 		return replay_fail(&env->failure,
-				   err.kind == ERR_NOT_FOUND || strstr(err.msg, "pulling") ?
+				   err.kind == ERR_NOT_FOUND || env->image.img.pull_tried ?
 				   REPLAY_STAGE_PULL : REPLAY_STAGE_IMAGE,
 				   EXIT_NO_VERDICT, "%s", err.msg);
 	}

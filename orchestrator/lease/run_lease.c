@@ -60,29 +60,6 @@ static void pick(struct picker *p, size_t need, int *out, const char **names)
 		names[k] = p->names[out[k]];
 }
 
-/* The GPU and holder an ERR_BUSY names ("GPU <name> is busy (held by
- * <holder>); try later"), for the one wait message. */
-static const char *busy_gpu(const char *msg, const char **names, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		if (strstr(msg, names[k]))
-			return names[k];
-	return names[0];
-}
-
-static const char *busy_holder(const char *msg)
-{
-	static char holder[GPU_LEASE_OWNER_MAX];
-	const char *h = strstr(msg, "held by "), *end;
-
-	if (!h)
-		return "another run";
-	h += 8;
-	end = strstr(h, "); try later");
-	snprintf(holder, sizeof(holder), "%.*s", (int)(end ? end - h : (long)strlen(h)), h);
-	return holder;
-}
-
 /* Without --gpu: try the lowest free set, re-chosen until one is taken,
  * since another GPU may free up before the one first waited for. */
 static int take_auto(struct picker *p, size_t need, struct run_lease *l, struct error *err)
@@ -103,7 +80,7 @@ static int take_auto(struct picker *p, size_t need, struct run_lease *l, struct 
 			return -1;
 		if (signals_caught())
 			return error_set(err, ERR_CANCELLED, 0, "interrupted waiting for a GPU");
-		say_wait(p, busy_gpu(err->msg, names, need), busy_holder(err->msg));
+		say_wait(p, names[l->lease.busy], l->lease.busy_holder);
 		nanosleep(&(struct timespec){ 0, POLL_NS }, NULL);
 	}
 }

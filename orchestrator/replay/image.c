@@ -116,6 +116,7 @@ int image_ensure(struct engine *e, const char *image, enum pull_policy policy, i
 	int ret = -1;
 
 	strvec_init(&out->env);
+	out->pull_tried = false;
 	if (image_ref_parse(&ref, image, err) < 0) {
 		error_prefix(err, "--image: ");
 		err->kind = ERR_USAGE;
@@ -136,6 +137,7 @@ int image_ensure(struct engine *e, const char *image, enum pull_policy policy, i
 		}
 	}
 	t0 = monotonic_now();
+	out->pull_tried = true;
 	if (pull(e, image, verbosity, &ref, err) < 0)
 		goto out;
 	out->pull_s = monotonic_now() - t0;

@@ -158,7 +158,7 @@ static void md_gpus(const struct report *r, struct strbuf *out)
 	for (size_t i = 0; i < r->n_quarantined; i++) {
 		const struct sweep_gpu_note *n = note_of(r, r->quarantined[i]);
 
-		if (n && !strstr(n->reason, "could not be stopped"))
+		if (n && !n->stuck)
 			continue;
 		if (!stuck)
 			strbuf_addstr(out, "\n## Quarantined GPUs\n\nA replay on these could not be stopped:");
