@@ -184,6 +184,12 @@ void cmd_describe_policy(const struct options *o, struct replay_desc *d)
 }
 
 /* Print on stdout now and keep for -o. */
+void cmd_say_warnings(const struct strvec *warnings)
+{
+	for (size_t i = 0; i < warnings->n; i++)
+		say_warning("%s", warnings->v[i]);
+}
+
 void cmd_emit(struct cmd_env *env, const char *text, size_t len)
 {
 	fwrite(text, 1, len, stdout);

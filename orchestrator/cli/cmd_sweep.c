@@ -497,7 +497,7 @@ static enum sweep_base *baseline_of(const struct sweep_cmd *c)
 
 static int run_sweep(struct sweep_cmd *c)
 {
-	struct sweep_run_outcome out;
+	struct sweep_run_outcome out = { 0 };
 	struct error err;
 	size_t *cases = NULL, n = 0;
 	int *next_attempt = NULL, code;
@@ -532,6 +532,9 @@ static int run_sweep(struct sweep_cmd *c)
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)
 					      : finish(c, &out, n);
+	if (out.not_recorded)
+		say_error("%zu result(s) not recorded, the next --resume runs them again: %s",
+			  out.not_recorded, out.record_error.msg);
 	free(cases);
 	free(next_attempt);
 	return code;

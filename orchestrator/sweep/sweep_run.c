@@ -88,9 +88,10 @@ static void record(struct run *r, size_t idx, struct sweep_result *res, const ch
 		sweep_result_locate(res, &r->in->host->topo, r->hostname);
 	rc = line ? sweep_result_append_line(r->in->results_path, line, &err)
 		  : sweep_result_append(r->in->results_path, res, &err);
-	if (rc < 0)
-		say_error("%s", err.msg); /* the next --resume runs it again */
-	else
+	if (rc < 0) {
+		if (!r->out->not_recorded++)
+			r->out->record_error = err;
+	} else
 		r->out->recorded++;
 	sweep_progress_finished(&r->progress, res, base_of(r, idx),
 				res->attempt > r->in->next_attempt[idx]);

@@ -15,6 +15,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
+#include "common/say.h"
 #include "common/signals.h"
 
 void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
@@ -141,6 +142,9 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 		gpu_choice_given(&gpus, j->gpus, j->n_gpus);
 		describe(j, ifd, &cap, &gpus, &d, &env, &extra_ld);
 		replay_unit_run(&host, &d, &u);
+		/* The worker is its process's outermost caller. */
+		for (size_t i = 0; i < u.warnings.n; i++)
+			say_warning("%s", u.warnings.v[i]);
 		if (u.interrupt_signal) {
 			/* Stopped by the user: its verdict is the stop's, not the
 			 * workload's. No result, so --resume runs it again. */
