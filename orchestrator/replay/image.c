@@ -102,9 +102,8 @@ static int pull(struct engine *e, const char *image, int verbosity, const struct
 	ret = engine_pull_image(e, image, auth, pull_progress, &d, err);
 	if (d.tty && !d.quiet)
 		fputs("\r\033[K", stderr);
-	if (ret < 0)
-		return error_prefix(err, "pulling %s: ", image);
-	return 0;
+	/* The engine client's error names the pull already ("pulling X from R: "). */
+	return ret;
 }
 
 int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
