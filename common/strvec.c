@@ -36,19 +36,10 @@ void strvec_push(struct strvec *sv, const char *s)
 void strvec_pushf(struct strvec *sv, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	strvec_push_nodup(sv, xvasprintf(fmt, ap));
 	va_end(ap);
-	if (n < 0)
-		xdie("strvec: bad format");
-	s = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	strvec_push_nodup(sv, s);
 }
 
 void strvec_pushv(struct strvec *sv, const char *const *v)

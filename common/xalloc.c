@@ -59,20 +59,29 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	va_list again;
+	char *out;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0)
+		xdie("bad format");
+	out = xmalloc((size_t)n + 1);
+	vsnprintf(out, (size_t)n + 1, fmt, again);
+	va_end(again);
+	return out;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *out;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		xdie("bad format");
-	out = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(out, (size_t)n + 1, fmt, ap);
+	out = xvasprintf(fmt, ap);
 	va_end(ap);
 	return out;
 }

@@ -4,6 +4,7 @@
 #define HRR_COMMON_XALLOC_H
 
 #include <stddef.h>
+#include <stdarg.h>
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
@@ -11,6 +12,7 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 _Noreturn void xdie(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

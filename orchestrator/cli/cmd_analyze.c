@@ -232,7 +232,8 @@ static void close_fds(int *fds, size_t n)
 
 /* Open every input (a missing one is exit 5, before any work), then parse
  * them in the sandbox and write what came back. */
-static int analyze(const struct options *args, struct error *err)
+/* *stage: where it stopped, for --format json (the archive's or the input's). */
+static int analyze(const struct options *args, enum replay_stage *stage, struct error *err)
 {
 	struct archive_input arch = { .manifest_text = STRBUF_INIT };
 	struct analyze_job job = { .args = args, .arch = args->archive ? &arch : NULL };
@@ -250,8 +251,10 @@ static int analyze(const struct options *args, struct error *err)
 			goto out;
 		}
 	}
-	if (args->archive && load_archive(&arch, args->archive, err) < 0)
+	if (args->archive && load_archive(&arch, args->archive, err) < 0) {
+		*stage = REPLAY_STAGE_ARCHIVE;
 		goto out;
+	}
 	if (sandbox_run_fds(analyze_sandboxed, &job, fds, n, &text, err) < 0) {
 		error_prefix(err, "analyzing the logs: ");
 		goto out;
@@ -267,12 +270,12 @@ int analyze_command(struct options *o)
 {
 	struct error err = { 0 };
 	struct replay_failure f;
+	enum replay_stage stage = REPLAY_STAGE_INPUT;
 	int code;
 
-	if (analyze(o, &err) == 0)
+	if (analyze(o, &stage, &err) == 0)
 		return 0;
-	code = replay_fail(&f, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE :
-			   strstr(err.msg, "--archive") ? REPLAY_STAGE_ARCHIVE : REPLAY_STAGE_INPUT,
+	code = replay_fail(&f, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : stage,
 			   err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
 	if (o->format == FORMAT_JSON) {
 		cleanup_cjson cJSON *j = cmd_json_no_finding(code, &f, NULL);

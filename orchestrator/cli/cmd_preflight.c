@@ -48,6 +48,7 @@ static int preflight_one(struct cmd_env *env, size_t i)
 	/* The preflight command never prompts: a confirmation is its answer. */
 	d.confirm = env->o->yes ? REPLAY_CONFIRM_ASSUME_YES : REPLAY_CONFIRM_REFUSE;
 	code = replay_unit_run(&env->host, &d, &res);
+	cmd_say_warnings(&res.warnings);
 	if (env->o->format == FORMAT_JSON) {
 		cJSON *j = cmd_json_no_finding(code, &res.failure, NULL);
 

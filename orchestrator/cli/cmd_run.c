@@ -55,6 +55,15 @@ const char cmd_replay_help_tail[] =
 	"exits 2, 3, 4, and 5 from an interrupt or a failed create/start, have one;\n"
 	"usage errors, a missing archive or image, no engine or no GPU have none.\n";
 
+/* The one wait message: which GPU, who holds it, how to bound the wait. */
+static void say_gpu_wait(void *ctx, size_t ordinal, const char *gpu, const char *holder)
+{
+	const struct run_lease_request *rq = ctx;
+
+	say_error("waiting for GPU %zu (%s), held by %s%s", ordinal, gpu, holder,
+		  rq->gpu_wait >= 0 ? "" : " (bound it with --gpu-wait S)");
+}
+
 static int run_one(struct cmd_env *env, size_t i)
 {
 	struct replay_desc d;
@@ -67,16 +76,22 @@ static int run_one(struct cmd_env *env, size_t i)
 					.gpu_wait = o->sweep.gpu_wait, .sysfs_root = o->sysfs_root,
 					.device_root = o->device_root };
 	struct run_lease lease;
+	struct error err;
 	int code;
 
 	capture_manifest_load(&cap, rq.pid_dir);
 	rq.capture_devices = capture_manifest_devices(&cap);
+	rq.on_wait = say_gpu_wait;
+	rq.wait_ctx = &rq;
 	/* The GPUs are ours alone for the replay (docs/sweep.md "GPU leases"). */
-	if ((code = run_lease_take(&rq, &lease)))
+	if ((code = run_lease_take(&rq, &lease, &err))) {
+		say_error("%s", err.msg);
 		return code;
+	}
 	cmd_describe(env, i, &cap, &lease.choice, &d);
 	code = replay_unit_run(&env->host, &d, &res);
 	run_lease_release(&lease);
+	cmd_say_warnings(&res.warnings);
 	if (res.run_dir)
 		strvec_push(&env->run_dirs, res.run_dir);
 	if (env->o->format == FORMAT_JSON)

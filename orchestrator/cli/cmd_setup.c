@@ -95,7 +95,7 @@ static int setup_image(struct cmd_env *env)
 		if (err.kind == ERR_USAGE)
 			return replay_fail(&env->failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", err.msg);
 		return replay_fail(&env->failure,
-				   err.kind == ERR_NOT_FOUND || strstr(err.msg, "pulling") ?
+				   err.kind == ERR_NOT_FOUND || env->image.img.pull_tried ?
 				   REPLAY_STAGE_PULL : REPLAY_STAGE_IMAGE,
 				   EXIT_NO_VERDICT, "%s", err.msg);
 	}
@@ -184,6 +184,12 @@ void cmd_describe_policy(const struct options *o, struct replay_desc *d)
 }
 
 /* Print on stdout now and keep for -o. */
+void cmd_say_warnings(const struct strvec *warnings)
+{
+	for (size_t i = 0; i < warnings->n; i++)
+		say_warning("%s", warnings->v[i]);
+}
+
 void cmd_emit(struct cmd_env *env, const char *text, size_t len)
 {
 	fwrite(text, 1, len, stdout);

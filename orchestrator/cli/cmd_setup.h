@@ -55,6 +55,8 @@ const char *cmd_gpus_from_env(const struct options *o);
 void cmd_describe_policy(const struct options *o, struct replay_desc *d);
 /* Print on stdout now and keep for -o. */
 void cmd_emit(struct cmd_env *env, const char *text, size_t len);
+/* Say a replay's warnings (replay_unit_result.warnings) on stderr. */
+void cmd_say_warnings(const struct strvec *warnings);
 /* --format json: emit j (taken) as one object. */
 void cmd_emit_json(struct cmd_env *env, cJSON *j);
 /* The exit code of several replays: the highest (docs/cli.md). */

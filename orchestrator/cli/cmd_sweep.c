@@ -28,6 +28,7 @@
 #include "orchestrator/replay/run_folder.h"
 #include "common/version.h"
 #include "orchestrator/sweep/suspect_nodes.h"
+#include "preflight/gpu_choice.h"
 
 struct sweep_cmd {
 	struct sweep_options *so;  /* the sweep's own options (inside ro) */
@@ -62,9 +63,10 @@ const char cmd_sweep_usage[] =
 	"With --slurm it submits the cases as Slurm job arrays (one per GPU count,\n"
 	"task i running --shard i/N on the GPUs Slurm allocated) and one merge job\n"
 	"that writes the history and the reports; see docs/slurm.md.\n"
-	"Exit: 1 a case regressed, changed or is missing; 5 an infrastructure error\n"
-	"or interrupted (or no sbatch for --slurm); 75 busy GPUs let nothing run;\n"
-	"64 usage error; else 0 (--slurm without --wait: 0 once submitted).\n";
+	"Exit: 1 a case regressed, changed or is missing; 4 a --gpus GPU does not\n"
+	"exist; 5 an infrastructure error or interrupted (or no sbatch for --slurm);\n"
+	"75 busy GPUs let nothing run; 64 usage error; else 0 (--slurm without\n"
+	"--wait: 0 once submitted).\n";
 
 const char cmd_sweep_help_tail[] =
 	"\nEnvironment: HRR_LOCK_DIR (GPU lease directory, default /run/lock/hrr-docker-replay),\n"
@@ -165,14 +167,13 @@ static int open_host(struct sweep_cmd *c, struct replay_failure *f)
 	return code;
 }
 
+/* --gpus against the host, once, by the one check `run --gpu` has too. */
 static int check_pool(const struct sweep_cmd *c, struct error *err)
 {
-	for (size_t i = 0; i < c->meta.n_gpus; i++)
-		if (c->meta.gpus[i] >= (int)c->host.topo.n_gpus)
-			return error_set(err, ERR_USAGE, 0,
-					 "--gpus: GPU %d does not exist (this host has %zu: 0..%zu)",
-					 c->meta.gpus[i], c->host.topo.n_gpus,
-					 c->host.topo.n_gpus ? c->host.topo.n_gpus - 1 : 0);
+	struct gpu_choice pool;
+
+	if (gpu_choice_named(&pool, &c->host.topo, c->meta.gpus, c->meta.n_gpus, NULL) < 0)
+		return error_set(err, ERR_USAGE, 0, "%s", pool.error);
 	return 0;
 }
 
@@ -467,7 +468,7 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 	if ((code = open_host(c, &f)))
 		return code;
 	if (!submit && check_pool(c, &err) < 0)
-		return fail(&err, SWEEP_EXIT_USAGE);
+		return fail(&err, SWEEP_EXIT_NO_GPU);
 	/* A lock directory that cannot be trusted stops the sweep here, not
 	 * each case in a wait that never ends. */
 	if (!submit && gpu_lease_dir_prepare(gpu_lease_dir(NULL), &err) < 0)
@@ -507,7 +508,7 @@ static enum sweep_base *baseline_of(const struct sweep_cmd *c)
 
 static int run_sweep(struct sweep_cmd *c)
 {
-	struct sweep_run_outcome out;
+	struct sweep_run_outcome out = { 0 };
 	struct error err;
 	size_t *cases = NULL, n = 0;
 	int *next_attempt = NULL, code;
@@ -542,6 +543,9 @@ static int run_sweep(struct sweep_cmd *c)
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)
 					      : finish(c, &out, n);
+	if (out.not_recorded)
+		say_error("%zu result(s) not recorded, the next --resume runs them again: %s",
+			  out.not_recorded, out.record_error.msg);
 	free(cases);
 	free(next_attempt);
 	return code;

@@ -4,21 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "common/text.h"
 #include "orchestrator/diagnosis/diagnosis.h"
 
 /* ---- JSON ---- */
-
-static void add_str(cJSON *o, const char *key, const char *s)
-{
-	char *clean = text_sanitized(s, TEXT_STRIP_ANSI);
-
-	if (clean)
-		cJSON_AddStringToObject(o, key, clean);
-	else
-		cJSON_AddNullToObject(o, key);
-	free(clean);
-}
 
 static cJSON *str_array(const struct strvec *sv)
 {
@@ -37,13 +27,13 @@ static cJSON *dispatch_json(const struct diagnosis_dispatch *x)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	add_str(o, "id", x->id);
-	add_str(o, "queue_id", x->queue_id);
-	add_str(o, "target_id", x->target_id);
-	add_str(o, "grid", x->grid);
-	add_str(o, "workgroup", x->workgroup);
-	add_str(o, "kernel", x->kernel);
-	add_str(o, "kernel_from", x->kernel_from);
+	json_add_str(o, "id", x->id, TEXT_STRIP_ANSI);
+	json_add_str(o, "queue_id", x->queue_id, TEXT_STRIP_ANSI);
+	json_add_str(o, "target_id", x->target_id, TEXT_STRIP_ANSI);
+	json_add_str(o, "grid", x->grid, TEXT_STRIP_ANSI);
+	json_add_str(o, "workgroup", x->workgroup, TEXT_STRIP_ANSI);
+	json_add_str(o, "kernel", x->kernel, TEXT_STRIP_ANSI);
+	json_add_str(o, "kernel_from", x->kernel_from, TEXT_STRIP_ANSI);
 	return o;
 }
 
@@ -52,15 +42,15 @@ cJSON *diagnosis_to_json(const struct diagnosis *d)
 	cJSON *o = cJSON_CreateObject(), *disp = cJSON_CreateArray();
 	char *expl = diagnosis_explain(d->kernel, d->reason);
 
-	add_str(o, "tool", diagnosis_tool_name(d->tool));
-	add_str(o, "status", diagnosis_status_name(d->status));
-	add_str(o, "summary", d->summary);
-	add_str(o, "kernel", d->kernel);
-	add_str(o, "kernel_from", d->kernel_from);
-	add_str(o, "reason", d->reason);
-	add_str(o, "pc", d->pc);
-	add_str(o, "instruction", d->instruction);
-	add_str(o, "loaded_at", d->loaded_at);
+	json_add_str(o, "tool", diagnosis_tool_name(d->tool), TEXT_STRIP_ANSI);
+	json_add_str(o, "status", diagnosis_status_name(d->status), TEXT_STRIP_ANSI);
+	json_add_str(o, "summary", d->summary, TEXT_STRIP_ANSI);
+	json_add_str(o, "kernel", d->kernel, TEXT_STRIP_ANSI);
+	json_add_str(o, "kernel_from", d->kernel_from, TEXT_STRIP_ANSI);
+	json_add_str(o, "reason", d->reason, TEXT_STRIP_ANSI);
+	json_add_str(o, "pc", d->pc, TEXT_STRIP_ANSI);
+	json_add_str(o, "instruction", d->instruction, TEXT_STRIP_ANSI);
+	json_add_str(o, "loaded_at", d->loaded_at, TEXT_STRIP_ANSI);
 	if (d->waves >= 0)
 		cJSON_AddNumberToObject(o, "waves", (double)d->waves);
 	else
@@ -69,15 +59,15 @@ cJSON *diagnosis_to_json(const struct diagnosis *d)
 		cJSON_AddNumberToObject(o, "exit_status", d->tool_exit);
 	else
 		cJSON_AddNullToObject(o, "exit_status");
-	add_str(o, "stderr", d->tool_stderr);
+	json_add_str(o, "stderr", d->tool_stderr, TEXT_STRIP_ANSI);
 	for (size_t i = 0; i < d->n_dispatches; i++)
 		cJSON_AddItemToArray(disp, dispatch_json(&d->dispatches[i]));
 	cJSON_AddItemToObject(o, "dispatches", disp);
 	cJSON_AddItemToObject(o, "code_objects", str_array(&d->code_objects));
-	add_str(o, "explanation", expl);
+	json_add_str(o, "explanation", expl, TEXT_STRIP_ANSI);
 	cJSON_AddItemToObject(o, "files", str_array(&d->files));
 	cJSON_AddItemToObject(o, "notes", str_array(&d->notes));
-	add_str(o, "caveat", d->status == DIAGNOSIS_OK ? diagnosis_caveat : NULL);
+	json_add_str(o, "caveat", d->status == DIAGNOSIS_OK ? diagnosis_caveat : NULL, TEXT_STRIP_ANSI);
 	free(expl);
 	return o;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "common/text.h"
 #include "preflight/topology.h"
 
@@ -326,14 +327,6 @@ static cJSON *j_string(const char *v)
 	return s;
 }
 
-static void j_str(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddItemToObject(o, key, j_string(v));
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static void j_int(cJSON *o, const char *key, long long v)
 {
 	if (v < 0)
@@ -362,7 +355,7 @@ static cJSON *j_d2h_failure(const struct d2h_failure *d)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	j_str(o, "tag", d->tag);
+	json_add_str(o, "tag", d->tag, TEXT_STRIP_ANSI);
 	j_int(o, "seq", d->seq);
 	j_int(o, "bytes", d->bytes);
 	j_int(o, "bytes_differ", d->bytes_differ);
@@ -374,7 +367,7 @@ static cJSON *j_d2h_failure(const struct d2h_failure *d)
 		cJSON_AddNullToObject(o, "max_abs");
 		cJSON_AddNullToObject(o, "max_rel");
 	}
-	j_str(o, "src", d->src);
+	json_add_str(o, "src", d->src, TEXT_STRIP_ANSI);
 	return o;
 }
 
@@ -383,20 +376,20 @@ static cJSON *j_run(const struct finding_run *run)
 	cJSON *o = cJSON_CreateObject();
 	cJSON *gpus;
 
-	j_str(o, "image", run->image);
-	j_str(o, "image_id", run->image_id);
-	j_str(o, "image_digest", run->image_digest);
-	j_str(o, "container_id", run->container_id);
+	json_add_str(o, "image", run->image, TEXT_STRIP_ANSI);
+	json_add_str(o, "image_id", run->image_id, TEXT_STRIP_ANSI);
+	json_add_str(o, "image_digest", run->image_digest, TEXT_STRIP_ANSI);
+	json_add_str(o, "container_id", run->container_id, TEXT_STRIP_ANSI);
 	gpus = cJSON_AddArrayToObject(o, "gpus");
 	for (size_t i = 0; i < run->n_gpus; i++)
 		cJSON_AddItemToArray(gpus, cJSON_CreateNumber(run->gpus[i]));
-	j_str(o, "devices", run->devices);
+	json_add_str(o, "devices", run->devices, TEXT_STRIP_ANSI);
 	j_int(o, "exit_code", run->exit_code);
-	j_str(o, "ended_by", finding_ended_by_name(run->ended_by));
+	json_add_str(o, "ended_by", finding_ended_by_name(run->ended_by), TEXT_STRIP_ANSI);
 	j_int(o, "signal", run->signal);
 	j_double(o, "wall_s", run->wall_s);
-	j_str(o, "log", run->log);
-	j_str(o, "run_dir", run->run_dir);
+	json_add_str(o, "log", run->log, TEXT_STRIP_ANSI);
+	json_add_str(o, "run_dir", run->run_dir, TEXT_STRIP_ANSI);
 	return o;
 }
 
@@ -408,21 +401,21 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 	cJSON_AddStringToObject(o, "outcome", finding_outcome_name(f->outcome));
 	cJSON_AddStringToObject(o, "fault_class", finding_fault_class_name(f->fault_class));
 	cJSON_AddNumberToObject(o, "classifier_version", FINDING_CLASSIFIER_VERSION);
-	j_str(o, "fault_address", f->fault_address);
-	j_str(o, "fault_reason", f->fault_reason);
+	json_add_str(o, "fault_address", f->fault_address, TEXT_STRIP_ANSI);
+	json_add_str(o, "fault_reason", f->fault_reason, TEXT_STRIP_ANSI);
 	j_int(o, "failing_event_seq", f->failing_event_seq);
 	j_int(o, "failing_call_index", f->failing_call_index);
 	j_int(o, "failing_thread", f->failing_thread);
-	j_str(o, "failing_api", f->failing_api);
-	j_str(o, "kernel_name", f->kernel_name);
-	j_str(o, "kernel_family", f->kernel_family);
-	j_str(o, "kernarg_address", f->kernarg_address);
-	j_str(o, "grid", f->grid);
-	j_str(o, "workgroup", f->workgroup);
-	j_str(o, "gpu_node", f->gpu_node);
+	json_add_str(o, "failing_api", f->failing_api, TEXT_STRIP_ANSI);
+	json_add_str(o, "kernel_name", f->kernel_name, TEXT_STRIP_ANSI);
+	json_add_str(o, "kernel_family", f->kernel_family, TEXT_STRIP_ANSI);
+	json_add_str(o, "kernarg_address", f->kernarg_address, TEXT_STRIP_ANSI);
+	json_add_str(o, "grid", f->grid, TEXT_STRIP_ANSI);
+	json_add_str(o, "workgroup", f->workgroup, TEXT_STRIP_ANSI);
+	json_add_str(o, "gpu_node", f->gpu_node, TEXT_STRIP_ANSI);
 	j_int(o, "replay_signal", f->replay_signal);
-	j_str(o, "last_progress_kernel", f->last_progress_kernel);
-	j_str(o, "last_event_kernel", f->last_event_kernel);
+	json_add_str(o, "last_progress_kernel", f->last_progress_kernel, TEXT_STRIP_ANSI);
+	json_add_str(o, "last_event_kernel", f->last_event_kernel, TEXT_STRIP_ANSI);
 	j_int(o, "kernels_launched", f->kernels_launched);
 	j_int(o, "d2h_pass", f->d2h_pass);
 	j_int(o, "d2h_fail", f->d2h_fail);
@@ -430,16 +423,16 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 	j_int(o, "archive_events", f->archive_events);
 	j_int(o, "archive_kernels", f->archive_kernels);
 	j_strvec(o, "archive_kernel_names", &f->archive_kernel_names);
-	j_str(o, "archive_complete",
-	      f->archive_complete < 0 ? NULL : f->archive_complete ? "yes" : "no");
+	json_add_str(o, "archive_complete",
+	      f->archive_complete < 0 ? NULL : f->archive_complete ? "yes" : "no", TEXT_STRIP_ANSI);
 	j_int(o, "archive_recovered_events", f->archive_recovered_events);
 	j_int(o, "archive_format_version", f->archive_format_version);
 	j_int(o, "reader_format_version", f->reader_format_version);
-	j_str(o, "capture_hip_so", f->capture_hip_so);
-	j_str(o, "capture_hip_runtime_version", f->capture_hip_runtime_version);
-	j_str(o, "capture_comgr_version", f->capture_comgr_version);
+	json_add_str(o, "capture_hip_so", f->capture_hip_so, TEXT_STRIP_ANSI);
+	json_add_str(o, "capture_hip_runtime_version", f->capture_hip_runtime_version, TEXT_STRIP_ANSI);
+	json_add_str(o, "capture_comgr_version", f->capture_comgr_version, TEXT_STRIP_ANSI);
 	j_int(o, "capture_device_count", f->capture_device_count);
-	j_str(o, "capture_gcn_arch", f->capture_gcn_arch);
+	json_add_str(o, "capture_gcn_arch", f->capture_gcn_arch, TEXT_STRIP_ANSI);
 	j_strvec(o, "sources", &f->sources);
 	j_strvec(o, "notes", &f->notes);
 

@@ -255,9 +255,12 @@ int gpu_lease_acquire(struct gpu_lease *l, const char *const *names, size_t n,
 
 		if (r <= 0)
 			return r;
-		if (o->wait_s >= 0 && monotonic_now() - start >= o->wait_s)
+		if (o->wait_s >= 0 && monotonic_now() - start >= o->wait_s) {
+			l->busy = busy;
+			snprintf(l->busy_holder, sizeof(l->busy_holder), "%s", holder);
 			return error_set(err, ERR_BUSY, 0, "GPU %s is busy (held by %s); try later",
 					 names[busy], holder);
+		}
 		if (!reported && o->on_wait)
 			o->on_wait(o->wait_ctx, names[busy], holder);
 		reported = true;

@@ -43,6 +43,9 @@ struct gpu_lease_opts {
 struct gpu_lease {
 	int *fds;
 	size_t n;
+	/* After ERR_BUSY: which of names[] was busy and who held it. */
+	size_t busy;
+	char busy_holder[GPU_LEASE_OWNER_MAX];
 };
 
 /* The lock directory in force: opts->dir, $HRR_LOCK_DIR, the default. */
@@ -61,7 +64,8 @@ void gpu_lease_name(const char *sysfs_root, int node, unsigned long gpu_id, char
 /* Take every GPU in names[] or none: each file is locked without blocking;
  * when one is busy all taken so far are released, the holder is reported
  * once (on_wait) and the set is tried again until the bound. A bound that
- * runs out: ERR_BUSY naming the GPU and its holder. */
+ * runs out: ERR_BUSY naming the GPU and its holder, both also in
+ * l->busy (an index into names) and l->busy_holder. */
 int gpu_lease_acquire(struct gpu_lease *l, const char *const *names, size_t n,
 		      const struct gpu_lease_opts *o, struct error *err)
 	__attribute__((warn_unused_result));

@@ -8,7 +8,6 @@
 #include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "common/say.h"
 #include "common/signals.h"
 #include "orchestrator/lease/gpu_holders.h"
 
@@ -23,23 +22,17 @@ struct picker {
 	bool reported;
 };
 
-static void say_wait(void *ctx, const char *gpu, const char *holder)
+/* The one wait report, passed on to the caller's on_wait with the ordinal. */
+static void report_wait(void *ctx, const char *gpu, const char *holder)
 {
 	struct picker *p = ctx;
 
-	if (p->reported)
+	if (p->reported || !p->rq->on_wait)
 		return;
 	p->reported = true;
 	for (size_t g = 0; g < p->rq->host->topo.n_gpus; g++)
 		if (!strcmp(p->names[g], gpu))
-			say_error("waiting for GPU %zu (%s), held by %s%s", g, gpu, holder,
-				  p->rq->gpu_wait >= 0 ? "" : " (bound it with --gpu-wait S)");
-}
-
-static int fail(int code, const char *msg)
-{
-	say_error("%s", msg);
-	return code;
+			p->rq->on_wait(p->rq->wait_ctx, g, gpu, holder);
 }
 
 /* The lowest `need` GPUs nobody holds now, else the lowest `need`. */
@@ -58,29 +51,6 @@ static void pick(struct picker *p, size_t need, int *out, const char **names)
 			out[got] = (int)got;
 	for (size_t k = 0; k < need; k++)
 		names[k] = p->names[out[k]];
-}
-
-/* The GPU and holder an ERR_BUSY names ("GPU <name> is busy (held by
- * <holder>); try later"), for the one wait message. */
-static const char *busy_gpu(const char *msg, const char **names, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		if (strstr(msg, names[k]))
-			return names[k];
-	return names[0];
-}
-
-static const char *busy_holder(const char *msg)
-{
-	static char holder[GPU_LEASE_OWNER_MAX];
-	const char *h = strstr(msg, "held by "), *end;
-
-	if (!h)
-		return "another run";
-	h += 8;
-	end = strstr(h, "); try later");
-	snprintf(holder, sizeof(holder), "%.*s", (int)(end ? end - h : (long)strlen(h)), h);
-	return holder;
 }
 
 /* Without --gpu: try the lowest free set, re-chosen until one is taken,
@@ -103,16 +73,15 @@ static int take_auto(struct picker *p, size_t need, struct run_lease *l, struct 
 			return -1;
 		if (signals_caught())
 			return error_set(err, ERR_CANCELLED, 0, "interrupted waiting for a GPU");
-		say_wait(p, busy_gpu(err->msg, names, need), busy_holder(err->msg));
+		report_wait(p, names[l->lease.busy], l->lease.busy_holder);
 		nanosleep(&(struct timespec){ 0, POLL_NS }, NULL);
 	}
 }
 
-int run_lease_take(const struct run_lease_request *rq, struct run_lease *l)
+int run_lease_take(const struct run_lease_request *rq, struct run_lease *l, struct error *err)
 {
 	const struct gpu_topology *topo = &rq->host->topo;
 	struct picker p = { .rq = rq };
-	struct error err;
 	int rc;
 
 	memset(l, 0, sizeof(*l));
@@ -129,24 +98,24 @@ int run_lease_take(const struct run_lease_request *rq, struct run_lease *l)
 	p.owner = xasprintf("%s run of %s", rq->host->owner, rq->pid_dir);
 	p.lo = (struct gpu_lease_opts){ .owner = p.owner, .wait_s = rq->gpu_wait,
 					.held = sweep_held_by_container, .held_ctx = &p.held,
-					.on_wait = say_wait, .wait_ctx = &p,
+					.on_wait = report_wait, .wait_ctx = &p,
 					.cancelled = signals_caught };
 	if (rq->n_gpus) {
 		const char *names[GPU_MAX];
 
 		for (size_t k = 0; k < l->choice.n; k++)
 			names[k] = p.names[l->choice.gpus[k]];
-		rc = gpu_lease_acquire(&l->lease, names, l->choice.n, &p.lo, &err);
+		rc = gpu_lease_acquire(&l->lease, names, l->choice.n, &p.lo, err);
 	} else {
-		rc = take_auto(&p, gpu_choice_need(rq->capture_devices, topo), l, &err);
+		rc = take_auto(&p, gpu_choice_need(rq->capture_devices, topo), l, err);
 	}
 	free(p.names);
 	free(p.owner);
 	if (rc == 0)
 		return 0;
 	l->choice.n = 0;
-	return fail(err.kind == ERR_BUSY ? EXIT_GPU_BUSY
-		    : err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, err.msg);
+	return err->kind == ERR_BUSY ? EXIT_GPU_BUSY
+	       : err->kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT;
 }
 
 void run_lease_release(struct run_lease *l)

@@ -29,13 +29,17 @@ struct run_lease_request {
 	const char *gpus_from_env;       /* "GPU" when the environment named them, else NULL */
 	double gpu_wait;                 /* --gpu-wait; < 0: no bound */
 	const char *sysfs_root, *device_root;
+	/* Called once when the GPU to take turns out busy (the caller says
+	 * it): its ordinal, lease name and holder. NULL: not told. */
+	void (*on_wait)(void *ctx, size_t ordinal, const char *gpu, const char *holder);
+	void *wait_ctx;
 };
 
 /* Choose and take the GPUs rq's pid directory replays on. 0, or the exit
  * code (75: busy past --gpu-wait; 5: the lock directory is unusable or
- * interrupted), the message printed. A named GPU the host lacks is 0 with
+ * interrupted) with err filled. A named GPU the host lacks is 0 with
  * nothing held and l->choice.error set: the replay reports it (exit 4). */
-int run_lease_take(const struct run_lease_request *rq, struct run_lease *l)
+int run_lease_take(const struct run_lease_request *rq, struct run_lease *l, struct error *err)
 	__attribute__((warn_unused_result));
 void run_lease_release(struct run_lease *l);
 

@@ -102,9 +102,8 @@ static int pull(struct engine *e, const char *image, int verbosity, const struct
 	ret = engine_pull_image(e, image, auth, pull_progress, &d, err);
 	if (d.tty && !d.quiet)
 		fputs("\r\033[K", stderr);
-	if (ret < 0)
-		return error_prefix(err, "pulling %s: ", image);
-	return 0;
+	/* The engine client's error names the pull already ("pulling X from R: "). */
+	return ret;
 }
 
 int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
@@ -116,6 +115,7 @@ int image_ensure(struct engine *e, const char *image, enum pull_policy policy, i
 	int ret = -1;
 
 	strvec_init(&out->env);
+	out->pull_tried = false;
 	if (image_ref_parse(&ref, image, err) < 0) {
 		error_prefix(err, "--image: ");
 		err->kind = ERR_USAGE;
@@ -136,6 +136,7 @@ int image_ensure(struct engine *e, const char *image, enum pull_policy policy, i
 		}
 	}
 	t0 = monotonic_now();
+	out->pull_tried = true;
 	if (pull(e, image, verbosity, &ref, err) < 0)
 		goto out;
 	out->pull_s = monotonic_now() - t0;

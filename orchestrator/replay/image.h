@@ -22,6 +22,7 @@ struct image_facts {
 	struct strvec env; /* Config.Env */
 	double pull_s;    /* 0 when no pull happened */
 	bool pulled;
+	bool pull_tried;  /* a pull was started: its failure is the "pull" stage */
 };
 
 void image_facts_release(struct image_facts *f);

@@ -23,7 +23,9 @@
 void replay_result_release(struct replay_result *r)
 {
 	free(r->container_id);
+	strvec_clear(&r->warnings);
 	memset(r, 0, sizeof(*r));
+	strvec_init(&r->warnings);
 }
 
 void replay_ending(enum replay_stop stop, long timeout_s, long progress_timeout_s,
@@ -98,13 +100,13 @@ static bool engine_gone(const struct error *err)
 }
 
 /* false when the engine is gone: nothing more can be learnt from it. */
-static bool send_signal(struct engine *e, const char *id, const char *sig)
+static bool send_signal(struct engine *e, struct replay_result *r, const char *sig)
 {
 	struct error err;
 
 	/* 409: it already stopped, which is what we wanted. */
-	if (engine_container_kill(e, id, sig, &err) < 0 && err.status != 409) {
-		say_warning("%s to the replay failed: %s", sig, err.msg);
+	if (engine_container_kill(e, r->container_id, sig, &err) < 0 && err.status != 409) {
+		strvec_pushf(&r->warnings, "%s to the replay failed: %s", sig, err.msg);
 		return !engine_gone(&err);
 	}
 	return true;
@@ -118,8 +120,8 @@ static void remove_container(const struct replay_exec *x, struct replay_result *
 
 	if (engine_container_remove(x->engine, r->container_id, true, &err) < 0 &&
 	    err.kind != ERR_NOT_FOUND) {
-		say_warning("could not remove container %.12s: %s "
-			"(hrr-docker-replay gc removes it later)", r->container_id, err.msg);
+		strvec_pushf(&r->warnings, "could not remove container %.12s: %s "
+			     "(hrr-docker-replay gc removes it later)", r->container_id, err.msg);
 		return;
 	}
 	/* Confirm: a container that still inspects is not gone. */
@@ -189,8 +191,8 @@ static int start_replay(struct exec_state *s, double t0, struct error *err)
 	 * which loses output once it rotates. */
 	if (engine_attach_stream(x->engine, r->container_id, false, on_log, &s->sink, &s->logs,
 				 &aerr) < 0 || engine_loop_add(s->loop, s->logs, &aerr) < 0) {
-		say_warning("cannot attach to the replay (%s); "
-			"following the engine's log instead", aerr.msg);
+		strvec_pushf(&r->warnings, "cannot attach to the replay (%s); "
+			     "following the engine's log instead", aerr.msg);
 		engine_stream_free(s->logs);
 		s->logs = NULL;
 	}
@@ -207,7 +209,7 @@ static int start_replay(struct exec_state *s, double t0, struct error *err)
 					    &s->sink, &s->logs, err) < 0 ||
 			 engine_loop_add(s->loop, s->logs, err) < 0)) {
 		error_prefix(err, "following the replay log: ");
-		send_signal(x->engine, r->container_id, "SIGKILL");
+		send_signal(x->engine, r, "SIGKILL");
 		return -1;
 	}
 	return 0;
@@ -219,11 +221,11 @@ static void send_stop(struct exec_state *s, double now)
 	const struct replay_exec *x = s->x;
 
 	if (x->stop_grace_s > 0) {
-		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGTERM");
+		s->r->engine_lost |= !send_signal(x->engine, s->r, "SIGTERM");
 		s->state = TERM_SENT;
 		s->term_deadline = now + (double)x->stop_grace_s;
 	} else {
-		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGKILL");
+		s->r->engine_lost |= !send_signal(x->engine, s->r, "SIGKILL");
 		s->state = KILL_SENT;
 		s->kill_deadline = now + KILL_WAIT_S;
 	}
@@ -247,7 +249,7 @@ static void quit_first(struct exec_state *s, double now)
 	say_info(x->verbosity, "sending SIGQUIT for the debug agent's wave dump (up to %.0f s)",
 		 x->quit_wait_s);
 	s->r->quit_sent = true;
-	s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGQUIT");
+	s->r->engine_lost |= !send_signal(x->engine, s->r, "SIGQUIT");
 	s->state = QUIT_SENT;
 	s->quit_at = now;
 	s->quit_deadline = now + x->quit_wait_s;
@@ -278,7 +280,7 @@ static void begin_stop(struct exec_state *s, int sig, double now)
 		/* A replay whose log cannot be kept gives no verdict: stop it now
 		 * rather than run it blind to the end. */
 		s->stop = REPLAY_STOP_LOG_FAILED;
-		say_error("%s: stopping the replay", x->log->write_error.msg);
+		strvec_pushf(&s->r->warnings, "%s: stopping the replay", x->log->write_error.msg);
 	}
 	if (s->stop == REPLAY_STOP_NONE)
 		return;
@@ -322,12 +324,13 @@ static int loop_turn(struct exec_state *s)
 	if (s->r->engine_lost)
 		return 1;
 	if (s->state == TERM_SENT && s->exited_at < 0 && now >= s->term_deadline) {
-		s->r->engine_lost |= !send_signal(x->engine, s->r->container_id, "SIGKILL");
+		s->r->engine_lost |= !send_signal(x->engine, s->r, "SIGKILL");
 		s->state = KILL_SENT;
 		s->kill_deadline = now + KILL_WAIT_S;
 	}
 	if (s->state == KILL_SENT && s->exited_at < 0 && now >= s->kill_deadline) {
-		say_warning("the replay did not exit %.0fs after SIGKILL", KILL_WAIT_S);
+		strvec_pushf(&s->r->warnings, "the replay did not exit %.0fs after SIGKILL",
+			     KILL_WAIT_S);
 		return 1;
 	}
 	if (engine_stream_done(s->wait) && s->exited_at < 0) {
@@ -340,8 +343,8 @@ static int loop_turn(struct exec_state *s)
 	 * gone quiet ends the wait, and that is said. */
 	if (s->exited_at >= 0 &&
 	    now - (s->sink.last_data > s->exited_at ? s->sink.last_data : s->exited_at) > LOG_DRAIN_S) {
-		say_warning("the engine sent no more of the replay log "
-			"%.0fs after the replay exited; replay.log may be incomplete", LOG_DRAIN_S);
+		strvec_pushf(&s->r->warnings, "the engine sent no more of the replay log "
+			     "%.0fs after the replay exited; replay.log may be incomplete", LOG_DRAIN_S);
 		s->r->log_incomplete = true;
 		return 1;
 	}
@@ -403,7 +406,7 @@ static long collect_exit(struct exec_state *s)
 	if (engine_stream_done(s->wait) && engine_wait_status(s->wait, &status, &e) < 0)
 		status = -1;
 	if (engine_stream_done(s->logs) && engine_stream_result(s->logs, &e) < 0) {
-		say_warning("replay log stream: %s", e.msg);
+		strvec_pushf(&r->warnings, "replay log stream: %s", e.msg);
 		r->log_incomplete = true;
 	}
 	engine_stream_free(s->logs);
@@ -420,7 +423,7 @@ static long collect_exit(struct exec_state *s)
 		/* Killed, restarting, stopped: nothing it said about the end holds. */
 		if (status < 0 && engine_gone(&e)) {
 			r->engine_lost = true;
-			say_error("%s", e.msg);
+			strvec_push(&r->warnings, e.msg);
 		}
 	} else if (container_state_from_json(inspect, &st, &e) == 0) {
 		r->oom_killed = st.oom_killed;
@@ -445,6 +448,7 @@ int replay_execute(const struct replay_exec *x, struct replay_result *r, struct 
 	long status;
 
 	memset(r, 0, sizeof(*r));
+	strvec_init(&r->warnings);
 	r->exit_code = -1;
 	r->signal = -1;
 	r->first_output_s = -1;

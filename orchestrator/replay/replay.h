@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
+#include "common/strvec.h"
 #include "docker/engine.h"
 #include "orchestrator/finding/marker.h"
 #include "orchestrator/replay/interrupt.h"
@@ -39,6 +40,9 @@ struct replay_result {
 	double remove_s;       /* removal took */
 	char started_at[64];   /* UTC ISO */
 	char finished_at[64];
+	/* What went wrong on the way without ending the replay (a signal the
+	 * engine refused, a container not removed): said by the caller. */
+	struct strvec warnings;
 };
 
 #define REPLAY_QUIET_MIN_S 0.5

@@ -120,6 +120,10 @@ struct replay_unit_result {
 	size_t n_gpus;
 	int interrupt_signal;             /* the first signal read from interrupt_fd, 0 none */
 	struct replay_timings timings;
+	/* What went wrong without changing the verdict (a record not written,
+	 * a container not removed): the caller says each, the unit prints
+	 * nothing. */
+	struct strvec warnings;
 };
 
 /* Free what a result holds (replay_unit_run fills it). */

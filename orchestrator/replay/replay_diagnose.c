@@ -213,6 +213,7 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct rer
 	x.log = &rl;
 	x.interrupt = u->iw ? u->iw : &iw;
 	ret = replay_execute(&x, &r, err);
+	unit_take_warnings(u, &r.warnings);
 	lim->quit_sent = r.quit_sent;
 	lim->exit_code = r.exit_code;
 	run_log_close(&rl, NULL);

@@ -5,7 +5,6 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
-#include "common/say.h"
 #include "common/version.h"
 
 #include <stdio.h>
@@ -159,10 +158,11 @@ void records_write_run_json(const struct unit_run *pr)
 	text = cJSON_Print(root);
 	path = xasprintf("%s/run.json", pr->run_dir);
 	if (fs_write_atomic(path, text, strlen(text), 0644, &err) < 0)
-		say_error("%s", err.msg);
+		strvec_push(pr->warnings, err.msg);
 }
 
-char *records_write_preflight(const char *run_dir, const struct preflight_report *r)
+char *records_write_preflight(const char *run_dir, const struct preflight_report *r,
+			      struct strvec *warnings)
 {
 	struct strbuf md = STRBUF_INIT;
 	cleanup_free char *path = xasprintf("%s/preflight.md", run_dir);
@@ -170,11 +170,12 @@ char *records_write_preflight(const char *run_dir, const struct preflight_report
 
 	preflight_render_markdown(r, &md);
 	if (fs_write_atomic(path, md.buf, md.len, 0644, &err) < 0)
-		say_error("%s", err.msg);
+		strvec_push(warnings, err.msg);
 	return strbuf_detach(&md, NULL);
 }
 
-void records_write_finding(const char *run_dir, const char *markdown, const char *json)
+void records_write_finding(const char *run_dir, const char *markdown, const char *json,
+			   struct strvec *warnings)
 {
 	cleanup_free char *md_path = xasprintf("%s/finding.md", run_dir);
 	cleanup_free char *json_path = xasprintf("%s/finding.json", run_dir);
@@ -182,5 +183,5 @@ void records_write_finding(const char *run_dir, const char *markdown, const char
 
 	if (fs_write_atomic(md_path, markdown, strlen(markdown), 0644, &err) < 0 ||
 	    fs_write_atomic(json_path, json, strlen(json), 0644, &err) < 0)
-		say_error("%s", err.msg);
+		strvec_push(warnings, err.msg);
 }

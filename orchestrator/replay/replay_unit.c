@@ -172,7 +172,7 @@ static int stop_before_replay(struct unit_run *u, struct replay_unit_result *res
 	u->exit_code = res->failure.exit_code;
 	u->stop_reason = xstrdup(why);
 	if (u->preflight && !res->preflight_markdown)
-		res->preflight_markdown = records_write_preflight(u->run_dir, u->preflight);
+		res->preflight_markdown = records_write_preflight(u->run_dir, u->preflight, u->warnings);
 	records_write_run_json(u);
 	return u->exit_code;
 }
@@ -257,7 +257,7 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	{
 		cleanup_free char *with_nl = xasprintf("%s\n", json_text);
 
-		records_write_finding(u->run_dir, res->finding_markdown, with_nl);
+		records_write_finding(u->run_dir, res->finding_markdown, with_nl, u->warnings);
 	}
 	if (u->result.interrupt_signal)
 		u->exit_code = EXIT_NO_VERDICT;
@@ -280,7 +280,7 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 	struct replay_exec x;
 	struct run_log rl;
 	struct error err, lerr;
-	int code;
+	int code, rc;
 
 	if (run_log_open(&rl, log_path, d->verbosity >= 0 ? 2 : -1, cls, &err) < 0) {
 		code = replay_fail(&res->failure, REPLAY_STAGE_RECORDS, EXIT_NO_VERDICT, "%s", err.msg);
@@ -303,7 +303,9 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 	x.interrupt = iw;
 	if (u->diag)
 		unit_diag_exec(u->diag, u, &x);
-	if (replay_execute(&x, &u->result, &err) < 0) {
+	rc = replay_execute(&x, &u->result, &err);
+	unit_take_warnings(u, &u->result.warnings);
+	if (rc < 0) {
 		run_log_close(&rl, NULL);
 		code = replay_fail(&res->failure, REPLAY_STAGE_REPLAY, EXIT_NO_VERDICT, "%s", err.msg);
 		goto out;
@@ -318,9 +320,9 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 	}
 	u->result.log_dropped = rl.dropped;
 	if (rl.dropped)
-		say_warning("%s: --log-limit %llu bytes reached: %llu bytes of the middle dropped "
-			    "(the verdict read all of it)", log_path, (unsigned long long)rl.limit,
-			    (unsigned long long)rl.dropped);
+		strvec_pushf(u->warnings, "%s: --log-limit %llu bytes reached: %llu bytes of the "
+			     "middle dropped (the verdict read all of it)", log_path,
+			     (unsigned long long)rl.limit, (unsigned long long)rl.dropped);
 	if (u->result.engine_lost) {
 		code = replay_fail(&res->failure, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT,
 				   "the Docker engine is not answering any more: no verdict; the "
@@ -508,7 +510,7 @@ static int unit_body(struct unit_run *u, struct preflight_report *pf, struct int
 					  "declined by the user");
 	for (size_t i = 0; i < pf->warnings.n; i++)
 		say_info(d->verbosity, "preflight warning: %s", pf->warnings.v[i]);
-	res->preflight_markdown = records_write_preflight(u->run_dir, pf);
+	res->preflight_markdown = records_write_preflight(u->run_dir, pf, u->warnings);
 	return replay_stage(u, iw, pf, res);
 }
 
@@ -521,8 +523,10 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	int code;
 
 	memset(res, 0, sizeof(*res));
+	strvec_init(&res->warnings);
 	memset(&u, 0, sizeof(u));
 	strvec_init(&u.cdi_devices);
+	u.warnings = &res->warnings;
 	preflight_report_init(&pf);
 	interrupt_watch_init(&iw, d->interrupt_fd);
 	u.host = host;

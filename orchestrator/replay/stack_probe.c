@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/json.h"
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -312,14 +313,6 @@ static int cache_read(const char *path, const char *image_id, const struct strve
 	return 1;
 }
 
-static void json_add_opt(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 /* Best effort: the cache only saves time, so a failure to write it is not
  * the probe's failure. Written to a temporary and renamed, so a reader
  * never sees half a file. */
@@ -337,13 +330,13 @@ static void cache_write(const char *cache_dir, const char *path, const char *ima
 	dirs = cJSON_AddArrayToObject(o, "lib_dirs");
 	for (size_t i = 0; dirs && i < lib_dirs->n; i++)
 		cJSON_AddItemToArray(dirs, cJSON_CreateString(lib_dirs->v[i]));
-	json_add_opt(o, "hip_version", s->hip_version);
-	json_add_opt(o, "hip_evidence", s->hip_evidence);
-	json_add_opt(o, "comgr_version", s->comgr_version);
-	json_add_opt(o, "comgr_evidence", s->comgr_evidence);
-	json_add_opt(o, "rocm_release", s->rocm_release);
-	json_add_opt(o, "unknown_reason", s->unknown_reason);
-	json_add_opt(o, "comgr_unknown_reason", s->comgr_unknown_reason);
+	json_add_str(o, "hip_version", s->hip_version, JSON_TEXT);
+	json_add_str(o, "hip_evidence", s->hip_evidence, JSON_TEXT);
+	json_add_str(o, "comgr_version", s->comgr_version, JSON_TEXT);
+	json_add_str(o, "comgr_evidence", s->comgr_evidence, JSON_TEXT);
+	json_add_str(o, "rocm_release", s->rocm_release, JSON_TEXT);
+	json_add_str(o, "unknown_reason", s->unknown_reason, JSON_TEXT);
+	json_add_str(o, "comgr_unknown_reason", s->comgr_unknown_reason, JSON_TEXT);
 	text = cJSON_Print(o);
 	if (!text)
 		return;

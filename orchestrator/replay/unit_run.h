@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/strvec.h"
 #include "preflight/preflight.h"
 #include "orchestrator/replay/replay.h"
 #include "orchestrator/replay/replay_desc.h"
@@ -58,6 +59,17 @@ struct unit_run {
 	 * agent rerun, the one-off containers), so a signal one step read is
 	 * still seen by the next; NULL: none. */
 	struct interrupt_watch *iw;
+	/* The result's warnings (replay_unit_result.warnings): what went
+	 * wrong without changing the verdict, said by the unit's caller. */
+	struct strvec *warnings;
 };
+
+/* Move a step's warnings (a replay_result's) into the unit's, in order. */
+static inline void unit_take_warnings(const struct unit_run *u, struct strvec *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		strvec_push(u->warnings, from->v[i]);
+	strvec_clear(from);
+}
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
+#include "common/json.h"
 #include "common/cleanup.h"
 #include "common/relpath.h"
 #include "common/text.h"
@@ -158,7 +159,7 @@ static void md_gpus(const struct report *r, struct strbuf *out)
 	for (size_t i = 0; i < r->n_quarantined; i++) {
 		const struct sweep_gpu_note *n = note_of(r, r->quarantined[i]);
 
-		if (n && !strstr(n->reason, "could not be stopped"))
+		if (n && !n->stuck)
 			continue;
 		if (!stuck)
 			strbuf_addstr(out, "\n## Quarantined GPUs\n\nA replay on these could not be stopped:");
@@ -261,24 +262,17 @@ int report_summary_md(const struct report *r, FILE *f, struct error *err)
 	return 0;
 }
 
-static void json_str(cJSON *o, const char *key, const char *v)
-{
-	cleanup_free char *c = report_clean(v, true);
-
-	if (c)
-		cJSON_AddStringToObject(o, key, c);
-	else
-		cJSON_AddNullToObject(o, key);
-}
+/* report_clean(v, true)'s cleaning, through the one writer. */
+#define REPORT_JSON_TEXT (JSON_TEXT | TEXT_NO_NONCHARACTERS)
 
 static cJSON *json_case(const struct report_case *c)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *g = cJSON_AddArrayToObject(o, "gpus");
 
-	json_str(o, "case", c->case_name);
-	json_str(o, "image", c->image);
-	json_str(o, "image_id", c->image_id);
+	json_add_str(o, "case", c->case_name, REPORT_JSON_TEXT);
+	json_add_str(o, "image", c->image, REPORT_JSON_TEXT);
+	json_add_str(o, "image_id", c->image_id, REPORT_JSON_TEXT);
 	for (const char *p = c->gpus; p && *p;) {
 		char *end;
 		long v = strtol(p, &end, 10);
@@ -288,20 +282,20 @@ static cJSON *json_case(const struct report_case *c)
 		cJSON_AddItemToArray(g, cJSON_CreateNumber((double)v));
 		p = *end == ',' ? end + 1 : end;
 	}
-	json_str(o, "outcome", c->outcome);
-	json_str(o, "fault_class", c->fault_class);
-	json_str(o, "kernel_name", c->kernel);
+	json_add_str(o, "outcome", c->outcome, REPORT_JSON_TEXT);
+	json_add_str(o, "fault_class", c->fault_class, REPORT_JSON_TEXT);
+	json_add_str(o, "kernel_name", c->kernel, REPORT_JSON_TEXT);
 	cJSON_AddStringToObject(o, "status", sweep_status_name(c->status));
-	json_str(o, "previous_outcome", c->prev_outcome);
+	json_add_str(o, "previous_outcome", c->prev_outcome, REPORT_JSON_TEXT);
 	cJSON_AddNumberToObject(o, "attempts", c->attempts);
 	cJSON_AddNumberToObject(o, "duration_s", c->duration_s);
-	json_str(o, "run_dir", c->run_dir);
+	json_add_str(o, "run_dir", c->run_dir, REPORT_JSON_TEXT);
 	cJSON_AddBoolToObject(o, "ab_differs", c->ab_differs);
 	if (c->message)
-		json_str(o, "message", c->message);
-	json_str(o, "kind", c->kind);
-	json_str(o, "gpu_unique_ids", c->gpu_uids);
-	json_str(o, "host", c->host);
+		json_add_str(o, "message", c->message, REPORT_JSON_TEXT);
+	json_add_str(o, "kind", c->kind, REPORT_JSON_TEXT);
+	json_add_str(o, "gpu_unique_ids", c->gpu_uids, REPORT_JSON_TEXT);
+	json_add_str(o, "host", c->host, REPORT_JSON_TEXT);
 	return o;
 }
 
@@ -337,12 +331,12 @@ int report_summary_json(const struct report *r, FILE *f, struct error *err)
 	cleanup_free char *text = NULL;
 	char *cut;
 
-	json_str(o, "sweep", r->sweep_id);
-	json_str(o, "label", r->label);
-	json_str(o, "baseline", r->baseline);
+	json_add_str(o, "sweep", r->sweep_id, REPORT_JSON_TEXT);
+	json_add_str(o, "label", r->label, REPORT_JSON_TEXT);
+	json_add_str(o, "baseline", r->baseline, REPORT_JSON_TEXT);
 	cJSON_AddStringToObject(o, "state", r->state ? r->state : "finished");
 	cJSON_AddNumberToObject(o, "exit", r->exit_code);
-	json_str(o, "tool_version", r->tool_version);
+	json_add_str(o, "tool_version", r->tool_version, REPORT_JSON_TEXT);
 	counts = cJSON_AddObjectToObject(o, "counts");
 	for (int s = 0; s < ST__COUNT; s++)
 		if (r->counts[s])
@@ -369,11 +363,11 @@ int report_summary_json(const struct report *r, FILE *f, struct error *err)
 
 		snprintf(uid, sizeof(uid), "%llu", g->unique_id);
 		if (g->host[0])
-			json_str(e, "host", g->host);
+			json_add_str(e, "host", g->host, REPORT_JSON_TEXT);
 		cJSON_AddNumberToObject(e, "gpu", g->gpu);
 		cJSON_AddStringToObject(e, "unique_id", uid);
 		cJSON_AddBoolToObject(e, "quarantined", g->quarantined);
-		json_str(e, "reason", g->reason);
+		json_add_str(e, "reason", g->reason, REPORT_JSON_TEXT);
 		cJSON_AddItemToArray(q, e);
 	}
 	text = cJSON_Print(o);

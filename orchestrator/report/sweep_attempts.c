@@ -7,6 +7,7 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "preflight/topology.h"
 
 static const char *keep(struct sweep_attempts *a, const char *s)
 {
@@ -40,8 +41,7 @@ static void add_failed(struct sweep_attempts *a, struct sweep_case_attempts *e,
 {
 	cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
 
-	for (size_t g = 0; g < r->n_gpus; g++)
-		strbuf_addf(&gpus, g ? ",%d" : "%d", r->gpus[g]);
+	gpu_list_format(&gpus, r->gpus, r->n_gpus);
 	e->failed = xrealloc(e->failed, (e->n_failed + 1) * sizeof(*e->failed));
 	e->failed[e->n_failed++] = (struct report_attempt){
 		.attempt = r->attempt, .state = keep(a, r->state), .outcome = keep(a, r->outcome),

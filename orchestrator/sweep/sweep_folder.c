@@ -154,21 +154,21 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 	cleanup_free char *text = NULL, *path = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
 
 	cJSON_AddNumberToObject(o, "version", PLAN_JSON_VERSION);
-	sjson_add_str(o, "sweep", m->id);
-	sjson_add_str(o, "label", m->label);
-	sjson_add_str(o, "host", m->host);
-	sjson_add_str(o, "tool_version", m->tool_version);
-	sjson_add_str(o, "baseline", m->baseline);
-	sjson_add_str(o, "db", m->db);
+	json_add_str(o, "sweep", m->id, JSON_TEXT);
+	json_add_str(o, "label", m->label, JSON_TEXT);
+	json_add_str(o, "host", m->host, JSON_TEXT);
+	json_add_str(o, "tool_version", m->tool_version, JSON_TEXT);
+	json_add_str(o, "baseline", m->baseline, JSON_TEXT);
+	json_add_str(o, "db", m->db, JSON_TEXT);
 	cJSON_AddNumberToObject(o, "started", (double)m->started);
 	imgs = cJSON_AddArrayToObject(o, "images");
 	for (size_t i = 0; i < m->n_images; i++) {
 		cJSON *im = cJSON_CreateObject();
 
-		sjson_add_str(im, "ref", m->images[i].ref);
-		sjson_add_str(im, "id", m->images[i].id);
+		json_add_str(im, "ref", m->images[i].ref, JSON_TEXT);
+		json_add_str(im, "id", m->images[i].id, JSON_TEXT);
 		if (m->images[i].error)
-			sjson_add_str(im, "error", m->images[i].error);
+			json_add_str(im, "error", m->images[i].error, JSON_TEXT);
 		cJSON_AddItemToArray(imgs, im);
 	}
 	cJSON_AddItemToObject(o, "run_options", runopts_redacted(m->run_options));

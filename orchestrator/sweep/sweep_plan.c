@@ -32,6 +32,13 @@ void sweep_plan_release(struct sweep_plan *p)
 		case_release(&p->cases[i]);
 	free(p->cases);
 	p->cases = NULL;
+	for (size_t i = 0; i < p->n_captures; i++) {
+		capture_manifest_release(p->captures[i]);
+		free(p->captures[i]);
+	}
+	free(p->captures);
+	p->captures = NULL;
+	p->n_captures = 0;
 	p->n = p->alloc = 0;
 }
 
@@ -138,17 +145,15 @@ char *sweep_case_name(const char *arg_abs, const char *pid_dir_abs)
 	return xstrndup(last, llen);
 }
 
-static int capture_gpu_count(const char *pid_dir)
+/* The pid directory's manifest, read once for every case of it. */
+static const struct capture_manifest *plan_capture(struct sweep_plan *p, const char *pid_dir)
 {
-	struct manifest m;
-	struct error err;
-	int n = 1;
+	struct capture_manifest *c = xcalloc(1, sizeof(*c));
 
-	manifest_init(&m);
-	if (manifest_load(&m, pid_dir, &err) == 0 && m.device_count > 0)
-		n = m.device_count;
-	manifest_release(&m);
-	return n;
+	capture_manifest_load(c, pid_dir);
+	p->captures = xrealloc(p->captures, (p->n_captures + 1) * sizeof(*p->captures));
+	p->captures[p->n_captures++] = c;
+	return c;
 }
 
 int sweep_plan_add_matrix(struct sweep_plan *p, const char *const *archives, size_t n_archives,
@@ -163,7 +168,8 @@ int sweep_plan_add_matrix(struct sweep_plan *p, const char *const *archives, siz
 		if (!realpath(archives[a], abs))
 			return error_errno(err, "archive %s", archives[a]);
 		for (size_t d = 0; d < dirs.n; d++) {
-			int gpus = capture_gpu_count(dirs.v[d]);
+			const struct capture_manifest *cap = plan_capture(p, dirs.v[d]);
+			int gpus = capture_manifest_devices(cap) > 0 ? capture_manifest_devices(cap) : 1;
 
 			for (size_t i = 0; i < n_images; i++) {
 				struct sweep_case *c = sweep_plan_push(p);
@@ -173,6 +179,7 @@ int sweep_plan_add_matrix(struct sweep_plan *p, const char *const *archives, siz
 				c->image = xstrdup(images[i]);
 				c->origin = xasprintf("--archive %s", archives[a]);
 				c->gpu_count = gpus;
+				c->capture = cap;
 			}
 		}
 	}

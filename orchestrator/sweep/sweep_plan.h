@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
+#include "preflight/manifest.h"
 
 struct sweep_case {
 	char *name;          /* relative name, history key with the image */
@@ -26,11 +27,18 @@ struct sweep_case {
 	char *extra_ld;      /* NULL: the run option */
 	char *playback;      /* NULL: the run option */
 	struct strvec env;   /* KEY=VALUE added to the run's --env */
+	/* The capture's manifest, read once when the plan was made from
+	 * --archive (its device count is gpu_count) and handed to the worker;
+	 * NULL (a --plan file, a plan read back): the worker reads it. Owned
+	 * by the plan. */
+	const struct capture_manifest *capture;
 };
 
 struct sweep_plan {
 	struct sweep_case *cases;
 	size_t n, alloc;
+	struct capture_manifest **captures; /* what the cases' capture point to */
+	size_t n_captures;
 };
 
 void sweep_plan_release(struct sweep_plan *p);

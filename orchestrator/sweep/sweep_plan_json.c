@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
@@ -204,10 +205,11 @@ static void add_opt_int(cJSON *o, const char *key, int v)
 		cJSON_AddNumberToObject(o, key, v);
 }
 
+/* plan.json leaves an unset field out (null would be a value). */
 static void add_opt_str(cJSON *o, const char *key, const char *v)
 {
 	if (v)
-		cJSON_AddStringToObject(o, key, v);
+		json_add_str(o, key, v, JSON_TEXT);
 }
 
 cJSON *sweep_plan_cases_json(const struct sweep_plan *p, bool with_values)

@@ -21,8 +21,9 @@ void sweep_quarantine_record(int list[GPU_MAX], size_t *n, const int *gpus, size
 		list[(*n)++] = gpus[g];
 }
 
-void sweep_gpu_note(struct sweep_gpu_note notes[GPU_MAX], size_t *n_notes, int gpu,
-		    unsigned long long unique_id, bool quarantined, const char *reason)
+struct sweep_gpu_note *sweep_gpu_note(struct sweep_gpu_note notes[GPU_MAX], size_t *n_notes,
+				      int gpu, unsigned long long unique_id, bool quarantined,
+				      const char *reason)
 {
 	struct sweep_gpu_note *n = NULL;
 
@@ -31,7 +32,7 @@ void sweep_gpu_note(struct sweep_gpu_note notes[GPU_MAX], size_t *n_notes, int g
 			n = &notes[i];
 	if (!n) {
 		if (*n_notes == GPU_MAX)
-			return;
+			return NULL;
 		n = &notes[(*n_notes)++];
 		memset(n, 0, sizeof(*n));
 		n->gpu = gpu;
@@ -39,6 +40,7 @@ void sweep_gpu_note(struct sweep_gpu_note notes[GPU_MAX], size_t *n_notes, int g
 		snprintf(n->reason, sizeof(n->reason), "%s", reason);
 	}
 	n->quarantined |= quarantined;
+	return n;
 }
 
 bool sweep_gpu_is(const struct sweep_gpu_note *n, const char *host, int ordinal,

@@ -24,6 +24,7 @@ struct sweep_gpu_note {
 	int gpu;                      /* host ordinal */
 	unsigned long long unique_id; /* KFD unique_id, 0 unknown */
 	bool quarantined;
+	bool stuck;                   /* a replay on it could not be stopped */
 	char reason[200];
 	/* Its node, when the note comes from the results of several
 	 * (orchestrator/sweep/suspect_nodes.h); "": the one host a local sweep ran on. */
@@ -39,8 +40,8 @@ bool sweep_gpu_is(const struct sweep_gpu_note *n, const char *host, int ordinal,
 
 /* Note why gpu is quarantined or suspect (the summary's `gpus`) in
  * notes (*n_notes used); a GPU noted again keeps its first reason and
- * becomes quarantined if it is. */
-void sweep_gpu_note(struct sweep_gpu_note notes[GPU_MAX], size_t *n_notes, int gpu,
+ * becomes quarantined if it is. The note, NULL when notes are full. */
+struct sweep_gpu_note *sweep_gpu_note(struct sweep_gpu_note notes[GPU_MAX], size_t *n_notes, int gpu,
 		    unsigned long long unique_id, bool quarantined, const char *reason);
 
 #endif

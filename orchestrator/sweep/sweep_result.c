@@ -69,28 +69,28 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	cJSON *g = cJSON_AddArrayToObject(o, "gpus");
 	cleanup_free char *text = NULL;
 
-	sjson_add_str(o, "case", r->case_name);
-	sjson_add_str(o, "image", r->image);
-	sjson_add_str(o, "image_id", r->image_id);
-	sjson_add_str(o, "archive", r->archive);
-	sjson_add_str(o, "digest", r->digest);
+	json_add_str(o, "case", r->case_name, JSON_TEXT);
+	json_add_str(o, "image", r->image, JSON_TEXT);
+	json_add_str(o, "image_id", r->image_id, JSON_TEXT);
+	json_add_str(o, "archive", r->archive, JSON_TEXT);
+	json_add_str(o, "digest", r->digest, JSON_TEXT);
 	for (size_t i = 0; i < r->n_gpus; i++)
 		cJSON_AddItemToArray(g, cJSON_CreateNumber(r->gpus[i]));
 	cJSON_AddNumberToObject(o, "attempt", r->attempt);
-	sjson_add_str(o, "state", r->state);
-	sjson_add_str(o, "outcome", r->outcome);
-	sjson_add_str(o, "fault_class", r->fault_class);
-	sjson_add_str(o, "kernel_name", r->kernel);
+	json_add_str(o, "state", r->state, JSON_TEXT);
+	json_add_str(o, "outcome", r->outcome, JSON_TEXT);
+	json_add_str(o, "fault_class", r->fault_class, JSON_TEXT);
+	json_add_str(o, "kernel_name", r->kernel, JSON_TEXT);
 	cJSON_AddNumberToObject(o, "d2h_checked", (double)r->d2h_checked);
 	cJSON_AddNumberToObject(o, "d2h_mismatched", (double)r->d2h_mismatched);
 	cJSON_AddNumberToObject(o, "duration_s", r->duration_s);
-	sjson_add_str(o, "run_dir", r->run_dir);
+	json_add_str(o, "run_dir", r->run_dir, JSON_TEXT);
 	cJSON_AddNumberToObject(o, "classifier_version", r->classifier_version);
-	sjson_add_str(o, "message", r->message);
+	json_add_str(o, "message", r->message, JSON_TEXT);
 	cJSON_AddNumberToObject(o, "finished", (double)r->finished);
-	sjson_add_str(o, "gpu_uids", r->gpu_uids);
-	sjson_add_str(o, "host", r->host);
-	sjson_add_str(o, "kind", r->kind);
+	json_add_str(o, "gpu_uids", r->gpu_uids, JSON_TEXT);
+	json_add_str(o, "host", r->host, JSON_TEXT);
+	json_add_str(o, "kind", r->kind, JSON_TEXT);
 	text = cJSON_PrintUnformatted(o);
 	strbuf_addstr(out, text);
 }

@@ -88,9 +88,10 @@ static void record(struct run *r, size_t idx, struct sweep_result *res, const ch
 		sweep_result_locate(res, &r->in->host->topo, r->hostname);
 	rc = line ? sweep_result_append_line(r->in->results_path, line, &err)
 		  : sweep_result_append(r->in->results_path, res, &err);
-	if (rc < 0)
-		say_error("%s", err.msg); /* the next --resume runs it again */
-	else
+	if (rc < 0) {
+		if (!r->out->not_recorded++)
+			r->out->record_error = err;
+	} else
 		r->out->recorded++;
 	sweep_progress_finished(&r->progress, res, base_of(r, idx),
 				res->attempt > r->in->next_attempt[idx]);
@@ -129,10 +130,7 @@ static bool lease_gpus(struct run *r, size_t idx, const int *gpus, size_t n, str
 		*why = xstrdup(err.msg);
 		return false;
 	}
-	*busy_ordinal = gpus[0];
-	for (size_t i = 0; i < n; i++)
-		if (strstr(err.msg, names[i]))
-			*busy_ordinal = gpus[i];
+	*busy_ordinal = gpus[w->lease.busy];
 	if (!r->bounced_at[idx]) {
 		r->bounced_at[idx] = monotonic_now();
 		say_info(0, "waiting: %s", err.msg);
@@ -297,10 +295,15 @@ static void finish_worker(struct run *r, size_t k)
 	}
 	if (quarantine) {
 		sweep_quarantine_record(r->out->quarantined, &r->out->n_quarantined, w->gpus, w->n_gpus);
-		for (size_t g = 0; g < w->n_gpus; g++)
-			sweep_gpu_note(r->out->gpu_notes, &r->out->n_gpu_notes, w->gpus[g],
-				       gpu_unique_id(&r->in->host->topo, w->gpus[g]), true,
-				       "a replay on it could not be stopped");
+		for (size_t g = 0; g < w->n_gpus; g++) {
+			struct sweep_gpu_note *n =
+				sweep_gpu_note(r->out->gpu_notes, &r->out->n_gpu_notes, w->gpus[g],
+					       gpu_unique_id(&r->in->host->topo, w->gpus[g]), true,
+					       "a replay on it could not be stopped");
+
+			if (n)
+				n->stuck = true;
+		}
 		say_warning("GPU(s) of %s quarantined: its replay could not be stopped",
 			    r->in->meta->plan.cases[w->idx].name);
 	}

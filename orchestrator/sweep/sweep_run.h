@@ -40,6 +40,9 @@ struct sweep_run_input {
 struct sweep_run_outcome {
 	int interrupted;        /* the signal that stopped the sweep, 0 none */
 	size_t recorded;        /* results written */
+	size_t not_recorded;    /* results whose line could not be written (the next
+				 * --resume runs them again); the first one's error: */
+	struct error record_error;
 	size_t gave_up;         /* cases whose GPUs stayed busy past --gpu-wait */
 	bool out_of_time;       /* may_start said no */
 	int quarantined[GPU_MAX];

@@ -35,6 +35,7 @@ enum sweep_base {
 /* Exit codes of `sweep` (docs/sweep.md "Exit codes"). */
 #define SWEEP_EXIT_OK 0
 #define SWEEP_EXIT_FAILED 1
+#define SWEEP_EXIT_NO_GPU 4  /* a --gpus GPU the host lacks (run's exit 4) */
 #define SWEEP_EXIT_INFRA 5
 #define SWEEP_EXIT_USAGE 64
 #define SWEEP_EXIT_GPU_BUSY 75

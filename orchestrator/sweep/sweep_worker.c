@@ -15,6 +15,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
+#include "common/say.h"
 #include "common/signals.h"
 
 void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
@@ -124,7 +125,8 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	struct replay_failure f;
 	struct replay_unit_result u;
 	struct replay_desc d;
-	__attribute__((cleanup(capture_manifest_release))) struct capture_manifest cap;
+	__attribute__((cleanup(capture_manifest_release))) struct capture_manifest own;
+	const struct capture_manifest *cap = j->c->capture;
 	struct gpu_choice gpus;
 	cleanup_strvec struct strvec env = STRVEC_INIT, extra_ld = STRVEC_INIT;
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
@@ -133,14 +135,23 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 
 	memset(&host, 0, sizeof(host));
 	memset(&u, 0, sizeof(u));
-	capture_manifest_load(&cap, j->c->archive);
+	/* Read when the plan was made, else here (a plan read back). */
+	if (!cap) {
+		capture_manifest_load(&own, j->c->archive);
+		cap = &own;
+	} else {
+		manifest_init(&own.m);
+	}
 	if (replay_host_open(&host, &cfg, &f) != 0) {
 		sweep_result_fill(&r, j->c, j->attempt, RESULT_ERROR, j->img->env.img.id, f.msg);
 	} else {
 		/* The scheduler chose them from the pool the sweep checked. */
 		gpu_choice_given(&gpus, j->gpus, j->n_gpus);
-		describe(j, ifd, &cap, &gpus, &d, &env, &extra_ld);
+		describe(j, ifd, cap, &gpus, &d, &env, &extra_ld);
 		replay_unit_run(&host, &d, &u);
+		/* The worker is its process's outermost caller. */
+		for (size_t i = 0; i < u.warnings.n; i++)
+			say_warning("%s", u.warnings.v[i]);
 		if (u.interrupt_signal) {
 			/* Stopped by the user: its verdict is the stop's, not the
 			 * workload's. No result, so --resume runs it again. */

@@ -594,6 +594,14 @@ Test(sweep, bad_plans_stop_before_anything_starts)
 	cr_assert(strstr(r.err.buf, "/x/lib/c/") && strstr(r.err.buf, "/y/lib/c/"), "%s", r.err.buf);
 	cr_assert_eq(access(tenv.workdir, F_OK) == 0 ? count_tool_containers(tenv.workdir) : 0, 0);
 	tool_run_release(&r);
+	/* A GPU the host lacks: run --gpu's check, message and exit 4. */
+	const char *a4[] = { "--image", SIM_IMAGE, "--archive", lx, "--gpus", "0,9", NULL };
+
+	sweep_run(&r, a4);
+	cr_assert_eq(r.status, 4, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "requested replay GPU 9 but replay environment only has"),
+		  "%s", r.err.buf);
+	tool_run_release(&r);
 }
 
 Test(sweep, history_shows_the_trend_and_prune_keeps_the_last)

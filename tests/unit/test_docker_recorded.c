@@ -14,6 +14,7 @@
 #include "orchestrator/replay/image.h"
 #include "tests/support/engine_test.h"
 #include "tests/support/fake_engine.h"
+#include "tests/support/scratch.h"
 
 static struct fake_engine *fe;
 
@@ -213,4 +214,28 @@ Test(docker_recorded, a_pinned_version_below_the_engines_minimum_says_what_to_do
 	engine_too_old_hint(400, "1.41", &msg);
 	cr_assert(strstr(msg.buf, "(DOCKER_API_VERSION=1.41 pins the client's: unset it, or set the engine's minimum or newer)"),
 		  "%s", msg.buf);
+}
+
+/* The pull's context is said once ("pulling X from R: why"), by the engine
+ * client, and the image set-up knows a pull was tried without reading it. */
+Test(docker_recorded, a_failed_pull_says_its_context_once)
+{
+	struct engine *e = open_recorded();
+	cleanup_free char *cfg = scratch_dir("pull-once");
+	struct image_facts f = { 0 };
+	struct error err;
+
+	setenv("DOCKER_CONFIG", cfg, 1);
+	fake_engine_route_json(fe, "GET /v1.51/images/", 404, NULL,
+			       "{\"message\":\"No such image: 127.0.0.1:5000/x:t\"}");
+	fake_engine_route_str(fe, "POST /v1.51/images/create",
+			      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+			      "{\"errorDetail\":{\"message\":\"boom\"},\"error\":\"boom\"}\n");
+	cr_assert_eq(image_ensure(e, "127.0.0.1:5000/x:t", PULL_MISSING, -1, &f, &err), -1);
+	cr_assert_str_eq(err.msg, "pulling 127.0.0.1:5000/x:t from 127.0.0.1:5000: boom");
+	cr_assert(f.pull_tried);
+	image_facts_release(&f);
+	unsetenv("DOCKER_CONFIG");
+	scratch_remove(cfg);
+	engine_close(e);
 }

@@ -185,6 +185,19 @@ Test(finding_analyze, missing_archive_is_exit_5)
 	cr_assert(strstr(err, missing), "%s", err);
 }
 
+Test(finding_analyze, a_missing_archive_stops_in_the_archive_stage)
+{
+	cleanup_free char *log = fs_sample_path("pass_clean.log");
+	cleanup_free char *missing = xasprintf("%s/pid-405", tmp);
+	cleanup_free char *out = xasprintf("%s/stop.json", tmp);
+	cleanup_free char *text = NULL;
+	char *argv[] = { "analyze", "--log", log, "--archive", missing, "--format=json", "-o", out };
+
+	cr_assert_eq(run(ARGC(argv), argv), 5);
+	text = slurp(out);
+	cr_assert(strstr(text, "\"stage\":\t\"archive\""), "%s", text);
+}
+
 Test(finding_analyze, usage_errors_are_64_naming_the_option)
 {
 	cleanup_free char *log = fs_sample_path("pass_clean.log");

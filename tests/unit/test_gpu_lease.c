@@ -68,6 +68,8 @@ Test(gpu_lease, second_taker_without_wait_gets_busy_naming_the_holder)
 	cr_assert_eq(gpu_lease_acquire(&b, names, 1, &ob, &err), -1);
 	cr_assert_eq(err.kind, ERR_BUSY);
 	cr_assert(strstr(err.msg, "gpu_id-7") && strstr(err.msg, "host:1:2 run A"), "%s", err.msg);
+	cr_assert_eq(b.busy, 0);
+	cr_assert_str_eq(b.busy_holder, "host:1:2 run A");
 	gpu_lease_release(&a);
 	cr_assert(!gpu_lease_probe(NULL, "gpu_id-7", NULL, 0));
 	cr_assert_eq(gpu_lease_acquire(&b, names, 1, &ob, &err), 0, "%s", err.msg);
@@ -133,6 +135,9 @@ Test(gpu_lease, all_or_nothing_across_processes_and_a_wait_reported_once)
 	cr_assert_eq(gpu_lease_acquire(&l, names, 2, &o, &err), -1);
 	cr_assert_eq(err.kind, ERR_BUSY);
 	cr_assert(strstr(err.msg, "child"), "%s", err.msg);
+	/* The busy one and its holder as values: the second of the set. */
+	cr_assert_eq(l.busy, 1);
+	cr_assert(strstr(l.busy_holder, "child"), "%s", l.busy_holder);
 	cr_assert(!gpu_lease_probe(NULL, "A", NULL, 0), "A was given back");
 
 	/* An unbounded wait that ends when the holder lets go: reported once. */

@@ -65,6 +65,10 @@ Test(sweep_plan, matrix_expands_depth_three_sorted_every_image)
 	cr_assert_str_eq(p.cases[4].name, "library/b/c.hrr/pid-2");
 	cr_assert_eq(p.cases[4].gpu_count, 2, "device_count from the manifest");
 	cr_assert_eq(p.cases[0].gpu_count, 1);
+	/* The manifest read once per pid directory, carried to every image's case. */
+	cr_assert_eq(p.n_captures, 3);
+	cr_assert(p.cases[4].capture && p.cases[4].capture == p.cases[5].capture);
+	cr_assert_eq(capture_manifest_devices(p.cases[4].capture), 2);
 	cr_assert_eq(sweep_plan_check_duplicates(&p, &err), 0);
 	sweep_plan_release(&p);
 }

@@ -95,6 +95,31 @@ Test(sweep_quarantine, a_gpu_that_could_not_be_stopped_leaves_the_pool_and_the_s
 	sweep_sched_release(&s);
 }
 
+Test(sweep_quarantine, only_a_gpu_whose_replay_survived_is_listed_as_unstoppable)
+{
+	struct sweep_run_outcome out = { 0 };
+	cleanup_strbuf struct strbuf md = STRBUF_INIT;
+	int suspect = 0, stuck = 2;
+
+	/* GPU 0 quarantined as suspect; GPU 2 suspect first, then its replay
+	 * survived: the first reason stays, and it is still unstoppable. */
+	sweep_quarantine_record(out.quarantined, &out.n_quarantined, &suspect, 1);
+	sweep_gpu_note(out.gpu_notes, &out.n_gpu_notes, suspect, 0, true, "3 failures here");
+	sweep_gpu_note(out.gpu_notes, &out.n_gpu_notes, stuck, 0, false, "2 failures here");
+	sweep_quarantine_record(out.quarantined, &out.n_quarantined, &stuck, 1);
+	sweep_gpu_note(out.gpu_notes, &out.n_gpu_notes, stuck, 0, true,
+		       "a replay on it could not be stopped")->stuck = true;
+
+	struct report r = { .sweep_id = "q-2", .label = "q", .state = "finished",
+			    .tool_version = "1", .quarantined = out.quarantined,
+			    .n_quarantined = out.n_quarantined, .gpu_notes = out.gpu_notes,
+			    .n_gpu_notes = out.n_gpu_notes };
+
+	report_finish(&r);
+	cr_assert_eq(report_text(report_summary_md, &r, &md, ERROR_DISCARD), 0);
+	cr_assert(strstr(md.buf, "A replay on these could not be stopped: 2\n"), "%s", md.buf);
+}
+
 Test(sweep_quarantine, the_list_holds_at_most_its_slots)
 {
 	struct sweep_run_outcome out = { 0 };
