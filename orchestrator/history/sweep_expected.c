@@ -7,10 +7,12 @@ int sweep_expected_load(struct history_db *db, struct sweep_plan *plan, struct e
 {
 	cleanup_stmt sqlite3_stmt *st = NULL;
 
-	/* results_case finds the case's few rows; the latest sweep wins. */
+	/* results_case finds the case's few rows; the latest sweep wins. An
+	 * error's time is the engine's, not the replay's. */
 	if (history_sql_prepare(db,
 		    "SELECT r.duration FROM results r JOIN sweeps s ON s.id = r.sweep"
-		    " WHERE r.case_name = ?1 AND r.image_ref = ?2 AND r.duration > 0"
+		    " WHERE r.case_name = ?1 AND r.image_ref = ?2 AND r.state = 'done'"
+		    " AND r.duration > 0"
 		    " ORDER BY s.started DESC, r.attempt DESC LIMIT 1",
 		    &st, err) < 0)
 		return -1;

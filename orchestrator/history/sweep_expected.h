@@ -9,8 +9,8 @@
 #include "orchestrator/sweep/sweep_plan.h"
 
 /* Each case's expected_s: the duration of the latest recorded attempt of
- * the same case name and image (any label) that ran (duration > 0); left
- * unknown (< 0) when there is none. */
+ * the same case name and image (any label) that replayed (state done,
+ * duration > 0); left unknown (< 0) when there is none. */
 int sweep_expected_load(struct history_db *db, struct sweep_plan *plan, struct error *err)
 	__attribute__((warn_unused_result));
 

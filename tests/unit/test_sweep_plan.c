@@ -209,9 +209,12 @@ Test(sweep_plan, plan_json_round_trips)
 					 " \"env\": {\"X\": \"1=2\"}, \"playback\": \"/p\"}]}",
 					 "p.json", root, &err),
 		     0, "%s", err.msg);
+	cr_assert_lt(p.cases[0].expected_s, 0, "nothing expected of a plan file's case");
+	p.cases[0].expected_s = 12.5; /* what the history said when it was planned */
 	cleanup_cjson cJSON *j = sweep_plan_cases_json(&p, true);
 	cr_assert_eq(sweep_plan_from_json(&q, j, &err), 0, "%s", err.msg);
 	cr_assert_eq(q.n, 1);
+	cr_assert_eq(q.cases[0].expected_s, 12.5);
 	cr_assert_str_eq(q.cases[0].name, p.cases[0].name);
 	cr_assert_str_eq(q.cases[0].archive, p.cases[0].archive);
 	cr_assert_str_eq(q.cases[0].playback, "/p");
