@@ -1,7 +1,8 @@
-# Sweep benchmarks (tests/bench/sweep.sh): makespan on 4 fake GPUs, a sweep against
+# Sweep benchmarks (tests/bench/sweep.sh): makespan on 4 fake GPUs, longest first
+# on a heavy-tailed second night against its bound, a sweep against
 # `xargs -P4` over single runs, the sweep's peak RSS at 64 and 256 cases.
 #
-#   make bench-sweep   BENCH_SWEEP_LONG=N BENCH_SWEEP_BIG=N
+#   make bench-sweep   BENCH_SWEEP_LONG=N BENCH_SWEEP_BIG=N BENCH_SWEEP_TAIL=N
 
 .PHONY: bench-sweep
 

@@ -19,6 +19,7 @@
 #include "common/say.h"
 #include "orchestrator/cluster/sweep_backend.h"
 #include "orchestrator/history/sweep_baseline.h"
+#include "orchestrator/history/sweep_expected.h"
 #include "orchestrator/lease/gpu_holders.h"
 #include "orchestrator/lease/gpu_lease.h"
 #include "orchestrator/report/sweep_report.h"
@@ -216,12 +217,30 @@ static void cmd_release(struct sweep_cmd *c)
 	sweep_meta_release(&c->meta);
 }
 
-static int open_db(struct sweep_cmd *c, struct error *err)
+static int open_db(struct sweep_cmd *c, bool read_only, struct history_db **db,
+		   struct error *err)
 {
 	cleanup_free char *dflt = history_db_default_path();
 	const char *path = c->so->db ? c->so->db : c->meta.db ? c->meta.db : dflt;
 
-	return history_db_open(&c->db, path, err);
+	return read_only ? history_db_open_readonly(db, path, err) : history_db_open(db, path, err);
+}
+
+/* A new sweep: how long each case ran last, so the longest start first
+ * and cluster shards balance (plan.json keeps it for every task). When
+ * submitting, the database is only read. Unknown: plan order. */
+static void expect_durations(struct sweep_cmd *c)
+{
+	struct history_db *db = c->db;
+	struct error err;
+
+	if (!db && open_db(c, true, &db, &err) < 0)
+		return; /* no history yet */
+	if (sweep_expected_load(db, &c->meta.plan, &err) < 0)
+		say_warning("the history's durations could not be read (%s): cases start in "
+			    "plan order", err.msg);
+	if (db != c->db)
+		history_db_close(db);
 }
 
 /* Single host: results.jsonl. A cluster task (--shard under a backend)
@@ -245,7 +264,7 @@ static int shard_of_list(const struct sweep_cmd *c, const bool *done, size_t *ca
 	if (fs_read_small_file(c->so->shard_cases, 16u << 20, &text, err) < 0 ||
 	    sweep_shard_list_parse(text.buf, c->meta.plan.n, &list, &n_list, err) < 0)
 		return error_prefix(err, "--shard-cases %s: ", c->so->shard_cases);
-	*n = sweep_shard_select_list(list, n_list, done, c->so->shard_i, c->so->shard_n, cases);
+	*n = sweep_shard_select_list(&c->meta.plan, list, n_list, done, c->so->shard_i, c->so->shard_n, cases);
 	return 0;
 }
 
@@ -463,8 +482,10 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
 	c->task_of = c->so->have_shard ? sweep_backend_of_task() : NULL;
 	c->task = c->task_of != NULL;
-	if (!submit && !c->task && open_db(c, &err) < 0)
+	if (!submit && !c->task && open_db(c, false, &c->db, &err) < 0)
 		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
+	if (!c->resume && !c->task)
+		expect_durations(c);
 	if ((code = open_host(c, &f)))
 		return code;
 	if (!submit && check_pool(c, &err) < 0)
@@ -590,7 +611,7 @@ static int merge_sweep(struct sweep_cmd *c)
 
 	if (code)
 		return code;
-	if (open_db(c, &err) < 0)
+	if (open_db(c, false, &c->db, &err) < 0)
 		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
 	/* "finished": the cases without a result are missing and fail it. */
 	out.recorded = done;

@@ -53,6 +53,7 @@ struct sweep_case *sweep_plan_push(struct sweep_plan *p)
 	memset(c, 0, sizeof(*c));
 	c->gpu_count = 1;
 	c->timeout = c->progress_timeout = c->mount_clr = -1;
+	c->expected_s = -1;
 	strvec_init(&c->env);
 	return c;
 }
@@ -156,26 +157,63 @@ static const struct capture_manifest *plan_capture(struct sweep_plan *p, const c
 	return c;
 }
 
-int sweep_plan_add_matrix(struct sweep_plan *p, const char *const *archives, size_t n_archives,
-			  const char *const *images, size_t n_images, struct error *err)
+/* Every argument's pid directories and absolute path, the names of their
+ * cases (sweep_case_names), then the cases. */
+struct matrix_args {
+	struct strvec abs, *dirs, *names;
+	size_t n;
+};
+
+static void matrix_args_release(struct matrix_args *m)
 {
-	for (size_t a = 0; a < n_archives; a++) {
-		cleanup_strvec struct strvec dirs = STRVEC_INIT;
+	for (size_t a = 0; a < m->n; a++) {
+		strvec_clear(&m->dirs[a]);
+		strvec_clear(&m->names[a]);
+	}
+	free(m->dirs);
+	free(m->names);
+	strvec_clear(&m->abs);
+}
+
+static int matrix_args_find(struct matrix_args *m, const char *const *archives, size_t n,
+			    struct error *err)
+{
+	strvec_init(&m->abs);
+	m->dirs = xcalloc(n ? n : 1, sizeof(*m->dirs));
+	m->names = xcalloc(n ? n : 1, sizeof(*m->names));
+	m->n = n;
+	for (size_t a = 0; a < n; a++) {
 		char abs[PATH_MAX];
 
-		if (sweep_find_pid_dirs(archives[a], &dirs, err) < 0)
+		strvec_init(&m->dirs[a]);
+		strvec_init(&m->names[a]);
+		if (sweep_find_pid_dirs(archives[a], &m->dirs[a], err) < 0)
 			return -1;
 		if (!realpath(archives[a], abs))
 			return error_errno(err, "archive %s", archives[a]);
-		for (size_t d = 0; d < dirs.n; d++) {
-			const struct capture_manifest *cap = plan_capture(p, dirs.v[d]);
+		strvec_push(&m->abs, abs);
+	}
+	sweep_case_names((const char *const *)m->abs.v, m->dirs, n, m->names);
+	return 0;
+}
+
+int sweep_plan_add_matrix(struct sweep_plan *p, const char *const *archives, size_t n_archives,
+			  const char *const *images, size_t n_images, struct error *err)
+{
+	struct matrix_args m __attribute__((cleanup(matrix_args_release))) = { 0 };
+
+	if (matrix_args_find(&m, archives, n_archives, err) < 0)
+		return -1;
+	for (size_t a = 0; a < n_archives; a++) {
+		for (size_t d = 0; d < m.dirs[a].n; d++) {
+			const struct capture_manifest *cap = plan_capture(p, m.dirs[a].v[d]);
 			int gpus = capture_manifest_devices(cap) > 0 ? capture_manifest_devices(cap) : 1;
 
 			for (size_t i = 0; i < n_images; i++) {
 				struct sweep_case *c = sweep_plan_push(p);
 
-				c->name = sweep_case_name(abs, dirs.v[d]);
-				c->archive = xstrdup(dirs.v[d]);
+				c->name = xstrdup(m.names[a].v[d]);
+				c->archive = xstrdup(m.dirs[a].v[d]);
 				c->image = xstrdup(images[i]);
 				c->origin = xasprintf("--archive %s", archives[a]);
 				c->gpu_count = gpus;
@@ -245,18 +283,93 @@ bad:
 	return error_set(err, ERR_USAGE, 0, "--shard wants I/N with 0 <= I < N, not %s", arg);
 }
 
+struct by_expected {
+	double w;
+	size_t k;
+	bool unknown; /* before every known one */
+};
+
+static int cmp_longest_first(const void *a, const void *b)
+{
+	const struct by_expected *x = a, *y = b;
+
+	if (x->unknown != y->unknown)
+		return x->unknown ? -1 : 1;
+	if (x->w != y->w)
+		return x->w < y->w ? 1 : -1;
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+void sweep_shard_balance(const double *expected, size_t n_cases, unsigned n, unsigned *out)
+{
+	cleanup_free struct by_expected *order = xcalloc(n_cases + 1, sizeof(*order));
+	cleanup_free double *load = xcalloc(n ? n : 1, sizeof(double));
+	double longest = 0;
+
+	for (size_t k = 0; k < n_cases; k++)
+		if (expected[k] > longest)
+			longest = expected[k];
+	if (longest <= 0)
+		longest = 1; /* nothing known: every case alike */
+	for (size_t k = 0; k < n_cases; k++)
+		order[k] = (struct by_expected){ expected[k] < 0 ? longest : expected[k], k,
+						 expected[k] < 0 };
+	qsort(order, n_cases, sizeof(*order), cmp_longest_first);
+	/* Longest processing time first: within 4/3 of the best split. */
+	for (size_t r = 0; r < n_cases; r++) {
+		unsigned best = 0;
+
+		for (unsigned s = 1; s < n; s++)
+			if (load[s] < load[best])
+				best = s;
+		load[best] += order[r].w;
+		out[order[r].k] = best;
+	}
+}
+
+size_t *sweep_plan_longest_first(const struct sweep_plan *p, const size_t *idx, size_t n)
+{
+	cleanup_free struct by_expected *order = xcalloc(n + 1, sizeof(*order));
+	size_t *out = xcalloc(n + 1, sizeof(size_t));
+
+	for (size_t j = 0; j < n; j++) {
+		double e = p->cases[idx[j]].expected_s;
+
+		order[j] = (struct by_expected){ e, j, e < 0 };
+	}
+	qsort(order, n, sizeof(*order), cmp_longest_first);
+	for (size_t j = 0; j < n; j++)
+		out[j] = idx[order[j].k];
+	return out;
+}
+
+/* Shard i's entries of idx[0..m) (plan indexes) without a result. */
+static size_t select_balanced(const struct sweep_plan *p, const size_t *idx, size_t m,
+			      const bool *done, unsigned i, unsigned n, size_t *out)
+{
+	cleanup_free double *w = xcalloc(m + 1, sizeof(double));
+	cleanup_free unsigned *to = xcalloc(m + 1, sizeof(unsigned));
+	size_t k = 0;
+
+	for (size_t j = 0; j < m; j++)
+		w[j] = p->cases[idx[j]].expected_s;
+	sweep_shard_balance(w, m, n, to);
+	for (size_t j = 0; j < m; j++)
+		if (to[j] == i && !(done && done[idx[j]]))
+			out[k++] = idx[j];
+	return k;
+}
+
 size_t sweep_shard_select(const struct sweep_plan *p, const bool *done, int group, unsigned i,
 			  unsigned n, size_t *out)
 {
-	size_t k = 0, in_group = 0;
+	cleanup_free size_t *idx = xcalloc(p->n + 1, sizeof(size_t));
+	size_t m = 0;
 
-	for (size_t c = 0; c < p->n; c++) {
-		if (group > 0 && p->cases[c].gpu_count != group)
-			continue;
-		if (in_group++ % n == i && !(done && done[c]))
-			out[k++] = c;
-	}
-	return k;
+	for (size_t c = 0; c < p->n; c++)
+		if (group <= 0 || p->cases[c].gpu_count == group)
+			idx[m++] = c;
+	return select_balanced(p, idx, m, done, i, n, out);
 }
 
 int sweep_shard_list_parse(const char *text, size_t plan_n, size_t **list, size_t *n,
@@ -283,13 +396,8 @@ int sweep_shard_list_parse(const char *text, size_t plan_n, size_t **list, size_
 	return 0;
 }
 
-size_t sweep_shard_select_list(const size_t *list, size_t n_list, const bool *done, unsigned i,
-			       unsigned n, size_t *out)
+size_t sweep_shard_select_list(const struct sweep_plan *p, const size_t *list, size_t n_list,
+			       const bool *done, unsigned i, unsigned n, size_t *out)
 {
-	size_t k = 0;
-
-	for (size_t pos = i; pos < n_list; pos += n)
-		if (!(done && done[list[pos]]))
-			out[k++] = list[pos];
-	return k;
+	return select_balanced(p, list, n_list, done, i, n, out);
 }

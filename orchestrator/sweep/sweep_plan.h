@@ -32,6 +32,7 @@ struct sweep_case {
 	 * NULL (a --plan file, a plan read back): the worker reads it. Owned
 	 * by the plan. */
 	const struct capture_manifest *capture;
+	double expected_s;   /* how long the history says it runs; < 0 unknown */
 };
 
 struct sweep_plan {
@@ -55,6 +56,18 @@ int sweep_find_pid_dirs(const char *path, struct strvec *out, struct error *err)
  * component, then pid_dir relative to arg ("library/vllm/capture.hrr/pid-1").
  * Both absolute and canonical. */
 char *sweep_case_name(const char *arg_abs, const char *pid_dir_abs);
+/* Pure: the same prefixed with the argument's last `parents` parent
+ * directories ("a/capture.hrr/pid-1" for /x/a/capture.hrr at 1). */
+char *sweep_case_name_at(const char *arg_abs, const char *pid_dir_abs, int parents);
+/* Pure: how many parent directories arg_abs has (2 for /x/a/capture.hrr). */
+int sweep_case_name_parents_max(const char *arg_abs);
+/* Pure: the names of the cases of n_args --archive arguments (args_abs[a],
+ * its pid directories pid_dirs[a]) into names[a], one per pid directory.
+ * Each is sweep_case_name's; when names of separate arguments meet, each of
+ * those arguments adds parent directories, one at a time, until none meet
+ * (or it has none left). A name that met none keeps its form. */
+void sweep_case_names(const char *const *args_abs, const struct strvec *pid_dirs, size_t n_args,
+		      struct strvec *names);
 
 /* Every pid dir of every archive against every image (archive order, then
  * image order). gpu_count from the manifest's device_count (1 without). */
@@ -93,21 +106,31 @@ char *sweep_id_make(const char *label, time_t when, unsigned random24);
 /* "I/N" with 0 <= I < N. */
 int sweep_shard_parse(const char *s, unsigned *i, unsigned *n, struct error *err)
 	__attribute__((warn_unused_result));
+/* Pure: a copy of the plan indexes idx[0..n) ordered longest expected_s
+ * first, unknown ones before all (ties in the given order). Caller frees. */
+size_t *sweep_plan_longest_first(const struct sweep_plan *p, const size_t *idx, size_t n);
+/* Pure: which of n shards each of n_cases cases goes to (out[k]), balanced
+ * by expected duration: longest first (unknown ones first, as long as the
+ * longest known, ties in the given order), each to the shard expecting the
+ * least so far (ties to the lowest). Cases with nothing known go round
+ * robin, as `k mod n`. */
+void sweep_shard_balance(const double *expected, size_t n_cases, unsigned n, unsigned *out);
 /* The cases shard I/N runs: among the cases with gpu_count == group (0: all
- * cases form one group), in plan order, those whose index within the group
- * mod N == I and that have no result yet (done[k] false). Returns the count
- * written to out (plan indexes). */
+ * cases form one group), balanced over N by expected_s
+ * (sweep_shard_balance), those sent to I that have no result yet (done[k]
+ * false). Returns the count written to out (plan indexes, plan order). */
 size_t sweep_shard_select(const struct sweep_plan *p, const bool *done, int group, unsigned i,
 			  unsigned n, size_t *out);
 /* A cluster array's cases file (plan indexes, one a line) into list
  * (caller frees); an index outside the plan is ERR_USAGE. */
 int sweep_shard_list_parse(const char *text, size_t plan_n, size_t **list, size_t *n,
 			   struct error *err) __attribute__((warn_unused_result));
-/* Shard I/N of such a list: the entries at positions I, I+N, ... without a
- * result yet (done[plan index] false). The list is fixed when the array is
- * submitted, so tasks starting after others finished split it alike.
- * Returns the count written to out. */
-size_t sweep_shard_select_list(const size_t *list, size_t n_list, const bool *done, unsigned i,
-			       unsigned n, size_t *out);
+/* Shard I/N of such a list: its entries balanced over N by the plan's
+ * expected_s (sweep_shard_balance), those sent to I without a result yet
+ * (done[plan index] false). The list is fixed when the array is
+ * submitted, and the plan with it, so tasks starting after others
+ * finished split it alike. Returns the count written to out. */
+size_t sweep_shard_select_list(const struct sweep_plan *p, const size_t *list, size_t n_list,
+			       const bool *done, unsigned i, unsigned n, size_t *out);
 
 #endif

@@ -230,6 +230,8 @@ cJSON *sweep_plan_cases_json(const struct sweep_plan *p, bool with_values)
 			cJSON_AddBoolToObject(o, "mount_clr", c->mount_clr);
 		add_opt_str(o, "extra_ld", c->extra_ld);
 		add_opt_str(o, "playback", c->playback);
+		if (c->expected_s >= 0)
+			cJSON_AddNumberToObject(o, "expected_s", c->expected_s);
 		if (c->env.n) {
 			cJSON *env = cJSON_AddObjectToObject(o, "env");
 
@@ -263,6 +265,13 @@ int sweep_plan_from_json(struct sweep_plan *p, const cJSON *cases, struct error 
 			err->kind = ERR_DATA;
 			return -1;
 		}
+		/* What the history expected when the sweep was planned: every
+		 * shard of it splits the cases alike from this, not from a
+		 * history that moved since. */
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "expected_s");
+
+		if (cJSON_IsNumber(e) && e->valuedouble >= 0)
+			c->expected_s = e->valuedouble;
 		c->origin = xasprintf("plan.json case %d", idx++);
 	}
 	return 0;

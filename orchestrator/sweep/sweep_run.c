@@ -280,9 +280,10 @@ static void finish_worker(struct run *r, size_t k)
 			r->attempt[w->idx] = res.attempt + 1;
 			/* On another GPU when one is free: a flaky GPU must not
 			 * look like a flaky case. */
-			sweep_sched_add_avoiding(&r->sched, w->idx,
+			sweep_sched_add_expected(&r->sched, w->idx,
 						 r->in->meta->plan.cases[w->idx].gpu_count,
-						 gpu_suspects_failed_on(&r->suspects, w->idx));
+						 gpu_suspects_failed_on(&r->suspects, w->idx),
+						 res.duration_s > 0 ? res.duration_s : -1);
 		}
 		sweep_result_release(&res);
 	} else if (!r->stopping) {
@@ -418,14 +419,17 @@ int sweep_run(const struct sweep_run_input *in, struct sweep_run_outcome *out, s
 
 	(void)err;
 	run_init(&r, in, out);
+	cleanup_free size_t *order = sweep_plan_longest_first(&in->meta->plan, in->cases,
+							       in->n_cases);
+
 	for (size_t i = 0; i < in->n_cases; i++) {
-		size_t idx = in->cases[i];
-		const struct sweep_image_env *img = image_of(&r, &in->meta->plan.cases[idx]);
+		const struct sweep_case *c = &in->meta->plan.cases[order[i]];
+		const struct sweep_image_env *img = image_of(&r, c);
 
 		if (!img || !img->ok)
-			record_now(&r, idx, RESULT_ERROR, img ? img->error : "image not pinned");
+			record_now(&r, order[i], RESULT_ERROR, img ? img->error : "image not pinned");
 		else
-			sweep_sched_add(&r.sched, idx, in->meta->plan.cases[idx].gpu_count);
+			sweep_sched_add_expected(&r.sched, order[i], c->gpu_count, 0, c->expected_s);
 	}
 	for (;;) {
 		start_what_fits(&r);

@@ -40,17 +40,37 @@ void sweep_sched_release(struct sweep_sched *s)
 
 void sweep_sched_add(struct sweep_sched *s, size_t id, int gpus)
 {
-	sweep_sched_add_avoiding(s, id, gpus, 0);
+	sweep_sched_add_expected(s, id, gpus, 0, -1);
 }
 
-void sweep_sched_add_avoiding(struct sweep_sched *s, size_t id, int gpus,
-			      unsigned long long avoid)
+static void grow_pending(struct sweep_sched *s)
 {
 	if (s->n_pending == s->alloc_pending) {
 		s->alloc_pending = s->alloc_pending ? 2 * s->alloc_pending : 16;
 		s->pending = xrealloc(s->pending, s->alloc_pending * sizeof(*s->pending));
 	}
-	s->pending[s->n_pending++] = (struct sweep_sched_case){ id, gpus < 1 ? 1 : gpus, 0, avoid };
+}
+
+/* Unknown durations sort as the longest. */
+static bool runs_longer(double a, double b)
+{
+	if (a < 0)
+		return b >= 0;
+	return b >= 0 && a > b;
+}
+
+void sweep_sched_add_expected(struct sweep_sched *s, size_t id, int gpus,
+			      unsigned long long avoid, double expected)
+{
+	size_t at;
+
+	grow_pending(s);
+	/* From the back: after every case expected to run as long or longer. */
+	for (at = s->n_pending; at > 0 && runs_longer(expected, s->pending[at - 1].expected); at--)
+		;
+	memmove(&s->pending[at + 1], &s->pending[at], (s->n_pending - at) * sizeof(*s->pending));
+	s->n_pending++;
+	s->pending[at] = (struct sweep_sched_case){ id, gpus < 1 ? 1 : gpus, 0, avoid, expected };
 }
 
 static size_t count_state(const struct sweep_sched *s, unsigned char st)
@@ -157,10 +177,11 @@ void sweep_sched_requeue(struct sweep_sched *s, size_t id, int gpus_needed, cons
 	for (size_t i = 0; i < s->n_gpus; i++)
 		if (s->ordinals[i] == held_by_other && s->state[i] == GPU_FREE)
 			s->state[i] = GPU_EXTERNAL;
-	sweep_sched_add(s, id, gpus_needed);
-	/* Back to the front: it was next in line. */
-	memmove(&s->pending[1], &s->pending[0], (s->n_pending - 1) * sizeof(*s->pending));
-	s->pending[0] = (struct sweep_sched_case){ id, gpus_needed < 1 ? 1 : gpus_needed, 0, 0 };
+	/* Back to the front: it was next in line (as unknown: the front is
+	 * where the longest ones are). */
+	grow_pending(s);
+	memmove(&s->pending[1], &s->pending[0], s->n_pending++ * sizeof(*s->pending));
+	s->pending[0] = (struct sweep_sched_case){ id, gpus_needed < 1 ? 1 : gpus_needed, 0, 0, -1 };
 }
 
 void sweep_sched_recheck(struct sweep_sched *s)

@@ -1,7 +1,10 @@
 /* Which case starts next, on which GPUs (docs/sweep.md "What a sweep does"). Pure: no clock, no processes; the command layer asks for the next
  * start whenever a slot frees and reports each finish.
  *
- * Cases run on disjoint GPUs. Cases are considered in plan order; a later
+ * Cases run on disjoint GPUs. Cases are considered longest first, by the
+ * duration the caller expects of each (the history's last; unknown ones
+ * first, as if long; ties in the order added), so the night does not wait
+ * on a long case started last. A later
  * case may overtake one that does not fit yet (backfill), but once a case
  * has been overtaken `patience` times it reserves: nothing after it starts
  * until it has, so a 4-GPU case is never starved by a stream of 1-GPU ones.
@@ -18,6 +21,7 @@ struct sweep_sched_case {
 	int gpus;          /* GPUs it needs, >= 1 */
 	unsigned overtaken;
 	unsigned long long avoid; /* ordinals (< 64) to take only when no other is free */
+	double expected;   /* seconds it is expected to run; < 0 unknown */
 };
 
 struct sweep_sched {
@@ -43,11 +47,14 @@ enum sweep_sched_verdict {
 void sweep_sched_init(struct sweep_sched *s, const int *pool, size_t n_pool, size_t jobs_max,
 		      unsigned patience);
 void sweep_sched_release(struct sweep_sched *s);
-/* Queue a case at the end (plan order). */
+/* Queue a case of unknown duration: after the unknown ones already queued. */
 void sweep_sched_add(struct sweep_sched *s, size_t id, int gpus);
-/* The same, preferring GPUs outside avoid (a retry: not where it failed). */
-void sweep_sched_add_avoiding(struct sweep_sched *s, size_t id, int gpus,
-			      unsigned long long avoid);
+/* Queue a case expected to run `expected` seconds (< 0 unknown): after the
+ * cases expected to run as long or longer. Adding in that order costs
+ * O(1) a case. It prefers GPUs outside avoid (a retry: not where it
+ * failed). */
+void sweep_sched_add_expected(struct sweep_sched *s, size_t id, int gpus,
+			      unsigned long long avoid, double expected);
 /* The next decision. On SCHED_START gpus_out (room for the case's count)
  * gets the lowest free ordinals, which are now busy. */
 enum sweep_sched_verdict sweep_sched_next(struct sweep_sched *s, size_t *id, int *gpus_out);

@@ -583,15 +583,15 @@ Test(sweep, bad_plans_stop_before_anything_starts)
 	cr_assert_eq(r.status, 64);
 	cr_assert(strstr(r.err.buf, "nope"), "%s", r.err.buf);
 	tool_run_release(&r);
-	/* Two libraries with the same relative layout: refused, both named. */
+	/* One library given twice: no parent directory tells them apart, so it
+	 * is refused, both arguments named. */
 	add_case("x/lib/c", "pass", NULL);
-	add_case("y/lib/c", "pass", NULL);
-	cleanup_free char *lx = xasprintf("%s/x/lib", library), *ly = xasprintf("%s/y/lib", library);
-	const char *a3[] = { "--image", SIM_IMAGE, "--archive", lx, "--archive", ly, NULL };
+	cleanup_free char *lx = xasprintf("%s/x/lib", library), *lx2 = xasprintf("%s/x/lib/", library);
+	const char *a3[] = { "--image", SIM_IMAGE, "--archive", lx, "--archive", lx2, NULL };
 
 	sweep_run(&r, a3);
 	cr_assert_eq(r.status, 64);
-	cr_assert(strstr(r.err.buf, "/x/lib/c/") && strstr(r.err.buf, "/y/lib/c/"), "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "--archive ") && strstr(r.err.buf, "/x/lib/)"), "%s", r.err.buf);
 	cr_assert_eq(access(tenv.workdir, F_OK) == 0 ? count_tool_containers(tenv.workdir) : 0, 0);
 	tool_run_release(&r);
 	/* A GPU the host lacks: run --gpu's check, message and exit 4. */
@@ -601,6 +601,41 @@ Test(sweep, bad_plans_stop_before_anything_starts)
 	cr_assert_eq(r.status, 4, "%s", r.err.buf);
 	cr_assert(strstr(r.err.buf, "requested replay GPU 9 but replay environment only has"),
 		  "%s", r.err.buf);
+	tool_run_release(&r);
+}
+
+/* Every capture root is called capture.hrr: three of them as separate
+ * arguments sweep without a plan file, each name prefixed with its parent. */
+Test(sweep, three_capture_roots_sweep_with_distinct_names)
+{
+	struct tool_run r;
+	const char *names[] = { "vllm", "rccl", "miopen" };
+	const char *args[14] = { "--image", SIM_IMAGE, "--label", "roots", "--format", "json" };
+	size_t n = 6;
+	cleanup_strvec struct strvec roots = STRVEC_INIT;
+
+	for (size_t i = 0; i < 3; i++) {
+		add_case(names[i], "pass", NULL);
+		strvec_pushf(&roots, "%s/%s/capture.hrr", library, names[i]);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		args[n++] = "--archive";
+		args[n++] = roots.v[i];
+	}
+	args[n] = NULL;
+	sweep_run(&r, args);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cJSON *s = summary_of(&r);
+
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(s, "cases")), 3);
+	for (size_t i = 0; i < 3; i++) {
+		cleanup_free char *name = xasprintf("%s/capture.hrr/pid-4242", names[i]);
+
+		const cJSON *c = case_in(s, name, SIM_IMAGE);
+
+		cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(c, "outcome")), "PASS");
+	}
+	cJSON_Delete(s);
 	tool_run_release(&r);
 }
 

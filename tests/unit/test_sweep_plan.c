@@ -77,20 +77,74 @@ Test(sweep_plan, duplicates_are_refused_naming_both_paths)
 {
 	struct sweep_plan p = { 0 };
 	struct error err;
+	/* The same directory spelled twice: no parent tells them apart. */
 	cleanup_free char *a1 = xasprintf("%s/x/lib", root);
-	cleanup_free char *a2 = xasprintf("%s/y/lib", root);
+	cleanup_free char *a2 = xasprintf("%s/x/./lib/", root);
 	const char *archives[] = { a1, a2 };
 	const char *images[] = { "img" };
 
 	pid("x/lib/c.hrr/pid-7");
-	pid("y/lib/c.hrr/pid-7");
 	cr_assert_eq(sweep_plan_add_matrix(&p, archives, 2, images, 1, &err), 0, "%s", err.msg);
 	cr_assert_eq(sweep_plan_check_duplicates(&p, &err), -1);
 	cr_assert_eq(err.kind, ERR_USAGE);
 	cr_assert(strstr(err.msg, "lib/c.hrr/pid-7"), "%s", err.msg);
-	cr_assert(strstr(err.msg, "/x/lib/c.hrr/pid-7") && strstr(err.msg, "/y/lib/c.hrr/pid-7"),
-		  "%s", err.msg);
+	cr_assert(strstr(err.msg, "--archive ") && strstr(err.msg, "/x/./lib/"), "%s", err.msg);
 	sweep_plan_release(&p);
+}
+
+Test(sweep_plan, capture_roots_of_the_same_name_take_parents_until_distinct)
+{
+	struct sweep_plan p = { 0 };
+	struct error err;
+	cleanup_free char *a = xasprintf("%s/night/vllm/capture.hrr", root);
+	cleanup_free char *b = xasprintf("%s/night/rccl/capture.hrr", root);
+	cleanup_free char *c = xasprintf("%s/old/rccl/capture.hrr", root);
+	cleanup_free char *u = xasprintf("%s/night/unique.hrr", root);
+	const char *archives[] = { a, b, c, u };
+	const char *images[] = { "img" };
+
+	pid("night/vllm/capture.hrr/pid-138");
+	pid("night/rccl/capture.hrr/pid-138");
+	pid("night/rccl/capture.hrr/pid-9");
+	pid("old/rccl/capture.hrr/pid-138");
+	pid("night/unique.hrr/pid-138");
+	cr_assert_eq(sweep_plan_add_matrix(&p, archives, 4, images, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(p.n, 5);
+	/* vllm differs from the rest at one parent; the two rccl roots need two. */
+	cr_assert_str_eq(p.cases[0].name, "vllm/capture.hrr/pid-138");
+	cr_assert_str_eq(p.cases[1].name, "night/rccl/capture.hrr/pid-138");
+	cr_assert_str_eq(p.cases[2].name, "night/rccl/capture.hrr/pid-9");
+	cr_assert_str_eq(p.cases[3].name, "old/rccl/capture.hrr/pid-138");
+	cr_assert_str_eq(p.cases[4].name, "unique.hrr/pid-138", "a unique name keeps its form");
+	cr_assert_eq(sweep_plan_check_duplicates(&p, &err), 0, "%s", err.msg);
+	sweep_plan_release(&p);
+}
+
+Test(sweep_plan, case_names_rule_is_pure_over_the_arguments)
+{
+	const char *args[] = { "/a/capture.hrr", "/b/capture.hrr", "/c/x/pid-1", "/d/x/pid-1",
+			       "/capture.hrr" };
+	struct strvec dirs[5], names[5] = { 0 };
+
+	for (size_t i = 0; i < 5; i++)
+		strvec_init(&dirs[i]);
+	strvec_push(&dirs[0], "/a/capture.hrr/pid-1");
+	strvec_push(&dirs[1], "/b/capture.hrr/pid-1");
+	strvec_push(&dirs[2], "/c/x/pid-1"); /* pid directories given directly */
+	strvec_push(&dirs[3], "/d/x/pid-1");
+	strvec_push(&dirs[4], "/capture.hrr/pid-1"); /* no parent to add */
+	sweep_case_names(args, dirs, 5, names);
+	cr_assert_str_eq(names[0].v[0], "a/capture.hrr/pid-1");
+	cr_assert_str_eq(names[1].v[0], "b/capture.hrr/pid-1");
+	cr_assert_str_eq(names[2].v[0], "c/x/pid-1");
+	cr_assert_str_eq(names[3].v[0], "d/x/pid-1");
+	cr_assert_str_eq(names[4].v[0], "capture.hrr/pid-1");
+	cr_assert_eq(sweep_case_name_parents_max("/a/b/c/"), 2);
+	cr_assert_eq(sweep_case_name_parents_max("/c"), 0);
+	for (size_t i = 0; i < 5; i++) {
+		strvec_clear(&dirs[i]);
+		strvec_clear(&names[i]);
+	}
 }
 
 Test(sweep_plan, plan_file_fields_relative_archives_and_name_override)
@@ -159,9 +213,12 @@ Test(sweep_plan, plan_json_round_trips)
 					 " \"env\": {\"X\": \"1=2\"}, \"playback\": \"/p\"}]}",
 					 "p.json", root, &err),
 		     0, "%s", err.msg);
+	cr_assert_lt(p.cases[0].expected_s, 0, "nothing expected of a plan file's case");
+	p.cases[0].expected_s = 12.5; /* what the history said when it was planned */
 	cleanup_cjson cJSON *j = sweep_plan_cases_json(&p, true);
 	cr_assert_eq(sweep_plan_from_json(&q, j, &err), 0, "%s", err.msg);
 	cr_assert_eq(q.n, 1);
+	cr_assert_eq(q.cases[0].expected_s, 12.5);
 	cr_assert_str_eq(q.cases[0].name, p.cases[0].name);
 	cr_assert_str_eq(q.cases[0].archive, p.cases[0].archive);
 	cr_assert_str_eq(q.cases[0].playback, "/p");
@@ -220,22 +277,26 @@ Test(sweep_plan, a_cluster_array_shards_its_fixed_list_of_cases)
 	struct error err;
 	size_t *list = NULL, n, out[8];
 	bool done[10] = { false };
+	struct sweep_plan p = { 0 };
+
+	for (int c = 0; c < 10; c++)
+		sweep_plan_push(&p); /* nothing expected: round robin by position */
 
 	cr_assert_eq(sweep_shard_list_parse("7\n2\n5\n9\n3\n", 10, &list, &n, &err), 0, "%s",
 		     err.msg);
 	cr_assert_eq(n, 5);
 	/* Task 1 of 2: positions 1 and 3 -> plan cases 2 and 9. */
-	cr_assert_eq(sweep_shard_select_list(list, n, done, 1, 2, out), 2);
+	cr_assert_eq(sweep_shard_select_list(&p, list, n, done, 1, 2, out), 2);
 	cr_assert(out[0] == 2 && out[1] == 9);
 	/* Another task finished case 7 first: task 1's share is unchanged, and
 	 * task 0 no longer runs 7. */
 	done[7] = true;
-	cr_assert_eq(sweep_shard_select_list(list, n, done, 1, 2, out), 2);
+	cr_assert_eq(sweep_shard_select_list(&p, list, n, done, 1, 2, out), 2);
 	cr_assert(out[0] == 2 && out[1] == 9);
-	cr_assert_eq(sweep_shard_select_list(list, n, done, 0, 2, out), 2);
+	cr_assert_eq(sweep_shard_select_list(&p, list, n, done, 0, 2, out), 2);
 	cr_assert(out[0] == 5 && out[1] == 3);
 	/* More tasks than cases: the last ones get none. */
-	cr_assert_eq(sweep_shard_select_list(list, n, NULL, 6, 8, out), 0);
+	cr_assert_eq(sweep_shard_select_list(&p, list, n, NULL, 6, 8, out), 0);
 	free(list);
 	cr_assert_eq(sweep_shard_list_parse("1\n10\n", 10, &list, &n, &err), -1);
 	cr_assert(strstr(err.msg, "'10' is no case"), "%s", err.msg);
@@ -243,4 +304,51 @@ Test(sweep_plan, a_cluster_array_shards_its_fixed_list_of_cases)
 	cr_assert_eq(sweep_shard_list_parse("", 10, &list, &n, &err), 0);
 	cr_assert_eq(n, 0);
 	free(list);
+	sweep_plan_release(&p);
+}
+
+Test(sweep_plan, shards_balance_by_expected_duration)
+{
+	/* One long case, then many short ones: i mod 2 would give shard 0
+	 * 100 + 4 x 1 and shard 1 5 x 1. */
+	double e[10] = { 100, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	unsigned to[10];
+	double load[2] = { 0, 0 };
+
+	sweep_shard_balance(e, 10, 2, to);
+	for (int k = 0; k < 10; k++)
+		load[to[k]] += e[k];
+	cr_assert_eq(to[0], 0);
+	cr_assert_eq(load[0], 100, "the long case alone");
+	cr_assert_eq(load[1], 9);
+	/* Unknown counts as the longest known, before it in the order. */
+	double u[4] = { 2, -1, 5, 1 };
+
+	sweep_shard_balance(u, 4, 2, to);
+	cr_assert_eq(to[1], 0, "unknown first");
+	cr_assert_eq(to[2], 1);
+	cr_assert_eq(to[0], 0, "2 to the shard at 5 (unknown as 5) after 5");
+	cr_assert_eq(to[3], 1);
+	/* Nothing known: k mod n, today's split. */
+	double none[5] = { -1, -1, -1, -1, -1 };
+
+	sweep_shard_balance(none, 5, 3, to);
+	for (int k = 0; k < 5; k++)
+		cr_assert_eq(to[k], (unsigned)k % 3);
+}
+
+Test(sweep_plan, longest_first_puts_unknown_first_then_by_duration)
+{
+	struct sweep_plan p = { 0 };
+	double e[6] = { 1, -1, 30, 2, -1, 30 };
+	size_t idx[6] = { 0, 1, 2, 3, 4, 5 };
+
+	for (int c = 0; c < 6; c++)
+		sweep_plan_push(&p)->expected_s = e[c];
+	cleanup_free size_t *o = sweep_plan_longest_first(&p, idx, 6);
+	size_t want[6] = { 1, 4, 2, 5, 3, 0 };
+
+	for (int k = 0; k < 6; k++)
+		cr_assert_eq(o[k], want[k], "position %d: %zu", k, o[k]);
+	sweep_plan_release(&p);
 }

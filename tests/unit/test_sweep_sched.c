@@ -208,3 +208,106 @@ Test(sweep_sched, a_gpu_held_by_another_sweep_is_skipped_until_rechecked)
 	cr_assert_eq(g[0], 0);
 	sweep_sched_release(&s);
 }
+
+/* The time the last of n cases ends when each runs dur[id] seconds on
+ * need[id] GPUs, starting whatever the scheduler allows whenever one ends. */
+static double makespan(struct sweep_sched *s, const double *dur, const int *need, size_t n,
+		       size_t *first)
+{
+	double end[64], now = 0;
+	int gpus[64][MAXG];
+	size_t ids[64], n_run = 0, started = 0;
+
+	for (;;) {
+		size_t id;
+		int g[MAXG];
+		enum sweep_sched_verdict v = sweep_sched_next(s, &id, g);
+
+		if (v == SCHED_START) {
+			if (!started++)
+				*first = id;
+			cr_assert_lt(id, n);
+			ids[n_run] = id;
+			end[n_run] = now + dur[id];
+			memcpy(gpus[n_run], g, sizeof(g));
+			n_run++;
+			continue;
+		}
+		cr_assert_neq(v, SCHED_BLOCKED);
+		if (!n_run)
+			break;
+		size_t k = 0;
+
+		for (size_t j = 1; j < n_run; j++)
+			if (end[j] < end[k])
+				k = j;
+		now = end[k];
+		sweep_sched_finish(s, gpus[k], (size_t)need[ids[k]], false);
+		ids[k] = ids[n_run - 1];
+		end[k] = end[n_run - 1];
+		memcpy(gpus[k], gpus[n_run - 1], sizeof(gpus[k]));
+		n_run--;
+	}
+	cr_assert_eq(started, n);
+	return now;
+}
+
+Test(sweep_sched, the_longest_case_starts_first_and_the_night_ends_at_its_bound)
+{
+	struct sweep_sched s;
+	int pool[] = { 0, 1, 2, 3 };
+	double dur[14];
+	int need[14];
+	size_t first;
+
+	/* 12 one-second cases, a two-GPU one of 2 s, then a 6 s one planned
+	 * last: 22 GPU-seconds on 4 GPUs, bound max(5.5, 6) = 6. */
+	for (size_t i = 0; i < 14; i++) {
+		dur[i] = i == 13 ? 6 : i == 12 ? 2 : 1;
+		need[i] = i == 12 ? 2 : 1;
+	}
+	sweep_sched_init(&s, pool, 4, 0, 0);
+	for (size_t i = 0; i < 14; i++)
+		sweep_sched_add(&s, i, need[i]); /* nothing known: plan order */
+	double plan = makespan(&s, dur, need, 14, &first);
+
+	cr_assert_eq(first, 0);
+	cr_assert_geq(plan, 9, "plan order waits on the long one: %.1f", plan);
+	sweep_sched_release(&s);
+	sweep_sched_init(&s, pool, 4, 0, 0);
+	for (size_t i = 0; i < 14; i++)
+		sweep_sched_add_expected(&s, i, need[i], 0, dur[i]);
+	double longest = makespan(&s, dur, need, 14, &first);
+
+	cr_assert_eq(first, 13, "the 6 s case first, not %zu", first);
+	cr_assert_leq(longest, 6.0 * 1.10, "longest first: %.1f", longest);
+	sweep_sched_release(&s);
+}
+
+Test(sweep_sched, unknown_durations_go_first_in_the_order_added)
+{
+	struct sweep_sched s;
+	int pool[] = { 0 };
+	size_t id;
+	int g[MAXG];
+	/* Added in any order: unknown ones first (as added), then longest. */
+	double e[6] = { 3, -1, 10, 3, -1, 0.5 };
+	size_t want[6] = { 1, 4, 2, 0, 3, 5 };
+
+	sweep_sched_init(&s, pool, 1, 0, 0);
+	for (size_t i = 0; i < 6; i++)
+		sweep_sched_add_expected(&s, i, 1, 0, e[i]);
+	for (size_t k = 0; k < 6; k++) {
+		cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+		cr_assert_eq(id, want[k], "start %zu: case %zu", k, id);
+		if (k == 2) {
+			/* A GPU held by another run: back to the front. */
+			sweep_sched_requeue(&s, id, 1, g, 1, -1);
+			cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+			cr_assert_eq(id, want[k]);
+		}
+		sweep_sched_finish(&s, g, 1, false);
+	}
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_IDLE);
+	sweep_sched_release(&s);
+}

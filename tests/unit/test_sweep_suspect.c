@@ -67,7 +67,7 @@ Test(sweep_suspect, a_retry_takes_another_free_gpu_first)
 	size_t id;
 
 	sweep_sched_init(&s, pool, 3, 0, 0);
-	sweep_sched_add_avoiding(&s, 7, 1, 1ull << 0);
+	sweep_sched_add_expected(&s, 7, 1, 1ull << 0, -1);
 	cr_assert_eq(sweep_sched_next(&s, &id, got), SCHED_START);
 	cr_expect_eq(id, 7);
 	cr_expect_eq(got[0], 1, "GPU 0 is avoided while another is free");
@@ -75,7 +75,7 @@ Test(sweep_suspect, a_retry_takes_another_free_gpu_first)
 
 	/* Only the avoided GPU free: it is taken rather than waiting. */
 	sweep_sched_init(&s, pool, 1, 0, 0);
-	sweep_sched_add_avoiding(&s, 8, 1, 1ull << 0);
+	sweep_sched_add_expected(&s, 8, 1, 1ull << 0, -1);
 	cr_assert_eq(sweep_sched_next(&s, &id, got), SCHED_START);
 	cr_expect_eq(got[0], 0);
 	sweep_sched_release(&s);
