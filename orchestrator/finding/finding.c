@@ -419,7 +419,10 @@ static bool is_attributable(const struct finding *f)
 	return true;
 }
 
-/* The archive holds exactly one kernel, and its full name is known. */
+/* The archive holds exactly one distinct kernel, and its full name is
+ * known. archive_kernels counts launches: one launch is one kernel, more
+ * say nothing about how many kernels; only the Kernel Call Counts table
+ * (archive_distinct_kernels) does. */
 static const char *single_archive_kernel(const struct finding *f)
 {
 	bool one = f->archive_kernels == 1 || f->archive_distinct_kernels == 1;
@@ -533,12 +536,19 @@ static void attribute_kernel(struct finding *f)
 				 f->kernel_name);
 		return;
 	}
-	/* Say why the kernel is unknown, so nobody reads it as an oversight. */
-	if (f->archive_kernels > 1 || f->archive_distinct_kernels > 1)
+	/* Say why the kernel is unknown, so nobody reads it as an oversight.
+	 * --info's "Kernels:" and the start line's "N kernels" count launches;
+	 * only the Kernel Call Counts table counts distinct kernels. */
+	if (f->archive_distinct_kernels > 1)
 		finding_add_note(f, "no kernel is named: no fault line names one, no launch line "
-				 "precedes the fault, and the archive holds more than one kernel, "
-				 "so none is guessed");
-	else if (f->archive_kernels == 1 || f->archive_distinct_kernels == 1)
+				 "precedes the fault, and the archive holds %lld distinct kernels, "
+				 "so none is guessed", f->archive_distinct_kernels);
+	else if (f->archive_kernels > 1 && f->archive_distinct_kernels < 0)
+		finding_add_note(f, "no kernel is named: no fault line names one, no launch line "
+				 "precedes the fault, and the archive holds %lld kernel launches "
+				 "of an unknown number of distinct kernels (no Kernel Call Counts "
+				 "table was read), so none is guessed", f->archive_kernels);
+	else if (f->archive_kernels >= 1 || f->archive_distinct_kernels == 1)
 		finding_add_note(f, "no kernel is named: no fault line names one, and the archive's "
 				 "only kernel name is cut to a column in hrr-playback --info, so "
 				 "it cannot be used");
