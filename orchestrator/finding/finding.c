@@ -86,6 +86,7 @@ void finding_init(struct finding *f)
 	f->archive_recovered_events = -1;
 	f->archive_distinct_kernels = -1;
 	f->timeout_s = -1;
+	finding_caveats_init(f);
 }
 
 static void d2h_failure_release(struct d2h_failure *d)
@@ -124,6 +125,7 @@ void finding_release(struct finding *f)
 	for (size_t i = 0; i < f->n_d2h_failures; i++)
 		d2h_failure_release(&f->d2h_failures[i]);
 	free(f->d2h_failures);
+	finding_caveats_release(f);
 	finding_init(f);
 }
 
@@ -251,6 +253,7 @@ void finding_merge(struct finding *acc, const struct finding *later)
 		acc->outcome = later->outcome;
 	if (later->fault_class != FAULT_UNKNOWN)
 		acc->fault_class = later->fault_class;
+	finding_caveats_merge(acc, later);
 
 	fill_str(&acc->fault_address, later->fault_address);
 	fill_str(&acc->fault_reason, later->fault_reason);
@@ -376,6 +379,7 @@ void finding_sanitize(struct finding *f)
 		sanitize_str(&f->d2h_failures[i].tag);
 		sanitize_str(&f->d2h_failures[i].src);
 	}
+	finding_caveats_sanitize(f);
 }
 
 /* ---- finalize ---- */
@@ -649,6 +653,7 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 	else if (f->outcome == OUTCOME_UNKNOWN)
 		finding_add_note(f, "the log does not show how the replay ended: the outcome is "
 				 "unknown");
+	finding_caveats_finalize(f, ctx);
 	add_labels(f, ctx);
 	finding_sanitize(f);
 }
