@@ -44,6 +44,7 @@ struct run {
 
 	size_t kernels, events_failed;
 	const char *last_kernel;
+	const struct sim_event *in_flight; /* the launch being synchronised (its heartbeat not yet printed) */
 	double wall_start;
 	int beat_started;
 	double beat_start, beat_last;
@@ -547,6 +548,17 @@ static int end_fatal(struct run *r, size_t i)
 
 static _Noreturn void end_watchdog(const struct run *r, unsigned ms)
 {
+	const struct sim_event *ev = r->in_flight;
+	char what[1024];
+
+	/* format=watchdog-launch: the sync after a launch names that launch
+	 * (upstream's kernel #N "<name>" (seq=S, grid=[...] block=[...])). */
+	if (ev && ev->kernel && variant(r, "watchdog-launch"))
+		snprintf(what, sizeof(what), "kernel #%zu \"%s\" (seq=%llu, grid=[%u,%u,%u] "
+			 "block=[%u,%u,%u])", r->kernels, ev->kernel, ev->seq, ev->grid[0],
+			 ev->grid[1], ev->grid[2], ev->block[0], ev->block[1], ev->block[2]);
+	else
+		snprintf(what, sizeof(what), "%s", r->last_kernel ? r->last_kernel : "device synchronize");
 	fflush(stdout);
 	sim_sleep(ms / 1000.0);
 	fprintf(stderr,
@@ -554,7 +566,7 @@ static _Noreturn void end_watchdog(const struct run *r, unsigned ms)
 		"[HRR][WATCHDOG] Treating this as a hung/deadlocked kernel (e.g. a StreamK\n"
 		"[HRR][WATCHDOG] producer/consumer flag spin-wait). Re-run with --trace-kernels\n"
 		"[HRR][WATCHDOG] to see the last launch, or attach rocgdb to inspect wavefronts.\n",
-		ms, r->last_kernel ? r->last_kernel : "device synchronize");
+		ms, what);
 	fflush(stderr);
 	_exit(124);
 }
@@ -680,6 +692,88 @@ static void flood(struct run *r)
 
 /* ---- the whole replay ---- */
 
+/* Upstream VaPlacement::fell_back (hrr_va_placement.cpp): a line per
+ * allocation not mapped at its recorded address, the first 16 (every one
+ * with --verbose), then one saying the rest are counted; the first also
+ * says the H2D scan is on. fell_back=N, placement_base=0x...,
+ * placement_bytes=B; format=placement-bare leaves the address and the size
+ * out, as upstream does when it knows neither. */
+#define PLACEMENT_LINES 16
+static void placement_fallbacks(const struct run *r)
+{
+	size_t n = (size_t)scenario_int(r->sc, "fell_back", 0);
+	unsigned long long base = strtoull(scenario_get(r->sc, "placement_base") ?
+					   scenario_get(r->sc, "placement_base") : "0x7f0040000000",
+					   NULL, 16);
+	size_t bytes = (size_t)scenario_int(r->sc, "placement_bytes", 4194304);
+	int bare = variant(r, "placement-bare");
+
+	fflush(stdout);
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long rec = base + i * (unsigned long long)bytes;
+		char where[40] = "", size[40] = "";
+
+		if (!bare) {
+			snprintf(where, sizeof(where), " 0x%llx", rec);
+			snprintf(size, sizeof(size), " (%zu bytes)", bytes);
+		}
+		if (i < PLACEMENT_LINES || r->o->verbose)
+			fprintf(stderr, "[HRR] Placement: %s%s%s not placed at its recorded address: "
+				"%s. It replays elsewhere, so a copy of its address stored in device "
+				"memory is stale\n", "hipMalloc", where, size,
+				i % 2 ? "its range could not be held"
+				      : "it shares a page with live allocation 0x7f003ff00000");
+		else if (i == PLACEMENT_LINES)
+			fprintf(stderr, "[HRR] Placement: further fallbacks are only counted; "
+				"--verbose names every one\n");
+		if (i == 0)
+			fprintf(stderr, "[HRR] Placement: from here on, replay scans the payload of "
+				"each host-to-device hipMemcpy, hipMemcpyAsync, hipMemcpyHtoD, "
+				"hipMemcpyHtoDAsync and hipMemcpyWithStream for addresses of "
+				"allocations that moved, because hipMalloc%s did not land at its "
+				"recorded address\n", where);
+	}
+	fflush(stderr);
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Upstream print_loaded_rocm_libs (hrr_playback.cpp): the mapped ROCm
+ * libraries, sorted, the label blanked after the first. comgr_lib=PATH
+ * stands for a comgr loaded from another ROCm install (a mixed stack). */
+static void runtime_lines(const struct run *r)
+{
+	const char *libs[4];
+	const char *comgr = scenario_get(r->sc, "comgr_lib");
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->env->n_runtime_libs && n < 3; i++)
+		if (!comgr || !strstr(r->env->runtime_libs[i], "libamd_comgr"))
+			libs[n++] = r->env->runtime_libs[i];
+	if (comgr)
+		libs[n++] = comgr;
+	qsort(libs, n, sizeof(libs[0]), by_path);
+	for (size_t i = 0; i < n; i++)
+		printf("[HRR] %s: %s\n", i == 0 ? "Runtime " : "        ", libs[i]);
+}
+
+/* The summary's Placement line, when the scenario places (placed= or
+ * fell_back=); format=placement-older ends it at "fell back". */
+static void placement_summary(const struct run *r)
+{
+	if (!scenario_get(r->sc, "placed") && !scenario_get(r->sc, "fell_back"))
+		return;
+	printf("[HRR]   Placement      : %lld placed at capture address, %lld fell back",
+	       (long long)scenario_int(r->sc, "placed", 12),
+	       (long long)scenario_int(r->sc, "fell_back", 0));
+	if (!variant(r, "placement-older"))
+		printf(", %lld frees deferred", (long long)scenario_int(r->sc, "frees_deferred", 0));
+	printf("\n");
+}
+
 static int summary(struct run *r)
 {
 	double wall_ms = (sim_now() - r->wall_start) * 1000.0;
@@ -692,6 +786,7 @@ static int summary(struct run *r)
 	printf("[HRR]   Threads used   : %zu\n", (size_t)1);
 	printf("[HRR]   Kernels launched: %zu\n", r->kernels);
 	printf("[HRR]   Graphs launched : %zu\n", (size_t)0);
+	placement_summary(r);
 	if (r->o->timing) {
 		printf("[HRR]   GPU kernel time : %.1f ms\n", kernel_ms);
 		printf("[HRR]   GPU graph time  : %.1f ms\n", 0.0);
@@ -788,14 +883,14 @@ static int replay(struct run *r)
 		return 1;
 	}
 	printf("[HRR] Device  : %s (%s)\n", env->device_name, env->device_arch);
-	for (size_t i = 0; i < env->n_runtime_libs; i++)
-		printf("[HRR] %s: %s\n", i == 0 ? "Runtime " : "        ", env->runtime_libs[i]);
+	runtime_lines(r);
 	printf("[HRR] Mode    : single-threaded\n");
 	printf("[HRR] [replay] Device memory: %zu MB free / %zu MB total\n",
 	       (size_t)191234, (size_t)196592);
 	printf("[HRR] [replay] Device state OK — beginning replay\n");
 	r->wall_start = sim_now();
 	printf("[HRR] Pre-loading %zu code objects...\n", a->n_code_objects);
+	placement_fallbacks(r);
 	printf("[HRR] All code objects pre-loaded OK.\n");
 	fflush(stdout);
 	if (nr && *nr)
@@ -821,8 +916,14 @@ static int replay(struct run *r)
 			if (scenario_is(r, "slow"))
 				sim_sleep(every);
 			r->kernels++;
-			r->last_kernel = ev->kernel;
-			progress(r, ev);
+			r->in_flight = ev;
+			/* A heartbeat follows a completed launch: the one the
+			 * watchdog finds hung never gets one. */
+			if (!((long)i == r->fault_idx && scenario_is(r, "watchdog") &&
+			      variant(r, "watchdog-launch"))) {
+				r->last_kernel = ev->kernel;
+				progress(r, ev);
+			}
 		}
 		if (spliced)
 			fprintf(stderr, "[HRR] Event %zu: %s   -> Kernel '%s'", i, ev->api, ev->kernel);

@@ -31,6 +31,11 @@
  *   bytes=N           (flood; env HRR_SIM_FLOOD_BYTES wins)
  *   seconds=T, interval=S        (slow: a launch every S s for T s)
  *   missing_ptr=1, not_replayable=<api>            extra diagnostic lines
+ *   fell_back=N, placed=P, frees_deferred=K        upstream's Placement lines: N
+ *                     allocations not placed at their recorded addresses (from
+ *                     placement_base=0x..., placement_bytes=B each), and the
+ *                     summary's Placement line when placed= or fell_back= is given
+ *   comgr_lib=PATH    the Runtime lines name this comgr (a mixed stack)
  *   info=hang         --info prints its summary, then hangs silently until
  *                     killed (a side step the orchestrator must bound)
  *   format=a,b,...    the real programs' variants of their lines (docs/formats.md,
@@ -47,6 +52,11 @@
  *       long-line         a 1 MiB line without newline before the fault
  *       cut-name          killed while writing the fault bracket's kernel name
  *       cut-number        killed while writing a heartbeat's seq=
+ *       watchdog-launch   the watchdog names the launch in flight (kernel #N
+ *                         "<name>" (seq=S, grid=[...] block=[...])), which
+ *                         printed no heartbeat
+ *       placement-bare    fallback lines without address and size
+ *       placement-older   the summary's Placement line without frees deferred
  *     (any format= also ends the fault line with ROCr's period)
  *
  * Environment just for the simulator: HRR_SIM_DEV_ROOT (default /dev),

@@ -132,6 +132,10 @@ static void take_done(struct diag_mi_result *r, const struct mi_value *res)
 		}
 	if ((l = list_of(res, "dispatches"))) {
 		r->saw_mi_dispatches = true;
+		/* A dispatch in flight is seen only inside the attached
+		 * process: it proves the attach as a thread does. */
+		if (l->n)
+			r->attached = true;
 		for (size_t i = 0, n = fit(r, r->n_dispatches, l->n); i < n; i++) {
 			struct diag_mi_dispatch *d = &r->dispatches[r->n_dispatches++];
 			const struct mi_value *t = l->items[i];
@@ -193,6 +197,8 @@ static void table_row(struct diag_mi_parser *p, const char *s, size_t len)
 	r->table_target[r->n_table] = field(s + p->target_col, (size_t)(tend - p->target_col));
 	r->table_kernel[r->n_table] = field(s + p->kernel_col, len - (size_t)p->kernel_col);
 	r->n_table++;
+	/* A row of the table is a dispatch in flight: rocgdb is attached. */
+	r->attached = true;
 }
 
 /* The columns of an `info dispatches` header, in the order ROCgdb prints
@@ -265,8 +271,10 @@ static void record_line(struct diag_mi_parser *p, const char *s, size_t len)
 	} else if (rec.type == MI_CONSOLE || rec.type == MI_LOG) {
 		console_text(p, rec.stream, rec.stream_len);
 	} else if ((rec.type == MI_EXEC_ASYNC && !strcmp(rec.cls, "stopped")) ||
-		   (rec.type == MI_NOTIFY_ASYNC && !strcmp(rec.cls, "thread-group-started"))) {
-		/* GDB reports the attached process stopped, or its group started. */
+		   (rec.type == MI_NOTIFY_ASYNC && (!strcmp(rec.cls, "thread-group-started") ||
+						    !strcmp(rec.cls, "thread-created")))) {
+		/* GDB reports the attached process stopped, its group started,
+		 * or one of its threads (a wave is one) found. */
 		r->attached = true;
 	}
 	mi_record_release(&rec);

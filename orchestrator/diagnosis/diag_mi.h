@@ -123,8 +123,10 @@ struct diag_mi_result {
 	bool no_dispatches;           /* "No dispatches are currently active." */
 	bool detached;                /* "[Inferior 1 (process N) detached]" */
 	bool attached;                /* an MI record only an attach gives: *stopped,
-				       * =thread-group-started, a -thread-info result
-				       * listing a thread */
+				       * =thread-group-started, =thread-created, a
+				       * -thread-info result listing a thread, a
+				       * -dispatch-info result or `info dispatches`
+				       * row listing a dispatch in flight */
 	/* the human `info dispatches` table, by Target Id */
 	size_t n_table;
 	char *table_target[DIAG_MI_MAX_ENTITIES];

@@ -124,7 +124,11 @@ static void finish_progress(struct classifier *c, struct finding *f)
 		f->d2h_fail = c->prog_fail;
 		f->d2h_attempted = c->prog_attempted;
 	}
-	if (c->prog_seq >= 0)
+	/* A watchdog line names the launch that did not complete; the last
+	 * heartbeat names one that did (heartbeats follow completions). */
+	if (c->watchdog_seq >= 0 && f->fault_class == FAULT_HANG)
+		f->failing_event_seq = c->watchdog_seq;
+	else if (c->prog_seq >= 0)
 		f->failing_event_seq = c->prog_seq;
 	else if (c->watchdog_seq >= 0)
 		f->failing_event_seq = c->watchdog_seq;

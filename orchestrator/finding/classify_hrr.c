@@ -386,6 +386,8 @@ bool classify_hrr(struct classifier *c, const char *s, const char *end)
 		classify_arg(c, q, end);
 		return true;
 	}
+	if (classify_caveat(c, q, end))
+		return true;
 	on_hrr_line(c, q, end);
 	return false;
 }

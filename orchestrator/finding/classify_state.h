@@ -5,7 +5,8 @@
  * and abort lines, dispatch assignments and stop markers
  * (classify_runtime.c), and the decision (classify_decide.c). classify.c
  * splits the stream into lines and routes each one. Calls run one way:
- *   classify.c -> classify_hrr.c -> classify_launch.c, classify_info.c
+ *   classify.c -> classify_hrr.c -> classify_launch.c, classify_info.c,
+ *                                    classify_placement.c
  *   classify.c, classify_launch.c -> classify_anchor.c -> classify_runtime.c
  *   every one of them -> classify_text.h (the lexing helpers)
  *   classify_decide.c -> classify.c (the last line's flush)
@@ -97,6 +98,10 @@ struct classifier {
 	long long diverged_seq, diverged_fail, diverged_total;
 
 	enum info_section section; /* which --info table the next rows belong to */
+
+	/* The last [HRR] line was "Runtime : <path>" or its continuation
+	 * (classify_placement.c). */
+	bool runtime_lines;
 };
 
 /* ---- line handlers ---- */
@@ -133,6 +138,11 @@ void classify_generic(struct classifier *c, const char *s, const char *end,
 void classify_anchored(struct classifier *c, const char *s, const char *end, const char *limit);
 
 /* ---- the line readers, one per kind of line ---- */
+
+/* hrr-playback's Placement and Runtime lines (q after "[HRR]" and its
+ * blanks); true when handled. Called for every other [HRR] line too: the
+ * Runtime continuation is the line right after one. */
+bool classify_caveat(struct classifier *c, const char *q, const char *end);
 
 /* [HRR ...] lines; true when the line is fully handled. */
 bool classify_hrr(struct classifier *c, const char *s, const char *end);

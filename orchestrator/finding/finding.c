@@ -86,6 +86,7 @@ void finding_init(struct finding *f)
 	f->archive_recovered_events = -1;
 	f->archive_distinct_kernels = -1;
 	f->timeout_s = -1;
+	finding_caveats_init(f);
 }
 
 static void d2h_failure_release(struct d2h_failure *d)
@@ -124,6 +125,7 @@ void finding_release(struct finding *f)
 	for (size_t i = 0; i < f->n_d2h_failures; i++)
 		d2h_failure_release(&f->d2h_failures[i]);
 	free(f->d2h_failures);
+	finding_caveats_release(f);
 	finding_init(f);
 }
 
@@ -251,6 +253,7 @@ void finding_merge(struct finding *acc, const struct finding *later)
 		acc->outcome = later->outcome;
 	if (later->fault_class != FAULT_UNKNOWN)
 		acc->fault_class = later->fault_class;
+	finding_caveats_merge(acc, later);
 
 	fill_str(&acc->fault_address, later->fault_address);
 	fill_str(&acc->fault_reason, later->fault_reason);
@@ -376,6 +379,7 @@ void finding_sanitize(struct finding *f)
 		sanitize_str(&f->d2h_failures[i].tag);
 		sanitize_str(&f->d2h_failures[i].src);
 	}
+	finding_caveats_sanitize(f);
 }
 
 /* ---- finalize ---- */
@@ -419,7 +423,10 @@ static bool is_attributable(const struct finding *f)
 	return true;
 }
 
-/* The archive holds exactly one kernel, and its full name is known. */
+/* The archive holds exactly one distinct kernel, and its full name is
+ * known. archive_kernels counts launches: one launch is one kernel, more
+ * say nothing about how many kernels; only the Kernel Call Counts table
+ * (archive_distinct_kernels) does. */
 static const char *single_archive_kernel(const struct finding *f)
 {
 	bool one = f->archive_kernels == 1 || f->archive_distinct_kernels == 1;
@@ -533,12 +540,19 @@ static void attribute_kernel(struct finding *f)
 				 f->kernel_name);
 		return;
 	}
-	/* Say why the kernel is unknown, so nobody reads it as an oversight. */
-	if (f->archive_kernels > 1 || f->archive_distinct_kernels > 1)
+	/* Say why the kernel is unknown, so nobody reads it as an oversight.
+	 * --info's "Kernels:" and the start line's "N kernels" count launches;
+	 * only the Kernel Call Counts table counts distinct kernels. */
+	if (f->archive_distinct_kernels > 1)
 		finding_add_note(f, "no kernel is named: no fault line names one, no launch line "
-				 "precedes the fault, and the archive holds more than one kernel, "
-				 "so none is guessed");
-	else if (f->archive_kernels == 1 || f->archive_distinct_kernels == 1)
+				 "precedes the fault, and the archive holds %lld distinct kernels, "
+				 "so none is guessed", f->archive_distinct_kernels);
+	else if (f->archive_kernels > 1 && f->archive_distinct_kernels < 0)
+		finding_add_note(f, "no kernel is named: no fault line names one, no launch line "
+				 "precedes the fault, and the archive holds %lld kernel launches "
+				 "of an unknown number of distinct kernels (no Kernel Call Counts "
+				 "table was read), so none is guessed", f->archive_kernels);
+	else if (f->archive_kernels >= 1 || f->archive_distinct_kernels == 1)
 		finding_add_note(f, "no kernel is named: no fault line names one, and the archive's "
 				 "only kernel name is cut to a column in hrr-playback --info, so "
 				 "it cannot be used");
@@ -639,6 +653,7 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 	else if (f->outcome == OUTCOME_UNKNOWN)
 		finding_add_note(f, "the log does not show how the replay ended: the outcome is "
 				 "unknown");
+	finding_caveats_finalize(f, ctx);
 	add_labels(f, ctx);
 	finding_sanitize(f);
 }

@@ -280,6 +280,39 @@ static void md_run(const struct finding_run *run, struct strbuf *out)
 	row_str(out, "Run folder", run->run_dir, true);
 }
 
+/* Placement and the runtime libraries (orchestrator/finding/caveats.c). */
+void finding_caveats_markdown(const struct finding *f, struct strbuf *out)
+{
+	const struct finding_placement *p = &f->placement;
+
+	if (!p->seen && !f->runtime_libraries.n)
+		return;
+	table_head(out, "Replay caveats");
+	if (p->seen) {
+		row_begin(out, "Placement");
+		md_ll_or_na(out, p->placed);
+		strbuf_addstr(out, " placed at capture address, ");
+		md_ll_or_na(out, p->fell_back);
+		strbuf_addstr(out, " fell back, ");
+		md_ll_or_na(out, p->frees_deferred);
+		strbuf_addstr(out, " frees deferred |\n");
+		for (size_t i = 0; i < p->n_fallbacks; i++) {
+			const struct placement_fallback *b = &p->fallbacks[i];
+
+			row_begin(out, "Fell back");
+			md_code(out, b->api ? b->api : "?");
+			strbuf_addch(out, ' ');
+			if (b->address)
+				md_code(out, b->address);
+			if (b->bytes >= 0)
+				strbuf_addf(out, " (%lld bytes)", b->bytes);
+			strbuf_addstr(out, " |\n");
+		}
+	}
+	for (size_t i = 0; i < f->runtime_libraries.n; i++)
+		row_str(out, i ? "" : "Runtime libraries", f->runtime_libraries.v[i], true);
+}
+
 void finding_render_markdown(const struct finding *f, const struct finding_context *ctx,
 			     struct strbuf *out)
 {
@@ -294,6 +327,7 @@ void finding_render_markdown(const struct finding *f, const struct finding_conte
 		md_result(f, out);
 	else
 		md_fault(f, out);
+	finding_caveats_markdown(f, out);
 	md_d2h_failures(f, out);
 	md_archive(f, out);
 	if (ctx && ctx->preflight)
@@ -393,6 +427,32 @@ static cJSON *j_run(const struct finding_run *run)
 	return o;
 }
 
+void finding_caveats_json(const struct finding *f, cJSON *o)
+{
+	const struct finding_placement *p = &f->placement;
+
+	if (p->seen) {
+		cJSON *pl = cJSON_AddObjectToObject(o, "placement");
+		cJSON *arr;
+
+		j_int(pl, "placed", p->placed);
+		j_int(pl, "fell_back", p->fell_back);
+		j_int(pl, "frees_deferred", p->frees_deferred);
+		arr = cJSON_AddArrayToObject(pl, "fallbacks");
+		for (size_t i = 0; i < p->n_fallbacks; i++) {
+			cJSON *b = cJSON_CreateObject();
+
+			j_str(b, "api", p->fallbacks[i].api);
+			j_str(b, "address", p->fallbacks[i].address);
+			j_int(b, "bytes", p->fallbacks[i].bytes);
+			cJSON_AddItemToArray(arr, b);
+		}
+	} else {
+		cJSON_AddNullToObject(o, "placement");
+	}
+	j_strvec(o, "runtime_libraries", &f->runtime_libraries);
+}
+
 cJSON *finding_to_json(const struct finding *f, const struct finding_context *ctx)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -449,6 +509,7 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 		j_double(t, "graph", f->gpu_time_graph_ms);
 		j_double(t, "total", f->gpu_time_total_ms);
 	}
+	finding_caveats_json(f, o);
 	/* null: preflight did not run in this invocation (analyze). A skipped
 	 * preflight is a report with verdict SKIPPED, rendered by its owner. */
 	if (ctx && ctx->preflight)

@@ -221,6 +221,7 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	ctx.run = &fr;
 	ctx.preflight = pf;
 	ctx.multi_process = d->multi_process;
+	ctx.stack = d->stack;
 
 	if (finding_needs_info(&f) && !u->result.interrupt_signal) {
 		struct classifier *info_cls = classifier_new("hrr-playback --info");

@@ -239,3 +239,37 @@ Test(diag_mi, entities_past_the_cap_are_counted_and_long_records_skipped)
 	diag_mi_result_release(&r);
 	strbuf_release(&s);
 }
+
+/* Issue 29: a record listing a dispatch in flight or a thread proves the
+ * attach as much as *stopped does; an empty list or an error proves nothing. */
+Test(diag_mi, a_dispatch_or_a_thread_in_a_record_proves_the_attach)
+{
+	static const char *const proves[] = {
+		"^done,dispatches=[{id=\"1\",target-id=\"AMDGPU Dispatch 1:1:1 (PKID 0)\","
+		"grid=\"[256,1,1]\",workgroup=\"[64,1,1]\",kernel-function=\"k\"}]\n",
+		"^done,threads=[{id=\"2\",target-id=\"AMDGPU Wave 1:1:1:1 (0,0,0)/0\"}]\n",
+		"=thread-created,id=\"3\",group-id=\"i1\"\n",
+		"  Id   Target Id                      Grid      Workgroup Fence   Kernel Function\n"
+		"* 1    AMDGPU Dispatch 1:1:1 (PKID 0) [256,1,1] [64,1,1]  B|Aa|Ra k(int*)\n",
+	};
+	static const char *const not_proof[] = {
+		"^done,dispatches=[]\n",
+		"^done,threads=[]\n",
+		"^error,msg=\"ptrace: Operation not permitted.\"\n",
+		"No dispatches are currently active.\n",
+	};
+	struct diag_mi_result r;
+
+	for (size_t i = 0; i < sizeof(proves) / sizeof(proves[0]); i++) {
+		diag_mi_result_init(&r);
+		diag_mi_parse(&r, proves[i], strlen(proves[i]));
+		cr_assert(r.attached, "%s", proves[i]);
+		diag_mi_result_release(&r);
+	}
+	for (size_t i = 0; i < sizeof(not_proof) / sizeof(not_proof[0]); i++) {
+		diag_mi_result_init(&r);
+		diag_mi_parse(&r, not_proof[i], strlen(not_proof[i]));
+		cr_assert(!r.attached, "%s", not_proof[i]);
+		diag_mi_result_release(&r);
+	}
+}

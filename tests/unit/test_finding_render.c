@@ -30,6 +30,7 @@ static const struct {
 	{ "capture_hip_runtime_version", 's' }, { "capture_comgr_version", 's' },
 	{ "capture_device_count", 'i' }, { "capture_gcn_arch", 's' }, { "sources", 'a' },
 	{ "notes", 'a' }, { "labels", 'a' }, { "d2h_failures", 'A' }, { "gpu_time_ms", 'o' },
+	{ "placement", 'o' }, { "runtime_libraries", 'a' },
 	{ "preflight", 'o' },
 };
 

@@ -11,6 +11,8 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/finding.h"
+#include "tests/support/finding_samples.h"
 #include "tests/support/sim_run.h"
 
 #define K_ATEN "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_"
@@ -683,5 +685,73 @@ Test(sim_format, slow_beats_every_period_then_passes)
 	assert_has_line(r.out.buf, "[HRR]   Kernels launched: 4");
 	strvec_clear(&names);
 	sim_result_release(&r);
+	free(dir);
+}
+
+/* Issue 29: the caveats, as upstream prints them, and what the classifier
+ * makes of the simulator's output. */
+static void classify_text(const char *out, const char *err, struct finding *f)
+{
+	struct classifier *c = classifier_new("replay.log");
+
+	classifier_feed(c, out, strlen(out));
+	classifier_feed(c, err, strlen(err));
+	classifier_finish(c, f);
+	finding_finalize(f, NULL);
+	classifier_free(c);
+}
+
+Test(sim_format, placement_runtime_and_watchdog_launch_lines)
+{
+	char *dir = pid_dir("placement-maf");
+	struct sim_result r;
+	struct strbuf line = STRBUF_INIT;
+	struct finding f;
+
+	run(&r, (const char *const[]){ dir, NULL }, NULL);
+	assert_has_line(r.err.buf, "[HRR] Placement: hipMalloc 0x7f0040000000 (4194304 bytes) not "
+			"placed at its recorded address: it shares a page with live allocation "
+			"0x7f003ff00000. It replays elsewhere, so a copy of its address stored in "
+			"device memory is stale");
+	cr_assert(sim_find_line(r.err.buf, "[HRR] Placement: from here on, replay scans", &line));
+	classify_text(r.out.buf, r.err.buf, &f);
+	cr_assert_eq(f.outcome, OUTCOME_MAF);
+	cr_assert_eq(f.placement.n_fallbacks, 2);
+	cr_assert(fs_has_note(&f, "lies inside hipMalloc 0x7f0040000000"));
+	cr_assert_geq(f.runtime_libraries.n, 1, "the Runtime lines of the fake stack");
+	finding_release(&f);
+	sim_result_release(&r);
+	free(dir);
+
+	dir = pid_dir("placement-pass");
+	run(&r, (const char *const[]){ dir, NULL }, NULL);
+	assert_has_line(r.out.buf, "[HRR]   Placement      : 24 placed at capture address, 0 fell "
+			"back, 3 frees deferred");
+	sim_result_release(&r);
+	free(dir);
+
+	dir = pid_dir("runtime-mixed");
+	run(&r, (const char *const[]){ dir, NULL }, NULL);
+	cr_assert(sim_find_line(r.out.buf, "[HRR] Runtime : /opt/rocm-7.0.0/lib/libamd_comgr.so.3.0.70000",
+				&line), "sorted first: %s", r.out.buf);
+	classify_text(r.out.buf, r.err.buf, &f);
+	cr_assert(fs_has_note(&f, "different ROCm installs"), "the fake stack is elsewhere");
+	finding_release(&f);
+	sim_result_release(&r);
+	free(dir);
+
+	dir = pid_dir("watchdog-launch");
+	run(&r, (const char *const[]){ dir, NULL }, NULL);
+	cr_assert_eq(r.status, 124);
+	cr_assert(sim_find_line(r.err.buf, "[HRR][WATCHDOG] GPU sync did not complete within 200 ms "
+				"at: kernel #2 \"" K_CIJK "\" (seq=", &line), "%s", r.err.buf);
+	classify_text(r.out.buf, r.err.buf, &f);
+	cr_assert_eq(f.outcome, OUTCOME_HANG);
+	cr_assert_str_eq(f.kernel_name, K_CIJK);
+	cr_assert(!f.last_progress_kernel || strcmp(f.last_progress_kernel, K_CIJK),
+		  "no heartbeat for the launch that never completed");
+	finding_release(&f);
+	sim_result_release(&r);
+	strbuf_release(&line);
 	free(dir);
 }
