@@ -37,7 +37,8 @@ UNIT = $(BUILD)/tests/unit
 INTEGRATION = $(BUILD)/tests/integration
 
 .PHONY: all clean check check-unit check-integration check-podman setup images demo try \
-        install asan-check bench fuzz valgrind-check check-engines layout
+        install asan-check bench fuzz valgrind-check check-engines layout check-repeat \
+        soak check-soak-short
 
 all: $(BIN) $(SIM)
 
@@ -93,6 +94,21 @@ check-unit: $(UNIT)
 # (tests/integration.sh) run at once, since each test has its own state.
 check-integration: $(INTEGRATION) $(BIN) images
 	HRR_BIN=$(abspath $(BIN)) bash tests/integration.sh $(INTEGRATION)
+
+# The integration suites N times over under the three parallel shards
+# (tests/integration.sh), stopping at the first failure: a flake shows in
+# a few rounds. `make check-repeat 5` or `make check-repeat N=5`.
+REPEAT_N = $(or $(N),$(filter-out check-repeat,$(filter check-repeat $(shell seq 1 999),$(MAKECMDGOALS))),5)
+ifneq ($(filter check-repeat,$(MAKECMDGOALS)),)
+$(filter-out check-repeat,$(filter $(shell seq 1 999),$(MAKECMDGOALS))):
+	@:
+endif
+check-repeat: $(INTEGRATION) $(BIN) images
+	@for i in $$(seq 1 $(REPEAT_N)); do \
+		echo "check-repeat: round $$i of $(REPEAT_N)"; \
+		HRR_BIN=$(abspath $(BIN)) bash tests/integration.sh $(INTEGRATION) \
+			|| { echo "check-repeat: round $$i of $(REPEAT_N) failed" >&2; exit 1; }; \
+	done; echo "check-repeat: $(REPEAT_N) rounds passed"
 
 # The replay, interrupt, gc, pull-auth and preflight suites against root
 # and rootless Podman at once (tests/podman-check.sh), after dockerd's
