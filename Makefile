@@ -79,7 +79,7 @@ check: setup
 	$(MAKE) images
 	bash tests/host-interfaces.sh save $(BUILD)/host-interfaces.before
 	@failed=""; \
-	for t in layout check-unit check-integration check-podman; do \
+	for t in layout check-unit check-integration check-podman check-soak-short; do \
 		$(MAKE) $$t || failed="$$failed $$t"; \
 	done; \
 	bash tests/host-interfaces.sh compare $(BUILD)/host-interfaces.before || failed="$$failed host-interfaces"; \
@@ -109,6 +109,20 @@ check-repeat: $(INTEGRATION) $(BIN) images
 		HRR_BIN=$(abspath $(BIN)) bash tests/integration.sh $(INTEGRATION) \
 			|| { echo "check-repeat: round $$i of $(REPEAT_N) failed" >&2; exit 1; }; \
 	done; echo "check-repeat: $(REPEAT_N) rounds passed"
+
+# The fault soak (tests/soak.sh, docs/sweep.md "Every case ends exactly
+# once"): SOAK_CASES no-op cases on four fake GPUs through engine kills and
+# restarts, a killed sweep, a full disk and a busy database, on a private
+# dockerd and a root Podman service of its own; SOAK_SEED replays a run.
+# Not in .ci/run: `make check` runs the short form, one engine, ~1 minute.
+SOAK_CASES ?= 500
+SOAK_SEED ?=
+soak: $(BIN) images
+	HRR_BIN=$(abspath $(BIN)) bash tests/soak.sh docker $(SOAK_CASES) $(SOAK_SEED)
+	HRR_BIN=$(abspath $(BIN)) bash tests/soak.sh podman $(SOAK_CASES) $(SOAK_SEED)
+
+check-soak-short: $(BIN) images
+	HRR_BIN=$(abspath $(BIN)) bash tests/soak.sh docker 24 $(SOAK_SEED)
 
 # The replay, interrupt, gc, pull-auth and preflight suites against root
 # and rootless Podman at once (tests/podman-check.sh), after dockerd's

@@ -22,6 +22,7 @@
 #include "orchestrator/lease/gpu_holders.h"
 #include "orchestrator/lease/gpu_lease.h"
 #include "orchestrator/report/sweep_report.h"
+#include "orchestrator/sweep/sweep_engine.h"
 #include "orchestrator/sweep/sweep_run.h"
 #include "orchestrator/cli/sweep_runopts.h"
 #include "orchestrator/replay/run_folder.h"
@@ -190,6 +191,16 @@ static void setup_images(struct sweep_cmd *c)
 		sweep_image_env_init(&c->imgs[i]);
 		sweep_image_setup(&c->imgs[i], &c->host, &s, &c->sh, im->ref,
 				  c->resume ? im->id : NULL);
+		/* An engine restarting as the sweep starts: its cases wait
+		 * for it, they are not the image's errors. */
+		if (!c->imgs[i].ok && c->host.engine &&
+		    engine_ping(c->host.engine, ERROR_DISCARD) < 0 &&
+		    sweep_engine_wait(c->host.engine, SWEEP_ENGINE_WAIT_S)) {
+			sweep_image_env_release(&c->imgs[i]);
+			sweep_image_env_init(&c->imgs[i]);
+			sweep_image_setup(&c->imgs[i], &c->host, &s, &c->sh, im->ref,
+					  c->resume ? im->id : NULL);
+		}
 		if (c->imgs[i].ok && !im->id)
 			im->id = xstrdup(c->imgs[i].env.img.id);
 		if (!c->imgs[i].ok) {
@@ -299,7 +310,7 @@ static int prepare(struct sweep_cmd *c, struct error *err)
 static const char *final_state(const struct sweep_cmd *c, const struct sweep_run_outcome *out,
 			       size_t remaining_before)
 {
-	if (out->interrupted)
+	if (out->interrupted || out->write_failed)
 		return "interrupted";
 	if (c->so->have_shard || out->recorded < remaining_before)
 		return "partial";
@@ -317,7 +328,7 @@ static int finish_task(const struct sweep_cmd *c, const struct sweep_run_outcome
 
 	fprintf(stderr, "shard %u/%u of sweep %s: %zu result(s) recorded%s\n", c->so->shard_i,
 		c->so->shard_n, c->meta.id, out->recorded, why);
-	return out->interrupted ? SWEEP_EXIT_INFRA : SWEEP_EXIT_OK;
+	return out->interrupted || out->write_failed ? SWEEP_EXIT_INFRA : SWEEP_EXIT_OK;
 }
 
 static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size_t n_cases)
@@ -336,6 +347,10 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 
 	if (c->task)
 		return finish_task(c, out);
+	/* The stop said what was kept and how to go on; reports written
+	 * on the full disk would only fail again (the resume writes them). */
+	if (out->write_failed)
+		return SWEEP_EXIT_INFRA;
 	if (sweep_report_write(c->db, &c->meta, c->folder, &f, &code, stdout, &err) < 0) {
 		fflush(stdout);
 		say_error("%s", err.msg);
