@@ -313,6 +313,25 @@ static bool wants_retry(const struct run *r, const struct sweep_result *res)
 	       res->attempt <= r->in->meta->retry_failed && !r->stopping;
 }
 
+/* The engine stopped answering as the replay ended: what it saw is an
+ * infrastructure error, retried like one (wants_retry_after_engine). */
+static void engine_took_replay(struct sweep_result *res)
+{
+	char *was = res->outcome;
+
+	free(res->message);
+	res->message = xasprintf("the engine stopped answering as the replay ended; its %s is "
+				 "not the workload's verdict", was ? was : "end");
+	free(was);
+	free(res->state);
+	free(res->fault_class);
+	free(res->kernel);
+	free(res->kind);
+	res->outcome = res->fault_class = res->kernel = NULL;
+	res->state = xstrdup(RESULT_ERROR);
+	res->kind = xstrdup(RESULT_KIND_INFRA);
+}
+
 /* A replay still running after its worker gave up on it: stopped and
  * removed by its run label; alive only when that failed. */
 static bool engine_alive(void *engine, const char *run_id)
@@ -359,8 +378,18 @@ static void finish_worker(struct run *r, size_t k)
 	waitpid(w->pid, &status, 0);
 	strbuf_trim_trailing_newline(&w->out);
 	if (sweep_worker_result(w->out.buf, &res)) {
-		if (strcmp(res.state, RESULT_DONE))
+		bool passed = !strcmp(res.state, RESULT_DONE) && res.outcome &&
+			      !strcmp(res.outcome, "PASS");
+		bool taken = false;
+
+		if (!passed)
 			check_engine(r);
+		/* A verdict read while the engine went away (its shutdown
+		 * stopped the container) is the engine's, not the workload's. */
+		if (!passed && r->engine_lost && !strcmp(res.state, RESULT_DONE)) {
+			engine_took_replay(&res);
+			taken = true;
+		}
 		/* A container still running after its worker gave up on it
 		 * holds the GPU: removed, or when it cannot be, quarantined for
 		 * the rest of the sweep. An engine that does not answer is
@@ -371,7 +400,7 @@ static void finish_worker(struct run *r, size_t k)
 			quarantine = sweep_replay_survived(res.run_dir, engine_alive,
 							   r->in->host->engine);
 		clean = !quarantine && !strcmp(res.state, RESULT_DONE);
-		record(r, w->idx, &res, w->out.buf);
+		record(r, w->idx, &res, taken ? NULL : w->out.buf);
 		if (!strcmp(res.state, RESULT_DONE))
 			note_suspects(r, w->idx, &res);
 		if (wants_retry(r, &res) || wants_retry_after_engine(r, &res)) {
