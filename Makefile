@@ -37,7 +37,8 @@ UNIT = $(BUILD)/tests/unit
 INTEGRATION = $(BUILD)/tests/integration
 
 .PHONY: all clean check check-unit check-integration check-podman setup images demo try \
-        install asan-check bench fuzz valgrind-check check-engines layout
+        install asan-check bench fuzz valgrind-check check-engines layout check-repeat \
+        soak check-soak-short
 
 all: $(BIN) $(SIM)
 
@@ -78,7 +79,7 @@ check: setup
 	$(MAKE) images
 	bash tests/host-interfaces.sh save $(BUILD)/host-interfaces.before
 	@failed=""; \
-	for t in layout check-unit check-integration check-podman; do \
+	for t in layout check-unit check-integration check-podman check-soak-short; do \
 		$(MAKE) $$t || failed="$$failed $$t"; \
 	done; \
 	bash tests/host-interfaces.sh compare $(BUILD)/host-interfaces.before || failed="$$failed host-interfaces"; \
@@ -93,6 +94,35 @@ check-unit: $(UNIT)
 # (tests/integration.sh) run at once, since each test has its own state.
 check-integration: $(INTEGRATION) $(BIN) images
 	HRR_BIN=$(abspath $(BIN)) bash tests/integration.sh $(INTEGRATION)
+
+# The integration suites N times over under the three parallel shards
+# (tests/integration.sh), stopping at the first failure: a flake shows in
+# a few rounds. `make check-repeat 5` or `make check-repeat N=5`.
+REPEAT_N = $(or $(N),$(filter-out check-repeat,$(filter check-repeat $(shell seq 1 999),$(MAKECMDGOALS))),5)
+ifneq ($(filter check-repeat,$(MAKECMDGOALS)),)
+$(filter-out check-repeat,$(filter $(shell seq 1 999),$(MAKECMDGOALS))):
+	@:
+endif
+check-repeat: $(INTEGRATION) $(BIN) images
+	@for i in $$(seq 1 $(REPEAT_N)); do \
+		echo "check-repeat: round $$i of $(REPEAT_N)"; \
+		HRR_BIN=$(abspath $(BIN)) bash tests/integration.sh $(INTEGRATION) \
+			|| { echo "check-repeat: round $$i of $(REPEAT_N) failed" >&2; exit 1; }; \
+	done; echo "check-repeat: $(REPEAT_N) rounds passed"
+
+# The fault soak (tests/soak.sh, docs/sweep.md "Every case ends exactly
+# once"): SOAK_CASES no-op cases on four fake GPUs through engine kills and
+# restarts, a killed sweep, a full disk and a busy database, on a private
+# dockerd and a root Podman service of its own; SOAK_SEED replays a run.
+# Not in .ci/run: `make check` runs the short form, one engine, ~1 minute.
+SOAK_CASES ?= 500
+SOAK_SEED ?=
+soak: $(BIN) images
+	HRR_BIN=$(abspath $(BIN)) bash tests/soak.sh docker $(SOAK_CASES) $(SOAK_SEED)
+	HRR_BIN=$(abspath $(BIN)) bash tests/soak.sh podman $(SOAK_CASES) $(SOAK_SEED)
+
+check-soak-short: $(BIN) images
+	HRR_BIN=$(abspath $(BIN)) bash tests/soak.sh docker 24 $(SOAK_SEED)
 
 # The replay, interrupt, gc, pull-auth and preflight suites against root
 # and rootless Podman at once (tests/podman-check.sh), after dockerd's

@@ -35,17 +35,27 @@ answers() {
 	curl -sf --max-time 2 --unix-socket "$sock" http://localhost/_ping >/dev/null 2>&1
 }
 
+# A live process: kill -0 answers, and it is not a zombie (an init that
+# does not reap, a CI container without --init, leaves a killed dockerd
+# in the process table as state Z; it is gone all the same).
+alive() { # pid
+	local state
+	kill -0 "$1" 2>/dev/null || return 1
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
 pid_of() { # pidfile -> pid of a live process, or nothing
 	local p
 	[ -f "$1" ] || return 0
 	p=$(cat "$1" 2>/dev/null || true)
-	[ -n "$p" ] && kill -0 "$p" 2>/dev/null && printf '%s' "$p"
+	[ -n "$p" ] && alive "$p" && printf '%s' "$p"
 	return 0
 }
 
 wait_gone() { # pid seconds
 	local deadline=$((SECONDS + $2))
-	while kill -0 "$1" 2>/dev/null; do
+	while alive "$1"; do
 		[ $SECONDS -lt "$deadline" ] || return 1
 		sleep 0.1
 	done
@@ -74,7 +84,7 @@ start() {
 		>>"$dir/dockerd.log" 2>&1 </dev/null) &
 	deadline=$((SECONDS + 60))
 	until answers; do
-		if [ $SECONDS -ge $deadline ] || ! kill -0 $! 2>/dev/null; then
+		if [ $SECONDS -ge $deadline ] || ! alive $!; then
 			tail -20 "$dir/dockerd.log" >&2
 			die "dockerd in $dir did not come up"
 		fi

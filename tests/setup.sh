@@ -20,7 +20,7 @@ PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
 	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
 	  busybox-static curl jq clang valgrind
 	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs crun
-	  libsqlite3-dev libxml2-dev libxml2-utils python3-junitparser chromium)
+	  libsqlite3-dev sqlite3 openssl libxml2-dev libxml2-utils python3-junitparser chromium)
 if [ "${1:-}" = demo ]; then
 	PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev libseccomp-dev
 		  libsqlite3-dev libxml2-dev docker.io busybox-static curl jq)
@@ -33,7 +33,7 @@ fi
 # not in the middle of the suites.
 TOOLS=(cc make pkg-config curl jq docker busybox)
 [ "${1:-}" = demo ] || TOOLS+=(docker-registry htpasswd clang valgrind xmllint chromium
-			      podman crun sbatch munged)
+			      podman crun sbatch munged sqlite3 openssl python3)
 REG_USER=hrrtest
 REG_PASS=hrrtest-secret
 

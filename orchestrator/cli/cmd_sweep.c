@@ -23,6 +23,7 @@
 #include "orchestrator/lease/gpu_holders.h"
 #include "orchestrator/lease/gpu_lease.h"
 #include "orchestrator/report/sweep_report.h"
+#include "orchestrator/sweep/sweep_engine.h"
 #include "orchestrator/sweep/sweep_run.h"
 #include "orchestrator/cli/sweep_notify.h"
 #include "orchestrator/cli/sweep_runopts.h"
@@ -194,6 +195,16 @@ static void setup_images(struct sweep_cmd *c)
 		sweep_image_env_init(&c->imgs[i]);
 		sweep_image_setup(&c->imgs[i], &c->host, &s, &c->sh, im->ref,
 				  c->resume ? im->id : NULL);
+		/* An engine restarting as the sweep starts: its cases wait
+		 * for it, they are not the image's errors. */
+		if (!c->imgs[i].ok && c->host.engine &&
+		    engine_ping(c->host.engine, ERROR_DISCARD) < 0 &&
+		    sweep_engine_wait(c->host.engine, SWEEP_ENGINE_WAIT_S)) {
+			sweep_image_env_release(&c->imgs[i]);
+			sweep_image_env_init(&c->imgs[i]);
+			sweep_image_setup(&c->imgs[i], &c->host, &s, &c->sh, im->ref,
+					  c->resume ? im->id : NULL);
+		}
 		if (c->imgs[i].ok && !im->id)
 			im->id = xstrdup(c->imgs[i].env.img.id);
 		if (!c->imgs[i].ok) {
@@ -321,7 +332,7 @@ static int prepare(struct sweep_cmd *c, struct error *err)
 static const char *final_state(const struct sweep_cmd *c, const struct sweep_run_outcome *out,
 			       size_t remaining_before)
 {
-	if (out->interrupted)
+	if (out->interrupted || out->write_failed)
 		return "interrupted";
 	if (c->so->have_shard || out->recorded < remaining_before)
 		return "partial";
@@ -339,7 +350,7 @@ static int finish_task(const struct sweep_cmd *c, const struct sweep_run_outcome
 
 	fprintf(stderr, "shard %u/%u of sweep %s: %zu result(s) recorded%s\n", c->so->shard_i,
 		c->so->shard_n, c->meta.id, out->recorded, why);
-	return out->interrupted ? SWEEP_EXIT_INFRA : SWEEP_EXIT_OK;
+	return out->interrupted || out->write_failed ? SWEEP_EXIT_INFRA : SWEEP_EXIT_OK;
 }
 
 static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size_t n_cases)
@@ -359,6 +370,10 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 
 	if (c->task)
 		return finish_task(c, out);
+	/* The stop said what was kept and how to go on; reports written
+	 * on the full disk would only fail again (the resume writes them). */
+	if (out->write_failed)
+		return SWEEP_EXIT_INFRA;
 	/* The alarms and recoveries once the reports are written: what
 	 * becomes of them changes neither. */
 	sweep_notify_init(&sn, c->so, c->meta.notify, c->folder);
@@ -564,9 +579,10 @@ static int run_sweep(struct sweep_cmd *c)
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)
 					      : finish(c, &out, n);
-	if (out.not_recorded)
-		say_error("%zu result(s) not recorded, the next --resume runs them again: %s",
-			  out.not_recorded, out.record_error.msg);
+	if (out.write_failed)
+		say_error("%s: stopping the sweep; the results recorded before it are kept in %s "
+			  "(%zu by this run); free space and resume with `sweep --resume %s`",
+			  out.record_error.msg, rpath, out.recorded, c->meta.id);
 	free(cases);
 	free(next_attempt);
 	return code;

@@ -442,8 +442,8 @@ void finding_caveats_json(const struct finding *f, cJSON *o)
 		for (size_t i = 0; i < p->n_fallbacks; i++) {
 			cJSON *b = cJSON_CreateObject();
 
-			j_str(b, "api", p->fallbacks[i].api);
-			j_str(b, "address", p->fallbacks[i].address);
+			json_add_str(b, "api", p->fallbacks[i].api, TEXT_STRIP_ANSI);
+			json_add_str(b, "address", p->fallbacks[i].address, TEXT_STRIP_ANSI);
 			j_int(b, "bytes", p->fallbacks[i].bytes);
 			cJSON_AddItemToArray(arr, b);
 		}

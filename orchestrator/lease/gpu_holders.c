@@ -121,6 +121,23 @@ bool sweep_run_container_alive(struct engine *e, const char *run_id)
 	return false;
 }
 
+void sweep_run_container_remove(struct engine *e, const char *run_id)
+{
+	cleanup_free char *filter = xasprintf("%s=%s", LABEL_RUN, run_id);
+	cleanup_cjson cJSON *list = NULL;
+	const cJSON *c;
+	struct error err;
+
+	if (engine_container_list(e, filter, &list, &err) < 0)
+		return;
+	cJSON_ArrayForEach(c, list) {
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
+
+		if (id)
+			engine_container_remove(e, id, true, &err);
+	}
+}
+
 int sweep_remove_orphans(struct engine *e)
 {
 	cleanup_cjson cJSON *list = NULL;

@@ -35,6 +35,10 @@ bool sweep_held_by_container(void *ctx, const char *gpu, char *holder, size_t ho
 
 /* True when a container labelled with run_id still runs. */
 bool sweep_run_container_alive(struct engine *e, const char *run_id);
+/* Stop and remove every container labelled with run_id (force: its
+ * replay's worker is gone); quietly, what fails stays for the caller's
+ * next look. */
+void sweep_run_container_remove(struct engine *e, const char *run_id);
 /* Remove the caller's own containers on this host whose orchestrator is
  * known dead, by gc's rules (gc_policy.h: never another user's, unknown
  * liveness is alive, never --keep ones), quietly; returns how many. */

@@ -4,15 +4,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RUN_ID_LEN 6
 
-bool sweep_replay_survived(const char *run_dir, sweep_alive_fn alive, void *ctx)
+bool sweep_run_id_of(const char *run_dir, char out[SWEEP_RUN_ID_LEN + 1])
 {
 	const char *dash = run_dir ? strrchr(run_dir, '-') : NULL;
 
-	if (!dash || strlen(dash + 1) != RUN_ID_LEN)
+	if (!dash || strlen(dash + 1) != SWEEP_RUN_ID_LEN)
 		return false;
-	return alive(ctx, dash + 1);
+	memcpy(out, dash + 1, SWEEP_RUN_ID_LEN + 1);
+	return true;
+}
+
+bool sweep_replay_survived(const char *run_dir, sweep_alive_fn alive, void *ctx)
+{
+	char id[SWEEP_RUN_ID_LEN + 1];
+
+	return sweep_run_id_of(run_dir, id) && alive(ctx, id);
 }
 
 void sweep_quarantine_record(int list[GPU_MAX], size_t *n, const int *gpus, size_t n_gpus)

@@ -9,6 +9,11 @@
 
 #include "preflight/topology.h"
 
+/* A run folder's id: the suffix after its last '-', six characters. */
+#define SWEEP_RUN_ID_LEN 6
+/* Copy run_dir's run id into out; false when it has none (no run folder). */
+bool sweep_run_id_of(const char *run_dir, char out[SWEEP_RUN_ID_LEN + 1]);
+
 /* Whether a container labelled with run_id still runs. */
 typedef bool (*sweep_alive_fn)(void *ctx, const char *run_id);
 

@@ -18,6 +18,7 @@
 #include "common/say.h"
 #include "common/signals.h"
 #include "orchestrator/lease/gpu_holders.h"
+#include "orchestrator/sweep/sweep_engine.h"
 #include "orchestrator/sweep/sweep_progress.h"
 #include "orchestrator/sweep/sweep_quarantine.h"
 #include "orchestrator/sweep/sweep_sched.h"
@@ -25,6 +26,7 @@
 
 #define MAX_WORKERS 64
 #define TICK_MS 250
+#define MAX_UNREAPED 64
 
 struct worker {
 	pid_t pid;
@@ -52,6 +54,13 @@ struct run {
 	char hostname[256];      /* where the results ran: the Slurm node name in a task */
 	int sig_fd;             /* common/signals.h's pipe, -1 none */
 	bool stopping;
+	/* The engine stopped answering: no case starts until it answers again
+	 * (or SWEEP_ENGINE_WAIT_S passed), and the replays it took away are
+	 * removed by their run label once it does. */
+	bool engine_lost;
+	double engine_lost_at, engine_pinged_at;
+	char unreaped[MAX_UNREAPED][SWEEP_RUN_ID_LEN + 1];
+	size_t n_unreaped;
 };
 
 /* The signals stop the sweep's workers (forward_signal); a reader of
@@ -75,6 +84,19 @@ static enum sweep_base base_of(const struct run *r, size_t idx)
 	return r->in->base ? r->in->base[idx] : BASE_NONE;
 }
 
+/* A results line that cannot be written (a full disk): going on would
+ * replay cases whose results are lost. Stop every worker, start nothing
+ * more, and say so once: the path, what was kept, how to go on. */
+static void stop_on_write_failure(struct run *r)
+{
+	if (r->out->write_failed)
+		return;
+	r->out->write_failed = true;
+	r->stopping = true;
+	for (size_t k = 0; k < r->n_w; k++)
+		kill(r->w[k].pid, SIGTERM);
+}
+
 /* line: the worker's serialised res, recorded as it came; NULL: the
  * parent's own result, serialised here. */
 static void record(struct run *r, size_t idx, struct sweep_result *res, const char *line)
@@ -91,6 +113,7 @@ static void record(struct run *r, size_t idx, struct sweep_result *res, const ch
 	if (rc < 0) {
 		if (!r->out->not_recorded++)
 			r->out->record_error = err;
+		stop_on_write_failure(r); /* the next --resume runs it again */
 	} else
 		r->out->recorded++;
 	sweep_progress_finished(&r->progress, res, base_of(r, idx),
@@ -189,6 +212,64 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 	sweep_progress_started(&r->progress);
 }
 
+/* An error while the engine did not answer: the engine took the replay
+ * away, an infrastructure error, retried like the engine's OOM kill. */
+static bool wants_retry_after_engine(const struct run *r, const struct sweep_result *res)
+{
+	return r->engine_lost && !strcmp(res->state, RESULT_ERROR) &&
+	       res->attempt <= r->in->meta->retry_failed && !r->stopping;
+}
+
+/* After a worker ended without a verdict: does the engine still answer?
+ * When not, no case starts until it does (start_what_fits). */
+static void check_engine(struct run *r)
+{
+	struct error err;
+
+	if (r->engine_lost || engine_ping(r->in->host->engine, &err) == 0)
+		return;
+	r->engine_lost = true;
+	r->engine_lost_at = r->engine_pinged_at = monotonic_now();
+	r->out->engine_losses++;
+	say_warning("%s: starting no case until the engine answers again (at most %d s)",
+		    err.msg, SWEEP_ENGINE_WAIT_S);
+}
+
+/* The engine answers again: remove what it kept of the replays it took
+ * away (Podman's conmon keeps a container running through its service's
+ * restart), by their run label, before any GPU is leased again. */
+static bool engine_back(struct run *r)
+{
+	struct error err;
+	double now = monotonic_now();
+
+	if (!r->engine_lost)
+		return true;
+	if (now - r->engine_pinged_at < 1.0)
+		return false;
+	r->engine_pinged_at = now;
+	if (engine_ping(r->in->host->engine, &err) < 0) {
+		if (now - r->engine_lost_at < SWEEP_ENGINE_WAIT_S)
+			return false;
+		say_warning("the engine did not answer for %d s: going on without waiting",
+			    SWEEP_ENGINE_WAIT_S);
+	} else {
+		say_info(0, "the engine answers again after %.0f s", now - r->engine_lost_at);
+	}
+	for (size_t i = 0; i < r->n_unreaped; i++)
+		sweep_run_container_remove(r->in->host->engine, r->unreaped[i]);
+	r->n_unreaped = 0;
+	r->engine_lost = false;
+	r->held.fetched = -1e9;
+	return true;
+}
+
+static void remember_unreaped(struct run *r, const char *run_dir)
+{
+	if (r->n_unreaped < MAX_UNREAPED && sweep_run_id_of(run_dir, r->unreaped[r->n_unreaped]))
+		r->n_unreaped++;
+}
+
 static void start_what_fits(struct run *r)
 {
 	for (;;) {
@@ -196,7 +277,7 @@ static void start_what_fits(struct run *r)
 		int gpus[GPU_MAX];
 		enum sweep_sched_verdict v;
 
-		if (r->stopping || r->n_w == MAX_WORKERS)
+		if (r->stopping || r->n_w == MAX_WORKERS || !engine_back(r))
 			return;
 		v = sweep_sched_next(&r->sched, &idx, gpus);
 		if (v == SCHED_BLOCKED) {
@@ -228,8 +309,32 @@ static bool wants_retry(const struct run *r, const struct sweep_result *res)
 	       res->attempt <= r->in->meta->retry_failed && !r->stopping;
 }
 
+/* The engine stopped answering as the replay ended: what it saw is an
+ * infrastructure error, retried like one (wants_retry_after_engine). */
+static void engine_took_replay(struct sweep_result *res)
+{
+	char *was = res->outcome;
+
+	free(res->message);
+	res->message = xasprintf("the engine stopped answering as the replay ended; its %s is "
+				 "not the workload's verdict", was ? was : "end");
+	free(was);
+	free(res->state);
+	free(res->fault_class);
+	free(res->kernel);
+	free(res->kind);
+	res->outcome = res->fault_class = res->kernel = NULL;
+	res->state = xstrdup(RESULT_ERROR);
+	res->kind = xstrdup(RESULT_KIND_INFRA);
+}
+
+/* A replay still running after its worker gave up on it: stopped and
+ * removed by its run label; alive only when that failed. */
 static bool engine_alive(void *engine, const char *run_id)
 {
+	if (!sweep_run_container_alive(engine, run_id))
+		return false;
+	sweep_run_container_remove(engine, run_id);
 	return sweep_run_container_alive(engine, run_id);
 }
 
@@ -269,14 +374,32 @@ static void finish_worker(struct run *r, size_t k)
 	waitpid(w->pid, &status, 0);
 	strbuf_trim_trailing_newline(&w->out);
 	if (sweep_worker_result(w->out.buf, &res)) {
+		bool passed = !strcmp(res.state, RESULT_DONE) && res.outcome &&
+			      !strcmp(res.outcome, "PASS");
+		bool taken = false;
+
+		if (!passed)
+			check_engine(r);
+		/* A verdict read while the engine went away (its shutdown
+		 * stopped the container) is the engine's, not the workload's. */
+		if (!passed && r->engine_lost && !strcmp(res.state, RESULT_DONE)) {
+			engine_took_replay(&res);
+			taken = true;
+		}
 		/* A container still running after its worker gave up on it
-		 * holds the GPU: quarantine it for the rest of the sweep. */
-		quarantine = sweep_replay_survived(res.run_dir, engine_alive, r->in->host->engine);
+		 * holds the GPU: removed, or when it cannot be, quarantined for
+		 * the rest of the sweep. An engine that does not answer is
+		 * not the GPU's fault: its replay is removed once it is back. */
+		if (r->engine_lost)
+			remember_unreaped(r, res.run_dir);
+		else
+			quarantine = sweep_replay_survived(res.run_dir, engine_alive,
+							   r->in->host->engine);
 		clean = !quarantine && !strcmp(res.state, RESULT_DONE);
-		record(r, w->idx, &res, w->out.buf);
+		record(r, w->idx, &res, taken ? NULL : w->out.buf);
 		if (!strcmp(res.state, RESULT_DONE))
 			note_suspects(r, w->idx, &res);
-		if (wants_retry(r, &res)) {
+		if (wants_retry(r, &res) || wants_retry_after_engine(r, &res)) {
 			r->attempt[w->idx] = res.attempt + 1;
 			/* On another GPU when one is free: a flaky GPU must not
 			 * look like a flaky case. */
@@ -287,6 +410,7 @@ static void finish_worker(struct run *r, size_t k)
 		}
 		sweep_result_release(&res);
 	} else if (!r->stopping) {
+		check_engine(r);
 		cleanup_free char *msg = xasprintf("the worker ended without a result (%s %d)",
 						   WIFSIGNALED(status) ? "signal" : "exit",
 						   WIFSIGNALED(status) ? WTERMSIG(status)

@@ -45,6 +45,8 @@ struct sweep_run_outcome {
 	struct error record_error;
 	size_t gave_up;         /* cases whose GPUs stayed busy past --gpu-wait */
 	bool out_of_time;       /* may_start said no */
+	bool write_failed;      /* results.jsonl could not be appended to: stopped */
+	size_t engine_losses;   /* times the engine stopped answering mid-sweep */
 	int quarantined[GPU_MAX];
 	size_t n_quarantined;
 	struct sweep_gpu_note gpu_notes[GPU_MAX]; /* each quarantined or suspect GPU, why */

@@ -41,6 +41,20 @@ Test(sweep_quarantine, only_a_replay_the_engine_still_runs_survived)
 	cr_assert_eq(e.asked, 0, "no run id, no engine call");
 }
 
+/* The run id a sweep remembers for a replay its engine took away, to
+ * remove that container once the engine is back. */
+Test(sweep_quarantine, a_run_id_is_the_run_folders_six_character_suffix)
+{
+	char id[SWEEP_RUN_ID_LEN + 1] = "";
+
+	cr_assert(sweep_run_id_of("runs/pid-4242-20261202T062239Z-aaf058", id));
+	cr_assert_str_eq(id, "aaf058");
+	cr_assert_not(sweep_run_id_of(NULL, id));
+	cr_assert_not(sweep_run_id_of("runs/nodash", id));
+	cr_assert_not(sweep_run_id_of("runs/pid-1-toolongid", id));
+	cr_assert_not(sweep_run_id_of("runs/pid-1-", id));
+}
+
 Test(sweep_quarantine, a_gpu_that_could_not_be_stopped_leaves_the_pool_and_the_summary_names_it)
 {
 	struct fake_engine_state e = { .running = "a1b2c3" };
