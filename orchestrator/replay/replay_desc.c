@@ -24,5 +24,6 @@ void replay_unit_result_release(struct replay_unit_result *r)
 	cJSON_Delete(r->finding);
 	free(r->finding_markdown);
 	free(r->verdict.kernel);
+	signature_release(&r->verdict.signature);
 	memset(r, 0, sizeof(*r));
 }

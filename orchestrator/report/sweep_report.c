@@ -105,6 +105,12 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	c->fault_class = keep(m, row->fault_class);
 	c->kernel = keep(m, row->kernel);
 	c->prev_outcome = keep(m, row->prev_outcome);
+	c->sig_id = keep(m, row->sig_id);
+	c->sig_family = keep(m, row->sig_family);
+	c->sig_evidence = keep(m, row->sig_evidence);
+	c->known_id = keep(m, row->known_id);
+	c->known_link = keep(m, row->known_link);
+	c->known_owner = keep(m, row->known_owner);
 	c->status = row->status;
 	c->attempts = row->attempts;
 	c->duration_s = row->duration_s;
