@@ -77,6 +77,7 @@ enum option_id {
 	OPT_SWEEP,
 	OPT_KEEP_IMAGES,
 	OPT_QUARANTINE_GPUS,
+	OPT_KNOWN_ISSUES,
 	OPTION_ID_END /* not an option: ids run from OPT_IMAGE to here */
 };
 

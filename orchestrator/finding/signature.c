@@ -180,7 +180,9 @@ void signature_normalize_line(const char *line, size_t len, struct strbuf *out)
 	while (p < end && out->len - base < SIGNATURE_TEXT_MAX) {
 		size_t n;
 
-		if (*p == ' ' || *p == '\t') {
+		/* Blanks, and any control byte the sanitizer let through (a NUL
+		 * inside the line: found by the fuzzer), separate words. */
+		if ((unsigned char)*p <= ' ' || *p == 0x7f) {
 			space = true;
 			p++;
 			continue;

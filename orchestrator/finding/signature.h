@@ -68,7 +68,7 @@ void signature_from_json(struct signature *s, const cJSON *o);
  * short form reports show. */
 void signature_short(const struct signature *s, struct strbuf *out);
 
-/* A rule of the known-issues file (planned: docs/sweep.md "The sweep folder") that
+/* A rule of the known-issues file (docs/sweep.md "Known issues") that
  * matches this signature's parts exactly, ready to paste: YAML, each value
  * single-quoted with the glob characters escaped, id, link and owner to
  * fill in. */

@@ -142,6 +142,25 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 	return 0;
 }
 
+/* Each failure a rule matches is known: the rule's id, link and owner go
+ * with its result into the history (and so into every report). */
+static void mark_known(const struct known_issues *k, struct sweep_results *rs, long long now)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct sweep_result *r = &rs->v[i];
+		struct known_subject s = { .sig = &r->signature, .case_name = r->case_name,
+					   .image = r->image, .gpu = r->gpu_uids, .host = r->host };
+		const struct known_rule *rule = known_issues_match(k, &s, now);
+
+		free(r->known_id);
+		free(r->known_link);
+		free(r->known_owner);
+		r->known_id = rule ? xstrdup(rule->id) : NULL;
+		r->known_link = rule ? xstrdup(rule->link) : NULL;
+		r->known_owner = rule ? xstrdup(rule->owner) : NULL;
+	}
+}
+
 static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
 		  const struct sweep_finish *f, struct sweep_results *rs, struct error *err)
 {
@@ -171,6 +190,8 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
 						       meta->plan.cases[i].image };
 	rc = sweep_results_load(folder, rs, err);
+	if (rc == 0 && f->known)
+		mark_known(f->known, rs, f->finished);
 	if (rc == 0) {
 		cleanup_free char *fp = history_options_fingerprint(redacted);
 		struct history_sweep s = {

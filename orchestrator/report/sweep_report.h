@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/report/report.h"
 #include "orchestrator/sweep/sweep_folder.h"
@@ -29,6 +30,9 @@ struct sweep_finish {
 	const char *junit, *html, *summary; /* extra copies, or NULL */
 	bool json;                    /* stdout gets summary.json, else summary.md */
 	const char *slurm;            /* slurm.json's text: recorded with the options */
+	/* The known-issues rules: each failure a rule matches is marked known
+	 * (its id, link and owner) in the history and the reports; NULL: none. */
+	const struct known_issues *known;
 };
 
 /* Import, compare, render, write. *exit_code is the sweep's exit code;
