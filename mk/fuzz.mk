@@ -29,6 +29,9 @@ DOCKER_FUZZ_NAMES += seccomp_profile owner_label
 # files read out of an image.
 FUZZ_LIB_SRC += orchestrator/cli/option_values.c preflight/stack_files.c
 DOCKER_FUZZ_NAMES += small_parsers
+# Failure signatures: the evidence line's normalization and the kernel
+# family, over log lines and kernel names as printed.
+DOCKER_FUZZ_NAMES += signature
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

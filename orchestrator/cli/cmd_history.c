@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_gpus.h"
+#include "orchestrator/history/history_signatures.h"
 #include "orchestrator/report/site.h"
 #include "orchestrator/sweep/sweep_folder.h"
 #include "common/say.h"
@@ -194,6 +195,22 @@ static int gpus(struct history_db *db, const struct options *opts)
 	return code;
 }
 
+static int signatures(struct history_db *db, const struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct error err;
+	int code = 0;
+
+	if (history_signatures_report(db, o->label, (int)o->last, opts->format == FORMAT_JSON,
+				      &out, &err) < 0) {
+		say_error("%s", err.msg);
+		code = 5;
+	}
+	fwrite(out.buf, 1, out.len, stdout);
+	return code;
+}
+
 /* The default action: the label's (or one case's) last sweeps. */
 static int show_trend(struct history_db *db, const struct options *opts)
 {
@@ -226,6 +243,7 @@ static const struct history_action history_actions[] = {
 	{ "prune", prune, true },
 	{ "gpus", gpus, false },
 	{ "site", site, false },
+	{ "signatures", signatures, false },
 };
 
 const struct history_action *history_action_find(const char *name)

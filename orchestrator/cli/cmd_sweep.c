@@ -2,6 +2,7 @@
  * file sets a sweep up (plan, host, pinned images, folder, database) and
  * ends it (reports, exit code); orchestrator/sweep/sweep_run.c runs the cases. */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,8 @@ struct sweep_cmd {
 	struct sweep_image_env *imgs;
 	struct sweep_shared sh;
 	struct history_db *db;
+	struct known_issues known;
+	bool have_known;
 	bool resume;
 	const struct sweep_backend *submit_to; /* the cases go there; NULL: they run here */
 	const struct sweep_backend *task_of;   /* this is its task: no database, no reports */
@@ -224,6 +227,7 @@ static void cmd_release(struct sweep_cmd *c)
 	if (c->host_open)
 		replay_host_release(&c->host);
 	history_db_close(c->db);
+	known_issues_release(&c->known);
 	free(c->folder);
 	sweep_meta_release(&c->meta);
 }
@@ -234,7 +238,24 @@ static int open_db(struct sweep_cmd *c, bool read_only, struct history_db **db,
 	cleanup_free char *dflt = history_db_default_path();
 	const char *path = c->so->db ? c->so->db : c->meta.db ? c->meta.db : dflt;
 
-	return read_only ? history_db_open_readonly(db, path, err) : history_db_open(db, path, err);
+	cleanup_free char *dir = xstrdup(path);
+	cleanup_free char *beside = NULL;
+
+	if (read_only)
+		return history_db_open_readonly(db, path, err);
+	if (history_db_open(db, path, err) < 0)
+		return -1;
+	/* The known-issues file: the one named, else the one beside the
+	 * database when there is one. A bad file stops the sweep (exit 64). */
+	beside = xasprintf("%s/known-issues.yaml", dirname(dir));
+	if (known_issues_load(c->so->known_issues ? c->so->known_issues : beside, &c->known,
+			      err) == 0) {
+		c->have_known = true;
+	} else if (c->so->known_issues || err->kind != ERR_NOT_FOUND) {
+		err->kind = ERR_USAGE;
+		return -1;
+	}
+	return 0;
 }
 
 /* A new sweep: how long each case ran last, so the longest start first
@@ -363,6 +384,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.suspects_from_results = c->so->merge != NULL,
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
 		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
+		.known = c->have_known ? &c->known : NULL,
 	};
 	struct sweep_notify sn;
 	struct error err;

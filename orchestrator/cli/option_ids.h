@@ -79,6 +79,7 @@ enum option_id {
 	OPT_QUARANTINE_GPUS,
 	OPT_NOTIFY,
 	OPT_NOTIFY_FORMAT,
+	OPT_KNOWN_ISSUES,
 	OPTION_ID_END /* not an option: ids run from OPT_IMAGE to here */
 };
 

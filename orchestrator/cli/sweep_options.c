@@ -31,6 +31,8 @@ static const struct option_def sweep_rows[] = {
 	{ OPT_DB, "db", 0, "PATH", "HRR_HISTORY_DB", FOR_SWEEP | FOR_HISTORY | FOR_BISECT,
 	  "history database (default $XDG_DATA_HOME/hrr-docker-replay/history.sqlite)" },
 	{ OPT_JUNIT, "junit", 0, "PATH", NULL, FOR_SWEEP, "also write junit.xml to PATH" },
+	{ OPT_KNOWN_ISSUES, "known-issues", 0, "FILE", NULL, FOR_SWEEP,
+	  "known issues (YAML rules; default known-issues.yaml beside the database)" },
 	{ OPT_HTML, "html", 0, "PATH", NULL, FOR_SWEEP, "also write report.html to PATH" },
 	{ OPT_SUMMARY, "summary", 0, "PATH", NULL, FOR_SWEEP, "also write summary.md to PATH" },
 	{ OPT_RESUME, "resume", 0, "SWEEP", NULL, FOR_SWEEP,
@@ -79,7 +81,7 @@ void sweep_options_release(struct sweep_options *s)
 	char **strs[] = { &s->label, &s->baseline, &s->db, &s->junit, &s->html, &s->summary,
 			  &s->resume, &s->status, &s->case_name, &s->shard_cases, &s->merge,
 			  &s->good, &s->bad, &s->images_file, &s->tag_pattern, &s->sweep,
-			  &s->site_dir };
+			  &s->site_dir, &s->known_issues };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
@@ -154,6 +156,7 @@ static int sweep_option_apply(struct sweep_options *s, enum option_id id, const 
 		return 0;
 	case OPT_DB: options_set_string(&s->db, v); return 0;
 	case OPT_JUNIT: options_set_string(&s->junit, v); return 0;
+	case OPT_KNOWN_ISSUES: options_set_string(&s->known_issues, v); return 0;
 	case OPT_HTML: options_set_string(&s->html, v); return 0;
 	case OPT_SUMMARY: options_set_string(&s->summary, v); return 0;
 	case OPT_RESUME: options_set_string(&s->resume, v); return 0;

@@ -27,6 +27,7 @@ struct sweep_options {
 	bool quarantine_gpus; /* a suspect GPU leaves the sweep's pool */
 	double gpu_wait;      /* < 0: no bound (run and sweep) */
 	char *db, *junit, *html, *summary;
+	char *known_issues; /* --known-issues FILE; NULL: known-issues.yaml beside the database */
 	char *resume, *status; /* a sweep id or folder */
 	bool have_shard;
 	unsigned shard_i, shard_n;

@@ -83,7 +83,7 @@ static void classify_line(struct classifier *c, const char *p, size_t len, size_
 
 /* A window of an overlong line after its first: only the runtime's
  * anchors can start there. */
-static void classify_piece(struct classifier *c, const char *p, size_t len, size_t limit)
+static void classify_window(struct classifier *c, const char *p, size_t len, size_t limit)
 {
 	const char *end = p + len;
 
@@ -94,6 +94,28 @@ static void classify_piece(struct classifier *c, const char *p, size_t len, size
 	if (c->cut)
 		end = drop_cut_token(p, end);
 	classify_anchored(c, p, end, p + (limit < len ? limit : len));
+}
+
+/* The line (window) and, for each kind of evidence it was the first to
+ * record, the line itself: from its first anchor on, at most
+ * EVIDENCE_LINE_MAX bytes. */
+static void classify_piece(struct classifier *c, const char *p, size_t len, size_t limit)
+{
+	unsigned before = classify_evidence_bits(c), added;
+
+	classify_window(c, p, len, limit);
+	added = classify_evidence_bits(c) & ~before;
+	for (unsigned k = 0; added && k < EV__COUNT; k++) {
+		const char *end = p + len, *at;
+
+		if (!(added >> k & 1) || c->ev_line[k])
+			continue;
+		if (!(at = finding_line_anchor(p, end)))
+			at = p;
+		if (end - at > EVIDENCE_LINE_MAX)
+			end = at + EVIDENCE_LINE_MAX;
+		c->ev_line[k] = dup_range(at, trim_end(at, end));
+	}
 }
 
 /* The buffer is full and the line goes on: read this window, keep its
@@ -167,6 +189,8 @@ void classifier_free(struct classifier *c)
 	free(c->hw_reason);
 	free(c->hw_node);
 	free(c->agent_page);
+	for (size_t k = 0; k < EV__COUNT; k++)
+		free(c->ev_line[k]);
 	free(c);
 }
 
@@ -194,7 +218,7 @@ void classifier_feed(struct classifier *c, const char *data, size_t len)
 		size_t take = nl ? span(data, nl) : len;
 
 		if (!c->line_len && !c->continued && nl && take <= FINDING_LINE_MAX) {
-			classify_line(c, data, take, take);
+			classify_piece(c, data, take, take);
 		} else {
 			buffer_line(c, data, take);
 			if (nl)

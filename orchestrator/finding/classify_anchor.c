@@ -174,3 +174,24 @@ void classify_anchors_init(void)
 {
 	call_once(&bigram_once, bigram_init);
 }
+
+/* Where the text the classifier reads in a line starts: its first anchor
+ * (a fault, an abort, an [HRR] line, a stop marker), so a timestamp, a CI
+ * system's prefix or another writer's text in front of it is left out.
+ * NULL when it holds none. */
+const char *finding_line_anchor(const char *p, const char *end)
+{
+	struct anchors a;
+	const char *first = find(p, end, LIT(MARKER_PREFIX));
+
+	classify_anchors_init();
+	classify_scan_anchors(p, end, &a);
+	{
+		const char *const at[] = { a.maf, a.mfe, a.queue, a.hsa, a.hw, a.hrr };
+
+		for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+			if (at[i] && (!first || at[i] < first))
+				first = at[i];
+	}
+	return first;
+}

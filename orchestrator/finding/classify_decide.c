@@ -95,6 +95,54 @@ static enum finding_fault_class decide_class(const struct classifier *c, bool d2
 	return FAULT_UNKNOWN;
 }
 
+unsigned classify_evidence_bits(const struct classifier *c)
+{
+	const bool kinds[EV__COUNT] = {
+		[EV_VERSION] = c->version_mismatch,
+		[EV_HW] = c->hw != HW_NONE,
+		[EV_TIMEOUT] = c->timeout,
+		[EV_WATCHDOG] = c->f.saw_watchdog,
+		[EV_OOM_TEXT] = c->oom_text,
+		[EV_MAF] = c->maf_line,
+		[EV_MFE] = c->mfe_line,
+		[EV_AGENT] = c->agent_memory_event,
+		[EV_FATAL] = c->fatal,
+		[EV_HSA_FAULT] = c->hsa_memory_fault,
+		[EV_HSA_ABORT] = c->hsa_aborted || c->hsa_exception,
+		[EV_FAIL] = c->fail,
+		[EV_D2H_FAIL] = c->f.d2h_failure_lines > 0 || c->prog_fail > 0 || c->sum_fail > 0,
+		[EV_DIVERGED] = c->diverged,
+		[EV_ABORTED] = c->replay_aborted || c->aborting_replay,
+		[EV_INTERRUPT] = c->f.saw_user_interrupt,
+		[EV_SIGNAL] = c->signal_marker,
+		[EV_OOM_MARKER] = c->f.saw_oom_marker,
+	};
+	unsigned bits = 0;
+
+	for (unsigned k = 0; k < EV__COUNT; k++)
+		bits |= (unsigned)kinds[k] << k;
+	return bits;
+}
+
+/* The line the verdict came from: the first kind of evidence, in the
+ * precedence of decide_class, that a line recorded. A PASS has none. */
+static char *decide_evidence(struct classifier *c, enum finding_outcome outcome)
+{
+	unsigned bits = classify_evidence_bits(c);
+
+	if (outcome == OUTCOME_PASS)
+		return NULL;
+	for (unsigned k = 0; k < EV__COUNT; k++) {
+		if (bits >> k & 1 && c->ev_line[k]) {
+			char *s = c->ev_line[k];
+
+			c->ev_line[k] = NULL;
+			return s;
+		}
+	}
+	return NULL;
+}
+
 static char *take(char **p)
 {
 	char *s = *p;
@@ -280,6 +328,7 @@ void classifier_finish(struct classifier *c, struct finding *out)
 	out->outcome = outcome;
 	out->fault_class = fault_class;
 	out->archive_tool_output = c->archive_tool;
+	out->evidence = decide_evidence(c, outcome);
 	if (c->source)
 		strvec_push(&out->sources, c->source);
 	finish_progress(c, out);

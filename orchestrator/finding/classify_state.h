@@ -33,6 +33,17 @@ enum hsa_status { HSA_NONE = 0, HSA_MEMORY_FAULT, HSA_ABORTED, HSA_EXCEPTION };
  * hung, or for an ECC error, or for a reason this version does not know. */
 enum hw_exception { HW_NONE = 0, HW_GPU_HANG, HW_ECC, HW_OTHER };
 enum info_section { INFO_NONE = 0, INFO_KERNEL_SUMMARY, INFO_CALL_COUNTS, INFO_ROOT };
+/* The kinds of evidence, in the precedence of decide_class: the first
+ * line that recorded each one is kept as the finding's evidence line
+ * (docs/findings.md "Signature"). */
+enum evidence_kind {
+	EV_VERSION, EV_HW, EV_TIMEOUT, EV_WATCHDOG, EV_OOM_TEXT, EV_MAF, EV_MFE, EV_AGENT,
+	EV_FATAL, EV_HSA_FAULT, EV_HSA_ABORT, EV_FAIL, EV_D2H_FAIL, EV_DIVERGED, EV_ABORTED,
+	EV_INTERRUPT, EV_SIGNAL, EV_OOM_MARKER,
+	EV__COUNT
+};
+/* Bytes of an evidence line kept (the signature keeps fewer). */
+#define EVIDENCE_LINE_MAX 1024
 
 struct classifier {
 	char *source;
@@ -102,7 +113,13 @@ struct classifier {
 	/* The last [HRR] line was "Runtime : <path>" or its continuation
 	 * (classify_placement.c). */
 	bool runtime_lines;
+	char *ev_line[EV__COUNT]; /* the first line that recorded each kind */
 };
+
+/* The kinds of evidence recorded so far, one bit each (classify.c keeps
+ * the line that set a bit; classify_decide.c picks the one the verdict
+ * came from). */
+unsigned classify_evidence_bits(const struct classifier *c);
 
 /* ---- line handlers ---- */
 

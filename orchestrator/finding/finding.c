@@ -1,6 +1,7 @@
 /* A finding's life after classification: merging the inputs, then the
  * archive facts, kernel attribution, notes and labels (docs/findings.md). */
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/kernel_family.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -95,7 +96,7 @@ static void d2h_failure_release(struct d2h_failure *d)
 	free(d->src);
 }
 
-#define FINDING_N_STRINGS 16
+#define FINDING_N_STRINGS 18
 
 /* The finding's owned single strings, for release and sanitizing. */
 static void string_fields(struct finding *f, char **out[FINDING_N_STRINGS])
@@ -105,7 +106,7 @@ static void string_fields(struct finding *f, char **out[FINDING_N_STRINGS])
 		&f->kernel_name, &f->kernel_family, &f->kernarg_address, &f->grid,
 		&f->workgroup, &f->gpu_node, &f->last_progress_kernel, &f->last_event_kernel,
 		&f->capture_hip_so, &f->capture_hip_runtime_version, &f->capture_comgr_version,
-		&f->capture_gcn_arch, &f->interrupt_signal,
+		&f->capture_gcn_arch, &f->interrupt_signal, &f->evidence, &f->stop_reason,
 	};
 
 	memcpy(out, strings, sizeof(strings));
@@ -153,44 +154,7 @@ void finding_add_note(struct finding *f, const char *fmt, ...)
 
 char *finding_kernel_family(const char *kernel)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const char *mt;
-
-	if (!kernel)
-		return NULL;
-	if (strncmp(kernel, "Cijk_", 5) != 0) {
-		if (!strncmp(kernel, "_ZN", 3) || strstr(kernel, "at::native::"))
-			return xstrdup("pytorch_kernel");
-		return xstrdup("other");
-	}
-	strbuf_addstr(&sb, "hipblaslt_gemm");
-	/* _MT<a>x<b>x<c>: the macro tile, the first thing a GEMM owner asks. */
-	for (mt = strstr(kernel, "_MT"); mt; mt = strstr(mt + 1, "_MT")) {
-		const char *p = mt + 3;
-		int groups = 0;
-
-		while (groups < 3) {
-			const char *start = p;
-
-			while (*p >= '0' && *p <= '9')
-				p++;
-			if (p == start)
-				break;
-			groups++;
-			if (groups < 3 && *p != 'x')
-				break;
-			if (groups < 3)
-				p++;
-		}
-		if (groups == 3) {
-			strbuf_addch(&sb, '/');
-			strbuf_add(&sb, mt + 1, (size_t)(p - (mt + 1)));
-			break;
-		}
-	}
-	if (strstr(kernel, "_SK3_"))
-		strbuf_addstr(&sb, "/streamk");
-	return strbuf_detach(&sb, NULL);
+	return kernel_family(kernel);
 }
 
 /* ---- merging ---- */
@@ -249,8 +213,15 @@ void finding_merge(struct finding *acc, const struct finding *later)
 		merge_archive(acc, later);
 		return;
 	}
-	if (later->outcome != OUTCOME_UNKNOWN)
+	if (later->outcome != OUTCOME_UNKNOWN) {
 		acc->outcome = later->outcome;
+		/* The evidence goes with the verdict it gave. */
+		if (later->evidence) {
+			free(acc->evidence);
+			acc->evidence = xstrdup(later->evidence);
+		}
+	}
+	fill_str(&acc->stop_reason, later->stop_reason);
 	if (later->fault_class != FAULT_UNKNOWN)
 		acc->fault_class = later->fault_class;
 	finding_caveats_merge(acc, later);

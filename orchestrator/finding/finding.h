@@ -168,6 +168,11 @@ struct finding {
 	/* Flags asked of hrr-playback that its --help does not list (run only:
 	 * it ignores flags it does not know). */
 	struct strvec playback_flags_unknown;
+	/* The line the verdict came from, from its first anchor on (NULL for a
+	 * PASS or when no line decided), and the debugger's stop reason when a
+	 * diagnosis gave one: two parts of the signature (signature.h). */
+	char *evidence;
+	char *stop_reason;
 };
 
 void finding_init(struct finding *f);
@@ -191,6 +196,11 @@ void classifier_finish(struct classifier *c, struct finding *out);
 /* Added: the kernel family of a symbol ("hipblaslt_gemm/MT256x256x64/streamk",
  * "pytorch_kernel", "other"), newly allocated; NULL for NULL. */
 char *finding_kernel_family(const char *kernel);
+/* Where the text the classifier reads in a line starts: its first anchor
+ * (a fault, an abort, an [HRR] line, a stop marker), so what a timestamp,
+ * a CI system or another writer put in front is left out; NULL when the
+ * line holds none. Bounded by end. */
+const char *finding_line_anchor(const char *p, const char *end);
 /* Added: append a note unless the same text is already there. */
 void finding_add_note(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

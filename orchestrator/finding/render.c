@@ -2,6 +2,7 @@
  * docs/findings.md). An unknown value is "n/a" in markdown and null in JSON;
  * a zero is a value and prints as 0. */
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/signature.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,22 @@ static void md_d2h_counts(struct strbuf *out, const struct finding *f)
 	row_ll(out, "D2H attempted", f->d2h_attempted);
 }
 
+/* The signature's id and the parts the kernel rows above do not show. */
+static void md_signature(const struct finding *f, struct strbuf *out)
+{
+	struct signature sig;
+
+	signature_init(&sig);
+	signature_of_finding(&sig, f);
+	if (signature_set(&sig)) {
+		row_str(out, "Signature", sig.id, true);
+		row_str(out, "Evidence (normalized)", sig.evidence, true);
+		if (sig.stop_reason)
+			row_str(out, "Stop reason", sig.stop_reason, true);
+	}
+	signature_release(&sig);
+}
+
 static void md_summary(const struct finding *f, struct strbuf *out)
 {
 	const char *cls = finding_fault_class_name(f->fault_class);
@@ -107,6 +124,7 @@ static void md_summary(const struct finding *f, struct strbuf *out)
 	row_str(out, "Fault class", cls, true);
 	row_str(out, "Kernel", f->kernel_name, true);
 	row_str(out, "Kernel family", f->kernel_family, true);
+	md_signature(f, out);
 	row_begin(out, "Labels");
 	if (!f->labels.n)
 		strbuf_addstr(out, "none");
@@ -497,6 +515,14 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 	j_strvec(o, "notes", &f->notes);
 
 	j_strvec(o, "labels", &f->labels);
+	{
+		struct signature sig;
+
+		signature_init(&sig);
+		signature_of_finding(&sig, f);
+		cJSON_AddItemToObject(o, "signature", signature_to_json(&sig));
+		signature_release(&sig);
+	}
 	arr = cJSON_AddArrayToObject(o, "d2h_failures");
 	for (size_t i = 0; i < f->n_d2h_failures; i++)
 		cJSON_AddItemToArray(arr, j_d2h_failure(&f->d2h_failures[i]));

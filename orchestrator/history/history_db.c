@@ -14,6 +14,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/db_trust.h"
+#include "orchestrator/finding/signature.h"
 #include "orchestrator/history/history_sql.h"
 
 struct history_db {
@@ -118,6 +119,35 @@ static int check_version(struct history_db *db, int v, struct error *err)
 	return history_trust_schema(db->h, history_migrations, v, db->path, err);
 }
 
+/* Schema 5's partial signatures: the rows the migration marked get the
+ * parts they hold (outcome, class, kernel family) and their id. */
+static int backfill_signatures(struct history_db *db, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *get = NULL, *put = NULL;
+	int rc;
+
+	if (history_sql_prepare(db, "SELECT rowid, outcome, fault_class, kernel FROM results"
+				" WHERE sig_partial = 1 AND sig_id IS NULL", &get, err) < 0 ||
+	    history_sql_prepare(db, "UPDATE results SET sig_id = ?2, sig_family = ?3"
+				" WHERE rowid = ?1", &put, err) < 0)
+		return -1;
+	while ((rc = sqlite3_step(get)) == SQLITE_ROW) {
+		struct signature sig;
+
+		signature_init(&sig);
+		signature_make(&sig, col(get, 1), col(get, 2), col(get, 3), NULL, NULL, true);
+		sqlite3_reset(put);
+		sqlite3_bind_int64(put, 1, sqlite3_column_int64(get, 0));
+		bind_text(put, 2, signature_set(&sig) ? sig.id : NULL);
+		bind_text(put, 3, sig.kernel_family);
+		rc = sqlite3_step(put);
+		signature_release(&sig);
+		if (rc != SQLITE_DONE)
+			return history_sql_error(db, rc, "partial signatures", err);
+	}
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "partial signatures", err);
+}
+
 /* Every migration runs in the same transaction as the version bump, so a
  * crash leaves the old schema or the new one, never half. */
 static int migrate(struct history_db *db, struct error *err)
@@ -132,6 +162,8 @@ static int migrate(struct history_db *db, struct error *err)
 		char bump[64];
 
 		if (history_sql_exec(db, history_migrations[v], err) < 0)
+			goto fail;
+		if (v + 1 == 5 && backfill_signatures(db, err) < 0)
 			goto fail;
 		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", v + 1);
 		if (history_sql_exec(db, bump, err) < 0)

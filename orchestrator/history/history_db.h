@@ -18,7 +18,7 @@
 #include "orchestrator/sweep/sweep_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 4
+#define HISTORY_SCHEMA_VERSION 5
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;
@@ -82,6 +82,10 @@ struct history_status_row {
 	const char *case_name, *image, *image_id;
 	const char *outcome, *fault_class, *kernel;
 	const char *prev_outcome, *run_dir, *message, *gpus; /* gpus: "0,1" */
+	/* The failure signature's id, kernel family and evidence, and the
+	 * known issue a rule matched (NULL: none). */
+	const char *sig_id, *sig_family, *sig_evidence;
+	const char *known_id, *known_link, *known_owner;
 	enum sweep_status status;
 	int attempts;
 	double duration_s;

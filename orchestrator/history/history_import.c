@@ -53,6 +53,21 @@ const char *const history_migrations[] = {
 	 * in case order), no sort. */
 	"CREATE INDEX results_trend ON results(sweep, case_name, image_ref, attempt DESC,"
 	" state, outcome, fault_class, kernel);",
+	/* 4 -> 5: additive. Each failure's signature (docs/findings.md
+	 * "Signature") and the known issue a rule matched. Rows stored before
+	 * get a partial one from what they hold (outcome, class, kernel): the
+	 * migration marks them, history_db.c computes their parts. */
+	"ALTER TABLE results ADD COLUMN sig_id TEXT;"
+	"ALTER TABLE results ADD COLUMN sig_family TEXT;"
+	"ALTER TABLE results ADD COLUMN sig_evidence TEXT;"
+	"ALTER TABLE results ADD COLUMN sig_stop_reason TEXT;"
+	"ALTER TABLE results ADD COLUMN sig_partial INTEGER;"
+	"ALTER TABLE results ADD COLUMN known_id TEXT;"
+	"ALTER TABLE results ADD COLUMN known_link TEXT;"
+	"ALTER TABLE results ADD COLUMN known_owner TEXT;"
+	"CREATE INDEX results_signature ON results(sig_id);"
+	"UPDATE results SET sig_partial = 1 WHERE state = 'done' AND outcome IS NOT NULL"
+	" AND outcome != 'PASS';",
 };
 
 /* Order-independent fingerprint of the results (FNV-1a per line, summed):
@@ -157,8 +172,10 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		    "INSERT OR REPLACE INTO results(sweep, case_name, image_ref, attempt, image_id,"
 		    " archive, digest, gpus, state, outcome, fault_class, kernel, d2h_checked,"
 		    " d2h_mismatched, duration, run_dir, classifier_version, message, finished,"
-		    " run_options_fp, host, gpu_uids, kind) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-		    " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+		    " run_options_fp, host, gpu_uids, kind, sig_id, sig_family, sig_evidence,"
+		    " sig_stop_reason, sig_partial, known_id, known_link, known_owner)"
+		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+		    " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
 		    &st, err) < 0)
 		return -1;
 	for (size_t i = 0; i < rs->n; i++) {
@@ -191,6 +208,19 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 21, r->host ? r->host : s->host);
 		bind_text(st, 22, r->gpu_uids);
 		bind_text(st, 23, sweep_result_kind(r));
+		if (signature_set(&r->signature)) {
+			bind_text(st, 24, r->signature.id);
+			bind_text(st, 25, r->signature.kernel_family);
+			bind_text(st, 26, r->signature.evidence);
+			bind_text(st, 27, r->signature.stop_reason);
+			sqlite3_bind_int(st, 28, r->signature.partial);
+		} else {
+			for (int c = 24; c <= 28; c++)
+				sqlite3_bind_null(st, c);
+		}
+		bind_text(st, 29, r->known_id);
+		bind_text(st, 30, r->known_link);
+		bind_text(st, 31, r->known_owner);
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			return history_sql_error(db, rc, "write result", err);
 	}

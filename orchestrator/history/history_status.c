@@ -74,7 +74,8 @@ static const char status_sql[] =
 	"    AND c.kernel IS b.kernel THEN 'still-failing'"
 	"   WHEN c.classifier_version IS NOT b.classifier_version THEN 'reclassified'"
 	"   ELSE 'changed' END,"
-	"  p.idx AS ord"
+	"  p.idx AS ord, c.sig_id, c.sig_family, c.sig_evidence, c.known_id, c.known_link,"
+	"  c.known_owner"
 	" FROM planned p"
 	" LEFT JOIN cur c ON c.case_name = p.case_name AND c.image_ref = p.image_ref"
 	" LEFT JOIN base b ON b.case_name = p.case_name AND b.image_ref = p.image_ref"
@@ -82,7 +83,7 @@ static const char status_sql[] =
 	" WHERE p.sweep = ?1"
 	" UNION ALL"
 	" SELECT bp.case_name, bp.image_ref, NULL, NULL, NULL, NULL, b.outcome, NULL, NULL, NULL,"
-	"  0, 0, 'gone', 1000000000 + bp.idx"
+	"  0, 0, 'gone', 1000000000 + bp.idx, NULL, NULL, NULL, NULL, NULL, NULL"
 	" FROM planned bp"
 	" LEFT JOIN base b ON b.case_name = bp.case_name AND b.image_ref = bp.image_ref"
 	" WHERE bp.sweep = ?2 AND NOT EXISTS (SELECT 1 FROM planned p WHERE p.sweep = ?1"
@@ -108,6 +109,8 @@ int history_db_statuses(struct history_db *db, const char *sweep_id, const char 
 			.gpus = col(st, 9), .attempts = sqlite3_column_int(st, 10),
 			.duration_s = sqlite3_column_double(st, 11),
 			.status = s < 0 ? ST_ERROR : (enum sweep_status)s,
+			.sig_id = col(st, 14), .sig_family = col(st, 15), .sig_evidence = col(st, 16),
+			.known_id = col(st, 17), .known_link = col(st, 18), .known_owner = col(st, 19),
 		};
 
 		if (fn(ctx, &row) < 0)

@@ -36,7 +36,7 @@ static cJSON *signature_json(const struct report_case *c)
 		return cJSON_CreateNull();
 	s = cJSON_CreateObject();
 	add_clean(s, "id", c->sig_id);
-	add_clean(s, "fault_class", c->sig_class);
+	add_clean(s, "fault_class", c->fault_class);
 	add_clean(s, "kernel_family", c->sig_family);
 	return s;
 }
@@ -170,8 +170,8 @@ static void slack_line(struct strbuf *t, const struct notify_item *it)
 		strbuf_addf(&raw, "ALARM %s %s @ %s: %s -> %s", sweep_status_name(c->status),
 			    c->case_name, c->image, c->prev_outcome ? c->prev_outcome : "-",
 			    c->outcome ? c->outcome : "no replay");
-		if (c->sig_class || c->fault_class)
-			strbuf_addf(&raw, " %s", c->sig_class ? c->sig_class : c->fault_class);
+		if (c->fault_class)
+			strbuf_addf(&raw, " %s", c->fault_class);
 		if (c->sig_family)
 			strbuf_addf(&raw, " %s", c->sig_family);
 		if (c->sig_id)

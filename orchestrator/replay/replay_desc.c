@@ -25,5 +25,6 @@ void replay_unit_result_release(struct replay_unit_result *r)
 	free(r->finding_markdown);
 	free(r->verdict.kernel);
 	strvec_clear(&r->warnings);
+	signature_release(&r->verdict.signature);
 	memset(r, 0, sizeof(*r));
 }

@@ -11,6 +11,7 @@
 
 #include "common/strvec.h"
 #include "orchestrator/diagnosis/diag_plan.h"
+#include "orchestrator/finding/signature.h"
 #include "preflight/gpu_choice.h"
 #include "preflight/manifest.h"
 #include "preflight/preflight.h"
@@ -102,6 +103,7 @@ struct replay_verdict {
 	long long d2h_pass, d2h_fail;     /* -1: unknown */
 	int classifier_version;
 	bool engine_oom_killed;           /* the engine killed it for host memory: infrastructure */
+	struct signature signature;       /* unset for a PASS */
 };
 
 struct replay_unit_result {

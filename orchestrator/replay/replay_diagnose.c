@@ -472,6 +472,11 @@ void unit_diag_after(struct unit_diag *g, const struct unit_run *u, struct findi
 	}
 }
 
+const char *unit_diag_stop_reason(const struct unit_diag *g)
+{
+	return g && g->have && g->d.status == DIAGNOSIS_OK ? g->d.reason : NULL;
+}
+
 void unit_diag_render(const struct unit_diag *g, cJSON *finding, struct strbuf *md)
 {
 	if (!g || !g->have) {

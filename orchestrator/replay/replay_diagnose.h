@@ -46,6 +46,9 @@ void unit_diag_exec(struct unit_diag *g, const struct unit_run *u, struct replay
  * dispatch's (with a note). */
 void unit_diag_after(struct unit_diag *g, const struct unit_run *u, struct finding *f);
 /* The diagnosis into finding.json's object and finding.md's text. */
+/* The debugger's stop reason ("MEMORY_VIOLATION"), a part of the
+ * finding's signature; NULL when no diagnosis named one. */
+const char *unit_diag_stop_reason(const struct unit_diag *g);
 void unit_diag_render(const struct unit_diag *g, cJSON *finding, struct strbuf *md);
 
 #endif

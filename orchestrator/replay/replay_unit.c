@@ -236,8 +236,11 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 		classifier_free(info_cls);
 	}
 	note_interrupt(u);
-	if (u->diag)
+	if (u->diag) {
 		unit_diag_after(u->diag, u, &f);
+		if (!f.stop_reason && unit_diag_stop_reason(u->diag))
+			f.stop_reason = xstrdup(unit_diag_stop_reason(u->diag));
+	}
 	note_interrupt(u);
 	fr.wall_s = monotonic_now() - u->t_begin;
 	finding_finalize(&f, &ctx);
@@ -254,6 +257,7 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 		.classifier_version = FINDING_CLASSIFIER_VERSION,
 		.engine_oom_killed = f.saw_oom_marker,
 	};
+	signature_of_finding(&res->verdict.signature, &f);
 	json_text = cJSON_Print(res->finding);
 	{
 		cleanup_free char *with_nl = xasprintf("%s\n", json_text);

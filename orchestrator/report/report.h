@@ -35,6 +35,11 @@ struct report_case {
 	const char *gpus;           /* "0,1" */
 	const char *outcome;        /* NULL when the case did not replay */
 	const char *fault_class, *kernel, *prev_outcome;
+	/* The failure signature (docs/findings.md "Signature"): its id, kernel
+	 * family and normalized evidence; NULL for a PASS or no replay. The
+	 * known issue a rule matched: NULL when none did. */
+	const char *sig_id, *sig_family, *sig_evidence;
+	const char *known_id, *known_link, *known_owner;
 	enum sweep_status status;
 	int attempts;
 	double duration_s;
@@ -53,12 +58,6 @@ struct report_case {
 	const char *trend[REPORT_TREND_MAX];
 	size_t n_trend;
 	bool ab_differs;            /* set by report_finish */
-	/* The final attempt's failure signature (its id, fault class and
-	 * kernel family) and the known issue a rule matched it to, when its
-	 * results line carries them (orchestrator/report/result_marks.h);
-	 * NULL otherwise. A signature without a known issue is untriaged. */
-	const char *sig_id, *sig_class, *sig_family;
-	const char *known_id, *known_link, *known_owner;
 };
 
 struct report {
@@ -108,5 +107,22 @@ extern const size_t report_formats_n;
 /* Untrusted text made safe for a report: valid UTF-8, no controls, ANSI
  * colour dropped; newlines and tabs kept when multiline. Caller frees. */
 char *report_clean(const char *s, bool multiline);
+
+/* One group of failures for triage: an untriaged signature (key: its id)
+ * or a known issue (key: the issue id), with the first case it holds (for
+ * the signature's parts, or the issue's link and owner) and how many
+ * results (case and image pairs), cases, images and signatures it covers. */
+struct report_failure_group {
+	const char *key;
+	const struct report_case *first;
+	size_t results, cases, images, signatures;
+};
+struct report_failure_groups {
+	struct report_failure_group *untriaged, *known;
+	size_t n_untriaged, n_known;
+};
+/* Every failure with a signature, grouped, in order of first appearance. */
+void report_failure_groups(const struct report *r, struct report_failure_groups *out);
+void report_failure_groups_release(struct report_failure_groups *g);
 
 #endif

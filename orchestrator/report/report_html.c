@@ -154,7 +154,7 @@ static void triage(xmlNodePtr td, const struct report_case *c)
 	if (!c->outcome || !strcmp(c->outcome, "PASS"))
 		return;
 	if (c->sig_id)
-		strbuf_addf(&sig, "%s%s%s", c->sig_class ? c->sig_class : "?",
+		strbuf_addf(&sig, "%s%s%s", c->fault_class ? c->fault_class : "?",
 			    c->sig_family ? " · " : "", c->sig_family ? c->sig_family : "");
 	else if (c->fault_class)
 		strbuf_addstr(&sig, c->fault_class);

@@ -121,6 +121,19 @@ static void reruns(struct jw *j, const struct report_case *c, bool flaky)
 	}
 }
 
+/* The failure's message: the verdict, its signature, and the known issue
+ * or "untriaged" (a known failure stays a failure). */
+static char *failure_message(const struct report_case *c, const char *verdict)
+{
+	if (!c->sig_id)
+		return xstrdup(verdict);
+	if (c->known_id)
+		return xasprintf("%s [signature %s; known issue %s %s, owner %s]", verdict, c->sig_id,
+				 c->known_id, c->known_link ? c->known_link : "-",
+				 c->known_owner ? c->known_owner : "-");
+	return xasprintf("%s [signature %s; untriaged]", verdict, c->sig_id);
+}
+
 /* Surefire's order inside a testcase: failure, rerunFailure, flakyFailure,
  * skipped, error, rerunError, flakyError, system-out. */
 static void testcase(struct jw *j, const struct report_case *c)
@@ -132,7 +145,8 @@ static void testcase(struct jw *j, const struct report_case *c)
 	attr(j, "name", c->case_name);
 	attrf(j, "time", "%.3f", c->duration_s);
 	if (is_failure(c)) {
-		cleanup_free char *msg = verdict_text(c->outcome, c->fault_class, c->kernel);
+		cleanup_free char *verdict = verdict_text(c->outcome, c->fault_class, c->kernel);
+		cleanup_free char *msg = failure_message(c, verdict);
 
 		ok(j, xmlTextWriterStartElement(j->w, X("failure")));
 		attr(j, "message", msg);
@@ -205,6 +219,12 @@ static void properties(struct jw *j, const struct report *r, size_t first)
 		property(j, c->case_name, "host", c->host);
 		property(j, c->case_name, "fault_class", c->fault_class);
 		property(j, c->case_name, "kernel", c->kernel);
+		property(j, c->case_name, "signature", c->sig_id);
+		property(j, c->case_name, "kernel_family", c->sig_family);
+		property(j, c->case_name, "evidence", c->sig_evidence);
+		property(j, c->case_name, "known_issue", c->known_id);
+		property(j, c->case_name, "known_issue_link", c->known_link);
+		property(j, c->case_name, "known_issue_owner", c->known_owner);
 	}
 	ok(j, xmlTextWriterEndElement(j->w));
 }

@@ -231,6 +231,58 @@ static void kinds_md(const struct report *r, struct strbuf *out)
 		    k.workload_failed, k.infrastructure, k.flaky, k.failed_only_on_suspect_gpu);
 }
 
+/* The triage first: untriaged failures by signature, then known ones by
+ * issue, each with the results, cases and images it covers. */
+static void md_triage(const struct report *r, struct strbuf *out)
+{
+	struct report_failure_groups g;
+
+	report_failure_groups(r, &g);
+	if (!g.n_untriaged && !g.n_known) {
+		report_failure_groups_release(&g);
+		return;
+	}
+	strbuf_addf(out, "\n## Triage\n\n%zu untriaged signature(s), %zu known issue(s).\n",
+		    g.n_untriaged, g.n_known);
+	if (g.n_untriaged) {
+		strbuf_addstr(out, "\n### Untriaged, by signature\n\n| signature | outcome | fault "
+				   "class | kernel family | evidence | results | cases | images |\n"
+				   "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+		for (size_t k = 0; k < g.n_untriaged; k++) {
+			const struct report_failure_group *u = &g.untriaged[k];
+
+			strbuf_addf(out, "| `%s` | ", u->key);
+			text_markdown_cell(out, u->first->outcome ? u->first->outcome : "-");
+			strbuf_addstr(out, " | ");
+			text_markdown_cell(out, u->first->fault_class ? u->first->fault_class : "-");
+			strbuf_addstr(out, " | ");
+			text_markdown_cell(out, u->first->sig_family ? u->first->sig_family : "-");
+			strbuf_addstr(out, " | ");
+			text_markdown_cell(out, u->first->sig_evidence ? u->first->sig_evidence : "-");
+			strbuf_addf(out, " | %zu | %zu | %zu |\n", u->results, u->cases, u->images);
+		}
+	}
+	if (g.n_known) {
+		strbuf_addstr(out, "\n### Known, by issue\n\n| issue | owner | link | results | "
+				   "cases | images | signatures |\n| --- | --- | --- | --- | --- | "
+				   "--- | --- |\n| ");
+		for (size_t k = 0; k < g.n_known; k++) {
+			const struct report_failure_group *q = &g.known[k];
+
+			if (k)
+				strbuf_addstr(out, "| ");
+			text_markdown_cell(out, q->key);
+			strbuf_addstr(out, " | ");
+			text_markdown_cell(out, q->first->known_owner ? q->first->known_owner : "-");
+			strbuf_addstr(out, " | ");
+			text_markdown_cell(out, q->first->known_link ? q->first->known_link : "-");
+			strbuf_addf(out, " | %zu | %zu | %zu | %zu |\n", q->results, q->cases, q->images,
+				    q->signatures);
+		}
+	}
+	report_failure_groups_release(&g);
+}
+
 int report_summary_md(const struct report *r, FILE *f, struct error *err)
 {
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
@@ -242,6 +294,7 @@ int report_summary_md(const struct report *r, FILE *f, struct error *err)
 	strbuf_addf(out, "# Sweep %s\n\nLabel `%s`, baseline %s%s%s, state %s.\n", id, label,
 		    base ? "`" : "", base ? base : "none", base ? "`" : "",
 		    r->state ? r->state : "finished");
+	md_triage(r, out);
 	for (size_t k = 0; k < ST__COUNT; k++)
 		md_group(r, sweep_status_report_order[k], out, f);
 	if (r->n_quarantined || r->n_gpu_notes)
@@ -296,6 +349,24 @@ static cJSON *json_case(const struct report_case *c)
 	json_add_str(o, "kind", c->kind, REPORT_JSON_TEXT);
 	json_add_str(o, "gpu_unique_ids", c->gpu_uids, REPORT_JSON_TEXT);
 	json_add_str(o, "host", c->host, REPORT_JSON_TEXT);
+	if (c->sig_id) {
+		cJSON *sig = cJSON_AddObjectToObject(o, "signature");
+
+		json_add_str(sig, "id", c->sig_id, REPORT_JSON_TEXT);
+		json_add_str(sig, "kernel_family", c->sig_family, REPORT_JSON_TEXT);
+		json_add_str(sig, "evidence", c->sig_evidence, REPORT_JSON_TEXT);
+	} else {
+		cJSON_AddNullToObject(o, "signature");
+	}
+	if (c->known_id) {
+		cJSON *k = cJSON_AddObjectToObject(o, "known");
+
+		json_add_str(k, "id", c->known_id, REPORT_JSON_TEXT);
+		json_add_str(k, "link", c->known_link, REPORT_JSON_TEXT);
+		json_add_str(k, "owner", c->known_owner, REPORT_JSON_TEXT);
+	} else {
+		cJSON_AddNullToObject(o, "known");
+	}
 	return o;
 }
 

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "orchestrator/finding/kernel_family.h"
+
 static const uint32_t sha_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
 	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
@@ -148,24 +150,8 @@ bool site_run_dir_ok(const char *run_dir)
 
 void site_kernel_family(const char *kernel, struct strbuf *out)
 {
-	const char *end, *start;
-
-	if (!kernel || !*kernel) {
+	if (!kernel_family_append(kernel, out))
 		strbuf_addstr(out, "-");
-		return;
-	}
-	/* The name ends at the first '<' or '(' (kernels are
-	 * not operators). */
-	for (end = kernel; *end && *end != '<' && *end != '('; end++)
-		;
-	start = end;
-	while (start > kernel && start[-1] != ' ' && start[-1] != ':' && start[-1] != '*' &&
-	       start[-1] != '&')
-		start--;
-	if (start == end)
-		strbuf_addstr(out, "-");
-	else
-		strbuf_add(out, start, (size_t)(end - start) > 80 ? 80 : (size_t)(end - start));
 }
 
 enum site_outcome site_outcome_parse(const char *state, const char *outcome)

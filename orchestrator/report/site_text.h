@@ -28,9 +28,8 @@ void site_relative_href(const char *from_dir, const char *target, struct strbuf 
  * relative, no "..", no empty segment, no control byte. */
 bool site_run_dir_ok(const char *run_dir);
 
-/* The family of a demangled kernel name: the function's own name without
- * return type, scope, template arguments or parameters
- * ("void at::native::k<float>(int)" -> "k"). Appends to out. */
+/* The project's one kernel family (orchestrator/finding/kernel_family.h),
+ * or "-" when there is none. Appends to out. */
 void site_kernel_family(const char *kernel, struct strbuf *out);
 
 enum site_outcome {

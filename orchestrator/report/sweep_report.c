@@ -11,7 +11,6 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/report.h"
-#include "orchestrator/report/result_marks.h"
 #include "orchestrator/report/sweep_attempts.h"
 #include "common/say.h"
 #include "orchestrator/sweep/suspect_nodes.h"
@@ -25,7 +24,6 @@ struct model {
 	struct strvec strings; /* every string the cases point at */
 	const char *folder;
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
-	struct result_marks marks;      /* signatures and known issues, per case */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -86,21 +84,6 @@ static void add_attempts(struct report_case *c, const struct sweep_case_attempts
 	}
 }
 
-/* The final attempt's signature and known issue, when a failure has them. */
-static void add_marks(struct model *m, struct report_case *c)
-{
-	const struct result_mark *k = result_marks_find(&m->marks, c->case_name, c->image);
-
-	if (!k || !c->outcome || !strcmp(c->outcome, "PASS") || c->status == ST_GONE)
-		return;
-	c->sig_id = keep(m, k->sig_id);
-	c->sig_class = keep(m, k->sig_class);
-	c->sig_family = keep(m, k->sig_family);
-	c->known_id = keep(m, k->known_id);
-	c->known_link = keep(m, k->known_link);
-	c->known_owner = keep(m, k->known_owner);
-}
-
 static int add_row(void *ctx, const struct history_status_row *row)
 {
 	struct model *m = ctx;
@@ -122,6 +105,12 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	c->fault_class = keep(m, row->fault_class);
 	c->kernel = keep(m, row->kernel);
 	c->prev_outcome = keep(m, row->prev_outcome);
+	c->sig_id = keep(m, row->sig_id);
+	c->sig_family = keep(m, row->sig_family);
+	c->sig_evidence = keep(m, row->sig_evidence);
+	c->known_id = keep(m, row->known_id);
+	c->known_link = keep(m, row->known_link);
+	c->known_owner = keep(m, row->known_owner);
 	c->status = row->status;
 	c->attempts = row->attempts;
 	c->duration_s = row->duration_s;
@@ -135,7 +124,6 @@ static int add_row(void *ctx, const struct history_status_row *row)
 		c->retry_note = keep_retry_note(m, e);
 	if (row->status != ST_GONE)
 		add_attempts(c, e);
-	add_marks(m, c);
 	return 0;
 }
 
@@ -152,6 +140,25 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 		c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
 	}
 	return 0;
+}
+
+/* Each failure a rule matches is known: the rule's id, link and owner go
+ * with its result into the history (and so into every report). */
+static void mark_known(const struct known_issues *k, struct sweep_results *rs, long long now)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct sweep_result *r = &rs->v[i];
+		struct known_subject s = { .sig = &r->signature, .case_name = r->case_name,
+					   .image = r->image, .gpu = r->gpu_uids, .host = r->host };
+		const struct known_rule *rule = known_issues_match(k, &s, now);
+
+		free(r->known_id);
+		free(r->known_link);
+		free(r->known_owner);
+		r->known_id = rule ? xstrdup(rule->id) : NULL;
+		r->known_link = rule ? xstrdup(rule->link) : NULL;
+		r->known_owner = rule ? xstrdup(rule->owner) : NULL;
+	}
 }
 
 static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
@@ -183,6 +190,8 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
 						       meta->plan.cases[i].image };
 	rc = sweep_results_load(folder, rs, err);
+	if (rc == 0 && f->known)
+		mark_known(f->known, rs, f->finished);
 	if (rc == 0) {
 		cleanup_free char *fp = history_options_fingerprint(redacted);
 		struct history_sweep s = {
@@ -415,7 +424,6 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	}
 	sweep_attempts_build(&m.attempts, &rs);
 	sweep_results_release(&rs);
-	result_marks_load(&m.marks, folder);
 	recover_label(db, meta, folder);
 	if (meta->baseline)
 		baseline = xstrdup(meta->baseline);
@@ -450,6 +458,5 @@ out:
 	free(m.r.cases);
 	strvec_clear(&m.strings);
 	sweep_attempts_release(&m.attempts);
-	result_marks_release(&m.marks);
 	return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/report/report.h"
 #include "orchestrator/sweep/sweep_folder.h"
@@ -34,6 +35,9 @@ struct sweep_finish {
 	 * nothing. What it does cannot change the report or the exit code. */
 	void (*then)(void *ctx, const struct report *r);
 	void *then_ctx;
+	/* The known-issues rules: each failure a rule matches is marked known
+	 * (its id, link and owner) in the history and the reports; NULL: none. */
+	const struct known_issues *known;
 };
 
 /* Import, compare, render, write. *exit_code is the sweep's exit code;

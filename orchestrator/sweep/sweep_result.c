@@ -25,12 +25,14 @@ void sweep_result_release(struct sweep_result *r)
 {
 	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
 			  &r->state, &r->outcome, &r->fault_class, &r->kernel, &r->run_dir,
-			  &r->message, &r->gpu_uids, &r->host, &r->kind };
+			  &r->message, &r->gpu_uids, &r->host, &r->kind, &r->known_id,
+			  &r->known_link, &r->known_owner };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);
 		*strs[i] = NULL;
 	}
+	signature_release(&r->signature);
 }
 
 static int hash_file(const char *path, unsigned long long *h, bool optional, struct error *err)
@@ -91,6 +93,16 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	json_add_str(o, "gpu_uids", r->gpu_uids, JSON_TEXT);
 	json_add_str(o, "host", r->host, JSON_TEXT);
 	json_add_str(o, "kind", r->kind, JSON_TEXT);
+	cJSON_AddItemToObject(o, "signature", signature_to_json(&r->signature));
+	if (r->known_id) {
+		cJSON *k = cJSON_AddObjectToObject(o, "known");
+
+		json_add_str(k, "id", r->known_id, JSON_TEXT);
+		json_add_str(k, "link", r->known_link, JSON_TEXT);
+		json_add_str(k, "owner", r->known_owner, JSON_TEXT);
+	} else {
+		cJSON_AddNullToObject(o, "known");
+	}
 	text = cJSON_PrintUnformatted(o);
 	strbuf_addstr(out, text);
 }
@@ -131,6 +143,18 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	r->gpu_uids = sjson_str(o, "gpu_uids");
 	r->host = sjson_str(o, "host");
 	r->kind = sjson_str(o, "kind");
+	signature_from_json(&r->signature, cJSON_GetObjectItemCaseSensitive(o, "signature"));
+	if (!signature_set(&r->signature) && r->outcome && !strcmp(r->state, RESULT_DONE))
+		signature_make(&r->signature, r->outcome, r->fault_class, r->kernel, NULL, NULL, true);
+	{
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "known");
+
+		r->known_id = sjson_str(k, "id");
+		if (r->known_id) {
+			r->known_link = sjson_str(k, "link");
+			r->known_owner = sjson_str(k, "owner");
+		}
+	}
 	return 0;
 }
 

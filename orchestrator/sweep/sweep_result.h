@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "orchestrator/finding/signature.h"
 #include "preflight/topology.h"
 
 /* What became of the attempt, before any comparison with a baseline. */
@@ -41,6 +42,13 @@ struct sweep_result {
 	 * KFD unique_ids ("2102...,2102..."), the host (the Slurm node name
 	 * in a task), RESULT_KIND_*. Set by the parent when it records. */
 	char *gpu_uids, *host, *kind;
+	/* The failure's signature (docs/findings.md "Signature"): unset for a
+	 * PASS and a result without a verdict; a line written before
+	 * signatures reads back with a partial one (outcome, class, kernel). */
+	struct signature signature;
+	/* The known issue a rule matched (docs/sweep.md "The sweep folder"),
+	 * all NULL when none did. */
+	char *known_id, *known_link, *known_owner;
 };
 
 #define RESULT_KIND_WORKLOAD "workload"             /* the replay's own outcome */

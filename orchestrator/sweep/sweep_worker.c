@@ -70,6 +70,7 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 		r->d2h_mismatched = v->d2h_fail;
 		if (v->classifier_version > 0)
 			r->classifier_version = v->classifier_version;
+		signature_copy(&r->signature, &v->signature);
 	}
 }
 

@@ -31,7 +31,7 @@ Test(finding_merge, info_without_verdict_keeps_the_fault_and_lends_its_kernel)
 	cr_assert_eq(f.outcome, OUTCOME_MAF);
 	cr_assert_str_eq(finding_fault_class_name(f.fault_class), "illegal_memory_access");
 	cr_assert_str_eq(f.kernel_name, "copy_rows_kernel");
-	cr_assert_str_eq(f.kernel_family, "other");
+	cr_assert_str_eq(f.kernel_family, "copy_rows_kernel");
 	cr_assert(fs_has_note(&f, "exactly one kernel"));
 	cr_assert(fs_has_note(&f, "--sync-after-launch"));
 	cr_assert_eq(f.archive_complete, 0);

@@ -29,8 +29,8 @@ static const struct {
 	{ "reader_format_version", 'i' }, { "capture_hip_so", 's' },
 	{ "capture_hip_runtime_version", 's' }, { "capture_comgr_version", 's' },
 	{ "capture_device_count", 'i' }, { "capture_gcn_arch", 's' }, { "sources", 'a' },
-	{ "notes", 'a' }, { "labels", 'a' }, { "d2h_failures", 'A' }, { "gpu_time_ms", 'o' },
-	{ "placement", 'o' }, { "runtime_libraries", 'a' },
+	{ "notes", 'a' }, { "labels", 'a' }, { "signature", 'o' }, { "d2h_failures", 'A' },
+	{ "gpu_time_ms", 'o' }, { "placement", 'o' }, { "runtime_libraries", 'a' },
 	{ "preflight", 'o' },
 };
 
@@ -286,7 +286,7 @@ Test(finding_render, markdown_fault_details_and_d2h_table)
 	cr_assert(strstr(md.buf, "| Fault address | `0x7f91da000000` |"), "%s", md.buf);
 	cr_assert(strstr(md.buf, "| Fault reason | Write access to a read-only page |"), "%s", md.buf);
 	cr_assert(strstr(md.buf, "| GPU node | 2 |"), "%s", md.buf);
-	cr_assert(strstr(md.buf, "| Kernel family | `hipblaslt_gemm/MT256x256x64/streamk` |"), "%s", md.buf);
+	cr_assert(strstr(md.buf, "| Kernel family | `hipblaslt_gemm/Alik_Bljk/BBS_BH/MT256x256x64/MI16x16x1/streamk` |"), "%s", md.buf);
 	cr_assert(strstr(md.buf, "### Progress at fault"), "%s", md.buf);
 	cr_assert(strstr(md.buf, "| Kernels launched | 41 |"), "%s", md.buf);
 	strbuf_reset(&md);

@@ -120,8 +120,8 @@ static void family(const char *kernel, const char *want)
 Test(history_site, kernel_families)
 {
 	family("void at::native::vectorized_elementwise_kernel<4, at::native::Add<float>>(int)",
-	       "vectorized_elementwise_kernel");
-	family("miopen::conv_fwd(float const*, float*)", "conv_fwd");
+	       "at::native::vectorized_elementwise_kernel");
+	family("miopen::conv_fwd(float const*, float*)", "miopen::conv_fwd");
 	family("plain_kernel", "plain_kernel");
 	family("", "-");
 	family(NULL, "-");

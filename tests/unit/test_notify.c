@@ -9,7 +9,6 @@
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "orchestrator/notify/notify.h"
-#include "orchestrator/report/result_marks.h"
 
 static struct report_case cases[5];
 static struct sweep_gpu_note gpus[2];
@@ -23,7 +22,7 @@ static void setup(void)
 					 .prev_outcome = "PASS", .status = ST_REGRESSED,
 					 .fault_class = "memory_fault", .kernel = "gemm<1>",
 					 .run_dir = "runs/a-1", .sig_id = "0123456789ab",
-					 .sig_class = "memory_fault", .sig_family = "gemm",
+					 .sig_family = "gemm",
 					 .known_id = "BUG-1", .known_link = "https://bugs/1",
 					 .known_owner = "team-gemm" };
 	cases[1] = (struct report_case){ .case_name = "lib/b", .image = "img:1", .outcome = "PASS",
@@ -34,7 +33,7 @@ static void setup(void)
 					 .prev_outcome = "HANG", .status = ST_STILL_FAILING };
 	cases[4] = (struct report_case){ .case_name = "lib/e", .image = "img:1", .outcome = "MAF",
 					 .prev_outcome = "PASS", .status = ST_REGRESSED,
-					 .sig_id = "0123456789ab", .sig_class = "memory_fault",
+					 .sig_id = "0123456789ab", .fault_class = "memory_fault",
 					 .sig_family = "gemm" };
 	gpus[0] = (struct sweep_gpu_note){ .gpu = 2, .unique_id = 77, .reason = "2 cases failed" };
 	gpus[1] = (struct sweep_gpu_note){ .gpu = 3, .unique_id = 88, .reason = "hangs" };
@@ -210,31 +209,4 @@ Test(notify, env_names_are_read_when_sending)
 	unsetenv("HRR_TEST_HOOK");
 	cr_assert_eq(notify_url_resolve("env:HRR_TEST_HOOK", &url, &err), -1);
 	cr_assert(strstr(err.msg, "env:HRR_TEST_HOOK") && strstr(err.msg, "not set"), "%s", err.msg);
-}
-
-Test(notify, results_lines_mark_the_final_attempt)
-{
-	struct result_marks m = { 0 };
-	const struct result_mark *k;
-
-	result_marks_add_line(&m, "{\"case\":\"a\",\"image\":\"i\",\"attempt\":1,"
-				  "\"signature\":{\"id\":\"aaaaaaaaaaaa\",\"fault_class\":\"hang\","
-				  "\"kernel_family\":null},\"known\":null}");
-	result_marks_add_line(&m, "{\"case\":\"b\",\"image\":\"i\",\"attempt\":2,"
-				  "\"signature\":{\"id\":\"bbbbbbbbbbbb\",\"fault_class\":\"memory_fault\","
-				  "\"kernel_family\":\"gemm\"},"
-				  "\"known\":{\"id\":\"K-1\",\"link\":\"https://b/1\",\"owner\":\"o\"}}");
-	result_marks_add_line(&m, "{\"case\":\"b\",\"image\":\"i\",\"attempt\":1,"
-				  "\"signature\":{\"id\":\"cccccccccccc\"}}");
-	result_marks_add_line(&m, "{\"case\":\"c\",\"image\":\"i\",\"attempt\":1,\"outcome\":\"MAF\"}");
-	result_marks_add_line(&m, "not json");
-	result_marks_sort(&m);
-	k = result_marks_find(&m, "a", "i");
-	cr_assert(k && !strcmp(k->sig_class, "hang") && !k->sig_family && !k->known_id);
-	k = result_marks_find(&m, "b", "i");
-	cr_assert(k && !strcmp(k->sig_id, "bbbbbbbbbbbb") && !strcmp(k->known_owner, "o"),
-		  "an earlier attempt written later does not win");
-	cr_assert_null(result_marks_find(&m, "c", "i"), "a line without a signature marks nothing");
-	cr_assert_null(result_marks_find(&m, "z", "i"));
-	result_marks_release(&m);
 }

@@ -184,18 +184,18 @@ Test(report, html_failing_cells_show_signature_and_triage)
 {
 	struct report_case c[] = {
 		{ .case_name = "a", .image = "i", .outcome = "MAF", .fault_class = "page-fault",
-		  .status = ST_REGRESSED, .sig_id = "0a1b2c3d4e5f", .sig_class = "page-fault",
+		  .status = ST_REGRESSED, .sig_id = "0a1b2c3d4e5f",
 		  .sig_family = "Cijk_Ailk_Bljk", .known_id = "K-1",
 		  .known_link = "https://bugs.example/1", .known_owner = "team" },
 		{ .case_name = "b", .image = "i", .outcome = "HANG", .fault_class = "hang",
-		  .status = ST_STILL_FAILING, .sig_id = "ffffffffffff", .sig_class = "hang" },
+		  .status = ST_STILL_FAILING, .sig_id = "ffffffffffff" },
 		{ .case_name = "c", .image = "i", .outcome = "MAF", .fault_class = "page-fault",
-		  .status = ST_NEW, .sig_id = "0a1b2c3d4e5f", .sig_class = "page-fault",
+		  .status = ST_NEW, .sig_id = "0a1b2c3d4e5f",
 		  .known_id = "K-2", .known_link = "javascript:alert(1)" },
 		{ .case_name = "d", .image = "i", .outcome = "FAIL", .fault_class = "d2h-mismatch",
 		  .status = ST_NEW },
 		{ .case_name = "e", .image = "i", .outcome = "PASS", .status = ST_PASS,
-		  .sig_id = "0a1b2c3d4e5f", .sig_class = "x" },
+		  .sig_id = "0a1b2c3d4e5f", .fault_class = "x" },
 	};
 	struct report r = { .sweep_id = "s", .label = "l", .state = "finished", .cases = c, .n = 5 };
 	cleanup_strbuf struct strbuf h = STRBUF_INIT;

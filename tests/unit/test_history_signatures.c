@@ -1,0 +1,158 @@
+/* Schema 5: failure signatures in the history, the partial ones of rows
+ * stored before, and `history signatures`
+ * (orchestrator/history/history_signatures.c). */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "orchestrator/finding/signature.h"
+#include "orchestrator/history/history_db.h"
+#include "orchestrator/history/history_signatures.h"
+#include "orchestrator/history/history_sql.h"
+#include "tests/support/preflight_fixtures.h"
+#include "tests/support/scratch.h"
+
+static char *root, *dbpath;
+
+static void setup(void)
+{
+	root = scratch_dir("history-sig");
+	dbpath = xasprintf("%s/history.sqlite", root);
+}
+
+static void teardown(void)
+{
+	scratch_remove(root);
+	free(root);
+	free(dbpath);
+}
+
+TestSuite(history_signatures, .init = setup, .fini = teardown);
+
+static void exec(sqlite3 *h, const char *sql)
+{
+	cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(h));
+}
+
+Test(history_signatures, rows_stored_before_schema_5_get_a_partial_signature)
+{
+	struct history_db *db;
+	struct error err;
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	struct signature want;
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	pft_writef(dbpath, "%s", "");
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	for (int v = 0; v < 4; v++)
+		exec(h, history_migrations[v]);
+	exec(h, "PRAGMA user_version = 4");
+	exec(h, "INSERT INTO sweeps(id, label, started, state) VALUES('s1', 'nightly', 1, 'finished')");
+	exec(h, "INSERT INTO results(sweep, case_name, image_ref, attempt, state, outcome, fault_class,"
+		" kernel, classifier_version) VALUES('s1', 'c1', 'img', 1, 'done', 'MAF',"
+		" 'illegal_memory_access', 'void k<4>(float*)', 3),"
+		" ('s1', 'c2', 'img', 1, 'done', 'MAF', 'illegal_memory_access', '_Z1kILi8EEvPf', 3),"
+		" ('s1', 'c3', 'img', 1, 'done', 'PASS', 'replay_pass', NULL, 3)");
+	sqlite3_close(h);
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	history_db_close(db);
+
+	signature_init(&want);
+	signature_make(&want, "MAF", "illegal_memory_access", "k", NULL, NULL, true);
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT case_name, sig_id, sig_family, sig_partial FROM"
+					" results ORDER BY case_name", -1, &st, NULL), SQLITE_OK);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+		cr_assert_str_eq((const char *)sqlite3_column_text(st, 1), want.id);
+		cr_assert_str_eq((const char *)sqlite3_column_text(st, 2), "k");
+		cr_assert_eq(sqlite3_column_int(st, 3), 1);
+	}
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_null(sqlite3_column_text(st, 1), "a PASS has no signature");
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+
+	cr_assert_eq(history_db_open_readonly(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_signatures_report(db, NULL, 10, false, &out, &err), 0, "%s", err.msg);
+	history_db_close(db);
+	cr_assert(strstr(out.buf, want.id) && strstr(out.buf, "(partial)"), "%s", out.buf);
+	cr_assert(strstr(out.buf, "| 2 | 1 |"), "two cases, one sweep: %s", out.buf);
+	cr_assert(strstr(out.buf, "      kernel_family: 'k'\n"), "%s", out.buf);
+	signature_release(&want);
+}
+
+static void result(struct sweep_results *rs, const char *c, const char *kernel, int cv,
+		   const char *evidence, const char *known)
+{
+	struct sweep_result *r;
+
+	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
+	r = &rs->v[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->case_name = xstrdup(c);
+	r->image = xstrdup("img");
+	r->attempt = 1;
+	r->state = xstrdup("done");
+	r->outcome = xstrdup("MAF");
+	r->fault_class = xstrdup("illegal_memory_access");
+	r->kernel = xstrdup(kernel);
+	r->classifier_version = cv;
+	signature_make(&r->signature, "MAF", "illegal_memory_access", kernel, evidence, NULL, false);
+	r->known_id = known ? xstrdup(known) : NULL;
+}
+
+static void import(struct history_db *db, const char *id, long long started,
+		   const struct sweep_results *rs)
+{
+	struct history_planned p[4];
+	struct history_sweep s = { .id = id, .label = "nightly", .state = "finished",
+				   .started = started, .folder = id };
+	struct error err;
+	bool rebuilt;
+
+	for (size_t i = 0; i < rs->n; i++)
+		p[i] = (struct history_planned){ .case_name = rs->v[i].case_name, .image = "img" };
+	cr_assert_eq(history_db_import(db, &s, p, rs->n, rs, &rebuilt, &err), 0, "%s", err.msg);
+}
+
+Test(history_signatures, unmatched_by_cases_and_a_classifier_change_old_to_new)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results a = { 0 }, b = { 0 };
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	result(&a, "c1", "void k<1>()", 3, "Memory access fault by GPU node-1 on address 0x1.", NULL);
+	result(&a, "c2", "void k<2>()", 3, "Memory access fault by GPU node-2 on address 0x2.", NULL);
+	result(&a, "c3", "void other()", 3, "Memory access fault by GPU node-2 on address 0x2.", "BUG-1");
+	import(db, "s1", 1, &a);
+	/* The next night a newer classifier reads c1's fault on another line. */
+	result(&b, "c1", "void k<1>()", 4, "[HRR] Fatal: thread 1 Event 2 (hipMemcpy) failed", NULL);
+	import(db, "s2", 2, &b);
+	cr_assert_eq(history_signatures_report(db, NULL, 10, true, &out, &err), 0, "%s", err.msg);
+	j = cJSON_Parse(out.buf);
+	cr_assert_not_null(j, "%s", out.buf);
+	{
+		const cJSON *u = cJSON_GetObjectItem(j, "untriaged");
+		const cJSON *first = cJSON_GetArrayItem(u, 0), *changed = cJSON_GetObjectItem(j, "changed");
+
+		cr_assert_eq(cJSON_GetArraySize(u), 2, "%s", out.buf);
+		cr_assert_eq(cJSON_GetObjectItem(first, "cases")->valueint, 2, "the known one is not listed");
+		cr_assert_eq(cJSON_GetArraySize(changed), 1, "%s", out.buf);
+		cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(changed, 0), "new_classifier_version")->valueint, 4);
+		cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(changed, 0), "old")->valuestring,
+				 cJSON_GetObjectItem(cJSON_GetObjectItem(first, "signature"), "id")->valuestring);
+	}
+	sweep_results_release(&a);
+	sweep_results_release(&b);
+	history_db_close(db);
+}

@@ -1,0 +1,103 @@
+/* The known-issues file: reading, errors naming file, line and rule,
+ * matching and expiry (orchestrator/finding/known_issues.c). */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "orchestrator/finding/known_issues.h"
+
+static const char good[] =
+	"# reviewed in version control\n"
+	"issues:\n"
+	"  - id: BUG-1\n"
+	"    link: https://bugs.example/1\n"
+	"    owner: gemm-team\n"
+	"    note: the stream-k tile faults on MI300\n"
+	"    match:\n"
+	"      fault_class: illegal_memory_access\n"
+	"      kernel_family: 'hipblaslt_gemm/*'\n"
+	"      image: 're:^rocm/pytorch:(nightly|7\\.[0-9]+)$'\n"
+	"  - id: BUG-2\n"
+	"    link: https://bugs.example/2\n"
+	"    owner: runtime\n"
+	"    expires: 2026-01-31\n"
+	"    match:\n"
+	"      evidence: 'Memory access fault by GPU node-<n>*'\n"
+	"owners:\n"
+	"  gemm-team: {}\n";
+
+static struct signature sig(const char *kernel, const char *evidence)
+{
+	struct signature s;
+
+	signature_init(&s);
+	signature_make(&s, "MAF", "illegal_memory_access", kernel, evidence, NULL, false);
+	return s;
+}
+
+Test(known_issues, rules_match_on_parts_with_globs_and_regular_expressions)
+{
+	struct known_issues k;
+	struct error err;
+	struct signature gemm = sig("Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_SK3", NULL);
+	struct signature other = sig("void k<4>()", "12:00 Memory access fault by GPU node-3 on address 0x1.");
+	struct known_subject s = { .sig = &gemm, .case_name = "c1", .image = "rocm/pytorch:7.1" };
+	const struct known_rule *r;
+
+	cr_assert_eq(known_issues_parse("known.yaml", good, sizeof(good) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(k.n, 2);
+	cr_assert_eq(k.v[1].line, 11);
+	r = known_issues_match(&k, &s, 1700000000);
+	cr_assert_not_null(r);
+	cr_assert_str_eq(r->id, "BUG-1");
+	cr_assert_str_eq(r->owner, "gemm-team");
+	s.image = "rocm/pytorch:6.4";
+	cr_assert_null(known_issues_match(&k, &s, 1700000000), "the image pattern holds");
+	s.sig = &other;
+	r = known_issues_match(&k, &s, 1700000000);
+	cr_assert(r && !strcmp(r->id, "BUG-2"));
+	/* Past its expiry day a rule marks nothing known. */
+	cr_assert(known_rule_expired(&k.v[1], 1769904000 + 86400));
+	cr_assert_not(known_rule_expired(&k.v[1], 1769904000 - 3600));
+	cr_assert_null(known_issues_match(&k, &s, 1769904000 + 86400));
+	known_issues_release(&k);
+	signature_release(&gemm);
+	signature_release(&other);
+}
+
+static void bad(const char *text, const char *want)
+{
+	struct known_issues k;
+	struct error err;
+
+	cr_assert_eq(known_issues_parse("known.yaml", text, strlen(text), &k, &err), -1, "%s", text);
+	cr_assert_eq(err.kind, ERR_DATA);
+	cr_assert(strstr(err.msg, want), "want \"%s\" in \"%s\"", want, err.msg);
+	cr_assert_null(strchr(err.msg, '\n'), "one line: %s", err.msg);
+}
+
+Test(known_issues, a_bad_file_is_one_line_naming_file_line_and_rule)
+{
+	bad("issues:\n  - id: A\n    link: l\n    owner: o\n    match:\n      evidence: 're:(['\n",
+	    "known.yaml:6: rule A: bad regular expression '(['");
+	bad("issues:\n  - id: A\n    link: l\n    match: {outcome: MAF}\n", "known.yaml:2: rule A: needs an owner");
+	bad("issues:\n  - id: A\n    link: l\n    owner: o\n    match: {colour: red}\n",
+	    "rule A: unknown match key 'colour'");
+	bad("issues:\n  - id: A\n    link: l\n    owner: o\n    expires: soon\n    match: {outcome: MAF}\n",
+	    "known.yaml:5: rule A: expires 'soon' is not a date");
+	bad("issues:\n  - link: l\n    owner: o\n    match: {outcome: MAF}\n", "a rule needs an id");
+	bad("issues: [\n", "known.yaml:");
+	bad("issue:\n  - id: A\n", "unknown top-level key 'issue'");
+	bad("issues:\n  - {id: A, link: l, owner: o, match: {outcome: MAF}}\n"
+	    "  - {id: A, link: l, owner: o, match: {outcome: FAIL}}\n", "rule A: the id is given twice");
+}
+
+Test(known_issues, an_empty_file_has_no_rules)
+{
+	struct known_issues k;
+	struct error err;
+
+	cr_assert_eq(known_issues_parse("known.yaml", "", 0, &k, &err), 0, "%s", err.msg);
+	cr_assert_eq(k.n, 0);
+	known_issues_release(&k);
+}
