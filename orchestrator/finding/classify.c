@@ -141,6 +141,8 @@ struct classifier *classifier_new(const char *source_name)
 	c->sum_kernels = -1;
 	c->watchdog_ms = c->watchdog_seq = -1;
 	c->diverged_seq = c->diverged_fail = c->diverged_total = -1;
+	c->d2h_unchecked = c->events_failed = c->co_unloadable = c->region_oob = -1;
+	strvec_init(&c->pid_dirs);
 	return c;
 }
 
@@ -167,6 +169,10 @@ void classifier_free(struct classifier *c)
 	free(c->hw_reason);
 	free(c->hw_node);
 	free(c->agent_page);
+	free(c->status_printed);
+	free(c->hip_api);
+	free(c->noop_api);
+	strvec_clear(&c->pid_dirs);
 	free(c);
 }
 
