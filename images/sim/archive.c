@@ -202,6 +202,17 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
+/* hrr-playback's reader (resolve_archive_path) on a root with several
+ * process captures: it replays one pid directory at a time. */
+static void print_root_refusal(const char *input, char **dirs, size_t n)
+{
+	fprintf(stderr,
+		"[HRR] Archive root %s contains multiple process captures; "
+		"point hrr-playback at a specific pid directory:\n", input);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "[HRR]   %s\n", dirs[i]);
+}
+
 static char *resolve_archive_path(const char *input)
 {
 	char **dirs, *resolved, *ev;
@@ -222,13 +233,20 @@ static char *resolve_archive_path(const char *input)
 		free_list(dirs, n);
 		return resolved;
 	}
-	fprintf(stderr,
-		"[HRR] Archive root %s contains multiple process captures; "
-		"point hrr-playback at a specific pid directory:\n", input);
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "[HRR]   %s\n", dirs[i]);
+	print_root_refusal(input, dirs, n);
 	free_list(dirs, n);
 	return NULL;
+}
+
+int archive_refuse_root(const char *root)
+{
+	char **dirs;
+	size_t n = find_pid_dirs(root, &dirs);
+
+	if (n > 1)
+		print_root_refusal(root, dirs, n);
+	free_list(dirs, n);
+	return n > 1;
 }
 
 static uint64_t le(const unsigned char *p, int bytes)
