@@ -238,11 +238,30 @@ static char *resolve_archive_path(const char *input)
 	return NULL;
 }
 
-int archive_refuse_root(const char *root)
+int archive_refuse_root(const char *root, const char *names)
 {
 	char **dirs;
-	size_t n = find_pid_dirs(root, &dirs);
+	size_t n = find_pid_dirs(root, &dirs), alloc = 0;
 
+	/* A run mounts one pid directory: its siblings are not there, so the
+	 * scenario names them (names: "pid-1,pid-2"). */
+	if (n < 2 && names && *names) {
+		free_list(dirs, n);
+		dirs = NULL;
+		n = 0;
+		for (const char *p = names; p && *p;) {
+			const char *comma = strchr(p, ',');
+			size_t len = comma ? (size_t)(comma - p) : strlen(p);
+			char *name = sim_strdup(p), *full;
+
+			name[len] = '\0';
+			full = path_join(root, name);
+			free(name);
+			dirs = sim_grow(dirs, &alloc, n + 1, sizeof(*dirs));
+			dirs[n++] = full;
+			p = comma ? comma + 1 : NULL;
+		}
+	}
 	if (n > 1)
 		print_root_refusal(root, dirs, n);
 	free_list(dirs, n);

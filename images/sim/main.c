@@ -560,7 +560,7 @@ int main(int argc, char **argv)
 
 		if (slash)
 			*slash = '\0';
-		archive_refuse_root(slash ? root : ".");
+		archive_refuse_root(slash ? root : ".", scenario_get(&sc, "root_pids"));
 		free(root);
 		goto out;
 	}

@@ -18,7 +18,9 @@
  *   graph_form=old    (graph-refusal) the older "not found in map" line,
  *                     which skips the graph and goes on
  *   root-refusal      the reader refuses the pid directory's parent root, as
- *                     if hrr-playback had been pointed at it
+ *                     if hrr-playback had been pointed at it; root_pids=a,b
+ *                     names the pid directories when the parent holds fewer
+ *                     than two (a run mounts only the one it replays)
  *   flags=a,b         hrr-playback flags taken as if on the command line (a
  *                     fixture's stand-in for a run passing them):
  *                     --continue-on-error, --regions-strict
@@ -153,9 +155,10 @@ struct sim_archive {
 int archive_load(const char *input, struct sim_archive *a);
 void archive_release(struct sim_archive *a);
 /* The reader's refusal of a root with several pid directories, as if
- * hrr-playback had been pointed at root (scenario=root-refusal): 1 when
- * printed. */
-int archive_refuse_root(const char *root);
+ * hrr-playback had been pointed at root (scenario=root-refusal); names
+ * ("pid-1,pid-2", root_pids=) stand for siblings a run did not mount. 1
+ * when printed. */
+int archive_refuse_root(const char *root, const char *names);
 /* --info on a root: 1 when printed, 0 when input is not a root. */
 int archive_print_root_info(const char *input);
 void archive_print_info(const struct sim_archive *a);
