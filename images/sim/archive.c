@@ -202,6 +202,17 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
+/* hrr-playback's reader (resolve_archive_path) on a root with several
+ * process captures: it replays one pid directory at a time. */
+static void print_root_refusal(const char *input, char **dirs, size_t n)
+{
+	fprintf(stderr,
+		"[HRR] Archive root %s contains multiple process captures; "
+		"point hrr-playback at a specific pid directory:\n", input);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "[HRR]   %s\n", dirs[i]);
+}
+
 static char *resolve_archive_path(const char *input)
 {
 	char **dirs, *resolved, *ev;
@@ -222,13 +233,39 @@ static char *resolve_archive_path(const char *input)
 		free_list(dirs, n);
 		return resolved;
 	}
-	fprintf(stderr,
-		"[HRR] Archive root %s contains multiple process captures; "
-		"point hrr-playback at a specific pid directory:\n", input);
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "[HRR]   %s\n", dirs[i]);
+	print_root_refusal(input, dirs, n);
 	free_list(dirs, n);
 	return NULL;
+}
+
+int archive_refuse_root(const char *root, const char *names)
+{
+	char **dirs;
+	size_t n = find_pid_dirs(root, &dirs), alloc = 0;
+
+	/* A run mounts one pid directory: its siblings are not there, so the
+	 * scenario names them (names: "pid-1,pid-2"). */
+	if (n < 2 && names && *names) {
+		free_list(dirs, n);
+		dirs = NULL;
+		n = 0;
+		for (const char *p = names; p && *p;) {
+			const char *comma = strchr(p, ',');
+			size_t len = comma ? (size_t)(comma - p) : strlen(p);
+			char *name = sim_strdup(p), *full;
+
+			name[len] = '\0';
+			full = path_join(root, name);
+			free(name);
+			dirs = sim_grow(dirs, &alloc, n + 1, sizeof(*dirs));
+			dirs[n++] = full;
+			p = comma ? comma + 1 : NULL;
+		}
+	}
+	if (n > 1)
+		print_root_refusal(root, dirs, n);
+	free_list(dirs, n);
+	return n > 1;
 }
 
 static uint64_t le(const unsigned char *p, int bytes)

@@ -416,6 +416,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, const char *hip
 			o->sync_after_event = 1;
 		else if (!strcmp(a, "--continue-on-error"))
 			o->continue_on_error = 1;
+		else if (!strcmp(a, "--regions-strict"))
+			o->regions_strict = 1;
 		else if (!strcmp(a, "--trace-kernels"))
 			o->trace_kernels = 1;
 		else if (!strcmp(a, "--sync-watchdog-ms") && has_val) {
@@ -552,6 +554,16 @@ int main(int argc, char **argv)
 	scenario = getenv("HRR_SIM_SCENARIO");
 	if (!scenario || !*scenario)
 		scenario = scenario_get(&sc, "scenario");
+	/* As if pointed at the capture root: the reader refuses it. */
+	if (scenario && strcmp(scenario, "root-refusal") == 0 && !o.info) {
+		char *root = sim_strdup(a.path), *slash = strrchr(root, '/');
+
+		if (slash)
+			*slash = '\0';
+		archive_refuse_root(slash ? root : ".", scenario_get(&sc, "root_pids"));
+		free(root);
+		goto out;
+	}
 	if (scenario && strcmp(scenario, "version-mismatch") == 0) {
 		fprintf(stderr, "[HRR] Version mismatch: file=%lld reader=%u\n",
 			scenario_int(&sc, "file_version", HRR_READER_VERSION + 1),

@@ -81,6 +81,23 @@ static int variant(const struct run *r, const char *name)
 	return 0;
 }
 
+/* An hrr-playback flag: given on the command line, or listed in the
+ * scenario's flags= (a fixture's stand-in for a run that passes it). */
+static int flag_on(const struct run *r, const char *flag)
+{
+	const char *v = scenario_get(r->sc, "flags");
+	size_t n = strlen(flag);
+
+	if (!strcmp(flag, "--continue-on-error") && r->o->continue_on_error)
+		return 1;
+	if (!strcmp(flag, "--regions-strict") && r->o->regions_strict)
+		return 1;
+	for (; v && *v; v = strchr(v, ',') ? strchr(v, ',') + 1 : NULL)
+		if (!strncmp(v, flag, n) && (v[n] == ',' || v[n] == '\0'))
+			return 1;
+	return 0;
+}
+
 /* format=color: the runtime and some wrappers colour their lines. */
 static const char *colour_on(const struct run *r, const char *code)
 {
@@ -348,7 +365,10 @@ static const char *hip_error_string(long long code)
 	case 209: return "no kernel image is available for execution on the device";
 	case 500: return "named symbol not found";
 	case 700: return "an illegal memory access was encountered";
+	case 702: return "the launch timed out and was terminated";
+	case 710: return "device-side assert triggered";
 	case 719: return "unspecified launch failure";
+	case 801: return "operation not supported";
 	default: return "unknown error";
 	}
 }
@@ -494,36 +514,137 @@ static _Noreturn void end_maf(const struct run *r, size_t i)
 	end_abort();
 }
 
+/* hsa_status_string()'s text for the statuses fixtures use (ROCr's
+ * hsa.cpp); queue_text= and queue_code= print any other. */
+static const struct {
+	const char *name, *text;
+	unsigned code;
+} hsa_statuses[] = {
+	{ "HSA_STATUS_ERROR_MEMORY_FAULT", "Agent attempted to access an inaccessible address.", 0x2b },
+	{ "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
+	  "The agent attempted to access memory beyond the largest legal address.", 0x29 },
+	{ "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION",
+	  "The agent attempted to execute an illegal shader instruction.", 0x2a },
+	{ "HSA_STATUS_ERROR_EXCEPTION", "An HSAIL operation resulted in a hardware exception.", 0x1016 },
+	{ "HSA_STATUS_ERROR_INVALID_ISA", "The instruction set architecture is invalid.", 0x100f },
+	{ "HSA_STATUS_ERROR_INVALID_CODE_OBJECT", "The code object is invalid.", 0x1010 },
+	{ "HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS",
+	  "The arguments passed to a functions are not compatible.", 0x100d },
+	{ "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+	  "The runtime failed to allocate the necessary resources. This error may also occur when "
+	  "the core runtime library needs to spawn threads or create internal OS-specific events.",
+	  0x1008 },
+	{ "HSA_STATUS_ERROR_INVALID_ALLOCATION", "The requested allocation is not valid.", 0x1003 },
+	{ "HSA_STATUS_ERROR_FATAL",
+	  "The queue received an error that may require process termination.", 0x1026 },
+};
+
+/* CLR's queue callback (rocdevice.cpp) in each generation (format=):
+ *   queue-oldest  Device::callbackQueue aborting with status: 0x%x
+ *   queue-old     Device::callbackQueue aborting with error : %s code: 0x%x
+ *   (default)     Callback: Queue %p aborting with error : %s code: 0x%x [GPU index: 0, kernel: K]
+ *                 and, for OUT_OF_RESOURCES, "Aborting ... Code: 0x%x Available Free mem : %zu MB"
+ *   pid-prefix    AMD_LOG_LEVEL's "[pid:N  tid:0x...]" column before the message
+ * Real logs show one blank after "us:" before the old message, two before
+ * the newer "Callback:". 
+ * hsa_status_string() gives "NAME: text"; older ROCr put two blanks after
+ * the colon. */
 static _Noreturn void end_queue_abort(const struct run *r, size_t i)
 {
 	const char *status = scenario_get(r->sc, "queue_status");
-	const char *code = scenario_get(r->sc, "queue_code");
-	const char *text;
+	const char *text = scenario_get(r->sc, "queue_text");
+	long long code = scenario_int(r->sc, "queue_code", -1);
+	char where[96];
 
 	fault_lag(r, i);
 	if (!status)
 		status = "HSA_STATUS_ERROR_EXCEPTION";
-	if (strcmp(status, "HSA_STATUS_ERROR_MEMORY_FAULT") == 0) {
-		text = "Agent attempted to access an inaccessible address.";
-		code = code ? code : "0x2b";
-	} else if (strcmp(status, "HSA_STATUS_ERROR_ABORTED") == 0) {
-		text = "The operation was aborted.";
-		code = code ? code : "0x1018";
-	} else {
-		text = "An HSAIL operation resulted in a hardware exception.";
-		code = code ? code : "0x1016";
+	for (size_t k = 0; k < sizeof(hsa_statuses) / sizeof(hsa_statuses[0]); k++) {
+		if (strcmp(status, hsa_statuses[k].name))
+			continue;
+		text = text ? text : hsa_statuses[k].text;
+		code = code >= 0 ? code : (long long)hsa_statuses[k].code;
 	}
-	if (strcmp(status, "HSA_STATUS_ERROR_ABORTED"))
-		debug_agent(r, strcmp(status, "HSA_STATUS_ERROR_MEMORY_FAULT") ? "ASSERT_TRAP"
-									   : "MEMORY_VIOLATION", NULL);
-	fprintf(stderr,
-		":0:rocdevice.cpp:3096: %lld us: Callback: Queue 0x7f3a2c000000 aborting "
-		"with error : %s: %s code: %s", runtime_us(), status, text, code);
-	if (scenario_int(r->sc, "queue_bracket", 1))
-		fprintf(stderr, " [GPU index: 0, kernel: %s]",
-			r->last_kernel ? r->last_kernel : "");
-	fputc('\n', stderr);
+	text = text ? text : "The operation was aborted.";
+	code = code >= 0 ? code : 0x1018;
+	if (strcmp(status, "HSA_STATUS_ERROR_ABORTED") && strcmp(status, "HSA_STATUS_ERROR_OUT_OF_RESOURCES"))
+		debug_agent(r, strstr(status, "MEMORY") ? "MEMORY_VIOLATION"
+			    : strstr(status, "ILLEGAL_INSTRUCTION") ? "ILLEGAL_INSTRUCTION"
+			    : "ASSERT_TRAP", NULL);
+	snprintf(where, sizeof(where), ":0:rocdevice.cpp            :%d: %lld us: %s",
+		 variant(r, "queue-old") || variant(r, "queue-oldest") ? 2533 : 2993, runtime_us(),
+		 variant(r, "pid-prefix") ? "[pid:1290  tid:0x7f21abfff640] "
+		 : variant(r, "queue-old") || variant(r, "queue-oldest") ? "" : " ");
+	fputs(colour_on(r, "\x1b[1;31m"), stderr);
+	if (variant(r, "queue-oldest"))
+		fprintf(stderr, "%sDevice::callbackQueue aborting with status: 0x%llx", where, code);
+	else if (variant(r, "queue-old"))
+		fprintf(stderr, "%sDevice::callbackQueue aborting with error : %s:  %s code: 0x%llx",
+			where, status, text, code);
+	else if (!strcmp(status, "HSA_STATUS_ERROR_OUT_OF_RESOURCES"))
+		fprintf(stderr, "%sCallback: Queue 0x7f3a2c000000 Aborting with error : %s: %s Code: "
+			"0x%llx Available Free mem : %zu MB", where, status, text, code, (size_t)0);
+	else {
+		fprintf(stderr, "%sCallback: Queue 0x7f3a2c000000 aborting with error : %s: %s code: "
+			"0x%llx", where, status, text, code);
+		if (scenario_int(r->sc, "queue_bracket", 1))
+			fprintf(stderr, " [GPU index: 0, kernel: %s]",
+				r->last_kernel ? r->last_kernel : "");
+	}
+	fprintf(stderr, "%s\n", colour_off(r));
 	end_abort();
+}
+
+/* A HIP device-side error (hip_code=700|702|710|719): with
+ * --sync-after-launch the sync after the launch reports it and names the
+ * kernel (hip_at=launch); otherwise it surfaces at a later call, the next
+ * copy or sync (hip_at=copy). Then the Fatal line, as for any failed call. */
+static int end_hip_error(struct run *r, size_t i)
+{
+	long long code = scenario_int(r->sc, "hip_code", 700);
+	const char *at = scenario_get(r->sc, "hip_at");
+	int after_launch = at ? !strcmp(at, "launch") : r->o->sync_after_launch;
+	size_t k = i;
+
+	if (after_launch && r->plan[i].kernel) {
+		fprintf(stderr, "[HRR] GPU error after '%s': %lld (%s) last=%lld (%s)\n",
+			r->plan[i].kernel, code, hip_error_string(code), code, hip_error_string(code));
+	} else {
+		/* the next call that waits for the GPU */
+		for (k = i + 1; k < r->n && r->plan[k].kernel; k++)
+			print_event(r, k);
+		if (k >= r->n)
+			k = r->n - 1;
+		print_event(r, k);
+	}
+	fprintf(stderr, "[HRR] Fatal: T%llu Event %zu (%s) returned %lld (%s) — aborting replay\n",
+		r->plan[k].tid, k, r->plan[k].api, code, hip_error_string(code));
+	fprintf(stderr, "[HRR] Replay aborted due to fatal HIP error — exiting\n");
+	return 1;
+}
+
+/* The explicit-graph refusal: newer builds abort (the Fatal follows), older
+ * ones print "not found in map" and skip the graph's launches
+ * (graph_form=old). */
+static int end_graph_refusal(struct run *r, size_t i)
+{
+	const char *form = scenario_get(r->sc, "graph_form");
+
+	if (form && !strcmp(form, "old")) {
+		fprintf(stderr, "[HRR] hipGraphInstantiate: graph 0x%llx not found in map\n",
+			0x55d0c8a1f2e0ULL);
+		return -1;
+	}
+	fprintf(stderr,
+		"[HRR] hipGraphInstantiate: graph 0x%llx not in graph_map. HRR only "
+		"replays stream-capture graphs (hipStreamBeginCapture/EndCapture); "
+		"explicit node-API graph construction (hipGraphCreate + "
+		"hipGraphAdd*Node) is NOT supported. Aborting replay rather than "
+		"running an empty graph.\n", 0x55d0c8a1f2e0ULL);
+	fprintf(stderr, "[HRR] Fatal: T%llu Event %zu (%s) returned %d (%s) — aborting replay\n",
+		r->plan[i].tid, i, "hipGraphInstantiate", 801, hip_error_string(801));
+	fprintf(stderr, "[HRR] Replay aborted due to fatal HIP error — exiting\n");
+	return 1;
 }
 
 static int end_fatal(struct run *r, size_t i)
@@ -532,7 +653,7 @@ static int end_fatal(struct run *r, size_t i)
 	const char *msg = scenario_get(r->sc, "fatal_error");
 	long long code = scenario_int(r->sc, "fatal_code", 1);
 
-	if (r->o->continue_on_error) {
+	if (flag_on(r, "--continue-on-error")) {
 		fprintf(stderr, "[HRR] Error: T%llu Event %zu (%s) returned %lld (%s) — continuing\n",
 			r->plan[i].tid, i, api ? api : r->plan[i].api, code,
 			msg ? msg : hip_error_string(code));
@@ -613,6 +734,10 @@ static int scenario_fault(struct run *r, size_t i)
 		end_queue_abort(r, i);
 	if (scenario_is(r, "fatal"))
 		return end_fatal(r, i);
+	if (scenario_is(r, "hip-error"))
+		return end_hip_error(r, i);
+	if (scenario_is(r, "graph-refusal"))
+		return end_graph_refusal(r, i);
 	if (scenario_is(r, "hang"))
 		end_hang(r);
 	if (scenario_is(r, "watchdog"))
@@ -778,6 +903,9 @@ static int summary(struct run *r)
 {
 	double wall_ms = (sim_now() - r->wall_start) * 1000.0;
 	double kernel_ms = (double)r->kernels * scenario_double(r->sc, "kernel_ms", 0.042);
+	long long co_unloadable = scenario_int(r->sc, "co_unloadable", 0);
+	long long regions = scenario_int(r->sc, "regions", 0);
+	long long oob = scenario_int(r->sc, "region_oob", 0);
 	int ok = r->fail == 0;
 
 	printf("\n");
@@ -802,6 +930,18 @@ static int summary(struct run *r)
 	if (r->events_failed) {
 		printf("[HRR]   Events failed  : %zu (continued past each)\n", r->events_failed);
 		ok = 0;
+	}
+	if (co_unloadable > 0 && flag_on(r, "--continue-on-error")) {
+		printf("[HRR]   Code objects   : %lld unloadable (continued)\n", co_unloadable);
+		ok = 0;
+	}
+	if (regions > 0) {
+		printf("[HRR]   Regions        : %lld applied of %lld, %d blocks / %d segments live\n",
+		       regions, regions, 40, 3);
+		printf("[HRR]   Region check   : %llu pointer(s) checked, %lld intra-segment "
+		       "out-of-bounds/stale\n", 4410ULL, oob);
+		if (oob > 0 && flag_on(r, "--regions-strict"))
+			ok = 0;
 	}
 	if (r->pass == 0 && r->fail == 0) {
 		if (r->attempted > 0) {
@@ -885,6 +1025,9 @@ static int replay(struct run *r)
 	printf("[HRR] Device  : %s (%s)\n", env->device_name, env->device_arch);
 	runtime_lines(r);
 	printf("[HRR] Mode    : single-threaded\n");
+	if (scenario_int(sc, "regions", 0) > 0)
+		printf("[HRR] Regions : %lld records from %d stream(s)\n",
+		       scenario_int(sc, "regions", 0), 1);
 	printf("[HRR] [replay] Device memory: %zu MB free / %zu MB total\n",
 	       (size_t)191234, (size_t)196592);
 	printf("[HRR] [replay] Device state OK — beginning replay\n");
@@ -893,6 +1036,9 @@ static int replay(struct run *r)
 	placement_fallbacks(r);
 	printf("[HRR] All code objects pre-loaded OK.\n");
 	fflush(stdout);
+	if (scenario_get(sc, "noop_api"))
+		fprintf(stderr, "[HRR] NOOP playback handler called for %s — this API is not "
+			"replayed; results may differ from capture.\n", scenario_get(sc, "noop_api"));
 	if (nr && *nr)
 		fprintf(stderr,
 			"[HRR] %s: NOT REPLAYABLE — the capture recorded no state this call "

@@ -9,7 +9,25 @@
  * stays a valid archive. Keys (all optional):
  *
  *   scenario=pass|d2h-fail|maf|fatal|version-mismatch|queue-abort|hang|
- *            crash|watchdog|divergence|flood|slow|hw-exception (default pass)
+ *            crash|watchdog|divergence|flood|slow|hw-exception|hip-error|
+ *            graph-refusal|root-refusal (default pass)
+ *   hip_code=700|702|710|719, hip_at=launch|copy   (hip-error) the HIP
+ *                     device-side code, in the sync after the launch ("GPU
+ *                     error after '<k>'") or on the next call that waits
+ *                     (default: launch with --sync-after-launch, else copy)
+ *   graph_form=old    (graph-refusal) the older "not found in map" line,
+ *                     which skips the graph and goes on
+ *   root-refusal      the reader refuses the pid directory's parent root, as
+ *                     if hrr-playback had been pointed at it; root_pids=a,b
+ *                     names the pid directories when the parent holds fewer
+ *                     than two (a run mounts only the one it replays)
+ *   flags=a,b         hrr-playback flags taken as if on the command line (a
+ *                     fixture's stand-in for a run passing them):
+ *                     --continue-on-error, --regions-strict
+ *   co_unloadable=N   (--continue-on-error) "Code objects : N unloadable"
+ *   regions=N, region_oob=M   region annotations: the Regions lines; with
+ *                     --regions-strict M > 0 fails the run
+ *   noop_api=<api>    a generated NOOP handler's one-time warning
  *   hw_reason=TEXT    (hw-exception) the reason: "GPU Hang" (default) or an ECC text
  *   hang_s=T          (hw-exception) silent in the kernel T s before the driver's
  *                     hang detection fires (the agent dumps its waves on SIGQUIT)
@@ -23,8 +41,12 @@
  *   d2h_pass=, d2h_tol=, d2h_fail=, d2h_skipped=   D2H check counts
  *   reason=unknown|read-only, fault_addr=0x.., gpu_node=N,
  *   bracket=host|nohost|none     (maf: the rocdevice line's form)
- *   queue_status=HSA_STATUS_ERROR_EXCEPTION|..._MEMORY_FAULT|..._ABORTED,
- *   queue_code=0x1016, queue_bracket=0|1          (queue-abort)
+ *   queue_status=HSA_STATUS_ERROR_<NAME>, queue_text=, queue_code=0x1016,
+ *   queue_bracket=0|1  (queue-abort; replay.c knows the text and code of a
+ *                     representative set: MEMORY_FAULT, MEMORY_APERTURE_VIOLATION,
+ *                     ILLEGAL_INSTRUCTION, EXCEPTION, INVALID_ISA,
+ *                     INVALID_CODE_OBJECT, INCOMPATIBLE_ARGUMENTS,
+ *                     OUT_OF_RESOURCES, INVALID_ALLOCATION, FATAL)
  *   fatal_api=, fatal_code=, fatal_error=          (fatal)
  *   file_version=N    (version-mismatch with a version-8 events.bin)
  *   watchdog_ms=N     (watchdog; the option/env wins)
@@ -57,6 +79,11 @@
  *                         printed no heartbeat
  *       placement-bare    fallback lines without address and size
  *       placement-older   the summary's Placement line without frees deferred
+ *       queue-old         the queue abort as "Device::callbackQueue aborting
+ *                         with error : NAME:  text code: 0x.." (ROCm 4-5)
+ *       queue-oldest      "Device::callbackQueue aborting with status: 0x.."
+ *       pid-prefix        AMD_LOG_LEVEL's "[pid:N  tid:0x..]" column
+ *     (color also colours the queue-abort line)
  *     (any format= also ends the fault line with ROCr's period)
  *
  * Environment just for the simulator: HRR_SIM_DEV_ROOT (default /dev),
@@ -137,6 +164,11 @@ struct sim_archive {
  * real reader's messages on failure; returns -1 then (exit 1). */
 int archive_load(const char *input, struct sim_archive *a);
 void archive_release(struct sim_archive *a);
+/* The reader's refusal of a root with several pid directories, as if
+ * hrr-playback had been pointed at root (scenario=root-refusal); names
+ * ("pid-1,pid-2", root_pids=) stand for siblings a run did not mount. 1
+ * when printed. */
+int archive_refuse_root(const char *root, const char *names);
 /* --info on a root: 1 when printed, 0 when input is not a root. */
 int archive_print_root_info(const char *input);
 void archive_print_info(const struct sim_archive *a);
@@ -161,7 +193,7 @@ size_t scenario_all(const struct scenario *sc, const char *key, const char ***ou
 struct sim_opts {
 	const char *archive;
 	int info, events, verbose, timing, sync_after_launch, sync_after_event;
-	int trace_kernels, continue_on_error, repair;
+	int trace_kernels, continue_on_error, repair, regions_strict;
 	double progress_seconds;
 	size_t progress_kernels;
 	unsigned watchdog_ms;

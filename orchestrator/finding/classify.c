@@ -163,6 +163,8 @@ struct classifier *classifier_new(const char *source_name)
 	c->sum_kernels = -1;
 	c->watchdog_ms = c->watchdog_seq = -1;
 	c->diverged_seq = c->diverged_fail = c->diverged_total = -1;
+	c->d2h_unchecked = c->events_failed = c->co_unloadable = c->region_oob = -1;
+	strvec_init(&c->pid_dirs);
 	return c;
 }
 
@@ -191,6 +193,10 @@ void classifier_free(struct classifier *c)
 	free(c->agent_page);
 	for (size_t k = 0; k < EV__COUNT; k++)
 		free(c->ev_line[k]);
+	free(c->status_printed);
+	free(c->hip_api);
+	free(c->noop_api);
+	strvec_clear(&c->pid_dirs);
 	free(c);
 }
 

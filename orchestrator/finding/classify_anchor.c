@@ -24,9 +24,9 @@ static void bigram_init(void)
 {
 	static const char *const pairs[] = {
 		"Me", /* Memory access fault..., Memory Fault Error [ */
-		"ab", /* aborting with error */
+		"ab", "Ab", /* [aA]borting with error, aborting with status */
 		"HS", /* HSA_STATUS_ERROR_ */
-		"hi", /* hipErrorOutOfMemory */
+		"hi", /* hipErrorOutOfMemory, hipError<Name> */
 		"ep", /* [rR]eplay */
 		"ry", "rY", "Ry", "RY", /* out of memo(ry), any case */
 		"s=", /* kernarg_addres(s=) */
@@ -54,7 +54,13 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 			a->mfe = p;
 		break;
 	case 'a':
-		if (!a->queue && has_prefix(p, end, LIT("aborting with error")))
+		if (!a->queue && (has_prefix(p, end, LIT("aborting with error")) ||
+				  has_prefix(p, end, LIT("aborting with status:"))))
+			a->queue = p;
+		break;
+	case 'A':
+		/* rocdevice.cpp's out-of-resources form is capitalised */
+		if (!a->queue && has_prefix(p, end, LIT("Aborting with error")))
 			a->queue = p;
 		break;
 	case 'H':
@@ -66,6 +72,8 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 	case 'h':
 		if (has_prefix(p, end, LIT("hipErrorOutOfMemory")))
 			a->oom = true;
+		else if (!a->hip_error && has_prefix(p, end, LIT("hipError")))
+			a->hip_error = p;
 		break;
 	case 'e':
 		if (!a->replay && p > s && (p[-1] == 'r' || p[-1] == 'R') &&
@@ -129,6 +137,8 @@ void classify_generic(struct classifier *c, const char *s, const char *end,
 		classify_hsa_status(c, a->hsa, end);
 	if (a->hw)
 		classify_hw_exception(c, a->hw, end);
+	if (a->hip_error)
+		classify_hip_name(c, a->hip_error, end);
 	if (a->oom)
 		c->oom_text = true;
 	if (a->replay)
@@ -153,7 +163,8 @@ void classify_generic(struct classifier *c, const char *s, const char *end,
 void classify_anchors_before(struct anchors *a, const char *limit)
 {
 	const char **all[] = { &a->maf, &a->mfe, &a->queue, &a->hsa, &a->replay,
-			       &a->hrr, &a->kernarg, &a->grid, &a->hip_so, &a->hw };
+			       &a->hrr, &a->kernarg, &a->grid, &a->hip_so, &a->hw,
+			       &a->hip_error };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (*all[i] && *all[i] >= limit)

@@ -3,18 +3,48 @@
  * line readers recorded, and the finding filled from it. */
 #include "orchestrator/finding/classify_state.h"
 
-static const char *hsa_name(enum hsa_status s)
+/* The runtime's verdict, from the status table: a queue abort's status
+ * or an HSA status name, else a HIP device-side code. specific: only a
+ * row whose class says more than replay_aborted (those come before a
+ * Fatal line; the rest after it). */
+static const struct runtime_status *runtime_verdict(const struct classifier *c, bool specific)
 {
-	switch (s) {
-	case HSA_MEMORY_FAULT:
-		return "HSA_STATUS_ERROR_MEMORY_FAULT";
-	case HSA_ABORTED:
-		return "HSA_STATUS_ERROR_ABORTED";
-	case HSA_EXCEPTION:
-		return "HSA_STATUS_ERROR_EXCEPTION";
-	default:
-		return "";
+	const struct runtime_status *rows[] = { c->status, c->hip };
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct runtime_status *st = rows[i];
+
+		if (!st || st->outcome == OUTCOME_UNKNOWN)
+			continue;
+		if (specific && st->fault_class == FAULT_REPLAY_ABORTED)
+			continue;
+		return st;
 	}
+	return NULL;
+}
+
+/* The runtime timed a launch out (HIP 702): the GPU's own word, like a
+ * hardware exception's "GPU Hang". */
+static bool runtime_hang(const struct classifier *c)
+{
+	const struct runtime_status *st = runtime_verdict(c, true);
+
+	return st && st->outcome == OUTCOME_HANG;
+}
+
+/* What a FAIL failed on when no D2H check failed: the first cause
+ * hrr-playback's summary printed; unknown when it printed none. */
+static enum finding_fault_class fail_cause(const struct classifier *c)
+{
+	if (c->d2h_unchecked > 0)
+		return FAULT_D2H_NOT_COMPARED;
+	if (c->events_failed > 0)
+		return FAULT_REPLAY_API_ERRORS;
+	if (c->co_unloadable > 0)
+		return FAULT_CODE_OBJECT_UNLOADABLE;
+	if (c->region_oob > 0)
+		return FAULT_REGION_VIOLATION;
+	return FAULT_UNKNOWN;
 }
 
 /* A stop marker is the runner's word, written after the replay ended; a
@@ -39,7 +69,7 @@ static enum finding_outcome decide_outcome(const struct classifier *c)
 {
 	/* The driver timed the GPU out: closer to a hang than to a host crash
 	 * (docs/findings.md). */
-	if (c->timeout || c->f.saw_watchdog || c->hw == HW_GPU_HANG)
+	if (c->timeout || c->f.saw_watchdog || c->hw == HW_GPU_HANG || runtime_hang(c))
 		return OUTCOME_HANG;
 	if (says_pass(c))
 		return OUTCOME_PASS;
@@ -51,18 +81,18 @@ static enum finding_outcome decide_outcome(const struct classifier *c)
 	 * stopped the replay early (exit 2). */
 	if (says_fail(c) || c->diverged)
 		return OUTCOME_FAIL;
-	if (c->hsa_memory_fault)
-		return OUTCOME_MAF;
-	if (c->hsa_aborted || c->hsa_exception)
-		return OUTCOME_ABORT;
+	if (runtime_verdict(c, false))
+		return runtime_verdict(c, false)->outcome;
 	if (c->aborting_replay || c->replay_aborted || c->fatal || c->version_mismatch ||
 	    c->signal_marker || c->f.saw_oom_marker || c->f.saw_user_interrupt)
 		return OUTCOME_ABORT;
 	return OUTCOME_UNKNOWN;
 }
 
-static enum finding_fault_class decide_class(const struct classifier *c, bool d2h_failed)
+static enum finding_fault_class decide_class(const struct classifier *c, bool d2h_failed,
+					     bool *from_hip)
 {
+	*from_hip = false;
 	if (c->version_mismatch)
 		return FAULT_VERSION_MISMATCH;
 	/* The GPU's own word outranks a stop that followed it. */
@@ -72,6 +102,8 @@ static enum finding_fault_class decide_class(const struct classifier *c, bool d2
 		return FAULT_GPU_HANG;
 	if (c->hw == HW_OTHER)
 		return FAULT_GPU_HW_EXCEPTION;
+	if (runtime_hang(c))
+		return FAULT_GPU_HANG;
 	if (c->timeout || c->f.saw_watchdog)
 		return FAULT_HANG;
 	if (says_pass(c))
@@ -80,19 +112,37 @@ static enum finding_fault_class decide_class(const struct classifier *c, bool d2
 		return FAULT_REPLAY_OOM;
 	if (c->maf_line || c->mfe_line || c->agent_memory_event)
 		return c->maf_read_only ? FAULT_READ_ONLY_PAGE_FAULT : FAULT_ILLEGAL_MEMORY_ACCESS;
+	if (runtime_verdict(c, true)) {
+		*from_hip = runtime_verdict(c, true) == c->hip;
+		return runtime_verdict(c, true)->fault_class;
+	}
 	if (c->fatal)
 		return c->fatal_oom ? FAULT_REPLAY_OOM : FAULT_REPLAY_FATAL_API;
-	if (c->hsa_memory_fault)
-		return FAULT_ILLEGAL_MEMORY_ACCESS;
-	if (c->hsa_aborted || c->hsa_exception)
+	if (runtime_verdict(c, false))
 		return FAULT_REPLAY_ABORTED;
-	if (says_fail(c) || d2h_failed || c->diverged)
+	/* Divergence only when a check failed or the divergence abort fired. */
+	if (d2h_failed || c->diverged)
 		return FAULT_NAN_INF_DIVERGENCE;
+	if (says_fail(c) && fail_cause(c) != FAULT_UNKNOWN)
+		return fail_cause(c);
 	if (c->replay_aborted || c->aborting_replay || c->f.saw_user_interrupt)
 		return FAULT_REPLAY_ABORTED;
 	if (c->signal_marker)
 		return FAULT_REPLAY_CRASHED;
 	return FAULT_UNKNOWN;
+}
+
+/* Whether the runtime's status or HIP code (runtime_status.h) gave a
+ * verdict: a memory fault (MAF) when fault, any other when not. */
+static bool runtime_says(const struct classifier *c, bool fault)
+{
+	const struct runtime_status *rows[] = { c->status, c->hip };
+
+	for (size_t i = 0; i < 2; i++)
+		if (rows[i] && rows[i]->outcome != OUTCOME_UNKNOWN &&
+		    (rows[i]->outcome == OUTCOME_MAF) == fault)
+			return true;
+	return false;
 }
 
 unsigned classify_evidence_bits(const struct classifier *c)
@@ -107,8 +157,8 @@ unsigned classify_evidence_bits(const struct classifier *c)
 		[EV_MFE] = c->mfe_line,
 		[EV_AGENT] = c->agent_memory_event,
 		[EV_FATAL] = c->fatal,
-		[EV_HSA_FAULT] = c->hsa_memory_fault,
-		[EV_HSA_ABORT] = c->hsa_aborted || c->hsa_exception,
+		[EV_HSA_FAULT] = runtime_says(c, true),
+		[EV_HSA_ABORT] = runtime_says(c, false),
 		[EV_FAIL] = c->fail,
 		[EV_D2H_FAIL] = c->f.d2h_failure_lines > 0 || c->prog_fail > 0 || c->sum_fail > 0,
 		[EV_DIVERGED] = c->diverged,
@@ -261,6 +311,113 @@ static void finish_gpu_notes(const struct classifier *c, struct finding *f)
 						 "page, not necessarily at its start" : "");
 }
 
+/* What the runtime's status or HIP code says (runtime_status.h). */
+static void finish_runtime_notes(const struct classifier *c, struct finding *f)
+{
+	const struct runtime_status *st = c->status, *hip = c->hip;
+
+	if (st && st->outcome != OUTCOME_UNKNOWN) {
+		if (!st->name)
+			finding_add_note(f, "the runtime reported %s, a status this version's table does "
+					 "not know: the replay stopped (replay_aborted), for a reason "
+					 "only that status names", c->status_printed ? c->status_printed
+					 : "an unnamed status");
+		else
+			finding_add_note(f, "the runtime reported %s (code 0x%lx): %s", st->name,
+					 st->code, st->meaning);
+	}
+	if (!hip)
+		return;
+	if (c->hip_after_launch)
+		finding_add_note(f, "HIP reported %ld %s (%s) in the synchronisation after the launch "
+				 "of %s", hip->code, hip->name, hip->meaning,
+				 f->kernel_name ? f->kernel_name : "a kernel");
+	else
+		finding_add_note(f, "HIP reported %ld %s (%s) on %s%s: a device-side error surfaces "
+				 "at the next call that waits for the GPU, so it does not say which "
+				 "launch caused it (--sync-after-launch does)", hip->code, hip->name,
+				 hip->meaning, c->hip_api ? "a later call, " : "a later call",
+				 c->hip_api ? c->hip_api : "");
+}
+
+/* The classes the table adds, said in words. */
+static void finish_class_notes(struct finding *f)
+{
+	switch (f->fault_class) {
+	case FAULT_KERNEL_FAULT:
+		finding_add_note(f, "a kernel fault of unknown kind: hipErrorLaunchFailure says a "
+				 "kernel failed on the GPU, not how (a memory fault, an illegal "
+				 "instruction and a trap all end this way); rerun under the debug "
+				 "agent (--diagnose) to learn which");
+		break;
+	case FAULT_CODE_OBJECT_MISMATCH:
+		finding_add_note(f, "the image's code does not fit this GPU (its ISA, code object or "
+				 "register needs): evidence against the image, not the GPU and not the "
+				 "workload; check that the image's code objects target this GPU's "
+				 "architecture");
+		break;
+	case FAULT_OUT_OF_RESOURCES:
+		finding_add_note(f, "the GPU runtime ran out of resources (memory, queues or "
+				 "threads): another process on the GPU, or the replay's own footprint");
+		break;
+	case FAULT_DEVICE_ASSERT:
+		finding_add_note(f, "a device-side assert fired in a kernel: the workload's own "
+				 "check failed on the GPU");
+		break;
+	default:
+		break;
+	}
+}
+
+/* Each cause of a FAIL hrr-playback printed, whichever decided the class. */
+static void finish_fail_notes(const struct classifier *c, struct finding *f)
+{
+	if (c->d2h_unchecked > 0)
+		finding_add_note(f, "hrr-playback attempted %lld D2H validations and compared none "
+				 "(all skipped: a pointer that did not translate, or a missing blob): "
+				 "outputs were not checked, so nothing is known to have diverged",
+				 c->d2h_unchecked);
+	if (c->events_failed > 0)
+		finding_add_note(f, "%lld replayed API calls failed and the replay went on past each "
+				 "(--continue-on-error): the run did not reproduce the capture; the "
+				 "first failure is the one to read", c->events_failed);
+	if (c->co_unloadable > 0)
+		finding_add_note(f, "%lld code objects could not be loaded and the replay went on "
+				 "(--continue-on-error): kernels from them did not run", c->co_unloadable);
+	if (c->region_oob > 0)
+		finding_add_note(f, "%lld kernel-argument pointers fell outside their recorded region "
+				 "(intra-segment out-of-bounds or stale) and --regions-strict made that "
+				 "fail the run: a finding about the recorded program's own pointers",
+				 c->region_oob);
+	if (fail_cause(c) == FAULT_UNKNOWN && !c->f.d2h_failure_lines && c->prog_fail <= 0 &&
+	    c->sum_fail <= 0 && !c->diverged)
+		finding_add_note(f, "hrr-playback printed FAIL without saying why (no D2H check "
+				 "failed, no failed call or code object was counted): no cause is claimed");
+}
+
+/* The replay's refusals and no-ops (labels MULTI-PROCESS, NOOP-API). */
+static void finish_replay_notes(const struct classifier *c, struct finding *f)
+{
+	if (c->multi_refusal) {
+		struct strbuf sb = STRBUF_INIT;
+
+		for (size_t i = 0; i < c->pid_dirs.n; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", c->pid_dirs.v[i]);
+		finding_add_note(f, "hrr-playback refused the capture root: it holds several process "
+				 "captures%s%s%s, and replays one pid directory at a time; nothing was "
+				 "replayed. Replay (or analyze) each pid directory on its own",
+				 sb.len ? " (" : "", sb.len ? sb.buf : "", sb.len ? ")" : "");
+		strbuf_release(&sb);
+	}
+	if (c->graph_refused)
+		finding_add_note(f, "the capture builds a graph through the explicit node API "
+				 "(hipGraphCreate + hipGraphAdd*Node), which hrr-playback does not "
+				 "replay: its launches did not run");
+	if (c->noop_api)
+		finding_add_note(f, "hrr-playback replayed %s as a no-op (NOOP playback handler): "
+				 "results that depend on it may differ from the capture", c->noop_api);
+}
+
 static void finish_notes(const struct classifier *c, struct finding *f)
 {
 	if (c->maf_nil)
@@ -288,8 +445,11 @@ static void finish_notes(const struct classifier *c, struct finding *f)
 		finding_add_note(f, "hrr-playback's sync watchdog fired after %lld ms at: %s",
 				 c->watchdog_ms, c->watchdog_at ? c->watchdog_at : "unknown");
 	finish_gpu_notes(c, f);
-	if (c->hsa_first != HSA_NONE && !says_pass(c))
-		finding_add_note(f, "the queue aborted with %s", hsa_name(c->hsa_first));
+	if (!says_pass(c))
+		finish_runtime_notes(c, f);
+	if (says_fail(c))
+		finish_fail_notes(c, f);
+	finish_replay_notes(c, f);
 	if (f->saw_oom_marker)
 		finding_add_note(f, "the engine killed the replay container: out of memory "
 				 "(host memory limit, not GPU memory)");
@@ -313,7 +473,7 @@ static void finish_notes(const struct classifier *c, struct finding *f)
 void classifier_finish(struct classifier *c, struct finding *out)
 {
 	/* any evidence: a heartbeat's failures count even when the summary is missing */
-	bool d2h_failed;
+	bool d2h_failed, from_hip;
 	enum finding_outcome outcome;
 	enum finding_fault_class fault_class;
 
@@ -322,7 +482,7 @@ void classifier_finish(struct classifier *c, struct finding *out)
 	d2h_failed = c->f.d2h_failure_lines > 0 || c->prog_fail > 0 || c->sum_fail > 0 ||
 		     c->diverged;
 	outcome = decide_outcome(c);
-	fault_class = decide_class(c, d2h_failed);
+	fault_class = decide_class(c, d2h_failed, &from_hip);
 	*out = c->f;
 	finding_init(&c->f);
 	out->outcome = outcome;
@@ -334,5 +494,9 @@ void classifier_finish(struct classifier *c, struct finding *out)
 	finish_progress(c, out);
 	finish_kernel(c, out);
 	finish_notes(c, out);
+	finish_class_notes(out);
+	/* A device-side code on a later call names no launch: the last launch
+	 * before it is not the culprit by any evidence (finalize). */
+	out->device_error_on_later_call = from_hip && !c->hip_after_launch;
 	finding_sanitize(out);
 }

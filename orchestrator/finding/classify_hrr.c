@@ -65,6 +65,34 @@ static void on_d2h_validate(struct classifier *c, const char *p, const char *end
 	add_d2h_failure(c, &d);
 }
 
+/* The HIP code of a Fatal line: "(<api>) returned <code> (" on the call
+ * that failed, or "GPU error after T.. Event N (<api>): <code> (" under
+ * --sync-after-event. A device-side code there surfaced on that call, not
+ * necessarily in the kernel it launched. */
+static void fatal_hip_code(struct classifier *c, const char *p, const char *end)
+{
+	const char *r = find(p, end, LIT(") returned "));
+	const char *open, *q;
+	long long code;
+
+	if (r) {
+		q = r + sizeof(") returned ") - 1;
+	} else {
+		r = find(p, end, LIT("): "));
+		if (!r || !find(p, r, LIT("GPU error after ")))
+			return;
+		q = r + 3;
+	}
+	if (!parse_num(&q, end, &code) || (c->cut && q == end))
+		return;
+	open = r;
+	while (open > p && open[-1] != '(')
+		open--;
+	/* "GPU error after ... (<a launch>)": the sync after that launch. */
+	classify_hip_code(c, code, !has_prefix(r, end, LIT(") returned ")) && open > p &&
+			  find(open, r, LIT("Launch")), open > p ? open : NULL, r);
+}
+
 /* T<thread> Event <n> (<api>) inside a Fatal line. */
 static void on_fatal(struct classifier *c, const char *p, const char *end)
 {
@@ -72,6 +100,7 @@ static void on_fatal(struct classifier *c, const char *p, const char *end)
 
 	c->fatal = true;
 	saw_fault(c);
+	fatal_hip_code(c, p, end);
 	if (says_out_of_memory(p, end) || find(p, end, LIT("hipErrorOutOfMemory")))
 		c->fatal_oom = true;
 	if (c->have_fatal_call)
@@ -244,8 +273,15 @@ static bool on_gpu_line(struct classifier *c, const char *q, const char *end)
 		const char *b = memchr(a, '\'', span(a, end));
 
 		saw_fault(c);
-		if (b)
+		if (b) {
+			const char *n = b + 1;
+			long long code;
+
 			set_once(&c->gpu_error_kernel, a, b);
+			if (has_prefix(n, end, LIT(": ")) && (n += 2, parse_num(&n, end, &code)) &&
+			    !(c->cut && n == end))
+				classify_hip_code(c, code, true, NULL, NULL);
+		}
 	} else
 		return false;
 	return true;
@@ -273,6 +309,91 @@ static bool on_diverged(struct classifier *c, const char *q, const char *end)
 	return true;
 }
 
+/* "<key> : N<what>" of the summary (spacing before the colon varies):
+ * N when the line has it followed by what, else -1. */
+static long long summary_count(const char *q, const char *end, const char *what, size_t n)
+{
+	long long v;
+
+	q = skip_blanks(q, end);
+	if (q >= end || *q != ':')
+		return -1;
+	q = skip_blanks(q + 1, end);
+	if (!parse_num(&q, end, &v) || !has_prefix(q, end, what, n))
+		return -1;
+	return v;
+}
+
+/* What a FAIL failed on when no D2H check did (hrr-playback's summary):
+ *   [HRR]   Events failed  : N (continued past each)
+ *   [HRR]   Code objects   : N unloadable (continued)
+ *   [HRR]   Region check   : P pointer(s) checked, N intra-segment out-of-bounds/stale
+ *   [HRR] ERROR: N D2H validation event(s) attempted but 0 pass/fail recorded (...)
+ * true when q was one of them. */
+static bool on_fail_cause(struct classifier *c, const char *q, const char *end)
+{
+	long long v;
+	const char *r;
+
+	if (has_prefix(q, end, LIT("Events failed"))) {
+		if ((v = summary_count(q + 13, end, LIT(" (continued"))) >= 0)
+			c->events_failed = v;
+	} else if (has_prefix(q, end, LIT("Code objects"))) {
+		if ((v = summary_count(q + 12, end, LIT(" unloadable"))) >= 0)
+			c->co_unloadable = v;
+	} else if (has_prefix(q, end, LIT("Region check"))) {
+		r = find(q, end, LIT(" checked, "));
+		if (r && (r += 10, parse_num(&r, end, &v)) && has_prefix(r, end, LIT(" intra-segment")))
+			c->region_oob = v;
+	} else if (has_prefix(q, end, LIT("ERROR: "))) {
+		r = q + 7;
+		if (parse_num(&r, end, &v) &&
+		    find(r, end, LIT(" D2H validation event(s) attempted but 0 pass/fail recorded")))
+			c->d2h_unchecked = v;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* [HRR] Archive root R contains multiple process captures; point hrr-playback
+ * at a specific pid directory:   (then "[HRR]   <pid dir>" per process) */
+static bool on_archive_root(struct classifier *c, const char *q, const char *end)
+{
+	if (!has_prefix(q, end, LIT("Archive root ")) ||
+	    !find(q, end, LIT(" contains multiple process captures")))
+		return false;
+	c->multi_refusal = true;
+	c->listing_pids = true;
+	c->f.multi_process = true;
+	return true;
+}
+
+/* The replay's no-ops: the explicit-graph refusal (newer builds abort,
+ * older ones skip the graph's launches) and a generated NOOP handler's
+ * one-time warning. true when q was one of them. */
+static bool on_noop(struct classifier *c, const char *q, const char *end)
+{
+	if (has_prefix(q, end, LIT("hipGraphInstantiate: graph ")) &&
+	    (find(q, end, LIT(" not in graph_map")) || find(q, end, LIT(" not found in map")))) {
+		c->graph_refused = true;
+		c->f.saw_not_replayable = true;
+		return true;
+	}
+	if (has_prefix(q, end, LIT("NOOP playback handler called for "))) {
+		const char *a = q + sizeof("NOOP playback handler called for ") - 1;
+		const char *b = a;
+
+		while (b < end && is_word(*b))
+			b++;
+		c->f.saw_not_replayable = true;
+		if (!(c->cut && b == end))
+			set_once(&c->noop_api, a, b);
+		return true;
+	}
+	return false;
+}
+
 static void on_hrr_line(struct classifier *c, const char *q, const char *end)
 {
 	struct finding *f = &c->f;
@@ -296,6 +417,8 @@ static void on_hrr_line(struct classifier *c, const char *q, const char *end)
 			on_version_mismatch(c, q, end);
 		return;
 	case 'A':
+		if (on_archive_root(c, q, end))
+			return;
 		if (has_prefix(q, end, LIT("Archive has no clean-shutdown trailer")))
 			on_no_trailer(c, q, end);
 		else if (has_prefix(q, end, LIT("Archive")))
@@ -305,7 +428,30 @@ static void on_hrr_line(struct classifier *c, const char *q, const char *end)
 		/* The reader's health line, as --info prints it. */
 		if (has_prefix(q, end, LIT("Complete:")))
 			classify_complete(c, q + 9, end);
+		else
+			on_fail_cause(c, q, end);
 		return;
+	case 'E':
+	case 'R':
+		if (on_fail_cause(c, q, end))
+			return;
+		break;
+	case 'H':
+		/* HIP_CHECK: "[HRR] HIP error %d (%s) at file:line" */
+		if (has_prefix(q, end, LIT("HIP error "))) {
+			const char *n = q + 10;
+			long long code;
+
+			if (parse_num(&n, end, &code) && !(c->cut && n == end))
+				classify_hip_code(c, code, false, NULL, NULL);
+			return;
+		}
+		break;
+	case 'h':
+	case 'N':
+		if (on_noop(c, q, end))
+			return;
+		break;
 	case 'K':
 		if (has_prefix(q, end, LIT("Kernels launched"))) {
 			const char *r = skip_blanks(q + 16, end);
@@ -350,6 +496,25 @@ static void on_hrr_line(struct classifier *c, const char *q, const char *end)
 	}
 	if (find(q, end, LIT(": NOT REPLAYABLE")))
 		f->saw_not_replayable = true;
+	if (find(q, end, LIT("(MISSING!)")))
+		f->saw_missing_handle = true;
+}
+
+/* "[HRR]   <pid dir>" after the multi-process refusal; true when s..end
+ * was one (the listing ends at the first line that is not). */
+static bool on_pid_listing(struct classifier *c, const char *s, const char *end)
+{
+	const char *p = s + 5;
+
+	if (has_prefix(p, end, LIT("   ")) && p + 3 < end && p[3] != ' ' && !c->cut) {
+		p += 3;
+		end = trim_end(p, end);
+		if (c->pid_dirs.n < 64)
+			strvec_push_nodup(&c->pid_dirs, dup_range(p, end));
+		return true;
+	}
+	c->listing_pids = false;
+	return false;
 }
 
 /* Returns true when the line is fully handled (nothing else can match it). */
@@ -375,6 +540,8 @@ bool classify_hrr(struct classifier *c, const char *s, const char *end)
 			on_watchdog(c, s + 15, end);
 		return true;
 	}
+	if (c->listing_pids && on_pid_listing(c, s, end))
+		return true;
 	q = skip_blanks(s + 5, end);
 	if (q >= end)
 		return true;

@@ -130,11 +130,12 @@ void classify_event(struct classifier *c, const char *q, const char *end)
 }
 
 /* [HRR]   arg[i]: ptr 0x... -> 0x...[ (MISSING!)]: a pointer argument;
- * the last form, one the archive cannot map. A line longer than any such
+ * the (MISSING!) form, one the archive cannot map. A line longer than any such
  * line has had another write land on it. */
 void classify_arg(struct classifier *c, const char *q, const char *end)
 {
-	if (span(q, end) >= 10 && !memcmp(end - 10, "(MISSING!)", 10))
+	/* Anywhere in the line: a colour reset or another write may follow. */
+	if (find(q, end, LIT("(MISSING!)")))
 		c->f.saw_missing_handle = true;
 	if (span(q, end) > 96)
 		classify_anchored(c, q, end, end);

@@ -6,6 +6,7 @@
 #include "orchestrator/finding/classify_state.h"
 
 #include <limits.h>
+#include <stdio.h>
 
 void classify_maf(struct classifier *c, const char *p, const char *end)
 {
@@ -102,37 +103,152 @@ void classify_mfe(struct classifier *c, const char *p, const char *end)
 	bracket_kernel(&c->mfe_kernel, p, end);
 }
 
-/* aborting with error ... [... kernel: <name>] */
-void classify_queue_abort(struct classifier *c, const char *p, const char *end)
+/* The first runtime status wins; printed: the name or code as the line
+ * had it (a name the table does not know is kept for the note). */
+static void saw_status(struct classifier *c, const struct runtime_status *st,
+		       const char *printed, const char *printed_end)
 {
-	saw_fault(c);
-	bracket_kernel(&c->queue_kernel, p, end);
+	if (c->status || st->outcome == OUTCOME_UNKNOWN)
+		return;
+	c->status = st;
+	if (printed_end > printed)
+		c->status_printed = dup_range(printed, printed_end);
 }
 
+static const char *word_end(const char *p, const char *end)
+{
+	while (p < end && is_word(*p))
+		p++;
+	return p;
+}
+
+/* A status code "0x2b" at p (at most 8 hex digits); -1 when there is none,
+ * or when it runs to the end of a cut line (a cut number is not read). */
+static long long status_hex(const struct classifier *c, const char *p, const char *end)
+{
+	const char *h = hex_token(p, end);
+	long long v = 0;
+
+	if (!h || h - p > 10 || (c->cut && h == end))
+		return -1;
+	for (const char *x = p + 2; x < h; x++)
+		v = v * 16 + (isdigit((unsigned char)*x) ? *x - '0'
+			      : tolower((unsigned char)*x) - 'a' + 10);
+	return v;
+}
+
+/* "code: 0x2b" / "Code: 0x1008" after the status text; -1 when absent. */
+static long long status_code_after(const struct classifier *c, const char *p, const char *end)
+{
+	const char *k = find(p, end, LIT("ode: 0x"));
+
+	if (!k || k == p || (k[-1] != 'c' && k[-1] != 'C'))
+		return -1;
+	return status_hex(c, k + 5, end);
+}
+
+/* CLR's queue callback (rocdevice.cpp), every generation:
+ *   Device::callbackQueue aborting with status: 0x100f               (oldest)
+ *   Device::callbackQueue aborting with error : NAME: text code: 0x2a
+ *   Callback: Queue 0x... aborting with error : NAME: text code: 0x2a [GPU index: 0, kernel: K]
+ *   Callback: Queue 0x... Aborting with error : NAME: text Code: 0x1008 Available Free mem : N MB
+ * p is at "aborting with" / "Aborting with". The name is looked up in the
+ * status table, else the code; neither known: a status this version does
+ * not know, named in a note. */
+void classify_queue_abort(struct classifier *c, const char *p, const char *end)
+{
+	const char *q = p + sizeof("aborting with ") - 1;
+	const char *name = NULL, *name_end = NULL;
+	const struct runtime_status *st = NULL;
+	long long code = -1;
+
+	saw_fault(c);
+	bracket_kernel(&c->queue_kernel, p, end);
+	if (has_prefix(q, end, LIT("status:"))) {
+		code = status_hex(c, skip_blanks(q + 7, end), end);
+	} else {
+		q = skip_blanks(q + sizeof("error") - 1, end);
+		if (q < end && *q == ':')
+			q = skip_blanks(q + 1, end);
+		if (has_prefix(q, end, LIT("HSA_STATUS_"))) {
+			name = q;
+			name_end = word_end(q, end);
+			if (c->cut && name_end == end)
+				name = name_end = NULL; /* a cut name is not read */
+		}
+		if (!name)
+			code = status_code_after(c, q, end);
+	}
+	/* The name decides when there is one (a code alone only in the oldest
+	 * form): a name the table does not know is a status this version does
+	 * not know, whatever its code. */
+	if (name)
+		st = runtime_status_by_name(name, span(name, name_end));
+	else if (code >= 0)
+		st = runtime_status_by_hsa_code(code);
+	if (!st && (name || code >= 0))
+		st = runtime_status_other();
+	if (!st)
+		return;
+	if (name)
+		saw_status(c, st, name, name_end);
+	else {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "code 0x%llx", code);
+		saw_status(c, st, buf, buf + strlen(buf));
+	}
+}
+
+/* Any HSA_STATUS_ERROR_<NAME> in a line (a queue abort, the older agent's
+ * "Queue error (...)", a runtime's "hsa api call failure ... NAME"). */
 void classify_hsa_status(struct classifier *c, const char *p, const char *end)
 {
 	const char *q = p;
 
 	while ((q = find(q, end, LIT("HSA_STATUS_ERROR_"))) != NULL) {
-		enum hsa_status s = HSA_NONE;
+		const char *e = word_end(q, end);
+		const struct runtime_status *st;
 
-		q += sizeof("HSA_STATUS_ERROR_") - 1;
-		if (has_prefix(q, end, LIT("MEMORY_FAULT"))) {
-			c->hsa_memory_fault = true;
-			s = HSA_MEMORY_FAULT;
-		} else if (has_prefix(q, end, LIT("ABORTED"))) {
-			c->hsa_aborted = true;
-			s = HSA_ABORTED;
-		} else if (has_prefix(q, end, LIT("EXCEPTION"))) {
-			c->hsa_exception = true;
-			s = HSA_EXCEPTION;
-		}
-		if (s != HSA_NONE) {
+		if (c->cut && e == end)
+			break;
+		st = runtime_status_by_name(q, span(q, e));
+		if (!st)
+			st = runtime_status_other();
+		if (st->outcome != OUTCOME_UNKNOWN) {
 			saw_fault(c);
-			if (c->hsa_first == HSA_NONE)
-				c->hsa_first = s;
+			saw_status(c, st, q, e);
 		}
+		q = e;
 	}
+}
+
+void classify_hip_code(struct classifier *c, long long code, bool after_launch,
+		       const char *api, const char *api_end)
+{
+	const struct runtime_status *st = runtime_status_by_hip_code(code);
+
+	if (!st || c->hip)
+		return;
+	saw_fault(c);
+	c->hip = st;
+	c->hip_after_launch = after_launch;
+	if (api && api_end > api)
+		c->hip_api = dup_range(api, api_end);
+}
+
+/* hipErrorIllegalAddress, hipErrorAssert, ... by name anywhere (HIP's
+ * hipGetErrorName(), in hrr-playback's lines or a framework's). */
+void classify_hip_name(struct classifier *c, const char *p, const char *end)
+{
+	const char *e = word_end(p, end);
+	const struct runtime_status *st;
+
+	if (c->cut && e == end)
+		return;
+	st = runtime_status_by_name(p, span(p, e));
+	if (st && st->origin == RUNTIME_HIP)
+		classify_hip_code(c, st->code, false, NULL, NULL);
 }
 
 /* The orchestrator's (or the shell workflow's) stop markers, and the

@@ -18,6 +18,7 @@
 
 #include "orchestrator/finding/classify_text.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/runtime_status.h"
 
 /* A line longer than FINDING_LINE_MAX is read in windows of that size, each
  * overlapping the one before by this much: an anchor that starts in the
@@ -28,7 +29,6 @@
  * (two writes interleaved with another thread's output). */
 #define FINDING_REASON_LINES 4
 
-enum hsa_status { HSA_NONE = 0, HSA_MEMORY_FAULT, HSA_ABORTED, HSA_EXCEPTION };
 /* What a hardware exception's reason says: the GPU was reset because it
  * hung, or for an ECC error, or for a reason this version does not know. */
 enum hw_exception { HW_NONE = 0, HW_GPU_HANG, HW_ECC, HW_OTHER };
@@ -60,8 +60,27 @@ struct classifier {
 	bool version_mismatch, timeout, pass, fail, oom_text, maf_line, mfe_line;
 	bool fatal, fatal_oom, aborting_replay, replay_aborted, signal_marker;
 	bool diverged, no_d2h_blobs, maf_read_only, fault_seen;
-	bool hsa_memory_fault, hsa_aborted, hsa_exception;
-	enum hsa_status hsa_first;
+
+	/* The runtime's own verdicts, looked up in the one table
+	 * (runtime_status.h): the first status a queue abort or an HSA status
+	 * name gave (status_printed: the name or code as the line had it), and
+	 * the first HIP device-side error code. */
+	const struct runtime_status *status;
+	char *status_printed;
+	const struct runtime_status *hip;
+	bool hip_after_launch;        /* from "GPU error after '<kernel>'": the launch's sync */
+	char *hip_api;                /* else the later call it surfaced on (NULL unknown) */
+
+	/* What a FAIL failed on, from hrr-playback's summary (-1: not printed). */
+	long long d2h_unchecked, events_failed, co_unloadable, region_oob;
+
+	/* hrr-playback's refusal of a capture root with several processes,
+	 * and the pid directories it listed after it. */
+	bool multi_refusal, listing_pids;
+	struct strvec pid_dirs;
+	/* The explicit-graph refusal; the first API a NOOP handler named. */
+	bool graph_refused;
+	char *noop_api;
 
 	char *maf_address;
 	int reason_lines;     /* > 0: the MAF line had no Reason:, look this many lines on */
@@ -139,6 +158,7 @@ void classify_flush(struct classifier *c);
 /* Where the anchors of the non-prefix rules first occur in a line. */
 struct anchors {
 	const char *maf, *mfe, *queue, *hsa, *replay, *hrr, *kernarg, *grid, *hip_so, *hw;
+	const char *hip_error; /* "hipError<Name>" other than hipErrorOutOfMemory */
 	bool oom;
 };
 
@@ -182,6 +202,11 @@ void classify_reason(struct classifier *c, const char *r, const char *end);
 void classify_mfe(struct classifier *c, const char *p, const char *end);
 void classify_queue_abort(struct classifier *c, const char *p, const char *end);
 void classify_hsa_status(struct classifier *c, const char *p, const char *end);
+/* A HIP device-side error: by name at p ("hipErrorIllegalAddress"), or by
+ * code (hrr-playback's lines); api: the call it surfaced on, or NULL. */
+void classify_hip_name(struct classifier *c, const char *p, const char *end);
+void classify_hip_code(struct classifier *c, long long code, bool after_launch,
+		       const char *api, const char *api_end);
 void classify_replay_word(struct classifier *c, const char *p, const char *from,
 			  const char *end);
 void classify_agent_wave(struct classifier *c, const char *p, const char *end);

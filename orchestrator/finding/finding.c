@@ -28,11 +28,30 @@ const char *finding_fault_class_name(enum finding_fault_class c)
 		[FAULT_GPU_HANG] = "gpu_hang",
 		[FAULT_GPU_ECC_ERROR] = "gpu_ecc_error",
 		[FAULT_GPU_HW_EXCEPTION] = "gpu_hw_exception",
+		[FAULT_ILLEGAL_INSTRUCTION] = "illegal_instruction",
+		[FAULT_DEVICE_ASSERT] = "device_assert",
+		[FAULT_KERNEL_FAULT] = "kernel_fault",
+		[FAULT_CODE_OBJECT_MISMATCH] = "code_object_mismatch",
+		[FAULT_OUT_OF_RESOURCES] = "out_of_resources",
+		[FAULT_D2H_NOT_COMPARED] = "d2h_not_compared",
+		[FAULT_REPLAY_API_ERRORS] = "replay_api_errors",
+		[FAULT_CODE_OBJECT_UNLOADABLE] = "code_object_unloadable",
+		[FAULT_REGION_VIOLATION] = "region_violation",
 	};
 
 	if ((unsigned)c >= sizeof(names) / sizeof(names[0]) || !names[c])
 		return "unknown";
 	return names[c];
+}
+
+bool finding_fault_class_from_name(const char *name, enum finding_fault_class *out)
+{
+	for (int c = FAULT_UNKNOWN; c <= FAULT_REGION_VIOLATION; c++)
+		if (name && !strcmp(finding_fault_class_name((enum finding_fault_class)c), name)) {
+			*out = (enum finding_fault_class)c;
+			return true;
+		}
+	return false;
 }
 
 bool finding_class_against_gpu(enum finding_fault_class c)
@@ -302,6 +321,8 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	acc->saw_watchdog |= later->saw_watchdog;
 	acc->saw_oom_marker |= later->saw_oom_marker;
 	acc->saw_fault |= later->saw_fault;
+	if (later->outcome != OUTCOME_UNKNOWN)
+		acc->device_error_on_later_call = later->device_error_on_later_call;
 	acc->timeout_without_output |= later->timeout_without_output;
 	fill_ll(&acc->timeout_s, later->timeout_s);
 	fill_str(&acc->interrupt_signal, later->interrupt_signal);
@@ -387,7 +408,7 @@ static bool is_attributable(const struct finding *f)
 	if (f->outcome != OUTCOME_MAF && f->outcome != OUTCOME_ABORT && f->outcome != OUTCOME_HANG)
 		return false;
 	if (class_is(f, FAULT_VERSION_MISMATCH) || class_is(f, FAULT_REPLAY_OOM) ||
-	    class_is(f, FAULT_REPLAY_CRASHED))
+	    class_is(f, FAULT_REPLAY_CRASHED) || class_is(f, FAULT_OUT_OF_RESOURCES))
 		return false;
 	if (class_is(f, FAULT_REPLAY_ABORTED) && f->saw_user_interrupt && !f->saw_fault)
 		return false;
@@ -494,7 +515,11 @@ static void attribute_kernel(struct finding *f)
 	}
 	if (f->kernel_name || !is_attributable(f))
 		return;
-	if (f->last_event_kernel) {
+	if (f->last_event_kernel && f->device_error_on_later_call)
+		finding_add_note(f, "the last launch before the error (%s) is not taken as its kernel: "
+				 "the error surfaced on a later call, and any launch before it may "
+				 "have caused it", f->last_event_kernel);
+	else if (f->last_event_kernel) {
 		f->kernel_name = xstrdup(f->last_event_kernel);
 		finding_add_note(f, "kernel taken from the last launch before the fault (%s); no "
 				 "fault line named one. This is only meaningful for a replay run "

@@ -42,6 +42,17 @@ enum finding_fault_class {
 	FAULT_GPU_HANG,           /* the driver reset a hung GPU (HW exception "GPU Hang") */
 	FAULT_GPU_ECC_ERROR,      /* the GPU was reset for an ECC error */
 	FAULT_GPU_HW_EXCEPTION,   /* a HW exception with another reason */
+	/* From the runtime status table (orchestrator/finding/runtime_status.h). */
+	FAULT_ILLEGAL_INSTRUCTION,   /* HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION */
+	FAULT_DEVICE_ASSERT,         /* HIP 710: a device-side assert */
+	FAULT_KERNEL_FAULT,          /* HIP 719: a kernel fault of unknown kind */
+	FAULT_CODE_OBJECT_MISMATCH,  /* the image's code does not fit this GPU */
+	FAULT_OUT_OF_RESOURCES,      /* the runtime ran out of resources */
+	/* What a FAIL failed on, when no D2H check did (hrr-playback's summary). */
+	FAULT_D2H_NOT_COMPARED,      /* every D2H check was skipped */
+	FAULT_REPLAY_API_ERRORS,     /* replayed calls failed under --continue-on-error */
+	FAULT_CODE_OBJECT_UNLOADABLE,/* code objects did not load (continued) */
+	FAULT_REGION_VIOLATION,      /* --regions-strict: out-of-bounds region pointers */
 };
 /* "replay_pass", ..., "unknown": the JSON and markdown spelling. */
 const char *finding_fault_class_name(enum finding_fault_class c);
@@ -49,6 +60,9 @@ const char *finding_fault_class_name(enum finding_fault_class c);
  * firmware or driver) rather than the workload (docs/findings.md):
  * gpu_ecc_error, gpu_hang, gpu_hw_exception. */
 bool finding_class_against_gpu(enum finding_fault_class c);
+/* The class spelled as finding_fault_class_name() spells it; false for
+ * any other text (a name from another version's files). */
+bool finding_fault_class_from_name(const char *name, enum finding_fault_class *out);
 
 struct d2h_failure {
 	char *tag;          /* "DtoH", "DtoHAsync", "kernarg", API name; NULL for "validate" lines */
@@ -95,8 +109,10 @@ struct finding_placement {
  * tells a tool upgrade (`reclassified`) from a workload change. 2: the
  * real-format variants of the replay's lines. 3: GPU hardware exceptions
  * (gpu_hang, gpu_ecc_error, gpu_hw_exception), the older debug agent's
- * memory-fault report (MAF, not a crash), ROCm 7's agent wave lines. */
-#define FINDING_CLASSIFIER_VERSION 3
+ * memory-fault report (MAF, not a crash), ROCm 7's agent wave lines. 4: the
+ * runtime status table (every HSA status and HIP's device-side codes), FAIL
+ * classed by what failed, labels from the log's own lines. */
+#define FINDING_CLASSIFIER_VERSION 4
 
 /* Every field of docs/findings.md. Strings are owned (NULL = unset); integers
  * are -1 when unset (a zero is a value). */
@@ -173,6 +189,9 @@ struct finding {
 	 * diagnosis gave one: two parts of the signature (signature.h). */
 	char *evidence;
 	char *stop_reason;
+	/* The verdict is a HIP device-side code reported on a later call (a
+	 * copy, a sync): no launch is named, so none is taken from the log. */
+	bool device_error_on_later_call;
 };
 
 void finding_init(struct finding *f);

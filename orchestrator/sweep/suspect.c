@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "orchestrator/finding/finding.h"
 
 void gpu_suspects_init(struct gpu_suspects *s, size_t n_cases)
 {
@@ -31,11 +32,20 @@ static unsigned long long mask_of(const int *gpus, size_t n)
 	return m;
 }
 
-/* A hang, or the queue aborted (HSA's hardware exception): what a GPU
- * itself can cause, whichever kernel runs. */
+/* What a GPU itself can cause, whichever kernel runs: a class against the
+ * GPU (finding_class_against_gpu: a reset for a hang, an ECC error, a
+ * hardware exception), a hang, or a queue abort the runtime gave no more
+ * specific reason for (replay_aborted). A wrong image
+ * (code_object_mismatch) or a workload's own fault never counts. */
 static bool hard_failure(const char *outcome, const char *fault_class)
 {
-	return !strcmp(outcome, "HANG") || (fault_class && !strcmp(fault_class, "replay_aborted"));
+	enum finding_fault_class c;
+
+	if (!strcmp(outcome, "HANG"))
+		return true;
+	if (!finding_fault_class_from_name(fault_class, &c))
+		return false;
+	return finding_class_against_gpu(c) || c == FAULT_REPLAY_ABORTED;
 }
 
 static unsigned long long make_suspect(struct gpu_suspects *s, int g)

@@ -86,8 +86,8 @@ static struct sample samples[] = {
 	  OUTCOME_ABORT, "replay_fatal_api", NULL, NULL, 1, 0, 0, 0 },
 	{ "fatal_beats_hsa.log", "Fatal outranks a queue abort",
 	  OUTCOME_ABORT, "replay_fatal_api", NULL, NULL, N, N, N, N },
-	{ "gpu_error_after.log", "sync-after-launch's GPU error line names the kernel",
-	  OUTCOME_ABORT, "replay_fatal_api", CIJK, NULL, N, N, N, N },
+	{ "gpu_error_after.log", "sync-after-launch's GPU error line: HIP 700 in the kernel it names",
+	  OUTCOME_MAF, "illegal_memory_access", CIJK, NULL, N, N, N, N },
 	/* Rule 4: out of memory. */
 	{ "oom_fatal.log", "Fatal with hipErrorOutOfMemory is replay_oom",
 	  OUTCOME_ABORT, "replay_oom", NULL, NULL, N, N, N, N },

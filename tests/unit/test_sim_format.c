@@ -425,8 +425,8 @@ Test(sim_format, queue_abort_watchdog_divergence_crash)
 
 	run(&r, (const char *const[]){ dir, NULL }, NULL);
 	cr_assert_eq(r.status, 134);
-	cr_assert(sim_find_line(r.err.buf, ":0:rocdevice.cpp:", &line));
-	cr_assert(strstr(line.buf, " us: Callback: Queue 0x7f3a2c000000 aborting with error : "
+	cr_assert(sim_find_line(r.err.buf, ":0:rocdevice.cpp            :2993: ", &line));
+	cr_assert(strstr(line.buf, " us:  Callback: Queue 0x7f3a2c000000 aborting with error : "
 			 "HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware "
 			 "exception. code: 0x1016 [GPU index: 0, kernel: " K_CIJK "]"), "%s", line.buf);
 	sim_result_release(&r);
@@ -754,4 +754,84 @@ Test(sim_format, placement_runtime_and_watchdog_launch_lines)
 	sim_result_release(&r);
 	strbuf_release(&line);
 	free(dir);
+}
+
+/* Each runtime status form, HIP code, FAIL cause and label the simulator
+ * prints (its fixtures), read back by the classifier as `analyze` reads a
+ * log: the line as the real source prints it, and the verdict. */
+Test(sim_format, runtime_statuses_fail_causes_and_labels)
+{
+	static const struct {
+		const char *fixture;
+		const char *arg;    /* an extra hrr-playback flag, or NULL */
+		const char *line;   /* text the output must hold */
+		enum finding_outcome outcome;
+		const char *cls;
+		const char *label;  /* or NULL */
+	} cases[] = {
+		{ "queue-abort-illegal-instruction", NULL, " us: Device::callbackQueue aborting with "
+		  "error : HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION:  The agent attempted to execute an "
+		  "illegal shader instruction. code: 0x2a\n", OUTCOME_ABORT, "illegal_instruction", NULL },
+		{ "queue-abort-invalid-isa", NULL, " us: [pid:1290  tid:0x7f21abfff640] Callback: Queue "
+		  "0x7f3a2c000000 aborting with error : HSA_STATUS_ERROR_INVALID_ISA: The instruction "
+		  "set architecture is invalid. code: 0x100f [GPU index: 0, kernel: ",
+		  OUTCOME_ABORT, "code_object_mismatch", NULL },
+		{ "queue-abort-out-of-resources", NULL, " Aborting with error : "
+		  "HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
+		  "resources.", OUTCOME_ABORT, "out_of_resources", NULL },
+		{ "queue-abort-code-only", NULL, " us: Device::callbackQueue aborting with status: "
+		  "0x1010\n", OUTCOME_ABORT, "code_object_mismatch", NULL },
+		{ "queue-abort-aperture", NULL, "\x1b[1;31m:0:rocdevice.cpp            :2993: ",
+		  OUTCOME_MAF, "illegal_memory_access", NULL },
+		{ "hip-700-launch", "--sync-after-launch", "[HRR] GPU error after '",
+		  OUTCOME_MAF, "illegal_memory_access", NULL },
+		{ "hip-700-copy", NULL, "(hipMemcpy) returned 700 (an illegal memory access was "
+		  "encountered) — aborting replay\n", OUTCOME_MAF, "illegal_memory_access", NULL },
+		{ "hip-710", "--sync-after-launch", ": 710 (device-side assert triggered) last=710 ",
+		  OUTCOME_ABORT, "device_assert", NULL },
+		{ "hip-719", NULL, " returned 719 (unspecified launch failure) — aborting replay\n",
+		  OUTCOME_ABORT, "kernel_fault", NULL },
+		{ "hip-702", "--sync-after-launch", ": 702 (the launch timed out and was terminated)",
+		  OUTCOME_HANG, "gpu_hang", NULL },
+		{ "fail-d2h-not-compared", NULL, "[HRR] ERROR: 3 D2H validation event(s) attempted but 0 "
+		  "pass/fail recorded", OUTCOME_FAIL, "d2h_not_compared", NULL },
+		{ "fail-api-errors", NULL, "[HRR]   Events failed  : 1 (continued past each)\n",
+		  OUTCOME_FAIL, "replay_api_errors", NULL },
+		{ "fail-code-objects", NULL, "[HRR]   Code objects   : 1 unloadable (continued)\n",
+		  OUTCOME_FAIL, "code_object_unloadable", NULL },
+		{ "fail-regions", NULL, "[HRR]   Region check   : 4410 pointer(s) checked, 3 "
+		  "intra-segment out-of-bounds/stale\n", OUTCOME_FAIL, "region_violation", NULL },
+		{ "graph-refusal", NULL, " not in graph_map. HRR only replays stream-capture graphs",
+		  OUTCOME_ABORT, "replay_fatal_api", "NOOP-API" },
+		{ "noop-handler", NULL, "[HRR] NOOP playback handler called for hipMemAdvise — ",
+		  OUTCOME_PASS, "replay_pass", "NOOP-API" },
+		{ "multi-process-refusal", NULL, " contains multiple process captures; point "
+		  "hrr-playback at a specific pid directory:\n", OUTCOME_UNKNOWN, "unknown",
+		  "MULTI-PROCESS" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = pid_dir(cases[i].fixture);
+		struct sim_result r;
+		struct strbuf all = STRBUF_INIT;
+		struct finding f;
+
+		run(&r, (const char *const[]){ dir, cases[i].arg, NULL }, NULL);
+		strbuf_add(&all, r.out.buf, r.out.len);
+		strbuf_add(&all, r.err.buf, r.err.len);
+		cr_expect(strstr(all.buf, cases[i].line), "%s: no '%s' in:\n%s", cases[i].fixture,
+			  cases[i].line, all.buf);
+		fs_classify_text(all.buf, all.len, 0, cases[i].fixture, &f);
+		finding_finalize(&f, NULL);
+		cr_expect_eq(f.outcome, cases[i].outcome, "%s: %s", cases[i].fixture,
+			     finding_outcome_name(f.outcome));
+		cr_expect_str_eq(finding_fault_class_name(f.fault_class), cases[i].cls, "%s",
+				 cases[i].fixture);
+		if (cases[i].label)
+			cr_expect(fs_has_label(&f, cases[i].label), "%s", cases[i].fixture);
+		finding_release(&f);
+		strbuf_release(&all);
+		sim_result_release(&r);
+		free(dir);
+	}
 }

@@ -60,6 +60,29 @@ Test(sweep_suspect, two_hangs_or_hardware_exceptions_on_one_gpu)
 	gpu_suspects_release(&s);
 }
 
+/* Only classes against the GPU count: two INVALID_ISA aborts
+ * (code_object_mismatch) mean a wrong image, an assert or a kernel fault
+ * the workload; two ECC errors or hardware exceptions mean the GPU. */
+Test(sweep_suspect, only_classes_against_the_gpu_count)
+{
+	static const char *const workload[] = { "code_object_mismatch", "illegal_instruction",
+						"device_assert", "kernel_fault", "out_of_resources",
+						"d2h_not_compared", "replay_crashed" };
+	struct gpu_suspects s;
+	int g1[] = { 1 }, g2[] = { 2 };
+
+	gpu_suspects_init(&s, 16);
+	for (size_t i = 0; i < sizeof(workload) / sizeof(workload[0]); i++) {
+		cr_expect_eq(gpu_suspects_note(&s, 2 * i, "a", g1, 1, "ABORT", workload[i]), 0,
+			     "%s", workload[i]);
+		cr_expect_eq(gpu_suspects_note(&s, 2 * i + 1, "b", g1, 1, "ABORT", workload[i]), 0,
+			     "%s twice", workload[i]);
+	}
+	cr_expect_eq(gpu_suspects_note(&s, 14, "c", g2, 1, "ABORT", "gpu_ecc_error"), 0);
+	cr_expect_eq(gpu_suspects_note(&s, 15, "d", g2, 1, "ABORT", "gpu_hw_exception"), 1ull << 2);
+	gpu_suspects_release(&s);
+}
+
 Test(sweep_suspect, a_retry_takes_another_free_gpu_first)
 {
 	struct sweep_sched s;
