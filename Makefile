@@ -55,7 +55,7 @@ $(BIN): $(BUILD)/obj/orchestrator/cli/main.o $(BUILD)/libhrr.a
 # The simulator runs FROM scratch: static, no sanitizers, no libcurl.
 $(SIM): $(SIM_SRC) $(wildcard images/sim/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -static -o $@ $(SIM_SRC)
+	$(CC) -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -static -o $@ $(SIM_SRC) -lm
 
 $(UNIT): $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(SUPPORT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/libhrr.a
 	@mkdir -p $(dir $@)

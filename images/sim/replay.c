@@ -683,7 +683,7 @@ static void flood(struct run *r)
 static int summary(struct run *r)
 {
 	double wall_ms = (sim_now() - r->wall_start) * 1000.0;
-	double kernel_ms = (double)r->kernels * scenario_double(r->sc, "kernel_ms", 0.042);
+	double kernel_ms = sim_gpu_kernel_ms(r->sc, r->kernels);
 	int ok = r->fail == 0;
 
 	printf("\n");
