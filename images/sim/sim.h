@@ -31,6 +31,7 @@
  *   bytes=N           (flood; env HRR_SIM_FLOOD_BYTES wins)
  *   seconds=T, interval=S        (slow: a launch every S s for T s)
  *   gpu_ms=T, kernel_ms=T, perf_group=NAME   --timing's GPU time (timing.c)
+ *   timing=none       --timing prints no GPU time lines (an older hrr-playback)
  *   missing_ptr=1, not_replayable=<api>            extra diagnostic lines
  *   info=hang         --info prints its summary, then hangs silently until
  *                     killed (a side step the orchestrator must bound)

@@ -528,6 +528,7 @@ static int run_sweep(struct sweep_cmd *c)
 		.host = &c->host, .imgs = c->imgs, .sh = &c->sh, .cases = cases, .n_cases = n,
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
 		.may_start_ctx = c, .resume_hint = c->task ? c->task_of->flag : NULL, .base = base,
+		.perf_runs = (int)c->so->perf_runs, .perf_warmup = (int)c->so->perf_warmup,
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)

@@ -25,11 +25,16 @@ void sweep_result_release(struct sweep_result *r)
 {
 	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
 			  &r->state, &r->outcome, &r->fault_class, &r->kernel, &r->run_dir,
-			  &r->message, &r->gpu_uids, &r->host, &r->kind };
+			  &r->message, &r->gpu_uids, &r->host, &r->kind, &r->gfx };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);
 		*strs[i] = NULL;
+	}
+	if (r->perf) {
+		perf_samples_release(r->perf);
+		free(r->perf);
+		r->perf = NULL;
 	}
 }
 
@@ -91,6 +96,13 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	sjson_add_str(o, "gpu_uids", r->gpu_uids);
 	sjson_add_str(o, "host", r->host);
 	sjson_add_str(o, "kind", r->kind);
+	sjson_add_str(o, "gfx", r->gfx);
+	if (r->device_id > 0) /* 0: no result fills it, or none known */
+		cJSON_AddNumberToObject(o, "device_id", (double)r->device_id);
+	else
+		cJSON_AddNullToObject(o, "device_id");
+	if (r->perf)
+		cJSON_AddItemToObject(o, "perf", perf_samples_to_json(r->perf));
 	text = cJSON_PrintUnformatted(o);
 	strbuf_addstr(out, text);
 }
@@ -131,6 +143,14 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	r->gpu_uids = sjson_str(o, "gpu_uids");
 	r->host = sjson_str(o, "host");
 	r->kind = sjson_str(o, "kind");
+	r->gfx = sjson_str(o, "gfx");
+	r->device_id = (long)sjson_num(o, "device_id", -1);
+	if (r->device_id < -1 || r->device_id > 0xffff)
+		r->device_id = -1;
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "perf"))) {
+		r->perf = xcalloc(1, sizeof(*r->perf));
+		perf_samples_from_json(r->perf, cJSON_GetObjectItemCaseSensitive(o, "perf"));
+	}
 	return 0;
 }
 
@@ -160,6 +180,14 @@ void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo
 	}
 	if (!r->kind)
 		r->kind = xstrdup(sweep_result_kind(r));
+	if (!r->gfx && r->n_gpus) {
+		const struct gpu_node *g = gpu_topology_node(topo, r->gpus[0]);
+
+		if (g && g->arch[0]) {
+			r->gfx = xstrdup(g->arch);
+			r->device_id = g->device_id ? (long)g->device_id : -1;
+		}
+	}
 }
 
 int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "orchestrator/perf/perf_samples.h"
 #include "preflight/topology.h"
 
 /* What became of the attempt, before any comparison with a baseline. */
@@ -41,6 +42,12 @@ struct sweep_result {
 	 * KFD unique_ids ("2102...,2102..."), the host (the Slurm node name
 	 * in a task), RESULT_KIND_*. Set by the parent when it records. */
 	char *gpu_uids, *host, *kind;
+	/* The GPU product it ran on (its first GPU's): the gfx target and the
+	 * KFD device_id (-1 unknown); a perf comparison never crosses them. */
+	char *gfx;
+	long device_id;
+	/* --perf N's samples (docs/perf.md); NULL: none taken. */
+	struct perf_samples *perf;
 };
 
 #define RESULT_KIND_WORKLOAD "workload"             /* the replay's own outcome */
@@ -50,7 +57,8 @@ struct sweep_result {
  * replay the host's OOM killer ended are infrastructure, the rest workload. */
 const char *sweep_result_kind(const struct sweep_result *r);
 /* Where r ran and what kind it is, unless already said: host, the KFD
- * unique_ids of its GPUs (0 unknown) from topo, and sweep_result_kind. */
+ * unique_ids of its GPUs (0 unknown) and its product (gfx, device_id)
+ * from topo, and sweep_result_kind. */
 void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo,
 			 const char *host);
 
