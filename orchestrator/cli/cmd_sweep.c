@@ -330,6 +330,8 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.suspects_from_results = c->so->merge != NULL,
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
 		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
+		.perf_baseline = c->so->perf_baseline,
+		.perf_rule = { c->so->perf_threshold, c->so->perf_alpha, c->so->perf_max_cv },
 	};
 	struct error err;
 	int code;

@@ -29,6 +29,8 @@ struct sweep_finish {
 	const char *junit, *html, *summary; /* extra copies, or NULL */
 	bool json;                    /* stdout gets summary.json, else summary.md */
 	const char *slurm;            /* slurm.json's text: recorded with the options */
+	const char *perf_baseline;    /* --perf-baseline IMAGE, or NULL */
+	struct perf_rule perf_rule;   /* --perf-threshold, --perf-alpha, --perf-max-cv */
 };
 
 /* Import, compare, render, write. *exit_code is the sweep's exit code;

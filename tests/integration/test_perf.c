@@ -122,7 +122,8 @@ Test(perf, five_samples_per_case_on_two_images_the_slower_group_is_slower)
 	add_case("cold-a", "cold");
 	add_case("cold-b", "cold");
 	sweep_run(&r, (const char *const[]){ "--archive", sw.library, "--image", SIM_IMAGE,
-		"--image", slow, "--perf", "5", "--perf-baseline", SIM_IMAGE, NULL });
+		"--image", slow, "--perf", "5", "--perf-baseline", SIM_IMAGE, "--format", "json",
+		NULL });
 	cr_assert_eq(r.status, 0, "%s", r.err.buf);
 	res = results_of(&r);
 	cJSON_ArrayForEach(o, res) {
@@ -144,6 +145,37 @@ Test(perf, five_samples_per_case_on_two_images_the_slower_group_is_slower)
 		n++;
 	}
 	cr_assert_eq(n, 8);
+
+	/* summary.json: the slower image's hot cases slower (ratio ~1.10), the
+	 * rest unchanged; the baseline image compares with nothing. */
+	cleanup_cjson cJSON *sum = cJSON_Parse(r.out.buf);
+	const cJSON *c;
+	size_t compared = 0;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(sum, "cases")) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(c, "case"));
+		const char *image = cJSON_GetStringValue(cJSON_GetObjectItem(c, "image"));
+		const cJSON *p = cJSON_GetObjectItem(c, "perf");
+		const char *st;
+		double ratio;
+
+		if (!strcmp(image, SIM_IMAGE)) {
+			cr_expect_null(p, "the baseline image has no comparison");
+			continue;
+		}
+		cr_assert(cJSON_IsObject(p), "%s", cJSON_PrintUnformatted(c));
+		st = cJSON_GetStringValue(cJSON_GetObjectItem(p, "status"));
+		ratio = cJSON_GetNumberValue(cJSON_GetObjectItem(p, "ratio"));
+		if (!strncmp(name, "hot", 3)) {
+			cr_expect_str_eq(st, "slower", "%s", cJSON_PrintUnformatted(p));
+			cr_expect(ratio > 1.07 && ratio < 1.13, "%s: ratio %.3f", name, ratio);
+		} else
+			cr_expect_str_eq(st, "unchanged", "%s", cJSON_PrintUnformatted(p));
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "baseline_image")),
+				 SIM_IMAGE);
+		compared++;
+	}
+	cr_expect_eq(compared, 4);
 	tool_run_release(&r);
 }
 
