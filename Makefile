@@ -14,7 +14,7 @@ STD_FLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I.
 CFLAGS  ?= -O2 -g
 SAN_FLAGS ?=
 DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcurl libcjson libseccomp sqlite3 libxml-2.0 yaml-0.1 2>/dev/null)
-DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 libxml-2.0 yaml-0.1 2>/dev/null)
+DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 libxml-2.0 yaml-0.1 2>/dev/null) -lm
 TEST_LIBS  = $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
 ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
 
@@ -22,7 +22,7 @@ ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
 # room includes only rooms before it in this list, as that rule says;
 # `make layout` checks it.
 ROOMS = common docker docker/registry preflight \
-        $(addprefix orchestrator/,finding diagnosis containers seccomp replay lease sweep \
+        $(addprefix orchestrator/,perf finding diagnosis containers seccomp replay lease sweep \
                                   history cluster report notify bisect cli)
 LIB_SRC = $(filter-out orchestrator/cli/main.c,$(foreach m,$(ROOMS),$(wildcard $(m)/*.c)))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -56,7 +56,7 @@ $(BIN): $(BUILD)/obj/orchestrator/cli/main.o $(BUILD)/libhrr.a
 # The simulator runs FROM scratch: static, no sanitizers, no libcurl.
 $(SIM): $(SIM_SRC) $(wildcard images/sim/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -static -o $@ $(SIM_SRC)
+	$(CC) -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -static -o $@ $(SIM_SRC) -lm
 
 $(UNIT): $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(SUPPORT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/libhrr.a
 	@mkdir -p $(dir $@)

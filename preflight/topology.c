@@ -82,6 +82,8 @@ static void parse_properties(struct gpu_node *g, char *text)
 			g->drm_render_minor = (int)v;
 		else if (!strcmp(line, "unique_id"))
 			g->unique_id = v;
+		else if (!strcmp(line, "device_id"))
+			g->device_id = v;
 	}
 }
 
@@ -187,6 +189,11 @@ int gpu_topology_read(struct gpu_topology *t, const char *sysfs_root, struct err
 fail:
 	closedir(dir);
 	return -1;
+}
+
+const struct gpu_node *gpu_topology_node(const struct gpu_topology *t, int ordinal)
+{
+	return t && ordinal >= 0 && (size_t)ordinal < t->n_gpus ? &t->gpus[ordinal] : NULL;
 }
 
 unsigned long long gpu_unique_id(const struct gpu_topology *t, int ordinal)

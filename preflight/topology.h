@@ -19,6 +19,7 @@ struct gpu_node {
 	char arch[16];            /* "gfx942" */
 	int drm_render_minor;     /* 128 -> /dev/dri/renderD128; -1 if absent */
 	unsigned long long unique_id; /* the properties' unique_id: stable across boots; 0 unknown */
+	unsigned long device_id;  /* the properties' device_id (the PCI device: the product); 0 unknown */
 };
 
 struct gpu_topology {
@@ -30,6 +31,9 @@ struct gpu_topology {
 void gpu_list_format(struct strbuf *out, const int *gpus, size_t n);
 /* The KFD unique_id of the GPU at ordinal; 0 when unknown or out of range. */
 unsigned long long gpu_unique_id(const struct gpu_topology *t, int ordinal);
+
+/* The GPU at ordinal, NULL when out of range. */
+const struct gpu_node *gpu_topology_node(const struct gpu_topology *t, int ordinal);
 
 /* Read <sysfs_root>/class/kfd/kfd/topology/nodes/<N>/{gpu_id,properties}.
  * No topology directory: ERR_NOT_FOUND ("no AMD GPU found under <root>"). */

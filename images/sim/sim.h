@@ -52,6 +52,8 @@
  *   watchdog_ms=N     (watchdog; the option/env wins)
  *   bytes=N           (flood; env HRR_SIM_FLOOD_BYTES wins)
  *   seconds=T, interval=S        (slow: a launch every S s for T s)
+ *   gpu_ms=T, kernel_ms=T, perf_group=NAME   --timing's GPU time (timing.c)
+ *   timing=none       --timing prints no GPU time lines (an older hrr-playback)
  *   missing_ptr=1, not_replayable=<api>            extra diagnostic lines
  *   fell_back=N, placed=P, frees_deferred=K        upstream's Placement lines: N
  *                     allocations not placed at their recorded addresses (from
@@ -92,7 +94,8 @@
  * sim-tools/sim_debug.h), HRR_SIM_ROCGDB=hang|nolib (sim-tools/rocgdb.c),
  * HRR_SIM_REPORT (print what the container got on stderr),
  * HRR_SIM_FAIL_ON_RENDER=<minor> (a bad GPU: with that render node visible
- * the replay ends as scenario maf).
+ * the replay ends as scenario maf), HRR_SIM_JITTER, HRR_SIM_SEED and
+ * HRR_SIM_SLOWDOWN_FILE (--timing's GPU time, timing.c).
  *
  * It never writes into the archive: every file is opened read-only. */
 #ifndef HRR_SIM_H
@@ -222,6 +225,9 @@ _Noreturn void sim_hw_exception(const char *node, const char *reason, const char
 
 /* probe.c: --probe-syscalls, what seccomp and the user allow (exit code). */
 int sim_probe_syscalls(void);
+
+/* timing.c: the GPU kernel time --timing reports for this many launches. */
+double sim_gpu_kernel_ms(const struct scenario *sc, size_t kernels);
 
 /* replay.c: everything after the archive loaded and a GPU was found.
  * Returns the exit code, or does not return (signals, _exit). */

@@ -9,6 +9,9 @@
 #include "orchestrator/lease/run_lease.h"
 #include "common/say.h"
 #include "common/signals.h"
+#include "common/strbuf.h"
+#include "orchestrator/perf/perf_stats.h"
+#include "orchestrator/replay/replay_perf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +67,32 @@ static void say_gpu_wait(void *ctx, size_t ordinal, const char *gpu, const char 
 		  rq->gpu_wait >= 0 ? "" : " (bound it with --gpu-wait S)");
 }
 
+/* --perf N: the samples after a passing replay (docs/perf.md), as
+ * markdown after the finding or as "perf" in its JSON. */
+static void run_perf(struct cmd_env *env, const struct replay_desc *d,
+		     struct replay_unit_result *res, struct strbuf *md)
+{
+	const struct sweep_options *s = &env->o->sweep;
+	struct replay_desc t;
+	__attribute__((cleanup(perf_samples_release))) struct perf_samples ps = { 0 };
+	double ms[PERF_RUNS_MAX];
+	size_t n;
+
+	replay_perf_desc(d, &t);
+	replay_perf_sample(&env->host, &t, (int)s->perf_runs, (int)s->perf_warmup, &ps);
+	cJSON_AddItemToObject(res->finding, "perf", perf_samples_to_json(&ps));
+	n = perf_samples_kernel_ms(&ps, ms);
+	strbuf_addf(md, "\n## GPU time (--perf %ld)\n\n", s->perf_runs);
+	if (n)
+		strbuf_addf(md, "- GPU kernel time: median %.1f ms of %zu samples (CV %.1f%%)\n",
+			    perf_median(ms, n), n, 100 * perf_cv(ms, n));
+	for (size_t k = 0; k < ps.n; k++)
+		strbuf_addf(md, "- sample %zu: kernel %.1f ms, total %.1f ms, wall %.0f ms\n", k + 1,
+			    ps.v[k].kernel_ms, ps.v[k].total_ms, ps.v[k].wall_ms);
+	if (ps.note)
+		strbuf_addf(md, "- %s\n", ps.note);
+}
+
 static int run_one(struct cmd_env *env, size_t i)
 {
 	struct replay_desc d;
@@ -77,6 +106,7 @@ static int run_one(struct cmd_env *env, size_t i)
 					.device_root = o->device_root };
 	struct run_lease lease;
 	struct error err;
+	cleanup_strbuf struct strbuf md = STRBUF_INIT;
 	int code;
 
 	capture_manifest_load(&cap, rq.pid_dir);
@@ -90,6 +120,11 @@ static int run_one(struct cmd_env *env, size_t i)
 	}
 	cmd_describe(env, i, &cap, &lease.choice, &d);
 	code = replay_unit_run(&env->host, &d, &res);
+	if (o->sweep.perf_runs && res.finding && res.outcome && !strcmp(res.outcome, "PASS")) {
+		strbuf_addstr(&md, res.finding_markdown);
+		run_perf(env, &d, &res, &md);
+	} else if (res.finding_markdown)
+		strbuf_addstr(&md, res.finding_markdown);
 	run_lease_release(&lease);
 	cmd_say_warnings(&res.warnings);
 	if (res.run_dir)
@@ -98,7 +133,7 @@ static int run_one(struct cmd_env *env, size_t i)
 		cmd_emit_json(env, res.finding ? cmd_json_finding(res.finding, code) :
 				   cmd_json_no_finding(code, &res.failure, res.run_dir));
 	else if (res.finding)
-		cmd_emit(env, res.finding_markdown, strlen(res.finding_markdown));
+		cmd_emit(env, md.buf, md.len);
 	if (res.failure.stage != REPLAY_STAGE_NONE)
 		env->failure = res.failure;
 	replay_unit_result_release(&res);

@@ -385,6 +385,8 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
 		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
 		.known = c->have_known ? &c->known : NULL,
+		.perf_baseline = c->so->perf_baseline,
+		.perf_rule = { c->so->perf_threshold, c->so->perf_alpha, c->so->perf_max_cv },
 	};
 	struct sweep_notify sn;
 	struct error err;
@@ -597,6 +599,7 @@ static int run_sweep(struct sweep_cmd *c)
 		.host = &c->host, .imgs = c->imgs, .sh = &c->sh, .cases = cases, .n_cases = n,
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
 		.may_start_ctx = c, .resume_hint = c->task ? c->task_of->flag : NULL, .base = base,
+		.perf_runs = (int)c->so->perf_runs, .perf_warmup = (int)c->so->perf_warmup,
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)

@@ -22,6 +22,7 @@ static const struct option_slice *const slices[] = {
 	&sweep_option_slice,
 	&history_option_slice,
 	&bisect_option_slice,
+	&perf_option_slice,
 	&general_option_slice,
 };
 
@@ -306,6 +307,8 @@ static int validate(const struct options *o, struct error *err)
 		if (o->progress_seconds == 0)
 			return error_set(err, ERR_USAGE, 0,
 					 "--progress-seconds must be at least 1");
+		if (o->command == CMD_RUN && perf_options_validate(&o->sweep, err) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -64,6 +64,7 @@ extern const struct option_slice replay_option_slice;  /* orchestrator/cli/repla
 extern const struct option_slice sweep_option_slice;   /* orchestrator/cli/sweep_options.c */
 extern const struct option_slice history_option_slice; /* orchestrator/cli/history_options.c */
 extern const struct option_slice bisect_option_slice;  /* orchestrator/cli/bisect_options.c */
+extern const struct option_slice perf_option_slice;    /* orchestrator/cli/perf_options.c */
 extern const struct option_slice general_option_slice; /* orchestrator/cli/general_options.c */
 
 /* Every row, slice after slice, in the order --help lists them. */

@@ -74,6 +74,7 @@ void sweep_options_init(struct sweep_options *s)
 	s->fail_on = SWEEP_FAIL_DEFAULT;
 	s->last = 10;
 	s->keep = -1;
+	perf_options_init(s);
 }
 
 void sweep_options_release(struct sweep_options *s)
@@ -81,7 +82,8 @@ void sweep_options_release(struct sweep_options *s)
 	char **strs[] = { &s->label, &s->baseline, &s->db, &s->junit, &s->html, &s->summary,
 			  &s->resume, &s->status, &s->case_name, &s->shard_cases, &s->merge,
 			  &s->good, &s->bad, &s->images_file, &s->tag_pattern, &s->sweep,
-			  &s->site_dir, &s->known_issues };
+			  &s->site_dir, &s->known_issues,
+			  &s->perf_baseline };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
@@ -208,5 +210,5 @@ int sweep_options_validate(const struct sweep_options *s, struct error *err)
 	if (s->archives.n && !s->images.n && !s->resume && !s->status && !s->merge)
 		return error_set(err, ERR_USAGE, 0,
 				 "sweep: --image is required with --archive (or set HRR_DOCKER_IMAGE)");
-	return 0;
+	return perf_options_validate(s, err);
 }

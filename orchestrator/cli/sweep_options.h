@@ -51,9 +51,20 @@ struct sweep_options {
 	/* bisect (docs/bisect.md) */
 	char *good, *bad, *images_file, *tag_pattern, *sweep;
 	bool keep_images;
+	/* GPU time (docs/perf.md): orchestrator/cli/perf_options.c */
+	long perf_runs;       /* --perf N: 0 off, else 2..PERF_RUNS_MAX */
+	long perf_warmup;
+	char *perf_baseline;  /* --perf-baseline IMAGE */
+	long perf_window;     /* default 1 */
+	double perf_threshold, perf_alpha, perf_max_cv; /* fractions */
 };
 
 void sweep_options_init(struct sweep_options *s);
+/* The perf options' defaults (orchestrator/cli/perf_options.c). */
+void perf_options_init(struct sweep_options *s);
+/* Their checks that need other options. */
+int perf_options_validate(const struct sweep_options *s, struct error *err)
+	__attribute__((warn_unused_result));
 void sweep_options_release(struct sweep_options *s);
 /* The checks that need every option of a sweep. */
 int sweep_options_validate(const struct sweep_options *s, struct error *err)

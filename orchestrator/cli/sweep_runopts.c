@@ -45,6 +45,8 @@ static const struct {
 	F(OPT_MEMORY, "memory_bytes", K_LLONG, memory_bytes),
 	F(OPT_AS_ROOT, "as_root", K_BOOL, as_root),
 	F(OPT_LOG_LIMIT, "log_limit_bytes", K_LLONG, log_limit_bytes),
+	F(OPT_PERF, "perf_runs", K_LONG, sweep.perf_runs),
+	F(OPT_PERF_WARMUP, "perf_warmup", K_LONG, sweep.perf_warmup),
 	F(0, "host_playback", K_STR, host_playback),
 	F(0, "clr_lib", K_STR, clr_lib),
 	F(0, "clr_build", K_STR, clr_build),

@@ -66,6 +66,7 @@ struct replay_desc {
 	const struct strvec *extra_ld;    /* --extra-ld; NULL/empty = the default for the image */
 	const struct strvec *cap_add;     /* may be NULL */
 	bool no_sync;
+	bool timing;                      /* hrr-playback --timing (a perf sample, docs/perf.md) */
 	bool keep;
 	const struct seccomp_choice *seccomp; /* NULL: the replay profile */
 	bool as_root;                     /* root inside; default the caller's uid:gid */
@@ -104,6 +105,7 @@ struct replay_verdict {
 	int classifier_version;
 	bool engine_oom_killed;           /* the engine killed it for host memory: infrastructure */
 	struct signature signature;       /* unset for a PASS */
+	double gpu_kernel_ms, gpu_graph_ms, gpu_total_ms; /* --timing's lines; < 0 not printed */
 };
 
 struct replay_unit_result {

@@ -184,6 +184,8 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 	plan_common(in, s, target, k->keep);
 	if (!k->no_sync)
 		strvec_push(&s->cmd, "--sync-after-launch");
+	if (k->timing)
+		strvec_push(&s->cmd, "--timing");
 
 	/* Environment, later entries win inside the engine: host HIP_HRR_*,
 	 * then ours, then --env (the user's explicit word is last). */

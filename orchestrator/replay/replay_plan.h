@@ -58,6 +58,7 @@ struct replay_plan_knobs {
 	long stop_grace_s;
 	long long memory_bytes;           /* 0 = no limit */
 	bool no_sync;
+	bool timing;          /* hrr-playback --timing: the GPU-time lines (docs/perf.md) */
 	bool keep;
 };
 

@@ -256,6 +256,9 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 		.d2h_fail = f.d2h_fail < 0 ? -1 : f.d2h_fail,
 		.classifier_version = FINDING_CLASSIFIER_VERSION,
 		.engine_oom_killed = f.saw_oom_marker,
+		.gpu_kernel_ms = f.gpu_time_kernel_ms,
+		.gpu_graph_ms = f.gpu_time_graph_ms,
+		.gpu_total_ms = f.gpu_time_total_ms,
 	};
 	signature_of_finding(&res->verdict.signature, &f);
 	json_text = cJSON_Print(res->finding);

@@ -57,6 +57,7 @@ void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
 	k->stop_grace_s = d->limits.stop_grace_s;
 	k->memory_bytes = d->limits.memory_bytes;
 	k->no_sync = d->no_sync;
+	k->timing = d->timing;
 	k->keep = d->keep;
 }
 

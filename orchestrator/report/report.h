@@ -17,6 +17,7 @@
 #include "common/strbuf.h"
 #include "orchestrator/sweep/sweep_quarantine.h"
 #include "orchestrator/sweep/sweep_status.h"
+#include "orchestrator/report/report_perf.h"
 
 #define REPORT_TREND_MAX 16
 
@@ -58,6 +59,8 @@ struct report_case {
 	const char *trend[REPORT_TREND_MAX];
 	size_t n_trend;
 	bool ab_differs;            /* set by report_finish */
+	/* GPU time against --perf-baseline's image (docs/perf.md); NULL: none. */
+	const struct report_perf *perf;
 };
 
 struct report {

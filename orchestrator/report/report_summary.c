@@ -2,6 +2,7 @@
 #include "orchestrator/report/report.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -318,6 +319,42 @@ int report_summary_md(const struct report *r, FILE *f, struct error *err)
 /* report_clean(v, true)'s cleaning, through the one writer. */
 #define REPORT_JSON_TEXT (JSON_TEXT | TEXT_NO_NONCHARACTERS)
 
+static void json_ms(cJSON *o, const char *k, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+/* "perf": the comparison with --perf-baseline's image (docs/perf.md). */
+static void json_perf(cJSON *o, const struct report_perf *p)
+{
+	cJSON *j, *ci;
+
+	if (!p)
+		return;
+	j = cJSON_AddObjectToObject(o, "perf");
+	cJSON_AddStringToObject(j, "status", perf_status_name(p->status));
+	json_add_str(j, "baseline_image", p->baseline_image, REPORT_JSON_TEXT);
+	json_add_str(j, "gfx", p->gfx, REPORT_JSON_TEXT);
+	if (p->device_id > 0)
+		cJSON_AddNumberToObject(j, "device_id", (double)p->device_id);
+	cJSON_AddNumberToObject(j, "n", (double)p->cmp.n_new);
+	cJSON_AddNumberToObject(j, "n_baseline", (double)p->cmp.n_base);
+	json_ms(j, "median_ms", p->cmp.median_new);
+	json_ms(j, "baseline_median_ms", p->cmp.median_base);
+	json_ms(j, "ratio", p->cmp.ratio);
+	ci = cJSON_AddArrayToObject(j, "interval");
+	if (isfinite(p->cmp.ci_lo) && isfinite(p->cmp.ci_hi)) {
+		cJSON_AddItemToArray(ci, cJSON_CreateNumber(p->cmp.ci_lo));
+		cJSON_AddItemToArray(ci, cJSON_CreateNumber(p->cmp.ci_hi));
+	}
+	json_ms(j, "p", p->cmp.p);
+	if (p->note)
+		json_add_str(j, "note", p->note, REPORT_JSON_TEXT);
+}
+
 static cJSON *json_case(const struct report_case *c)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -367,6 +404,7 @@ static cJSON *json_case(const struct report_case *c)
 	} else {
 		cJSON_AddNullToObject(o, "known");
 	}
+	json_perf(o, c->perf);
 	return o;
 }
 

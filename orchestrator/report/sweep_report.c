@@ -24,6 +24,8 @@ struct model {
 	struct strvec strings; /* every string the cases point at */
 	const char *folder;
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
+	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
+	struct report_perf *perf_cmp;   /* one per case, for --perf-baseline */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -423,6 +425,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		n_found = sweep_suspects_of_results(&rs, found);
 	}
 	sweep_attempts_build(&m.attempts, &rs);
+	report_perf_collect(&m.perf, &rs);
 	sweep_results_release(&rs);
 	recover_label(db, meta, folder);
 	if (meta->baseline)
@@ -445,6 +448,13 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		m.r.gpu_notes = found;
 		m.r.n_gpu_notes = n_found;
 	}
+	if (f->perf_baseline && m.r.n) {
+		m.perf_cmp = xcalloc(m.r.n, sizeof(*m.perf_cmp));
+		for (size_t i = 0; i < m.r.n; i++)
+			if (report_perf_compare(&m.perf, m.r.cases[i].case_name, m.r.cases[i].image,
+						f->perf_baseline, &f->perf_rule, &m.perf_cmp[i]))
+				m.r.cases[i].perf = &m.perf_cmp[i];
+	}
 	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
 	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
@@ -456,6 +466,8 @@ out:
 	for (size_t i = 0; i < m.r.n; i++)
 		free(m.r.cases[i].earlier);
 	free(m.r.cases);
+	free(m.perf_cmp);
+	report_perf_release(&m.perf);
 	strvec_clear(&m.strings);
 	sweep_attempts_release(&m.attempts);
 	return rc;

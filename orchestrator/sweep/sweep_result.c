@@ -26,13 +26,18 @@ void sweep_result_release(struct sweep_result *r)
 	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
 			  &r->state, &r->outcome, &r->fault_class, &r->kernel, &r->run_dir,
 			  &r->message, &r->gpu_uids, &r->host, &r->kind, &r->known_id,
-			  &r->known_link, &r->known_owner };
+			  &r->known_link, &r->known_owner, &r->gfx };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);
 		*strs[i] = NULL;
 	}
 	signature_release(&r->signature);
+	if (r->perf) {
+		perf_samples_release(r->perf);
+		free(r->perf);
+		r->perf = NULL;
+	}
 }
 
 static int hash_file(const char *path, unsigned long long *h, bool optional, struct error *err)
@@ -103,6 +108,13 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	} else {
 		cJSON_AddNullToObject(o, "known");
 	}
+	json_add_str(o, "gfx", r->gfx, JSON_TEXT);
+	if (r->device_id > 0) /* 0: no result fills it, or none known */
+		cJSON_AddNumberToObject(o, "device_id", (double)r->device_id);
+	else
+		cJSON_AddNullToObject(o, "device_id");
+	if (r->perf)
+		cJSON_AddItemToObject(o, "perf", perf_samples_to_json(r->perf));
 	text = cJSON_PrintUnformatted(o);
 	strbuf_addstr(out, text);
 }
@@ -155,6 +167,14 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 			r->known_owner = sjson_str(k, "owner");
 		}
 	}
+	r->gfx = sjson_str(o, "gfx");
+	r->device_id = (long)sjson_num(o, "device_id", -1);
+	if (r->device_id < -1 || r->device_id > 0xffff)
+		r->device_id = -1;
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "perf"))) {
+		r->perf = xcalloc(1, sizeof(*r->perf));
+		perf_samples_from_json(r->perf, cJSON_GetObjectItemCaseSensitive(o, "perf"));
+	}
 	return 0;
 }
 
@@ -184,6 +204,14 @@ void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo
 	}
 	if (!r->kind)
 		r->kind = xstrdup(sweep_result_kind(r));
+	if (!r->gfx && r->n_gpus) {
+		const struct gpu_node *g = gpu_topology_node(topo, r->gpus[0]);
+
+		if (g && g->arch[0]) {
+			r->gfx = xstrdup(g->arch);
+			r->device_id = g->device_id ? (long)g->device_id : -1;
+		}
+	}
 }
 
 int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "orchestrator/finding/signature.h"
+#include "orchestrator/perf/perf_samples.h"
 #include "preflight/topology.h"
 
 /* What became of the attempt, before any comparison with a baseline. */
@@ -49,6 +50,12 @@ struct sweep_result {
 	/* The known issue a rule matched (docs/sweep.md "The sweep folder"),
 	 * all NULL when none did. */
 	char *known_id, *known_link, *known_owner;
+	/* The GPU product it ran on (its first GPU's): the gfx target and the
+	 * KFD device_id (-1 unknown); a perf comparison never crosses them. */
+	char *gfx;
+	long device_id;
+	/* --perf N's samples (docs/perf.md); NULL: none taken. */
+	struct perf_samples *perf;
 };
 
 #define RESULT_KIND_WORKLOAD "workload"             /* the replay's own outcome */
@@ -58,7 +65,8 @@ struct sweep_result {
  * replay the host's OOM killer ended are infrastructure, the rest workload. */
 const char *sweep_result_kind(const struct sweep_result *r);
 /* Where r ran and what kind it is, unless already said: host, the KFD
- * unique_ids of its GPUs (0 unknown) from topo, and sweep_result_kind. */
+ * unique_ids of its GPUs (0 unknown) and its product (gfx, device_id)
+ * from topo, and sweep_result_kind. */
 void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo,
 			 const char *host);
 

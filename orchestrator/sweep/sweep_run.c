@@ -195,6 +195,7 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 		.sysfs_root = r->in->sysfs_root, .device_root = r->in->device_root,
 		.devices = r->in->devices, .topo = &r->in->host->topo, .host = r->hostname,
 		.known_failure = base_of(r, idx) == BASE_FAILED,
+		.perf_runs = r->in->perf_runs, .perf_warmup = r->in->perf_warmup,
 	};
 
 	if (sweep_worker_spawn(&job, &w->pid, &w->fd, &err) < 0) {

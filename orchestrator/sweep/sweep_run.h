@@ -30,6 +30,7 @@ struct sweep_run_input {
 	size_t n_cases;
 	const int *next_attempt;            /* per plan case */
 	const enum sweep_base *base;        /* per plan case; NULL: no baseline known */
+	int perf_runs, perf_warmup;         /* --perf N, --perf-warmup K; 0: none */
 	/* Asked before each case starts (NULL: always yes). No: nothing more
 	 * starts (a cluster task whose time runs out); running cases finish. */
 	bool (*may_start)(void *ctx, const struct sweep_case *c);

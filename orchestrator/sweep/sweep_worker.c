@@ -17,6 +17,7 @@
 #include "orchestrator/finding/finding.h"
 #include "common/say.h"
 #include "common/signals.h"
+#include "orchestrator/replay/replay_perf.h"
 
 void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
 		       const char *state, const char *image_id, const char *message)
@@ -30,6 +31,7 @@ void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int a
 	r->state = xstrdup(state);
 	r->message = message ? xstrdup(message) : NULL;
 	r->d2h_checked = r->d2h_mismatched = -1;
+	r->device_id = -1;
 	r->classifier_version = FINDING_CLASSIFIER_VERSION;
 	r->finished = (long long)time(NULL);
 }
@@ -160,7 +162,24 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 			replay_host_release(&host);
 			return 0;
 		}
+		struct perf_samples *ps = NULL;
+
+		/* --perf N: the samples, after a verdict replay that passed. */
+		if (j->perf_runs && u.outcome && !strcmp(u.outcome, "PASS")) {
+			struct replay_desc t;
+
+			ps = xcalloc(1, sizeof(*ps));
+			replay_perf_desc(&d, &t);
+			if (replay_perf_sample(&host, &t, j->perf_runs, j->perf_warmup, ps)) {
+				perf_samples_release(ps);
+				free(ps);
+				replay_unit_result_release(&u);
+				replay_host_release(&host);
+				return 0; /* interrupted: no result, as above */
+			}
+		}
 		result_from_unit(&r, j, &u);
+		r.perf = ps;
 		replay_unit_result_release(&u);
 	}
 	replay_host_release(&host);

@@ -35,6 +35,8 @@ struct sweep_job {
 	/* The baseline saw this case fail: it is expected still-failing and
 	 * is not diagnosed again (docs/gpu-debug-tools.md). */
 	bool known_failure;
+	/* --perf N, --perf-warmup K (docs/perf.md): 0 no samples. */
+	int perf_runs, perf_warmup;
 };
 
 /* Fork a worker for j. *fd: the read end of its result pipe. */

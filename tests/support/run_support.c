@@ -282,6 +282,12 @@ static char *last_run_folder(const char *err)
 
 void tool_run(struct tool_run *r, const char *const *argv, const char *const *extra_env)
 {
+	tool_run_within(r, argv, extra_env, 300);
+}
+
+void tool_run_within(struct tool_run *r, const char *const *argv, const char *const *extra_env,
+		     double timeout_s)
+{
 	char dir[] = "/tmp/hrr-tool-XXXXXX";
 	char path[PATH_MAX];
 	double t0 = now_s();
@@ -293,7 +299,7 @@ void tool_run(struct tool_run *r, const char *const *argv, const char *const *ex
 	if (!mkdtemp(dir))
 		cr_assert_fail("mkdtemp");
 	pid = tool_spawn(argv, extra_env, dir);
-	r->status = tool_wait(pid, 300);
+	r->status = tool_wait(pid, timeout_s);
 	r->seconds = now_s() - t0;
 	snprintf(path, sizeof(path), "%s/stdout", dir);
 	read_text(path, &r->out);

@@ -84,6 +84,9 @@ void assert_finding_verdict(const cJSON *f, const char *what, const char *outcom
  * argv (NULL-terminated, without argv[0]); extra_env "K=V" entries are
  * added to (or replace in) the environment. */
 void tool_run(struct tool_run *r, const char *const *argv, const char *const *extra_env);
+/* The same with its own bound (tool_run's is 300 s): a sweep of many replays. */
+void tool_run_within(struct tool_run *r, const char *const *argv, const char *const *extra_env,
+		     double timeout_s);
 /* Start it in the background (stdout/stderr to files under dir). */
 pid_t tool_spawn(const char *const *argv, const char *const *extra_env, const char *dir);
 /* Wait for a spawned tool; returns the exit code (128+sig when killed). */

@@ -48,6 +48,8 @@ Test(preflight_topology, two_gpus_behind_a_cpu_node)
 	/* The stable identity: the properties' unique_id line. */
 	cr_assert_eq(t.gpus[0].unique_id, 0x1d2c3b4a59000000ull + 53124);
 	cr_assert_eq(t.gpus[1].unique_id, 0x1d2c3b4a59000000ull + 1087);
+	/* The product: the properties' device_id line (MI300X: 0x74a1). */
+	cr_assert_eq(t.gpus[0].device_id, 0x74a1ul);
 	gpu_topology_release(&t);
 	cr_assert_eq(t.n_gpus, 0);
 	free(root);

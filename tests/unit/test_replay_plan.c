@@ -140,6 +140,15 @@ Test(replay_plan, container_is_locked_down)
 	cr_assert_eq(s.cmd.n, 1, "--no-sync drops --sync-after-launch");
 	container_spec_release(&s);
 
+	/* A perf sample: --timing, never --sync-after-launch (docs/perf.md). */
+	k.timing = true;
+	container_spec_init(&s);
+	cr_assert_eq(replay_plan_build(&in, &s, &err), 0);
+	cr_assert_eq(s.cmd.n, 2);
+	cr_assert_str_eq(s.cmd.v[1], "--timing");
+	container_spec_release(&s);
+	k.timing = false;
+
 	/* The --info follow-up: the same labels and hardening, no devices. */
 	container_spec_init(&s);
 	replay_plan_build_info(&in, &s);

@@ -52,7 +52,8 @@ static void run(struct sim_result *r, const char *const *args, const char *const
 		"HIP_HRR_REPLAY_PROGRESS_SECONDS", "HIP_HRR_REPLAY_PROGRESS_KERNELS",
 		"HIP_HRR_REPLAY_SYNC_WATCHDOG_MS", "HIP_HRR_D2H_EXACT", "HIP_HRR_D2H_ATOL",
 		"HIP_HRR_D2H_RTOL", "HIP_HRR_REPLAY_DIVERGENCE_ABORT", "HRR_SIM_SCENARIO",
-		"HRR_SIM_FLOOD_BYTES", "HRR_SIM_REPORT", NULL });
+		"HRR_SIM_FLOOD_BYTES", "HRR_SIM_REPORT", "HRR_SIM_JITTER", "HRR_SIM_SEED",
+		"HRR_SIM_SLOWDOWN_FILE", NULL });
 	if (extra)
 		strvec_pushv(&env, extra);
 	sim_result_init(r);
@@ -256,6 +257,61 @@ Test(sim_format, start_and_summary_lines_of_a_pass)
 	sim_result_release(&r);
 	strbuf_release(&line);
 	strbuf_release(&want);
+	free(dir);
+}
+
+/* --timing's GPU time (images/sim/timing.c): gpu_ms= from the archive, the
+ * image's slowdown file per perf_group, seeded jitter. */
+static double gpu_kernel_ms(const char *dir, const char *const *extra)
+{
+	struct sim_result r;
+	struct strbuf line = STRBUF_INIT;
+	double ms = -1;
+
+	run(&r, (const char *const[]){ dir, "--timing", NULL }, extra);
+	cr_assert(sim_find_line(r.out.buf, "[HRR]   GPU kernel time : ", &line), "%s", r.out.buf);
+	cr_assert_eq(sscanf(line.buf, "[HRR]   GPU kernel time : %lf ms", &ms), 1, "%s", line.buf);
+	cr_assert(sim_find_line(r.out.buf, "[HRR]   GPU total time  : ", &line));
+	sim_result_release(&r);
+	strbuf_release(&line);
+	return ms;
+}
+
+Test(sim_format, timing_reports_a_base_a_slowdown_and_seeded_jitter)
+{
+	char *dir = scenario_copy("pass", "scenario=pass\ngpu_ms=40\nperf_group=hot\n");
+	char *slow = xasprintf("%s/slowdown", scratch.buf);
+	char *file_env = xasprintf("HRR_SIM_SLOWDOWN_FILE=%s", slow);
+	const char *none[] = { "HRR_SIM_SLOWDOWN_FILE=/nonexistent", "HRR_SIM_JITTER", NULL };
+	const char *slowed[] = { file_env, "HRR_SIM_JITTER", NULL };
+	const char *jit1[] = { "HRR_SIM_SLOWDOWN_FILE=/nonexistent", "HRR_SIM_JITTER=0.02",
+			       "HRR_SIM_SEED=7", NULL };
+	const char *jit2[] = { "HRR_SIM_SLOWDOWN_FILE=/nonexistent", "HRR_SIM_JITTER=0.02",
+			       "HRR_SIM_SEED=8", NULL };
+	FILE *f;
+
+	cr_assert_float_eq(gpu_kernel_ms(dir, none), 40.0, 1e-9);
+	f = fopen(slow, "w");
+	cr_assert_not_null(f);
+	fputs("1.10 cold\n", f);
+	fclose(f);
+	cr_assert_float_eq(gpu_kernel_ms(dir, slowed), 40.0, 1e-9, "another group's line");
+	f = fopen(slow, "a");
+	fputs("1.10 hot\n", f);
+	fclose(f);
+	cr_assert_float_eq(gpu_kernel_ms(dir, slowed), 44.0, 1e-9);
+	f = fopen(slow, "w");
+	fputs("1.5\n", f);
+	fclose(f);
+	cr_assert_float_eq(gpu_kernel_ms(dir, slowed), 60.0, 1e-9, "a line for every archive");
+
+	double a = gpu_kernel_ms(dir, jit1), b = gpu_kernel_ms(dir, jit1), c = gpu_kernel_ms(dir, jit2);
+
+	cr_assert_float_eq(a, b, 1e-9, "the same seed, the same time");
+	cr_assert_neq(a, c);
+	cr_assert(a > 30 && a < 50 && c > 30 && c < 50, "%f %f", a, c);
+	free(file_env);
+	free(slow);
 	free(dir);
 }
 

@@ -1,0 +1,56 @@
+/* Whether a case got slower: the status of one comparison of GPU-time
+ * samples with a baseline's, pure (docs/perf.md "Statuses"). */
+#ifndef HRR_PERF_CHANGE_H
+#define HRR_PERF_CHANGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+
+enum perf_status {
+	PERF_NONE = 0,      /* not compared (no baseline, no samples) */
+	PERF_UNCHANGED,
+	PERF_SLOWER,
+	PERF_FASTER,
+	PERF_SAME_BUILD,    /* a change, but nothing that could change speed changed */
+	PERF_NOISY,         /* a side's coefficient of variation is above --perf-max-cv */
+	PERF_INSUFFICIENT,  /* the sample sizes cannot reach a p-value below alpha */
+};
+
+/* "slower", "faster", ...; "" for PERF_NONE. */
+const char *perf_status_name(enum perf_status s);
+/* The status of a name; PERF_NONE for an unknown one. */
+enum perf_status perf_status_parse(const char *name);
+
+/* The defaults of --perf-threshold, --perf-alpha and --perf-max-cv. */
+#define PERF_THRESHOLD_DEFAULT 0.03
+#define PERF_ALPHA_DEFAULT 0.01
+#define PERF_MAX_CV_DEFAULT 0.05
+
+struct perf_rule {
+	double threshold; /* relative change of the median ratio, e.g. 0.03 */
+	double alpha;     /* the U test's significance level */
+	double max_cv;    /* above it on either side: noisy */
+};
+
+struct perf_comparison {
+	enum perf_status status;
+	size_t n_base, n_new;
+	double median_base, median_new; /* ms */
+	double ratio, ci_lo, ci_hi;     /* median_new / median_base, 95% bootstrap interval */
+	double p, u;                    /* the U test (u of the new samples) */
+	double cv_base, cv_new;
+	bool exact;                     /* the exact U distribution was used */
+};
+
+/* Compare new samples with the baseline's (times in ms, > 0). same_build:
+ * the image ID, archive digest and driver version are all the baseline's.
+ * The order of the rules: insufficient, noisy, then a change (ratio beyond
+ * the threshold and p below alpha) is slower/faster, or same-build when
+ * same_build; no change is unchanged. */
+int perf_compare(const double *base, size_t n_base, const double *cand, size_t n_new,
+		 const struct perf_rule *rule, bool same_build,
+		 struct perf_comparison *out, struct error *err);
+
+#endif

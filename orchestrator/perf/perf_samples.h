@@ -1,0 +1,42 @@
+/* The GPU-time samples of one case (docs/perf.md "Samples"): what the
+ * timing replays of `--perf N` measured, as a results line carries them
+ * ("perf": {"samples": [...], "warmup": K, "note": ...}). Pure. */
+#ifndef HRR_PERF_SAMPLES_H
+#define HRR_PERF_SAMPLES_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* The most samples a case keeps (--perf's maximum). */
+#define PERF_RUNS_MAX 100
+
+struct perf_sample {
+	double kernel_ms, graph_ms, total_ms; /* hrr-playback --timing; < 0 not printed */
+	double wall_ms;                       /* the timing replay's whole unit call */
+};
+
+struct perf_samples {
+	struct perf_sample v[PERF_RUNS_MAX];
+	size_t n;
+	int warmup;  /* timing replays discarded before these */
+	char *note;  /* why sampling ended early or gave nothing; NULL: all taken */
+};
+
+void perf_samples_release(struct perf_samples *s);
+/* Append a sample; a full set keeps its first PERF_RUNS_MAX. */
+void perf_samples_add(struct perf_samples *s, const struct perf_sample *x);
+/* Set the note (a copy), replacing any. */
+void perf_samples_note(struct perf_samples *s, const char *note);
+/* The kernel times (ms) of the samples that have one, into out (room for
+ * s->n); returns their count. */
+size_t perf_samples_kernel_ms(const struct perf_samples *s, double *out);
+
+/* {"samples": [{"kernel_ms", "graph_ms", "total_ms", "wall_ms"}...],
+ * "warmup": K, "note": "..." | null}; a time not printed is null. */
+cJSON *perf_samples_to_json(const struct perf_samples *s);
+/* The same back; a malformed object or sample is skipped, never a crash:
+ * the results files are read back from disk. */
+void perf_samples_from_json(struct perf_samples *s, const cJSON *o);
+
+#endif

@@ -1,0 +1,78 @@
+/* The timing replays of `--perf N` (docs/perf.md "Samples"). */
+#include "orchestrator/replay/replay_perf.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "common/strbuf.h"
+
+void replay_perf_desc(const struct replay_desc *d, struct replay_desc *t)
+{
+	*t = *d;
+	/* --sync-after-launch serializes the GPU: attribution runs and timing
+	 * runs are different runs. */
+	t->no_sync = true;
+	t->timing = true;
+	t->diagnose = DIAGNOSE_OFF;
+	t->keep = false;
+	t->run_id = NULL;
+	if (t->verbosity <= 0)
+		t->verbosity = -1;
+	/* The verdict replay already passed preflight (and its confirmation). */
+	t->confirm = REPLAY_CONFIRM_ASSUME_YES;
+}
+
+/* Why a timing replay gives no sample (appended to why), or false when it
+ * gives one. */
+static bool no_sample(const struct replay_unit_result *u, struct strbuf *why)
+{
+	if (u->interrupt_signal)
+		strbuf_addstr(why, "was interrupted");
+	else if (!u->finding)
+		strbuf_addf(why, "ended without a verdict (%s)",
+			    u->failure.msg[0] ? u->failure.msg : "no finding");
+	else if (!u->outcome || strcmp(u->outcome, "PASS"))
+		strbuf_addf(why, "ended %s", u->outcome ? u->outcome : "UNKNOWN");
+	else if (u->verdict.gpu_kernel_ms < 0 && u->verdict.gpu_total_ms < 0)
+		strbuf_addstr(why, "printed no GPU times: this image's hrr-playback has no "
+			      "--timing summary");
+	else
+		return false;
+	return true;
+}
+
+int replay_perf_sample(const struct replay_host *host, const struct replay_desc *t, int n,
+		       int warmup, struct perf_samples *out)
+{
+	int sig = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->warmup = warmup;
+	for (int i = 0; i < warmup + n; i++) {
+		struct replay_unit_result u;
+		cleanup_strbuf struct strbuf note = STRBUF_INIT;
+
+		replay_unit_run(host, t, &u);
+		sig = u.interrupt_signal;
+		strbuf_addf(&note, "timing replay %d of %d ", i + 1, warmup + n);
+		if (no_sample(&u, &note)) {
+			strbuf_addstr(&note, "; sampling stopped");
+			perf_samples_note(out, note.buf);
+			replay_unit_result_release(&u);
+			break;
+		}
+		if (i >= warmup) {
+			const struct replay_verdict *v = &u.verdict;
+			struct perf_sample x = {
+				.kernel_ms = v->gpu_kernel_ms,
+				.graph_ms = v->gpu_graph_ms,
+				.total_ms = v->gpu_total_ms,
+				.wall_ms = u.timings.wall_s * 1000.0,
+			};
+
+			perf_samples_add(out, &x);
+		}
+		replay_unit_result_release(&u);
+	}
+	return sig;
+}

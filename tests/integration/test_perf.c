@@ -1,0 +1,236 @@
+/* `--perf N` (docs/perf.md) against the real engine and the simulator
+ * image: the timing replays after a passing one, their samples in the
+ * results lines, the GPU product they ran on, and bad input. The slower
+ * image is the simulator image plus a slowdown file (images/sim/timing.c)
+ * for the archives of one perf group. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "tests/support/run_support.h"
+#include "tests/support/scratch.h"
+
+static struct tenv_sweep sw;
+
+static void perf_init(void)
+{
+	tenv_init_sweep(&sw);
+}
+
+TestSuite(perf, .init = perf_init, .fini = tenv_fini, .timeout = 1200);
+
+/* library/<name>: the pass fixture, 40 ms of GPU time, in perf group grp. */
+static void add_case(const char *name, const char *grp)
+{
+	cleanup_free char *src = fixture_root("pass");
+	cleanup_free char *dst = xasprintf("%s/%s", sw.library, name);
+	cleanup_free char *cmd = xasprintf("mkdir -p '%s' && cp -r '%s' '%s/'", dst, src, dst);
+	cleanup_free char *f = xasprintf("%s/capture.hrr/pid-4242/sim-scenario", dst);
+	cleanup_free char *text = xasprintf("scenario=pass\ngpu_ms=40\nperf_group=%s\n", grp);
+	struct error err;
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(fs_write_atomic(f, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+}
+
+/* The simulator image with a slowdown file: 10% slower for group "hot". */
+static const char *slower_image(void)
+{
+	static char name[128];
+	cleanup_free char *cmd = NULL;
+
+	snprintf(name, sizeof(name), "hrr-sim-slow:%s",
+		 getenv("HRR_IMAGE_TAG") ? getenv("HRR_IMAGE_TAG") : "dev");
+	cmd = xasprintf("printf 'FROM %s\\nRUN mkdir -p /etc/hrr-sim && echo \"1.10 hot\" "
+			">/etc/hrr-sim/slowdown\\n' | DOCKER_BUILDKIT=0 docker build -q -t %s - "
+			">/dev/null 2>&1", SIM_IMAGE, name);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	return name;
+}
+
+static void sweep_run(struct tool_run *r, const char *const *args)
+{
+	const char *argv[64] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				 "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--timeout", "120",
+				 "--env", "HRR_SIM_JITTER=0.01" };
+	size_t n = 13;
+
+	for (size_t i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	/* 4 cases x 2 images x 6 replays: more than tool_run's 300 s on a busy host. */
+	tool_run_within(r, argv, sw.env, 1100);
+}
+
+/* Every results line of the sweep whose summary is on r's stdout. */
+static cJSON *results_of(const struct tool_run *r)
+{
+	cleanup_cjson cJSON *s = cJSON_Parse(r->out.buf);
+	cJSON *all = cJSON_CreateArray();
+	struct strbuf text = STRBUF_INIT;
+
+	cr_assert_not_null(s, "stdout is not summary.json: %s\n%s", r->out.buf, r->err.buf);
+	cleanup_free char *path = xasprintf("%s/sweeps/%s/results.jsonl", tenv.workdir,
+					    cJSON_GetStringValue(cJSON_GetObjectItem(s, "sweep")));
+	cr_assert(read_text(path, &text), "%s", path);
+	for (char *l = strtok(text.buf, "\n"); l; l = strtok(NULL, "\n")) {
+		cJSON *o = cJSON_Parse(l);
+
+		cr_assert_not_null(o, "%s", l);
+		cJSON_AddItemToArray(all, o);
+	}
+	strbuf_release(&text);
+	return all;
+}
+
+static double median5(const cJSON *samples)
+{
+	double v[5];
+	int n = 0;
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, samples)
+		if (n < 5)
+			v[n++] = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "kernel_ms"));
+	cr_assert_eq(n, 5);
+	for (int i = 0; i < 5; i++)
+		for (int j = i + 1; j < 5; j++)
+			if (v[j] < v[i]) {
+				double t = v[i];
+
+				v[i] = v[j];
+				v[j] = t;
+			}
+	return v[2];
+}
+
+Test(perf, five_samples_per_case_on_two_images_the_slower_group_is_slower)
+{
+	struct tool_run r;
+	const char *slow = slower_image();
+	cleanup_cjson cJSON *res = NULL;
+	const cJSON *o;
+	size_t n = 0;
+
+	add_case("hot-a", "hot");
+	add_case("hot-b", "hot");
+	add_case("cold-a", "cold");
+	add_case("cold-b", "cold");
+	sweep_run(&r, (const char *const[]){ "--archive", sw.library, "--image", SIM_IMAGE,
+		"--image", slow, "--perf", "5", "--perf-baseline", SIM_IMAGE, "--format", "json",
+		NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	res = results_of(&r);
+	cJSON_ArrayForEach(o, res) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(o, "case"));
+		const char *image = cJSON_GetStringValue(cJSON_GetObjectItem(o, "image"));
+		const cJSON *perf = cJSON_GetObjectItem(o, "perf");
+		double m;
+
+		cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(o, "outcome")), "PASS");
+		cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(o, "gfx")), "gfx942");
+		cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "device_id")), 29857);
+		cr_assert(cJSON_IsObject(perf), "no perf in %s", cJSON_PrintUnformatted(o));
+		cr_assert(cJSON_IsNull(cJSON_GetObjectItem(perf, "note")));
+		m = median5(cJSON_GetObjectItem(perf, "samples"));
+		if (!strcmp(image, slow) && strstr(name, "/hot-"))
+			cr_expect(m > 42 && m < 46, "%s @ %s: %.1f ms", name, image, m);
+		else
+			cr_expect(m > 38 && m < 42, "%s @ %s: %.1f ms", name, image, m);
+		n++;
+	}
+	cr_assert_eq(n, 8);
+
+	/* summary.json: the slower image's hot cases slower (ratio ~1.10), the
+	 * rest unchanged; the baseline image compares with nothing. */
+	cleanup_cjson cJSON *sum = cJSON_Parse(r.out.buf);
+	const cJSON *c;
+	size_t compared = 0;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(sum, "cases")) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(c, "case"));
+		const char *image = cJSON_GetStringValue(cJSON_GetObjectItem(c, "image"));
+		const cJSON *p = cJSON_GetObjectItem(c, "perf");
+		const char *st;
+		double ratio;
+
+		if (!strcmp(image, SIM_IMAGE)) {
+			cr_expect_null(p, "the baseline image has no comparison");
+			continue;
+		}
+		cr_assert(cJSON_IsObject(p), "%s", cJSON_PrintUnformatted(c));
+		st = cJSON_GetStringValue(cJSON_GetObjectItem(p, "status"));
+		ratio = cJSON_GetNumberValue(cJSON_GetObjectItem(p, "ratio"));
+		if (strstr(name, "/hot-")) {
+			cr_expect_str_eq(st, "slower", "%s", cJSON_PrintUnformatted(p));
+			cr_expect(ratio > 1.07 && ratio < 1.13, "%s: ratio %.3f", name, ratio);
+		} else
+			cr_expect_str_eq(st, "unchanged", "%s", cJSON_PrintUnformatted(p));
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "baseline_image")),
+				 SIM_IMAGE);
+		compared++;
+	}
+	cr_expect_eq(compared, 4);
+	tool_run_release(&r);
+}
+
+Test(perf, a_failing_case_takes_no_samples_and_bad_input_is_a_usage_error)
+{
+	struct tool_run r;
+	static const char *const bad[][2] = {
+		{ "--perf", "0" }, { "--perf", "1" }, { "--perf-threshold", "0" },
+		{ "--perf-threshold", "101%" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sweep_run(&r, (const char *const[]){ "--archive", sw.library, "--image", SIM_IMAGE,
+			"--perf", "2", bad[i][0], bad[i][1], NULL });
+		cr_expect_eq(r.status, 64, "%s %s: %d", bad[i][0], bad[i][1], r.status);
+		tool_run_release(&r);
+	}
+}
+
+/* run --perf: the samples in the finding's JSON; an image whose
+ * hrr-playback prints no GPU times gets a note, never a number. */
+Test(perf, run_perf_samples_and_a_playback_without_gpu_times)
+{
+	struct tool_run r;
+	cleanup_free char *dir = fixture_pid_dir("pass");
+	const char *argv[] = { "run", "--image", SIM_IMAGE, "--archive", dir, "--workdir",
+			       tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
+			       tenv.sysfs, "--format", "json", "--perf", "3", "--perf-warmup", "1",
+			       NULL };
+	cleanup_cjson cJSON *f = NULL;
+	const cJSON *perf;
+
+	tool_run(&r, argv, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	f = cJSON_Parse(r.out.buf);
+	perf = cJSON_GetObjectItem(f, "perf");
+	cr_assert(cJSON_IsObject(perf), "%s", r.out.buf);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(perf, "samples")), 3);
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(perf, "warmup")), 1);
+	tool_run_release(&r);
+	cJSON_Delete(f);
+
+	/* An older hrr-playback: no GPU times, a note, no sample. */
+	add_case("old", "none");
+	cleanup_free char *old = xasprintf("%s/old/capture.hrr/pid-4242/sim-scenario", sw.library);
+	cr_assert_eq(fs_write_atomic(old, "scenario=pass\ntiming=none\n", 26, 0644,
+				     &(struct error){ 0 }), 0);
+	cleanup_free char *olddir = xasprintf("%s/old/capture.hrr/pid-4242", sw.library);
+	argv[4] = olddir;
+	tool_run(&r, argv, NULL);
+	cr_assert_eq(r.status, 0, "the verdict stays PASS: %s", r.err.buf);
+	f = cJSON_Parse(r.out.buf);
+	perf = cJSON_GetObjectItem(f, "perf");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(perf, "samples")), 0, "%s", r.out.buf);
+	cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(perf, "note")),
+			 "printed no GPU times"), "%s", r.out.buf);
+	tool_run_release(&r);
+}
