@@ -443,26 +443,20 @@ static int task_pool(struct sweep_cmd *c, struct error *err)
 }
 
 /* A resumed cluster sweep keeps off the nodes whose GPUs its results make
- * suspect (docs/slurm.md): sbatch --exclude. */
-static void exclude_suspect_nodes(struct sweep_cmd *c)
+ * suspect (docs/slurm.md); the backend says it in its own words. */
+static void suspect_hosts(struct sweep_cmd *c, struct strvec *hosts)
 {
 	struct sweep_results rs = { 0 };
-	cleanup_strvec struct strvec hosts = STRVEC_INIT, why = STRVEC_INIT;
-	cleanup_strbuf struct strbuf opt = STRBUF_INIT;
+	cleanup_strvec struct strvec why = STRVEC_INIT;
 
 	if (!c->resume || sweep_results_load(c->folder, &rs, ERROR_DISCARD) < 0)
 		return;
-	sweep_suspect_nodes(&rs, &hosts, &why);
+	sweep_suspect_nodes(&rs, hosts, &why);
 	sweep_results_release(&rs);
-	if (!hosts.n)
-		return;
-	strbuf_addstr(&opt, "--exclude=");
-	for (size_t i = 0; i < hosts.n; i++)
-		strbuf_addf(&opt, i ? ",%s" : "%s", hosts.v[i]);
 	for (size_t i = 0; i < why.n; i++)
 		say_warning("suspect: %s", why.v[i]);
-	say_warning("resubmitting with %s", opt.buf);
-	strvec_push(&c->so->slurm_opts, opt.buf);
+	for (size_t i = 0; i < hosts->n; i++)
+		say_warning("resubmitting without node %s", hosts->v[i]);
 }
 
 /* The cases handed to the backend: nothing runs here. */
@@ -470,11 +464,12 @@ static int submit_cases(struct sweep_cmd *c, const size_t *cases, size_t n)
 {
 	char exe[4096];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	cleanup_strvec struct strvec avoid = STRVEC_INIT;
 	struct sweep_backend_submission s = {
 		.meta = &c->meta, .folder = c->folder, .workdir = c->host.workdir,
 		.tasks_per_array = c->so->slurm_tasks, .max_running = c->so->slurm_max_running,
-		.user_opts = &c->so->slurm_opts, .cases = cases, .n_cases = n, .bin = exe,
-		.wait = c->so->wait,
+		.user_opts = &c->so->slurm_opts, .avoid_hosts = &avoid, .cases = cases,
+		.n_cases = n, .bin = exe, .wait = c->so->wait,
 	};
 	struct error err;
 	int code;
@@ -482,7 +477,7 @@ static int submit_cases(struct sweep_cmd *c, const size_t *cases, size_t n)
 	exe[len > 0 ? len : 0] = '\0';
 	if (len <= 0)
 		snprintf(exe, sizeof(exe), "hrr-docker-replay");
-	exclude_suspect_nodes(c);
+	suspect_hosts(c, &avoid);
 	if (c->submit_to->submit(&s, &code, &err) < 0) {
 		say_error("%s", err.msg);
 		return SWEEP_EXIT_INFRA;

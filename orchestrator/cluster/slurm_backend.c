@@ -23,16 +23,34 @@ static int can_submit(struct error *err)
 			 "(or run the sweep here without --slurm)");
 }
 
+/* The user's sbatch options, then --exclude= for the nodes to avoid. */
+static void sbatch_opts(const struct sweep_backend_submission *b, struct strvec *opts)
+{
+	struct strbuf ex = STRBUF_INIT;
+
+	for (size_t i = 0; b->user_opts && i < b->user_opts->n; i++)
+		strvec_push(opts, b->user_opts->v[i]);
+	if (!b->avoid_hosts || !b->avoid_hosts->n)
+		return;
+	strbuf_addstr(&ex, "--exclude=");
+	for (size_t i = 0; i < b->avoid_hosts->n; i++)
+		strbuf_addf(&ex, i ? ",%s" : "%s", b->avoid_hosts->v[i]);
+	strvec_push(opts, ex.buf);
+	strbuf_release(&ex);
+}
+
 static int submit(const struct sweep_backend_submission *b, int *code, struct error *err)
 {
 	cleanup_free char *merge = NULL;
+	cleanup_strvec struct strvec opts = STRVEC_INIT;
 	struct sweep_slurm_submit s = {
 		.meta = b->meta, .folder = b->folder, .workdir = b->workdir,
 		.tasks_per_array = b->tasks_per_array, .max_running = b->max_running,
-		.user_opts = b->user_opts, .cases = b->cases, .n_cases = b->n_cases, .bin = b->bin,
+		.user_opts = &opts, .cases = b->cases, .n_cases = b->n_cases, .bin = b->bin,
 	};
 
 	*code = 0;
+	sbatch_opts(b, &opts);
 	if (sweep_slurm_submit(&slurm_runner_exec, &s, &merge, err) < 0)
 		return -1;
 	if (!b->wait)

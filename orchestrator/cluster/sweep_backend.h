@@ -28,6 +28,8 @@ struct sweep_backend_submission {
 	long tasks_per_array;        /* 0: the backend's default */
 	long max_running;            /* 0: no bound */
 	const struct strvec *user_opts; /* passed to the backend verbatim */
+	const struct strvec *avoid_hosts; /* nodes to keep the cases off (their GPUs are
+					   * suspect), in the backend's own words; NULL: none */
 	bool wait;                   /* until the sweep's end, *code its exit code */
 };
 
