@@ -72,6 +72,9 @@ start() {
 		return 0
 	fi
 	[ -z "$pid" ] || die "dockerd $pid holds $pidfile but does not answer"
+	# Its holder is gone, or a zombie no one reaped yet: dockerd refuses
+	# to start while the file names a pid that kill -0 still sees.
+	rm -f "$pidfile"
 	# After a kill: its containerd still runs, and a new dockerd left to
 	# replace it timed out doing so on a loaded host.
 	stop_containerd
@@ -103,6 +106,9 @@ stop_containerd() {
 		kill -TERM "$cpid"
 		wait_gone "$cpid" 10 || { kill -KILL "$cpid"; wait_gone "$cpid" 5 || true; }
 	fi
+	# Gone, or a zombie no one reaped yet: the next dockerd would take a
+	# pid file naming it for a running containerd and wait on its socket.
+	rm -f "$dir/exec/containerd/containerd.pid"
 }
 
 stop() {

@@ -157,7 +157,7 @@ Test(sim_image, memory_fault_aborts_134_under_docker_init)
 
 Test(sim_image, queue_abort_aborts_134)
 {
-	scenario("queue-abort", 134, "err", ":0:rocdevice.cpp:3096: ");
+	scenario("queue-abort", 134, "err", ":0:rocdevice.cpp            :2993: ");
 }
 
 Test(sim_image, fatal_exits_1)
