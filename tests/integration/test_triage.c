@@ -297,7 +297,7 @@ Test(report_cells, failing_cells_show_signature_and_triage_and_every_history_squ
 	struct error err;
 
 	for (int i = 0; i < 4; i++) {
-		char n[16];
+		char n[32];
 
 		snprintf(n, sizeof(n), "case-%d", i);
 		add_case(n, "pass");
