@@ -127,25 +127,6 @@ int sweep_find_pid_dirs(const char *path, struct strvec *out, struct error *err)
 	return 0;
 }
 
-char *sweep_case_name(const char *arg_abs, const char *pid_dir_abs)
-{
-	size_t alen = strlen(arg_abs);
-
-	while (alen > 1 && arg_abs[alen - 1] == '/')
-		alen--;
-	const char *last = arg_abs + alen;
-
-	while (last > arg_abs && last[-1] != '/')
-		last--;
-	size_t llen = (size_t)(arg_abs + alen - last);
-
-	if (!llen) /* the root directory itself */
-		return xstrdup(pid_dir_abs[0] == '/' ? pid_dir_abs + 1 : pid_dir_abs);
-	if (!strncmp(pid_dir_abs, arg_abs, alen) && pid_dir_abs[alen] == '/')
-		return xasprintf("%.*s/%s", (int)llen, last, pid_dir_abs + alen + 1);
-	return xstrndup(last, llen);
-}
-
 /* The pid directory's manifest, read once for every case of it. */
 static const struct capture_manifest *plan_capture(struct sweep_plan *p, const char *pid_dir)
 {

@@ -11,6 +11,25 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 
+char *sweep_case_name(const char *arg_abs, const char *pid_dir_abs)
+{
+	size_t alen = strlen(arg_abs);
+
+	while (alen > 1 && arg_abs[alen - 1] == '/')
+		alen--;
+	const char *last = arg_abs + alen;
+
+	while (last > arg_abs && last[-1] != '/')
+		last--;
+	size_t llen = (size_t)(arg_abs + alen - last);
+
+	if (!llen) /* the root directory itself */
+		return xstrdup(pid_dir_abs[0] == '/' ? pid_dir_abs + 1 : pid_dir_abs);
+	if (!strncmp(pid_dir_abs, arg_abs, alen) && pid_dir_abs[alen] == '/')
+		return xasprintf("%.*s/%s", (int)llen, last, pid_dir_abs + alen + 1);
+	return xstrndup(last, llen);
+}
+
 char *sweep_case_name_at(const char *arg_abs, const char *pid_dir_abs, int parents)
 {
 	char *name = sweep_case_name(arg_abs, pid_dir_abs);
