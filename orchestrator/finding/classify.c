@@ -96,6 +96,49 @@ static void classify_window(struct classifier *c, const char *p, size_t len, siz
 	classify_anchored(c, p, end, p + (limit < len ? limit : len));
 }
 
+/* Whether the runtime's status or HIP code (runtime_status.h) gave a
+ * verdict: a memory fault (MAF) when fault, any other when not. */
+static bool runtime_says(const struct classifier *c, bool fault)
+{
+	const struct runtime_status *rows[] = { c->status, c->hip };
+
+	for (size_t i = 0; i < 2; i++)
+		if (rows[i] && rows[i]->outcome != OUTCOME_UNKNOWN &&
+		    (rows[i]->outcome == OUTCOME_MAF) == fault)
+			return true;
+	return false;
+}
+
+unsigned classify_evidence_bits(const struct classifier *c)
+{
+	const bool kinds[EV__COUNT] = {
+		[EV_VERSION] = c->version_mismatch,
+		[EV_HW] = c->hw != HW_NONE,
+		[EV_TIMEOUT] = c->timeout,
+		[EV_WATCHDOG] = c->f.saw_watchdog,
+		[EV_OOM_TEXT] = c->oom_text,
+		[EV_MAF] = c->maf_line,
+		[EV_MFE] = c->mfe_line,
+		[EV_AGENT] = c->agent_memory_event,
+		[EV_FATAL] = c->fatal,
+		[EV_HSA_FAULT] = runtime_says(c, true),
+		[EV_HSA_ABORT] = runtime_says(c, false),
+		[EV_FAIL] = c->fail,
+		[EV_D2H_FAIL] = c->f.d2h_failure_lines > 0 || c->prog_fail > 0 || c->sum_fail > 0,
+		[EV_DIVERGED] = c->diverged,
+		[EV_ABORTED] = c->replay_aborted || c->aborting_replay,
+		[EV_INTERRUPT] = c->f.saw_user_interrupt,
+		[EV_SIGNAL] = c->signal_marker,
+		[EV_OOM_MARKER] = c->f.saw_oom_marker,
+	};
+	unsigned bits = 0;
+
+	for (unsigned k = 0; k < EV__COUNT; k++)
+		bits |= (unsigned)kinds[k] << k;
+	return bits;
+}
+
+
 /* The line (window) and, for each kind of evidence it was the first to
  * record, the line itself: from its first anchor on, at most
  * EVIDENCE_LINE_MAX bytes. */

@@ -132,48 +132,6 @@ static enum finding_fault_class decide_class(const struct classifier *c, bool d2
 	return FAULT_UNKNOWN;
 }
 
-/* Whether the runtime's status or HIP code (runtime_status.h) gave a
- * verdict: a memory fault (MAF) when fault, any other when not. */
-static bool runtime_says(const struct classifier *c, bool fault)
-{
-	const struct runtime_status *rows[] = { c->status, c->hip };
-
-	for (size_t i = 0; i < 2; i++)
-		if (rows[i] && rows[i]->outcome != OUTCOME_UNKNOWN &&
-		    (rows[i]->outcome == OUTCOME_MAF) == fault)
-			return true;
-	return false;
-}
-
-unsigned classify_evidence_bits(const struct classifier *c)
-{
-	const bool kinds[EV__COUNT] = {
-		[EV_VERSION] = c->version_mismatch,
-		[EV_HW] = c->hw != HW_NONE,
-		[EV_TIMEOUT] = c->timeout,
-		[EV_WATCHDOG] = c->f.saw_watchdog,
-		[EV_OOM_TEXT] = c->oom_text,
-		[EV_MAF] = c->maf_line,
-		[EV_MFE] = c->mfe_line,
-		[EV_AGENT] = c->agent_memory_event,
-		[EV_FATAL] = c->fatal,
-		[EV_HSA_FAULT] = runtime_says(c, true),
-		[EV_HSA_ABORT] = runtime_says(c, false),
-		[EV_FAIL] = c->fail,
-		[EV_D2H_FAIL] = c->f.d2h_failure_lines > 0 || c->prog_fail > 0 || c->sum_fail > 0,
-		[EV_DIVERGED] = c->diverged,
-		[EV_ABORTED] = c->replay_aborted || c->aborting_replay,
-		[EV_INTERRUPT] = c->f.saw_user_interrupt,
-		[EV_SIGNAL] = c->signal_marker,
-		[EV_OOM_MARKER] = c->f.saw_oom_marker,
-	};
-	unsigned bits = 0;
-
-	for (unsigned k = 0; k < EV__COUNT; k++)
-		bits |= (unsigned)kinds[k] << k;
-	return bits;
-}
-
 /* The line the verdict came from: the first kind of evidence, in the
  * precedence of decide_class, that a line recorded. A PASS has none. */
 static char *decide_evidence(struct classifier *c, enum finding_outcome outcome)
