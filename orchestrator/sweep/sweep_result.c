@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/cleanup.h"
+#include "common/file_content.h"
 #include "common/owned.h"
 #include "common/fsutil.h"
 #include "common/strvec.h"
@@ -40,23 +41,17 @@ void sweep_result_release(struct sweep_result *r)
 	}
 }
 
+/* The manifest is optional: a pid directory may have none. */
 static int hash_file(const char *path, unsigned long long *h, bool optional, struct error *err)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char buf[1 << 16];
-	ssize_t n;
+	struct error e;
 
-	if (fd < 0)
-		return optional && errno == ENOENT ? 0 : error_errno(err, "%s", path);
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return error_errno(err, "read %s", path);
-		}
-		*h = text_fnv1a64(*h, buf, (size_t)n);
-	}
-	return 0;
+	if (file_content_digest(path, h, &e) == 0)
+		return 0;
+	if (optional && e.kind == ERR_NOT_FOUND)
+		return 0;
+	*err = e;
+	return -1;
 }
 
 char *sweep_archive_digest(const char *pid_dir, struct error *err)
