@@ -27,7 +27,8 @@ FUZZ_LIB_SRC += orchestrator/seccomp/seccomp_profile.c orchestrator/containers/o
 DOCKER_FUZZ_NAMES += seccomp_profile owner_label
 # --gpu lists, sizes, booleans, versions, library names and hip/version
 # files read out of an image.
-FUZZ_LIB_SRC += orchestrator/cli/option_values.c preflight/stack_files.c
+FUZZ_LIB_SRC += orchestrator/cli/option_values.c preflight/stack_files.c \
+	orchestrator/replay/playback_args.c orchestrator/replay/kernel_replace.c
 DOCKER_FUZZ_NAMES += small_parsers
 # Failure signatures: the evidence line's normalization and the kernel
 # family, over log lines and kernel names as printed.

@@ -21,6 +21,17 @@
 
 #define SIM_REVISION "hrr-docker-replay-sim"
 
+/* HRR_SIM_PLAYBACK_BUILD=older: a build from before the placement,
+ * regions and guard flags and --warn-untranslated-args. It neither lists
+ * nor knows them, and ignores them silently, as any hrr-playback ignores a
+ * flag it does not know. */
+static int older_build(void)
+{
+	const char *b = getenv("HRR_SIM_PLAYBACK_BUILD");
+
+	return b && !strcmp(b, "older");
+}
+
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
@@ -40,6 +51,7 @@ static void usage(const char *argv0)
 		"  --sync-after-launch   hipDeviceSynchronize after every kernel launch\n"
 		"  --sync-after-event    hipDeviceSynchronize after EVERY event (slowest, most precise)\n"
 		"  --continue-on-error   Do not stop on HIP API errors: report each and keep replaying\n"
+		"%s"
 		"  --sync-watchdog-ms N  Abort with a diagnostic if any device synchronize does\n"
 		"                        not complete within N ms. 0 = disabled.\n"
 		"  --trace-kernels       Print one compact line before every kernel launch\n"
@@ -57,7 +69,17 @@ static void usage(const char *argv0)
 		"\n"
 		"Default mode: single-threaded, serialize GPU after pass, abort on first error.\n"
 		"Use --sync-after-event to pinpoint the exact event causing a GPU fault or hang.\n",
-		argv0);
+		argv0, older_build() ? "" :
+		"  --regions-strict      Fail the replay when a kernel touches memory outside the\n"
+		"                        regions the capture recorded\n"
+		"  --no-regions          Do not load or check the recorded regions\n"
+		"  --no-placement        Do not map allocations at their recorded addresses\n"
+		"  --guard-min-bytes N   Guard allocations of at least N bytes\n"
+		"  --guard-max-bytes N   Guard allocations of at most N bytes\n"
+		"  --guard-budget-mb N   Stop guarding once N MiB of guard pages are mapped\n"
+		"  --warn-untranslated-args\n"
+		"                        Warn about kernel arguments that look like device pointers\n"
+		"                        but match no recorded allocation\n");
 }
 
 /* ---- the dynamic loader's view ---- */
@@ -391,6 +413,28 @@ static int parse_uint(const char *s, unsigned long long *out)
 	return end != s && !*end && !errno ? 0 : -1;
 }
 
+/* --replace-kernel NAME=PATH: the code object must be there and be one
+ * (an ELF file); the replacement itself is not simulated. */
+static int check_replacement(const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	unsigned char head[4] = { 0 };
+	FILE *f = eq ? fopen(eq + 1, "rb") : NULL;
+	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
+
+	if (f)
+		fclose(f);
+	if (!eq) {
+		fprintf(stderr, "[HRR] --replace-kernel expects NAME=PATH\n");
+		return 1;
+	}
+	if (!f || n < 4 || memcmp(head, "\177ELF", 4)) {
+		fprintf(stderr, "[HRR] --replace-kernel: cannot load code object %s\n", eq + 1);
+		return 1;
+	}
+	return 0;
+}
+
 /* 0: go on; > 0: exit with code - 1 */
 static int parse_args(int argc, char **argv, struct sim_opts *o, const char *hip_lib)
 {
@@ -418,6 +462,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, const char *hip
 			o->continue_on_error = 1;
 		else if (!strcmp(a, "--regions-strict"))
 			o->regions_strict = 1;
+		else if (!strcmp(a, "--no-placement") && !older_build())
+			o->no_placement = 1;
+		else if (!strcmp(a, "--no-regions") || !strcmp(a, "--warn-untranslated-args"))
+			continue; /* nothing to simulate: accepted */
 		else if (!strcmp(a, "--trace-kernels"))
 			o->trace_kernels = 1;
 		else if (!strcmp(a, "--sync-watchdog-ms") && has_val) {
@@ -450,8 +498,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, const char *hip
 				fprintf(stderr, "[HRR] %s expects an integer\n", a);
 				return 2;
 			}
-		} else if ((!strcmp(a, "--kernel-filter") || !strcmp(a, "--replace-kernel")) &&
-			   has_val) {
+		} else if (!strcmp(a, "--replace-kernel") && has_val) {
+			if (check_replacement(argv[++i]))
+				return 2;
+		} else if (!strcmp(a, "--kernel-filter") && has_val) {
 			i++;
 		} else if (!strcmp(a, "--help")) {
 			usage(argv[0]);

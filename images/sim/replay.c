@@ -919,7 +919,8 @@ static int summary(struct run *r)
 	printf("[HRR]   Threads used   : %zu\n", (size_t)1);
 	printf("[HRR]   Kernels launched: %zu\n", r->kernels);
 	printf("[HRR]   Graphs launched : %zu\n", (size_t)0);
-	placement_summary(r);
+	if (!r->o->no_placement)
+		placement_summary(r);
 	/* timing=none: an older hrr-playback whose summary has no GPU times. */
 	if (r->o->timing && !sim_str_is(scenario_get(r->sc, "timing"), "none")) {
 		printf("[HRR]   GPU kernel time : %.1f ms\n", kernel_ms);
@@ -1039,7 +1040,8 @@ static int replay(struct run *r)
 	printf("[HRR] [replay] Device state OK — beginning replay\n");
 	r->wall_start = sim_now();
 	printf("[HRR] Pre-loading %zu code objects...\n", a->n_code_objects);
-	placement_fallbacks(r);
+	if (!r->o->no_placement)
+		placement_fallbacks(r);
 	printf("[HRR] All code objects pre-loaded OK.\n");
 	fflush(stdout);
 	if (scenario_get(sc, "noop_api"))

@@ -196,7 +196,7 @@ size_t scenario_all(const struct scenario *sc, const char *key, const char ***ou
 struct sim_opts {
 	const char *archive;
 	int info, events, verbose, timing, sync_after_launch, sync_after_event;
-	int trace_kernels, continue_on_error, repair, regions_strict;
+	int trace_kernels, continue_on_error, repair, regions_strict, no_placement;
 	double progress_seconds;
 	size_t progress_kernels;
 	unsigned watchdog_ms;

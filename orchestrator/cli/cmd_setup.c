@@ -172,6 +172,8 @@ void cmd_describe_policy(const struct options *o, struct replay_desc *d)
 	d->hip_hrr_env = &o->hip_hrr_env;
 	d->extra_ld = &o->extra_ld;
 	d->cap_add = &o->cap_add;
+	d->playback_args = &o->playback_args;
+	d->replace_kernels = &o->replace_kernels;
 	d->no_sync = o->no_sync;
 	d->keep = o->keep;
 	d->seccomp = &o->seccomp;

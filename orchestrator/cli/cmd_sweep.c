@@ -31,6 +31,7 @@
 #include "orchestrator/replay/run_folder.h"
 #include "common/version.h"
 #include "orchestrator/sweep/suspect_nodes.h"
+#include "orchestrator/sweep/sweep_kernels.h"
 #include "preflight/gpu_choice.h"
 
 struct sweep_cmd {
@@ -45,6 +46,8 @@ struct sweep_cmd {
 	struct history_db *db;
 	struct known_issues known;
 	bool have_known;
+	/* A new sweep's --replace-kernel files as given, kept into its folder. */
+	struct kernel_replacements kernel_sources;
 	bool resume;
 	const struct sweep_backend *submit_to; /* the cases go there; NULL: they run here */
 	const struct sweep_backend *task_of;   /* this is its task: no database, no reports */
@@ -89,11 +92,12 @@ static unsigned random24(void)
 	return v & 0xffffffu;
 }
 
-static void meta_from_options(struct sweep_cmd *c)
+static int meta_from_options(struct sweep_cmd *c, struct error *err)
 {
 	struct sweep_meta *m = &c->meta;
 	const struct sweep_options *so = c->so;
 	cJSON *run = sweep_runopts_to_json(c->ro, true);
+	int rc;
 
 	m->label = xstrdup(so->label ? so->label : "default");
 	m->baseline = so->baseline ? xstrdup(so->baseline) : NULL;
@@ -106,20 +110,23 @@ static void meta_from_options(struct sweep_cmd *c)
 	m->fail_on = so->fail_on;
 	m->run_options = cJSON_PrintUnformatted(run);
 	m->notify = sweep_notify_record(so);
+	kernel_replacements_copy(&c->kernel_sources, &c->ro->replace_kernels);
 	/* The local workers run from the description a task or a resume
 	 * reads back, not from the options it was made of. */
-	sweep_runopts_from_json(c->ro, run);
+	rc = sweep_runopts_from_json(c->ro, run, err);
 	cJSON_Delete(run);
+	return rc;
 }
 
 /* A resumed sweep replays as it started: its recorded run options over
  * this invocation's. */
-static void options_from_meta(struct sweep_cmd *c)
+static int options_from_meta(struct sweep_cmd *c, struct error *err)
 {
 	cJSON *run = cJSON_Parse(c->meta.run_options ? c->meta.run_options : "{}");
+	int rc = sweep_runopts_from_json(c->ro, run, err);
 
-	sweep_runopts_from_json(c->ro, run);
 	cJSON_Delete(run);
+	return rc < 0 ? error_prefix(err, "sweep %s: ", c->meta.id) : 0;
 }
 
 /* A new sweep: the cases, in their fixed order, before anything starts. */
@@ -128,7 +135,8 @@ static int plan_new(struct sweep_cmd *c, struct error *err)
 	struct sweep_meta *m = &c->meta;
 	char host[256];
 
-	meta_from_options(c);
+	if (meta_from_options(c, err) < 0)
+		return -1;
 	if (sweep_plan_add_matrix(&m->plan, (const char *const *)c->so->archives.v, c->so->archives.n,
 				  (const char *const *)c->so->images.v, c->so->images.n, err) < 0)
 		return -1;
@@ -228,6 +236,7 @@ static void cmd_release(struct sweep_cmd *c)
 		replay_host_release(&c->host);
 	history_db_close(c->db);
 	known_issues_release(&c->known);
+	kernel_replacements_release(&c->kernel_sources);
 	free(c->folder);
 	sweep_meta_release(&c->meta);
 }
@@ -344,8 +353,7 @@ static int prepare(struct sweep_cmd *c, struct error *err)
 		    sweep_meta_migrate(&c->meta, c->folder, err) < 0)
 			return -1;
 		c->resume = true;
-		options_from_meta(c);
-		return 0;
+		return options_from_meta(c, err);
 	}
 	return plan_new(c, err);
 }
@@ -535,7 +543,10 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 	if (!(submit && c->resume))
 		setup_images(c);
 	if (!c->resume && (sweep_folder_create(c->host.workdir, c->meta.id, &c->folder, &err) < 0 ||
+			   sweep_kernels_store(c->folder, &c->kernel_sources, &err) < 0 ||
 			   sweep_meta_write(&c->meta, c->folder, &err) < 0))
+		return fail(&err, err.kind == ERR_DATA ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
+	if (sweep_kernels_attach(c->folder, &c->ro->replace_kernels, &err) < 0)
 		return fail(&err, SWEEP_EXIT_INFRA);
 	if (select_cases(c, cases, n, next_attempt, &err) < 0)
 		return fail(&err, SWEEP_EXIT_INFRA);

@@ -87,6 +87,8 @@ enum option_id {
 	OPT_PERF_THRESHOLD,
 	OPT_PERF_ALPHA,
 	OPT_PERF_MAX_CV,
+	OPT_PLAYBACK_ARG,
+	OPT_REPLACE_KERNEL,
 	OPTION_ID_END /* not an option: ids run from OPT_IMAGE to here */
 };
 

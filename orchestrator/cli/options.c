@@ -102,6 +102,8 @@ void options_release(struct options *o)
 	strvec_clear(&o->extra_ld);
 	strvec_clear(&o->env);
 	strvec_clear(&o->cap_add);
+	playback_args_release(&o->playback_args);
+	kernel_replacements_release(&o->replace_kernels);
 	strvec_clear(&o->logs);
 	strvec_clear(&o->hip_hrr_env);
 	seccomp_choice_release(&o->seccomp);

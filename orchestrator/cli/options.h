@@ -12,6 +12,8 @@
 #include "common/strvec.h"
 #include "orchestrator/diagnosis/diag_plan.h"
 #include "orchestrator/replay/image.h"
+#include "orchestrator/replay/kernel_replace.h"
+#include "orchestrator/replay/playback_args.h"
 #include "orchestrator/cli/command_ids.h"
 #include "orchestrator/cli/option_values.h"
 #include "preflight/cdi.h"
@@ -51,6 +53,8 @@ struct options {
 	struct strvec extra_ld;
 	struct strvec env;        /* --env K=V, in order */
 	struct strvec cap_add;
+	struct playback_args playback_args; /* --playback-arg, checked */
+	struct kernel_replacements replace_kernels; /* --replace-kernel, files checked */
 	bool yes;
 	bool skip_preflight;
 	bool strict_version;

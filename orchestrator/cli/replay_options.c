@@ -54,6 +54,13 @@ static const struct option_def replay_rows[] = {
 	  "extra library dirs inside, ':'-separated (before /opt/rocm/lib)" },
 	{ OPT_ENV, "env", 'e', "K=V", NULL, FOR_REPLAY,
 	  "one more variable inside (repeatable); host HIP_HRR_* are passed too" },
+	{ OPT_PLAYBACK_ARG, "playback-arg", 0, "FLAG[=VALUE]", NULL, FOR_REPLAY,
+	  "pass one more flag to hrr-playback (repeatable), one of --no-placement,\n"
+	  "                                   --no-regions, --regions-strict, --guard-*, --continue-on-error,\n"
+	  "                                   --warn-untranslated-args, --skip-device-sync" },
+	{ OPT_REPLACE_KERNEL, "replace-kernel", 0, "NAME=PATH", NULL, FOR_REPLAY,
+	  "launch kernel NAME from the code object PATH (.hsaco) instead (repeatable;\n"
+	  "                                   mounted read-only, its content digest is in the run options)" },
 	{ OPT_CAP_ADD, "cap-add", 0, "CAP", NULL, FOR_REPLAY,
 	  "a capability for the replay (repeatable; default none, all dropped)" },
 	{ OPT_YES, "yes", 0, NULL, "HRR_CONTINUE", FOR_REPLAY,
@@ -256,6 +263,10 @@ static int replay_option_apply(struct options *o, enum option_id id, const char 
 	case OPT_ENV:
 	case OPT_CAP_ADD:
 		return apply_inside_option(o, id, val, from, err);
+	case OPT_PLAYBACK_ARG:
+		return playback_args_add(&o->playback_args, val, from, err);
+	case OPT_REPLACE_KERNEL:
+		return kernel_replacements_add_file(&o->replace_kernels, val, from, err);
 	case OPT_MEMORY:
 		return options_parse_bytes(from, val, &o->memory_bytes, err);
 	case OPT_LOG_LIMIT:

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cleanup.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/cli/option_ids.h"
 
-enum kind { K_LONG, K_LLONG, K_BOOL, K_STR, K_LIST, K_INT, K_SECCOMP };
+enum kind { K_LONG, K_LLONG, K_BOOL, K_STR, K_LIST, K_INT, K_SECCOMP, K_PLAYBACK_ARGS, K_KERNELS };
 
 #define F(id, key, kind, field) { id, key, kind, offsetof(struct options, field) }
 
@@ -39,6 +41,10 @@ static const struct {
 	F(OPT_EXTRA_LD, "extra_ld", K_LIST, extra_ld),
 	F(OPT_ENV, "env", K_LIST, env),
 	F(OPT_CAP_ADD, "cap_add", K_LIST, cap_add),
+	F(OPT_PLAYBACK_ARG, "playback_args", K_PLAYBACK_ARGS, playback_args),
+	/* By name and content digest, not path: the same code object gives the
+	 * same fingerprint wherever it lives; a sweep keeps its own copy. */
+	F(OPT_REPLACE_KERNEL, "replace_kernels", K_KERNELS, replace_kernels),
 	F(OPT_DIAGNOSE, "diagnose", K_INT, diagnose),
 	F(OPT_DIAGNOSE_TIMEOUT, "diagnose_timeout_s", K_LONG, diagnose_timeout_s),
 	F(OPT_SECCOMP, "seccomp", K_SECCOMP, seccomp),
@@ -101,6 +107,31 @@ static void add_seccomp(cJSON *j, const char *key, const struct seccomp_choice *
 							? abs : sc->path);
 }
 
+static void add_playback_args(cJSON *j, const char *key, const struct playback_args *a)
+{
+	cJSON *arr = cJSON_AddArrayToObject(j, key);
+
+	for (size_t i = 0; i < a->n; i++) {
+		cleanup_strbuf struct strbuf sb = STRBUF_INIT;
+
+		playback_arg_format(&a->v[i], &sb);
+		cJSON_AddItemToArray(arr, cJSON_CreateString(sb.buf));
+	}
+}
+
+static void add_kernels(cJSON *j, const char *key, const struct kernel_replacements *k)
+{
+	cJSON *arr = cJSON_AddArrayToObject(j, key);
+
+	for (size_t i = 0; i < k->n; i++) {
+		cJSON *it = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(it, "name", k->v[i].name);
+		cJSON_AddStringToObject(it, "digest", k->v[i].digest);
+		cJSON_AddItemToArray(arr, it);
+	}
+}
+
 cJSON *sweep_runopts_to_json(const struct options *o, bool with_values)
 {
 	cJSON *j = cJSON_CreateObject();
@@ -126,12 +157,53 @@ cJSON *sweep_runopts_to_json(const struct options *o, bool with_values)
 		case K_SECCOMP:
 			add_seccomp(j, key, (const struct seccomp_choice *)p);
 			break;
+		/* Only when given: the run options of every sweep before these
+		 * options existed keep their fingerprint. */
+		case K_PLAYBACK_ARGS:
+			if (((const struct playback_args *)p)->n)
+				add_playback_args(j, key, (const struct playback_args *)p);
+			break;
+		case K_KERNELS:
+			if (((const struct kernel_replacements *)p)->n)
+				add_kernels(j, key, (const struct kernel_replacements *)p);
+			break;
 		}
 	}
 	return j;
 }
 
-static void set_field(struct options *o, size_t i, const cJSON *v)
+/* The recorded lists are read as the command line's are: each entry
+ * checked again, a malformed one an error (the file may have been edited). */
+static int set_playback_args(struct playback_args *a, const cJSON *v, struct error *err)
+{
+	const cJSON *it;
+
+	playback_args_release(a);
+	cJSON_ArrayForEach(it, v)
+		if (!cJSON_IsString(it) ||
+		    playback_args_add(a, it->valuestring, "playback_args", err) < 0)
+			return error_set(err, ERR_DATA, 0, "run options: a malformed playback_args entry");
+	return 0;
+}
+
+static int set_kernels(struct kernel_replacements *k, const cJSON *v, struct error *err)
+{
+	const cJSON *it;
+
+	kernel_replacements_release(k);
+	cJSON_ArrayForEach(it, v) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
+		const cJSON *digest = cJSON_GetObjectItemCaseSensitive(it, "digest");
+
+		if (kernel_replacements_add_recorded(k, cJSON_GetStringValue(name),
+						     cJSON_GetStringValue(digest), err) < 0)
+			return error_set(err, ERR_DATA, 0,
+					 "run options: a malformed replace_kernels entry");
+	}
+	return 0;
+}
+
+static int set_field(struct options *o, size_t i, const cJSON *v, struct error *err)
 {
 	char *p = (char *)o + fields[i].off;
 	const cJSON *it;
@@ -174,16 +246,29 @@ static void set_field(struct options *o, size_t i, const cJSON *v)
 		}
 		break;
 	}
+	case K_PLAYBACK_ARGS:
+		return set_playback_args((struct playback_args *)p, v, err);
+	case K_KERNELS:
+		return set_kernels((struct kernel_replacements *)p, v, err);
 	}
+	return 0;
 }
 
-void sweep_runopts_from_json(struct options *o, const cJSON *j)
+int sweep_runopts_from_json(struct options *o, const cJSON *j, struct error *err)
 {
 	for (size_t i = 0; i < N_FIELDS; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, fields[i].key);
 
-		if (v)
-			set_field(o, i, v);
+		/* Absent lists written only when given are empty, not "as this
+		 * invocation says": a resume replays as the sweep started. */
+		if (!v && fields[i].kind == K_PLAYBACK_ARGS)
+			playback_args_release((struct playback_args *)((char *)o + fields[i].off));
+		else if (!v && fields[i].kind == K_KERNELS)
+			kernel_replacements_release(
+				(struct kernel_replacements *)((char *)o + fields[i].off));
+		else if (v && set_field(o, i, v, err) < 0)
+			return -1;
 	}
+	return 0;
 }
 

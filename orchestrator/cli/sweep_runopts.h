@@ -21,8 +21,11 @@
  * left out, their names kept under "env_names". */
 cJSON *sweep_runopts_to_json(const struct options *o, bool with_values);
 /* Overlay a recorded description onto o (absent fields stay; a redacted
- * one leaves o's env as it is). */
-void sweep_runopts_from_json(struct options *o, const cJSON *j);
+ * one leaves o's env as it is). ERR_DATA when a list entry does not pass
+ * the command line's checks. Recorded code objects come back without a
+ * host file (kernel_replacements_attach gives them the sweep's copy). */
+int sweep_runopts_from_json(struct options *o, const cJSON *j, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* Whether the description carries the option-table option id. */
 bool sweep_runopts_carries(int option_id);

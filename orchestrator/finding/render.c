@@ -469,6 +469,7 @@ void finding_caveats_json(const struct finding *f, cJSON *o)
 		cJSON_AddNullToObject(o, "placement");
 	}
 	j_strvec(o, "runtime_libraries", &f->runtime_libraries);
+	j_strvec(o, "playback_flags_unknown", &f->playback_flags_unknown);
 }
 
 cJSON *finding_to_json(const struct finding *f, const struct finding_context *ctx)

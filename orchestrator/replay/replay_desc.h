@@ -17,6 +17,8 @@
 #include "preflight/preflight.h"
 #include "preflight/topology.h"
 #include "orchestrator/replay/image.h"
+#include "orchestrator/replay/kernel_replace.h"
+#include "orchestrator/replay/playback_args.h"
 #include "orchestrator/replay/replay_host.h"
 #include "orchestrator/replay/replay_plan.h"
 #include "orchestrator/seccomp/seccomp_profile.h"
@@ -65,6 +67,8 @@ struct replay_desc {
 	const struct strvec *hip_hrr_env; /* the host's HIP_HRR_* "K=V"; may be NULL */
 	const struct strvec *extra_ld;    /* --extra-ld; NULL/empty = the default for the image */
 	const struct strvec *cap_add;     /* may be NULL */
+	const struct playback_args *playback_args; /* --playback-arg; may be NULL */
+	const struct kernel_replacements *replace_kernels; /* --replace-kernel, host files set; may be NULL */
 	bool no_sync;
 	bool timing;                      /* hrr-playback --timing (a perf sample, docs/perf.md) */
 	bool keep;

@@ -239,7 +239,7 @@ static int run_objdump(const struct unit_run *u, const struct unit_diag *g, cons
 	long status = -1;
 	int ret;
 
-	unit_info_spec(u, &spec);
+	unit_query_spec(u, "--info", &spec);
 	strvec_clear(&spec.entrypoint);
 	strvec_push(&spec.entrypoint, objdump);
 	strvec_clear(&spec.cmd);

@@ -170,11 +170,43 @@ static void add_devices(const struct replay_plan_input *in, struct container_spe
 		strvec_push(&s->cdi_devices, in->cdi_devices->v[i]);
 }
 
+/* The replay's LD_LIBRARY_PATH: hrr-playback is linked against HIP, so
+ * even `--info` and `--help` need the loader to find it where the replay
+ * does (the overlay, --extra-ld, the image's SDK directories). */
+static void add_library_path(const struct replay_plan_input *in, struct container_spec *s)
+{
+	cleanup_strvec struct strvec dirs = STRVEC_INIT;
+	cleanup_strbuf struct strbuf sb = STRBUF_INIT;
+
+	plan_library_dirs(in->knobs ? in->knobs->extra_ld : NULL, in->image_repository,
+			  in->image_env, in->overlay != NULL, &dirs);
+	strbuf_addstr(&sb, "LD_LIBRARY_PATH=");
+	join(&sb, &dirs, ":");
+	strvec_push(&s->env, sb.buf);
+}
+
+static int add_replacements(const struct kernel_replacements *k, struct container_spec *s,
+			    struct error *err)
+{
+	for (size_t i = 0; k && i < k->n; i++) {
+		cleanup_strbuf struct strbuf inside = STRBUF_INIT;
+
+		/* A sweep attaches its own copy before any replay. */
+		if (!k->v[i].host_path)
+			return error_set(err, ERR_USAGE, 0, "replay plan: no code object for kernel %s",
+					 k->v[i].name);
+		kernel_replacement_mount_path(&k->v[i], &inside);
+		container_spec_add_mount(s, k->v[i].host_path, inside.buf, true);
+		strvec_push(&s->cmd, "--replace-kernel");
+		strvec_pushf(&s->cmd, "%s=%s", k->v[i].name, inside.buf);
+	}
+	return 0;
+}
+
 int replay_plan_build(const struct replay_plan_input *in, struct container_spec *s,
 		      struct error *err)
 {
 	const struct replay_plan_knobs *k = in->knobs;
-	cleanup_strvec struct strvec dirs = STRVEC_INIT;
 	cleanup_strbuf struct strbuf sb = STRBUF_INIT;
 	cleanup_free char *target = NULL;
 
@@ -186,6 +218,9 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 		strvec_push(&s->cmd, "--sync-after-launch");
 	if (k->timing)
 		strvec_push(&s->cmd, "--timing");
+	playback_args_argv(k->playback_args, &s->cmd);
+	if (add_replacements(k->replace_kernels, s, err) < 0)
+		return -1;
 
 	/* Environment, later entries win inside the engine: host HIP_HRR_*,
 	 * then ours, then --env (the user's explicit word is last). */
@@ -197,12 +232,7 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 	for (size_t i = 0; i < in->n_gpus; i++)
 		strbuf_addf(&sb, i ? ",%zu" : "%zu", i);
 	strvec_push(&s->env, sb.buf);
-	strbuf_reset(&sb);
-	plan_library_dirs(k->extra_ld, in->image_repository, in->image_env, in->overlay != NULL,
-			  &dirs);
-	strbuf_addstr(&sb, "LD_LIBRARY_PATH=");
-	join(&sb, &dirs, ":");
-	strvec_push(&s->env, sb.buf);
+	add_library_path(in, s);
 	for (size_t i = 0; k->env && i < k->env->n; i++)
 		strvec_push(&s->env, k->env->v[i]);
 
@@ -221,13 +251,15 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 	return 0;
 }
 
-void replay_plan_build_info(const struct replay_plan_input *in, struct container_spec *s)
+void replay_plan_build_query(const struct replay_plan_input *in, const char *flag,
+			     struct container_spec *s)
 {
 	cleanup_free char *target = xasprintf("%s/%s", ARCHIVE_MOUNT_ROOT, in->pid_name);
 
 	/* Removed by the run whatever --keep says: never kept. */
 	plan_common(in, s, target, false);
-	strvec_push(&s->cmd, "--info");
+	add_library_path(in, s);
+	strvec_push(&s->cmd, flag);
 }
 
 void replay_plan_agent_knobs(const struct replay_plan_knobs *plain, const struct strvec *env,

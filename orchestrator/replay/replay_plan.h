@@ -13,6 +13,8 @@
 #include "common/strvec.h"
 #include "docker/engine.h"
 #include "orchestrator/containers/ours.h"
+#include "orchestrator/replay/kernel_replace.h"
+#include "orchestrator/replay/playback_args.h"
 #include "preflight/topology.h"
 
 #define VLLM_EXTRA_LD "/opt/python/lib/python3.13/site-packages/_rocm_sdk_core/lib"
@@ -49,6 +51,10 @@ struct replay_plan_knobs {
 	const struct strvec *hip_hrr_env; /* the host's HIP_HRR_* "K=V"; may be NULL */
 	const struct strvec *env;         /* --env K=V, in order; may be NULL */
 	const struct strvec *cap_add;     /* may be NULL */
+	const struct playback_args *playback_args; /* after our own flags; may be NULL */
+	/* Each mounted read-only at its digest's path (kernel_replace.h) and
+	 * passed as --replace-kernel NAME=<that path>; may be NULL. */
+	const struct kernel_replacements *replace_kernels;
 	/* A hang-diagnostic run: rocgdb may attach (CAP_SYS_PTRACE). */
 	bool allow_ptrace;
 	/* The run folder's diagnostics/ on the host, mounted writable at
@@ -109,8 +115,11 @@ const char *env_list_get(const struct strvec *env, const char *key);
 __attribute__((warn_unused_result))
 int replay_plan_build(const struct replay_plan_input *in, struct container_spec *out,
 		      struct error *err);
-/* The `--info` follow-up of the same replay: the same image, labels,
- * mounts and hardening; `<playback> /arch/<pid> --info`; no devices. */
-void replay_plan_build_info(const struct replay_plan_input *in, struct container_spec *out);
+/* A question to the same hrr-playback, `--info` (the follow-up of a
+ * replay whose log cannot name the kernel) or `--help` (which flags it
+ * knows): the same image, labels, mounts, library path and hardening;
+ * `<playback> /arch/<pid> <flag>`; no devices. */
+void replay_plan_build_query(const struct replay_plan_input *in, const char *flag,
+			     struct container_spec *out);
 
 #endif

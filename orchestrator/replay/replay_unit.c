@@ -11,6 +11,7 @@
 #include "orchestrator/finding/finding.h"
 #include "orchestrator/replay/image_setup.h"
 #include "orchestrator/replay/interrupt.h"
+#include "orchestrator/replay/playback_help.h"
 #include "orchestrator/replay/replay.h"
 #include "orchestrator/replay/replay_devices.h"
 #include "orchestrator/replay/replay_diagnose.h"
@@ -148,7 +149,7 @@ static int playback_info(const struct unit_run *u, struct classifier *cls)
 	long status = -1;
 	int ret = -1;
 
-	unit_info_spec(u, &spec);
+	unit_query_spec(u, "--info", &spec);
 	error_clear(&err);
 	if (mkdir(diag, 0755) < 0 && errno != EEXIST) {
 		error_errno(&err, "%s", diag);
@@ -223,6 +224,14 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	ctx.multi_process = d->multi_process;
 	ctx.stack = d->stack;
 
+	if (d->playback_args && d->playback_args->n && !u->result.interrupt_signal) {
+		struct error err;
+
+		if (unit_playback_flags_unlisted(u, &f.playback_flags_unknown, &err) < 0 &&
+		    err.kind != ERR_INTERRUPTED)
+			say_info(d->verbosity, "note: hrr-playback --help could not run (%s): whether "
+				 "it knows the --playback-arg flags is not known", err.msg);
+	}
 	if (finding_needs_info(&f) && !u->result.interrupt_signal) {
 		struct classifier *info_cls = classifier_new("hrr-playback --info");
 		struct finding later;

@@ -35,7 +35,7 @@ void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k
 	in->seccomp_opt = u->seccomp_opt;
 }
 
-void unit_info_spec(const struct unit_run *u, struct container_spec *spec)
+void unit_query_spec(const struct unit_run *u, const char *flag, struct container_spec *spec)
 {
 	struct replay_plan_knobs k;
 	struct replay_plan_input in;
@@ -43,7 +43,7 @@ void unit_info_spec(const struct unit_run *u, struct container_spec *spec)
 	unit_plan_knobs(u->desc, &k);
 	unit_plan_input(u, &k, &in);
 	container_spec_init(spec);
-	replay_plan_build_info(&in, spec);
+	replay_plan_build_query(&in, flag, spec);
 }
 
 void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
@@ -53,6 +53,8 @@ void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
 	k->hip_hrr_env = d->hip_hrr_env;
 	k->env = d->env;
 	k->cap_add = d->cap_add;
+	k->playback_args = d->playback_args;
+	k->replace_kernels = d->replace_kernels;
 	k->progress_seconds = d->limits.progress_seconds;
 	k->stop_grace_s = d->limits.stop_grace_s;
 	k->memory_bytes = d->limits.memory_bytes;

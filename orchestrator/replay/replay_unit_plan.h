@@ -14,9 +14,10 @@
 void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k);
 void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k,
 		     struct replay_plan_input *in);
-/* The spec of a one-off container like the replay's `--info` one (its
- * image, labels, hardening; no devices); initialised here. */
-void unit_info_spec(const struct unit_run *u, struct container_spec *spec);
+/* The spec of a one-off container asking the replay's hrr-playback flag
+ * (`--info`, `--help`; its image, labels, hardening, no devices), or the
+ * base of another one-off (llvm-objdump); initialised here. */
+void unit_query_spec(const struct unit_run *u, const char *flag, struct container_spec *spec);
 
 /* A one-off container's bound (`hrr-playback --info`, llvm-objdump on a
  * saved code object): such a step reads no more than the replay did, so it

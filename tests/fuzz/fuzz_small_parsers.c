@@ -2,14 +2,42 @@
  * archive hands the tool. The first byte picks the parser, the rest is its
  * input: --gpu lists (GPU=…), byte sizes (--memory), booleans (env twins),
  * dotted versions (manifest and image stack), library file names and
- * hip/version files read out of an image. */
+ * hip/version files read out of an image, --playback-arg flags and the
+ * --help text they are looked up in, code object headers. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
+#include "common/strvec.h"
 #include "orchestrator/cli/option_values.h"
+#include "orchestrator/replay/kernel_replace.h"
+#include "orchestrator/replay/playback_args.h"
 #include "preflight/stack_files.h"
+
+/* Each line a --playback-arg; the whole input also the --help text. */
+static void playback_flags(const char *s)
+{
+	struct playback_args a = PLAYBACK_ARGS_INIT;
+	struct strvec argv = STRVEC_INIT, unlisted = STRVEC_INIT;
+	struct error err;
+	char *copy = strdup(s), *save = NULL;
+
+	for (char *line = copy ? strtok_r(copy, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		(void)playback_args_add(&a, line, "--playback-arg", &err);
+	playback_args_argv(&a, &argv);
+	for (size_t i = 0; i < a.n; i++)
+		if (strncmp(a.v[i].flag, "--", 2) || (a.v[i].value && a.v[i].value[0] == '-'))
+			abort();
+	playback_args_unlisted(&a, s, &unlisted);
+	if (unlisted.n > a.n || argv.n > 2 * a.n)
+		abort();
+	strvec_clear(&argv);
+	strvec_clear(&unlisted);
+	playback_args_release(&a);
+	free(copy);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,7 +88,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data + 1, size - 1);
 	s[size - 1] = '\0';
-	switch (data[0] % 4) {
+	switch (data[0] % 6) {
+	case 4:
+		playback_flags(s);
+		break;
+	case 5:
+		(void)kernel_code_object_header_problem(data + 1, size - 1);
+		break;
 	case 0:
 		gpu_list(s);
 		break;

@@ -990,3 +990,81 @@ Test(sweep, history_site_opens_in_chromium)
 		tool_run_release(&r);
 	}
 }
+
+/* --playback-arg and --replace-kernel reach every case from the sweep's
+ * description (what a Slurm task and --resume read), the code object from
+ * the sweep's own copy: the user's file may change after the sweep began. */
+Test(sweep, playback_flags_and_kernel_replacements_reach_every_case)
+{
+	cleanup_free char *co = xasprintf("%s/gemm.hsaco", tenv.root);
+	cleanup_free char *spec = xasprintf("_Z4gemmPf=%s", co);
+	cleanup_free char *folder = NULL, *plan = NULL, *kernels = NULL, *run_json = NULL;
+	cleanup_cjson cJSON *s = NULL, *run = NULL;
+	struct strbuf text = STRBUF_INIT;
+	struct tool_run r;
+	const cJSON *mounts, *m, *cmd, *c;
+	bool mounted = false, flag = false;
+
+	scratch_code_object(co, "v1");
+	add_case("placed", "placement-pass", NULL);
+	const char *args[] = { "--image", SIM_IMAGE, "--archive", library, "--label", "flags",
+			       "--playback-arg", "--no-placement", "--replace-kernel", spec,
+			       "--format", "json", NULL };
+
+	sweep_run(&r, args);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	s = summary_of(&r);
+	folder = folder_of(s);
+	plan = xasprintf("%s/plan.json", folder);
+	cr_assert(read_text(plan, &text));
+	{
+		cleanup_cjson cJSON *p = cJSON_Parse(text.buf);
+		const cJSON *ro = cJSON_GetObjectItem(p, "run_options");
+		const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItem(ro, "replace_kernels"), 0);
+
+		cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(
+			cJSON_GetObjectItem(ro, "playback_args"), 0)), "--no-placement");
+		cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(k, "name")), "_Z4gemmPf");
+		cr_assert(!strncmp(cJSON_GetStringValue(cJSON_GetObjectItem(k, "digest")), "fnv1a64:", 8));
+	}
+	cr_assert_null(strstr(text.buf, co), "plan.json names the code object by its digest");
+	strbuf_release(&text);
+	kernels = xasprintf("%s/kernels", folder);
+	run_json = xasprintf("%s/%s", folder, cJSON_GetStringValue(cJSON_GetObjectItem(
+		case_in(s, "library/placed/capture.hrr/pid-4242", SIM_IMAGE), "run_dir")));
+	run = read_json(run_json, "run.json");
+	cr_assert_not_null(run);
+	c = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "container"), "spec");
+	mounts = cJSON_GetObjectItem(cJSON_GetObjectItem(c, "HostConfig"), "Mounts");
+	cJSON_ArrayForEach(m, mounts)
+		mounted |= !strncmp(cJSON_GetStringValue(cJSON_GetObjectItem(m, "Source")), kernels,
+				    strlen(kernels)) &&
+			   cJSON_IsTrue(cJSON_GetObjectItem(m, "ReadOnly"));
+	cr_assert(mounted, "the sweep folder's copy is mounted read-only");
+	cmd = cJSON_GetObjectItem(c, "Cmd");
+	cJSON_ArrayForEach(m, cmd)
+		flag |= !strcmp(cJSON_GetStringValue(m), "--no-placement");
+	cr_assert(flag, "the case's hrr-playback got --no-placement");
+	{
+		cleanup_free char *log = xasprintf("%s/replay.log", run_json);
+
+		cr_assert(read_text(log, &text));
+		cr_assert_null(strstr(text.buf, "Placement"), "--no-placement took effect");
+		strbuf_release(&text);
+	}
+	/* The copy was changed behind the sweep's back: a resume refuses it. */
+	{
+		cleanup_free char *cmdline = xasprintf("for f in '%s'/*.hsaco; do echo x >> \"$f\"; done",
+						       kernels);
+		const char *resume[] = { "--resume", folder, NULL };
+		struct tool_run r2;
+
+		cr_assert_eq(system(cmdline), 0);
+		sweep_run(&r2, resume);
+		cr_assert_eq(r2.status, 5, "%s", r2.err.buf);
+		cr_assert(strstr(r2.err.buf, "not the code object the sweep recorded"), "%s",
+			  r2.err.buf);
+		tool_run_release(&r2);
+	}
+	tool_run_release(&r);
+}

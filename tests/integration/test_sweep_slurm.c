@@ -457,11 +457,19 @@ Test(slurm_sweep, a_task_replays_with_every_run_option_of_the_sweep)
 	cleanup_strbuf struct strbuf plan = STRBUF_INIT;
 	const cJSON *hc, *spec;
 
+	cleanup_free char *co = xasprintf("%s/k.hsaco", tenv.root);
+	cleanup_free char *replace = xasprintf("_Z1kv=%s", co);
+	const cJSON *m;
+	bool copy_mounted = false, arg_passed = false;
+
 	slurm_need_cluster();
 	add_case(1, "pass");
+	scratch_code_object(co, "");
 	sweep(&r, (const char *const[]){ "--slurm", "--archive", library, "--image", SIM_IMAGE,
 					 "--memory", "64m", "--seccomp", "unconfined", "--as-root",
-					 "-e", "HF_TOKEN=hf_not_for_others", "--wait", NULL });
+					 "-e", "HF_TOKEN=hf_not_for_others", "--playback-arg",
+					 "--regions-strict", "--replace-kernel", replace, "--wait",
+					 NULL });
 	cr_assert_eq(r.status, 0, "exit %d:\n%s\n%s", r.status, r.out.buf, r.err.buf);
 	folder = the_folder();
 	run = the_run_json(folder);
@@ -471,6 +479,13 @@ Test(slurm_sweep, a_task_replays_with_every_run_option_of_the_sweep)
 		     "--memory reached the task");
 	cr_assert_str_eq(str(cJSON_GetObjectItem(run, "seccomp"), "mode"), "unconfined");
 	cr_assert_str_eq(str(spec, "User"), "0:0", "--as-root reached the task");
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(spec, "Cmd"))
+		arg_passed |= !strcmp(cJSON_GetStringValue(m), "--regions-strict");
+	cr_assert(arg_passed, "--playback-arg reached the task");
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(hc, "Mounts"))
+		copy_mounted |= strstr(cJSON_GetStringValue(cJSON_GetObjectItem(m, "Source")),
+				       "/kernels/") != NULL;
+	cr_assert(copy_mounted, "the task mounted the sweep folder's code object");
 	plan_path = xasprintf("%s/plan.json", folder);
 	cr_assert(read_text(plan_path, &plan));
 	cr_assert_null(strstr(plan.buf, "hf_not_for_others"), "plan.json: %s", plan.buf);

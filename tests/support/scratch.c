@@ -72,3 +72,14 @@ const char *test_image(const char *name)
 	snprintf(cache[i].ref, sizeof(cache[i].ref), "hrr-%s:%s", name, tag);
 	return cache[i].ref;
 }
+
+void scratch_code_object(const char *path, const char *tail)
+{
+	unsigned char h[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1, [18] = 224 };
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(h, 1, sizeof(h), f), sizeof(h));
+	cr_assert_geq(fputs(tail, f), 0);
+	cr_assert_eq(fclose(f), 0);
+}

@@ -8,6 +8,11 @@ char *scratch_dir(const char *tag);
 /* Remove path and everything under it (symlinks are not followed). NULL ok. */
 void scratch_remove(const char *path);
 
+/* Write a stand-in AMD GPU code object at path (what --replace-kernel
+ * takes): an ELF64 little-endian header for EM_AMDGPU, then tail, so that
+ * the same tail gives the same bytes. Asserts it was written. */
+void scratch_code_object(const char *path, const char *tail);
+
 /* The source tree the test binary was built from: $HRR_SRCDIR, else three
  * levels above the binary (<root>/<build>/tests/<binary>). */
 const char *test_source_root(void);

@@ -31,6 +31,7 @@ static const struct {
 	{ "capture_device_count", 'i' }, { "capture_gcn_arch", 's' }, { "sources", 'a' },
 	{ "notes", 'a' }, { "labels", 'a' }, { "signature", 'o' }, { "d2h_failures", 'A' },
 	{ "gpu_time_ms", 'o' }, { "placement", 'o' }, { "runtime_libraries", 'a' },
+	{ "playback_flags_unknown", 'a' },
 	{ "preflight", 'o' },
 };
 

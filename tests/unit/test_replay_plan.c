@@ -151,7 +151,7 @@ Test(replay_plan, container_is_locked_down)
 
 	/* The --info follow-up: the same labels and hardening, no devices. */
 	container_spec_init(&s);
-	replay_plan_build_info(&in, &s);
+	replay_plan_build_query(&in, "--info", &s);
 	j = container_spec_to_json(&s);
 	hc = (cJSON *)find_key(j, "HostConfig");
 	cr_assert_str_eq(s.cmd.v[1], "--info");

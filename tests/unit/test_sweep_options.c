@@ -154,7 +154,7 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 			   "--devices", "cdi"),
 		     0, "%s", err.msg);
 	j = sweep_runopts_to_json(&a, true);
-	sweep_runopts_from_json(&b, j);
+	cr_assert_eq(sweep_runopts_from_json(&b, j, &err), 0);
 	cJSON_Delete(j);
 	cr_assert_eq(b.timeout_s, 7);
 	cr_assert_str_eq(b.env.v[0], "A=1");
@@ -207,7 +207,7 @@ Test(sweep_options, records_others_read_carry_no_env_values)
 	cr_assert_null(strstr(shown, "secret123"), "%s", shown);
 	cr_assert(strstr(shown, "\"env_names\":[\"HF_TOKEN\",\"A\"]"), "%s", shown);
 	strvec_push(&b.env, "KEEP=1");
-	sweep_runopts_from_json(&b, j);
+	cr_assert_eq(sweep_runopts_from_json(&b, j, &err), 0);
 	cr_assert_eq(b.env.n, 1, "a redacted record leaves the env as it is");
 	cJSON_Delete(j);
 	old = sweep_runopts_redact_text("{\"env\":[\"HF_TOKEN=secret123\"],\"timeout_s\":5}");

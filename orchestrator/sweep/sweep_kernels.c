@@ -1,0 +1,48 @@
+#include "orchestrator/sweep/sweep_kernels.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/cleanup.h"
+#include "common/file_content.h"
+#include "common/strbuf.h"
+#include "common/text.h"
+#include "common/xalloc.h"
+
+int sweep_kernels_store(const char *folder, const struct kernel_replacements *k,
+			struct error *err)
+{
+	cleanup_free char *dir = xasprintf("%s/%s", folder, SWEEP_KERNELS_DIR);
+
+	if (!k->n)
+		return 0;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return error_errno(err, "%s", dir);
+	for (size_t i = 0; i < k->n; i++) {
+		cleanup_strbuf struct strbuf dst = STRBUF_INIT;
+		char got[32];
+		unsigned long long h;
+
+		strbuf_addf(&dst, "%s/", dir);
+		kernel_replacement_file_name(&k->v[i], &dst);
+		if (file_content_copy(k->v[i].host_path, dst.buf, 0644, &h, err) < 0)
+			return error_prefix(err, "keeping the code object for %s: ", k->v[i].name);
+		snprintf(got, sizeof(got), "fnv1a64:%016llx", h);
+		if (strcmp(got, k->v[i].digest)) {
+			(void)remove(dst.buf);
+			return error_set(err, ERR_DATA, 0,
+					 "%s changed while the sweep started (kernel %s); give it "
+					 "again once it is final", k->v[i].host_path, k->v[i].name);
+		}
+	}
+	return 0;
+}
+
+int sweep_kernels_attach(const char *folder, struct kernel_replacements *k, struct error *err)
+{
+	cleanup_free char *dir = xasprintf("%s/%s", folder, SWEEP_KERNELS_DIR);
+
+	return kernel_replacements_attach(k, dir, err);
+}

@@ -1,0 +1,155 @@
+/* `--playback-arg` and `--replace-kernel` end to end (docs/cli.md): what
+ * reaches hrr-playback, the note when the image's build does not know a
+ * flag (hrr-sim-older), and bad input stopped before anything runs. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "tests/support/run_support.h"
+
+TestSuite(run_playback_args, .init = tenv_init, .fini = tenv_fini, .timeout = 300);
+
+static cJSON *replay(struct tool_run *r, const char *image, const char *fixture,
+		     const char *const *extra, int want)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir(fixture);
+	const char *argv[32] = { "--image", image, "--archive", pid_dir, "--workdir", tenv.workdir,
+				 "--device-root", tenv.devroot, "--sysfs-root", tenv.sysfs, "-q",
+				 "--timeout", "60", "--stop-grace", "1" };
+	size_t n = 15;
+	cJSON *f;
+
+	for (size_t i = 0; extra[i]; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	tool_run(r, argv, NULL);
+	cr_assert_eq(r->status, want, "exit %d:\n%s", r->status, r->err.buf);
+	f = read_json(r->run_dir, "finding.json");
+	cr_assert_not_null(f, "no finding.json:\n%s", r->err.buf);
+	return f;
+}
+
+static size_t unknown_flags(const cJSON *f, const char *flag)
+{
+	const cJSON *a = cJSON_GetObjectItem(f, "playback_flags_unknown"), *it;
+	size_t n = 0;
+
+	cr_assert(cJSON_IsArray(a), "finding.json has playback_flags_unknown");
+	cJSON_ArrayForEach(it, a)
+		n += !flag || !strcmp(cJSON_GetStringValue(it), flag);
+	return n;
+}
+
+static bool log_has(const struct tool_run *r, const char *text)
+{
+	cleanup_free char *path = xasprintf("%s/replay.log", r->run_dir);
+	struct strbuf log = STRBUF_INIT;
+	bool has;
+
+	cr_assert(read_text(path, &log), "%s", path);
+	has = strstr(log.buf, text) != NULL;
+	strbuf_release(&log);
+	return has;
+}
+
+Test(run_playback_args, a_flag_the_playback_knows_reaches_it_and_takes_effect)
+{
+	struct tool_run plain, r;
+	cleanup_cjson cJSON *f0 = NULL, *f = NULL;
+
+	f0 = replay(&plain, SIM_IMAGE, "placement-pass", (const char *const[]){ NULL }, 0);
+	cr_assert(log_has(&plain, "Placement"), "the fixture prints its placement");
+	f = replay(&r, SIM_IMAGE, "placement-pass",
+		   (const char *const[]){ "--playback-arg", "--no-placement", "--playback-arg",
+					  "--guard-min-bytes=4096", NULL }, 0);
+	cr_assert_not(log_has(&r, "Placement"), "--no-placement reached hrr-playback");
+	cr_assert_eq(unknown_flags(f, NULL), 0, "this build lists both");
+	cr_assert_not(json_has_note(f, "does not list"));
+	cr_assert(file_exists(r.run_dir, "diagnostics/hrr-playback-help.txt"));
+	cr_assert_eq(unknown_flags(f0, NULL), 0);
+	cr_assert_not(file_exists(plain.run_dir, "diagnostics/hrr-playback-help.txt"),
+		      "no --help without --playback-arg");
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0, "the --help container was removed");
+	tool_run_release(&plain);
+	tool_run_release(&r);
+}
+
+Test(run_playback_args, an_older_build_ignores_what_it_does_not_list_and_the_finding_says_so)
+{
+	struct tool_run r;
+	cleanup_cjson cJSON *f = NULL;
+	cleanup_free char *md = NULL;
+	struct strbuf text = STRBUF_INIT;
+
+	f = replay(&r, test_image("sim-older"), "placement-pass",
+		   (const char *const[]){ "--playback-arg", "--no-placement", "--playback-arg",
+					  "--continue-on-error", "--playback-arg",
+					  "--guard-min-bytes=4096", NULL }, 0);
+	cr_assert(log_has(&r, "Placement"), "the older build ran without --no-placement");
+	cr_assert_eq(unknown_flags(f, NULL), 2);
+	cr_assert_eq(unknown_flags(f, "--no-placement"), 1);
+	cr_assert_eq(unknown_flags(f, "--guard-min-bytes"), 1);
+	cr_assert_eq(unknown_flags(f, "--continue-on-error"), 0, "that one it lists");
+	cr_assert(json_has_note(f, "does not list --no-placement, --guard-min-bytes in its --help"));
+	md = xasprintf("%s/finding.md", r.run_dir);
+	cr_assert(read_text(md, &text));
+	cr_assert(strstr(text.buf, "--no-placement"), "finding.md says it too");
+	strbuf_release(&text);
+	tool_run_release(&r);
+}
+
+Test(run_playback_args, a_replacement_code_object_is_mounted_and_loaded)
+{
+	cleanup_free char *co = xasprintf("%s/gemm.hsaco", tenv.root);
+	cleanup_free char *spec = xasprintf("_Z4gemmPf=%s", co);
+	struct tool_run r;
+	cleanup_cjson cJSON *f = NULL;
+
+	scratch_code_object(co, "");
+	/* The simulator fails (1) when the code object does not open inside. */
+	f = replay(&r, SIM_IMAGE, "pass", (const char *const[]){ "--replace-kernel", spec, NULL }, 0);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "outcome")), "PASS");
+	tool_run_release(&r);
+}
+
+static void refused(const char *const *extra, const char *says)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("pass");
+	const char *argv[16] = { "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir",
+				 tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
+				 tenv.sysfs };
+	size_t n = 10;
+	struct tool_run r;
+
+	for (size_t i = 0; extra[i]; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	tool_run(&r, argv, NULL);
+	cr_assert_eq(r.status, 64, "%s: exit %d\n%s", extra[1], r.status, r.err.buf);
+	cr_assert(strstr(r.err.buf, says), "%s: %s", extra[1], r.err.buf);
+	cr_assert_null(strchr(strchr(r.err.buf, '\n') + 1, '\n'), "one line: %s", r.err.buf);
+	cr_assert_null(r.run_dir, "no run folder");
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0);
+	tool_run_release(&r);
+}
+
+Test(run_playback_args, bad_input_is_a_usage_error_before_anything_runs)
+{
+	cleanup_free char *script = xasprintf("%s/evil.hsaco", tenv.root);
+	cleanup_free char *spec = xasprintf("k=%s", script);
+	FILE *fp = fopen(script, "w");
+
+	cr_assert_not_null(fp);
+	fputs("#!/bin/sh\nid\n", fp);
+	fclose(fp);
+	refused((const char *const[]){ "--playback-arg", "--repair", NULL }, "never written");
+	refused((const char *const[]){ "--playback-arg", "--kernel-filter=gemm", NULL },
+		"changes what the replay runs");
+	refused((const char *const[]){ "--playback-arg", "--frobnicate", NULL },
+		"--no-placement, --no-regions, --regions-strict, --guard-*");
+	refused((const char *const[]){ "--replace-kernel", spec, NULL }, "not an ELF file");
+	refused((const char *const[]){ "--replace-kernel", "k=/nonexistent.hsaco", NULL },
+		"/nonexistent.hsaco");
+}
