@@ -125,8 +125,16 @@ static int read_rule(struct reader *r, const yaml_node_t *n, struct known_rule *
 	/* The id first, so every later error names its rule. */
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
 		if (scalar(node(r, p->key)) && !strcmp(scalar(node(r, p->key)), "id") &&
-		    scalar(node(r, p->value)))
+		    scalar(node(r, p->value)) && !rule->id)
 			rule->id = xstrdup(scalar(node(r, p->value)));
+	/* YAML forbids a key twice, libyaml keeps both: the later one would
+	 * silently win over what a reviewer read first. */
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+		for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++)
+			if (scalar(node(r, p->key)) && scalar(node(r, q->key)) &&
+			    !strcmp(scalar(node(r, p->key)), scalar(node(r, q->key))))
+				return fail(r, node(r, p->key), rule->id, "'%s' is given twice",
+					    scalar(node(r, p->key)));
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = node(r, p->key), *v = node(r, p->value);
 		const char *key = scalar(k), *val = scalar(v);

@@ -90,6 +90,12 @@ Test(known_issues, a_bad_file_is_one_line_naming_file_line_and_rule)
 	bad("issue:\n  - id: A\n", "unknown top-level key 'issue'");
 	bad("issues:\n  - {id: A, link: l, owner: o, match: {outcome: MAF}}\n"
 	    "  - {id: A, link: l, owner: o, match: {outcome: FAIL}}\n", "rule A: the id is given twice");
+	/* A key twice in one rule (found by the fuzzer: the first id leaked,
+	 * the second silently won). */
+	bad("issues:\n  - id: A\n    link: l\n    id: B\n    owner: o\n    match: {outcome: MAF}\n",
+	    "known.yaml:4: rule A: 'id' is given twice");
+	bad("issues:\n  - id: A\n    link: l\n    owner: o\n    link: m\n    match: {outcome: MAF}\n",
+	    "known.yaml:5: rule A: 'link' is given twice");
 }
 
 Test(known_issues, an_empty_file_has_no_rules)
