@@ -539,7 +539,7 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 	if (c->task && task_pool(c, &err) < 0)
 		return fail(&err, SWEEP_EXIT_INFRA);
 	if (c->resume && !submit)
-		sweep_remove_orphans(c->host.engine);
+		holders_remove_orphans(c->host.engine);
 	if (!(submit && c->resume))
 		setup_images(c);
 	if (!c->resume && (sweep_folder_create(c->host.workdir, c->meta.id, &c->folder, &err) < 0 ||

@@ -12,7 +12,7 @@
 #include "orchestrator/containers/ours.h"
 #include "orchestrator/containers/gc_policy.h"
 
-void sweep_lease_names(const struct gpu_topology *t, const char *sysfs_root,
+void holders_lease_names(const struct gpu_topology *t, const char *sysfs_root,
 		       char (*names)[GPU_LEASE_NAME_MAX])
 {
 	for (size_t i = 0; i < t->n_gpus; i++)
@@ -38,7 +38,7 @@ static bool held_without_flock(const char *owner)
 }
 
 /* The render minors one container was given (HostConfig.Devices). */
-static void mark_devices(struct sweep_held *h, const cJSON *inspect, const char *who)
+static void mark_devices(struct holders_seen *h, const cJSON *inspect, const char *who)
 {
 	const cJSON *hc = cJSON_GetObjectItemCaseSensitive(inspect, "HostConfig");
 	const cJSON *devs = cJSON_GetObjectItemCaseSensitive(hc, "Devices"), *d;
@@ -63,7 +63,7 @@ static void mark_devices(struct sweep_held *h, const cJSON *inspect, const char 
 	}
 }
 
-static void refresh(struct sweep_held *h)
+static void refresh(struct holders_seen *h)
 {
 	cleanup_cjson cJSON *list = NULL;
 	const cJSON *c;
@@ -87,13 +87,13 @@ static void refresh(struct sweep_held *h)
 	}
 }
 
-bool sweep_held_by_container(void *ctx, const char *gpu, char *holder, size_t holder_len)
+bool holders_held_by_container(void *ctx, const char *gpu, char *holder, size_t holder_len)
 {
-	struct sweep_held *h = ctx;
+	struct holders_seen *h = ctx;
 
 	if (!h->engine)
 		return false;
-	if (monotonic_now() - h->fetched > SWEEP_HELD_REFRESH_S)
+	if (monotonic_now() - h->fetched > HOLDERS_REFRESH_S)
 		refresh(h);
 	for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
 		if (!strcmp(h->names[g], gpu) && h->held[g]) {
@@ -103,7 +103,7 @@ bool sweep_held_by_container(void *ctx, const char *gpu, char *holder, size_t ho
 	return false;
 }
 
-bool sweep_run_container_alive(struct engine *e, const char *run_id)
+bool holders_run_container_alive(struct engine *e, const char *run_id)
 {
 	cleanup_free char *filter = xasprintf("%s=%s", LABEL_RUN, run_id);
 	cleanup_cjson cJSON *list = NULL;
@@ -121,7 +121,7 @@ bool sweep_run_container_alive(struct engine *e, const char *run_id)
 	return false;
 }
 
-void sweep_run_container_remove(struct engine *e, const char *run_id)
+void holders_run_container_remove(struct engine *e, const char *run_id)
 {
 	cleanup_free char *filter = xasprintf("%s=%s", LABEL_RUN, run_id);
 	cleanup_cjson cJSON *list = NULL;
@@ -138,7 +138,7 @@ void sweep_run_container_remove(struct engine *e, const char *run_id)
 	}
 }
 
-int sweep_remove_orphans(struct engine *e)
+int holders_remove_orphans(struct engine *e)
 {
 	cleanup_cjson cJSON *list = NULL;
 	const cJSON *c;

@@ -1,8 +1,8 @@
-/* What a sweep asks the engine besides replays: which GPUs running
- * containers of this tool hold (a lease's second witness, for replays
- * orphaned by a killed orchestrator), whether a finished case's container
- * is really gone (else its GPUs are quarantined), and the removal of
- * orphans before a resume. */
+/* What a lease asks the engine besides the lock files (for a sweep and
+ * `run`): which GPUs running containers of this tool hold (a lease's second
+ * witness, for replays orphaned by a killed orchestrator), whether a
+ * finished case's container is really gone (else its GPUs are
+ * quarantined), and the removal of orphans before a resume. */
 #ifndef HRR_LEASE_GPU_HOLDERS_H
 #define HRR_LEASE_GPU_HOLDERS_H
 
@@ -13,12 +13,12 @@
 #include "orchestrator/lease/gpu_lease.h"
 #include "preflight/topology.h"
 
-#define SWEEP_HELD_REFRESH_S 1.0
+#define HOLDERS_REFRESH_S 1.0
 
 /* A gpu_lease_held_fn context: the render nodes running containers of ours
  * (any user's) were given, unless their owner is known alive here and so
- * holds its flock, refreshed at most once per SWEEP_HELD_REFRESH_S. */
-struct sweep_held {
+ * holds its flock, refreshed at most once per HOLDERS_REFRESH_S. */
+struct holders_seen {
 	struct engine *engine;
 	const struct gpu_topology *topo;
 	const char *device_root;           /* "/dev": only its render nodes count */
@@ -29,19 +29,19 @@ struct sweep_held {
 };
 
 /* Lease names of every host GPU (ordinal order), via gpu_lease_name. */
-void sweep_lease_names(const struct gpu_topology *t, const char *sysfs_root,
+void holders_lease_names(const struct gpu_topology *t, const char *sysfs_root,
 		       char (*names)[GPU_LEASE_NAME_MAX]);
-bool sweep_held_by_container(void *ctx, const char *gpu, char *holder, size_t holder_len);
+bool holders_held_by_container(void *ctx, const char *gpu, char *holder, size_t holder_len);
 
 /* True when a container labelled with run_id still runs. */
-bool sweep_run_container_alive(struct engine *e, const char *run_id);
+bool holders_run_container_alive(struct engine *e, const char *run_id);
 /* Stop and remove every container labelled with run_id (force: its
  * replay's worker is gone); quietly, what fails stays for the caller's
  * next look. */
-void sweep_run_container_remove(struct engine *e, const char *run_id);
+void holders_run_container_remove(struct engine *e, const char *run_id);
 /* Remove the caller's own containers on this host whose orchestrator is
  * known dead, by gc's rules (gc_policy.h: never another user's, unknown
  * liveness is alive, never --keep ones), quietly; returns how many. */
-int sweep_remove_orphans(struct engine *e);
+int holders_remove_orphans(struct engine *e);
 
 #endif

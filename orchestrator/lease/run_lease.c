@@ -16,7 +16,7 @@
 struct picker {
 	const struct run_lease_request *rq;
 	char (*names)[GPU_LEASE_NAME_MAX];
-	struct sweep_held held;
+	struct holders_seen held;
 	struct gpu_lease_opts lo;
 	char *owner;
 	bool reported;
@@ -44,7 +44,7 @@ static void pick(struct picker *p, size_t need, int *out, const char **names)
 
 	for (size_t g = 0; g < n && got < need; g++)
 		if (!gpu_lease_probe(dir, p->names[g], NULL, 0) &&
-		    !sweep_held_by_container(&p->held, p->names[g], holder, sizeof(holder)))
+		    !holders_held_by_container(&p->held, p->names[g], holder, sizeof(holder)))
 			out[got++] = (int)g;
 	if (got < need)
 		for (got = 0; got < need; got++)
@@ -91,13 +91,13 @@ int run_lease_take(const struct run_lease_request *rq, struct run_lease *l, stru
 	if (!topo->n_gpus)
 		return 0; /* the unit reports the missing GPUs */
 	p.names = xcalloc(topo->n_gpus, sizeof(*p.names));
-	sweep_lease_names(topo, rq->sysfs_root, p.names);
-	p.held = (struct sweep_held){ .engine = rq->host->engine, .topo = topo,
+	holders_lease_names(topo, rq->sysfs_root, p.names);
+	p.held = (struct holders_seen){ .engine = rq->host->engine, .topo = topo,
 				      .device_root = rq->device_root, .names = p.names,
 				      .fetched = -1e9 };
 	p.owner = xasprintf("%s run of %s", rq->host->owner, rq->pid_dir);
 	p.lo = (struct gpu_lease_opts){ .owner = p.owner, .wait_s = rq->gpu_wait,
-					.held = sweep_held_by_container, .held_ctx = &p.held,
+					.held = holders_held_by_container, .held_ctx = &p.held,
 					.on_wait = report_wait, .wait_ctx = &p,
 					.cancelled = signals_caught };
 	if (rq->n_gpus) {

@@ -48,7 +48,7 @@ struct run {
 	int *attempt;            /* per plan case: the attempt it runs next */
 	double *bounced_at;      /* per plan case: when its GPUs were first busy, 0 none */
 	char (*names)[GPU_LEASE_NAME_MAX];
-	struct sweep_held held;
+	struct holders_seen held;
 	struct sweep_progress progress;
 	struct gpu_suspects suspects;
 	char hostname[256];      /* where the results ran: the Slurm node name in a task */
@@ -140,7 +140,7 @@ static bool lease_gpus(struct run *r, size_t idx, const int *gpus, size_t n, str
 	const char *names[GPU_MAX];
 	cleanup_free char *owner = xasprintf("%s sweep %s case %s", r->in->host->owner,
 					     r->in->meta->id, r->in->meta->plan.cases[idx].name);
-	struct gpu_lease_opts lo = { .owner = owner, .wait_s = 0, .held = sweep_held_by_container,
+	struct gpu_lease_opts lo = { .owner = owner, .wait_s = 0, .held = holders_held_by_container,
 				     .held_ctx = &r->held };
 	struct error err;
 
@@ -258,7 +258,7 @@ static bool engine_back(struct run *r)
 		say_info(0, "the engine answers again after %.0f s", now - r->engine_lost_at);
 	}
 	for (size_t i = 0; i < r->n_unreaped; i++)
-		sweep_run_container_remove(r->in->host->engine, r->unreaped[i]);
+		holders_run_container_remove(r->in->host->engine, r->unreaped[i]);
 	r->n_unreaped = 0;
 	r->engine_lost = false;
 	r->held.fetched = -1e9;
@@ -333,10 +333,10 @@ static void engine_took_replay(struct sweep_result *res)
  * removed by its run label; alive only when that failed. */
 static bool engine_alive(void *engine, const char *run_id)
 {
-	if (!sweep_run_container_alive(engine, run_id))
+	if (!holders_run_container_alive(engine, run_id))
 		return false;
-	sweep_run_container_remove(engine, run_id);
-	return sweep_run_container_alive(engine, run_id);
+	holders_run_container_remove(engine, run_id);
+	return holders_run_container_alive(engine, run_id);
 }
 
 /* Failures gathering on one GPU: reported, and with --quarantine-gpus that
@@ -513,8 +513,8 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	r->bounced_at = xcalloc(m->plan.n + 1, sizeof(double));
 	memcpy(r->attempt, in->next_attempt, m->plan.n * sizeof(int));
 	r->names = xcalloc(h->topo.n_gpus + 1, sizeof(*r->names));
-	sweep_lease_names(&h->topo, in->sysfs_root, r->names);
-	r->held = (struct sweep_held){ .engine = h->engine, .topo = &h->topo,
+	holders_lease_names(&h->topo, in->sysfs_root, r->names);
+	r->held = (struct holders_seen){ .engine = h->engine, .topo = &h->topo,
 				  .device_root = in->device_root, .names = r->names };
 	r->held.fetched = -1e9;
 	sweep_progress_init(&r->progress, in->n_cases, isatty(STDERR_FILENO));
