@@ -87,6 +87,7 @@ enum option_id {
 	OPT_PERF_THRESHOLD,
 	OPT_PERF_ALPHA,
 	OPT_PERF_MAX_CV,
+	OPT_IGNORE_KNOWN,
 	OPTION_ID_END /* not an option: ids run from OPT_IMAGE to here */
 };
 

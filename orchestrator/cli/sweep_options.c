@@ -55,7 +55,9 @@ static const struct option_def sweep_rows[] = {
 	{ OPT_MERGE, "merge", 0, "SWEEP", NULL, FOR_SWEEP,
 	  "read every results file into the history and write the reports (the merge job)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
-	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
+	  "more statuses that make the exit code 1 (e.g. new,flaky; untriaged: a failure no known issue matches)" },
+	{ OPT_IGNORE_KNOWN, "ignore-known", 0, NULL, NULL, FOR_SWEEP,
+	  "a failure a known issue matches does not count toward exit 1" },
 	{ OPT_NOTIFY, "notify", 0, "URL", NULL, FOR_SWEEP,
 	  "POST the sweep's alarms and recoveries to URL (or env:NAME; repeatable)" },
 	{ OPT_NOTIFY_FORMAT, "notify-format", 0, "json|slack", NULL, FOR_SWEEP,
@@ -174,6 +176,7 @@ static int sweep_option_apply(struct sweep_options *s, enum option_id id, const 
 	case OPT_SLURM_MAX_RUNNING: return options_parse_long(from, v, 1, &s->slurm_max_running, err);
 	case OPT_MERGE: options_set_string(&s->merge, v); return 0;
 	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
+	case OPT_IGNORE_KNOWN: s->fail_on |= SWEEP_FAIL_IGNORE_KNOWN; return 0;
 	case OPT_NOTIFY: return apply_notify(s, v, from, err);
 	case OPT_NOTIFY_FORMAT:
 		if (strcmp(v, "json") && strcmp(v, "slack"))

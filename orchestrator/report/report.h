@@ -73,6 +73,10 @@ struct report {
 	const struct sweep_gpu_note *gpu_notes; /* quarantined or suspect GPUs */
 	size_t n_gpu_notes;
 	size_t counts[ST__COUNT];   /* set by report_finish */
+	/* Set with exit_code (docs/sweep.md "Exit codes"): the failures no
+	 * known issue matched when --fail-on untriaged made them count, and
+	 * the failures --ignore-known left out of the count. */
+	size_t exit_untriaged, exit_known_ignored;
 };
 
 /* A flaky GPU is not a flaky case: a flaky case whose every failed attempt

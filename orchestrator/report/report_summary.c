@@ -101,6 +101,12 @@ void report_verdict(const struct report *r, struct strbuf *out)
 		    : r->exit_code == 1 ? "regressions, changes or missing results"
 		    : r->exit_code == 5 ? "infrastructure errors or interrupted"
 					: "see above");
+	if (r->exit_untriaged)
+		strbuf_addf(out, "; %zu untriaged failure(s) (--fail-on untriaged)",
+			    r->exit_untriaged);
+	if (r->exit_known_ignored)
+		strbuf_addf(out, "; %zu known failure(s) not counted (--ignore-known)",
+			    r->exit_known_ignored);
 }
 
 

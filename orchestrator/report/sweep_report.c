@@ -212,16 +212,32 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 
 /* An interrupted sweep's cases without a result are not yet run rather than
  * lost: they show as missing but the exit code is the interruption's (5),
- * unless a finished case regressed. */
-int sweep_report_exit(const struct report *r, const char *state, sweep_status_mask fail_on)
+ * unless a finished case regressed. A failure is a case whose final
+ * result has a signature: known when a rule matched it, else untriaged. */
+void sweep_report_exit(struct report *r, const char *state, sweep_status_mask fail_on)
 {
-	size_t counts[ST__COUNT];
+	size_t counts[ST__COUNT], untriaged = 0, ignored = 0;
 	bool interrupted = !strcmp(state, "interrupted");
 
 	memcpy(counts, r->counts, sizeof(counts));
 	if (interrupted)
 		counts[ST_MISSING] = 0;
-	return sweep_exit_code(counts, interrupted, fail_on);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct report_case *c = &r->cases[i];
+
+		if (!c->sig_id || c->status == ST_GONE)
+			continue;
+		if (!c->known_id) {
+			untriaged++;
+		} else if ((fail_on & SWEEP_FAIL_IGNORE_KNOWN) && counts[c->status] &&
+			   (fail_on & SWEEP_STATUS_BIT(c->status))) {
+			counts[c->status]--;
+			ignored++;
+		}
+	}
+	r->exit_code = sweep_exit_code(counts, untriaged, interrupted, fail_on);
+	r->exit_untriaged = fail_on & SWEEP_FAIL_UNTRIAGED ? untriaged : 0;
+	r->exit_known_ignored = ignored;
 }
 
 /* How a sweep folder ended, from its summary.json ("interrupted" when it
@@ -457,7 +473,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	}
 	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
-	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
+	sweep_report_exit(&m.r, f->state, meta->fail_on);
 	*exit_code = m.r.exit_code;
 	rc = render(&m, folder, f, shown_to, err);
 	if (rc == 0 && f->then)

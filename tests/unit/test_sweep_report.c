@@ -59,6 +59,23 @@ static void result(const char *folder, const char *name, const char *outcome, in
 	cr_assert_eq(sweep_result_append(path, &r, &err), 0, "%s", err.msg);
 }
 
+/* Night a: pid-0 passes, pid-1 fails; night b: pid-0 fails, pid-1 gives
+ * b1 (its regression, and a still-failing or fixed case). */
+static void two_nights(struct sweep_meta *a, struct sweep_meta *b, char **fa, char **fb,
+		       const char *b1)
+{
+	struct error err;
+
+	meta_two_cases(a, "nightly-a", 10);
+	meta_two_cases(b, "nightly-b", 20);
+	cr_assert_eq(sweep_folder_create(root, a->id, fa, &err), 0);
+	cr_assert_eq(sweep_folder_create(root, b->id, fb, &err), 0);
+	result(*fa, "lib/c.hrr/pid-0", "PASS", 1);
+	result(*fa, "lib/c.hrr/pid-1", "MAF", 1);
+	result(*fb, "lib/c.hrr/pid-0", "MAF", 1);
+	result(*fb, "lib/c.hrr/pid-1", b1, 1);
+}
+
 Test(sweep_report, meta_round_trips_and_done_cases_skip_errors)
 {
 	struct sweep_meta m, back;
@@ -107,14 +124,7 @@ Test(sweep_report, second_sweep_reports_the_regression_and_exits_1)
 	int code = -1;
 
 	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
-	meta_two_cases(&a, "nightly-a", 10);
-	meta_two_cases(&b, "nightly-b", 20);
-	cr_assert_eq(sweep_folder_create(root, a.id, &fa, &err), 0);
-	cr_assert_eq(sweep_folder_create(root, b.id, &fb, &err), 0);
-	result(fa, "lib/c.hrr/pid-0", "PASS", 1);
-	result(fa, "lib/c.hrr/pid-1", "MAF", 1);
-	result(fb, "lib/c.hrr/pid-0", "MAF", 1);
-	result(fb, "lib/c.hrr/pid-1", "PASS", 1);
+	two_nights(&a, &b, &fa, &fb, "PASS");
 	cr_assert_eq(report_text_sweep(db, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
 	cr_assert_eq(code, 0, "first sweep: all new");
 	strbuf_reset(&out);
@@ -140,10 +150,65 @@ Test(sweep_report, an_interrupted_sweep_exits_5_not_1_for_its_unrun_cases)
 
 	r.counts[ST_NEW] = 2;
 	r.counts[ST_MISSING] = 3;
-	cr_assert_eq(sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT), 5);
-	cr_assert_eq(sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT), 1);
+	sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
+	cr_assert_eq(r.exit_code, 5);
+	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT);
+	cr_assert_eq(r.exit_code, 1);
 	r.counts[ST_REGRESSED] = 1;
-	cr_assert_eq(sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT), 1);
+	sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
+	cr_assert_eq(r.exit_code, 1);
+}
+
+/* The night of the issue's "Must show": a known failure regressed, an
+ * untriaged one is still failing. */
+Test(sweep_report, ignore_known_and_fail_on_untriaged_decide_the_exit_code)
+{
+	static const char rules[] = "issues:\n"
+				    "  - id: BUG-1\n"
+				    "    link: https://bugs.example/1\n"
+				    "    owner: gemm-team\n"
+				    "    match: {case: 'lib/c.hrr/pid-0'}\n";
+	struct sweep_meta a, b;
+	struct known_issues k;
+	struct error err;
+	struct history_db *db;
+	cleanup_free char *fa = NULL, *fb = NULL, *dbp = xasprintf("%s/h.sqlite", root);
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct sweep_finish f = { .state = "finished", .finished = 1, .known = &k };
+	int code = -1;
+
+	cr_assert_eq(known_issues_parse("k.yaml", rules, sizeof(rules) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
+	two_nights(&a, &b, &fa, &fb, "MAF");
+	cr_assert_eq(report_text_sweep(db, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
+
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1, "by default a known regression still fails the night");
+
+	b.fail_on = SWEEP_FAIL_DEFAULT | SWEEP_FAIL_IGNORE_KNOWN;
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 0, "only the known failure regressed: %s", out.buf);
+	cr_assert(strstr(out.buf, "1 known failure(s) not counted (--ignore-known)"), "%s", out.buf);
+
+	b.fail_on |= SWEEP_FAIL_UNTRIAGED;
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1, "the untriaged still-failing case fails the night: %s", out.buf);
+	cr_assert(strstr(out.buf, "1 untriaged failure(s) (--fail-on untriaged)"), "%s", out.buf);
+
+	b.fail_on = SWEEP_FAIL_DEFAULT | SWEEP_FAIL_UNTRIAGED;
+	known_issues_release(&k);
+	cr_assert_eq(known_issues_parse("k.yaml", "issues: []\n", 11, &k, &err), 0, "%s", err.msg);
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1);
+	sweep_meta_release(&a);
+	sweep_meta_release(&b);
+	known_issues_release(&k);
+	history_db_close(db);
 }
 
 Test(sweep_report, a_lost_database_is_rebuilt_from_the_sweep_folders)
