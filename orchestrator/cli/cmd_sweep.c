@@ -251,7 +251,13 @@ static int open_db(struct sweep_cmd *c, bool read_only, struct history_db **db,
 	beside = xasprintf("%s/known-issues.yaml", dirname(dir));
 	if (known_issues_load(c->so->known_issues ? c->so->known_issues : beside, &c->known,
 			      err) == 0) {
+		struct strvec expired = STRVEC_INIT;
+
 		c->have_known = true;
+		known_issues_expired(&c->known, (long long)time(NULL), &expired);
+		for (size_t i = 0; i < expired.n; i++)
+			say_warning("%s", expired.v[i]);
+		strvec_clear(&expired);
 	} else if (c->so->known_issues || err->kind != ERR_NOT_FOUND) {
 		err->kind = ERR_USAGE;
 		return -1;

@@ -279,6 +279,29 @@ bool known_rule_expired(const struct known_rule *r, long long now)
 	return r->expires >= 0 && now > r->expires;
 }
 
+size_t known_issues_expired(const struct known_issues *k, long long now, struct strvec *lines)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; k && i < k->n; i++) {
+		const struct known_rule *r = &k->v[i];
+		time_t t = (time_t)r->expires;
+		struct tm tm;
+		char day[16];
+
+		if (!known_rule_expired(r, now))
+			continue;
+		n++;
+		if (!gmtime_r(&t, &tm) || !strftime(day, sizeof(day), "%Y-%m-%d", &tm))
+			snprintf(day, sizeof(day), "?");
+		strvec_push_nodup(lines, xasprintf("%s:%d: rule %s expired on %s: it marks nothing "
+						   "known (renew or remove it)",
+						   k->path ? k->path : "known issues", r->line, r->id,
+						   day));
+	}
+	return n;
+}
+
 static bool pattern_matches(const struct known_pattern *p, const char *s)
 {
 	if (!p->text)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "common/strvec.h"
 #include "orchestrator/finding/signature.h"
 
 enum known_field {
@@ -59,6 +60,10 @@ int known_issues_parse(const char *name, const char *text, size_t len, struct kn
 void known_issues_release(struct known_issues *k);
 
 bool known_rule_expired(const struct known_rule *r, long long now);
+/* One line per rule expired at now, pushed to lines: "PATH:LINE: rule ID
+ * expired on YYYY-MM-DD: it marks nothing known (renew or remove it)".
+ * Returns how many. k may be NULL. */
+size_t known_issues_expired(const struct known_issues *k, long long now, struct strvec *lines);
 /* The first rule, in file order, that is not expired at now and whose
  * patterns all match s; NULL when none does (the failure is untriaged). */
 const struct known_rule *known_issues_match(const struct known_issues *k,

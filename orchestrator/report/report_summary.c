@@ -245,12 +245,17 @@ static void md_triage(const struct report *r, struct strbuf *out)
 	struct report_failure_groups g;
 
 	report_failure_groups(r, &g);
-	if (!g.n_untriaged && !g.n_known) {
+	if (!g.n_untriaged && !g.n_known && !r->n_expired_rules) {
 		report_failure_groups_release(&g);
 		return;
 	}
 	strbuf_addf(out, "\n## Triage\n\n%zu untriaged signature(s), %zu known issue(s).\n",
 		    g.n_untriaged, g.n_known);
+	for (size_t k = 0; k < r->n_expired_rules; k++) {
+		strbuf_addstr(out, k ? "- " : "\nExpired known-issue rules:\n\n- ");
+		text_markdown_cell(out, r->expired_rules[k]);
+		strbuf_addch(out, '\n');
+	}
 	if (g.n_untriaged) {
 		strbuf_addstr(out, "\n### Untriaged, by signature\n\n| signature | outcome | fault "
 				   "class | kernel family | evidence | results | cases | images |\n"

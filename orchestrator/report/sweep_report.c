@@ -422,6 +422,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 {
 	struct model m = { .folder = folder };
 	struct sweep_results rs = { 0 };
+	struct strvec expired = STRVEC_INIT;
 	cleanup_free char *baseline = NULL;
 	cleanup_free struct sweep_gpu_note *found = NULL;
 	size_t n_found = 0;
@@ -471,6 +472,9 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 						f->perf_baseline, &f->perf_rule, &m.perf_cmp[i]))
 				m.r.cases[i].perf = &m.perf_cmp[i];
 	}
+	known_issues_expired(f->known, f->finished, &expired);
+	m.r.expired_rules = (const char *const *)expired.v;
+	m.r.n_expired_rules = expired.n;
 	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
 	sweep_report_exit(&m.r, f->state, meta->fail_on);
@@ -484,6 +488,7 @@ out:
 	free(m.r.cases);
 	free(m.perf_cmp);
 	report_perf_release(&m.perf);
+	strvec_clear(&expired);
 	strvec_clear(&m.strings);
 	sweep_attempts_release(&m.attempts);
 	return rc;

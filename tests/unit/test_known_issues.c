@@ -65,6 +65,23 @@ Test(known_issues, rules_match_on_parts_with_globs_and_regular_expressions)
 	signature_release(&other);
 }
 
+Test(known_issues, an_expired_rule_is_named_with_its_file_line_and_day)
+{
+	struct known_issues k;
+	struct error err;
+	struct strvec lines = STRVEC_INIT;
+
+	cr_assert_eq(known_issues_parse("known.yaml", good, sizeof(good) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(known_issues_expired(&k, 1769904000 - 3600, &lines), 0, "not yet");
+	cr_assert_eq(known_issues_expired(&k, 1769904000 + 86400, &lines), 1);
+	cr_assert_str_eq(lines.v[0], "known.yaml:11: rule BUG-2 expired on 2026-01-31: it marks "
+				     "nothing known (renew or remove it)");
+	cr_assert_eq(known_issues_expired(NULL, 1769904000 + 86400, &lines), 0);
+	strvec_clear(&lines);
+	known_issues_release(&k);
+}
+
 static void bad(const char *text, const char *want)
 {
 	struct known_issues k;

@@ -168,6 +168,12 @@ Test(sweep_report, ignore_known_and_fail_on_untriaged_decide_the_exit_code)
 				    "    link: https://bugs.example/1\n"
 				    "    owner: gemm-team\n"
 				    "    match: {case: 'lib/c.hrr/pid-0'}\n";
+	static const char expiring[] = "issues:\n"
+				       "  - id: BUG-1\n"
+				       "    link: https://bugs.example/1\n"
+				       "    owner: gemm-team\n"
+				       "    expires: 2026-01-31\n"
+				       "    match: {case: 'lib/c.hrr/pid-0'}\n";
 	struct sweep_meta a, b;
 	struct known_issues k;
 	struct error err;
@@ -198,6 +204,19 @@ Test(sweep_report, ignore_known_and_fail_on_untriaged_decide_the_exit_code)
 	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
 	cr_assert_eq(code, 1, "the untriaged still-failing case fails the night: %s", out.buf);
 	cr_assert(strstr(out.buf, "1 untriaged failure(s) (--fail-on untriaged)"), "%s", out.buf);
+
+	/* Past its expiry the rule marks nothing, and the summary says why. */
+	f.finished = 1769904000 + 86400;
+	known_issues_release(&k);
+	cr_assert_eq(known_issues_parse("k.yaml", expiring, sizeof(expiring) - 1, &k, &err), 0,
+		     "%s", err.msg);
+	b.fail_on = SWEEP_FAIL_DEFAULT | SWEEP_FAIL_IGNORE_KNOWN;
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1, "the regression is untriaged now: %s", out.buf);
+	cr_assert(strstr(out.buf, "Expired known-issue rules:\n\n- k.yaml:2: rule BUG-1 expired "
+				  "on 2026-01-31: it marks nothing known"), "%s", out.buf);
+	cr_assert(strstr(out.buf, "1 untriaged signature(s), 0 known issue(s)"), "%s", out.buf);
 
 	b.fail_on = SWEEP_FAIL_DEFAULT | SWEEP_FAIL_UNTRIAGED;
 	known_issues_release(&k);
