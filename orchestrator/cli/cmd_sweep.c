@@ -13,6 +13,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "orchestrator/cli/cmd_known.h"
 #include "orchestrator/cli/cmd_setup.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
@@ -249,20 +250,8 @@ static int open_db(struct sweep_cmd *c, bool read_only, struct history_db **db,
 	/* The known-issues file: the one named, else the one beside the
 	 * database when there is one. A bad file stops the sweep (exit 64). */
 	beside = xasprintf("%s/known-issues.yaml", dirname(dir));
-	if (known_issues_load(c->so->known_issues ? c->so->known_issues : beside, &c->known,
-			      err) == 0) {
-		struct strvec expired = STRVEC_INIT;
-
-		c->have_known = true;
-		known_issues_expired(&c->known, (long long)time(NULL), &expired);
-		for (size_t i = 0; i < expired.n; i++)
-			say_warning("%s", expired.v[i]);
-		strvec_clear(&expired);
-	} else if (c->so->known_issues || err->kind != ERR_NOT_FOUND) {
-		err->kind = ERR_USAGE;
-		return -1;
-	}
-	return 0;
+	return cmd_known_load(c->so->known_issues ? c->so->known_issues : beside,
+			      !c->so->known_issues, &c->known, &c->have_known, err);
 }
 
 /* A new sweep: how long each case ran last, so the longest start first
@@ -602,6 +591,7 @@ static int run_sweep(struct sweep_cmd *c)
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
 		.may_start_ctx = c, .resume_hint = c->task ? c->task_of->flag : NULL, .base = base,
 		.perf_runs = (int)c->so->perf_runs, .perf_warmup = (int)c->so->perf_warmup,
+		.known = c->have_known ? &c->known : NULL,
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)

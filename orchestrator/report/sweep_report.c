@@ -148,19 +148,8 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
  * with its result into the history (and so into every report). */
 static void mark_known(const struct known_issues *k, struct sweep_results *rs, long long now)
 {
-	for (size_t i = 0; i < rs->n; i++) {
-		struct sweep_result *r = &rs->v[i];
-		struct known_subject s = { .sig = &r->signature, .case_name = r->case_name,
-					   .image = r->image, .gpu = r->gpu_uids, .host = r->host };
-		const struct known_rule *rule = known_issues_match(k, &s, now);
-
-		free(r->known_id);
-		free(r->known_link);
-		free(r->known_owner);
-		r->known_id = rule ? xstrdup(rule->id) : NULL;
-		r->known_link = rule ? xstrdup(rule->link) : NULL;
-		r->known_owner = rule ? xstrdup(rule->owner) : NULL;
-	}
+	for (size_t i = 0; i < rs->n; i++)
+		sweep_result_mark_known(&rs->v[i], k, now);
 }
 
 static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,

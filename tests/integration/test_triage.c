@@ -1,4 +1,5 @@
-/* `sweep --notify` and the report's failing cells. --notify against a real HTTP server on 127.0.0.1
+/* `sweep --notify`, the report's failing cells and the known issues'
+ * marks and exit codes. --notify against a real HTTP server on 127.0.0.1
  * (tests/webhook-server.py, started here on an ephemeral port) and sweeps
  * of the simulator on the fake GPUs (docs/sweep.md "Notifications"): an
  * alarm the night a case breaks, a recovery the night it passes again,
@@ -358,4 +359,84 @@ Test(report_cells, failing_cells_show_signature_and_triage_and_every_history_squ
 	png = xasprintf("%s/build/report-cells.png", test_source_root());
 	chromium_open(html, NULL, png, log);
 	cr_assert(access(png, R_OK) == 0, "no screenshot %s", png);
+}
+
+/* The known-issues file in a sweep (docs/sweep.md "Known issues"): the
+ * results line on disk carries the mark; --ignore-known lets a night
+ * where only a known failure regressed exit 0; --fail-on untriaged fails
+ * a night whose untriaged failure is only still-failing; an expired rule
+ * is said on stderr and in summary.md and marks nothing. */
+TestSuite(known_sweep, .init = init, .fini = fini, .timeout = 300);
+
+static char *rules_file(void)
+{
+	static const char text[] = "issues:\n"
+				   "  - id: BUG-11\n"
+				   "    link: https://bugs.example/11\n"
+				   "    owner: runtime-team\n"
+				   "    match: {outcome: MAF, case: '*case-0*'}\n"
+				   "  - id: BUG-12\n"
+				   "    link: https://bugs.example/12\n"
+				   "    owner: nobody\n"
+				   "    expires: 2020-01-31\n"
+				   "    match: {outcome: MAF}\n";
+	char *path = xasprintf("%s/known-issues.yaml", tenv.root);
+	struct error err;
+
+	cr_assert_eq(fs_write_atomic(path, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	return path;
+}
+
+Test(known_sweep, marks_on_disk_ignore_known_fail_on_untriaged_and_an_expired_rule)
+{
+	cleanup_free char *rules = rules_file();
+	cleanup_free char *folder = NULL, *results = NULL, *summary = NULL, *json = NULL;
+	const char *plain[] = { "--known-issues", rules, NULL };
+	const char *ignore[] = { "--known-issues", rules, "--ignore-known", NULL };
+	const char *untriaged[] = { "--known-issues", rules, "--fail-on", "untriaged", NULL };
+	struct tool_run r;
+
+	add_case("case-0", "pass");
+	add_case("case-1", "pass");
+	add_case("case-2", "pass");
+	night(&r, plain);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Night 2: only the known failure regressed: --ignore-known exits 0. */
+	set_scenario("case-0", "scenario=maf\n");
+	night(&r, ignore);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "rule BUG-12 expired on 2020-01-31: it marks nothing known"),
+		  "%s", r.err.buf);
+	folder = folder_of(&r);
+	tool_run_release(&r);
+	results = xasprintf("%s/results.jsonl", folder);
+	summary = xasprintf("%s/summary.md", folder);
+	json = xasprintf("%s/summary.json", folder);
+	cr_assert(file_has(results, "\"known\":{\"id\":\"BUG-11\",\"link\":\"https://bugs.example/11\","
+				    "\"owner\":\"runtime-team\"}"), "the line on disk is marked");
+	cr_assert(file_has(json, "\"BUG-11\""));
+	cr_assert(file_has(summary, "1 known failure(s) not counted (--ignore-known)"));
+	cr_assert(file_has(summary, "rule BUG-12 expired on 2020-01-31"), "the report says so");
+
+	/* Night 3: case-1 breaks too, untriaged: exit 1 even with --ignore-known. */
+	set_scenario("case-1", "scenario=maf\n");
+	night(&r, ignore);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Night 4: nothing changes. Still-failing is not exit 1 by default... */
+	night(&r, plain);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	/* ...but an untriaged failure is with --fail-on untriaged. */
+	night(&r, untriaged);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	free(folder);
+	folder = folder_of(&r);
+	tool_run_release(&r);
+	free(summary);
+	summary = xasprintf("%s/summary.md", folder);
+	cr_assert(file_has(summary, "1 untriaged failure(s) (--fail-on untriaged)"));
 }

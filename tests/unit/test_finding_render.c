@@ -29,7 +29,8 @@ static const struct {
 	{ "reader_format_version", 'i' }, { "capture_hip_so", 's' },
 	{ "capture_hip_runtime_version", 's' }, { "capture_comgr_version", 's' },
 	{ "capture_device_count", 'i' }, { "capture_gcn_arch", 's' }, { "sources", 'a' },
-	{ "notes", 'a' }, { "labels", 'a' }, { "signature", 'o' }, { "d2h_failures", 'A' },
+	{ "notes", 'a' }, { "labels", 'a' }, { "signature", 'o' }, { "known", 'o' },
+	{ "d2h_failures", 'A' },
 	{ "gpu_time_ms", 'o' }, { "placement", 'o' }, { "runtime_libraries", 'a' },
 	{ "preflight", 'o' },
 };

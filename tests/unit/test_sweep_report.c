@@ -296,3 +296,44 @@ Test(sweep_report, a_worker_line_is_recorded_verbatim_and_never_split)
 	cr_assert_eq(back.d2h_mismatched, 1);
 	sweep_result_release(&back);
 }
+
+/* A worker marks its results line with the rules the sweep read: the
+ * line on disk carries the known issue, and reads back with it. */
+Test(sweep_report, a_results_line_carries_the_known_issue_a_rule_matched)
+{
+	static const char rules[] = "issues:\n"
+				    "  - id: BUG-3\n"
+				    "    link: https://bugs.example/3\n"
+				    "    owner: gemm-team\n"
+				    "    match: {outcome: MAF, host: 'gpu-node-*', gpu: '*7*'}\n";
+	struct known_issues k;
+	struct sweep_result r = { 0 };
+	struct sweep_results back = { 0 };
+	struct error err;
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+
+	cr_assert_eq(known_issues_parse("k.yaml", rules, sizeof(rules) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	r.case_name = xstrdup("lib/c.hrr/pid-1");
+	r.image = xstrdup("img:1");
+	r.state = xstrdup(RESULT_DONE);
+	r.outcome = xstrdup("MAF");
+	r.host = xstrdup("gpu-node-7");
+	r.gpu_uids = xstrdup("1700");
+	signature_make(&r.signature, "MAF", "illegal_memory_access", "k<T>", NULL, NULL, false);
+	sweep_result_mark_known(&r, &k, 1);
+	sweep_result_to_json(&r, &line);
+	cr_assert(strstr(line.buf, "\"known\":{\"id\":\"BUG-3\",\"link\":\"https://bugs.example/3\","
+				   "\"owner\":\"gemm-team\"}"), "%s", line.buf);
+	strbuf_addch(&line, '\n');
+	sweep_results_parse_text(&back, line.buf);
+	cr_assert_eq(back.n, 1);
+	cr_assert_str_eq(back.v[0].known_owner, "gemm-team");
+	free(r.host);
+	r.host = xstrdup("laptop");
+	sweep_result_mark_known(&r, &k, 1);
+	cr_assert_null(r.known_id, "another host: untriaged");
+	sweep_results_release(&back);
+	sweep_result_release(&r);
+	known_issues_release(&k);
+}
