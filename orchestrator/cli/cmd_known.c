@@ -1,9 +1,19 @@
 #include "orchestrator/cli/cmd_known.h"
 
+#include <libgen.h>
 #include <time.h>
 
+#include "common/cleanup.h"
 #include "common/say.h"
 #include "common/strvec.h"
+#include "common/xalloc.h"
+
+char *cmd_known_beside(const char *db_path)
+{
+	cleanup_free char *dir = xstrdup(db_path);
+
+	return xasprintf("%s/known-issues.yaml", dirname(dir));
+}
 
 int cmd_known_load(const char *path, bool missing_ok, struct known_issues *out, bool *have,
 		   struct error *err)

@@ -12,6 +12,9 @@
  * missing file is no rules when missing_ok (the sweep's default beside
  * the database), else an error; a bad file is an error. Errors are
  * ERR_USAGE: the command exits 64. */
+/* known-issues.yaml beside the history database at db_path: the file a
+ * sweep and `history known` read without --known-issues. Caller frees. */
+char *cmd_known_beside(const char *db_path);
 int cmd_known_load(const char *path, bool missing_ok, struct known_issues *out, bool *have,
 		   struct error *err) __attribute__((warn_unused_result));
 

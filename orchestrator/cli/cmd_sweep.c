@@ -239,8 +239,6 @@ static int open_db(struct sweep_cmd *c, bool read_only, struct history_db **db,
 {
 	cleanup_free char *dflt = history_db_default_path();
 	const char *path = c->so->db ? c->so->db : c->meta.db ? c->meta.db : dflt;
-
-	cleanup_free char *dir = xstrdup(path);
 	cleanup_free char *beside = NULL;
 
 	if (read_only)
@@ -249,7 +247,7 @@ static int open_db(struct sweep_cmd *c, bool read_only, struct history_db **db,
 		return -1;
 	/* The known-issues file: the one named, else the one beside the
 	 * database when there is one. A bad file stops the sweep (exit 64). */
-	beside = xasprintf("%s/known-issues.yaml", dirname(dir));
+	beside = cmd_known_beside(path);
 	return cmd_known_load(c->so->known_issues ? c->so->known_issues : beside,
 			      !c->so->known_issues, &c->known, &c->have_known, err);
 }

@@ -31,9 +31,9 @@ static const struct option_def sweep_rows[] = {
 	{ OPT_DB, "db", 0, "PATH", "HRR_HISTORY_DB", FOR_SWEEP | FOR_HISTORY | FOR_BISECT,
 	  "history database (default $XDG_DATA_HOME/hrr-docker-replay/history.sqlite)" },
 	{ OPT_JUNIT, "junit", 0, "PATH", NULL, FOR_SWEEP, "also write junit.xml to PATH" },
-	{ OPT_KNOWN_ISSUES, "known-issues", 0, "FILE", NULL, FOR_RUN | FOR_ANALYZE | FOR_SWEEP,
-	  "known issues (YAML rules) the findings are matched against (sweep: default "
-	  "known-issues.yaml beside the database)" },
+	{ OPT_KNOWN_ISSUES, "known-issues", 0, "FILE", NULL, FOR_RUN | FOR_ANALYZE | FOR_SWEEP | FOR_HISTORY,
+	  "known issues (YAML rules) the findings are matched against (sweep, history known: "
+	  "default known-issues.yaml beside the database)" },
 	{ OPT_HTML, "html", 0, "PATH", NULL, FOR_SWEEP, "also write report.html to PATH" },
 	{ OPT_SUMMARY, "summary", 0, "PATH", NULL, FOR_SWEEP, "also write summary.md to PATH" },
 	{ OPT_RESUME, "resume", 0, "SWEEP", NULL, FOR_SWEEP,

@@ -439,4 +439,33 @@ Test(known_sweep, marks_on_disk_ignore_known_fail_on_untriaged_and_an_expired_ru
 	free(summary);
 	summary = xasprintf("%s/summary.md", folder);
 	cr_assert(file_has(summary, "1 untriaged failure(s) (--fail-on untriaged)"));
+
+	/* history known: BUG-11 matched case-0 on nights 2 to 5; BUG-12 expired. */
+	{
+		const char *argv[] = { "history", "known", "--db", sw.dbpath, "--label", "nightly",
+				       "--known-issues", rules, NULL };
+
+		tool_run(&r, argv, sw.env);
+		cr_assert_eq(r.status, 0, "%s", r.err.buf);
+		cr_assert(strstr(r.out.buf, "| BUG-11 | runtime-team | https://bugs.example/11 | 4 | 1 | "
+					    "4 | "), "%s", r.out.buf);
+		cr_assert(strstr(r.out.buf, "| 0 | 0 | 0 | - | expired |"), "%s", r.out.buf);
+		tool_run_release(&r);
+	}
+	/* The rules beside the database are the default; a missing file is exit 64. */
+	{
+		cleanup_free char *none = xasprintf("%s/none.yaml", tenv.root);
+		const char *beside[] = { "history", "known", "--db", sw.dbpath, NULL };
+		const char *missing[] = { "history", "known", "--db", sw.dbpath, "--known-issues",
+					  none, NULL };
+
+		tool_run(&r, beside, sw.env);
+		cr_assert_eq(r.status, 0, "%s", r.err.buf);
+		cr_assert(strstr(r.out.buf, "| BUG-11 |"), "%s", r.out.buf);
+		tool_run_release(&r);
+		tool_run(&r, missing, sw.env);
+		cr_assert_eq(r.status, 64, "%s", r.err.buf);
+		cr_assert(strstr(r.err.buf, "none.yaml"), "%s", r.err.buf);
+		tool_run_release(&r);
+	}
 }
