@@ -395,6 +395,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 	/* The alarms and recoveries once the reports are written: what
 	 * becomes of them changes neither. */
 	sweep_notify_init(&sn, c->so, c->meta.notify, c->folder);
+	sweep_notify_add_owners(&sn, c->have_known ? &c->known : NULL);
 	f.then = sweep_notify_after;
 	f.then_ctx = &sn;
 	rc = sweep_report_write(c->db, &c->meta, c->folder, &f, &code, stdout, &err);

@@ -6,6 +6,7 @@
 #include "orchestrator/cli/option_ids.h"
 #include "orchestrator/cli/options_table.h"
 #include "orchestrator/cli/option_values.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/sweep/sweep_plan.h"
 
 /* This module's slice of the option table (orchestrator/cli/options.c lists the
@@ -123,11 +124,9 @@ static int apply_list(struct sweep_options *s, int id, const char *v, const char
 static int apply_notify(struct sweep_options *s, const char *v, const char *from,
 			struct error *err)
 {
-	if (!strncmp(v, "env:", 4)) {
-		if (!v[4] || strspn(v + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					   "0123456789_") != strlen(v + 4))
+	if (!known_notify_url_valid(v)) {
+		if (!strncmp(v, "env:", 4))
 			return error_set(err, ERR_USAGE, 0, "%s %s: not a variable name", from, v);
-	} else if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
 		return error_set(err, ERR_USAGE, 0,
 				 "%s: give an http:// or https:// URL, or env:NAME", from);
 	}

@@ -37,11 +37,27 @@ struct known_rule {
 	struct known_pattern match[KNOWN__FIELDS];
 };
 
+/* owners: NAME: {notify: URL or [URL, ...], format: json|slack}: where
+ * the alarms and recoveries of that owner's known issues are POSTed after
+ * a sweep (docs/sweep.md "Notifications"). A URL is http(s)://... or
+ * env:NAME, so no webhook secret sits in the reviewed file. */
+struct known_owner {
+	char *name;
+	struct strvec notify; /* as written */
+	bool slack;           /* format: slack */
+};
+
 struct known_issues {
 	char *path;
 	struct known_rule *v;
 	size_t n;
+	struct known_owner *owners;
+	size_t n_owners;
 };
+
+/* A notify target as a person may write it: an http:// or https:// URL,
+ * or env:NAME with NAME of letters, digits and '_'. */
+bool known_notify_url_valid(const char *v);
 
 /* What a failure is matched on. Any of the strings may be NULL (then a
  * pattern on it does not match). */

@@ -24,6 +24,8 @@
 #include "tests/support/scratch.h"
 
 static struct tenv_sweep sw;
+/* The environment of the nights: sw.env unless a test sets more. */
+static const char *const *night_env;
 static pid_t servers[4];
 static size_t n_servers;
 
@@ -31,6 +33,7 @@ static void init(void)
 {
 	tenv_init_sweep(&sw);
 	n_servers = 0;
+	night_env = NULL;
 }
 
 static void fini(void)
@@ -123,7 +126,7 @@ static void night(struct tool_run *r, const char *const *extra)
 	for (size_t i = 0; extra && extra[i]; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	tool_run(r, argv, sw.env);
+	tool_run(r, argv, night_env ? night_env : sw.env);
 }
 
 /* The folder of the sweep r ran ("sweep folder: ..." on stderr). */
@@ -271,6 +274,58 @@ Test(notify, failing_endpoints_are_retried_given_up_and_never_change_the_exit_co
 	cr_assert_null(strstr(r.err.buf, "secret"), "%s", r.err.buf);
 	cr_assert(strstr(r.err.buf, "delivered to 1 URL(s)"), "%s", r.err.buf);
 	tool_run_release(&r);
+}
+
+/* The known-issues file's owners: each gets only its own known failures
+ * (its URL from the environment, env:NAME), --notify gets everything. */
+Test(notify, an_owner_of_the_known_issues_file_gets_only_its_own_alarms)
+{
+	struct tool_run r;
+	cleanup_free char *all = NULL, *all_dir = NULL, *gemm = NULL, *gemm_dir = NULL;
+	cleanup_free char *rules = xasprintf("%s/known-issues.yaml", tenv.root);
+	cleanup_free char *hook_env = NULL;
+	cleanup_cjson cJSON *everything = NULL, *own = NULL;
+	static const char text[] = "issues:\n"
+				   "  - id: BUG-11\n"
+				   "    link: https://bugs.example/11\n"
+				   "    owner: gemm-team\n"
+				   "    match: {outcome: MAF, case: '*case-0*'}\n"
+				   "owners:\n"
+				   "  gemm-team: {notify: env:GEMM_TEAM_HOOK}\n";
+	struct error err;
+	const cJSON *a;
+
+	server("all", "", &all, &all_dir);
+	server("gemm", "", &gemm, &gemm_dir);
+	hook_env = xasprintf("GEMM_TEAM_HOOK=%s", gemm);
+	const char *env[] = { sw.lockenv, hook_env, NULL };
+
+	night_env = env;
+	cr_assert_eq(fs_write_atomic(rules, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	add_case("case-0", "pass");
+	add_case("case-1", "pass");
+	const char *extra[] = { "--notify", all, "--known-issues", rules, NULL };
+
+	night(&r, extra);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	set_scenario("case-0", "scenario=maf\n");
+	set_scenario("case-1", "scenario=maf\n");
+	night(&r, extra);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "delivered to 2 URL(s)"), "%s", r.err.buf);
+	cr_assert_null(strstr(r.err.buf, "token-secret"), "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert_eq(requests(all_dir), 1);
+	cr_assert_eq(requests(gemm_dir), 1);
+	everything = request(all_dir, 1);
+	own = request(gemm_dir, 1);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(everything, "alarms")), 2);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(own, "alarms")), 1);
+	a = cJSON_GetArrayItem(cJSON_GetObjectItem(own, "alarms"), 0);
+	cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(a, "case")), "case-0"));
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "known"),
+								   "owner")), "gemm-team");
 }
 
 TestSuite(report_cells, .init = init, .fini = fini, .timeout = 300);
