@@ -2,7 +2,6 @@
  * file sets a sweep up (plan, host, pinned images, folder, database) and
  * ends it (reports, exit code); orchestrator/sweep/sweep_run.c runs the cases. */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +99,12 @@ static void meta_from_options(struct sweep_cmd *c)
 	m->label = xstrdup(so->label ? so->label : "default");
 	m->baseline = so->baseline ? xstrdup(so->baseline) : NULL;
 	m->db = so->db ? xstrdup(so->db) : NULL;
+	if (so->known_issues) {
+		/* A task or the merge job may start elsewhere: the path whole. */
+		m->known_issues = realpath(so->known_issues, NULL);
+		if (!m->known_issues)
+			m->known_issues = xstrdup(so->known_issues);
+	}
 	memcpy(m->gpus, so->gpus, sizeof(m->gpus));
 	m->n_gpus = so->n_gpus;
 	m->jobs = so->jobs;
@@ -234,22 +239,35 @@ static void cmd_release(struct sweep_cmd *c)
 	sweep_meta_release(&c->meta);
 }
 
+/* The history database this sweep uses. */
+static const char *db_path(const struct sweep_cmd *c, const char *dflt)
+{
+	return c->so->db ? c->so->db : c->meta.db ? c->meta.db : dflt;
+}
+
+/* The known-issues file: the one named now, else the one the sweep was
+ * started with, else the one beside the database when there is one. A
+ * bad file stops the sweep (exit 64). */
+static int load_known(struct sweep_cmd *c, struct error *err)
+{
+	cleanup_free char *dflt = history_db_default_path();
+	cleanup_free char *beside = cmd_known_beside(db_path(c, dflt));
+	const char *named = c->so->known_issues ? c->so->known_issues : c->meta.known_issues;
+
+	return cmd_known_load(named ? named : beside, !named, &c->known, &c->have_known, err);
+}
+
 static int open_db(struct sweep_cmd *c, bool read_only, struct history_db **db,
 		   struct error *err)
 {
 	cleanup_free char *dflt = history_db_default_path();
-	const char *path = c->so->db ? c->so->db : c->meta.db ? c->meta.db : dflt;
-	cleanup_free char *beside = NULL;
+	const char *path = db_path(c, dflt);
 
 	if (read_only)
 		return history_db_open_readonly(db, path, err);
 	if (history_db_open(db, path, err) < 0)
 		return -1;
-	/* The known-issues file: the one named, else the one beside the
-	 * database when there is one. A bad file stops the sweep (exit 64). */
-	beside = cmd_known_beside(path);
-	return cmd_known_load(c->so->known_issues ? c->so->known_issues : beside,
-			      !c->so->known_issues, &c->known, &c->have_known, err);
+	return load_known(c, err);
 }
 
 /* A new sweep: how long each case ran last, so the longest start first
@@ -513,6 +531,10 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 	c->task = c->task_of != NULL;
 	if (!submit && !c->task && open_db(c, false, &c->db, &err) < 0)
 		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
+	/* Without the database: a bad file is refused before submitting, and
+	 * a cluster task marks its results lines with the rules too. */
+	if ((submit || c->task) && load_known(c, &err) < 0)
+		return fail(&err, SWEEP_EXIT_USAGE);
 	if (!c->resume && !c->task)
 		expect_durations(c);
 	if ((code = open_host(c, &f)))

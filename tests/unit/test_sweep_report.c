@@ -87,6 +87,7 @@ Test(sweep_report, meta_round_trips_and_done_cases_skip_errors)
 
 	meta_two_cases(&m, "nightly-1", 10);
 	m.run_options = xstrdup("{\"timeout_s\":5}");
+	m.known_issues = xstrdup("/team/known-issues.yaml");
 	m.images[0].id = xstrdup("sha256:abc");
 	cr_assert_eq(sweep_folder_create(root, m.id, &folder, &err), 0, "%s", err.msg);
 	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
@@ -94,6 +95,7 @@ Test(sweep_report, meta_round_trips_and_done_cases_skip_errors)
 	cr_assert_eq(sweep_meta_read(&back, folder, &err), 0, "%s", err.msg);
 	cr_assert_eq(back.plan.n, 2);
 	cr_assert_str_eq(back.run_options, "{\"timeout_s\":5}");
+	cr_assert_str_eq(back.known_issues, "/team/known-issues.yaml");
 	cr_assert_str_eq(sweep_meta_image(&back, "img:1")->id, "sha256:abc");
 	free(folder);
 	cr_assert_eq(sweep_folder_find(root, "nightly-1", &folder, &err), 0, "%s", err.msg);
