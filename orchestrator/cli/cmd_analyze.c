@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -19,9 +20,11 @@
 #include "common/fsutil.h"
 #include "common/sandbox.h"
 #include "orchestrator/cli/cmd_json.h"
+#include "orchestrator/cli/cmd_known.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/signature.h"
 #include "common/say.h"
 #include "orchestrator/replay/replay_unit.h"
 #include "preflight/manifest.h"
@@ -156,7 +159,30 @@ static void merge_input(struct finding *acc, const struct finding *one, const ch
 struct analyze_job {
 	const struct options *args;
 	struct archive_input *arch;   /* NULL without --archive */
+	const struct known_issues *known; /* --known-issues, read before the sandbox; NULL: none */
 };
+
+/* --known-issues: the rule that matches the finding. The logs say
+ * nothing of where they ran: a rule naming an image, GPU or host does not
+ * match here; the case is --archive's pid directory as given. */
+static void match_known(const struct analyze_job *job, const struct finding *f,
+			struct finding_context *ctx)
+{
+	struct signature sig;
+
+	if (!job->known)
+		return;
+	signature_init(&sig);
+	signature_of_finding(&sig, f);
+	{
+		struct known_subject s = { .sig = &sig,
+					   .case_name = job->arch ? job->arch->pid_dir : NULL };
+
+		ctx->known_checked = true;
+		ctx->known = known_issues_match(job->known, &s, (long long)time(NULL));
+	}
+	signature_release(&sig);
+}
 
 /* The archive's part of the finding: the manifest parsed here, in the
  * sandbox, and the notes of what could not be read. */
@@ -206,6 +232,7 @@ static int analyze_sandboxed(const int *in_fds, size_t n, int out_fd, void *ud)
 	if (job->arch)
 		add_archive(job, &acc, &m, &ctx);
 	finding_finalize(&acc, &ctx);
+	match_known(job, &acc, &ctx);
 	if (args->format == FORMAT_JSON) {
 		cleanup_cjson cJSON *f = finding_to_json(&acc, &ctx);
 		cleanup_cjson cJSON *j = cmd_json_finding(f, EXIT_PASS);
@@ -237,10 +264,20 @@ static int analyze(const struct options *args, enum replay_stage *stage, struct 
 {
 	struct archive_input arch = { .manifest_text = STRBUF_INIT };
 	struct analyze_job job = { .args = args, .arch = args->archive ? &arch : NULL };
+	struct known_issues known = { 0 };
+	bool have_known = false;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	int *fds = xcalloc(args->logs.n + 1, sizeof(*fds));
 	size_t n = 0;
 	int ret = -1;
+
+	if (args->sweep.known_issues) {
+		if (cmd_known_load(args->sweep.known_issues, false, &known, &have_known, err) < 0) {
+			*stage = REPLAY_STAGE_USAGE;
+			goto out;
+		}
+		job.known = &known;
+	}
 
 	for (; n < args->logs.n; n++) {
 		const char *path = args->logs.v[n];
@@ -263,6 +300,7 @@ static int analyze(const struct options *args, enum replay_stage *stage, struct 
 out:
 	close_fds(fds, n);
 	archive_input_release(&arch);
+	known_issues_release(&known);
 	return ret;
 }
 

@@ -13,10 +13,12 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_gpus.h"
+#include "orchestrator/history/history_known.h"
 #include "orchestrator/history/history_signatures.h"
 #include "orchestrator/report/site.h"
 #include "orchestrator/sweep/sweep_folder.h"
 #include "common/say.h"
+#include "orchestrator/cli/cmd_known.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
 
@@ -25,12 +27,18 @@ const char cmd_history_usage[] =
 	"                                 [--format markdown|json] [--db PATH]\n"
 	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n"
 	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n"
-	"       hrr-docker-replay history site DIR [--label L] [--last N] [--db PATH]\n\n"
+	"       hrr-docker-replay history site DIR [--label L] [--last N] [--db PATH]\n"
+	"       hrr-docker-replay history signatures [--label L] [--last N] [--format markdown|json]\n"
+	"       hrr-docker-replay history known [--known-issues FILE] [--label L] [--last N]\n"
+	"                                       [--format markdown|json]\n\n"
 	"The outcomes of the last sweeps per case, from the history database;\n"
 	"prune removes all but the last N sweeps of each label (or of --label)\n"
 	"from the database and their folders from disk; gpus lists failure rates\n"
 	"per GPU identity (KFD unique_id) and per node over the last sweeps; site\n"
-	"writes a static site of the last N sweeps (default 60) of each label into DIR.\n"
+	"writes a static site of the last N sweeps (default 60) of each label into DIR;\n"
+	"signatures lists the failure signatures no known issue matched; known lists\n"
+	"each known-issue rule with the failures it matches in the last sweeps and\n"
+	"those that matched none (maybe fixed).\n"
 	"Exit: 0, 5 the database cannot be read, 64 usage error.\n";
 
 struct trend_out {
@@ -195,6 +203,33 @@ static int gpus(struct history_db *db, const struct options *opts)
 	return code;
 }
 
+/* `history known`: the known-issues rules against the last sweeps. */
+static int known(struct history_db *db, const struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	cleanup_free char *dflt = history_db_default_path();
+	cleanup_free char *beside = cmd_known_beside(o->db ? o->db : dflt);
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct known_issues k = { 0 };
+	bool have = false;
+	struct error err;
+	int code = 0;
+
+	if (cmd_known_load(o->known_issues ? o->known_issues : beside, false, &k, &have, &err) < 0) {
+		say_error("%s%s", err.msg,
+			  o->known_issues ? "" : " (give the rules with --known-issues FILE)");
+		return 64;
+	}
+	if (history_known_report(db, &k, o->label, (int)o->last, (long long)time(NULL),
+				 opts->format == FORMAT_JSON, &out, &err) < 0) {
+		say_error("%s", err.msg);
+		code = 5;
+	}
+	fwrite(out.buf, 1, out.len, stdout);
+	known_issues_release(&k);
+	return code;
+}
+
 static int signatures(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
@@ -244,6 +279,7 @@ static const struct history_action history_actions[] = {
 	{ "gpus", gpus, false },
 	{ "site", site, false },
 	{ "signatures", signatures, false },
+	{ "known", known, false },
 };
 
 const struct history_action *history_action_find(const char *name)

@@ -4,6 +4,7 @@
 #include "orchestrator/cli/cmd_setup.h"
 #include "common/cleanup.h"
 #include "orchestrator/cli/cmd_json.h"
+#include "orchestrator/cli/cmd_known.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
 #include "orchestrator/lease/run_lease.h"
@@ -143,14 +144,25 @@ static int run_one(struct cmd_env *env, size_t i)
 int run_command(struct options *o)
 {
 	struct cmd_env env;
+	struct known_issues known = { 0 };
+	bool have_known = false;
+	struct error err;
 	int code = 0;
 
 	cmd_env_init(&env, o);
-	if ((code = cmd_setup(&env, true))) {
+	/* A bad known-issues file is a usage error before anything runs. */
+	if (o->sweep.known_issues &&
+	    cmd_known_load(o->sweep.known_issues, false, &known, &have_known, &err) < 0) {
+		code = replay_fail(&env.failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", err.msg);
+	} else {
+		code = cmd_setup(&env, true);
+	}
+	if (code) {
 		if (o->format == FORMAT_JSON)
 			cmd_emit_json(&env, cmd_json_no_finding(code, &env.failure, NULL));
 		goto out;
 	}
+	env.host.known = have_known ? &known : NULL;
 	for (size_t i = 0; i < env.pid_dirs.n; i++) {
 		if (signals_caught()) {
 			say_error("interrupted by %s: %zu of %zu processes not replayed",
@@ -165,6 +177,7 @@ out:
 	for (size_t i = 0; i < env.run_dirs.n; i++)
 		fprintf(stderr, "run folder: %s\n", env.run_dirs.v[i]);
 	cmd_env_release(&env);
+	known_issues_release(&known);
 	return code;
 }
 

@@ -2,7 +2,6 @@
  * file sets a sweep up (plan, host, pinned images, folder, database) and
  * ends it (reports, exit code); orchestrator/sweep/sweep_run.c runs the cases. */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "orchestrator/cli/cmd_known.h"
 #include "orchestrator/cli/cmd_setup.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
@@ -71,10 +71,11 @@ const char cmd_sweep_usage[] =
 	"With --slurm it submits the cases as Slurm job arrays (one per GPU count,\n"
 	"task i running --shard i/N on the GPUs Slurm allocated) and one merge job\n"
 	"that writes the history and the reports; see docs/slurm.md.\n"
-	"Exit: 1 a case regressed, changed or is missing; 4 a --gpus GPU does not\n"
-	"exist; 5 an infrastructure error or interrupted (or no sbatch for --slurm);\n"
-	"75 busy GPUs let nothing run; 64 usage error; else 0 (--slurm without\n"
-	"--wait: 0 once submitted).\n";
+	"Exit: 1 a case regressed, changed or is missing (--ignore-known: known\n"
+	"failures do not count; --fail-on untriaged: any untriaged failure does);\n"
+	"4 a --gpus GPU does not exist; 5 an infrastructure error or interrupted\n"
+	"(or no sbatch for --slurm); 75 busy GPUs let nothing run; 64 usage error;\n"
+	"else 0 (--slurm without --wait: 0 once submitted).\n";
 
 const char cmd_sweep_help_tail[] =
 	"\nEnvironment: HRR_LOCK_DIR (GPU lease directory, default /run/lock/hrr-docker-replay),\n"
@@ -102,6 +103,12 @@ static int meta_from_options(struct sweep_cmd *c, struct error *err)
 	m->label = xstrdup(so->label ? so->label : "default");
 	m->baseline = so->baseline ? xstrdup(so->baseline) : NULL;
 	m->db = so->db ? xstrdup(so->db) : NULL;
+	if (so->known_issues) {
+		/* A task or the merge job may start elsewhere: the path whole. */
+		m->known_issues = realpath(so->known_issues, NULL);
+		if (!m->known_issues)
+			m->known_issues = xstrdup(so->known_issues);
+	}
 	memcpy(m->gpus, so->gpus, sizeof(m->gpus));
 	m->n_gpus = so->n_gpus;
 	m->jobs = so->jobs;
@@ -241,30 +248,35 @@ static void cmd_release(struct sweep_cmd *c)
 	sweep_meta_release(&c->meta);
 }
 
+/* The history database this sweep uses. */
+static const char *db_path(const struct sweep_cmd *c, const char *dflt)
+{
+	return c->so->db ? c->so->db : c->meta.db ? c->meta.db : dflt;
+}
+
+/* The known-issues file: the one named now, else the one the sweep was
+ * started with, else the one beside the database when there is one. A
+ * bad file stops the sweep (exit 64). */
+static int load_known(struct sweep_cmd *c, struct error *err)
+{
+	cleanup_free char *dflt = history_db_default_path();
+	cleanup_free char *beside = cmd_known_beside(db_path(c, dflt));
+	const char *named = c->so->known_issues ? c->so->known_issues : c->meta.known_issues;
+
+	return cmd_known_load(named ? named : beside, !named, &c->known, &c->have_known, err);
+}
+
 static int open_db(struct sweep_cmd *c, bool read_only, struct history_db **db,
 		   struct error *err)
 {
 	cleanup_free char *dflt = history_db_default_path();
-	const char *path = c->so->db ? c->so->db : c->meta.db ? c->meta.db : dflt;
-
-	cleanup_free char *dir = xstrdup(path);
-	cleanup_free char *beside = NULL;
+	const char *path = db_path(c, dflt);
 
 	if (read_only)
 		return history_db_open_readonly(db, path, err);
 	if (history_db_open(db, path, err) < 0)
 		return -1;
-	/* The known-issues file: the one named, else the one beside the
-	 * database when there is one. A bad file stops the sweep (exit 64). */
-	beside = xasprintf("%s/known-issues.yaml", dirname(dir));
-	if (known_issues_load(c->so->known_issues ? c->so->known_issues : beside, &c->known,
-			      err) == 0) {
-		c->have_known = true;
-	} else if (c->so->known_issues || err->kind != ERR_NOT_FOUND) {
-		err->kind = ERR_USAGE;
-		return -1;
-	}
-	return 0;
+	return load_known(c, err);
 }
 
 /* A new sweep: how long each case ran last, so the longest start first
@@ -409,6 +421,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 	/* The alarms and recoveries once the reports are written: what
 	 * becomes of them changes neither. */
 	sweep_notify_init(&sn, c->so, c->meta.notify, c->folder);
+	sweep_notify_add_owners(&sn, c->have_known ? &c->known : NULL);
 	f.then = sweep_notify_after;
 	f.then_ctx = &sn;
 	rc = sweep_report_write(c->db, &c->meta, c->folder, &f, &code, stdout, &err);
@@ -526,6 +539,10 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 	c->task = c->task_of != NULL;
 	if (!submit && !c->task && open_db(c, false, &c->db, &err) < 0)
 		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
+	/* Without the database: a bad file is refused before submitting, and
+	 * a cluster task marks its results lines with the rules too. */
+	if ((submit || c->task) && load_known(c, &err) < 0)
+		return fail(&err, SWEEP_EXIT_USAGE);
 	if (!c->resume && !c->task)
 		expect_durations(c);
 	if ((code = open_host(c, &f)))
@@ -606,6 +623,7 @@ static int run_sweep(struct sweep_cmd *c)
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
 		.may_start_ctx = c, .resume_hint = c->task ? c->task_of->flag : NULL, .base = base,
 		.perf_runs = (int)c->so->perf_runs, .perf_warmup = (int)c->so->perf_warmup,
+		.known = c->have_known ? &c->known : NULL,
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)

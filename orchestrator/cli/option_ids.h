@@ -89,6 +89,7 @@ enum option_id {
 	OPT_PERF_MAX_CV,
 	OPT_PLAYBACK_ARG,
 	OPT_REPLACE_KERNEL,
+	OPT_IGNORE_KNOWN,
 	OPTION_ID_END /* not an option: ids run from OPT_IMAGE to here */
 };
 

@@ -88,6 +88,25 @@ void sweep_notify_init(struct sweep_notify *sn, const struct sweep_options *so,
 	point(sn, owned);
 }
 
+void sweep_notify_add_owners(struct sweep_notify *sn, const struct known_issues *k)
+{
+	size_t n = sn->n;
+	cleanup_free bool *owned = NULL;
+
+	for (size_t i = 0; k && i < k->n_owners; i++)
+		n += k->owners[i].notify.n;
+	owned = xcalloc(n + 1, sizeof(bool));
+	for (size_t i = 0; i < sn->n; i++)
+		owned[i] = sn->targets[i].owner != NULL;
+	for (size_t i = 0; k && i < k->n_owners; i++)
+		for (size_t u = 0; u < k->owners[i].notify.n; u++) {
+			owned[sn->n] = true;
+			add(sn, k->owners[i].notify.v[u], k->owners[i].name,
+			    k->owners[i].slack ? NOTIFY_FORMAT_SLACK : NOTIFY_FORMAT_JSON);
+		}
+	point(sn, owned);
+}
+
 void sweep_notify_after(void *ctx, const struct report *r)
 {
 	struct sweep_notify *sn = ctx;

@@ -9,6 +9,7 @@
 
 #include "common/strvec.h"
 #include "orchestrator/cli/sweep_options.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/notify/notify.h"
 
 struct sweep_notify {
@@ -24,6 +25,10 @@ char *sweep_notify_record(const struct sweep_options *so);
  * the sweep recorded (JSON text, or NULL). */
 void sweep_notify_init(struct sweep_notify *sn, const struct sweep_options *so,
 		       const char *recorded, const char *folder);
+/* The known-issues file's per-owner targets (owners: NAME: notify:), each
+ * taking only its owner's known failures; k may be NULL. Read at the
+ * sweep's end from the reviewed file, so nothing of them is recorded. */
+void sweep_notify_add_owners(struct sweep_notify *sn, const struct known_issues *k);
 /* A sweep_finish.then: announce r's transitions, warn about failures. */
 void sweep_notify_after(void *ctx, const struct report *r);
 void sweep_notify_release(struct sweep_notify *sn);

@@ -6,6 +6,7 @@
 #include "orchestrator/cli/option_ids.h"
 #include "orchestrator/cli/options_table.h"
 #include "orchestrator/cli/option_values.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/sweep/sweep_plan.h"
 
 /* This module's slice of the option table (orchestrator/cli/options.c lists the
@@ -31,8 +32,9 @@ static const struct option_def sweep_rows[] = {
 	{ OPT_DB, "db", 0, "PATH", "HRR_HISTORY_DB", FOR_SWEEP | FOR_HISTORY | FOR_BISECT,
 	  "history database (default $XDG_DATA_HOME/hrr-docker-replay/history.sqlite)" },
 	{ OPT_JUNIT, "junit", 0, "PATH", NULL, FOR_SWEEP, "also write junit.xml to PATH" },
-	{ OPT_KNOWN_ISSUES, "known-issues", 0, "FILE", NULL, FOR_SWEEP,
-	  "known issues (YAML rules; default known-issues.yaml beside the database)" },
+	{ OPT_KNOWN_ISSUES, "known-issues", 0, "FILE", NULL, FOR_RUN | FOR_ANALYZE | FOR_SWEEP | FOR_HISTORY,
+	  "known issues (YAML rules) the findings are matched against (sweep, history known: "
+	  "default known-issues.yaml beside the database)" },
 	{ OPT_HTML, "html", 0, "PATH", NULL, FOR_SWEEP, "also write report.html to PATH" },
 	{ OPT_SUMMARY, "summary", 0, "PATH", NULL, FOR_SWEEP, "also write summary.md to PATH" },
 	{ OPT_RESUME, "resume", 0, "SWEEP", NULL, FOR_SWEEP,
@@ -55,7 +57,9 @@ static const struct option_def sweep_rows[] = {
 	{ OPT_MERGE, "merge", 0, "SWEEP", NULL, FOR_SWEEP,
 	  "read every results file into the history and write the reports (the merge job)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
-	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
+	  "more statuses that make the exit code 1 (e.g. new,flaky; untriaged: a failure no known issue matches)" },
+	{ OPT_IGNORE_KNOWN, "ignore-known", 0, NULL, NULL, FOR_SWEEP,
+	  "a failure a known issue matches does not count toward exit 1" },
 	{ OPT_NOTIFY, "notify", 0, "URL", NULL, FOR_SWEEP,
 	  "POST the sweep's alarms and recoveries to URL (or env:NAME; repeatable)" },
 	{ OPT_NOTIFY_FORMAT, "notify-format", 0, "json|slack", NULL, FOR_SWEEP,
@@ -120,11 +124,9 @@ static int apply_list(struct sweep_options *s, int id, const char *v, const char
 static int apply_notify(struct sweep_options *s, const char *v, const char *from,
 			struct error *err)
 {
-	if (!strncmp(v, "env:", 4)) {
-		if (!v[4] || strspn(v + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					   "0123456789_") != strlen(v + 4))
+	if (!known_notify_url_valid(v)) {
+		if (!strncmp(v, "env:", 4))
 			return error_set(err, ERR_USAGE, 0, "%s %s: not a variable name", from, v);
-	} else if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
 		return error_set(err, ERR_USAGE, 0,
 				 "%s: give an http:// or https:// URL, or env:NAME", from);
 	}
@@ -174,6 +176,7 @@ static int sweep_option_apply(struct sweep_options *s, enum option_id id, const 
 	case OPT_SLURM_MAX_RUNNING: return options_parse_long(from, v, 1, &s->slurm_max_running, err);
 	case OPT_MERGE: options_set_string(&s->merge, v); return 0;
 	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
+	case OPT_IGNORE_KNOWN: s->fail_on |= SWEEP_FAIL_IGNORE_KNOWN; return 0;
 	case OPT_NOTIFY: return apply_notify(s, v, from, err);
 	case OPT_NOTIFY_FORMAT:
 		if (strcmp(v, "json") && strcmp(v, "slack"))

@@ -67,10 +67,11 @@ static const struct {
  * sweep's on its command line; --format, -q/-v, --help, --version: what
  * one invocation prints; --gpu, -o: a sweep refuses them; --gpu-wait:
  * plan.json's own "gpu_wait"; --engine: chosen before the sweep is read,
- * per node. */
+ * per node; --known-issues: the sweep reads its own file (docs/sweep.md
+ * "Known issues"). */
 const int sweep_runopts_per_invocation[] = {
 	OPT_IMAGE, OPT_ARCHIVE, OPT_WORKDIR, OPT_FORMAT, OPT_QUIET, OPT_VERBOSE, OPT_HELP,
-	OPT_VERSION, OPT_GPU, OPT_OUTPUT, OPT_GPU_WAIT, OPT_ENGINE, 0,
+	OPT_VERSION, OPT_GPU, OPT_OUTPUT, OPT_GPU_WAIT, OPT_ENGINE, OPT_KNOWN_ISSUES, 0,
 };
 
 bool sweep_runopts_carries(int option_id)

@@ -251,6 +251,7 @@ struct finding_run {
 	const char *run_dir;
 };
 
+struct known_rule; /* orchestrator/finding/known_issues.h */
 struct finding_context {
 	const char *archive_name;              /* "pid-1234" */
 	const struct manifest *manifest;       /* NULL when unreadable */
@@ -263,6 +264,11 @@ struct finding_context {
 	 * (NULL: not read), compared with the runtime libraries the replay
 	 * printed. */
 	const struct stack_info *stack;
+	/* --known-issues (docs/sweep.md "Known issues"): whether rules were
+	 * read, and the rule that matched this finding (NULL: untriaged, or
+	 * no rules). finding.json's "known", finding.md's "Known issue". */
+	bool known_checked;
+	const struct known_rule *known;
 };
 
 /* After merging: manifest fields, kernel attribution and its notes,

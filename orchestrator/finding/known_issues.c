@@ -11,6 +11,7 @@
 #include <time.h>
 #include <yaml.h>
 
+#include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -179,6 +180,91 @@ static int read_rule(struct reader *r, const yaml_node_t *n, struct known_rule *
 	return read_match(r, match, rule);
 }
 
+bool known_notify_url_valid(const char *v)
+{
+	if (!strncmp(v, "env:", 4))
+		return v[4] && strspn(v + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					     "0123456789_") == strlen(v + 4);
+	return !strncmp(v, "http://", 7) || !strncmp(v, "https://", 8);
+}
+
+/* An owner's failure, as one line naming the file, line and owner. */
+static int owner_fail(struct reader *r, const yaml_node_t *at, const char *owner,
+		      const char *what)
+{
+	cleanup_free char *msg = xasprintf("owner %s: %s", owner, what);
+
+	return fail(r, at, NULL, "%s", msg);
+}
+
+static int read_owner_url(struct reader *r, const yaml_node_t *v, struct known_owner *o)
+{
+	const char *url = scalar(v);
+
+	/* The URL itself is never repeated: it may hold a webhook's token. */
+	if (!url || !known_notify_url_valid(url))
+		return owner_fail(r, v, o->name,
+				  "notify: give an http:// or https:// URL, or env:NAME");
+	strvec_push(&o->notify, url);
+	return 0;
+}
+
+static int read_owner(struct reader *r, const yaml_node_t *k, const yaml_node_t *n,
+		      struct known_owner *o)
+{
+	o->name = xstrdup(scalar(k) ? scalar(k) : "?");
+	strvec_init(&o->notify);
+	if (!scalar(k) || !*scalar(k))
+		return fail(r, k, NULL, "%s", "an owner needs a name");
+	if (n->type != YAML_MAPPING_NODE)
+		return owner_fail(r, n, o->name, "is a mapping (notify, format)");
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *pk = node(r, p->key), *v = node(r, p->value);
+		const char *key = scalar(pk), *val = scalar(v);
+
+		if (key && !strcmp(key, "format")) {
+			if (!val || (strcmp(val, "json") && strcmp(val, "slack")))
+				return owner_fail(r, v, o->name, "format: use json or slack");
+			o->slack = !strcmp(val, "slack");
+		} else if (key && !strcmp(key, "notify") && v->type == YAML_SEQUENCE_NODE) {
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++)
+				if (read_owner_url(r, node(r, *it), o) < 0)
+					return -1;
+		} else if (key && !strcmp(key, "notify")) {
+			if (read_owner_url(r, v, o) < 0)
+				return -1;
+		} else {
+			cleanup_free char *what = xasprintf("unknown key '%s' (notify, format)",
+							    key ? key : "?");
+
+			return owner_fail(r, pk, o->name, what);
+		}
+	}
+	return 0;
+}
+
+static int read_owners(struct reader *r, const yaml_node_t *n, struct known_issues *out)
+{
+	if (n->type == YAML_SCALAR_NODE && !*scalar(n))
+		return 0; /* "owners:" with nothing under it */
+	if (n->type != YAML_MAPPING_NODE)
+		return fail(r, n, NULL, "%s", "owners: is a mapping of owner names");
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		struct known_owner *o;
+
+		out->owners = xrealloc(out->owners, (out->n_owners + 1) * sizeof(*out->owners));
+		o = &out->owners[out->n_owners++];
+		memset(o, 0, sizeof(*o));
+		if (read_owner(r, node(r, p->key), node(r, p->value), o) < 0)
+			return -1;
+		for (size_t i = 0; i + 1 < out->n_owners; i++)
+			if (!strcmp(out->owners[i].name, o->name))
+				return owner_fail(r, node(r, p->key), o->name, "given twice");
+	}
+	return 0;
+}
+
 static int read_document(struct reader *r, struct known_issues *out)
 {
 	yaml_node_t *root = yaml_document_get_root_node(r->doc), *issues = NULL;
@@ -193,7 +279,10 @@ static int read_document(struct reader *r, struct known_issues *out)
 
 		if (key && !strcmp(key, "issues"))
 			issues = node(r, p->value);
-		else if (!key || strcmp(key, "owners"))
+		else if (key && !strcmp(key, "owners")) {
+			if (read_owners(r, node(r, p->value), out) < 0)
+				return -1;
+		} else
 			return fail(r, node(r, p->key), NULL, "unknown top-level key '%s' (issues, "
 				    "owners)", key ? key : "?");
 	}
@@ -278,6 +367,11 @@ void known_issues_release(struct known_issues *k)
 		}
 	}
 	free(k->v);
+	for (size_t i = 0; i < k->n_owners; i++) {
+		free(k->owners[i].name);
+		strvec_clear(&k->owners[i].notify);
+	}
+	free(k->owners);
 	free(k->path);
 	memset(k, 0, sizeof(*k));
 }
@@ -285,6 +379,29 @@ void known_issues_release(struct known_issues *k)
 bool known_rule_expired(const struct known_rule *r, long long now)
 {
 	return r->expires >= 0 && now > r->expires;
+}
+
+size_t known_issues_expired(const struct known_issues *k, long long now, struct strvec *lines)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; k && i < k->n; i++) {
+		const struct known_rule *r = &k->v[i];
+		time_t t = (time_t)r->expires;
+		struct tm tm;
+		char day[16];
+
+		if (!known_rule_expired(r, now))
+			continue;
+		n++;
+		if (!gmtime_r(&t, &tm) || !strftime(day, sizeof(day), "%Y-%m-%d", &tm))
+			snprintf(day, sizeof(day), "?");
+		strvec_push_nodup(lines, xasprintf("%s:%d: rule %s expired on %s: it marks nothing "
+						   "known (renew or remove it)",
+						   k->path ? k->path : "known issues", r->line, r->id,
+						   day));
+	}
+	return n;
 }
 
 static bool pattern_matches(const struct known_pattern *p, const char *s)

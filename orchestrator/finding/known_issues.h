@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "common/strvec.h"
 #include "orchestrator/finding/signature.h"
 
 enum known_field {
@@ -36,11 +37,27 @@ struct known_rule {
 	struct known_pattern match[KNOWN__FIELDS];
 };
 
+/* owners: NAME: {notify: URL or [URL, ...], format: json|slack}: where
+ * the alarms and recoveries of that owner's known issues are POSTed after
+ * a sweep (docs/sweep.md "Notifications"). A URL is http(s)://... or
+ * env:NAME, so no webhook secret sits in the reviewed file. */
+struct known_owner {
+	char *name;
+	struct strvec notify; /* as written */
+	bool slack;           /* format: slack */
+};
+
 struct known_issues {
 	char *path;
 	struct known_rule *v;
 	size_t n;
+	struct known_owner *owners;
+	size_t n_owners;
 };
+
+/* A notify target as a person may write it: an http:// or https:// URL,
+ * or env:NAME with NAME of letters, digits and '_'. */
+bool known_notify_url_valid(const char *v);
 
 /* What a failure is matched on. Any of the strings may be NULL (then a
  * pattern on it does not match). */
@@ -59,6 +76,10 @@ int known_issues_parse(const char *name, const char *text, size_t len, struct kn
 void known_issues_release(struct known_issues *k);
 
 bool known_rule_expired(const struct known_rule *r, long long now);
+/* One line per rule expired at now, pushed to lines: "PATH:LINE: rule ID
+ * expired on YYYY-MM-DD: it marks nothing known (renew or remove it)".
+ * Returns how many. k may be NULL. */
+size_t known_issues_expired(const struct known_issues *k, long long now, struct strvec *lines);
 /* The first rule, in file order, that is not expired at now and whose
  * patterns all match s; NULL when none does (the failure is untriaged). */
 const struct known_rule *known_issues_match(const struct known_issues *k,

@@ -2,6 +2,7 @@
  * docs/findings.md). An unknown value is "n/a" in markdown and null in JSON;
  * a zero is a value and prints as 0. */
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/finding/signature.h"
 
 #include <stdio.h>
@@ -98,8 +99,35 @@ static void md_d2h_counts(struct strbuf *out, const struct finding *f)
 	row_ll(out, "D2H attempted", f->d2h_attempted);
 }
 
+/* The known issue a rule matched, or "untriaged" when rules were read
+ * and none did. */
+static void md_known(const struct finding_context *ctx, struct strbuf *out)
+{
+	const struct known_rule *k = ctx ? ctx->known : NULL;
+
+	if (!ctx || !ctx->known_checked)
+		return;
+	row_begin(out, "Known issue");
+	if (!k) {
+		strbuf_addstr(out, "untriaged (no known-issue rule matched) |\n");
+		return;
+	}
+	md_code(out, k->id);
+	strbuf_addstr(out, ", owner ");
+	md_text(out, k->owner);
+	strbuf_addstr(out, ": ");
+	md_text(out, k->link);
+	if (k->note) {
+		strbuf_addstr(out, " (");
+		md_text(out, k->note);
+		strbuf_addch(out, ')');
+	}
+	strbuf_addstr(out, " |\n");
+}
+
 /* The signature's id and the parts the kernel rows above do not show. */
-static void md_signature(const struct finding *f, struct strbuf *out)
+static void md_signature(const struct finding *f, const struct finding_context *ctx,
+			 struct strbuf *out)
 {
 	struct signature sig;
 
@@ -110,11 +138,13 @@ static void md_signature(const struct finding *f, struct strbuf *out)
 		row_str(out, "Evidence (normalized)", sig.evidence, true);
 		if (sig.stop_reason)
 			row_str(out, "Stop reason", sig.stop_reason, true);
+		md_known(ctx, out);
 	}
 	signature_release(&sig);
 }
 
-static void md_summary(const struct finding *f, struct strbuf *out)
+static void md_summary(const struct finding *f, const struct finding_context *ctx,
+		       struct strbuf *out)
 {
 	const char *cls = finding_fault_class_name(f->fault_class);
 
@@ -124,7 +154,7 @@ static void md_summary(const struct finding *f, struct strbuf *out)
 	row_str(out, "Fault class", cls, true);
 	row_str(out, "Kernel", f->kernel_name, true);
 	row_str(out, "Kernel family", f->kernel_family, true);
-	md_signature(f, out);
+	md_signature(f, ctx, out);
 	row_begin(out, "Labels");
 	if (!f->labels.n)
 		strbuf_addstr(out, "none");
@@ -339,7 +369,7 @@ void finding_render_markdown(const struct finding *f, const struct finding_conte
 	strbuf_addstr(out, "## HRR Triage — ");
 	md_text(out, name);
 	strbuf_addch(out, '\n');
-	md_summary(f, out);
+	md_summary(f, ctx, out);
 	/* A replay that finished has a result; one that stopped has a fault. */
 	if (f->outcome == OUTCOME_PASS || f->outcome == OUTCOME_FAIL)
 		md_result(f, out);
@@ -523,6 +553,16 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 		signature_of_finding(&sig, f);
 		cJSON_AddItemToObject(o, "signature", signature_to_json(&sig));
 		signature_release(&sig);
+	}
+	if (ctx && ctx->known) {
+		cJSON *k = cJSON_AddObjectToObject(o, "known");
+
+		json_add_str(k, "id", ctx->known->id, TEXT_STRIP_ANSI);
+		json_add_str(k, "link", ctx->known->link, TEXT_STRIP_ANSI);
+		json_add_str(k, "owner", ctx->known->owner, TEXT_STRIP_ANSI);
+		json_add_str(k, "note", ctx->known->note, TEXT_STRIP_ANSI);
+	} else {
+		cJSON_AddNullToObject(o, "known");
 	}
 	arr = cJSON_AddArrayToObject(o, "d2h_failures");
 	for (size_t i = 0; i < f->n_d2h_failures; i++)

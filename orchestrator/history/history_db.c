@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <sqlite3.h>
 
@@ -63,6 +64,15 @@ bool history_fs_is_network(unsigned long magic)
 		if (magic == network[i])
 			return true;
 	return false;
+}
+
+void history_day(char *buf, size_t n, long long t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%d", &tm))
+		snprintf(buf, n, "-");
 }
 
 int history_sql_error(struct history_db *db, int rc, const char *what, struct error *err)

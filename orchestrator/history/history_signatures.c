@@ -11,10 +11,7 @@
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/history/history_sql.h"
 
-/* The last sweeps of a label, as a subquery on ?1 (label or NULL) and ?2. */
-#define LAST_SWEEPS                                                                       \
-	"(SELECT id, started FROM sweeps WHERE ?1 IS NULL OR label = ?1"                   \
-	" ORDER BY started DESC LIMIT ?2)"
+#define LAST_SWEEPS HISTORY_LAST_SWEEPS
 
 static const char untriaged_sql[] =
 	"SELECT r.sig_id, r.outcome, r.fault_class, r.sig_family, r.sig_evidence,"
@@ -30,15 +27,6 @@ static const char changes_sql[] =
 	" FROM results r JOIN " LAST_SWEEPS " s ON s.id = r.sweep"
 	" WHERE r.sig_id IS NOT NULL"
 	" ORDER BY r.case_name, r.image_ref, s.started, r.attempt";
-
-static void stamp(char *buf, size_t n, long long t)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%d", &tm))
-		snprintf(buf, n, "-");
-}
 
 static int untriaged(struct history_db *db, const char *label, int last, cJSON *json,
 		     struct strbuf *md, struct error *err)
@@ -66,8 +54,8 @@ static int untriaged(struct history_db *db, const char *label, int last, cJSON *
 				     sqlite3_column_int(st, 6) != 0);
 		if (!signature_set(&sig))
 			continue;
-		stamp(first, sizeof(first), sqlite3_column_int64(st, 9));
-		stamp(lastseen, sizeof(lastseen), sqlite3_column_int64(st, 10));
+		history_day(first, sizeof(first), sqlite3_column_int64(st, 9));
+		history_day(lastseen, sizeof(lastseen), sqlite3_column_int64(st, 10));
 		strbuf_addf(md, "| `%s`%s | %s | ", sig.id, sig.partial ? " (partial)" : "", sig.outcome);
 		text_markdown_cell(md, sig.fault_class);
 		strbuf_addstr(md, " | ");

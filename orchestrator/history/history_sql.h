@@ -3,6 +3,8 @@
 #ifndef HRR_HISTORY_HISTORY_SQL_H
 #define HRR_HISTORY_HISTORY_SQL_H
 
+#include <stddef.h>
+
 #include <sqlite3.h>
 
 #include "common/error.h"
@@ -31,6 +33,15 @@ static inline int history_sql_prepare(struct history_db *db, const char *sql, sq
 
 	return rc == SQLITE_OK ? 0 : history_sql_error(db, rc, "prepare", err);
 }
+
+/* The last sweeps of a label, as a subquery on ?1 (label or NULL) and ?2
+ * (how many): `history signatures` and `history known`. */
+#define HISTORY_LAST_SWEEPS                                                               \
+	"(SELECT id, started FROM sweeps WHERE ?1 IS NULL OR label = ?1"                   \
+	" ORDER BY started DESC LIMIT ?2)"
+
+/* t (epoch seconds) as YYYY-MM-DD in UTC, "-" when it cannot be. */
+void history_day(char *buf, size_t n, long long t);
 
 static inline void cleanup_stmt_fn(sqlite3_stmt **st)
 {

@@ -147,3 +147,14 @@ void replay_host_release(struct replay_host *h)
 	free(h->owner);
 	memset(h, 0, sizeof(*h));
 }
+
+void replay_host_name(char *buf, size_t n)
+{
+	const char *slurm = getenv("SLURMD_NODENAME");
+
+	if (slurm && *slurm)
+		snprintf(buf, n, "%s", slurm);
+	else if (gethostname(buf, n - 1) < 0)
+		snprintf(buf, n, "unknown");
+	buf[n - 1] = '\0';
+}

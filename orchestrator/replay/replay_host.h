@@ -12,6 +12,8 @@
 #include "preflight/cdi.h"
 #include "preflight/topology.h"
 
+struct known_issues; /* orchestrator/finding/known_issues.h */
+
 struct engine;
 
 /* Where a replay (or the set-up before it) stopped without a verdict. */
@@ -59,6 +61,10 @@ struct replay_host {
 	 * v1): the watchdog is the replay's only bound. */
 	bool engine_drops_limits;
 	enum device_mode devices;       /* --devices */
+	/* `run --known-issues`: the rules each finding is matched against
+	 * (finding.json's "known"); NULL: none. Set by the caller after
+	 * replay_host_open; it outlives the host. */
+	const struct known_issues *known;
 };
 
 struct replay_host_config {
@@ -78,5 +84,8 @@ struct replay_host_config {
 int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg,
 		     struct replay_failure *f) __attribute__((warn_unused_result));
 void replay_host_release(struct replay_host *h);
+/* The name results and known-issue rules know this host by: the Slurm
+ * node name in a Slurm job (SLURMD_NODENAME), else gethostname's. */
+void replay_host_name(char *buf, size_t n);
 
 #endif

@@ -9,6 +9,7 @@
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/replay/image_setup.h"
 #include "orchestrator/replay/interrupt.h"
 #include "orchestrator/replay/playback_help.h"
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *pid_name_of(const char *pid_dir)
@@ -186,6 +188,34 @@ static void note_interrupt(struct unit_run *u)
 		u->result.interrupt_signal = u->iw->first;
 }
 
+/* run --known-issues: the rule that matches the finding, named in its
+ * finding.json and finding.md. The case is the pid directory as given;
+ * the GPUs are their KFD unique_ids, as a sweep's results line has them. */
+static void match_known(const struct unit_run *u, const struct finding *f,
+			struct finding_context *ctx)
+{
+	const struct replay_desc *d = u->desc;
+	cleanup_strbuf struct strbuf uids = STRBUF_INIT;
+	struct signature sig;
+	char host[256];
+
+	if (!u->host->known)
+		return;
+	signature_init(&sig);
+	signature_of_finding(&sig, f);
+	for (size_t g = 0; g < u->n_chosen; g++)
+		strbuf_addf(&uids, g ? ",%llu" : "%llu", gpu_unique_id(&u->host->topo, u->chosen[g]));
+	replay_host_name(host, sizeof(host));
+	{
+		struct known_subject s = { .sig = &sig, .case_name = d->pid_dir,
+					   .image = d->image->ref, .gpu = uids.buf, .host = host };
+
+		ctx->known_checked = true;
+		ctx->known = known_issues_match(u->host->known, &s, (long long)time(NULL));
+	}
+	signature_release(&sig);
+}
+
 /* The finding: the classifier's verdict on the log, completed by --info
  * when it can name the kernel, rendered and recorded. */
 static void collect_finding(struct unit_run *u, struct classifier *cls, const char *log_path,
@@ -253,6 +283,7 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	note_interrupt(u);
 	fr.wall_s = monotonic_now() - u->t_begin;
 	finding_finalize(&f, &ctx);
+	match_known(u, &f, &ctx);
 	res->finding = finding_to_json(&f, &ctx);
 	finding_render_markdown(&f, &ctx, &md);
 	unit_diag_render(u->diag, res->finding, &md);

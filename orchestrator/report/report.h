@@ -73,6 +73,15 @@ struct report {
 	const struct sweep_gpu_note *gpu_notes; /* quarantined or suspect GPUs */
 	size_t n_gpu_notes;
 	size_t counts[ST__COUNT];   /* set by report_finish */
+	/* Set with exit_code (docs/sweep.md "Exit codes"): the failures no
+	 * known issue matched when --fail-on untriaged made them count, and
+	 * the failures --ignore-known left out of the count. */
+	size_t exit_untriaged, exit_known_ignored;
+	/* The known-issue rules past their expiry day, which marked nothing:
+	 * one line each (orchestrator/finding/known_issues.h's
+	 * known_issues_expired), shown in summary.md's triage. */
+	const char *const *expired_rules;
+	size_t n_expired_rules;
 };
 
 /* A flaky GPU is not a flaky case: a flaky case whose every failed attempt

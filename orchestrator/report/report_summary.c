@@ -101,6 +101,12 @@ void report_verdict(const struct report *r, struct strbuf *out)
 		    : r->exit_code == 1 ? "regressions, changes or missing results"
 		    : r->exit_code == 5 ? "infrastructure errors or interrupted"
 					: "see above");
+	if (r->exit_untriaged)
+		strbuf_addf(out, "; %zu untriaged failure(s) (--fail-on untriaged)",
+			    r->exit_untriaged);
+	if (r->exit_known_ignored)
+		strbuf_addf(out, "; %zu known failure(s) not counted (--ignore-known)",
+			    r->exit_known_ignored);
 }
 
 
@@ -239,12 +245,17 @@ static void md_triage(const struct report *r, struct strbuf *out)
 	struct report_failure_groups g;
 
 	report_failure_groups(r, &g);
-	if (!g.n_untriaged && !g.n_known) {
+	if (!g.n_untriaged && !g.n_known && !r->n_expired_rules) {
 		report_failure_groups_release(&g);
 		return;
 	}
 	strbuf_addf(out, "\n## Triage\n\n%zu untriaged signature(s), %zu known issue(s).\n",
 		    g.n_untriaged, g.n_known);
+	for (size_t k = 0; k < r->n_expired_rules; k++) {
+		strbuf_addstr(out, k ? "- " : "\nExpired known-issue rules:\n\n- ");
+		text_markdown_cell(out, r->expired_rules[k]);
+		strbuf_addch(out, '\n');
+	}
 	if (g.n_untriaged) {
 		strbuf_addstr(out, "\n### Untriaged, by signature\n\n| signature | outcome | fault "
 				   "class | kernel family | evidence | results | cases | images |\n"

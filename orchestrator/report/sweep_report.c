@@ -148,19 +148,8 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
  * with its result into the history (and so into every report). */
 static void mark_known(const struct known_issues *k, struct sweep_results *rs, long long now)
 {
-	for (size_t i = 0; i < rs->n; i++) {
-		struct sweep_result *r = &rs->v[i];
-		struct known_subject s = { .sig = &r->signature, .case_name = r->case_name,
-					   .image = r->image, .gpu = r->gpu_uids, .host = r->host };
-		const struct known_rule *rule = known_issues_match(k, &s, now);
-
-		free(r->known_id);
-		free(r->known_link);
-		free(r->known_owner);
-		r->known_id = rule ? xstrdup(rule->id) : NULL;
-		r->known_link = rule ? xstrdup(rule->link) : NULL;
-		r->known_owner = rule ? xstrdup(rule->owner) : NULL;
-	}
+	for (size_t i = 0; i < rs->n; i++)
+		sweep_result_mark_known(&rs->v[i], k, now);
 }
 
 static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
@@ -212,16 +201,32 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 
 /* An interrupted sweep's cases without a result are not yet run rather than
  * lost: they show as missing but the exit code is the interruption's (5),
- * unless a finished case regressed. */
-int sweep_report_exit(const struct report *r, const char *state, sweep_status_mask fail_on)
+ * unless a finished case regressed. A failure is a case whose final
+ * result has a signature: known when a rule matched it, else untriaged. */
+void sweep_report_exit(struct report *r, const char *state, sweep_status_mask fail_on)
 {
-	size_t counts[ST__COUNT];
+	size_t counts[ST__COUNT], untriaged = 0, ignored = 0;
 	bool interrupted = !strcmp(state, "interrupted");
 
 	memcpy(counts, r->counts, sizeof(counts));
 	if (interrupted)
 		counts[ST_MISSING] = 0;
-	return sweep_exit_code(counts, interrupted, fail_on);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct report_case *c = &r->cases[i];
+
+		if (!c->sig_id || c->status == ST_GONE)
+			continue;
+		if (!c->known_id) {
+			untriaged++;
+		} else if ((fail_on & SWEEP_FAIL_IGNORE_KNOWN) && counts[c->status] &&
+			   (fail_on & SWEEP_STATUS_BIT(c->status))) {
+			counts[c->status]--;
+			ignored++;
+		}
+	}
+	r->exit_code = sweep_exit_code(counts, untriaged, interrupted, fail_on);
+	r->exit_untriaged = fail_on & SWEEP_FAIL_UNTRIAGED ? untriaged : 0;
+	r->exit_known_ignored = ignored;
 }
 
 /* How a sweep folder ended, from its summary.json ("interrupted" when it
@@ -406,6 +411,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 {
 	struct model m = { .folder = folder };
 	struct sweep_results rs = { 0 };
+	struct strvec expired = STRVEC_INIT;
 	cleanup_free char *baseline = NULL;
 	cleanup_free struct sweep_gpu_note *found = NULL;
 	size_t n_found = 0;
@@ -455,9 +461,12 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 						f->perf_baseline, &f->perf_rule, &m.perf_cmp[i]))
 				m.r.cases[i].perf = &m.perf_cmp[i];
 	}
+	known_issues_expired(f->known, f->finished, &expired);
+	m.r.expired_rules = (const char *const *)expired.v;
+	m.r.n_expired_rules = expired.n;
 	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
-	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);
+	sweep_report_exit(&m.r, f->state, meta->fail_on);
 	*exit_code = m.r.exit_code;
 	rc = render(&m, folder, f, shown_to, err);
 	if (rc == 0 && f->then)
@@ -468,6 +477,7 @@ out:
 	free(m.r.cases);
 	free(m.perf_cmp);
 	report_perf_release(&m.perf);
+	strvec_clear(&expired);
 	strvec_clear(&m.strings);
 	sweep_attempts_release(&m.attempts);
 	return rc;

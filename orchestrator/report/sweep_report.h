@@ -49,7 +49,8 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *m, const 
 		       const struct sweep_finish *f, int *exit_code, FILE *shown_to,
 		       struct error *err) __attribute__((warn_unused_result));
 
-/* The sweep's exit code from its report (docs/sweep.md "Exit codes"). */
-int sweep_report_exit(const struct report *r, const char *state, sweep_status_mask fail_on);
+/* The sweep's exit code from its report (docs/sweep.md "Exit codes"),
+ * into r->exit_code with what the known issues changed in it. */
+void sweep_report_exit(struct report *r, const char *state, sweep_status_mask fail_on);
 
 #endif

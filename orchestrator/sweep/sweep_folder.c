@@ -34,6 +34,7 @@ void sweep_meta_release(struct sweep_meta *m)
 	free(m->tool_version);
 	free(m->baseline);
 	free(m->db);
+	free(m->known_issues);
 	for (size_t i = 0; i < m->n_images; i++) {
 		free(m->images[i].ref);
 		free(m->images[i].id);
@@ -160,6 +161,7 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 	json_add_str(o, "tool_version", m->tool_version, JSON_TEXT);
 	json_add_str(o, "baseline", m->baseline, JSON_TEXT);
 	json_add_str(o, "db", m->db, JSON_TEXT);
+	json_add_str(o, "known_issues", m->known_issues, JSON_TEXT);
 	cJSON_AddNumberToObject(o, "started", (double)m->started);
 	imgs = cJSON_AddArrayToObject(o, "images");
 	for (size_t i = 0; i < m->n_images; i++) {
@@ -227,6 +229,7 @@ static int plan_read(struct sweep_meta *m, const char *folder, struct error *err
 	m->tool_version = sjson_str(o, "tool_version");
 	m->baseline = sjson_str(o, "baseline");
 	m->db = sjson_str(o, "db");
+	m->known_issues = sjson_str(o, "known_issues");
 	m->started = (long long)sjson_num(o, "started", 0);
 	m->jobs = (long)sjson_num(o, "jobs", 0);
 	m->retry_failed = (long)sjson_num(o, "retry_failed", 0);

@@ -47,6 +47,10 @@ struct sweep_meta {
 	 * command layer writes and reads, kept in SWEEP_PRIVATE_FILE alone
 	 * (webhook URLs are secrets), never in plan.json. NULL: nowhere. */
 	char *notify;
+	/* --known-issues FILE as the sweep was started with it, absolute:
+	 * what its resume, its cluster tasks and its merge read when not
+	 * given another; NULL: known-issues.yaml beside the database. */
+	char *known_issues;
 	bool has_private;         /* read: SWEEP_PRIVATE_FILE was there */
 };
 

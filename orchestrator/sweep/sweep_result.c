@@ -185,6 +185,20 @@ const char *sweep_result_kind(const struct sweep_result *r)
 	return RESULT_KIND_WORKLOAD;
 }
 
+void sweep_result_mark_known(struct sweep_result *r, const struct known_issues *k, long long now)
+{
+	struct known_subject s = { .sig = &r->signature, .case_name = r->case_name,
+				   .image = r->image, .gpu = r->gpu_uids, .host = r->host };
+	const struct known_rule *rule = known_issues_match(k, &s, now);
+
+	free(r->known_id);
+	free(r->known_link);
+	free(r->known_owner);
+	r->known_id = rule ? xstrdup(rule->id) : NULL;
+	r->known_link = rule ? xstrdup(rule->link) : NULL;
+	r->known_owner = rule ? xstrdup(rule->owner) : NULL;
+}
+
 void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo,
 			 const char *host)
 {

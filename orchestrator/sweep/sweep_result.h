@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/perf/perf_samples.h"
 #include "preflight/topology.h"
@@ -64,6 +65,9 @@ struct sweep_result {
 /* The kind of a result from its state and message: RESULT_ERROR and a
  * replay the host's OOM killer ended are infrastructure, the rest workload. */
 const char *sweep_result_kind(const struct sweep_result *r);
+/* The known issue a rule of k matches r to at now (its signature, case,
+ * image, GPUs and host), or none: r's known_* replaced either way. */
+void sweep_result_mark_known(struct sweep_result *r, const struct known_issues *k, long long now);
 /* Where r ran and what kind it is, unless already said: host, the KFD
  * unique_ids of its GPUs (0 unknown) and its product (gfx, device_id)
  * from topo, and sweep_result_kind. */

@@ -196,6 +196,7 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 		.devices = r->in->devices, .topo = &r->in->host->topo, .host = r->hostname,
 		.known_failure = base_of(r, idx) == BASE_FAILED,
 		.perf_runs = r->in->perf_runs, .perf_warmup = r->in->perf_warmup,
+		.known = r->in->known,
 	};
 
 	if (sweep_worker_spawn(&job, &w->pid, &w->fd, &err) < 0) {
@@ -519,10 +520,7 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	r->held.fetched = -1e9;
 	sweep_progress_init(&r->progress, in->n_cases, isatty(STDERR_FILENO));
 	gpu_suspects_init(&r->suspects, m->plan.n);
-	if (getenv("SLURMD_NODENAME") && *getenv("SLURMD_NODENAME"))
-		snprintf(r->hostname, sizeof(r->hostname), "%s", getenv("SLURMD_NODENAME"));
-	else if (gethostname(r->hostname, sizeof(r->hostname) - 1) < 0)
-		snprintf(r->hostname, sizeof(r->hostname), "unknown");
+	replay_host_name(r->hostname, sizeof(r->hostname));
 	install_signals(r);
 }
 

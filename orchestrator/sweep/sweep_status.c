@@ -52,12 +52,15 @@ int sweep_status_mask_parse(const char *list, sweep_status_mask *out, const char
 		size_t len = strcspn(p, ",");
 		int s = len ? status_parse_n(p, len) : -1;
 
-		if (s < 0) {
+		if (len == 9 && !memcmp(p, "untriaged", 9)) {
+			m |= SWEEP_FAIL_UNTRIAGED;
+		} else if (s < 0) {
 			*bad_name = p;
 			*bad_len = len;
 			return -1;
+		} else {
+			m |= SWEEP_STATUS_BIT(s);
 		}
-		m |= SWEEP_STATUS_BIT(s);
 		p += len;
 		if (*p == ',')
 			p++;
@@ -66,8 +69,11 @@ int sweep_status_mask_parse(const char *list, sweep_status_mask *out, const char
 	return 0;
 }
 
-int sweep_exit_code(const size_t counts[ST__COUNT], bool interrupted, sweep_status_mask fail_on)
+int sweep_exit_code(const size_t counts[ST__COUNT], size_t untriaged, bool interrupted,
+		    sweep_status_mask fail_on)
 {
+	if (untriaged && (fail_on & SWEEP_FAIL_UNTRIAGED))
+		return SWEEP_EXIT_FAILED;
 	for (int s = 0; s < ST__COUNT; s++)
 		if (counts[s] && (fail_on & SWEEP_STATUS_BIT(s)))
 			return SWEEP_EXIT_FAILED;

@@ -52,12 +52,22 @@ typedef unsigned sweep_status_mask;
 #define SWEEP_FAIL_DEFAULT \
 	(SWEEP_STATUS_BIT(ST_REGRESSED) | SWEEP_STATUS_BIT(ST_CHANGED) | SWEEP_STATUS_BIT(ST_MISSING))
 
-/* "new,flaky" -> mask; -1 on an unknown name (bad_name points at it). */
+/* Not statuses, kept in the same mask so plan.json records them with the
+ * rest: --fail-on untriaged (a failure no known-issue rule matches, whatever
+ * its status, makes the exit code 1) and --ignore-known (a failure a rule
+ * matches does not count toward exit 1, whatever its status). */
+#define SWEEP_FAIL_UNTRIAGED (1u << 30)
+#define SWEEP_FAIL_IGNORE_KNOWN (1u << 31)
+
+/* "new,flaky,untriaged" -> mask; -1 on an unknown name (bad_name points at it). */
 int sweep_status_mask_parse(const char *list, sweep_status_mask *out, const char **bad_name,
 			    size_t *bad_len) __attribute__((warn_unused_result));
 
-/* First that applies: 1 when a counted status is in fail_on; 5 on error or
- * interruption; 0 otherwise. */
-int sweep_exit_code(const size_t counts[ST__COUNT], bool interrupted, sweep_status_mask fail_on);
+/* First that applies: 1 when a counted status is in fail_on, or when
+ * fail_on has SWEEP_FAIL_UNTRIAGED and untriaged failures are counted; 5
+ * on error or interruption; 0 otherwise. counts leave out what
+ * SWEEP_FAIL_IGNORE_KNOWN does not count (the caller knows the cases). */
+int sweep_exit_code(const size_t counts[ST__COUNT], size_t untriaged, bool interrupted,
+		    sweep_status_mask fail_on);
 
 #endif

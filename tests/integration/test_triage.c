@@ -1,4 +1,5 @@
-/* `sweep --notify` and the report's failing cells. --notify against a real HTTP server on 127.0.0.1
+/* `sweep --notify`, the report's failing cells and the known issues'
+ * marks and exit codes. --notify against a real HTTP server on 127.0.0.1
  * (tests/webhook-server.py, started here on an ephemeral port) and sweeps
  * of the simulator on the fake GPUs (docs/sweep.md "Notifications"): an
  * alarm the night a case breaks, a recovery the night it passes again,
@@ -23,6 +24,8 @@
 #include "tests/support/scratch.h"
 
 static struct tenv_sweep sw;
+/* The environment of the nights: sw.env unless a test sets more. */
+static const char *const *night_env;
 static pid_t servers[4];
 static size_t n_servers;
 
@@ -30,6 +33,7 @@ static void init(void)
 {
 	tenv_init_sweep(&sw);
 	n_servers = 0;
+	night_env = NULL;
 }
 
 static void fini(void)
@@ -122,7 +126,7 @@ static void night(struct tool_run *r, const char *const *extra)
 	for (size_t i = 0; extra && extra[i]; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	tool_run(r, argv, sw.env);
+	tool_run(r, argv, night_env ? night_env : sw.env);
 }
 
 /* The folder of the sweep r ran ("sweep folder: ..." on stderr). */
@@ -272,6 +276,58 @@ Test(notify, failing_endpoints_are_retried_given_up_and_never_change_the_exit_co
 	tool_run_release(&r);
 }
 
+/* The known-issues file's owners: each gets only its own known failures
+ * (its URL from the environment, env:NAME), --notify gets everything. */
+Test(notify, an_owner_of_the_known_issues_file_gets_only_its_own_alarms)
+{
+	struct tool_run r;
+	cleanup_free char *all = NULL, *all_dir = NULL, *gemm = NULL, *gemm_dir = NULL;
+	cleanup_free char *rules = xasprintf("%s/known-issues.yaml", tenv.root);
+	cleanup_free char *hook_env = NULL;
+	cleanup_cjson cJSON *everything = NULL, *own = NULL;
+	static const char text[] = "issues:\n"
+				   "  - id: BUG-11\n"
+				   "    link: https://bugs.example/11\n"
+				   "    owner: gemm-team\n"
+				   "    match: {outcome: MAF, case: '*case-0*'}\n"
+				   "owners:\n"
+				   "  gemm-team: {notify: env:GEMM_TEAM_HOOK}\n";
+	struct error err;
+	const cJSON *a;
+
+	server("all", "", &all, &all_dir);
+	server("gemm", "", &gemm, &gemm_dir);
+	hook_env = xasprintf("GEMM_TEAM_HOOK=%s", gemm);
+	const char *env[] = { sw.lockenv, hook_env, NULL };
+
+	night_env = env;
+	cr_assert_eq(fs_write_atomic(rules, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	add_case("case-0", "pass");
+	add_case("case-1", "pass");
+	const char *extra[] = { "--notify", all, "--known-issues", rules, NULL };
+
+	night(&r, extra);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	set_scenario("case-0", "scenario=maf\n");
+	set_scenario("case-1", "scenario=maf\n");
+	night(&r, extra);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "delivered to 2 URL(s)"), "%s", r.err.buf);
+	cr_assert_null(strstr(r.err.buf, "token-secret"), "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert_eq(requests(all_dir), 1);
+	cr_assert_eq(requests(gemm_dir), 1);
+	everything = request(all_dir, 1);
+	own = request(gemm_dir, 1);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(everything, "alarms")), 2);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(own, "alarms")), 1);
+	a = cJSON_GetArrayItem(cJSON_GetObjectItem(own, "alarms"), 0);
+	cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(a, "case")), "case-0"));
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "known"),
+								   "owner")), "gemm-team");
+}
+
 TestSuite(report_cells, .init = init, .fini = fini, .timeout = 300);
 
 
@@ -358,4 +414,121 @@ Test(report_cells, failing_cells_show_signature_and_triage_and_every_history_squ
 	png = xasprintf("%s/build/report-cells.png", test_source_root());
 	chromium_open(html, NULL, png, log);
 	cr_assert(access(png, R_OK) == 0, "no screenshot %s", png);
+}
+
+/* The known-issues file in a sweep (docs/sweep.md "Known issues"): the
+ * results line on disk carries the mark; --ignore-known lets a night
+ * where only a known failure regressed exit 0; --fail-on untriaged fails
+ * a night whose untriaged failure is only still-failing; an expired rule
+ * is said on stderr and in summary.md and marks nothing. */
+TestSuite(known_sweep, .init = init, .fini = fini, .timeout = 300);
+
+static char *rules_file(void)
+{
+	static const char text[] = "issues:\n"
+				   "  - id: BUG-11\n"
+				   "    link: https://bugs.example/11\n"
+				   "    owner: runtime-team\n"
+				   "    match: {outcome: MAF, case: '*case-0*'}\n"
+				   "  - id: BUG-12\n"
+				   "    link: https://bugs.example/12\n"
+				   "    owner: nobody\n"
+				   "    expires: 2020-01-31\n"
+				   "    match: {outcome: MAF}\n";
+	/* Not beside the database: what reads it found it by its name. */
+	cleanup_free char *dir = xasprintf("%s/team", tenv.root);
+	char *path = xasprintf("%s/known-issues.yaml", dir);
+	struct error err;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(fs_write_atomic(path, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	return path;
+}
+
+Test(known_sweep, marks_on_disk_ignore_known_fail_on_untriaged_and_an_expired_rule)
+{
+	cleanup_free char *rules = rules_file();
+	cleanup_free char *folder = NULL, *results = NULL, *summary = NULL, *json = NULL;
+	const char *plain[] = { "--known-issues", rules, NULL };
+	const char *ignore[] = { "--known-issues", rules, "--ignore-known", NULL };
+	const char *untriaged[] = { "--known-issues", rules, "--fail-on", "untriaged", NULL };
+	struct tool_run r;
+
+	add_case("case-0", "pass");
+	add_case("case-1", "pass");
+	add_case("case-2", "pass");
+	night(&r, plain);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Night 2: only the known failure regressed: --ignore-known exits 0. */
+	set_scenario("case-0", "scenario=maf\n");
+	night(&r, ignore);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "rule BUG-12 expired on 2020-01-31: it marks nothing known"),
+		  "%s", r.err.buf);
+	folder = folder_of(&r);
+	tool_run_release(&r);
+	results = xasprintf("%s/results.jsonl", folder);
+	summary = xasprintf("%s/summary.md", folder);
+	json = xasprintf("%s/summary.json", folder);
+	cr_assert(file_has(results, "\"known\":{\"id\":\"BUG-11\",\"link\":\"https://bugs.example/11\","
+				    "\"owner\":\"runtime-team\"}"), "the line on disk is marked");
+	cr_assert(file_has(json, "\"BUG-11\""));
+	cr_assert(file_has(summary, "1 known failure(s) not counted (--ignore-known)"));
+	cr_assert(file_has(summary, "rule BUG-12 expired on 2020-01-31"), "the report says so");
+	/* A merge without --known-issues reads the file the sweep started with. */
+	{
+		const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--merge", folder, "-q",
+				       NULL };
+
+		cr_assert(unlink(summary) == 0);
+		tool_run(&r, argv, sw.env);
+		cr_assert_eq(r.status, 0, "%s", r.err.buf);
+		cr_assert(file_has(summary, "1 known failure(s) not counted (--ignore-known)"));
+		tool_run_release(&r);
+	}
+
+	/* Night 3: case-1 breaks too, untriaged: exit 1 even with --ignore-known. */
+	set_scenario("case-1", "scenario=maf\n");
+	night(&r, ignore);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Night 4: nothing changes. Still-failing is not exit 1 by default... */
+	night(&r, plain);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	/* ...but an untriaged failure is with --fail-on untriaged. */
+	night(&r, untriaged);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	free(folder);
+	folder = folder_of(&r);
+	tool_run_release(&r);
+	free(summary);
+	summary = xasprintf("%s/summary.md", folder);
+	cr_assert(file_has(summary, "1 untriaged failure(s) (--fail-on untriaged)"));
+
+	/* history known: BUG-11 matched case-0 on nights 2 to 5; BUG-12 expired. */
+	{
+		const char *argv[] = { "history", "known", "--db", sw.dbpath, "--label", "nightly",
+				       "--known-issues", rules, NULL };
+
+		tool_run(&r, argv, sw.env);
+		cr_assert_eq(r.status, 0, "%s", r.err.buf);
+		cr_assert(strstr(r.out.buf, "| BUG-11 | runtime-team | https://bugs.example/11 | 4 | 1 | "
+					    "4 | "), "%s", r.out.buf);
+		cr_assert(strstr(r.out.buf, "| 0 | 0 | 0 | - | expired |"), "%s", r.out.buf);
+		tool_run_release(&r);
+	}
+	/* Without --known-issues and no file beside the database: exit 64. */
+	{
+		const char *argv[] = { "history", "known", "--db", sw.dbpath, NULL };
+
+		tool_run(&r, argv, sw.env);
+		cr_assert_eq(r.status, 64, "%s", r.err.buf);
+		cr_assert(strstr(r.err.buf, "known-issues.yaml") &&
+			  strstr(r.err.buf, "--known-issues FILE"), "%s", r.err.buf);
+		tool_run_release(&r);
+	}
 }

@@ -167,3 +167,96 @@ Test(cmd_analyze, json_on_a_usage_error_is_one_object_with_exit_64)
 	cr_assert_str_eq(str(j, "stage"), "usage");
 	cr_assert(strstr(str(j, "error"), "--frobnicate"), "%s", out);
 }
+
+/* --known-issues: the finding names the rule that matched it (the same
+ * rules a sweep reads), says untriaged when none did, and a bad file is a
+ * usage error naming it. */
+static char *rules_file(const char *match)
+{
+	char *path = xasprintf("%s/known-issues.yaml", tmp);
+	cleanup_free char *text = xasprintf("issues:\n"
+					    "  - id: BUG-7\n"
+					    "    link: https://bugs.example/7\n"
+					    "    owner: runtime-team\n"
+					    "    note: seen since the 7.1 runtime\n"
+					    "    match: {%s}\n",
+					    match);
+
+	fs_write(path, text);
+	return path;
+}
+
+/* analyze of one sample log with rules matching match: its exit code,
+ * stdout so far into *out. */
+static int analyze_known(const char *sample, const char *match, bool json, char **out)
+{
+	cleanup_free char *log = fs_sample_path(sample);
+	cleanup_free char *rules = rules_file(match);
+	char *argv[] = { "analyze", "--log", log, "--known-issues", rules, "--format",
+			 json ? "json" : "markdown" };
+	int code = cmd_analyze(ARGC(argv), argv);
+
+	*out = stdout_text();
+	return code;
+}
+
+Test(cmd_analyze, known_issues_name_the_rule_in_the_finding)
+{
+	cleanup_free char *out = NULL;
+	cleanup_cjson cJSON *j = NULL;
+	const cJSON *k;
+
+	cr_assert_eq(analyze_known("maf_no_kernel.log", "outcome: MAF, fault_class: 'illegal_*'",
+				   true, &out), 0);
+	j = one_object(out);
+	k = cJSON_GetObjectItemCaseSensitive(j, "known");
+	cr_assert(cJSON_IsObject(k), "%s", out);
+	cr_assert_str_eq(str(k, "id"), "BUG-7");
+	cr_assert_str_eq(str(k, "link"), "https://bugs.example/7");
+	cr_assert_str_eq(str(k, "owner"), "runtime-team");
+	cr_assert_str_eq(str(k, "note"), "seen since the 7.1 runtime");
+}
+
+Test(cmd_analyze, a_finding_no_rule_matches_is_untriaged_in_markdown)
+{
+	cleanup_free char *out = NULL;
+
+	cr_assert_eq(analyze_known("maf_no_kernel.log", "outcome: HANG", false, &out), 0);
+	cr_assert(strstr(out, "| Known issue | untriaged (no known-issue rule matched) |"), "%s",
+		  out);
+}
+
+Test(cmd_analyze, a_known_issue_row_in_markdown)
+{
+	cleanup_free char *out = NULL;
+
+	cr_assert_eq(analyze_known("maf_no_kernel.log", "outcome: 're:^(MAF|PASS)$'", false, &out),
+		     0);
+	cr_assert(strstr(out, "| Known issue | `BUG-7`, owner runtime-team: "
+			      "https://bugs.example/7 (seen since the 7.1 runtime) |"), "%s", out);
+}
+
+Test(cmd_analyze, a_pass_has_no_known_issue)
+{
+	cleanup_free char *out = NULL;
+	cleanup_cjson cJSON *j = NULL;
+
+	cr_assert_eq(analyze_known("pass_clean.log", "outcome: 're:^(MAF|PASS)$'", true, &out), 0);
+	j = one_object(out);
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "known")),
+		  "a PASS has no signature: nothing to be known");
+	cr_assert_null(strstr(out, "BUG-7"));
+}
+
+Test(cmd_analyze, a_bad_known_issues_file_is_exit_64_naming_file_line_and_rule)
+{
+	cleanup_free char *out = NULL;
+	cleanup_cjson cJSON *j = NULL;
+
+	cr_assert_eq(analyze_known("maf_no_kernel.log", "outcome: MAF, fault_class: 're:(['", true,
+				   &out), 64);
+	j = one_object(out);
+	cr_assert_str_eq(str(j, "stage"), "usage");
+	cr_assert(strstr(str(j, "error"), "known-issues.yaml:6: rule BUG-7: bad regular expression"),
+		  "%s", out);
+}

@@ -1,6 +1,7 @@
 /* Schema 5: failure signatures in the history, the partial ones of rows
- * stored before, and `history signatures`
- * (orchestrator/history/history_signatures.c). */
+ * stored before, `history signatures`
+ * (orchestrator/history/history_signatures.c) and `history known`
+ * (orchestrator/history/history_known.c). */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/history/history_db.h"
+#include "orchestrator/history/history_known.h"
 #include "orchestrator/history/history_signatures.h"
 #include "orchestrator/history/history_sql.h"
 #include "tests/support/preflight_fixtures.h"
@@ -155,4 +157,77 @@ Test(history_signatures, unmatched_by_cases_and_a_classifier_change_old_to_new)
 	sweep_results_release(&a);
 	sweep_results_release(&b);
 	history_db_close(db);
+}
+
+/* Rules are matched now against what the window holds, first rule first:
+ * counts per rule, the ones that matched nothing, the expired one. */
+Test(history_signatures, history_known_counts_each_rule_and_names_the_idle_ones)
+{
+	static const char rules[] = "issues:\n"
+				    "  - id: BUG-1\n"
+				    "    link: https://bugs.example/1\n"
+				    "    owner: gemm-team\n"
+				    "    match: {case: c1}\n"
+				    "  - id: BUG-2\n"
+				    "    link: https://bugs.example/2\n"
+				    "    owner: runtime\n"
+				    "    match: {kernel_family: 'never*'}\n"
+				    "  - id: BUG-3\n"
+				    "    link: https://bugs.example/3\n"
+				    "    owner: runtime\n"
+				    "    expires: 2020-01-01\n"
+				    "    match: {outcome: MAF}\n"
+				    "  - id: BUG-4\n"
+				    "    link: https://bugs.example/4\n"
+				    "    owner: runtime\n"
+				    "    match: {outcome: MAF}\n";
+	struct history_db *db;
+	struct known_issues k;
+	struct error err;
+	sqlite3 *h;
+	cleanup_strbuf struct strbuf md = STRBUF_INIT, js = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+
+	pft_writef(dbpath, "%s", "");
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	for (int v = 0; v < 4; v++)
+		exec(h, history_migrations[v]);
+	exec(h, "PRAGMA user_version = 4");
+	exec(h, "INSERT INTO sweeps(id, label, started, state) VALUES"
+		" ('s1', 'nightly', 1700000000, 'finished'), ('s2', 'nightly', 1700086400, 'finished'),"
+		" ('o1', 'other', 1700090000, 'finished')");
+	exec(h, "INSERT INTO results(sweep, case_name, image_ref, attempt, state, outcome, fault_class,"
+		" kernel, classifier_version) VALUES"
+		" ('s1', 'c1', 'img', 1, 'done', 'MAF', 'illegal_memory_access', 'k', 3),"
+		" ('s1', 'c1', 'img', 2, 'done', 'MAF', 'illegal_memory_access', 'k', 3),"
+		" ('s2', 'c1', 'img', 1, 'done', 'MAF', 'illegal_memory_access', 'k', 3),"
+		" ('s2', 'c2', 'img', 1, 'done', 'MAF', 'illegal_memory_access', 'g', 3),"
+		" ('s2', 'c3', 'img', 1, 'done', 'PASS', 'replay_pass', NULL, 3),"
+		" ('o1', 'c1', 'img', 1, 'done', 'MAF', 'illegal_memory_access', 'k', 3)");
+	sqlite3_close(h);
+	cr_assert_eq(known_issues_parse("k.yaml", rules, sizeof(rules) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_known_report(db, &k, "nightly", 10, 1800000000, false, &md, &err), 0,
+		     "%s", err.msg);
+	cr_assert(strstr(md.buf, "| BUG-1 | gemm-team | https://bugs.example/1 | 2 | 1 | 2 | "
+				 "2023-11-15 | matching |"), "two sweeps of c1, its retry once: %s",
+		  md.buf);
+	cr_assert(strstr(md.buf, "| BUG-2 | runtime | https://bugs.example/2 | 0 | 0 | 0 | - | "
+				 "maybe fixed |"), "%s", md.buf);
+	cr_assert(strstr(md.buf, "| BUG-3 | runtime | https://bugs.example/3 | 0 | 0 | 0 | - | "
+				 "expired |"), "%s", md.buf);
+	cr_assert(strstr(md.buf, "| BUG-4 | runtime | https://bugs.example/4 | 1 | 1 | 1 | "
+				 "2023-11-15 | matching |"), "c1 went to BUG-1 first: %s", md.buf);
+	cr_assert(strstr(md.buf, "2 rule(s) matched no failure"), "%s", md.buf);
+	cr_assert_eq(history_known_report(db, &k, NULL, 1, 1800000000, true, &js, &err), 0, "%s",
+		     err.msg);
+	j = cJSON_Parse(js.buf);
+	cr_assert(cJSON_IsArray(j) && cJSON_GetArraySize(j) == 4, "%s", js.buf);
+	cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "failures")->valueint, 1,
+		     "the last sweep of any label: other's o1: %s", js.buf);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 1), "state")),
+			 "maybe fixed");
+	history_db_close(db);
+	known_issues_release(&k);
 }

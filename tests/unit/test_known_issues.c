@@ -65,6 +65,23 @@ Test(known_issues, rules_match_on_parts_with_globs_and_regular_expressions)
 	signature_release(&other);
 }
 
+Test(known_issues, an_expired_rule_is_named_with_its_file_line_and_day)
+{
+	struct known_issues k;
+	struct error err;
+	struct strvec lines = STRVEC_INIT;
+
+	cr_assert_eq(known_issues_parse("known.yaml", good, sizeof(good) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(known_issues_expired(&k, 1769904000 - 3600, &lines), 0, "not yet");
+	cr_assert_eq(known_issues_expired(&k, 1769904000 + 86400, &lines), 1);
+	cr_assert_str_eq(lines.v[0], "known.yaml:11: rule BUG-2 expired on 2026-01-31: it marks "
+				     "nothing known (renew or remove it)");
+	cr_assert_eq(known_issues_expired(NULL, 1769904000 + 86400, &lines), 0);
+	strvec_clear(&lines);
+	known_issues_release(&k);
+}
+
 static void bad(const char *text, const char *want)
 {
 	struct known_issues k;
@@ -96,6 +113,48 @@ Test(known_issues, a_bad_file_is_one_line_naming_file_line_and_rule)
 	    "known.yaml:4: rule A: 'id' is given twice");
 	bad("issues:\n  - id: A\n    link: l\n    owner: o\n    link: m\n    match: {outcome: MAF}\n",
 	    "known.yaml:5: rule A: 'link' is given twice");
+}
+
+Test(known_issues, owners_name_where_their_alarms_go)
+{
+	static const char text[] = "issues: []\n"
+				   "owners:\n"
+				   "  gemm-team:\n"
+				   "    notify: env:GEMM_HOOK\n"
+				   "    format: slack\n"
+				   "  runtime:\n"
+				   "    notify: [https://hooks.example/T0/secret, env:RT_HOOK]\n"
+				   "  quiet: {}\n";
+	struct known_issues k;
+	struct error err;
+
+	cr_assert_eq(known_issues_parse("known.yaml", text, sizeof(text) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(k.n_owners, 3);
+	cr_assert_str_eq(k.owners[0].name, "gemm-team");
+	cr_assert_eq(k.owners[0].notify.n, 1);
+	cr_assert_str_eq(k.owners[0].notify.v[0], "env:GEMM_HOOK");
+	cr_assert(k.owners[0].slack);
+	cr_assert_eq(k.owners[1].notify.n, 2);
+	cr_assert_str_eq(k.owners[1].notify.v[1], "env:RT_HOOK");
+	cr_assert_not(k.owners[1].slack);
+	cr_assert_eq(k.owners[2].notify.n, 0);
+	known_issues_release(&k);
+	cr_assert(known_notify_url_valid("https://h/x") && known_notify_url_valid("env:A_1"));
+	cr_assert_not(known_notify_url_valid("env:") || known_notify_url_valid("env:A-B") ||
+		      known_notify_url_valid("ftp://h/x"));
+}
+
+Test(known_issues, a_bad_owner_is_one_line_naming_file_line_and_owner)
+{
+	bad("owners:\n  gemm-team:\n    notify: ftp://h/secret-token\n",
+	    "known.yaml:3: owner gemm-team: notify: give an http:// or https:// URL, or env:NAME");
+	bad("owners:\n  gemm-team:\n    notify: env:X\n    format: xml\n",
+	    "known.yaml:4: owner gemm-team: format: use json or slack");
+	bad("owners:\n  gemm-team:\n    colour: red\n",
+	    "known.yaml:3: owner gemm-team: unknown key 'colour' (notify, format)");
+	bad("owners:\n  a: {notify: env:X}\n  a: {notify: env:Y}\n", "owner a: given twice");
+	bad("owners: [x]\n", "known.yaml:1: owners: is a mapping of owner names");
 }
 
 Test(known_issues, an_empty_file_has_no_rules)

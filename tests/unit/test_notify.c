@@ -8,6 +8,7 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
+#include "orchestrator/cli/sweep_notify.h"
 #include "orchestrator/notify/notify.h"
 
 static struct report_case cases[5];
@@ -209,4 +210,38 @@ Test(notify, env_names_are_read_when_sending)
 	unsetenv("HRR_TEST_HOOK");
 	cr_assert_eq(notify_url_resolve("env:HRR_TEST_HOOK", &url, &err), -1);
 	cr_assert(strstr(err.msg, "env:HRR_TEST_HOOK") && strstr(err.msg, "not set"), "%s", err.msg);
+}
+
+/* The known-issues file's owners become targets after --notify's, each
+ * taking only its owner's failures, in its own format. */
+Test(notify, owners_of_the_known_issues_file_are_targets_of_their_own)
+{
+	static const char text[] = "owners:\n"
+				   "  gemm-team: {notify: env:GEMM_HOOK, format: slack}\n"
+				   "  runtime: {notify: [https://hooks.example/a, https://hooks.example/b]}\n";
+	struct sweep_options so;
+	struct sweep_notify sn;
+	struct known_issues k;
+	struct error err;
+
+	cr_assert_eq(known_issues_parse("k.yaml", text, sizeof(text) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	sweep_options_init(&so);
+	strvec_push(&so.notify, "https://hooks.example/all");
+	sweep_notify_init(&sn, &so, NULL, "/f");
+	sweep_notify_add_owners(&sn, &k);
+	cr_assert_eq(sn.n, 4);
+	cr_assert_str_eq(sn.targets[0].url, "https://hooks.example/all");
+	cr_assert_null(sn.targets[0].owner, "--notify takes every transition");
+	cr_assert_str_eq(sn.targets[1].url, "env:GEMM_HOOK");
+	cr_assert_str_eq(sn.targets[1].owner, "gemm-team");
+	cr_assert_eq(sn.targets[1].format, NOTIFY_FORMAT_SLACK);
+	cr_assert_str_eq(sn.targets[3].url, "https://hooks.example/b");
+	cr_assert_str_eq(sn.targets[3].owner, "runtime");
+	cr_assert_eq(sn.targets[3].format, NOTIFY_FORMAT_JSON);
+	sweep_notify_add_owners(&sn, NULL);
+	cr_assert_eq(sn.n, 4, "no file: nothing more");
+	sweep_notify_release(&sn);
+	sweep_options_release(&so);
+	known_issues_release(&k);
 }

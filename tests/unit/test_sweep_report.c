@@ -59,6 +59,23 @@ static void result(const char *folder, const char *name, const char *outcome, in
 	cr_assert_eq(sweep_result_append(path, &r, &err), 0, "%s", err.msg);
 }
 
+/* Night a: pid-0 passes, pid-1 fails; night b: pid-0 fails, pid-1 gives
+ * b1 (its regression, and a still-failing or fixed case). */
+static void two_nights(struct sweep_meta *a, struct sweep_meta *b, char **fa, char **fb,
+		       const char *b1)
+{
+	struct error err;
+
+	meta_two_cases(a, "nightly-a", 10);
+	meta_two_cases(b, "nightly-b", 20);
+	cr_assert_eq(sweep_folder_create(root, a->id, fa, &err), 0);
+	cr_assert_eq(sweep_folder_create(root, b->id, fb, &err), 0);
+	result(*fa, "lib/c.hrr/pid-0", "PASS", 1);
+	result(*fa, "lib/c.hrr/pid-1", "MAF", 1);
+	result(*fb, "lib/c.hrr/pid-0", "MAF", 1);
+	result(*fb, "lib/c.hrr/pid-1", b1, 1);
+}
+
 Test(sweep_report, meta_round_trips_and_done_cases_skip_errors)
 {
 	struct sweep_meta m, back;
@@ -70,6 +87,7 @@ Test(sweep_report, meta_round_trips_and_done_cases_skip_errors)
 
 	meta_two_cases(&m, "nightly-1", 10);
 	m.run_options = xstrdup("{\"timeout_s\":5}");
+	m.known_issues = xstrdup("/team/known-issues.yaml");
 	m.images[0].id = xstrdup("sha256:abc");
 	cr_assert_eq(sweep_folder_create(root, m.id, &folder, &err), 0, "%s", err.msg);
 	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
@@ -77,6 +95,7 @@ Test(sweep_report, meta_round_trips_and_done_cases_skip_errors)
 	cr_assert_eq(sweep_meta_read(&back, folder, &err), 0, "%s", err.msg);
 	cr_assert_eq(back.plan.n, 2);
 	cr_assert_str_eq(back.run_options, "{\"timeout_s\":5}");
+	cr_assert_str_eq(back.known_issues, "/team/known-issues.yaml");
 	cr_assert_str_eq(sweep_meta_image(&back, "img:1")->id, "sha256:abc");
 	free(folder);
 	cr_assert_eq(sweep_folder_find(root, "nightly-1", &folder, &err), 0, "%s", err.msg);
@@ -107,14 +126,7 @@ Test(sweep_report, second_sweep_reports_the_regression_and_exits_1)
 	int code = -1;
 
 	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
-	meta_two_cases(&a, "nightly-a", 10);
-	meta_two_cases(&b, "nightly-b", 20);
-	cr_assert_eq(sweep_folder_create(root, a.id, &fa, &err), 0);
-	cr_assert_eq(sweep_folder_create(root, b.id, &fb, &err), 0);
-	result(fa, "lib/c.hrr/pid-0", "PASS", 1);
-	result(fa, "lib/c.hrr/pid-1", "MAF", 1);
-	result(fb, "lib/c.hrr/pid-0", "MAF", 1);
-	result(fb, "lib/c.hrr/pid-1", "PASS", 1);
+	two_nights(&a, &b, &fa, &fb, "PASS");
 	cr_assert_eq(report_text_sweep(db, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
 	cr_assert_eq(code, 0, "first sweep: all new");
 	strbuf_reset(&out);
@@ -140,10 +152,84 @@ Test(sweep_report, an_interrupted_sweep_exits_5_not_1_for_its_unrun_cases)
 
 	r.counts[ST_NEW] = 2;
 	r.counts[ST_MISSING] = 3;
-	cr_assert_eq(sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT), 5);
-	cr_assert_eq(sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT), 1);
+	sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
+	cr_assert_eq(r.exit_code, 5);
+	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT);
+	cr_assert_eq(r.exit_code, 1);
 	r.counts[ST_REGRESSED] = 1;
-	cr_assert_eq(sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT), 1);
+	sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
+	cr_assert_eq(r.exit_code, 1);
+}
+
+/* The night of the issue's "Must show": a known failure regressed, an
+ * untriaged one is still failing. */
+Test(sweep_report, ignore_known_and_fail_on_untriaged_decide_the_exit_code)
+{
+	static const char rules[] = "issues:\n"
+				    "  - id: BUG-1\n"
+				    "    link: https://bugs.example/1\n"
+				    "    owner: gemm-team\n"
+				    "    match: {case: 'lib/c.hrr/pid-0'}\n";
+	static const char expiring[] = "issues:\n"
+				       "  - id: BUG-1\n"
+				       "    link: https://bugs.example/1\n"
+				       "    owner: gemm-team\n"
+				       "    expires: 2026-01-31\n"
+				       "    match: {case: 'lib/c.hrr/pid-0'}\n";
+	struct sweep_meta a, b;
+	struct known_issues k;
+	struct error err;
+	struct history_db *db;
+	cleanup_free char *fa = NULL, *fb = NULL, *dbp = xasprintf("%s/h.sqlite", root);
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct sweep_finish f = { .state = "finished", .finished = 1, .known = &k };
+	int code = -1;
+
+	cr_assert_eq(known_issues_parse("k.yaml", rules, sizeof(rules) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
+	two_nights(&a, &b, &fa, &fb, "MAF");
+	cr_assert_eq(report_text_sweep(db, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
+
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1, "by default a known regression still fails the night");
+
+	b.fail_on = SWEEP_FAIL_DEFAULT | SWEEP_FAIL_IGNORE_KNOWN;
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 0, "only the known failure regressed: %s", out.buf);
+	cr_assert(strstr(out.buf, "1 known failure(s) not counted (--ignore-known)"), "%s", out.buf);
+
+	b.fail_on |= SWEEP_FAIL_UNTRIAGED;
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1, "the untriaged still-failing case fails the night: %s", out.buf);
+	cr_assert(strstr(out.buf, "1 untriaged failure(s) (--fail-on untriaged)"), "%s", out.buf);
+
+	/* Past its expiry the rule marks nothing, and the summary says why. */
+	f.finished = 1769904000 + 86400;
+	known_issues_release(&k);
+	cr_assert_eq(known_issues_parse("k.yaml", expiring, sizeof(expiring) - 1, &k, &err), 0,
+		     "%s", err.msg);
+	b.fail_on = SWEEP_FAIL_DEFAULT | SWEEP_FAIL_IGNORE_KNOWN;
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1, "the regression is untriaged now: %s", out.buf);
+	cr_assert(strstr(out.buf, "Expired known-issue rules:\n\n- k.yaml:2: rule BUG-1 expired "
+				  "on 2026-01-31: it marks nothing known"), "%s", out.buf);
+	cr_assert(strstr(out.buf, "1 untriaged signature(s), 0 known issue(s)"), "%s", out.buf);
+
+	b.fail_on = SWEEP_FAIL_DEFAULT | SWEEP_FAIL_UNTRIAGED;
+	known_issues_release(&k);
+	cr_assert_eq(known_issues_parse("k.yaml", "issues: []\n", 11, &k, &err), 0, "%s", err.msg);
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db, &b, fb, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(code, 1);
+	sweep_meta_release(&a);
+	sweep_meta_release(&b);
+	known_issues_release(&k);
+	history_db_close(db);
 }
 
 Test(sweep_report, a_lost_database_is_rebuilt_from_the_sweep_folders)
@@ -211,4 +297,45 @@ Test(sweep_report, a_worker_line_is_recorded_verbatim_and_never_split)
 	cr_assert_str_eq(back.kernel, "k<T>");
 	cr_assert_eq(back.d2h_mismatched, 1);
 	sweep_result_release(&back);
+}
+
+/* A worker marks its results line with the rules the sweep read: the
+ * line on disk carries the known issue, and reads back with it. */
+Test(sweep_report, a_results_line_carries_the_known_issue_a_rule_matched)
+{
+	static const char rules[] = "issues:\n"
+				    "  - id: BUG-3\n"
+				    "    link: https://bugs.example/3\n"
+				    "    owner: gemm-team\n"
+				    "    match: {outcome: MAF, host: 'gpu-node-*', gpu: '*7*'}\n";
+	struct known_issues k;
+	struct sweep_result r = { 0 };
+	struct sweep_results back = { 0 };
+	struct error err;
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+
+	cr_assert_eq(known_issues_parse("k.yaml", rules, sizeof(rules) - 1, &k, &err), 0, "%s",
+		     err.msg);
+	r.case_name = xstrdup("lib/c.hrr/pid-1");
+	r.image = xstrdup("img:1");
+	r.state = xstrdup(RESULT_DONE);
+	r.outcome = xstrdup("MAF");
+	r.host = xstrdup("gpu-node-7");
+	r.gpu_uids = xstrdup("1700");
+	signature_make(&r.signature, "MAF", "illegal_memory_access", "k<T>", NULL, NULL, false);
+	sweep_result_mark_known(&r, &k, 1);
+	sweep_result_to_json(&r, &line);
+	cr_assert(strstr(line.buf, "\"known\":{\"id\":\"BUG-3\",\"link\":\"https://bugs.example/3\","
+				   "\"owner\":\"gemm-team\"}"), "%s", line.buf);
+	strbuf_addch(&line, '\n');
+	sweep_results_parse_text(&back, line.buf);
+	cr_assert_eq(back.n, 1);
+	cr_assert_str_eq(back.v[0].known_owner, "gemm-team");
+	free(r.host);
+	r.host = xstrdup("laptop");
+	sweep_result_mark_known(&r, &k, 1);
+	cr_assert_null(r.known_id, "another host: untriaged");
+	sweep_results_release(&back);
+	sweep_result_release(&r);
+	known_issues_release(&k);
 }

@@ -1,0 +1,164 @@
+#include "orchestrator/history/history_known.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/json.h"
+#include "common/strvec.h"
+#include "common/text.h"
+#include "common/xalloc.h"
+#include "orchestrator/finding/signature.h"
+#include "orchestrator/history/history_sql.h"
+
+/* Every attempt with a signature in the window, with what a rule matches on. */
+static const char failures_sql[] =
+	"SELECT r.sweep, r.case_name, r.image_ref, r.outcome, r.fault_class, r.sig_family,"
+	" r.sig_evidence, r.sig_stop_reason, r.sig_partial, r.gpu_uids, r.host, s.started"
+	" FROM results r JOIN " HISTORY_LAST_SWEEPS " s ON s.id = r.sweep"
+	" WHERE r.sig_id IS NOT NULL";
+
+/* What one rule matched: the keys to count distinct, the last sweep's start. */
+struct rule_tally {
+	struct strvec failures; /* sweep, case, image */
+	struct strvec cases;    /* case, image */
+	struct strvec sweeps;
+	long long last_seen;    /* 0: never */
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static size_t distinct(struct strvec *v)
+{
+	size_t d = 0;
+
+	if (v->n)
+		qsort(v->v, v->n, sizeof(*v->v), cmp_str);
+	for (size_t i = 0; i < v->n; i++)
+		d += !i || strcmp(v->v[i], v->v[i - 1]);
+	return d;
+}
+
+/* Each failure to the first rule that matches it now, as marking does. */
+static int tally(struct history_db *db, const struct known_issues *k, const char *label, int last,
+		 long long now, struct rule_tally *t, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db, failures_sql, &st, err) < 0)
+		return -1;
+	bind_text(st, 1, label);
+	sqlite3_bind_int(st, 2, last);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct signature sig;
+		struct known_subject s = { .sig = &sig, .case_name = col(st, 1), .image = col(st, 2),
+					   .gpu = col(st, 9), .host = col(st, 10) };
+		const struct known_rule *rule;
+
+		signature_init(&sig);
+		signature_from_parts(&sig, col(st, 3), col(st, 4), col(st, 5), col(st, 6), col(st, 7),
+				     sqlite3_column_int(st, 8) != 0);
+		rule = known_issues_match(k, &s, now);
+		if (rule) {
+			struct rule_tally *r = &t[rule - k->v];
+			long long started = sqlite3_column_int64(st, 11);
+
+			strvec_push_nodup(&r->failures, xasprintf("%s\x1f%s\x1f%s", col(st, 0),
+								  col(st, 1), col(st, 2)));
+			strvec_push_nodup(&r->cases, xasprintf("%s\x1f%s", col(st, 1), col(st, 2)));
+			strvec_push(&r->sweeps, col(st, 0));
+			if (started > r->last_seen)
+				r->last_seen = started;
+		}
+		signature_release(&sig);
+	}
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+}
+
+static void md_rule(struct strbuf *md, const struct known_rule *r, size_t failures, size_t cases,
+		    size_t sweeps, const char *seen, const char *state)
+{
+	strbuf_addstr(md, "| ");
+	text_markdown_cell(md, r->id);
+	strbuf_addstr(md, " | ");
+	text_markdown_cell(md, r->owner);
+	strbuf_addstr(md, " | ");
+	text_markdown_cell(md, r->link);
+	strbuf_addf(md, " | %zu | %zu | %zu | %s | %s |\n", failures, cases, sweeps, seen, state);
+}
+
+static cJSON *json_rule(const struct known_rule *r, size_t failures, size_t cases,
+			size_t sweeps, const char *seen, const char *state)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_add_str(o, "id", r->id, JSON_TEXT);
+	json_add_str(o, "link", r->link, JSON_TEXT);
+	json_add_str(o, "owner", r->owner, JSON_TEXT);
+	cJSON_AddNumberToObject(o, "line", r->line);
+	cJSON_AddNumberToObject(o, "failures", (double)failures);
+	cJSON_AddNumberToObject(o, "cases", (double)cases);
+	cJSON_AddNumberToObject(o, "sweeps", (double)sweeps);
+	json_add_str(o, "last_seen", *seen == '-' ? NULL : seen, JSON_TEXT);
+	cJSON_AddStringToObject(o, "state", state);
+	return o;
+}
+
+int history_known_report(struct history_db *db, const struct known_issues *k, const char *label,
+			 int last, long long now, bool json, struct strbuf *out, struct error *err)
+{
+	struct rule_tally *t = xcalloc(k->n + 1, sizeof(*t));
+	cleanup_cjson cJSON *root = json ? cJSON_CreateArray() : NULL;
+	cleanup_strbuf struct strbuf md = STRBUF_INIT;
+	size_t idle = 0;
+	int rc;
+
+	for (size_t i = 0; i < k->n; i++) {
+		strvec_init(&t[i].failures);
+		strvec_init(&t[i].cases);
+		strvec_init(&t[i].sweeps);
+	}
+	rc = tally(db, k, label, last, now, t, err);
+	strbuf_addf(&md, "# Known issues over the last %d sweep(s)%s%s\n\n%s: %zu rule(s)\n\n"
+			 "| issue | owner | link | failures | cases | sweeps | last seen | state |\n"
+			 "| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+		    last, label ? " of " : "", label ? label : "", k->path ? k->path : "-", k->n);
+	for (size_t i = 0; rc == 0 && i < k->n; i++) {
+		const struct known_rule *r = &k->v[i];
+		size_t failures = distinct(&t[i].failures), cases = distinct(&t[i].cases);
+		size_t sweeps = distinct(&t[i].sweeps);
+		char seen[16] = "-";
+		const char *state = known_rule_expired(r, now) ? "expired"
+				    : failures		   ? "matching"
+							   : "maybe fixed";
+
+		if (t[i].last_seen)
+			history_day(seen, sizeof(seen), t[i].last_seen);
+		idle += !failures;
+		md_rule(&md, r, failures, cases, sweeps, seen, state);
+		if (root)
+			cJSON_AddItemToArray(root, json_rule(r, failures, cases, sweeps, seen, state));
+	}
+	if (rc == 0 && idle)
+		strbuf_addf(&md, "\n%zu rule(s) matched no failure in these sweeps: maybe fixed "
+				 "(or expired); check and remove them.\n", idle);
+	if (rc == 0 && root) {
+		cleanup_free char *text = cJSON_Print(root);
+
+		strbuf_addstr(out, text);
+		strbuf_addch(out, '\n');
+	} else if (rc == 0) {
+		strbuf_add(out, md.buf, md.len);
+	}
+	for (size_t i = 0; i < k->n; i++) {
+		strvec_clear(&t[i].failures);
+		strvec_clear(&t[i].cases);
+		strvec_clear(&t[i].sweeps);
+	}
+	free(t);
+	return rc;
+}

@@ -1,0 +1,102 @@
+/* `run --known-issues` end to end (docs/sweep.md "Known issues"): the
+ * matching rule named in finding.json and finding.md, untriaged when none
+ * matches, a bad file exit 64 before anything runs. The sweep's side is
+ * tests/integration/test_triage.c's known_sweep. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "tests/support/run_support.h"
+#include "tests/support/scratch.h"
+
+/* A rules file of one rule, BUG-21 of gemm-team, matching on match. */
+static char *write_rules(const char *match)
+{
+	char *path = xasprintf("%s/known-issues.yaml", tenv.root);
+	cleanup_free char *text = xasprintf("issues:\n"
+					    "  - id: BUG-21\n"
+					    "    link: https://bugs.example/21\n"
+					    "    owner: gemm-team\n"
+					    "    match: {%s}\n",
+					    match);
+	struct error err;
+
+	cr_assert_eq(fs_write_atomic(path, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	return path;
+}
+
+static bool text_has(const char *path, const char *needle)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	if (fs_read_small_file(path, 64 << 20, &text, ERROR_DISCARD) < 0)
+		return false;
+	return memmem(text.buf, text.len, needle, strlen(needle)) != NULL;
+}
+
+TestSuite(known_run, .init = tenv_init, .fini = tenv_fini, .timeout = 120);
+
+static void run_with_rules(struct tool_run *r, const char *pid_dir, const char *rules)
+{
+	const char *const argv[] = { "--image", SIM_IMAGE, "--archive", pid_dir, "--workdir",
+				     tenv.workdir, "--device-root", tenv.devroot, "--sysfs-root",
+				     tenv.sysfs, "-q", "--timeout", "20", "--known-issues", rules,
+				     NULL };
+
+	tool_run(r, argv, NULL);
+}
+
+Test(known_run, the_finding_names_the_rule_that_matched_and_says_untriaged_otherwise)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("maf");
+	cleanup_free char *rules = NULL, *md = NULL;
+	cleanup_cjson cJSON *f = NULL;
+	const cJSON *k;
+	struct tool_run r;
+
+	/* case is the pid directory as given: the fixture's path ends in maf/... */
+	rules = write_rules("outcome: MAF, case: '*/maf/*', image: 'hrr-sim:*'");
+	run_with_rules(&r, pid_dir, rules);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	f = read_json(r.run_dir, "finding.json");
+	k = cJSON_GetObjectItemCaseSensitive(f, "known");
+	cr_assert(cJSON_IsObject(k), "no known issue in finding.json");
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(k, "id")), "BUG-21");
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(k, "owner")), "gemm-team");
+	md = xasprintf("%s/finding.md", r.run_dir);
+	cr_assert(text_has(md, "| Known issue | `BUG-21`, owner gemm-team: https://bugs.example/21 |"));
+	cr_assert(strstr(r.out.buf, "BUG-21"), "stdout has the finding too: %s", r.out.buf);
+	tool_run_release(&r);
+	cJSON_Delete(f);
+	f = NULL;
+
+	/* Another image pattern: nothing matches, the finding is untriaged. */
+	free(rules);
+	rules = write_rules("outcome: MAF, image: 'rocm/*'");
+	run_with_rules(&r, pid_dir, rules);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	f = read_json(r.run_dir, "finding.json");
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(f, "known")));
+	free(md);
+	md = xasprintf("%s/finding.md", r.run_dir);
+	cr_assert(text_has(md, "| Known issue | untriaged (no known-issue rule matched) |"));
+	tool_run_release(&r);
+}
+
+Test(known_run, a_bad_file_is_exit_64_before_anything_runs)
+{
+	cleanup_free char *pid_dir = fixture_pid_dir("maf");
+	cleanup_free char *rules = write_rules("colour: red");
+	struct tool_run r;
+
+	run_with_rules(&r, pid_dir, rules);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "known-issues.yaml:5: rule BUG-21: unknown match key 'colour'"),
+		  "%s", r.err.buf);
+	cr_assert_null(r.run_dir, "nothing ran");
+	tool_run_release(&r);
+}
