@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/report.h"
+#include "orchestrator/report/report_intern.h"
 #include "orchestrator/report/sweep_attempts.h"
 #include "common/say.h"
 #include "orchestrator/sweep/suspect_nodes.h"
@@ -21,7 +22,8 @@
 struct model {
 	struct report r;
 	size_t alloc;
-	struct strvec strings; /* every string the cases point at */
+	struct report_intern strings; /* every string the cases point at, once */
+	size_t *by_name;              /* the cases' indexes by case and image (add_trend) */
 	const char *folder;
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
 	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
@@ -30,10 +32,7 @@ struct model {
 
 static const char *keep(struct model *m, const char *s)
 {
-	if (!s)
-		return NULL;
-	strvec_push(&m->strings, s);
-	return m->strings.v[m->strings.n - 1];
+	return report_intern(&m->strings, s);
 }
 
 static const char *keep_file(struct model *m, const char *run_dir, const char *name)
@@ -93,8 +92,10 @@ static int add_row(void *ctx, const struct history_status_row *row)
 								  row->image);
 	struct report_case *c;
 
+	/* Sized for the plan first (add_row's caller): grown by a quarter
+	 * for the gone cases, not doubled. */
 	if (m->r.n == m->alloc) {
-		m->alloc = m->alloc ? 2 * m->alloc : 64;
+		m->alloc += m->alloc / 4 + 16;
 		m->r.cases = xrealloc(m->r.cases, m->alloc * sizeof(*m->r.cases));
 	}
 	c = &m->r.cases[m->r.n++];
@@ -129,17 +130,50 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	return 0;
 }
 
+static int name_cmp(const struct report_case *a, const char *case_name, const char *image)
+{
+	int d = strcmp(a->case_name, case_name);
+
+	return d ? d : strcmp(a->image, image);
+}
+
+static int by_name_cmp(const void *a, const void *b, void *cases)
+{
+	const struct report_case *c = cases, *y = &c[*(const size_t *)b];
+
+	return name_cmp(&c[*(const size_t *)a], y->case_name, y->image);
+}
+
+/* The cases in order of case and image, for add_trend to find each trend
+ * row's by bisection instead of reading every case for each row. */
+static void index_by_name(struct model *m)
+{
+	m->by_name = xcalloc(m->r.n + 1, sizeof(*m->by_name));
+	for (size_t i = 0; i < m->r.n; i++)
+		m->by_name[i] = i;
+	qsort_r(m->by_name, m->r.n, sizeof(*m->by_name), by_name_cmp, m->r.cases);
+}
+
 static int add_trend(void *ctx, const struct history_trend_row *row)
 {
 	struct model *m = ctx;
+	size_t lo = 0, hi = m->r.n;
 
-	for (size_t i = 0; i < m->r.n; i++) {
-		struct report_case *c = &m->r.cases[i];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(c->case_name, row->case_name) || strcmp(c->image, row->image) ||
-		    c->n_trend == REPORT_TREND_MAX)
-			continue;
-		c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
+		if (name_cmp(&m->r.cases[m->by_name[mid]], row->case_name, row->image) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->r.n; lo++) {
+		struct report_case *c = &m->r.cases[m->by_name[lo]];
+
+		if (name_cmp(c, row->case_name, row->image))
+			break;
+		if (c->n_trend < REPORT_TREND_MAX)
+			c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
 	}
 	return 0;
 }
@@ -411,7 +445,6 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	size_t n_found = 0;
 	int rc = -1;
 
-	strvec_init(&m.strings);
 	strvec_init(&m.attempts.strings);
 	if (import(db, meta, folder, f, &rs, err) < 0) {
 		sweep_results_release(&rs);
@@ -432,8 +465,12 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		baseline = xstrdup(meta->baseline);
 	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
 		goto out;
-	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0 ||
-	    history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
+	m.alloc = meta->plan.n + 1;
+	m.r.cases = xcalloc(m.alloc, sizeof(*m.r.cases));
+	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0)
+		goto out;
+	index_by_name(&m);
+	if (history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
 		goto out;
 	m.r.sweep_id = meta->id;
 	m.r.label = meta->label;
@@ -467,8 +504,9 @@ out:
 		free(m.r.cases[i].earlier);
 	free(m.r.cases);
 	free(m.perf_cmp);
+	free(m.by_name);
 	report_perf_release(&m.perf);
-	strvec_clear(&m.strings);
+	report_intern_release(&m.strings);
 	sweep_attempts_release(&m.attempts);
 	return rc;
 }
