@@ -178,6 +178,60 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 	return 0;
 }
 
+/* What the report keeps of the results files, read once more a chunk at a
+ * time: each case's attempts; the results with GPU-time samples (for the
+ * perf comparison); for a merge's suspect GPUs, every result, without the
+ * fields finding them does not read unless it has samples. */
+struct kept_results {
+	struct sweep_attempts *attempts;
+	struct sweep_results perf, suspects;
+	bool suspects_from_results;
+};
+
+static void take(struct sweep_results *to, struct sweep_result *r)
+{
+	if (to->n == to->alloc) {
+		to->alloc = to->alloc ? 2 * to->alloc : 16;
+		to->v = xrealloc(to->v, to->alloc * sizeof(*to->v));
+	}
+	to->v[to->n++] = *r;
+	memset(r, 0, sizeof(*r));
+}
+
+/* What orchestrator/sweep/suspect_nodes.c reads of a result stays. */
+static void slim_for_suspects(struct sweep_result *r)
+{
+	char **unread[] = { &r->image_id, &r->archive, &r->digest, &r->kernel, &r->run_dir,
+			    &r->message, &r->kind, &r->known_id, &r->known_link,
+			    &r->known_owner, &r->gfx };
+
+	for (size_t i = 0; i < sizeof(unread) / sizeof(unread[0]); i++) {
+		free(*unread[i]);
+		*unread[i] = NULL;
+	}
+	signature_release(&r->signature);
+}
+
+static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
+{
+	struct kept_results *k = ctx;
+
+	sweep_attempts_add(k->attempts, rs);
+	/* A merge keeps every result, in file order, for its suspects (those
+	 * with samples whole, for the perf comparison too). */
+	for (size_t i = 0; i < rs->n; i++) {
+		if (k->suspects_from_results) {
+			if (!rs->v[i].perf)
+				slim_for_suspects(&rs->v[i]);
+			take(&k->suspects, &rs->v[i]);
+		} else if (rs->v[i].perf) {
+			take(&k->perf, &rs->v[i]);
+		}
+	}
+	(void)err;
+	return 0;
+}
+
 /* Each failure a rule matches is known: the rule's id, link and owner go
  * with its result into the history (and so into every report). */
 static void mark_known(const struct known_issues *k, struct sweep_results *rs, long long now)
@@ -197,9 +251,40 @@ static void mark_known(const struct known_issues *k, struct sweep_results *rs, l
 	}
 }
 
-static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
-		  const struct sweep_finish *f, struct sweep_results *rs, struct error *err)
+/* The results files a chunk at a time, each result marked known or not
+ * before it is fingerprinted or stored. */
+#define RESULTS_CHUNK 1024
+
+struct results_src {
+	const char *folder;
+	const struct sweep_finish *f;
+	history_results_fn fn;
+	void *ctx;
+};
+
+static int marked_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 {
+	struct results_src *src = ctx;
+
+	if (src->f->known)
+		mark_known(src->f->known, rs, src->f->finished);
+	return src->fn(src->ctx, rs, err);
+}
+
+static int each_marked(void *ctx, history_results_fn fn, void *fn_ctx, struct error *err)
+{
+	struct results_src *src = ctx;
+	struct sweep_results_chunks ch = { RESULTS_CHUNK, marked_chunk, src };
+
+	src->fn = fn;
+	src->ctx = fn_ctx;
+	return sweep_results_each(src->folder, &ch, err);
+}
+
+static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		  const struct sweep_finish *f, struct error *err)
+{
+	struct results_src src = { .folder = folder, .f = f };
 	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
 	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
@@ -225,10 +310,7 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 	for (size_t i = 0; i < meta->plan.n; i++)
 		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
 						       meta->plan.cases[i].image };
-	rc = sweep_results_load(folder, rs, err);
-	if (rc == 0 && f->known)
-		mark_known(f->known, rs, f->finished);
-	if (rc == 0) {
+	{
 		cleanup_free char *fp = history_options_fingerprint(redacted);
 		struct history_sweep s = {
 			.run_options_fp = fp,
@@ -238,7 +320,8 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 			.finished = f->finished,
 		};
 
-		rc = history_db_import(db, &s, planned, meta->plan.n, rs, &rebuilt, err);
+		rc = history_db_import_each(db, &s, planned, meta->plan.n, each_marked, &src,
+					    &rebuilt, err);
 	}
 	free(planned);
 	return rc;
@@ -280,7 +363,6 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 	cleanup_free char *folder = xasprintf("%s/%s", parent, id);
 	cleanup_free char *state = NULL;
 	struct sweep_meta old;
-	struct sweep_results rs = { 0 };
 
 	sweep_meta_init(&old);
 	/* Only the caller's own folders: one planted in a shared sweeps/
@@ -292,10 +374,9 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 
 		state = folder_state(folder);
 		f.state = state;
-		if (import(db, &old, folder, &f, &rs, ERROR_DISCARD) < 0)
+		if (import(db, &old, folder, &f, ERROR_DISCARD) < 0)
 			say_warning("sweep %s could not be recovered into the history", id);
 	}
-	sweep_results_release(&rs);
 	sweep_meta_release(&old);
 }
 
@@ -439,27 +520,32 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		       struct error *err)
 {
 	struct model m = { .folder = folder };
-	struct sweep_results rs = { 0 };
+	struct kept_results kept = { 0 };
 	cleanup_free char *baseline = NULL;
 	cleanup_free struct sweep_gpu_note *found = NULL;
 	size_t n_found = 0;
 	int rc = -1;
 
-	strvec_init(&m.attempts.strings);
-	if (import(db, meta, folder, f, &rs, err) < 0) {
-		sweep_results_release(&rs);
+	if (import(db, meta, folder, f, err) < 0)
 		goto out;
-	}
-	/* What the report needs of the results, then the results go: a large
-	 * sweep's report is built beside its attempts, not its parsed
-	 * results files. */
-	if (f->suspects_from_results) {
+	/* What the report needs of the results: a large sweep's report is
+	 * built beside its attempts, never beside its parsed results files. */
+	kept.attempts = &m.attempts;
+	kept.suspects_from_results = f->suspects_from_results;
+	rc = sweep_results_each(folder, &(struct sweep_results_chunks){ RESULTS_CHUNK, keep_chunk,
+									&kept }, err);
+	sweep_attempts_finish(&m.attempts);
+	if (rc == 0 && f->suspects_from_results) {
 		found = xcalloc(GPU_MAX, sizeof(*found));
-		n_found = sweep_suspects_of_results(&rs, found);
+		n_found = sweep_suspects_of_results(&kept.suspects, found);
 	}
-	sweep_attempts_build(&m.attempts, &rs);
-	report_perf_collect(&m.perf, &rs);
-	sweep_results_release(&rs);
+	if (rc == 0)
+		report_perf_collect(&m.perf, f->suspects_from_results ? &kept.suspects : &kept.perf);
+	sweep_results_release(&kept.perf);
+	sweep_results_release(&kept.suspects);
+	if (rc < 0)
+		goto out;
+	rc = -1;
 	recover_label(db, meta, folder);
 	if (meta->baseline)
 		baseline = xstrdup(meta->baseline);
