@@ -180,11 +180,12 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 
 /* What the report keeps of the results files, read once more a chunk at a
  * time: each case's attempts; the results with GPU-time samples (for the
- * perf comparison); for a merge's suspect GPUs, every result, without the
- * fields finding them does not read unless it has samples. */
+ * perf comparison); for a merge's suspect GPUs, what finding them reads of
+ * each result. */
 struct kept_results {
 	struct sweep_attempts *attempts;
-	struct sweep_results perf, suspects;
+	struct sweep_results perf;
+	struct sweep_suspect_inputs suspects;
 	bool suspects_from_results;
 };
 
@@ -198,36 +199,16 @@ static void take(struct sweep_results *to, struct sweep_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* What orchestrator/sweep/suspect_nodes.c reads of a result stays. */
-static void slim_for_suspects(struct sweep_result *r)
-{
-	char **unread[] = { &r->image_id, &r->archive, &r->digest, &r->kernel, &r->run_dir,
-			    &r->message, &r->kind, &r->known_id, &r->known_link,
-			    &r->known_owner, &r->gfx };
-
-	for (size_t i = 0; i < sizeof(unread) / sizeof(unread[0]); i++) {
-		free(*unread[i]);
-		*unread[i] = NULL;
-	}
-	signature_release(&r->signature);
-}
-
 static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 {
 	struct kept_results *k = ctx;
 
 	sweep_attempts_add(k->attempts, rs);
-	/* A merge keeps every result, in file order, for its suspects (those
-	 * with samples whole, for the perf comparison too). */
-	for (size_t i = 0; i < rs->n; i++) {
-		if (k->suspects_from_results) {
-			if (!rs->v[i].perf)
-				slim_for_suspects(&rs->v[i]);
-			take(&k->suspects, &rs->v[i]);
-		} else if (rs->v[i].perf) {
+	if (k->suspects_from_results)
+		sweep_suspect_inputs_add(&k->suspects, rs);
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].perf)
 			take(&k->perf, &rs->v[i]);
-		}
-	}
 	(void)err;
 	return 0;
 }
@@ -537,12 +518,14 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	sweep_attempts_finish(&m.attempts);
 	if (rc == 0 && f->suspects_from_results) {
 		found = xcalloc(GPU_MAX, sizeof(*found));
-		n_found = sweep_suspects_of_results(&kept.suspects, found);
+		n_found = sweep_suspects_of_inputs(&kept.suspects, found);
 	}
+	/* The results with samples, in file order: the same comparison as
+	 * over every result (those without are skipped). */
 	if (rc == 0)
-		report_perf_collect(&m.perf, f->suspects_from_results ? &kept.suspects : &kept.perf);
+		report_perf_collect(&m.perf, &kept.perf);
 	sweep_results_release(&kept.perf);
-	sweep_results_release(&kept.suspects);
+	sweep_suspect_inputs_release(&kept.suspects);
 	if (rc < 0)
 		goto out;
 	rc = -1;
