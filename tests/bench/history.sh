@@ -7,7 +7,8 @@
 #   * importing one night of CASES results: <= 5 s;
 #   * `history` for one case and for one label: <= 100 ms each, with the
 #     query plan (indexes, no full scan of results);
-#   * `history site` whole: <= 30 s; after one more night: <= 10 s;
+#   * `history site` whole: <= 30 s; after one more night: <= 10 s; the
+#     site's bytes per case;
 #   * the sweep parent's peak RSS at 64 and CASES planned cases whose
 #     replays are no-ops (`sweep --merge` of a folder whose results are
 #     all written): flat, at most 500 bytes per planned case;
@@ -87,7 +88,9 @@ printf 'site: whole, %s: %.2f s (cpu %.2f s, peak RSS %s KiB; target <= 30 s; ex
 read -r W_INC _ ST_INC C_INC < <(timed site2 "$BIN" history site "$SITE" --db "$DB")
 printf 'site: after one more night, %s: %.2f s (cpu %.2f s; target <= 10 s; exit %s)\n' \
 	"$(sed 's/.*: //' "$BENCH_TMP/site2.out")" "$W_INC" "$C_INC" "$ST_INC"
-printf 'site: %s in %s files\n' "$(du -sh "$SITE" | cut -f1)" "$(find "$SITE" -type f | wc -l)"
+SITE_BYTES=$(du -sb "$SITE" | cut -f1)
+printf 'site: %s in %s files, %d bytes per case\n' "$(du -sh "$SITE" | cut -f1)" \
+	"$(find "$SITE" -type f | wc -l)" "$((SITE_BYTES / CASES))"
 
 # 4. the database's size per result
 ROWS=$(sqlite3 "$DB" 'SELECT COUNT(*) FROM results')
