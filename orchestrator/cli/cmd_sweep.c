@@ -326,20 +326,17 @@ static int shard_of_list(const struct sweep_cmd *c, const bool *done, size_t *ca
 static int select_cases(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_attempt,
 			struct error *err)
 {
-	struct sweep_results rs = { 0 };
 	size_t np = c->meta.plan.n;
 	bool *done = xcalloc(np + 1, sizeof(bool));
 
 	*cases = xcalloc(np + 1, sizeof(size_t));
 	*next_attempt = xcalloc(np + 1, sizeof(int));
-	if (sweep_results_load(c->folder, &rs, err) < 0) {
+	if (sweep_done_cases_read(&c->meta.plan, c->folder, done, *next_attempt, NULL, err) < 0) {
 		free(done);
 		return -1;
 	}
-	sweep_done_cases(&c->meta.plan, &rs, done, *next_attempt);
 	if (c->so->shard_cases) {
 		if (shard_of_list(c, done, *cases, n, err) < 0) {
-			sweep_results_release(&rs);
 			free(done);
 			return -1;
 		}
@@ -349,7 +346,6 @@ static int select_cases(struct sweep_cmd *c, size_t **cases, size_t *n, int **ne
 		for (size_t i = *n = 0; i < np; i++)
 			if (!done[i])
 				(*cases)[(*n)++] = i;
-	sweep_results_release(&rs);
 	free(done);
 	return 0;
 }
@@ -642,25 +638,21 @@ static int run_sweep(struct sweep_cmd *c)
 static int read_back(struct sweep_cmd *c, const char *sweep, size_t *done, size_t *lines)
 {
 	cleanup_free char *wd = NULL;
-	struct sweep_results rs = { 0 };
+	cleanup_free bool *d = NULL;
+	cleanup_free int *next = NULL;
 	struct error err;
 
 	if (workdir_prepare(c->ro->workdir, NULL, 0, &wd, &err) < 0 ||
 	    sweep_folder_find(wd, sweep, &c->folder, &err) < 0 ||
-	    sweep_meta_read(&c->meta, c->folder, &err) < 0 ||
-	    sweep_results_load(c->folder, &rs, &err) < 0)
+	    sweep_meta_read(&c->meta, c->folder, &err) < 0)
 		return fail(&err, err.kind == ERR_USAGE ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
-	bool *d = xcalloc(c->meta.plan.n + 1, sizeof(bool));
-	int *next = xcalloc(c->meta.plan.n + 1, sizeof(int));
-
-	sweep_done_cases(&c->meta.plan, &rs, d, next);
+	d = xcalloc(c->meta.plan.n + 1, sizeof(bool));
+	next = xcalloc(c->meta.plan.n + 1, sizeof(int));
+	if (sweep_done_cases_read(&c->meta.plan, c->folder, d, next, lines, &err) < 0)
+		return fail(&err, SWEEP_EXIT_INFRA);
 	*done = 0;
 	for (size_t i = 0; i < c->meta.plan.n; i++)
 		*done += d[i];
-	*lines = rs.n;
-	free(d);
-	free(next);
-	sweep_results_release(&rs);
 	return 0;
 }
 

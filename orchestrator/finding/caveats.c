@@ -1,22 +1,24 @@
 /* The caveats hrr-playback prints beside its verdict: the finding's fields
  * for them and the notes they give (docs/findings.md "Caveats"). */
-#include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/caveats.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strbuf.h"
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "preflight/stack_files.h"
 
-void finding_caveats_init(struct finding *f)
+void finding_caveats_init(const struct finding_caveats *c)
 {
-	memset(&f->placement, 0, sizeof(f->placement));
-	f->placement.placed = f->placement.fell_back = f->placement.frees_deferred = -1;
-	strvec_init(&f->runtime_libraries);
-	strvec_init(&f->playback_flags_unknown);
+	memset(c->placement, 0, sizeof(*c->placement));
+	c->placement->placed = c->placement->fell_back = c->placement->frees_deferred = -1;
+	strvec_init(c->runtime_libraries);
+	strvec_init(c->playback_flags_unknown);
 }
 
 static void fallback_release(struct placement_fallback *b)
@@ -25,13 +27,13 @@ static void fallback_release(struct placement_fallback *b)
 	free(b->address);
 }
 
-void finding_caveats_release(struct finding *f)
+void finding_caveats_release(const struct finding_caveats *c)
 {
-	for (size_t i = 0; i < f->placement.n_fallbacks; i++)
-		fallback_release(&f->placement.fallbacks[i]);
-	strvec_clear(&f->runtime_libraries);
-	strvec_clear(&f->playback_flags_unknown);
-	finding_caveats_init(f);
+	for (size_t i = 0; i < c->placement->n_fallbacks; i++)
+		fallback_release(&c->placement->fallbacks[i]);
+	strvec_clear(c->runtime_libraries);
+	strvec_clear(c->playback_flags_unknown);
+	finding_caveats_init(c);
 }
 
 static char *dup_or_null(const char *s)
@@ -39,10 +41,10 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-void finding_caveats_merge(struct finding *acc, const struct finding *later)
+void finding_caveats_merge(const struct finding_caveats *acc, const struct finding_caveats *later)
 {
-	const struct finding_placement *lp = &later->placement;
-	struct finding_placement *ap = &acc->placement;
+	const struct finding_placement *lp = later->placement;
+	struct finding_placement *ap = acc->placement;
 
 	if (!ap->seen && lp->seen) {
 		*ap = *lp;
@@ -51,12 +53,12 @@ void finding_caveats_merge(struct finding *acc, const struct finding *later)
 			ap->fallbacks[i].address = dup_or_null(lp->fallbacks[i].address);
 		}
 	}
-	if (!acc->runtime_libraries.n)
-		for (size_t i = 0; i < later->runtime_libraries.n; i++)
-			strvec_push(&acc->runtime_libraries, later->runtime_libraries.v[i]);
-	if (!acc->playback_flags_unknown.n)
-		for (size_t i = 0; i < later->playback_flags_unknown.n; i++)
-			strvec_push(&acc->playback_flags_unknown, later->playback_flags_unknown.v[i]);
+	if (!acc->runtime_libraries->n)
+		for (size_t i = 0; i < later->runtime_libraries->n; i++)
+			strvec_push(acc->runtime_libraries, later->runtime_libraries->v[i]);
+	if (!acc->playback_flags_unknown->n)
+		for (size_t i = 0; i < later->playback_flags_unknown->n; i++)
+			strvec_push(acc->playback_flags_unknown, later->playback_flags_unknown->v[i]);
 }
 
 static void clean(char **s)
@@ -70,16 +72,16 @@ static void clean(char **s)
 	*s = c;
 }
 
-void finding_caveats_sanitize(struct finding *f)
+void finding_caveats_sanitize(const struct finding_caveats *c)
 {
-	for (size_t i = 0; i < f->placement.n_fallbacks; i++) {
-		clean(&f->placement.fallbacks[i].api);
-		clean(&f->placement.fallbacks[i].address);
+	for (size_t i = 0; i < c->placement->n_fallbacks; i++) {
+		clean(&c->placement->fallbacks[i].api);
+		clean(&c->placement->fallbacks[i].address);
 	}
-	for (size_t i = 0; i < f->runtime_libraries.n; i++)
-		clean(&f->runtime_libraries.v[i]);
-	for (size_t i = 0; i < f->playback_flags_unknown.n; i++)
-		clean(&f->playback_flags_unknown.v[i]);
+	for (size_t i = 0; i < c->runtime_libraries->n; i++)
+		clean(&c->runtime_libraries->v[i]);
+	for (size_t i = 0; i < c->playback_flags_unknown->n; i++)
+		clean(&c->playback_flags_unknown->v[i]);
 }
 
 /* ---- pure helpers ---- */
@@ -132,10 +134,18 @@ bool finding_address_in(const char *address, const char *base, long long bytes)
 
 /* ---- notes ---- */
 
-static bool replay_failed(const struct finding *f)
+static void add_note(struct strvec *notes, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_note(struct strvec *notes, const char *fmt, ...)
 {
-	return f->outcome == OUTCOME_MAF || f->outcome == OUTCOME_FAIL ||
-	       f->outcome == OUTCOME_ABORT || f->outcome == OUTCOME_HANG;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strvec_push_nodup(notes, strbuf_detach(&sb, NULL));
 }
 
 static long long fell_back(const struct finding_placement *p)
@@ -145,21 +155,22 @@ static long long fell_back(const struct finding_placement *p)
 	return p->fallback_lines;
 }
 
-static void note_placement(struct finding *f)
+static void note_placement(const struct finding_caveats *c, const struct finding_caveats_subject *s,
+			   struct strvec *notes)
 {
-	const struct finding_placement *p = &f->placement;
+	const struct finding_placement *p = c->placement;
 	long long moved = fell_back(p);
 	const struct placement_fallback *hit = NULL;
 	bool all_named = true;
 
-	if (!p->seen || moved <= 0 || !replay_failed(f))
+	if (!p->seen || moved <= 0 || !s->replay_failed)
 		return;
-	finding_add_note(f, "hrr-playback could not place %s%lld allocation(s) at their recorded "
+	add_note(notes, "hrr-playback could not place %s%lld allocation(s) at their recorded "
 			 "addresses; each replays elsewhere, so a copy of its address stored in "
 			 "device memory is stale: suspect the replay before the workload (upstream's "
 			 "caveat), and compare with a replay where every allocation was placed",
 			 p->fell_back < 0 && p->fallbacks_counted ? "more than " : "", moved);
-	if (!f->fault_address)
+	if (!s->fault_address)
 		return;
 	for (size_t i = 0; i < p->n_fallbacks; i++) {
 		const struct placement_fallback *b = &p->fallbacks[i];
@@ -168,28 +179,28 @@ static void note_placement(struct finding *f)
 			all_named = false;
 			continue;
 		}
-		if (finding_address_in(f->fault_address, b->address, b->bytes)) {
+		if (finding_address_in(s->fault_address, b->address, b->bytes)) {
 			hit = b;
 			break;
 		}
 	}
 	if (hit)
-		finding_add_note(f, "the fault address %s lies inside %s %s (%lld bytes), an "
-				 "allocation that fell back: the replay's placement, not the "
-				 "workload, is the first suspect", f->fault_address,
-				 hit->api ? hit->api : "an allocation", hit->address, hit->bytes);
+		add_note(notes, "the fault address %s lies inside %s %s (%lld bytes), an "
+			 "allocation that fell back: the replay's placement, not the "
+			 "workload, is the first suspect", s->fault_address,
+			 hit->api ? hit->api : "an allocation", hit->address, hit->bytes);
 	else if (all_named && !p->fallbacks_counted && (long long)p->n_fallbacks >= moved &&
 		 p->n_fallbacks)
-		finding_add_note(f, "the fault address %s lies in none of the allocations that "
-				 "fell back", f->fault_address);
+		add_note(notes, "the fault address %s lies in none of the allocations that "
+			 "fell back", s->fault_address);
 }
 
 /* The runtime library of one kind among those printed, or NULL. */
-static const char *library_of(const struct finding *f, const char *stem)
+static const char *library_of(const struct strvec *libraries, const char *stem)
 {
-	for (size_t i = 0; i < f->runtime_libraries.n; i++)
-		if (strstr(stack_base_name(f->runtime_libraries.v[i]), stem))
-			return f->runtime_libraries.v[i];
+	for (size_t i = 0; i < libraries->n; i++)
+		if (strstr(stack_base_name(libraries->v[i]), stem))
+			return libraries->v[i];
 	return NULL;
 }
 
@@ -203,24 +214,24 @@ static void push_unique(struct strvec *sv, char *s)
 	strvec_push_nodup(sv, s);
 }
 
-static void note_installs(struct finding *f)
+static void note_installs(const struct strvec *libraries, struct strvec *notes)
 {
 	struct strvec installs = STRVEC_INIT;
 	struct strbuf list = STRBUF_INIT;
 
-	for (size_t i = 0; i < f->runtime_libraries.n; i++) {
-		char *root = finding_rocm_install(f->runtime_libraries.v[i]);
+	for (size_t i = 0; i < libraries->n; i++) {
+		char *root = finding_rocm_install(libraries->v[i]);
 
 		if (root)
 			push_unique(&installs, root);
 	}
 	if (installs.n > 1) {
-		for (size_t i = 0; i < f->runtime_libraries.n; i++)
-			strbuf_addf(&list, "%s%s", i ? ", " : "", f->runtime_libraries.v[i]);
-		finding_add_note(f, "the replay mapped runtime libraries from %zu different ROCm "
-				 "installs (%s): a mixed stack is a known cause of unrelated "
-				 "`invalid argument` failures and of crashes while code objects load, "
-				 "so suspect the stack before the workload", installs.n, list.buf);
+		for (size_t i = 0; i < libraries->n; i++)
+			strbuf_addf(&list, "%s%s", i ? ", " : "", libraries->v[i]);
+		add_note(notes, "the replay mapped runtime libraries from %zu different ROCm "
+			 "installs (%s): a mixed stack is a known cause of unrelated "
+			 "`invalid argument` failures and of crashes while code objects load, "
+			 "so suspect the stack before the workload", installs.n, list.buf);
 	}
 	strvec_clear(&installs);
 	strbuf_release(&list);
@@ -241,41 +252,45 @@ static bool same_version(const char *a, const char *b)
 	return true;
 }
 
-static void note_against_preflight(struct finding *f, const char *what, const char *stem,
-				   const char *prefix, const char *read, const char *source)
+static void note_against_preflight(const struct strvec *libraries, struct strvec *notes,
+				   const char *what, const char *stem, const char *prefix,
+				   const char *read, const char *source)
 {
-	const char *lib = library_of(f, stem);
+	const char *lib = library_of(libraries, stem);
 	char *loaded;
 
 	if (!lib || !read)
 		return;
 	loaded = stack_version_from_name(stack_base_name(lib), prefix, 1);
 	if (loaded && !same_version(loaded, read))
-		finding_add_note(f, "the replay mapped %s %s (%s), but preflight read %s %s in %s: "
-				 "the stack that ran is not the one checked, and a mixed stack is "
-				 "a known cause of unrelated `invalid argument` failures", what,
-				 loaded, lib, what, read, source ? source : "the image");
+		add_note(notes, "the replay mapped %s %s (%s), but preflight read %s %s in %s: "
+			 "the stack that ran is not the one checked, and a mixed stack is "
+			 "a known cause of unrelated `invalid argument` failures", what,
+			 loaded, lib, what, read, source ? source : "the image");
 	free(loaded);
 }
 
-void finding_caveats_finalize(struct finding *f, const struct finding_context *ctx)
+void finding_caveats_notes(const struct finding_caveats *c, const struct finding_caveats_subject *s,
+			   struct strvec *notes)
 {
-	note_placement(f);
-	note_installs(f);
-	if (ctx && ctx->run && ctx->stack) {
-		note_against_preflight(f, "HIP", "libamdhip64", STACK_HIP_LIB ".",
-				       ctx->stack->hip_version, ctx->stack->source);
-		note_against_preflight(f, "comgr", "libamd_comgr", STACK_COMGR_LIB ".",
-				       ctx->stack->comgr_version, ctx->stack->source);
+	const struct strvec *libs = c->runtime_libraries;
+
+	note_placement(c, s, notes);
+	note_installs(libs, notes);
+	if (s->stack) {
+		note_against_preflight(libs, notes, "HIP", "libamdhip64", STACK_HIP_LIB ".",
+				       s->stack->hip_version, s->stack->source);
+		note_against_preflight(libs, notes, "comgr", "libamd_comgr", STACK_COMGR_LIB ".",
+				       s->stack->comgr_version, s->stack->source);
 	}
-	if (f->playback_flags_unknown.n) {
+	if (c->playback_flags_unknown->n) {
 		struct strbuf list = STRBUF_INIT;
 
-		for (size_t i = 0; i < f->playback_flags_unknown.n; i++)
-			strbuf_addf(&list, "%s%s", i ? ", " : "", f->playback_flags_unknown.v[i]);
-		finding_add_note(f, "the image's hrr-playback does not list %s in its --help: it "
-				 "ignores flags it does not know, so the replay ran without them",
-				 list.buf);
+		for (size_t i = 0; i < c->playback_flags_unknown->n; i++)
+			strbuf_addf(&list, "%s%s", i ? ", " : "", c->playback_flags_unknown->v[i]);
+		add_note(notes, "the image's hrr-playback does not list %s in its --help: it "
+			 "ignores flags it does not know, so the replay ran without them",
+			 list.buf);
 		strbuf_release(&list);
 	}
 }

@@ -11,6 +11,9 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 
+/* A finding's caveat fields, for caveats.c (which knows no finding). */
+#define CAVEATS_OF(f) { &(f)->placement, &(f)->runtime_libraries, &(f)->playback_flags_unknown }
+
 const char *finding_fault_class_name(enum finding_fault_class c)
 {
 	static const char *const names[] = {
@@ -106,7 +109,7 @@ void finding_init(struct finding *f)
 	f->archive_recovered_events = -1;
 	f->archive_distinct_kernels = -1;
 	f->timeout_s = -1;
-	finding_caveats_init(f);
+	finding_caveats_init(&(struct finding_caveats)CAVEATS_OF(f));
 }
 
 static void d2h_failure_release(struct d2h_failure *d)
@@ -145,7 +148,7 @@ void finding_release(struct finding *f)
 	for (size_t i = 0; i < f->n_d2h_failures; i++)
 		d2h_failure_release(&f->d2h_failures[i]);
 	free(f->d2h_failures);
-	finding_caveats_release(f);
+	finding_caveats_release(&(struct finding_caveats)CAVEATS_OF(f));
 	finding_init(f);
 }
 
@@ -243,7 +246,9 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	fill_str(&acc->stop_reason, later->stop_reason);
 	if (later->fault_class != FAULT_UNKNOWN)
 		acc->fault_class = later->fault_class;
-	finding_caveats_merge(acc, later);
+	/* The merge only reads later's fields: the view's pointers are not const. */
+	finding_caveats_merge(&(struct finding_caveats)CAVEATS_OF(acc),
+			      &(struct finding_caveats)CAVEATS_OF((struct finding *)later));
 
 	fill_str(&acc->fault_address, later->fault_address);
 	fill_str(&acc->fault_reason, later->fault_reason);
@@ -371,10 +376,27 @@ void finding_sanitize(struct finding *f)
 		sanitize_str(&f->d2h_failures[i].tag);
 		sanitize_str(&f->d2h_failures[i].src);
 	}
-	finding_caveats_sanitize(f);
+	finding_caveats_sanitize(&(struct finding_caveats)CAVEATS_OF(f));
 }
 
 /* ---- finalize ---- */
+
+/* The caveats' notes (caveats.c), added as every other note is. */
+static void caveat_notes(struct finding *f, const struct finding_context *ctx)
+{
+	struct finding_caveats_subject subject = {
+		.replay_failed = f->outcome == OUTCOME_MAF || f->outcome == OUTCOME_FAIL ||
+				 f->outcome == OUTCOME_ABORT || f->outcome == OUTCOME_HANG,
+		.fault_address = f->fault_address,
+		.stack = ctx && ctx->run ? ctx->stack : NULL,
+	};
+	struct strvec notes = STRVEC_INIT;
+
+	finding_caveats_notes(&(struct finding_caveats)CAVEATS_OF(f), &subject, &notes);
+	for (size_t i = 0; i < notes.n; i++)
+		finding_add_note(f, "%s", notes.v[i]);
+	strvec_clear(&notes);
+}
 
 static bool class_is(const struct finding *f, enum finding_fault_class c)
 {
@@ -649,7 +671,7 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 	else if (f->outcome == OUTCOME_UNKNOWN)
 		finding_add_note(f, "the log does not show how the replay ended: the outcome is "
 				 "unknown");
-	finding_caveats_finalize(f, ctx);
+	caveat_notes(f, ctx);
 	add_labels(f, ctx);
 	finding_sanitize(f);
 }

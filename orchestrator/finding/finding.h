@@ -11,6 +11,7 @@
 
 #include "common/strbuf.h"
 #include "common/strvec.h"
+#include "orchestrator/finding/caveats.h"
 #include "orchestrator/finding/marker.h"
 #include "preflight/manifest.h"
 #include "preflight/preflight.h"
@@ -74,29 +75,6 @@ struct d2h_failure {
 	double max_rel;
 	/* Added: the unmapped source of a "D2H validate FAIL" line ("0x..."), else NULL. */
 	char *src;
-};
-
-/* One allocation hrr-playback could not place at its recorded address
- * ("[HRR] Placement: <api> 0x... (<n> bytes) not placed at its recorded
- * address: ..."). */
-struct placement_fallback {
-	char *api;
-	char *address;      /* "0x..." (the recorded address); NULL when not printed */
-	long long bytes;    /* -1 when not printed */
-};
-
-/* hrr-playback's placement of allocations at their capture addresses
- * (orchestrator/finding/classify_placement.c, docs/formats.md "Placement"). */
-#define FINDING_MAX_FALLBACKS 64
-struct finding_placement {
-	bool seen;                  /* a Placement line was printed */
-	long long placed;           /* -1 unknown */
-	long long fell_back;
-	long long frees_deferred;
-	struct placement_fallback fallbacks[FINDING_MAX_FALLBACKS];
-	size_t n_fallbacks;
-	long long fallback_lines;   /* fallback lines seen (>= n_fallbacks) */
-	bool fallbacks_counted;     /* "further fallbacks are only counted" */
 };
 
 /* Bounds that keep a finding small whatever the log holds. */
@@ -287,32 +265,10 @@ void finding_render_markdown(const struct finding *f, const struct finding_conte
  * (preflight_to_json, or null when preflight did not run, as in analyze)
  * and run (only when ctx->run). ctx may be NULL. */
 cJSON *finding_to_json(const struct finding *f, const struct finding_context *ctx);
-
-/* ---- caveats.c: the caveats hrr-playback prints beside its verdict (where
- * allocations were placed, which runtime libraries were mapped), their
- * fields, their notes at finalisation; their JSON and markdown are
- * render.c's. The lines are read by classify_placement.c. ---- */
-void finding_caveats_init(struct finding *f);
-void finding_caveats_release(struct finding *f);
-/* Fields fill gaps: a later input's placement only when the earlier has
- * none; runtime libraries likewise. */
-void finding_caveats_merge(struct finding *acc, const struct finding *later);
-void finding_caveats_sanitize(struct finding *f);
-/* The notes: upstream's placement caveat when the replay failed with
- * allocations moved (and whether the fault address lies in one); a stack
- * mixed from several ROCm installs; in run, a HIP or comgr other than the
- * one preflight read (ctx->stack). */
-void finding_caveats_finalize(struct finding *f, const struct finding_context *ctx);
-/* finding.json's "placement" (object or null) and "runtime_libraries". */
+/* The caveats' parts of both (orchestrator/finding/caveats.h): finding.json's
+ * "placement" (object or null) and "runtime_libraries"; finding.md's
+ * "Replay caveats" table (nothing when neither was printed). */
 void finding_caveats_json(const struct finding *f, cJSON *o);
-/* finding.md's "Replay caveats" table (nothing when neither was printed). */
 void finding_caveats_markdown(const struct finding *f, struct strbuf *out);
-
-/* Pure helpers, tested alone. The ROCm install a library path belongs to
- * (the directory above its lib/ or lib64/), newly allocated; NULL when the
- * path has no such directory. */
-char *finding_rocm_install(const char *path);
-/* Whether address (hex text) lies in [base, base + bytes). */
-bool finding_address_in(const char *address, const char *base, long long bytes);
 
 #endif

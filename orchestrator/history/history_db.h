@@ -69,6 +69,17 @@ int history_db_import(struct history_db *db, const struct history_sweep *s,
 		      const struct history_planned *planned, size_t n_planned,
 		      const struct sweep_results *rs, bool *rebuilt, struct error *err)
 	__attribute__((warn_unused_result));
+/* The same, with the results read in chunks (a large sweep's results are
+ * never all in memory): each(src, fn, ctx, err) calls fn with every chunk,
+ * in the same order each time; it is called once for the fingerprint and,
+ * when the rows are replaced, once more to insert them. */
+typedef int (*history_results_fn)(void *ctx, const struct sweep_results *rs, struct error *err);
+typedef int (*history_results_each_fn)(void *src, history_results_fn fn, void *ctx,
+				       struct error *err);
+int history_db_import_each(struct history_db *db, const struct history_sweep *s,
+			   const struct history_planned *planned, size_t n_planned,
+			   history_results_each_fn each, void *src, bool *rebuilt,
+			   struct error *err) __attribute__((warn_unused_result));
 
 /* Whether the database knows sweep id (*known). */
 int history_db_has_sweep(struct history_db *db, const char *id, bool *known, struct error *err)

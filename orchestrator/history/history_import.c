@@ -72,16 +72,23 @@ const char *const history_migrations[] = {
 
 /* Order-independent fingerprint of the results (FNV-1a per line, summed):
  * equal when the database already says what the files say. */
-static void results_fingerprint(const struct sweep_results *rs, char *out, size_t len)
+struct results_fp {
+	size_t n;
+	unsigned long long sum;
+};
+
+static int fingerprint_add(void *ctx, const struct sweep_results *rs, struct error *err)
 {
-	unsigned long long sum = 0;
+	struct results_fp *fp = ctx;
 
 	for (size_t i = 0; i < rs->n; i++) {
 		cleanup_strbuf struct strbuf line = STRBUF_INIT;
 		sweep_result_to_json(&rs->v[i], &line);
-		sum += text_fnv1a64(TEXT_FNV1A64_INIT, line.buf, line.len);
+		fp->sum += text_fnv1a64(TEXT_FNV1A64_INIT, line.buf, line.len);
 	}
-	snprintf(out, len, "%zu:%016llx", rs->n, sum);
+	fp->n += rs->n;
+	(void)err;
+	return 0;
 }
 
 char *history_options_fingerprint(const char *run_options_json)
@@ -241,15 +248,46 @@ static int delete_rows(struct history_db *db, const char *table, const char *id,
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "delete", err);
 }
 
+struct insert_ctx {
+	struct history_db *db;
+	const struct history_sweep *s;
+};
+
+static int insert_chunk(void *ctx, const struct sweep_results *rs, struct error *err)
+{
+	struct insert_ctx *c = ctx;
+
+	return insert_results(c->db, c->s, rs, err);
+}
+
+/* Results already in memory, as one chunk. */
+static int whole(void *src, history_results_fn fn, void *ctx, struct error *err)
+{
+	return fn(ctx, src, err);
+}
+
 int history_db_import(struct history_db *db, const struct history_sweep *s,
 		      const struct history_planned *planned, size_t n_planned,
 		      const struct sweep_results *rs, bool *rebuilt, struct error *err)
 {
+	return history_db_import_each(db, s, planned, n_planned, whole, (void *)rs, rebuilt, err);
+}
+
+int history_db_import_each(struct history_db *db, const struct history_sweep *s,
+			   const struct history_planned *planned, size_t n_planned,
+			   history_results_each_fn each, void *src, bool *rebuilt,
+			   struct error *err)
+{
 	char fp[64];
 	cleanup_free char *stored = NULL;
+	struct results_fp sum = { 0, 0 };
+	struct insert_ctx ins = { db, s };
 
-	results_fingerprint(rs, fp, sizeof(fp));
-	snprintf(fp + strlen(fp), sizeof(fp) - strlen(fp), ":%zu", n_planned);
+	/* A first reading for the fingerprint: the rows are replaced only
+	 * when the files say something else than the database. */
+	if (each(src, fingerprint_add, &sum, err) < 0)
+		return -1;
+	snprintf(fp, sizeof(fp), "%zu:%016llx:%zu", sum.n, sum.sum, n_planned);
 	/* One writer: the immediate transaction takes the write lock now (or
 	 * waits the busy timeout), so two sweeps never interleave rows. */
 	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
@@ -262,7 +300,7 @@ int history_db_import(struct history_db *db, const struct history_sweep *s,
 	if (*rebuilt && (delete_rows(db, "planned", s->id, err) < 0 ||
 			 delete_rows(db, "results", s->id, err) < 0 ||
 			 insert_planned(db, s->id, planned, n_planned, err) < 0 ||
-			 insert_results(db, s, rs, err) < 0))
+			 each(src, insert_chunk, &ins, err) < 0))
 		goto fail;
 	return history_sql_exec(db, "COMMIT", err);
 fail:

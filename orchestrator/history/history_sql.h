@@ -1,15 +1,23 @@
-/* Inside the history database module: the schema migrations and the
- * functions its query files share. Not for other modules. */
+/* Inside the history database module: the handle, the schema migrations
+ * and the functions its query files share. Not for other modules. */
 #ifndef HRR_HISTORY_HISTORY_SQL_H
 #define HRR_HISTORY_HISTORY_SQL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <sqlite3.h>
 
 #include "common/error.h"
 
-struct history_db;
+/* The open database (history_db.c opens, migrates and closes it; the
+ * helpers below are history_sql.c's). */
+struct history_db {
+	sqlite3 *h;
+	char *path;
+	bool network;
+	int busy_ms;
+};
 
 /* history_migrations[v] takes schema v to v + 1. */
 extern const char *const history_migrations[];

@@ -48,24 +48,32 @@ int history_db_previous(struct history_db *db, const char *label, const char *sw
 
 /* ?1 = this sweep, ?2 = the baseline (NULL: none). The final attempt of a
  * case is its highest; "failed" counts earlier replays that did not PASS,
- * so an infrastructure error retried by --resume is not flakiness. */
+ * so an infrastructure error retried by --resume is not flakiness.
+ * Each planned case finds its final attempts, in this sweep and in the
+ * baseline, and its tries by seeks in the results' primary key: no table
+ * of the two sweeps' results is built in memory and searched once per
+ * case (that grew the sweep parent by hundreds of bytes a case, in time
+ * quadratic in the cases). Only the ORDER BY's sort holds rows, within
+ * SQLite's cache size. */
+#define FINAL_ATTEMPT(alias, sweep, of)                                                        \
+	" LEFT JOIN results " alias " ON " alias ".sweep = " sweep                                \
+	" AND " alias ".case_name = " of ".case_name AND " alias ".image_ref = " of ".image_ref"   \
+	" AND " alias ".attempt = (SELECT MAX(x.attempt) FROM results x WHERE x.sweep = " sweep  \
+	"  AND x.case_name = " of ".case_name AND x.image_ref = " of ".image_ref)"
+#define TRIES(what)                                                                            \
+	"(SELECT " what " FROM results t WHERE t.sweep = ?1 AND t.case_name = p.case_name"        \
+	" AND t.image_ref = p.image_ref)"
+
 static const char status_sql[] =
-	"WITH fin AS (SELECT r.* FROM results r WHERE r.sweep IN (?1, ?2) AND r.attempt ="
-	"  (SELECT MAX(x.attempt) FROM results x WHERE x.sweep = r.sweep"
-	"   AND x.case_name = r.case_name AND x.image_ref = r.image_ref)),"
-	" tries AS (SELECT case_name, image_ref, COUNT(*) AS n,"
-	"  SUM(state = 'done' AND outcome IS NOT 'PASS') AS failed"
-	"  FROM results WHERE sweep = ?1 GROUP BY case_name, image_ref),"
-	" cur AS (SELECT * FROM fin WHERE sweep = ?1),"
-	" base AS (SELECT * FROM fin WHERE sweep = ?2)"
-	" SELECT p.case_name, p.image_ref, c.image_id, c.outcome, c.fault_class, c.kernel,"
-	"  b.outcome, c.run_dir, c.message, c.gpus, COALESCE(t.n, 0), COALESCE(c.duration, 0),"
+	"SELECT p.case_name, p.image_ref, c.image_id, c.outcome, c.fault_class, c.kernel,"
+	"  b.outcome, c.run_dir, c.message, c.gpus, " TRIES("COUNT(*)") ", COALESCE(c.duration, 0),"
 	"  CASE"
 	"   WHEN c.state IS NULL THEN 'missing'"
 	"   WHEN c.state = 'error' THEN 'error'"
 	"   WHEN c.state = 'blocked' THEN 'blocked'"
 	"   WHEN c.state = 'needs-confirm' THEN 'needs-confirm'"
-	"   WHEN c.outcome = 'PASS' AND t.failed > 0 THEN 'flaky'"
+	"   WHEN c.outcome = 'PASS' AND "
+	TRIES("SUM(t.state = 'done' AND t.outcome IS NOT 'PASS')") " > 0 THEN 'flaky'"
 	"   WHEN b.state IS NULL OR b.state != 'done' THEN 'new'"
 	"   WHEN c.outcome = 'PASS' AND b.outcome = 'PASS' THEN 'pass'"
 	"   WHEN b.outcome = 'PASS' THEN 'regressed'"
@@ -77,15 +85,14 @@ static const char status_sql[] =
 	"  p.idx AS ord, c.sig_id, c.sig_family, c.sig_evidence, c.known_id, c.known_link,"
 	"  c.known_owner"
 	" FROM planned p"
-	" LEFT JOIN cur c ON c.case_name = p.case_name AND c.image_ref = p.image_ref"
-	" LEFT JOIN base b ON b.case_name = p.case_name AND b.image_ref = p.image_ref"
-	" LEFT JOIN tries t ON t.case_name = p.case_name AND t.image_ref = p.image_ref"
+	FINAL_ATTEMPT("c", "?1", "p")
+	FINAL_ATTEMPT("b", "?2", "p")
 	" WHERE p.sweep = ?1"
 	" UNION ALL"
 	" SELECT bp.case_name, bp.image_ref, NULL, NULL, NULL, NULL, b.outcome, NULL, NULL, NULL,"
 	"  0, 0, 'gone', 1000000000 + bp.idx, NULL, NULL, NULL, NULL, NULL, NULL"
 	" FROM planned bp"
-	" LEFT JOIN base b ON b.case_name = bp.case_name AND b.image_ref = bp.image_ref"
+	FINAL_ATTEMPT("b", "?2", "bp")
 	" WHERE bp.sweep = ?2 AND NOT EXISTS (SELECT 1 FROM planned p WHERE p.sweep = ?1"
 	"  AND p.case_name = bp.case_name AND p.image_ref = bp.image_ref)"
 	" ORDER BY ord";

@@ -7,14 +7,12 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "orchestrator/report/report_intern.h"
 #include "preflight/topology.h"
 
 static const char *keep(struct sweep_attempts *a, const char *s)
 {
-	if (!s)
-		return NULL;
-	strvec_push(&a->strings, s);
-	return a->strings.v[a->strings.n - 1];
+	return report_intern(&a->strings, s);
 }
 
 static int key_cmp(const char *case_a, const char *image_a, const char *case_b,
@@ -70,7 +68,7 @@ static void add_case(struct sweep_attempts *a, const struct sweep_result *const 
 	*e = (struct sweep_case_attempts){
 		.case_name = keep(a, fin->case_name), .image = keep(a, fin->image),
 		.kind = keep(a, sweep_result_kind(fin)), .gpu_uids = keep(a, fin->gpu_uids),
-		.host = keep(a, fin->host),
+		.host = keep(a, fin->host), .final_attempt = fin->attempt, .seq = a->n - 1,
 	};
 	for (size_t i = 0; i < n; i++) {
 		if (p[i]->outcome && !strcmp(p[i]->outcome, "PASS"))
@@ -82,12 +80,10 @@ static void add_case(struct sweep_attempts *a, const struct sweep_result *const 
 	e->final = final == SIZE_MAX ? e->n_failed : final;
 }
 
-void sweep_attempts_build(struct sweep_attempts *a, const struct sweep_results *rs)
+void sweep_attempts_add(struct sweep_attempts *a, const struct sweep_results *rs)
 {
 	const struct sweep_result **p = xcalloc(rs->n + 1, sizeof(*p));
 
-	memset(a, 0, sizeof(*a));
-	strvec_init(&a->strings);
 	for (size_t i = 0; i < rs->n; i++)
 		p[i] = &rs->v[i];
 	qsort(p, rs->n, sizeof(*p), by_key);
@@ -98,6 +94,62 @@ void sweep_attempts_build(struct sweep_attempts *a, const struct sweep_results *
 		add_case(a, p + i, j - i);
 	}
 	free(p);
+}
+
+/* By case and image, then in the order the chunks came. */
+static int by_entry(const void *x, const void *y)
+{
+	const struct sweep_case_attempts *a = x, *b = y;
+	int c = key_cmp(a->case_name, a->image, b->case_name, b->image);
+
+	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* later (from a later chunk) into e: the failed attempts one after the
+ * other, in file order; the final attempt the highest, the last written
+ * of equals (as add_case chooses within a chunk). */
+static void merge_entry(struct sweep_case_attempts *e, struct sweep_case_attempts *later)
+{
+	size_t n = e->n_failed + later->n_failed;
+	bool later_final = later->final_attempt >= e->final_attempt;
+	size_t final = later_final ? (later->final < later->n_failed ? e->n_failed + later->final : n)
+				   : (e->final < e->n_failed ? e->final : n);
+
+	if (later->n_failed) {
+		e->failed = xrealloc(e->failed, n * sizeof(*e->failed));
+		memcpy(e->failed + e->n_failed, later->failed, later->n_failed * sizeof(*e->failed));
+	}
+	if (later_final) {
+		e->kind = later->kind;
+		e->gpu_uids = later->gpu_uids;
+		e->host = later->host;
+		e->final_attempt = later->final_attempt;
+	}
+	e->n_failed = n;
+	e->final = final;
+	free(later->failed);
+}
+
+void sweep_attempts_finish(struct sweep_attempts *a)
+{
+	size_t n = 0;
+
+	qsort(a->v, a->n, sizeof(*a->v), by_entry);
+	for (size_t i = 0; i < a->n; i++) {
+		if (n && !key_cmp(a->v[n - 1].case_name, a->v[n - 1].image, a->v[i].case_name,
+				  a->v[i].image))
+			merge_entry(&a->v[n - 1], &a->v[i]);
+		else
+			a->v[n++] = a->v[i];
+	}
+	a->n = n;
+}
+
+void sweep_attempts_build(struct sweep_attempts *a, const struct sweep_results *rs)
+{
+	memset(a, 0, sizeof(*a));
+	sweep_attempts_add(a, rs);
+	sweep_attempts_finish(a);
 }
 
 const struct sweep_case_attempts *sweep_attempts_find(const struct sweep_attempts *a,
@@ -124,6 +176,6 @@ void sweep_attempts_release(struct sweep_attempts *a)
 	for (size_t i = 0; i < a->n; i++)
 		free(a->v[i].failed);
 	free(a->v);
-	strvec_clear(&a->strings);
+	report_intern_release(&a->strings);
 	memset(a, 0, sizeof(*a));
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "common/strvec.h"
+#include "orchestrator/report/report_intern.h"
 #include "orchestrator/report/report.h"
 #include "orchestrator/sweep/sweep_result.h"
 
@@ -19,15 +20,22 @@ struct sweep_case_attempts {
 	struct report_attempt *failed;      /* every attempt that did not PASS, in file order */
 	size_t n_failed;
 	size_t final;                       /* the final attempt's index in failed, or n_failed */
+	int final_attempt;                  /* its number */
+	size_t seq;                         /* the order it was added in (sweep_attempts_add) */
 };
 
 struct sweep_attempts {
 	struct sweep_case_attempts *v;     /* sorted by case, then image */
 	size_t n, alloc;
-	struct strvec strings;             /* every string the entries point at */
+	struct report_intern strings;      /* every string the entries point at, once */
 };
 
+/* From results all in memory: add, then finish. */
 void sweep_attempts_build(struct sweep_attempts *a, const struct sweep_results *rs);
+/* From results read in chunks (sweep_results_each): a zeroed a, each chunk
+ * added in file order, then finished (sorted, a case's chunks merged). */
+void sweep_attempts_add(struct sweep_attempts *a, const struct sweep_results *rs);
+void sweep_attempts_finish(struct sweep_attempts *a);
 /* NULL: no result names that case and image. */
 const struct sweep_case_attempts *sweep_attempts_find(const struct sweep_attempts *a,
 						      const char *case_name, const char *image);

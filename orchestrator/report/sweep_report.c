@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/report.h"
+#include "orchestrator/report/report_intern.h"
 #include "orchestrator/report/sweep_attempts.h"
 #include "common/say.h"
 #include "orchestrator/sweep/suspect_nodes.h"
@@ -21,7 +22,8 @@
 struct model {
 	struct report r;
 	size_t alloc;
-	struct strvec strings; /* every string the cases point at */
+	struct report_intern strings; /* every string the cases point at, once */
+	size_t *by_name;              /* the cases' indexes by case and image (add_trend) */
 	const char *folder;
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
 	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
@@ -30,10 +32,7 @@ struct model {
 
 static const char *keep(struct model *m, const char *s)
 {
-	if (!s)
-		return NULL;
-	strvec_push(&m->strings, s);
-	return m->strings.v[m->strings.n - 1];
+	return report_intern(&m->strings, s);
 }
 
 static const char *keep_file(struct model *m, const char *run_dir, const char *name)
@@ -93,8 +92,10 @@ static int add_row(void *ctx, const struct history_status_row *row)
 								  row->image);
 	struct report_case *c;
 
+	/* Sized for the plan first (add_row's caller): grown by a quarter
+	 * for the gone cases, not doubled. */
 	if (m->r.n == m->alloc) {
-		m->alloc = m->alloc ? 2 * m->alloc : 64;
+		m->alloc += m->alloc / 4 + 16;
 		m->r.cases = xrealloc(m->r.cases, m->alloc * sizeof(*m->r.cases));
 	}
 	c = &m->r.cases[m->r.n++];
@@ -129,18 +130,86 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	return 0;
 }
 
+static int name_cmp(const struct report_case *a, const char *case_name, const char *image)
+{
+	int d = strcmp(a->case_name, case_name);
+
+	return d ? d : strcmp(a->image, image);
+}
+
+static int by_name_cmp(const void *a, const void *b, void *cases)
+{
+	const struct report_case *c = cases, *y = &c[*(const size_t *)b];
+
+	return name_cmp(&c[*(const size_t *)a], y->case_name, y->image);
+}
+
+/* The cases in order of case and image, for add_trend to find each trend
+ * row's by bisection instead of reading every case for each row. */
+static void index_by_name(struct model *m)
+{
+	m->by_name = xcalloc(m->r.n + 1, sizeof(*m->by_name));
+	for (size_t i = 0; i < m->r.n; i++)
+		m->by_name[i] = i;
+	qsort_r(m->by_name, m->r.n, sizeof(*m->by_name), by_name_cmp, m->r.cases);
+}
+
 static int add_trend(void *ctx, const struct history_trend_row *row)
 {
 	struct model *m = ctx;
+	size_t lo = 0, hi = m->r.n;
 
-	for (size_t i = 0; i < m->r.n; i++) {
-		struct report_case *c = &m->r.cases[i];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(c->case_name, row->case_name) || strcmp(c->image, row->image) ||
-		    c->n_trend == REPORT_TREND_MAX)
-			continue;
-		c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
+		if (name_cmp(&m->r.cases[m->by_name[mid]], row->case_name, row->image) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (; lo < m->r.n; lo++) {
+		struct report_case *c = &m->r.cases[m->by_name[lo]];
+
+		if (name_cmp(c, row->case_name, row->image))
+			break;
+		if (c->n_trend < REPORT_TREND_MAX)
+			c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
+	}
+	return 0;
+}
+
+/* What the report keeps of the results files, read once more a chunk at a
+ * time: each case's attempts; the results with GPU-time samples (for the
+ * perf comparison); for a merge's suspect GPUs, what finding them reads of
+ * each result. */
+struct kept_results {
+	struct sweep_attempts *attempts;
+	struct sweep_results perf;
+	struct sweep_suspect_inputs suspects;
+	bool suspects_from_results;
+};
+
+static void take(struct sweep_results *to, struct sweep_result *r)
+{
+	if (to->n == to->alloc) {
+		to->alloc = to->alloc ? 2 * to->alloc : 16;
+		to->v = xrealloc(to->v, to->alloc * sizeof(*to->v));
+	}
+	to->v[to->n++] = *r;
+	memset(r, 0, sizeof(*r));
+}
+
+static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
+{
+	struct kept_results *k = ctx;
+
+	sweep_attempts_add(k->attempts, rs);
+	if (k->suspects_from_results)
+		sweep_suspect_inputs_add(&k->suspects, rs);
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].perf)
+			take(&k->perf, &rs->v[i]);
+	(void)err;
 	return 0;
 }
 
@@ -152,9 +221,40 @@ static void mark_known(const struct known_issues *k, struct sweep_results *rs, l
 		sweep_result_mark_known(&rs->v[i], k, now);
 }
 
-static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
-		  const struct sweep_finish *f, struct sweep_results *rs, struct error *err)
+/* The results files a chunk at a time, each result marked known or not
+ * before it is fingerprinted or stored. */
+#define RESULTS_CHUNK 1024
+
+struct results_src {
+	const char *folder;
+	const struct sweep_finish *f;
+	history_results_fn fn;
+	void *ctx;
+};
+
+static int marked_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 {
+	struct results_src *src = ctx;
+
+	if (src->f->known)
+		mark_known(src->f->known, rs, src->f->finished);
+	return src->fn(src->ctx, rs, err);
+}
+
+static int each_marked(void *ctx, history_results_fn fn, void *fn_ctx, struct error *err)
+{
+	struct results_src *src = ctx;
+	struct sweep_results_chunks ch = { RESULTS_CHUNK, marked_chunk, src };
+
+	src->fn = fn;
+	src->ctx = fn_ctx;
+	return sweep_results_each(src->folder, &ch, err);
+}
+
+static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		  const struct sweep_finish *f, struct error *err)
+{
+	struct results_src src = { .folder = folder, .f = f };
 	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
 	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
@@ -180,10 +280,7 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 	for (size_t i = 0; i < meta->plan.n; i++)
 		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
 						       meta->plan.cases[i].image };
-	rc = sweep_results_load(folder, rs, err);
-	if (rc == 0 && f->known)
-		mark_known(f->known, rs, f->finished);
-	if (rc == 0) {
+	{
 		cleanup_free char *fp = history_options_fingerprint(redacted);
 		struct history_sweep s = {
 			.run_options_fp = fp,
@@ -193,7 +290,8 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 			.finished = f->finished,
 		};
 
-		rc = history_db_import(db, &s, planned, meta->plan.n, rs, &rebuilt, err);
+		rc = history_db_import_each(db, &s, planned, meta->plan.n, each_marked, &src,
+					    &rebuilt, err);
 	}
 	free(planned);
 	return rc;
@@ -251,7 +349,6 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 	cleanup_free char *folder = xasprintf("%s/%s", parent, id);
 	cleanup_free char *state = NULL;
 	struct sweep_meta old;
-	struct sweep_results rs = { 0 };
 
 	sweep_meta_init(&old);
 	/* Only the caller's own folders: one planted in a shared sweeps/
@@ -263,10 +360,9 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 
 		state = folder_state(folder);
 		f.state = state;
-		if (import(db, &old, folder, &f, &rs, ERROR_DISCARD) < 0)
+		if (import(db, &old, folder, &f, ERROR_DISCARD) < 0)
 			say_warning("sweep %s could not be recovered into the history", id);
 	}
-	sweep_results_release(&rs);
 	sweep_meta_release(&old);
 }
 
@@ -410,36 +506,46 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		       struct error *err)
 {
 	struct model m = { .folder = folder };
-	struct sweep_results rs = { 0 };
+	struct kept_results kept = { 0 };
 	struct strvec expired = STRVEC_INIT;
 	cleanup_free char *baseline = NULL;
 	cleanup_free struct sweep_gpu_note *found = NULL;
 	size_t n_found = 0;
 	int rc = -1;
 
-	strvec_init(&m.strings);
-	strvec_init(&m.attempts.strings);
-	if (import(db, meta, folder, f, &rs, err) < 0) {
-		sweep_results_release(&rs);
+	if (import(db, meta, folder, f, err) < 0)
 		goto out;
-	}
-	/* What the report needs of the results, then the results go: a large
-	 * sweep's report is built beside its attempts, not its parsed
-	 * results files. */
-	if (f->suspects_from_results) {
+	/* What the report needs of the results: a large sweep's report is
+	 * built beside its attempts, never beside its parsed results files. */
+	kept.attempts = &m.attempts;
+	kept.suspects_from_results = f->suspects_from_results;
+	rc = sweep_results_each(folder, &(struct sweep_results_chunks){ RESULTS_CHUNK, keep_chunk,
+									&kept }, err);
+	sweep_attempts_finish(&m.attempts);
+	if (rc == 0 && f->suspects_from_results) {
 		found = xcalloc(GPU_MAX, sizeof(*found));
-		n_found = sweep_suspects_of_results(&rs, found);
+		n_found = sweep_suspects_of_inputs(&kept.suspects, found);
 	}
-	sweep_attempts_build(&m.attempts, &rs);
-	report_perf_collect(&m.perf, &rs);
-	sweep_results_release(&rs);
+	/* The results with samples, in file order: the same comparison as
+	 * over every result (those without are skipped). */
+	if (rc == 0)
+		report_perf_collect(&m.perf, &kept.perf);
+	sweep_results_release(&kept.perf);
+	sweep_suspect_inputs_release(&kept.suspects);
+	if (rc < 0)
+		goto out;
+	rc = -1;
 	recover_label(db, meta, folder);
 	if (meta->baseline)
 		baseline = xstrdup(meta->baseline);
 	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
 		goto out;
-	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0 ||
-	    history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
+	m.alloc = meta->plan.n + 1;
+	m.r.cases = xcalloc(m.alloc, sizeof(*m.r.cases));
+	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0)
+		goto out;
+	index_by_name(&m);
+	if (history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
 		goto out;
 	m.r.sweep_id = meta->id;
 	m.r.label = meta->label;
@@ -476,9 +582,10 @@ out:
 		free(m.r.cases[i].earlier);
 	free(m.r.cases);
 	free(m.perf_cmp);
+	free(m.by_name);
 	report_perf_release(&m.perf);
 	strvec_clear(&expired);
-	strvec_clear(&m.strings);
+	report_intern_release(&m.strings);
 	sweep_attempts_release(&m.attempts);
 	return rc;
 }

@@ -15,31 +15,74 @@ struct gpu_table {
 	size_t n;
 };
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct sweep_results *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct sweep_result *r = &rs->v[i];
+		struct sweep_suspect_input *x;
+
+		if (in->n == in->alloc) {
+			in->alloc += in->alloc / 2 + 16;
+			in->v = xrealloc(in->v, in->alloc * sizeof(*in->v));
+		}
+		x = &in->v[in->n];
+		*x = (struct sweep_suspect_input){
+			.case_key = xasprintf("%s\n%s", r->case_name, r->image),
+			.case_name_len = strlen(r->case_name),
+			.outcome = dup_or_null(r->outcome), .fault_class = dup_or_null(r->fault_class),
+			.gpu_uids = dup_or_null(r->gpu_uids), .host = dup_or_null(r->host),
+			.finished = r->finished, .attempt = r->attempt, .seq = in->n,
+			.replayed = !strcmp(r->state, RESULT_DONE) && r->outcome,
+			.n_gpus = r->n_gpus,
+			.gpus = r->n_gpus ? xcalloc(r->n_gpus, sizeof(int)) : NULL,
+		};
+		if (r->n_gpus)
+			memcpy(x->gpus, r->gpus, r->n_gpus * sizeof(int));
+		in->n++;
+	}
+}
+
+void sweep_suspect_inputs_release(struct sweep_suspect_inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		struct sweep_suspect_input *x = &in->v[i];
+
+		free(x->case_key);
+		free(x->outcome);
+		free(x->fault_class);
+		free(x->gpu_uids);
+		free(x->host);
+		free(x->gpus);
+	}
+	free(in->v);
+	memset(in, 0, sizeof(*in));
+}
+
 /* Finish order; a tie by attempt, then by place in the files (qsort is
  * not stable and the order decides which case a reason calls the last). */
 static int by_finished(const void *a, const void *b)
 {
-	const struct sweep_result *x = *(const struct sweep_result *const *)a;
-	const struct sweep_result *y = *(const struct sweep_result *const *)b;
+	const struct sweep_suspect_input *x = a, *y = b;
 
 	if (x->finished != y->finished)
 		return x->finished < y->finished ? -1 : 1;
 	if (x->attempt != y->attempt)
 		return x->attempt - y->attempt;
-	return x < y ? -1 : x > y;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* A case's index: its "case\nimage" key's position in keys. */
-static size_t case_index(struct strvec *keys, const struct sweep_result *r)
+static size_t case_index(struct strvec *keys, const struct sweep_suspect_input *r)
 {
-	char *k = xasprintf("%s\n%s", r->case_name, r->image);
-
 	for (size_t i = 0; i < keys->n; i++)
-		if (!strcmp(keys->v[i], k)) {
-			free(k);
+		if (!strcmp(keys->v[i], r->case_key))
 			return i;
-		}
-	strvec_push_nodup(keys, k);
+	strvec_push(keys, r->case_key);
 	return keys->n - 1;
 }
 
@@ -57,7 +100,7 @@ static unsigned long long uid_at(const char *uids, size_t i)
 
 /* The index of r's i-th GPU; a GPU not yet seen gets one when add (and
  * one is left), else -1. */
-static int gpu_index(struct gpu_table *t, const struct sweep_result *r, size_t i, bool add)
+static int gpu_index(struct gpu_table *t, const struct sweep_suspect_input *r, size_t i, bool add)
 {
 	const char *host = r->host && *r->host ? r->host : UNKNOWN_HOST;
 	unsigned long long uid = uid_at(r->gpu_uids, i);
@@ -77,47 +120,44 @@ static int gpu_index(struct gpu_table *t, const struct sweep_result *r, size_t i
 	return (int)t->n++;
 }
 
-static bool replayed(const struct sweep_result *r)
-{
-	return !strcmp(r->state, RESULT_DONE) && r->outcome;
-}
-
 /* Indexes for the GPUs of the replays that passed (or did not). */
-static void index_gpus(struct gpu_table *t, const struct sweep_result **v, size_t n, bool passed)
+static void index_gpus(struct gpu_table *t, const struct sweep_suspect_input *v, size_t n,
+		       bool passed)
 {
 	for (size_t i = 0; i < n; i++)
-		if (replayed(v[i]) && (strcmp(v[i]->outcome, "PASS") == 0) == passed)
-			for (size_t g = 0; g < v[i]->n_gpus; g++)
-				gpu_index(t, v[i], g, true);
+		if (v[i].replayed && (strcmp(v[i].outcome, "PASS") == 0) == passed)
+			for (size_t g = 0; g < v[i].n_gpus; g++)
+				gpu_index(t, &v[i], g, true);
 }
 
-size_t sweep_suspects_of_results(const struct sweep_results *rs,
-				 struct sweep_gpu_note notes[GPU_MAX])
+size_t sweep_suspects_of_inputs(struct sweep_suspect_inputs *in,
+				struct sweep_gpu_note notes[GPU_MAX])
 {
-	const struct sweep_result **v = xcalloc(rs->n + 1, sizeof(*v));
+	struct sweep_suspect_input *v = in->v;
 	struct gpu_table *t = xcalloc(1, sizeof(*t));
 	struct strvec keys = STRVEC_INIT;
 	struct gpu_suspects s;
 	size_t found = 0;
 
-	for (size_t i = 0; i < rs->n; i++)
-		v[i] = &rs->v[i];
-	qsort(v, rs->n, sizeof(*v), by_finished);
+	qsort(v, in->n, sizeof(*v), by_finished);
 	/* Only a GPU something failed on can become suspect: those first. */
-	index_gpus(t, v, rs->n, false);
-	index_gpus(t, v, rs->n, true);
-	gpu_suspects_init(&s, rs->n);
+	index_gpus(t, v, in->n, false);
+	index_gpus(t, v, in->n, true);
+	gpu_suspects_init(&s, in->n);
 	for (size_t k = 0; k < t->n; k++)
 		s.names[k] = t->name[k];
-	for (size_t i = 0; i < rs->n; i++) {
+	for (size_t i = 0; i < in->n; i++) {
 		int gpus[GPU_MAX];
+		char *case_name;
 
-		if (!replayed(v[i]))
+		if (!v[i].replayed)
 			continue;
-		for (size_t g = 0; g < v[i]->n_gpus; g++)
-			gpus[g] = gpu_index(t, v[i], g, false);
-		gpu_suspects_note(&s, case_index(&keys, v[i]), v[i]->case_name, gpus, v[i]->n_gpus,
-				  v[i]->outcome, v[i]->fault_class);
+		for (size_t g = 0; g < v[i].n_gpus; g++)
+			gpus[g] = gpu_index(t, &v[i], g, false);
+		case_name = xstrndup(v[i].case_key, v[i].case_name_len);
+		gpu_suspects_note(&s, case_index(&keys, &v[i]), case_name, gpus, v[i].n_gpus,
+				  v[i].outcome, v[i].fault_class);
+		free(case_name);
 	}
 	for (size_t k = 0; k < t->n; k++)
 		if (s.suspect[k]) {
@@ -128,7 +168,18 @@ size_t sweep_suspects_of_results(const struct sweep_results *rs,
 	gpu_suspects_release(&s);
 	strvec_clear(&keys);
 	free(t);
-	free(v);
+	return found;
+}
+
+size_t sweep_suspects_of_results(const struct sweep_results *rs,
+				 struct sweep_gpu_note notes[GPU_MAX])
+{
+	struct sweep_suspect_inputs in = { 0 };
+	size_t found;
+
+	sweep_suspect_inputs_add(&in, rs);
+	found = sweep_suspects_of_inputs(&in, notes);
+	sweep_suspect_inputs_release(&in);
 	return found;
 }
 

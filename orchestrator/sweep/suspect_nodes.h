@@ -21,6 +21,28 @@
 size_t sweep_suspects_of_results(const struct sweep_results *rs,
 				 struct sweep_gpu_note notes[GPU_MAX]);
 
+/* The same from results read in chunks: what finding suspects reads of
+ * each result, a few dozen bytes instead of the whole result. Added in
+ * file order; sweep_suspects_of_inputs sorts them. */
+struct sweep_suspect_input {
+	char *case_key;            /* "case\nimage" */
+	size_t case_name_len;      /* the case's part of it */
+	char *outcome, *fault_class, *gpu_uids, *host;
+	long long finished;
+	int attempt;
+	bool replayed;             /* done, with an outcome */
+	size_t n_gpus, seq;        /* seq: its place in the files */
+	int *gpus;
+};
+struct sweep_suspect_inputs {
+	struct sweep_suspect_input *v;
+	size_t n, alloc;
+};
+void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct sweep_results *rs);
+size_t sweep_suspects_of_inputs(struct sweep_suspect_inputs *in,
+				struct sweep_gpu_note notes[GPU_MAX]);
+void sweep_suspect_inputs_release(struct sweep_suspect_inputs *in);
+
 /* hosts gets each host with a suspect GPU once; reasons one line each
  * (the note's reason, which names its host and GPU). */
 void sweep_suspect_nodes(const struct sweep_results *rs, struct strvec *hosts,

@@ -326,27 +326,96 @@ int sweep_folder_find(const char *workdir, const char *id_or_path, char **folder
 			 id_or_path, SWEEP_PLAN_FILE, workdir ? workdir : "the workdir");
 }
 
-void sweep_done_cases(const struct sweep_plan *plan, const struct sweep_results *rs, bool *done,
+static int plan_key_cmp(const struct sweep_plan *plan, size_t i, const char *name,
+			const char *image)
+{
+	int c = strcmp(plan->cases[i].name, name);
+
+	return c ? c : strcmp(plan->cases[i].image, image);
+}
+
+/* By case and image, then plan order: a result finds the first planned
+ * case of its name and image by bisection (the plan has one per pair). */
+static int by_plan_key(const void *a, const void *b, void *plan)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const struct sweep_plan *p = plan;
+	int c = plan_key_cmp(p, x, p->cases[y].name, p->cases[y].image);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+struct done_cases {
+	const struct sweep_plan *plan;
+	size_t *by_key;
+	bool *done;
+	int *next_attempt;
+	size_t lines;
+};
+
+static void done_init(struct done_cases *d, const struct sweep_plan *plan, bool *done,
 		      int *next_attempt)
 {
+	*d = (struct done_cases){ plan, xcalloc(plan->n + 1, sizeof(size_t)), done, next_attempt, 0 };
 	for (size_t c = 0; c < plan->n; c++) {
 		done[c] = false;
 		next_attempt[c] = 1;
+		d->by_key[c] = c;
 	}
+	qsort_r(d->by_key, plan->n, sizeof(size_t), by_plan_key, (void *)plan);
+}
+
+static int done_add(void *ctx, struct sweep_results *rs, struct error *err)
+{
+	struct done_cases *d = ctx;
+
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct sweep_result *r = &rs->v[i];
+		size_t lo = 0, hi = d->plan->n, c;
 
-		for (size_t c = 0; c < plan->n; c++) {
-			if (strcmp(plan->cases[c].name, r->case_name) ||
-			    strcmp(plan->cases[c].image, r->image))
-				continue;
-			if (strcmp(r->state, RESULT_ERROR))
-				done[c] = true;
-			if (r->attempt >= next_attempt[c])
-				next_attempt[c] = r->attempt + 1;
-			break;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (plan_key_cmp(d->plan, d->by_key[mid], r->case_name, r->image) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
+		if (lo == d->plan->n || plan_key_cmp(d->plan, (c = d->by_key[lo]), r->case_name,
+						     r->image))
+			continue;
+		if (strcmp(r->state, RESULT_ERROR))
+			d->done[c] = true;
+		if (r->attempt >= d->next_attempt[c])
+			d->next_attempt[c] = r->attempt + 1;
 	}
+	d->lines += rs->n;
+	(void)err;
+	return 0;
+}
+
+void sweep_done_cases(const struct sweep_plan *plan, const struct sweep_results *rs, bool *done,
+		      int *next_attempt)
+{
+	struct done_cases d;
+
+	done_init(&d, plan, done, next_attempt);
+	done_add(&d, (struct sweep_results *)rs, ERROR_DISCARD);
+	free(d.by_key);
+}
+
+int sweep_done_cases_read(const struct sweep_plan *plan, const char *folder, bool *done,
+			  int *next_attempt, size_t *lines, struct error *err)
+{
+	struct done_cases d;
+	int rc;
+
+	done_init(&d, plan, done, next_attempt);
+	rc = sweep_results_each(folder, &(struct sweep_results_chunks){ 1024, done_add, &d }, err);
+	free(d.by_key);
+	if (lines)
+		*lines = d.lines;
+	return rc;
 }
 
 void sweep_runopts_redact(cJSON *j)

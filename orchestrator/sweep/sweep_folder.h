@@ -92,6 +92,12 @@ int sweep_folder_find(const char *workdir, const char *id_or_path, char **folder
  * number of each. done and next_attempt have plan->n entries. */
 void sweep_done_cases(const struct sweep_plan *plan, const struct sweep_results *rs, bool *done,
 		      int *next_attempt);
+/* The same from the sweep folder's results files, read a chunk at a time
+ * (never all in memory); *lines (unless NULL) gets how many results were
+ * read. */
+int sweep_done_cases_read(const struct sweep_plan *plan, const char *folder, bool *done,
+			  int *next_attempt, size_t *lines, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* A recorded description with the `-e` values dropped, in place (older
  * plan files and databases kept them). */

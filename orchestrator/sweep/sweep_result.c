@@ -301,12 +301,26 @@ void sweep_results_parse_text(struct sweep_results *rs, const char *text)
 	}
 }
 
+/* The results read so far to the chunks' callback, then released. */
+static int flush_chunk(struct sweep_results *rs, struct sweep_results_chunks *ch,
+		       struct error *err)
+{
+	int rc = rs->n ? ch->fn(ch->ctx, rs, err) : 0;
+
+	/* The array stays for the next chunk. */
+	for (size_t i = 0; i < rs->n; i++)
+		sweep_result_release(&rs->v[i]);
+	rs->n = 0;
+	return rc;
+}
+
 /* One results file a line at a time (a large sweep's file is never whole
  * in memory), read as sweep_results_parse_text reads its text: a line
  * without its newline is torn, and a NUL ends the text. Opened as
  * fs_read_small_file opens: no FIFO blocks, only a regular file is read,
  * and the same limit holds. */
-static int load_file(const char *path, struct sweep_results *rs, struct error *err)
+static int load_file(const char *path, struct sweep_results *rs, struct sweep_results_chunks *ch,
+		     struct error *err)
 {
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	cleanup_fclose FILE *f = NULL;
@@ -335,6 +349,8 @@ static int load_file(const char *path, struct sweep_results *rs, struct error *e
 		}
 		line[n - 1] = '\0';
 		parse_line(rs, line);
+		if (ch && rs->n >= ch->chunk && flush_chunk(rs, ch, err) < 0)
+			return -1;
 	}
 	return ferror(f) ? error_errno(err, "reading %s", path) : 0;
 }
@@ -347,7 +363,8 @@ static int is_results_file(const struct dirent *e)
 	       !strcmp(e->d_name + n - 6, ".jsonl");
 }
 
-int sweep_results_load(const char *folder, struct sweep_results *rs, struct error *err)
+static int load_folder(const char *folder, struct sweep_results *rs,
+		       struct sweep_results_chunks *ch, struct error *err)
 {
 	struct dirent **names;
 	int n = scandir(folder, &names, is_results_file, alphasort);
@@ -356,7 +373,7 @@ int sweep_results_load(const char *folder, struct sweep_results *rs, struct erro
 		return error_errno(err, "sweep folder %s", folder);
 	for (int i = 0; i < n; i++) {
 		cleanup_free char *path = xasprintf("%s/%s", folder, names[i]->d_name);
-		int r = load_file(path, rs, err);
+		int r = load_file(path, rs, ch, err);
 
 		for (int j = i; r < 0 && j < n; j++)
 			free(names[j]);
@@ -368,4 +385,25 @@ int sweep_results_load(const char *folder, struct sweep_results *rs, struct erro
 	}
 	free(names);
 	return 0;
+}
+
+int sweep_results_load(const char *folder, struct sweep_results *rs, struct error *err)
+{
+	return load_folder(folder, rs, NULL, err);
+}
+
+int sweep_results_each(const char *folder, const struct sweep_results_chunks *ch,
+		       struct error *err)
+{
+	struct sweep_results_chunks c = *ch;
+	struct sweep_results rs = { 0 };
+	int rc;
+
+	if (!c.chunk)
+		c.chunk = 1;
+	rc = load_folder(folder, &rs, &c, err);
+	if (rc == 0)
+		rc = flush_chunk(&rs, &c, err);
+	sweep_results_release(&rs);
+	return rc;
 }

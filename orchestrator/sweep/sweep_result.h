@@ -105,6 +105,17 @@ void sweep_results_release(struct sweep_results *rs);
  * tasks' results.<job>_<task>.jsonl), in file-name order. */
 int sweep_results_load(const char *folder, struct sweep_results *rs, struct error *err)
 	__attribute__((warn_unused_result));
+/* The same results, chunk results at a time: fn gets each chunk (in file
+ * order, each result in exactly one), which is released when fn returns
+ * (fn may take a result's fields, leaving NULLs). A large sweep's results
+ * are never all in memory. fn < 0 stops the reading with its error. */
+struct sweep_results_chunks {
+	size_t chunk;
+	int (*fn)(void *ctx, struct sweep_results *rs, struct error *err);
+	void *ctx;
+};
+int sweep_results_each(const char *folder, const struct sweep_results_chunks *ch,
+		       struct error *err) __attribute__((warn_unused_result));
 /* The text of one results file into rs (name only for messages). */
 void sweep_results_parse_text(struct sweep_results *rs, const char *text);
 

@@ -7,10 +7,11 @@
 #   * importing one night of CASES results: <= 5 s;
 #   * `history` for one case and for one label: <= 100 ms each, with the
 #     query plan (indexes, no full scan of results);
-#   * `history site` whole: <= 30 s; after one more night: <= 10 s;
+#   * `history site` whole: <= 30 s; after one more night: <= 10 s; the
+#     site's bytes per case;
 #   * the sweep parent's peak RSS at 64 and CASES planned cases whose
 #     replays are no-ops (`sweep --merge` of a folder whose results are
-#     all written): flat;
+#     all written): flat, at most 500 bytes per planned case;
 #   * the database's size per result.
 # Measures, does not gate: exit 0 whatever the figures. Wall times on a
 # loaded machine include waiting for a core: the CPU time is printed too.
@@ -87,7 +88,9 @@ printf 'site: whole, %s: %.2f s (cpu %.2f s, peak RSS %s KiB; target <= 30 s; ex
 read -r W_INC _ ST_INC C_INC < <(timed site2 "$BIN" history site "$SITE" --db "$DB")
 printf 'site: after one more night, %s: %.2f s (cpu %.2f s; target <= 10 s; exit %s)\n' \
 	"$(sed 's/.*: //' "$BENCH_TMP/site2.out")" "$W_INC" "$C_INC" "$ST_INC"
-printf 'site: %s in %s files\n' "$(du -sh "$SITE" | cut -f1)" "$(find "$SITE" -type f | wc -l)"
+SITE_BYTES=$(du -sb "$SITE" | cut -f1)
+printf 'site: %s in %s files, %d bytes per case\n' "$(du -sh "$SITE" | cut -f1)" \
+	"$(find "$SITE" -type f | wc -l)" "$((SITE_BYTES / CASES))"
 
 # 4. the database's size per result
 ROWS=$(sqlite3 "$DB" 'SELECT COUNT(*) FROM results')
@@ -105,3 +108,9 @@ done
 RSS_BIG=RSS_$CASES W_BIG=W_$CASES ST_BIG=ST_$CASES
 printf 'memory: sweep parent (merge of planned cases, replays no-ops) peak RSS %s KiB at 64 cases (%.2f s, exit %s), %s KiB at %d cases (%.2f s, exit %s): ratio %s (target: flat)\n' \
 	"$RSS_64" "$W_64" "$ST_64" "${!RSS_BIG}" "$CASES" "${!W_BIG}" "${!ST_BIG}" "$(ratio "${!RSS_BIG}" "$RSS_64")"
+# What each planned case beyond the first 64 adds to the peak (docs/sweep.md
+# "The history site": at most 500 bytes), and that figure over its target.
+PER_CASE=$(awk -v a="${!RSS_BIG}" -v b="$RSS_64" -v n="$CASES" \
+	'BEGIN { if (n > 64) printf "%d", (a - b) * 1024 / (n - 64); else print 0 }')
+printf 'memory: %s bytes of peak RSS per planned case (target <= 500 bytes): ratio to target %s\n' \
+	"$PER_CASE" "$(ratio "$PER_CASE" 500)"

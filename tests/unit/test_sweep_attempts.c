@@ -1,17 +1,12 @@
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "orchestrator/report/sweep_attempts.h"
 
-Test(sweep_attempts, each_case_keeps_its_final_attempt_and_its_failures_in_file_order)
-{
-	struct sweep_results rs = { 0 };
-	struct sweep_attempts a;
-	const struct sweep_case_attempts *e;
-
-	/* b failed twice then passed on the third attempt; a's attempt 1 was
-	 * written twice (a resumed sweep), the last one counts; c errored. */
-	sweep_results_parse_text(&rs,
+/* b failed twice then passed on the third attempt; a's attempt 1 was
+ * written twice (a resumed sweep), the last one counts; c errored. */
+static const char lines[] =
 		"{\"case\":\"b\",\"image\":\"i\",\"attempt\":1,\"state\":\"done\",\"outcome\":\"MAF\","
 		"\"gpus\":[0,1],\"run_dir\":\"runs/b1\"}\n"
 		"{\"case\":\"a\",\"image\":\"i\",\"attempt\":1,\"state\":\"done\",\"outcome\":\"HANG\","
@@ -21,13 +16,15 @@ Test(sweep_attempts, each_case_keeps_its_final_attempt_and_its_failures_in_file_
 		"{\"case\":\"a\",\"image\":\"i\",\"attempt\":1,\"state\":\"done\",\"outcome\":\"PASS\","
 		"\"host\":\"n2\"}\n"
 		"{\"case\":\"b\",\"image\":\"i\",\"attempt\":3,\"state\":\"done\",\"outcome\":\"PASS\"}\n"
-		"{\"case\":\"c\",\"image\":\"i\",\"attempt\":1,\"state\":\"error\",\"outcome\":null}\n");
-	cr_assert_eq(rs.n, 6, "skipped %zu", rs.skipped);
-	sweep_attempts_build(&a, &rs);
-	sweep_results_release(&rs);
-	cr_assert_eq(a.n, 3);
+		"{\"case\":\"c\",\"image\":\"i\",\"attempt\":1,\"state\":\"error\",\"outcome\":null}\n";
 
-	e = sweep_attempts_find(&a, "b", "i");
+static void expect_lines(const struct sweep_attempts *a)
+{
+	const struct sweep_case_attempts *e;
+
+	cr_assert_eq(a->n, 3);
+
+	e = sweep_attempts_find(a, "b", "i");
 	cr_assert_not_null(e);
 	cr_expect_str_eq(e->kind, "workload");
 	cr_assert_eq(e->n_failed, 2);
@@ -38,18 +35,52 @@ Test(sweep_attempts, each_case_keeps_its_final_attempt_and_its_failures_in_file_
 	cr_expect_null(e->failed[1].outcome);
 	cr_expect_str_eq(e->failed[1].kind, "infrastructure");
 
-	e = sweep_attempts_find(&a, "a", "i");
+	e = sweep_attempts_find(a, "a", "i");
 	cr_assert_not_null(e);
 	cr_expect_str_eq(e->host, "n2", "the last written of the highest attempt");
 	cr_expect_eq(e->n_failed, 1);
 
-	e = sweep_attempts_find(&a, "c", "i");
+	e = sweep_attempts_find(a, "c", "i");
 	cr_assert_not_null(e);
 	cr_expect_eq(e->n_failed, 1);
 	cr_expect_eq(e->final, 0, "a final attempt that did not PASS is among the failures");
 	cr_expect_str_eq(e->kind, "infrastructure");
 
-	cr_expect_null(sweep_attempts_find(&a, "a", "j"));
-	cr_expect_null(sweep_attempts_find(&a, "d", "i"));
+	cr_expect_null(sweep_attempts_find(a, "a", "j"));
+	cr_expect_null(sweep_attempts_find(a, "d", "i"));
+}
+
+Test(sweep_attempts, each_case_keeps_its_final_attempt_and_its_failures_in_file_order)
+{
+	struct sweep_results rs = { 0 };
+	struct sweep_attempts a;
+
+	sweep_results_parse_text(&rs, lines);
+	cr_assert_eq(rs.n, 6, "skipped %zu", rs.skipped);
+	sweep_attempts_build(&a, &rs);
+	sweep_results_release(&rs);
+	expect_lines(&a);
+	sweep_attempts_release(&a);
+}
+
+/* A large sweep's results come a chunk at a time: a case's attempts in
+ * several chunks make the same entry as all at once. */
+Test(sweep_attempts, results_added_one_line_at_a_time_make_the_same_entries)
+{
+	struct sweep_attempts a;
+
+	memset(&a, 0, sizeof(a));
+	for (const char *p = lines, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		struct sweep_results rs = { 0 };
+		char one[512];
+
+		snprintf(one, sizeof(one), "%.*s\n", (int)(nl - p), p);
+		sweep_results_parse_text(&rs, one);
+		cr_assert_eq(rs.n, 1);
+		sweep_attempts_add(&a, &rs);
+		sweep_results_release(&rs);
+	}
+	sweep_attempts_finish(&a);
+	expect_lines(&a);
 	sweep_attempts_release(&a);
 }
