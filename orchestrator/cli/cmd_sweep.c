@@ -68,10 +68,11 @@ const char cmd_sweep_usage[] =
 	"With --slurm it submits the cases as Slurm job arrays (one per GPU count,\n"
 	"task i running --shard i/N on the GPUs Slurm allocated) and one merge job\n"
 	"that writes the history and the reports; see docs/slurm.md.\n"
-	"Exit: 1 a case regressed, changed or is missing; 4 a --gpus GPU does not\n"
-	"exist; 5 an infrastructure error or interrupted (or no sbatch for --slurm);\n"
-	"75 busy GPUs let nothing run; 64 usage error; else 0 (--slurm without\n"
-	"--wait: 0 once submitted).\n";
+	"Exit: 1 a case regressed, changed or is missing, or has a --fail-on status\n"
+	"(perf-slower: its GPU time is slower); 4 a --gpus GPU does not exist; 5 an\n"
+	"infrastructure error or interrupted (or no sbatch for --slurm); 75 busy GPUs\n"
+	"let nothing run; 64 usage error; else 0 (--slurm without --wait: 0 once\n"
+	"submitted).\n";
 
 const char cmd_sweep_help_tail[] =
 	"\nEnvironment: HRR_LOCK_DIR (GPU lease directory, default /run/lock/hrr-docker-replay),\n"

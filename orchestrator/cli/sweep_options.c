@@ -55,7 +55,8 @@ static const struct option_def sweep_rows[] = {
 	{ OPT_MERGE, "merge", 0, "SWEEP", NULL, FOR_SWEEP,
 	  "read every results file into the history and write the reports (the merge job)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
-	  "more statuses that make the exit code 1 (e.g. new,flaky)" },
+	  "more statuses that make the exit code 1 (e.g. new,flaky; perf-slower: a case\n"
+	  "                                   whose GPU time is slower, docs/perf.md)" },
 	{ OPT_NOTIFY, "notify", 0, "URL", NULL, FOR_SWEEP,
 	  "POST the sweep's alarms and recoveries to URL (or env:NAME; repeatable)" },
 	{ OPT_NOTIFY_FORMAT, "notify-format", 0, "json|slack", NULL, FOR_SWEEP,

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/strbuf.h"
 #include "orchestrator/perf/perf_change.h"
 #include "orchestrator/sweep/sweep_result.h"
 
@@ -43,5 +44,15 @@ struct report_perf {
 bool report_perf_compare(const struct report_perf_set *s, const char *case_name,
 			 const char *image, const char *baseline_image,
 			 const struct perf_rule *rule, struct report_perf *out);
+
+/* The order the reports list statuses in: the changes first (slower,
+ * then faster), what a reader acts on at the top. */
+#define REPORT_PERF_ORDER_N 6
+extern const enum perf_status report_perf_order[REPORT_PERF_ORDER_N];
+
+/* One comparison in words: "slower +10.3%: median 44.1 ms against 40.0 ms
+ * (n 5/5, ratio 1.103 [1.090, 1.110], p 0.0079) against rocm:7.1"
+ * (orchestrator/report/report_perf_text.c). */
+void report_perf_line(const struct report_perf *p, struct strbuf *out);
 
 #endif

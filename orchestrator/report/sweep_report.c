@@ -221,6 +221,9 @@ int sweep_report_exit(const struct report *r, const char *state, sweep_status_ma
 	memcpy(counts, r->counts, sizeof(counts));
 	if (interrupted)
 		counts[ST_MISSING] = 0;
+	/* A slower GPU time fails the sweep as a failing status does. */
+	if ((fail_on & SWEEP_FAIL_PERF_SLOWER) && r->perf_counts[PERF_SLOWER])
+		return SWEEP_EXIT_FAILED;
 	return sweep_exit_code(counts, interrupted, fail_on);
 }
 
@@ -455,6 +458,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 						f->perf_baseline, &f->perf_rule, &m.perf_cmp[i]))
 				m.r.cases[i].perf = &m.perf_cmp[i];
 	}
+	m.r.perf_fail = (meta->fail_on & SWEEP_FAIL_PERF_SLOWER) != 0;
 	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
 	m.r.exit_code = sweep_report_exit(&m.r, f->state, meta->fail_on);

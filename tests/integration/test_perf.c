@@ -123,8 +123,9 @@ Test(perf, five_samples_per_case_on_two_images_the_slower_group_is_slower)
 	add_case("cold-b", "cold");
 	sweep_run(&r, (const char *const[]){ "--archive", sw.library, "--image", SIM_IMAGE,
 		"--image", slow, "--perf", "5", "--perf-baseline", SIM_IMAGE, "--format", "json",
-		NULL });
-	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+		"--fail-on", "perf-slower", NULL });
+	cr_assert_eq(r.status, 1, "two cases are slower, perf-slower is in --fail-on: %s",
+		     r.err.buf);
 	res = results_of(&r);
 	cJSON_ArrayForEach(o, res) {
 		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(o, "case"));
@@ -176,6 +177,29 @@ Test(perf, five_samples_per_case_on_two_images_the_slower_group_is_slower)
 		compared++;
 	}
 	cr_expect_eq(compared, 4);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(sum,
+		"perf_counts"), "slower")), 2, "%s", r.out.buf);
+
+	/* The other reports: summary.md's section, junit.xml's failures of
+	 * their own type (docs/perf.md "In the reports"). */
+	cleanup_free char *dir = xasprintf("%s/sweeps/%s", tenv.workdir,
+					   cJSON_GetStringValue(cJSON_GetObjectItem(sum, "sweep")));
+	cleanup_free char *md_path = xasprintf("%s/summary.md", dir);
+	cleanup_free char *junit_path = xasprintf("%s/junit.xml", dir);
+	cleanup_free char *html_path = xasprintf("%s/report.html", dir);
+	struct strbuf md = STRBUF_INIT, junit = STRBUF_INIT, html = STRBUF_INIT;
+	size_t failures = 0;
+
+	cr_assert(read_text(md_path, &md) && read_text(junit_path, &junit) &&
+		  read_text(html_path, &html));
+	cr_expect(strstr(md.buf, "## GPU time (4 compared)\n\n2 slower, 2 unchanged"), "%s", md.buf);
+	for (const char *p = junit.buf; (p = strstr(p, "type=\"perf-regression\"")); p++)
+		failures++;
+	cr_expect_eq(failures, 2, "%s", junit.buf);
+	cr_expect(strstr(html.buf, "perf perf-slower"), "report.html marks the slower cells");
+	strbuf_release(&md);
+	strbuf_release(&junit);
+	strbuf_release(&html);
 	tool_run_release(&r);
 }
 
