@@ -13,6 +13,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_gpus.h"
+#include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_signatures.h"
 #include "orchestrator/report/site.h"
 #include "orchestrator/sweep/sweep_folder.h"
@@ -25,11 +26,14 @@ const char cmd_history_usage[] =
 	"                                 [--format markdown|json] [--db PATH]\n"
 	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n"
 	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n"
+	"       hrr-docker-replay history perf --case NAME [--label L] [--last N]\n"
+	"                                      [--format markdown|json]\n"
 	"       hrr-docker-replay history site DIR [--label L] [--last N] [--db PATH]\n\n"
 	"The outcomes of the last sweeps per case, from the history database;\n"
 	"prune removes all but the last N sweeps of each label (or of --label)\n"
 	"from the database and their folders from disk; gpus lists failure rates\n"
-	"per GPU identity (KFD unique_id) and per node over the last sweeps; site\n"
+	"per GPU identity (KFD unique_id) and per node over the last sweeps; perf\n"
+	"prints a case's GPU-time samples per sweep (docs/perf.md); site\n"
 	"writes a static site of the last N sweeps (default 60) of each label into DIR.\n"
 	"Exit: 0, 5 the database cannot be read, 64 usage error.\n";
 
@@ -195,6 +199,23 @@ static int gpus(struct history_db *db, const struct options *opts)
 	return code;
 }
 
+/* `history perf --case NAME`: the case's GPU-time series (docs/perf.md). */
+static int perf(struct history_db *db, const struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct error err;
+	int code = 0;
+
+	if (history_perf_report(db, o->label, o->case_name, (int)o->last,
+				opts->format == FORMAT_JSON, &out, &err) < 0) {
+		say_error("%s", err.msg);
+		code = 5;
+	}
+	fwrite(out.buf, 1, out.len, stdout);
+	return code;
+}
+
 static int signatures(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
@@ -244,6 +265,7 @@ static const struct history_action history_actions[] = {
 	{ "gpus", gpus, false },
 	{ "site", site, false },
 	{ "signatures", signatures, false },
+	{ "perf", perf, false },
 };
 
 const struct history_action *history_action_find(const char *name)
