@@ -105,6 +105,9 @@ static void meta_from_options(struct sweep_cmd *c)
 	m->retry_failed = so->retry_failed;
 	m->gpu_wait = so->gpu_wait;
 	m->fail_on = so->fail_on;
+	m->perf_baseline = so->perf_baseline ? xstrdup(so->perf_baseline) : NULL;
+	m->perf_window = so->perf_window;
+	m->perf_rule = (struct perf_rule){ so->perf_threshold, so->perf_alpha, so->perf_max_cv };
 	m->run_options = cJSON_PrintUnformatted(run);
 	m->notify = sweep_notify_record(so);
 	/* The local workers run from the description a task or a resume
@@ -386,8 +389,6 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
 		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
 		.known = c->have_known ? &c->known : NULL,
-		.perf_baseline = c->so->perf_baseline,
-		.perf_rule = { c->so->perf_threshold, c->so->perf_alpha, c->so->perf_max_cv },
 	};
 	struct sweep_notify sn;
 	struct error err;

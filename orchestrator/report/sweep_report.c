@@ -451,11 +451,12 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		m.r.gpu_notes = found;
 		m.r.n_gpu_notes = n_found;
 	}
-	if (f->perf_baseline && m.r.n) {
+	if (meta->perf_baseline && m.r.n) {
 		m.perf_cmp = xcalloc(m.r.n, sizeof(*m.perf_cmp));
 		for (size_t i = 0; i < m.r.n; i++)
 			if (report_perf_compare(&m.perf, m.r.cases[i].case_name, m.r.cases[i].image,
-						f->perf_baseline, &f->perf_rule, &m.perf_cmp[i]))
+						meta->perf_baseline, &meta->perf_rule,
+						&m.perf_cmp[i]))
 				m.r.cases[i].perf = &m.perf_cmp[i];
 	}
 	m.r.perf_fail = (meta->fail_on & SWEEP_FAIL_PERF_SLOWER) != 0;

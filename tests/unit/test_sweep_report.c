@@ -212,3 +212,47 @@ Test(sweep_report, a_worker_line_is_recorded_verbatim_and_never_split)
 	cr_assert_eq(back.d2h_mismatched, 1);
 	sweep_result_release(&back);
 }
+
+/* --perf-baseline, --perf-window and the rule live in plan.json: a resume,
+ * a Slurm task and the merge compare as the sweep started (docs/perf.md). */
+Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
+{
+	struct sweep_meta m, back, old;
+	struct error err;
+	cleanup_free char *folder = NULL, *plan = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	meta_two_cases(&m, "nightly-p", 10);
+	m.perf_baseline = xstrdup("img:1");
+	m.perf_window = 3;
+	m.perf_rule = (struct perf_rule){ 0.05, 0.02, 0.04 };
+	cr_assert_eq(sweep_folder_create(root, m.id, &folder, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
+	sweep_meta_init(&back);
+	cr_assert_eq(sweep_meta_read(&back, folder, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(back.perf_baseline, "img:1");
+	cr_assert_eq(back.perf_window, 3);
+	cr_assert_float_eq(back.perf_rule.threshold, 0.05, 1e-12);
+	cr_assert_float_eq(back.perf_rule.alpha, 0.02, 1e-12);
+	cr_assert_float_eq(back.perf_rule.max_cv, 0.04, 1e-12);
+
+	/* A plan.json from before, or with values out of range: the defaults. */
+	plan = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
+	cr_assert_eq(fs_read_small_file(plan, 1 << 20, &text, &err), 0, "%s", err.msg);
+	cleanup_cjson cJSON *j = cJSON_Parse(text.buf);
+	cJSON *p = cJSON_GetObjectItem(j, "perf");
+
+	cJSON_ReplaceItemInObject(p, "alpha", cJSON_CreateNumber(7));
+	cJSON_DeleteItemFromObject(p, "baseline");
+	cleanup_free char *edited = cJSON_Print(j);
+
+	cr_assert_eq(fs_write_atomic(plan, edited, strlen(edited), 0644, &err), 0, "%s", err.msg);
+	sweep_meta_init(&old);
+	cr_assert_eq(sweep_meta_read(&old, folder, &err), 0, "%s", err.msg);
+	cr_assert_null(old.perf_baseline);
+	cr_assert_float_eq(old.perf_rule.alpha, PERF_ALPHA_DEFAULT, 1e-12);
+	cr_assert_eq(old.perf_window, 3);
+	sweep_meta_release(&m);
+	sweep_meta_release(&back);
+	sweep_meta_release(&old);
+}
