@@ -246,7 +246,12 @@ static void perf_properties(struct jw *j, const struct report_case *c)
 	if (!p)
 		return;
 	property(j, c->case_name, "perf_status", perf_status_name(p->status));
-	property(j, c->case_name, "perf_baseline", p->baseline_image);
+	{
+		cleanup_strbuf struct strbuf base = STRBUF_INIT;
+
+		report_perf_baseline_text(p, &base);
+		property(j, c->case_name, "perf_baseline", base.buf);
+	}
 	property_num(j, c->case_name, "perf_median_ms", "%.1f", p->cmp.median_new);
 	property_num(j, c->case_name, "perf_baseline_median_ms", "%.1f", p->cmp.median_base);
 	property_num(j, c->case_name, "perf_ratio", "%.4f", p->cmp.ratio);

@@ -28,9 +28,8 @@ void report_perf_line(const struct report_perf *p, struct strbuf *out)
 		strbuf_addf(out, ", ratio %.3f [%.3f, %.3f]", c->ratio, c->ci_lo, c->ci_hi);
 	if (isfinite(c->p))
 		strbuf_addf(out, ", p %.4g", c->p);
-	strbuf_addstr(out, ")");
-	if (p->baseline_image)
-		strbuf_addf(out, " against %s", p->baseline_image);
+	strbuf_addstr(out, ") against ");
+	report_perf_baseline_text(p, out);
 }
 
 static void cell_num(struct strbuf *out, const char *fmt, double v)
@@ -50,7 +49,12 @@ static void md_row(const struct report_case *c, struct strbuf *out)
 	strbuf_addstr(out, " | ");
 	text_markdown_cell(out, c->image);
 	strbuf_addstr(out, " | ");
-	text_markdown_cell(out, p->baseline_image ? p->baseline_image : "-");
+	{
+		cleanup_strbuf struct strbuf base = STRBUF_INIT;
+
+		report_perf_baseline_text(p, &base);
+		text_markdown_cell(out, base.buf);
+	}
 	strbuf_addf(out, " | %s | ", perf_status_name(p->status));
 	cell_num(out, "%.1f", p->cmp.median_new);
 	strbuf_addstr(out, " | ");

@@ -346,6 +346,12 @@ static void json_perf(cJSON *o, const struct report_perf *p)
 	j = cJSON_AddObjectToObject(o, "perf");
 	cJSON_AddStringToObject(j, "status", perf_status_name(p->status));
 	json_add_str(j, "baseline_image", p->baseline_image, REPORT_JSON_TEXT);
+	if (p->baseline_sweeps) {
+		cJSON *w = cJSON_AddArrayToObject(j, "baseline_sweeps");
+
+		for (size_t i = 0; i < p->baseline_sweeps->n; i++)
+			cJSON_AddItemToArray(w, cJSON_CreateString(p->baseline_sweeps->v[i]));
+	}
 	json_add_str(j, "gfx", p->gfx, REPORT_JSON_TEXT);
 	if (p->device_id > 0)
 		cJSON_AddNumberToObject(j, "device_id", (double)p->device_id);

@@ -25,7 +25,8 @@ struct model {
 	const char *folder;
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
 	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
-	struct report_perf *perf_cmp;   /* one per case, for --perf-baseline */
+	struct report_perf_set nights;  /* theirs in the label's last sweeps, side by side */
+	struct report_perf *perf_cmp;   /* one per case */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -142,6 +143,54 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 		c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
 	}
 	return 0;
+}
+
+static int add_night(void *ctx, const struct history_perf_row *row)
+{
+	struct model *m = ctx;
+
+	return report_perf_add_night(&m->nights, &m->perf, row);
+}
+
+/* The samples of this sweep's cases in the nights before it
+ * (docs/perf.md "Across nights"): with --perf-window 1 the baseline
+ * sweep's, else the label's last K finished sweeps'. */
+static int load_nights(struct history_db *db, const struct sweep_meta *meta,
+		       const char *baseline, struct model *m, struct error *err)
+{
+	struct history_perf_query q = { .newest_first = true, .last = (int)meta->perf_window };
+
+	report_perf_nights_init(&m->nights, &m->perf);
+	if (!m->perf.n)
+		return 0;
+	if (meta->perf_window <= 1) {
+		if (!baseline)
+			return 0;
+		q.sweep = baseline;
+		q.last = 1;
+	} else {
+		q.label = meta->label;
+		q.before = meta->id;
+	}
+	return history_perf_samples(db, &q, add_night, m, err);
+}
+
+/* Each case's GPU time against --perf-baseline's image in this sweep, or
+ * else against its own samples in the nights before. */
+static void compare_perf(struct model *m, const struct sweep_meta *meta)
+{
+	if (!m->r.n)
+		return;
+	m->perf_cmp = xcalloc(m->r.n, sizeof(*m->perf_cmp));
+	for (size_t i = 0; i < m->r.n; i++) {
+		struct report_case *c = &m->r.cases[i];
+
+		if (report_perf_compare(&m->perf, c->case_name, c->image, meta->perf_baseline,
+					&meta->perf_rule, &m->perf_cmp[i]) ||
+		    report_perf_compare_nights(&m->perf, &m->nights, c->case_name, c->image,
+					       &meta->perf_rule, &m->perf_cmp[i]))
+			c->perf = &m->perf_cmp[i];
+	}
 }
 
 /* Each failure a rule matches is known: the rule's id, link and owner go
@@ -436,7 +485,8 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
 		goto out;
 	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0 ||
-	    history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
+	    history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0 ||
+	    load_nights(db, meta, baseline, &m, err) < 0)
 		goto out;
 	m.r.sweep_id = meta->id;
 	m.r.label = meta->label;
@@ -451,14 +501,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		m.r.gpu_notes = found;
 		m.r.n_gpu_notes = n_found;
 	}
-	if (meta->perf_baseline && m.r.n) {
-		m.perf_cmp = xcalloc(m.r.n, sizeof(*m.perf_cmp));
-		for (size_t i = 0; i < m.r.n; i++)
-			if (report_perf_compare(&m.perf, m.r.cases[i].case_name, m.r.cases[i].image,
-						meta->perf_baseline, &meta->perf_rule,
-						&m.perf_cmp[i]))
-				m.r.cases[i].perf = &m.perf_cmp[i];
-	}
+	compare_perf(&m, meta);
 	m.r.perf_fail = (meta->fail_on & SWEEP_FAIL_PERF_SLOWER) != 0;
 	report_acquit_suspect_gpus(&m.r);
 	report_finish(&m.r);
@@ -473,6 +516,7 @@ out:
 	free(m.r.cases);
 	free(m.perf_cmp);
 	report_perf_release(&m.perf);
+	report_perf_release(&m.nights);
 	strvec_clear(&m.strings);
 	sweep_attempts_release(&m.attempts);
 	return rc;
