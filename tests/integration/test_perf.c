@@ -258,3 +258,99 @@ Test(perf, run_perf_samples_and_a_playback_without_gpu_times)
 			 "printed no GPU times"), "%s", r.out.buf);
 	tool_run_release(&r);
 }
+
+/* hrr-sim-nightly:<tag> made to point at image, as a nightly tag moves. */
+static const char *retag(const char *image)
+{
+	static char name[128];
+	cleanup_free char *cmd = NULL;
+
+	snprintf(name, sizeof(name), "hrr-sim-nightly:%s",
+		 getenv("HRR_IMAGE_TAG") ? getenv("HRR_IMAGE_TAG") : "dev");
+	cmd = xasprintf("docker tag '%s' '%s'", image, name);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	return name;
+}
+
+/* The perf status of the case whose name holds `name` in a summary.json;
+ * its full name in *full (when asked). */
+static const char *perf_status(const cJSON *summary, const char *name, const char **full)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(summary, "cases")) {
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(c, "case"));
+
+		if (!n || !strstr(n, name))
+			continue;
+		if (full)
+			*full = n;
+		return cJSON_GetStringValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(c, "perf"), "status"));
+	}
+	return NULL;
+}
+
+static cJSON *summary_of(const struct tool_run *r)
+{
+	cJSON *j = cJSON_Parse(r->out.buf);
+
+	cr_assert_not_null(j, "%s\n%s", r->out.buf, r->err.buf);
+	return j;
+}
+
+/* Across nights (docs/perf.md "Across nights"): a nightly tag re-pointed
+ * at an image whose hot group is 10% slower is `slower` against the night
+ * before; the same image again is never `slower`; `history perf` lists
+ * the three nights. */
+Test(perf, a_nightly_tag_that_got_slower_against_the_night_before)
+{
+	struct tool_run r;
+	const char *slow = slower_image();
+	const char *argv[] = { "--archive", sw.library, "--image", retag(SIM_IMAGE), "--perf", "5",
+			       "--label", "nightly", "--format", "json", "--fail-on",
+			       "perf-slower", NULL };
+	const char *hot = NULL, *st;
+
+	add_case("hot-a", "hot");
+	add_case("cold-a", "cold");
+	sweep_run(&r, argv);
+	cleanup_cjson cJSON *s1 = summary_of(&r);
+
+	cr_assert_eq(r.status, 0, "the first night compares with nothing: %s", r.err.buf);
+	cr_expect_null(perf_status(s1, "hot-a", NULL));
+	tool_run_release(&r);
+
+	retag(slow);
+	sweep_run(&r, argv);
+	cleanup_cjson cJSON *s2 = summary_of(&r);
+
+	cr_expect_str_eq(perf_status(s2, "hot-a", NULL), "slower", "%s", r.out.buf);
+	cr_expect_str_eq(perf_status(s2, "cold-a", NULL), "unchanged", "%s", r.out.buf);
+	cr_expect_eq(r.status, 1, "perf-slower is in --fail-on: %s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Night 3: the same image again. */
+	sweep_run(&r, argv);
+	cleanup_cjson cJSON *s3 = summary_of(&r);
+
+	st = perf_status(s3, "hot-a", &hot);
+	cr_expect(st && (!strcmp(st, "same-build") || !strcmp(st, "unchanged")), "%s: %s", st,
+		  r.out.buf);
+	cr_expect_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* The series in the history. */
+	cr_assert_not_null(hot);
+	const char *hist[] = { "history", "perf", "--case", hot, "--db", sw.dbpath, "--format",
+			       "json", NULL };
+
+	tool_run(&r, hist, sw.env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cleanup_cjson cJSON *series = cJSON_Parse(r.out.buf);
+
+	cr_assert_eq(cJSON_GetArraySize(series), 3, "three nights: %s", r.out.buf);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(series, 0), "n")),
+		     5);
+	tool_run_release(&r);
+}
