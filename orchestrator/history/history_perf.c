@@ -54,19 +54,21 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
 	return 0;
 }
 
-/* ?1 label (NULL any), ?2 before (NULL: no bound), ?3 last, ?4 case (NULL
- * any), ?5 only this sweep (NULL: the last ones). The sweeps first, then
- * each (sweep, case, image)'s last attempt with samples, then its samples
- * and its result's identity. */
-#define PERF_SQL(order)                                                                    \
-	"WITH s AS (SELECT id, started FROM sweeps WHERE (?1 IS NULL OR label = ?1)"       \
+/* ?1 label, ?2 before (NULL: no bound), ?3 last, ?4 case, ?5 only this
+ * sweep (NULL: the last ones). The sweeps first, then each (sweep, case,
+ * image)'s last attempt with samples, then its samples and its result's
+ * identity. The label and the case are in the text only when given, so
+ * the primary key's (sweep, case_name) prefix finds one case's samples
+ * without reading the others' (`make bench-history`). */
+#define PERF_SQL(label, case_name, order)                                                  \
+	"WITH s AS (SELECT id, started FROM sweeps WHERE " label                            \
 	"  AND (?5 IS NULL OR id = ?5)"                                                    \
 	"  AND (?2 IS NULL OR (state = 'finished' AND id != ?2 AND started <="            \
 	"   COALESCE((SELECT started FROM sweeps WHERE id = ?2), 1e18)))"                  \
 	"  ORDER BY started DESC, id DESC LIMIT ?3),"                                      \
 	" fin AS (SELECT sweep, case_name, image_ref, MAX(attempt) AS attempt"             \
-	"  FROM perf_samples WHERE sweep IN (SELECT id FROM s)"                            \
-	"  AND (?4 IS NULL OR case_name = ?4) GROUP BY sweep, case_name, image_ref)"       \
+	"  FROM perf_samples WHERE sweep IN (SELECT id FROM s) " case_name                 \
+	"  GROUP BY sweep, case_name, image_ref)"                                          \
 	" SELECT p.sweep, s.started, p.case_name, p.image_ref, p.attempt, r.image_id,"     \
 	"  r.digest, r.gfx, r.device_id, r.driver, p.kernel_ms, p.graph_ms, p.total_ms,"   \
 	"  p.wall_ms"                                                                       \
@@ -77,6 +79,15 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
 	" JOIN results r ON r.sweep = p.sweep AND r.case_name = p.case_name"              \
 	"  AND r.image_ref = p.image_ref AND r.attempt = p.attempt"                        \
 	" ORDER BY s.started " order ", p.sweep, p.case_name, p.image_ref, p.idx"
+
+#define PERF_SQL_ORDERS(label, case_name) \
+	{ PERF_SQL(label, case_name, "ASC"), PERF_SQL(label, case_name, "DESC") }
+
+/* [label given][case given][newest first] */
+static const char *const perf_sql[2][2][2] = {
+	{ PERF_SQL_ORDERS("1", ""), PERF_SQL_ORDERS("1", "AND case_name = ?4") },
+	{ PERF_SQL_ORDERS("label = ?1", ""), PERF_SQL_ORDERS("label = ?1", "AND case_name = ?4") },
+};
 
 static double ms_col(sqlite3_stmt *st, int i)
 {
@@ -89,7 +100,7 @@ int history_perf_samples(struct history_db *db, const struct history_perf_query 
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (history_sql_prepare(db, q->newest_first ? PERF_SQL("DESC") : PERF_SQL("ASC"), &st,
+	if (history_sql_prepare(db, perf_sql[!!q->label][!!q->case_name][q->newest_first], &st,
 				err) < 0)
 		return -1;
 	bind_text(st, 1, q->label);
