@@ -72,8 +72,9 @@ const char *const history_migrations[] = {
 	/* 5 -> 6: additive. The GPU product a result ran on (gfx target, KFD
 	 * device_id), the host's driver version, and --perf's samples in a
 	 * table of their own keyed to their result (a result row stays one
-	 * attempt); indexed by case for the comparisons across nights and
-	 * the site (docs/perf.md "In the history"). */
+	 * attempt). WITHOUT ROWID: the key is the table, so a sample does not
+	 * store its names twice; its (sweep, case) prefix finds a case's
+	 * samples (docs/perf.md "In the history"). */
 	"ALTER TABLE results ADD COLUMN gfx TEXT;"
 	"ALTER TABLE results ADD COLUMN device_id INTEGER;"
 	"ALTER TABLE results ADD COLUMN driver TEXT;"
@@ -82,8 +83,7 @@ const char *const history_migrations[] = {
 	"CREATE TABLE perf_samples(sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
 	" case_name TEXT NOT NULL, image_ref TEXT NOT NULL, attempt INTEGER NOT NULL,"
 	" idx INTEGER NOT NULL, kernel_ms REAL, graph_ms REAL, total_ms REAL, wall_ms REAL,"
-	" PRIMARY KEY(sweep, case_name, image_ref, attempt, idx));"
-	"CREATE INDEX perf_samples_case ON perf_samples(case_name, image_ref, sweep);",
+	" PRIMARY KEY(sweep, case_name, image_ref, attempt, idx)) WITHOUT ROWID;",
 };
 
 /* Order-independent fingerprint of the results (FNV-1a per line, summed):
