@@ -7,12 +7,13 @@
 #   make bench-stream     BENCH_LOG_MB=N (default 256)
 #   make bench-preflight  BENCH_RUNS=K
 #   make bench-podman     BENCH_RUNS=K (root and rootless Podman vs podman run --rm)
+#   make bench-perf       BENCH_RUNS=K (run --perf 5 vs 6 plain replays)
 
 BENCH_TIMEIT = $(BUILD)/bench/timeit
 BENCH_RUN_DEPS = $(BIN) $(SIM) $(BENCH_TIMEIT) bench-run-image
 BENCH_RUN_ENV = HRR_BIN=$(abspath $(BIN)) BENCH_TIMEIT=$(abspath $(BENCH_TIMEIT))
 
-.PHONY: bench-overhead bench-stream bench-preflight bench-podman bench-run-image
+.PHONY: bench-overhead bench-stream bench-preflight bench-podman bench-perf bench-run-image
 
 $(BENCH_TIMEIT): tests/bench/timeit.c
 	@mkdir -p $(dir $@)
@@ -36,4 +37,7 @@ bench-preflight: $(BENCH_RUN_DEPS)
 bench-podman: $(BENCH_RUN_DEPS)
 	@$(BENCH_RUN_ENV) bash tests/bench/podman.sh
 
-BENCH_TARGETS += bench-overhead bench-stream bench-preflight bench-podman
+bench-perf: $(BENCH_RUN_DEPS)
+	@$(BENCH_RUN_ENV) bash tests/bench/perf.sh
+
+BENCH_TARGETS += bench-overhead bench-stream bench-preflight bench-podman bench-perf

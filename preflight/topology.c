@@ -120,6 +120,28 @@ static int read_node(struct gpu_node *g, const char *path, struct error *err)
 	return 1;
 }
 
+/* The driver's version: one short printable word, else unknown (it is a
+ * file anyone with a test sysfs can write; it only ever compares equal). */
+static void read_driver(struct gpu_topology *t, const char *sysfs_root)
+{
+	cleanup_free char *file = xasprintf("%s/module/amdgpu/version", sysfs_root);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	size_t len;
+
+	t->driver[0] = '\0';
+	if (fs_read_small_file(file, TOPOLOGY_FILE_MAX, &text, ERROR_DISCARD) < 0)
+		return;
+	strbuf_trim_trailing_newline(&text);
+	len = text.len;
+	if (!len || len >= sizeof(t->driver))
+		return;
+	for (size_t i = 0; i < len; i++)
+		if (!isgraph((unsigned char)text.buf[i]))
+			return;
+	memcpy(t->driver, text.buf, len);
+	t->driver[len] = '\0';
+}
+
 static int cmp_node(const void *a, const void *b)
 {
 	const struct gpu_node *x = a, *y = b;
@@ -149,6 +171,7 @@ int gpu_topology_read(struct gpu_topology *t, const char *sysfs_root, struct err
 	t->n_gpus = 0;
 	if (!sysfs_root || !*sysfs_root)
 		sysfs_root = "/sys";
+	read_driver(t, sysfs_root);
 	nodes = xasprintf("%s/class/kfd/kfd/topology/nodes", sysfs_root);
 	dir = opendir(nodes);
 	if (!dir) {

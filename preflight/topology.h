@@ -25,6 +25,9 @@ struct gpu_node {
 struct gpu_topology {
 	struct gpu_node *gpus;    /* GPU nodes (gpu_id != 0) sorted by node number: index = ordinal */
 	size_t n_gpus;
+	/* The amdgpu driver's version, <sysfs_root>/module/amdgpu/version
+	 * (a DKMS driver has one; an in-tree driver does not): "" unknown. */
+	char driver[64];
 };
 
 /* The one way GPU ordinals are written: "0,1" (appended to out). */
@@ -35,7 +38,8 @@ unsigned long long gpu_unique_id(const struct gpu_topology *t, int ordinal);
 /* The GPU at ordinal, NULL when out of range. */
 const struct gpu_node *gpu_topology_node(const struct gpu_topology *t, int ordinal);
 
-/* Read <sysfs_root>/class/kfd/kfd/topology/nodes/<N>/{gpu_id,properties}.
+/* Read <sysfs_root>/class/kfd/kfd/topology/nodes/<N>/{gpu_id,properties}
+ * and the driver's version (optional; one printable word, else unknown).
  * No topology directory: ERR_NOT_FOUND ("no AMD GPU found under <root>"). */
 int gpu_topology_read(struct gpu_topology *t, const char *sysfs_root, struct error *err);
 void gpu_topology_release(struct gpu_topology *t);

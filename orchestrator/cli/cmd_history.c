@@ -14,6 +14,7 @@
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_gpus.h"
 #include "orchestrator/history/history_known.h"
+#include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_signatures.h"
 #include "orchestrator/report/site.h"
 #include "orchestrator/sweep/sweep_folder.h"
@@ -27,6 +28,8 @@ const char cmd_history_usage[] =
 	"                                 [--format markdown|json] [--db PATH]\n"
 	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n"
 	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n"
+	"       hrr-docker-replay history perf --case NAME [--label L] [--last N]\n"
+	"                                      [--format markdown|json]\n"
 	"       hrr-docker-replay history site DIR [--label L] [--last N] [--db PATH]\n"
 	"       hrr-docker-replay history signatures [--label L] [--last N] [--format markdown|json]\n"
 	"       hrr-docker-replay history known [--known-issues FILE] [--label L] [--last N]\n"
@@ -34,7 +37,8 @@ const char cmd_history_usage[] =
 	"The outcomes of the last sweeps per case, from the history database;\n"
 	"prune removes all but the last N sweeps of each label (or of --label)\n"
 	"from the database and their folders from disk; gpus lists failure rates\n"
-	"per GPU identity (KFD unique_id) and per node over the last sweeps; site\n"
+	"per GPU identity (KFD unique_id) and per node over the last sweeps; perf\n"
+	"prints a case's GPU-time samples per sweep (docs/perf.md); site\n"
 	"writes a static site of the last N sweeps (default 60) of each label into DIR;\n"
 	"signatures lists the failure signatures no known issue matched; known lists\n"
 	"each known-issue rule with the failures it matches in the last sweeps and\n"
@@ -230,6 +234,23 @@ static int known(struct history_db *db, const struct options *opts)
 	return code;
 }
 
+/* `history perf --case NAME`: the case's GPU-time series (docs/perf.md). */
+static int perf(struct history_db *db, const struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct error err;
+	int code = 0;
+
+	if (history_perf_report(db, o->label, o->case_name, (int)o->last,
+				opts->format == FORMAT_JSON, &out, &err) < 0) {
+		say_error("%s", err.msg);
+		code = 5;
+	}
+	fwrite(out.buf, 1, out.len, stdout);
+	return code;
+}
+
 static int signatures(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
@@ -280,6 +301,7 @@ static const struct history_action history_actions[] = {
 	{ "site", site, false },
 	{ "signatures", signatures, false },
 	{ "known", known, false },
+	{ "perf", perf, false },
 };
 
 const struct history_action *history_action_find(const char *name)

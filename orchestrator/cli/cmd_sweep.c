@@ -71,11 +71,12 @@ const char cmd_sweep_usage[] =
 	"With --slurm it submits the cases as Slurm job arrays (one per GPU count,\n"
 	"task i running --shard i/N on the GPUs Slurm allocated) and one merge job\n"
 	"that writes the history and the reports; see docs/slurm.md.\n"
-	"Exit: 1 a case regressed, changed or is missing (--ignore-known: known\n"
-	"failures do not count; --fail-on untriaged: any untriaged failure does);\n"
-	"4 a --gpus GPU does not exist; 5 an infrastructure error or interrupted\n"
-	"(or no sbatch for --slurm); 75 busy GPUs let nothing run; 64 usage error;\n"
-	"else 0 (--slurm without --wait: 0 once submitted).\n";
+	"Exit: 1 a case regressed, changed or is missing, or has a --fail-on status\n"
+	"(perf-slower: its GPU time is slower; untriaged: a failure no known issue\n"
+	"matches; --ignore-known: known failures do not count); 4 a --gpus GPU does\n"
+	"not exist; 5 an infrastructure error or interrupted (or no sbatch for\n"
+	"--slurm); 75 busy GPUs let nothing run; 64 usage error; else 0 (--slurm\n"
+	"without --wait: 0 once submitted).\n";
 
 const char cmd_sweep_help_tail[] =
 	"\nEnvironment: HRR_LOCK_DIR (GPU lease directory, default /run/lock/hrr-docker-replay),\n"
@@ -115,6 +116,9 @@ static int meta_from_options(struct sweep_cmd *c, struct error *err)
 	m->retry_failed = so->retry_failed;
 	m->gpu_wait = so->gpu_wait;
 	m->fail_on = so->fail_on;
+	m->perf_baseline = so->perf_baseline ? xstrdup(so->perf_baseline) : NULL;
+	m->perf_window = so->perf_window;
+	m->perf_rule = (struct perf_rule){ so->perf_threshold, so->perf_alpha, so->perf_max_cv };
 	m->run_options = cJSON_PrintUnformatted(run);
 	m->notify = sweep_notify_record(so);
 	kernel_replacements_copy(&c->kernel_sources, &c->ro->replace_kernels);
@@ -401,8 +405,6 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
 		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
 		.known = c->have_known ? &c->known : NULL,
-		.perf_baseline = c->so->perf_baseline,
-		.perf_rule = { c->so->perf_threshold, c->so->perf_alpha, c->so->perf_max_cv },
 	};
 	struct sweep_notify sn;
 	struct error err;

@@ -64,6 +64,8 @@ int history_options_validate(const struct sweep_options *s, struct error *err)
 		return error_set(err, ERR_USAGE, 0, "history prune needs --keep N");
 	if (!prune && s->keep >= 0)
 		return error_set(err, ERR_USAGE, 0, "--keep belongs to `history prune`");
+	if (s->history_action && !strcmp(s->history_action, "perf") && !s->case_name)
+		return error_set(err, ERR_USAGE, 0, "history perf needs --case NAME");
 	if (s->site_dir && s->case_name)
 		return error_set(err, ERR_USAGE, 0, "history site shows every case: no --case");
 	return 0;

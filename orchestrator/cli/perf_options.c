@@ -20,7 +20,8 @@ static const struct option_def perf_rows[] = {
 	{ OPT_PERF_BASELINE, "perf-baseline", 0, "IMAGE", NULL, FOR_SWEEP,
 	  "compare every other image's samples with this image's, per case and GPU product" },
 	{ OPT_PERF_WINDOW, "perf-window", 0, "K", NULL, FOR_SWEEP,
-	  "across nights: the baseline's samples are those of the label's last K sweeps (default 1)" },
+	  "across nights: compare with the baseline sweep's samples (K = 1, the default) or\n"
+	  "                                   the label's last K finished sweeps', pooled" },
 	{ OPT_PERF_THRESHOLD, "perf-threshold", 0, "P%", NULL, FOR_SWEEP,
 	  "a change is a ratio of medians beyond P percent (above 0, at most 100; default 3%)" },
 	{ OPT_PERF_ALPHA, "perf-alpha", 0, "A", NULL, FOR_SWEEP,

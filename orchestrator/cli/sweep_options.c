@@ -57,7 +57,9 @@ static const struct option_def sweep_rows[] = {
 	{ OPT_MERGE, "merge", 0, "SWEEP", NULL, FOR_SWEEP,
 	  "read every results file into the history and write the reports (the merge job)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "LIST", NULL, FOR_SWEEP,
-	  "more statuses that make the exit code 1 (e.g. new,flaky; untriaged: a failure no known issue matches)" },
+	  "more statuses that make the exit code 1 (e.g. new,flaky; untriaged: a failure\n"
+	  "                                   no known issue matches; perf-slower: a case whose GPU\n"
+	  "                                   time is slower, docs/perf.md)" },
 	{ OPT_IGNORE_KNOWN, "ignore-known", 0, NULL, NULL, FOR_SWEEP,
 	  "a failure a known issue matches does not count toward exit 1" },
 	{ OPT_NOTIFY, "notify", 0, "URL", NULL, FOR_SWEEP,

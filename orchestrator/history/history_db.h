@@ -18,7 +18,7 @@
 #include "orchestrator/sweep/sweep_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 5
+#define HISTORY_SCHEMA_VERSION 6
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;

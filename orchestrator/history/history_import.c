@@ -11,6 +11,7 @@
 #include "common/strbuf.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_sql.h"
 
 const char *const history_migrations[] = {
@@ -68,6 +69,21 @@ const char *const history_migrations[] = {
 	"CREATE INDEX results_signature ON results(sig_id);"
 	"UPDATE results SET sig_partial = 1 WHERE state = 'done' AND outcome IS NOT NULL"
 	" AND outcome != 'PASS';",
+	/* 5 -> 6: additive. The GPU product a result ran on (gfx target, KFD
+	 * device_id), the host's driver version, and --perf's samples in a
+	 * table of their own keyed to their result (a result row stays one
+	 * attempt). WITHOUT ROWID: the key is the table, so a sample does not
+	 * store its names twice; its (sweep, case) prefix finds a case's
+	 * samples (docs/perf.md "In the history"). */
+	"ALTER TABLE results ADD COLUMN gfx TEXT;"
+	"ALTER TABLE results ADD COLUMN device_id INTEGER;"
+	"ALTER TABLE results ADD COLUMN driver TEXT;"
+	"ALTER TABLE results ADD COLUMN perf_warmup INTEGER;"
+	"ALTER TABLE results ADD COLUMN perf_note TEXT;"
+	"CREATE TABLE perf_samples(sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" case_name TEXT NOT NULL, image_ref TEXT NOT NULL, attempt INTEGER NOT NULL,"
+	" idx INTEGER NOT NULL, kernel_ms REAL, graph_ms REAL, total_ms REAL, wall_ms REAL,"
+	" PRIMARY KEY(sweep, case_name, image_ref, attempt, idx)) WITHOUT ROWID;",
 };
 
 /* Order-independent fingerprint of the results (FNV-1a per line, summed):
@@ -172,7 +188,7 @@ static void gpus_text(const struct sweep_result *r, struct strbuf *out)
 static int insert_results(struct history_db *db, const struct history_sweep *s,
 			  const struct sweep_results *rs, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt sqlite3_stmt *st = NULL, *samples = NULL;
 	const char *id = s->id;
 
 	if (history_sql_prepare(db,
@@ -180,10 +196,13 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		    " archive, digest, gpus, state, outcome, fault_class, kernel, d2h_checked,"
 		    " d2h_mismatched, duration, run_dir, classifier_version, message, finished,"
 		    " run_options_fp, host, gpu_uids, kind, sig_id, sig_family, sig_evidence,"
-		    " sig_stop_reason, sig_partial, known_id, known_link, known_owner)"
+		    " sig_stop_reason, sig_partial, known_id, known_link, known_owner, gfx,"
+		    " device_id, perf_warmup, perf_note, driver)"
 		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		    " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
-		    &st, err) < 0)
+		    " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,"
+		    " ?32, ?33, ?34, ?35, ?36)",
+		    &st, err) < 0 ||
+	    history_perf_prepare(db, &samples, err) < 0)
 		return -1;
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct sweep_result *r = &rs->v[i];
@@ -228,8 +247,23 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 29, r->known_id);
 		bind_text(st, 30, r->known_link);
 		bind_text(st, 31, r->known_owner);
+		bind_text(st, 32, r->gfx);
+		if (r->device_id > 0)
+			sqlite3_bind_int64(st, 33, r->device_id);
+		else
+			sqlite3_bind_null(st, 33);
+		if (r->perf) {
+			sqlite3_bind_int(st, 34, r->perf->warmup);
+			bind_text(st, 35, r->perf->note);
+		} else {
+			sqlite3_bind_null(st, 34);
+			sqlite3_bind_null(st, 35);
+		}
+		bind_text(st, 36, r->driver);
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			return history_sql_error(db, rc, "write result", err);
+		if (history_perf_insert(db, samples, id, r, err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -299,6 +333,7 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 		goto fail;
 	if (*rebuilt && (delete_rows(db, "planned", s->id, err) < 0 ||
 			 delete_rows(db, "results", s->id, err) < 0 ||
+			 delete_rows(db, "perf_samples", s->id, err) < 0 ||
 			 insert_planned(db, s->id, planned, n_planned, err) < 0 ||
 			 each(src, insert_chunk, &ins, err) < 0))
 		goto fail;

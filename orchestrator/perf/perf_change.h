@@ -16,6 +16,7 @@ enum perf_status {
 	PERF_SAME_BUILD,    /* a change, but nothing that could change speed changed */
 	PERF_NOISY,         /* a side's coefficient of variation is above --perf-max-cv */
 	PERF_INSUFFICIENT,  /* the sample sizes cannot reach a p-value below alpha */
+	PERF_STATUS_COUNT
 };
 
 /* "slower", "faster", ...; "" for PERF_NONE. */

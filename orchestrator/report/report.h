@@ -82,6 +82,10 @@ struct report {
 	 * known_issues_expired), shown in summary.md's triage. */
 	const char *const *expired_rules;
 	size_t n_expired_rules;
+	/* perf-slower is in --fail-on: a case whose GPU time is `slower` is a
+	 * failure of its own kind (docs/perf.md "In the reports"). */
+	bool perf_fail;
+	size_t perf_counts[PERF_STATUS_COUNT]; /* cases per GPU-time status; set by report_finish */
 };
 
 /* A flaky GPU is not a flaky case: a flaky case whose every failed attempt
@@ -94,6 +98,12 @@ void report_acquit_suspect_gpus(struct report *r);
 void report_finish(struct report *r);
 /* The summary's last line in words ("1 regressed, 2 new: exit 1"). */
 void report_verdict(const struct report *r, struct strbuf *out);
+
+/* Whether c's GPU time is a failure: `slower` with perf-slower in --fail-on. */
+bool report_perf_fails(const struct report *r, const struct report_case *c);
+/* summary.md's "GPU time" section (orchestrator/report/report_perf_text.c):
+ * every compared case, the changes first; nothing when none was compared. */
+void report_perf_md(const struct report *r, FILE *out);
 
 /* Each writes its format into out; a write error shows in ferror(out). */
 int report_junit(const struct report *r, FILE *out, struct error *err)

@@ -10,6 +10,7 @@
  * never holds the tree of 10,000 rows. */
 #include "orchestrator/report/report.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,9 @@ static const char css[] =
 	"{background:#7e57c2}.trend .o-none{background:#9e9e9e}"
 	".sig{font-size:12px;color:#333;margin-top:2px}.tri{font-size:11px;font-weight:bold;"
 	"padding:0 4px;border-radius:3px;margin-left:.3em}.tri-known{background:#dde7f5;"
-	"color:#1a4a8a}.tri-untriaged{background:#fff3c4;color:#7a5200;border:1px solid #c9a400}";
+	"color:#1a4a8a}.tri-untriaged{background:#fff3c4;color:#7a5200;border:1px solid #c9a400}"
+	".perf{font-size:12px;color:#333;margin-top:2px}.perf-slower{color:#b00;font-weight:bold}"
+	".perf-faster{color:#070}.perf-noisy,.perf-insufficient{color:#777}";
 
 /* Rows stay when any of their cells matches both filters. Its SHA-256 is
  * in the page's CSP: tests/unit/test_report_safety.c recomputes it from
@@ -190,6 +193,26 @@ static void triage(xmlNodePtr td, const struct report_case *c)
 	}
 }
 
+/* The GPU time against the baseline's: status and change, the numbers
+ * in the tooltip (docs/perf.md "In the reports"). */
+static void perf_line(xmlNodePtr td, const struct report_case *c)
+{
+	cleanup_strbuf struct strbuf tip = STRBUF_INIT, shown = STRBUF_INIT;
+	cleanup_free char *cls = NULL;
+	xmlNodePtr d;
+
+	if (!c->perf)
+		return;
+	report_perf_line(c->perf, &tip);
+	strbuf_addf(&shown, "GPU %s", perf_status_name(c->perf->status));
+	if (isfinite(c->perf->cmp.ratio) && c->perf->cmp.ratio > 0)
+		strbuf_addf(&shown, " %+.1f%%", 100.0 * (c->perf->cmp.ratio - 1.0));
+	cls = xasprintf("perf perf-%s", perf_status_name(c->perf->status));
+	d = el(td, "div", shown.buf);
+	prop(d, "class", cls);
+	prop(d, "title", tip.buf);
+}
+
 static void cell(xmlNodePtr tr, const struct report_case *c)
 {
 	xmlNodePtr td = xmlNewChild(tr, NULL, X("td"), NULL), t, sp;
@@ -212,6 +235,7 @@ static void cell(xmlNodePtr tr, const struct report_case *c)
 		prop(sp, "title", "outcome differs between images");
 	}
 	triage(td, c);
+	perf_line(td, c);
 	/* Only a plain relative path inside the sweep folder is a link. */
 	if (relpath_plain_below(c->run_dir)) {
 		xmlNodePtr links = xmlNewChild(td, NULL, X("div"), NULL);
@@ -298,6 +322,16 @@ static void summary(xmlNodePtr body, const struct report *r)
 
 		if (r->counts[s])
 			el(p, "span", t);
+	}
+	strbuf_reset(&line);
+	for (size_t k = 0; k < REPORT_PERF_ORDER_N; k++)
+		if (r->perf_counts[report_perf_order[k]])
+			strbuf_addf(&line, "%s%zu %s", line.len ? ", " : "GPU time: ",
+				    r->perf_counts[report_perf_order[k]],
+				    perf_status_name(report_perf_order[k]));
+	if (line.len) {
+		p = el(body, "p", line.buf);
+		prop(p, "class", "counts");
 	}
 	strbuf_reset(&line);
 	report_verdict(r, &line);

@@ -6,6 +6,7 @@
  * control characters and invalid UTF-8 through: report_clean comes first. */
 #include "orchestrator/report/report.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,9 +135,24 @@ static char *failure_message(const struct report_case *c, const char *verdict)
 	return xasprintf("%s [signature %s; untriaged]", verdict, c->sig_id);
 }
 
+/* A case whose replay passed but whose GPU time is `slower`, with
+ * perf-slower in --fail-on: a failure of its own type (docs/perf.md). */
+static void perf_failure(struct jw *j, const struct report_case *c)
+{
+	cleanup_strbuf struct strbuf msg = STRBUF_INIT;
+
+	strbuf_addstr(&msg, "GPU time ");
+	report_perf_line(c->perf, &msg);
+	ok(j, xmlTextWriterStartElement(j->w, X("failure")));
+	attr(j, "message", msg.buf);
+	attr(j, "type", "perf-regression");
+	text(j, msg.buf);
+	ok(j, xmlTextWriterEndElement(j->w));
+}
+
 /* Surefire's order inside a testcase: failure, rerunFailure, flakyFailure,
  * skipped, error, rerunError, flakyError, system-out. */
-static void testcase(struct jw *j, const struct report_case *c)
+static void testcase(struct jw *j, const struct report *r, const struct report_case *c)
 {
 	bool flaky = c->status == ST_FLAKY;
 
@@ -153,11 +169,13 @@ static void testcase(struct jw *j, const struct report_case *c)
 		attr(j, "type", sweep_status_name(c->status));
 		text(j, c->finding_md ? c->finding_md : msg);
 		ok(j, xmlTextWriterEndElement(j->w));
+	} else if (report_perf_fails(r, c)) {
+		perf_failure(j, c);
 	}
 	/* A case that passed in the end after failures is flaky in Surefire's
 	 * terms whatever its status: flakyError when they were the GPU's. */
 	if (flaky || is_failure(c) || (c->n_earlier && c->outcome && !strcmp(c->outcome, "PASS")))
-		reruns(j, c, !is_failure(c));
+		reruns(j, c, !is_failure(c) && !report_perf_fails(r, c));
 	if (is_skipped(c)) {
 		ok(j, xmlTextWriterStartElement(j->w, X("skipped")));
 		attr(j, "message", c->message ? c->message : sweep_status_name(c->status));
@@ -184,6 +202,14 @@ static void testcase(struct jw *j, const struct report_case *c)
 					     c->kind ? c->kind : "-",
 					     c->run_dir ? c->run_dir : "(none)");
 	text(j, where);
+	if (c->perf) {
+		cleanup_strbuf struct strbuf gpu = STRBUF_INIT;
+
+		strbuf_addstr(&gpu, "GPU time: ");
+		report_perf_line(c->perf, &gpu);
+		strbuf_addch(&gpu, '\n');
+		text(j, gpu.buf);
+	}
 	ok(j, xmlTextWriterEndElement(j->w));
 	ok(j, xmlTextWriterEndElement(j->w));
 }
@@ -198,6 +224,44 @@ static void property(struct jw *j, const char *case_name, const char *key, const
 	attr(j, "name", name);
 	attr(j, "value", value);
 	ok(j, xmlTextWriterEndElement(j->w));
+}
+
+static void property_num(struct jw *j, const char *case_name, const char *key,
+			 const char *fmt, double v)
+{
+	char buf[64];
+
+	if (!isfinite(v))
+		return;
+	snprintf(buf, sizeof(buf), fmt, v);
+	property(j, case_name, key, buf);
+}
+
+/* The GPU-time comparison's numbers (docs/perf.md "In the reports"). */
+static void perf_properties(struct jw *j, const struct report_case *c)
+{
+	const struct report_perf *p = c->perf;
+	char buf[96];
+
+	if (!p)
+		return;
+	property(j, c->case_name, "perf_status", perf_status_name(p->status));
+	{
+		cleanup_strbuf struct strbuf base = STRBUF_INIT;
+
+		report_perf_baseline_text(p, &base);
+		property(j, c->case_name, "perf_baseline", base.buf);
+	}
+	property_num(j, c->case_name, "perf_median_ms", "%.1f", p->cmp.median_new);
+	property_num(j, c->case_name, "perf_baseline_median_ms", "%.1f", p->cmp.median_base);
+	property_num(j, c->case_name, "perf_ratio", "%.4f", p->cmp.ratio);
+	if (isfinite(p->cmp.ratio) && isfinite(p->cmp.ci_lo) && isfinite(p->cmp.ci_hi)) {
+		snprintf(buf, sizeof(buf), "%.4f %.4f", p->cmp.ci_lo, p->cmp.ci_hi);
+		property(j, c->case_name, "perf_interval", buf);
+	}
+	property_num(j, c->case_name, "perf_p", "%.4g", p->cmp.p);
+	snprintf(buf, sizeof(buf), "%zu/%zu", p->cmp.n_new, p->cmp.n_base);
+	property(j, c->case_name, "perf_n", buf);
 }
 
 /* The schema has no per-test properties: the suite's carry each case's
@@ -225,6 +289,7 @@ static void properties(struct jw *j, const struct report *r, size_t first)
 		property(j, c->case_name, "known_issue", c->known_id);
 		property(j, c->case_name, "known_issue_link", c->known_link);
 		property(j, c->case_name, "known_issue_owner", c->known_owner);
+		perf_properties(j, c);
 	}
 	ok(j, xmlTextWriterEndElement(j->w));
 }
@@ -244,7 +309,7 @@ static struct suite_counts count(const struct report *r, const char *image)
 		if (c->status == ST_GONE || (image && strcmp(c->image, image)))
 			continue;
 		n.tests++;
-		n.failures += is_failure(c);
+		n.failures += is_failure(c) || report_perf_fails(r, c);
 		n.errors += is_error(c);
 		n.skipped += !is_failure(c) && is_skipped(c);
 		n.time += c->duration_s;
@@ -296,7 +361,7 @@ int report_junit(const struct report *r, FILE *out, struct error *err)
 		for (size_t k = i; k < r->n; k++)
 			if (r->cases[k].status != ST_GONE &&
 			    !strcmp(r->cases[k].image, r->cases[i].image))
-				testcase(&j, &r->cases[k]);
+				testcase(&j, r, &r->cases[k]);
 		ok(&j, xmlTextWriterEndElement(w));
 	}
 	ok(&j, xmlTextWriterEndDocument(w));

@@ -1,60 +1,80 @@
-/* GPU-time change detection within one sweep (docs/perf.md "Comparisons"). */
+/* GPU-time change detection (docs/perf.md "Comparisons"). */
 #include "orchestrator/report/report_perf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "orchestrator/perf/perf_stats.h"
 
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
 }
 
-static struct report_perf_side *find(const struct report_perf_set *s, const char *case_name,
-				     const char *image)
+static bool same(const char *a, const char *b)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i].case_name, case_name) && !strcmp(s->v[i].image, image))
-			return &s->v[i];
-	return NULL;
+	return a && b && !strcmp(a, b);
 }
 
+/* Equal or both unknown: a host that exposes no driver version says
+ * nothing changed in it. */
+static bool same_or_both_unknown(const char *a, const char *b)
+{
+	return (!a && !b) || same(a, b);
+}
+
+static int by_case_image(const void *pa, const void *pb)
+{
+	const struct sweep_result *a = *(const struct sweep_result *const *)pa;
+	const struct sweep_result *b = *(const struct sweep_result *const *)pb;
+	int c = strcmp(a->case_name, b->case_name);
+
+	if (!c)
+		c = strcmp(a->image, b->image);
+	return c ? c : (a->attempt > b->attempt) - (a->attempt < b->attempt);
+}
+
+static void side_of(struct report_perf_side *x, const struct sweep_result *r)
+{
+	memset(x, 0, sizeof(*x));
+	x->case_name = xstrdup(r->case_name);
+	x->image = xstrdup(r->image);
+	x->image_id = dup_or_null(r->image_id);
+	x->digest = dup_or_null(r->digest);
+	x->gfx = dup_or_null(r->gfx);
+	x->driver = dup_or_null(r->driver);
+	x->note = dup_or_null(r->perf->note);
+	x->device_id = r->device_id;
+	x->attempt = r->attempt;
+	x->ms = xcalloc(r->perf->n + 1, sizeof(*x->ms));
+	x->n = perf_samples_kernel_ms(r->perf, x->ms);
+	x->alloc = r->perf->n + 1;
+	strvec_init(&x->sweeps);
+}
+
+/* The results with samples sorted by case, image and attempt: each case
+ * and image's last is its side, and the sides come out sorted. */
 void report_perf_collect(struct report_perf_set *s, const struct sweep_results *rs)
 {
-	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct sweep_result *r = &rs->v[i];
-		struct report_perf_side *x;
+	const struct sweep_result **with = xcalloc(rs->n + 1, sizeof(*with));
+	size_t n = 0;
 
-		if (!r->perf)
-			continue;
-		x = find(s, r->case_name, r->image);
-		if (x && x->attempt >= r->attempt)
-			continue;
-		if (!x) {
-			if (s->n == s->alloc) {
-				s->alloc = s->alloc ? 2 * s->alloc : 16;
-				s->v = xrealloc(s->v, s->alloc * sizeof(*s->v));
-			}
-			x = &s->v[s->n++];
-			memset(x, 0, sizeof(*x));
-			x->case_name = xstrdup(r->case_name);
-			x->image = xstrdup(r->image);
-		} else {
-			free(x->image_id);
-			free(x->digest);
-			free(x->gfx);
-			free(x->note);
-		}
-		x->image_id = dup_or_null(r->image_id);
-		x->digest = dup_or_null(r->digest);
-		x->gfx = dup_or_null(r->gfx);
-		x->note = dup_or_null(r->perf->note);
-		x->device_id = r->device_id;
-		x->attempt = r->attempt;
-		x->n = perf_samples_kernel_ms(r->perf, x->ms);
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].perf && rs->v[i].case_name && rs->v[i].image)
+			with[n++] = &rs->v[i];
+	qsort(with, n, sizeof(*with), by_case_image);
+	s->v = xcalloc(n + 1, sizeof(*s->v));
+	for (size_t i = 0; i < n; i++) {
+		const struct sweep_result *r = with[i];
+
+		if (i + 1 < n && !strcmp(with[i + 1]->case_name, r->case_name) &&
+		    !strcmp(with[i + 1]->image, r->image))
+			continue; /* a later attempt follows */
+		side_of(&s->v[s->n++], r);
 	}
+	free(with);
 }
 
 void report_perf_release(struct report_perf_set *s)
@@ -67,15 +87,101 @@ void report_perf_release(struct report_perf_set *s)
 		free(x->image_id);
 		free(x->digest);
 		free(x->gfx);
+		free(x->driver);
 		free(x->note);
+		free(x->ms);
+		strvec_clear(&x->sweeps);
 	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
 
-static bool same(const char *a, const char *b)
+static long index_of(const struct report_perf_set *s, const char *case_name, const char *image)
 {
-	return a && b && !strcmp(a, b);
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->v[mid].case_name, case_name);
+
+		if (!c)
+			c = strcmp(s->v[mid].image, image);
+		if (!c)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static const struct report_perf_side *find(const struct report_perf_set *s,
+					   const char *case_name, const char *image)
+{
+	long i = index_of(s, case_name, image);
+
+	return i < 0 ? NULL : &s->v[i];
+}
+
+void report_perf_nights_init(struct report_perf_set *nights, const struct report_perf_set *now)
+{
+	nights->n = now->n;
+	nights->v = xcalloc(now->n + 1, sizeof(*nights->v));
+	for (size_t i = 0; i < now->n; i++)
+		strvec_init(&nights->v[i].sweeps);
+}
+
+/* The first row of a night side sets its identity; a later one that
+ * differs marks it mixed (it is then never the same build). */
+static void night_identity(struct report_perf_side *a, const struct history_perf_row *row)
+{
+	if (!a->sweeps.n) {
+		a->image_id = dup_or_null(row->image_id);
+		a->digest = dup_or_null(row->digest);
+		a->driver = dup_or_null(row->driver);
+		a->gfx = dup_or_null(row->gfx);
+		a->device_id = row->device_id;
+	} else if (!same(a->image_id, row->image_id) || !same(a->digest, row->digest) ||
+		   !same_or_both_unknown(a->driver, row->driver)) {
+		a->mixed = true;
+	}
+	if (!a->sweeps.n || strcmp(a->sweeps.v[a->sweeps.n - 1], row->sweep_id))
+		strvec_push(&a->sweeps, row->sweep_id);
+}
+
+int report_perf_add_night(struct report_perf_set *nights, const struct report_perf_set *now,
+			  const struct history_perf_row *row)
+{
+	long i = index_of(now, row->case_name, row->image);
+	struct report_perf_side *a;
+
+	/* Never across GPU products: a MI300X's night with a MI250's. */
+	if (i < 0 || !same(now->v[i].gfx, row->gfx) || now->v[i].device_id != row->device_id ||
+	    !(row->kernel_ms > 0))
+		return 0;
+	a = &nights->v[i];
+	if (a->n == PERF_SAMPLES_MAX)
+		return 0; /* the newest nights fill it first */
+	night_identity(a, row);
+	if (a->n == a->alloc) {
+		a->alloc = a->alloc ? 2 * a->alloc : 16;
+		a->ms = xrealloc(a->ms, a->alloc * sizeof(*a->ms));
+	}
+	a->ms[a->n++] = row->kernel_ms;
+	return 0;
+}
+
+static void compare_sides(const struct report_perf_side *a, const struct report_perf_side *b,
+			  bool same_build, const struct perf_rule *rule, struct report_perf *out)
+{
+	out->gfx = b->gfx;
+	out->note = b->note;
+	out->device_id = b->device_id;
+	if (perf_compare(a->ms, a->n, b->ms, b->n, rule, same_build, &out->cmp,
+			 &(struct error){ 0 }) < 0)
+		out->cmp.status = PERF_INSUFFICIENT;
+	out->status = out->cmp.status;
 }
 
 bool report_perf_compare(const struct report_perf_set *s, const char *case_name,
@@ -95,16 +201,50 @@ bool report_perf_compare(const struct report_perf_set *s, const char *case_name,
 	if (!same(a->gfx, b->gfx) || a->device_id != b->device_id)
 		return false;
 	out->baseline_image = a->image;
-	out->gfx = b->gfx;
-	out->note = b->note;
-	out->device_id = b->device_id;
 	/* Within one sweep the host and its driver are the same: the same
 	 * image ID and archive are the same build (docs/perf.md). */
-	bool same_build = same(a->image_id, b->image_id) && same(a->digest, b->digest);
-
-	if (perf_compare(a->ms, a->n, b->ms, b->n, rule, same_build, &out->cmp,
-			 &(struct error){ 0 }) < 0)
-		out->cmp.status = PERF_INSUFFICIENT;
-	out->status = out->cmp.status;
+	compare_sides(a, b, same(a->image_id, b->image_id) && same(a->digest, b->digest), rule,
+		      out);
 	return true;
+}
+
+bool report_perf_compare_nights(const struct report_perf_set *now,
+				const struct report_perf_set *nights, const char *case_name,
+				const char *image, const struct perf_rule *rule,
+				struct report_perf *out)
+{
+	long i = index_of(now, case_name, image);
+	const struct report_perf_side *a, *b;
+
+	memset(out, 0, sizeof(*out));
+	if (i < 0 || (size_t)i >= nights->n || !nights->v[i].n)
+		return false;
+	a = &nights->v[i];
+	b = &now->v[i];
+	out->baseline_image = b->image;
+	out->baseline_sweeps = &a->sweeps;
+	/* LNT's rule: nothing that could change speed changed — the image,
+	 * the archive and the host's driver all the nights'. */
+	compare_sides(a, b,
+		      !a->mixed && same(a->image_id, b->image_id) && same(a->digest, b->digest) &&
+			      same_or_both_unknown(a->driver, b->driver),
+		      rule, out);
+	return true;
+}
+
+void report_perf_baseline_text(const struct report_perf *p, struct strbuf *out)
+{
+	const struct strvec *w = p->baseline_sweeps;
+
+	if (!w) {
+		strbuf_addstr(out, p->baseline_image ? p->baseline_image : "-");
+		return;
+	}
+	if (w->n == 1) {
+		strbuf_addf(out, "sweep %s", w->v[0]);
+		return;
+	}
+	strbuf_addf(out, "%zu sweeps:", w->n);
+	for (size_t i = 0; i < w->n; i++)
+		strbuf_addf(out, "%s %s", i ? "," : "", w->v[i]);
 }

@@ -1,37 +1,58 @@
-/* GPU-time change detection within one sweep (docs/perf.md "Comparisons"):
- * with --perf-baseline IMAGE, each other image's samples of a case against
- * that image's samples of the same case on the same GPU product (gfx
- * target and KFD device_id). Pure over the results read back. */
+/* GPU-time change detection (docs/perf.md "Comparisons"): within one
+ * sweep, with --perf-baseline IMAGE, each other image's samples of a case
+ * against that image's samples of the same case; across nights, a case
+ * and image's samples against its samples in the label's last sweeps.
+ * Always on the same GPU product (gfx target and KFD device_id). Pure
+ * over the results read back and the history's rows. */
 #ifndef HRR_REPORT_REPORT_PERF_H
 #define HRR_REPORT_REPORT_PERF_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/strbuf.h"
+#include "common/strvec.h"
+#include "orchestrator/history/history_perf.h"
 #include "orchestrator/perf/perf_change.h"
 #include "orchestrator/sweep/sweep_result.h"
 
-/* One case and image's samples: its last attempt that has them. */
+/* One case and image's samples: its last attempt that has them; or, in
+ * a set of nights, the samples of the same case and image in the
+ * label's last sweeps (newest first, at most PERF_SAMPLES_MAX). */
 struct report_perf_side {
-	char *case_name, *image, *image_id, *digest, *gfx, *note;
+	char *case_name, *image, *image_id, *digest, *gfx, *driver, *note;
 	long device_id;
 	int attempt;
-	double ms[PERF_RUNS_MAX]; /* GPU kernel times */
-	size_t n;
+	double *ms; /* GPU kernel times */
+	size_t n, alloc;
+	struct strvec sweeps; /* nights: the sweeps the samples are from, newest first */
+	bool mixed;           /* nights: the sweeps differ in image ID, archive or driver */
 };
 
+/* Sorted by case and image once collected: found by binary search. */
 struct report_perf_set {
 	struct report_perf_side *v;
-	size_t n, alloc;
+	size_t n;
 };
 
 void report_perf_collect(struct report_perf_set *s, const struct sweep_results *rs);
 void report_perf_release(struct report_perf_set *s);
 
+/* A set of nights beside now (one side per side of now, empty), filled
+ * from the history's samples (orchestrator/history/history_perf.h) with
+ * report_perf_add_night: a row of a case and image now has no samples
+ * for, or from another GPU product, is left out. */
+void report_perf_nights_init(struct report_perf_set *nights, const struct report_perf_set *now);
+int report_perf_add_night(struct report_perf_set *nights, const struct report_perf_set *now,
+			  const struct history_perf_row *row);
+
 /* A case's comparison, as the reports show it. */
 struct report_perf {
 	enum perf_status status;
 	const char *baseline_image;  /* owned by the set */
+	/* Across nights: the baseline sweeps (owned by the set); NULL within
+	 * one sweep (against baseline_image). */
+	const struct strvec *baseline_sweeps;
 	const char *gfx, *note;      /* owned by the set */
 	long device_id;
 	struct perf_comparison cmp;
@@ -43,5 +64,25 @@ struct report_perf {
 bool report_perf_compare(const struct report_perf_set *s, const char *case_name,
 			 const char *image, const char *baseline_image,
 			 const struct perf_rule *rule, struct report_perf *out);
+/* case_name at image against its samples in the nights before (docs/perf.md
+ * "Across nights"). false: no samples on either side. */
+bool report_perf_compare_nights(const struct report_perf_set *now,
+				const struct report_perf_set *nights, const char *case_name,
+				const char *image, const struct perf_rule *rule,
+				struct report_perf *out);
+
+/* What a comparison was against, in words: the image, "sweep ID" or
+ * "N sweeps: ID, ID". */
+void report_perf_baseline_text(const struct report_perf *p, struct strbuf *out);
+
+/* The order the reports list statuses in: the changes first (slower,
+ * then faster), what a reader acts on at the top. */
+#define REPORT_PERF_ORDER_N 6
+extern const enum perf_status report_perf_order[REPORT_PERF_ORDER_N];
+
+/* One comparison in words: "slower +10.3%: median 44.1 ms against 40.0 ms
+ * (n 5/5, ratio 1.103 [1.090, 1.110], p 0.0079) against rocm:7.1"
+ * (orchestrator/report/report_perf_text.c). */
+void report_perf_line(const struct report_perf *p, struct strbuf *out);
 
 #endif

@@ -64,10 +64,13 @@ void report_acquit_suspect_gpus(struct report *r)
 void report_finish(struct report *r)
 {
 	memset(r->counts, 0, sizeof(r->counts));
+	memset(r->perf_counts, 0, sizeof(r->perf_counts));
 	for (size_t i = 0; i < r->n; i++) {
 		struct report_case *c = &r->cases[i];
 
 		r->counts[c->status]++;
+		if (c->perf && (size_t)c->perf->status < PERF_STATUS_COUNT)
+			r->perf_counts[c->perf->status]++;
 		c->ab_differs = false;
 		if (c->status == ST_GONE)
 			continue;
@@ -94,11 +97,15 @@ void report_verdict(const struct report *r, struct strbuf *out)
 	}
 	if (!shown)
 		strbuf_addstr(out, "no cases");
+	if (r->perf_counts[PERF_SLOWER])
+		strbuf_addf(out, "; GPU time: %zu slower", r->perf_counts[PERF_SLOWER]);
 	if (r->state && strcmp(r->state, "finished"))
 		strbuf_addf(out, "; sweep %s", r->state);
 	strbuf_addf(out, ": exit %d (%s)", r->exit_code,
 		    r->exit_code == 0   ? "nothing regressed"
-		    : r->exit_code == 1 ? "regressions, changes or missing results"
+		    : r->exit_code == 1 ? (r->perf_fail && r->perf_counts[PERF_SLOWER]
+					       ? "regressions, changes, missing results or slower GPU time"
+					       : "regressions, changes or missing results")
 		    : r->exit_code == 5 ? "infrastructure errors or interrupted"
 					: "see above");
 	if (r->exit_untriaged)
@@ -311,6 +318,8 @@ int report_summary_md(const struct report *r, FILE *f, struct error *err)
 		md_group(r, sweep_status_report_order[k], out, f);
 	if (r->n_quarantined || r->n_gpu_notes)
 		md_gpus(r, out);
+	spill(out, f);
+	report_perf_md(r, f);
 	strbuf_addstr(out, "\n## Counts\n\n| status | cases |\n| --- | --- |\n");
 	for (size_t k = 0; k < ST__COUNT; k++) {
 		enum sweep_status s = sweep_status_report_order[k];
@@ -348,6 +357,12 @@ static void json_perf(cJSON *o, const struct report_perf *p)
 	j = cJSON_AddObjectToObject(o, "perf");
 	cJSON_AddStringToObject(j, "status", perf_status_name(p->status));
 	json_add_str(j, "baseline_image", p->baseline_image, REPORT_JSON_TEXT);
+	if (p->baseline_sweeps) {
+		cJSON *w = cJSON_AddArrayToObject(j, "baseline_sweeps");
+
+		for (size_t i = 0; i < p->baseline_sweeps->n; i++)
+			cJSON_AddItemToArray(w, cJSON_CreateString(p->baseline_sweeps->v[i]));
+	}
 	json_add_str(j, "gfx", p->gfx, REPORT_JSON_TEXT);
 	if (p->device_id > 0)
 		cJSON_AddNumberToObject(j, "device_id", (double)p->device_id);
@@ -461,6 +476,11 @@ int report_summary_json(const struct report *r, FILE *f, struct error *err)
 	for (int s = 0; s < ST__COUNT; s++)
 		if (r->counts[s])
 			cJSON_AddNumberToObject(counts, sweep_status_name(s), (double)r->counts[s]);
+	/* Cases per GPU-time status (docs/perf.md "In the reports"). */
+	counts = cJSON_AddObjectToObject(o, "perf_counts");
+	for (int s = PERF_NONE + 1; s < PERF_STATUS_COUNT; s++)
+		if (r->perf_counts[s])
+			cJSON_AddNumberToObject(counts, perf_status_name(s), (double)r->perf_counts[s]);
 	cJSON_AddArrayToObject(o, "cases");
 	q = cJSON_AddArrayToObject(o, "quarantined_gpus");
 	for (size_t i = 0; i < r->n_quarantined; i++)

@@ -27,7 +27,8 @@ struct model {
 	const char *folder;
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
 	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
-	struct report_perf *perf_cmp;   /* one per case, for --perf-baseline */
+	struct report_perf_set nights;  /* theirs in the label's last sweeps, side by side */
+	struct report_perf *perf_cmp;   /* one per case */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -213,6 +214,54 @@ static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 	return 0;
 }
 
+static int add_night(void *ctx, const struct history_perf_row *row)
+{
+	struct model *m = ctx;
+
+	return report_perf_add_night(&m->nights, &m->perf, row);
+}
+
+/* The samples of this sweep's cases in the nights before it
+ * (docs/perf.md "Across nights"): with --perf-window 1 the baseline
+ * sweep's, else the label's last K finished sweeps'. */
+static int load_nights(struct history_db *db, const struct sweep_meta *meta,
+		       const char *baseline, struct model *m, struct error *err)
+{
+	struct history_perf_query q = { .newest_first = true, .last = (int)meta->perf_window };
+
+	report_perf_nights_init(&m->nights, &m->perf);
+	if (!m->perf.n)
+		return 0;
+	if (meta->perf_window <= 1) {
+		if (!baseline)
+			return 0;
+		q.sweep = baseline;
+		q.last = 1;
+	} else {
+		q.label = meta->label;
+		q.before = meta->id;
+	}
+	return history_perf_samples(db, &q, add_night, m, err);
+}
+
+/* Each case's GPU time against --perf-baseline's image in this sweep, or
+ * else against its own samples in the nights before. */
+static void compare_perf(struct model *m, const struct sweep_meta *meta)
+{
+	if (!m->r.n)
+		return;
+	m->perf_cmp = xcalloc(m->r.n, sizeof(*m->perf_cmp));
+	for (size_t i = 0; i < m->r.n; i++) {
+		struct report_case *c = &m->r.cases[i];
+
+		if (report_perf_compare(&m->perf, c->case_name, c->image, meta->perf_baseline,
+					&meta->perf_rule, &m->perf_cmp[i]) ||
+		    report_perf_compare_nights(&m->perf, &m->nights, c->case_name, c->image,
+					       &meta->perf_rule, &m->perf_cmp[i]))
+			c->perf = &m->perf_cmp[i];
+	}
+}
+
 /* Each failure a rule matches is known: the rule's id, link and owner go
  * with its result into the history (and so into every report). */
 static void mark_known(const struct known_issues *k, struct sweep_results *rs, long long now)
@@ -325,6 +374,9 @@ void sweep_report_exit(struct report *r, const char *state, sweep_status_mask fa
 	r->exit_code = sweep_exit_code(counts, untriaged, interrupted, fail_on);
 	r->exit_untriaged = fail_on & SWEEP_FAIL_UNTRIAGED ? untriaged : 0;
 	r->exit_known_ignored = ignored;
+	/* A slower GPU time fails the sweep as a failing status does. */
+	if ((fail_on & SWEEP_FAIL_PERF_SLOWER) && r->perf_counts[PERF_SLOWER])
+		r->exit_code = SWEEP_EXIT_FAILED;
 }
 
 /* How a sweep folder ended, from its summary.json ("interrupted" when it
@@ -545,7 +597,8 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0)
 		goto out;
 	index_by_name(&m);
-	if (history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
+	if (history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0 ||
+	    load_nights(db, meta, baseline, &m, err) < 0)
 		goto out;
 	m.r.sweep_id = meta->id;
 	m.r.label = meta->label;
@@ -560,13 +613,8 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		m.r.gpu_notes = found;
 		m.r.n_gpu_notes = n_found;
 	}
-	if (f->perf_baseline && m.r.n) {
-		m.perf_cmp = xcalloc(m.r.n, sizeof(*m.perf_cmp));
-		for (size_t i = 0; i < m.r.n; i++)
-			if (report_perf_compare(&m.perf, m.r.cases[i].case_name, m.r.cases[i].image,
-						f->perf_baseline, &f->perf_rule, &m.perf_cmp[i]))
-				m.r.cases[i].perf = &m.perf_cmp[i];
-	}
+	compare_perf(&m, meta);
+	m.r.perf_fail = (meta->fail_on & SWEEP_FAIL_PERF_SLOWER) != 0;
 	known_issues_expired(f->known, f->finished, &expired);
 	m.r.expired_rules = (const char *const *)expired.v;
 	m.r.n_expired_rules = expired.n;
@@ -584,6 +632,7 @@ out:
 	free(m.perf_cmp);
 	free(m.by_name);
 	report_perf_release(&m.perf);
+	report_perf_release(&m.nights);
 	strvec_clear(&expired);
 	report_intern_release(&m.strings);
 	sweep_attempts_release(&m.attempts);

@@ -38,8 +38,6 @@ struct sweep_finish {
 	/* The known-issues rules: each failure a rule matches is marked known
 	 * (its id, link and owner) in the history and the reports; NULL: none. */
 	const struct known_issues *known;
-	const char *perf_baseline;    /* --perf-baseline IMAGE, or NULL */
-	struct perf_rule perf_rule;   /* --perf-threshold, --perf-alpha, --perf-max-cv */
 };
 
 /* Import, compare, render, write. *exit_code is the sweep's exit code;

@@ -24,6 +24,9 @@ void sweep_meta_init(struct sweep_meta *m)
 	memset(m, 0, sizeof(*m));
 	m->gpu_wait = -1;
 	m->fail_on = SWEEP_FAIL_DEFAULT;
+	m->perf_window = 1;
+	m->perf_rule = (struct perf_rule){ PERF_THRESHOLD_DEFAULT, PERF_ALPHA_DEFAULT,
+					   PERF_MAX_CV_DEFAULT };
 }
 
 void sweep_meta_release(struct sweep_meta *m)
@@ -43,6 +46,7 @@ void sweep_meta_release(struct sweep_meta *m)
 	free(m->images);
 	free(m->run_options);
 	free(m->notify);
+	free(m->perf_baseline);
 	sweep_plan_release(&m->plan);
 	sweep_meta_init(m);
 }
@@ -148,6 +152,40 @@ int sweep_meta_migrate(const struct sweep_meta *m, const char *folder, struct er
 	return m->has_private ? 0 : sweep_meta_write(m, folder, err);
 }
 
+/* "perf": {"baseline", "window", "threshold", "alpha", "max_cv"}. */
+static void perf_write(cJSON *o, const struct sweep_meta *m)
+{
+	cJSON *p = cJSON_AddObjectToObject(o, "perf");
+
+	json_add_str(p, "baseline", m->perf_baseline, JSON_TEXT);
+	cJSON_AddNumberToObject(p, "window", (double)m->perf_window);
+	cJSON_AddNumberToObject(p, "threshold", m->perf_rule.threshold);
+	cJSON_AddNumberToObject(p, "alpha", m->perf_rule.alpha);
+	cJSON_AddNumberToObject(p, "max_cv", m->perf_rule.max_cv);
+}
+
+/* The same back; a plan.json from before it keeps the defaults, and a
+ * value out of the options' ranges is the default too (the file is
+ * read back from disk). */
+static void perf_read(struct sweep_meta *m, const cJSON *o)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "perf");
+	double w = sjson_num(p, "window", 1), t = sjson_num(p, "threshold", -1);
+	double a = sjson_num(p, "alpha", -1), cv = sjson_num(p, "max_cv", -1);
+
+	if (!cJSON_IsObject(p))
+		return;
+	m->perf_baseline = sjson_str(p, "baseline");
+	if (w >= 1 && w <= 100)
+		m->perf_window = (long)w;
+	if (t > 0 && t <= 1)
+		m->perf_rule.threshold = t;
+	if (a > 0 && a < 1)
+		m->perf_rule.alpha = a;
+	if (cv > 0 && cv <= 1)
+		m->perf_rule.max_cv = cv;
+}
+
 int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)
 {
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
@@ -181,6 +219,7 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 	cJSON_AddNumberToObject(o, "retry_failed", (double)m->retry_failed);
 	cJSON_AddNumberToObject(o, "gpu_wait", m->gpu_wait);
 	cJSON_AddNumberToObject(o, "fail_on", m->fail_on);
+	perf_write(o, m);
 	cJSON_AddItemToObject(o, "cases", sweep_plan_cases_json(&m->plan, false));
 	text = cJSON_Print(o);
 	/* The values first: a plan.json without them is never alone. */
@@ -235,6 +274,7 @@ static int plan_read(struct sweep_meta *m, const char *folder, struct error *err
 	m->retry_failed = (long)sjson_num(o, "retry_failed", 0);
 	m->gpu_wait = sjson_num(o, "gpu_wait", -1);
 	m->fail_on = (sweep_status_mask)sjson_num(o, "fail_on", SWEEP_FAIL_DEFAULT);
+	perf_read(m, o);
 	read_lists(m, o);
 	if (!m->id || !m->label)
 		return error_set(err, ERR_DATA, 0, "%s: no sweep id or label", path);

@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/strvec.h"
 #include "preflight/topology.h"
+#include "orchestrator/perf/perf_change.h"
 #include "orchestrator/sweep/sweep_plan.h"
 #include "orchestrator/sweep/sweep_result.h"
 #include "orchestrator/sweep/sweep_status.h"
@@ -42,6 +43,12 @@ struct sweep_meta {
 	long jobs, retry_failed;
 	double gpu_wait;
 	sweep_status_mask fail_on;
+	/* The GPU-time comparison (docs/perf.md): --perf-baseline IMAGE (NULL:
+	 * none), --perf-window K and the rule, in plan.json so a resume, a
+	 * Slurm task and the merge compare as the sweep was started to. */
+	char *perf_baseline;
+	long perf_window;
+	struct perf_rule perf_rule;
 	struct sweep_plan plan;
 	/* Where the sweep's end is announced (`--notify`): a JSON array the
 	 * command layer writes and reads, kept in SWEEP_PRIVATE_FILE alone

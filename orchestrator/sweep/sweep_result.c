@@ -27,7 +27,7 @@ void sweep_result_release(struct sweep_result *r)
 	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
 			  &r->state, &r->outcome, &r->fault_class, &r->kernel, &r->run_dir,
 			  &r->message, &r->gpu_uids, &r->host, &r->kind, &r->known_id,
-			  &r->known_link, &r->known_owner, &r->gfx };
+			  &r->known_link, &r->known_owner, &r->gfx, &r->driver };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);
@@ -108,6 +108,8 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 		cJSON_AddNumberToObject(o, "device_id", (double)r->device_id);
 	else
 		cJSON_AddNullToObject(o, "device_id");
+	if (r->driver)
+		json_add_str(o, "driver", r->driver, JSON_TEXT);
 	if (r->perf)
 		cJSON_AddItemToObject(o, "perf", perf_samples_to_json(r->perf));
 	text = cJSON_PrintUnformatted(o);
@@ -166,6 +168,7 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	r->device_id = (long)sjson_num(o, "device_id", -1);
 	if (r->device_id < -1 || r->device_id > 0xffff)
 		r->device_id = -1;
+	r->driver = sjson_str(o, "driver");
 	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "perf"))) {
 		r->perf = xcalloc(1, sizeof(*r->perf));
 		perf_samples_from_json(r->perf, cJSON_GetObjectItemCaseSensitive(o, "perf"));
@@ -221,6 +224,8 @@ void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo
 			r->device_id = g->device_id ? (long)g->device_id : -1;
 		}
 	}
+	if (!r->driver && topo && topo->driver[0])
+		r->driver = xstrdup(topo->driver);
 }
 
 int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)

@@ -55,6 +55,9 @@ struct sweep_result {
 	 * KFD device_id (-1 unknown); a perf comparison never crosses them. */
 	char *gfx;
 	long device_id;
+	/* The host's amdgpu driver version (docs/perf.md "Statuses": the
+	 * same-build rule); NULL when the host exposes none. */
+	char *driver;
 	/* --perf N's samples (docs/perf.md); NULL: none taken. */
 	struct perf_samples *perf;
 };

@@ -42,6 +42,23 @@ int sweep_status_parse(const char *name)
 	return status_parse_n(name, strlen(name));
 }
 
+/* The words of --fail-on that are not statuses, with their bits. */
+static const struct {
+	const char *name;
+	sweep_status_mask bit;
+} fail_words[] = {
+	{ "perf-slower", SWEEP_FAIL_PERF_SLOWER },
+	{ "untriaged", SWEEP_FAIL_UNTRIAGED },
+};
+
+static sweep_status_mask fail_word_parse_n(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(fail_words) / sizeof(fail_words[0]); i++)
+		if (strlen(fail_words[i].name) == len && !memcmp(fail_words[i].name, name, len))
+			return fail_words[i].bit;
+	return 0;
+}
+
 int sweep_status_mask_parse(const char *list, sweep_status_mask *out, const char **bad_name,
 			    size_t *bad_len)
 {
@@ -51,16 +68,14 @@ int sweep_status_mask_parse(const char *list, sweep_status_mask *out, const char
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		int s = len ? status_parse_n(p, len) : -1;
+		sweep_status_mask word = s < 0 && len ? fail_word_parse_n(p, len) : 0;
 
-		if (len == 9 && !memcmp(p, "untriaged", 9)) {
-			m |= SWEEP_FAIL_UNTRIAGED;
-		} else if (s < 0) {
+		if (s < 0 && !word) {
 			*bad_name = p;
 			*bad_len = len;
 			return -1;
-		} else {
-			m |= SWEEP_STATUS_BIT(s);
 		}
+		m |= s < 0 ? word : SWEEP_STATUS_BIT(s);
 		p += len;
 		if (*p == ',')
 			p++;

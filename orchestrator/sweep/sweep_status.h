@@ -51,15 +51,21 @@ typedef unsigned sweep_status_mask;
 #define SWEEP_STATUS_BIT(s) (1u << (s))
 #define SWEEP_FAIL_DEFAULT \
 	(SWEEP_STATUS_BIT(ST_REGRESSED) | SWEEP_STATUS_BIT(ST_CHANGED) | SWEEP_STATUS_BIT(ST_MISSING))
+/* --fail-on words that are not statuses take bits well above theirs (the
+ * mask is kept in plan.json as a number). perf-slower: a case whose GPU
+ * time is `slower` (docs/perf.md "Statuses"). */
+#define SWEEP_FAIL_PERF_SLOWER (1u << 24)
 
-/* Not statuses, kept in the same mask so plan.json records them with the
- * rest: --fail-on untriaged (a failure no known-issue rule matches, whatever
- * its status, makes the exit code 1) and --ignore-known (a failure a rule
- * matches does not count toward exit 1, whatever its status). */
+/* Not statuses either, kept in the same mask so plan.json records them
+ * with the rest: --fail-on untriaged (a failure no known-issue rule
+ * matches, whatever its status, makes the exit code 1) and --ignore-known
+ * (a failure a rule matches does not count toward exit 1, whatever its
+ * status). */
 #define SWEEP_FAIL_UNTRIAGED (1u << 30)
 #define SWEEP_FAIL_IGNORE_KNOWN (1u << 31)
 
-/* "new,flaky,untriaged" -> mask; -1 on an unknown name (bad_name points at it). */
+/* "new,flaky,untriaged,perf-slower" -> mask; -1 on an unknown name
+ * (bad_name points at it). */
 int sweep_status_mask_parse(const char *list, sweep_status_mask *out, const char **bad_name,
 			    size_t *bad_len) __attribute__((warn_unused_result));
 

@@ -6,11 +6,15 @@
  *     bench_history night DB WORKDIR LABEL NIGHT CASES   import, print seconds
  *     bench_history folder WORKDIR LABEL CASES           write only, print the folder
  *     bench_history plan DB LABEL CASE                   EXPLAIN QUERY PLAN of `history`'s queries
+ *     bench_history nights DB LABEL K                    read what a sweep's report compares
+ *                                                        GPU times with (--perf-window K)
  *
  * The library: CASES cases in 40 families on one image whose ID changes
  * every 15 nights, 8 GPUs; about 3 % of the cases regress for a few nights,
  * 1 % of the results are flaky (a HANG, then a PASS), 0.2 % are blocked;
- * the wall time drifts a little each night. */
+ * the wall time drifts a little each night. Each passing case carries
+ * BENCH_HISTORY_PERF GPU-time samples (default 5; 0: none) on one GPU
+ * product, as `sweep --perf N` records them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_db.h"
+#include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/sweep/sweep_folder.h"
 
@@ -50,8 +55,27 @@ static void result_line(struct strbuf *out, struct sweep_result *r)
 	strbuf_addch(out, '\n');
 }
 
+static int perf_per_case = 5;
+
+/* A passing case's samples: its own base time, a 1% wobble. */
+static void perf_of(struct perf_samples *ps, size_t i, unsigned night)
+{
+	memset(ps, 0, sizeof(*ps));
+	for (int k = 0; k < perf_per_case && k < PERF_RUNS_MAX; k++) {
+		double base = 20.0 + (double)(i % 50);
+		double ms = base * (1.0 + ((double)(mix((unsigned)i, night * 131u + (unsigned)k) % 200) -
+					   100.0) / 10000.0);
+		struct perf_sample x = { .kernel_ms = ms, .graph_ms = 0, .total_ms = ms,
+					 .wall_ms = 400 + ms };
+
+		perf_samples_add(ps, &x);
+	}
+}
+
 static void night_results(const struct sweep_meta *m, unsigned night, struct strbuf *out)
 {
+	struct perf_samples ps;
+
 	for (size_t i = 0; i < m->plan.n; i++) {
 		unsigned h = mix((unsigned)i, night), bad_from = mix((unsigned)i, 7777) % 400;
 		bool broken = bad_from < 60 && night >= bad_from &&
@@ -82,6 +106,12 @@ static void night_results(const struct sweep_meta *m, unsigned night, struct str
 			result_line(out, &r);
 			r.attempt = 2;
 			r.outcome = (char *)"PASS";
+		}
+		r.gfx = (char *)"gfx942";
+		r.device_id = 29857;
+		if (perf_per_case > 0 && r.outcome && !strcmp(r.outcome, "PASS")) {
+			perf_of(&ps, i, night);
+			r.perf = &ps;
 		}
 		result_line(out, &r);
 	}
@@ -220,8 +250,53 @@ static int plan(const char *dbpath, const char *label, const char *case_name)
 	return rc;
 }
 
+static int count_row(void *ctx, const struct history_perf_row *row)
+{
+	(void)row;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/* What the report of the label's next sweep reads of the nights before it
+ * (orchestrator/report/sweep_report.c): window 1, the last sweep's samples;
+ * K, the last K sweeps'. Prints seconds and samples read. */
+static int nights(const char *dbpath, const char *label, int window)
+{
+	struct history_db *db;
+	struct error err;
+	cleanup_free char *last = NULL;
+	size_t rows = 0;
+	double t0 = now();
+	struct history_perf_query q = { .newest_first = true, .last = window };
+	int rc;
+
+	if (history_db_open_readonly(&db, dbpath, &err) < 0 ||
+	    history_db_previous(db, label, "next", &last, &err) < 0) {
+		fprintf(stderr, "bench_history: %s\n", err.msg);
+		return 1;
+	}
+	if (window <= 1) {
+		q.sweep = last;
+	} else {
+		q.label = label;
+		q.before = "next";
+	}
+	rc = history_perf_samples(db, &q, count_row, &rows, &err);
+	history_db_close(db);
+	if (rc < 0) {
+		fprintf(stderr, "bench_history: %s\n", err.msg);
+		return 1;
+	}
+	printf("%.3f %zu\n", now() - t0, rows);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	const char *perf = getenv("BENCH_HISTORY_PERF");
+
+	if (perf && *perf)
+		perf_per_case = atoi(perf);
 	if (argc == 7 && !strcmp(argv[1], "night"))
 		return night(argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]),
 			     (size_t)atol(argv[6]));
@@ -235,7 +310,9 @@ int main(int argc, char **argv)
 	}
 	if (argc == 5 && !strcmp(argv[1], "plan"))
 		return plan(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "nights"))
+		return nights(argv[2], argv[3], atoi(argv[4]));
 	fprintf(stderr, "usage: bench_history night DB WORKDIR LABEL NIGHT CASES | "
-			"folder WORKDIR LABEL CASES | plan DB LABEL CASE\n");
+			"folder WORKDIR LABEL CASES | plan DB LABEL CASE | nights DB LABEL K\n");
 	return 64;
 }

@@ -12,11 +12,14 @@
 #   * the sweep parent's peak RSS at 64 and CASES planned cases whose
 #     replays are no-ops (`sweep --merge` of a folder whose results are
 #     all written): flat, at most 500 bytes per planned case;
+#   * `history perf` for one case: <= 100 ms; what a sweep's report reads
+#     of the nights before it (--perf-window 1 and 7), every case's samples;
 #   * the database's size per result.
 # Measures, does not gate: exit 0 whatever the figures. Wall times on a
 # loaded machine include waiting for a core: the CPU time is printed too.
 # Environment: BENCH_HISTORY_CASES (default 10000), BENCH_HISTORY_NIGHTS
-# (default 60).
+# (default 60), BENCH_HISTORY_PERF (GPU-time samples per passing case,
+# default 5; 0: none).
 # shellcheck source=tests/bench/lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -79,6 +82,16 @@ echo "query plan, one case:"
 "$HELPER" plan "$DB" "$LABEL" "$CASE"
 echo "query plan, one label:"
 "$HELPER" plan "$DB" "$LABEL" -
+
+# 2b. GPU time: one case's series, and the nights a sweep's report reads
+read -r W_PERF _ ST_PERF C_PERF < <(best hperf "$BIN" history perf --db "$DB" --label "$LABEL" --case "$CASE")
+printf 'history perf --case (last 10 sweeps): %.0f ms (cpu %.0f ms; target <= 100 ms; exit %s)\n' \
+	"$(awk -v w="$W_PERF" 'BEGIN { print w * 1000 }')" "$(awk -v w="$C_PERF" 'BEGIN { print w * 1000 }')" "$ST_PERF"
+for k in 1 7; do
+	read -r T_N ROWS_N < <("$HELPER" nights "$DB" "$LABEL" "$k") || bench_die "nights $k failed"
+	printf 'perf across nights, --perf-window %d: %d samples read in %.3f s (a sweep report of %d cases)\n' \
+		"$k" "$ROWS_N" "$T_N" "$CASES"
+done
 
 # 3. the whole site, then after one more night
 read -r W_SITE RSS_SITE ST_SITE C_SITE < <(timed site "$BIN" history site "$SITE" --db "$DB")

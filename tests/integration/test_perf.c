@@ -123,8 +123,9 @@ Test(perf, five_samples_per_case_on_two_images_the_slower_group_is_slower)
 	add_case("cold-b", "cold");
 	sweep_run(&r, (const char *const[]){ "--archive", sw.library, "--image", SIM_IMAGE,
 		"--image", slow, "--perf", "5", "--perf-baseline", SIM_IMAGE, "--format", "json",
-		NULL });
-	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+		"--fail-on", "perf-slower", NULL });
+	cr_assert_eq(r.status, 1, "two cases are slower, perf-slower is in --fail-on: %s",
+		     r.err.buf);
 	res = results_of(&r);
 	cJSON_ArrayForEach(o, res) {
 		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(o, "case"));
@@ -176,6 +177,29 @@ Test(perf, five_samples_per_case_on_two_images_the_slower_group_is_slower)
 		compared++;
 	}
 	cr_expect_eq(compared, 4);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(sum,
+		"perf_counts"), "slower")), 2, "%s", r.out.buf);
+
+	/* The other reports: summary.md's section, junit.xml's failures of
+	 * their own type (docs/perf.md "In the reports"). */
+	cleanup_free char *dir = xasprintf("%s/sweeps/%s", tenv.workdir,
+					   cJSON_GetStringValue(cJSON_GetObjectItem(sum, "sweep")));
+	cleanup_free char *md_path = xasprintf("%s/summary.md", dir);
+	cleanup_free char *junit_path = xasprintf("%s/junit.xml", dir);
+	cleanup_free char *html_path = xasprintf("%s/report.html", dir);
+	struct strbuf md = STRBUF_INIT, junit = STRBUF_INIT, html = STRBUF_INIT;
+	size_t failures = 0;
+
+	cr_assert(read_text(md_path, &md) && read_text(junit_path, &junit) &&
+		  read_text(html_path, &html));
+	cr_expect(strstr(md.buf, "## GPU time (4 compared)\n\n2 slower, 2 unchanged"), "%s", md.buf);
+	for (const char *p = junit.buf; (p = strstr(p, "type=\"perf-regression\"")); p++)
+		failures++;
+	cr_expect_eq(failures, 2, "%s", junit.buf);
+	cr_expect(strstr(html.buf, "perf perf-slower"), "report.html marks the slower cells");
+	strbuf_release(&md);
+	strbuf_release(&junit);
+	strbuf_release(&html);
 	tool_run_release(&r);
 }
 
@@ -232,5 +256,142 @@ Test(perf, run_perf_samples_and_a_playback_without_gpu_times)
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(perf, "samples")), 0, "%s", r.out.buf);
 	cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(perf, "note")),
 			 "printed no GPU times"), "%s", r.out.buf);
+	tool_run_release(&r);
+}
+
+/* hrr-sim-nightly:<tag> made to point at image, as a nightly tag moves. */
+static const char *retag(const char *image)
+{
+	static char name[128];
+	cleanup_free char *cmd = NULL;
+
+	snprintf(name, sizeof(name), "hrr-sim-nightly:%s",
+		 getenv("HRR_IMAGE_TAG") ? getenv("HRR_IMAGE_TAG") : "dev");
+	cmd = xasprintf("docker tag '%s' '%s'", image, name);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	return name;
+}
+
+/* The perf status of the case whose name holds `name` in a summary.json;
+ * its full name in *full (when asked). */
+static const char *perf_status(const cJSON *summary, const char *name, const char **full)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(summary, "cases")) {
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(c, "case"));
+
+		if (!n || !strstr(n, name))
+			continue;
+		if (full)
+			*full = n;
+		return cJSON_GetStringValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(c, "perf"), "status"));
+	}
+	return NULL;
+}
+
+static cJSON *summary_of(const struct tool_run *r)
+{
+	cJSON *j = cJSON_Parse(r->out.buf);
+
+	cr_assert_not_null(j, "%s\n%s", r->out.buf, r->err.buf);
+	return j;
+}
+
+/* Across nights (docs/perf.md "Across nights"): a nightly tag re-pointed
+ * at an image whose hot group is 10% slower is `slower` against the night
+ * before; the same image again is never `slower`; `history perf` lists
+ * the three nights. */
+Test(perf, a_nightly_tag_that_got_slower_against_the_night_before)
+{
+	struct tool_run r;
+	const char *slow = slower_image();
+	const char *argv[] = { "--archive", sw.library, "--image", retag(SIM_IMAGE), "--perf", "5",
+			       "--label", "nightly", "--format", "json", "--fail-on",
+			       "perf-slower", NULL };
+	const char *hot = NULL, *st;
+
+	add_case("hot-a", "hot");
+	add_case("cold-a", "cold");
+	sweep_run(&r, argv);
+	cleanup_cjson cJSON *s1 = summary_of(&r);
+
+	cr_assert_eq(r.status, 0, "the first night compares with nothing: %s", r.err.buf);
+	cr_expect_null(perf_status(s1, "hot-a", NULL));
+	tool_run_release(&r);
+
+	retag(slow);
+	sweep_run(&r, argv);
+	cleanup_cjson cJSON *s2 = summary_of(&r);
+
+	cr_expect_str_eq(perf_status(s2, "hot-a", NULL), "slower", "%s", r.out.buf);
+	cr_expect_str_eq(perf_status(s2, "cold-a", NULL), "unchanged", "%s", r.out.buf);
+	cr_expect_eq(r.status, 1, "perf-slower is in --fail-on: %s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Night 3: the same image again. */
+	sweep_run(&r, argv);
+	cleanup_cjson cJSON *s3 = summary_of(&r);
+
+	st = perf_status(s3, "hot-a", &hot);
+	cr_expect(st && (!strcmp(st, "same-build") || !strcmp(st, "unchanged")), "%s: %s", st,
+		  r.out.buf);
+	cr_expect_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* The series in the history. */
+	cr_assert_not_null(hot);
+	const char *hist[] = { "history", "perf", "--case", hot, "--db", sw.dbpath, "--format",
+			       "json", NULL };
+
+	tool_run(&r, hist, sw.env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cleanup_cjson cJSON *series = cJSON_Parse(r.out.buf);
+
+	cr_assert_eq(cJSON_GetArraySize(series), 3, "three nights: %s", r.out.buf);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(series, 0), "n")),
+		     5);
+	tool_run_release(&r);
+}
+
+/* --perf-baseline lives in plan.json: the merge of the sweep's folder
+ * (what a Slurm merge job runs, with no comparison option of its own)
+ * compares as the sweep was started to (docs/perf.md "Comparisons"). */
+Test(perf, the_merge_compares_as_the_sweep_started)
+{
+	struct tool_run r;
+	const char *slow = slower_image();
+
+	add_case("hot-m", "hot");
+	sweep_run(&r, (const char *const[]){ "--archive", sw.library, "--image", SIM_IMAGE,
+		"--image", slow, "--perf", "3", "--perf-baseline", SIM_IMAGE, "--perf-alpha",
+		"0.2", "--format", "json", NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cleanup_cjson cJSON *first = cJSON_Parse(r.out.buf);
+	cleanup_free char *id = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(first, "sweep")));
+
+	tool_run_release(&r);
+	sweep_run(&r, (const char *const[]){ "--merge", id, "--format", "json", NULL });
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cleanup_cjson cJSON *merged = cJSON_Parse(r.out.buf);
+	const cJSON *c;
+	size_t compared = 0;
+
+	cr_assert_not_null(merged, "%s", r.out.buf);
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(merged, "cases")) {
+		const cJSON *p = cJSON_GetObjectItem(c, "perf");
+
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "image")), slow))
+			continue;
+		cr_assert(cJSON_IsObject(p), "%s", r.out.buf);
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "baseline_image")),
+				 SIM_IMAGE);
+		/* 3 against 3 reaches p = 0.1 only with --perf-alpha 0.2 kept. */
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "status")), "slower",
+				 "%s", cJSON_PrintUnformatted(p));
+		compared++;
+	}
+	cr_expect_eq(compared, 1);
 	tool_run_release(&r);
 }

@@ -14,7 +14,7 @@ static struct gpu_node nodes[4] = {
 
 Test(gpu_choice, named_ordinals_are_kept_in_order)
 {
-	struct gpu_topology host = { nodes, 4 };
+	struct gpu_topology host = { .gpus = nodes, .n_gpus = 4 };
 	struct gpu_choice c;
 
 	cr_assert_eq(gpu_choice_named(&c, &host, (const int[]){ 3, 1 }, 2, NULL), 0);
@@ -26,7 +26,7 @@ Test(gpu_choice, named_ordinals_are_kept_in_order)
 
 Test(gpu_choice, a_named_ordinal_the_host_lacks_blocks_with_the_exact_message)
 {
-	struct gpu_topology host = { nodes, 2 };
+	struct gpu_topology host = { .gpus = nodes, .n_gpus = 2 };
 	struct gpu_choice c;
 
 	cr_assert_eq(gpu_choice_named(&c, &host, (const int[]){ 0, 5 }, 2, NULL), -1);
@@ -38,7 +38,7 @@ Test(gpu_choice, a_named_ordinal_the_host_lacks_blocks_with_the_exact_message)
 
 Test(gpu_choice, a_host_without_gpus_says_zero)
 {
-	struct gpu_topology host = { nodes, 0 };
+	struct gpu_topology host = { .gpus = nodes, .n_gpus = 0 };
 	struct gpu_choice c;
 
 	cr_assert_eq(gpu_choice_named(&c, &host, (const int[]){ 0 }, 1, NULL), -1);
@@ -47,7 +47,7 @@ Test(gpu_choice, a_host_without_gpus_says_zero)
 
 Test(gpu_choice, the_environment_is_named_when_it_gave_the_list)
 {
-	struct gpu_topology host = { nodes, 2 };
+	struct gpu_topology host = { .gpus = nodes, .n_gpus = 2 };
 	struct gpu_choice c;
 
 	cr_assert_eq(gpu_choice_named(&c, &host, (const int[]){ 0, 9 }, 2, "GPU"), -1);
@@ -66,7 +66,7 @@ Test(gpu_choice, an_unknown_host_gets_nothing_and_no_verdict)
 
 Test(gpu_choice, need_is_the_capture_count_within_the_host)
 {
-	struct gpu_topology host = { nodes, 2 };
+	struct gpu_topology host = { .gpus = nodes, .n_gpus = 2 };
 
 	cr_assert_eq(gpu_choice_need(-1, &host), 1, "no metadata: one GPU");
 	cr_assert_eq(gpu_choice_need(0, &host), 1);

@@ -154,3 +154,37 @@ Test(preflight_topology, malformed_entries_are_handled)
 	free(nodes);
 	free(tmp);
 }
+
+/* The driver's version for the same-build rule of GPU-time comparisons
+ * (docs/perf.md): one printable word, else unknown. */
+Test(preflight_topology, the_driver_version_when_the_host_exposes_one)
+{
+	char *fixture = pft_fixture("sysfs/mi300x-2");
+	char *tmp = scratch_dir("topology-driver");
+	char *cmd = xasprintf("cp -r '%s/.' '%s/'", fixture, tmp);
+	char *version = xasprintf("%s/module/amdgpu/version", tmp);
+	struct gpu_topology t = { 0 };
+	struct error err = { 0 };
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "6.8.5\n", "6.8.5" }, { "6.8.5", "6.8.5" }, { "6.8 5\n", "" },
+		{ "\x1b[31m6\n", "" }, { "", "" },
+	};
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(gpu_topology_read(&t, tmp, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(t.driver, "", "an in-tree driver has no version file");
+	gpu_topology_release(&t);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pft_writef(version, "%s", cases[i].text);
+		cr_assert_eq(gpu_topology_read(&t, tmp, &err), 0, "%s", err.msg);
+		cr_assert_str_eq(t.driver, cases[i].want, "%s", cases[i].text);
+		gpu_topology_release(&t);
+	}
+	scratch_remove(tmp);
+	free(tmp);
+	free(cmd);
+	free(version);
+	free(fixture);
+}

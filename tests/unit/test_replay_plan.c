@@ -21,7 +21,7 @@ static struct gpu_topology two_gpus(void)
 		{ .node = 2, .gpu_id = 222, .gfx_target_version = 90402, .arch = "gfx942",
 		  .drm_render_minor = 136 },
 	};
-	struct gpu_topology t = { nodes, 2 };
+	struct gpu_topology t = { .gpus = nodes, .n_gpus = 2 };
 
 	return t;
 }

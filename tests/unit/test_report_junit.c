@@ -129,3 +129,51 @@ Test(report_junit, a_case_that_failed_only_on_a_suspect_gpu_is_not_flaky)
 	report_acquit_suspect_gpus(&r);
 	cr_expect_eq(cases[0].status, ST_FLAKY);
 }
+
+/* A passing case whose GPU time is slower: its numbers in the suite's
+ * properties always, a failure of its own type only with perf-slower in
+ * --fail-on (docs/perf.md "In the reports"). */
+Test(report_junit, a_slower_gpu_time_fails_only_when_asked)
+{
+	struct report_perf perf = {
+		.status = PERF_SLOWER, .baseline_image = "rocm:a", .gfx = "gfx942",
+		.device_id = 29857,
+		.cmp = { .status = PERF_SLOWER, .n_base = 5, .n_new = 5, .median_base = 40.0,
+			 .median_new = 44.1, .ratio = 1.103, .ci_lo = 1.09, .ci_hi = 1.11,
+			 .p = 2.0 / 252 },
+	};
+	struct report_case c = { .case_name = "hot", .image = "rocm:b", .outcome = "PASS",
+				 .prev_outcome = "PASS", .status = ST_PASS, .kind = "workload",
+				 .perf = &perf };
+	struct report r = { .sweep_id = "s1", .label = "l", .state = "finished", .cases = &c,
+			    .n = 1 };
+	cleanup_strbuf struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+	struct error err;
+	xmlDocPtr doc;
+
+	report_finish(&r);
+	cr_assert_eq(report_text(report_junit, &r, &x, &err), 0, "%s", err.msg);
+	doc = xmlReadMemory(x.buf, (int)x.len, "junit.xml", NULL, XML_PARSE_NONET);
+	cr_assert_not_null(doc, "%s", x.buf);
+	cr_expect_eq(count(doc, "//failure"), 0, "not asked: no failure\n%s", x.buf);
+	cr_expect_eq(count(doc, "//property[@name='hot.perf_status' and @value='slower']"), 1,
+		     "%s", x.buf);
+	cr_expect_eq(count(doc, "//property[@name='hot.perf_ratio' and @value='1.1030']"), 1);
+	cr_expect_eq(count(doc, "//property[@name='hot.perf_p' and @value='0.007937']"), 1);
+	cr_expect_eq(count(doc, "//property[@name='hot.perf_interval' and "
+				"@value='1.0900 1.1100']"), 1);
+	cr_expect_eq(count(doc, "//property[@name='hot.perf_n' and @value='5/5']"), 1);
+	xmlFreeDoc(doc);
+
+	r.perf_fail = true;
+	cr_assert_eq(report_text(report_junit, &r, &y, &err), 0, "%s", err.msg);
+	doc = xmlReadMemory(y.buf, (int)y.len, "junit.xml", NULL, XML_PARSE_NONET);
+	cr_assert_not_null(doc, "%s", y.buf);
+	cr_expect(valid(doc), "valid against the XSD:\n%s", y.buf);
+	cr_expect_eq(count(doc, "//testcase[@name='hot']/failure[@type='perf-regression']"), 1,
+		     "%s", y.buf);
+	cr_expect_eq(count(doc, "/testsuites[@failures='1']"), 1, "%s", y.buf);
+	cr_expect(strstr(y.buf, "GPU time slower +10.3%: median 44.1 ms against 40.0 ms"), "%s",
+		  y.buf);
+	xmlFreeDoc(doc);
+}

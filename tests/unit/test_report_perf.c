@@ -1,10 +1,14 @@
 /* orchestrator/report/report_perf: --perf-baseline's comparison within one
- * sweep, from results lines (docs/perf.md "Comparisons"). */
+ * sweep, from results lines (docs/perf.md "Comparisons"), and how the
+ * reports and the exit code show it (docs/perf.md "In the reports"). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cleanup.h"
 #include "orchestrator/report/report_perf.h"
+#include "orchestrator/report/sweep_report.h"
+#include "tests/support/report_text.h"
 
 static void add(struct sweep_results *rs, const char *name, const char *image, const char *id,
 		const char *gfx, long device_id, double base)
@@ -59,4 +63,113 @@ Test(report_perf, slower_unchanged_same_build_and_other_products)
 	cr_assert_not(report_perf_compare(&set, "hot", "a", "a", &rule, &p));
 	cr_assert_not(report_perf_compare(&set, "nosuch", "b", "a", &rule, &p));
 	report_perf_release(&set);
+}
+
+/* Two cases of one image compared with another's: "hot" slower, "cold"
+ * unchanged, as the renderers get them. */
+static void two_cases(struct report *r, struct report_case *cases, struct report_perf *perf)
+{
+	static const struct perf_comparison slower = {
+		.status = PERF_SLOWER, .n_base = 5, .n_new = 5, .median_base = 40.0,
+		.median_new = 44.1, .ratio = 1.103, .ci_lo = 1.09, .ci_hi = 1.11, .p = 2.0 / 252,
+	};
+	static const struct perf_comparison same = {
+		.status = PERF_UNCHANGED, .n_base = 5, .n_new = 5, .median_base = 40.0,
+		.median_new = 40.1, .ratio = 1.0025, .ci_lo = 0.99, .ci_hi = 1.01, .p = 0.69,
+	};
+
+	perf[0] = (struct report_perf){ .status = PERF_SLOWER, .baseline_image = "rocm:a",
+					.gfx = "gfx942", .device_id = 29857, .cmp = slower };
+	perf[1] = (struct report_perf){ .status = PERF_UNCHANGED, .baseline_image = "rocm:a",
+					.gfx = "gfx942", .device_id = 29857, .cmp = same };
+	cases[0] = (struct report_case){ .case_name = "hot", .image = "rocm:b", .outcome = "PASS",
+					 .prev_outcome = "PASS", .status = ST_PASS,
+					 .kind = "workload", .perf = &perf[0] };
+	cases[1] = (struct report_case){ .case_name = "cold", .image = "rocm:b", .outcome = "PASS",
+					 .prev_outcome = "PASS", .status = ST_PASS,
+					 .kind = "workload", .perf = &perf[1] };
+	*r = (struct report){ .sweep_id = "s1", .label = "l", .state = "finished",
+			      .cases = cases, .n = 2 };
+	report_finish(r);
+}
+
+Test(report_perf, the_summary_lists_the_changes_first_and_counts_them)
+{
+	struct report_case cases[2];
+	struct report_perf perf[2];
+	struct report r;
+	cleanup_strbuf struct strbuf md = STRBUF_INIT, json = STRBUF_INIT;
+	struct error err;
+	const char *hot, *cold;
+
+	two_cases(&r, cases, perf);
+	cr_assert_eq(r.perf_counts[PERF_SLOWER], 1);
+	cr_assert_eq(r.perf_counts[PERF_UNCHANGED], 1);
+	cr_assert_eq(report_text(report_summary_md, &r, &md, &err), 0, "%s", err.msg);
+	cr_assert(strstr(md.buf, "## GPU time (2 compared)\n\n1 slower, 1 unchanged."), "%s", md.buf);
+	hot = strstr(md.buf, "| hot | rocm:b | rocm:a | slower | 44.1 | 40.0 | 1.103 | 1.090–1.110 "
+			     "| 0.007937 | 5/5 |");
+	cold = strstr(md.buf, "| cold | rocm:b | rocm:a | unchanged |");
+	cr_assert(hot && cold && hot < cold, "%s", md.buf);
+	cr_assert(strstr(md.buf, "; GPU time: 1 slower: exit 0"), "%s", md.buf);
+	cr_assert_eq(report_text(report_summary_json, &r, &json, &err), 0, "%s", err.msg);
+	cleanup_cjson cJSON *j = cJSON_Parse(json.buf);
+	cJSON *pc = cJSON_GetObjectItem(j, "perf_counts");
+
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(pc, "slower")), 1, "%s", json.buf);
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(pc, "unchanged")), 1);
+}
+
+Test(report_perf, no_comparison_no_section)
+{
+	struct report_case c = { .case_name = "a", .image = "i", .outcome = "PASS",
+				 .status = ST_PASS };
+	struct report r = { .sweep_id = "s1", .label = "l", .cases = &c, .n = 1 };
+	cleanup_strbuf struct strbuf md = STRBUF_INIT;
+	struct error err;
+
+	report_finish(&r);
+	cr_assert_eq(report_text(report_summary_md, &r, &md, &err), 0, "%s", err.msg);
+	cr_assert_null(strstr(md.buf, "GPU time"), "%s", md.buf);
+}
+
+Test(report_perf, the_html_cell_says_the_change)
+{
+	struct report_case cases[2];
+	struct report_perf perf[2];
+	struct report r;
+	cleanup_strbuf struct strbuf h = STRBUF_INIT;
+	struct error err;
+
+	two_cases(&r, cases, perf);
+	cr_assert_eq(report_text(report_html, &r, &h, &err), 0, "%s", err.msg);
+	cr_assert(strstr(h.buf, "class=\"perf perf-slower\""), "%s", h.buf);
+	cr_assert(strstr(h.buf, ">GPU slower +10.3%<"), "%s", h.buf);
+	cr_assert(strstr(h.buf, "GPU time: 1 slower, 1 unchanged"), "%s", h.buf);
+}
+
+Test(report_perf, perf_slower_in_fail_on_makes_the_exit_1)
+{
+	struct report_case cases[2];
+	struct report_perf perf[2];
+	struct report r;
+	sweep_status_mask m;
+	const char *bad;
+	size_t bad_len;
+
+	two_cases(&r, cases, perf);
+	cr_assert_eq(sweep_status_mask_parse("new,perf-slower", &m, &bad, &bad_len), 0);
+	cr_assert(m & SWEEP_FAIL_PERF_SLOWER);
+	cr_assert(m & SWEEP_STATUS_BIT(ST_NEW));
+	cr_assert_eq(sweep_status_mask_parse("perf-slowe", &m, &bad, &bad_len), -1);
+	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT);
+	cr_assert_eq(r.exit_code, 0);
+	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
+	cr_assert_eq(r.exit_code, 1);
+	sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
+	cr_assert_eq(r.exit_code, 1, "a slower case fails as a regression does");
+	perf[0].status = PERF_SAME_BUILD;
+	report_finish(&r);
+	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
+	cr_assert_eq(r.exit_code, 0, "same-build is never a regression");
 }

@@ -339,3 +339,147 @@ Test(sweep_report, a_results_line_carries_the_known_issue_a_rule_matched)
 	sweep_result_release(&r);
 	known_issues_release(&k);
 }
+
+/* --perf-baseline, --perf-window and the rule live in plan.json: a resume,
+ * a Slurm task and the merge compare as the sweep started (docs/perf.md). */
+Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
+{
+	struct sweep_meta m, back, old;
+	struct error err;
+	cleanup_free char *folder = NULL, *plan = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	meta_two_cases(&m, "nightly-p", 10);
+	m.perf_baseline = xstrdup("img:1");
+	m.perf_window = 3;
+	m.perf_rule = (struct perf_rule){ 0.05, 0.02, 0.04 };
+	cr_assert_eq(sweep_folder_create(root, m.id, &folder, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
+	sweep_meta_init(&back);
+	cr_assert_eq(sweep_meta_read(&back, folder, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(back.perf_baseline, "img:1");
+	cr_assert_eq(back.perf_window, 3);
+	cr_assert_float_eq(back.perf_rule.threshold, 0.05, 1e-12);
+	cr_assert_float_eq(back.perf_rule.alpha, 0.02, 1e-12);
+	cr_assert_float_eq(back.perf_rule.max_cv, 0.04, 1e-12);
+
+	/* A plan.json from before, or with values out of range: the defaults. */
+	plan = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
+	cr_assert_eq(fs_read_small_file(plan, 1 << 20, &text, &err), 0, "%s", err.msg);
+	cleanup_cjson cJSON *j = cJSON_Parse(text.buf);
+	cJSON *p = cJSON_GetObjectItem(j, "perf");
+
+	cJSON_ReplaceItemInObject(p, "alpha", cJSON_CreateNumber(7));
+	cJSON_DeleteItemFromObject(p, "baseline");
+	cleanup_free char *edited = cJSON_Print(j);
+
+	cr_assert_eq(fs_write_atomic(plan, edited, strlen(edited), 0644, &err), 0, "%s", err.msg);
+	sweep_meta_init(&old);
+	cr_assert_eq(sweep_meta_read(&old, folder, &err), 0, "%s", err.msg);
+	cr_assert_null(old.perf_baseline);
+	cr_assert_float_eq(old.perf_rule.alpha, PERF_ALPHA_DEFAULT, 1e-12);
+	cr_assert_eq(old.perf_window, 3);
+	sweep_meta_release(&m);
+	sweep_meta_release(&back);
+	sweep_meta_release(&old);
+}
+
+/* A results line of a passing case with five GPU-time samples around ms. */
+static void timed(const char *folder, const char *name, const char *image_id, double ms)
+{
+	static const double wobble[] = { 0, 0.2, -0.2, 0.1, -0.1 };
+	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_RESULTS_FILE);
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+	struct error err;
+
+	strbuf_addf(&line, "{\"case\":\"%s\",\"image\":\"img:1\",\"image_id\":\"%s\","
+			   "\"digest\":\"d\",\"state\":\"done\",\"outcome\":\"PASS\",\"attempt\":1,"
+			   "\"gfx\":\"gfx942\",\"device_id\":29857,\"driver\":\"6.8.5\","
+			   "\"perf\":{\"warmup\":0,\"note\":null,\"samples\":[",
+		    name, image_id);
+	for (int i = 0; i < 5; i++)
+		strbuf_addf(&line, "%s{\"kernel_ms\":%.1f,\"graph_ms\":0,\"total_ms\":%.1f,"
+				   "\"wall_ms\":900}", i ? "," : "", ms + wobble[i], ms + wobble[i]);
+	strbuf_addstr(&line, "]}}");
+	cr_assert_eq(sweep_result_append_line(path, line.buf, &err), 0, "%s", err.msg);
+}
+
+/* One night's sweep of the two cases, its report, the cases' perf. */
+static cJSON *night(struct history_db *db, const char *id, long long started, double ms0,
+		    const char *image_id0, long window, sweep_status_mask fail_on, int *code)
+{
+	struct sweep_meta m;
+	struct error err;
+	cleanup_free char *folder = NULL;
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct sweep_finish f = { .state = "finished", .finished = started, .json = true };
+	cJSON *j;
+
+	meta_two_cases(&m, id, started);
+	m.perf_window = window;
+	m.fail_on = fail_on;
+	cr_assert_eq(sweep_folder_create(root, m.id, &folder, &err), 0, "%s", err.msg);
+	timed(folder, "lib/c.hrr/pid-0", image_id0, ms0);
+	timed(folder, "lib/c.hrr/pid-1", "sha256:a", 40);
+	cr_assert_eq(report_text_sweep(db, &m, folder, &f, code, &out, &err), 0, "%s", err.msg);
+	sweep_meta_release(&m);
+	j = cJSON_Parse(out.buf);
+	cr_assert_not_null(j, "%s", out.buf);
+	return j;
+}
+
+static const cJSON *perf_of(const cJSON *summary, int i)
+{
+	return cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(summary, "cases"), i),
+				   "perf");
+}
+
+static const char *status_of(const cJSON *summary, int i)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(perf_of(summary, i), "status"));
+}
+
+/* Across nights (docs/perf.md "Across nights"): a case 10% slower than
+ * the night before is slower, with the sweep it was compared with; the
+ * same image, archive and driver again are never slower; a window of 2
+ * pools the last two nights. */
+Test(sweep_report, gpu_time_against_the_nights_before)
+{
+	struct history_db *db;
+	struct error err;
+	cleanup_free char *dbp = xasprintf("%s/h.sqlite", root);
+	const sweep_status_mask fail = SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER;
+	int code = -1;
+
+	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
+	cleanup_cjson cJSON *n1 = night(db, "nightly-1", 10, 40, "sha256:a", 1, fail, &code);
+
+	cr_assert_null(perf_of(n1, 0), "nothing before the first night");
+	cr_assert_eq(code, 0);
+
+	cleanup_cjson cJSON *n2 = night(db, "nightly-2", 20, 44, "sha256:b", 1, fail, &code);
+
+	cr_assert_str_eq(status_of(n2, 0), "slower", "%s", cJSON_Print(n2));
+	cr_assert_str_eq(status_of(n2, 1), "unchanged");
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(
+				 perf_of(n2, 0), "baseline_sweeps"), 0)), "nightly-1");
+	cr_assert_float_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(perf_of(n2, 0), "ratio")),
+			   1.1, 1e-9);
+	cr_assert_eq(code, 1, "slower with perf-slower in --fail-on");
+
+	/* The same build again, 5% slower still: same-build, never slower. */
+	cleanup_cjson cJSON *n3 = night(db, "nightly-3", 30, 46.2, "sha256:b", 1, fail, &code);
+
+	cr_assert_str_eq(status_of(n3, 0), "same-build", "%s", cJSON_Print(n3));
+	cr_assert_eq(code, 0);
+
+	/* Two nights back: both sweeps' samples, newest first. */
+	cleanup_cjson cJSON *n4 = night(db, "nightly-4", 40, 46.2, "sha256:b", 2, fail, &code);
+	const cJSON *w = cJSON_GetObjectItem(perf_of(n4, 1), "baseline_sweeps");
+
+	cr_assert_eq(cJSON_GetArraySize(w), 2, "%s", cJSON_Print(n4));
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 0)), "nightly-3");
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 1)), "nightly-2");
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(perf_of(n4, 1), "n_baseline")), 10);
+	history_db_close(db);
+}

@@ -1,0 +1,55 @@
+/* --perf's samples in the history database (docs/perf.md "In the
+ * history"): stored with their result on import, read back for the
+ * comparison across nights and `history perf`. */
+#ifndef HRR_HISTORY_HISTORY_PERF_H
+#define HRR_HISTORY_HISTORY_PERF_H
+
+#include <stdbool.h>
+#include <sqlite3.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "orchestrator/history/history_db.h"
+#include "orchestrator/sweep/sweep_result.h"
+
+/* The import's statement for samples (history_import.c), and one result's
+ * samples through it; a result without samples inserts nothing. */
+int history_perf_prepare(struct history_db *db, sqlite3_stmt **st, struct error *err)
+	__attribute__((warn_unused_result));
+int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *sweep_id,
+			const struct sweep_result *r, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* Which sweeps' samples: those of label (NULL: any), only `sweep` when set,
+ * else the `last` most recent ones; with `before`, only finished sweeps
+ * started before that one (it excluded), as history_db_previous counts.
+ * case_name (NULL: every case). Each (sweep, case, image)'s last attempt
+ * with samples. */
+struct history_perf_query {
+	const char *label, *sweep, *before, *case_name;
+	int last;
+	bool newest_first; /* the sweeps newest first (else oldest first) */
+};
+
+struct history_perf_row {
+	const char *sweep_id, *case_name, *image, *image_id, *digest, *gfx, *driver;
+	long long started;
+	long device_id;  /* -1 unknown */
+	int attempt;
+	double kernel_ms, graph_ms, total_ms, wall_ms; /* < 0: not printed */
+};
+typedef int (*history_perf_fn)(void *ctx, const struct history_perf_row *row);
+
+/* Every sample of the query, in sweep order (then case, image, sample). */
+int history_perf_samples(struct history_db *db, const struct history_perf_query *q,
+			 history_perf_fn fn, void *ctx, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* `history perf --case NAME`: the case's GPU-time series, one line per
+ * sweep, image and GPU product (n, median, CV, min, max of the kernel
+ * times), markdown or JSON, into out. */
+int history_perf_report(struct history_db *db, const char *label, const char *case_name,
+			int last, bool json, struct strbuf *out, struct error *err)
+	__attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# bench-perf: what `--perf 5` costs over the replays it is made of
+# (docs/perf.md "Samples"). One `run --perf 5` of the pass scenario (a
+# replay with --sync-after-launch, then 5 timing replays) against 6 plain
+# `run`s of it one after the other, median of K rounds, the two in
+# alternating order. The only extra work --perf should do is the samples'
+# bookkeeping: target <= 1.05x. Exit 0 whatever the figures.
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+bench_init bench-perf
+bench_banner "run --perf 5 vs 6 plain replays of the pass scenario, median of $RUNS"
+WD=$BENCH_TMP/wd
+declare -a T_PERF=() T_PLAIN=()
+FAIL_PERF=0 FAIL_PLAIN=0
+
+perf_once() {
+	hrr --archive "$PASS_ARCHIVE" --workdir "$WD" --format json --perf 5 \
+		>"$BENCH_TMP/perf.out" 2>"$BENCH_TMP/perf.err" &&
+		[ "$(jq '.perf.samples | length' "$BENCH_TMP/perf.out")" = 5 ]
+}
+plain_once() {
+	local i
+
+	for i in 1 2 3 4 5 6; do
+		hrr --archive "$PASS_ARCHIVE" --workdir "$WD" --format json \
+			>"$BENCH_TMP/plain.out" 2>"$BENCH_TMP/plain.err" || return 1
+	done
+}
+
+# Warm: the preflight cache, the image.
+perf_once || bench_die "run --perf 5 failed: $(tail -3 "$BENCH_TMP/perf.err")"
+plain_once || bench_die "the plain replay failed: $(tail -3 "$BENCH_TMP/plain.err")"
+
+for ((i = 0; i < RUNS; i++)); do
+	if ((i % 2)); then order="plain perf"; else order="perf plain"; fi
+	for w in $order; do
+		s=$(now)
+		if "${w}_once"; then
+			t=$(elapsed "$s" "$(now)")
+			if [ "$w" = perf ]; then T_PERF+=("$t"); else T_PLAIN+=("$t"); fi
+			printf '  run %d/%d: %s %s\n' $((i + 1)) "$RUNS" "$w" "$t" >&2
+		elif [ "$w" = perf ]; then
+			FAIL_PERF=$((FAIL_PERF + 1))
+		else
+			FAIL_PLAIN=$((FAIL_PLAIN + 1))
+		fi
+	done
+done
+
+read -r PM PMIN PMAX < <(printf '%s\n' "${T_PERF[@]}" | stats)
+read -r LM LMIN LMAX < <(printf '%s\n' "${T_PLAIN[@]}" | stats)
+R=$(ratio "$PM" "$LM")
+if le "$R" 1.05; then VERDICT="met"; else VERDICT="MISSED"; fi
+printf '\n%-34s %9s %9s %9s %6s\n' "bench-perf (K=$RUNS)" "median s" "min s" "max s" "fails"
+printf '%-34s %9s %9s %9s %6s\n' "run --perf 5 (1 + 5 replays)" "$PM" "$PMIN" "$PMAX" "$FAIL_PERF"
+printf '%-34s %9s %9s %9s %6s\n' "6 x run (plain)" "$LM" "$LMIN" "$LMAX" "$FAIL_PLAIN"
+printf 'target --perf 5 <= 1.05x 6 plain replays: %s (%sx)\n' "$VERDICT" "$R"
+exit 0

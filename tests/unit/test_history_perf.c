@@ -1,0 +1,246 @@
+/* --perf's samples in the history database (schema 6, docs/perf.md "In
+ * the history"): stored with their results, read back per sweep window,
+ * replaced with their sweep, pruned with it; `history perf`'s series. */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "orchestrator/history/history_perf.h"
+#include "orchestrator/history/history_sql.h"
+#include "tests/support/preflight_fixtures.h"
+#include "tests/support/scratch.h"
+
+static char *root, *dbpath;
+
+static void setup(void)
+{
+	root = scratch_dir("history-perf");
+	dbpath = xasprintf("%s/data/history.sqlite", root);
+}
+
+static void teardown(void)
+{
+	scratch_remove(root);
+	free(root);
+	free(dbpath);
+}
+
+TestSuite(history_perf, .init = setup, .fini = teardown);
+
+/* One results line with five samples around base ms (none when base is 0). */
+static void add(struct sweep_results *rs, const char *name, const char *image, int attempt,
+		double base)
+{
+	static const double wobble[] = { 0, 0.2, -0.2, 0.1, -0.1 };
+	char line[1024];
+	int len = snprintf(line, sizeof(line),
+			   "{\"case\":\"%s\",\"image\":\"%s\",\"image_id\":\"sha256:%s\","
+			   "\"state\":\"done\",\"outcome\":\"PASS\",\"attempt\":%d,\"digest\":\"d\","
+			   "\"gfx\":\"gfx942\",\"device_id\":29857",
+			   name, image, image, attempt);
+
+	if (base > 0) {
+		len += snprintf(line + len, sizeof(line) - (size_t)len,
+				",\"perf\":{\"warmup\":1,\"note\":null,\"samples\":[");
+		for (int i = 0; i < 5; i++)
+			len += snprintf(line + len, sizeof(line) - (size_t)len,
+					"%s{\"kernel_ms\":%.1f,\"graph_ms\":0,\"total_ms\":%.1f,"
+					"\"wall_ms\":900}", i ? "," : "", base + wobble[i],
+					base + wobble[i]);
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "]}");
+	}
+	snprintf(line + len, sizeof(line) - (size_t)len, "}\n");
+	sweep_results_parse_text(rs, line);
+}
+
+static void import(struct history_db *db, const char *id, long long started,
+		   const struct sweep_results *rs)
+{
+	struct history_sweep s = { .id = id, .label = "nightly", .state = "finished",
+				   .started = started, .folder = id };
+	struct history_planned p[2] = { { "hot", "img" }, { "cold", "img" } };
+	struct error err;
+	bool rebuilt;
+
+	cr_assert_eq(history_db_import(db, &s, p, 2, rs, &rebuilt, &err), 0, "%s", err.msg);
+}
+
+struct seen {
+	char sweep[8][16];
+	double sum[8];
+	size_t n[8], rows, lines;
+	int attempt;
+};
+
+static int seen_row(void *ctx, const struct history_perf_row *row)
+{
+	struct seen *s = ctx;
+	size_t i = 0;
+
+	while (i < s->lines && strcmp(s->sweep[i], row->sweep_id))
+		i++;
+	if (i == s->lines)
+		snprintf(s->sweep[s->lines++], 16, "%s", row->sweep_id);
+	s->sum[i] += row->kernel_ms;
+	s->n[i]++;
+	s->rows++;
+	s->attempt = row->attempt;
+	cr_assert_str_eq(row->gfx, "gfx942");
+	cr_assert_eq(row->device_id, 29857);
+	return 0;
+}
+
+/* Three nights: s1 40 ms, s2 44 ms (its first attempt's samples replaced
+ * by a retry's), s3 44 ms; a case without samples stores none. */
+static void three_nights(struct history_db *db)
+{
+	struct sweep_results rs = { 0 };
+
+	add(&rs, "hot", "img", 1, 40);
+	add(&rs, "cold", "img", 1, 0);
+	import(db, "s1", 100, &rs);
+	sweep_results_release(&rs);
+	add(&rs, "hot", "img", 1, 50);
+	add(&rs, "hot", "img", 2, 44);
+	import(db, "s2", 200, &rs);
+	sweep_results_release(&rs);
+	add(&rs, "hot", "img", 1, 44);
+	import(db, "s3", 300, &rs);
+	sweep_results_release(&rs);
+}
+
+Test(history_perf, samples_per_window_before_a_sweep_last_attempt_only)
+{
+	struct history_db *db;
+	struct error err;
+	struct seen s = { 0 };
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	three_nights(db);
+
+	/* The window of s3: the one sweep before it, s2, its retry's samples. */
+	struct history_perf_query q = { .label = "nightly", .before = "s3", .last = 1 };
+
+	cr_assert_eq(history_perf_samples(db, &q, seen_row, &s, &err), 0, "%s", err.msg);
+	cr_assert_eq(s.lines, 1);
+	cr_assert_str_eq(s.sweep[0], "s2");
+	cr_assert_eq(s.n[0], 5);
+	cr_assert_float_eq(s.sum[0] / 5, 44.0, 1e-9);
+	cr_assert_eq(s.attempt, 2, "the last attempt with samples");
+
+	/* Two nights back, newest first. */
+	memset(&s, 0, sizeof(s));
+	q.last = 2;
+	q.newest_first = true;
+	cr_assert_eq(history_perf_samples(db, &q, seen_row, &s, &err), 0, "%s", err.msg);
+	cr_assert_eq(s.lines, 2);
+	cr_assert_str_eq(s.sweep[0], "s2");
+	cr_assert_str_eq(s.sweep[1], "s1");
+	cr_assert_eq(s.rows, 10, "cold has no samples");
+
+	/* One named sweep. */
+	memset(&s, 0, sizeof(s));
+	q = (struct history_perf_query){ .sweep = "s1", .case_name = "hot", .last = 1 };
+	cr_assert_eq(history_perf_samples(db, &q, seen_row, &s, &err), 0, "%s", err.msg);
+	cr_assert_eq(s.rows, 5);
+	cr_assert_float_eq(s.sum[0] / 5, 40.0, 1e-9);
+	history_db_close(db);
+}
+
+static long long count(const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	long long n;
+
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+Test(history_perf, a_reimport_replaces_the_samples_and_prune_removes_them)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	cleanup_strvec struct strvec ids = STRVEC_INIT, folders = STRVEC_INIT;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	three_nights(db);
+	cr_assert_eq(count("SELECT COUNT(*) FROM perf_samples"), 20);
+	cr_assert_eq(count("SELECT COUNT(*) FROM results WHERE perf_warmup = 1 AND gfx = 'gfx942'"
+			   " AND device_id = 29857"), 4);
+	/* s3's results file now says something else: its rows are rebuilt. */
+	add(&rs, "hot", "img", 1, 41);
+	add(&rs, "cold", "img", 1, 39);
+	import(db, "s3", 300, &rs);
+	sweep_results_release(&rs);
+	cr_assert_eq(count("SELECT COUNT(*) FROM perf_samples WHERE sweep = 's3'"), 10);
+	cr_assert_eq(history_db_prune(db, "nightly", 1, &ids, &folders, &err), 0, "%s", err.msg);
+	cr_assert_eq(count("SELECT COUNT(*) FROM perf_samples WHERE sweep != 's3'"), 0,
+		     "pruned sweeps take their samples with them");
+	history_db_close(db);
+}
+
+Test(history_perf, the_series_of_a_case_in_markdown_and_json)
+{
+	struct history_db *db;
+	struct error err;
+	cleanup_strbuf struct strbuf md = STRBUF_INIT, json = STRBUF_INIT;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	three_nights(db);
+	cr_assert_eq(history_perf_report(db, "nightly", "hot", 10, false, &md, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(history_perf_report(db, "nightly", "hot", 10, true, &json, &err), 0, "%s",
+		     err.msg);
+	history_db_close(db);
+	const char *a = strstr(md.buf, "| s1 | img | gfx942 29857 | 5 | 40.0 |");
+	const char *b = strstr(md.buf, "| s2 | img | gfx942 29857 | 5 | 44.0 |");
+
+	cr_assert(a && b && a < b, "oldest first:\n%s", md.buf);
+	cleanup_cjson cJSON *j = cJSON_Parse(json.buf);
+
+	cr_assert_eq(cJSON_GetArraySize(j), 3, "%s", json.buf);
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 2),
+							       "median_ms")), 44.0);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0),
+							     "kernel_ms")), 5);
+}
+
+static void exec(sqlite3 *h, const char *sql)
+{
+	cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(h));
+}
+
+Test(history_perf, a_schema_5_database_migrates_and_keeps_its_rows)
+{
+	struct history_db *db;
+	struct error err;
+	sqlite3 *h;
+
+	pft_writef(dbpath, "%s", "");
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	for (int v = 0; v < 5; v++)
+		exec(h, history_migrations[v]);
+	exec(h, "PRAGMA user_version = 5");
+	exec(h, "INSERT INTO sweeps(id, label, started, state) VALUES('s0', 'nightly', 1, 'finished')");
+	exec(h, "INSERT INTO results(sweep, case_name, image_ref, attempt, state, outcome)"
+		" VALUES('s0', 'hot', 'img', 1, 'done', 'PASS')");
+	sqlite3_close(h);
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	history_db_close(db);
+	cr_assert_eq(count("SELECT user_version FROM pragma_user_version"), 6);
+	cr_assert_eq(count("SELECT COUNT(*) FROM results WHERE gfx IS NULL"), 1);
+	cr_assert_eq(count("SELECT COUNT(*) FROM perf_samples"), 0);
+}
