@@ -410,8 +410,10 @@ static _Noreturn void end_abort(void)
 static void maf_variants(const struct run *r, size_t i, const char *node, const char *addr,
 			 int read_only)
 {
+	const char *given = scenario_get(r->sc, "reason");
 	const char *reason = read_only ? "Write access to a read-only page"
-				       : "Page not present or supervisor privilege";
+			     : given && !strcmp(given, "unknown") ? "Unknown"
+								  : "Page not present or supervisor privilege";
 	char name[128];
 
 	if (variant(r, "long-line")) {

@@ -40,6 +40,10 @@
  *   device_name=, device_arch=   (comma lists: one per visible device)
  *   d2h_pass=, d2h_tol=, d2h_fail=, d2h_skipped=   D2H check counts
  *   reason=unknown|read-only, fault_addr=0x.., gpu_node=N,
+ *                     (without reason=, the tidy line says "Unknown." and a
+ *                     format= variant "Page not present or supervisor
+ *                     privilege", as the fixtures were made; reason=unknown
+ *                     is "Unknown" in every form)
  *   bracket=host|nohost|none     (maf: the rocdevice line's form)
  *   queue_status=HSA_STATUS_ERROR_<NAME>, queue_text=, queue_code=0x1016,
  *   queue_bracket=0|1  (queue-abort; replay.c knows the text and code of a

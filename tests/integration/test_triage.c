@@ -532,3 +532,179 @@ Test(known_sweep, marks_on_disk_ignore_known_fail_on_untriaged_and_an_expired_ru
 		tool_run_release(&r);
 	}
 }
+
+/* Issue 30's library: 20 cases x 3 images. Fault A (a memory fault in one
+ * GEMM kernel, printed with other addresses, GPU nodes, colour and
+ * AMD_LOG_LEVEL prefixes per case) hits cases 0-11 on images a and b;
+ * fault B (a fatal API error) cases 12-14 on image a; case 15 fails its
+ * D2H checks on image c. A known-issues rule names fault A. */
+TestSuite(triage_library, .init = init, .fini = fini, .timeout = 900);
+
+#define LIB_CASES 20
+
+static const char *lib_image(int i)
+{
+	static char names[3][128];
+
+	if (i == 0)
+		return SIM_IMAGE;
+	if (!names[i][0]) {
+		cleanup_free char *cmd = NULL;
+
+		snprintf(names[i], sizeof(names[i]), "hrr-sim-triage-%c:%s", 'a' + i,
+			 getenv("HRR_IMAGE_TAG") ? getenv("HRR_IMAGE_TAG") : "dev");
+		cmd = xasprintf("docker tag %s %s", SIM_IMAGE, names[i]);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+	}
+	return names[i];
+}
+
+/* The fault planted in case c on image i this night (faults: which of A,
+ * B, C are planted), or NULL. */
+static const char *planted(const char *faults, int c, int i)
+{
+	if (strchr(faults, 'A') && c < 12 && i < 2)
+		return "maf";
+	if (strchr(faults, 'B') && c >= 12 && c < 15 && i == 0)
+		return "fatal";
+	if (strchr(faults, 'C') && c == 15 && i == 2)
+		return "d2h-fail";
+	return NULL;
+}
+
+static char *library_plan(const char *faults)
+{
+	cleanup_cjson cJSON *root = cJSON_CreateObject();
+	cJSON *cases = cJSON_AddArrayToObject(root, "cases");
+	cleanup_free char *text = NULL;
+	char *path = xasprintf("%s/plan-%s.json", tenv.root, *faults ? faults : "none");
+	struct error err;
+
+	for (int c = 0; c < LIB_CASES; c++)
+		for (int i = 0; i < 3; i++) {
+			cJSON *e = cJSON_CreateObject();
+			const char *fault = planted(faults, c, i);
+
+			{
+				cleanup_free char *a = xasprintf("%s/case-%02d/capture.hrr/pid-4242",
+								 sw.library, c);
+				cleanup_free char *n = xasprintf("case-%02d", c);
+
+				cJSON_AddStringToObject(e, "archive", a);
+				cJSON_AddStringToObject(e, "name", n);
+			}
+			cJSON_AddStringToObject(e, "image", lib_image(i));
+			if (fault)
+				cJSON_AddStringToObject(cJSON_AddObjectToObject(e, "env"),
+							"HRR_SIM_SCENARIO", fault);
+			cJSON_AddItemToArray(cases, e);
+		}
+	text = cJSON_Print(root);
+	cr_assert_eq(fs_write_atomic(path, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	return path;
+}
+
+/* One night over the library's plan, with extra arguments. */
+static void library_night(struct tool_run *r, const char *faults, const char *const *extra)
+{
+	cleanup_free char *plan = library_plan(faults);
+	const char *argv[32] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+				 "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--timeout", "120",
+				 "--plan", plan, "--label", "library", "--diagnose", "off", "-q" };
+	size_t n = 17;
+
+	for (size_t i = 0; extra && extra[i]; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	tool_run_within(r, argv, sw.env, 600);
+}
+
+static void library_cases(void)
+{
+	for (int c = 0; c < LIB_CASES; c++) {
+		cleanup_free char *name = xasprintf("case-%02d", c);
+		/* Fault A as the runtime prints it on different hosts and days:
+		 * its own address, GPU node, colour, log prefix. */
+		cleanup_free char *scenario = xasprintf(
+			"scenario=pass\nreason=unknown\n"
+			"kernel=Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1\n"
+			"fault_addr=0x7f%02x%06x000\ngpu_node=%d\n%s", c, 0x1000 * (c + 1), 2 + c % 4,
+			c % 3 == 0 ? "format=color\n" : c % 3 == 1 ? "format=pid-prefix\n" : "");
+
+		add_case(name, "pass");
+		set_scenario(name, scenario);
+	}
+}
+
+static char *library_rules(void)
+{
+	static const char text[] = "issues:\n"
+				   "  - id: BUG-A\n"
+				   "    link: https://bugs.example/A\n"
+				   "    owner: gemm-team\n"
+				   "    match: {outcome: MAF, kernel_family: 'hipblaslt_gemm/*'}\n";
+	char *path = xasprintf("%s/known-issues.yaml", tenv.root);
+	struct error err;
+
+	cr_assert_eq(fs_write_atomic(path, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	return path;
+}
+
+Test(triage_library, twenty_cases_three_images_three_signatures_one_known)
+{
+	cleanup_free char *rules = library_rules();
+	cleanup_free char *folder = NULL, *summary = NULL, *json = NULL;
+	const char *ignore[] = { "--known-issues", rules, "--ignore-known", NULL };
+	const char *untriaged[] = { "--known-issues", rules, "--fail-on", "untriaged", NULL };
+	struct tool_run r;
+
+	library_cases();
+	library_night(&r, "", ignore);
+	cr_assert_eq(r.status, 0, "night 1, all pass: %s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Night 2: only the known fault regressed (24 results): exit 0. */
+	library_night(&r, "A", ignore);
+	folder = folder_of(&r);
+	summary = xasprintf("%s/summary.md", folder);
+	if (r.status != 0) {
+		cleanup_strbuf struct strbuf md = STRBUF_INIT;
+
+		(void)fs_read_small_file(summary, 1 << 20, &md, ERROR_DISCARD);
+		cr_assert_fail("only the known failure regressed, exit %d: %s", r.status, md.buf);
+	}
+	tool_run_release(&r);
+	cr_assert(file_has(summary, "0 untriaged signature(s), 1 known issue(s)."));
+	cr_assert(file_has(summary, "| BUG-A | gemm-team | https://bugs.example/A | 24 | 12 | 2 | 1 |"),
+		  "one known issue covering 24 results, 12 cases on 2 images, one signature");
+	cr_assert(file_has(summary, "24 known failure(s) not counted (--ignore-known)"));
+	free(folder);
+	free(summary);
+
+	/* Night 3: B and C break too: two untriaged signatures, exit 1. */
+	library_night(&r, "ABC", ignore);
+	cr_assert_eq(r.status, 1, "untriaged regressions fail: %s", r.err.buf);
+	folder = folder_of(&r);
+	tool_run_release(&r);
+	summary = xasprintf("%s/summary.md", folder);
+	json = xasprintf("%s/summary.json", folder);
+	cr_assert(file_has(summary, "2 untriaged signature(s), 1 known issue(s)."));
+	cr_assert(file_has(summary, "| 3 | 3 | 1 |"), "fault B: 3 results, 3 cases, 1 image");
+	cr_assert(file_has(summary, "| 1 | 1 | 1 |"), "fault C: 1 result");
+	cr_assert(file_has(json, "\"BUG-A\""));
+	cr_assert(file_has(summary, "| BUG-A | gemm-team | https://bugs.example/A | 24 | 12 | 2 | 1 |"));
+	free(folder);
+	free(summary);
+
+	/* Night 4: nothing changes. B and C are still-failing, which is not
+	 * exit 1 by default, but is with --fail-on untriaged. */
+	library_night(&r, "ABC", ignore);
+	cr_assert_eq(r.status, 0, "still-failing alone: %s", r.err.buf);
+	tool_run_release(&r);
+	library_night(&r, "ABC", untriaged);
+	cr_assert_eq(r.status, 1, "--fail-on untriaged: %s", r.err.buf);
+	folder = folder_of(&r);
+	tool_run_release(&r);
+	summary = xasprintf("%s/summary.md", folder);
+	cr_assert(file_has(summary, "4 untriaged failure(s) (--fail-on untriaged)"), "B's 3 and C's 1");
+}
