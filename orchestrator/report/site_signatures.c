@@ -23,7 +23,10 @@
 	"WITH w AS (SELECT id, label, started, host, n FROM (SELECT id, label, started, host," \
 	" ROW_NUMBER() OVER (PARTITION BY label ORDER BY started DESC, id DESC) AS n"       \
 	" FROM sweeps WHERE ?1 IS NULL OR label = ?1) WHERE n <= ?2)"
-#define FAILED " FROM w JOIN results r ON r.sweep = w.id WHERE r.sig_id IS NOT NULL"
+/* The failures first, by the signature index, then their sweep: left to
+ * itself SQLite reads every result of the windows (by sweep) to keep the
+ * few with a signature, ten times the work. */
+#define FAILED " FROM results r CROSS JOIN w ON r.sweep = w.id WHERE r.sig_id IS NOT NULL"
 #define RESULT_KEY "w.id || char(31) || r.case_name || char(31) || r.image_ref"
 
 enum { Q_SIGS, Q_CASES, Q_IMAGES, Q_GPUS, Q_KNOWN, Q__COUNT };
