@@ -44,21 +44,30 @@ static const char css[] =
 	"padding:0 4px;border-radius:3px;margin-left:.3em}.tri-known{background:#dde7f5;"
 	"color:#1a4a8a}.tri-untriaged{background:#fff3c4;color:#7a5200;border:1px solid #c9a400}"
 	".perf{font-size:12px;color:#333;margin-top:2px}.perf-slower{color:#b00;font-weight:bold}"
-	".perf-faster{color:#070}.perf-noisy,.perf-insufficient{color:#777}";
+	".perf-faster{color:#070}.perf-noisy,.perf-insufficient{color:#777}"
+	"#triage table{margin-bottom:1em}#triage h3{margin:.6em 0 .3em}";
 
-/* Rows stay when any of their cells matches both filters. Its SHA-256 is
+/* Rows stay when any of their cells matches every filter; the triage
+ * tables' rows when they are the owner's (or no owner is chosen). An
+ * address ending in #owner=<value> opens the page filtered (a link per
+ * team). Its SHA-256 is
  * in the page's CSP: tests/unit/test_report_safety.c recomputes it from
  * the rendered page (openssl), so an edit without a new hash fails. */
-#define REPORT_HTML_SCRIPT_HASH "sha256-sFpJhf44MwEh/GLUcETldbdluV8jLIRnMQdUcDO6GAk="
+#define REPORT_HTML_SCRIPT_HASH "sha256-tDVZ+eno5zhx/L8+CljBuGCf0GJAu53DbWpFipSQ5bs="
 static const char script[] =
 	"(function(){var s=document.getElementById('f-status'),"
-	"o=document.getElementById('f-outcome');function f(){"
-	"var rows=document.querySelectorAll('tr.case');for(var i=0;i<rows.length;i++){"
+	"o=document.getElementById('f-outcome'),w=document.getElementById('f-owner');"
+	"function f(){var ow=w?w.value:'',i,k;"
+	"var rows=document.querySelectorAll('tr.case');for(i=0;i<rows.length;i++){"
 	"var cells=rows[i].querySelectorAll('td.cell'),show=false;"
-	"for(var k=0;k<cells.length;k++){var c=cells[k];"
-	"if((!s.value||c.dataset.status===s.value)&&(!o.value||c.dataset.outcome===o.value))"
-	"show=true;}rows[i].classList.toggle('hidden',!show);}}"
-	"s.addEventListener('change',f);o.addEventListener('change',f);})();";
+	"for(k=0;k<cells.length;k++){var c=cells[k];"
+	"if((!s.value||c.dataset.status===s.value)&&(!o.value||c.dataset.outcome===o.value)"
+	"&&(!ow||c.dataset.owner===ow))show=true;}rows[i].classList.toggle('hidden',!show);}"
+	"var g=document.querySelectorAll('tr.group');for(i=0;i<g.length;i++)"
+	"g[i].classList.toggle('hidden',!!ow&&g[i].dataset.owner!==ow);}"
+	"s.addEventListener('change',f);o.addEventListener('change',f);"
+	"if(w){w.addEventListener('change',f);var h=/^#owner=(.*)$/.exec(location.hash);"
+	"if(h){w.value=decodeURIComponent(h[1]);f();}}})();";
 
 static xmlNodePtr el(xmlNodePtr parent, const char *name, const char *text)
 {
@@ -125,6 +134,45 @@ static void push_unique(struct strvec *v, const char *s)
 	strvec_push(v, s);
 }
 
+/* Whose a failure is, as the owner filter's value: "k:<owner>" for a
+ * known one, "u" for an untriaged one (no owner name can be "u" then);
+ * NULL for a cell without a signature. Caller frees. */
+static char *owner_key(const struct report_case *c)
+{
+	if (!c->sig_id || !c->outcome || !strcmp(c->outcome, "PASS"))
+		return NULL;
+	if (!c->known_id)
+		return xstrdup("u");
+	return xasprintf("k:%s", c->known_owner ? c->known_owner : "");
+}
+
+/* The owner filter: "untriaged" and every known issue's owner. */
+static void owner_filter(xmlNodePtr p, const struct report *r)
+{
+	cleanup_strvec struct strvec keys = STRVEC_INIT;
+	xmlNodePtr l, s, o;
+
+	for (size_t i = 0; i < r->n; i++) {
+		cleanup_free char *k = owner_key(&r->cases[i]);
+
+		if (k)
+			push_unique(&keys, k);
+	}
+	if (!keys.n)
+		return;
+	l = el(p, "label", "Owner ");
+	s = xmlNewChild(l, NULL, X("select"), NULL);
+	prop(s, "id", "f-owner");
+	o = el(s, "option", "all");
+	prop(o, "value", "");
+	for (size_t i = 0; i < keys.n; i++) {
+		const char *k = keys.v[i];
+
+		o = el(s, "option", !strcmp(k, "u") ? "untriaged" : k[2] ? k + 2 : "(no owner)");
+		prop(o, "value", k);
+	}
+}
+
 static void filters(xmlNodePtr body, const struct report *r)
 {
 	cleanup_strvec struct strvec st = STRVEC_INIT, oc = STRVEC_INIT;
@@ -144,6 +192,128 @@ static void file_link(xmlNodePtr parent, const char *dir, const char *file)
 	xmlNodePtr a = el(parent, "a", file);
 
 	prop(a, "href", href);
+}
+
+/* A known issue's link is followed only when it is http(s). */
+static bool web_link(const char *link)
+{
+	return link && (!strncmp(link, "https://", 8) || !strncmp(link, "http://", 7));
+}
+
+/* A heading and a table with its header row. */
+static xmlNodePtr titled_table(xmlNodePtr sec, const char *title, const char *id,
+			       const char *const *names)
+{
+	xmlNodePtr table, tr;
+
+	el(sec, "h3", title);
+	table = xmlNewChild(sec, NULL, X("table"), NULL);
+	prop(table, "id", id);
+	tr = xmlNewChild(table, NULL, X("tr"), NULL);
+	for (; *names; names++)
+		el(tr, "th", *names);
+	return table;
+}
+
+/* A triage row, shown or hidden by the owner filter like the cells. */
+static xmlNodePtr group_row(xmlNodePtr table, const struct report_case *first)
+{
+	xmlNodePtr tr = xmlNewChild(table, NULL, X("tr"), NULL);
+	cleanup_free char *owner = owner_key(first);
+
+	prop(tr, "class", "group");
+	prop(tr, "data-owner", owner);
+	return tr;
+}
+
+/* What a group covers, in words: "24 results (12 cases on 2 images)". */
+static void covers(xmlNodePtr tr, const struct report_failure_group *g)
+{
+	cleanup_free char *t = xasprintf("%zu result%s (%zu case%s on %zu image%s)", g->results,
+					 g->results == 1 ? "" : "s", g->cases,
+					 g->cases == 1 ? "" : "s", g->images,
+					 g->images == 1 ? "" : "s");
+
+	el(tr, "td", t);
+}
+
+static void untriaged_table(xmlNodePtr sec, const struct report_failure_groups *g)
+{
+	static const char *const names[] = { "signature", "outcome", "fault class",
+					     "kernel family", "evidence", "covers", NULL };
+	xmlNodePtr table = titled_table(sec, "Untriaged, by signature", "untriaged", names);
+
+	for (size_t k = 0; k < g->n_untriaged; k++) {
+		const struct report_failure_group *u = &g->untriaged[k];
+		const struct report_case *c = u->first;
+		xmlNodePtr tr = group_row(table, c);
+
+		el(xmlNewChild(tr, NULL, X("td"), NULL), "code", u->key);
+		el(tr, "td", c->outcome ? c->outcome : "-");
+		el(tr, "td", c->fault_class ? c->fault_class : "-");
+		el(tr, "td", c->sig_family ? c->sig_family : "-");
+		el(tr, "td", c->sig_evidence ? c->sig_evidence : "-");
+		covers(tr, u);
+	}
+}
+
+static void known_table(xmlNodePtr sec, const struct report_failure_groups *g)
+{
+	static const char *const names[] = { "issue", "owner", "link", "covers", "signatures",
+					     NULL };
+	xmlNodePtr table = titled_table(sec, "Known, by issue", "known", names);
+
+	for (size_t k = 0; k < g->n_known; k++) {
+		const struct report_failure_group *q = &g->known[k];
+		const struct report_case *c = q->first;
+		xmlNodePtr tr = group_row(table, c), td;
+		cleanup_free char *sigs = xasprintf("%zu", q->signatures);
+
+		el(tr, "td", q->key);
+		el(tr, "td", c->known_owner ? c->known_owner : "-");
+		td = xmlNewChild(tr, NULL, X("td"), NULL);
+		if (web_link(c->known_link))
+			prop(el(td, "a", c->known_link), "href", c->known_link);
+		else
+			el(td, "span", c->known_link ? c->known_link : "-");
+		covers(tr, q);
+		el(tr, "td", sigs);
+	}
+}
+
+/* The page opens like summary.md: untriaged failures by signature, then
+ * known ones by issue, each with what it covers; the expired rules. */
+static void triage_section(xmlNodePtr body, const struct report *r)
+{
+	struct report_failure_groups g;
+	xmlNodePtr sec, ul;
+	cleanup_free char *line = NULL;
+
+	report_failure_groups(r, &g);
+	if (!g.n_untriaged && !g.n_known && !r->n_expired_rules) {
+		report_failure_groups_release(&g);
+		return;
+	}
+	sec = xmlNewChild(body, NULL, X("section"), NULL);
+	prop(sec, "id", "triage");
+	el(sec, "h2", "Triage");
+	line = xasprintf("%zu untriaged signature%s, %zu known issue%s.", g.n_untriaged,
+			 g.n_untriaged == 1 ? "" : "s", g.n_known, g.n_known == 1 ? "" : "s");
+	el(sec, "p", line);
+	/* Whose failures the tables and the matrix show. */
+	owner_filter(xmlNewChild(sec, NULL, X("p"), NULL), r);
+	if (r->n_expired_rules) {
+		el(sec, "p", "Expired known-issue rules:");
+		ul = xmlNewChild(sec, NULL, X("ul"), NULL);
+		prop(ul, "class", "expired");
+		for (size_t k = 0; k < r->n_expired_rules; k++)
+			el(ul, "li", r->expired_rules[k]);
+	}
+	if (g.n_untriaged)
+		untriaged_table(sec, &g);
+	if (g.n_known)
+		known_table(sec, &g);
+	report_failure_groups_release(&g);
 }
 
 /* A failing cell's short signature (class and kernel family) and
@@ -182,8 +352,7 @@ static void triage(xmlNodePtr td, const struct report_case *c)
 		cleanup_free char *tip = xasprintf("%s%s%s", c->known_id,
 						   c->known_owner ? ", owner " : "",
 						   c->known_owner ? c->known_owner : "");
-		bool web = c->known_link && (!strncmp(c->known_link, "https://", 8) ||
-					      !strncmp(c->known_link, "http://", 7));
+		bool web = web_link(c->known_link);
 
 		sp = el(d, web ? "a" : "span", label);
 		prop(sp, "class", "tri tri-known");
@@ -221,10 +390,13 @@ static void cell(xmlNodePtr tr, const struct report_case *c)
 	cleanup_free char *tip = xasprintf("%s %s %s", c->outcome ? c->outcome : "no replay",
 					   c->fault_class ? c->fault_class : "",
 					   c->kernel ? c->kernel : (c->message ? c->message : ""));
+	cleanup_free char *owner = owner_key(c);
 
 	prop(td, "class", cls);
 	prop(td, "data-status", sweep_status_name(c->status));
 	prop(td, "data-outcome", outcome_key(c->outcome));
+	if (owner)
+		prop(td, "data-owner", owner);
 	prop(td, "title", tip);
 	el(td, "span", c->outcome ? c->outcome : "-");
 	sp = el(td, "span", sweep_status_name(c->status));
@@ -394,6 +566,7 @@ int report_html(const struct report *r, FILE *out, struct error *err)
 	head(html, r);
 	body = xmlNewChild(html, NULL, X("body"), NULL);
 	summary(body, r);
+	triage_section(body, r);
 	filters(body, r);
 	matrix(body, r, &rows);
 	xmlAddChild(xmlNewChild(body, NULL, X("script"), NULL), xmlNewText(X(script)));

@@ -15,6 +15,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/site_gen.h"
+#include "orchestrator/report/site_signatures.h"
 
 struct label_pass {
 	struct site_gen *g;
@@ -398,6 +399,8 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 		rc = label_pass(&g, labels.v[i]);
 	stats->labels = g.n_labels;
 	if (rc == 0)
+		rc = site_signatures_write(&g);
+	if (rc == 0)
 		rc = site_rates_write(&g);
 	if (rc == 0)
 		rc = site_dir_finish(&g.dir, err);
@@ -407,6 +410,7 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	for (size_t i = 0; i < g.n_labels; i++)
 		free((void *)g.labels[i].pass_rate);
 	free(g.labels);
+	free(g.fresh);
 	site_rates_release(&g.images);
 	site_rates_release(&g.gpus);
 	strvec_clear(&g.keep);

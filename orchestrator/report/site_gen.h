@@ -36,6 +36,11 @@ struct site_gen {
 	struct rate_set images, gpus;
 	struct strbuf page, name;
 	struct sqlite3_stmt *bisect; /* site_query_bisect's, kept for every case */
+	/* The index's "untriaged, first seen today" and the signatures
+	 * page, NULL without signatures (orchestrator/report/site_signatures.c). */
+	struct site_index_link *fresh;
+	size_t n_fresh;
+	const char *signatures_page;
 };
 
 /* Count a final attempt for its image and its GPUs in sweep col. */

@@ -253,6 +253,31 @@ static void index_links(xmlNodePtr body, const char *title, const struct site_in
 	}
 }
 
+/* What broke for the first time in the last sweeps and nobody has
+ * claimed: first on the page. */
+static void index_fresh(xmlNodePtr body, const struct site_index *x)
+{
+	xmlNodePtr ul, p;
+
+	if (!x->signatures_page)
+		return;
+	site_el(body, "h2", "Untriaged, first seen today");
+	if (!x->n_fresh)
+		site_el(body, "p", "None: every signature of the last sweeps was seen before or "
+				   "is a known issue.");
+	ul = x->n_fresh ? xmlNewChild(body, NULL, X("ul"), NULL) : NULL;
+	if (ul)
+		site_prop(ul, "id", "fresh");
+	for (size_t i = 0; i < x->n_fresh; i++) {
+		xmlNodePtr li = xmlNewChild(ul, NULL, X("li"), NULL);
+
+		site_link(li, x->fresh[i].page, x->fresh[i].name);
+		site_elf(li, "span", " %s", x->fresh[i].detail ? x->fresh[i].detail : "");
+	}
+	p = xmlNewChild(body, NULL, X("p"), NULL);
+	site_link(p, x->signatures_page, "All failure signatures");
+}
+
 int site_index_html(const struct site_index *x, struct strbuf *out, struct error *err)
 {
 	struct site_doc d;
@@ -260,6 +285,7 @@ int site_index_html(const struct site_index *x, struct strbuf *out, struct error
 	site_doc_begin(&d, "Sweep history");
 	site_elf(d.body, "p", "Generated %s UTC from the history database; %zu label(s).",
 		 x->generated ? x->generated : "-", x->n_labels);
+	index_fresh(d.body, x);
 	index_labels(d.body, x);
 	index_links(d.body, "Pass rates per image ID", x->images, x->n_images);
 	index_links(d.body, "Pass rates per GPU", x->gpus, x->n_gpus);

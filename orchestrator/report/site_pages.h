@@ -118,6 +118,12 @@ struct site_index {
 	size_t n_labels;
 	const struct site_index_link *images, *gpus;
 	size_t n_images, n_gpus;
+	/* Signatures first seen in a label's last sweep, no known issue
+	 * marking them (detail: what they are); the signatures page's name
+	 * when there are signatures, else NULL. */
+	const struct site_index_link *fresh;
+	size_t n_fresh;
+	const char *signatures_page;
 	const char *generated;          /* "2026-12-01 21:00 UTC" */
 };
 int site_index_html(const struct site_index *x, struct strbuf *out, struct error *err)

@@ -147,7 +147,9 @@ int site_rates_write(struct site_gen *g)
 		xcalloc(g->images.n + 1, sizeof(*images));
 	cleanup_free struct site_index_link *gpus = xcalloc(g->gpus.n + 1, sizeof(*gpus));
 	struct site_index x = { .labels = g->labels, .n_labels = g->n_labels, .images = images,
-				.n_images = g->images.n, .gpus = gpus, .n_gpus = g->gpus.n };
+				.n_images = g->images.n, .gpus = gpus, .n_gpus = g->gpus.n,
+				.fresh = g->fresh, .n_fresh = g->n_fresh,
+				.signatures_page = g->signatures_page };
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;

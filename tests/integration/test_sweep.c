@@ -976,6 +976,31 @@ Test(sweep, history_site_opens_in_chromium)
 	cr_assert_eq(count_in(dom.buf, ">run folder</a>"), 3, "each run folder, while it exists");
 	screenshot(site, name.buf, "history-site-case.png");
 
+	/* case-3's fault has a page of its own, listed; it was first seen in
+	 * the second sweep, not the last, so the index has none to show. */
+	page_dom(site, "index.html", &dom);
+	cr_assert(strstr(dom.buf, "Untriaged, first seen today</h2>"), "%s", strstr(dom.buf, "<body"));
+	cr_assert(strstr(dom.buf, "<p>None: every signature"), "%s", dom.buf);
+	page_dom(site, "signatures.html", &dom);
+	cr_assert_eq(count_in(dom.buf, "<a href=\"sig-"), 1, "one signature: %s", dom.buf);
+	{
+		const char *at = strstr(dom.buf, "<a href=\"sig-") + strlen("<a href=\"");
+		cleanup_free char *sig = xstrndup(at, strcspn(at, "\""));
+		cleanup_free char *path = xasprintf("%s/%s", site, sig);
+		cleanup_free char *log = xasprintf("%s/chromium-sig.log", tenv.root);
+		cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+		page_dom(site, sig, &dom);
+		cr_assert(strstr(dom.buf, ">library/case-3/capture.hrr/pid-4242</a>"), "%s",
+			  strstr(dom.buf, "<body"));
+		cr_assert(strstr(dom.buf, "2 results in 2 sweeps"), "%s", strstr(dom.buf, "<body"));
+		cr_assert(strstr(dom.buf, "A rule to paste"), "untriaged: %s", strstr(dom.buf, "<body"));
+		chromium_open(path, NULL, NULL, log);
+		cr_assert(read_text(log, &text), "%s", log);
+		cr_assert_null(strstr(text.buf, ":CONSOLE"), "no console message: %s", text.buf);
+		screenshot(site, sig, "history-site-signature.png");
+	}
+
 	/* Run again: nothing changed, nothing is rewritten; a file of the
 	 * user's in DIR is left alone. */
 	{

@@ -414,6 +414,39 @@ Test(report_cells, failing_cells_show_signature_and_triage_and_every_history_squ
 	png = xasprintf("%s/build/report-cells.png", test_source_root());
 	chromium_open(html, NULL, png, log);
 	cr_assert(access(png, R_OK) == 0, "no screenshot %s", png);
+	/* The page opens with the triage: one untriaged signature (two
+	 * results), one known issue (one), and an owner filter... */
+	strbuf_reset(&text);
+	cr_assert_eq(fs_read_small_file(dom, 4 << 20, &text, &err), 0, "%s", err.msg);
+	cr_assert(strstr(text.buf, "1 untriaged signature, 1 known issue."), "%s", text.buf);
+	cr_assert(strstr(text.buf, "2 results (2 cases on 1 image)"), "%s", text.buf);
+	cr_assert(strstr(text.buf, "<option value=\"k:team-gemm\">team-gemm</option>"), "%s",
+		  text.buf);
+	cr_assert_eq(count_in(text.buf, " hidden\""), 0, "nothing filtered yet");
+	/* ...which, opened at #owner=, shows that owner's rows alone, offline
+	 * and without a console message. */
+	{
+		cleanup_free char *filtered = xasprintf("%s#owner=k:team-gemm", html);
+
+		chromium_open(filtered, dom, NULL, log);
+	}
+	strbuf_reset(&text);
+	cr_assert_eq(fs_read_small_file(dom, 4 << 20, &text, &err), 0, "%s", err.msg);
+	cr_assert_eq(count_in(text.buf, "<tr class=\"case hidden\">"), 3, "%s", text.buf);
+	cr_assert_eq(count_in(text.buf, "<tr class=\"case\">"), 1, "%s", text.buf);
+	cr_assert_eq(count_in(text.buf, "class=\"group hidden\" data-owner=\"u\""), 1, "%s",
+		     text.buf);
+	strbuf_reset(&text);
+	cr_assert_eq(fs_read_small_file(log, 4 << 20, &text, &err), 0, "%s", err.msg);
+	cr_assert_null(strstr(text.buf, ":CONSOLE"), "no console message: %s", text.buf);
+	{
+		cleanup_free char *shot = xasprintf("%s/build/report-triage-owner.png",
+						     test_source_root());
+		cleanup_free char *filtered = xasprintf("%s#owner=k:team-gemm", html);
+
+		chromium_open(filtered, NULL, shot, log);
+		cr_assert(access(shot, R_OK) == 0, "no screenshot %s", shot);
+	}
 }
 
 /* The known-issues file in a sweep (docs/sweep.md "Known issues"): the

@@ -219,3 +219,92 @@ Test(report, html_failing_cells_show_signature_and_triage)
 		     "no signature: the fault class alone, no triage mark");
 	xmlFreeDoc(doc);
 }
+
+/* report.html opens like summary.md (docs/sweep.md "Reports"): 20 cases x
+ * 3 images, one fault on 12 cases of two images (known), a second on 3
+ * cases, a third on one case: 1 known issue covering 24 results, 2
+ * untriaged signatures, before the matrix; an owner filter over both. */
+Test(report, html_opens_with_triage_by_signature_then_by_issue)
+{
+	static const char *const images[] = { "rocm:a", "rocm:b", "rocm:c" };
+	struct report_case c[60];
+	char names[20][16];
+	struct report r = { .sweep_id = "s", .label = "l", .state = "finished", .cases = c, .n = 60 };
+	const char *expired[] = { "k.yaml:9: rule OLD-1 expired on 2020-01-31: it marks nothing" };
+	cleanup_strbuf struct strbuf h = STRBUF_INIT;
+	cleanup_free char *covers = NULL, *line = NULL, *opts = NULL;
+	struct error err;
+	htmlDocPtr doc;
+
+	for (size_t i = 0; i < 20; i++) {
+		snprintf(names[i], sizeof(names[i]), "case-%02zu", i);
+		for (size_t k = 0; k < 3; k++) {
+			struct report_case *x = &c[i * 3 + k];
+
+			*x = (struct report_case){ .case_name = names[i], .image = images[k],
+						   .outcome = "PASS", .status = ST_PASS };
+			if (i < 12 && k < 2)
+				*x = (struct report_case){ .case_name = names[i], .image = images[k],
+					.outcome = "MAF", .fault_class = "illegal_memory_access",
+					.sig_id = "aaaaaaaaaaaa", .sig_family = "Cijk_Ailk_Bljk",
+					.known_id = "BUG-1", .known_owner = "gemm-team",
+					.known_link = "https://bugs.example/1",
+					.status = ST_REGRESSED };
+			else if (i >= 12 && i < 15 && k == 2)
+				*x = (struct report_case){ .case_name = names[i], .image = images[k],
+					.outcome = "HANG", .fault_class = "hang",
+					.sig_id = "bbbbbbbbbbbb", .sig_family = "reduce",
+					.status = ST_STILL_FAILING };
+			else if (i == 19 && k == 0)
+				*x = (struct report_case){ .case_name = names[i], .image = images[k],
+					.outcome = "FAIL", .fault_class = "d2h-mismatch",
+					.sig_id = "cccccccccccc", .sig_evidence = "mismatch at <addr>",
+					.status = ST_NEW };
+		}
+	}
+	r.expired_rules = expired;
+	r.n_expired_rules = 1;
+	report_finish(&r);
+	cr_assert_eq(report_text(report_html, &r, &h, &err), 0, "%s", err.msg);
+	doc = htmlReadMemory(h.buf, (int)h.len, "report.html", "utf-8",
+			     HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
+	cr_assert_not_null(doc);
+	cr_assert_eq(xpath_count(doc, "//section[@id='triage'][following::table[@id='matrix']]"), 1,
+		     "the triage comes before the matrix");
+	line = xpath_string(doc, "string(//section[@id='triage']/p[1])");
+	cr_assert_str_eq(line, "2 untriaged signatures, 1 known issue.");
+	cr_assert_eq(xpath_count(doc, "//table[@id='untriaged']/tr[@class='group'][@data-owner='u']"), 2);
+	cr_assert_eq(xpath_count(doc, "//table[@id='untriaged']/tr[2]/td[1]/code[.='bbbbbbbbbbbb']"), 1,
+		     "in order of first appearance");
+	cr_assert_eq(xpath_count(doc, "//table[@id='untriaged']//td[.='3 results (3 cases on 1 image)']"),
+		     1);
+	cr_assert_eq(xpath_count(doc, "//table[@id='untriaged']//td[.='mismatch at <addr>']"), 1);
+	cr_assert_eq(xpath_count(doc, "//table[@id='known']/tr[@class='group']"), 1);
+	covers = xpath_string(doc, "string(//table[@id='known']/tr[2]/td[4])");
+	cr_assert_str_eq(covers, "24 results (12 cases on 2 images)");
+	cr_assert_eq(xpath_count(doc, "//table[@id='known']/tr[2][@data-owner='k:gemm-team']"
+				      "[td[1]='BUG-1'][td[2]='gemm-team'][td[5]='1']"
+				      "/td[3]/a[@href='https://bugs.example/1']"), 1);
+	cr_assert_eq(xpath_count(doc, "//ul[@class='expired']/li[contains(.,'OLD-1')]"), 1);
+	/* The owner filter: everyone, the known issues' owners, untriaged. */
+	opts = xpath_string(doc, "concat(//select[@id='f-owner']/option[2]/@value, '|',"
+				 " //select[@id='f-owner']/option[3]/@value, '|',"
+				 " //select[@id='f-owner']/option[3])");
+	cr_assert_str_eq(opts, "k:gemm-team|u|untriaged");
+	cr_assert_eq(xpath_count(doc, "//td[contains(@class,'cell')][@data-owner='k:gemm-team']"), 24);
+	cr_assert_eq(xpath_count(doc, "//td[contains(@class,'cell')][@data-owner='u']"), 4);
+	cr_assert_eq(xpath_count(doc, "//td[contains(@class,'o-PASS')][@data-owner]"), 0);
+	xmlFreeDoc(doc);
+}
+
+/* Nothing failed with a signature: no triage section, no owner filter. */
+Test(report, html_without_failures_has_no_triage)
+{
+	struct report r = sample();
+	cleanup_strbuf struct strbuf h = STRBUF_INIT;
+	struct error err;
+
+	cr_assert_eq(report_text(report_html, &r, &h, &err), 0, "%s", err.msg);
+	cr_assert_null(strstr(h.buf, "id=\"triage\""));
+	cr_assert_null(strstr(h.buf, "id=\"f-owner\""));
+}
