@@ -1,6 +1,8 @@
 /* `bisect --metric gpu-time`'s decision (docs/bisect.md "GPU time"). */
 #include "orchestrator/bisect/perf_mark.h"
 
+#include <string.h>
+
 enum bisect_mark bisect_perf_status_mark(enum perf_status s)
 {
 	switch (s) {
@@ -35,8 +37,15 @@ int bisect_perf_compare(const struct bisect_perf *good, struct bisect_perf *cand
 	for (size_t c = 0; c < n; c++) {
 		cand[c].cmp = (struct perf_comparison){ .status = PERF_NONE, .n_base = good[c].n,
 							.n_new = cand[c].n };
+		cand[c].other_gpu = false;
 		if (!good[c].n || !cand[c].n)
 			continue;
+		if ((*good[c].gfx && *cand[c].gfx && strcmp(good[c].gfx, cand[c].gfx)) ||
+		    (good[c].device_id >= 0 && cand[c].device_id >= 0 &&
+		     good[c].device_id != cand[c].device_id)) {
+			cand[c].other_gpu = true;
+			continue;
+		}
 		if (perf_compare(good[c].ms, good[c].n, cand[c].ms, cand[c].n, rule, same_build,
 				 &cand[c].cmp, err) < 0)
 			return -1;

@@ -17,10 +17,14 @@
 #include "orchestrator/perf/perf_change.h"
 #include "orchestrator/perf/perf_samples.h"
 
-/* One case of one candidate: its kernel times (ms) and how they compare. */
+/* One case of one candidate: its kernel times (ms), the GPU product they
+ * ran on, and how they compare. */
 struct bisect_perf {
 	double ms[PERF_RUNS_MAX];
 	size_t n;
+	char gfx[32];        /* "" unknown */
+	long device_id;      /* -1 unknown */
+	bool other_gpu;      /* not compared: another GPU product than --good's */
 	struct perf_comparison cmp;
 };
 
@@ -34,7 +38,9 @@ enum bisect_mark bisect_perf_mark(const struct bisect_perf *cases, size_t n);
  * same_build: the candidate's image ID is good's. The good end itself is
  * compared with itself: `unchanged` when its samples can be compared at
  * all, else noisy or insufficient. A case without samples on either side
- * stays PERF_NONE. */
+ * stays PERF_NONE, and so does one whose samples ran on another GPU
+ * product (gfx target or KFD device_id, both known and different) than
+ * good's: a MI300X is never compared with a MI250 (other_gpu set). */
 int bisect_perf_compare(const struct bisect_perf *good, struct bisect_perf *cand, size_t n,
 			const struct perf_rule *rule, bool same_build, struct error *err)
 	__attribute__((warn_unused_result));

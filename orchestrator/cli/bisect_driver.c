@@ -145,8 +145,11 @@ static int sample_row(void *ctx, const struct history_perf_row *row)
 	if (!row->digest || !row->image_id || strcmp(row->digest, w->digest) ||
 	    strcmp(row->image_id, w->image_id) || !(row->kernel_ms >= 0))
 		return 0;
-	if (!w->image_ref)
+	if (!w->image_ref) {
 		w->image_ref = xstrdup(row->image);
+		snprintf(w->out->gfx, sizeof(w->out->gfx), "%s", row->gfx ? row->gfx : "");
+		w->out->device_id = row->device_id;
+	}
 	if (strcmp(row->image, w->image_ref) || w->out->n >= PERF_RUNS_MAX)
 		return 0;
 	w->out->ms[w->out->n++] = row->kernel_ms;
@@ -163,6 +166,8 @@ static int load_samples(struct bisect_job *j, size_t i, size_t c, const char *sw
 	int rc;
 
 	p->perf[c].n = 0;
+	p->perf[c].gfx[0] = '\0';
+	p->perf[c].device_id = -1;
 	rc = history_perf_samples(j->db, &q, sample_row, &w, err);
 	free(w.image_ref);
 	return rc;

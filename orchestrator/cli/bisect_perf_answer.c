@@ -10,6 +10,11 @@ void bisect_perf_words(const struct bisect_perf *c, struct strbuf *out)
 {
 	const struct perf_comparison *k = &c->cmp;
 
+	if (c->other_gpu) {
+		strbuf_addf(out, "not compared: another GPU product than --good's (%s, device "
+			    "0x%lx)", *c->gfx ? c->gfx : "?", c->device_id);
+		return;
+	}
 	if (k->status == PERF_NONE) {
 		strbuf_addf(out, "no samples (%zu here, %zu of --good)", c->n, k->n_base);
 		return;
@@ -46,7 +51,9 @@ cJSON *bisect_perf_json(const struct bisect_job *j, size_t i)
 
 		cJSON_AddStringToObject(o, "case", j->cases[c].name);
 		cJSON_AddStringToObject(o, "status",
-					k->status == PERF_NONE ? "no-samples" : perf_status_name(k->status));
+					p->perf[c].other_gpu ? "other-gpu"
+					: k->status == PERF_NONE ? "no-samples"
+					: perf_status_name(k->status));
 		cJSON_AddNumberToObject(o, "samples", (double)p->perf[c].n);
 		cJSON_AddNumberToObject(o, "good_samples", (double)k->n_base);
 		if (k->status != PERF_NONE) {

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "orchestrator/bisect/perf_mark.h"
 
@@ -136,4 +137,23 @@ Test(bisect_perf, sixteen_candidates_ten_percent_slower_from_eleven)
 	cr_expect_eq(st.first_bad, 10);
 	cr_expect_eq(st.last_good, 9);
 	cr_expect_leq(probes, 6);
+}
+
+Test(bisect_perf, another_gpu_product_is_never_compared)
+{
+	static struct bisect_perf good, other;
+	struct error err;
+
+	fill(&good, 5, 40, 0.02, 11);
+	fill(&other, 5, 44, 0.02, 12);
+	snprintf(good.gfx, sizeof(good.gfx), "gfx942");
+	snprintf(other.gfx, sizeof(other.gfx), "gfx90a");
+	good.device_id = other.device_id = -1;
+	cr_assert_eq(bisect_perf_compare(&good, &other, 1, &rule, false, &err), 0, "%s", err.msg);
+	cr_expect(other.other_gpu);
+	cr_expect_eq(other.cmp.status, PERF_NONE);
+	cr_expect_eq(bisect_perf_mark(&other, 1), BISECT_FLAKY, "unclear, not slower");
+	snprintf(other.gfx, sizeof(other.gfx), "gfx942");
+	cr_assert_eq(bisect_perf_compare(&good, &other, 1, &rule, false, &err), 0, "%s", err.msg);
+	cr_expect_eq(other.cmp.status, PERF_SLOWER, "the same product: compared");
 }
