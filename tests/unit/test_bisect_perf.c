@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/cleanup.h"
 #include "orchestrator/bisect/perf_mark.h"
+#include "orchestrator/cli/bisect_driver.h"
 
 static const struct perf_rule rule = { PERF_THRESHOLD_DEFAULT, PERF_ALPHA_DEFAULT,
 				       PERF_MAX_CV_DEFAULT };
@@ -156,4 +158,59 @@ Test(bisect_perf, another_gpu_product_is_never_compared)
 	snprintf(other.gfx, sizeof(other.gfx), "gfx942");
 	cr_assert_eq(bisect_perf_compare(&good, &other, 1, &rule, false, &err), 0, "%s", err.msg);
 	cr_expect_eq(other.cmp.status, PERF_SLOWER, "the same product: compared");
+}
+
+/* The answer in words (orchestrator/cli/bisect_answer.c): the first slower
+ * image with its ratio, interval and p, each side's comparison. */
+Test(bisect_perf, the_answer_names_the_first_slower_image_with_its_ratio)
+{
+	static struct bisect_perf perf[2];
+	struct options o;
+	struct bisect_case kase = { .name = "lib/pid-1" };
+	struct bisect_probe probes[2] = { 0 };
+	struct bisect_job j = { .o = &o, .gpu_time = true, .rule = rule, .n_cases = 1,
+				.cases = &kase, .probes = probes, .step = BISECT_FOUND,
+				.state = { .last_good = 0, .first_bad = 1 } };
+	cleanup_strbuf struct strbuf md = STRBUF_INIT;
+	cleanup_free char *json = NULL;
+	char ids[2][16] = { "sha256:a", "sha256:b" };
+	struct error err;
+
+	options_init(&o);
+	o.sweep.perf_runs = 5;
+	bisect_candidates_push(&j.cands, "reg/r:t10", "t10", 1);
+	bisect_candidates_push(&j.cands, "reg/r:t11", "t11", 2);
+	fill(&perf[0], 5, 40, 0.02, 13);
+	fill(&perf[1], 5, 44, 0.02, 14);
+	cr_assert_eq(bisect_perf_compare(&perf[0], &perf[0], 1, &rule, true, &err), 0);
+	cr_assert_eq(bisect_perf_compare(&perf[0], &perf[1], 1, &rule, false, &err), 0);
+	for (int i = 0; i < 2; i++) {
+		probes[i].known = true;
+		probes[i].perf = &perf[i];
+		probes[i].mark = bisect_perf_mark(&perf[i], 1);
+		probes[i].image_id = ids[i];
+		strvec_init(&probes[i].outcomes);
+		strvec_init(&probes[i].details);
+		strvec_push(&probes[i].outcomes, "PASS");
+		strvec_push(&probes[i].details, "");
+	}
+	bisect_answer_markdown(&j, &md);
+	cr_expect(strstr(md.buf, "First slower image: **reg/r:t11** (last not slower: reg/r:t10); "
+			 "lib/pid-1: ratio 1."), "%s", md.buf);
+	cr_expect(strstr(md.buf, "p = 0.0079"), "%s", md.buf);
+	cr_expect(strstr(md.buf, "| lib/pid-1 GPU time | unchanged"), "%s", md.buf);
+	cr_expect(strstr(md.buf, "| 2 | reg/r:t11 | slower: ratio 1."), "%s", md.buf);
+	json = bisect_answer_json(&j);
+	cr_expect(strstr(json, "\"metric\":\t\"gpu-time\""), "%s", json);
+	cr_expect(strstr(json, "\"status\":\t\"slower\""), "%s", json);
+	j.step = BISECT_NO_CHANGE;
+	cr_expect_str_eq(bisect_job_verdict(&j), "no-clear-change");
+	j.step = BISECT_STOPPED_FLAKY;
+	cr_expect_str_eq(bisect_job_verdict(&j), "unclear");
+	for (int i = 0; i < 2; i++) {
+		strvec_clear(&probes[i].outcomes);
+		strvec_clear(&probes[i].details);
+	}
+	bisect_candidates_release(&j.cands);
+	options_release(&o);
 }
