@@ -31,6 +31,15 @@ const char *bisect_step_verdict(enum bisect_step s)
 	}
 }
 
+const char *bisect_job_verdict(const struct bisect_job *j)
+{
+	if (j->gpu_time && j->step == BISECT_NO_CHANGE)
+		return "no-clear-change";
+	if (j->gpu_time && j->step == BISECT_STOPPED_FLAKY)
+		return "unclear";
+	return bisect_step_verdict(j->step);
+}
+
 struct facts {
 	char *stack, *playback;
 };
@@ -115,6 +124,14 @@ static void md_sides(const struct bisect_job *j, size_t g, size_t b, struct strb
 						 : NULL;
 
 		md_row(out, j->cases[c].name, a, z);
+		if (j->gpu_time) {
+			cleanup_strbuf struct strbuf wg = STRBUF_INIT, wb = STRBUF_INIT;
+			cleanup_free char *what = xasprintf("%s GPU time", j->cases[c].name);
+
+			bisect_perf_words(&pg->perf[c], &wg);
+			bisect_perf_words(&pb->perf[c], &wb);
+			md_row(out, what, wg.buf, wb.buf);
+		}
 	}
 	md_row(out, "replay stack", fg.stack, fb.stack);
 	md_row(out, "playback", fg.playback, fb.playback);
@@ -135,24 +152,58 @@ void bisect_answer_markdown(const struct bisect_job *j, struct strbuf *out)
 	size_t g = j->state.last_good, b = j->state.first_bad;
 
 	strbuf_addstr(out, "# Bisection\n\n");
+	if (j->gpu_time)
+		strbuf_addf(out, "Metric: GPU time (kernel time, %ld samples a probe; slower is a "
+			    "ratio of medians above %g%% with a Mann-Whitney p below %g).\n\n",
+			    j->o->sweep.perf_runs, 100 * j->rule.threshold, j->rule.alpha);
 	switch (j->step) {
 	case BISECT_FOUND:
+		if (j->gpu_time) {
+			const struct bisect_perf *k = j->probes[b].perf;
+			size_t c = bisect_perf_telling_case(k, j->n_cases);
+
+			strbuf_addf(out, "First slower image: **%s** (last not slower: %s); %s: "
+				    "ratio %.3f [%.3f, %.3f], p = %.4f.\n\n", j->cands.v[b].ref,
+				    j->cands.v[g].ref, j->cases[c].name, k[c].cmp.ratio,
+				    k[c].cmp.ci_lo, k[c].cmp.ci_hi, k[c].cmp.p);
+			md_sides(j, g, b, out);
+			break;
+		}
 		strbuf_addf(out, "First bad image: **%s** (last good: %s).\n\n", j->cands.v[b].ref,
 			    j->cands.v[g].ref);
 		md_sides(j, g, b, out);
 		break;
 	case BISECT_NO_CHANGE:
+		if (j->gpu_time) {
+			strbuf_addf(out, "No clear change: %s is not slower than %s.\n",
+				    j->cands.v[j->cands.n - 1].ref, j->cands.v[0].ref);
+			break;
+		}
 		strbuf_addf(out, "No transition: %s behaves as %s.\n", j->cands.v[j->cands.n - 1].ref,
 			    j->cands.v[0].ref);
 		break;
 	case BISECT_STOPPED_FLAKY:
+		if (j->gpu_time) {
+			const struct bisect_perf *k = j->probes[j->state.next].perf;
+			size_t c = bisect_perf_telling_case(k, j->n_cases);
+			cleanup_strbuf struct strbuf w = STRBUF_INIT;
+
+			bisect_perf_words(&k[c], &w);
+			strbuf_addf(out, "Stopped: the GPU time of %s is unclear (%s: %s); not "
+					 "guessed through. The change, if any, is between %s and %s.\n",
+				    j->cands.v[j->state.next].ref, j->cases[c].name, w.buf,
+				    j->cands.v[g].ref, j->cands.v[b].ref);
+			break;
+		}
 		strbuf_addf(out, "Stopped: %s is flaky (its attempts disagree); not guessed through. "
 				 "The transition is between %s and %s.\n",
 			    j->cands.v[j->state.next].ref, j->cands.v[g].ref, j->cands.v[b].ref);
 		break;
 	case BISECT_GOOD_DIFFERS:
 		strbuf_addf(out, "Stopped: --good %s is %s.\n", j->cands.v[0].ref,
-			    j->probes[0].mark == BISECT_FLAKY ? "flaky" : "without a result");
+			    j->probes[0].mark != BISECT_FLAKY ? "without a result"
+			    : j->gpu_time ? "no reference (its GPU-time samples are noisy, too few "
+					    "or missing)" : "flaky");
 		break;
 	default:
 		strbuf_addf(out, "Stopped: %s has no result (%s).\n", j->cands.v[j->state.next].ref,
@@ -170,7 +221,14 @@ void bisect_answer_markdown(const struct bisect_job *j, struct strbuf *out)
 		strbuf_addf(out, "| %zu | ", i + 1);
 		md_cell(out, j->cands.v[i].ref);
 		strbuf_addstr(out, " | ");
-		md_cell(out, p->known ? p->outcomes.v[0] : "no result");
+		if (j->gpu_time && p->known) {
+			cleanup_strbuf struct strbuf w = STRBUF_INIT;
+
+			bisect_perf_words(&p->perf[bisect_perf_telling_case(p->perf, j->n_cases)], &w);
+			md_cell(out, w.buf);
+		} else {
+			md_cell(out, p->known ? p->outcomes.v[0] : "no result");
+		}
 		strbuf_addf(out, " | %s |\n", p->replayed ? "replayed" : "history");
 	}
 }
@@ -194,6 +252,8 @@ static cJSON *side_json(const struct bisect_job *j, size_t i)
 		cJSON_AddStringToObject(k, "detail", p->details.v[c]);
 		cJSON_AddItemToArray(cases, k);
 	}
+	if (j->gpu_time && p->known)
+		cJSON_AddItemToObject(o, "gpu_time", bisect_perf_json(j, i));
 	facts_read(p, &f);
 	if (f.stack)
 		cJSON_AddStringToObject(o, "replay_stack", f.stack);
@@ -211,7 +271,10 @@ char *bisect_answer_json(const struct bisect_job *j)
 	char *txt;
 
 	cJSON_AddStringToObject(o, "id", j->id);
-	cJSON_AddStringToObject(o, "verdict", bisect_step_verdict(j->step));
+	cJSON_AddStringToObject(o, "verdict", bisect_job_verdict(j));
+	cJSON_AddStringToObject(o, "metric", j->gpu_time ? "gpu-time" : "verdict");
+	if (j->gpu_time)
+		cJSON_AddNumberToObject(o, "samples_per_probe", (double)j->o->sweep.perf_runs);
 	cJSON_AddStringToObject(o, "good", j->cands.v[0].ref);
 	cJSON_AddStringToObject(o, "bad", j->cands.v[j->cands.n - 1].ref);
 	if (j->step == BISECT_FOUND) {
@@ -262,7 +325,7 @@ int bisect_answer_write(struct bisect_job *j, struct error *err)
 		.id = j->id, .good = j->cands.v[0].ref, .bad = j->cands.v[j->cands.n - 1].ref,
 		.last_good = found ? j->cands.v[j->state.last_good].ref : NULL,
 		.first_bad = found ? j->cands.v[j->state.first_bad].ref : NULL,
-		.verdict = bisect_step_verdict(j->step), .answer = json, .folder = j->folder,
+		.verdict = bisect_job_verdict(j), .answer = json, .folder = j->folder,
 		.run_options_fp = j->fp, .finished = (long long)time(NULL),
 	};
 

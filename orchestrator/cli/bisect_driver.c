@@ -6,6 +6,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_reuse.h"
 #include "common/say.h"
 #include "orchestrator/sweep/sweep_folder.h"
@@ -22,6 +23,7 @@ void bisect_job_release(struct bisect_job *j)
 		strvec_clear(&p->details);
 		free(p->folder);
 		free(p->run_dir);
+		free(p->perf);
 	}
 	free(j->probes);
 	for (size_t i = 0; i < j->n_cases; i++) {
@@ -128,6 +130,62 @@ static void set_mark(struct bisect_job *j, size_t i, bool flaky)
 	p->mark = flaky ? BISECT_FLAKY : same ? BISECT_SAME : BISECT_DIFFERS;
 }
 
+/* The kernel times of one case's result in a sweep: its digest and image
+ * ID, one image reference (a sweep may list the same image twice). */
+struct samples_of {
+	const char *digest, *image_id;
+	char *image_ref;
+	struct bisect_perf *out;
+};
+
+static int sample_row(void *ctx, const struct history_perf_row *row)
+{
+	struct samples_of *w = ctx;
+
+	if (!row->digest || !row->image_id || strcmp(row->digest, w->digest) ||
+	    strcmp(row->image_id, w->image_id) || !(row->kernel_ms >= 0))
+		return 0;
+	if (!w->image_ref) {
+		w->image_ref = xstrdup(row->image);
+		snprintf(w->out->gfx, sizeof(w->out->gfx), "%s", row->gfx ? row->gfx : "");
+		w->out->device_id = row->device_id;
+	}
+	if (strcmp(row->image, w->image_ref) || w->out->n >= PERF_RUNS_MAX)
+		return 0;
+	w->out->ms[w->out->n++] = row->kernel_ms;
+	return 0;
+}
+
+static int load_samples(struct bisect_job *j, size_t i, size_t c, const char *sweep,
+			struct error *err)
+{
+	struct bisect_probe *p = &j->probes[i];
+	struct samples_of w = { .digest = j->cases[c].digest, .image_id = p->image_id,
+				.out = &p->perf[c] };
+	struct history_perf_query q = { .sweep = sweep, .last = 1 };
+	int rc;
+
+	p->perf[c].n = 0;
+	p->perf[c].gfx[0] = '\0';
+	p->perf[c].device_id = -1;
+	rc = history_perf_samples(j->db, &q, sample_row, &w, err);
+	free(w.image_ref);
+	return rc;
+}
+
+/* --metric gpu-time: candidate i's mark from its samples against
+ * --good's (the good end against itself). */
+static int set_perf_mark(struct bisect_job *j, size_t i, struct error *err)
+{
+	struct bisect_probe *p = &j->probes[i], *g = &j->probes[0];
+
+	if (bisect_perf_compare(g->perf, p->perf, j->n_cases, &j->rule,
+				!strcmp(p->image_id, g->image_id), err) < 0)
+		return -1;
+	p->mark = bisect_perf_mark(p->perf, j->n_cases);
+	return 0;
+}
+
 /* What the history says of candidate i for every case. */
 static int look_up(struct bisect_job *j, size_t i, struct error *err)
 {
@@ -154,6 +212,10 @@ static int look_up(struct bisect_job *j, size_t i, struct error *err)
 				     k.kernel ? " in " : "", k.kernel ? k.kernel : "",
 				     k.attempts > 1 ? " (after retries)" : "");
 		flaky |= k.attempts > 1 && k.first_outcome && strcmp(k.first_outcome, k.outcome);
+		if (j->gpu_time && load_samples(j, i, c, k.sweep, err) < 0) {
+			history_known_release(&k);
+			return -1;
+		}
 		if (c == 0) {
 			free(p->folder);
 			free(p->run_dir);
@@ -163,6 +225,8 @@ static int look_up(struct bisect_job *j, size_t i, struct error *err)
 		history_known_release(&k);
 	}
 	p->known = true;
+	if (j->gpu_time)
+		return set_perf_mark(j, i, err);
 	if (i == 0)
 		p->mark = flaky ? BISECT_FLAKY : BISECT_SAME;
 	else
@@ -203,7 +267,10 @@ static int know(struct bisect_job *j, size_t i, struct error *err)
 		j->cands.v[i].ref, p->image_id, p->known ? p->outcomes.v[0] : "no result",
 		p->known && j->n_cases > 1 ? ", ..." : "",
 		p->replayed ? "" : " (from the history)");
-	fprintf(stderr, "bisect:   %s\n", mark_word(p->mark));
+	if (j->gpu_time && p->known)
+		bisect_perf_progress(j, i);
+	else
+		fprintf(stderr, "bisect:   %s\n", mark_word(p->mark));
 	return 0;
 }
 

@@ -8,8 +8,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "orchestrator/bisect/candidates.h"
+#include "orchestrator/bisect/perf_mark.h"
 #include "orchestrator/bisect/plan.h"
+#include "common/strbuf.h"
 #include "common/strvec.h"
 #include "docker/engine.h"
 #include "orchestrator/history/history_db.h"
@@ -33,6 +37,7 @@ struct bisect_probe {
 	enum bisect_mark mark;
 	struct strvec outcomes, details; /* "MAF", "memory-access-fault in k()" */
 	char *folder, *run_dir;          /* of the first case's result */
+	struct bisect_perf *perf;        /* --metric gpu-time: per case */
 };
 
 struct bisect_job {
@@ -44,6 +49,8 @@ struct bisect_job {
 	struct bisect_case *cases;
 	size_t n_cases;
 	char *fp;             /* the run options' fingerprint */
+	bool gpu_time;        /* --metric gpu-time */
+	struct perf_rule rule;
 	char *id, *folder;
 	unsigned replays, reused;
 	enum bisect_step step;
@@ -73,5 +80,18 @@ char *bisect_answer_json(const struct bisect_job *j);
 int bisect_answer_write(struct bisect_job *j, struct error *err)
 	__attribute__((warn_unused_result));
 const char *bisect_step_verdict(enum bisect_step s);
+/* The verdict as the job's metric words it ("no-clear-change", "unclear"
+ * for gpu-time). */
+const char *bisect_job_verdict(const struct bisect_job *j);
+
+/* orchestrator/cli/bisect_perf_answer.c: --metric gpu-time's words. The
+ * progress line of candidate i (stderr): its telling case's status, ratio
+ * and interval. */
+void bisect_perf_progress(const struct bisect_job *j, size_t i);
+/* One case's comparison in words: "slower: ratio 1.101 [1.092, 1.110],
+ * p = 0.0079, median 44.0 ms against 40.0 ms (5 against 5 samples)". */
+void bisect_perf_words(const struct bisect_perf *c, struct strbuf *out);
+/* Its comparisons as JSON, one object a case. */
+cJSON *bisect_perf_json(const struct bisect_job *j, size_t i);
 
 #endif

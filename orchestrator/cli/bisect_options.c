@@ -1,6 +1,7 @@
 #include "orchestrator/cli/bisect_options.h"
 #include "orchestrator/cli/options_table.h"
 #include "orchestrator/cli/option_values.h"
+#include "orchestrator/perf/perf_stats.h"
 
 #include <string.h>
 
@@ -19,6 +20,9 @@ static const struct option_def bisect_rows[] = {
 	  "bisect: the cases of this sweep (id or folder; --case NAME picks one)" },
 	{ OPT_KEEP_IMAGES, "keep-images", 0, NULL, NULL, FOR_BISECT,
 	  "bisect: keep the images pulled for it (default: removed at the end)" },
+	{ OPT_METRIC, "metric", 0, "verdict|gpu-time", NULL, FOR_BISECT,
+	  "bisect: what makes a candidate bad: another verdict (default), or GPU-time\n"
+	  "                                   samples (--perf N, default 5) slower than --good's" },
 };
 
 static int bisect_option_apply(struct sweep_options *s, enum option_id id, const char *v,
@@ -33,6 +37,12 @@ static int bisect_option_apply(struct sweep_options *s, enum option_id id, const
 	case OPT_TAG_PATTERN: options_set_string(&s->tag_pattern, v); return 0;
 	case OPT_SWEEP: options_set_string(&s->sweep, v); return 0;
 	case OPT_KEEP_IMAGES: s->keep_images = true; return 0;
+	case OPT_METRIC:
+		if (strcmp(v, "verdict") && strcmp(v, "gpu-time"))
+			return error_set(err, ERR_USAGE, 0,
+					 "%s: '%s' is not a metric (verdict or gpu-time)", from, v);
+		s->metric_gpu_time = !strcmp(v, "gpu-time");
+		return 0;
 	default: return error_set(err, ERR_USAGE, 0, "internal: %s is not a bisect option", from);
 	}
 }
@@ -55,5 +65,15 @@ int bisect_options_validate(const struct sweep_options *s, struct error *err)
 		return error_set(err, ERR_USAGE, 0,
 				 "bisect: --tag-pattern filters the repository's tags; an --images "
 				 "file lists its own");
+	if (s->metric_gpu_time) {
+		long n = s->perf_runs ? s->perf_runs : BISECT_PERF_RUNS_DEFAULT;
+
+		/* Every probe would be insufficient: say so before replaying. */
+		if (perf_min_p((size_t)n, (size_t)n) >= s->perf_alpha)
+			return error_set(err, ERR_USAGE, 0,
+					 "bisect --metric gpu-time: --perf %ld against %ld samples "
+					 "cannot reach a p-value below --perf-alpha %g; give more",
+					 n, n, s->perf_alpha);
+	}
 	return 0;
 }

@@ -9,6 +9,9 @@
 #include "common/error.h"
 #include "orchestrator/cli/sweep_options.h"
 
+/* --metric gpu-time without --perf: samples per probe. */
+#define BISECT_PERF_RUNS_DEFAULT 5
+
 /* The checks of `bisect`: both ends, and the cases from one place. */
 int bisect_options_validate(const struct sweep_options *s, struct error *err)
 	__attribute__((warn_unused_result));

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "orchestrator/cli/bisect_driver.h"
+#include "orchestrator/cli/bisect_options.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/cli/commands.h"
@@ -21,6 +22,7 @@ const char cmd_bisect_usage[] =
 	"Usage: hrr-docker-replay bisect --good IMAGE --bad IMAGE\n"
 	"                                (--archive PATH... | --sweep SWEEP [--case NAME])\n"
 	"                                [--images FILE | --tag-pattern GLOB] [--keep-images]\n"
+	"                                [--metric verdict|gpu-time [--perf N]]\n"
 	"                                [sweep options] [run options]\n\n"
 	"Finds the first image between --good and --bad whose result differs from\n"
 	"--good's: the candidates are the lines of --images FILE (oldest first) or the\n"
@@ -32,8 +34,15 @@ const char cmd_bisect_usage[] =
 	"options. The answer (last good and first bad image, their findings, what\n"
 	"changed) is printed, written to bisect.md and bisect.json in the bisection's\n"
 	"folder and kept in the history.\n"
+	"With --metric gpu-time a candidate is bad when its GPU-time samples (--perf N,\n"
+	"default 5, with hrr-playback --timing) are `slower` than --good's by the rule\n"
+	"of sweep --perf (--perf-threshold, --perf-alpha, --perf-max-cv); a noisy,\n"
+	"insufficient or same-build probe is reported, not guessed through; the\n"
+	"answer names the first slower image with its ratio and interval, or \"no clear\n"
+	"change\". Samples are reused from the history as results are.\n"
 	"Images pulled only for it are removed at the end unless --keep-images.\n"
-	"Exit: 0 found; 1 no transition, or a flaky candidate (with --retry-failed);\n"
+	"Exit: 0 found; 1 no transition (no clear change), or a flaky or unclear\n"
+	"candidate;\n"
 	"5 an infrastructure error or interrupted (run it again to resume); 64 usage.\n";
 
 const char cmd_bisect_help_tail[] =
@@ -87,6 +96,16 @@ static int set_up(struct bisect_job *j, struct error *err)
 			    j->o->sweep.archives.n, &wd, err) < 0 ||
 	    load_candidates(j, err) < 0 || bisect_cases_load(j, wd, err) < 0)
 		return -1;
+	if (j->o->sweep.metric_gpu_time) {
+		struct sweep_options *so = &j->o->sweep;
+
+		/* Before the fingerprint: N is a run option, as the probes run. */
+		if (!so->perf_runs)
+			so->perf_runs = BISECT_PERF_RUNS_DEFAULT;
+		j->gpu_time = true;
+		j->rule = (struct perf_rule){ .threshold = so->perf_threshold,
+					      .alpha = so->perf_alpha, .max_cv = so->perf_max_cv };
+	}
 	j->fp = options_fingerprint(j->o);
 	if (history_db_open(&j->db, j->o->sweep.db ? j->o->sweep.db : dflt, err) < 0 ||
 	    (!j->engine && engine_open(&j->engine, NULL, err) < 0))
@@ -100,6 +119,8 @@ static int set_up(struct bisect_job *j, struct error *err)
 	for (size_t i = 0; i < j->cands.n; i++) {
 		strvec_init(&j->probes[i].outcomes);
 		strvec_init(&j->probes[i].details);
+		if (j->gpu_time)
+			j->probes[i].perf = xcalloc(j->n_cases, sizeof(*j->probes[i].perf));
 	}
 	return 0;
 }

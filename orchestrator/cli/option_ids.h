@@ -90,6 +90,7 @@ enum option_id {
 	OPT_PLAYBACK_ARG,
 	OPT_REPLACE_KERNEL,
 	OPT_IGNORE_KNOWN,
+	OPT_METRIC,
 	OPTION_ID_END /* not an option: ids run from OPT_IMAGE to here */
 };
 

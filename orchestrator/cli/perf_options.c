@@ -1,5 +1,6 @@
 /* The GPU-time options' slice of the option table (docs/perf.md): `run`
- * and `sweep` take --perf and --perf-warmup, a sweep the comparison's. */
+ * and `sweep` take --perf and --perf-warmup, a sweep the comparison's
+ * (and `bisect --metric gpu-time` its rule). */
 #include "orchestrator/cli/sweep_options.h"
 #include "orchestrator/cli/options_table.h"
 #include "orchestrator/cli/option_values.h"
@@ -22,11 +23,11 @@ static const struct option_def perf_rows[] = {
 	{ OPT_PERF_WINDOW, "perf-window", 0, "K", NULL, FOR_SWEEP,
 	  "across nights: compare with the baseline sweep's samples (K = 1, the default) or\n"
 	  "                                   the label's last K finished sweeps', pooled" },
-	{ OPT_PERF_THRESHOLD, "perf-threshold", 0, "P%", NULL, FOR_SWEEP,
+	{ OPT_PERF_THRESHOLD, "perf-threshold", 0, "P%", NULL, FOR_SWEEP | FOR_BISECT,
 	  "a change is a ratio of medians beyond P percent (above 0, at most 100; default 3%)" },
-	{ OPT_PERF_ALPHA, "perf-alpha", 0, "A", NULL, FOR_SWEEP,
+	{ OPT_PERF_ALPHA, "perf-alpha", 0, "A", NULL, FOR_SWEEP | FOR_BISECT,
 	  "... and a Mann-Whitney p-value below A (above 0, below 1; default 0.01)" },
-	{ OPT_PERF_MAX_CV, "perf-max-cv", 0, "P%", NULL, FOR_SWEEP,
+	{ OPT_PERF_MAX_CV, "perf-max-cv", 0, "P%", NULL, FOR_SWEEP | FOR_BISECT,
 	  "a side whose coefficient of variation is above P percent is noisy (default 5%)" },
 };
 

@@ -51,6 +51,7 @@ struct sweep_options {
 	/* bisect (docs/bisect.md) */
 	char *good, *bad, *images_file, *tag_pattern, *sweep;
 	bool keep_images;
+	bool metric_gpu_time;   /* --metric gpu-time (else verdict) */
 	/* GPU time (docs/perf.md): orchestrator/cli/perf_options.c */
 	long perf_runs;       /* --perf N: 0 off, else 2..PERF_RUNS_MAX */
 	long perf_warmup;

@@ -4,7 +4,8 @@
  * runs here). Each test pushes 16 tags of a tiny image built on the
  * simulator image, whose HRR_SIM_SCENARIO turns to maf from tag 11 on, to a
  * repository of its own (i23-bisect-<pid>), then bisects on the four fake
- * GPUs of tests/fixtures/sysfs/mi300x-4 (docs/bisect.md). */
+ * GPUs of tests/fixtures/sysfs/mi300x-4 (docs/bisect.md). One bisects GPU time
+ * instead: t11 on is the same image with a 10% slowdown file. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <limits.h>
@@ -436,4 +437,75 @@ Test(bisect, a_tag_only_on_this_engine_is_a_candidate_among_the_registrys)
 	cr_expect(strstr(r.err.buf, "is neither a tag on registry"), "%s", r.err.buf);
 	tool_run_release(&r);
 	remove_local_tags(name);
+}
+
+/* --metric gpu-time: t01..t10 one image, t11..t16 another, the same but
+ * for a slowdown file making every archive 10% slower (docs/perf.md "The
+ * simulator"); the case has 40 ms of GPU time, 1% jitter. */
+static void push_slower_from_eleven(void)
+{
+	cleanup_free char *name = xasprintf("%s/%s", ENGINE_TEST_REGISTRY, repo());
+	cleanup_free char *scenario = xasprintf("%s/pid-4242/sim-scenario", archive);
+	const char *text = "scenario=pass\ngpu_ms=40\n";
+	struct error err;
+
+	cr_assert_eq(fs_write_atomic(scenario, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	cr_assert_eq(et_sh("printf 'FROM %s\\nLABEL org.hrr-docker-replay.test-run=%ld\\n' | "
+			   "DOCKER_BUILDKIT=0 docker build -q -t %s:base - >/dev/null 2>&1 && "
+			   "printf 'FROM %s\\nLABEL org.hrr-docker-replay.test-run=%ld-slow\\n"
+			   "RUN mkdir -p /etc/hrr-sim && echo 1.10 >/etc/hrr-sim/slowdown\\n' | "
+			   "DOCKER_BUILDKIT=0 docker build -q -t %s:slow - >/dev/null 2>&1",
+			   SIM_IMAGE, (long)getpid(), name, SIM_IMAGE, (long)getpid(), name), 0);
+	for (int n = 1; n <= N_TAGS; n++)
+		cr_assert_eq(et_sh("docker tag %s:%s %s:t%02d && DOCKER_CONFIG=%s docker push -q "
+				   "%s:t%02d >/dev/null 2>&1 && docker rmi %s:t%02d >/dev/null 2>&1",
+				   name, n >= FIRST_BAD ? "slow" : "base", name, n, cfgdir, name, n,
+				   name, n), 0, "tag %d", n);
+	et_sh("docker rmi %s:base %s:slow >/dev/null 2>&1", name, name);
+}
+
+/* The first bad side's comparison of the (one) case. */
+static const cJSON *first_bad_gpu_time(const cJSON *a)
+{
+	return cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "first_bad"),
+						      "gpu_time"), 0);
+}
+
+Test(bisect, gpu_time_finds_the_first_tag_ten_percent_slower_then_reuses_its_samples)
+{
+	const char *args[] = { "--metric", "gpu-time", "--perf", "5",
+			       "--env", "HRR_SIM_JITTER=0.01", NULL };
+	struct tool_run r;
+	cleanup_cjson cJSON *a = NULL, *again = NULL;
+	const cJSON *k;
+	double ratio;
+	int replays;
+
+	push_slower_from_eleven();
+	bisect_run(&r, ENGINE_TEST_REGISTRY, args);
+	replays = assert_found(&r);
+	a = cJSON_Parse(r.out.buf);
+	cr_expect_leq(replays, 6, "%d probes of 5 samples", replays);
+	cr_expect_leq(cJSON_GetArraySize(cJSON_GetObjectItem(a, "probes")), 6);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(a, "samples_per_probe")), 5);
+	k = first_bad_gpu_time(a);
+	cr_assert_not_null(k, "%s", r.out.buf);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(k, "status")), "slower");
+	ratio = cJSON_GetNumberValue(cJSON_GetObjectItem(k, "ratio"));
+	cr_expect(ratio > 1.05 && ratio < 1.15, "ratio %g", ratio);
+	cr_expect(cJSON_GetNumberValue(cJSON_GetObjectItem(k, "ci_lo")) <= ratio &&
+		  ratio <= cJSON_GetNumberValue(cJSON_GetObjectItem(k, "ci_hi")));
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(k, "samples")), 5);
+	cr_expect(strstr(r.err.buf, "GPU time slower: ratio"), "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Again: every probe's samples from the history, nothing replayed. */
+	bisect_run(&r, ENGINE_TEST_REGISTRY, args);
+	cr_expect_eq(assert_found(&r), 0, "a second run replays nothing:\n%s", r.err.buf);
+	again = cJSON_Parse(r.out.buf);
+	k = first_bad_gpu_time(again);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(k, "status")), "slower");
+	cr_expect_float_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(k, "ratio")), ratio, 1e-12,
+			   "the same samples, the same ratio");
+	tool_run_release(&r);
 }

@@ -1,0 +1,73 @@
+/* `bisect --metric gpu-time` in words (docs/bisect.md "GPU time"): each
+ * probe's comparison with --good's samples, for the progress lines, the
+ * answer's markdown and its JSON. */
+#include "orchestrator/cli/bisect_driver.h"
+
+#include <math.h>
+#include <stdio.h>
+
+void bisect_perf_words(const struct bisect_perf *c, struct strbuf *out)
+{
+	const struct perf_comparison *k = &c->cmp;
+
+	if (c->other_gpu) {
+		strbuf_addf(out, "not compared: another GPU product than --good's (%s, device "
+			    "0x%lx)", *c->gfx ? c->gfx : "?", c->device_id);
+		return;
+	}
+	if (k->status == PERF_NONE) {
+		strbuf_addf(out, "no samples (%zu here, %zu of --good)", c->n, k->n_base);
+		return;
+	}
+	strbuf_addstr(out, perf_status_name(k->status));
+	if (isfinite(k->ratio))
+		strbuf_addf(out, ": ratio %.3f [%.3f, %.3f], p = %.4f,", k->ratio, k->ci_lo,
+			    k->ci_hi, k->p);
+	strbuf_addf(out, " median %.1f ms against %.1f ms (%zu against %zu samples)",
+		    k->median_new, k->median_base, k->n_new, k->n_base);
+	if (k->status == PERF_NOISY)
+		strbuf_addf(out, ", CV %.1f%% against %.1f%%", 100 * k->cv_new, 100 * k->cv_base);
+}
+
+void bisect_perf_progress(const struct bisect_job *j, size_t i)
+{
+	const struct bisect_probe *p = &j->probes[i];
+	size_t c = bisect_perf_telling_case(p->perf, j->n_cases);
+	cleanup_strbuf struct strbuf w = STRBUF_INIT;
+
+	bisect_perf_words(&p->perf[c], &w);
+	fprintf(stderr, "bisect:   GPU time %s%s%s\n", j->n_cases > 1 ? j->cases[c].name : "",
+		j->n_cases > 1 ? ": " : "", w.buf);
+}
+
+cJSON *bisect_perf_json(const struct bisect_job *j, size_t i)
+{
+	const struct bisect_probe *p = &j->probes[i];
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t c = 0; p->perf && c < j->n_cases; c++) {
+		const struct perf_comparison *k = &p->perf[c].cmp;
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "case", j->cases[c].name);
+		cJSON_AddStringToObject(o, "status",
+					p->perf[c].other_gpu ? "other-gpu"
+					: k->status == PERF_NONE ? "no-samples"
+					: perf_status_name(k->status));
+		cJSON_AddNumberToObject(o, "samples", (double)p->perf[c].n);
+		cJSON_AddNumberToObject(o, "good_samples", (double)k->n_base);
+		if (k->status != PERF_NONE) {
+			cJSON_AddNumberToObject(o, "median_ms", k->median_new);
+			cJSON_AddNumberToObject(o, "good_median_ms", k->median_base);
+		}
+		if (isfinite(k->ratio)) {
+			cJSON_AddNumberToObject(o, "ratio", k->ratio);
+			cJSON_AddNumberToObject(o, "ci_lo", k->ci_lo);
+			cJSON_AddNumberToObject(o, "ci_hi", k->ci_hi);
+			cJSON_AddNumberToObject(o, "p", k->p);
+			cJSON_AddNumberToObject(o, "cv", k->cv_new);
+		}
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
