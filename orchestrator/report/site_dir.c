@@ -138,8 +138,7 @@ static int write_file(struct site_dir *d, const char *name, const char *data, si
 int site_dir_write(struct site_dir *d, const char *name, const char *data, size_t len,
 		   struct error *err)
 {
-	const char *parts[] = { data };
-	uint64_t h = site_fnv(parts, 1) ^ len;
+	uint64_t h = site_content_hash(data, len);
 	const struct site_file *was = find(d->old, d->n_old, name);
 	struct stat st;
 	bool exists = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;

@@ -98,6 +98,25 @@ Test(history_site, links_are_relative_and_never_a_scheme)
 	href("/", "/srv/a", "srv/a");
 }
 
+/* The manifest's hash tells any one changed byte, wherever it is. */
+Test(history_site, content_hash_sees_every_byte)
+{
+	char a[100], b[100];
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (char)('a' + i % 26);
+	for (size_t len = 0; len <= sizeof(a); len++)
+		for (size_t i = 0; i < len; i++) {
+			memcpy(b, a, len);
+			b[i] ^= 1;
+			cr_assert_neq(site_content_hash(a, len), site_content_hash(b, len),
+				      "byte %zu of %zu", i, len);
+		}
+	cr_assert_eq(site_content_hash(a, 50), site_content_hash(a, 50));
+	cr_assert_neq(site_content_hash(a, 49), site_content_hash(a, 50));
+	cr_assert_neq(site_content_hash("", 0), site_content_hash("\0", 1));
+}
+
 Test(history_site, run_dirs_stay_inside_their_sweep)
 {
 	cr_assert(site_run_dir_ok("runs/0001"));
