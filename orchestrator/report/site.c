@@ -5,6 +5,7 @@
 #include "orchestrator/report/site.h"
 
 #include <limits.h>
+#include <malloc.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/site_gen.h"
+#include "orchestrator/report/site_runs.h"
 #include "orchestrator/report/site_signatures.h"
 
 struct label_pass {
@@ -24,6 +26,7 @@ struct label_pass {
 	size_t n_win;
 	struct site_sweep_col *cols;
 	char **folder;              /* per sweep: its canonical folder when it is ours */
+	struct site_runs *runs;     /* per sweep: its run folders, listed once */
 	struct site_index_label *idx;
 	unsigned *col_pass, *col_total;
 	/* the grid page being filled */
@@ -67,6 +70,12 @@ static const char *run_href(struct label_pass *p, size_t col, const char *run_di
 
 	if (!base || !site_run_dir_ok(run_dir))
 		return NULL;
+	switch (site_runs_href(&p->runs[col], run_dir, &href)) {
+	case 1:
+		return keep_str(&p->case_strings, href.buf);
+	case 0:
+		return NULL;
+	}
 	path = xasprintf("%s/%s", base, run_dir);
 	real = our_folder(path);
 	n = strlen(base);
@@ -80,6 +89,7 @@ static void open_window(struct label_pass *p)
 {
 	p->cols = xcalloc(p->n_win + 1, sizeof(*p->cols));
 	p->folder = xcalloc(p->n_win + 1, sizeof(char *));
+	p->runs = xcalloc(p->n_win + 1, sizeof(*p->runs));
 	p->flaky = xcalloc(p->n_win + 1, sizeof(bool));
 	p->failed = xcalloc(p->n_win + 1, sizeof(bool));
 	p->col_pass = xcalloc(p->n_win + 1, sizeof(unsigned));
@@ -93,6 +103,7 @@ static void open_window(struct label_pass *p)
 		p->folder[i] = our_folder(p->win[i].folder);
 		if (!p->folder[i])
 			continue;
+		site_runs_list(&p->runs[i], p->folder[i], p->g->dir.path);
 		report = xasprintf("%s/report.html", p->folder[i]);
 		if (lstat(report, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid()) {
 			cleanup_strbuf struct strbuf href = STRBUF_INIT;
@@ -105,9 +116,12 @@ static void open_window(struct label_pass *p)
 
 static void close_window(struct label_pass *p)
 {
-	for (size_t i = 0; i < p->n_win; i++)
+	for (size_t i = 0; i < p->n_win; i++) {
 		free(p->folder[i]);
+		site_runs_release(&p->runs[i]);
+	}
 	free(p->folder);
+	free(p->runs);
 	free(p->cols);
 	free(p->flaky);
 	free(p->failed);
@@ -390,6 +404,11 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
+	/* Each page is a libxml2 tree of thousands of small nodes, freed
+	 * whole before the next: without fast bins glibc merges them as they
+	 * are freed instead of sweeping them all up at each larger request
+	 * (malloc_consolidate was a tenth of the run's CPU). */
+	mallopt(M_MXFAST, 0);
 	strbuf_init(&g.page, 1 << 16);
 	strbuf_init(&g.name, 64);
 	rc = site_dir_open(&g.dir, dir, err);

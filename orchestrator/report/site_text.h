@@ -16,6 +16,9 @@ void site_csp_hash(const char *data, size_t len, struct strbuf *out);
 
 /* FNV-1a 64 over the parts (each followed by a 0 byte). */
 uint64_t site_fnv(const char *const *parts, size_t n);
+/* What the site's manifest keeps of a page to tell a changed one: a
+ * 64-bit hash of data, eight bytes at a time. */
+uint64_t site_content_hash(const char *data, size_t len);
 /* "<prefix>-<16 hex of the FNV of parts>.html": a page's file name from
  * archive-controlled text, never that text itself. */
 void site_page_name(const char *prefix, const char *const *parts, size_t n, struct strbuf *out);

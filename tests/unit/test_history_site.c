@@ -18,6 +18,7 @@
 #include "orchestrator/report/site_dir.h"
 #include "orchestrator/report/site_pages.h"
 #include "orchestrator/report/site_query.h"
+#include "orchestrator/report/site_runs.h"
 #include "orchestrator/report/site_svg.h"
 #include "orchestrator/report/site_text.h"
 #include "tests/support/scratch.h"
@@ -97,6 +98,25 @@ Test(history_site, links_are_relative_and_never_a_scheme)
 	href("/", "/srv/a", "srv/a");
 }
 
+/* The manifest's hash tells any one changed byte, wherever it is. */
+Test(history_site, content_hash_sees_every_byte)
+{
+	char a[100], b[100];
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (char)('a' + i % 26);
+	for (size_t len = 0; len <= sizeof(a); len++)
+		for (size_t i = 0; i < len; i++) {
+			memcpy(b, a, len);
+			b[i] ^= 1;
+			cr_assert_neq(site_content_hash(a, len), site_content_hash(b, len),
+				      "byte %zu of %zu", i, len);
+		}
+	cr_assert_eq(site_content_hash(a, 50), site_content_hash(a, 50));
+	cr_assert_neq(site_content_hash(a, 49), site_content_hash(a, 50));
+	cr_assert_neq(site_content_hash("", 0), site_content_hash("\0", 1));
+}
+
 Test(history_site, run_dirs_stay_inside_their_sweep)
 {
 	cr_assert(site_run_dir_ok("runs/0001"));
@@ -107,6 +127,48 @@ Test(history_site, run_dirs_stay_inside_their_sweep)
 	cr_assert_not(site_run_dir_ok("runs/\n"));
 	cr_assert_not(site_run_dir_ok(""));
 	cr_assert_not(site_run_dir_ok(NULL));
+}
+
+/* A sweep's run folders are listed once: a result's link is a lookup. Only
+ * folders count (not a symlink, not a file); a runs/ others may write is
+ * not trusted as a whole, nor a run_dir of another shape. */
+Test(history_site, run_folders_are_listed_once_per_sweep)
+{
+	cleanup_free char *tmp = scratch_dir("site-runs");
+	cleanup_free char *sweep = xasprintf("%s/wd/sweeps/s1", tmp);
+	cleanup_free char *site = xasprintf("%s/site", tmp);
+	cleanup_free char *runs = xasprintf("%s/runs", sweep);
+	cleanup_free char *a = xasprintf("%s/a-1", runs), *b = xasprintf("%s/b-2", runs);
+	cleanup_free char *c = xasprintf("%s/c-3", runs);
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct site_runs r;
+	struct error err;
+
+	site_runs_list(&r, sweep, site);
+	cr_assert(r.listed, "no runs/: listed, empty");
+	cr_assert_eq(site_runs_href(&r, "runs/a-1", &out), 0);
+	site_runs_release(&r);
+
+	cr_assert_eq(fs_mkdir_p(a, 0755, &err), 0, "%s", err.msg);
+	cr_assert_eq(chmod(runs, 0755), 0);
+	cr_assert_eq(symlink(a, b), 0);
+	cr_assert_eq(fs_write_atomic(c, "x", 1, 0644, &err), 0);
+	site_runs_list(&r, sweep, site);
+	cr_assert(r.listed);
+	cr_assert_eq(site_runs_href(&r, "runs/a-1", &out), 1);
+	cr_assert_str_eq(out.buf, "../wd/sweeps/s1/runs/a-1");
+	cr_assert_eq(site_runs_href(&r, "runs/b-2", &out), 0, "a symlink is not a run folder");
+	cr_assert_eq(site_runs_href(&r, "runs/c-3", &out), 0, "nor a file");
+	cr_assert_eq(site_runs_href(&r, "runs/zz", &out), 0, "nor a folder that is gone");
+	cr_assert_eq(site_runs_href(&r, "old/a-1", &out), -1, "another shape: resolved alone");
+	cr_assert_eq(site_runs_href(&r, "runs/a-1/x", &out), -1);
+	site_runs_release(&r);
+
+	cr_assert_eq(chmod(runs, 0777), 0);
+	site_runs_list(&r, sweep, site);
+	cr_assert_not(r.listed, "a runs/ others may write: each link resolved alone");
+	cr_assert_eq(site_runs_href(&r, "runs/a-1", &out), -1);
+	site_runs_release(&r);
 }
 
 static void family(const char *kernel, const char *want)
@@ -271,6 +333,26 @@ Test(history_site, dir_replaces_and_removes_only_its_own_files)
 	cr_assert_eq(site_dir_finish(&d, &err), 0, "%s", err.msg);
 	cr_assert_eq(d.removed, 1, "b.html is gone from the site");
 	site_dir_release(&d);
+	/* A changed page replaces the old one whole, and leaves nothing
+	 * behind (an exchange, then the old copy unlinked). */
+	cr_assert_eq(site_dir_open(&d, dir, &err), 0, "%s", err.msg);
+	cr_assert_eq(site_dir_write(&d, "a.html", "A2", 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(d.written, 1, "new content: rewritten");
+	cr_assert_eq(site_dir_finish(&d, &err), 0, "%s", err.msg);
+	site_dir_release(&d);
+	{
+		cleanup_free char *a = xasprintf("%s/a.html", dir);
+		cleanup_strbuf struct strbuf text = STRBUF_INIT;
+		cleanup_free char *ls = xasprintf("ls -A %s | grep -c tmp", dir);
+		FILE *f = popen(ls, "r");
+		int left = -1;
+
+		cr_assert_eq(fs_read_small_file(a, 64, &text, &err), 0, "%s", err.msg);
+		cr_assert_str_eq(text.buf, "A2");
+		cr_assert_eq(fscanf(f, "%d", &left), 1);
+		pclose(f);
+		cr_assert_eq(left, 0, "no temporary file left");
+	}
 	path = xasprintf("%s/b.html", dir);
 	cr_assert_neq(access(path, F_OK), 0);
 	cr_assert_eq(access(mine, F_OK), 0, "the user's file stays");
