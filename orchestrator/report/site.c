@@ -5,7 +5,6 @@
 #include "orchestrator/report/site.h"
 
 #include <limits.h>
-#include <malloc.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,11 +403,6 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
-	/* Each page is a libxml2 tree of thousands of small nodes, freed
-	 * whole before the next: without fast bins glibc merges them as they
-	 * are freed instead of sweeping them all up at each larger request
-	 * (malloc_consolidate was a tenth of the run's CPU). */
-	mallopt(M_MXFAST, 0);
 	strbuf_init(&g.page, 1 << 16);
 	strbuf_init(&g.name, 64);
 	rc = site_dir_open(&g.dir, dir, err);
