@@ -557,10 +557,13 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 		holders_remove_orphans(c->host.engine);
 	if (!(submit && c->resume))
 		setup_images(c);
-	if (!c->resume && (sweep_folder_create(c->host.workdir, c->meta.id, &c->folder, &err) < 0 ||
-			   sweep_kernels_store(c->folder, &c->kernel_sources, &err) < 0 ||
-			   sweep_meta_write(&c->meta, c->folder, &err) < 0))
+	if (!c->resume && sweep_folder_create(c->host.workdir, c->meta.id, &c->folder, &err) < 0)
+		return fail(&err, SWEEP_EXIT_INFRA);
+	/* A code object that changed since its check is the user's to fix. */
+	if (!c->resume && sweep_kernels_store(c->folder, &c->kernel_sources, &err) < 0)
 		return fail(&err, err.kind == ERR_DATA ? SWEEP_EXIT_USAGE : SWEEP_EXIT_INFRA);
+	if (!c->resume && sweep_meta_write(&c->meta, c->folder, &err) < 0)
+		return fail(&err, SWEEP_EXIT_INFRA);
 	if (sweep_kernels_attach(c->folder, &c->ro->replace_kernels, &err) < 0)
 		return fail(&err, SWEEP_EXIT_INFRA);
 	if (select_cases(c, cases, n, next_attempt, &err) < 0)
