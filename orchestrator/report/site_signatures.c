@@ -304,7 +304,8 @@ static int finish(struct sig_pass *p)
 {
 	struct site_gen *g = p->g;
 
-	qsort(p->rows, p->n_rows, sizeof(*p->rows), by_last_seen);
+	if (p->n_rows) /* rows is NULL then, and qsort's pointer must not be */
+		qsort(p->rows, p->n_rows, sizeof(*p->rows), by_last_seen);
 	for (size_t i = 0; i < p->n_rows; i++) {
 		const struct site_sig_row *r = &p->rows[i];
 		cleanup_free char *detail = NULL;

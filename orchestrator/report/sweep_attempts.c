@@ -134,7 +134,8 @@ void sweep_attempts_finish(struct sweep_attempts *a)
 {
 	size_t n = 0;
 
-	qsort(a->v, a->n, sizeof(*a->v), by_entry);
+	if (a->n) /* no results at all: v is NULL, which qsort must not get */
+		qsort(a->v, a->n, sizeof(*a->v), by_entry);
 	for (size_t i = 0; i < a->n; i++) {
 		if (n && !key_cmp(a->v[n - 1].case_name, a->v[n - 1].image, a->v[i].case_name,
 				  a->v[i].image))

@@ -139,7 +139,8 @@ size_t sweep_suspects_of_inputs(struct sweep_suspect_inputs *in,
 	struct gpu_suspects s;
 	size_t found = 0;
 
-	qsort(v, in->n, sizeof(*v), by_finished);
+	if (in->n) /* none: v is NULL, which qsort must not get */
+		qsort(v, in->n, sizeof(*v), by_finished);
 	/* Only a GPU something failed on can become suspect: those first. */
 	index_gpus(t, v, in->n, false);
 	index_gpus(t, v, in->n, true);
