@@ -154,12 +154,19 @@ void kernel_replacement_mount_path(const struct kernel_replacement *r, struct st
 	kernel_replacement_file_name(r, out);
 }
 
+bool kernel_replacement_is(const struct kernel_replacement *r, unsigned long long h)
+{
+	char digest[sizeof(DIGEST_PREFIX) + DIGEST_HEX];
+
+	snprintf(digest, sizeof(digest), DIGEST_PREFIX "%016llx", h);
+	return !strcmp(digest, r->digest);
+}
+
 int kernel_replacements_attach(struct kernel_replacements *k, const char *dir,
 			       struct error *err)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		cleanup_strbuf struct strbuf path = STRBUF_INIT;
-		cleanup_free char *digest = NULL;
 		unsigned long long h = TEXT_FNV1A64_INIT;
 		struct error e;
 
@@ -169,8 +176,7 @@ int kernel_replacements_attach(struct kernel_replacements *k, const char *dir,
 			return error_set(err, ERR_DATA, 0,
 					 "the code object replacing %s: %s; the sweep folder lost "
 					 "it, start a new sweep", k->v[i].name, e.msg);
-		digest = xasprintf(DIGEST_PREFIX "%016llx", h);
-		if (strcmp(digest, k->v[i].digest))
+		if (!kernel_replacement_is(&k->v[i], h))
 			return error_set(err, ERR_DATA, 0,
 					 "%s is not the code object the sweep recorded for %s (its "
 					 "content changed); start a new sweep", path.buf, k->v[i].name);

@@ -50,6 +50,9 @@ const char *kernel_code_object_header_problem(const unsigned char *head, size_t 
 void kernel_replacement_file_name(const struct kernel_replacement *r, struct strbuf *out);
 void kernel_replacement_mount_path(const struct kernel_replacement *r, struct strbuf *out);
 
+/* Pure. Whether h (text_fnv1a64 of a file's content) is r's digest. */
+bool kernel_replacement_is(const struct kernel_replacement *r, unsigned long long h);
+
 /* Attach each replacement's host file from dir (<dir>/<file name>),
  * checking its content against the digest: ERR_DATA when it differs or
  * is missing. */

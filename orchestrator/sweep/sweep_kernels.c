@@ -8,7 +8,6 @@
 #include "common/cleanup.h"
 #include "common/file_content.h"
 #include "common/strbuf.h"
-#include "common/text.h"
 #include "common/xalloc.h"
 
 int sweep_kernels_store(const char *folder, const struct kernel_replacements *k,
@@ -22,15 +21,13 @@ int sweep_kernels_store(const char *folder, const struct kernel_replacements *k,
 		return error_errno(err, "%s", dir);
 	for (size_t i = 0; i < k->n; i++) {
 		cleanup_strbuf struct strbuf dst = STRBUF_INIT;
-		char got[32];
 		unsigned long long h;
 
 		strbuf_addf(&dst, "%s/", dir);
 		kernel_replacement_file_name(&k->v[i], &dst);
 		if (file_content_copy(k->v[i].host_path, dst.buf, 0644, &h, err) < 0)
 			return error_prefix(err, "keeping the code object for %s: ", k->v[i].name);
-		snprintf(got, sizeof(got), "fnv1a64:%016llx", h);
-		if (strcmp(got, k->v[i].digest)) {
+		if (!kernel_replacement_is(&k->v[i], h)) {
 			(void)remove(dst.buf);
 			return error_set(err, ERR_DATA, 0,
 					 "%s changed while the sweep started (kernel %s); give it "
