@@ -6,6 +6,7 @@
 #include "common/xalloc.h"
 #include "preflight/preflight.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,11 +153,23 @@ out:
 	return ret;
 }
 
-static char *cache_path(const char *cache_dir, const char *image_id)
+char *image_cache_path(const char *cache_dir, const char *image_id, const char *kind,
+		       const char *suffix)
 {
-	const char *hex = strncmp(image_id, "sha256:", 7) ? image_id : image_id + 7;
+	const char *id = image_id;
+	size_t n;
 
-	return xasprintf("%s/playback-%s", cache_dir, hex);
+	if (!cache_dir || !*cache_dir || !image_id)
+		return NULL;
+	if (!strncmp(id, "sha256:", 7))
+		id += 7;
+	n = strlen(id);
+	if (!n || n > 128)
+		return NULL;
+	for (const char *c = id; *c; c++)
+		if (!isalnum((unsigned char)*c))
+			return NULL;
+	return xasprintf("%s/%s-%s%s", cache_dir, kind, id, suffix);
 }
 
 static char *cache_read(const char *cache_dir, const char *image_id)
@@ -164,10 +177,8 @@ static char *cache_read(const char *cache_dir, const char *image_id)
 	cleanup_free char *path = NULL;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 
-	if (!cache_dir)
-		return NULL;
-	path = cache_path(cache_dir, image_id);
-	if (fs_read_private_file(path, 4096, &text, ERROR_DISCARD) < 0)
+	path = image_cache_path(cache_dir, image_id, "playback", "");
+	if (!path || fs_read_private_file(path, 4096, &text, ERROR_DISCARD) < 0)
 		return NULL;
 	strbuf_trim_trailing_newline(&text);
 	/* It becomes the replay's entrypoint: an absolute path of printable
@@ -183,9 +194,9 @@ static void cache_write(const char *cache_dir, const char *image_id, const char 
 	cleanup_free char *file = NULL;
 	cleanup_free char *text = NULL;
 
-	if (!cache_dir || fs_mkdir_p(cache_dir, 0700, ERROR_DISCARD) < 0)
+	file = image_cache_path(cache_dir, image_id, "playback", "");
+	if (!file || fs_mkdir_p(cache_dir, 0700, ERROR_DISCARD) < 0)
 		return;
-	file = cache_path(cache_dir, image_id);
 	text = xasprintf("%s\n", path);
 	/* A cache that cannot be written only costs the next run a probe. */
 	(void)fs_write_atomic(file, text, strlen(text), 0644, ERROR_DISCARD);

@@ -37,6 +37,13 @@ int image_ensure(struct engine *e, const char *image, enum pull_policy policy, i
 __attribute__((warn_unused_result))
 int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct error *err);
 
+/* What an image answered once, kept under the host's cache dir by image
+ * ID (an ID names content, so the answer holds): <cache_dir>/<kind>-<ID
+ * without sha256:><suffix>. NULL when cache_dir is unset or the ID cannot
+ * safely name a file (not 1 to 128 letters and digits). */
+char *image_cache_path(const char *cache_dir, const char *image_id, const char *kind,
+		       const char *suffix);
+
 /* hrr-playback inside the image: the image's PATH (Config.Env), then
  * /opt/rocm/bin, checked with HEAD on the archive endpoint of a created,
  * never-started container. Cached by image ID under cache_dir. ERR_NOT_FOUND

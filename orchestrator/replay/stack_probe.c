@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "orchestrator/containers/ours.h"
+#include "orchestrator/replay/image.h"
 #include "preflight/stack_files.h"
 
 /* Version files are a few hundred bytes; a multi-KiB one is not one. */
@@ -241,25 +242,6 @@ static int probe_with_container(struct ours_probe *probe, const char *name,
 
 /* ---- the cache ---- */
 
-/* The cache file name, or NULL when image_id cannot safely name a file. */
-static char *cache_path(const char *cache_dir, const char *image_id)
-{
-	const char *id = image_id;
-	size_t n;
-
-	if (!cache_dir || !*cache_dir || !image_id)
-		return NULL;
-	if (!strncmp(id, "sha256:", 7))
-		id += 7;
-	n = strlen(id);
-	if (!n || n > 128)
-		return NULL;
-	for (const char *c = id; *c; c++)
-		if (!isalnum((unsigned char)*c))
-			return NULL;
-	return xasprintf("%s/image-stack-%s.json", cache_dir, id);
-}
-
 static bool cache_string(const cJSON *o, const char *key, char **out)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -349,7 +331,7 @@ int image_stack_probe_shared(struct ours_probe *probe, const char *image, const 
 			     struct stack_info *out, struct error *err)
 {
 	static const struct strvec no_dirs = STRVEC_INIT;
-	cleanup_free char *path = cache_path(cache_dir, image_id);
+	cleanup_free char *path = image_cache_path(cache_dir, image_id, "image-stack", ".json");
 	struct stack_info s;
 
 	if (!lib_dirs)
