@@ -3,7 +3,6 @@
 #include "orchestrator/finding/caveats.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,20 +133,6 @@ bool finding_address_in(const char *address, const char *base, long long bytes)
 
 /* ---- notes ---- */
 
-static void add_note(struct strvec *notes, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void add_note(struct strvec *notes, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	strvec_push_nodup(notes, strbuf_detach(&sb, NULL));
-}
-
 static long long fell_back(const struct finding_placement *p)
 {
 	if (p->fell_back >= 0)
@@ -165,7 +150,7 @@ static void note_placement(const struct finding_caveats *c, const struct finding
 
 	if (!p->seen || moved <= 0 || !s->replay_failed)
 		return;
-	add_note(notes, "hrr-playback could not place %s%lld allocation(s) at their recorded "
+	strvec_pushf(notes, "hrr-playback could not place %s%lld allocation(s) at their recorded "
 			 "addresses; each replays elsewhere, so a copy of its address stored in "
 			 "device memory is stale: suspect the replay before the workload (upstream's "
 			 "caveat), and compare with a replay where every allocation was placed",
@@ -185,13 +170,13 @@ static void note_placement(const struct finding_caveats *c, const struct finding
 		}
 	}
 	if (hit)
-		add_note(notes, "the fault address %s lies inside %s %s (%lld bytes), an "
+		strvec_pushf(notes, "the fault address %s lies inside %s %s (%lld bytes), an "
 			 "allocation that fell back: the replay's placement, not the "
 			 "workload, is the first suspect", s->fault_address,
 			 hit->api ? hit->api : "an allocation", hit->address, hit->bytes);
 	else if (all_named && !p->fallbacks_counted && (long long)p->n_fallbacks >= moved &&
 		 p->n_fallbacks)
-		add_note(notes, "the fault address %s lies in none of the allocations that "
+		strvec_pushf(notes, "the fault address %s lies in none of the allocations that "
 			 "fell back", s->fault_address);
 }
 
@@ -228,7 +213,7 @@ static void note_installs(const struct strvec *libraries, struct strvec *notes)
 	if (installs.n > 1) {
 		for (size_t i = 0; i < libraries->n; i++)
 			strbuf_addf(&list, "%s%s", i ? ", " : "", libraries->v[i]);
-		add_note(notes, "the replay mapped runtime libraries from %zu different ROCm "
+		strvec_pushf(notes, "the replay mapped runtime libraries from %zu different ROCm "
 			 "installs (%s): a mixed stack is a known cause of unrelated "
 			 "`invalid argument` failures and of crashes while code objects load, "
 			 "so suspect the stack before the workload", installs.n, list.buf);
@@ -263,7 +248,7 @@ static void note_against_preflight(const struct strvec *libraries, struct strvec
 		return;
 	loaded = stack_version_from_name(stack_base_name(lib), prefix, 1);
 	if (loaded && !same_version(loaded, read))
-		add_note(notes, "the replay mapped %s %s (%s), but preflight read %s %s in %s: "
+		strvec_pushf(notes, "the replay mapped %s %s (%s), but preflight read %s %s in %s: "
 			 "the stack that ran is not the one checked, and a mixed stack is "
 			 "a known cause of unrelated `invalid argument` failures", what,
 			 loaded, lib, what, read, source ? source : "the image");
@@ -288,7 +273,7 @@ void finding_caveats_notes(const struct finding_caveats *c, const struct finding
 
 		for (size_t i = 0; i < c->playback_flags_unknown->n; i++)
 			strbuf_addf(&list, "%s%s", i ? ", " : "", c->playback_flags_unknown->v[i]);
-		add_note(notes, "the image's hrr-playback does not list %s in its --help: it "
+		strvec_pushf(notes, "the image's hrr-playback does not list %s in its --help: it "
 			 "ignores flags it does not know, so the replay ran without them",
 			 list.buf);
 		strbuf_release(&list);
