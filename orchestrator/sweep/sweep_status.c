@@ -84,10 +84,12 @@ int sweep_status_mask_parse(const char *list, sweep_status_mask *out, const char
 	return 0;
 }
 
-int sweep_exit_code(const size_t counts[ST__COUNT], size_t untriaged, bool interrupted,
-		    sweep_status_mask fail_on)
+int sweep_exit_code(const size_t counts[ST__COUNT], size_t untriaged, size_t perf_slower,
+		    bool interrupted, sweep_status_mask fail_on)
 {
 	if (untriaged && (fail_on & SWEEP_FAIL_UNTRIAGED))
+		return SWEEP_EXIT_FAILED;
+	if (perf_slower && (fail_on & SWEEP_FAIL_PERF_SLOWER))
 		return SWEEP_EXIT_FAILED;
 	for (int s = 0; s < ST__COUNT; s++)
 		if (counts[s] && (fail_on & SWEEP_STATUS_BIT(s)))

@@ -70,10 +70,11 @@ int sweep_status_mask_parse(const char *list, sweep_status_mask *out, const char
 			    size_t *bad_len) __attribute__((warn_unused_result));
 
 /* First that applies: 1 when a counted status is in fail_on, or when
- * fail_on has SWEEP_FAIL_UNTRIAGED and untriaged failures are counted; 5
- * on error or interruption; 0 otherwise. counts leave out what
- * SWEEP_FAIL_IGNORE_KNOWN does not count (the caller knows the cases). */
-int sweep_exit_code(const size_t counts[ST__COUNT], size_t untriaged, bool interrupted,
-		    sweep_status_mask fail_on);
+ * fail_on has SWEEP_FAIL_UNTRIAGED and untriaged failures are counted, or
+ * SWEEP_FAIL_PERF_SLOWER and cases got slower; 5 on error or interruption;
+ * 0 otherwise. counts leave out what SWEEP_FAIL_IGNORE_KNOWN does not
+ * count (the caller knows the cases). */
+int sweep_exit_code(const size_t counts[ST__COUNT], size_t untriaged, size_t perf_slower,
+		    bool interrupted, sweep_status_mask fail_on);
 
 #endif

@@ -185,19 +185,19 @@ Test(sweep_status, names_masks_and_exit_codes)
 		cr_assert_eq(sweep_status_mask_parse("untriage", &u, &bad, &bad_len), -1);
 	}
 	counts[ST_STILL_FAILING] = counts[ST_NEW] = counts[ST_FLAKY] = 1;
-	cr_assert_eq(sweep_exit_code(counts, 0, false, SWEEP_FAIL_DEFAULT), 0);
-	cr_assert_eq(sweep_exit_code(counts, 0, false, SWEEP_FAIL_DEFAULT | m), 1);
-	cr_assert_eq(sweep_exit_code(counts, 0, true, SWEEP_FAIL_DEFAULT), 5);
+	cr_assert_eq(sweep_exit_code(counts, 0, 0, false, SWEEP_FAIL_DEFAULT), 0);
+	cr_assert_eq(sweep_exit_code(counts, 0, 0, false, SWEEP_FAIL_DEFAULT | m), 1);
+	cr_assert_eq(sweep_exit_code(counts, 0, 0, true, SWEEP_FAIL_DEFAULT), 5);
 	/* Untriaged failures count only when asked, whatever their status. */
-	cr_assert_eq(sweep_exit_code(counts, 2, false, SWEEP_FAIL_DEFAULT), 0);
-	cr_assert_eq(sweep_exit_code(counts, 2, false, SWEEP_FAIL_DEFAULT | SWEEP_FAIL_UNTRIAGED), 1);
-	cr_assert_eq(sweep_exit_code(counts, 0, false, SWEEP_FAIL_DEFAULT | SWEEP_FAIL_UNTRIAGED), 0);
+	cr_assert_eq(sweep_exit_code(counts, 2, 0, false, SWEEP_FAIL_DEFAULT), 0);
+	cr_assert_eq(sweep_exit_code(counts, 2, 0, false, SWEEP_FAIL_DEFAULT | SWEEP_FAIL_UNTRIAGED), 1);
+	cr_assert_eq(sweep_exit_code(counts, 0, 0, false, SWEEP_FAIL_DEFAULT | SWEEP_FAIL_UNTRIAGED), 0);
 	counts[ST_ERROR] = 1;
-	cr_assert_eq(sweep_exit_code(counts, 0, false, SWEEP_FAIL_DEFAULT), 5);
-	cr_assert_eq(sweep_exit_code(counts, 1, false, SWEEP_FAIL_DEFAULT | SWEEP_FAIL_UNTRIAGED), 1,
+	cr_assert_eq(sweep_exit_code(counts, 0, 0, false, SWEEP_FAIL_DEFAULT), 5);
+	cr_assert_eq(sweep_exit_code(counts, 1, 0, false, SWEEP_FAIL_DEFAULT | SWEEP_FAIL_UNTRIAGED), 1,
 		     "an untriaged failure is exit 1 before errors' 5");
 	counts[ST_MISSING] = 1;
-	cr_assert_eq(sweep_exit_code(counts, 0, false, SWEEP_FAIL_DEFAULT), 1);
+	cr_assert_eq(sweep_exit_code(counts, 0, 0, false, SWEEP_FAIL_DEFAULT), 1);
 }
 
 Test(sweep_sched, a_gpu_held_by_another_sweep_is_skipped_until_rechecked)
