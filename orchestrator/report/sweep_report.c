@@ -179,8 +179,8 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 	return 0;
 }
 
-/* What the report keeps of the results files, read once more a chunk at a
- * time: each case's attempts; the results with GPU-time samples (for the
+/* What the report keeps of the results files, taken from the import's
+ * first reading of them, a chunk at a time: each case's attempts; the results with GPU-time samples (for the
  * perf comparison); for a merge's suspect GPUs, what finding them reads of
  * each result. */
 struct kept_results {
@@ -279,31 +279,44 @@ struct results_src {
 	const struct sweep_finish *f;
 	history_results_fn fn;
 	void *ctx;
+	/* The report's share, kept during the first reading only (the
+	 * import reads the files once more when it replaces the rows);
+	 * NULL: none. */
+	struct kept_results *keep;
+	bool kept;
 };
 
 static int marked_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 {
 	struct results_src *src = ctx;
+	int rc;
 
 	if (src->f->known)
 		mark_known(src->f->known, rs, src->f->finished);
-	return src->fn(src->ctx, rs, err);
+	rc = src->fn(src->ctx, rs, err);
+	/* After fn: keep_chunk moves the results with samples out. */
+	if (rc == 0 && src->keep && !src->kept)
+		rc = keep_chunk(src->keep, rs, err);
+	return rc;
 }
 
 static int each_marked(void *ctx, history_results_fn fn, void *fn_ctx, struct error *err)
 {
 	struct results_src *src = ctx;
 	struct sweep_results_chunks ch = { RESULTS_CHUNK, marked_chunk, src };
+	int rc;
 
 	src->fn = fn;
 	src->ctx = fn_ctx;
-	return sweep_results_each(src->folder, &ch, err);
+	rc = sweep_results_each(src->folder, &ch, err);
+	src->kept = true;
+	return rc;
 }
 
 static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
-		  const struct sweep_finish *f, struct error *err)
+		  const struct sweep_finish *f, struct kept_results *keep, struct error *err)
 {
-	struct results_src src = { .folder = folder, .f = f };
+	struct results_src src = { .folder = folder, .f = f, .keep = keep };
 	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
 	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
@@ -410,7 +423,7 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 
 		state = folder_state(folder);
 		f.state = state;
-		if (import(db, &old, folder, &f, ERROR_DISCARD) < 0)
+		if (import(db, &old, folder, &f, NULL, ERROR_DISCARD) < 0)
 			say_warning("sweep %s could not be recovered into the history", id);
 	}
 	sweep_meta_release(&old);
@@ -563,14 +576,12 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	size_t n_found = 0;
 	int rc = -1;
 
-	if (import(db, meta, folder, f, err) < 0)
-		goto out;
-	/* What the report needs of the results: a large sweep's report is
-	 * built beside its attempts, never beside its parsed results files. */
+	/* What the report needs of the results, kept while the import reads
+	 * them: a large sweep's report is built beside its attempts, never
+	 * beside its parsed results files. */
 	kept.attempts = &m.attempts;
 	kept.suspects_from_results = f->suspects_from_results;
-	rc = sweep_results_each(folder, &(struct sweep_results_chunks){ RESULTS_CHUNK, keep_chunk,
-									&kept }, err);
+	rc = import(db, meta, folder, f, &kept, err);
 	sweep_attempts_finish(&m.attempts);
 	if (rc == 0 && f->suspects_from_results) {
 		found = xcalloc(GPU_MAX, sizeof(*found));
