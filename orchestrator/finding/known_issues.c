@@ -376,6 +376,11 @@ void known_issues_release(struct known_issues *k)
 	memset(k, 0, sizeof(*k));
 }
 
+bool known_link_is_web(const char *link)
+{
+	return link && (!strncmp(link, "https://", 8) || !strncmp(link, "http://", 7));
+}
+
 bool known_rule_expired(const struct known_rule *r, long long now)
 {
 	return r->expires >= 0 && now > r->expires;

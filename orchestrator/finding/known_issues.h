@@ -76,6 +76,9 @@ int known_issues_parse(const char *name, const char *text, size_t len, struct kn
 void known_issues_release(struct known_issues *k);
 
 bool known_rule_expired(const struct known_rule *r, long long now);
+/* Whether a rule's link is a web address a page may link to (http or
+ * https); any other text is shown as text, never as a link. */
+bool known_link_is_web(const char *link);
 /* One line per rule expired at now, pushed to lines: "PATH:LINE: rule ID
  * expired on YYYY-MM-DD: it marks nothing known (renew or remove it)".
  * Returns how many. k may be NULL. */

@@ -8,6 +8,7 @@
  * The page without its matrix rows is one small tree; the rows are built
  * and serialised one at a time into the file, so a sweep of 10,000 cases
  * never holds the tree of 10,000 rows. */
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/report/report.h"
 
 #include <math.h>
@@ -195,11 +196,6 @@ static void file_link(xmlNodePtr parent, const char *dir, const char *file)
 }
 
 /* A known issue's link is followed only when it is http(s). */
-static bool web_link(const char *link)
-{
-	return link && (!strncmp(link, "https://", 8) || !strncmp(link, "http://", 7));
-}
-
 /* A heading and a table with its header row. */
 static xmlNodePtr titled_table(xmlNodePtr sec, const char *title, const char *id,
 			       const char *const *names)
@@ -272,7 +268,7 @@ static void known_table(xmlNodePtr sec, const struct report_failure_groups *g)
 		el(tr, "td", q->key);
 		el(tr, "td", c->known_owner ? c->known_owner : "-");
 		td = xmlNewChild(tr, NULL, X("td"), NULL);
-		if (web_link(c->known_link))
+		if (known_link_is_web(c->known_link))
 			prop(el(td, "a", c->known_link), "href", c->known_link);
 		else
 			el(td, "span", c->known_link ? c->known_link : "-");
@@ -352,7 +348,7 @@ static void triage(xmlNodePtr td, const struct report_case *c)
 		cleanup_free char *tip = xasprintf("%s%s%s", c->known_id,
 						   c->known_owner ? ", owner " : "",
 						   c->known_owner ? c->known_owner : "");
-		bool web = web_link(c->known_link);
+		bool web = known_link_is_web(c->known_link);
 
 		sp = el(d, web ? "a" : "span", label);
 		prop(sp, "class", "tri tri-known");

@@ -7,6 +7,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/report/report.h"
 #include "orchestrator/report/site_doc.h"
 
@@ -51,11 +52,6 @@ static void items(xmlNodePtr body, const char *title, const char *id,
 		site_elf(body, "p", "and %zu more", total - n);
 }
 
-static bool web_link(const char *s)
-{
-	return s && (!strncmp(s, "https://", 8) || !strncmp(s, "http://", 7));
-}
-
 static void known(xmlNodePtr body, const struct site_sig *s)
 {
 	xmlNodePtr table, tr, td;
@@ -89,7 +85,7 @@ static void known(xmlNodePtr body, const struct site_sig *s)
 		site_el(tr, "td", k->owner ? k->owner : "-");
 		td = xmlNewChild(tr, NULL, X("td"), NULL);
 		/* Only an http(s) link is followed; anything else is text. */
-		if (web_link(k->link))
+		if (known_link_is_web(k->link))
 			site_link(td, k->link, k->link);
 		else
 			site_el(td, "span", k->link ? k->link : "-");
