@@ -33,33 +33,25 @@ char *sweep_notify_record(const struct sweep_options *so)
 	return cJSON_PrintUnformatted(a);
 }
 
+/* Each string is its own copy in sn->strings (strvec_push copies), so a
+ * target may point at it while the vector grows. */
 static void add(struct sweep_notify *sn, const char *url, const char *owner, enum notify_format f)
 {
 	sn->targets = xrealloc(sn->targets, (sn->n + 1) * sizeof(*sn->targets));
 	strvec_push(&sn->strings, url);
-	sn->targets[sn->n] = (struct notify_target){ .format = f };
-	if (owner)
+	sn->targets[sn->n] = (struct notify_target){ .format = f,
+						     .url = sn->strings.v[sn->strings.n - 1] };
+	if (owner) {
 		strvec_push(&sn->strings, owner);
-	sn->n++;
-}
-
-/* The strings move while the vector grows: the targets point into it
- * once it is whole. */
-static void point(struct sweep_notify *sn, const bool *has_owner)
-{
-	size_t s = 0;
-
-	for (size_t i = 0; i < sn->n; i++) {
-		sn->targets[i].url = sn->strings.v[s++];
-		sn->targets[i].owner = has_owner[i] ? sn->strings.v[s++] : NULL;
+		sn->targets[sn->n].owner = sn->strings.v[sn->strings.n - 1];
 	}
+	sn->n++;
 }
 
 void sweep_notify_init(struct sweep_notify *sn, const struct sweep_options *so,
 		       const char *recorded, const char *folder)
 {
 	cleanup_cjson cJSON *a = NULL;
-	cleanup_free bool *owned = NULL;
 	const cJSON *t;
 
 	memset(sn, 0, sizeof(*sn));
@@ -69,42 +61,25 @@ void sweep_notify_init(struct sweep_notify *sn, const struct sweep_options *so,
 		for (size_t i = 0; i < so->notify.n; i++)
 			add(sn, so->notify.v[i], NULL,
 			    so->notify_slack ? NOTIFY_FORMAT_SLACK : NOTIFY_FORMAT_JSON);
-		owned = xcalloc(sn->n + 1, sizeof(bool));
-		point(sn, owned);
 		return;
 	}
 	a = recorded ? cJSON_Parse(recorded) : NULL;
-	owned = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(bool));
 	cJSON_ArrayForEach(t, a) {
 		const char *url = json_str(t, "url"), *fmt = json_str(t, "format");
-		const char *owner = json_str(t, "owner");
 
-		if (!url)
-			continue;
-		owned[sn->n] = owner != NULL;
-		add(sn, url, owner, fmt && !strcmp(fmt, format_name(NOTIFY_FORMAT_SLACK))
-					    ? NOTIFY_FORMAT_SLACK : NOTIFY_FORMAT_JSON);
+		if (url)
+			add(sn, url, json_str(t, "owner"),
+			    fmt && !strcmp(fmt, format_name(NOTIFY_FORMAT_SLACK)) ? NOTIFY_FORMAT_SLACK
+										 : NOTIFY_FORMAT_JSON);
 	}
-	point(sn, owned);
 }
 
 void sweep_notify_add_owners(struct sweep_notify *sn, const struct known_issues *k)
 {
-	size_t n = sn->n;
-	cleanup_free bool *owned = NULL;
-
 	for (size_t i = 0; k && i < k->n_owners; i++)
-		n += k->owners[i].notify.n;
-	owned = xcalloc(n + 1, sizeof(bool));
-	for (size_t i = 0; i < sn->n; i++)
-		owned[i] = sn->targets[i].owner != NULL;
-	for (size_t i = 0; k && i < k->n_owners; i++)
-		for (size_t u = 0; u < k->owners[i].notify.n; u++) {
-			owned[sn->n] = true;
+		for (size_t u = 0; u < k->owners[i].notify.n; u++)
 			add(sn, k->owners[i].notify.v[u], k->owners[i].name,
 			    k->owners[i].slack ? NOTIFY_FORMAT_SLACK : NOTIFY_FORMAT_JSON);
-		}
-	point(sn, owned);
 }
 
 void sweep_notify_after(void *ctx, const struct report *r)
