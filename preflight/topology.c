@@ -224,6 +224,13 @@ unsigned long long gpu_unique_id(const struct gpu_topology *t, int ordinal)
 	return ordinal >= 0 && (size_t)ordinal < t->n_gpus ? t->gpus[ordinal].unique_id : 0;
 }
 
+void gpu_unique_ids_format(struct strbuf *out, const struct gpu_topology *t, const int *gpus,
+			   size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(out, i ? ",%llu" : "%llu", gpu_unique_id(t, gpus[i]));
+}
+
 void gpu_list_format(struct strbuf *out, const int *gpus, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -34,6 +34,10 @@ struct gpu_topology {
 void gpu_list_format(struct strbuf *out, const int *gpus, size_t n);
 /* The KFD unique_id of the GPU at ordinal; 0 when unknown or out of range. */
 unsigned long long gpu_unique_id(const struct gpu_topology *t, int ordinal);
+/* The one way a replay's GPUs are written by identity (results lines,
+ * known-issue rules' gpu:): their unique_ids, "1700,1701" (appended). */
+void gpu_unique_ids_format(struct strbuf *out, const struct gpu_topology *t, const int *gpus,
+			   size_t n);
 
 /* The GPU at ordinal, NULL when out of range. */
 const struct gpu_node *gpu_topology_node(const struct gpu_topology *t, int ordinal);

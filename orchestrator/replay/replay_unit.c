@@ -203,8 +203,7 @@ static void match_known(const struct unit_run *u, const struct finding *f,
 		return;
 	signature_init(&sig);
 	signature_of_finding(&sig, f);
-	for (size_t g = 0; g < u->n_chosen; g++)
-		strbuf_addf(&uids, g ? ",%llu" : "%llu", gpu_unique_id(&u->host->topo, u->chosen[g]));
+	gpu_unique_ids_format(&uids, &u->host->topo, u->chosen, u->n_chosen);
 	replay_host_name(host, sizeof(host));
 	{
 		struct known_subject s = { .sig = &sig, .case_name = d->pid_dir,

@@ -210,8 +210,7 @@ void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo
 	if (!r->gpu_uids && r->n_gpus) {
 		struct strbuf u = STRBUF_INIT;
 
-		for (size_t g = 0; g < r->n_gpus; g++)
-			strbuf_addf(&u, g ? ",%llu" : "%llu", gpu_unique_id(topo, r->gpus[g]));
+		gpu_unique_ids_format(&u, topo, r->gpus, r->n_gpus);
 		r->gpu_uids = strbuf_detach(&u, NULL);
 	}
 	if (!r->kind)
