@@ -15,6 +15,7 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/finding.h"
 
 /* A known-issues file is a reviewed text file, not a data dump. */
 #define KNOWN_FILE_MAX (4u << 20)
@@ -374,6 +375,20 @@ void known_issues_release(struct known_issues *k)
 	free(k->owners);
 	free(k->path);
 	memset(k, 0, sizeof(*k));
+}
+
+void known_issues_mark_finding(const struct known_issues *k, const struct finding *f,
+			       struct known_subject where, long long now,
+			       struct finding_context *ctx)
+{
+	struct signature sig;
+
+	signature_init(&sig);
+	signature_of_finding(&sig, f);
+	where.sig = &sig;
+	ctx->known_checked = true;
+	ctx->known = known_issues_match(k, &where, now);
+	signature_release(&sig);
 }
 
 bool known_link_is_web(const char *link)

@@ -76,6 +76,15 @@ int known_issues_parse(const char *name, const char *text, size_t len, struct kn
 void known_issues_release(struct known_issues *k);
 
 bool known_rule_expired(const struct known_rule *r, long long now);
+struct finding;
+struct finding_context;
+/* One finding (run, analyze): the first rule matching its signature and
+ * where it ran (where.sig is set here), at now; ctx records that rules were
+ * checked and the rule that matched (NULL: untriaged). */
+void known_issues_mark_finding(const struct known_issues *k, const struct finding *f,
+			       struct known_subject where, long long now,
+			       struct finding_context *ctx);
+
 /* Whether a rule's link is a web address a page may link to (http or
  * https); any other text is shown as text, never as a link. */
 bool known_link_is_web(const char *link);

@@ -196,23 +196,17 @@ static void match_known(const struct unit_run *u, const struct finding *f,
 {
 	const struct replay_desc *d = u->desc;
 	cleanup_strbuf struct strbuf uids = STRBUF_INIT;
-	struct signature sig;
 	char host[256];
 
 	if (!u->host->known)
 		return;
-	signature_init(&sig);
-	signature_of_finding(&sig, f);
 	gpu_unique_ids_format(&uids, &u->host->topo, u->chosen, u->n_chosen);
 	replay_host_name(host, sizeof(host));
-	{
-		struct known_subject s = { .sig = &sig, .case_name = d->pid_dir,
-					   .image = d->image->ref, .gpu = uids.buf, .host = host };
-
-		ctx->known_checked = true;
-		ctx->known = known_issues_match(u->host->known, &s, (long long)time(NULL));
-	}
-	signature_release(&sig);
+	known_issues_mark_finding(u->host->known, f,
+				  (struct known_subject){ .case_name = d->pid_dir,
+							  .image = d->image->ref, .gpu = uids.buf,
+							  .host = host },
+				  (long long)time(NULL), ctx);
 }
 
 /* The finding: the classifier's verdict on the log, completed by --info
