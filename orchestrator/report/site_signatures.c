@@ -47,11 +47,12 @@ static const char *const queries[Q__COUNT] = {
 		    " AND r.known_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 5 DESC, 2",
 };
 
-/* Where a signature was first (?2 = 0) or last (?2 = 1) seen, anywhere. */
+/* The sweeps a signature was seen in, anywhere, oldest first (ties by
+ * id): the first row is where it was first seen, the first row of the
+ * newest start where it was last seen. */
 static const char seen_sql[] =
-	"SELECT s.id, s.started FROM results r JOIN sweeps s ON s.id = r.sweep"
-	" WHERE r.sig_id = ?1 ORDER BY CASE WHEN ?2 THEN -s.started ELSE s.started END,"
-	" s.id LIMIT 1";
+	"SELECT id, started FROM sweeps WHERE id IN (SELECT sweep FROM results WHERE sig_id = ?1)"
+	" ORDER BY started, id";
 
 struct cursor {
 	sqlite3_stmt *st;
@@ -162,20 +163,30 @@ static void gpu_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item 
 				      .results = (size_t)sqlite3_column_int64(st, 3) };
 }
 
-static int seen(struct sig_pass *p, const char *id, bool last, const char **sweep,
-		long long *started)
+static int seen(struct sig_pass *p, const char *id, struct site_sig *s)
 {
+	cleanup_strbuf struct strbuf last = STRBUF_INIT;
+	bool any = false;
 	int rc;
 
 	sqlite3_reset(p->seen);
 	bind_text(p->seen, 1, id);
-	sqlite3_bind_int(p->seen, 2, last);
-	rc = sqlite3_step(p->seen);
-	if (rc == SQLITE_ROW) {
-		*sweep = kept(&p->strings, col(p->seen, 0));
-		*started = sqlite3_column_int64(p->seen, 1);
-		rc = SQLITE_DONE;
+	while ((rc = sqlite3_step(p->seen)) == SQLITE_ROW) {
+		long long started = sqlite3_column_int64(p->seen, 1);
+
+		if (!any) {
+			s->first_sweep = kept(&p->strings, col(p->seen, 0));
+			s->first_started = started;
+		}
+		if (!any || started > s->last_started) {
+			strbuf_reset(&last);
+			strbuf_addstr(&last, col(p->seen, 0) ? col(p->seen, 0) : "");
+			s->last_started = started;
+		}
+		any = true;
 	}
+	if (any)
+		s->last_sweep = kept(&p->strings, last.buf);
 	sqlite3_reset(p->seen);
 	return rc == SQLITE_DONE ? 0 : history_sql_error(p->g->db, rc, "signatures", p->g->err);
 }
@@ -244,9 +255,7 @@ static int one(struct sig_pass *p)
 	if (rc == 0)
 		rc = known_issues(p, s.id, &known, &s.n_known);
 	if (rc == 0)
-		rc = seen(p, s.id, false, &s.first_sweep, &s.first_started);
-	if (rc == 0)
-		rc = seen(p, s.id, true, &s.last_sweep, &s.last_started);
+		rc = seen(p, s.id, &s);
 	s.cases = cases;
 	s.images = images;
 	s.gpus = gpus;
