@@ -156,13 +156,15 @@ static int sample_row(void *ctx, const struct history_perf_row *row)
 	return 0;
 }
 
-static int load_samples(struct bisect_job *j, size_t i, size_t c, const char *sweep,
+/* The result's own sweep and case name: the query reads that case's
+ * samples only, not the whole sweep's. */
+static int load_samples(struct bisect_job *j, size_t i, size_t c, const struct history_known *k,
 			struct error *err)
 {
 	struct bisect_probe *p = &j->probes[i];
 	struct samples_of w = { .digest = j->cases[c].digest, .image_id = p->image_id,
 				.out = &p->perf[c] };
-	struct history_perf_query q = { .sweep = sweep, .last = 1 };
+	struct history_perf_query q = { .sweep = k->sweep, .case_name = k->case_name, .last = 1 };
 	int rc;
 
 	p->perf[c].n = 0;
@@ -212,7 +214,7 @@ static int look_up(struct bisect_job *j, size_t i, struct error *err)
 				     k.kernel ? " in " : "", k.kernel ? k.kernel : "",
 				     k.attempts > 1 ? " (after retries)" : "");
 		flaky |= k.attempts > 1 && k.first_outcome && strcmp(k.first_outcome, k.outcome);
-		if (j->gpu_time && load_samples(j, i, c, k.sweep, err) < 0) {
+		if (j->gpu_time && load_samples(j, i, c, &k, err) < 0) {
 			history_known_release(&k);
 			return -1;
 		}

@@ -15,6 +15,7 @@ void history_known_release(struct history_known *k)
 	free(k->sweep);
 	free(k->folder);
 	free(k->run_dir);
+	free(k->case_name);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -32,7 +33,7 @@ int history_db_find_result(struct history_db *db, const char *digest, const char
 	memset(k, 0, sizeof(*k));
 	if (history_sql_prepare(db,
 		    "SELECT r.outcome, f.outcome, r.fault_class, r.kernel, r.sweep, s.folder,"
-		    " r.run_dir, r.attempt FROM results r JOIN sweeps s ON s.id = r.sweep"
+		    " r.run_dir, r.attempt, r.case_name FROM results r JOIN sweeps s ON s.id = r.sweep"
 		    " LEFT JOIN results f ON f.sweep = r.sweep AND f.case_name = r.case_name"
 		    "  AND f.image_ref = r.image_ref AND f.attempt = 1"
 		    " WHERE r.digest = ?1 AND r.image_id = ?2 AND r.run_options_fp = ?3"
@@ -59,6 +60,7 @@ int history_db_find_result(struct history_db *db, const char *digest, const char
 	k->folder = dup_col(st, 5);
 	k->run_dir = dup_col(st, 6);
 	k->attempts = sqlite3_column_int(st, 7);
+	k->case_name = dup_col(st, 8);
 	return 0;
 }
 

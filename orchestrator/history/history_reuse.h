@@ -14,6 +14,7 @@ struct history_known {
 	bool found;
 	char *outcome, *first_outcome; /* of the final and the first attempt */
 	char *fault_class, *kernel, *sweep, *folder, *run_dir;
+	char *case_name; /* as that sweep named the case */
 	int attempts;
 };
 void history_known_release(struct history_known *k);
