@@ -87,12 +87,28 @@ static int compile(struct reader *r, const yaml_node_t *at, const char *rule,
 	return 0;
 }
 
+/* YAML forbids a key twice in a mapping, libyaml keeps both: the later
+ * one would silently win over what a reviewer read first. The key node
+ * of the first repeat, or NULL. */
+static const yaml_node_t *repeated_key(struct reader *r, const yaml_node_t *m)
+{
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++)
+		for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++)
+			if (scalar(node(r, p->key)) && scalar(node(r, q->key)) &&
+			    !strcmp(scalar(node(r, p->key)), scalar(node(r, q->key))))
+				return node(r, p->key);
+	return NULL;
+}
+
 static int read_match(struct reader *r, const yaml_node_t *m, struct known_rule *rule)
 {
+	const yaml_node_t *dup;
 	bool any = false;
 
 	if (m->type != YAML_MAPPING_NODE)
 		return fail(r, m, rule->id, "%s", "match: is not a mapping");
+	if ((dup = repeated_key(r, m)))
+		return fail(r, dup, rule->id, "match.%s given twice", scalar(dup));
 	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = node(r, p->key), *v = node(r, p->value);
 		const char *key = scalar(k), *val = scalar(v);
@@ -106,8 +122,6 @@ static int read_match(struct reader *r, const yaml_node_t *m, struct known_rule 
 				    key ? key : "?");
 		if (!val || !*val)
 			return fail(r, v, rule->id, "match.%s needs a pattern", key);
-		if (rule->match[f].text)
-			return fail(r, k, rule->id, "match.%s given twice", key);
 		if (compile(r, v, rule->id, &rule->match[f], val) < 0)
 			return -1;
 		any = true;
@@ -117,7 +131,7 @@ static int read_match(struct reader *r, const yaml_node_t *m, struct known_rule 
 
 static int read_rule(struct reader *r, const yaml_node_t *n, struct known_rule *rule)
 {
-	const yaml_node_t *match = NULL;
+	const yaml_node_t *match = NULL, *dup;
 	char **dst;
 
 	rule->line = (int)n->start_mark.line + 1;
@@ -129,14 +143,8 @@ static int read_rule(struct reader *r, const yaml_node_t *n, struct known_rule *
 		if (scalar(node(r, p->key)) && !strcmp(scalar(node(r, p->key)), "id") &&
 		    scalar(node(r, p->value)) && !rule->id)
 			rule->id = xstrdup(scalar(node(r, p->value)));
-	/* YAML forbids a key twice, libyaml keeps both: the later one would
-	 * silently win over what a reviewer read first. */
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
-		for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++)
-			if (scalar(node(r, p->key)) && scalar(node(r, q->key)) &&
-			    !strcmp(scalar(node(r, p->key)), scalar(node(r, q->key))))
-				return fail(r, node(r, p->key), rule->id, "'%s' is given twice",
-					    scalar(node(r, p->key)));
+	if ((dup = repeated_key(r, n)))
+		return fail(r, dup, rule->id, "'%s' is given twice", scalar(dup));
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = node(r, p->key), *v = node(r, p->value);
 		const char *key = scalar(k), *val = scalar(v);
@@ -213,12 +221,19 @@ static int read_owner_url(struct reader *r, const yaml_node_t *v, struct known_o
 static int read_owner(struct reader *r, const yaml_node_t *k, const yaml_node_t *n,
 		      struct known_owner *o)
 {
+	const yaml_node_t *dup;
+
 	o->name = xstrdup(scalar(k) ? scalar(k) : "?");
 	strvec_init(&o->notify);
 	if (!scalar(k) || !*scalar(k))
 		return fail(r, k, NULL, "%s", "an owner needs a name");
 	if (n->type != YAML_MAPPING_NODE)
 		return owner_fail(r, n, o->name, "is a mapping (notify, format)");
+	if ((dup = repeated_key(r, n))) {
+		cleanup_free char *what = xasprintf("'%s' is given twice", scalar(dup));
+
+		return owner_fail(r, dup, o->name, what);
+	}
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		const yaml_node_t *pk = node(r, p->key), *v = node(r, p->value);
 		const char *key = scalar(pk), *val = scalar(v);
@@ -247,10 +262,14 @@ static int read_owner(struct reader *r, const yaml_node_t *k, const yaml_node_t 
 
 static int read_owners(struct reader *r, const yaml_node_t *n, struct known_issues *out)
 {
+	const yaml_node_t *dup;
+
 	if (n->type == YAML_SCALAR_NODE && !*scalar(n))
 		return 0; /* "owners:" with nothing under it */
 	if (n->type != YAML_MAPPING_NODE)
 		return fail(r, n, NULL, "%s", "owners: is a mapping of owner names");
+	if ((dup = repeated_key(r, n)))
+		return owner_fail(r, dup, scalar(dup), "given twice");
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		struct known_owner *o;
 
@@ -259,9 +278,6 @@ static int read_owners(struct reader *r, const yaml_node_t *n, struct known_issu
 		memset(o, 0, sizeof(*o));
 		if (read_owner(r, node(r, p->key), node(r, p->value), o) < 0)
 			return -1;
-		for (size_t i = 0; i + 1 < out->n_owners; i++)
-			if (!strcmp(out->owners[i].name, o->name))
-				return owner_fail(r, node(r, p->key), o->name, "given twice");
 	}
 	return 0;
 }
@@ -269,11 +285,14 @@ static int read_owners(struct reader *r, const yaml_node_t *n, struct known_issu
 static int read_document(struct reader *r, struct known_issues *out)
 {
 	yaml_node_t *root = yaml_document_get_root_node(r->doc), *issues = NULL;
+	const yaml_node_t *dup;
 
 	if (!root)
 		return 0; /* an empty file: no rules */
 	if (root->type != YAML_MAPPING_NODE)
 		return fail(r, root, NULL, "%s", "the file is a mapping with an issues: list");
+	if ((dup = repeated_key(r, root)))
+		return fail(r, dup, NULL, "'%s' is given twice", scalar(dup));
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
 	     p++) {
 		const char *key = scalar(node(r, p->key));

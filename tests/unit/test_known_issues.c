@@ -154,6 +154,14 @@ Test(known_issues, a_bad_owner_is_one_line_naming_file_line_and_owner)
 	bad("owners:\n  gemm-team:\n    colour: red\n",
 	    "known.yaml:3: owner gemm-team: unknown key 'colour' (notify, format)");
 	bad("owners:\n  a: {notify: env:X}\n  a: {notify: env:Y}\n", "owner a: given twice");
+	/* Every mapping refuses a key twice, not only a rule's: the later
+	 * one would silently win over what a reviewer read first. */
+	bad("owners:\n  a:\n    format: json\n    format: slack\n",
+	    "known.yaml:4: owner a: 'format' is given twice");
+	bad("issues: []\nowners: {}\nissues:\n  - {id: A, link: l, owner: o, match: {outcome: MAF}}\n",
+	    "known.yaml:3: 'issues' is given twice");
+	bad("issues:\n  - id: A\n    link: l\n    owner: o\n    match:\n      outcome: MAF\n"
+	    "      outcome: FAIL\n", "known.yaml:7: rule A: match.outcome given twice");
 	bad("owners: [x]\n", "known.yaml:1: owners: is a mapping of owner names");
 }
 
