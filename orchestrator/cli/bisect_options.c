@@ -69,11 +69,11 @@ int bisect_options_validate(const struct sweep_options *s, struct error *err)
 		long n = s->perf_runs ? s->perf_runs : BISECT_PERF_RUNS_DEFAULT;
 
 		/* Every probe would be insufficient: say so before replaying. */
-		if (perf_min_p((size_t)n, (size_t)n) >= s->perf_alpha)
+		if (perf_min_p((size_t)n, (size_t)n) >= s->perf.alpha)
 			return error_set(err, ERR_USAGE, 0,
 					 "bisect --metric gpu-time: --perf %ld against %ld samples "
 					 "cannot reach a p-value below --perf-alpha %g; give more",
-					 n, n, s->perf_alpha);
+					 n, n, s->perf.alpha);
 	}
 	return 0;
 }

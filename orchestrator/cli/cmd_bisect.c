@@ -103,8 +103,7 @@ static int set_up(struct bisect_job *j, struct error *err)
 		if (!so->perf_runs)
 			so->perf_runs = BISECT_PERF_RUNS_DEFAULT;
 		j->gpu_time = true;
-		j->rule = (struct perf_rule){ .threshold = so->perf_threshold,
-					      .alpha = so->perf_alpha, .max_cv = so->perf_max_cv };
+		j->rule = so->perf;
 	}
 	j->fp = options_fingerprint(j->o);
 	if (history_db_open(&j->db, j->o->sweep.db ? j->o->sweep.db : dflt, err) < 0 ||

@@ -118,7 +118,7 @@ static int meta_from_options(struct sweep_cmd *c, struct error *err)
 	m->fail_on = so->fail_on;
 	m->perf_baseline = so->perf_baseline ? xstrdup(so->perf_baseline) : NULL;
 	m->perf_window = so->perf_window;
-	m->perf_rule = (struct perf_rule){ so->perf_threshold, so->perf_alpha, so->perf_max_cv };
+	m->perf_rule = so->perf;
 	m->run_options = cJSON_PrintUnformatted(run);
 	m->notify = sweep_notify_record(so);
 	kernel_replacements_copy(&c->kernel_sources, &c->ro->replace_kernels);

@@ -34,9 +34,9 @@ static const struct option_def perf_rows[] = {
 void perf_options_init(struct sweep_options *s)
 {
 	s->perf_window = 1;
-	s->perf_threshold = PERF_THRESHOLD_DEFAULT;
-	s->perf_alpha = PERF_ALPHA_DEFAULT;
-	s->perf_max_cv = PERF_MAX_CV_DEFAULT;
+	s->perf.threshold = PERF_THRESHOLD_DEFAULT;
+	s->perf.alpha = PERF_ALPHA_DEFAULT;
+	s->perf.max_cv = PERF_MAX_CV_DEFAULT;
 }
 
 /* "3", "3%", "2.5%": a percentage above 0 and at most 100, as a fraction. */
@@ -85,13 +85,13 @@ static int perf_option_apply(struct sweep_options *s, enum option_id id, const c
 	case OPT_PERF_WINDOW:
 		return parse_range(from, v, 1, 100, &s->perf_window, err);
 	case OPT_PERF_THRESHOLD:
-		return parse_percent(from, v, &s->perf_threshold, err);
+		return parse_percent(from, v, &s->perf.threshold, err);
 	case OPT_PERF_MAX_CV:
-		return parse_percent(from, v, &s->perf_max_cv, err);
+		return parse_percent(from, v, &s->perf.max_cv, err);
 	case OPT_PERF_ALPHA:
 		errno = 0;
-		s->perf_alpha = strtod(v, &end);
-		if (errno || end == v || *end || !(s->perf_alpha > 0) || !(s->perf_alpha < 1))
+		s->perf.alpha = strtod(v, &end);
+		if (errno || end == v || *end || !(s->perf.alpha > 0) || !(s->perf.alpha < 1))
 			return error_set(err, ERR_USAGE, 0,
 					 "%s: '%s' is not a level above 0 and below 1 (e.g. 0.01)",
 					 from, v);

@@ -15,6 +15,7 @@
 #include "orchestrator/cli/options_table.h"
 #include "preflight/topology.h"
 #include "orchestrator/sweep/sweep_status.h"
+#include "orchestrator/perf/perf_change.h"
 
 struct sweep_options {
 	struct strvec images, archives, plans; /* in the order given */
@@ -57,7 +58,7 @@ struct sweep_options {
 	long perf_warmup;
 	char *perf_baseline;  /* --perf-baseline IMAGE */
 	long perf_window;     /* default 1 */
-	double perf_threshold, perf_alpha, perf_max_cv; /* fractions */
+	struct perf_rule perf; /* --perf-threshold, --perf-alpha, --perf-max-cv */
 };
 
 void sweep_options_init(struct sweep_options *s);
