@@ -264,3 +264,23 @@ Test(docs, exit_code_tables_list_exactly_the_exit_enum)
 	table_codes(part.buf, "\n  ", &doc);
 	assert_same_codes(&code, &doc, "--help");
 }
+
+/* README's run options table is what a developer triaging one capture
+ * reads first: every option of `run` is in it (it once lacked --as-root,
+ * --memory, --seccomp, --gpu-wait and the --perf pair). */
+Test(docs, every_run_option_is_in_readmes_options_table)
+{
+	cleanup_strbuf struct strbuf readme = STRBUF_INIT;
+	cleanup_strbuf struct strbuf table = STRBUF_INIT;
+
+	read_source("README.md", &readme);
+	section(readme.buf, "### Options\n", "\n### ", &table);
+	for (size_t i = 0; i < option_count(); i++) {
+		const struct option_def *d = option_at(i);
+		cleanup_free char *flag = xasprintf("--%s", d->name);
+
+		if (option_applies(d, CMD_RUN))
+			cr_expect(mentions(table.buf, flag, false),
+				  "README's \"### Options\" table lacks run's %s", flag);
+	}
+}
