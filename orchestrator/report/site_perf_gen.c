@@ -10,15 +10,16 @@
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/report/site_gen.h"
 
-/* One sweep's samples with their result's identity, in the primary key's
- * order; the result is found by its own primary key. */
+/* One sweep's samples with their result's identity, in case order: the
+ * sweep's results by their primary key, each one's samples by theirs
+ * (one lookup of a result per result, not per sample). */
 const char site_perf_sweep_sql[] =
-	"SELECT p.case_name, p.image_ref, p.attempt, p.kernel_ms, r.image_id, r.digest,"
-	" r.gfx, r.device_id, r.driver FROM perf_samples p JOIN results r"
-	" ON r.sweep = p.sweep AND r.case_name = p.case_name AND r.image_ref = p.image_ref"
-	" AND r.attempt = p.attempt"
-	" WHERE p.sweep = ?1 AND p.kernel_ms > 0"
-	" ORDER BY p.case_name, p.image_ref, p.attempt, p.idx";
+	"SELECT r.case_name, r.image_ref, r.attempt, p.kernel_ms, r.image_id, r.digest,"
+	" r.gfx, r.device_id, r.driver FROM results r JOIN perf_samples p"
+	" ON p.sweep = r.sweep AND p.case_name = r.case_name AND p.image_ref = r.image_ref"
+	" AND p.attempt = r.attempt"
+	" WHERE r.sweep = ?1 AND p.kernel_ms > 0"
+	" ORDER BY r.case_name, r.image_ref, r.attempt, p.idx";
 
 static int step(struct history_db *db, struct site_perf_label *l, size_t i, struct error *err)
 {

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -157,13 +158,19 @@ static void medians(xmlNodePtr svg, const struct frame *f, const struct site_per
 	site_prop(l, "stroke-width", "1.5");
 }
 
-/* A point per night (its numbers in its tooltip); a change is a triangle,
- * up and red for slower, down and green for faster. */
+/* A change is a triangle, up and red for slower, down and green for
+ * faster; the last night and its baseline are points. Each has its
+ * numbers in its tooltip. The other nights are the line and the band
+ * alone: a point per night was most of a case page's cost. */
 static void night_mark(xmlNodePtr svg, const struct frame *f, const struct site_perf_series *s,
 		       size_t i)
 {
 	const struct site_perf_night *n = &s->v[i];
 	bool slower = n->cmp.status == PERF_SLOWER, faster = n->cmp.status == PERF_FASTER;
+
+	if (!slower && !faster && i + 1 < s->n &&
+	    !(i + 2 == s->n && s->v[i + 1].cmp.status != PERF_NONE))
+		return;
 	double x = fx(f, (double)n->started), y = fy(f, n->median);
 	cleanup_strbuf struct strbuf tip = STRBUF_INIT;
 	char when[32];
@@ -293,6 +300,17 @@ void site_perf_chart(xmlNodePtr parent, const struct site_perf_case *c)
 	}
 }
 
+/* "sweep (sha256:0123456789ab)": the image ID cut to 12 hex digits, as
+ * docker prints it; the whole ID in the cell's tooltip. */
+static void sweep_cell(xmlNodePtr tr, const char *sweep, const char *image_id)
+{
+	const char *hex = strncmp(image_id, "sha256:", 7) ? NULL : image_id + 7;
+	xmlNodePtr td = site_elf(tr, "td", "%s (%s%.12s)", sweep, hex ? "sha256:" : "",
+				 hex ? hex : image_id);
+
+	site_prop(td, "title", image_id);
+}
+
 static void change_row(xmlNodePtr table, const struct site_perf_change *c)
 {
 	xmlNodePtr tr = xmlNewChild(table, NULL, X("tr"), NULL), td;
@@ -312,8 +330,8 @@ static void change_row(xmlNodePtr table, const struct site_perf_change *c)
 	site_el(tr, "td", c->image);
 	gpu_text(c->gfx, c->device_id, &gpu);
 	site_el(tr, "td", gpu.buf);
-	site_elf(tr, "td", "%s (%s)", c->sweep_id, c->image_id);
-	site_elf(tr, "td", "%s (%s)", c->baseline_sweep, c->baseline_image_id);
+	sweep_cell(tr, c->sweep_id, c->image_id);
+	sweep_cell(tr, c->baseline_sweep, c->baseline_image_id);
 }
 
 int site_perf_changes_html(const struct site_perf_changes *x, size_t n_labels,
