@@ -324,6 +324,7 @@ static int on_result(void *ctx, const struct site_result_row *r)
 	}
 	if ((c = find_col(p, r->sweep_id)) >= p->n_win)
 		return 0; /* a sweep that left the window meanwhile */
+	site_perf_result(&p->perf, c, r);
 	cell = (struct site_grid_cell *)&row->cells[c];
 	/* A later attempt replaces the cell; a replay that did not pass
 	 * before it makes a final PASS flaky. */

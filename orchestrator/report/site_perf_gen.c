@@ -10,16 +10,51 @@
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/report/site_gen.h"
 
-/* One sweep's samples with their result's identity, in case order: the
- * sweep's results by their primary key, each one's samples by theirs
- * (one lookup of a result per result, not per sample). */
+/* One sweep's samples in case order, on the primary key alone. */
 const char site_perf_sweep_sql[] =
-	"SELECT r.case_name, r.image_ref, r.attempt, p.kernel_ms, r.image_id, r.digest,"
-	" r.gfx, r.device_id, r.driver FROM results r JOIN perf_samples p"
-	" ON p.sweep = r.sweep AND p.case_name = r.case_name AND p.image_ref = r.image_ref"
-	" AND p.attempt = r.attempt"
-	" WHERE r.sweep = ?1 AND p.kernel_ms > 0"
-	" ORDER BY r.case_name, r.image_ref, r.attempt, p.idx";
+	"SELECT case_name, image_ref, attempt, kernel_ms FROM perf_samples"
+	" WHERE sweep = ?1 AND kernel_ms > 0"
+	" ORDER BY case_name, image_ref, attempt, idx";
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void site_perf_result(struct site_perf_label *l, size_t col, const struct site_result_row *r)
+{
+	if (l->n_res == l->alloc_res)
+		l->res = xrealloc(l->res, (l->alloc_res = l->alloc_res ? 2 * l->alloc_res : 64) *
+						  sizeof(*l->res));
+	l->res[l->n_res++] = (struct site_perf_result){
+		.col = col, .attempt = r->attempt, .device_id = r->device_id,
+		.image = xstrdup(r->image), .image_id = dup_or_null(r->image_id),
+		.digest = dup_or_null(r->digest), .gfx = dup_or_null(r->gfx),
+		.driver = dup_or_null(r->driver),
+	};
+}
+
+static void results_reset(struct site_perf_label *l)
+{
+	for (size_t i = 0; i < l->n_res; i++) {
+		free(l->res[i].image);
+		free(l->res[i].image_id);
+		free(l->res[i].digest);
+		free(l->res[i].gfx);
+		free(l->res[i].driver);
+	}
+	l->n_res = 0;
+}
+
+static const struct site_perf_result *result_of(const struct site_perf_label *l, size_t col,
+						const char *image, int attempt)
+{
+	for (size_t i = 0; i < l->n_res; i++)
+		if (l->res[i].col == col && l->res[i].attempt == attempt &&
+		    !strcmp(l->res[i].image, image))
+			return &l->res[i];
+	return NULL;
+}
 
 static int step(struct history_db *db, struct site_perf_label *l, size_t i, struct error *err)
 {
@@ -71,14 +106,15 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 
 		/* Both orders are SQLite's BINARY collation, strcmp's. */
 		while (l->live[i] && (c = strcmp(text(st, 0), case_name)) <= 0) {
-			if (c == 0) {
+			const struct site_perf_result *r =
+				c ? NULL : result_of(l, i, text(st, 1), sqlite3_column_int(st, 2));
+
+			if (r) {
 				struct site_perf_sample s = {
-					.image = text(st, 1), .attempt = sqlite3_column_int(st, 2),
-					.ms = sqlite3_column_double(st, 3), .image_id = text(st, 4),
-					.digest = text(st, 5), .gfx = text(st, 6),
-					.device_id = sqlite3_column_type(st, 7) == SQLITE_NULL
-							     ? -1 : (long)sqlite3_column_int64(st, 7),
-					.driver = text(st, 8), .sweep_id = win[i].id, .col = i,
+					.image = r->image, .attempt = r->attempt,
+					.ms = sqlite3_column_double(st, 3), .image_id = r->image_id,
+					.digest = r->digest, .gfx = r->gfx, .device_id = r->device_id,
+					.driver = r->driver, .sweep_id = win[i].id, .col = i,
 					.started = win[i].started,
 				};
 
@@ -88,6 +124,7 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 				return -1;
 		}
 	}
+	results_reset(l);
 	if (!l->c.n)
 		return 0;
 	changes->any = true;
@@ -105,6 +142,8 @@ void site_perf_label_close(struct site_perf_label *l)
 	free(l->st);
 	free(l->live);
 	site_perf_case_release(&l->c);
+	results_reset(l);
+	free(l->res);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -3,7 +3,10 @@
  * model). The samples are read by one statement per sweep of the window,
  * each in case order on the samples' primary key (sweep, case, image,
  * attempt): the label pass's cases, in the same order, take their rows
- * from the head of each, with no sort and no query per case. */
+ * from the head of each, with no sort and no query per case. What a
+ * sample's result says (image ID, digest, GPU product, driver) comes with
+ * the label pass's own rows (site_perf_result): looking each result up
+ * again, in case order, read the results table at random. */
 #ifndef HRR_REPORT_SITE_PERF_GEN_H
 #define HRR_REPORT_SITE_PERF_GEN_H
 
@@ -17,6 +20,14 @@
 
 struct sqlite3_stmt;
 
+/* A result of the case being read: its sweep's column, image, attempt. */
+struct site_perf_result {
+	size_t col;
+	int attempt;
+	long device_id;
+	char *image, *image_id, *digest, *gfx, *driver;
+};
+
 /* One label's pass. Zeroed to start; site_perf_label_close ends it. */
 struct site_perf_label {
 	struct sqlite3_stmt **st; /* per sweep of the window, oldest first */
@@ -24,7 +35,12 @@ struct site_perf_label {
 	size_t n;
 	bool opened;
 	struct site_perf_case c;
+	struct site_perf_result *res; /* the case's results */
+	size_t n_res, alloc_res;
 };
+
+/* Note a result of the case being read, in sweep column col. */
+void site_perf_result(struct site_perf_label *l, size_t col, const struct site_result_row *r);
 
 /* The case's GPU time (*out NULL: no samples), its last sweep's changes
  * added to changes. The statements are prepared on the first call. */
