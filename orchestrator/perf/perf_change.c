@@ -29,14 +29,16 @@ enum perf_status perf_status_parse(const char *name)
 	return PERF_NONE;
 }
 
-int perf_compare(const double *base, size_t n_base, const double *cand, size_t n_new,
-		 const struct perf_rule *rule, bool same_build,
-		 struct perf_comparison *out, struct error *err)
+/* full: the U test and the bootstrap interval always (the reports);
+ * else the U test only where the status needs it and no interval. */
+static int compare(const double *base, size_t n_base, const double *cand, size_t n_new,
+		   const struct perf_rule *rule, bool same_build, bool full,
+		   struct perf_comparison *out, struct error *err)
 {
-	struct perf_mwu t;
+	struct perf_mwu t = { .p = NAN };
 
-	*out = (struct perf_comparison){ .n_base = n_base, .n_new = n_new, .p = 1,
-					 .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN };
+	*out = (struct perf_comparison){ .n_base = n_base, .n_new = n_new, .p = full ? 1 : NAN,
+					 .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .u = NAN };
 	if (n_base < 2 || n_new < 2 || perf_min_p(n_base, n_new) >= rule->alpha) {
 		out->status = PERF_INSUFFICIENT;
 		if (n_base > 0 && n_new > 0) {
@@ -45,23 +47,30 @@ int perf_compare(const double *base, size_t n_base, const double *cand, size_t n
 		}
 		return 0;
 	}
-	if (perf_mann_whitney(base, n_base, cand, n_new, &t, err) < 0)
-		return -1;
-	if (perf_ratio_interval(base, n_base, cand, n_new, PERF_BOOTSTRAP_SEED, &out->ratio,
-				&out->ci_lo, &out->ci_hi, err) < 0)
-		return -1;
 	out->median_base = perf_median(base, n_base);
 	out->median_new = perf_median(cand, n_new);
-	out->p = t.p;
-	out->u = t.u;
-	out->exact = t.exact;
+	if (!(out->median_base > 0) || !(out->median_new > 0))
+		return error_set(err, ERR_DATA, 0, "a median GPU time is not positive");
+	out->ratio = out->median_new / out->median_base;
+	if (full && (perf_mann_whitney(base, n_base, cand, n_new, &t, err) < 0 ||
+		     perf_ratio_interval(base, n_base, cand, n_new, PERF_BOOTSTRAP_SEED,
+					 &out->ratio, &out->ci_lo, &out->ci_hi, err) < 0))
+		return -1;
 	out->cv_base = perf_cv(base, n_base);
 	out->cv_new = perf_cv(cand, n_new);
-	if (out->cv_base > rule->max_cv || out->cv_new > rule->max_cv) {
+	bool noisy = out->cv_base > rule->max_cv || out->cv_new > rule->max_cv;
+	bool beyond = fabs(out->ratio - 1.0) > rule->threshold;
+
+	if (!full && !noisy && beyond && perf_mann_whitney(base, n_base, cand, n_new, &t, err) < 0)
+		return -1;
+	out->p = full || (!noisy && beyond) ? t.p : NAN;
+	out->u = t.u;
+	out->exact = t.exact;
+	if (noisy) {
 		out->status = PERF_NOISY;
 		return 0;
 	}
-	bool changed = fabs(out->ratio - 1.0) > rule->threshold && t.p < rule->alpha;
+	bool changed = beyond && t.p < rule->alpha;
 
 	if (!changed)
 		out->status = PERF_UNCHANGED;
@@ -70,4 +79,18 @@ int perf_compare(const double *base, size_t n_base, const double *cand, size_t n
 	else
 		out->status = out->ratio > 1.0 ? PERF_SLOWER : PERF_FASTER;
 	return 0;
+}
+
+int perf_compare(const double *base, size_t n_base, const double *cand, size_t n_new,
+		 const struct perf_rule *rule, bool same_build,
+		 struct perf_comparison *out, struct error *err)
+{
+	return compare(base, n_base, cand, n_new, rule, same_build, true, out, err);
+}
+
+int perf_compare_status(const double *base, size_t n_base, const double *cand, size_t n_new,
+			const struct perf_rule *rule, bool same_build,
+			struct perf_comparison *out, struct error *err)
+{
+	return compare(base, n_base, cand, n_new, rule, same_build, false, out, err);
 }

@@ -53,5 +53,12 @@ struct perf_comparison {
 int perf_compare(const double *base, size_t n_base, const double *cand, size_t n_new,
 		 const struct perf_rule *rule, bool same_build,
 		 struct perf_comparison *out, struct error *err);
+/* The same status without the bootstrap interval (ci_lo, ci_hi NaN) and
+ * with the U test only where the status needs it (neither side noisy, the
+ * ratio beyond the threshold; else p and u are NaN): for many comparisons
+ * at once, as the history site's GPU-time charts make. */
+int perf_compare_status(const double *base, size_t n_base, const double *cand, size_t n_new,
+			const struct perf_rule *rule, bool same_build,
+			struct perf_comparison *out, struct error *err);
 
 #endif

@@ -15,6 +15,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/site_gen.h"
+#include "orchestrator/report/site_perf_gen.h"
 #include "orchestrator/report/site_runs.h"
 #include "orchestrator/report/site_signatures.h"
 
@@ -39,6 +40,7 @@ struct label_pass {
 	int *tl_col;
 	size_t n_tl, alloc_tl, tl_row;
 	struct strvec case_strings;
+	struct site_perf_label perf;
 };
 
 static const char *keep_str(struct strvec *v, const char *s)
@@ -234,6 +236,9 @@ static int finish_case(struct label_pass *p)
 	strbuf_reset(&g->page);
 	strbuf_reset(&g->name);
 	site_case_page_name(p->label, case_name, &g->name);
+	if (site_perf_for_case(g->db, &p->perf, p->label, p->win, p->n_win, case_name,
+			       g->name.buf, &g->perf, &t.perf, g->err) < 0)
+		return -1;
 	rc = site_timeline_html(&t, &g->page, g->err);
 	if (rc == 0)
 		rc = site_gen_write(g, g->name.buf);
@@ -319,6 +324,7 @@ static int on_result(void *ctx, const struct site_result_row *r)
 	}
 	if ((c = find_col(p, r->sweep_id)) >= p->n_win)
 		return 0; /* a sweep that left the window meanwhile */
+	site_perf_result(&p->perf, c, r);
 	cell = (struct site_grid_cell *)&row->cells[c];
 	/* A later attempt replaces the cell; a replay that did not pass
 	 * before it makes a final PASS flaky. */
@@ -391,6 +397,7 @@ static int label_pass(struct site_gen *g, const char *label)
 	strvec_clear(&p.page_strings);
 	strvec_clear(&p.case_strings);
 	close_window(&p);
+	site_perf_label_close(&p.perf);
 	site_window_release(p.win, p.n_win);
 	return rc;
 }
@@ -398,7 +405,8 @@ static int label_pass(struct site_gen *g, const char *label)
 int history_site_generate(struct history_db *db, const char *dir, const struct site_options *o,
 			  struct site_stats *stats, struct error *err)
 {
-	struct site_gen g = { .db = db, .o = o, .stats = stats, .err = err, .keep = STRVEC_INIT };
+	struct site_gen g = { .db = db, .o = o, .stats = stats, .err = err, .keep = STRVEC_INIT,
+			      .perf = { .keep = STRVEC_INIT } };
 	cleanup_strvec struct strvec labels = STRVEC_INIT;
 	int rc;
 
@@ -414,6 +422,8 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	if (rc == 0)
 		rc = site_signatures_write(&g);
 	if (rc == 0)
+		rc = site_perf_write(&g);
+	if (rc == 0)
 		rc = site_rates_write(&g);
 	if (rc == 0)
 		rc = site_dir_finish(&g.dir, err);
@@ -424,6 +434,7 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 		free((void *)g.labels[i].pass_rate);
 	free(g.labels);
 	free(g.fresh);
+	site_perf_changes_release(&g.perf);
 	site_rates_release(&g.images);
 	site_rates_release(&g.gpus);
 	strvec_clear(&g.keep);

@@ -8,6 +8,7 @@
 #include "orchestrator/report/site_options.h"
 #include "orchestrator/report/site_dir.h"
 #include "orchestrator/report/site_pages.h"
+#include "orchestrator/report/site_perf.h"
 #include "orchestrator/report/site_query.h"
 
 /* Pass rates of one image ID or GPU over the sweeps of every label. */
@@ -41,6 +42,7 @@ struct site_gen {
 	struct site_index_link *fresh;
 	size_t n_fresh;
 	const char *signatures_page;
+	struct site_perf_changes perf; /* the labels' last sweeps' GPU-time changes */
 };
 
 /* Count a final attempt for its image and its GPUs in sweep col. */

@@ -10,6 +10,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/site_doc.h"
+#include "orchestrator/report/site_perf.h"
 #include "orchestrator/report/report.h"
 
 static const char css_base[] =
@@ -286,6 +287,7 @@ int site_index_html(const struct site_index *x, struct strbuf *out, struct error
 	site_elf(d.body, "p", "Generated %s UTC from the history database; %zu label(s).",
 		 x->generated ? x->generated : "-", x->n_labels);
 	index_fresh(d.body, x);
+	site_perf_index_line(d.body, x->perf);
 	index_labels(d.body, x);
 	index_links(d.body, "Pass rates per image ID", x->images, x->n_images);
 	index_links(d.body, "Pass rates per GPU", x->gpus, x->n_gpus);

@@ -18,6 +18,9 @@
 #include "orchestrator/report/site_text.h"
 
 #define SITE_INDEX SITE_INDEX_PAGE
+
+struct site_perf_case;
+struct site_perf_changes;
 #define SITE_FILTER_MAX 16 /* fault classes / kernel families a grid page filters by */
 
 /* The one stylesheet and its CSP source ("'sha256-...'"). */
@@ -80,6 +83,7 @@ struct site_timeline {
 	 * when nothing was bisected. */
 	const char *bisect;
 	size_t flaky, results;          /* the flaky rate's terms, in the window */
+	const struct site_perf_case *perf; /* its GPU time, NULL: no samples */
 };
 int site_timeline_html(const struct site_timeline *t, struct strbuf *out, struct error *err)
 	__attribute__((warn_unused_result));
@@ -125,6 +129,7 @@ struct site_index {
 	size_t n_fresh;
 	const char *signatures_page;
 	const char *generated;          /* "2026-12-01 21:00 UTC" */
+	const struct site_perf_changes *perf; /* the GPU-time changes, NULL: none */
 };
 int site_index_html(const struct site_index *x, struct strbuf *out, struct error *err)
 	__attribute__((warn_unused_result));

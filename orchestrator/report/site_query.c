@@ -90,7 +90,8 @@ int site_query_results(struct history_db *db, const char *label, int last, site_
 	if (history_sql_prepare(db,
 		    WINDOW_SQL " SELECT r.case_name, r.image_ref, w.id, r.state, r.outcome,"
 		    " r.fault_class, r.kernel, r.run_dir, r.image_id, " SITE_GPU_IDENTITY_SQL ","
-		    " r.attempt, r.duration FROM w JOIN results r ON r.sweep = w.id"
+		    " r.attempt, r.duration, r.digest, r.gfx, r.device_id, r.driver"
+		    " FROM w JOIN results r ON r.sweep = w.id"
 		    " ORDER BY r.case_name, r.image_ref, w.started, w.id, r.attempt",
 		    &st, err) < 0)
 		return -1;
@@ -102,7 +103,10 @@ int site_query_results(struct history_db *db, const char *label, int last, site_
 			.state = col(st, 3), .outcome = col(st, 4), .fault_class = col(st, 5),
 			.kernel = col(st, 6), .run_dir = col(st, 7), .image_id = col(st, 8),
 			.gpus = col(st, 9), .attempt = sqlite3_column_int(st, 10),
-			.duration_s = sqlite3_column_double(st, 11),
+			.duration_s = sqlite3_column_double(st, 11), .digest = col(st, 12),
+			.gfx = col(st, 13), .driver = col(st, 15),
+			.device_id = sqlite3_column_type(st, 14) == SQLITE_NULL
+					     ? -1 : (long)sqlite3_column_int64(st, 14),
 		};
 
 		if (fn(ctx, &r) < 0)

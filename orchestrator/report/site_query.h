@@ -38,6 +38,10 @@ struct site_result_row {
 	const char *run_dir, *image_id, *gpus;
 	int attempt;
 	double duration_s;
+	/* What a GPU-time comparison needs of it (site_perf_gen.h): the
+	 * archive digest, the GPU product (device_id -1: unknown), the driver. */
+	const char *digest, *gfx, *driver;
+	long device_id;
 };
 typedef int (*site_result_fn)(void *ctx, const struct site_result_row *r);
 

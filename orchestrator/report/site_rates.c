@@ -149,7 +149,7 @@ int site_rates_write(struct site_gen *g)
 	struct site_index x = { .labels = g->labels, .n_labels = g->n_labels, .images = images,
 				.n_images = g->images.n, .gpus = gpus, .n_gpus = g->gpus.n,
 				.fresh = g->fresh, .n_fresh = g->n_fresh,
-				.signatures_page = g->signatures_page };
+				.signatures_page = g->signatures_page, .perf = &g->perf };
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;

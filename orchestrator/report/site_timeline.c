@@ -9,6 +9,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/site_doc.h"
+#include "orchestrator/report/site_perf.h"
 
 #define SITE_TIMELINE_LAST 10
 
@@ -226,6 +227,7 @@ int site_timeline_html(const struct site_timeline *t, struct strbuf *out, struct
 		 t->results ? 100.0 * (double)t->flaky / (double)t->results : 0.0);
 	first_failures(d.body, t);
 	wall_time_chart(d.body, t);
+	site_perf_chart(d.body, t->perf);
 	strip(d.body, t);
 	faults_over_time(d.body, t);
 	entries(d.body, t);

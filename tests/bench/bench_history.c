@@ -14,7 +14,9 @@
  * 1 % of the results are flaky (a HANG, then a PASS), 0.2 % are blocked;
  * the wall time drifts a little each night. Each passing case carries
  * BENCH_HISTORY_PERF GPU-time samples (default 5; 0: none) on one GPU
- * product, as `sweep --perf N` records them. */
+ * product, as `sweep --perf N` records them; one case in 50 gets 10 %
+ * slower with a new image ID. `plan DB LABEL -` adds the plan of the history
+ * site's per-sweep samples statement. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_perf.h"
+#include "orchestrator/report/site_perf_gen.h"
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/sweep/sweep_folder.h"
 
@@ -57,12 +60,18 @@ static void result_line(struct strbuf *out, struct sweep_result *r)
 
 static int perf_per_case = 5;
 
-/* A passing case's samples: its own base time, a 1% wobble. */
+/* A passing case's samples: its own base time, a 1% wobble; one case in
+ * 50 gets 10% slower from a new image on (night 15, 30, 45 or 60: the
+ * image ID changes every 15 nights, make_meta), so the site's GPU-time
+ * charts and index of changes have changes to show. */
 static void perf_of(struct perf_samples *ps, size_t i, unsigned night)
 {
+	bool slower = mix((unsigned)i, 4242) % 50 == 0 &&
+		      night >= 15 * (1 + mix((unsigned)i, 4243) % 4);
+
 	memset(ps, 0, sizeof(*ps));
 	for (int k = 0; k < perf_per_case && k < PERF_RUNS_MAX; k++) {
-		double base = 20.0 + (double)(i % 50);
+		double base = (20.0 + (double)(i % 50)) * (slower ? 1.1 : 1.0);
 		double ms = base * (1.0 + ((double)(mix((unsigned)i, night * 131u + (unsigned)k) % 200) -
 					   100.0) / 10000.0);
 		struct perf_sample x = { .kernel_ms = ms, .graph_ms = 0, .total_ms = ms,
@@ -246,6 +255,10 @@ static int plan(const char *dbpath, const char *label, const char *case_name)
 	rc = plan_of(h, "the sweeps", history_trend_sweeps_sql, label, NULL, 10) ||
 	     plan_of(h, "each sweep's results", history_trend_results_sql, "-",
 		     strcmp(case_name, "-") ? case_name : NULL, 0);
+	/* `history site`'s GPU time: one sweep's samples in case order. */
+	if (rc == 0 && !strcmp(case_name, "-"))
+		rc = plan_of(h, "the site's samples of one sweep", site_perf_sweep_sql, "-", NULL,
+			     0);
 	sqlite3_close(h);
 	return rc;
 }

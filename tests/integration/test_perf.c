@@ -12,6 +12,8 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "orchestrator/report/site_pages.h"
+#include "orchestrator/report/site_perf.h"
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"
 
@@ -299,6 +301,48 @@ static cJSON *summary_of(const struct tool_run *r)
 	return j;
 }
 
+/* The history site after the slower night (docs/sweep.md "The history
+ * site"): the hot case's chart flags it, the index of changes lists it,
+ * both open in headless Chromium with no console message. */
+static void site_shows_the_change(const char *hot)
+{
+	struct tool_run r;
+	cleanup_free char *site = xasprintf("%s/site", tenv.root);
+	const char *gen[] = { "history", "site", site, "--db", sw.dbpath, NULL };
+	cleanup_strbuf struct strbuf name = STRBUF_INIT;
+
+	cr_assert_not_null(hot);
+	tool_run(&r, gen, sw.env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	site_case_page_name("nightly", hot, &name);
+	for (int k = 0; k < 2; k++) {
+		const char *page = k ? SITE_PERF_PAGE : name.buf;
+		cleanup_free char *path = xasprintf("%s/%s", site, page);
+		cleanup_free char *dom = xasprintf("%s/dom-%d.html", tenv.root, k);
+		cleanup_free char *log = xasprintf("%s/chromium-%d.log", tenv.root, k);
+		cleanup_free char *png = xasprintf("%s/build/history-site-perf-%d.png",
+						   test_source_root(), k);
+		cleanup_strbuf struct strbuf text = STRBUF_INIT, logtext = STRBUF_INIT;
+
+		chromium_open(path, dom, NULL, log);
+		cr_assert(read_text(dom, &text), "%s", dom);
+		cr_assert(read_text(log, &logtext), "%s", log);
+		cr_expect_null(strstr(logtext.buf, ":CONSOLE"), "no console message: %s", logtext.buf);
+		if (k == 0) {
+			cr_expect(strstr(text.buf, "class=\"chart perf\""), "%s", text.buf);
+			cr_expect(strstr(text.buf, "class=\"pt slower\""), "%s", text.buf);
+			cr_expect(strstr(text.buf, "class=\"baseline\""), "%s", text.buf);
+		} else {
+			cr_expect(strstr(text.buf, "<td>slower</td>"), "%s", text.buf);
+			cr_expect(strstr(text.buf, ">hot-a") || strstr(text.buf, "hot-a/"), "%s",
+				  text.buf);
+			cr_expect_null(strstr(text.buf, "cold-a"), "%s", text.buf);
+		}
+		chromium_open(path, NULL, png, NULL);
+	}
+}
+
 /* Across nights (docs/perf.md "Across nights"): a nightly tag re-pointed
  * at an image whose hot group is 10% slower is `slower` against the night
  * before; the same image again is never `slower`; `history perf` lists
@@ -325,10 +369,11 @@ Test(perf, a_nightly_tag_that_got_slower_against_the_night_before)
 	sweep_run(&r, argv);
 	cleanup_cjson cJSON *s2 = summary_of(&r);
 
-	cr_expect_str_eq(perf_status(s2, "hot-a", NULL), "slower", "%s", r.out.buf);
+	cr_expect_str_eq(perf_status(s2, "hot-a", &hot), "slower", "%s", r.out.buf);
 	cr_expect_str_eq(perf_status(s2, "cold-a", NULL), "unchanged", "%s", r.out.buf);
 	cr_expect_eq(r.status, 1, "perf-slower is in --fail-on: %s", r.err.buf);
 	tool_run_release(&r);
+	site_shows_the_change(hot);
 
 	/* Night 3: the same image again. */
 	sweep_run(&r, argv);

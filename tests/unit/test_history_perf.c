@@ -11,6 +11,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_sql.h"
+#include "tests/support/perf_lines.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 
@@ -35,26 +36,9 @@ TestSuite(history_perf, .init = setup, .fini = teardown);
 static void add(struct sweep_results *rs, const char *name, const char *image, int attempt,
 		double base)
 {
-	static const double wobble[] = { 0, 0.2, -0.2, 0.1, -0.1 };
-	char line[1024];
-	int len = snprintf(line, sizeof(line),
-			   "{\"case\":\"%s\",\"image\":\"%s\",\"image_id\":\"sha256:%s\","
-			   "\"state\":\"done\",\"outcome\":\"PASS\",\"attempt\":%d,\"digest\":\"d\","
-			   "\"gfx\":\"gfx942\",\"device_id\":29857",
-			   name, image, image, attempt);
+	cleanup_free char *id = xasprintf("sha256:%s", image);
 
-	if (base > 0) {
-		len += snprintf(line + len, sizeof(line) - (size_t)len,
-				",\"perf\":{\"warmup\":1,\"note\":null,\"samples\":[");
-		for (int i = 0; i < 5; i++)
-			len += snprintf(line + len, sizeof(line) - (size_t)len,
-					"%s{\"kernel_ms\":%.1f,\"graph_ms\":0,\"total_ms\":%.1f,"
-					"\"wall_ms\":900}", i ? "," : "", base + wobble[i],
-					base + wobble[i]);
-		len += snprintf(line + len, sizeof(line) - (size_t)len, "]}");
-	}
-	snprintf(line + len, sizeof(line) - (size_t)len, "}\n");
-	sweep_results_parse_text(rs, line);
+	perf_line(rs, name, image, id, attempt, 1, base);
 }
 
 static void import(struct history_db *db, const char *id, long long started,

@@ -1,0 +1,123 @@
+/* The history site's GPU time (docs/sweep.md "The history site",
+ * docs/perf.md "On the history site"): per case, a chart of each night's
+ * median GPU kernel time with its interval, the baseline sweep and the
+ * changes; and the index of the changes of each label's last sweep.
+ * The history stores samples, not comparisons: each night is compared
+ * here with the sweep before it in the label's window (the sweep's own
+ * baseline with --perf-window 1), by docs/perf.md's rule with the default
+ * threshold, alpha and CV. Pure: rows in, a model out (site_perf_series.c);
+ * the model in, HTML out (site_perf_html.c). */
+#ifndef HRR_REPORT_SITE_PERF_H
+#define HRR_REPORT_SITE_PERF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <libxml/tree.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/strvec.h"
+#include "orchestrator/perf/perf_change.h"
+
+#define SITE_PERF_PAGE "perf-changes.html"
+/* Charts drawn per case (one per image and GPU product); the others are
+ * named under the last one. */
+#define SITE_PERF_CHARTS_MAX 4
+
+/* One sample as the history gives it: the sweep's column in the label's
+ * window (oldest first), the result's identity and the GPU kernel time. */
+struct site_perf_sample {
+	const char *image, *gfx, *sweep_id, *image_id, *digest, *driver;
+	long device_id;          /* -1 unknown */
+	size_t col;
+	long long started;
+	int attempt;
+	double ms;
+};
+
+/* One night of a series: its samples' median and the interval of the
+ * median (site_perf_median_interval), and its comparison with the night
+ * before when that night is the window's previous sweep (cmp.status
+ * PERF_NONE: not compared). */
+struct site_perf_night {
+	char *sweep_id, *image_id, *digest, *driver;
+	long long started;
+	size_t col;
+	int attempt;
+	double *ms;
+	size_t n, alloc;
+	double median, lo, hi;
+	struct perf_comparison cmp;
+};
+
+/* One image reference on one GPU product, its nights oldest first. */
+struct site_perf_series {
+	char *image, *gfx;
+	long device_id;
+	struct site_perf_night *v;
+	size_t n, alloc;
+};
+
+/* One case's GPU time: a value the case page takes (NULL or n == 0:
+ * no chart). Reused from case to case (site_perf_case_reset). */
+struct site_perf_case {
+	struct site_perf_series *v;
+	size_t n, alloc;
+	size_t last_col;         /* the window's last sweep: its comparisons are the changes */
+};
+
+void site_perf_case_reset(struct site_perf_case *c);
+void site_perf_case_release(struct site_perf_case *c);
+/* Add a sample; within a series, columns come in ascending order. A later
+ * attempt of the same night replaces the earlier one's samples (each
+ * night is its last attempt with samples); times <= 0 are left out. */
+void site_perf_case_add(struct site_perf_case *c, const struct site_perf_sample *s);
+/* Every night's median and interval, and each night's comparison with
+ * the night before; the last sweep's changes get the full comparison
+ * (with the ratio's bootstrap interval and the p-value). */
+int site_perf_case_finish(struct site_perf_case *c, const struct perf_rule *rule,
+			  struct error *err) __attribute__((warn_unused_result));
+
+/* The distribution-free interval of the median of n sorted values: the
+ * order statistics x(k) and x(n+1-k) for the largest k whose two-sided
+ * binomial tail, 2 P(Bin(n, 1/2) <= k - 1), is at most 5%; with n <= 5 no
+ * k qualifies and it is the range (93.75% at n = 5). */
+void site_perf_median_interval(const double *sorted, size_t n, double *lo, double *hi);
+
+/* One change of a label's last sweep, for the index of changes. */
+struct site_perf_change {
+	const char *label, *case_name, *case_page, *image, *gfx;
+	const char *sweep_id, *baseline_sweep, *image_id, *baseline_image_id;
+	long device_id;
+	struct perf_comparison cmp;
+};
+
+struct site_perf_changes {
+	struct site_perf_change *v;
+	size_t n, alloc;
+	struct strvec keep;      /* the changes' strings */
+	size_t n_slower, n_faster;
+	bool any;                /* some case of some label has samples: the page exists */
+};
+
+/* The case's changes in its last sweep (slower, faster) go into x. */
+void site_perf_changes_add(struct site_perf_changes *x, const char *label,
+			   const char *case_name, const char *case_page,
+			   const struct site_perf_case *c);
+/* By size: |ratio - 1| descending, slower before faster on ties, then by
+ * label, case and image. */
+void site_perf_changes_sort(struct site_perf_changes *x);
+void site_perf_changes_release(struct site_perf_changes *x);
+
+/* The case page's "GPU time" section under parent; nothing without
+ * samples. */
+void site_perf_chart(xmlNodePtr parent, const struct site_perf_case *c);
+/* The index of changes page. */
+int site_perf_changes_html(const struct site_perf_changes *x, size_t n_labels,
+			   struct strbuf *out, struct error *err)
+	__attribute__((warn_unused_result));
+/* The index page's line: how many changes, a link to their page;
+ * nothing when no case has samples. */
+void site_perf_index_line(xmlNodePtr parent, const struct site_perf_changes *x);
+
+#endif

@@ -1,0 +1,159 @@
+/* The history site's GPU time from the history database
+ * (orchestrator/report/site_perf_gen.h). */
+#include "orchestrator/report/site_perf_gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "common/xalloc.h"
+#include "orchestrator/history/history_sql.h"
+#include "orchestrator/report/site_gen.h"
+
+/* One sweep's samples in case order, on the primary key alone. */
+const char site_perf_sweep_sql[] =
+	"SELECT case_name, image_ref, attempt, kernel_ms FROM perf_samples"
+	" WHERE sweep = ?1 AND kernel_ms > 0"
+	" ORDER BY case_name, image_ref, attempt, idx";
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void site_perf_result(struct site_perf_label *l, size_t col, const struct site_result_row *r)
+{
+	if (l->n_res == l->alloc_res)
+		l->res = xrealloc(l->res, (l->alloc_res = l->alloc_res ? 2 * l->alloc_res : 64) *
+						  sizeof(*l->res));
+	l->res[l->n_res++] = (struct site_perf_result){
+		.col = col, .attempt = r->attempt, .device_id = r->device_id,
+		.image = xstrdup(r->image), .image_id = dup_or_null(r->image_id),
+		.digest = dup_or_null(r->digest), .gfx = dup_or_null(r->gfx),
+		.driver = dup_or_null(r->driver),
+	};
+}
+
+static void results_reset(struct site_perf_label *l)
+{
+	for (size_t i = 0; i < l->n_res; i++) {
+		free(l->res[i].image);
+		free(l->res[i].image_id);
+		free(l->res[i].digest);
+		free(l->res[i].gfx);
+		free(l->res[i].driver);
+	}
+	l->n_res = 0;
+}
+
+static const struct site_perf_result *result_of(const struct site_perf_label *l, size_t col,
+						const char *image, int attempt)
+{
+	for (size_t i = 0; i < l->n_res; i++)
+		if (l->res[i].col == col && l->res[i].attempt == attempt &&
+		    !strcmp(l->res[i].image, image))
+			return &l->res[i];
+	return NULL;
+}
+
+static int step(struct history_db *db, struct site_perf_label *l, size_t i, struct error *err)
+{
+	int rc = sqlite3_step(l->st[i]);
+
+	l->live[i] = rc == SQLITE_ROW;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+						     : history_sql_error(db, rc, "perf samples", err);
+}
+
+static int open_label(struct history_db *db, struct site_perf_label *l,
+		      const struct site_window_sweep *win, size_t n_win, struct error *err)
+{
+	l->opened = true;
+	l->st = xcalloc(n_win + 1, sizeof(*l->st));
+	l->live = xcalloc(n_win + 1, sizeof(bool));
+	l->n = n_win;
+	l->c.last_col = n_win ? n_win - 1 : 0;
+	for (size_t i = 0; i < n_win; i++) {
+		if (history_sql_prepare(db, site_perf_sweep_sql, &l->st[i], err) < 0)
+			return -1;
+		sqlite3_bind_text(l->st[i], 1, win[i].id, -1, SQLITE_STATIC);
+		if (step(db, l, i, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static const char *text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const char *label,
+		       const struct site_window_sweep *win, size_t n_win, const char *case_name,
+		       const char *case_page, struct site_perf_changes *changes,
+		       const struct site_perf_case **out, struct error *err)
+{
+	static const struct perf_rule rule = { PERF_THRESHOLD_DEFAULT, PERF_ALPHA_DEFAULT,
+					       PERF_MAX_CV_DEFAULT };
+
+	*out = NULL;
+	if (!l->opened && open_label(db, l, win, n_win, err) < 0)
+		return -1;
+	site_perf_case_reset(&l->c);
+	for (size_t i = 0; i < l->n; i++) {
+		sqlite3_stmt *st = l->st[i];
+		int c;
+
+		/* Both orders are SQLite's BINARY collation, strcmp's. */
+		while (l->live[i] && (c = strcmp(text(st, 0), case_name)) <= 0) {
+			const struct site_perf_result *r =
+				c ? NULL : result_of(l, i, text(st, 1), sqlite3_column_int(st, 2));
+
+			if (r) {
+				struct site_perf_sample s = {
+					.image = r->image, .attempt = r->attempt,
+					.ms = sqlite3_column_double(st, 3), .image_id = r->image_id,
+					.digest = r->digest, .gfx = r->gfx, .device_id = r->device_id,
+					.driver = r->driver, .sweep_id = win[i].id, .col = i,
+					.started = win[i].started,
+				};
+
+				site_perf_case_add(&l->c, &s);
+			}
+			if (step(db, l, i, err) < 0)
+				return -1;
+		}
+	}
+	results_reset(l);
+	if (!l->c.n)
+		return 0;
+	changes->any = true;
+	if (site_perf_case_finish(&l->c, &rule, err) < 0)
+		return -1;
+	site_perf_changes_add(changes, label, case_name, case_page, &l->c);
+	*out = &l->c;
+	return 0;
+}
+
+void site_perf_label_close(struct site_perf_label *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		sqlite3_finalize(l->st[i]);
+	free(l->st);
+	free(l->live);
+	site_perf_case_release(&l->c);
+	results_reset(l);
+	free(l->res);
+	memset(l, 0, sizeof(*l));
+}
+
+int site_perf_write(struct site_gen *g)
+{
+	site_perf_changes_sort(&g->perf);
+	if (!g->perf.any)
+		return 0;
+	strbuf_reset(&g->page);
+	if (site_perf_changes_html(&g->perf, g->n_labels, &g->page, g->err) < 0)
+		return -1;
+	return site_gen_write(g, SITE_PERF_PAGE);
+}

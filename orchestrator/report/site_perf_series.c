@@ -1,0 +1,250 @@
+/* The site's GPU-time model from the history's samples, pure
+ * (orchestrator/report/site_perf.h): series per image and GPU product,
+ * each night's median and interval, comparisons, the last sweep's changes
+ * sorted by size. */
+#include "orchestrator/report/site_perf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "orchestrator/perf/perf_stats.h"
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void night_release(struct site_perf_night *n)
+{
+	free(n->sweep_id);
+	free(n->image_id);
+	free(n->digest);
+	free(n->driver);
+	free(n->ms);
+}
+
+void site_perf_case_reset(struct site_perf_case *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct site_perf_series *s = &c->v[i];
+
+		for (size_t k = 0; k < s->n; k++)
+			night_release(&s->v[k]);
+		free(s->v);
+		free(s->image);
+		free(s->gfx);
+	}
+	c->n = 0;
+}
+
+void site_perf_case_release(struct site_perf_case *c)
+{
+	site_perf_case_reset(c);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+static struct site_perf_series *series_of(struct site_perf_case *c,
+					  const struct site_perf_sample *s)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (same(c->v[i].image, s->image) && same(c->v[i].gfx, s->gfx) &&
+		    c->v[i].device_id == s->device_id)
+			return &c->v[i];
+	if (c->n == c->alloc)
+		c->v = xrealloc(c->v, (c->alloc = c->alloc ? 2 * c->alloc : 4) * sizeof(*c->v));
+	c->v[c->n] = (struct site_perf_series){ .image = dup_or_null(s->image),
+						.gfx = dup_or_null(s->gfx),
+						.device_id = s->device_id };
+	return &c->v[c->n++];
+}
+
+void site_perf_case_add(struct site_perf_case *c, const struct site_perf_sample *s)
+{
+	struct site_perf_series *se;
+	struct site_perf_night *n;
+
+	if (!(s->ms > 0) || !isfinite(s->ms))
+		return;
+	se = series_of(c, s);
+	n = se->n ? &se->v[se->n - 1] : NULL;
+	if (n && n->col == s->col && s->attempt < n->attempt)
+		return;
+	if (n && n->col == s->col && s->attempt > n->attempt) {
+		night_release(n);
+		se->n--;
+		n = NULL;
+	}
+	if (!n || n->col != s->col) {
+		if (se->n == se->alloc)
+			se->v = xrealloc(se->v, (se->alloc = se->alloc ? 2 * se->alloc : 16) *
+							sizeof(*se->v));
+		n = &se->v[se->n++];
+		*n = (struct site_perf_night){
+			.sweep_id = dup_or_null(s->sweep_id), .image_id = dup_or_null(s->image_id),
+			.digest = dup_or_null(s->digest), .driver = dup_or_null(s->driver),
+			.started = s->started, .col = s->col, .attempt = s->attempt,
+		};
+	}
+	if (n->n == PERF_SAMPLES_MAX)
+		return;
+	if (n->n == n->alloc)
+		n->ms = xrealloc(n->ms, (n->alloc = n->alloc ? 2 * n->alloc : 8) * sizeof(double));
+	n->ms[n->n++] = s->ms;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* P(Bin(n, 1/2) <= k) */
+static double binom_half_cdf(size_t n, size_t k)
+{
+	double term = ldexp(1.0, -(int)n), sum = 0;
+
+	for (size_t i = 0; i <= k && i <= n; i++) {
+		sum += term;
+		term = term * (double)(n - i) / (double)(i + 1);
+	}
+	return sum;
+}
+
+void site_perf_median_interval(const double *sorted, size_t n, double *lo, double *hi)
+{
+	size_t k = 1;
+
+	if (!n) {
+		*lo = *hi = NAN;
+		return;
+	}
+	/* Counts beyond a thousand are cut at import; the loop is short. */
+	while (k + 1 <= (n + 1) / 2 && 2 * binom_half_cdf(n, k) <= 0.05)
+		k++;
+	*lo = sorted[k - 1];
+	*hi = sorted[n - k];
+}
+
+/* LNT's rule, as docs/perf.md "Across nights" has it: the image, the
+ * archive and the driver (both unknown: the same) all the night before's. */
+static bool same_build(const struct site_perf_night *a, const struct site_perf_night *b)
+{
+	return a->image_id && b->image_id && !strcmp(a->image_id, b->image_id) && a->digest &&
+	       b->digest && !strcmp(a->digest, b->digest) && same(a->driver, b->driver);
+}
+
+static bool is_change(enum perf_status s)
+{
+	return s == PERF_SLOWER || s == PERF_FASTER || s == PERF_SAME_BUILD;
+}
+
+int site_perf_case_finish(struct site_perf_case *c, const struct perf_rule *rule,
+			  struct error *err)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct site_perf_series *s = &c->v[i];
+
+		for (size_t k = 0; k < s->n; k++) {
+			struct site_perf_night *n = &s->v[k], *b = k ? &s->v[k - 1] : NULL;
+			bool sb;
+
+			qsort(n->ms, n->n, sizeof(double), cmp_double);
+			n->median = perf_median(n->ms, n->n);
+			site_perf_median_interval(n->ms, n->n, &n->lo, &n->hi);
+			n->cmp = (struct perf_comparison){ .status = PERF_NONE, .ratio = NAN,
+							   .ci_lo = NAN, .ci_hi = NAN, .p = NAN };
+			if (!b || b->col + 1 != n->col)
+				continue;
+			sb = same_build(b, n);
+			if (perf_compare_status(b->ms, b->n, n->ms, n->n, rule, sb, &n->cmp, err) < 0)
+				return -1;
+			/* The index shows the last sweep's changes with their
+			 * interval and p: only those pay for the bootstrap. */
+			if (n->col == c->last_col && is_change(n->cmp.status) &&
+			    perf_compare(b->ms, b->n, n->ms, n->n, rule, sb, &n->cmp, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+void site_perf_changes_add(struct site_perf_changes *x, const char *label,
+			   const char *case_name, const char *case_page,
+			   const struct site_perf_case *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct site_perf_series *s = &c->v[i];
+		const struct site_perf_night *n = s->n ? &s->v[s->n - 1] : NULL, *b;
+		size_t k0 = x->keep.n;
+
+		if (!n || n->col != c->last_col ||
+		    (n->cmp.status != PERF_SLOWER && n->cmp.status != PERF_FASTER))
+			continue;
+		b = &s->v[s->n - 2]; /* compared: the night before exists */
+		for (const char *const *t = (const char *const[]){ label, case_name, case_page,
+								     s->image ? s->image : "-",
+								     s->gfx ? s->gfx : "-",
+								     n->sweep_id ? n->sweep_id : "-",
+								     b->sweep_id ? b->sweep_id : "-",
+								     n->image_id ? n->image_id : "-",
+								     b->image_id ? b->image_id : "-",
+								     NULL };
+		     *t; t++)
+			strvec_push(&x->keep, *t);
+		if (x->n == x->alloc)
+			x->v = xrealloc(x->v, (x->alloc = x->alloc ? 2 * x->alloc : 16) *
+						      sizeof(*x->v));
+		/* Indexes into keep: strvec may move its strings' array, not
+		 * the strings; resolved now, they stay valid. */
+		x->v[x->n++] = (struct site_perf_change){
+			.label = x->keep.v[k0], .case_name = x->keep.v[k0 + 1],
+			.case_page = x->keep.v[k0 + 2], .image = x->keep.v[k0 + 3],
+			.gfx = x->keep.v[k0 + 4], .sweep_id = x->keep.v[k0 + 5],
+			.baseline_sweep = x->keep.v[k0 + 6], .image_id = x->keep.v[k0 + 7],
+			.baseline_image_id = x->keep.v[k0 + 8], .device_id = s->device_id,
+			.cmp = n->cmp,
+		};
+	}
+}
+
+static int by_size(const void *pa, const void *pb)
+{
+	const struct site_perf_change *a = pa, *b = pb;
+	double da = fabs(a->cmp.ratio - 1), db = fabs(b->cmp.ratio - 1);
+	int c;
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	if (a->cmp.status != b->cmp.status)
+		return a->cmp.status == PERF_SLOWER ? -1 : b->cmp.status == PERF_SLOWER ? 1 : 0;
+	if ((c = strcmp(a->label, b->label)) || (c = strcmp(a->case_name, b->case_name)))
+		return c;
+	return strcmp(a->image, b->image);
+}
+
+void site_perf_changes_sort(struct site_perf_changes *x)
+{
+	x->n_slower = x->n_faster = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		x->n_slower += x->v[i].cmp.status == PERF_SLOWER;
+		x->n_faster += x->v[i].cmp.status == PERF_FASTER;
+	}
+	if (x->n)
+		qsort(x->v, x->n, sizeof(*x->v), by_size);
+}
+
+void site_perf_changes_release(struct site_perf_changes *x)
+{
+	free(x->v);
+	strvec_clear(&x->keep);
+	memset(x, 0, sizeof(*x));
+}
