@@ -60,7 +60,7 @@ static int perf_per_case = 5;
 /* A passing case's samples: its own base time, a 1% wobble. */
 static void perf_of(struct perf_samples *ps, size_t i, unsigned night)
 {
-	memset(ps, 0, sizeof(*ps));
+	perf_samples_release(ps);
 	for (int k = 0; k < perf_per_case && k < PERF_RUNS_MAX; k++) {
 		double base = 20.0 + (double)(i % 50);
 		double ms = base * (1.0 + ((double)(mix((unsigned)i, night * 131u + (unsigned)k) % 200) -
@@ -74,7 +74,7 @@ static void perf_of(struct perf_samples *ps, size_t i, unsigned night)
 
 static void night_results(const struct sweep_meta *m, unsigned night, struct strbuf *out)
 {
-	struct perf_samples ps;
+	__attribute__((cleanup(perf_samples_release))) struct perf_samples ps = { 0 };
 
 	for (size_t i = 0; i < m->plan.n; i++) {
 		unsigned h = mix((unsigned)i, night), bad_from = mix((unsigned)i, 7777) % 400;
