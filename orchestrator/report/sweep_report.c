@@ -180,25 +180,16 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 }
 
 /* What the report keeps of the results files, taken from the import's
- * first reading of them, a chunk at a time: each case's attempts; the results with GPU-time samples (for the
- * perf comparison); for a merge's suspect GPUs, what finding them reads of
- * each result. */
+ * first reading of them, a chunk at a time: each case's attempts; the
+ * GPU-time samples of the results that have them, as the perf comparison
+ * reads them (report_perf.h), never the whole results; for a merge's
+ * suspect GPUs, what finding them reads of each result. */
 struct kept_results {
 	struct sweep_attempts *attempts;
-	struct sweep_results perf;
+	struct report_perf_set perf; /* each result's samples, not the result */
 	struct sweep_suspect_inputs suspects;
 	bool suspects_from_results;
 };
-
-static void take(struct sweep_results *to, struct sweep_result *r)
-{
-	if (to->n == to->alloc) {
-		to->alloc = to->alloc ? 2 * to->alloc : 16;
-		to->v = xrealloc(to->v, to->alloc * sizeof(*to->v));
-	}
-	to->v[to->n++] = *r;
-	memset(r, 0, sizeof(*r));
-}
 
 static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 {
@@ -207,9 +198,7 @@ static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 	sweep_attempts_add(k->attempts, rs);
 	if (k->suspects_from_results)
 		sweep_suspect_inputs_add(&k->suspects, rs);
-	for (size_t i = 0; i < rs->n; i++)
-		if (rs->v[i].perf)
-			take(&k->perf, &rs->v[i]);
+	report_perf_add_results(&k->perf, rs);
 	(void)err;
 	return 0;
 }
@@ -294,7 +283,7 @@ static int marked_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 	if (src->f->known)
 		mark_known(src->f->known, rs, src->f->finished);
 	rc = src->fn(src->ctx, rs, err);
-	/* After fn: keep_chunk moves the results with samples out. */
+	/* After fn: the chunk as the import read it. */
 	if (rc == 0 && src->keep && !src->kept)
 		rc = keep_chunk(src->keep, rs, err);
 	return rc;
@@ -589,9 +578,8 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	}
 	/* The results with samples, in file order: the same comparison as
 	 * over every result (those without are skipped). */
-	if (rc == 0)
-		report_perf_collect(&m.perf, &kept.perf);
-	sweep_results_release(&kept.perf);
+	report_perf_finish(&kept.perf);
+	m.perf = kept.perf;
 	sweep_suspect_inputs_release(&kept.suspects);
 	if (rc < 0)
 		goto out;
