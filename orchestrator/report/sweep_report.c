@@ -218,7 +218,8 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 {
 	struct history_perf_query q = { .newest_first = true, .last = (int)meta->perf_window };
 
-	report_perf_nights_init(&m->nights, &m->perf);
+	/* A side for each of this sweep's only when there is a night to read:
+	 * an empty set compares nothing. */
 	if (!m->perf.n)
 		return 0;
 	if (meta->perf_window <= 1) {
@@ -230,6 +231,7 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 		q.label = meta->label;
 		q.before = meta->id;
 	}
+	report_perf_nights_init(&m->nights, &m->perf);
 	return history_perf_samples(db, &q, add_night, m, err);
 }
 
