@@ -28,7 +28,7 @@ struct model {
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
 	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
 	struct report_perf_set nights;  /* theirs in the label's last sweeps, side by side */
-	struct report_perf *perf_cmp;   /* one per case */
+	struct report_perf *perf_cmp;   /* one per case compared */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -239,18 +239,30 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
  * else against its own samples in the nights before. */
 static void compare_perf(struct model *m, const struct sweep_meta *meta)
 {
-	if (!m->r.n)
-		return;
-	m->perf_cmp = xcalloc(m->r.n, sizeof(*m->perf_cmp));
-	for (size_t i = 0; i < m->r.n; i++) {
-		struct report_case *c = &m->r.cases[i];
+	size_t n = 0, alloc = 0, *of = NULL;
+	struct report_perf p;
 
-		if (report_perf_compare(&m->perf, c->case_name, c->image, meta->perf_baseline,
-					&meta->perf_rule, &m->perf_cmp[i]) ||
-		    report_perf_compare_nights(&m->perf, &m->nights, c->case_name, c->image,
-					       &meta->perf_rule, &m->perf_cmp[i]))
-			c->perf = &m->perf_cmp[i];
+	/* Room for the cases compared only (none without samples or a
+	 * baseline), pointed at once every one is in place. */
+	for (size_t i = 0; i < m->r.n; i++) {
+		const struct report_case *c = &m->r.cases[i];
+
+		if (!report_perf_compare(&m->perf, c->case_name, c->image, meta->perf_baseline,
+					 &meta->perf_rule, &p) &&
+		    !report_perf_compare_nights(&m->perf, &m->nights, c->case_name, c->image,
+						&meta->perf_rule, &p))
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			m->perf_cmp = xrealloc(m->perf_cmp, alloc * sizeof(*m->perf_cmp));
+			of = xrealloc(of, alloc * sizeof(*of));
+		}
+		m->perf_cmp[n] = p;
+		of[n++] = i;
 	}
+	for (size_t k = 0; k < n; k++)
+		m->r.cases[of[k]].perf = &m->perf_cmp[k];
+	free(of);
 }
 
 /* Each failure a rule matches is known: the rule's id, link and owner go
