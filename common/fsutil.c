@@ -78,6 +78,30 @@ int fs_read_private_file(const char *path, size_t max_bytes, struct strbuf *out,
 	return fs_read_small_file(path, max_bytes, out, err);
 }
 
+FILE *fs_open_regular(const char *path, struct error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		error_errno(err, "%s", path);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		error_set(err, ERR_DATA, 0, "%s is not a regular file", path);
+		return NULL;
+	}
+	if (!(f = fdopen(fd, "r"))) {
+		error_errno(err, "%s", path);
+		close(fd);
+	}
+	return f;
+}
+
 int fs_write_all(int fd, const char *data, size_t len)
 {
 	while (len) {

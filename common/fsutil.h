@@ -6,6 +6,7 @@
 #define HRR_COMMON_FSUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "common/error.h"
@@ -17,6 +18,10 @@
 int fs_read_small_file(const char *path, size_t max_bytes, struct strbuf *out,
 		       struct error *err);
 
+/* The regular file at path opened for reading a line at a time, as
+ * fs_read_small_file opens it (a FIFO planted there never blocks the
+ * open; anything but a regular file is ERR_DATA). NULL on failure. */
+FILE *fs_open_regular(const char *path, struct error *err);
 /* fs_read_small_file for a cache entry: refused (ERR_DATA) when path is a
  * symlink, not a regular file, not the caller's, or writable by group or
  * others: someone else's file must not steer what this tool does. */

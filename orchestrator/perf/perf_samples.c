@@ -9,14 +9,20 @@
 
 void perf_samples_release(struct perf_samples *s)
 {
+	free(s->v);
 	free(s->note);
 	memset(s, 0, sizeof(*s));
 }
 
 void perf_samples_add(struct perf_samples *s, const struct perf_sample *x)
 {
-	if (s->n < PERF_RUNS_MAX)
-		s->v[s->n++] = *x;
+	if (s->n >= PERF_RUNS_MAX)
+		return;
+	if (s->n == s->alloc) {
+		s->alloc = s->alloc ? 2 * s->alloc : 8;
+		s->v = xrealloc(s->v, s->alloc * sizeof(*s->v));
+	}
+	s->v[s->n++] = *x;
 }
 
 void perf_samples_note(struct perf_samples *s, const char *note)

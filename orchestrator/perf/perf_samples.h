@@ -17,8 +17,10 @@ struct perf_sample {
 };
 
 struct perf_samples {
-	struct perf_sample v[PERF_RUNS_MAX];
-	size_t n;
+	/* As many as were taken (a sweep's report keeps every passing case's
+	 * samples: room for PERF_RUNS_MAX each would be 3 KB a case). */
+	struct perf_sample *v;
+	size_t n, alloc;
 	int warmup;  /* timing replays discarded before these */
 	char *note;  /* why sampling ended early or gave nothing; NULL: all taken */
 };

@@ -24,17 +24,6 @@ static bool same_or_both_unknown(const char *a, const char *b)
 	return (!a && !b) || same(a, b);
 }
 
-static int by_case_image(const void *pa, const void *pb)
-{
-	const struct sweep_result *a = *(const struct sweep_result *const *)pa;
-	const struct sweep_result *b = *(const struct sweep_result *const *)pb;
-	int c = strcmp(a->case_name, b->case_name);
-
-	if (!c)
-		c = strcmp(a->image, b->image);
-	return c ? c : (a->attempt > b->attempt) - (a->attempt < b->attempt);
-}
-
 static void side_of(struct report_perf_side *x, const struct sweep_result *r)
 {
 	memset(x, 0, sizeof(*x));
@@ -53,45 +42,84 @@ static void side_of(struct report_perf_side *x, const struct sweep_result *r)
 	strvec_init(&x->sweeps);
 }
 
-/* The results with samples sorted by case, image and attempt: each case
- * and image's last is its side, and the sides come out sorted. */
-void report_perf_collect(struct report_perf_set *s, const struct sweep_results *rs)
+static void side_release(struct report_perf_side *x)
 {
-	const struct sweep_result **with = xcalloc(rs->n + 1, sizeof(*with));
+	free(x->case_name);
+	free(x->image);
+	free(x->image_id);
+	free(x->digest);
+	free(x->gfx);
+	free(x->driver);
+	free(x->note);
+	free(x->ms);
+	strvec_clear(&x->sweeps);
+}
+
+void report_perf_add_results(struct report_perf_set *s, const struct sweep_results *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		if (!rs->v[i].perf || !rs->v[i].case_name || !rs->v[i].image)
+			continue;
+		if (s->n == s->alloc) {
+			s->alloc = s->alloc ? 2 * s->alloc : 16;
+			s->v = xrealloc(s->v, s->alloc * sizeof(*s->v));
+		}
+		side_of(&s->v[s->n++], &rs->v[i]);
+	}
+}
+
+/* By case, image and attempt; the same attempt twice in the order added. */
+static int by_case_image(const void *pa, const void *pb, void *set)
+{
+	const struct report_perf_side *v = ((const struct report_perf_set *)set)->v;
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	const struct report_perf_side *a = &v[ia], *b = &v[ib];
+	int c = strcmp(a->case_name, b->case_name);
+
+	if (!c)
+		c = strcmp(a->image, b->image);
+	if (!c)
+		c = (a->attempt > b->attempt) - (a->attempt < b->attempt);
+	return c ? c : (ia > ib) - (ia < ib);
+}
+
+/* The sides sorted by case, image and attempt: each case and image's last
+ * is its side, and the sides come out sorted. */
+void report_perf_finish(struct report_perf_set *s)
+{
+	size_t *order = xcalloc(s->n + 1, sizeof(*order));
+	struct report_perf_side *v = xcalloc(s->n + 1, sizeof(*v));
 	size_t n = 0;
 
-	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < rs->n; i++)
-		if (rs->v[i].perf && rs->v[i].case_name && rs->v[i].image)
-			with[n++] = &rs->v[i];
-	qsort(with, n, sizeof(*with), by_case_image);
-	s->v = xcalloc(n + 1, sizeof(*s->v));
-	for (size_t i = 0; i < n; i++) {
-		const struct sweep_result *r = with[i];
+	for (size_t i = 0; i < s->n; i++)
+		order[i] = i;
+	qsort_r(order, s->n, sizeof(*order), by_case_image, s);
+	for (size_t k = 0; k < s->n; k++) {
+		struct report_perf_side *x = &s->v[order[k]];
 
-		if (i + 1 < n && !strcmp(with[i + 1]->case_name, r->case_name) &&
-		    !strcmp(with[i + 1]->image, r->image))
-			continue; /* a later attempt follows */
-		side_of(&s->v[s->n++], r);
+		if (k + 1 < s->n && !strcmp(s->v[order[k + 1]].case_name, x->case_name) &&
+		    !strcmp(s->v[order[k + 1]].image, x->image))
+			side_release(x); /* a later attempt follows */
+		else
+			v[n++] = *x;
 	}
-	free(with);
+	free(order);
+	free(s->v);
+	s->v = v;
+	s->n = s->alloc = n;
+}
+
+void report_perf_collect(struct report_perf_set *s, const struct sweep_results *rs)
+{
+	memset(s, 0, sizeof(*s));
+	report_perf_add_results(s, rs);
+	report_perf_finish(s);
 }
 
 void report_perf_release(struct report_perf_set *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		struct report_perf_side *x = &s->v[i];
-
-		free(x->case_name);
-		free(x->image);
-		free(x->image_id);
-		free(x->digest);
-		free(x->gfx);
-		free(x->driver);
-		free(x->note);
-		free(x->ms);
-		strvec_clear(&x->sweeps);
-	}
+	for (size_t i = 0; i < s->n; i++)
+		side_release(&s->v[i]);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }

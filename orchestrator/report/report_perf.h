@@ -32,10 +32,16 @@ struct report_perf_side {
 /* Sorted by case and image once collected: found by binary search. */
 struct report_perf_set {
 	struct report_perf_side *v;
-	size_t n;
+	size_t n, alloc;
 };
 
+/* The sides of the results of rs (every result with samples), in file
+ * order: report_perf_add_results a chunk of results at a time (a large
+ * sweep's results are never all in memory), then report_perf_finish,
+ * which sorts them and keeps each case and image's last attempt. */
 void report_perf_collect(struct report_perf_set *s, const struct sweep_results *rs);
+void report_perf_add_results(struct report_perf_set *s, const struct sweep_results *rs);
+void report_perf_finish(struct report_perf_set *s);
 void report_perf_release(struct report_perf_set *s);
 
 /* A set of nights beside now (one side per side of now, empty), filled

@@ -28,7 +28,7 @@ struct model {
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
 	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
 	struct report_perf_set nights;  /* theirs in the label's last sweeps, side by side */
-	struct report_perf *perf_cmp;   /* one per case */
+	struct report_perf *perf_cmp;   /* one per case compared */
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -180,25 +180,16 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 }
 
 /* What the report keeps of the results files, taken from the import's
- * first reading of them, a chunk at a time: each case's attempts; the results with GPU-time samples (for the
- * perf comparison); for a merge's suspect GPUs, what finding them reads of
- * each result. */
+ * first reading of them, a chunk at a time: each case's attempts; the
+ * GPU-time samples of the results that have them, as the perf comparison
+ * reads them (report_perf.h), never the whole results; for a merge's
+ * suspect GPUs, what finding them reads of each result. */
 struct kept_results {
 	struct sweep_attempts *attempts;
-	struct sweep_results perf;
+	struct report_perf_set perf; /* each result's samples, not the result */
 	struct sweep_suspect_inputs suspects;
 	bool suspects_from_results;
 };
-
-static void take(struct sweep_results *to, struct sweep_result *r)
-{
-	if (to->n == to->alloc) {
-		to->alloc = to->alloc ? 2 * to->alloc : 16;
-		to->v = xrealloc(to->v, to->alloc * sizeof(*to->v));
-	}
-	to->v[to->n++] = *r;
-	memset(r, 0, sizeof(*r));
-}
 
 static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 {
@@ -207,9 +198,7 @@ static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 	sweep_attempts_add(k->attempts, rs);
 	if (k->suspects_from_results)
 		sweep_suspect_inputs_add(&k->suspects, rs);
-	for (size_t i = 0; i < rs->n; i++)
-		if (rs->v[i].perf)
-			take(&k->perf, &rs->v[i]);
+	report_perf_add_results(&k->perf, rs);
 	(void)err;
 	return 0;
 }
@@ -229,7 +218,8 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 {
 	struct history_perf_query q = { .newest_first = true, .last = (int)meta->perf_window };
 
-	report_perf_nights_init(&m->nights, &m->perf);
+	/* A side for each of this sweep's only when there is a night to read:
+	 * an empty set compares nothing. */
 	if (!m->perf.n)
 		return 0;
 	if (meta->perf_window <= 1) {
@@ -241,6 +231,7 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 		q.label = meta->label;
 		q.before = meta->id;
 	}
+	report_perf_nights_init(&m->nights, &m->perf);
 	return history_perf_samples(db, &q, add_night, m, err);
 }
 
@@ -248,18 +239,30 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
  * else against its own samples in the nights before. */
 static void compare_perf(struct model *m, const struct sweep_meta *meta)
 {
-	if (!m->r.n)
-		return;
-	m->perf_cmp = xcalloc(m->r.n, sizeof(*m->perf_cmp));
-	for (size_t i = 0; i < m->r.n; i++) {
-		struct report_case *c = &m->r.cases[i];
+	size_t n = 0, alloc = 0, *of = NULL;
+	struct report_perf p;
 
-		if (report_perf_compare(&m->perf, c->case_name, c->image, meta->perf_baseline,
-					&meta->perf_rule, &m->perf_cmp[i]) ||
-		    report_perf_compare_nights(&m->perf, &m->nights, c->case_name, c->image,
-					       &meta->perf_rule, &m->perf_cmp[i]))
-			c->perf = &m->perf_cmp[i];
+	/* Room for the cases compared only (none without samples or a
+	 * baseline), pointed at once every one is in place. */
+	for (size_t i = 0; i < m->r.n; i++) {
+		const struct report_case *c = &m->r.cases[i];
+
+		if (!report_perf_compare(&m->perf, c->case_name, c->image, meta->perf_baseline,
+					 &meta->perf_rule, &p) &&
+		    !report_perf_compare_nights(&m->perf, &m->nights, c->case_name, c->image,
+						&meta->perf_rule, &p))
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			m->perf_cmp = xrealloc(m->perf_cmp, alloc * sizeof(*m->perf_cmp));
+			of = xrealloc(of, alloc * sizeof(*of));
+		}
+		m->perf_cmp[n] = p;
+		of[n++] = i;
 	}
+	for (size_t k = 0; k < n; k++)
+		m->r.cases[of[k]].perf = &m->perf_cmp[k];
+	free(of);
 }
 
 /* Each failure a rule matches is known: the rule's id, link and owner go
@@ -294,7 +297,7 @@ static int marked_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 	if (src->f->known)
 		mark_known(src->f->known, rs, src->f->finished);
 	rc = src->fn(src->ctx, rs, err);
-	/* After fn: keep_chunk moves the results with samples out. */
+	/* After fn: the chunk as the import read it. */
 	if (rc == 0 && src->keep && !src->kept)
 		rc = keep_chunk(src->keep, rs, err);
 	return rc;
@@ -589,9 +592,8 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	}
 	/* The results with samples, in file order: the same comparison as
 	 * over every result (those without are skipped). */
-	if (rc == 0)
-		report_perf_collect(&m.perf, &kept.perf);
-	sweep_results_release(&kept.perf);
+	report_perf_finish(&kept.perf);
+	m.perf = kept.perf;
 	sweep_suspect_inputs_release(&kept.suspects);
 	if (rc < 0)
 		goto out;

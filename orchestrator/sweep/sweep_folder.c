@@ -15,9 +15,13 @@
 #include "common/owned.h"
 #include "common/xalloc.h"
 #include "orchestrator/sweep/sweep_json.h"
+#include "orchestrator/sweep/sweep_plan_lines.h"
 
 #define PLAN_JSON_MAX (64u << 20)
-#define PLAN_JSON_VERSION 1
+/* 2: the cases in SWEEP_CASES_FILE, the private file's env values by case
+ * index; 1 (still read): both files listed every case in "cases". */
+#define PLAN_JSON_VERSION 2
+#define PLAN_JSON_VERSION_INLINE 1
 
 void sweep_meta_init(struct sweep_meta *m)
 {
@@ -90,7 +94,7 @@ static int private_write(const struct sweep_meta *m, const char *folder, struct 
 	cJSON_AddItemToObject(o, "run_options", cJSON_IsObject(run) ? run : cJSON_CreateObject());
 	if (run && !cJSON_IsObject(run))
 		cJSON_Delete(run);
-	cJSON_AddItemToObject(o, "cases", sweep_plan_cases_json(&m->plan, true));
+	cJSON_AddItemToObject(o, "env", sweep_plan_env_json(&m->plan));
 	if (m->notify) {
 		cJSON *n = cJSON_Parse(m->notify);
 
@@ -103,13 +107,37 @@ static int private_write(const struct sweep_meta *m, const char *folder, struct 
 	return fs_write_atomic(path, text, strlen(text), 0600, err);
 }
 
+/* The cases' env values of SWEEP_PRIVATE_FILE o over the plan's: by case
+ * index ("env"), or, written by the previous version, every case again
+ * ("cases"). */
+static int private_cases(struct sweep_meta *m, const cJSON *o, const char *path,
+			 struct error *err)
+{
+	const cJSON *cases = cJSON_GetObjectItemCaseSensitive(o, "cases");
+	struct sweep_plan full = { 0 };
+
+	if (!cases)
+		return sweep_plan_env_from_json(&m->plan, cJSON_GetObjectItemCaseSensitive(o, "env"),
+						path, err);
+	if (sweep_plan_from_json(&full, cases, err) < 0 || full.n != m->plan.n) {
+		sweep_plan_release(&full);
+		return -1;
+	}
+	for (size_t i = 0; i < full.n; i++) {
+		strvec_clear(&m->plan.cases[i].env);
+		for (size_t e = 0; e < full.cases[i].env.n; e++)
+			strvec_push(&m->plan.cases[i].env, full.cases[i].env.v[e]);
+	}
+	sweep_plan_release(&full);
+	return 0;
+}
+
 /* SWEEP_PRIVATE_FILE over what plan.json said. */
 static int private_read(struct sweep_meta *m, const char *folder, struct error *err)
 {
 	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_PRIVATE_FILE);
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_cjson cJSON *o = NULL;
-	struct sweep_plan full = { 0 };
 	const cJSON *run;
 	struct stat st;
 
@@ -122,21 +150,11 @@ static int private_read(struct sweep_meta *m, const char *folder, struct error *
 	o = cJSON_Parse(text.buf);
 	strbuf_release(&text);
 	run = cJSON_GetObjectItemCaseSensitive(o, "run_options");
-	if (!cJSON_IsObject(run) ||
-	    sweep_plan_from_json(&full, cJSON_GetObjectItemCaseSensitive(o, "cases"), err) < 0 ||
-	    full.n != m->plan.n) {
-		sweep_plan_release(&full);
+	if (!cJSON_IsObject(run) || private_cases(m, o, path, err) < 0)
 		return error_set(err, ERR_DATA, 0, "%s does not match plan.json: move the sweep folder aside",
 				 path);
-	}
 	free(m->run_options);
 	m->run_options = cJSON_PrintUnformatted(run);
-	for (size_t i = 0; i < full.n; i++) {
-		strvec_clear(&m->plan.cases[i].env);
-		for (size_t e = 0; e < full.cases[i].env.n; e++)
-			strvec_push(&m->plan.cases[i].env, full.cases[i].env.v[e]);
-	}
-	sweep_plan_release(&full);
 	{
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "notify");
 
@@ -191,6 +209,7 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
 	cJSON *imgs, *gpus;
 	cleanup_free char *text = NULL, *path = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
+	cleanup_free char *cases_path = xasprintf("%s/%s", folder, SWEEP_CASES_FILE);
 
 	cJSON_AddNumberToObject(o, "version", PLAN_JSON_VERSION);
 	json_add_str(o, "sweep", m->id, JSON_TEXT);
@@ -220,10 +239,12 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 	cJSON_AddNumberToObject(o, "gpu_wait", m->gpu_wait);
 	cJSON_AddNumberToObject(o, "fail_on", m->fail_on);
 	perf_write(o, m);
-	cJSON_AddItemToObject(o, "cases", sweep_plan_cases_json(&m->plan, false));
+	cJSON_AddNumberToObject(o, "case_count", (double)m->plan.n);
 	text = cJSON_Print(o);
-	/* The values first: a plan.json without them is never alone. */
-	if (private_write(m, folder, err) < 0)
+	/* The values first: a plan.json without them is never alone; and the
+	 * cases before the plan.json that counts them. */
+	if (private_write(m, folder, err) < 0 ||
+	    sweep_plan_lines_write(&m->plan, cases_path, err) < 0)
 		return -1;
 	return fs_write_atomic(path, text, strlen(text), 0644, err);
 }
@@ -252,15 +273,18 @@ static void read_lists(struct sweep_meta *m, const cJSON *o)
 
 static int plan_read(struct sweep_meta *m, const char *folder, struct error *err)
 {
-	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
+	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE), *cases_path = NULL;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_cjson cJSON *o = NULL;
+	double version, count;
 
 	if (fs_read_small_file(path, PLAN_JSON_MAX, &text, err) < 0)
 		return error_prefix(err, "sweep folder %s: ", folder);
 	o = cJSON_Parse(text.buf);
 	strbuf_release(&text); /* the tree is all that is read from here */
-	if (!cJSON_IsObject(o) || sjson_num(o, "version", 0) != PLAN_JSON_VERSION)
+	version = sjson_num(o, "version", 0);
+	if (!cJSON_IsObject(o) ||
+	    (version != PLAN_JSON_VERSION && version != PLAN_JSON_VERSION_INLINE))
 		return error_set(err, ERR_DATA, 0, "%s is not a plan.json this version reads", path);
 	m->id = sjson_str(o, "sweep");
 	m->label = sjson_str(o, "label");
@@ -278,9 +302,20 @@ static int plan_read(struct sweep_meta *m, const char *folder, struct error *err
 	read_lists(m, o);
 	if (!m->id || !m->label)
 		return error_set(err, ERR_DATA, 0, "%s: no sweep id or label", path);
-	if (sweep_plan_from_json(&m->plan, cJSON_GetObjectItemCaseSensitive(o, "cases"), err) < 0)
-		return error_prefix(err, "%s: ", path);
-	return 0;
+	if (version == PLAN_JSON_VERSION_INLINE) {
+		/* A sweep folder of the previous version: its cases inline. */
+		if (sweep_plan_from_json(&m->plan, cJSON_GetObjectItemCaseSensitive(o, "cases"),
+					 err) < 0)
+			return error_prefix(err, "%s: ", path);
+		return 0;
+	}
+	count = sjson_num(o, "case_count", -1);
+	if (count < 0 || count > PLAN_JSON_MAX || count != (double)(size_t)count)
+		return error_set(err, ERR_DATA, 0, "%s: no case_count", path);
+	cJSON_Delete(o);
+	o = NULL; /* one file's tree at a time */
+	cases_path = xasprintf("%s/%s", folder, SWEEP_CASES_FILE);
+	return sweep_plan_lines_read(&m->plan, cases_path, (size_t)count, PLAN_JSON_MAX, err);
 }
 
 int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)

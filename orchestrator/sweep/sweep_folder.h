@@ -19,6 +19,9 @@
 #include "orchestrator/sweep/sweep_status.h"
 
 #define SWEEP_PLAN_FILE "plan.json"
+/* The plan's cases, one a line (plan.json says how many); a sweep from
+ * before it has them in plan.json's "cases" array. */
+#define SWEEP_CASES_FILE "plan-cases.jsonl"
 #define SWEEP_RESULTS_FILE "results.jsonl"
 /* The caller's own 0600 record of what plan.json leaves out: the run
  * options with their `-e` values, the cases' env values and the
@@ -67,13 +70,16 @@ void sweep_meta_release(struct sweep_meta *m);
 const struct sweep_image *sweep_meta_image(const struct sweep_meta *m, const char *ref);
 void sweep_meta_add_image(struct sweep_meta *m, const char *ref);
 
-/* plan.json (0644, no `-e` or case env values) and SWEEP_PRIVATE_FILE
- * (0600, the values). */
+/* plan.json and SWEEP_CASES_FILE (0644, no `-e` or case env values) and
+ * SWEEP_PRIVATE_FILE (0600, the values); plan.json last: it says how many
+ * cases the cases file holds. */
 int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)
 	__attribute__((warn_unused_result));
-/* plan.json, then SWEEP_PRIVATE_FILE over it; that one must be the
- * caller's own regular file, not writable by others (ERR_DATA); a sweep
- * from before it existed has none and keeps plan.json's values. */
+/* plan.json and its cases file a line at a time (a sweep folder of the
+ * previous version: plan.json's "cases" array), then SWEEP_PRIVATE_FILE
+ * over them; that one must be the caller's own regular file, not
+ * writable by others (ERR_DATA); a sweep from before it existed has none
+ * and keeps plan.json's values. */
 int sweep_meta_read(struct sweep_meta *m, const char *folder, struct error *err)
 	__attribute__((warn_unused_result));
 /* A sweep from before SWEEP_PRIVATE_FILE (its plan.json holds `-e`

@@ -42,6 +42,14 @@ void sweep_plan_release(struct sweep_plan *p)
 	p->n = p->alloc = 0;
 }
 
+void sweep_plan_shrink(struct sweep_plan *p)
+{
+	if (p->n && p->n < p->alloc) {
+		p->cases = xrealloc(p->cases, p->n * sizeof(*p->cases));
+		p->alloc = p->n;
+	}
+}
+
 struct sweep_case *sweep_plan_push(struct sweep_plan *p)
 {
 	if (p->n == p->alloc) {
@@ -205,6 +213,9 @@ int sweep_plan_add_matrix(struct sweep_plan *p, const char *const *archives, siz
 	return 0;
 }
 
+/* A case read back from a sweep folder keeps no origin: it is the plan's. */
+#define ORIGIN(c) ((c)->origin ? (c)->origin : "the sweep's plan")
+
 int sweep_plan_check_duplicates(const struct sweep_plan *p, struct error *err)
 {
 	/* Quadratic is fine up to thousands of cases; a hash would hide the
@@ -218,8 +229,8 @@ int sweep_plan_check_duplicates(const struct sweep_plan *p, struct error *err)
 			return error_set(err, ERR_USAGE, 0,
 					 "two cases named %s for image %s: %s (%s) and %s (%s); "
 					 "give one a \"name\" in a --plan file",
-					 a->name, a->image, a->archive, a->origin, b->archive,
-					 b->origin);
+					 a->name, a->image, a->archive, ORIGIN(a), b->archive,
+					 ORIGIN(b));
 		}
 	return 0;
 }

@@ -19,7 +19,8 @@ struct sweep_case {
 	char *name;          /* relative name, history key with the image */
 	char *archive;       /* absolute pid directory */
 	char *image;         /* reference as given */
-	char *origin;        /* where it came from, for error messages */
+	char *origin;        /* where it came from, for error messages; NULL:
+			      * read back from the sweep folder */
 	int gpu_count;       /* >= 1 */
 	int timeout;         /* seconds; -1: the run option */
 	int progress_timeout;/* seconds; -1: the run option */
@@ -43,6 +44,9 @@ struct sweep_plan {
 };
 
 void sweep_plan_release(struct sweep_plan *p);
+/* The case array no larger than its cases (a plan read back is held for
+ * the whole sweep). */
+void sweep_plan_shrink(struct sweep_plan *p);
 /* A new case at the end, with defaults (gpu_count 1, the rest unset). */
 struct sweep_case *sweep_plan_push(struct sweep_plan *p);
 
@@ -96,6 +100,20 @@ int sweep_plan_check_duplicates(const struct sweep_plan *p, struct error *err)
 cJSON *sweep_plan_cases_json(const struct sweep_plan *p, bool with_values);
 int sweep_plan_from_json(struct sweep_plan *p, const cJSON *cases, struct error *err)
 	__attribute__((warn_unused_result));
+/* One case of that array (a line of the plan's cases file, SWEEP_CASES_FILE)
+ * and back: a new case at the end of p. where and idx name it in
+ * messages ("plan.json", case idx; idx < 0: where says it all, as
+ * "FILE, line N"); a wrong type or missing field is ERR_DATA. */
+cJSON *sweep_case_json(const struct sweep_case *c, bool with_values);
+int sweep_case_from_json(struct sweep_plan *p, const cJSON *o, const char *where, int idx,
+			 struct error *err) __attribute__((warn_unused_result));
+/* The cases' env values, for the sweep's private file: [{"case": plan
+ * index, "env": {NAME: value}}] for the cases that have any; and back
+ * over a plan read from the public files (an index outside the plan or
+ * a malformed entry: ERR_DATA naming path). */
+cJSON *sweep_plan_env_json(const struct sweep_plan *p);
+int sweep_plan_env_from_json(struct sweep_plan *p, const cJSON *arr, const char *path,
+			     struct error *err) __attribute__((warn_unused_result));
 
 /* A label is [A-Za-z0-9._-]{1,64}, not starting with '.' or '-': it becomes
  * part of a folder name. */

@@ -24,6 +24,8 @@ case_error(struct error *err, const char *path, int idx, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	if (idx < 0) /* path says where: "FILE, line N" */
+		return error_set(err, ERR_USAGE, 0, "%s: %s", path, sb.buf);
 	return error_set(err, ERR_USAGE, 0, "plan %s, case %d: %s", path, idx, sb.buf);
 }
 
@@ -212,39 +214,75 @@ static void add_opt_str(cJSON *o, const char *key, const char *v)
 		json_add_str(o, key, v, JSON_TEXT);
 }
 
+/* A case's env as {NAME: value}; the values "<not recorded>" unless
+ * with_values (they go to the sweep's private file). */
+static cJSON *env_json(const struct strvec *env, bool with_values)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t e = 0; e < env->n; e++) {
+		const char *eq = strchr(env->v[e], '=');
+		cleanup_free char *k = xstrndup(env->v[e], (size_t)(eq - env->v[e]));
+
+		cJSON_AddStringToObject(o, k, with_values ? eq + 1 : SWEEP_NOT_RECORDED);
+	}
+	return o;
+}
+
+cJSON *sweep_case_json(const struct sweep_case *c, bool with_values)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "name", c->name);
+	cJSON_AddStringToObject(o, "archive", c->archive);
+	cJSON_AddStringToObject(o, "image", c->image);
+	cJSON_AddNumberToObject(o, "gpu_count", c->gpu_count);
+	add_opt_int(o, "timeout", c->timeout);
+	add_opt_int(o, "progress_timeout", c->progress_timeout);
+	if (c->mount_clr >= 0)
+		cJSON_AddBoolToObject(o, "mount_clr", c->mount_clr);
+	add_opt_str(o, "extra_ld", c->extra_ld);
+	add_opt_str(o, "playback", c->playback);
+	if (c->expected_s >= 0)
+		cJSON_AddNumberToObject(o, "expected_s", c->expected_s);
+	if (c->env.n)
+		cJSON_AddItemToObject(o, "env", env_json(&c->env, with_values));
+	return o;
+}
+
 cJSON *sweep_plan_cases_json(const struct sweep_plan *p, bool with_values)
 {
 	cJSON *arr = cJSON_CreateArray();
 
-	for (size_t i = 0; i < p->n; i++) {
-		const struct sweep_case *c = &p->cases[i];
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(o, "name", c->name);
-		cJSON_AddStringToObject(o, "archive", c->archive);
-		cJSON_AddStringToObject(o, "image", c->image);
-		cJSON_AddNumberToObject(o, "gpu_count", c->gpu_count);
-		add_opt_int(o, "timeout", c->timeout);
-		add_opt_int(o, "progress_timeout", c->progress_timeout);
-		if (c->mount_clr >= 0)
-			cJSON_AddBoolToObject(o, "mount_clr", c->mount_clr);
-		add_opt_str(o, "extra_ld", c->extra_ld);
-		add_opt_str(o, "playback", c->playback);
-		if (c->expected_s >= 0)
-			cJSON_AddNumberToObject(o, "expected_s", c->expected_s);
-		if (c->env.n) {
-			cJSON *env = cJSON_AddObjectToObject(o, "env");
-
-			for (size_t e = 0; e < c->env.n; e++) {
-				const char *eq = strchr(c->env.v[e], '=');
-				cleanup_free char *k = xstrndup(c->env.v[e], (size_t)(eq - c->env.v[e]));
-
-				cJSON_AddStringToObject(env, k, with_values ? eq + 1 : SWEEP_NOT_RECORDED);
-			}
-		}
-		cJSON_AddItemToArray(arr, o);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		cJSON_AddItemToArray(arr, sweep_case_json(&p->cases[i], with_values));
 	return arr;
+}
+
+/* One case as plan.json or a plan cases file holds it, at the end of p.
+ * where/idx name it in messages (idx < 0: where says it all). */
+int sweep_case_from_json(struct sweep_plan *p, const cJSON *it, const char *where, int idx,
+			 struct error *err)
+{
+	struct sweep_case *c = sweep_plan_push(p);
+	const cJSON *e;
+
+	if (!cJSON_IsObject(it) ||
+	    get_string(it, "name", true, &c->name, where, idx, err) < 0 ||
+	    get_string(it, "archive", true, &c->archive, where, idx, err) < 0 ||
+	    case_fields(c, it, where, idx, err) < 0) {
+		if (!cJSON_IsObject(it))
+			case_error(err, where, idx, "not a JSON object");
+		err->kind = ERR_DATA;
+		return -1;
+	}
+	/* What the history expected when the sweep was planned: every
+	 * shard of it splits the cases alike from this, not from a
+	 * history that moved since. */
+	e = cJSON_GetObjectItemCaseSensitive(it, "expected_s");
+	if (cJSON_IsNumber(e) && e->valuedouble >= 0)
+		c->expected_s = e->valuedouble;
+	return 0;
 }
 
 /* plan.json was written by us from absolute pid dirs: read it back as a
@@ -256,23 +294,52 @@ int sweep_plan_from_json(struct sweep_plan *p, const cJSON *cases, struct error 
 
 	if (!cJSON_IsArray(cases))
 		return error_set(err, ERR_DATA, 0, "plan.json: \"cases\" is not an array");
-	cJSON_ArrayForEach(it, cases) {
-		struct sweep_case *c = sweep_plan_push(p);
+	cJSON_ArrayForEach(it, cases)
+		if (sweep_case_from_json(p, it, "plan.json", idx++, err) < 0)
+			return -1;
+	sweep_plan_shrink(p);
+	return 0;
+}
 
-		if (get_string(it, "name", true, &c->name, "plan.json", idx, err) < 0 ||
-		    get_string(it, "archive", true, &c->archive, "plan.json", idx, err) < 0 ||
-		    case_fields(c, it, "plan.json", idx, err) < 0) {
+cJSON *sweep_plan_env_json(const struct sweep_plan *p)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < p->n; i++) {
+		cJSON *o;
+
+		if (!p->cases[i].env.n)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "case", (double)i);
+		cJSON_AddItemToObject(o, "env", env_json(&p->cases[i].env, true));
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+int sweep_plan_env_from_json(struct sweep_plan *p, const cJSON *arr, const char *path,
+			     struct error *err)
+{
+	const cJSON *it;
+	int idx = 0;
+
+	if (!cJSON_IsArray(arr))
+		return error_set(err, ERR_DATA, 0, "%s: \"env\" is not an array", path);
+	cJSON_ArrayForEach(it, arr) {
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(it, "case");
+		struct sweep_case *c;
+
+		if (!cJSON_IsNumber(k) || k->valuedouble < 0 || k->valuedouble >= (double)p->n ||
+		    k->valuedouble != (double)(size_t)k->valuedouble)
+			return error_set(err, ERR_DATA, 0,
+					 "%s: env entry %d names no case of the plan", path, idx);
+		c = &p->cases[(size_t)k->valuedouble];
+		strvec_clear(&c->env);
+		if (get_env(it, &c->env, path, idx++, err) < 0) {
 			err->kind = ERR_DATA;
 			return -1;
 		}
-		/* What the history expected when the sweep was planned: every
-		 * shard of it splits the cases alike from this, not from a
-		 * history that moved since. */
-		const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "expected_s");
-
-		if (cJSON_IsNumber(e) && e->valuedouble >= 0)
-			c->expected_s = e->valuedouble;
-		c->origin = xasprintf("plan.json case %d", idx++);
 	}
 	return 0;
 }

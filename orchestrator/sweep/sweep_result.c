@@ -326,20 +326,13 @@ static int flush_chunk(struct sweep_results *rs, struct sweep_results_chunks *ch
 static int load_file(const char *path, struct sweep_results *rs, struct sweep_results_chunks *ch,
 		     struct error *err)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	cleanup_fclose FILE *f = NULL;
+	cleanup_fclose FILE *f = fs_open_regular(path, err);
 	cleanup_free char *line = NULL;
 	size_t cap = 0, total = 0;
-	struct stat st;
 	ssize_t n;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return error_errno(err, "%s", path);
-	if (!S_ISREG(st.st_mode))
-		return error_set(err, ERR_DATA, 0, "%s is not a regular file", path);
-	if (!(f = fdopen(fd, "r")))
-		return error_errno(err, "%s", path);
-	fd = -1;
+	if (!f)
+		return -1;
 	while ((n = getline(&line, &cap, f)) > 0) {
 		size_t len = strlen(line);
 

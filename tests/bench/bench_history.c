@@ -69,7 +69,7 @@ static void perf_of(struct perf_samples *ps, size_t i, unsigned night)
 	bool slower = mix((unsigned)i, 4242) % 50 == 0 &&
 		      night >= 15 * (1 + mix((unsigned)i, 4243) % 4);
 
-	memset(ps, 0, sizeof(*ps));
+	perf_samples_release(ps);
 	for (int k = 0; k < perf_per_case && k < PERF_RUNS_MAX; k++) {
 		double base = (20.0 + (double)(i % 50)) * (slower ? 1.1 : 1.0);
 		double ms = base * (1.0 + ((double)(mix((unsigned)i, night * 131u + (unsigned)k) % 200) -
@@ -83,7 +83,7 @@ static void perf_of(struct perf_samples *ps, size_t i, unsigned night)
 
 static void night_results(const struct sweep_meta *m, unsigned night, struct strbuf *out)
 {
-	struct perf_samples ps;
+	__attribute__((cleanup(perf_samples_release))) struct perf_samples ps = { 0 };
 
 	for (size_t i = 0; i < m->plan.n; i++) {
 		unsigned h = mix((unsigned)i, night), bad_from = mix((unsigned)i, 7777) % 400;

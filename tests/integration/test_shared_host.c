@@ -102,13 +102,16 @@ static void plant_maf_baseline(const char *first)
 	cleanup_free char *res_in = xasprintf("%s/results.jsonl", first);
 	cleanup_free char *plan_out = xasprintf("%s/planted-plan.json", tenv.root);
 	cleanup_free char *res_out = xasprintf("%s/planted-results.jsonl", tenv.root);
-	cleanup_strbuf struct strbuf plan = STRBUF_INIT, res = STRBUF_INIT;
+	/* The plan's cases file as it is (docs/formats.md "Sweep plan files"). */
+	cleanup_free char *cases_in = xasprintf("%s/plan-cases.jsonl", first);
+	cleanup_free char *cases_out = xasprintf("%s/planted-plan-cases.jsonl", tenv.root);
+	cleanup_strbuf struct strbuf plan = STRBUF_INIT, res = STRBUF_INIT, cases = STRBUF_INIT;
 	cleanup_cjson cJSON *p = NULL, *line = NULL;
 	cleanup_free char *ptext = NULL, *rtext = NULL;
 	const char *id = "n-20000101T000000Z-000001";
 	struct error err;
 
-	cr_assert(read_text(plan_in, &plan) && read_text(res_in, &res));
+	cr_assert(read_text(plan_in, &plan) && read_text(res_in, &res) && read_text(cases_in, &cases));
 	p = cJSON_Parse(plan.buf);
 	cJSON_ReplaceItemInObject(p, "sweep", cJSON_CreateString(id));
 	cJSON_ReplaceItemInObject(p, "started",
@@ -119,9 +122,11 @@ static void plant_maf_baseline(const char *first)
 	rtext = cJSON_PrintUnformatted(line);
 	cr_assert_eq(fs_write_atomic(plan_out, ptext, strlen(ptext), 0644, &err), 0, "%s", err.msg);
 	cr_assert_eq(fs_write_atomic(res_out, rtext, strlen(rtext), 0644, &err), 0, "%s", err.msg);
+	cr_assert_eq(fs_write_atomic(cases_out, cases.buf, cases.len, 0644, &err), 0, "%s", err.msg);
 	other_user_sh("d='%s/sweeps/%s' && mkdir \"$d\" && cp '%s' \"$d/plan.json\" &&"
+		      " cp '%s' \"$d/plan-cases.jsonl\" &&"
 		      " cp '%s' \"$d/results.jsonl\" && echo '{\"state\":\"finished\"}' > \"$d/summary.json\"",
-		      team, id, plan_out, res_out);
+		      team, id, plan_out, cases_out, res_out);
 }
 
 static const char *status_of_c(const cJSON *summary)

@@ -173,3 +173,29 @@ Test(report_perf, perf_slower_in_fail_on_makes_the_exit_1)
 	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
 	cr_assert_eq(r.exit_code, 0, "same-build is never a regression");
 }
+
+/* The report adds the results a chunk at a time as the import reads them
+ * (never all in memory): a retry in a later chunk is still the case's
+ * side, and the sides come out sorted. */
+Test(report_perf, sides_added_a_chunk_at_a_time_keep_each_case_s_last_attempt)
+{
+	struct sweep_results one = { 0 }, two = { 0 };
+	struct report_perf_set set = { 0 };
+
+	add(&one, "zeta", "a", "sha256:a", "gfx942", 29857, 40);
+	add(&one, "alpha", "a", "sha256:a", "gfx942", 29857, 40);
+	add(&two, "zeta", "a", "sha256:a", "gfx942", 29857, 50);
+	two.v[0].attempt = 2;
+	report_perf_add_results(&set, &one);
+	sweep_results_release(&one);
+	report_perf_add_results(&set, &two);
+	sweep_results_release(&two);
+	cr_assert_eq(set.n, 3);
+	report_perf_finish(&set);
+	cr_assert_eq(set.n, 2);
+	cr_assert_str_eq(set.v[0].case_name, "alpha");
+	cr_assert_str_eq(set.v[1].case_name, "zeta");
+	cr_assert_eq(set.v[1].attempt, 2);
+	cr_assert_float_eq(set.v[1].ms[0], 50, 1e-9);
+	report_perf_release(&set);
+}

@@ -60,16 +60,18 @@ Test(sweep_secrets, plan_json_keeps_names_and_the_private_file_the_values)
 {
 	struct sweep_meta m, back;
 	struct error err;
-	cleanup_strbuf struct strbuf plan = STRBUF_INIT;
+	cleanup_strbuf struct strbuf plan = STRBUF_INIT, cases = STRBUF_INIT;
 	cleanup_free char *priv = xasprintf("%s/%s", folder, SWEEP_PRIVATE_FILE);
 	struct stat st;
 
 	one_case(&m);
 	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
 	read_text(SWEEP_PLAN_FILE, &plan);
+	read_text(SWEEP_CASES_FILE, &cases);
 	cr_assert_null(strstr(plan.buf, "hf_run_secret"), "%s", plan.buf);
-	cr_assert_null(strstr(plan.buf, "case_secret"), "%s", plan.buf);
-	cr_assert(strstr(plan.buf, "HF_TOKEN") && strstr(plan.buf, "API_KEY"), "%s", plan.buf);
+	cr_assert_null(strstr(cases.buf, "case_secret"), "%s", cases.buf);
+	cr_assert(strstr(plan.buf, "HF_TOKEN"), "%s", plan.buf);
+	cr_assert(strstr(cases.buf, "\"API_KEY\":\"<not recorded>\""), "%s", cases.buf);
 	cr_assert_eq(stat(priv, &st), 0);
 	cr_assert_eq(st.st_mode & 0777, 0600);
 	sweep_meta_init(&back);
@@ -113,6 +115,7 @@ Test(sweep_secrets, an_older_sweep_is_migrated_on_resume)
 	cr_assert(strstr(back.run_options, "hf_run_secret"), "the values still reach the run");
 	cr_assert_eq(sweep_meta_migrate(&back, folder, &err), 0, "%s", err.msg);
 	read_text(SWEEP_PLAN_FILE, &plan);
+	read_text(SWEEP_CASES_FILE, &plan);
 	cr_assert_null(strstr(plan.buf, "hf_run_secret"), "%s", plan.buf);
 	cr_assert_null(strstr(plan.buf, "case_secret"), "%s", plan.buf);
 	sweep_meta_release(&back);
