@@ -69,7 +69,7 @@ void container_spec_add_device(struct container_spec *s, const char *host,
 	d = &s->devices[s->n_devices++];
 	d->path_on_host = xstrdup(host);
 	d->path_in_container = xstrdup(in_container ? in_container : host);
-	d->cgroup_permissions = perms ? xstrdup(perms) : NULL;
+	d->cgroup_permissions = xstrdup_or_null(perms);
 }
 
 void container_spec_add_mount(struct container_spec *s, const char *source,

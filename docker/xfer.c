@@ -187,7 +187,7 @@ struct engine_stream *engine_xfer_new(struct engine *e, const char *method,
 	s->not_found_404 = true;
 	s->what = xasprintf("%s %s", method, path);
 	s->host = xstrdup(e->host);
-	s->socket_path = e->socket_path ? xstrdup(e->socket_path) : NULL;
+	s->socket_path = xstrdup_or_null(e->socket_path);
 	s->home = &e->runner;
 	s->podman = e->flavour == ENGINE_FLAVOUR_PODMAN;
 

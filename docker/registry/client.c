@@ -40,8 +40,8 @@ int registry_open(struct registry_client **out, const char *host, const char *us
 		return error_set(err, ERR_SYSTEM, 0, "registry %s: curl_easy_init failed", host);
 	}
 	c->base = xasprintf("%s://%s", registry_host_is_loopback(host) ? "http" : "https", host);
-	c->username = username ? xstrdup(username) : NULL;
-	c->password = password ? xstrdup(password) : NULL;
+	c->username = xstrdup_or_null(username);
+	c->password = xstrdup_or_null(password);
 	*out = c;
 	return 0;
 }
@@ -211,7 +211,7 @@ static int fetch_token(struct registry_client *c, const struct registry_challeng
 	free_secret(c->token);
 	free(c->token_scope);
 	c->token = xstrdup(tok->valuestring);
-	c->token_scope = ch->scope ? xstrdup(ch->scope) : NULL;
+	c->token_scope = xstrdup_or_null(ch->scope);
 	registry_response_release(&r);
 	return 0;
 fail:

@@ -49,7 +49,7 @@ static int get_json(struct registry_client *c, const char *path, const char *acc
 		rc = error_set(err, ERR_PROTOCOL, 0, "registry %s: %s is not JSON", registry_base(c),
 			       what);
 	if (rc == 0 && digest)
-		*digest = r.digest ? xstrdup(r.digest) : NULL;
+		*digest = xstrdup_or_null(r.digest);
 	registry_response_release(&r);
 	return rc;
 }

@@ -30,7 +30,7 @@ void bisect_candidates_push(struct bisect_candidates *c, const char *ref, const 
 		c->alloc = c->alloc ? c->alloc * 2 : 16;
 		c->v = xrealloc(c->v, c->alloc * sizeof(*c->v));
 	}
-	c->v[c->n++] = (struct bisect_candidate){ xstrdup(ref), tag ? xstrdup(tag) : NULL, created };
+	c->v[c->n++] = (struct bisect_candidate){ xstrdup(ref), xstrdup_or_null(tag), created };
 }
 
 int bisect_candidates_parse(struct bisect_candidates *c, const char *text, const char *path,

@@ -221,8 +221,8 @@ static int look_up(struct bisect_job *j, size_t i, struct error *err)
 		if (c == 0) {
 			free(p->folder);
 			free(p->run_dir);
-			p->folder = k.folder ? xstrdup(k.folder) : NULL;
-			p->run_dir = k.run_dir ? xstrdup(k.run_dir) : NULL;
+			p->folder = xstrdup_or_null(k.folder);
+			p->run_dir = xstrdup_or_null(k.run_dir);
 		}
 		history_known_release(&k);
 	}

@@ -102,8 +102,8 @@ static int meta_from_options(struct sweep_cmd *c, struct error *err)
 	int rc;
 
 	m->label = xstrdup(so->label ? so->label : "default");
-	m->baseline = so->baseline ? xstrdup(so->baseline) : NULL;
-	m->db = so->db ? xstrdup(so->db) : NULL;
+	m->baseline = xstrdup_or_null(so->baseline);
+	m->db = xstrdup_or_null(so->db);
 	if (so->known_issues) {
 		/* A task or the merge job may start elsewhere: the path whole. */
 		m->known_issues = realpath(so->known_issues, NULL);
@@ -116,7 +116,7 @@ static int meta_from_options(struct sweep_cmd *c, struct error *err)
 	m->retry_failed = so->retry_failed;
 	m->gpu_wait = so->gpu_wait;
 	m->fail_on = so->fail_on;
-	m->perf_baseline = so->perf_baseline ? xstrdup(so->perf_baseline) : NULL;
+	m->perf_baseline = xstrdup_or_null(so->perf_baseline);
 	m->perf_window = so->perf_window;
 	m->perf_rule = so->perf;
 	m->run_options = cJSON_PrintUnformatted(run);

@@ -113,11 +113,6 @@ void diagnosis_add_file(struct diagnosis *d, const char *relpath)
 		strvec_push(&d->files, relpath);
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 void diagnosis_from_agent(struct diagnosis *d, const struct diag_agent_report *r)
 {
 	const struct diag_agent_wave *w = diag_agent_suspect(r);
@@ -139,12 +134,12 @@ void diagnosis_from_agent(struct diagnosis *d, const struct diag_agent_report *r
 				     "loaded, or the fault did not recur under it");
 		return;
 	}
-	d->kernel = dup_or_null(diag_agent_wave_kernel(w));
+	d->kernel = xstrdup_or_null(diag_agent_wave_kernel(w));
 	d->kernel_from = d->kernel ? "wave report" : NULL;
-	d->reason = dup_or_null(w->reason);
-	d->pc = dup_or_null(w->pc);
-	d->instruction = dup_or_null(w->instruction);
-	d->loaded_at = dup_or_null(w->loaded_at);
+	d->reason = xstrdup_or_null(w->reason);
+	d->pc = xstrdup_or_null(w->pc);
+	d->instruction = xstrdup_or_null(w->instruction);
+	d->loaded_at = xstrdup_or_null(w->loaded_at);
 	if (!d->kernel)
 		diagnosis_add_note(d, "the wave report names no kernel (no symbol at the pc)");
 	if (r->waves > 1)
@@ -158,12 +153,12 @@ static void take_dispatch(struct diagnosis *d, const struct diag_mi_dispatch *x)
 {
 	struct diagnosis_dispatch *y = &d->dispatches[d->n_dispatches++];
 
-	y->id = dup_or_null(x->id);
-	y->queue_id = dup_or_null(x->queue_id);
-	y->target_id = dup_or_null(x->target_id);
-	y->grid = dup_or_null(x->grid);
-	y->workgroup = dup_or_null(x->workgroup);
-	y->kernel = dup_or_null(x->kernel ? x->kernel : x->kernel_function);
+	y->id = xstrdup_or_null(x->id);
+	y->queue_id = xstrdup_or_null(x->queue_id);
+	y->target_id = xstrdup_or_null(x->target_id);
+	y->grid = xstrdup_or_null(x->grid);
+	y->workgroup = xstrdup_or_null(x->workgroup);
+	y->kernel = xstrdup_or_null(x->kernel ? x->kernel : x->kernel_function);
 	y->kernel_from = x->kernel ? x->kernel_from : NULL;
 }
 
@@ -281,9 +276,9 @@ void diagnosis_from_agent_quit(struct diagnosis *d, const struct diag_agent_repo
 			w = &r->wave[i];
 			break;
 		}
-	d->kernel = dup_or_null(diag_agent_wave_kernel(w));
+	d->kernel = xstrdup_or_null(diag_agent_wave_kernel(w));
 	d->kernel_from = d->kernel ? "wave report" : NULL;
-	d->pc = dup_or_null(w->pc);
+	d->pc = xstrdup_or_null(w->pc);
 	d->reason = xstrdup(w->reason ? w->reason : "running at SIGQUIT");
 	quit_wave_notes(d, r);
 	diagnosis_set_status(d, DIAGNOSIS_OK, "SIGQUIT: %lld wave(s) on the GPU (%lld running, "

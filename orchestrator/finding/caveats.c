@@ -35,11 +35,6 @@ void finding_caveats_release(const struct finding_caveats *c)
 	finding_caveats_init(c);
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 void finding_caveats_merge(const struct finding_caveats *acc, const struct finding_caveats *later)
 {
 	const struct finding_placement *lp = later->placement;
@@ -48,8 +43,8 @@ void finding_caveats_merge(const struct finding_caveats *acc, const struct findi
 	if (!ap->seen && lp->seen) {
 		*ap = *lp;
 		for (size_t i = 0; i < lp->n_fallbacks; i++) {
-			ap->fallbacks[i].api = dup_or_null(lp->fallbacks[i].api);
-			ap->fallbacks[i].address = dup_or_null(lp->fallbacks[i].address);
+			ap->fallbacks[i].api = xstrdup_or_null(lp->fallbacks[i].api);
+			ap->fallbacks[i].address = xstrdup_or_null(lp->fallbacks[i].address);
 		}
 	}
 	if (!acc->runtime_libraries->n)

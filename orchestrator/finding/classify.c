@@ -196,7 +196,7 @@ struct classifier *classifier_new(const char *source_name)
 	struct classifier *c = xcalloc(1, sizeof(*c));
 
 	classify_anchors_init();
-	c->source = source_name ? xstrdup(source_name) : NULL;
+	c->source = xstrdup_or_null(source_name);
 	c->line = xmalloc(FINDING_LINE_MAX);
 	finding_init(&c->f);
 	strbuf_init(&c->prog_last, 0);

@@ -257,7 +257,7 @@ void finding_merge(struct finding *acc, const struct finding *later)
 		acc->failing_call_index = later->failing_call_index;
 		acc->failing_thread = later->failing_thread;
 		free(acc->failing_api);
-		acc->failing_api = later->failing_api ? xstrdup(later->failing_api) : NULL;
+		acc->failing_api = xstrdup_or_null(later->failing_api);
 	}
 	if (!acc->kernel_name && later->kernel_name) {
 		acc->kernel_name = xstrdup(later->kernel_name);
@@ -268,7 +268,7 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	if (!acc->grid && later->grid) {
 		acc->grid = xstrdup(later->grid);
 		free(acc->workgroup);
-		acc->workgroup = later->workgroup ? xstrdup(later->workgroup) : NULL;
+		acc->workgroup = xstrdup_or_null(later->workgroup);
 	}
 	fill_str(&acc->gpu_node, later->gpu_node);
 	fill_int(&acc->replay_signal, later->replay_signal);
@@ -312,8 +312,8 @@ void finding_merge(struct finding *acc, const struct finding *later)
 					     (acc->n_d2h_failures + 1) * sizeof(*acc->d2h_failures));
 		n = &acc->d2h_failures[acc->n_d2h_failures++];
 		*n = *d;
-		n->tag = d->tag ? xstrdup(d->tag) : NULL;
-		n->src = d->src ? xstrdup(d->src) : NULL;
+		n->tag = xstrdup_or_null(d->tag);
+		n->src = xstrdup_or_null(d->src);
 	}
 
 	fill_double(&acc->gpu_time_kernel_ms, later->gpu_time_kernel_ms);

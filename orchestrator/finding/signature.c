@@ -28,7 +28,7 @@ void signature_release(struct signature *s)
 	signature_init(s);
 }
 
-static char *dup_or_null(const char *s)
+static char *dup_nonempty(const char *s)
 {
 	return s && *s ? xstrdup(s) : NULL;
 }
@@ -58,9 +58,9 @@ void signature_from_parts(struct signature *s, const char *outcome, const char *
 		return;
 	s->outcome = xstrdup(outcome);
 	s->fault_class = xstrdup(fault_class && *fault_class ? fault_class : "unknown");
-	s->kernel_family = dup_or_null(kernel_family);
-	s->evidence = dup_or_null(evidence);
-	s->stop_reason = dup_or_null(stop_reason);
+	s->kernel_family = dup_nonempty(kernel_family);
+	s->evidence = dup_nonempty(evidence);
+	s->stop_reason = dup_nonempty(stop_reason);
 	s->partial = partial;
 	hash_part(&h, "sig1");
 	hash_part(&h, s->outcome);

@@ -146,11 +146,6 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static int series_add(void *ctx, const struct history_perf_row *row)
 {
 	struct series *s = ctx;
@@ -166,8 +161,8 @@ static int series_add(void *ctx, const struct history_perf_row *row)
 		memset(l, 0, sizeof(*l));
 		l->sweep = xstrdup(row->sweep_id);
 		l->image = xstrdup(row->image);
-		l->gfx = dup_or_null(row->gfx);
-		l->image_id = dup_or_null(row->image_id);
+		l->gfx = xstrdup_or_null(row->gfx);
+		l->image_id = xstrdup_or_null(row->image_id);
 		l->started = row->started;
 		l->device_id = row->device_id;
 	}

@@ -28,7 +28,7 @@ void perf_samples_add(struct perf_samples *s, const struct perf_sample *x)
 void perf_samples_note(struct perf_samples *s, const char *note)
 {
 	free(s->note);
-	s->note = note ? xstrdup(note) : NULL;
+	s->note = xstrdup_or_null(note);
 }
 
 size_t perf_samples_kernel_ms(const struct perf_samples *s, double *out)

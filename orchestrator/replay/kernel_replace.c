@@ -57,7 +57,7 @@ static void push(struct kernel_replacements *k, const char *name, const char *di
 	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
 	k->v[k->n].name = xstrdup(name);
 	k->v[k->n].digest = xstrdup(digest);
-	k->v[k->n].host_path = host_path ? xstrdup(host_path) : NULL;
+	k->v[k->n].host_path = xstrdup_or_null(host_path);
 	k->n++;
 }
 

@@ -141,7 +141,7 @@ void playback_args_copy(struct playback_args *dst, const struct playback_args *s
 	dst->v = xcalloc(src->n, sizeof(*dst->v));
 	for (size_t i = 0; i < src->n; i++) {
 		dst->v[i].flag = xstrdup(src->v[i].flag);
-		dst->v[i].value = src->v[i].value ? xstrdup(src->v[i].value) : NULL;
+		dst->v[i].value = xstrdup_or_null(src->v[i].value);
 	}
 	dst->n = src->n;
 }

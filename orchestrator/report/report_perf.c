@@ -7,11 +7,6 @@
 #include "common/xalloc.h"
 #include "orchestrator/perf/perf_stats.h"
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static bool same(const char *a, const char *b)
 {
 	return a && b && !strcmp(a, b);
@@ -29,11 +24,11 @@ static void side_of(struct report_perf_side *x, const struct sweep_result *r)
 	memset(x, 0, sizeof(*x));
 	x->case_name = xstrdup(r->case_name);
 	x->image = xstrdup(r->image);
-	x->image_id = dup_or_null(r->image_id);
-	x->digest = dup_or_null(r->digest);
-	x->gfx = dup_or_null(r->gfx);
-	x->driver = dup_or_null(r->driver);
-	x->note = dup_or_null(r->perf->note);
+	x->image_id = xstrdup_or_null(r->image_id);
+	x->digest = xstrdup_or_null(r->digest);
+	x->gfx = xstrdup_or_null(r->gfx);
+	x->driver = xstrdup_or_null(r->driver);
+	x->note = xstrdup_or_null(r->perf->note);
 	x->device_id = r->device_id;
 	x->attempt = r->attempt;
 	x->ms = xcalloc(r->perf->n + 1, sizeof(*x->ms));
@@ -165,10 +160,10 @@ void report_perf_nights_init(struct report_perf_set *nights, const struct report
 static void night_identity(struct report_perf_side *a, const struct history_perf_row *row)
 {
 	if (!a->sweeps.n) {
-		a->image_id = dup_or_null(row->image_id);
-		a->digest = dup_or_null(row->digest);
-		a->driver = dup_or_null(row->driver);
-		a->gfx = dup_or_null(row->gfx);
+		a->image_id = xstrdup_or_null(row->image_id);
+		a->digest = xstrdup_or_null(row->digest);
+		a->driver = xstrdup_or_null(row->driver);
+		a->gfx = xstrdup_or_null(row->gfx);
 		a->device_id = row->device_id;
 	} else if (!same(a->image_id, row->image_id) || !same(a->digest, row->digest) ||
 		   !same_or_both_unknown(a->driver, row->driver)) {

@@ -16,11 +16,6 @@ const char site_perf_sweep_sql[] =
 	" WHERE sweep = ?1 AND kernel_ms > 0"
 	" ORDER BY case_name, image_ref, attempt, idx";
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 void site_perf_result(struct site_perf_label *l, size_t col, const struct site_result_row *r)
 {
 	if (l->n_res == l->alloc_res)
@@ -28,9 +23,9 @@ void site_perf_result(struct site_perf_label *l, size_t col, const struct site_r
 						  sizeof(*l->res));
 	l->res[l->n_res++] = (struct site_perf_result){
 		.col = col, .attempt = r->attempt, .device_id = r->device_id,
-		.image = xstrdup(r->image), .image_id = dup_or_null(r->image_id),
-		.digest = dup_or_null(r->digest), .gfx = dup_or_null(r->gfx),
-		.driver = dup_or_null(r->driver),
+		.image = xstrdup(r->image), .image_id = xstrdup_or_null(r->image_id),
+		.digest = xstrdup_or_null(r->digest), .gfx = xstrdup_or_null(r->gfx),
+		.driver = xstrdup_or_null(r->driver),
 	};
 }
 

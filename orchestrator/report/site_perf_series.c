@@ -16,11 +16,6 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static void night_release(struct site_perf_night *n)
 {
 	free(n->sweep_id);
@@ -60,8 +55,8 @@ static struct site_perf_series *series_of(struct site_perf_case *c,
 			return &c->v[i];
 	if (c->n == c->alloc)
 		c->v = xrealloc(c->v, (c->alloc = c->alloc ? 2 * c->alloc : 4) * sizeof(*c->v));
-	c->v[c->n] = (struct site_perf_series){ .image = dup_or_null(s->image),
-						.gfx = dup_or_null(s->gfx),
+	c->v[c->n] = (struct site_perf_series){ .image = xstrdup_or_null(s->image),
+						.gfx = xstrdup_or_null(s->gfx),
 						.device_id = s->device_id };
 	return &c->v[c->n++];
 }
@@ -88,8 +83,8 @@ void site_perf_case_add(struct site_perf_case *c, const struct site_perf_sample 
 							sizeof(*se->v));
 		n = &se->v[se->n++];
 		*n = (struct site_perf_night){
-			.sweep_id = dup_or_null(s->sweep_id), .image_id = dup_or_null(s->image_id),
-			.digest = dup_or_null(s->digest), .driver = dup_or_null(s->driver),
+			.sweep_id = xstrdup_or_null(s->sweep_id), .image_id = xstrdup_or_null(s->image_id),
+			.digest = xstrdup_or_null(s->digest), .driver = xstrdup_or_null(s->driver),
 			.started = s->started, .col = s->col, .attempt = s->attempt,
 		};
 	}

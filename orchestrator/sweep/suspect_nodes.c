@@ -15,11 +15,6 @@ struct gpu_table {
 	size_t n;
 };
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct sweep_results *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {
@@ -34,8 +29,8 @@ void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct swee
 		*x = (struct sweep_suspect_input){
 			.case_key = xasprintf("%s\n%s", r->case_name, r->image),
 			.case_name_len = strlen(r->case_name),
-			.outcome = dup_or_null(r->outcome), .fault_class = dup_or_null(r->fault_class),
-			.gpu_uids = dup_or_null(r->gpu_uids), .host = dup_or_null(r->host),
+			.outcome = xstrdup_or_null(r->outcome), .fault_class = xstrdup_or_null(r->fault_class),
+			.gpu_uids = xstrdup_or_null(r->gpu_uids), .host = xstrdup_or_null(r->host),
 			.finished = r->finished, .attempt = r->attempt, .seq = in->n,
 			.replayed = !strcmp(r->state, RESULT_DONE) && r->outcome,
 			.n_gpus = r->n_gpus,

@@ -26,10 +26,10 @@ void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int a
 	r->case_name = xstrdup(c->name);
 	r->image = xstrdup(c->image);
 	r->archive = xstrdup(c->archive);
-	r->image_id = image_id ? xstrdup(image_id) : NULL;
+	r->image_id = xstrdup_or_null(image_id);
 	r->attempt = attempt;
 	r->state = xstrdup(state);
-	r->message = message ? xstrdup(message) : NULL;
+	r->message = xstrdup_or_null(message);
 	r->d2h_checked = r->d2h_mismatched = -1;
 	r->device_id = -1;
 	r->classifier_version = FINDING_CLASSIFIER_VERSION;
@@ -63,8 +63,8 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 		const struct replay_verdict *v = &u->verdict;
 
 		r->outcome = xstrdup(u->outcome ? u->outcome : "UNKNOWN");
-		r->fault_class = v->fault_class ? xstrdup(v->fault_class) : NULL;
-		r->kernel = v->kernel ? xstrdup(v->kernel) : NULL;
+		r->fault_class = xstrdup_or_null(v->fault_class);
+		r->kernel = xstrdup_or_null(v->kernel);
 		/* The engine's OOM kill: the host's memory limit, not the capture. */
 		if (v->engine_oom_killed)
 			r->kind = xstrdup(RESULT_KIND_INFRA);

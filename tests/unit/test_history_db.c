@@ -43,9 +43,9 @@ static void add(struct sweep_results *rs, const char *c, const char *img, int at
 	r->image = xstrdup(img);
 	r->attempt = attempt;
 	r->state = xstrdup(state);
-	r->outcome = outcome ? xstrdup(outcome) : NULL;
-	r->fault_class = cls ? xstrdup(cls) : NULL;
-	r->kernel = kernel ? xstrdup(kernel) : NULL;
+	r->outcome = xstrdup_or_null(outcome);
+	r->fault_class = xstrdup_or_null(cls);
+	r->kernel = xstrdup_or_null(kernel);
 	r->classifier_version = cv;
 	r->gpus[0] = 1;
 	r->n_gpus = 1;

@@ -107,7 +107,7 @@ static void result(struct sweep_results *rs, const char *c, const char *kernel, 
 	r->kernel = xstrdup(kernel);
 	r->classifier_version = cv;
 	signature_make(&r->signature, "MAF", "illegal_memory_access", kernel, evidence, NULL, false);
-	r->known_id = known ? xstrdup(known) : NULL;
+	r->known_id = xstrdup_or_null(known);
 }
 
 static void import(struct history_db *db, const char *id, long long started,
