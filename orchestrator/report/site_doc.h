@@ -18,6 +18,8 @@ struct site_doc {
 
 /* head (charset, CSP, title, the stylesheet), body with a link home. */
 void site_doc_begin(struct site_doc *d, const char *title);
+/* The same with the stylesheet of the filters' rules (a grid page). */
+void site_doc_begin_filtered(struct site_doc *d, const char *title);
 /* Serialise into out and free the document. */
 int site_doc_finish(struct site_doc *d, struct strbuf *out, struct error *err)
 	__attribute__((warn_unused_result));

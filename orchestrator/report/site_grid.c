@@ -239,7 +239,7 @@ int site_grid_html(const struct site_grid *g, struct strbuf *out, struct error *
 	xmlNodePtr wrap, table;
 	int rc;
 
-	site_doc_begin(&d, title);
+	site_doc_begin_filtered(&d, title);
 	nav(d.body, g);
 	site_el(d.body, "p",
 		"P pass, M memory access fault, F fail, A abort, H hang, U unknown, - no replay, "

@@ -69,21 +69,30 @@ const char *site_css(void)
 	return css_text.buf;
 }
 
+/* Pages without a filter need none of its rules: a case page is written
+ * every night, and the rules would be a third of it. */
+const char *site_css_plain(void)
+{
+	return css_base;
+}
+
 const char *site_csp(void)
 {
 	const char *css = site_css();
-	struct strbuf hash = STRBUF_INIT;
+	struct strbuf hash = STRBUF_INIT, plain = STRBUF_INIT;
 
 	if (csp_text.len)
 		return csp_text.buf;
 	site_csp_hash(css, css_text.len, &hash);
+	site_csp_hash(css_base, sizeof(css_base) - 1, &plain);
 	/* Nothing loads, nothing runs, no form posts, no <base> redirects the
-	 * relative links; only the one stylesheet, by hash. */
+	 * relative links; only the site's two stylesheets, by hash. */
 	strbuf_addf(&csp_text,
-		    "default-src 'none'; style-src '%s'; script-src 'none'; img-src 'none'; "
+		    "default-src 'none'; style-src '%s' '%s'; script-src 'none'; img-src 'none'; "
 		    "base-uri 'none'; form-action 'none'",
-		    hash.buf);
+		    hash.buf, plain.buf);
 	strbuf_release(&hash);
+	strbuf_release(&plain);
 	return csp_text.buf;
 }
 
@@ -138,7 +147,7 @@ void site_date(long long epoch, bool with_time, char *buf, size_t len)
 	strftime(buf, len, with_time ? "%Y-%m-%d %H:%M" : "%Y-%m-%d", &tm);
 }
 
-void site_doc_begin(struct site_doc *d, const char *title)
+static void doc_begin(struct site_doc *d, const char *title, const char *css)
 {
 	xmlNodePtr html, h, m;
 
@@ -160,10 +169,20 @@ void site_doc_begin(struct site_doc *d, const char *title)
 	xmlNewProp(m, X("name"), X("referrer"));
 	xmlNewProp(m, X("content"), X("no-referrer"));
 	site_el(h, "title", title);
-	xmlAddChild(xmlNewChild(h, NULL, X("style"), NULL), xmlNewText(X(site_css())));
+	xmlAddChild(xmlNewChild(h, NULL, X("style"), NULL), xmlNewText(X(css)));
 	d->body = xmlNewChild(html, NULL, X("body"), NULL);
 	site_link(xmlNewChild(d->body, NULL, X("nav"), NULL), SITE_INDEX, "all labels");
 	site_el(d->body, "h1", title);
+}
+
+void site_doc_begin(struct site_doc *d, const char *title)
+{
+	doc_begin(d, title, site_css_plain());
+}
+
+void site_doc_begin_filtered(struct site_doc *d, const char *title)
+{
+	doc_begin(d, title, site_css());
 }
 
 int site_doc_finish(struct site_doc *d, struct strbuf *out, struct error *err)

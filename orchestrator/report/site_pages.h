@@ -2,8 +2,8 @@
  * rendered from a plain model the driver (site.c) fills from the history
  * database. Pure: model in, HTML out, written with libxml2's HTML tree (text
  * and attributes escaped by the serializer, archive text sanitised first).
- * Every page carries the same stylesheet, allowed by its hash in a strict
- * Content-Security-Policy; there is no script: the grid's filters are
+ * Every page carries one of the site's two stylesheets, allowed by its hash
+ * in a strict Content-Security-Policy; there is no script: the grid's filters are
  * radio buttons and CSS, so the pages read with JavaScript off. */
 #ifndef HRR_REPORT_SITE_PAGES_H
 #define HRR_REPORT_SITE_PAGES_H
@@ -23,8 +23,11 @@ struct site_perf_case;
 struct site_perf_changes;
 #define SITE_FILTER_MAX 16 /* fault classes / kernel families a grid page filters by */
 
-/* The one stylesheet and its CSP source ("'sha256-...'"). */
+/* The stylesheet of pages with filters (the grid), the one of the others
+ * (the same without the filter rules), and the CSP every page carries,
+ * allowing both by their hashes ("'sha256-...'"). */
 const char *site_css(void);
+const char *site_css_plain(void);
 const char *site_csp(void);
 
 /* grid-<label hash>-<sweep page>-<case page>.html */
