@@ -315,7 +315,9 @@ python3 - "$FOLDER" "$LOG/history.json" "$LOG/figures" <<'EOF'
 import json, sys, collections
 import xml.etree.ElementTree as ET
 folder, history, out = sys.argv[1:4]
-# The plan's cases, one a line (docs/formats.md "Sweep plan files").
+# The plan's header, and its cases one a line (docs/formats.md "Sweep plan
+# files").
+plan = json.load(open(folder + "/plan.json"))
 cases = [json.loads(l) for l in open(folder + "/plan-cases.jsonl")]
 planned = [(c["name"], c["image"]) for c in cases]
 lines = []
