@@ -16,7 +16,7 @@
 #include "orchestrator/history/history_known.h"
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_signatures.h"
-#include "orchestrator/report/site.h"
+#include "orchestrator/site/site.h"
 #include "orchestrator/sweep/sweep_folder.h"
 #include "common/say.h"
 #include "orchestrator/cli/cmd_known.h"

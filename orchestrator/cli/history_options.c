@@ -3,7 +3,7 @@
 #include "orchestrator/cli/options_table.h"
 #include "orchestrator/cli/option_values.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_options.h"
+#include "orchestrator/site/site_options.h"
 
 #include <string.h>
 

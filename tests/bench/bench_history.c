@@ -29,7 +29,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_perf.h"
-#include "orchestrator/report/site_perf_gen.h"
+#include "orchestrator/site/site_perf_gen.h"
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/sweep/sweep_folder.h"
 

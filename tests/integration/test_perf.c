@@ -12,8 +12,8 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_pages.h"
-#include "orchestrator/report/site_perf.h"
+#include "orchestrator/site/site_pages.h"
+#include "orchestrator/site/site_perf.h"
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"
 

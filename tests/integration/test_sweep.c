@@ -22,7 +22,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/containers/ours.h"
 #include "docker/engine.h"
-#include "orchestrator/report/site_pages.h"
+#include "orchestrator/site/site_pages.h"
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"
 

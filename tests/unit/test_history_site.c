@@ -15,12 +15,12 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_reuse.h"
-#include "orchestrator/report/site_dir.h"
-#include "orchestrator/report/site_pages.h"
-#include "orchestrator/report/site_query.h"
-#include "orchestrator/report/site_runs.h"
-#include "orchestrator/report/site_svg.h"
-#include "orchestrator/report/site_text.h"
+#include "orchestrator/site/site_dir.h"
+#include "orchestrator/site/site_pages.h"
+#include "orchestrator/site/site_query.h"
+#include "orchestrator/site/site_runs.h"
+#include "orchestrator/site/site_svg.h"
+#include "orchestrator/site/site_text.h"
 #include "tests/support/scratch.h"
 
 #define X(s) ((const xmlChar *)(s))

@@ -1,4 +1,4 @@
-/* The history site's GPU time (orchestrator/report/site_perf.h): the
+/* The history site's GPU time (orchestrator/site/site_perf.h): the
  * median's interval, the series and their comparisons, the changes'
  * order (pure); the case page's chart, the index of changes and the index
  * page's line, from a real history database. */
@@ -12,9 +12,9 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_db.h"
-#include "orchestrator/report/site.h"
-#include "orchestrator/report/site_pages.h"
-#include "orchestrator/report/site_perf.h"
+#include "orchestrator/site/site.h"
+#include "orchestrator/site/site_pages.h"
+#include "orchestrator/site/site_perf.h"
 #include "tests/support/perf_lines.h"
 #include "tests/support/scratch.h"
 

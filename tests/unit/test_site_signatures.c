@@ -1,5 +1,5 @@
 /* The history site's signature pages, their list and the index's
- * "untriaged, first seen today" (orchestrator/report/site_signatures.c),
+ * "untriaged, first seen today" (orchestrator/site/site_signatures.c),
  * from a real history database. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -11,9 +11,9 @@
 #include "common/xalloc.h"
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/history/history_db.h"
-#include "orchestrator/report/site.h"
-#include "orchestrator/report/site_sig.h"
-#include "orchestrator/report/site_text.h"
+#include "orchestrator/site/site.h"
+#include "orchestrator/site/site_sig.h"
+#include "orchestrator/site/site_text.h"
 #include "tests/support/scratch.h"
 
 static char *root, *dbpath, *site;

@@ -1,4 +1,4 @@
-#include "orchestrator/report/site_svg.h"
+#include "orchestrator/site/site_svg.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
-/* The history site's GPU time as HTML (orchestrator/report/site_perf.h):
+/* The history site's GPU time as HTML (orchestrator/site/site_perf.h):
  * a case's charts, the index of changes, the index page's line. Pure:
  * model in, libxml2 nodes out. */
-#include "orchestrator/report/site_perf.h"
+#include "orchestrator/site/site_perf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_doc.h"
+#include "orchestrator/site/site_doc.h"
 
 #define W 720
 #define H 190

@@ -1,15 +1,15 @@
 /* A case's timeline: its outcome per sweep and image, the replay's wall
  * time as an SVG line per image, where it first failed (and what a bisect
  * found), its kernels and fault classes over time, its flaky rate. */
-#include "orchestrator/report/site_pages.h"
+#include "orchestrator/site/site_pages.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_doc.h"
-#include "orchestrator/report/site_perf.h"
+#include "orchestrator/site/site_doc.h"
+#include "orchestrator/site/site_perf.h"
 
 #define SITE_TIMELINE_LAST 10
 

@@ -1,8 +1,8 @@
 /* The site's GPU-time model from the history's samples, pure
- * (orchestrator/report/site_perf.h): series per image and GPU product,
+ * (orchestrator/site/site_perf.h): series per image and GPU product,
  * each night's median and interval, comparisons, the last sweep's changes
  * sorted by size. */
-#include "orchestrator/report/site_perf.h"
+#include "orchestrator/site/site_perf.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "orchestrator/report/site_query.h"
+#include "orchestrator/site/site_query.h"
 
 #include <stdlib.h>
 #include <sqlite3.h>

@@ -13,9 +13,9 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
-#include "orchestrator/report/site_svg.h"
-#include "orchestrator/report/site_options.h"
-#include "orchestrator/report/site_text.h"
+#include "orchestrator/site/site_svg.h"
+#include "orchestrator/site/site_options.h"
+#include "orchestrator/site/site_text.h"
 
 #define SITE_INDEX SITE_INDEX_PAGE
 

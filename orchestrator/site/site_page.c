@@ -1,13 +1,13 @@
 /* The site's page names, and its small pages: the index and the pass rates
  * per image and per GPU. */
-#include "orchestrator/report/site_pages.h"
+#include "orchestrator/site/site_pages.h"
 
 #include <stdio.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_doc.h"
-#include "orchestrator/report/site_perf.h"
+#include "orchestrator/site/site_doc.h"
+#include "orchestrator/site/site_perf.h"
 
 void site_grid_page_name(const char *label, size_t sweep_page, size_t case_page,
 			 struct strbuf *out)

@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 #include "orchestrator/history/history_db.h"
-#include "orchestrator/report/site_options.h"
+#include "orchestrator/site/site_options.h"
 
 int history_site_generate(struct history_db *db, const char *dir, const struct site_options *o,
 			  struct site_stats *stats, struct error *err)

@@ -1,7 +1,7 @@
 /* The site's signature pages and their list (docs/sweep.md "The history
  * site"). Pure: the model in, HTML out, with the site's document and
  * stylesheet (no script). */
-#include "orchestrator/report/site_sig.h"
+#include "orchestrator/site/site_sig.h"
 
 #include <string.h>
 
@@ -9,7 +9,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/finding/known_issues.h"
 #include "orchestrator/report/report.h"
-#include "orchestrator/report/site_doc.h"
+#include "orchestrator/site/site_doc.h"
 
 static void row2(xmlNodePtr table, const char *name, const char *value)
 {

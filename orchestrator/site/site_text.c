@@ -1,4 +1,4 @@
-#include "orchestrator/report/site_text.h"
+#include "orchestrator/site/site_text.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * image, sweep, attempt); a row's cells are final when the next row
  * starts, a case's timeline when the next case does, a grid page when
  * SITE_GRID_CASES cases are done. */
-#include "orchestrator/report/site.h"
+#include "orchestrator/site/site.h"
 
 #include <limits.h>
 #include <sqlite3.h>
@@ -14,10 +14,10 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_gen.h"
-#include "orchestrator/report/site_perf_gen.h"
-#include "orchestrator/report/site_runs.h"
-#include "orchestrator/report/site_signatures.h"
+#include "orchestrator/site/site_gen.h"
+#include "orchestrator/site/site_perf_gen.h"
+#include "orchestrator/site/site_runs.h"
+#include "orchestrator/site/site_signatures.h"
 
 struct label_pass {
 	struct site_gen *g;

@@ -1,4 +1,4 @@
-#include "orchestrator/report/site_runs.h"
+#include "orchestrator/site/site_runs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_dir.h"
-#include "orchestrator/report/site_text.h"
+#include "orchestrator/site/site_dir.h"
+#include "orchestrator/site/site_text.h"
 #include "orchestrator/sweep/sweep_worker.h"
 
 static int by_name(const void *a, const void *b)

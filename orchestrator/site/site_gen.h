@@ -5,11 +5,11 @@
 
 #include "common/strbuf.h"
 #include "common/strvec.h"
-#include "orchestrator/report/site_options.h"
-#include "orchestrator/report/site_dir.h"
-#include "orchestrator/report/site_pages.h"
-#include "orchestrator/report/site_perf.h"
-#include "orchestrator/report/site_query.h"
+#include "orchestrator/site/site_options.h"
+#include "orchestrator/site/site_dir.h"
+#include "orchestrator/site/site_pages.h"
+#include "orchestrator/site/site_perf.h"
+#include "orchestrator/site/site_query.h"
 
 /* Pass rates of one image ID or GPU over the sweeps of every label. */
 struct rate_acc {
@@ -38,7 +38,7 @@ struct site_gen {
 	struct strbuf page, name;
 	struct sqlite3_stmt *bisect; /* site_query_bisect's, kept for every case */
 	/* The index's "untriaged, first seen today" and the signatures
-	 * page, NULL without signatures (orchestrator/report/site_signatures.c). */
+	 * page, NULL without signatures (orchestrator/site/site_signatures.c). */
 	struct site_index_link *fresh;
 	size_t n_fresh;
 	const char *signatures_page;

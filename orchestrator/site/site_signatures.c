@@ -5,7 +5,7 @@
  * signature and read in step, so memory is one signature's page; where it
  * was first and last seen comes from the signature's index over the whole
  * database. */
-#include "orchestrator/report/site_signatures.h"
+#include "orchestrator/site/site_signatures.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/history/history_sql.h"
-#include "orchestrator/report/site_sig.h"
+#include "orchestrator/site/site_sig.h"
 
 /* The last ?2 sweeps of each label (?1: one label, NULL: all); n = 1 is a
  * label's last sweep. */

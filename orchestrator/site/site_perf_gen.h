@@ -1,5 +1,5 @@
 /* Inside `history site`: the GPU time of each case, read as the label
- * pass writes its case pages (orchestrator/report/site_perf.h has the
+ * pass writes its case pages (orchestrator/site/site_perf.h has the
  * model). The samples are read by one statement per sweep of the window,
  * each in case order on the samples' primary key (sweep, case, image,
  * attempt): the label pass's cases, in the same order, take their rows
@@ -15,8 +15,8 @@
 
 #include "common/error.h"
 #include "orchestrator/history/history_db.h"
-#include "orchestrator/report/site_perf.h"
-#include "orchestrator/report/site_query.h"
+#include "orchestrator/site/site_perf.h"
+#include "orchestrator/site/site_query.h"
 
 struct sqlite3_stmt;
 

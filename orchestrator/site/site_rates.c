@@ -6,7 +6,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_gen.h"
+#include "orchestrator/site/site_gen.h"
 
 static struct rate_acc *acc_of(struct rate_set *s, const char *key, size_t n_cols)
 {

@@ -2,7 +2,7 @@
  * one sweep page, a cell per result coloured by outcome, regressions and
  * first failures marked, filters by status, fault class and kernel family
  * done with radio buttons and the stylesheet's :checked rules. */
-#include "orchestrator/report/site_pages.h"
+#include "orchestrator/site/site_pages.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "common/cleanup.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_doc.h"
+#include "orchestrator/site/site_doc.h"
 
 static const char *short_outcome(enum site_outcome o)
 {

@@ -1,6 +1,6 @@
 /* The history site's GPU time from the history database
- * (orchestrator/report/site_perf_gen.h). */
-#include "orchestrator/report/site_perf_gen.h"
+ * (orchestrator/site/site_perf_gen.h). */
+#include "orchestrator/site/site_perf_gen.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 
 #include "common/xalloc.h"
 #include "orchestrator/history/history_sql.h"
-#include "orchestrator/report/site_gen.h"
+#include "orchestrator/site/site_gen.h"
 
 /* One sweep's samples in case order, on the primary key alone. */
 const char site_perf_sweep_sql[] =

@@ -2,7 +2,7 @@
  * and stylesheet, and the node helpers. Apart from any one page, so that a
  * page's own renderer and the pages it adds to call into it, never into
  * each other. */
-#include "orchestrator/report/site_doc.h"
+#include "orchestrator/site/site_doc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/report.h"
-#include "orchestrator/report/site_pages.h"
-#include "orchestrator/report/site_text.h"
+#include "orchestrator/site/site_pages.h"
+#include "orchestrator/site/site_text.h"
 
 static const char css_base[] =
 	"body{font:14px system-ui,sans-serif;margin:1.2em;color:#222}"

@@ -1,4 +1,4 @@
-#include "orchestrator/report/site_dir.h"
+#include "orchestrator/site/site_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/site_text.h"
+#include "orchestrator/site/site_text.h"
 
 #define MANIFEST_MAX (64u << 20)
 
