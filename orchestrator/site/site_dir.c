@@ -117,8 +117,12 @@ static int write_file(struct site_dir *d, const char *name, const char *data, si
 	cleanup_free char *tmp = xasprintf(".%s.tmp-%d", name, (int)getpid());
 	int fd;
 
-	unlinkat(d->fd, tmp, 0);
+	/* A temporary file of an earlier run that died (same pid after a
+	 * reboot) goes first; no unlink before every page, which is a system
+	 * call a page for nothing. */
 	fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == EEXIST && unlinkat(d->fd, tmp, 0) == 0)
+		fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return error_errno(err, "history site: cannot create %s/%s", d->path, tmp);
 	/* No fsync: the site is rebuilt from the database any time. */
