@@ -30,6 +30,7 @@ static const char css_base[] =
 	"td.first{box-shadow:inset 0 -3px 0 #600}li.first,tr.first{font-weight:bold}"
 	".filters{margin:.6em 0}.filters b{margin:0 .3em 0 1em}nav a{margin-right:.8em}"
 	"svg.chart{background:#fafafa;border:1px solid #ddd;margin:.5em 0}"
+	"svg.chart circle.pt{r:2.5px}svg.chart circle.alert{r:3.5px;fill:#c00}"
 	".strip span{display:inline-block;min-width:1.1em;text-align:center;margin-right:1px;"
 	"font-size:11px}.strip b{display:inline-block;min-width:10em;font-weight:normal}";
 

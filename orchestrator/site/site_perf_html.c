@@ -196,7 +196,6 @@ static void night_mark(xmlNodePtr svg, const struct frame *f, const struct site_
 		m = shape(svg, "circle", "pt");
 		attr_px(m, "cx", x);
 		attr_px(m, "cy", y);
-		site_prop(m, "r", "2.5");
 		site_prop(m, "fill", COLOUR);
 	}
 	site_el(m, "title", tip.buf);

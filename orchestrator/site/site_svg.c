@@ -101,6 +101,10 @@ static void series(xmlNodePtr svg, const struct site_series *s, size_t k, double
 	xmlNodePtr g = xmlNewChild(svg, NULL, X("g"), NULL), line;
 
 	attr(g, "class", "series");
+	/* The points take the series' colour from here and their radius
+	 * from the stylesheet: two attributes less a point, over hundreds of
+	 * thousands of points a site. */
+	attr(g, "fill", colour);
 	node(g, "title", s->name ? s->name : "");
 	for (size_t i = 0; i < s->n; i++)
 		strbuf_addf(&pts, "%s%ld,%ld", i ? " " : "", px(PAD_L + (s->v[i].x - x0) * xs),
@@ -113,11 +117,9 @@ static void series(xmlNodePtr svg, const struct site_series *s, size_t k, double
 	for (size_t i = 0; i < s->n; i++) {
 		xmlNodePtr c = xmlNewChild(g, NULL, X("circle"), NULL);
 
-		attr(c, "class", "pt");
+		attr(c, "class", s->v[i].alert ? "pt alert" : "pt");
 		attrf(c, "cx", PAD_L + (s->v[i].x - x0) * xs);
 		attrf(c, "cy", y_base - s->v[i].y * ys);
-		attr(c, "r", s->v[i].alert ? "3.5" : "2.5");
-		attr(c, "fill", s->v[i].alert ? "#c00" : colour);
 		if (s->v[i].title)
 			node(c, "title", s->v[i].title);
 	}

@@ -238,12 +238,13 @@ Test(history_site, svg_draws_a_point_per_value)
 	{
 		size_t n = 0;
 
-		for (const char *p = text; (p = strstr(p, "<circle class=\"pt\"")); p++)
+		for (const char *p = text; (p = strstr(p, "<circle class=\"pt")); p++)
 			n++;
 		cr_assert_eq(n, 3, "%s", text);
 	}
 	cr_assert(strstr(text, "points=\"52,36 388,12\""), "%s", text);
-	cr_assert(strstr(text, "fill=\"#c00\""), "the failed point is red");
+	cr_assert(strstr(text, "<circle class=\"pt alert\""), "the failed point is marked");
+	cr_assert(strstr(site_css(), "circle.alert{r:3.5px;fill:#c00}"), "and drawn red");
 	cr_assert_null(strstr(text, "<script"), "%s", text);
 	cr_assert_null(strstr(text, "\x1b"), "%s", text);
 	xmlBufferFree(buf);
