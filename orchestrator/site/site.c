@@ -14,6 +14,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/report/report_intern.h"
 #include "orchestrator/site/site_gen.h"
 #include "orchestrator/site/site_perf_gen.h"
 #include "orchestrator/site/site_runs.h"
@@ -35,11 +36,25 @@ struct label_pass {
 	struct strvec page_strings;
 	/* the row and the case being read */
 	bool *flaky, *failed;       /* per sweep */
+	/* A row's statuses, worked out when it is read (per sweep) */
+	enum site_outcome *row_o;
+	enum site_status *row_s;
+	bool *row_first;
+	/* The cells of rows already written, for the next rows: an
+	 * allocation a row was a large request, and a large request makes
+	 * malloc consolidate every small block freed since (most of the 5%
+	 * malloc_consolidate took in a profile of a night's site). */
+	struct site_grid_cell **spare;
+	size_t n_spare, alloc_spare;
 	int col;                    /* the row's last sweep, -1: none */
 	struct site_timeline_entry *tl;
 	int *tl_col;
 	size_t n_tl, alloc_tl, tl_row;
 	struct strvec case_strings;
+	/* What results repeat (image refs and IDs, GPU lists, GPU products,
+	 * fault classes, kernels), once for the label: they were copied per
+	 * result, ten allocations a result with the GPU-time pass's. */
+	struct report_intern strings;
 	struct site_perf_label perf;
 };
 
@@ -95,6 +110,9 @@ static void open_window(struct label_pass *p)
 	p->failed = xcalloc(p->n_win + 1, sizeof(bool));
 	p->col_pass = xcalloc(p->n_win + 1, sizeof(unsigned));
 	p->col_total = xcalloc(p->n_win + 1, sizeof(unsigned));
+	p->row_o = xcalloc(p->n_win + 1, sizeof(*p->row_o));
+	p->row_s = xcalloc(p->n_win + 1, sizeof(*p->row_s));
+	p->row_first = xcalloc(p->n_win + 1, sizeof(bool));
 	for (size_t i = 0; i < p->n_win; i++) {
 		cleanup_free char *report = NULL;
 		struct stat st;
@@ -128,6 +146,24 @@ static void close_window(struct label_pass *p)
 	free(p->failed);
 	free(p->col_pass);
 	free(p->col_total);
+	free(p->row_o);
+	free(p->row_s);
+	free(p->row_first);
+	for (size_t i = 0; i < p->n_spare; i++)
+		free(p->spare[i]);
+	free(p->spare);
+}
+
+/* The rows of the page are written: their cells go to the spares. */
+static void release_rows(struct label_pass *p)
+{
+	if (p->n_spare + p->n_rows > p->alloc_spare) {
+		p->alloc_spare = p->n_spare + p->n_rows;
+		p->spare = xrealloc(p->spare, p->alloc_spare * sizeof(*p->spare));
+	}
+	for (size_t i = 0; i < p->n_rows; i++)
+		p->spare[p->n_spare++] = (struct site_grid_cell *)p->rows[i].cells;
+	p->n_rows = 0;
 }
 
 /* Sweep page sp of n: aligned on the newest sweep, so the last page is
@@ -169,9 +205,7 @@ static int flush_page(struct label_pass *p)
 		if ((rc = site_grid_html(&grid, &g->page, g->err)) == 0)
 			rc = site_gen_write(g, g->name.buf);
 	}
-	for (size_t i = 0; i < p->n_rows; i++)
-		free((void *)p->rows[i].cells);
-	p->n_rows = 0;
+	release_rows(p);
 	p->first_case += p->page_cases;
 	p->page_cases = 0;
 	p->case_page++;
@@ -185,9 +219,9 @@ static void finish_row(struct label_pass *p)
 {
 	struct site_grid_row *row = &p->rows[p->n_rows - 1];
 	struct site_grid_cell *cells = (struct site_grid_cell *)row->cells;
-	cleanup_free enum site_outcome *o = xcalloc(p->n_win + 1, sizeof(*o));
-	cleanup_free enum site_status *s = xcalloc(p->n_win + 1, sizeof(*s));
-	cleanup_free bool *first = xcalloc(p->n_win + 1, sizeof(bool));
+	enum site_outcome *o = p->row_o;
+	enum site_status *s = p->row_s;
+	bool *first = p->row_first;
 
 	for (size_t c = 0; c < p->n_win; c++)
 		o[c] = cells[c].outcome;
@@ -264,7 +298,9 @@ static void start_row(struct label_pass *p, const char *case_name, const char *i
 	row->case_name = keep_str(&p->page_strings, case_name);
 	row->image = keep_str(&p->page_strings, image);
 	row->case_page = keep_str(&p->page_strings, page.buf);
-	row->cells = xcalloc(p->n_win + 1, sizeof(struct site_grid_cell));
+	row->cells = p->n_spare ? memset(p->spare[--p->n_spare], 0,
+					 (p->n_win + 1) * sizeof(struct site_grid_cell))
+			       : xcalloc(p->n_win + 1, sizeof(struct site_grid_cell));
 	p->col = -1;
 	p->tl_row = p->n_tl;
 }
@@ -294,19 +330,34 @@ static void put_entry(struct label_pass *p, size_t c, const struct site_result_r
 	e = &p->tl[p->n_tl - 1];
 	*e = (struct site_timeline_entry){
 		.sweep_id = p->cols[c].id, .started = p->cols[c].started,
-		.image = keep_str(&p->case_strings, r->image),
-		.image_id = keep_str(&p->case_strings, r->image_id),
-		.fault_class = keep_str(&p->case_strings, r->fault_class),
-		.kernel = keep_str(&p->case_strings, r->kernel),
-		.gpus = keep_str(&p->case_strings, r->gpus),
+		.image = r->image, .image_id = r->image_id, .fault_class = r->fault_class,
+		.kernel = r->kernel, .gpus = r->gpus,
 		.run_href = run_href(p, c, r->run_dir), .outcome = o, .attempts = r->attempt,
 		.duration_s = r->duration_s,
 	};
 }
 
-static int on_result(void *ctx, const struct site_result_row *r)
+/* r with its repeated strings kept for the label pass. */
+static struct site_result_row kept_row(struct label_pass *p, const struct site_result_row *r)
+{
+	struct site_result_row k = *r;
+
+	k.image = report_intern(&p->strings, r->image);
+	k.image_id = report_intern(&p->strings, r->image_id);
+	k.fault_class = report_intern(&p->strings, r->fault_class);
+	k.kernel = report_intern(&p->strings, r->kernel);
+	k.gpus = report_intern(&p->strings, r->gpus);
+	k.digest = report_intern(&p->strings, r->digest);
+	k.gfx = report_intern(&p->strings, r->gfx);
+	k.driver = report_intern(&p->strings, r->driver);
+	return k;
+}
+
+static int on_result(void *ctx, const struct site_result_row *raw)
 {
 	struct label_pass *p = ctx;
+	struct site_result_row kept = kept_row(p, raw);
+	const struct site_result_row *r = &kept;
 	struct site_grid_row *row = p->n_rows ? &p->rows[p->n_rows - 1] : NULL;
 	bool new_case = !row || strcmp(row->case_name, r->case_name);
 	enum site_outcome o = site_outcome_parse(r->state, r->outcome);
@@ -338,8 +389,8 @@ static int on_result(void *ctx, const struct site_result_row *r)
 		cleanup_strbuf struct strbuf fam = STRBUF_INIT;
 
 		site_kernel_family(r->kernel, &fam);
-		cell->fault_class = keep_str(&p->page_strings, r->fault_class);
-		cell->kernel_family = keep_str(&p->page_strings, fam.buf);
+		cell->fault_class = r->fault_class;
+		cell->kernel_family = report_intern(&p->strings, fam.buf);
 	}
 	return 0;
 }
@@ -369,7 +420,7 @@ static void close_index(struct label_pass *p)
 static int label_pass(struct site_gen *g, const char *label)
 {
 	struct label_pass p = { .g = g, .label = label, .col = -1, .page_strings = STRVEC_INIT,
-				.case_strings = STRVEC_INIT };
+				.case_strings = STRVEC_INIT, .strings = REPORT_INTERN_INIT };
 	int rc;
 
 	g->labels = xrealloc(g->labels, (g->n_labels + 1) * sizeof(*g->labels));
@@ -380,7 +431,7 @@ static int label_pass(struct site_gen *g, const char *label)
 		return -1;
 	}
 	open_window(&p);
-	rc = site_query_results(g->db, label, g->o->last, on_result, &p, g->err);
+	rc = site_query_results(g->db, p.win, p.n_win, on_result, &p, g->err);
 	if (rc == 0 && p.n_rows) {
 		finish_row(&p);
 		rc = finish_case(&p);
@@ -389,8 +440,7 @@ static int label_pass(struct site_gen *g, const char *label)
 		rc = flush_page(&p);
 	site_rates_close_label(g, p.cols, p.n_win, label);
 	close_index(&p);
-	for (size_t i = 0; i < p.n_rows; i++)
-		free((void *)p.rows[i].cells);
+	release_rows(&p);
 	free(p.rows);
 	free(p.tl);
 	free(p.tl_col);
@@ -398,6 +448,7 @@ static int label_pass(struct site_gen *g, const char *label)
 	strvec_clear(&p.case_strings);
 	close_window(&p);
 	site_perf_label_close(&p.perf);
+	report_intern_release(&p.strings);
 	site_window_release(p.win, p.n_win);
 	return rc;
 }

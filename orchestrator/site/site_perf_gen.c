@@ -23,23 +23,11 @@ void site_perf_result(struct site_perf_label *l, size_t col, const struct site_r
 						  sizeof(*l->res));
 	l->res[l->n_res++] = (struct site_perf_result){
 		.col = col, .attempt = r->attempt, .device_id = r->device_id,
-		.image = xstrdup(r->image), .image_id = xstrdup_or_null(r->image_id),
-		.digest = xstrdup_or_null(r->digest), .gfx = xstrdup_or_null(r->gfx),
-		.driver = xstrdup_or_null(r->driver),
+		.image = r->image, .image_id = r->image_id, .digest = r->digest, .gfx = r->gfx,
+		.driver = r->driver,
 	};
 }
 
-static void results_reset(struct site_perf_label *l)
-{
-	for (size_t i = 0; i < l->n_res; i++) {
-		free(l->res[i].image);
-		free(l->res[i].image_id);
-		free(l->res[i].digest);
-		free(l->res[i].gfx);
-		free(l->res[i].driver);
-	}
-	l->n_res = 0;
-}
 
 static const struct site_perf_result *result_of(const struct site_perf_label *l, size_t col,
 						const char *image, int attempt)
@@ -119,7 +107,7 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 				return -1;
 		}
 	}
-	results_reset(l);
+	l->n_res = 0;
 	if (!l->c.n)
 		return 0;
 	changes->any = true;
@@ -137,7 +125,7 @@ void site_perf_label_close(struct site_perf_label *l)
 	free(l->st);
 	free(l->live);
 	site_perf_case_release(&l->c);
-	results_reset(l);
+	l->n_res = 0;
 	free(l->res);
 	memset(l, 0, sizeof(*l));
 }

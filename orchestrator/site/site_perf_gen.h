@@ -20,12 +20,13 @@
 
 struct sqlite3_stmt;
 
-/* A result of the case being read: its sweep's column, image, attempt. */
+/* A result of the case being read: its sweep's column, image, attempt.
+ * The strings are the label pass's, kept until it ends. */
 struct site_perf_result {
 	size_t col;
 	int attempt;
 	long device_id;
-	char *image, *image_id, *digest, *gfx, *driver;
+	const char *image, *image_id, *digest, *gfx, *driver;
 };
 
 /* One label's pass. Zeroed to start; site_perf_label_close ends it. */
@@ -39,7 +40,8 @@ struct site_perf_label {
 	size_t n_res, alloc_res;
 };
 
-/* Note a result of the case being read, in sweep column col. */
+/* Note a result of the case being read, in sweep column col; r's strings
+ * must outlive the case. */
 void site_perf_result(struct site_perf_label *l, size_t col, const struct site_result_row *r);
 
 /* The case's GPU time (*out NULL: no samples), its last sweep's changes
