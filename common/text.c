@@ -191,3 +191,18 @@ unsigned long long text_fnv1a64(unsigned long long h, const void *data, size_t l
 		h = (h ^ p[i]) * 1099511628211ull;
 	return h;
 }
+
+const char *text_long(char buf[TEXT_LONG_MAX], long v)
+{
+	char *d = buf + TEXT_LONG_MAX - 1;
+	/* Negated as unsigned: LONG_MIN has no positive long. */
+	unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
+
+	*d = '\0';
+	do
+		*--d = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--d = '-';
+	return d;
+}

@@ -41,6 +41,11 @@ bool text_is_utf8(const char *s, size_t len);
 /* FNV-1a 64: the cheap content fingerprints of archives, results and run
  * options. Start from TEXT_FNV1A64_INIT, feed in pieces. */
 #define TEXT_FNV1A64_INIT 1469598103934665603ull
+/* v in decimal, as "%ld" prints it, written into buf (returned): without
+ * printf's cost, for the hundreds of thousands of chart coordinates a
+ * history site writes. */
+#define TEXT_LONG_MAX 21
+const char *text_long(char buf[TEXT_LONG_MAX], long v);
 unsigned long long text_fnv1a64(unsigned long long h, const void *data, size_t len);
 
 #endif

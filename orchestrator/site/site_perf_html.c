@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/site/site_doc.h"
+#include "orchestrator/site/site_svg.h"
 
 #define W 720
 #define H 190
@@ -43,10 +45,9 @@ static double fy(const struct frame *f, double y)
 
 static void attr_px(xmlNodePtr n, const char *name, double v)
 {
-	char buf[32];
+	char buf[TEXT_LONG_MAX];
 
-	snprintf(buf, sizeof(buf), "%ld", px(v));
-	xmlNewProp(n, X(name), X(buf));
+	xmlNewProp(n, X(name), X(text_long(buf, px(v))));
 }
 
 static xmlNodePtr shape(xmlNodePtr parent, const char *name, const char *cls)
@@ -126,8 +127,7 @@ static void points(const struct frame *f, const struct site_perf_series *s, int 
 		const struct site_perf_night *n = &s->v[backward ? s->n - 1 - k : k];
 		double y = which == 0 ? n->median : which == 1 ? n->hi : n->lo;
 
-		strbuf_addf(out, "%s%ld,%ld", out->len ? " " : "", px(fx(f, (double)n->started)),
-			    px(fy(f, y)));
+		site_svg_point(out, px(fx(f, (double)n->started)), px(fy(f, y)));
 	}
 }
 

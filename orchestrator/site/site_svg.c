@@ -5,6 +5,7 @@
 
 #include "common/cleanup.h"
 #include "common/strbuf.h"
+#include "common/text.h"
 #include "orchestrator/report/report.h"
 
 #define X(s) ((const xmlChar *)(s))
@@ -40,10 +41,20 @@ static long px(double v)
  * the cost of "%.1f" over a site's hundreds of thousands of points. */
 static void attrf(xmlNodePtr n, const char *name, double v)
 {
-	char buf[32];
+	char buf[TEXT_LONG_MAX];
 
-	snprintf(buf, sizeof(buf), "%ld", px(v));
-	xmlNewProp(n, X(name), X(buf));
+	xmlNewProp(n, X(name), X(text_long(buf, px(v))));
+}
+
+void site_svg_point(struct strbuf *pts, long x, long y)
+{
+	char buf[TEXT_LONG_MAX];
+
+	if (pts->len)
+		strbuf_addch(pts, ' ');
+	strbuf_addstr(pts, text_long(buf, x));
+	strbuf_addch(pts, ',');
+	strbuf_addstr(pts, text_long(buf, y));
 }
 
 static xmlNodePtr node(xmlNodePtr parent, const char *name, const char *text)
@@ -107,8 +118,7 @@ static void series(xmlNodePtr svg, const struct site_series *s, size_t k, double
 	attr(g, "fill", colour);
 	node(g, "title", s->name ? s->name : "");
 	for (size_t i = 0; i < s->n; i++)
-		strbuf_addf(&pts, "%s%ld,%ld", i ? " " : "", px(PAD_L + (s->v[i].x - x0) * xs),
-			    px(y_base - s->v[i].y * ys));
+		site_svg_point(&pts, px(PAD_L + (s->v[i].x - x0) * xs), px(y_base - s->v[i].y * ys));
 	line = xmlNewChild(g, NULL, X("polyline"), NULL);
 	attr(line, "points", pts.buf ? pts.buf : "");
 	attr(line, "fill", "none");

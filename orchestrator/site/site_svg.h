@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <libxml/tree.h>
 
+#include "common/strbuf.h"
+
 struct site_point {
 	double x, y;        /* x: epoch seconds (or any increasing value) */
 	const char *title;  /* the point's tooltip, untrusted text */
@@ -28,6 +30,8 @@ struct site_chart {
 
 /* An <svg class="chart"> under parent: axes, one polyline per series and
  * a circle per point (class "pt") with its title. */
+/* Append " x,y" (no space for the first) to an SVG points list. */
+void site_svg_point(struct strbuf *pts, long x, long y);
 void site_svg_line(xmlNodePtr parent, const struct site_chart *c, const struct site_series *s,
 		   size_t n);
 

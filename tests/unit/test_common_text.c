@@ -1,5 +1,7 @@
 /* common/text: untrusted text made valid UTF-8 without control sequences. */
 #include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,4 +105,16 @@ Test(text, a_markdown_cell_escapes_specials_plain_or_sanitized)
 	text_markdown_cell(&sb, NULL);
 	cr_assert_eq(sb.len, 0);
 	strbuf_release(&sb);
+}
+
+Test(text, text_long_prints_what_printf_prints)
+{
+	const long v[] = { 0, 7, -7, 10, -10, 99, 100, 123456789, -1, LONG_MAX, LONG_MIN };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char buf[TEXT_LONG_MAX], want[32];
+
+		snprintf(want, sizeof(want), "%ld", v[i]);
+		cr_assert_str_eq(text_long(buf, v[i]), want);
+	}
 }
