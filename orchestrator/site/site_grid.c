@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/text.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
 #include "orchestrator/site/site_doc.h"
@@ -46,6 +47,7 @@ static int slot(struct strvec *seen, const char *value)
 struct grid_slots {
 	struct strvec faults, families;
 	bool other_fault, other_family;
+	struct strbuf cls, tip, text; /* the cell being written */
 };
 
 static const struct site_grid_cell *cell_at(const struct site_grid *g, size_t r, size_t j)
@@ -171,24 +173,46 @@ static void header(xmlNodePtr table, const struct site_grid *g)
 }
 
 static void cell(xmlNodePtr tr, const struct site_grid *g, const struct site_grid_row *row,
-		 size_t j)
+		 size_t j, struct grid_slots *s)
 {
 	const struct site_grid_cell *c = &row->cells[g->col0 + j];
-	char tip[512], text[16], cls[64];
 	xmlNodePtr td = xmlNewChild(tr, NULL, X("td"), NULL);
+	char n[TEXT_LONG_MAX];
 
-	snprintf(tip, sizeof(tip), "%s: %s%s%s%s%s, %s%s (%d attempt%s)",
-		 g->sweeps[g->col0 + j].id, site_outcome_name(c->outcome),
-		 c->fault_class ? " " : "", c->fault_class ? c->fault_class : "",
-		 c->kernel_family ? " in " : "", c->kernel_family ? c->kernel_family : "",
-		 site_status_name(c->status), c->first ? ", first failure" : "", c->attempts,
-		 c->attempts == 1 ? "" : "s");
-	snprintf(text, sizeof(text), "%s%s", short_outcome(c->outcome), status_mark(c->status));
-	snprintf(cls, sizeof(cls), "c o-%s s-%s%s", site_outcome_name(c->outcome),
-		 site_status_name(c->status), c->first ? " first" : "");
-	site_prop(td, "class", cls);
-	site_prop(td, "title", tip);
-	site_link(td, row->case_page, text);
+	/* Built piece by piece: three snprintf a cell were a twentieth of
+	 * a night's site. */
+	strbuf_reset(&s->cls);
+	strbuf_addstr(&s->cls, "c o-");
+	strbuf_addstr(&s->cls, site_outcome_name(c->outcome));
+	strbuf_addstr(&s->cls, " s-");
+	strbuf_addstr(&s->cls, site_status_name(c->status));
+	if (c->first)
+		strbuf_addstr(&s->cls, " first");
+	strbuf_reset(&s->tip);
+	strbuf_addstr(&s->tip, g->sweeps[g->col0 + j].id);
+	strbuf_addstr(&s->tip, ": ");
+	strbuf_addstr(&s->tip, site_outcome_name(c->outcome));
+	if (c->fault_class) {
+		strbuf_addch(&s->tip, ' ');
+		strbuf_addstr(&s->tip, c->fault_class);
+	}
+	if (c->kernel_family) {
+		strbuf_addstr(&s->tip, " in ");
+		strbuf_addstr(&s->tip, c->kernel_family);
+	}
+	strbuf_addstr(&s->tip, ", ");
+	strbuf_addstr(&s->tip, site_status_name(c->status));
+	if (c->first)
+		strbuf_addstr(&s->tip, ", first failure");
+	strbuf_addstr(&s->tip, " (");
+	strbuf_addstr(&s->tip, text_long(n, c->attempts));
+	strbuf_addstr(&s->tip, c->attempts == 1 ? " attempt)" : " attempts)");
+	strbuf_reset(&s->text);
+	strbuf_addstr(&s->text, short_outcome(c->outcome));
+	strbuf_addstr(&s->text, status_mark(c->status));
+	site_prop(td, "class", s->cls.buf);
+	site_prop(td, "title", s->tip.buf);
+	site_link(td, row->case_page, s->text.buf);
 }
 
 static void row(xmlNodePtr table, const struct site_grid *g, size_t r, struct grid_slots *s)
@@ -225,12 +249,13 @@ static void row(xmlNodePtr table, const struct site_grid *g, size_t r, struct gr
 	site_link(th, w->case_page, w->case_name);
 	site_el(tr, "td", w->image);
 	for (size_t j = 0; j < g->n_cols; j++)
-		cell(tr, g, w, j);
+		cell(tr, g, w, j, s);
 }
 
 int site_grid_html(const struct site_grid *g, struct strbuf *out, struct error *err)
 {
-	struct grid_slots s = { STRVEC_INIT, STRVEC_INIT, false, false };
+	struct grid_slots s = { .faults = STRVEC_INIT, .families = STRVEC_INIT,
+				.cls = STRBUF_INIT, .tip = STRBUF_INIT, .text = STRBUF_INIT };
 	cleanup_free char *title = xasprintf(
 		"%s: cases %zu-%zu of %zu, sweeps %zu-%zu of %zu", g->label, g->first_case + 1,
 		g->first_case + g->n_cases, g->n_cases_total, g->col0 + 1, g->col0 + g->n_cols,
@@ -258,5 +283,8 @@ int site_grid_html(const struct site_grid *g, struct strbuf *out, struct error *
 	rc = site_doc_finish(&d, out, err);
 	strvec_clear(&s.faults);
 	strvec_clear(&s.families);
+	strbuf_release(&s.cls);
+	strbuf_release(&s.tip);
+	strbuf_release(&s.text);
 	return rc;
 }
