@@ -576,7 +576,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	struct strvec expired = STRVEC_INIT;
 	cleanup_free char *baseline = NULL;
 	cleanup_free struct sweep_gpu_note *found = NULL;
-	size_t n_found = 0;
+	size_t n_found = 0, n_planned;
 	int rc = -1;
 
 	/* What the report needs of the results, kept while the import reads
@@ -585,6 +585,9 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	kept.attempts = &m.attempts;
 	kept.suspects_from_results = f->suspects_from_results;
 	rc = import(db, meta, folder, f, &kept, err);
+	n_planned = meta->plan.n;
+	if (f->release_plan)
+		sweep_plan_release(f->release_plan);
 	sweep_attempts_finish(&m.attempts);
 	if (rc == 0 && f->suspects_from_results) {
 		found = xcalloc(GPU_MAX, sizeof(*found));
@@ -603,7 +606,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		baseline = xstrdup(meta->baseline);
 	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
 		goto out;
-	m.alloc = meta->plan.n + 1;
+	m.alloc = n_planned + 1;
 	m.r.cases = xcalloc(m.alloc, sizeof(*m.r.cases));
 	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0)
 		goto out;
