@@ -19,16 +19,17 @@ static bool same_or_both_unknown(const char *a, const char *b)
 	return (!a && !b) || same(a, b);
 }
 
-static void side_of(struct report_perf_side *x, const struct sweep_result *r)
+static void side_of(struct report_perf_set *s, struct report_perf_side *x,
+		    const struct sweep_result *r)
 {
 	memset(x, 0, sizeof(*x));
-	x->case_name = xstrdup(r->case_name);
-	x->image = xstrdup(r->image);
-	x->image_id = xstrdup_or_null(r->image_id);
-	x->digest = xstrdup_or_null(r->digest);
-	x->gfx = xstrdup_or_null(r->gfx);
-	x->driver = xstrdup_or_null(r->driver);
-	x->note = xstrdup_or_null(r->perf->note);
+	x->case_name = report_intern(&s->strings, r->case_name);
+	x->image = report_intern(&s->strings, r->image);
+	x->image_id = report_intern(&s->strings, r->image_id);
+	x->digest = report_intern(&s->strings, r->digest);
+	x->gfx = report_intern(&s->strings, r->gfx);
+	x->driver = report_intern(&s->strings, r->driver);
+	x->note = report_intern(&s->strings, r->perf->note);
 	x->device_id = r->device_id;
 	x->attempt = r->attempt;
 	x->ms = xcalloc(r->perf->n + 1, sizeof(*x->ms));
@@ -39,13 +40,6 @@ static void side_of(struct report_perf_side *x, const struct sweep_result *r)
 
 static void side_release(struct report_perf_side *x)
 {
-	free(x->case_name);
-	free(x->image);
-	free(x->image_id);
-	free(x->digest);
-	free(x->gfx);
-	free(x->driver);
-	free(x->note);
 	free(x->ms);
 	strvec_clear(&x->sweeps);
 }
@@ -59,7 +53,7 @@ void report_perf_add_results(struct report_perf_set *s, const struct sweep_resul
 			s->alloc = s->alloc ? 2 * s->alloc : 16;
 			s->v = xrealloc(s->v, s->alloc * sizeof(*s->v));
 		}
-		side_of(&s->v[s->n++], &rs->v[i]);
+		side_of(s, &s->v[s->n++], &rs->v[i]);
 	}
 }
 
@@ -116,7 +110,24 @@ void report_perf_release(struct report_perf_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		side_release(&s->v[i]);
 	free(s->v);
+	report_intern_release(&s->strings);
 	memset(s, 0, sizeof(*s));
+}
+
+void report_perf_drop(struct report_perf_set *s, bool sides)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].ms);
+		s->v[i].ms = NULL;
+		s->v[i].n = s->v[i].alloc = 0;
+		if (sides)
+			strvec_clear(&s->v[i].sweeps);
+	}
+	if (!sides)
+		return;
+	free(s->v);
+	s->v = NULL;
+	s->n = s->alloc = 0;
 }
 
 static long index_of(const struct report_perf_set *s, const char *case_name, const char *image)
@@ -157,13 +168,14 @@ void report_perf_nights_init(struct report_perf_set *nights, const struct report
 
 /* The first row of a night side sets its identity; a later one that
  * differs marks it mixed (it is then never the same build). */
-static void night_identity(struct report_perf_side *a, const struct history_perf_row *row)
+static void night_identity(struct report_intern *strings, struct report_perf_side *a,
+			   const struct history_perf_row *row)
 {
 	if (!a->sweeps.n) {
-		a->image_id = xstrdup_or_null(row->image_id);
-		a->digest = xstrdup_or_null(row->digest);
-		a->driver = xstrdup_or_null(row->driver);
-		a->gfx = xstrdup_or_null(row->gfx);
+		a->image_id = report_intern(strings, row->image_id);
+		a->digest = report_intern(strings, row->digest);
+		a->driver = report_intern(strings, row->driver);
+		a->gfx = report_intern(strings, row->gfx);
 		a->device_id = row->device_id;
 	} else if (!same(a->image_id, row->image_id) || !same(a->digest, row->digest) ||
 		   !same_or_both_unknown(a->driver, row->driver)) {
@@ -186,7 +198,7 @@ int report_perf_add_night(struct report_perf_set *nights, const struct report_pe
 	a = &nights->v[i];
 	if (a->n == PERF_SAMPLES_MAX)
 		return 0; /* the newest nights fill it first */
-	night_identity(a, row);
+	night_identity(&nights->strings, a, row);
 	if (a->n == a->alloc) {
 		a->alloc = a->alloc ? 2 * a->alloc : 16;
 		a->ms = xrealloc(a->ms, a->alloc * sizeof(*a->ms));

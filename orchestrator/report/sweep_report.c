@@ -18,6 +18,13 @@
 
 #define FINDING_MD_MAX (256u << 10)
 
+/* A case's GPU-time comparison, made before the report's cases are read
+ * (its samples are dropped then) and found by case and image. */
+struct perf_compared {
+	const char *case_name, *image;
+	struct report_perf p;
+};
+
 /* The report model owns copies: history rows live only during a callback. */
 struct model {
 	struct report r;
@@ -28,7 +35,8 @@ struct model {
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
 	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
 	struct report_perf_set nights;  /* theirs in the label's last sweeps, side by side */
-	struct report_perf *perf_cmp;   /* one per case compared */
+	struct perf_compared *perf_cmp; /* one per case compared, by case and image */
+	size_t n_perf_cmp;
 };
 
 static const char *keep(struct model *m, const char *s)
@@ -86,6 +94,28 @@ static void add_attempts(struct report_case *c, const struct sweep_case_attempts
 	}
 }
 
+static const struct report_perf *perf_of(const struct model *m, const char *case_name,
+					 const char *image)
+{
+	size_t lo = 0, hi = m->n_perf_cmp;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct perf_compared *x = &m->perf_cmp[mid];
+		int d = strcmp(x->case_name, case_name);
+
+		if (!d)
+			d = strcmp(x->image, image);
+		if (!d)
+			return &x->p;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static int add_row(void *ctx, const struct history_status_row *row)
 {
 	struct model *m = ctx;
@@ -128,6 +158,7 @@ static int add_row(void *ctx, const struct history_status_row *row)
 		c->retry_note = keep_retry_note(m, e);
 	if (row->status != ST_GONE)
 		add_attempts(c, e);
+	c->perf = perf_of(m, c->case_name, c->image);
 	return 0;
 }
 
@@ -236,33 +267,31 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 }
 
 /* Each case's GPU time against --perf-baseline's image in this sweep, or
- * else against its own samples in the nights before. */
+ * else against its own samples in the nights before: made for each case
+ * and image with samples (one without is never compared), in the sides'
+ * order, which is by case and image. Then the samples are dropped: only
+ * the comparisons are held beside the report's cases. */
 static void compare_perf(struct model *m, const struct sweep_meta *meta)
 {
-	size_t n = 0, alloc = 0, *of = NULL;
+	size_t alloc = 0;
 	struct report_perf p;
 
-	/* Room for the cases compared only (none without samples or a
-	 * baseline), pointed at once every one is in place. */
-	for (size_t i = 0; i < m->r.n; i++) {
-		const struct report_case *c = &m->r.cases[i];
+	for (size_t i = 0; i < m->perf.n; i++) {
+		const struct report_perf_side *x = &m->perf.v[i];
 
-		if (!report_perf_compare(&m->perf, c->case_name, c->image, meta->perf_baseline,
+		if (!report_perf_compare(&m->perf, x->case_name, x->image, meta->perf_baseline,
 					 &meta->perf_rule, &p) &&
-		    !report_perf_compare_nights(&m->perf, &m->nights, c->case_name, c->image,
+		    !report_perf_compare_nights(&m->perf, &m->nights, x->case_name, x->image,
 						&meta->perf_rule, &p))
 			continue;
-		if (n == alloc) {
+		if (m->n_perf_cmp == alloc) {
 			alloc = alloc ? 2 * alloc : 16;
 			m->perf_cmp = xrealloc(m->perf_cmp, alloc * sizeof(*m->perf_cmp));
-			of = xrealloc(of, alloc * sizeof(*of));
 		}
-		m->perf_cmp[n] = p;
-		of[n++] = i;
+		m->perf_cmp[m->n_perf_cmp++] = (struct perf_compared){ x->case_name, x->image, p };
 	}
-	for (size_t k = 0; k < n; k++)
-		m->r.cases[of[k]].perf = &m->perf_cmp[k];
-	free(of);
+	report_perf_drop(&m->perf, true);
+	report_perf_drop(&m->nights, false);
 }
 
 /* Each failure a rule matches is known: the rule's id, link and owner go
@@ -606,13 +635,15 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		baseline = xstrdup(meta->baseline);
 	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
 		goto out;
+	if (load_nights(db, meta, baseline, &m, err) < 0)
+		goto out;
+	compare_perf(&m, meta);
 	m.alloc = n_planned + 1;
 	m.r.cases = xcalloc(m.alloc, sizeof(*m.r.cases));
 	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0)
 		goto out;
 	index_by_name(&m);
-	if (history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0 ||
-	    load_nights(db, meta, baseline, &m, err) < 0)
+	if (history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
 		goto out;
 	m.r.sweep_id = meta->id;
 	m.r.label = meta->label;
@@ -627,7 +658,6 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		m.r.gpu_notes = found;
 		m.r.n_gpu_notes = n_found;
 	}
-	compare_perf(&m, meta);
 	m.r.perf_fail = (meta->fail_on & SWEEP_FAIL_PERF_SLOWER) != 0;
 	known_issues_expired(f->known, f->finished, &expired);
 	m.r.expired_rules = (const char *const *)expired.v;
