@@ -345,11 +345,38 @@ static int each_marked(void *ctx, history_results_fn fn, void *fn_ctx, struct er
 	return rc;
 }
 
+/* The planned cases' names and images for the import. With a plan to
+ * release, the names are taken from it (the planned list owns them) and
+ * the rest of the plan released before the results are read: a large
+ * plan's archives and options are not held beside what the report keeps
+ * of the results. */
+static struct history_planned *planned_of(const struct sweep_meta *meta,
+					  const struct sweep_finish *f,
+					  struct report_intern *images)
+{
+	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
+	struct sweep_plan *p = f->release_plan;
+
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
+						       meta->plan.cases[i].image };
+	if (!p)
+		return planned;
+	for (size_t i = 0; i < p->n; i++) {
+		planned[i].image = report_intern(images, p->cases[i].image);
+		p->cases[i].name = NULL;
+	}
+	sweep_plan_release(p);
+	return planned;
+}
+
 static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
 		  const struct sweep_finish *f, struct kept_results *keep, struct error *err)
 {
 	struct results_src src = { .folder = folder, .f = f, .keep = keep };
-	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
+	struct report_intern images = REPORT_INTERN_INIT;
+	size_t n_planned = meta->plan.n;
+	struct history_planned *planned = planned_of(meta, f, &images);
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
 	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
 	bool rebuilt;
@@ -371,9 +398,6 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 			strbuf_addstr(&opts, t);
 		}
 	}
-	for (size_t i = 0; i < meta->plan.n; i++)
-		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
-						       meta->plan.cases[i].image };
 	{
 		cleanup_free char *fp = history_options_fingerprint(redacted);
 		struct history_sweep s = {
@@ -384,10 +408,14 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 			.finished = f->finished,
 		};
 
-		rc = history_db_import_each(db, &s, planned, meta->plan.n, each_marked, &src,
+		rc = history_db_import_each(db, &s, planned, n_planned, each_marked, &src,
 					    &rebuilt, err);
 	}
+	/* The names taken from a released plan are the list's (planned_of). */
+	for (size_t i = 0; f->release_plan && i < n_planned; i++)
+		free((char *)planned[i].case_name);
 	free(planned);
+	report_intern_release(&images);
 	return rc;
 }
 
@@ -613,10 +641,8 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	 * beside its parsed results files. */
 	kept.attempts = &m.attempts;
 	kept.suspects_from_results = f->suspects_from_results;
-	rc = import(db, meta, folder, f, &kept, err);
 	n_planned = meta->plan.n;
-	if (f->release_plan)
-		sweep_plan_release(f->release_plan);
+	rc = import(db, meta, folder, f, &kept, err);
 	sweep_attempts_finish(&m.attempts);
 	if (rc == 0 && f->suspects_from_results) {
 		found = xcalloc(GPU_MAX, sizeof(*found));
