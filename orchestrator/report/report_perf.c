@@ -23,13 +23,13 @@ static void side_of(struct report_perf_set *s, struct report_perf_side *x,
 		    const struct sweep_result *r)
 {
 	memset(x, 0, sizeof(*x));
-	x->case_name = report_intern(&s->strings, r->case_name);
-	x->image = report_intern(&s->strings, r->image);
-	x->image_id = report_intern(&s->strings, r->image_id);
-	x->digest = report_intern(&s->strings, r->digest);
-	x->gfx = report_intern(&s->strings, r->gfx);
-	x->driver = report_intern(&s->strings, r->driver);
-	x->note = report_intern(&s->strings, r->perf->note);
+	x->case_name = intern(&s->strings, r->case_name);
+	x->image = intern(&s->strings, r->image);
+	x->image_id = intern(&s->strings, r->image_id);
+	x->digest = intern(&s->strings, r->digest);
+	x->gfx = intern(&s->strings, r->gfx);
+	x->driver = intern(&s->strings, r->driver);
+	x->note = intern(&s->strings, r->perf->note);
 	x->device_id = r->device_id;
 	x->attempt = r->attempt;
 	x->ms = xcalloc(r->perf->n + 1, sizeof(*x->ms));
@@ -110,7 +110,7 @@ void report_perf_release(struct report_perf_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		side_release(&s->v[i]);
 	free(s->v);
-	report_intern_release(&s->strings);
+	intern_release(&s->strings);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -168,14 +168,14 @@ void report_perf_nights_init(struct report_perf_set *nights, const struct report
 
 /* The first row of a night side sets its identity; a later one that
  * differs marks it mixed (it is then never the same build). */
-static void night_identity(struct report_intern *strings, struct report_perf_side *a,
+static void night_identity(struct intern *strings, struct report_perf_side *a,
 			   const struct history_perf_row *row)
 {
 	if (!a->sweeps.n) {
-		a->image_id = report_intern(strings, row->image_id);
-		a->digest = report_intern(strings, row->digest);
-		a->driver = report_intern(strings, row->driver);
-		a->gfx = report_intern(strings, row->gfx);
+		a->image_id = intern(strings, row->image_id);
+		a->digest = intern(strings, row->digest);
+		a->driver = intern(strings, row->driver);
+		a->gfx = intern(strings, row->gfx);
 		a->device_id = row->device_id;
 	} else if (!same(a->image_id, row->image_id) || !same(a->digest, row->digest) ||
 		   !same_or_both_unknown(a->driver, row->driver)) {

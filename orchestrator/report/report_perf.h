@@ -14,7 +14,7 @@
 #include "common/strvec.h"
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/perf/perf_change.h"
-#include "orchestrator/report/report_intern.h"
+#include "common/intern.h"
 #include "orchestrator/sweep/sweep_result.h"
 
 /* One case and image's samples: its last attempt that has them; or, in
@@ -36,7 +36,7 @@ struct report_perf_side {
 struct report_perf_set {
 	struct report_perf_side *v;
 	size_t n, alloc;
-	struct report_intern strings; /* every string the sides point at, once */
+	struct intern strings; /* every string the sides point at, once */
 };
 
 /* The sides of the results of rs (every result with samples), in file

@@ -11,7 +11,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/report.h"
-#include "orchestrator/report/report_intern.h"
+#include "common/intern.h"
 #include "orchestrator/report/sweep_attempts.h"
 #include "common/say.h"
 #include "orchestrator/sweep/suspect_nodes.h"
@@ -29,7 +29,7 @@ struct perf_compared {
 struct model {
 	struct report r;
 	size_t alloc;
-	struct report_intern strings; /* every string the cases point at, once */
+	struct intern strings; /* every string the cases point at, once */
 	size_t *by_name;              /* the cases' indexes by case and image (add_trend) */
 	const char *folder;
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
@@ -41,7 +41,7 @@ struct model {
 
 static const char *keep(struct model *m, const char *s)
 {
-	return report_intern(&m->strings, s);
+	return intern(&m->strings, s);
 }
 
 static const char *keep_file(struct model *m, const char *run_dir, const char *name)
@@ -352,7 +352,7 @@ static int each_marked(void *ctx, history_results_fn fn, void *fn_ctx, struct er
  * of the results. */
 static struct history_planned *planned_of(const struct sweep_meta *meta,
 					  const struct sweep_finish *f,
-					  struct report_intern *images)
+					  struct intern *images)
 {
 	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
 	struct sweep_plan *p = f->release_plan;
@@ -363,7 +363,7 @@ static struct history_planned *planned_of(const struct sweep_meta *meta,
 	if (!p)
 		return planned;
 	for (size_t i = 0; i < p->n; i++) {
-		planned[i].image = report_intern(images, p->cases[i].image);
+		planned[i].image = intern(images, p->cases[i].image);
 		p->cases[i].name = NULL;
 	}
 	sweep_plan_release(p);
@@ -374,7 +374,7 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 		  const struct sweep_finish *f, struct kept_results *keep, struct error *err)
 {
 	struct results_src src = { .folder = folder, .f = f, .keep = keep };
-	struct report_intern images = REPORT_INTERN_INIT;
+	struct intern images = INTERN_INIT;
 	size_t n_planned = meta->plan.n;
 	struct history_planned *planned = planned_of(meta, f, &images);
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
@@ -415,7 +415,7 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 	for (size_t i = 0; f->release_plan && i < n_planned; i++)
 		free((char *)planned[i].case_name);
 	free(planned);
-	report_intern_release(&images);
+	intern_release(&images);
 	return rc;
 }
 
@@ -704,7 +704,7 @@ out:
 	report_perf_release(&m.perf);
 	report_perf_release(&m.nights);
 	strvec_clear(&expired);
-	report_intern_release(&m.strings);
+	intern_release(&m.strings);
 	sweep_attempts_release(&m.attempts);
 	return rc;
 }
