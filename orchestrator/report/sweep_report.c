@@ -186,6 +186,21 @@ static void index_by_name(struct model *m)
 	qsort_r(m->by_name, m->r.n, sizeof(*m->by_name), by_name_cmp, m->r.cases);
 }
 
+/* The index of word in the report's trend words, added when new (the
+ * words are few: a linear search). */
+static uint8_t trend_word(struct model *m, const char *word)
+{
+	struct report *r = &m->r;
+
+	for (size_t i = 0; i < r->n_trend_words; i++)
+		if (!strcmp(r->trend_words[i], word))
+			return (uint8_t)i;
+	if (r->n_trend_words == REPORT_TREND_WORDS)
+		return REPORT_TREND_WORDS - 1;
+	r->trend_words[r->n_trend_words] = keep(m, word);
+	return (uint8_t)r->n_trend_words++;
+}
+
 static int add_trend(void *ctx, const struct history_trend_row *row)
 {
 	struct model *m = ctx;
@@ -205,7 +220,7 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 		if (name_cmp(c, row->case_name, row->image))
 			break;
 		if (c->n_trend < REPORT_TREND_MAX)
-			c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
+			c->trend[c->n_trend++] = trend_word(m, row->outcome ? row->outcome : "-");
 	}
 	return 0;
 }
