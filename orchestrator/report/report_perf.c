@@ -19,19 +19,20 @@ static bool same_or_both_unknown(const char *a, const char *b)
 	return (!a && !b) || same(a, b);
 }
 
+static const char *keep(struct report_perf_set *s, const char *text)
+{
+	return intern(s->shared ? s->shared : &s->strings, text);
+}
+
 static void side_of(struct report_perf_set *s, struct report_perf_side *x,
 		    const struct sweep_result *r)
 {
-	memset(x, 0, sizeof(*x));
-	x->case_name = intern(&s->strings, r->case_name);
-	x->image = intern(&s->strings, r->image);
-	x->image_id = intern(&s->strings, r->image_id);
-	x->digest = intern(&s->strings, r->digest);
-	x->gfx = intern(&s->strings, r->gfx);
-	x->driver = intern(&s->strings, r->driver);
-	x->note = intern(&s->strings, r->perf->note);
-	x->device_id = r->device_id;
-	x->attempt = r->attempt;
+	*x = (struct report_perf_side){
+		.case_name = keep(s, r->case_name), .image = keep(s, r->image),
+		.image_id = keep(s, r->image_id), .digest = keep(s, r->digest),
+		.gfx = keep(s, r->gfx), .driver = keep(s, r->driver), .note = keep(s, r->perf->note),
+		.device_id = r->device_id, .attempt = r->attempt,
+	};
 	x->ms = xcalloc(r->perf->n + 1, sizeof(*x->ms));
 	x->n = perf_samples_kernel_ms(r->perf, x->ms);
 	x->alloc = r->perf->n + 1;
@@ -168,14 +169,14 @@ void report_perf_nights_init(struct report_perf_set *nights, const struct report
 
 /* The first row of a night side sets its identity; a later one that
  * differs marks it mixed (it is then never the same build). */
-static void night_identity(struct intern *strings, struct report_perf_side *a,
+static void night_identity(struct report_perf_set *nights, struct report_perf_side *a,
 			   const struct history_perf_row *row)
 {
 	if (!a->sweeps.n) {
-		a->image_id = intern(strings, row->image_id);
-		a->digest = intern(strings, row->digest);
-		a->driver = intern(strings, row->driver);
-		a->gfx = intern(strings, row->gfx);
+		a->image_id = keep(nights, row->image_id);
+		a->digest = keep(nights, row->digest);
+		a->driver = keep(nights, row->driver);
+		a->gfx = keep(nights, row->gfx);
 		a->device_id = row->device_id;
 	} else if (!same(a->image_id, row->image_id) || !same(a->digest, row->digest) ||
 		   !same_or_both_unknown(a->driver, row->driver)) {
@@ -198,7 +199,7 @@ int report_perf_add_night(struct report_perf_set *nights, const struct report_pe
 	a = &nights->v[i];
 	if (a->n == PERF_SAMPLES_MAX)
 		return 0; /* the newest nights fill it first */
-	night_identity(&nights->strings, a, row);
+	night_identity(nights, a, row);
 	if (a->n == a->alloc) {
 		a->alloc = a->alloc ? 2 * a->alloc : 16;
 		a->ms = xrealloc(a->ms, a->alloc * sizeof(*a->ms));

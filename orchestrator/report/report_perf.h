@@ -37,6 +37,7 @@ struct report_perf_set {
 	struct report_perf_side *v;
 	size_t n, alloc;
 	struct intern strings; /* every string the sides point at, once */
+	struct intern *shared; /* NULL, or the table strings are kept in instead */
 };
 
 /* The sides of the results of rs (every result with samples), in file

@@ -12,7 +12,7 @@
 
 static const char *keep(struct sweep_attempts *a, const char *s)
 {
-	return intern(&a->strings, s);
+	return intern(a->shared ? a->shared : &a->strings, s);
 }
 
 static int key_cmp(const char *case_a, const char *image_a, const char *case_b,

@@ -28,6 +28,7 @@ struct sweep_attempts {
 	struct sweep_case_attempts *v;     /* sorted by case, then image */
 	size_t n, alloc;
 	struct intern strings;      /* every string the entries point at, once */
+	struct intern *shared;             /* NULL, or the table strings are kept in instead */
 };
 
 /* From results all in memory: add, then finish. */

@@ -361,37 +361,34 @@ static int each_marked(void *ctx, history_results_fn fn, void *fn_ctx, struct er
 }
 
 /* The planned cases' names and images for the import. With a plan to
- * release, the names are taken from it (the planned list owns them) and
- * the rest of the plan released before the results are read: a large
- * plan's archives and options are not held beside what the report keeps
- * of the results. */
+ * release, they are kept in the report's strings (where its cases' and
+ * results' names are) and the plan released before the results are read:
+ * a large plan's archives and options are not held beside what the
+ * report keeps of the results. */
 static struct history_planned *planned_of(const struct sweep_meta *meta,
-					  const struct sweep_finish *f,
-					  struct intern *images)
+					  const struct sweep_finish *f, struct intern *names)
 {
 	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
-	struct sweep_plan *p = f->release_plan;
 
 	for (size_t i = 0; i < meta->plan.n; i++)
 		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
 						       meta->plan.cases[i].image };
-	if (!p)
+	if (!f->release_plan)
 		return planned;
-	for (size_t i = 0; i < p->n; i++) {
-		planned[i].image = intern(images, p->cases[i].image);
-		p->cases[i].name = NULL;
-	}
-	sweep_plan_release(p);
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ intern(names, planned[i].case_name),
+						       intern(names, planned[i].image) };
+	sweep_plan_release(f->release_plan);
 	return planned;
 }
 
 static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
-		  const struct sweep_finish *f, struct kept_results *keep, struct error *err)
+		  const struct sweep_finish *f, struct kept_results *keep, struct intern *names,
+		  struct error *err)
 {
 	struct results_src src = { .folder = folder, .f = f, .keep = keep };
-	struct intern images = INTERN_INIT;
 	size_t n_planned = meta->plan.n;
-	struct history_planned *planned = planned_of(meta, f, &images);
+	struct history_planned *planned = planned_of(meta, f, names);
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
 	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
 	bool rebuilt;
@@ -426,11 +423,7 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 		rc = history_db_import_each(db, &s, planned, n_planned, each_marked, &src,
 					    &rebuilt, err);
 	}
-	/* The names taken from a released plan are the list's (planned_of). */
-	for (size_t i = 0; f->release_plan && i < n_planned; i++)
-		free((char *)planned[i].case_name);
 	free(planned);
-	intern_release(&images);
 	return rc;
 }
 
@@ -498,7 +491,7 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 
 		state = folder_state(folder);
 		f.state = state;
-		if (import(db, &old, folder, &f, NULL, ERROR_DISCARD) < 0)
+		if (import(db, &old, folder, &f, NULL, NULL, ERROR_DISCARD) < 0)
 			say_warning("sweep %s could not be recovered into the history", id);
 	}
 	sweep_meta_release(&old);
@@ -656,8 +649,12 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	 * beside its parsed results files. */
 	kept.attempts = &m.attempts;
 	kept.suspects_from_results = f->suspects_from_results;
+	/* One copy of each case's name, image, outcome...: the results'
+	 * attempts, GPU times and suspects' inputs keep theirs in the
+	 * model's strings. */
+	m.attempts.shared = kept.perf.shared = kept.suspects.shared = &m.strings;
 	n_planned = meta->plan.n;
-	rc = import(db, meta, folder, f, &kept, err);
+	rc = import(db, meta, folder, f, &kept, &m.strings, err);
 	sweep_attempts_finish(&m.attempts);
 	if (rc == 0 && f->suspects_from_results) {
 		found = xcalloc(GPU_MAX, sizeof(*found));
