@@ -73,29 +73,53 @@ static int by_case_image(const void *pa, const void *pb, void *set)
 	return c ? c : (ia > ib) - (ia < ib);
 }
 
+/* v[j] = the side at order[j], for every j, in place: each cycle of the
+ * permutation is followed once (no second array of sides). */
+static void permute(struct report_perf_side *v, size_t *order, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct report_perf_side first = v[i];
+		size_t j = i;
+
+		if (order[i] == i)
+			continue;
+		for (;;) {
+			size_t k = order[j];
+
+			order[j] = j;
+			if (k == i) {
+				v[j] = first;
+				break;
+			}
+			v[j] = v[k];
+			j = k;
+		}
+	}
+}
+
 /* The sides sorted by case, image and attempt: each case and image's last
  * is its side, and the sides come out sorted. */
 void report_perf_finish(struct report_perf_set *s)
 {
 	size_t *order = xcalloc(s->n + 1, sizeof(*order));
-	struct report_perf_side *v = xcalloc(s->n + 1, sizeof(*v));
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = i;
 	qsort_r(order, s->n, sizeof(*order), by_case_image, s);
+	permute(s->v, order, s->n);
+	free(order);
 	for (size_t k = 0; k < s->n; k++) {
-		struct report_perf_side *x = &s->v[order[k]];
+		struct report_perf_side *x = &s->v[k];
 
-		if (k + 1 < s->n && !strcmp(s->v[order[k + 1]].case_name, x->case_name) &&
-		    !strcmp(s->v[order[k + 1]].image, x->image))
+		if (k + 1 < s->n && !strcmp(s->v[k + 1].case_name, x->case_name) &&
+		    !strcmp(s->v[k + 1].image, x->image))
 			side_release(x); /* a later attempt follows */
 		else
-			v[n++] = *x;
+			s->v[n++] = *x;
 	}
-	free(order);
-	free(s->v);
-	s->v = v;
+	if (n)
+		s->v = xrealloc(s->v, n * sizeof(*s->v));
 	s->n = s->alloc = n;
 }
 

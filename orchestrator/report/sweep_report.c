@@ -660,11 +660,11 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		found = xcalloc(GPU_MAX, sizeof(*found));
 		n_found = sweep_suspects_of_inputs(&kept.suspects, found);
 	}
+	sweep_suspect_inputs_release(&kept.suspects);
 	/* The results with samples, in file order: the same comparison as
 	 * over every result (those without are skipped). */
 	report_perf_finish(&kept.perf);
 	m.perf = kept.perf;
-	sweep_suspect_inputs_release(&kept.suspects);
 	if (rc < 0)
 		goto out;
 	rc = -1;
