@@ -225,11 +225,12 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 	return 0;
 }
 
-/* What the report keeps of the results files, taken from the import's
- * first reading of them, a chunk at a time: each case's attempts; the
+/* What the report keeps of the results files, a chunk at a time, never
+ * the whole results: from the import's first reading, each case's
+ * attempts and, for a merge's suspect GPUs, what finding them reads of
+ * each result; from a reading after the import (sweep_report_write), the
  * GPU-time samples of the results that have them, as the perf comparison
- * reads them (report_perf.h), never the whole results; for a merge's
- * suspect GPUs, what finding them reads of each result. */
+ * reads them (report_perf.h). */
 struct kept_results {
 	struct sweep_attempts *attempts;
 	struct report_perf_set perf; /* each result's samples, not the result */
@@ -244,7 +245,13 @@ static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 	sweep_attempts_add(k->attempts, rs);
 	if (k->suspects_from_results)
 		sweep_suspect_inputs_add(&k->suspects, rs);
-	report_perf_add_results(&k->perf, rs);
+	(void)err;
+	return 0;
+}
+
+static int perf_chunk(void *ctx, struct sweep_results *rs, struct error *err)
+{
+	report_perf_add_results(ctx, rs);
 	(void)err;
 	return 0;
 }
@@ -662,7 +669,12 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	}
 	sweep_suspect_inputs_release(&kept.suspects);
 	/* The results with samples, in file order: the same comparison as
-	 * over every result (those without are skipped). */
+	 * over every result (those without are skipped). Read once more
+	 * after the import: the samples are never held beside the import's
+	 * own reading and what finding the suspects keeps. */
+	if (rc == 0)
+		rc = sweep_results_each(folder, &(struct sweep_results_chunks){ RESULTS_CHUNK,
+			perf_chunk, &kept.perf }, err);
 	report_perf_finish(&kept.perf);
 	m.perf = kept.perf;
 	if (rc < 0)
