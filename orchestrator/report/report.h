@@ -65,6 +65,9 @@ struct report_case {
 	uint8_t trend[REPORT_TREND_MAX];
 	uint8_t n_trend;
 	bool ab_differs;            /* set by report_finish */
+	/* Its place while the model is built (the history's ord,
+	 * history_db.h): the cases are sorted by it once all are read. */
+	uint32_t ord;
 	/* GPU time against --perf-baseline's image (docs/perf.md); NULL: none. */
 	const struct report_perf *perf;
 };

@@ -146,6 +146,7 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	c->known_link = keep(m, row->known_link);
 	c->known_owner = keep(m, row->known_owner);
 	c->status = row->status;
+	c->ord = (uint32_t)row->ord;
 	c->attempts = row->attempts;
 	c->duration_s = row->duration_s;
 	/* A results line is a record anyone could have edited: its run_dir
@@ -160,6 +161,13 @@ static int add_row(void *ctx, const struct history_status_row *row)
 		add_attempts(c, e);
 	c->perf = perf_of(m, c->case_name, c->image);
 	return 0;
+}
+
+static int by_ord(const void *a, const void *b)
+{
+	uint32_t x = ((const struct report_case *)a)->ord, y = ((const struct report_case *)b)->ord;
+
+	return (x > y) - (x < y);
 }
 
 static int name_cmp(const struct report_case *a, const char *case_name, const char *image)
@@ -690,8 +698,12 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	compare_perf(&m, meta);
 	m.alloc = n_planned + 1;
 	m.r.cases = xcalloc(m.alloc, sizeof(*m.r.cases));
-	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0)
+	/* In the plan's order, gone cases last: sorted here, where the cases
+	 * are, not beside them by SQLite. */
+	if (history_db_statuses_unordered(db, meta->id, baseline, add_row, &m, err) < 0)
 		goto out;
+	if (m.r.n)
+		qsort(m.r.cases, m.r.n, sizeof(*m.r.cases), by_ord);
 	index_by_name(&m);
 	if (history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
 		goto out;
