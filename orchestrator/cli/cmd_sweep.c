@@ -405,6 +405,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
 		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
 		.known = c->have_known ? &c->known : NULL,
+		.release_plan = &c->meta.plan,
 	};
 	struct sweep_notify sn;
 	struct error err;

@@ -100,6 +100,9 @@ struct history_status_row {
 	enum sweep_status status;
 	int attempts;
 	double duration_s;
+	/* Its place: the plan's index, or for a gone case 1,000,000,000 and
+	 * the baseline plan's index (after every planned case). */
+	long long ord;
 };
 typedef int (*history_status_fn)(void *ctx, const struct history_status_row *row);
 
@@ -109,6 +112,12 @@ typedef int (*history_status_fn)(void *ctx, const struct history_status_row *row
 int history_db_statuses(struct history_db *db, const char *sweep_id, const char *baseline,
 			history_status_fn fn, void *ctx, struct error *err)
 	__attribute__((warn_unused_result));
+/* The same rows in no particular order, for a caller that puts each in
+ * its place by ord: SQLite sorts none (a sort of a large sweep's rows
+ * holds up to the cache's size in memory). */
+int history_db_statuses_unordered(struct history_db *db, const char *sweep_id,
+				  const char *baseline, history_status_fn fn, void *ctx,
+				  struct error *err) __attribute__((warn_unused_result));
 
 struct history_trend_row {
 	const char *sweep_id, *label, *case_name, *image, *state, *outcome, *fault_class, *kernel;

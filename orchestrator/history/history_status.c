@@ -54,7 +54,7 @@ int history_db_previous(struct history_db *db, const char *label, const char *sw
  * of the two sweeps' results is built in memory and searched once per
  * case (that grew the sweep parent by hundreds of bytes a case, in time
  * quadratic in the cases). Only the ORDER BY's sort holds rows, within
- * SQLite's cache size. */
+ * SQLite's cache size; history_db_statuses_unordered has none. */
 #define FINAL_ATTEMPT(alias, sweep, of)                                                        \
 	" LEFT JOIN results " alias " ON " alias ".sweep = " sweep                                \
 	" AND " alias ".case_name = " of ".case_name AND " alias ".image_ref = " of ".image_ref"   \
@@ -64,46 +64,48 @@ int history_db_previous(struct history_db *db, const char *label, const char *sw
 	"(SELECT " what " FROM results t WHERE t.sweep = ?1 AND t.case_name = p.case_name"        \
 	" AND t.image_ref = p.image_ref)"
 
-static const char status_sql[] =
-	"SELECT p.case_name, p.image_ref, c.image_id, c.outcome, c.fault_class, c.kernel,"
-	"  b.outcome, c.run_dir, c.message, c.gpus, " TRIES("COUNT(*)") ", COALESCE(c.duration, 0),"
-	"  CASE"
-	"   WHEN c.state IS NULL THEN 'missing'"
-	"   WHEN c.state = 'error' THEN 'error'"
-	"   WHEN c.state = 'blocked' THEN 'blocked'"
-	"   WHEN c.state = 'needs-confirm' THEN 'needs-confirm'"
-	"   WHEN c.outcome = 'PASS' AND "
-	TRIES("SUM(t.state = 'done' AND t.outcome IS NOT 'PASS')") " > 0 THEN 'flaky'"
-	"   WHEN b.state IS NULL OR b.state != 'done' THEN 'new'"
-	"   WHEN c.outcome = 'PASS' AND b.outcome = 'PASS' THEN 'pass'"
-	"   WHEN b.outcome = 'PASS' THEN 'regressed'"
-	"   WHEN c.outcome = 'PASS' THEN 'fixed'"
-	"   WHEN c.outcome IS b.outcome AND c.fault_class IS b.fault_class"
-	"    AND c.kernel IS b.kernel THEN 'still-failing'"
-	"   WHEN c.classifier_version IS NOT b.classifier_version THEN 'reclassified'"
-	"   ELSE 'changed' END,"
-	"  p.idx AS ord, c.sig_id, c.sig_family, c.sig_evidence, c.known_id, c.known_link,"
-	"  c.known_owner"
-	" FROM planned p"
-	FINAL_ATTEMPT("c", "?1", "p")
-	FINAL_ATTEMPT("b", "?2", "p")
-	" WHERE p.sweep = ?1"
-	" UNION ALL"
-	" SELECT bp.case_name, bp.image_ref, NULL, NULL, NULL, NULL, b.outcome, NULL, NULL, NULL,"
-	"  0, 0, 'gone', 1000000000 + bp.idx, NULL, NULL, NULL, NULL, NULL, NULL"
-	" FROM planned bp"
-	FINAL_ATTEMPT("b", "?2", "bp")
-	" WHERE bp.sweep = ?2 AND NOT EXISTS (SELECT 1 FROM planned p WHERE p.sweep = ?1"
+#define STATUS_SQL                                                                             \
+	"SELECT p.case_name, p.image_ref, c.image_id, c.outcome, c.fault_class, c.kernel," \
+	"  b.outcome, c.run_dir, c.message, c.gpus, " TRIES("COUNT(*)") ", COALESCE(c.duration, 0)," \
+	"  CASE" \
+	"   WHEN c.state IS NULL THEN 'missing'" \
+	"   WHEN c.state = 'error' THEN 'error'" \
+	"   WHEN c.state = 'blocked' THEN 'blocked'" \
+	"   WHEN c.state = 'needs-confirm' THEN 'needs-confirm'" \
+	"   WHEN c.outcome = 'PASS' AND " \
+	TRIES("SUM(t.state = 'done' AND t.outcome IS NOT 'PASS')") " > 0 THEN 'flaky'" \
+	"   WHEN b.state IS NULL OR b.state != 'done' THEN 'new'" \
+	"   WHEN c.outcome = 'PASS' AND b.outcome = 'PASS' THEN 'pass'" \
+	"   WHEN b.outcome = 'PASS' THEN 'regressed'" \
+	"   WHEN c.outcome = 'PASS' THEN 'fixed'" \
+	"   WHEN c.outcome IS b.outcome AND c.fault_class IS b.fault_class" \
+	"    AND c.kernel IS b.kernel THEN 'still-failing'" \
+	"   WHEN c.classifier_version IS NOT b.classifier_version THEN 'reclassified'" \
+	"   ELSE 'changed' END," \
+	"  p.idx AS ord, c.sig_id, c.sig_family, c.sig_evidence, c.known_id, c.known_link," \
+	"  c.known_owner" \
+	" FROM planned p" \
+	FINAL_ATTEMPT("c", "?1", "p") \
+	FINAL_ATTEMPT("b", "?2", "p") \
+	" WHERE p.sweep = ?1" \
+	" UNION ALL" \
+	" SELECT bp.case_name, bp.image_ref, NULL, NULL, NULL, NULL, b.outcome, NULL, NULL, NULL," \
+	"  0, 0, 'gone', 1000000000 + bp.idx, NULL, NULL, NULL, NULL, NULL, NULL" \
+	" FROM planned bp" \
+	FINAL_ATTEMPT("b", "?2", "bp") \
+	" WHERE bp.sweep = ?2 AND NOT EXISTS (SELECT 1 FROM planned p WHERE p.sweep = ?1" \
 	"  AND p.case_name = bp.case_name AND p.image_ref = bp.image_ref)"
-	" ORDER BY ord";
 
-int history_db_statuses(struct history_db *db, const char *sweep_id, const char *baseline,
-			history_status_fn fn, void *ctx, struct error *err)
+static const char status_sql[] = STATUS_SQL " ORDER BY ord";
+static const char status_unordered_sql[] = STATUS_SQL;
+
+static int statuses(struct history_db *db, const char *sql, const char *sweep_id,
+		    const char *baseline, history_status_fn fn, void *ctx, struct error *err)
 {
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (history_sql_prepare(db, status_sql, &st, err) < 0)
+	if (history_sql_prepare(db, sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, sweep_id);
 	bind_text(st, 2, baseline);
@@ -118,12 +120,26 @@ int history_db_statuses(struct history_db *db, const char *sweep_id, const char 
 			.status = s < 0 ? ST_ERROR : (enum sweep_status)s,
 			.sig_id = col(st, 14), .sig_family = col(st, 15), .sig_evidence = col(st, 16),
 			.known_id = col(st, 17), .known_link = col(st, 18), .known_owner = col(st, 19),
+			.ord = sqlite3_column_int64(st, 13),
 		};
 
 		if (fn(ctx, &row) < 0)
 			return error_set(err, ERR_CANCELLED, 0, "status listing stopped");
 	}
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "statuses", err);
+}
+
+int history_db_statuses(struct history_db *db, const char *sweep_id, const char *baseline,
+			history_status_fn fn, void *ctx, struct error *err)
+{
+	return statuses(db, status_sql, sweep_id, baseline, fn, ctx, err);
+}
+
+int history_db_statuses_unordered(struct history_db *db, const char *sweep_id,
+				  const char *baseline, history_status_fn fn, void *ctx,
+				  struct error *err)
+{
+	return statuses(db, status_unordered_sql, sweep_id, baseline, fn, ctx, err);
 }
 
 /* ?1 label (NULL: any), ?2 the last N sweeps: oldest first.

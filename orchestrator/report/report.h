@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "common/error.h"
@@ -20,6 +21,10 @@
 #include "orchestrator/report/report_perf.h"
 
 #define REPORT_TREND_MAX 16
+/* The distinct outcomes a report's trends may name (a byte each in a
+ * case): the six verdicts and "-" in practice; past this many, a word
+ * shows as the last one kept. */
+#define REPORT_TREND_WORDS 256
 
 /* An attempt before a case's final one that did not PASS (JUnit's
  * rerunFailure / flakyFailure, or rerunError / flakyError). */
@@ -55,10 +60,14 @@ struct report_case {
 	size_t n_earlier;
 	bool acquitted;             /* its failures were the GPU's (report_acquit_suspect_gpus) */
 	/* Outcomes of this case and image in the label's last sweeps, oldest
-	 * first ("PASS", "MAF", ..., "-" for no replay). */
-	const char *trend[REPORT_TREND_MAX];
-	size_t n_trend;
+	 * first, each an index into the report's trend_words ("PASS", "MAF",
+	 * ..., "-" for no replay): a byte, not a pointer, in each case. */
+	uint8_t trend[REPORT_TREND_MAX];
+	uint8_t n_trend;
 	bool ab_differs;            /* set by report_finish */
+	/* Its place while the model is built (the history's ord,
+	 * history_db.h): the cases are sorted by it once all are read. */
+	uint32_t ord;
 	/* GPU time against --perf-baseline's image (docs/perf.md); NULL: none. */
 	const struct report_perf *perf;
 };
@@ -86,6 +95,9 @@ struct report {
 	 * failure of its own kind (docs/perf.md "In the reports"). */
 	bool perf_fail;
 	size_t perf_counts[PERF_STATUS_COUNT]; /* cases per GPU-time status; set by report_finish */
+	/* The words the cases' trends name, by index. */
+	const char *trend_words[REPORT_TREND_WORDS];
+	size_t n_trend_words;
 };
 
 /* A flaky GPU is not a flaky case: a flaky case whose every failed attempt

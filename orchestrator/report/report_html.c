@@ -378,7 +378,7 @@ static void perf_line(xmlNodePtr td, const struct report_case *c)
 	prop(d, "title", tip.buf);
 }
 
-static void cell(xmlNodePtr tr, const struct report_case *c)
+static void cell(xmlNodePtr tr, const struct report *r, const struct report_case *c)
 {
 	xmlNodePtr td = xmlNewChild(tr, NULL, X("td"), NULL), t, sp;
 	cleanup_free char *cls = xasprintf("cell o-%s s-%s", outcome_key(c->outcome),
@@ -414,11 +414,12 @@ static void cell(xmlNodePtr tr, const struct report_case *c)
 	t = xmlNewChild(td, NULL, X("div"), NULL);
 	prop(t, "class", "trend");
 	for (size_t i = 0; i < c->n_trend; i++) {
-		cleanup_free char *k = xasprintf("o-%s", outcome_key(c->trend[i]));
+		const char *word = r->trend_words[c->trend[i]];
+		cleanup_free char *k = xasprintf("o-%s", outcome_key(word));
 
 		sp = xmlNewChild(t, NULL, X("span"), NULL);
 		prop(sp, "class", k);
-		prop(sp, "title", c->trend[i]);
+		prop(sp, "title", word);
 	}
 }
 
@@ -464,7 +465,7 @@ static xmlNodePtr row(const struct report *r, struct rows *rows, size_t n)
 			    !strcmp(r->cases[i].image, rows->images.v[k]))
 				found = &r->cases[i];
 		if (found)
-			cell(tr, found);
+			cell(tr, r, found);
 		else
 			el(tr, "td", "");
 	}

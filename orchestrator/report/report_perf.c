@@ -19,18 +19,20 @@ static bool same_or_both_unknown(const char *a, const char *b)
 	return (!a && !b) || same(a, b);
 }
 
-static void side_of(struct report_perf_side *x, const struct sweep_result *r)
+static const char *keep(struct report_perf_set *s, const char *text)
 {
-	memset(x, 0, sizeof(*x));
-	x->case_name = xstrdup(r->case_name);
-	x->image = xstrdup(r->image);
-	x->image_id = xstrdup_or_null(r->image_id);
-	x->digest = xstrdup_or_null(r->digest);
-	x->gfx = xstrdup_or_null(r->gfx);
-	x->driver = xstrdup_or_null(r->driver);
-	x->note = xstrdup_or_null(r->perf->note);
-	x->device_id = r->device_id;
-	x->attempt = r->attempt;
+	return intern(s->shared ? s->shared : &s->strings, text);
+}
+
+static void side_of(struct report_perf_set *s, struct report_perf_side *x,
+		    const struct sweep_result *r)
+{
+	*x = (struct report_perf_side){
+		.case_name = keep(s, r->case_name), .image = keep(s, r->image),
+		.image_id = keep(s, r->image_id), .digest = keep(s, r->digest),
+		.gfx = keep(s, r->gfx), .driver = keep(s, r->driver), .note = keep(s, r->perf->note),
+		.device_id = r->device_id, .attempt = r->attempt,
+	};
 	x->ms = xcalloc(r->perf->n + 1, sizeof(*x->ms));
 	x->n = perf_samples_kernel_ms(r->perf, x->ms);
 	x->alloc = r->perf->n + 1;
@@ -39,13 +41,6 @@ static void side_of(struct report_perf_side *x, const struct sweep_result *r)
 
 static void side_release(struct report_perf_side *x)
 {
-	free(x->case_name);
-	free(x->image);
-	free(x->image_id);
-	free(x->digest);
-	free(x->gfx);
-	free(x->driver);
-	free(x->note);
 	free(x->ms);
 	strvec_clear(&x->sweeps);
 }
@@ -59,7 +54,7 @@ void report_perf_add_results(struct report_perf_set *s, const struct sweep_resul
 			s->alloc = s->alloc ? 2 * s->alloc : 16;
 			s->v = xrealloc(s->v, s->alloc * sizeof(*s->v));
 		}
-		side_of(&s->v[s->n++], &rs->v[i]);
+		side_of(s, &s->v[s->n++], &rs->v[i]);
 	}
 }
 
@@ -78,29 +73,53 @@ static int by_case_image(const void *pa, const void *pb, void *set)
 	return c ? c : (ia > ib) - (ia < ib);
 }
 
+/* v[j] = the side at order[j], for every j, in place: each cycle of the
+ * permutation is followed once (no second array of sides). */
+static void permute(struct report_perf_side *v, size_t *order, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct report_perf_side first = v[i];
+		size_t j = i;
+
+		if (order[i] == i)
+			continue;
+		for (;;) {
+			size_t k = order[j];
+
+			order[j] = j;
+			if (k == i) {
+				v[j] = first;
+				break;
+			}
+			v[j] = v[k];
+			j = k;
+		}
+	}
+}
+
 /* The sides sorted by case, image and attempt: each case and image's last
  * is its side, and the sides come out sorted. */
 void report_perf_finish(struct report_perf_set *s)
 {
 	size_t *order = xcalloc(s->n + 1, sizeof(*order));
-	struct report_perf_side *v = xcalloc(s->n + 1, sizeof(*v));
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = i;
 	qsort_r(order, s->n, sizeof(*order), by_case_image, s);
+	permute(s->v, order, s->n);
+	free(order);
 	for (size_t k = 0; k < s->n; k++) {
-		struct report_perf_side *x = &s->v[order[k]];
+		struct report_perf_side *x = &s->v[k];
 
-		if (k + 1 < s->n && !strcmp(s->v[order[k + 1]].case_name, x->case_name) &&
-		    !strcmp(s->v[order[k + 1]].image, x->image))
+		if (k + 1 < s->n && !strcmp(s->v[k + 1].case_name, x->case_name) &&
+		    !strcmp(s->v[k + 1].image, x->image))
 			side_release(x); /* a later attempt follows */
 		else
-			v[n++] = *x;
+			s->v[n++] = *x;
 	}
-	free(order);
-	free(s->v);
-	s->v = v;
+	if (n)
+		s->v = xrealloc(s->v, n * sizeof(*s->v));
 	s->n = s->alloc = n;
 }
 
@@ -116,7 +135,24 @@ void report_perf_release(struct report_perf_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		side_release(&s->v[i]);
 	free(s->v);
+	intern_release(&s->strings);
 	memset(s, 0, sizeof(*s));
+}
+
+void report_perf_drop(struct report_perf_set *s, bool sides)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].ms);
+		s->v[i].ms = NULL;
+		s->v[i].n = s->v[i].alloc = 0;
+		if (sides)
+			strvec_clear(&s->v[i].sweeps);
+	}
+	if (!sides)
+		return;
+	free(s->v);
+	s->v = NULL;
+	s->n = s->alloc = 0;
 }
 
 static long index_of(const struct report_perf_set *s, const char *case_name, const char *image)
@@ -157,13 +193,14 @@ void report_perf_nights_init(struct report_perf_set *nights, const struct report
 
 /* The first row of a night side sets its identity; a later one that
  * differs marks it mixed (it is then never the same build). */
-static void night_identity(struct report_perf_side *a, const struct history_perf_row *row)
+static void night_identity(struct report_perf_set *nights, struct report_perf_side *a,
+			   const struct history_perf_row *row)
 {
 	if (!a->sweeps.n) {
-		a->image_id = xstrdup_or_null(row->image_id);
-		a->digest = xstrdup_or_null(row->digest);
-		a->driver = xstrdup_or_null(row->driver);
-		a->gfx = xstrdup_or_null(row->gfx);
+		a->image_id = keep(nights, row->image_id);
+		a->digest = keep(nights, row->digest);
+		a->driver = keep(nights, row->driver);
+		a->gfx = keep(nights, row->gfx);
 		a->device_id = row->device_id;
 	} else if (!same(a->image_id, row->image_id) || !same(a->digest, row->digest) ||
 		   !same_or_both_unknown(a->driver, row->driver)) {
@@ -186,7 +223,7 @@ int report_perf_add_night(struct report_perf_set *nights, const struct report_pe
 	a = &nights->v[i];
 	if (a->n == PERF_SAMPLES_MAX)
 		return 0; /* the newest nights fill it first */
-	night_identity(a, row);
+	night_identity(nights, a, row);
 	if (a->n == a->alloc) {
 		a->alloc = a->alloc ? 2 * a->alloc : 16;
 		a->ms = xrealloc(a->ms, a->alloc * sizeof(*a->ms));

@@ -14,13 +14,16 @@
 #include "common/strvec.h"
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/perf/perf_change.h"
+#include "common/intern.h"
 #include "orchestrator/sweep/sweep_result.h"
 
 /* One case and image's samples: its last attempt that has them; or, in
  * a set of nights, the samples of the same case and image in the
  * label's last sweeps (newest first, at most PERF_SAMPLES_MAX). */
 struct report_perf_side {
-	char *case_name, *image, *image_id, *digest, *gfx, *driver, *note;
+	/* In the set's strings: a sweep's sides share their image's ID,
+	 * archive digest, gfx target and driver. */
+	const char *case_name, *image, *image_id, *digest, *gfx, *driver, *note;
 	long device_id;
 	int attempt;
 	double *ms; /* GPU kernel times */
@@ -33,6 +36,8 @@ struct report_perf_side {
 struct report_perf_set {
 	struct report_perf_side *v;
 	size_t n, alloc;
+	struct intern strings; /* every string the sides point at, once */
+	struct intern *shared; /* NULL, or the table strings are kept in instead */
 };
 
 /* The sides of the results of rs (every result with samples), in file
@@ -43,6 +48,10 @@ void report_perf_collect(struct report_perf_set *s, const struct sweep_results *
 void report_perf_add_results(struct report_perf_set *s, const struct sweep_results *rs);
 void report_perf_finish(struct report_perf_set *s);
 void report_perf_release(struct report_perf_set *s);
+/* Once every comparison is made: the samples dropped, and with sides the
+ * sides too; the strings (and a night side's sweeps, without sides) the
+ * comparisons point at stay until report_perf_release. */
+void report_perf_drop(struct report_perf_set *s, bool sides);
 
 /* A set of nights beside now (one side per side of now, empty), filled
  * from the history's samples (orchestrator/history/history_perf.h) with

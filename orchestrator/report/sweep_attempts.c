@@ -7,12 +7,12 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/report_intern.h"
+#include "common/intern.h"
 #include "preflight/topology.h"
 
 static const char *keep(struct sweep_attempts *a, const char *s)
 {
-	return report_intern(&a->strings, s);
+	return intern(a->shared ? a->shared : &a->strings, s);
 }
 
 static int key_cmp(const char *case_a, const char *image_a, const char *case_b,
@@ -177,6 +177,6 @@ void sweep_attempts_release(struct sweep_attempts *a)
 	for (size_t i = 0; i < a->n; i++)
 		free(a->v[i].failed);
 	free(a->v);
-	report_intern_release(&a->strings);
+	intern_release(&a->strings);
 	memset(a, 0, sizeof(*a));
 }

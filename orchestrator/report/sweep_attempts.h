@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "common/strvec.h"
-#include "orchestrator/report/report_intern.h"
+#include "common/intern.h"
 #include "orchestrator/report/report.h"
 #include "orchestrator/sweep/sweep_result.h"
 
@@ -27,7 +27,8 @@ struct sweep_case_attempts {
 struct sweep_attempts {
 	struct sweep_case_attempts *v;     /* sorted by case, then image */
 	size_t n, alloc;
-	struct report_intern strings;      /* every string the entries point at, once */
+	struct intern strings;      /* every string the entries point at, once */
+	struct intern *shared;             /* NULL, or the table strings are kept in instead */
 };
 
 /* From results all in memory: add, then finish. */

@@ -11,29 +11,37 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/report/report.h"
-#include "orchestrator/report/report_intern.h"
+#include "common/intern.h"
 #include "orchestrator/report/sweep_attempts.h"
 #include "common/say.h"
 #include "orchestrator/sweep/suspect_nodes.h"
 
 #define FINDING_MD_MAX (256u << 10)
 
+/* A case's GPU-time comparison, made before the report's cases are read
+ * (its samples are dropped then) and found by case and image. */
+struct perf_compared {
+	const char *case_name, *image;
+	struct report_perf p;
+};
+
 /* The report model owns copies: history rows live only during a callback. */
 struct model {
 	struct report r;
 	size_t alloc;
-	struct report_intern strings; /* every string the cases point at, once */
+	struct intern strings; /* every string the cases point at, once */
 	size_t *by_name;              /* the cases' indexes by case and image (add_trend) */
 	const char *folder;
 	struct sweep_attempts attempts; /* the results files' attempts, per case */
 	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
 	struct report_perf_set nights;  /* theirs in the label's last sweeps, side by side */
-	struct report_perf *perf_cmp;   /* one per case compared */
+	struct perf_compared *perf_cmp; /* one per case compared, by case and image */
+	size_t n_perf_cmp;
 };
 
 static const char *keep(struct model *m, const char *s)
 {
-	return report_intern(&m->strings, s);
+	return intern(&m->strings, s);
 }
 
 static const char *keep_file(struct model *m, const char *run_dir, const char *name)
@@ -86,6 +94,28 @@ static void add_attempts(struct report_case *c, const struct sweep_case_attempts
 	}
 }
 
+static const struct report_perf *perf_of(const struct model *m, const char *case_name,
+					 const char *image)
+{
+	size_t lo = 0, hi = m->n_perf_cmp;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct perf_compared *x = &m->perf_cmp[mid];
+		int d = strcmp(x->case_name, case_name);
+
+		if (!d)
+			d = strcmp(x->image, image);
+		if (!d)
+			return &x->p;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static int add_row(void *ctx, const struct history_status_row *row)
 {
 	struct model *m = ctx;
@@ -116,6 +146,7 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	c->known_link = keep(m, row->known_link);
 	c->known_owner = keep(m, row->known_owner);
 	c->status = row->status;
+	c->ord = (uint32_t)row->ord;
 	c->attempts = row->attempts;
 	c->duration_s = row->duration_s;
 	/* A results line is a record anyone could have edited: its run_dir
@@ -128,7 +159,15 @@ static int add_row(void *ctx, const struct history_status_row *row)
 		c->retry_note = keep_retry_note(m, e);
 	if (row->status != ST_GONE)
 		add_attempts(c, e);
+	c->perf = perf_of(m, c->case_name, c->image);
 	return 0;
+}
+
+static int by_ord(const void *a, const void *b)
+{
+	uint32_t x = ((const struct report_case *)a)->ord, y = ((const struct report_case *)b)->ord;
+
+	return (x > y) - (x < y);
 }
 
 static int name_cmp(const struct report_case *a, const char *case_name, const char *image)
@@ -155,6 +194,21 @@ static void index_by_name(struct model *m)
 	qsort_r(m->by_name, m->r.n, sizeof(*m->by_name), by_name_cmp, m->r.cases);
 }
 
+/* The index of word in the report's trend words, added when new (the
+ * words are few: a linear search). */
+static uint8_t trend_word(struct model *m, const char *word)
+{
+	struct report *r = &m->r;
+
+	for (size_t i = 0; i < r->n_trend_words; i++)
+		if (!strcmp(r->trend_words[i], word))
+			return (uint8_t)i;
+	if (r->n_trend_words == REPORT_TREND_WORDS)
+		return REPORT_TREND_WORDS - 1;
+	r->trend_words[r->n_trend_words] = keep(m, word);
+	return (uint8_t)r->n_trend_words++;
+}
+
 static int add_trend(void *ctx, const struct history_trend_row *row)
 {
 	struct model *m = ctx;
@@ -174,16 +228,17 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 		if (name_cmp(c, row->case_name, row->image))
 			break;
 		if (c->n_trend < REPORT_TREND_MAX)
-			c->trend[c->n_trend++] = keep(m, row->outcome ? row->outcome : "-");
+			c->trend[c->n_trend++] = trend_word(m, row->outcome ? row->outcome : "-");
 	}
 	return 0;
 }
 
-/* What the report keeps of the results files, taken from the import's
- * first reading of them, a chunk at a time: each case's attempts; the
+/* What the report keeps of the results files, a chunk at a time, never
+ * the whole results: from the import's first reading, each case's
+ * attempts and, for a merge's suspect GPUs, what finding them reads of
+ * each result; from a reading after the import (sweep_report_write), the
  * GPU-time samples of the results that have them, as the perf comparison
- * reads them (report_perf.h), never the whole results; for a merge's
- * suspect GPUs, what finding them reads of each result. */
+ * reads them (report_perf.h). */
 struct kept_results {
 	struct sweep_attempts *attempts;
 	struct report_perf_set perf; /* each result's samples, not the result */
@@ -198,7 +253,13 @@ static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 	sweep_attempts_add(k->attempts, rs);
 	if (k->suspects_from_results)
 		sweep_suspect_inputs_add(&k->suspects, rs);
-	report_perf_add_results(&k->perf, rs);
+	(void)err;
+	return 0;
+}
+
+static int perf_chunk(void *ctx, struct sweep_results *rs, struct error *err)
+{
+	report_perf_add_results(ctx, rs);
 	(void)err;
 	return 0;
 }
@@ -236,33 +297,31 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 }
 
 /* Each case's GPU time against --perf-baseline's image in this sweep, or
- * else against its own samples in the nights before. */
+ * else against its own samples in the nights before: made for each case
+ * and image with samples (one without is never compared), in the sides'
+ * order, which is by case and image. Then the samples are dropped: only
+ * the comparisons are held beside the report's cases. */
 static void compare_perf(struct model *m, const struct sweep_meta *meta)
 {
-	size_t n = 0, alloc = 0, *of = NULL;
+	size_t alloc = 0;
 	struct report_perf p;
 
-	/* Room for the cases compared only (none without samples or a
-	 * baseline), pointed at once every one is in place. */
-	for (size_t i = 0; i < m->r.n; i++) {
-		const struct report_case *c = &m->r.cases[i];
+	for (size_t i = 0; i < m->perf.n; i++) {
+		const struct report_perf_side *x = &m->perf.v[i];
 
-		if (!report_perf_compare(&m->perf, c->case_name, c->image, meta->perf_baseline,
+		if (!report_perf_compare(&m->perf, x->case_name, x->image, meta->perf_baseline,
 					 &meta->perf_rule, &p) &&
-		    !report_perf_compare_nights(&m->perf, &m->nights, c->case_name, c->image,
+		    !report_perf_compare_nights(&m->perf, &m->nights, x->case_name, x->image,
 						&meta->perf_rule, &p))
 			continue;
-		if (n == alloc) {
+		if (m->n_perf_cmp == alloc) {
 			alloc = alloc ? 2 * alloc : 16;
 			m->perf_cmp = xrealloc(m->perf_cmp, alloc * sizeof(*m->perf_cmp));
-			of = xrealloc(of, alloc * sizeof(*of));
 		}
-		m->perf_cmp[n] = p;
-		of[n++] = i;
+		m->perf_cmp[m->n_perf_cmp++] = (struct perf_compared){ x->case_name, x->image, p };
 	}
-	for (size_t k = 0; k < n; k++)
-		m->r.cases[of[k]].perf = &m->perf_cmp[k];
-	free(of);
+	report_perf_drop(&m->perf, true);
+	report_perf_drop(&m->nights, false);
 }
 
 /* Each failure a rule matches is known: the rule's id, link and owner go
@@ -316,11 +375,35 @@ static int each_marked(void *ctx, history_results_fn fn, void *fn_ctx, struct er
 	return rc;
 }
 
+/* The planned cases' names and images for the import. With a plan to
+ * release, they are kept in the report's strings (where its cases' and
+ * results' names are) and the plan released before the results are read:
+ * a large plan's archives and options are not held beside what the
+ * report keeps of the results. */
+static struct history_planned *planned_of(const struct sweep_meta *meta,
+					  const struct sweep_finish *f, struct intern *names)
+{
+	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
+
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
+						       meta->plan.cases[i].image };
+	if (!f->release_plan)
+		return planned;
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ intern(names, planned[i].case_name),
+						       intern(names, planned[i].image) };
+	sweep_plan_release(f->release_plan);
+	return planned;
+}
+
 static int import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
-		  const struct sweep_finish *f, struct kept_results *keep, struct error *err)
+		  const struct sweep_finish *f, struct kept_results *keep, struct intern *names,
+		  struct error *err)
 {
 	struct results_src src = { .folder = folder, .f = f, .keep = keep };
-	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
+	size_t n_planned = meta->plan.n;
+	struct history_planned *planned = planned_of(meta, f, names);
 	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
 	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
 	bool rebuilt;
@@ -342,9 +425,6 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 			strbuf_addstr(&opts, t);
 		}
 	}
-	for (size_t i = 0; i < meta->plan.n; i++)
-		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
-						       meta->plan.cases[i].image };
 	{
 		cleanup_free char *fp = history_options_fingerprint(redacted);
 		struct history_sweep s = {
@@ -355,7 +435,7 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 			.finished = f->finished,
 		};
 
-		rc = history_db_import_each(db, &s, planned, meta->plan.n, each_marked, &src,
+		rc = history_db_import_each(db, &s, planned, n_planned, each_marked, &src,
 					    &rebuilt, err);
 	}
 	free(planned);
@@ -426,7 +506,7 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 
 		state = folder_state(folder);
 		f.state = state;
-		if (import(db, &old, folder, &f, NULL, ERROR_DISCARD) < 0)
+		if (import(db, &old, folder, &f, NULL, NULL, ERROR_DISCARD) < 0)
 			say_warning("sweep %s could not be recovered into the history", id);
 	}
 	sweep_meta_release(&old);
@@ -576,7 +656,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	struct strvec expired = STRVEC_INIT;
 	cleanup_free char *baseline = NULL;
 	cleanup_free struct sweep_gpu_note *found = NULL;
-	size_t n_found = 0;
+	size_t n_found = 0, n_planned;
 	int rc = -1;
 
 	/* What the report needs of the results, kept while the import reads
@@ -584,17 +664,27 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	 * beside its parsed results files. */
 	kept.attempts = &m.attempts;
 	kept.suspects_from_results = f->suspects_from_results;
-	rc = import(db, meta, folder, f, &kept, err);
+	/* One copy of each case's name, image, outcome...: the results'
+	 * attempts, GPU times and suspects' inputs keep theirs in the
+	 * model's strings. */
+	m.attempts.shared = kept.perf.shared = kept.suspects.shared = &m.strings;
+	n_planned = meta->plan.n;
+	rc = import(db, meta, folder, f, &kept, &m.strings, err);
 	sweep_attempts_finish(&m.attempts);
 	if (rc == 0 && f->suspects_from_results) {
 		found = xcalloc(GPU_MAX, sizeof(*found));
 		n_found = sweep_suspects_of_inputs(&kept.suspects, found);
 	}
+	sweep_suspect_inputs_release(&kept.suspects);
 	/* The results with samples, in file order: the same comparison as
-	 * over every result (those without are skipped). */
+	 * over every result (those without are skipped). Read once more
+	 * after the import: the samples are never held beside the import's
+	 * own reading and what finding the suspects keeps. */
+	if (rc == 0)
+		rc = sweep_results_each(folder, &(struct sweep_results_chunks){ RESULTS_CHUNK,
+			perf_chunk, &kept.perf }, err);
 	report_perf_finish(&kept.perf);
 	m.perf = kept.perf;
-	sweep_suspect_inputs_release(&kept.suspects);
 	if (rc < 0)
 		goto out;
 	rc = -1;
@@ -603,13 +693,19 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		baseline = xstrdup(meta->baseline);
 	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
 		goto out;
-	m.alloc = meta->plan.n + 1;
-	m.r.cases = xcalloc(m.alloc, sizeof(*m.r.cases));
-	if (history_db_statuses(db, meta->id, baseline, add_row, &m, err) < 0)
+	if (load_nights(db, meta, baseline, &m, err) < 0)
 		goto out;
+	compare_perf(&m, meta);
+	m.alloc = n_planned + 1;
+	m.r.cases = xcalloc(m.alloc, sizeof(*m.r.cases));
+	/* In the plan's order, gone cases last: sorted here, where the cases
+	 * are, not beside them by SQLite. */
+	if (history_db_statuses_unordered(db, meta->id, baseline, add_row, &m, err) < 0)
+		goto out;
+	if (m.r.n)
+		qsort(m.r.cases, m.r.n, sizeof(*m.r.cases), by_ord);
 	index_by_name(&m);
-	if (history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0 ||
-	    load_nights(db, meta, baseline, &m, err) < 0)
+	if (history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, &m, err) < 0)
 		goto out;
 	m.r.sweep_id = meta->id;
 	m.r.label = meta->label;
@@ -624,7 +720,6 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		m.r.gpu_notes = found;
 		m.r.n_gpu_notes = n_found;
 	}
-	compare_perf(&m, meta);
 	m.r.perf_fail = (meta->fail_on & SWEEP_FAIL_PERF_SLOWER) != 0;
 	known_issues_expired(f->known, f->finished, &expired);
 	m.r.expired_rules = (const char *const *)expired.v;
@@ -645,7 +740,7 @@ out:
 	report_perf_release(&m.perf);
 	report_perf_release(&m.nights);
 	strvec_clear(&expired);
-	report_intern_release(&m.strings);
+	intern_release(&m.strings);
 	sweep_attempts_release(&m.attempts);
 	return rc;
 }

@@ -38,6 +38,11 @@ struct sweep_finish {
 	/* The known-issues rules: each failure a rule matches is marked known
 	 * (its id, link and owner) in the history and the reports; NULL: none. */
 	const struct known_issues *known;
+	/* The plan of m, released before the import reads the results (its
+	 * names and images are all the import needs of it, and the report
+	 * reads its cases back from the database): a large plan is not held
+	 * beside what the report keeps. NULL: kept. */
+	struct sweep_plan *release_plan;
 };
 
 /* Import, compare, render, write. *exit_code is the sweep's exit code;

@@ -15,6 +15,11 @@ struct gpu_table {
 	size_t n;
 };
 
+static const char *keep(struct sweep_suspect_inputs *in, const char *s)
+{
+	return intern(in->shared ? in->shared : &in->strings, s);
+}
+
 void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct sweep_results *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {
@@ -27,10 +32,9 @@ void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct swee
 		}
 		x = &in->v[in->n];
 		*x = (struct sweep_suspect_input){
-			.case_key = xasprintf("%s\n%s", r->case_name, r->image),
-			.case_name_len = strlen(r->case_name),
-			.outcome = xstrdup_or_null(r->outcome), .fault_class = xstrdup_or_null(r->fault_class),
-			.gpu_uids = xstrdup_or_null(r->gpu_uids), .host = xstrdup_or_null(r->host),
+			.case_name = keep(in, r->case_name), .image = keep(in, r->image),
+			.outcome = keep(in, r->outcome), .fault_class = keep(in, r->fault_class),
+			.gpu_uids = keep(in, r->gpu_uids), .host = keep(in, r->host),
 			.finished = r->finished, .attempt = r->attempt, .seq = in->n,
 			.replayed = !strcmp(r->state, RESULT_DONE) && r->outcome,
 			.n_gpus = r->n_gpus,
@@ -44,17 +48,10 @@ void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct swee
 
 void sweep_suspect_inputs_release(struct sweep_suspect_inputs *in)
 {
-	for (size_t i = 0; i < in->n; i++) {
-		struct sweep_suspect_input *x = &in->v[i];
-
-		free(x->case_key);
-		free(x->outcome);
-		free(x->fault_class);
-		free(x->gpu_uids);
-		free(x->host);
-		free(x->gpus);
-	}
+	for (size_t i = 0; i < in->n; i++)
+		free(in->v[i].gpus);
 	free(in->v);
+	intern_release(&in->strings);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -71,14 +68,16 @@ static int by_finished(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* A case's index: its "case\nimage" key's position in keys. */
-static size_t case_index(struct strvec *keys, const struct sweep_suspect_input *r)
+/* A case's index: the position of its case and image in keys (n of
+ * them, room for one per input). */
+static size_t case_index(const struct sweep_suspect_input **keys, size_t *n,
+			 const struct sweep_suspect_input *r)
 {
-	for (size_t i = 0; i < keys->n; i++)
-		if (!strcmp(keys->v[i], r->case_key))
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(keys[i]->case_name, r->case_name) && !strcmp(keys[i]->image, r->image))
 			return i;
-	strvec_push(keys, r->case_key);
-	return keys->n - 1;
+	keys[*n] = r;
+	return (*n)++;
 }
 
 /* The i-th of a result's comma-separated unique_ids, 0 unknown. */
@@ -130,9 +129,9 @@ size_t sweep_suspects_of_inputs(struct sweep_suspect_inputs *in,
 {
 	struct sweep_suspect_input *v = in->v;
 	struct gpu_table *t = xcalloc(1, sizeof(*t));
-	struct strvec keys = STRVEC_INIT;
+	const struct sweep_suspect_input **keys = xcalloc(in->n + 1, sizeof(*keys));
 	struct gpu_suspects s;
-	size_t found = 0;
+	size_t found = 0, n_keys = 0;
 
 	if (in->n) /* none: v is NULL, which qsort must not get */
 		qsort(v, in->n, sizeof(*v), by_finished);
@@ -144,16 +143,13 @@ size_t sweep_suspects_of_inputs(struct sweep_suspect_inputs *in,
 		s.names[k] = t->name[k];
 	for (size_t i = 0; i < in->n; i++) {
 		int gpus[GPU_MAX];
-		char *case_name;
 
 		if (!v[i].replayed)
 			continue;
 		for (size_t g = 0; g < v[i].n_gpus; g++)
 			gpus[g] = gpu_index(t, &v[i], g, false);
-		case_name = xstrndup(v[i].case_key, v[i].case_name_len);
-		gpu_suspects_note(&s, case_index(&keys, &v[i]), case_name, gpus, v[i].n_gpus,
-				  v[i].outcome, v[i].fault_class);
-		free(case_name);
+		gpu_suspects_note(&s, case_index(keys, &n_keys, &v[i]), v[i].case_name, gpus,
+				  v[i].n_gpus, v[i].outcome, v[i].fault_class);
 	}
 	for (size_t k = 0; k < t->n; k++)
 		if (s.suspect[k]) {
@@ -162,7 +158,7 @@ size_t sweep_suspects_of_inputs(struct sweep_suspect_inputs *in,
 			found++;
 		}
 	gpu_suspects_release(&s);
-	strvec_clear(&keys);
+	free(keys);
 	free(t);
 	return found;
 }

@@ -9,6 +9,7 @@
 #ifndef HRR_SWEEP_SUSPECT_NODES_H
 #define HRR_SWEEP_SUSPECT_NODES_H
 
+#include "common/intern.h"
 #include "common/strvec.h"
 #include "orchestrator/sweep/suspect.h"
 #include "orchestrator/sweep/sweep_quarantine.h"
@@ -25,9 +26,10 @@ size_t sweep_suspects_of_results(const struct sweep_results *rs,
  * each result, a few dozen bytes instead of the whole result. Added in
  * file order; sweep_suspects_of_inputs sorts them. */
 struct sweep_suspect_input {
-	char *case_key;            /* "case\nimage" */
-	size_t case_name_len;      /* the case's part of it */
-	char *outcome, *fault_class, *gpu_uids, *host;
+	/* In the inputs' strings (shared, when given): a case's results name
+	 * the same case, image, outcomes and GPUs. */
+	const char *case_name, *image;
+	const char *outcome, *fault_class, *gpu_uids, *host;
 	long long finished;
 	int attempt;
 	bool replayed;             /* done, with an outcome */
@@ -37,6 +39,8 @@ struct sweep_suspect_input {
 struct sweep_suspect_inputs {
 	struct sweep_suspect_input *v;
 	size_t n, alloc;
+	struct intern strings;
+	struct intern *shared;     /* NULL, or the table strings are kept in instead */
 };
 void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct sweep_results *rs);
 size_t sweep_suspects_of_inputs(struct sweep_suspect_inputs *in,

@@ -15,12 +15,12 @@
 static struct report_case cases[] = {
 	{ .case_name = "lib/c.hrr/pid-1", .image = "rocm:nightly", .outcome = "PASS",
 	  .status = ST_PASS, .attempts = 1, .duration_s = 1.5, .run_dir = "runs/001",
-	  .trend = { "PASS", "PASS" }, .n_trend = 2 },
+	  .trend = { 0, 0 }, .n_trend = 2 },
 	{ .case_name = "lib/c.hrr/pid-1", .image = "rocm:release", .outcome = "MAF",
 	  .fault_class = "page-fault", .kernel = NASTY, .prev_outcome = "PASS",
 	  .status = ST_REGRESSED, .attempts = 1, .duration_s = 2, .run_dir = "runs/002",
 	  .finding_md = "# MAF\n\nkernel `" NASTY "`\n", .gpus = "0,1",
-	  .trend = { "PASS", "MAF" }, .n_trend = 2 },
+	  .trend = { 0, 1 }, .n_trend = 2 },
 	{ .case_name = "lib/c.hrr/pid-2", .image = "rocm:nightly", .status = ST_ERROR,
 	  .message = "pull failed: <denied>", .attempts = 1 },
 	{ .case_name = "lib/c.hrr/pid-2", .image = "rocm:release", .status = ST_BLOCKED,
@@ -39,7 +39,8 @@ static struct report sample(void)
 			    .baseline = "nightly-20261129T000000Z-012345", .state = "finished",
 			    .exit_code = 1, .tool_version = "1.0", .cases = cases,
 			    .n = sizeof(cases) / sizeof(cases[0]), .quarantined = q,
-			    .n_quarantined = 1 };
+			    .n_quarantined = 1, .trend_words = { "PASS", "MAF" },
+			    .n_trend_words = 2 };
 
 	report_finish(&r);
 	return r;

@@ -1,4 +1,4 @@
-#include "orchestrator/report/report_intern.h"
+#include "common/intern.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@ static size_t slot_of(char *const *slots, size_t cap, const char *s)
 }
 
 /* Twice the slots once they are over 70% full: probes stay short. */
-static void grow(struct report_intern *t)
+static void grow(struct intern *t)
 {
 	size_t cap = t->cap ? 2 * t->cap : 256;
 	char **slots = xcalloc(cap, sizeof(*slots));
@@ -29,7 +29,7 @@ static void grow(struct report_intern *t)
 	t->cap = cap;
 }
 
-const char *report_intern(struct report_intern *t, const char *s)
+const char *intern(struct intern *t, const char *s)
 {
 	size_t i;
 
@@ -45,10 +45,10 @@ const char *report_intern(struct report_intern *t, const char *s)
 	return t->slots[i];
 }
 
-void report_intern_release(struct report_intern *t)
+void intern_release(struct intern *t)
 {
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->slots[i]);
 	free(t->slots);
-	*t = (struct report_intern)REPORT_INTERN_INIT;
+	*t = (struct intern)INTERN_INIT;
 }
