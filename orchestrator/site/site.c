@@ -14,7 +14,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/report_intern.h"
+#include "common/intern.h"
 #include "orchestrator/site/site_gen.h"
 #include "orchestrator/site/site_perf_gen.h"
 #include "orchestrator/site/site_runs.h"
@@ -54,7 +54,7 @@ struct label_pass {
 	/* What results repeat (image refs and IDs, GPU lists, GPU products,
 	 * fault classes, kernels), once for the label: they were copied per
 	 * result, ten allocations a result with the GPU-time pass's. */
-	struct report_intern strings;
+	struct intern strings;
 	struct site_perf_label perf;
 };
 
@@ -342,14 +342,14 @@ static struct site_result_row kept_row(struct label_pass *p, const struct site_r
 {
 	struct site_result_row k = *r;
 
-	k.image = report_intern(&p->strings, r->image);
-	k.image_id = report_intern(&p->strings, r->image_id);
-	k.fault_class = report_intern(&p->strings, r->fault_class);
-	k.kernel = report_intern(&p->strings, r->kernel);
-	k.gpus = report_intern(&p->strings, r->gpus);
-	k.digest = report_intern(&p->strings, r->digest);
-	k.gfx = report_intern(&p->strings, r->gfx);
-	k.driver = report_intern(&p->strings, r->driver);
+	k.image = intern(&p->strings, r->image);
+	k.image_id = intern(&p->strings, r->image_id);
+	k.fault_class = intern(&p->strings, r->fault_class);
+	k.kernel = intern(&p->strings, r->kernel);
+	k.gpus = intern(&p->strings, r->gpus);
+	k.digest = intern(&p->strings, r->digest);
+	k.gfx = intern(&p->strings, r->gfx);
+	k.driver = intern(&p->strings, r->driver);
 	return k;
 }
 
@@ -390,7 +390,7 @@ static int on_result(void *ctx, const struct site_result_row *raw)
 
 		site_kernel_family(r->kernel, &fam);
 		cell->fault_class = r->fault_class;
-		cell->kernel_family = report_intern(&p->strings, fam.buf);
+		cell->kernel_family = intern(&p->strings, fam.buf);
 	}
 	return 0;
 }
@@ -420,7 +420,7 @@ static void close_index(struct label_pass *p)
 static int label_pass(struct site_gen *g, const char *label)
 {
 	struct label_pass p = { .g = g, .label = label, .col = -1, .page_strings = STRVEC_INIT,
-				.case_strings = STRVEC_INIT, .strings = REPORT_INTERN_INIT };
+				.case_strings = STRVEC_INIT, .strings = INTERN_INIT };
 	int rc;
 
 	g->labels = xrealloc(g->labels, (g->n_labels + 1) * sizeof(*g->labels));
@@ -448,7 +448,7 @@ static int label_pass(struct site_gen *g, const char *label)
 	strvec_clear(&p.case_strings);
 	close_window(&p);
 	site_perf_label_close(&p.perf);
-	report_intern_release(&p.strings);
+	intern_release(&p.strings);
 	site_window_release(p.win, p.n_win);
 	return rc;
 }
