@@ -179,8 +179,8 @@ static void cell(xmlNodePtr tr, const struct site_grid *g, const struct site_gri
 	xmlNodePtr td = xmlNewChild(tr, NULL, X("td"), NULL);
 	char n[TEXT_LONG_MAX];
 
-	/* Built piece by piece: three snprintf a cell were a twentieth of
-	 * a night's site. */
+	/* Built piece by piece: three snprintf a cell were 3.5% of a
+	 * night's site instructions. */
 	strbuf_reset(&s->cls);
 	strbuf_addstr(&s->cls, "c o-");
 	strbuf_addstr(&s->cls, site_outcome_name(c->outcome));
