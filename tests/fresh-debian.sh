@@ -8,10 +8,12 @@
 # bridge (so its dockerd's bridge touches only that namespace), its own
 # empty /var/lib/docker, /var/lib/containers, /home, /tmp and test state on
 # the host's file system (overlay inside works there, as on a machine's
-# disk), /dev/fuse, and `sleep` as PID 1 (an init that reaps nothing, as in
-# a CI container without --init). Inside: `apt-get install make git`, a
-# clone of this checkout's HEAD (a git bundle) in /root, then `make demo`
-# and `make check`. Root on the host; not in .ci/run (it takes an hour).
+# disk), /dev/fuse, a 1 GB /dev/shm, a host name of its own (its Slurm's
+# cgroups are slurm_<node>) and `sleep` as PID 1 (an init that reaps
+# nothing, as in a CI container without --init). Inside: `apt-get install
+# make git`, a clone of this checkout's HEAD (a git bundle) in /root, then
+# `make demo` and `make check`. Root on the host; not in .ci/run (it
+# takes most of an hour).
 #
 #   tests/fresh-debian.sh [STEP...]   steps: start demo check remove
 #                                     (default: all four in that order)
@@ -58,14 +60,14 @@ start() {
 	docker run -d --name "$NAME" --hostname fresh-deb --cap-drop ALL $(caps) \
 		--security-opt seccomp=unconfined --security-opt apparmor=unconfined \
 		--cgroupns=host -v /sys/fs/cgroup:/sys/fs/cgroup:rw --device-cgroup-rule 'a *:* rwm' \
-		--device /dev/fuse --tmpfs /run:exec,mode=755 \
+		--device /dev/fuse --tmpfs /run:exec,mode=755 --shm-size 1g \
 		-v "$RUNDIR/docker:/var/lib/docker" -v "$RUNDIR/containers:/var/lib/containers" \
 		-v "$RUNDIR/home:/home" -v "$RUNDIR/tmp:/tmp" \
 		-v "$RUNDIR/state:/var/lib/hrr-docker-replay-test" -v "$RUNDIR/src:/src:ro" \
 		"$IMAGE" sleep infinity >/dev/null
 	# What a person has before the README: make and git, then the clone.
 	WD=/root step start bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq make git >/dev/null &&
-		git clone -q /src/hrr-docker-replay.bundle /root/hrr-docker-replay &&
+		git -c advice.detachedHead=false clone -q /src/hrr-docker-replay.bundle /root/hrr-docker-replay &&
 		git -C /root/hrr-docker-replay log --oneline -1'
 }
 
