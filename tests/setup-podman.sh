@@ -45,15 +45,8 @@ answers() { curl -sf --max-time 2 --unix-socket "$1" http://localhost/_ping >/de
 # The loopback test registries speak plain HTTP, which dockerd allows for
 # 127.0.0.0/8 by itself and Podman only when told.
 write_conf() {
-	local d=$1 r f containers=()
+	local d=$1 r f
 	mkdir -p "$d"
-	if [ ! -w /proc/sys/net/ipv4/ping_group_range ]; then
-		# A container host mounts /proc/sys read-only; a rootless
-		# runtime cannot mount a proc of its own there and fails to
-		# set Podman's default sysctl net.ipv4.ping_group_range
-		# ("Read-only file system"), so no container starts.
-		containers+=("default_sysctls = []")
-	fi
 	{
 		echo "# Written by tests/setup-podman.sh."
 		echo "[engine]"
@@ -69,14 +62,15 @@ write_conf() {
 			local nofile nproc
 			read -r nofile nproc 2>/dev/null <"$DIR/root/limits" \
 				|| { nofile=$(ulimit -Hn); nproc=$(ulimit -Hu); }
-			containers+=("default_ulimits = [\"nofile=$nofile:$nofile\", \"nproc=$nproc:$nproc\"]")
+			echo "[containers]"
+			echo "default_ulimits = [\"nofile=$nofile:$nofile\", \"nproc=$nproc:$nproc\"]"
 		fi
 		if [ "${2:-}" = keep-groups ]; then
 			# what a rootless user sets so that containers keep the
 			# user's groups, e.g. render (crun only)
-			containers+=('annotations = ["run.oci.keep_original_groups=1"]')
+			echo "[containers]"
+			echo 'annotations = ["run.oci.keep_original_groups=1"]'
 		fi
-		[ ${#containers[@]} = 0 ] || printf '%s\n' "[containers]" "${containers[@]}"
 	} >"$d/containers.conf.new"
 	{
 		echo "# Written by tests/setup-podman.sh."
