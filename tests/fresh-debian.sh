@@ -4,7 +4,9 @@
 # hrr-fresh-root:bookworm), run in a container of the host's dockerd with
 # the engine matrix's settings (tests/engine-lib.sh: every capability of
 # the bounding set, no seccomp or AppArmor, the host's cgroups writable,
-# every device allowed) but its own network namespace on the default
+# every device allowed), /proc unmasked (systempaths=unconfined: rootless
+# Podman's runtime mounts a proc in a user namespace, which the kernel
+# refuses under masked paths), its own network namespace on the default
 # bridge (so its dockerd's bridge touches only that namespace), its own
 # empty /var/lib/docker, /var/lib/containers, /home, /tmp and test state on
 # the host's file system (overlay inside works there, as on a machine's
@@ -60,7 +62,7 @@ start() {
 	docker run -d --name "$NAME" --hostname fresh-deb --cap-drop ALL $(caps) \
 		--security-opt seccomp=unconfined --security-opt apparmor=unconfined \
 		--cgroupns=host -v /sys/fs/cgroup:/sys/fs/cgroup:rw --device-cgroup-rule 'a *:* rwm' \
-		--device /dev/fuse --tmpfs /run:exec,mode=755 --shm-size 1g \
+		--security-opt systempaths=unconfined --device /dev/fuse --tmpfs /run:exec,mode=755 --shm-size 1g \
 		-v "$RUNDIR/docker:/var/lib/docker" -v "$RUNDIR/containers:/var/lib/containers" \
 		-v "$RUNDIR/home:/home" -v "$RUNDIR/tmp:/tmp" \
 		-v "$RUNDIR/state:/var/lib/hrr-docker-replay-test" -v "$RUNDIR/src:/src:ro" \
