@@ -14,8 +14,15 @@ wait_for() {
 	done
 }
 
-# alive PIDFILE: the process it names runs.
-alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# alive PIDFILE: the process it names runs: kill -0 answers and it is no
+# zombie (an init that does not reap, as in a CI container without
+# --init, leaves a stopped service in the table as state Z).
+alive() {
+	local pid state
+	[ -s "$1" ] && pid=$(cat "$1") && kill -0 "$pid" 2>/dev/null || return 1
+	state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)
+	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
 
 # stop_pidfile PIDFILE: SIGTERM and wait for the end.
 stop_pidfile() {

@@ -184,6 +184,14 @@ pick_storage() {
 
 start_rootless() {
 	local sock=$RUNTIME/podman/podman.sock cfg=$HOME_/.config/containers
+	# A rootless runtime mounts a proc of its own in a user namespace,
+	# which the kernel refuses where parts of /proc are masked (a Docker
+	# container without --security-opt systempaths=unconfined): no
+	# container could start; say so instead of "cannot run a container".
+	as_user unshare --user --map-root-user --pid --fork --mount-proc true 2>/dev/null || {
+		say "$USER_NAME may not mount a proc in a user namespace here (in a container: run it with --security-opt systempaths=unconfined), so rootless Podman can run no container; HRR_SETUP_NO_PODMAN=1 skips Podman"
+		exit 1
+	}
 	mkdir -p "$cfg"
 	write_conf "$cfg" "$([ "${HRR_PODMAN_KEEP_GROUPS:-1}" = 1 ] && echo keep-groups)"
 	chown -R "$USER_NAME:" "$HOME_/.config"
