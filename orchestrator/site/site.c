@@ -431,7 +431,7 @@ static int label_pass(struct site_gen *g, const char *label)
 		return -1;
 	}
 	open_window(&p);
-	rc = site_query_results(g->db, p.win, p.n_win, on_result, &p, g->err);
+	rc = site_query_results(g->db, label, g->o->last, on_result, &p, g->err);
 	if (rc == 0 && p.n_rows) {
 		finish_row(&p);
 		rc = finish_case(&p);

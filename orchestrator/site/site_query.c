@@ -1,10 +1,7 @@
 #include "orchestrator/site/site_query.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sqlite3.h>
-#include <sys/types.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -84,106 +81,38 @@ int site_query_case_count(struct history_db *db, const char *label, int last, si
 	return rc == SQLITE_ROW ? 0 : history_sql_error(db, rc, "rows", err);
 }
 
-/* One sweep's results in case order, on the primary key alone: no sort. */
-#define SWEEP_RESULTS_SQL                                                                  \
-	"SELECT r.case_name, r.image_ref, r.state, r.outcome, r.fault_class, r.kernel,"    \
-	" r.run_dir, r.image_id, " SITE_GPU_IDENTITY_SQL ", r.attempt, r.duration,"        \
-	" r.digest, r.gfx, r.device_id, r.driver FROM results r WHERE r.sweep = ?1"        \
-	" ORDER BY r.case_name, r.image_ref, r.attempt"
-
-struct sweep_stream {
-	sqlite3_stmt **st;
-	bool *live;
-	size_t n;
-};
-
-static void streams_release(struct sweep_stream *s)
+int site_query_results(struct history_db *db, const char *label, int last, site_result_fn fn,
+		       void *ctx, struct error *err)
 {
-	for (size_t i = 0; i < s->n; i++)
-		sqlite3_finalize(s->st[i]);
-	free(s->st);
-	free(s->live);
-}
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
 
-static int stream_step(struct history_db *db, struct sweep_stream *s, size_t i, struct error *err)
-{
-	int rc = sqlite3_step(s->st[i]);
+	if (history_sql_prepare(db,
+		    WINDOW_SQL " SELECT r.case_name, r.image_ref, w.id, r.state, r.outcome,"
+		    " r.fault_class, r.kernel, r.run_dir, r.image_id, " SITE_GPU_IDENTITY_SQL ","
+		    " r.attempt, r.duration, r.digest, r.gfx, r.device_id, r.driver"
+		    " FROM w JOIN results r ON r.sweep = w.id"
+		    " ORDER BY r.case_name, r.image_ref, w.started, w.id, r.attempt",
+		    &st, err) < 0)
+		return -1;
+	bind_text(st, 1, label);
+	sqlite3_bind_int(st, 2, last);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct site_result_row r = {
+			.case_name = col(st, 0), .image = col(st, 1), .sweep_id = col(st, 2),
+			.state = col(st, 3), .outcome = col(st, 4), .fault_class = col(st, 5),
+			.kernel = col(st, 6), .run_dir = col(st, 7), .image_id = col(st, 8),
+			.gpus = col(st, 9), .attempt = sqlite3_column_int(st, 10),
+			.duration_s = sqlite3_column_double(st, 11), .digest = col(st, 12),
+			.gfx = col(st, 13), .driver = col(st, 15),
+			.device_id = sqlite3_column_type(st, 14) == SQLITE_NULL
+					     ? -1 : (long)sqlite3_column_int64(st, 14),
+		};
 
-	s->live[i] = rc == SQLITE_ROW;
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "results", err);
-}
-
-/* The smallest (case, image) at the head of a stream, copied: stepping
- * frees the columns. 0: every stream is done. */
-static int least_key(struct sweep_stream *s, struct strbuf *case_name, struct strbuf *image)
-{
-	ssize_t best = -1;
-
-	for (size_t i = 0; i < s->n; i++) {
-		int c;
-
-		if (!s->live[i])
-			continue;
-		/* Both orders are SQLite's BINARY collation, strcmp's. */
-		if (best < 0 || (c = strcmp(col(s->st[i], 0), col(s->st[best], 0))) < 0 ||
-		    (c == 0 && strcmp(col(s->st[i], 1), col(s->st[best], 1)) < 0))
-			best = (ssize_t)i;
+		if (fn(ctx, &r) < 0)
+			return -1;
 	}
-	if (best < 0)
-		return 0;
-	strbuf_reset(case_name);
-	strbuf_addstr(case_name, col(s->st[best], 0));
-	strbuf_reset(image);
-	strbuf_addstr(image, col(s->st[best], 1));
-	return 1;
-}
-
-static bool at_key(sqlite3_stmt *st, const struct strbuf *case_name, const struct strbuf *image)
-{
-	return !strcmp(col(st, 0), case_name->buf) && !strcmp(col(st, 1), image->buf);
-}
-
-/* The window's sweeps each read in case order and merged here, sweep by
- * sweep within a (case, image): one ORDER BY over the window sorted every
- * result through a temporary B-tree that spilled to disk, about half of a
- * night's site. */
-int site_query_results(struct history_db *db, const struct site_window_sweep *win, size_t n_win,
-		       site_result_fn fn, void *ctx, struct error *err)
-{
-	struct sweep_stream s = { xcalloc(n_win + 1, sizeof(*s.st)), xcalloc(n_win + 1, sizeof(bool)),
-				  n_win };
-	cleanup_strbuf struct strbuf case_name = STRBUF_INIT, image = STRBUF_INIT;
-	int rc = 0;
-
-	for (size_t i = 0; rc == 0 && i < n_win; i++) {
-		rc = history_sql_prepare(db, SWEEP_RESULTS_SQL, &s.st[i], err);
-		if (rc == 0) {
-			bind_text(s.st[i], 1, win[i].id);
-			rc = stream_step(db, &s, i, err);
-		}
-	}
-	while (rc == 0 && least_key(&s, &case_name, &image))
-		for (size_t i = 0; rc == 0 && i < n_win; i++)
-			while (rc == 0 && s.live[i] && at_key(s.st[i], &case_name, &image)) {
-				sqlite3_stmt *st = s.st[i];
-				struct site_result_row r = {
-					.case_name = col(st, 0), .image = col(st, 1),
-					.sweep_id = win[i].id, .state = col(st, 2),
-					.outcome = col(st, 3), .fault_class = col(st, 4),
-					.kernel = col(st, 5), .run_dir = col(st, 6),
-					.image_id = col(st, 7), .gpus = col(st, 8),
-					.attempt = sqlite3_column_int(st, 9),
-					.duration_s = sqlite3_column_double(st, 10),
-					.digest = col(st, 11), .gfx = col(st, 12),
-					.driver = col(st, 14),
-					.device_id = sqlite3_column_type(st, 13) == SQLITE_NULL
-							     ? -1 : (long)sqlite3_column_int64(st, 13),
-				};
-
-				rc = fn(ctx, &r) < 0 ? -1 : stream_step(db, &s, i, err);
-			}
-	streams_release(&s);
-	return rc;
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "results", err);
 }
 
 int site_query_bisect(struct history_db *db, sqlite3_stmt **st, const char *case_name,

@@ -45,12 +45,10 @@ struct site_result_row {
 };
 typedef int (*site_result_fn)(void *ctx, const struct site_result_row *r);
 
-/* Every attempt of every result of the window's sweeps (win, oldest
- * first, as site_query_window gives them), by case, image, sweep,
- * attempt. A row's strings last until fn returns. */
-int site_query_results(struct history_db *db, const struct site_window_sweep *win, size_t n_win,
-		       site_result_fn fn, void *ctx, struct error *err)
-	__attribute__((warn_unused_result));
+/* Every attempt of every result in the window, by case, image, sweep
+ * (oldest first), attempt. */
+int site_query_results(struct history_db *db, const char *label, int last, site_result_fn fn,
+		       void *ctx, struct error *err) __attribute__((warn_unused_result));
 
 /* What the newest bisection that found a first bad image for the case
  * says, as one line for the timeline; *out NULL when none did. *st is the
