@@ -970,7 +970,8 @@ Test(sweep, history_site_opens_in_chromium)
 	strbuf_reset(&name);
 	site_case_page_name("site", "library/case-3/capture.hrr/pid-4242", &name);
 	page_dom(site, name.buf, &dom);
-	cr_assert_eq(count_in(dom.buf, "<circle class=\"pt\""), 3, "a point per sweep");
+	cr_assert_eq(count_in(dom.buf, "<circle class=\"pt"), 3, "a point per sweep");
+	cr_assert_eq(count_in(dom.buf, "<circle class=\"pt alert\""), 2, "both MAFs are marked");
 	cr_assert(strstr(dom.buf, "<polyline"), "the wall-time line");
 	cr_assert(strstr(dom.buf, "id=\"first-failure\""), "where it first failed");
 	cr_assert_eq(count_in(dom.buf, ">run folder</a>"), 3, "each run folder, while it exists");
