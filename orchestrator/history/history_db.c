@@ -225,6 +225,14 @@ void history_db_set_busy_timeout(struct history_db *db, int ms)
 	sqlite3_busy_timeout(db->h, ms);
 }
 
+int history_db_set_cache_kib(struct history_db *db, int kib, struct error *err)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d", kib);
+	return history_sql_exec(db, sql, err);
+}
+
 const char *history_db_journal(const struct history_db *db)
 {
 	return db->network ? "delete" : "wal";

@@ -43,6 +43,10 @@ int history_db_open_readonly(struct history_db **out, const char *path, struct e
 void history_db_close(struct history_db *db);
 /* How long a writer waits for another one (default HISTORY_BUSY_TIMEOUT_MS). */
 void history_db_set_busy_timeout(struct history_db *db, int ms);
+/* SQLite's page cache of this connection at most kib KiB (SQLite's own
+ * default is 2,000 KiB). */
+int history_db_set_cache_kib(struct history_db *db, int kib, struct error *err)
+	__attribute__((warn_unused_result));
 /* "wal" or "delete": the journal mode in force. */
 const char *history_db_journal(const struct history_db *db);
 
