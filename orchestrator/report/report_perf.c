@@ -45,15 +45,26 @@ static void side_release(struct report_perf_side *x)
 	strvec_clear(&x->sweeps);
 }
 
+void report_perf_reserve(struct report_perf_set *s, size_t n)
+{
+	if (n <= s->alloc)
+		return;
+	s->v = xrealloc(s->v, n * sizeof(*s->v));
+	s->alloc = n;
+}
+
+bool report_perf_has_side(const struct sweep_result *r)
+{
+	return r->perf && r->case_name && r->image;
+}
+
 void report_perf_add_results(struct report_perf_set *s, const struct sweep_results *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {
-		if (!rs->v[i].perf || !rs->v[i].case_name || !rs->v[i].image)
+		if (!report_perf_has_side(&rs->v[i]))
 			continue;
-		if (s->n == s->alloc) {
-			s->alloc = s->alloc ? 2 * s->alloc : 16;
-			s->v = xrealloc(s->v, s->alloc * sizeof(*s->v));
-		}
+		if (s->n == s->alloc) /* past the reserve: a little more */
+			report_perf_reserve(s, s->alloc + s->alloc / 4 + 16);
 		side_of(s, &s->v[s->n++], &rs->v[i]);
 	}
 }

@@ -46,6 +46,11 @@ struct report_perf_set {
  * which sorts them and keeps each case and image's last attempt. */
 void report_perf_collect(struct report_perf_set *s, const struct sweep_results *rs);
 void report_perf_add_results(struct report_perf_set *s, const struct sweep_results *rs);
+/* Room for n sides (the results with samples, counted on an earlier
+ * reading), allocated once. */
+void report_perf_reserve(struct report_perf_set *s, size_t n);
+/* Whether report_perf_add_results makes a side of r. */
+bool report_perf_has_side(const struct sweep_result *r);
 void report_perf_finish(struct report_perf_set *s);
 void report_perf_release(struct report_perf_set *s);
 /* Once every comparison is made: the samples dropped, and with sides the

@@ -50,6 +50,14 @@ static void add_failed(struct sweep_attempts *a, struct sweep_case_attempts *e,
 	};
 }
 
+void sweep_attempts_reserve(struct sweep_attempts *a, size_t n)
+{
+	if (n <= a->alloc)
+		return;
+	a->v = xrealloc(a->v, n * sizeof(*a->v));
+	a->alloc = n;
+}
+
 /* One case and image: results [0, n) of p. */
 static void add_case(struct sweep_attempts *a, const struct sweep_result *const *p, size_t n)
 {
@@ -60,10 +68,8 @@ static void add_case(struct sweep_attempts *a, const struct sweep_result *const 
 	for (size_t i = 0; i < n; i++)
 		if (!fin || p[i]->attempt >= fin->attempt)
 			fin = p[i];
-	if (a->n == a->alloc) {
-		a->alloc = a->alloc ? 2 * a->alloc : 64;
-		a->v = xrealloc(a->v, a->alloc * sizeof(*a->v));
-	}
+	if (a->n == a->alloc) /* past the reserve (a retry in a later chunk): a little more */
+		sweep_attempts_reserve(a, a->alloc + a->alloc / 4 + 64);
 	e = &a->v[a->n++];
 	*e = (struct sweep_case_attempts){
 		.case_name = keep(a, fin->case_name), .image = keep(a, fin->image),

@@ -31,6 +31,9 @@ struct sweep_attempts {
 	struct intern *shared;             /* NULL, or the table strings are kept in instead */
 };
 
+/* Room for n cases and images (a sweep's planned cases), allocated once:
+ * a large sweep's array is not doubled past its size. */
+void sweep_attempts_reserve(struct sweep_attempts *a, size_t n);
 /* From results all in memory: add, then finish. */
 void sweep_attempts_build(struct sweep_attempts *a, const struct sweep_results *rs);
 /* From results read in chunks (sweep_results_each): a zeroed a, each chunk

@@ -186,6 +186,9 @@ Test(report_perf, sides_added_a_chunk_at_a_time_keep_each_case_s_last_attempt)
 	add(&one, "alpha", "a", "sha256:a", "gfx942", 29857, 40);
 	add(&two, "zeta", "a", "sha256:a", "gfx942", 29857, 50);
 	two.v[0].attempt = 2;
+	/* Reserved for fewer sides than come: the set grows past it. */
+	report_perf_reserve(&set, 1);
+	cr_assert_eq(set.alloc, 1);
 	report_perf_add_results(&set, &one);
 	sweep_results_release(&one);
 	report_perf_add_results(&set, &two);

@@ -84,3 +84,29 @@ Test(sweep_attempts, results_added_one_line_at_a_time_make_the_same_entries)
 	expect_lines(&a);
 	sweep_attempts_release(&a);
 }
+
+/* Room reserved for the planned cases (3) is allocated once; the six
+ * chunks' entries (a retry in a later chunk is one more) go past it and
+ * still make the same entries. */
+Test(sweep_attempts, entries_past_the_reserve_make_the_same_entries)
+{
+	struct sweep_attempts a;
+
+	memset(&a, 0, sizeof(a));
+	sweep_attempts_reserve(&a, 3);
+	cr_assert_eq(a.alloc, 3);
+	for (const char *p = lines, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		struct sweep_results rs = { 0 };
+		char one[512];
+
+		snprintf(one, sizeof(one), "%.*s\n", (int)(nl - p), p);
+		sweep_results_parse_text(&rs, one);
+		sweep_attempts_add(&a, &rs);
+		sweep_results_release(&rs);
+	}
+	cr_expect_eq(a.n, 6, "one entry a chunk before they are merged");
+	cr_expect_geq(a.alloc, 6);
+	sweep_attempts_finish(&a);
+	expect_lines(&a);
+	sweep_attempts_release(&a);
+}
