@@ -1,5 +1,6 @@
 #include "common/xalloc.h"
 
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,11 @@ void xdie(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	abort();
+}
+
+void xalloc_trim(void)
+{
+	malloc_trim(0);
 }
 
 void *xmalloc(size_t n)

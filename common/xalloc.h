@@ -15,6 +15,11 @@ char *xstrdup_or_null(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* Hand the pages of freed memory back to the kernel (glibc's malloc_trim):
+ * between the phases of a long process whose peak resident size counts,
+ * so that one phase's freed holes are not resident beside the next
+ * phase's new arrays. */
+void xalloc_trim(void);
 _Noreturn void xdie(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -242,6 +242,7 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 struct kept_results {
 	struct sweep_attempts *attempts;
 	struct report_perf_set perf; /* each result's samples, not the result */
+	size_t n_perf;               /* the results with samples (the first reading's count) */
 	struct sweep_suspect_inputs suspects;
 	bool suspects_from_results;
 };
@@ -251,6 +252,8 @@ static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 	struct kept_results *k = ctx;
 
 	sweep_attempts_add(k->attempts, rs);
+	for (size_t i = 0; i < rs->n; i++)
+		k->n_perf += report_perf_has_side(&rs->v[i]);
 	if (k->suspects_from_results)
 		sweep_suspect_inputs_add(&k->suspects, rs);
 	(void)err;
@@ -303,9 +306,10 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
  * the comparisons are held beside the report's cases. */
 static void compare_perf(struct model *m, const struct sweep_meta *meta)
 {
-	size_t alloc = 0;
 	struct report_perf p;
 
+	/* At most a comparison a side. */
+	m->perf_cmp = xcalloc(m->perf.n + 1, sizeof(*m->perf_cmp));
 	for (size_t i = 0; i < m->perf.n; i++) {
 		const struct report_perf_side *x = &m->perf.v[i];
 
@@ -314,10 +318,6 @@ static void compare_perf(struct model *m, const struct sweep_meta *meta)
 		    !report_perf_compare_nights(&m->perf, &m->nights, x->case_name, x->image,
 						&meta->perf_rule, &p))
 			continue;
-		if (m->n_perf_cmp == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			m->perf_cmp = xrealloc(m->perf_cmp, alloc * sizeof(*m->perf_cmp));
-		}
 		m->perf_cmp[m->n_perf_cmp++] = (struct perf_compared){ x->case_name, x->image, p };
 	}
 	report_perf_drop(&m->perf, true);
@@ -333,8 +333,11 @@ static void mark_known(const struct known_issues *k, struct sweep_results *rs, l
 }
 
 /* The results files a chunk at a time, each result marked known or not
- * before it is fingerprinted or stored. */
-#define RESULTS_CHUNK 1024
+ * before it is fingerprinted or stored. A chunk's parsed results are the
+ * largest thing a reading holds that does not grow with the sweep; 256
+ * keep it near 200 KB while the sort and merge of the attempts stay
+ * cheap. */
+#define RESULTS_CHUNK 256
 
 struct results_src {
 	const char *folder;
@@ -669,6 +672,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	 * model's strings. */
 	m.attempts.shared = kept.perf.shared = kept.suspects.shared = &m.strings;
 	n_planned = meta->plan.n;
+	sweep_attempts_reserve(&m.attempts, n_planned);
 	rc = import(db, meta, folder, f, &kept, &m.strings, err);
 	sweep_attempts_finish(&m.attempts);
 	if (rc == 0 && f->suspects_from_results) {
@@ -676,10 +680,15 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 		n_found = sweep_suspects_of_inputs(&kept.suspects, found);
 	}
 	sweep_suspect_inputs_release(&kept.suspects);
+	/* What the import parsed and freed goes back to the kernel: the
+	 * samples' and then the cases' arrays are not made resident beside
+	 * its holes (the sweep parent's peak, docs/sweep.md). */
+	xalloc_trim();
 	/* The results with samples, in file order: the same comparison as
 	 * over every result (those without are skipped). Read once more
 	 * after the import: the samples are never held beside the import's
 	 * own reading and what finding the suspects keeps. */
+	report_perf_reserve(&kept.perf, kept.n_perf);
 	if (rc == 0)
 		rc = sweep_results_each(folder, &(struct sweep_results_chunks){ RESULTS_CHUNK,
 			perf_chunk, &kept.perf }, err);
@@ -696,6 +705,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	if (load_nights(db, meta, baseline, &m, err) < 0)
 		goto out;
 	compare_perf(&m, meta);
+	xalloc_trim(); /* the samples, dropped */
 	m.alloc = n_planned + 1;
 	m.r.cases = xcalloc(m.alloc, sizeof(*m.r.cases));
 	/* In the plan's order, gone cases last: sorted here, where the cases
