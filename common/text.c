@@ -1,6 +1,7 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
@@ -131,40 +132,71 @@ char *text_sanitized(const char *s, unsigned flags)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* What a markdown cell escapes with a backslash. */
-static const bool markdown_special[256] = {
-	['\\'] = true, ['`'] = true, ['*'] = true, ['_'] = true, ['['] = true, [']'] = true,
-	['('] = true, [')'] = true, ['!'] = true, ['|'] = true, ['<'] = true, ['>'] = true,
-	['&'] = true, ['~'] = true, ['#'] = true,
+/* Each byte in a markdown cell: 0 printable ASCII that stays as it is,
+ * 1 one a backslash escapes (\\ ` * _ [ ] ( ) ! | < > & ~ #), 2 anything
+ * else (a control, NUL, DEL or a byte of UTF-8), which only sanitized
+ * text may hold. */
+static const unsigned char cell_byte[256] = {
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	0, 1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1,
+	1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 };
 
-/* Reports write a cell per field of every row (100,000 in a label's
- * history): printable ASCII, the usual cell, is its own sanitized text,
- * and runs between escapes are copied whole. */
-void text_markdown_cell(struct strbuf *out, const char *s)
+/* p[0, len) escaped into out: markdown's specials get a backslash, runs
+ * between them are copied whole. */
+static void markdown_escape(struct strbuf *out, const unsigned char *p, size_t len)
 {
-	struct strbuf clean = STRBUF_INIT;
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len, run = 0;
+	size_t run = 0;
 
-	if (!s)
-		return;
-	len = strlen(s);
 	for (size_t i = 0; i < len; i++)
-		if (p[i] < 0x20 || p[i] >= 0x7f) {
-			text_sanitize(&clean, s, len, TEXT_STRIP_ANSI | TEXT_NO_NONCHARACTERS);
-			p = (const unsigned char *)clean.buf;
-			len = clean.len;
-			break;
-		}
-	strbuf_grow(out, len + 8);
-	for (size_t i = 0; i < len; i++)
-		if (markdown_special[p[i]]) {
+		if (cell_byte[p[i]] == 1) {
 			strbuf_add(out, p + run, i - run);
 			strbuf_addch(out, '\\');
 			run = i;
 		}
 	strbuf_add(out, p + run, len - run);
+}
+
+/* Reports write a cell per field of every row (100,000 in a label's
+ * history): printable ASCII, the usual cell, is its own sanitized text,
+ * so it is escaped in the pass that checks it, a table lookup a byte; a
+ * cell with anything else is taken back and sanitized first. */
+void text_markdown_cell(struct strbuf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t start = out->len, run = 0, i = 0;
+	struct strbuf clean = STRBUF_INIT;
+
+	if (!s)
+		return;
+	for (;;) {
+		while (!cell_byte[p[i]])
+			i++;
+		if (cell_byte[p[i]] != 1)
+			break;
+		strbuf_add(out, p + run, i - run);
+		strbuf_addch(out, '\\');
+		run = i++;
+	}
+	strbuf_add(out, p + run, i - run);
+	if (!p[i])
+		return;
+	strbuf_setlen(out, start);
+	text_sanitize(&clean, s, strlen(s), TEXT_STRIP_ANSI | TEXT_NO_NONCHARACTERS);
+	markdown_escape(out, (const unsigned char *)clean.buf, clean.len);
 	strbuf_release(&clean);
 }
 

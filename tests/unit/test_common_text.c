@@ -101,6 +101,12 @@ Test(text, a_markdown_cell_escapes_specials_plain_or_sanitized)
 	text_markdown_cell(&sb, "\x1b[31mk<\xc3\xa9>\x01|");
 	cr_assert_str_eq(sb.buf, "k\\<\xc3\xa9\\>" FFFD "\\|");
 	strbuf_reset(&sb);
+	/* Escaped as plain ASCII up to the control, then taken back (what
+	 * was before the cell stays) and escaped once more, sanitized. */
+	strbuf_addstr(&sb, "| ");
+	text_markdown_cell(&sb, "a|b\x01");
+	cr_assert_str_eq(sb.buf, "| a\\|b" FFFD);
+	strbuf_reset(&sb);
 	text_markdown_cell(&sb, "");
 	text_markdown_cell(&sb, NULL);
 	cr_assert_eq(sb.len, 0);
