@@ -175,16 +175,19 @@ static bool trend_listed(const struct trend_last *l, sqlite3_stmt *st)
 	return l->any && !strcmp(l->case_name.buf, col(st, 0)) && !strcmp(l->image.buf, col(st, 1));
 }
 
-static int trend_emit(struct trend_last *l, sqlite3_stmt *sw, sqlite3_stmt *st,
-		      history_trend_fn fn, void *ctx, struct error *err)
+/* A row of st under the sweep's columns, which are read once a sweep. */
+static int trend_emit(struct trend_last *l, const struct history_trend_row *sweep,
+		      sqlite3_stmt *st, history_trend_fn fn, void *ctx, struct error *err)
 {
-	struct history_trend_row row = {
-		.sweep_id = col(sw, 0), .label = col(sw, 1), .started = sqlite3_column_int64(sw, 2),
-		.case_name = col(st, 0), .image = col(st, 1), .state = col(st, 2),
-		.outcome = col(st, 3), .fault_class = col(st, 4), .kernel = col(st, 5),
-		.attempts = sqlite3_column_int(st, 6),
-	};
+	struct history_trend_row row = *sweep;
 
+	row.case_name = col(st, 0);
+	row.image = col(st, 1);
+	row.state = col(st, 2);
+	row.outcome = col(st, 3);
+	row.fault_class = col(st, 4);
+	row.kernel = col(st, 5);
+	row.attempts = sqlite3_column_int(st, 6);
 	if (fn(ctx, &row) < 0)
 		return error_set(err, ERR_CANCELLED, 0, "trend listing stopped");
 	strbuf_reset(&l->case_name);
@@ -199,13 +202,17 @@ static int trend_emit(struct trend_last *l, sqlite3_stmt *sw, sqlite3_stmt *st,
 static int trend_sweep(struct history_db *db, sqlite3_stmt *sw, sqlite3_stmt *st,
 		       struct trend_last *l, history_trend_fn fn, void *ctx, struct error *err)
 {
+	/* sw is not stepped until its results are listed: its text stays. */
+	const struct history_trend_row sweep = {
+		.sweep_id = col(sw, 0), .label = col(sw, 1), .started = sqlite3_column_int64(sw, 2),
+	};
 	int rc;
 
 	sqlite3_reset(st);
-	bind_text(st, 1, col(sw, 0));
+	bind_text(st, 1, sweep.sweep_id);
 	l->any = false;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (!trend_listed(l, st) && trend_emit(l, sw, st, fn, ctx, err) < 0)
+		if (!trend_listed(l, st) && trend_emit(l, &sweep, st, fn, ctx, err) < 0)
 			return -1;
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "trend", err);
 }
