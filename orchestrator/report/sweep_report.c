@@ -308,8 +308,6 @@ static void compare_perf(struct model *m, const struct sweep_meta *meta)
 {
 	struct report_perf p;
 
-	/* At most a comparison a side. */
-	m->perf_cmp = xcalloc(m->perf.n + 1, sizeof(*m->perf_cmp));
 	for (size_t i = 0; i < m->perf.n; i++) {
 		const struct report_perf_side *x = &m->perf.v[i];
 
@@ -318,6 +316,10 @@ static void compare_perf(struct model *m, const struct sweep_meta *meta)
 		    !report_perf_compare_nights(&m->perf, &m->nights, x->case_name, x->image,
 						&meta->perf_rule, &p))
 			continue;
+		/* At the first comparison, room for one a side left: a sweep
+		 * with nothing to compare against allocates none. */
+		if (!m->perf_cmp)
+			m->perf_cmp = xcalloc(m->perf.n - i, sizeof(*m->perf_cmp));
 		m->perf_cmp[m->n_perf_cmp++] = (struct perf_compared){ x->case_name, x->image, p };
 	}
 	report_perf_drop(&m->perf, true);
