@@ -6,6 +6,46 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 
+struct intern_block {
+	struct intern_block *next;
+	char text[];
+};
+
+#define INTERN_BLOCK_MIN (4u << 10)
+#define INTERN_BLOCK_MAX (64u << 10)
+
+static struct intern_block *new_block(struct intern *t, size_t size)
+{
+	struct intern_block *b = xmalloc(sizeof(*b) + size);
+
+	b->next = t->blocks;
+	t->blocks = b;
+	return b;
+}
+
+/* s copied into the newest block, or a new one: each twice the last, up
+ * to 64 KiB, so a small table stays small. A string of more than a
+ * quarter of that (a finding's text) gets a block of its own. */
+static char *copy(struct intern *t, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *p;
+
+	if (len > INTERN_BLOCK_MAX / 4)
+		return memcpy(new_block(t, len)->text, s, len);
+	if (len > t->left) {
+		t->block_size = t->block_size ? 2 * t->block_size : INTERN_BLOCK_MIN;
+		if (t->block_size > INTERN_BLOCK_MAX)
+			t->block_size = INTERN_BLOCK_MAX;
+		t->next = new_block(t, t->block_size)->text;
+		t->left = t->block_size;
+	}
+	p = memcpy(t->next, s, len);
+	t->next += len;
+	t->left -= len;
+	return p;
+}
+
 static size_t slot_of(char *const *slots, size_t cap, const char *s)
 {
 	size_t i = (size_t)text_fnv1a64(TEXT_FNV1A64_INIT, s, strlen(s)) & (cap - 1);
@@ -39,7 +79,7 @@ const char *intern(struct intern *t, const char *s)
 		grow(t);
 	i = slot_of(t->slots, t->cap, s);
 	if (!t->slots[i]) {
-		t->slots[i] = xstrdup(s);
+		t->slots[i] = copy(t, s);
 		t->n++;
 	}
 	return t->slots[i];
@@ -47,8 +87,12 @@ const char *intern(struct intern *t, const char *s)
 
 void intern_release(struct intern *t)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->slots[i]);
+	while (t->blocks) {
+		struct intern_block *b = t->blocks;
+
+		t->blocks = b->next;
+		free(b);
+	}
 	free(t->slots);
 	*t = (struct intern)INTERN_INIT;
 }
