@@ -35,6 +35,7 @@ struct report_attempt {
 };
 
 #define REPORT_ATTEMPTS_MAX 16
+_Static_assert(REPORT_ATTEMPTS_MAX <= UINT8_MAX, "a case counts its earlier attempts in a byte");
 
 struct report_case {
 	const char *case_name, *image, *image_id;
@@ -56,8 +57,7 @@ struct report_case {
 	/* The final attempt: workload or infrastructure (RESULT_KIND_*), where
 	 * it ran; and the earlier attempts that did not PASS. */
 	const char *kind, *gpu_uids, *host;
-	struct report_attempt *earlier; /* n_earlier (<= REPORT_ATTEMPTS_MAX), or NULL */
-	size_t n_earlier;
+	struct report_attempt *earlier; /* n_earlier of them, or NULL */
 	bool acquitted;             /* its failures were the GPU's (report_acquit_suspect_gpus) */
 	/* Outcomes of this case and image in the label's last sweeps, oldest
 	 * first, each an index into the report's trend_words ("PASS", "MAF",
@@ -65,6 +65,7 @@ struct report_case {
 	uint8_t trend[REPORT_TREND_MAX];
 	uint8_t n_trend;
 	bool ab_differs;            /* set by report_finish */
+	uint8_t n_earlier;          /* <= REPORT_ATTEMPTS_MAX: a byte, in a padding hole */
 	/* Its place while the model is built (the history's ord,
 	 * history_db.h): the cases are sorted by it once all are read. */
 	uint32_t ord;
