@@ -1,7 +1,6 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 
-#include <stdint.h>
 #include <string.h>
 
 static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
@@ -134,10 +133,10 @@ char *text_sanitized(const char *s, unsigned flags)
 
 /* Each byte in a markdown cell: 0 printable ASCII that stays as it is,
  * 1 one a backslash escapes (\\ ` * _ [ ] ( ) ! | < > & ~ #), 2 anything
- * else (a control, NUL, DEL or a byte of UTF-8), which only sanitized
- * text may hold. */
+ * else (a control, DEL or a byte of UTF-8), which only sanitized text may
+ * hold, 3 the end (NUL). */
 static const unsigned char cell_byte[256] = {
-	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 	0, 1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0,
@@ -155,19 +154,28 @@ static const unsigned char cell_byte[256] = {
 	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 };
 
-/* p[0, len) escaped into out: markdown's specials get a backslash, runs
- * between them are copied whole. */
-static void markdown_escape(struct strbuf *out, const unsigned char *p, size_t len)
+/* p escaped into out (a backslash before each special, the runs between
+ * them copied whole) up to its end or, with stop_at_other, up to its
+ * first byte of class 2: where it stopped. */
+static size_t markdown_escape(struct strbuf *out, const unsigned char *p, bool stop_at_other)
 {
-	size_t run = 0;
+	size_t run = 0, i = 0;
 
-	for (size_t i = 0; i < len; i++)
+	for (;;) {
+		while (!cell_byte[p[i]])
+			i++;
 		if (cell_byte[p[i]] == 1) {
 			strbuf_add(out, p + run, i - run);
 			strbuf_addch(out, '\\');
-			run = i;
+			run = i++;
+		} else if (cell_byte[p[i]] == 2 && !stop_at_other) {
+			i++;
+		} else {
+			break;
 		}
-	strbuf_add(out, p + run, len - run);
+	}
+	strbuf_add(out, p + run, i - run);
+	return i;
 }
 
 /* Reports write a cell per field of every row (100,000 in a label's
@@ -177,26 +185,14 @@ static void markdown_escape(struct strbuf *out, const unsigned char *p, size_t l
 void text_markdown_cell(struct strbuf *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t start = out->len, run = 0, i = 0;
+	size_t start = out->len;
 	struct strbuf clean = STRBUF_INIT;
 
-	if (!s)
-		return;
-	for (;;) {
-		while (!cell_byte[p[i]])
-			i++;
-		if (cell_byte[p[i]] != 1)
-			break;
-		strbuf_add(out, p + run, i - run);
-		strbuf_addch(out, '\\');
-		run = i++;
-	}
-	strbuf_add(out, p + run, i - run);
-	if (!p[i])
+	if (!s || !p[markdown_escape(out, p, true)])
 		return;
 	strbuf_setlen(out, start);
 	text_sanitize(&clean, s, strlen(s), TEXT_STRIP_ANSI | TEXT_NO_NONCHARACTERS);
-	markdown_escape(out, (const unsigned char *)clean.buf, clean.len);
+	markdown_escape(out, (const unsigned char *)clean.buf, false);
 	strbuf_release(&clean);
 }
 
