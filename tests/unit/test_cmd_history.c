@@ -15,6 +15,7 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
 #include "orchestrator/history/history_db.h"
+#include "tests/support/env_none.h"
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"
 
@@ -35,13 +36,6 @@ static void teardown(void)
 }
 
 TestSuite(cmd_history, .init = setup, .fini = teardown);
-
-static const char *no_env(const char *name, void *ud)
-{
-	(void)name;
-	(void)ud;
-	return NULL;
-}
 
 /* Case i of n: every seventh faults in its own kernel; a name with a
  * markdown special (the underscore) in each. */
@@ -91,7 +85,7 @@ static int history(const char *label, char **out)
 	int code, saved, fd;
 
 	options_init(&o);
-	cr_assert_eq(options_parse(&o, 6, argv, no_env, NULL, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(options_parse(&o, 6, argv, env_none, NULL, NULL, &err), 0, "%s", err.msg);
 	fflush(stdout);
 	saved = dup(STDOUT_FILENO);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

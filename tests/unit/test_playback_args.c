@@ -17,19 +17,13 @@
 #include "orchestrator/replay/playback_args.h"
 #include "orchestrator/replay/replay_plan.h"
 #include "orchestrator/sweep/sweep_kernels.h"
+#include "tests/support/env_none.h"
 #include "tests/support/scratch.h"
-
-static const char *no_env(const char *name, void *ud)
-{
-	(void)name;
-	(void)ud;
-	return NULL;
-}
 
 #define PARSE(o, ...)                                                                       \
 	({                                                                                  \
 		char *argv_[] = { "hrr-docker-replay", __VA_ARGS__ };                     \
-		options_parse((o), (int)(sizeof(argv_) / sizeof(argv_[0])), argv_, no_env, \
+		options_parse((o), (int)(sizeof(argv_) / sizeof(argv_[0])), argv_, env_none, \
 			      NULL, NULL, &err);                                            \
 	})
 

@@ -5,13 +5,7 @@
 #include "orchestrator/cli/options.h"
 #include "orchestrator/cli/options_table.h"
 #include "orchestrator/cli/sweep_runopts.h"
-
-static const char *no_env(const char *name, void *ud)
-{
-	(void)name;
-	(void)ud;
-	return NULL;
-}
+#include "tests/support/env_none.h"
 
 static const char *image_env(const char *name, void *ud)
 {
@@ -32,7 +26,7 @@ Test(sweep_options, sweep_takes_its_options_and_every_run_option)
 	struct error err;
 
 	options_init(&o);
-	cr_assert_eq(PARSE(&o, no_env, "sweep", "--image", "a:1", "--archive=/lib", "--image=b:2",
+	cr_assert_eq(PARSE(&o, env_none, "sweep", "--image", "a:1", "--archive=/lib", "--image=b:2",
 			   "--timeout", "60", "--label", "nightly", "-e", "X=1", "--yes", "--gpus",
 			   "0,2", "--retry-failed", "1", "--format", "json", "--fail-on",
 			   "new,flaky", "--gpu-wait", "5"),
@@ -63,7 +57,7 @@ static void refused(const char *expect, int argc, char **argv)
 	struct error err;
 
 	options_init(&o);
-	cr_assert_eq(options_parse(&o, argc, argv, no_env, NULL, NULL, &err), -1, "%s", argv[2]);
+	cr_assert_eq(options_parse(&o, argc, argv, env_none, NULL, NULL, &err), -1, "%s", argv[2]);
 	cr_assert_eq(err.kind, ERR_USAGE);
 	cr_assert(strstr(err.msg, expect), "%s lacks %s", err.msg, expect);
 	options_release(&o);
@@ -100,7 +94,7 @@ Test(sweep_options, slurm_options_go_with_slurm_and_pass_sbatch_arguments_verbat
 	char *a4[] = { "x", "sweep", "--resume", "s", "--shard-cases", "f" };
 
 	options_init(&o);
-	cr_assert_eq(PARSE(&o, no_env, "sweep", "--archive", "/l", "--image", "i", "--slurm",
+	cr_assert_eq(PARSE(&o, env_none, "sweep", "--archive", "/l", "--image", "i", "--slurm",
 			   "--slurm-opt", "--partition=mi300", "--slurm-opt=--time=1:00:00",
 			   "--slurm-tasks", "16", "--slurm-max-running", "4", "--wait"),
 		     0, "%s", err.msg);
@@ -123,18 +117,18 @@ Test(sweep_options, history_and_prune)
 	struct error err;
 
 	options_init(&o);
-	cr_assert_eq(PARSE(&o, no_env, "history", "--label", "n", "--case=lib/pid-1", "--last", "3"),
+	cr_assert_eq(PARSE(&o, env_none, "history", "--label", "n", "--case=lib/pid-1", "--last", "3"),
 		     0, "%s", err.msg);
 	cr_assert_eq(o.command, CMD_HISTORY);
 	cr_assert_str_eq(o.sweep.case_name, "lib/pid-1");
 	cr_assert_eq(o.sweep.last, 3);
 	cr_assert_null(o.sweep.history_action);
 	options_release(&o);
-	cr_assert_eq(PARSE(&o, no_env, "history", "prune", "--keep", "2"), 0, "%s", err.msg);
+	cr_assert_eq(PARSE(&o, env_none, "history", "prune", "--keep", "2"), 0, "%s", err.msg);
 	cr_assert_str_eq(o.sweep.history_action, "prune");
 	cr_assert_eq(o.sweep.keep, 2);
 	options_release(&o);
-	cr_assert_eq(PARSE(&o, no_env, "history", "prune"), -1);
+	cr_assert_eq(PARSE(&o, env_none, "history", "prune"), -1);
 	cr_assert(strstr(err.msg, "--keep"), "%s", err.msg);
 	options_release(&o);
 }
@@ -147,7 +141,7 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 
 	options_init(&a);
 	options_init(&b);
-	cr_assert_eq(PARSE(&a, no_env, "sweep", "--archive", "/l", "--image", "i", "--timeout", "7",
+	cr_assert_eq(PARSE(&a, env_none, "sweep", "--archive", "/l", "--image", "i", "--timeout", "7",
 			   "-e", "A=1", "--extra-ld", "/x:/y", "--skip-preflight", "--pull", "never",
 			   "--diagnose", "all", "--diagnose-timeout", "5", "--memory", "64m",
 			   "--seccomp", "unconfined", "--as-root", "--log-limit", "7m",
@@ -191,7 +185,7 @@ Test(sweep_options, every_run_option_is_carried_or_said_not_to_be)
 	}
 }
 
-Test(sweep_options, records_others_read_carry_no_env_values)
+Test(sweep_options, records_others_read_carry_env_none_values)
 {
 	struct options a, b;
 	struct error err;
@@ -200,7 +194,7 @@ Test(sweep_options, records_others_read_carry_no_env_values)
 
 	options_init(&a);
 	options_init(&b);
-	cr_assert_eq(PARSE(&a, no_env, "sweep", "--archive", "/l", "--image", "i", "-e",
+	cr_assert_eq(PARSE(&a, env_none, "sweep", "--archive", "/l", "--image", "i", "-e",
 			   "HF_TOKEN=secret123", "-e", "A=1"), 0, "%s", err.msg);
 	j = sweep_runopts_to_json(&a, false);
 	shown = cJSON_PrintUnformatted(j);
