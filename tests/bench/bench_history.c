@@ -4,7 +4,8 @@
  * into the history database the way a sweep's end does, timing the import.
  *
  *     bench_history night DB WORKDIR LABEL NIGHT CASES   import, print seconds
- *     bench_history folder WORKDIR LABEL CASES           write only, print the folder
+ *     bench_history folder WORKDIR LABEL CASES [NIGHT]   write only (night 0 unless given),
+ *                                                        print the folder
  *     bench_history plan DB LABEL CASE                   EXPLAIN QUERY PLAN of `history`'s queries
  *     bench_history nights DB LABEL K                    read what a sweep's report compares
  *                                                        GPU times with (--perf-window K)
@@ -313,9 +314,10 @@ int main(int argc, char **argv)
 	if (argc == 7 && !strcmp(argv[1], "night"))
 		return night(argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]),
 			     (size_t)atol(argv[6]));
-	if (argc == 5 && !strcmp(argv[1], "folder")) {
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "folder")) {
 		struct sweep_meta m;
-		cleanup_free char *f = write_folder(argv[2], argv[3], 0, (size_t)atol(argv[4]), &m);
+		unsigned n = argc == 6 ? (unsigned)atoi(argv[5]) : 0;
+		cleanup_free char *f = write_folder(argv[2], argv[3], n, (size_t)atol(argv[4]), &m);
 
 		printf("%s\n", f);
 		sweep_meta_release(&m);
@@ -326,6 +328,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "nights"))
 		return nights(argv[2], argv[3], atoi(argv[4]));
 	fprintf(stderr, "usage: bench_history night DB WORKDIR LABEL NIGHT CASES | "
-			"folder WORKDIR LABEL CASES | plan DB LABEL CASE | nights DB LABEL K\n");
+			"folder WORKDIR LABEL CASES [NIGHT] | plan DB LABEL CASE | nights DB LABEL K\n");
 	return 64;
 }
