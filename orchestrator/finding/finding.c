@@ -331,6 +331,8 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	acc->timeout_without_output |= later->timeout_without_output;
 	fill_ll(&acc->timeout_s, later->timeout_s);
 	fill_str(&acc->interrupt_signal, later->interrupt_signal);
+	if (!acc->runtime_status)
+		acc->runtime_status = later->runtime_status;
 }
 
 /* ---- sanitizing ---- */
