@@ -492,9 +492,8 @@ static int submit_cases(struct sweep_cmd *c, const size_t *cases, size_t n)
 	cleanup_strvec struct strvec avoid = STRVEC_INIT;
 	struct sweep_backend_submission s = {
 		.meta = &c->meta, .folder = c->folder, .workdir = c->host.workdir,
-		.tasks_per_array = c->so->backend.tasks_per_array,
-		.max_running = c->so->backend.max_running, .user_opts = &c->so->backend.opts,
-		.avoid_hosts = &avoid, .cases = cases, .n_cases = n, .bin = exe, .wait = c->so->wait,
+		.options = &c->so->backend, .avoid_hosts = &avoid, .cases = cases,
+		.n_cases = n, .bin = exe, .wait = c->so->wait,
 	};
 	struct error err;
 	int code;

@@ -34,9 +34,7 @@ struct sweep_backend_submission {
 	const size_t *cases;         /* plan indexes without a result, plan order */
 	size_t n_cases;
 	const char *bin;             /* this program, as the nodes run it */
-	long tasks_per_array;        /* 0: the backend's default */
-	long max_running;            /* 0: no bound */
-	const struct strvec *user_opts; /* passed to the backend verbatim */
+	const struct sweep_backend_options *options; /* what the command line asked */
 	const struct strvec *avoid_hosts; /* nodes to keep the cases off (their GPUs are
 					   * suspect), in the backend's own words; NULL: none */
 	bool wait;                   /* until the sweep's end, *code its exit code */
