@@ -167,7 +167,7 @@ static int plan_new(struct sweep_cmd *c, struct error *err)
 	m->id = sweep_id_make(m->label, (time_t)m->started, random24());
 	/* The merge job opens the database this sweep names, not its own
 	 * default. */
-	if (c->so->backend && !m->db)
+	if (c->so->backend.name && !m->db)
 		m->db = history_db_default_path();
 	return 0;
 }
@@ -178,7 +178,7 @@ static int open_host(struct sweep_cmd *c, struct replay_failure *f)
 	struct replay_host_config cfg = {
 		.workdir = c->ro->workdir, .archives = archives,
 		.n_archives = c->meta.plan.n, .device_root = c->ro->device_root,
-		.sysfs_root = c->ro->sysfs_root, .need_gpu = !c->so->backend,
+		.sysfs_root = c->ro->sysfs_root, .need_gpu = !c->so->backend.name,
 		.verbosity = c->ro->verbosity,
 	};
 	int code;
@@ -401,14 +401,14 @@ static int finish_task(const struct sweep_cmd *c, const struct sweep_run_outcome
 
 static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size_t n_cases)
 {
-	cleanup_free char *slurm = c->so->merge ? sweep_backends_record(c->folder) : NULL;
+	cleanup_free char *backend = c->so->merge ? sweep_backends_record(c->folder) : NULL;
 	struct sweep_finish f = {
 		.state = final_state(c, out, n_cases), .finished = (long long)time(NULL),
 		.quarantined = out->quarantined, .n_quarantined = out->n_quarantined,
 		.gpu_notes = out->gpu_notes, .n_gpu_notes = out->n_gpu_notes,
 		.suspects_from_results = c->so->merge != NULL,
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
-		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
+		.json = c->ro->format == FORMAT_JSON, .backend = backend,
 		.known = c->have_known ? &c->known : NULL,
 		.release_plan = &c->meta.plan,
 	};
@@ -492,8 +492,7 @@ static int submit_cases(struct sweep_cmd *c, const size_t *cases, size_t n)
 	cleanup_strvec struct strvec avoid = STRVEC_INIT;
 	struct sweep_backend_submission s = {
 		.meta = &c->meta, .folder = c->folder, .workdir = c->host.workdir,
-		.tasks_per_array = c->so->slurm_tasks, .max_running = c->so->slurm_max_running,
-		.user_opts = &c->so->slurm_opts, .avoid_hosts = &avoid, .cases = cases,
+		.options = &c->so->backend, .avoid_hosts = &avoid, .cases = cases,
 		.n_cases = n, .bin = exe, .wait = c->so->wait,
 	};
 	struct error err;
@@ -533,7 +532,7 @@ static int set_up(struct sweep_cmd *c, size_t **cases, size_t *n, int **next_att
 	int code;
 	bool submit;
 
-	c->submit_to = sweep_backend_named(c->so->backend);
+	c->submit_to = sweep_backend_named(c->so->backend.name);
 	submit = c->submit_to != NULL;
 	if (submit && c->submit_to->can_submit(&err) < 0)
 		return fail(&err, SWEEP_EXIT_INFRA);

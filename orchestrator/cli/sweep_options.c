@@ -74,7 +74,7 @@ void sweep_options_init(struct sweep_options *s)
 	strvec_init(&s->images);
 	strvec_init(&s->archives);
 	strvec_init(&s->plans);
-	strvec_init(&s->slurm_opts);
+	strvec_init(&s->backend.opts);
 	strvec_init(&s->notify);
 	s->gpu_wait = -1;
 	s->fail_on = SWEEP_FAIL_DEFAULT;
@@ -96,7 +96,7 @@ void sweep_options_release(struct sweep_options *s)
 	strvec_clear(&s->images);
 	strvec_clear(&s->archives);
 	strvec_clear(&s->plans);
-	strvec_clear(&s->slurm_opts);
+	strvec_clear(&s->backend.opts);
 	strvec_clear(&s->notify);
 	sweep_options_init(s);
 }
@@ -171,11 +171,13 @@ static int sweep_option_apply(struct sweep_options *s, enum option_id id, const 
 		s->have_shard = true;
 		return sweep_shard_parse(v, &s->shard_i, &s->shard_n, err);
 	case OPT_SHARD_CASES: options_set_string(&s->shard_cases, v); return 0;
-	case OPT_SLURM: s->slurm = true; s->backend = "slurm"; return 0;
+	case OPT_SLURM: s->backend.name = "slurm"; return 0;
 	case OPT_WAIT: s->wait = true; return 0;
-	case OPT_SLURM_OPT: strvec_push(&s->slurm_opts, v); return 0;
-	case OPT_SLURM_TASKS: return options_parse_long(from, v, 1, &s->slurm_tasks, err);
-	case OPT_SLURM_MAX_RUNNING: return options_parse_long(from, v, 1, &s->slurm_max_running, err);
+	case OPT_SLURM_OPT: strvec_push(&s->backend.opts, v); return 0;
+	case OPT_SLURM_TASKS:
+		return options_parse_long(from, v, 1, &s->backend.tasks_per_array, err);
+	case OPT_SLURM_MAX_RUNNING:
+		return options_parse_long(from, v, 1, &s->backend.max_running, err);
 	case OPT_MERGE: options_set_string(&s->merge, v); return 0;
 	case OPT_QUARANTINE_GPUS: s->quarantine_gpus = true; return 0;
 	case OPT_IGNORE_KNOWN: s->fail_on |= SWEEP_FAIL_IGNORE_KNOWN; return 0;
@@ -198,9 +200,10 @@ int sweep_options_validate(const struct sweep_options *s, struct error *err)
 	if ((s->resume || s->status || s->merge) && (s->archives.n || s->plans.n))
 		return error_set(err, ERR_USAGE, 0,
 				 "--resume/--status/--merge use the sweep's own plan: no --archive or --plan");
-	if (s->slurm && (s->have_shard || s->merge))
+	if (s->backend.name && (s->have_shard || s->merge))
 		return error_set(err, ERR_USAGE, 0, "--slurm submits the shards and the merge itself");
-	if (!s->slurm && (s->wait || s->slurm_opts.n || s->slurm_tasks || s->slurm_max_running))
+	if (!s->backend.name && (s->wait || s->backend.opts.n || s->backend.tasks_per_array ||
+				 s->backend.max_running))
 		return error_set(err, ERR_USAGE, 0,
 				 "--wait, --slurm-opt, --slurm-tasks and --slurm-max-running go with --slurm");
 	if (s->notify_slack && !s->notify.n)

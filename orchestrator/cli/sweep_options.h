@@ -16,6 +16,7 @@
 #include "preflight/topology.h"
 #include "orchestrator/sweep/sweep_status.h"
 #include "orchestrator/perf/perf_change.h"
+#include "orchestrator/cluster/sweep_backend.h"
 
 struct sweep_options {
 	struct strvec images, archives, plans; /* in the order given */
@@ -36,12 +37,10 @@ struct sweep_options {
 	sweep_status_mask fail_on;
 	struct strvec notify; /* --notify URLs as written ("env:NAME" too), in order */
 	bool notify_slack;    /* --notify-format slack */
-	/* Slurm (docs/slurm.md) */
-	bool slurm, wait;
-	const char *backend;  /* the scheduler backend submitted to (orchestrator/cluster/sweep_backend.h):
-			       * "slurm" with --slurm; NULL: this host runs the cases */
-	struct strvec slurm_opts;
-	long slurm_tasks, slurm_max_running; /* 0: default */
+	/* the scheduler backend submitted to (orchestrator/cluster/sweep_backend.h;
+	 * Slurm: docs/slurm.md) */
+	struct sweep_backend_options backend;
+	bool wait;
 	char *merge;          /* a sweep id or folder */
 	/* history */
 	const char *history_action; /* "prune" (commands.h), NULL: the trend */

@@ -28,8 +28,8 @@ static void sbatch_opts(const struct sweep_backend_submission *b, struct strvec 
 {
 	struct strbuf ex = STRBUF_INIT;
 
-	for (size_t i = 0; b->user_opts && i < b->user_opts->n; i++)
-		strvec_push(opts, b->user_opts->v[i]);
+	for (size_t i = 0; i < b->options->opts.n; i++)
+		strvec_push(opts, b->options->opts.v[i]);
 	if (!b->avoid_hosts || !b->avoid_hosts->n)
 		return;
 	strbuf_addstr(&ex, "--exclude=");
@@ -45,7 +45,8 @@ static int submit(const struct sweep_backend_submission *b, int *code, struct er
 	cleanup_strvec struct strvec opts = STRVEC_INIT;
 	struct sweep_slurm_submit s = {
 		.meta = b->meta, .folder = b->folder, .workdir = b->workdir,
-		.tasks_per_array = b->tasks_per_array, .max_running = b->max_running,
+		.tasks_per_array = b->options->tasks_per_array,
+		.max_running = b->options->max_running,
 		.user_opts = &opts, .cases = b->cases, .n_cases = b->n_cases, .bin = b->bin,
 	};
 

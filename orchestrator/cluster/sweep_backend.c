@@ -2,6 +2,10 @@
 
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "common/cleanup.h"
+
 extern const struct sweep_backend slurm_backend; /* orchestrator/cluster/slurm_backend.c */
 
 static const struct sweep_backend *const sweep_backends[] = { &slurm_backend };
@@ -41,13 +45,26 @@ char *sweep_backends_task_results(const char *folder)
 	return NULL;
 }
 
+/* {"name": name, "record": text parsed}, or NULL when text is not JSON. */
+static char *stored(const char *name, const char *text)
+{
+	cleanup_cjson cJSON *o = cJSON_CreateObject();
+	cJSON *record = cJSON_Parse(text);
+
+	if (!record)
+		return NULL;
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddItemToObject(o, "record", record);
+	return cJSON_PrintUnformatted(o);
+}
+
 char *sweep_backends_record(const char *folder)
 {
 	for (size_t i = 0; i < N_BACKENDS; i++) {
-		char *r = sweep_backends[i]->record(folder);
+		cleanup_free char *r = sweep_backends[i]->record(folder);
 
 		if (r)
-			return r;
+			return stored(sweep_backends[i]->name, r);
 	}
 	return NULL;
 }

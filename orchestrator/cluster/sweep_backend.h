@@ -17,6 +17,15 @@
 #include "preflight/topology.h"
 #include "orchestrator/sweep/sweep_folder.h"
 
+/* What the command line asks of a backend (sweep_options.backend). */
+struct sweep_backend_options {
+	const char *name;            /* a row's name ("slurm" with --slurm); NULL: this
+				      * host runs the cases */
+	struct strvec opts;          /* passed to it verbatim (--slurm-opt) */
+	long tasks_per_array;        /* 0: its default (--slurm-tasks) */
+	long max_running;            /* 0: no bound (--slurm-max-running) */
+};
+
 /* The cases a submission hands over, and how. */
 struct sweep_backend_submission {
 	const struct sweep_meta *meta;
@@ -25,9 +34,7 @@ struct sweep_backend_submission {
 	const size_t *cases;         /* plan indexes without a result, plan order */
 	size_t n_cases;
 	const char *bin;             /* this program, as the nodes run it */
-	long tasks_per_array;        /* 0: the backend's default */
-	long max_running;            /* 0: no bound */
-	const struct strvec *user_opts; /* passed to the backend verbatim */
+	const struct sweep_backend_options *options; /* what the command line asked */
 	const struct strvec *avoid_hosts; /* nodes to keep the cases off (their GPUs are
 					   * suspect), in the backend's own words; NULL: none */
 	bool wait;                   /* until the sweep's end, *code its exit code */
@@ -64,7 +71,9 @@ const struct sweep_backend *sweep_backend_of_task(void);
 void sweep_backends_status(const char *folder, struct strbuf *out);
 /* With --shard: the first backend's task results file in folder, or NULL. */
 char *sweep_backends_task_results(const char *folder);
-/* The first backend's record of folder, or NULL. */
+/* The first backend's record of folder as the history keeps it beside the
+ * sweep's options, under "backend": {"name": "slurm", "record": {...}}
+ * (JSON text, caller frees); NULL: none, or one that is not JSON. */
 char *sweep_backends_record(const char *folder);
 
 #endif

@@ -280,9 +280,11 @@ static void finish_runtime_notes(const struct classifier *c, struct finding *f)
 					 "not know: the replay stopped (replay_aborted), for a reason "
 					 "only that status names", c->status_printed ? c->status_printed
 					 : "an unnamed status");
-		else
+		else {
 			finding_add_note(f, "the runtime reported %s (code 0x%lx): %s", st->name,
 					 st->code, st->meaning);
+			f->runtime_status = st;
+		}
 	}
 	if (!hip)
 		return;

@@ -394,100 +394,126 @@ static bool on_noop(struct classifier *c, const char *q, const char *end)
 	return false;
 }
 
-static void on_hrr_line(struct classifier *c, const char *q, const char *end)
+/* HIP_CHECK: "[HRR] HIP error %d (%s) at file:line"; true when it is one. */
+static bool on_hip_error(struct classifier *c, const char *q, const char *end)
 {
-	struct finding *f = &c->f;
-	const char *d2h;
+	const char *n = q + 10;
+	long long code;
 
+	if (!has_prefix(q, end, LIT("HIP error ")))
+		return false;
+	if (parse_num(&n, end, &code) && !(c->cut && n == end))
+		classify_hip_code(c, code, false, NULL, NULL);
+	return true;
+}
+
+/* "Kernels launched: N", the end-of-run total. */
+static void on_kernels_launched(struct classifier *c, const char *q, const char *end)
+{
+	const char *r;
+
+	if (!has_prefix(q, end, LIT("Kernels launched")))
+		return;
+	r = skip_blanks(q + 16, end);
+	if (r < end && *r == ':') {
+		r = skip_blanks(r + 1, end);
+		parse_num(&r, end, &c->sum_kernels);
+	}
+}
+
+/* "D2H checks ..." and "D2H validate FAIL ..."; true when it is one. */
+static bool on_d2h_line(struct classifier *c, const char *q, const char *end)
+{
+	if (has_prefix(q, end, LIT("D2H checks"))) {
+		on_d2h_summary(c, q + 10, end);
+		return true;
+	}
+	if (has_prefix(q, end, LIT("D2H validate FAIL"))) {
+		on_d2h_validate(c, q, end);
+		return true;
+	}
+	return false;
+}
+
+/* A verdict or an archive line, by its first letter; true when the line is
+ * done with (nothing else in on_hrr_line can match it). */
+static bool on_hrr_keyword(struct classifier *c, const char *q, const char *end)
+{
 	switch (*q) {
 	case 'P':
 		if (has_prefix(q, end, LIT("PASS")) && (q + 4 == end || !is_word(q[4])))
 			c->pass = true;
-		return;
+		return true;
 	case 'F':
 		if (has_prefix(q, end, LIT("FAIL")) && (q + 4 == end || !is_word(q[4]))) {
 			c->fail = true;
-			return;
+			return true;
 		}
 		if (has_prefix(q, end, LIT("Fatal:")))
 			on_fatal(c, q + 6, end);
-		return;
+		return true;
 	case 'V':
 		if (has_prefix(q, end, LIT("Version mismatch:")))
 			on_version_mismatch(c, q, end);
-		return;
+		return true;
 	case 'A':
 		if (on_archive_root(c, q, end))
-			return;
+			return true;
 		if (has_prefix(q, end, LIT("Archive has no clean-shutdown trailer")))
 			on_no_trailer(c, q, end);
 		else if (has_prefix(q, end, LIT("Archive")))
 			on_archive(c, q + 7, end);
-		return;
+		return true;
 	case 'C':
 		/* The reader's health line, as --info prints it. */
 		if (has_prefix(q, end, LIT("Complete:")))
 			classify_complete(c, q + 9, end);
 		else
 			on_fail_cause(c, q, end);
-		return;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The rest of the lines with a first letter of their own; true when the
+ * line is done with. */
+static bool on_hrr_report(struct classifier *c, const char *q, const char *end)
+{
+	switch (*q) {
 	case 'E':
 	case 'R':
-		if (on_fail_cause(c, q, end))
-			return;
-		break;
+		return on_fail_cause(c, q, end);
 	case 'H':
-		/* HIP_CHECK: "[HRR] HIP error %d (%s) at file:line" */
-		if (has_prefix(q, end, LIT("HIP error "))) {
-			const char *n = q + 10;
-			long long code;
-
-			if (parse_num(&n, end, &code) && !(c->cut && n == end))
-				classify_hip_code(c, code, false, NULL, NULL);
-			return;
-		}
-		break;
+		return on_hip_error(c, q, end);
 	case 'h':
 	case 'N':
-		if (on_noop(c, q, end))
-			return;
-		break;
+		return on_noop(c, q, end);
 	case 'K':
-		if (has_prefix(q, end, LIT("Kernels launched"))) {
-			const char *r = skip_blanks(q + 16, end);
-
-			if (r < end && *r == ':') {
-				r = skip_blanks(r + 1, end);
-				parse_num(&r, end, &c->sum_kernels);
-			}
-		}
-		return;
+		on_kernels_launched(c, q, end);
+		return true;
 	case 'D':
-		if (has_prefix(q, end, LIT("D2H checks"))) {
-			on_d2h_summary(c, q + 10, end);
-			return;
-		}
-		if (has_prefix(q, end, LIT("D2H validate FAIL"))) {
-			on_d2h_validate(c, q, end);
-			return;
-		}
-		break;
+		return on_d2h_line(c, q, end);
 	case 'G':
-		if (on_gpu_line(c, q, end))
-			return;
-		break;
+		return on_gpu_line(c, q, end);
 	case '(':
 		if (has_prefix(q, end, LIT("(no D2H validation blobs")))
 			c->no_d2h_blobs = true;
-		return;
+		return true;
 	case 'r':
-		if (on_diverged(c, q, end))
-			return;
-		break;
+		return on_diverged(c, q, end);
 	default:
-		break;
+		return false;
 	}
+}
 
+static void on_hrr_line(struct classifier *c, const char *q, const char *end)
+{
+	struct finding *f = &c->f;
+	const char *d2h;
+
+	if (on_hrr_keyword(c, q, end) || on_hrr_report(c, q, end))
+		return;
 	/* <tag> D2H FAIL seq=... : the tag is one token. */
 	d2h = find(q, end, LIT(" D2H FAIL"));
 	if (d2h && memchr(q, ' ', span(q, end)) == d2h) {

@@ -229,27 +229,9 @@ static void merge_archive(struct finding *acc, const struct finding *later)
 		strvec_push(&acc->sources, later->sources.v[i]);
 }
 
-void finding_merge(struct finding *acc, const struct finding *later)
+/* Where it failed: the fault, the call, the kernel, the GPU. */
+static void merge_where(struct finding *acc, const struct finding *later)
 {
-	if (later->archive_tool_output) {
-		merge_archive(acc, later);
-		return;
-	}
-	if (later->outcome != OUTCOME_UNKNOWN) {
-		acc->outcome = later->outcome;
-		/* The evidence goes with the verdict it gave. */
-		if (later->evidence) {
-			free(acc->evidence);
-			acc->evidence = xstrdup(later->evidence);
-		}
-	}
-	fill_str(&acc->stop_reason, later->stop_reason);
-	if (later->fault_class != FAULT_UNKNOWN)
-		acc->fault_class = later->fault_class;
-	/* The merge only reads later's fields: the view's pointers are not const. */
-	finding_caveats_merge(&(struct finding_caveats)CAVEATS_OF(acc),
-			      &(struct finding_caveats)CAVEATS_OF((struct finding *)later));
-
 	fill_str(&acc->fault_address, later->fault_address);
 	fill_str(&acc->fault_reason, later->fault_reason);
 	fill_ll(&acc->failing_event_seq, later->failing_event_seq);
@@ -274,6 +256,47 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	fill_int(&acc->replay_signal, later->replay_signal);
 	fill_str(&acc->last_progress_kernel, later->last_progress_kernel);
 	fill_str(&acc->last_event_kernel, later->last_event_kernel);
+}
+
+static void merge_d2h_failures(struct finding *acc, const struct finding *later)
+{
+	acc->d2h_failure_lines += later->d2h_failure_lines;
+	for (size_t i = 0; i < later->n_d2h_failures; i++) {
+		const struct d2h_failure *d = &later->d2h_failures[i];
+		struct d2h_failure *n;
+
+		if (acc->n_d2h_failures >= FINDING_MAX_D2H_FAILURES)
+			break;
+		acc->d2h_failures = xrealloc(acc->d2h_failures,
+					     (acc->n_d2h_failures + 1) * sizeof(*acc->d2h_failures));
+		n = &acc->d2h_failures[acc->n_d2h_failures++];
+		*n = *d;
+		n->tag = xstrdup_or_null(d->tag);
+		n->src = xstrdup_or_null(d->src);
+	}
+}
+
+void finding_merge(struct finding *acc, const struct finding *later)
+{
+	if (later->archive_tool_output) {
+		merge_archive(acc, later);
+		return;
+	}
+	if (later->outcome != OUTCOME_UNKNOWN) {
+		acc->outcome = later->outcome;
+		/* The evidence goes with the verdict it gave. */
+		if (later->evidence) {
+			free(acc->evidence);
+			acc->evidence = xstrdup(later->evidence);
+		}
+	}
+	fill_str(&acc->stop_reason, later->stop_reason);
+	if (later->fault_class != FAULT_UNKNOWN)
+		acc->fault_class = later->fault_class;
+	/* The merge only reads later's fields: the view's pointers are not const. */
+	finding_caveats_merge(&(struct finding_caveats)CAVEATS_OF(acc),
+			      &(struct finding_caveats)CAVEATS_OF((struct finding *)later));
+	merge_where(acc, later);
 
 	/* The end-of-run summary outranks a heartbeat, whichever input held it. */
 	if (later->kernels_launched >= 0 &&
@@ -300,21 +323,7 @@ void finding_merge(struct finding *acc, const struct finding *later)
 		push_unique(&acc->notes, later->notes.v[i], FINDING_MAX_NOTES);
 	for (size_t i = 0; i < later->labels.n; i++)
 		push_unique(&acc->labels, later->labels.v[i], 16);
-
-	acc->d2h_failure_lines += later->d2h_failure_lines;
-	for (size_t i = 0; i < later->n_d2h_failures; i++) {
-		const struct d2h_failure *d = &later->d2h_failures[i];
-		struct d2h_failure *n;
-
-		if (acc->n_d2h_failures >= FINDING_MAX_D2H_FAILURES)
-			break;
-		acc->d2h_failures = xrealloc(acc->d2h_failures,
-					     (acc->n_d2h_failures + 1) * sizeof(*acc->d2h_failures));
-		n = &acc->d2h_failures[acc->n_d2h_failures++];
-		*n = *d;
-		n->tag = xstrdup_or_null(d->tag);
-		n->src = xstrdup_or_null(d->src);
-	}
+	merge_d2h_failures(acc, later);
 
 	fill_double(&acc->gpu_time_kernel_ms, later->gpu_time_kernel_ms);
 	fill_double(&acc->gpu_time_graph_ms, later->gpu_time_graph_ms);
@@ -331,6 +340,8 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	acc->timeout_without_output |= later->timeout_without_output;
 	fill_ll(&acc->timeout_s, later->timeout_s);
 	fill_str(&acc->interrupt_signal, later->interrupt_signal);
+	if (!acc->runtime_status)
+		acc->runtime_status = later->runtime_status;
 }
 
 /* ---- sanitizing ---- */

@@ -94,6 +94,8 @@ struct d2h_failure {
 
 /* Every field of docs/findings.md. Strings are owned (NULL = unset); integers
  * are -1 when unset (a zero is a value). */
+struct runtime_status;
+
 struct finding {
 	enum finding_outcome outcome;
 	enum finding_fault_class fault_class;
@@ -170,6 +172,9 @@ struct finding {
 	/* The verdict is a HIP device-side code reported on a later call (a
 	 * copy, a sync): no launch is named, so none is taken from the log. */
 	bool device_error_on_later_call;
+	/* The runtime status a note of this finding names ("the runtime reported
+	 * ..."), a row of runtime_status.h's table; NULL: none. */
+	const struct runtime_status *runtime_status;
 };
 
 void finding_init(struct finding *f);

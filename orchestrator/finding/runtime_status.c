@@ -7,12 +7,16 @@
 
 #include <string.h>
 
+/* The two statuses of a fault on the GPU (runtime_status_gpu_fault). */
+#define HSA_MEMORY_FAULT 0x2b
+#define HSA_EXCEPTION 0x1016
+
 #define ROW(n, c, o, out, cls, m) { n, c, o, out, cls, m }
 #define ABORTED(n, c, o, m) ROW(n, c, o, OUTCOME_ABORT, FAULT_REPLAY_ABORTED, m)
 
 static const struct runtime_status table[] = {
 	/* The workload touched memory it must not: a MAF. */
-	ROW("HSA_STATUS_ERROR_MEMORY_FAULT", 0x2b, RUNTIME_HSA_AMD, OUTCOME_MAF,
+	ROW("HSA_STATUS_ERROR_MEMORY_FAULT", HSA_MEMORY_FAULT, RUNTIME_HSA_AMD, OUTCOME_MAF,
 	    FAULT_ILLEGAL_MEMORY_ACCESS, "the agent attempted to access an inaccessible address"),
 	ROW("HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION", 0x29, RUNTIME_HSA_AMD, OUTCOME_MAF,
 	    FAULT_ILLEGAL_MEMORY_ACCESS,
@@ -28,7 +32,7 @@ static const struct runtime_status table[] = {
 	    "unspecified launch failure"),
 	ROW("hipErrorLaunchTimeOut", 702, RUNTIME_HIP, OUTCOME_HANG, FAULT_GPU_HANG,
 	    "the launch timed out and was terminated"),
-	ABORTED("HSA_STATUS_ERROR_EXCEPTION", 0x1016, RUNTIME_HSA,
+	ABORTED("HSA_STATUS_ERROR_EXCEPTION", HSA_EXCEPTION, RUNTIME_HSA,
 		"an HSAIL operation resulted in a hardware exception"),
 	/* The image's code does not fit this GPU. */
 	ROW("HSA_STATUS_ERROR_INVALID_ISA", 0x100f, RUNTIME_HSA, OUTCOME_ABORT,
@@ -146,6 +150,12 @@ const struct runtime_status *runtime_status_by_hsa_code(long code)
 const struct runtime_status *runtime_status_by_hip_code(long code)
 {
 	return by_code(code, true);
+}
+
+bool runtime_status_gpu_fault(const struct runtime_status *st)
+{
+	return st && ((st->origin == RUNTIME_HSA && st->code == HSA_EXCEPTION) ||
+		      (st->origin == RUNTIME_HSA_AMD && st->code == HSA_MEMORY_FAULT));
 }
 
 const struct runtime_status *runtime_status_other(void)

@@ -39,6 +39,11 @@ const struct runtime_status *runtime_status_by_hsa_code(long code);
 /* A HIP error code; NULL unless it is one of the device-side codes. */
 const struct runtime_status *runtime_status_by_hip_code(long code);
 
+/* Whether st is HSA_STATUS_ERROR_EXCEPTION or HSA_STATUS_ERROR_MEMORY_FAULT:
+ * a queue stopped by a fault on the GPU, which the debug agent can report
+ * on. NULL: no. */
+bool runtime_status_gpu_fault(const struct runtime_status *st);
+
 /* The row for a status this version does not know (an error name or code
  * outside the table): ABORT, replay_aborted, the status named in a note. */
 const struct runtime_status *runtime_status_other(void);

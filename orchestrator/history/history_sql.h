@@ -1,5 +1,6 @@
 /* Inside the history database module: the handle, the schema migrations
- * and the functions its query files share. Not for other modules. */
+ * and the functions its query files share. Not for other modules: what
+ * they may run on a history is history_query.h's. */
 #ifndef HRR_HISTORY_HISTORY_SQL_H
 #define HRR_HISTORY_HISTORY_SQL_H
 
@@ -9,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "common/error.h"
+#include "orchestrator/history/history_query.h"
 
 /* The open database (history_db.c opens, migrates and closes it; the
  * helpers below are history_sql.c's). */
@@ -27,20 +29,8 @@ extern const char *const history_migrations[];
 extern const char history_trend_sweeps_sql[];
 extern const char history_trend_results_sql[];
 
-sqlite3 *history_db_handle(struct history_db *db);
-/* An SQLite failure as an error naming the database file: busy/locked ->
- * ERR_BUSY, corrupt/not a database -> ERR_DATA. Returns -1. */
-int history_sql_error(struct history_db *db, int rc, const char *what, struct error *err);
 int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 	__attribute__((warn_unused_result));
-
-static inline int history_sql_prepare(struct history_db *db, const char *sql, sqlite3_stmt **st,
-				      struct error *err)
-{
-	int rc = sqlite3_prepare_v2(history_db_handle(db), sql, -1, st, NULL);
-
-	return rc == SQLITE_OK ? 0 : history_sql_error(db, rc, "prepare", err);
-}
 
 /* The last sweeps of a label, as a subquery on ?1 (label or NULL) and ?2
  * (how many): `history signatures` and `history known`. */
@@ -51,23 +41,15 @@ static inline int history_sql_prepare(struct history_db *db, const char *sql, sq
 /* t (epoch seconds) as YYYY-MM-DD in UTC, "-" when it cannot be. */
 void history_day(char *buf, size_t n, long long t);
 
-static inline void cleanup_stmt_fn(sqlite3_stmt **st)
-{
-	sqlite3_finalize(*st);
-}
-#define cleanup_stmt __attribute__((cleanup(cleanup_stmt_fn)))
-
+/* The short names the history's own files use. */
 static inline void bind_text(sqlite3_stmt *st, int i, const char *s)
 {
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
+	history_bind_text(st, i, s);
 }
 
 static inline const char *col(sqlite3_stmt *st, int i)
 {
-	return (const char *)sqlite3_column_text(st, i);
+	return history_col(st, i);
 }
 
 #endif

@@ -53,7 +53,7 @@ static void mark_devices(struct holders_seen *h, const cJSON *inspect, const cha
 		if (!cJSON_IsString(p) || strncmp(p->valuestring, root, rl) ||
 		    sscanf(p->valuestring + rl, "/dri/renderD%d", &minor) != 1)
 			continue;
-		for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
+		for (size_t g = 0; g < h->topo->n_gpus && g < GPU_MAX; g++)
 			if (h->topo->gpus[g].drm_render_minor == minor) {
 				h->held[g] = true;
 				snprintf(h->holder[g], sizeof(h->holder[g]), "container %.12s (%s)",
@@ -95,7 +95,7 @@ bool holders_held_by_container(void *ctx, const char *gpu, char *holder, size_t 
 		return false;
 	if (monotonic_now() - h->fetched > HOLDERS_REFRESH_S)
 		refresh(h);
-	for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
+	for (size_t g = 0; g < h->topo->n_gpus && g < GPU_MAX; g++)
 		if (!strcmp(h->names[g], gpu) && h->held[g]) {
 			snprintf(holder, holder_len, "%s", h->holder[g]);
 			return true;

@@ -10,6 +10,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
+#include "orchestrator/finding/runtime_status.h"
 #include "orchestrator/replay/diagnose.h"
 #include "orchestrator/replay/image.h"
 #include "orchestrator/replay/interrupt.h"
@@ -142,7 +143,8 @@ static bool says_hsa_fault(const char *s)
 }
 
 /* A GPU fault the agent can report on: a memory fault, or a queue that
- * aborted with an HSA exception or memory fault (the classifier's note). */
+ * aborted with an HSA exception or memory fault (the runtime's reason as
+ * the log gave it, or the status the classifier read). */
 static bool gpu_fault(const struct finding *f)
 {
 	if (f->outcome == OUTCOME_MAF || f->fault_class == FAULT_ILLEGAL_MEMORY_ACCESS ||
@@ -150,12 +152,7 @@ static bool gpu_fault(const struct finding *f)
 		return true;
 	if (f->outcome != OUTCOME_ABORT)
 		return false;
-	if (says_hsa_fault(f->fault_reason))
-		return true;
-	for (size_t i = 0; i < f->notes.n; i++)
-		if (says_hsa_fault(f->notes.v[i]))
-			return true;
-	return false;
+	return says_hsa_fault(f->fault_reason) || runtime_status_gpu_fault(f->runtime_status);
 }
 
 /* The rerun's watchdog: a fault rerun gets the first run's limits x4; a

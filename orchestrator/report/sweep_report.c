@@ -416,14 +416,15 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 
 	/* Others may read the database: the options without `-e` values. */
 	strbuf_addstr(&opts, redacted);
-	if (f->slurm) {
-		/* A cluster sweep's job ids beside its options: {"...", "slurm": {...}}. */
-		cleanup_cjson cJSON *o = cJSON_Parse(opts.buf), *jobs = cJSON_Parse(f->slurm);
+	if (f->backend) {
+		/* A cluster sweep's job ids beside its options: {"...", "backend": {...}}
+		 * (histories from before say "slurm": {...}, the record alone). */
+		cleanup_cjson cJSON *o = cJSON_Parse(opts.buf), *jobs = cJSON_Parse(f->backend);
 
 		if (o && jobs && cJSON_IsObject(o)) {
 			cleanup_free char *t = NULL;
 
-			cJSON_AddItemToObject(o, "slurm", jobs);
+			cJSON_AddItemToObject(o, "backend", jobs);
 			jobs = NULL;
 			t = cJSON_PrintUnformatted(o);
 			strbuf_reset(&opts);

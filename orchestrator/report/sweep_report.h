@@ -29,7 +29,9 @@ struct sweep_finish {
 	bool suspects_from_results;
 	const char *junit, *html, *summary; /* extra copies, or NULL */
 	bool json;                    /* stdout gets summary.json, else summary.md */
-	const char *slurm;            /* slurm.json's text: recorded with the options */
+	const char *backend;          /* a cluster sweep's backend and its record (JSON,
+				       * orchestrator/cluster/sweep_backend.h): kept with the
+				       * options under "backend"; NULL: none */
 	/* Called with the finished report once its files are written, before
 	 * it is released (the notifications: orchestrator/notify/); NULL:
 	 * nothing. What it does cannot change the report or the exit code. */

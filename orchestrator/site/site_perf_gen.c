@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 
 #include "common/xalloc.h"
-#include "orchestrator/history/history_sql.h"
+#include "orchestrator/history/history_query.h"
 #include "orchestrator/site/site_gen.h"
 
 /* One sweep's samples in case order, on the primary key alone. */

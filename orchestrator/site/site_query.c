@@ -5,7 +5,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/history/history_sql.h"
+#include "orchestrator/history/history_query.h"
 
 #define WINDOW_SQL                                                                        \
 	"WITH w AS (SELECT id, started, folder, host FROM sweeps WHERE label = ?1"        \
@@ -22,9 +22,9 @@ int site_query_labels(struct history_db *db, const char *only, struct strvec *la
 		    " ORDER BY label",
 		    &st, err) < 0)
 		return -1;
-	bind_text(st, 1, only);
+	history_bind_text(st, 1, only);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		strvec_push(labels, col(st, 0));
+		strvec_push(labels, history_col(st, 0));
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "labels", err);
 }
 
@@ -50,15 +50,15 @@ int site_query_window(struct history_db *db, const char *label, int last,
 	if (history_sql_prepare(db, WINDOW_SQL " SELECT id, started, folder, host FROM w"
 				   " ORDER BY started, id", &st, err) < 0)
 		return -1;
-	bind_text(st, 1, label);
+	history_bind_text(st, 1, label);
 	sqlite3_bind_int(st, 2, last);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == alloc)
 			*v = xrealloc(*v, (alloc = alloc ? 2 * alloc : 64) * sizeof(**v));
 		(*v)[(*n)++] = (struct site_window_sweep){
-			.id = xstrdup(col(st, 0)), .started = sqlite3_column_int64(st, 1),
-			.folder = col(st, 2) ? xstrdup(col(st, 2)) : NULL,
-			.host = col(st, 3) ? xstrdup(col(st, 3)) : NULL,
+			.id = xstrdup(history_col(st, 0)), .started = sqlite3_column_int64(st, 1),
+			.folder = history_col(st, 2) ? xstrdup(history_col(st, 2)) : NULL,
+			.host = history_col(st, 3) ? xstrdup(history_col(st, 3)) : NULL,
 		};
 	}
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "sweeps", err);
@@ -74,7 +74,7 @@ int site_query_case_count(struct history_db *db, const char *label, int last, si
 				   " JOIN results r ON r.sweep = w.id",
 		    &st, err) < 0)
 		return -1;
-	bind_text(st, 1, label);
+	history_bind_text(st, 1, label);
 	sqlite3_bind_int(st, 2, last);
 	rc = sqlite3_step(st);
 	*n = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
@@ -95,16 +95,16 @@ int site_query_results(struct history_db *db, const char *label, int last, site_
 		    " ORDER BY r.case_name, r.image_ref, w.started, w.id, r.attempt",
 		    &st, err) < 0)
 		return -1;
-	bind_text(st, 1, label);
+	history_bind_text(st, 1, label);
 	sqlite3_bind_int(st, 2, last);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct site_result_row r = {
-			.case_name = col(st, 0), .image = col(st, 1), .sweep_id = col(st, 2),
-			.state = col(st, 3), .outcome = col(st, 4), .fault_class = col(st, 5),
-			.kernel = col(st, 6), .run_dir = col(st, 7), .image_id = col(st, 8),
-			.gpus = col(st, 9), .attempt = sqlite3_column_int(st, 10),
-			.duration_s = sqlite3_column_double(st, 11), .digest = col(st, 12),
-			.gfx = col(st, 13), .driver = col(st, 15),
+			.case_name = history_col(st, 0), .image = history_col(st, 1), .sweep_id = history_col(st, 2),
+			.state = history_col(st, 3), .outcome = history_col(st, 4), .fault_class = history_col(st, 5),
+			.kernel = history_col(st, 6), .run_dir = history_col(st, 7), .image_id = history_col(st, 8),
+			.gpus = history_col(st, 9), .attempt = sqlite3_column_int(st, 10),
+			.duration_s = sqlite3_column_double(st, 11), .digest = history_col(st, 12),
+			.gfx = history_col(st, 13), .driver = history_col(st, 15),
 			.device_id = sqlite3_column_type(st, 14) == SQLITE_NULL
 					     ? -1 : (long)sqlite3_column_int64(st, 14),
 		};
@@ -133,11 +133,12 @@ int site_query_bisect(struct history_db *db, sqlite3_stmt **st, const char *case
 		    st, err) < 0)
 		return -1;
 	sqlite3_reset(*st);
-	bind_text(*st, 1, case_name);
+	history_bind_text(*st, 1, case_name);
 	rc = sqlite3_step(*st);
 	if (rc == SQLITE_ROW) {
 		*out = xasprintf("first bad image %s (last good %s)",
-				 col(*st, 1) ? col(*st, 1) : "?", col(*st, 0) ? col(*st, 0) : "?");
+				 history_col(*st, 1) ? history_col(*st, 1) : "?",
+				 history_col(*st, 0) ? history_col(*st, 0) : "?");
 		rc = SQLITE_DONE;
 	}
 	sqlite3_reset(*st);

@@ -14,7 +14,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/signature.h"
-#include "orchestrator/history/history_sql.h"
+#include "orchestrator/history/history_query.h"
 #include "orchestrator/site/site_sig.h"
 
 /* The last ?2 sweeps of each label (?1: one label, NULL: all); n = 1 is a
@@ -90,14 +90,14 @@ static const char *kept(struct strvec *v, const char *s)
 /* Whether c's current row is one of signature id's. */
 static bool at(const struct cursor *c, const char *id)
 {
-	return c->row && !strcmp(col(c->st, 0), id);
+	return c->row && !strcmp(history_col(c->st, 0), id);
 }
 
 /* Moves cursor c past the rows of signatures before id (a signature the
  * other queries see and this one does not). */
 static int seek(struct sig_pass *p, struct cursor *c, const char *id)
 {
-	while (c->row && strcmp(col(c->st, 0), id) < 0)
+	while (c->row && strcmp(history_col(c->st, 0), id) < 0)
 		if (step(p, c) < 0)
 			return -1;
 	return 0;
@@ -125,10 +125,10 @@ static int collect(struct sig_pass *p, struct cursor *c, const char *id, item_fn
 static void case_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item *it)
 {
 	cleanup_strbuf struct strbuf page = STRBUF_INIT;
-	cleanup_free char *detail = xasprintf("label %s", col(st, 2));
+	cleanup_free char *detail = xasprintf("label %s", history_col(st, 2));
 
-	site_case_page_name(col(st, 2), col(st, 1), &page);
-	*it = (struct site_sig_item){ .name = kept(&p->strings, col(st, 1)),
+	site_case_page_name(history_col(st, 2), history_col(st, 1), &page);
+	*it = (struct site_sig_item){ .name = kept(&p->strings, history_col(st, 1)),
 				      .detail = kept(&p->strings, detail),
 				      .page = kept(&p->strings, page.buf),
 				      .results = (size_t)sqlite3_column_int64(st, 3) };
@@ -137,12 +137,12 @@ static void case_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item
 static void image_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item *it)
 {
 	cleanup_strbuf struct strbuf page = STRBUF_INIT;
-	const char *id = col(st, 2) ? col(st, 2) : "no image ID";
+	const char *id = history_col(st, 2) ? history_col(st, 2) : "no image ID";
 	const char *parts[] = { id };
 
 	/* The image's pass-rate page (site_rates.c names it by its ID). */
 	site_page_name("image", parts, 1, &page);
-	*it = (struct site_sig_item){ .name = kept(&p->strings, col(st, 1)),
+	*it = (struct site_sig_item){ .name = kept(&p->strings, history_col(st, 1)),
 				      .detail = kept(&p->strings, id),
 				      .page = kept(&p->strings, page.buf),
 				      .results = (size_t)sqlite3_column_int64(st, 3) };
@@ -150,8 +150,8 @@ static void image_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_ite
 
 static void gpu_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item *it)
 {
-	const char *gpus = col(st, 1) ? col(st, 1) : "?";
-	cleanup_free char *name = xasprintf("%s %s", col(st, 2) ? col(st, 2) : "?", gpus);
+	const char *gpus = history_col(st, 1) ? history_col(st, 1) : "?";
+	cleanup_free char *name = xasprintf("%s %s", history_col(st, 2) ? history_col(st, 2) : "?", gpus);
 	cleanup_strbuf struct strbuf page = STRBUF_INIT;
 	const char *parts[] = { name };
 
@@ -170,17 +170,17 @@ static int seen(struct sig_pass *p, const char *id, struct site_sig *s)
 	int rc;
 
 	sqlite3_reset(p->seen);
-	bind_text(p->seen, 1, id);
+	history_bind_text(p->seen, 1, id);
 	while ((rc = sqlite3_step(p->seen)) == SQLITE_ROW) {
 		long long started = sqlite3_column_int64(p->seen, 1);
 
 		if (!any) {
-			s->first_sweep = kept(&p->strings, col(p->seen, 0));
+			s->first_sweep = kept(&p->strings, history_col(p->seen, 0));
 			s->first_started = started;
 		}
 		if (!any || started > s->last_started) {
 			strbuf_reset(&last);
-			strbuf_addstr(&last, col(p->seen, 0) ? col(p->seen, 0) : "");
+			strbuf_addstr(&last, history_col(p->seen, 0) ? history_col(p->seen, 0) : "");
 			s->last_started = started;
 		}
 		any = true;
@@ -203,9 +203,9 @@ static int known_issues(struct sig_pass *p, const char *id, struct site_sig_know
 	while (at(c, id)) {
 		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
 		(*v)[(*n)++] = (struct site_sig_known){
-			.id = kept(&p->strings, col(c->st, 1)),
-			.link = kept(&p->strings, col(c->st, 2)),
-			.owner = kept(&p->strings, col(c->st, 3)),
+			.id = kept(&p->strings, history_col(c->st, 1)),
+			.link = kept(&p->strings, history_col(c->st, 2)),
+			.owner = kept(&p->strings, history_col(c->st, 3)),
 			.last_started = sqlite3_column_int64(c->st, 4),
 			.results = (size_t)sqlite3_column_int64(c->st, 5),
 		};
@@ -230,10 +230,12 @@ static int one(struct sig_pass *p)
 	sqlite3_stmt *st = p->q[Q_SIGS].st;
 	struct site_gen *g = p->g;
 	struct site_sig s = {
-		.id = kept(&p->strings, col(st, 0)), .outcome = kept(&p->strings, col(st, 1)),
-		.fault_class = kept(&p->strings, col(st, 2)), .family = kept(&p->strings, col(st, 3)),
-		.evidence = kept(&p->strings, col(st, 4)),
-		.stop_reason = kept(&p->strings, col(st, 5)),
+		.id = kept(&p->strings, history_col(st, 0)),
+		.outcome = kept(&p->strings, history_col(st, 1)),
+		.fault_class = kept(&p->strings, history_col(st, 2)),
+		.family = kept(&p->strings, history_col(st, 3)),
+		.evidence = kept(&p->strings, history_col(st, 4)),
+		.stop_reason = kept(&p->strings, history_col(st, 5)),
 		.partial = sqlite3_column_int(st, 6) != 0,
 		.results = (size_t)sqlite3_column_int64(st, 7),
 		.sweeps = (size_t)sqlite3_column_int64(st, 8),
@@ -347,7 +349,7 @@ int site_signatures_write(struct site_gen *g)
 	for (int i = 0; i < Q__COUNT && rc == 0; i++) {
 		rc = history_sql_prepare(g->db, queries[i], &p.q[i].st, g->err);
 		if (rc == 0) {
-			bind_text(p.q[i].st, 1, g->o->label);
+			history_bind_text(p.q[i].st, 1, g->o->label);
 			sqlite3_bind_int(p.q[i].st, 2, g->o->last);
 			rc = step(&p, &p.q[i]);
 		}

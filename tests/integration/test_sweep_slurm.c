@@ -214,6 +214,8 @@ static void assert_db_names_jobs(const char *job, const char *merge)
 	snprintf(want_merge, sizeof(want_merge), "\"merge\":\"%s\"", merge);
 	cr_assert(opts && strstr(opts, want_job) && strstr(opts, want_merge), "options: %s",
 		  opts ? opts : "(null)");
+	cr_assert(strstr(opts, "\"backend\":{\"name\":\"slurm\",\"record\":{") &&
+		  !strstr(opts, "\"slurm\":{"), "options: %s", opts);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/runtime_status.h"
 #include "tests/support/finding_samples.h"
 
 #define LAUNCH "[HRR] Event 41: T0 hipModuleLaunchKernel -> Kernel 'gemm_kernel'\n"
@@ -95,6 +96,7 @@ Test(finding_gpu_events, the_old_agents_queue_error_is_an_hsa_abort_not_a_crash)
 	cr_assert_eq(f.fault_class, FAULT_REPLAY_ABORTED, "%s",
 		     finding_fault_class_name(f.fault_class));
 	cr_assert(fs_has_note(&f, "HSA_STATUS_ERROR_EXCEPTION"));
+	cr_assert(runtime_status_gpu_fault(f.runtime_status), "the note's status travels typed");
 	finding_release(&f);
 }
 

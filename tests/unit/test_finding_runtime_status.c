@@ -303,3 +303,31 @@ Test(finding_runtime_status, only_gpu_classes_against_the_gpu)
 	cr_assert(finding_class_against_gpu(FAULT_GPU_HANG));
 	cr_assert(!finding_fault_class_from_name("no_such_class", &c));
 }
+
+/* The status a note names travels as the row itself (the debugger step
+ * asks the row, never the note): only the HSA exception and the memory
+ * fault are faults on the GPU. */
+Test(finding_runtime_status, the_noted_status_is_the_row_and_only_two_are_gpu_faults)
+{
+	struct finding f;
+	size_t faults = 0;
+
+	for (size_t i = 0; i < runtime_status_count(); i++)
+		faults += runtime_status_gpu_fault(runtime_status_at(i));
+	cr_assert_eq(faults, 2);
+	cr_assert(!runtime_status_gpu_fault(NULL));
+	cr_assert(!runtime_status_gpu_fault(runtime_status_other()));
+	analyze_text(START "Callback: Queue 0x1 aborting with error : HSA_STATUS_ERROR_EXCEPTION: "
+		     "An HSAIL operation resulted in a hardware exception. code: 0x1016\n", &f);
+	cr_assert_eq(f.outcome, OUTCOME_ABORT);
+	cr_assert(f.runtime_status && runtime_status_gpu_fault(f.runtime_status));
+	cr_assert(fs_has_note(&f, "HSA_STATUS_ERROR_EXCEPTION"));
+	finding_release(&f);
+	analyze_text(START "Callback: Queue 0x1 aborting with error : HSA_STATUS_ERROR_INVALID_ISA: "
+		     "The instruction set architecture is invalid. code: 0x100f\n", &f);
+	cr_assert(f.runtime_status && !runtime_status_gpu_fault(f.runtime_status));
+	finding_release(&f);
+	analyze_text(START "[HRR] PASS\n", &f);
+	cr_assert_null(f.runtime_status);
+	finding_release(&f);
+}

@@ -1,7 +1,8 @@
 /* `make layout` holds the tree to docs/design.md's rule: it passes on the
  * tree as it is, and fails, naming the file, on a scratch copy given one
  * include the rule forbids (a base room reaching up into orchestrator/, a
- * room reaching a later room, a short include path, an include loop). */
+ * room reaching a later room, a short include path, an include loop), or
+ * a function over 100 lines; a file over 700 lines is said, not a failure. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,5 +125,52 @@ Test(layout, an_include_path_per_folder_fails)
 	append_line(dir, "mk/sim.mk", "EXTRA_CFLAGS = -Iorchestrator/finding");
 	cr_expect_neq(layout(dir, &out), 0, "%s", out.buf);
 	cr_expect_not_null(strstr(out.buf, "-Iorchestrator/finding"), "%s", out.buf);
+	scratch_remove(dir);
+}
+
+static void expect_says(const struct strbuf *out, const char *what)
+{
+	cr_expect_not_null(strstr(out->buf, what), "no '%s' in:\n%s", what, out->buf);
+}
+
+/* A function of body lines appended to file in dir. */
+static void append_function(const char *dir, const char *file, const char *name, int body)
+{
+	append_line(dir, file, "");
+	append_line(dir, file, name);
+	append_line(dir, file, "{");
+	for (int i = 0; i < body; i++)
+		append_line(dir, file, "\t(void)0;");
+	append_line(dir, file, "}");
+}
+
+Test(layout, a_function_over_100_lines_fails_and_100_pass)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	append_function(dir, "orchestrator/perf/perf_change.c",
+			"static void layout_at_the_limit(int a,\n\t\t\t\tint b)", 100);
+	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
+	cr_expect_null(strstr(out.buf, "layout_at_the_limit"), "%s", out.buf);
+	append_function(dir, "orchestrator/perf/perf_change.c",
+			"static void layout_over_the_limit(void)", 101);
+	cr_expect_neq(layout(dir, &out), 0, "%s", out.buf);
+	expect_says(&out, "over the limits: orchestrator/perf/perf_change.c:");
+	expect_says(&out, " layout_over_the_limit() has 101 lines (at most 100)");
+	scratch_remove(dir);
+}
+
+Test(layout, a_file_over_700_lines_is_said_not_failed)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	/* Comments only: the file grows past 700 lines, no function does. */
+	for (int i = 0; i < 700; i++)
+		append_line(dir, "orchestrator/perf/perf_change.h", "/* a line */");
+	cr_expect_eq(layout(dir, &out), 0, "a long file is not yet a failure:\n%s", out.buf);
+	expect_says(&out, "over the limits: orchestrator/perf/perf_change.h has ");
+	expect_says(&out, " lines (at most 700; said, not yet a failure)");
 	scratch_remove(dir);
 }

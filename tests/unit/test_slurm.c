@@ -4,6 +4,7 @@
  * runner interface with a scripted runner instead of a cluster. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -16,7 +17,9 @@
 #include "orchestrator/cluster/slurm_cmd.h"
 #include "orchestrator/cluster/slurm_task.h"
 #include "orchestrator/cli/sweep_options.h"
+#include "orchestrator/cluster/sweep_backend.h"
 #include "orchestrator/cluster/sweep_slurm.h"
+#include "orchestrator/history/history_db.h"
 #include "tests/support/scratch.h"
 
 static char *joined(const struct strvec *v)
@@ -287,12 +290,12 @@ Test(slurm, submission_is_one_array_per_gpu_count_then_the_merge_after_all, .ini
 	m.id = xstrdup("nightly-20261130T020000Z-abcdef");
 	for (int i = 0; i < 5; i++)
 		sweep_plan_push(&m.plan)->gpu_count = gpus[i];
-	strvec_push(&so.slurm_opts, "--partition=mi300");
-	so.slurm_max_running = 2;
+	strvec_push(&so.backend.opts, "--partition=mi300");
+	so.backend.max_running = 2;
 	struct sweep_slurm_submit s = { .meta = &m, .folder = dir, .workdir = "/shared",
-					.tasks_per_array = so.slurm_tasks,
-					.max_running = so.slurm_max_running,
-					.user_opts = &so.slurm_opts, .cases = cases, .n_cases = 4,
+					.tasks_per_array = so.backend.tasks_per_array,
+					.max_running = so.backend.max_running,
+					.user_opts = &so.backend.opts, .cases = cases, .n_cases = 4,
 					.bin = "/opt/hrr/bin/hrr-docker-replay" };
 
 	cr_assert_eq(sweep_slurm_submit(&r, &s, &merge, &err), 0, "%s", err.msg);
@@ -335,7 +338,7 @@ Test(slurm, a_percent_in_the_folder_is_escaped_in_the_output_pattern, .init = cr
 	m.id = xstrdup("n-20261130T020000Z-abcdef");
 	sweep_plan_push(&m.plan);
 	struct sweep_slurm_submit s = { .meta = &m, .folder = folder, .workdir = dir,
-					.user_opts = &so.slurm_opts, .cases = cases, .n_cases = 1,
+					.user_opts = &so.backend.opts, .cases = cases, .n_cases = 1,
 					.bin = "/bin/hrr" };
 
 	cr_assert_eq(sweep_slurm_submit(&r, &s, &merge, &err), 0, "%s", err.msg);
@@ -351,5 +354,79 @@ Test(slurm, a_percent_in_the_folder_is_escaped_in_the_output_pattern, .init = cr
 	cr_assert(strstr(text.buf, "mktemp") && strstr(text.buf, "mv -f"), "%s", text.buf);
 	sweep_options_release(&so);
 	sweep_meta_release(&m);
+	scratch_remove(dir);
+}
+
+/* The sweep's options in the history keep the backend under "backend"
+ * (its name and its record, slurm.json as it is); a history written before,
+ * whose options say "slurm" (the record alone), still opens and reads. */
+static void import_options(struct history_db *db, const char *id, long long started,
+			   const char *options)
+{
+	struct history_sweep s = { .id = id, .label = "nightly", .state = "finished",
+				   .started = started, .folder = id, .options = options };
+	const struct history_planned p[] = { { "a", "i" } };
+	struct sweep_results rs = { 0 };
+	struct error err;
+	bool rebuilt;
+
+	cr_assert_eq(history_db_import(db, &s, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+}
+
+static char *stored_option(const char *dbpath, const char *id, const char *path)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT json_extract(options, ?2) FROM sweeps"
+					   " WHERE id = ?1", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+Test(slurm, the_history_keeps_the_backend_under_backend_and_old_histories_read)
+{
+	cleanup_free char *dir = scratch_dir("slurm-record");
+	cleanup_free char *json = xasprintf("%s/%s", dir, SWEEP_SLURM_FILE);
+	cleanup_free char *dbpath = xasprintf("%s/history.sqlite", dir);
+	cleanup_free char *none = sweep_backends_record(dir);
+	cleanup_free char *record = NULL, *opts = NULL, *baseline = NULL;
+	cleanup_free char *name = NULL, *merge = NULL, *old_merge = NULL;
+	const char *text = "{\"sweep\":\"s2\",\"rounds\":[{\"round\":1,\"merge\":\"12\"}]}";
+	struct history_db *db;
+	struct error err;
+
+	cr_assert_null(none, "no slurm.json, no record");
+	cr_assert_eq(fs_write_atomic(json, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+	record = sweep_backends_record(dir);
+	cr_assert_str_eq(record, "{\"name\":\"slurm\",\"record\":{\"sweep\":\"s2\",\"rounds\":"
+				 "[{\"round\":1,\"merge\":\"12\"}]}}");
+	opts = xasprintf("{\"timeout\":60,\"backend\":%s}", record);
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	import_options(db, "s1", 1,
+		       "{\"timeout\":60,\"slurm\":{\"sweep\":\"s1\",\"rounds\":[{\"merge\":\"7\"}]}}");
+	import_options(db, "s2", 2, opts);
+	cr_assert_eq(history_db_previous(db, "nightly", "s2", &baseline, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(baseline, "s1");
+	history_db_close(db);
+	name = stored_option(dbpath, "s2", "$.backend.name");
+	merge = stored_option(dbpath, "s2", "$.backend.record.rounds[0].merge");
+	old_merge = stored_option(dbpath, "s1", "$.slurm.rounds[0].merge");
+	cr_assert_str_eq(name, "slurm");
+	cr_assert_str_eq(merge, "12");
+	cr_assert_str_eq(old_merge, "7");
+
+	cr_assert_eq(fs_write_atomic(json, "{torn", 5, 0644, &err), 0, "%s", err.msg);
+	free(record);
+	record = sweep_backends_record(dir);
+	cr_assert_null(record, "a record that is not JSON is not kept");
 	scratch_remove(dir);
 }

@@ -98,12 +98,12 @@ Test(sweep_options, slurm_options_go_with_slurm_and_pass_sbatch_arguments_verbat
 			   "--slurm-opt", "--partition=mi300", "--slurm-opt=--time=1:00:00",
 			   "--slurm-tasks", "16", "--slurm-max-running", "4", "--wait"),
 		     0, "%s", err.msg);
-	cr_assert(o.sweep.slurm && o.sweep.wait);
-	cr_assert_eq(o.sweep.slurm_opts.n, 2);
-	cr_assert_str_eq(o.sweep.slurm_opts.v[0], "--partition=mi300");
-	cr_assert_str_eq(o.sweep.slurm_opts.v[1], "--time=1:00:00");
-	cr_assert_eq(o.sweep.slurm_tasks, 16);
-	cr_assert_eq(o.sweep.slurm_max_running, 4);
+	cr_assert(o.sweep.backend.name && !strcmp(o.sweep.backend.name, "slurm") && o.sweep.wait);
+	cr_assert_eq(o.sweep.backend.opts.n, 2);
+	cr_assert_str_eq(o.sweep.backend.opts.v[0], "--partition=mi300");
+	cr_assert_str_eq(o.sweep.backend.opts.v[1], "--time=1:00:00");
+	cr_assert_eq(o.sweep.backend.tasks_per_array, 16);
+	cr_assert_eq(o.sweep.backend.max_running, 4);
 	options_release(&o);
 	refused("go with --slurm", 7, a1);
 	refused("submits the shards", 7, a2);
