@@ -121,7 +121,7 @@ static int run_one(struct cmd_env *env, size_t i)
 	}
 	cmd_describe(env, i, &cap, &lease.choice, &d);
 	code = replay_unit_run(&env->host, &d, &res);
-	if (o->sweep.perf_runs && res.finding && res.outcome && !strcmp(res.outcome, "PASS")) {
+	if (o->sweep.perf_runs && replay_perf_after(&res)) {
 		strbuf_addstr(&md, res.finding_markdown);
 		run_perf(env, &d, &res, &md);
 	} else if (res.finding_markdown)

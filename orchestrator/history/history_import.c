@@ -219,9 +219,9 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 6, r->archive);
 		bind_text(st, 7, r->digest);
 		bind_text(st, 8, gpus.buf);
-		bind_text(st, 9, r->state);
-		bind_text(st, 10, r->outcome);
-		bind_text(st, 11, r->fault_class);
+		bind_text(st, 9, sweep_result_state_name(r->state));
+		bind_text(st, 10, sweep_result_outcome_name(r));
+		bind_text(st, 11, sweep_result_class_name(r));
 		bind_text(st, 12, r->kernel);
 		sqlite3_bind_int64(st, 13, r->d2h_checked);
 		sqlite3_bind_int64(st, 14, r->d2h_mismatched);
@@ -233,7 +233,7 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 20, s->run_options_fp);
 		bind_text(st, 21, r->host ? r->host : s->host);
 		bind_text(st, 22, r->gpu_uids);
-		bind_text(st, 23, sweep_result_kind(r));
+		bind_text(st, 23, sweep_result_kind_name(sweep_result_kind(r)));
 		if (signature_set(&r->signature)) {
 			bind_text(st, 24, r->signature.id);
 			bind_text(st, 25, r->signature.kernel_family);

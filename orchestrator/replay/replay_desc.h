@@ -11,6 +11,7 @@
 
 #include "common/strvec.h"
 #include "orchestrator/diagnosis/diag_plan.h"
+#include "orchestrator/finding/finding.h"
 #include "orchestrator/finding/signature.h"
 #include "preflight/gpu_choice.h"
 #include "preflight/manifest.h"
@@ -103,7 +104,8 @@ struct replay_timings {
 /* The verdict's fields a sweep records, typed: what finding.json says of
  * them, so that no caller reads them back out of its cJSON by key. */
 struct replay_verdict {
-	const char *fault_class;          /* static ("gpu_fault", "none", ...); NULL: no verdict */
+	enum finding_outcome outcome;
+	enum finding_fault_class fault_class;
 	char *kernel;                     /* sanitised as in finding.json; NULL: unknown */
 	long long d2h_pass, d2h_fail;     /* -1: unknown */
 	int classifier_version;
@@ -122,7 +124,6 @@ struct replay_unit_result {
 	cJSON *preflight_json;            /* {"verdict", "messages"}; NULL when not reached */
 	cJSON *finding;                   /* finding.json's object; NULL when no verdict */
 	char *finding_markdown;           /* finding.md's text; NULL when no verdict */
-	const char *outcome;              /* "PASS", "MAF", ... (static); NULL when no verdict */
 	struct replay_verdict verdict;    /* set with finding */
 	int gpus[GPU_MAX];                     /* the ordinals the replay got */
 	size_t n_gpus;

@@ -281,9 +281,9 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	finding_render_markdown(&f, &ctx, &md);
 	unit_diag_render(u->diag, res->finding, &md);
 	res->finding_markdown = strbuf_detach(&md, NULL);
-	res->outcome = finding_outcome_name(f.outcome);
 	res->verdict = (struct replay_verdict){
-		.fault_class = finding_fault_class_name(f.fault_class),
+		.outcome = f.outcome,
+		.fault_class = f.fault_class,
 		.kernel = f.kernel_name ? text_sanitized(f.kernel_name, TEXT_STRIP_ANSI) : NULL,
 		.d2h_pass = f.d2h_pass < 0 ? -1 : f.d2h_pass,
 		.d2h_fail = f.d2h_fail < 0 ? -1 : f.d2h_fail,

@@ -52,6 +52,6 @@ bool sweep_worker_result(const char *line, struct sweep_result *r);
 /* A result the parent records without a worker (image missing, blocked
  * by the pool size, GPU wait exhausted). */
 void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
-		       const char *state, const char *image_id, const char *message);
+		       enum result_state state, const char *image_id, const char *message);
 
 #endif
