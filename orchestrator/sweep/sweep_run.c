@@ -196,7 +196,6 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 		.devices = r->in->devices, .topo = &r->in->host->topo, .host = r->hostname,
 		.known_failure = base_of(r, idx) == BASE_FAILED,
 		.perf_runs = r->in->perf_runs, .perf_warmup = r->in->perf_warmup,
-		.known = r->in->known,
 	};
 
 	if (sweep_worker_spawn(&job, &w->pid, &w->fd, &err) < 0) {

@@ -184,11 +184,9 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 		replay_unit_result_release(&u);
 	}
 	replay_host_release(&host);
+	/* The line carries the signature, not a known-issue mark: the rules
+	 * are matched once, at the import into the history. */
 	sweep_result_locate(&r, j->topo, j->host);
-	/* The line on disk says what the rules said when the case ended;
-	 * the history takes the rules of the sweep's end (and of --merge). */
-	if (j->known)
-		sweep_result_mark_known(&r, j->known, (long long)time(NULL));
 	sweep_result_to_json(&r, &line);
 	strbuf_addch(&line, '\n');
 	sweep_result_release(&r);

@@ -37,8 +37,6 @@ struct sweep_job {
 	bool known_failure;
 	/* --perf N, --perf-warmup K (docs/perf.md): 0 no samples. */
 	int perf_runs, perf_warmup;
-	/* The known-issues rules its results line is marked with; NULL: none. */
-	const struct known_issues *known;
 };
 
 /* Fork a worker for j. *fd: the read end of its result pipe. */

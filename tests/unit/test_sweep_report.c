@@ -300,8 +300,9 @@ Test(sweep_report, a_worker_line_is_recorded_verbatim_and_never_split)
 	sweep_result_release(&back);
 }
 
-/* A worker marks its results line with the rules the sweep read: the
- * line on disk carries the known issue, and reads back with it. */
+/* A results line written by an earlier version carries the known issue
+ * its worker matched: it reads back with it (a worker now writes none;
+ * the import marks). The import's marking is this function. */
 Test(sweep_report, a_results_line_carries_the_known_issue_a_rule_matched)
 {
 	static const char rules[] = "issues:\n"
