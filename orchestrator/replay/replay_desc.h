@@ -44,6 +44,8 @@ struct replay_limits {
 	long long log_limit_bytes; /* --log-limit: replay.log's bound; 0 = none */
 };
 
+struct replay_unit_result;
+
 struct replay_desc {
 	/* What to replay, and in what. */
 	const char *pid_dir;              /* absolute; checked by archive_check_events */
@@ -90,6 +92,11 @@ struct replay_desc {
 	const char *run_id;               /* 6 hex digits; NULL = new */
 	int verbosity;                    /* -1 quiet (no live echo), 0 normal, 1+ verbose */
 	int interrupt_fd;                 /* signal self-pipe read end; -1 none */
+	/* Called once the verdict is known, before finding.json is written:
+	 * what the caller adds to the finding goes into the file too (`run
+	 * --perf`'s samples). NULL: nothing. */
+	void (*on_verdict)(void *ctx, struct replay_unit_result *res);
+	void *on_verdict_ctx;
 };
 
 /* Zero, interrupt_fd -1, stop grace 10, progress seconds 30 (the CLI defaults). */

@@ -16,6 +16,7 @@ void replay_perf_desc(const struct replay_desc *d, struct replay_desc *t)
 	t->diagnose = DIAGNOSE_OFF;
 	t->keep = false;
 	t->run_id = NULL;
+	t->on_verdict = NULL;
 	if (t->verbosity <= 0)
 		t->verbosity = -1;
 	/* The verdict replay already passed preflight (and its confirmation). */

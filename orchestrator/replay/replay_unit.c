@@ -297,6 +297,8 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	finding_render_markdown(&f, &ctx, &md);
 	unit_diag_render(u->diag, res->finding, &md);
 	res->finding_markdown = strbuf_detach(&md, NULL);
+	if (u->desc->on_verdict)
+		u->desc->on_verdict(u->desc->on_verdict_ctx, res);
 	json_text = cJSON_Print(res->finding);
 	{
 		cleanup_free char *with_nl = xasprintf("%s\n", json_text);
