@@ -18,7 +18,8 @@
 # no two modules (a .c with its .h) include each other in a circle, no room
 # holds more than 15% of the product's lines, and the build passes no
 # include path but -I. (an -Iorchestrator/finding would let a file bypass
-# the spelling, and with it the rule).
+# the spelling, and with it the rule). Then mk/layout_names.sh: no outcome
+# name compared as a string outside a codec.
 set -u
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "layout: usage: mk/layout.sh ROOM... (bottom layer first)" >&2; exit 2; }
@@ -129,5 +130,6 @@ END {
 	printf "rooms over 15%%:\n%s", big == "" ? "  none\n" : big
 	exit (homeless != "" || against != "" || loops != "" || big != "") ? 1 : 0
 }' || fail=1
+bash mk/layout_names.sh || fail=1
 [ $fail = 0 ] || echo "layout: the tree breaks docs/design.md's rule (above)" >&2
 exit $fail

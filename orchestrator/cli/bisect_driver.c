@@ -6,6 +6,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/finding.h"
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_reuse.h"
 #include "common/say.h"
@@ -207,7 +208,7 @@ static int look_up(struct bisect_job *j, size_t i, struct error *err)
 			return 0;
 		}
 		strvec_push(&p->outcomes, k.outcome);
-		if (!strcmp(k.outcome, "PASS"))
+		if (finding_outcome_is(k.outcome, OUTCOME_PASS))
 			strvec_push(&p->details, k.attempts > 1 ? "(after retries)" : "");
 		else
 			strvec_pushf(&p->details, "%s%s%s%s", k.fault_class ? k.fault_class : "",

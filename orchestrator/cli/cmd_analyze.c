@@ -168,11 +168,19 @@ struct analyze_job {
 static void match_known(const struct analyze_job *job, const struct finding *f,
 			struct finding_context *ctx)
 {
-	if (job->known)
-		known_issues_mark_finding(job->known, f,
-					  (struct known_subject){
-						  .case_name = job->arch ? job->arch->pid_dir : NULL },
-					  (long long)time(NULL), ctx);
+	struct signature sig;
+
+	if (!job->known)
+		return;
+	signature_init(&sig);
+	signature_of_finding(&sig, f);
+	ctx->known_checked = true;
+	ctx->known = known_issues_match(job->known,
+					&(struct known_subject){
+						.sig = &sig,
+						.case_name = job->arch ? job->arch->pid_dir : NULL },
+					(long long)time(NULL));
+	signature_release(&sig);
 }
 
 /* The archive's part of the finding: the manifest parsed here, in the

@@ -33,7 +33,9 @@ const char cmd_history_usage[] =
 	"       hrr-docker-replay history site DIR [--label L] [--last N] [--db PATH]\n"
 	"       hrr-docker-replay history signatures [--label L] [--last N] [--format markdown|json]\n"
 	"       hrr-docker-replay history known [--known-issues FILE] [--label L] [--last N]\n"
-	"                                       [--format markdown|json]\n\n"
+	"                                       [--format markdown|json]\n"
+	"       hrr-docker-replay history remark [--known-issues FILE] [--label L] [--last N]\n"
+	"                                        [--dry-run]\n\n"
 	"The outcomes of the last sweeps per case, from the history database;\n"
 	"prune removes all but the last N sweeps of each label (or of --label)\n"
 	"from the database and their folders from disk; gpus lists failure rates\n"
@@ -42,7 +44,9 @@ const char cmd_history_usage[] =
 	"writes a static site of the last N sweeps (default 60) of each label into DIR;\n"
 	"signatures lists the failure signatures no known issue matched; known lists\n"
 	"each known-issue rule with the failures it matches in the last sweeps and\n"
-	"those that matched none (maybe fixed).\n"
+	"those that matched none (maybe fixed); remark marks the failures of the\n"
+	"last sweeps again with the rules as they are now, after a rule changed\n"
+	"(the history only: `sweep --merge` or the site regenerate the reports).\n"
 	"Exit: 0, 5 the database cannot be read, 64 usage error.\n";
 
 /* Markdown rows go to stdout every 64 KiB: a label's 100,000 rows are
@@ -217,29 +221,67 @@ static int gpus(struct history_db *db, const struct options *opts)
 	return code;
 }
 
+/* The known-issues file of `history known` and `remark`: --known-issues,
+ * else the one beside the database; none, or a bad one, is a usage error. */
+static int load_rules(const struct sweep_options *o, struct known_issues *k)
+{
+	cleanup_free char *dflt = history_db_default_path();
+	cleanup_free char *beside = cmd_known_beside(o->db ? o->db : dflt);
+	bool have = false;
+	struct error err;
+
+	if (cmd_known_load(o->known_issues ? o->known_issues : beside, false, k, &have, &err) < 0) {
+		say_error("%s%s", err.msg,
+			  o->known_issues ? "" : " (give the rules with --known-issues FILE)");
+		return -1;
+	}
+	return 0;
+}
+
 /* `history known`: the known-issues rules against the last sweeps. */
 static int known(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
-	cleanup_free char *dflt = history_db_default_path();
-	cleanup_free char *beside = cmd_known_beside(o->db ? o->db : dflt);
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
 	struct known_issues k = { 0 };
-	bool have = false;
 	struct error err;
 	int code = 0;
 
-	if (cmd_known_load(o->known_issues ? o->known_issues : beside, false, &k, &have, &err) < 0) {
-		say_error("%s%s", err.msg,
-			  o->known_issues ? "" : " (give the rules with --known-issues FILE)");
+	if (load_rules(o, &k) < 0)
 		return 64;
-	}
 	if (history_known_report(db, &k, o->label, (int)o->last, (long long)time(NULL),
 				 opts->format == FORMAT_JSON, &out, &err) < 0) {
 		say_error("%s", err.msg);
 		code = 5;
 	}
 	fwrite(out.buf, 1, out.len, stdout);
+	known_issues_release(&k);
+	return code;
+}
+
+/* `history remark`: the history's known-issue marks, matched again with
+ * the rules as they are now. */
+static int remark(struct history_db *db, const struct options *opts)
+{
+	const struct sweep_options *o = &opts->sweep;
+	struct known_issues k = { 0 };
+	struct history_remark n;
+	struct error err;
+	int code = 0;
+
+	if (load_rules(o, &k) < 0)
+		return 64;
+	if (history_remark(db, &k, o->label, (int)o->last, (long long)time(NULL), o->dry_run, &n,
+			   &err) < 0) {
+		say_error("%s", err.msg);
+		code = 5;
+	} else {
+		printf("%zu of %zu failure(s) %s: %zu newly known, %zu no longer known, %zu "
+		       "marked with another issue\n",
+		       n.known + n.unknown + n.other, n.failures,
+		       o->dry_run ? "would be re-marked (--dry-run: nothing written)" : "re-marked",
+		       n.known, n.unknown, n.other);
+	}
 	known_issues_release(&k);
 	return code;
 }
@@ -314,6 +356,7 @@ static const struct history_action history_actions[] = {
 	{ "site", site, false },
 	{ "signatures", signatures, false },
 	{ "known", known, false },
+	{ "remark", remark, true },
 	{ "perf", perf, false },
 };
 

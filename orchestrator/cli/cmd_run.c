@@ -70,28 +70,45 @@ static void say_gpu_wait(void *ctx, size_t ordinal, const char *gpu, const char 
 
 /* --perf N: the samples after a passing replay (docs/perf.md), as
  * markdown after the finding or as "perf" in its JSON. */
-static void run_perf(struct cmd_env *env, const struct replay_desc *d,
-		     struct replay_unit_result *res, struct strbuf *md)
-{
-	const struct sweep_options *s = &env->o->sweep;
-	struct replay_desc t;
-	__attribute__((cleanup(perf_samples_release))) struct perf_samples ps = { 0 };
-	double ms[PERF_RUNS_MAX];
-	size_t n;
+/* run --perf N: the samples, once the verdict replay passed and before
+ * finding.json is written, so the file has them as stdout does. */
+struct run_perf_ctx {
+	struct cmd_env *env;
+	const struct replay_desc *d;
+	struct perf_samples ps;
+	bool taken;
+};
 
-	replay_perf_desc(d, &t);
-	replay_perf_sample(&env->host, &t, (int)s->perf_runs, (int)s->perf_warmup, &ps);
-	cJSON_AddItemToObject(res->finding, "perf", perf_samples_to_json(&ps));
-	n = perf_samples_kernel_ms(&ps, ms);
+static void run_perf(void *ctx, struct replay_unit_result *res)
+{
+	struct run_perf_ctx *p = ctx;
+	const struct sweep_options *s = &p->env->o->sweep;
+	struct replay_desc t;
+
+	if (!replay_perf_after(res))
+		return;
+	replay_perf_desc(p->d, &t);
+	replay_perf_sample(&p->env->host, &t, (int)s->perf_runs, (int)s->perf_warmup, &p->ps);
+	cJSON_AddItemToObject(res->finding, "perf", perf_samples_to_json(&p->ps));
+	p->taken = true;
+}
+
+/* The samples after the finding on stdout. */
+static void perf_markdown(const struct sweep_options *s, const struct perf_samples *ps,
+			  struct strbuf *md)
+{
+	double ms[PERF_RUNS_MAX];
+	size_t n = perf_samples_kernel_ms(ps, ms);
+
 	strbuf_addf(md, "\n## GPU time (--perf %ld)\n\n", s->perf_runs);
 	if (n)
 		strbuf_addf(md, "- GPU kernel time: median %.1f ms of %zu samples (CV %.1f%%)\n",
 			    perf_median(ms, n), n, 100 * perf_cv(ms, n));
-	for (size_t k = 0; k < ps.n; k++)
+	for (size_t k = 0; k < ps->n; k++)
 		strbuf_addf(md, "- sample %zu: kernel %.1f ms, total %.1f ms, wall %.0f ms\n", k + 1,
-			    ps.v[k].kernel_ms, ps.v[k].total_ms, ps.v[k].wall_ms);
-	if (ps.note)
-		strbuf_addf(md, "- %s\n", ps.note);
+			    ps->v[k].kernel_ms, ps->v[k].total_ms, ps->v[k].wall_ms);
+	if (ps->note)
+		strbuf_addf(md, "- %s\n", ps->note);
 }
 
 static int run_one(struct cmd_env *env, size_t i)
@@ -108,6 +125,7 @@ static int run_one(struct cmd_env *env, size_t i)
 	struct run_lease lease;
 	struct error err;
 	cleanup_strbuf struct strbuf md = STRBUF_INIT;
+	struct run_perf_ctx perf = { .env = env, .d = &d };
 	int code;
 
 	capture_manifest_load(&cap, rq.pid_dir);
@@ -120,12 +138,16 @@ static int run_one(struct cmd_env *env, size_t i)
 		return code;
 	}
 	cmd_describe(env, i, &cap, &lease.choice, &d);
+	if (o->sweep.perf_runs) {
+		d.on_verdict = run_perf;
+		d.on_verdict_ctx = &perf;
+	}
 	code = replay_unit_run(&env->host, &d, &res);
-	if (o->sweep.perf_runs && res.finding && res.outcome && !strcmp(res.outcome, "PASS")) {
+	if (res.finding_markdown)
 		strbuf_addstr(&md, res.finding_markdown);
-		run_perf(env, &d, &res, &md);
-	} else if (res.finding_markdown)
-		strbuf_addstr(&md, res.finding_markdown);
+	if (perf.taken)
+		perf_markdown(&o->sweep, &perf.ps, &md);
+	perf_samples_release(&perf.ps);
 	run_lease_release(&lease);
 	cmd_say_warnings(&res.warnings);
 	if (res.run_dir)

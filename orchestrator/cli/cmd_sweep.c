@@ -629,7 +629,6 @@ static int run_sweep(struct sweep_cmd *c)
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
 		.may_start_ctx = c, .resume_hint = c->task ? c->task_of->flag : NULL, .base = base,
 		.perf_runs = (int)c->so->perf_runs, .perf_warmup = (int)c->so->perf_warmup,
-		.known = c->have_known ? &c->known : NULL,
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)

@@ -12,6 +12,8 @@ static const struct option_def history_rows[] = {
 	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
 	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
 	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
+	{ OPT_DRY_RUN, "dry-run", 0, NULL, NULL, FOR_HISTORY,
+	  "remark: count the marks the rules would change, write nothing" },
 };
 
 static int history_option_apply(struct sweep_options *s, enum option_id id, const char *v,
@@ -23,6 +25,7 @@ static int history_option_apply(struct sweep_options *s, enum option_id id, cons
 	case OPT_CASE: options_set_string(&s->case_name, v); return 0;
 	case OPT_LAST: return options_parse_long(from, v, 1, &s->last, err);
 	case OPT_KEEP_LAST: return options_parse_long(from, v, 0, &s->keep, err);
+	case OPT_DRY_RUN: s->dry_run = true; return 0;
 	default: return error_set(err, ERR_USAGE, 0, "internal: %s is not a history option", from);
 	}
 }
@@ -66,6 +69,8 @@ int history_options_validate(const struct sweep_options *s, struct error *err)
 		return error_set(err, ERR_USAGE, 0, "--keep belongs to `history prune`");
 	if (s->history_action && !strcmp(s->history_action, "perf") && !s->case_name)
 		return error_set(err, ERR_USAGE, 0, "history perf needs --case NAME");
+	if (s->dry_run && !(s->history_action && !strcmp(s->history_action, "remark")))
+		return error_set(err, ERR_USAGE, 0, "--dry-run belongs to `history remark`");
 	if (s->site_dir && s->case_name)
 		return error_set(err, ERR_USAGE, 0, "history site shows every case: no --case");
 	return 0;

@@ -48,6 +48,7 @@ struct sweep_options {
 	char *case_name;
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */
+	bool dry_run;         /* history remark --dry-run */
 	/* bisect (docs/bisect.md) */
 	char *good, *bad, *images_file, *tag_pattern, *sweep;
 	bool keep_images;

@@ -81,6 +81,23 @@ const char *finding_outcome_name(enum finding_outcome o)
 	}
 }
 
+bool finding_outcome_from_name(const char *name, enum finding_outcome *out)
+{
+	for (int o = OUTCOME_UNKNOWN; o <= OUTCOME_HANG; o++)
+		if (name && !strcmp(finding_outcome_name((enum finding_outcome)o), name)) {
+			*out = (enum finding_outcome)o;
+			return true;
+		}
+	return false;
+}
+
+bool finding_outcome_is(const char *name, enum finding_outcome o)
+{
+	enum finding_outcome got;
+
+	return finding_outcome_from_name(name, &got) && got == o;
+}
+
 void finding_init(struct finding *f)
 {
 	memset(f, 0, sizeof(*f));

@@ -25,6 +25,12 @@ enum finding_outcome {
 	OUTCOME_HANG,
 };
 const char *finding_outcome_name(enum finding_outcome o); /* "PASS", ... */
+/* The outcome spelled as finding_outcome_name() spells it; false for any
+ * other text. The one place an outcome's name is read. */
+bool finding_outcome_from_name(const char *name, enum finding_outcome *out);
+/* name spells o (false for NULL): how a model that keeps the names (a
+ * history row, a report's case) asks, never by comparing text itself. */
+bool finding_outcome_is(const char *name, enum finding_outcome o);
 
 /* The fault classes of docs/findings.md, in no particular order (the
  * precedence lives in the classifier's decision). */

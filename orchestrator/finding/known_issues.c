@@ -396,20 +396,6 @@ void known_issues_release(struct known_issues *k)
 	memset(k, 0, sizeof(*k));
 }
 
-void known_issues_mark_finding(const struct known_issues *k, const struct finding *f,
-			       struct known_subject where, long long now,
-			       struct finding_context *ctx)
-{
-	struct signature sig;
-
-	signature_init(&sig);
-	signature_of_finding(&sig, f);
-	where.sig = &sig;
-	ctx->known_checked = true;
-	ctx->known = known_issues_match(k, &where, now);
-	signature_release(&sig);
-}
-
 bool known_link_is_web(const char *link)
 {
 	return link && (!strncmp(link, "https://", 8) || !strncmp(link, "http://", 7));

@@ -76,14 +76,6 @@ int known_issues_parse(const char *name, const char *text, size_t len, struct kn
 void known_issues_release(struct known_issues *k);
 
 bool known_rule_expired(const struct known_rule *r, long long now);
-struct finding;
-struct finding_context;
-/* One finding (run, analyze): the first rule matching its signature and
- * where it ran (where.sig is set here), at now; ctx records that rules were
- * checked and the rule that matched (NULL: untriaged). */
-void known_issues_mark_finding(const struct known_issues *k, const struct finding *f,
-			       struct known_subject where, long long now,
-			       struct finding_context *ctx);
 
 /* Whether a rule's link is a web address a page may link to (http or
  * https); any other text is shown as text, never as a link. */
@@ -93,7 +85,11 @@ bool known_link_is_web(const char *link);
  * Returns how many. k may be NULL. */
 size_t known_issues_expired(const struct known_issues *k, long long now, struct strvec *lines);
 /* The first rule, in file order, that is not expired at now and whose
- * patterns all match s; NULL when none does (the failure is untriaged). */
+ * patterns all match s; NULL when none does (the failure is untriaged).
+ * The one matching of known issues: `run` and `analyze` on their
+ * finding's signature, a sweep once, at its import into the history (the
+ * results line carries the signature, not the mark), `history remark` and
+ * `history known` on the history's rows. */
 const struct known_rule *known_issues_match(const struct known_issues *k,
 					    const struct known_subject *s, long long now);
 

@@ -52,9 +52,11 @@ void signature_from_parts(struct signature *s, const char *outcome, const char *
 			  const char *stop_reason, bool partial)
 {
 	unsigned long long h = TEXT_FNV1A64_INIT;
+	enum finding_outcome o;
 
 	signature_release(s);
-	if (!outcome || !*outcome || !strcmp(outcome, "PASS"))
+	/* A PASS has none. */
+	if (!outcome || !*outcome || (finding_outcome_from_name(outcome, &o) && o == OUTCOME_PASS))
 		return;
 	s->outcome = xstrdup(outcome);
 	s->fault_class = xstrdup(fault_class && *fault_class ? fault_class : "unknown");

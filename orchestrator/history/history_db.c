@@ -18,6 +18,80 @@
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/history/history_sql.h"
 
+/* The schema, one step a version: history_migrations[v] takes schema v to
+ * v + 1; opening runs the steps a database lacks. */
+const char *const history_migrations[] = {
+	/* 0 -> 1 */
+	"CREATE TABLE sweeps(id TEXT PRIMARY KEY, label TEXT NOT NULL, host TEXT,"
+	" started INTEGER NOT NULL, finished INTEGER, state TEXT NOT NULL, options TEXT,"
+	" tool_version TEXT, folder TEXT, baseline TEXT, results_fp TEXT);"
+	"CREATE INDEX sweeps_label ON sweeps(label, started);"
+	"CREATE TABLE planned(sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" idx INTEGER NOT NULL, case_name TEXT NOT NULL, image_ref TEXT NOT NULL,"
+	" PRIMARY KEY(sweep, case_name, image_ref));"
+	"CREATE TABLE results(sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" case_name TEXT NOT NULL, image_ref TEXT NOT NULL, attempt INTEGER NOT NULL,"
+	" image_id TEXT, archive TEXT, digest TEXT, gpus TEXT, state TEXT NOT NULL,"
+	" outcome TEXT, fault_class TEXT, kernel TEXT, d2h_checked INTEGER,"
+	" d2h_mismatched INTEGER, duration REAL, run_dir TEXT, classifier_version INTEGER,"
+	" message TEXT, finished INTEGER, PRIMARY KEY(sweep, case_name, image_ref, attempt));"
+	"CREATE INDEX results_case ON results(case_name, image_ref);",
+	/* 1 -> 2: older databases kept the `-e` values in the options; the
+	 * names stay (as "env_names", what sweep_runopts_redact writes). */
+	"UPDATE sweeps SET options = json_remove(json_set(options, '$.env_names',"
+	" json((SELECT json_group_array(CASE WHEN instr(value, '=') > 0"
+	"  THEN substr(value, 1, instr(value, '=') - 1) ELSE value END)"
+	"  FROM json_each(sweeps.options, '$.env')))), '$.env')"
+	" WHERE json_valid(options) AND json_type(options, '$.env') = 'array';",
+	/* 2 -> 3: additive. What a result is reused by (the run options'
+	 * fingerprint), where it ran (GPU identities, ordinals, host) and what
+	 * kind it is (workload or infrastructure); the bisections' answers. */
+	"ALTER TABLE results ADD COLUMN run_options_fp TEXT;"
+	"ALTER TABLE results ADD COLUMN gpu_uids TEXT;"
+	"ALTER TABLE results ADD COLUMN host TEXT;"
+	"ALTER TABLE results ADD COLUMN kind TEXT;"
+	"CREATE INDEX results_reuse ON results(digest, image_id, run_options_fp);"
+	"CREATE TABLE bisects(id TEXT PRIMARY KEY, good TEXT NOT NULL, bad TEXT NOT NULL,"
+	" last_good TEXT, first_bad TEXT, verdict TEXT NOT NULL, answer TEXT, folder TEXT,"
+	" run_options_fp TEXT, finished INTEGER);",
+	/* 3 -> 4: additive. `history`'s trend reads a sweep's attempts from
+	 * this index alone, in its order, each case's final attempt first: no
+	 * lookup of each row in the table (whose rows are in import order, not
+	 * in case order), no sort. */
+	"CREATE INDEX results_trend ON results(sweep, case_name, image_ref, attempt DESC,"
+	" state, outcome, fault_class, kernel);",
+	/* 4 -> 5: additive. Each failure's signature (docs/findings.md
+	 * "Signature") and the known issue a rule matched. Rows stored before
+	 * get a partial one from what they hold (outcome, class, kernel): the
+	 * migration marks them, history_db.c computes their parts. */
+	"ALTER TABLE results ADD COLUMN sig_id TEXT;"
+	"ALTER TABLE results ADD COLUMN sig_family TEXT;"
+	"ALTER TABLE results ADD COLUMN sig_evidence TEXT;"
+	"ALTER TABLE results ADD COLUMN sig_stop_reason TEXT;"
+	"ALTER TABLE results ADD COLUMN sig_partial INTEGER;"
+	"ALTER TABLE results ADD COLUMN known_id TEXT;"
+	"ALTER TABLE results ADD COLUMN known_link TEXT;"
+	"ALTER TABLE results ADD COLUMN known_owner TEXT;"
+	"CREATE INDEX results_signature ON results(sig_id);"
+	"UPDATE results SET sig_partial = 1 WHERE state = 'done' AND outcome IS NOT NULL"
+	" AND outcome != 'PASS';",
+	/* 5 -> 6: additive. The GPU product a result ran on (gfx target, KFD
+	 * device_id), the host's driver version, and --perf's samples in a
+	 * table of their own keyed to their result (a result row stays one
+	 * attempt). WITHOUT ROWID: the key is the table, so a sample does not
+	 * store its names twice; its (sweep, case) prefix finds a case's
+	 * samples (docs/perf.md "In the history"). */
+	"ALTER TABLE results ADD COLUMN gfx TEXT;"
+	"ALTER TABLE results ADD COLUMN device_id INTEGER;"
+	"ALTER TABLE results ADD COLUMN driver TEXT;"
+	"ALTER TABLE results ADD COLUMN perf_warmup INTEGER;"
+	"ALTER TABLE results ADD COLUMN perf_note TEXT;"
+	"CREATE TABLE perf_samples(sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" case_name TEXT NOT NULL, image_ref TEXT NOT NULL, attempt INTEGER NOT NULL,"
+	" idx INTEGER NOT NULL, kernel_ms REAL, graph_ms REAL, total_ms REAL, wall_ms REAL,"
+	" PRIMARY KEY(sweep, case_name, image_ref, attempt, idx)) WITHOUT ROWID;",
+};
+
 char *history_db_default_path(void)
 {
 	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");

@@ -11,12 +11,33 @@
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/history/history_sql.h"
 
-/* Every attempt with a signature in the window, with what a rule matches on. */
+/* Every attempt with a signature in the window, with what a rule matches on
+ * and the mark it has. */
 static const char failures_sql[] =
 	"SELECT r.sweep, r.case_name, r.image_ref, r.outcome, r.fault_class, r.sig_family,"
-	" r.sig_evidence, r.sig_stop_reason, r.sig_partial, r.gpu_uids, r.host, s.started"
+	" r.sig_evidence, r.sig_stop_reason, r.sig_partial, r.gpu_uids, r.host, s.started,"
+	" r.rowid, r.known_id, r.known_link, r.known_owner"
 	" FROM results r JOIN " HISTORY_LAST_SWEEPS " s ON s.id = r.sweep"
 	" WHERE r.sig_id IS NOT NULL";
+
+/* The rule that matches a row of failures_sql at now: the subject is the
+ * row's signature and where it ran, as the import's is its results
+ * line's. */
+static const struct known_rule *row_rule(sqlite3_stmt *st, const struct known_issues *k,
+					 long long now)
+{
+	struct signature sig;
+	struct known_subject s = { .sig = &sig, .case_name = col(st, 1), .image = col(st, 2),
+				   .gpu = col(st, 9), .host = col(st, 10) };
+	const struct known_rule *rule;
+
+	signature_init(&sig);
+	signature_from_parts(&sig, col(st, 3), col(st, 4), col(st, 5), col(st, 6), col(st, 7),
+			     sqlite3_column_int(st, 8) != 0);
+	rule = known_issues_match(k, &s, now);
+	signature_release(&sig);
+	return rule;
+}
 
 /* What one rule matched: the keys to count distinct, the last sweep's start. */
 struct rule_tally {
@@ -42,9 +63,12 @@ static size_t distinct(struct strvec *v)
 	return d;
 }
 
-/* Each failure to the first rule that matches it now, as marking does. */
-static int tally(struct history_db *db, const struct known_issues *k, const char *label, int last,
-		 long long now, struct rule_tally *t, struct error *err)
+/* Each failure of the window with the first rule that matches it at now
+ * (NULL: none), as the import's marking does, to fn. */
+typedef void (*failure_fn)(void *ctx, sqlite3_stmt *st, const struct known_rule *rule);
+
+static int each_failure(struct history_db *db, const struct known_issues *k, const char *label,
+			int last, long long now, failure_fn fn, void *ctx, struct error *err)
 {
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	int rc;
@@ -53,30 +77,32 @@ static int tally(struct history_db *db, const struct known_issues *k, const char
 		return -1;
 	bind_text(st, 1, label);
 	sqlite3_bind_int(st, 2, last);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct signature sig;
-		struct known_subject s = { .sig = &sig, .case_name = col(st, 1), .image = col(st, 2),
-					   .gpu = col(st, 9), .host = col(st, 10) };
-		const struct known_rule *rule;
-
-		signature_init(&sig);
-		signature_from_parts(&sig, col(st, 3), col(st, 4), col(st, 5), col(st, 6), col(st, 7),
-				     sqlite3_column_int(st, 8) != 0);
-		rule = known_issues_match(k, &s, now);
-		if (rule) {
-			struct rule_tally *r = &t[rule - k->v];
-			long long started = sqlite3_column_int64(st, 11);
-
-			strvec_push_nodup(&r->failures, xasprintf("%s\x1f%s\x1f%s", col(st, 0),
-								  col(st, 1), col(st, 2)));
-			strvec_push_nodup(&r->cases, xasprintf("%s\x1f%s", col(st, 1), col(st, 2)));
-			strvec_push(&r->sweeps, col(st, 0));
-			if (started > r->last_seen)
-				r->last_seen = started;
-		}
-		signature_release(&sig);
-	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		fn(ctx, st, row_rule(st, k, now));
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+}
+
+struct tally_ctx {
+	const struct known_issues *k;
+	struct rule_tally *t;
+};
+
+/* A failure counted for the rule that matches it. */
+static void tally_one(void *ctx, sqlite3_stmt *st, const struct known_rule *rule)
+{
+	struct tally_ctx *c = ctx;
+	struct rule_tally *r;
+	long long started = sqlite3_column_int64(st, 11);
+
+	if (!rule)
+		return;
+	r = &c->t[rule - c->k->v];
+	strvec_push_nodup(&r->failures, xasprintf("%s\x1f%s\x1f%s", col(st, 0), col(st, 1),
+						  col(st, 2)));
+	strvec_push_nodup(&r->cases, xasprintf("%s\x1f%s", col(st, 1), col(st, 2)));
+	strvec_push(&r->sweeps, col(st, 0));
+	if (started > r->last_seen)
+		r->last_seen = started;
 }
 
 static void md_rule(struct strbuf *md, const struct known_rule *r, size_t failures, size_t cases,
@@ -122,7 +148,7 @@ int history_known_report(struct history_db *db, const struct known_issues *k, co
 		strvec_init(&t[i].cases);
 		strvec_init(&t[i].sweeps);
 	}
-	rc = tally(db, k, label, last, now, t, err);
+	rc = each_failure(db, k, label, last, now, tally_one, &(struct tally_ctx){ k, t }, err);
 	strbuf_addf(&md, "# Known issues over the last %d sweep(s)%s%s\n\n%s: %zu rule(s)\n\n"
 			 "| issue | owner | link | failures | cases | sweeps | last seen | state |\n"
 			 "| --- | --- | --- | --- | --- | --- | --- | --- |\n",
@@ -160,5 +186,93 @@ int history_known_report(struct history_db *db, const struct known_issues *k, co
 		strvec_clear(&t[i].sweeps);
 	}
 	free(t);
+	return rc;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The rows whose mark the rules now change: rowid and rule (NULL: none). */
+struct remark_list {
+	long long *rowid;
+	const struct known_rule **rule;
+	size_t n, alloc;
+};
+
+struct remark_ctx {
+	struct remark_list *l;
+	struct history_remark *out;
+};
+
+/* A failure whose mark the rule changes, listed. */
+static void remark_one(void *ctx, sqlite3_stmt *st, const struct known_rule *rule)
+{
+	struct remark_ctx *c = ctx;
+	struct remark_list *l = c->l;
+	const char *was = col(st, 13);
+
+	c->out->failures++;
+	if (same_text(rule ? rule->id : NULL, was) &&
+	    same_text(rule ? rule->link : NULL, col(st, 14)) &&
+	    same_text(rule ? rule->owner : NULL, col(st, 15)))
+		return;
+	c->out->known += rule && !was;
+	c->out->unknown += !rule && was;
+	c->out->other += rule && was;
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 64;
+		l->rowid = xrealloc(l->rowid, l->alloc * sizeof(*l->rowid));
+		l->rule = xrealloc(l->rule, l->alloc * sizeof(*l->rule));
+	}
+	l->rowid[l->n] = sqlite3_column_int64(st, 12);
+	l->rule[l->n++] = rule;
+}
+
+/* The new marks, in one transaction. */
+static int remark_write(struct history_db *db, const struct remark_list *l, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *up = NULL;
+	int rc = SQLITE_DONE;
+
+	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	if (history_sql_prepare(db, "UPDATE results SET known_id = ?1, known_link = ?2,"
+				    " known_owner = ?3 WHERE rowid = ?4", &up, err) < 0)
+		goto fail;
+	for (size_t i = 0; i < l->n && rc == SQLITE_DONE; i++) {
+		const struct known_rule *r = l->rule[i];
+
+		sqlite3_reset(up);
+		bind_text(up, 1, r ? r->id : NULL);
+		bind_text(up, 2, r ? r->link : NULL);
+		bind_text(up, 3, r ? r->owner : NULL);
+		sqlite3_bind_int64(up, 4, l->rowid[i]);
+		rc = sqlite3_step(up);
+	}
+	if (rc != SQLITE_DONE) {
+		history_sql_error(db, rc, "re-mark", err);
+		goto fail;
+	}
+	return history_sql_exec(db, "COMMIT", err);
+fail:
+	sqlite3_exec(history_db_handle(db), "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+int history_remark(struct history_db *db, const struct known_issues *k, const char *label,
+		   int last, long long now, bool dry_run, struct history_remark *out,
+		   struct error *err)
+{
+	struct remark_list l = { 0 };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = each_failure(db, k, label, last, now, remark_one, &(struct remark_ctx){ &l, out }, err);
+	if (rc == 0 && l.n && !dry_run)
+		rc = remark_write(db, &l, err);
+	free(l.rowid);
+	free(l.rule);
 	return rc;
 }

@@ -20,4 +20,18 @@ int history_known_report(struct history_db *db, const struct known_issues *k, co
 			 int last, long long now, bool json, struct strbuf *out, struct error *err)
 	__attribute__((warn_unused_result));
 
+/* `history remark`: the failures of the last `last` sweeps of label (NULL:
+ * any) marked again with the rules as they are at now, after a rule
+ * changed: the history only (the reports regenerated from it, by `sweep
+ * --merge` or the site, follow). With dry_run the counts, nothing
+ * written. */
+struct history_remark {
+	size_t failures;          /* attempts with a signature read */
+	size_t known, unknown;    /* newly marked, no longer marked */
+	size_t other;             /* marked with another issue (or its link or owner changed) */
+};
+int history_remark(struct history_db *db, const struct known_issues *k, const char *label,
+		   int last, long long now, bool dry_run, struct history_remark *out,
+		   struct error *err) __attribute__((warn_unused_result));
+
 #endif

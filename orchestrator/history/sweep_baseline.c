@@ -5,6 +5,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/finding.h"
 
 struct load {
 	const struct sweep_meta *meta;
@@ -23,8 +24,8 @@ static int take_row(void *ctx, const struct history_status_row *row)
 	for (size_t i = 0; i < p->n; i++)
 		if (!strcmp(p->cases[i].name, row->case_name) &&
 		    !strcmp(p->cases[i].image, row->image))
-			l->out[i] = row->outcome && !strcmp(row->outcome, "PASS") ? BASE_PASS
-										  : BASE_FAILED;
+			l->out[i] = finding_outcome_is(row->outcome, OUTCOME_PASS) ? BASE_PASS
+										   : BASE_FAILED;
 	return 0;
 }
 

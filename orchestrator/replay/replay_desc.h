@@ -11,6 +11,7 @@
 
 #include "common/strvec.h"
 #include "orchestrator/diagnosis/diag_plan.h"
+#include "orchestrator/finding/finding.h"
 #include "orchestrator/finding/signature.h"
 #include "preflight/gpu_choice.h"
 #include "preflight/manifest.h"
@@ -42,6 +43,8 @@ struct replay_limits {
 	long long memory_bytes;   /* --memory: the container's limit; 0 = none */
 	long long log_limit_bytes; /* --log-limit: replay.log's bound; 0 = none */
 };
+
+struct replay_unit_result;
 
 struct replay_desc {
 	/* What to replay, and in what. */
@@ -89,6 +92,11 @@ struct replay_desc {
 	const char *run_id;               /* 6 hex digits; NULL = new */
 	int verbosity;                    /* -1 quiet (no live echo), 0 normal, 1+ verbose */
 	int interrupt_fd;                 /* signal self-pipe read end; -1 none */
+	/* Called once the verdict is known, before finding.json is written:
+	 * what the caller adds to the finding goes into the file too (`run
+	 * --perf`'s samples). NULL: nothing. */
+	void (*on_verdict)(void *ctx, struct replay_unit_result *res);
+	void *on_verdict_ctx;
 };
 
 /* Zero, interrupt_fd -1, stop grace 10, progress seconds 30 (the CLI defaults). */
@@ -103,7 +111,8 @@ struct replay_timings {
 /* The verdict's fields a sweep records, typed: what finding.json says of
  * them, so that no caller reads them back out of its cJSON by key. */
 struct replay_verdict {
-	const char *fault_class;          /* static ("gpu_fault", "none", ...); NULL: no verdict */
+	enum finding_outcome outcome;
+	enum finding_fault_class fault_class;
 	char *kernel;                     /* sanitised as in finding.json; NULL: unknown */
 	long long d2h_pass, d2h_fail;     /* -1: unknown */
 	int classifier_version;
@@ -122,7 +131,6 @@ struct replay_unit_result {
 	cJSON *preflight_json;            /* {"verdict", "messages"}; NULL when not reached */
 	cJSON *finding;                   /* finding.json's object; NULL when no verdict */
 	char *finding_markdown;           /* finding.md's text; NULL when no verdict */
-	const char *outcome;              /* "PASS", "MAF", ... (static); NULL when no verdict */
 	struct replay_verdict verdict;    /* set with finding */
 	int gpus[GPU_MAX];                     /* the ordinals the replay got */
 	size_t n_gpus;

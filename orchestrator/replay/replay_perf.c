@@ -16,10 +16,16 @@ void replay_perf_desc(const struct replay_desc *d, struct replay_desc *t)
 	t->diagnose = DIAGNOSE_OFF;
 	t->keep = false;
 	t->run_id = NULL;
+	t->on_verdict = NULL;
 	if (t->verbosity <= 0)
 		t->verbosity = -1;
 	/* The verdict replay already passed preflight (and its confirmation). */
 	t->confirm = REPLAY_CONFIRM_ASSUME_YES;
+}
+
+bool replay_perf_after(const struct replay_unit_result *u)
+{
+	return u->finding && u->verdict.outcome == OUTCOME_PASS;
 }
 
 /* Why a timing replay gives no sample (appended to why), or false when it
@@ -31,8 +37,8 @@ static bool no_sample(const struct replay_unit_result *u, struct strbuf *why)
 	else if (!u->finding)
 		strbuf_addf(why, "ended without a verdict (%s)",
 			    u->failure.msg[0] ? u->failure.msg : "no finding");
-	else if (!u->outcome || strcmp(u->outcome, "PASS"))
-		strbuf_addf(why, "ended %s", u->outcome ? u->outcome : "UNKNOWN");
+	else if (!replay_perf_after(u))
+		strbuf_addf(why, "ended %s", finding_outcome_name(u->verdict.outcome));
 	else if (u->verdict.gpu_kernel_ms < 0 && u->verdict.gpu_total_ms < 0)
 		strbuf_addstr(why, "printed no GPU times: this image's hrr-playback has no "
 			      "--timing summary");

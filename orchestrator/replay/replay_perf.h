@@ -13,6 +13,10 @@
  * --timing, no --sync-after-launch, no debugger, quiet, no prompt. */
 void replay_perf_desc(const struct replay_desc *d, struct replay_desc *t);
 
+/* Samples are taken only after a verdict replay that passed: u's, the
+ * one rule of `run --perf` and a sweep's worker. */
+bool replay_perf_after(const struct replay_unit_result *u);
+
 /* Run warmup + n timing replays of t on host; the samples (the warmup's
  * discarded) into out, which starts empty. Returns the signal that
  * interrupted them, 0 when none did. */

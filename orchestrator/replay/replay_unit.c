@@ -191,7 +191,7 @@ static void note_interrupt(struct unit_run *u)
 /* run --known-issues: the rule that matches the finding, named in its
  * finding.json and finding.md. The case is the pid directory as given;
  * the GPUs are their KFD unique_ids, as a sweep's results line has them. */
-static void match_known(const struct unit_run *u, const struct finding *f,
+static void match_known(const struct unit_run *u, const struct signature *sig,
 			struct finding_context *ctx)
 {
 	const struct replay_desc *d = u->desc;
@@ -202,11 +202,12 @@ static void match_known(const struct unit_run *u, const struct finding *f,
 		return;
 	gpu_unique_ids_format(&uids, &u->host->topo, u->chosen, u->n_chosen);
 	replay_host_name(host, sizeof(host));
-	known_issues_mark_finding(u->host->known, f,
-				  (struct known_subject){ .case_name = d->pid_dir,
-							  .image = d->image->ref, .gpu = uids.buf,
-							  .host = host },
-				  (long long)time(NULL), ctx);
+	ctx->known_checked = true;
+	ctx->known = known_issues_match(u->host->known,
+					&(struct known_subject){ .sig = sig, .case_name = d->pid_dir,
+								 .image = d->image->ref,
+								 .gpu = uids.buf, .host = host },
+					(long long)time(NULL));
 }
 
 /* The finding: the classifier's verdict on the log, completed by --info
@@ -276,14 +277,9 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	note_interrupt(u);
 	fr.wall_s = monotonic_now() - u->t_begin;
 	finding_finalize(&f, &ctx);
-	match_known(u, &f, &ctx);
-	res->finding = finding_to_json(&f, &ctx);
-	finding_render_markdown(&f, &ctx, &md);
-	unit_diag_render(u->diag, res->finding, &md);
-	res->finding_markdown = strbuf_detach(&md, NULL);
-	res->outcome = finding_outcome_name(f.outcome);
 	res->verdict = (struct replay_verdict){
-		.fault_class = finding_fault_class_name(f.fault_class),
+		.outcome = f.outcome,
+		.fault_class = f.fault_class,
 		.kernel = f.kernel_name ? text_sanitized(f.kernel_name, TEXT_STRIP_ANSI) : NULL,
 		.d2h_pass = f.d2h_pass < 0 ? -1 : f.d2h_pass,
 		.d2h_fail = f.d2h_fail < 0 ? -1 : f.d2h_fail,
@@ -294,6 +290,15 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 		.gpu_total_ms = f.gpu_time_total_ms,
 	};
 	signature_of_finding(&res->verdict.signature, &f);
+	/* The rules see the signature the verdict carries, as a sweep's
+	 * import sees its results line's. */
+	match_known(u, &res->verdict.signature, &ctx);
+	res->finding = finding_to_json(&f, &ctx);
+	finding_render_markdown(&f, &ctx, &md);
+	unit_diag_render(u->diag, res->finding, &md);
+	res->finding_markdown = strbuf_detach(&md, NULL);
+	if (u->desc->on_verdict)
+		u->desc->on_verdict(u->desc->on_verdict_ctx, res);
 	json_text = cJSON_Print(res->finding);
 	{
 		cleanup_free char *with_nl = xasprintf("%s\n", json_text);

@@ -21,6 +21,7 @@
 #include "common/relpath.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/finding.h"
 
 #define X(s) ((const xmlChar *)(s))
 
@@ -87,12 +88,9 @@ static void prop(xmlNodePtr n, const char *name, const char *value)
 /* The outcome as a class name: only letters pass, anything else is "none". */
 static const char *outcome_key(const char *o)
 {
-	static const char *const known[] = { "PASS", "MAF", "FAIL", "ABORT", "HANG", "UNKNOWN" };
+	enum finding_outcome e;
 
-	for (size_t i = 0; o && i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(o, known[i]))
-			return known[i];
-	return "none";
+	return finding_outcome_from_name(o, &e) ? finding_outcome_name(e) : "none";
 }
 
 static void head(xmlNodePtr html, const struct report *r)
@@ -140,7 +138,7 @@ static void push_unique(struct strvec *v, const char *s)
  * NULL for a cell without a signature. Caller frees. */
 static char *owner_key(const struct report_case *c)
 {
-	if (!c->sig_id || !c->outcome || !strcmp(c->outcome, "PASS"))
+	if (!c->sig_id || !c->outcome || finding_outcome_is(c->outcome, OUTCOME_PASS))
 		return NULL;
 	if (!c->known_id)
 		return xstrdup("u");
@@ -320,7 +318,7 @@ static void triage(xmlNodePtr td, const struct report_case *c)
 	cleanup_strbuf struct strbuf sig = STRBUF_INIT;
 	xmlNodePtr d, sp;
 
-	if (!c->outcome || !strcmp(c->outcome, "PASS"))
+	if (!c->outcome || finding_outcome_is(c->outcome, OUTCOME_PASS))
 		return;
 	if (c->sig_id)
 		strbuf_addf(&sig, "%s%s%s", c->fault_class ? c->fault_class : "?",

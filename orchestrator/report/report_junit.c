@@ -63,15 +63,23 @@ static void text(struct jw *j, const char *s)
 /* Infrastructure (an engine or pull error, no GPU free, the host's OOM
  * killer, a case missing from a cluster's results) is an <error>; the
  * replay's own non-PASS outcome a <failure> (docs/sweep.md "Reports"). */
+static bool kind_infra(const char *kind)
+{
+	enum result_kind k;
+
+	return sweep_result_kind_from_name(kind, &k) && k == RESULT_KIND_INFRA;
+}
+
 static bool is_infra(const struct report_case *c)
 {
 	return c->status == ST_ERROR || c->status == ST_MISSING ||
-	       (c->kind && !strcmp(c->kind, RESULT_KIND_INFRA));
+	       kind_infra(c->kind);
 }
 
 static bool is_failure(const struct report_case *c)
 {
-	return c->outcome && strcmp(c->outcome, "PASS") && c->status != ST_FLAKY && !is_infra(c);
+	return c->outcome && !finding_outcome_is(c->outcome, OUTCOME_PASS) && c->status != ST_FLAKY &&
+	       !is_infra(c);
 }
 
 static bool is_skipped(const struct report_case *c)
@@ -81,7 +89,7 @@ static bool is_skipped(const struct report_case *c)
 
 static bool is_error(const struct report_case *c)
 {
-	return is_infra(c) && c->status != ST_FLAKY && !(c->outcome && !strcmp(c->outcome, "PASS"));
+	return is_infra(c) && c->status != ST_FLAKY && !finding_outcome_is(c->outcome, OUTCOME_PASS);
 }
 
 static char *verdict_text(const char *outcome, const char *fault_class, const char *kernel)
@@ -97,7 +105,7 @@ static void reruns(struct jw *j, const struct report_case *c, bool flaky)
 {
 	for (size_t i = 0; i < c->n_earlier; i++) {
 		const struct report_attempt *a = &c->earlier[i];
-		bool infra = a->kind && !strcmp(a->kind, RESULT_KIND_INFRA);
+		bool infra = kind_infra(a->kind);
 		cleanup_free char *msg = verdict_text(a->outcome, a->fault_class, a->kernel);
 		cleanup_free char *where = xasprintf("attempt %d on GPU %s (unique_id %s) of %s\n"
 						     "run folder: %s\n%s%s",
@@ -111,7 +119,7 @@ static void reruns(struct jw *j, const struct report_case *c, bool flaky)
 		ok(j, xmlTextWriterStartElement(j->w, X(flaky ? (infra ? "flakyError" : "flakyFailure")
 							 : (infra ? "rerunError" : "rerunFailure"))));
 		attr(j, "message", infra && a->message ? a->message : msg);
-		attr(j, "type", infra ? RESULT_KIND_INFRA : a->outcome ? a->outcome : a->state);
+		attr(j, "type", infra ? a->kind : a->outcome ? a->outcome : a->state);
 		ok(j, xmlTextWriterStartElement(j->w, X("stackTrace")));
 		text(j, msg);
 		ok(j, xmlTextWriterEndElement(j->w));
@@ -174,7 +182,7 @@ static void testcase(struct jw *j, const struct report *r, const struct report_c
 	}
 	/* A case that passed in the end after failures is flaky in Surefire's
 	 * terms whatever its status: flakyError when they were the GPU's. */
-	if (flaky || is_failure(c) || (c->n_earlier && c->outcome && !strcmp(c->outcome, "PASS")))
+	if (flaky || is_failure(c) || (c->n_earlier && finding_outcome_is(c->outcome, OUTCOME_PASS)))
 		reruns(j, c, !is_failure(c) && !report_perf_fails(r, c));
 	if (is_skipped(c)) {
 		ok(j, xmlTextWriterStartElement(j->w, X("skipped")));

@@ -12,6 +12,8 @@
 #include "common/relpath.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/finding.h"
+#include "orchestrator/sweep/sweep_result.h"
 
 char *report_clean(const char *s, bool multiline)
 {
@@ -54,10 +56,10 @@ void report_acquit_suspect_gpus(struct report *r)
 		if (!all)
 			continue;
 		c->acquitted = true;
-		c->status = !c->prev_outcome ? ST_NEW : !strcmp(c->prev_outcome, "PASS") ? ST_PASS
+		c->status = !c->prev_outcome ? ST_NEW : finding_outcome_is(c->prev_outcome, OUTCOME_PASS) ? ST_PASS
 											 : ST_FIXED;
 		for (size_t a = 0; a < c->n_earlier; a++)
-			c->earlier[a].kind = "infrastructure";
+			c->earlier[a].kind = sweep_result_kind_name(RESULT_KIND_INFRA);
 	}
 }
 
@@ -219,6 +221,7 @@ static struct kinds count_kinds(const struct report *r)
 
 	for (size_t i = 0; i < r->n; i++) {
 		const struct report_case *c = &r->cases[i];
+		enum result_kind kind;
 
 		if (c->status == ST_GONE)
 			continue;
@@ -226,9 +229,9 @@ static struct kinds count_kinds(const struct report *r)
 			k.failed_only_on_suspect_gpu++;
 		if (c->status == ST_FLAKY) {
 			k.flaky++;
-		} else if (c->kind && !strcmp(c->kind, "infrastructure")) {
+		} else if (sweep_result_kind_from_name(c->kind, &kind) && kind == RESULT_KIND_INFRA) {
 			k.infrastructure++;
-		} else if (c->outcome && strcmp(c->outcome, "PASS")) {
+		} else if (c->outcome && !finding_outcome_is(c->outcome, OUTCOME_PASS)) {
 			k.workload_failed++;
 		}
 	}

@@ -42,9 +42,10 @@ static void add_failed(struct sweep_attempts *a, struct sweep_case_attempts *e,
 	gpu_list_format(&gpus, r->gpus, r->n_gpus);
 	e->failed = xrealloc(e->failed, (e->n_failed + 1) * sizeof(*e->failed));
 	e->failed[e->n_failed++] = (struct report_attempt){
-		.attempt = r->attempt, .state = keep(a, r->state), .outcome = keep(a, r->outcome),
-		.fault_class = keep(a, r->fault_class), .kernel = keep(a, r->kernel),
-		.kind = keep(a, sweep_result_kind(r)), .gpus = keep(a, gpus.buf ? gpus.buf : ""),
+		.attempt = r->attempt, .state = keep(a, sweep_result_state_name(r->state)),
+		.outcome = keep(a, sweep_result_outcome_name(r)),
+		.fault_class = keep(a, sweep_result_class_name(r)), .kernel = keep(a, r->kernel),
+		.kind = keep(a, sweep_result_kind_name(sweep_result_kind(r))), .gpus = keep(a, gpus.buf ? gpus.buf : ""),
 		.gpu_uids = keep(a, r->gpu_uids), .host = keep(a, r->host),
 		.run_dir = keep(a, r->run_dir), .message = keep(a, r->message),
 	};
@@ -73,11 +74,11 @@ static void add_case(struct sweep_attempts *a, const struct sweep_result *const 
 	e = &a->v[a->n++];
 	*e = (struct sweep_case_attempts){
 		.case_name = keep(a, fin->case_name), .image = keep(a, fin->image),
-		.kind = keep(a, sweep_result_kind(fin)), .gpu_uids = keep(a, fin->gpu_uids),
+		.kind = keep(a, sweep_result_kind_name(sweep_result_kind(fin))), .gpu_uids = keep(a, fin->gpu_uids),
 		.host = keep(a, fin->host), .final_attempt = fin->attempt, .seq = a->n - 1,
 	};
 	for (size_t i = 0; i < n; i++) {
-		if (p[i]->outcome && !strcmp(p[i]->outcome, "PASS"))
+		if (sweep_result_passed(p[i]))
 			continue;
 		if (p[i] == fin)
 			final = e->n_failed;

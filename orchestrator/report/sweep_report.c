@@ -10,6 +10,7 @@
 #include "common/relpath.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/finding.h"
 #include "orchestrator/report/report.h"
 #include "common/intern.h"
 #include "orchestrator/report/sweep_attempts.h"
@@ -80,7 +81,8 @@ static const char *keep_retry_note(struct model *m, const struct sweep_case_atte
  * earlier attempt that did not PASS. */
 static void add_attempts(struct report_case *c, const struct sweep_case_attempts *e)
 {
-	c->kind = e ? e->kind : c->status == ST_MISSING ? RESULT_KIND_INFRA : NULL;
+	c->kind = e ? e->kind : c->status == ST_MISSING ? sweep_result_kind_name(RESULT_KIND_INFRA)
+							: NULL;
 	if (!e)
 		return;
 	c->gpu_uids = e->gpu_uids;
@@ -153,7 +155,7 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	 * is used only as a plain path inside the sweep folder. */
 	c->run_dir = relpath_plain_below(row->run_dir) ? keep(m, row->run_dir) : NULL;
 	c->message = keep(m, row->message);
-	if (row->outcome && strcmp(row->outcome, "PASS"))
+	if (row->outcome && !finding_outcome_is(row->outcome, OUTCOME_PASS))
 		c->finding_md = keep_file(m, c->run_dir, "finding.md");
 	if (row->status == ST_FLAKY)
 		c->retry_note = keep_retry_note(m, e);

@@ -37,15 +37,11 @@ static unsigned long long mask_of(const int *gpus, size_t n)
  * hardware exception), a hang, or a queue abort the runtime gave no more
  * specific reason for (replay_aborted). A wrong image
  * (code_object_mismatch) or a workload's own fault never counts. */
-static bool hard_failure(const char *outcome, const char *fault_class)
+static bool hard_failure(const struct suspect_verdict *v)
 {
-	enum finding_fault_class c;
-
-	if (!strcmp(outcome, "HANG"))
+	if (v->outcome == OUTCOME_HANG)
 		return true;
-	if (!finding_fault_class_from_name(fault_class, &c))
-		return false;
-	return finding_class_against_gpu(c) || c == FAULT_REPLAY_ABORTED;
+	return finding_class_against_gpu(v->fault_class) || v->fault_class == FAULT_REPLAY_ABORTED;
 }
 
 static unsigned long long make_suspect(struct gpu_suspects *s, int g)
@@ -69,20 +65,19 @@ static const char *gpu_name(const struct gpu_suspects *s, int g, char *buf, size
 }
 
 unsigned long long gpu_suspects_note(struct gpu_suspects *s, size_t idx, const char *case_name,
-				     const int *gpus, size_t n, const char *outcome,
-				     const char *fault_class)
+				     const int *gpus, size_t n, const struct suspect_verdict *v)
 {
 	unsigned long long here = mask_of(gpus, n), became = 0;
 	char name[32], other[32];
 
-	if (!outcome || idx >= s->n_cases)
+	if (!v || idx >= s->n_cases)
 		return 0;
-	if (strcmp(outcome, "PASS")) {
+	if (v->outcome != OUTCOME_PASS) {
 		s->failed_on[idx] |= here;
 		for (size_t i = 0; i < n; i++) {
 			int g = gpus[i];
 
-			if (g < 0 || g >= GPU_MAX || !hard_failure(outcome, fault_class))
+			if (g < 0 || g >= GPU_MAX || !hard_failure(v))
 				continue;
 			if (++s->hard[g] >= 2 && !s->suspect[g]) {
 				snprintf(s->reason[g], sizeof(s->reason[g]),

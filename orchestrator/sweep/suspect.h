@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "orchestrator/finding/finding.h"
 #include "preflight/topology.h" /* GPU_MAX */
 
 #define SUSPECT_REASON_MAX 200
@@ -33,11 +34,16 @@ struct gpu_suspects {
 void gpu_suspects_init(struct gpu_suspects *s, size_t n_cases);
 void gpu_suspects_release(struct gpu_suspects *s);
 
-/* One replayed attempt of case idx on gpus: outcome (NULL: no replay) and
- * fault class. Returns a mask of the ordinals that became suspect by it. */
+/* What a replayed attempt ended with. */
+struct suspect_verdict {
+	enum finding_outcome outcome;
+	enum finding_fault_class fault_class;
+};
+
+/* One attempt of case idx on gpus: its verdict (NULL: no replay). Returns
+ * a mask of the ordinals that became suspect by it. */
 unsigned long long gpu_suspects_note(struct gpu_suspects *s, size_t idx, const char *case_name,
-				     const int *gpus, size_t n, const char *outcome,
-				     const char *fault_class);
+				     const int *gpus, size_t n, const struct suspect_verdict *v);
 /* The ordinals case idx failed on (a retry's GPUs to avoid). */
 unsigned long long gpu_suspects_failed_on(const struct gpu_suspects *s, size_t idx);
 

@@ -33,10 +33,10 @@ void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct swee
 		x = &in->v[in->n];
 		*x = (struct sweep_suspect_input){
 			.case_name = keep(in, r->case_name), .image = keep(in, r->image),
-			.outcome = keep(in, r->outcome), .fault_class = keep(in, r->fault_class),
+			.verdict = { r->outcome, r->has_class ? r->fault_class : FAULT_UNKNOWN },
 			.gpu_uids = keep(in, r->gpu_uids), .host = keep(in, r->host),
 			.finished = r->finished, .attempt = r->attempt, .seq = in->n,
-			.replayed = !strcmp(r->state, RESULT_DONE) && r->outcome,
+			.replayed = r->state == RESULT_DONE && r->has_outcome,
 			.n_gpus = r->n_gpus,
 			.gpus = r->n_gpus ? xcalloc(r->n_gpus, sizeof(int)) : NULL,
 		};
@@ -119,7 +119,7 @@ static void index_gpus(struct gpu_table *t, const struct sweep_suspect_input *v,
 		       bool passed)
 {
 	for (size_t i = 0; i < n; i++)
-		if (v[i].replayed && (strcmp(v[i].outcome, "PASS") == 0) == passed)
+		if (v[i].replayed && (v[i].verdict.outcome == OUTCOME_PASS) == passed)
 			for (size_t g = 0; g < v[i].n_gpus; g++)
 				gpu_index(t, &v[i], g, true);
 }
@@ -149,7 +149,7 @@ size_t sweep_suspects_of_inputs(struct sweep_suspect_inputs *in,
 		for (size_t g = 0; g < v[i].n_gpus; g++)
 			gpus[g] = gpu_index(t, &v[i], g, false);
 		gpu_suspects_note(&s, case_index(keys, &n_keys, &v[i]), v[i].case_name, gpus,
-				  v[i].n_gpus, v[i].outcome, v[i].fault_class);
+				  v[i].n_gpus, &v[i].verdict);
 	}
 	for (size_t k = 0; k < t->n; k++)
 		if (s.suspect[k]) {

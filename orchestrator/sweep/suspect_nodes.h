@@ -29,10 +29,11 @@ struct sweep_suspect_input {
 	/* In the inputs' strings (shared, when given): a case's results name
 	 * the same case, image, outcomes and GPUs. */
 	const char *case_name, *image;
-	const char *outcome, *fault_class, *gpu_uids, *host;
+	const char *gpu_uids, *host;
 	long long finished;
 	int attempt;
 	bool replayed;             /* done, with an outcome */
+	struct suspect_verdict verdict;
 	size_t n_gpus, seq;        /* seq: its place in the files */
 	int *gpus;
 };

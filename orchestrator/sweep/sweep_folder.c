@@ -459,7 +459,7 @@ static int done_add(void *ctx, struct sweep_results *rs, struct error *err)
 		if (lo == d->plan->n || plan_key_cmp(d->plan, (c = d->by_key[lo]), r->case_name,
 						     r->image))
 			continue;
-		if (strcmp(r->state, RESULT_ERROR))
+		if (r->state != RESULT_ERROR)
 			d->done[c] = true;
 		if (r->attempt >= d->next_attempt[c])
 			d->next_attempt[c] = r->attempt + 1;

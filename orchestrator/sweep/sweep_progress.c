@@ -55,7 +55,8 @@ void sweep_progress_line(const struct sweep_progress *p, double elapsed, struct 
 void sweep_progress_case_line(const struct sweep_progress *p, const struct sweep_result *r,
 			      struct strbuf *out)
 {
-	const char *what = r->outcome ? r->outcome : r->state;
+	const char *what = r->has_outcome ? sweep_result_outcome_name(r)
+					  : sweep_result_state_name(r->state);
 
 	strbuf_addf(out, "[%zu/%zu] %s @ %s: %s", p->finished, p->total, r->case_name, r->image,
 		    what);
@@ -63,7 +64,7 @@ void sweep_progress_case_line(const struct sweep_progress *p, const struct sweep
 		strbuf_addf(out, " %s", r->kernel);
 	if (r->attempt > 1)
 		strbuf_addf(out, " (attempt %d)", r->attempt);
-	if (r->message && !r->outcome)
+	if (r->message && !r->has_outcome)
 		strbuf_addf(out, ": %s", r->message);
 	if (r->duration_s > 0)
 		strbuf_addf(out, " %.1fs", r->duration_s);
@@ -80,7 +81,7 @@ void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result
 			     enum sweep_base base, bool retry)
 {
 	cleanup_strbuf struct strbuf line = STRBUF_INIT, clean = STRBUF_INIT;
-	bool pass = r->outcome && !strcmp(r->outcome, "PASS");
+	bool pass = sweep_result_passed(r);
 
 	/* A retried case counts once: its earlier failure leaves the count
 	 * (only a non-PASS that ran is retried, so it counted as regressed
@@ -89,9 +90,9 @@ void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result
 		p->finished++;
 	else if (base == BASE_PASS && p->regressed)
 		p->regressed--;
-	if (!strcmp(r->state, RESULT_ERROR))
+	if (r->state == RESULT_ERROR)
 		p->errors++;
-	else if (!pass && r->outcome && base == BASE_PASS)
+	else if (!pass && r->has_outcome && base == BASE_PASS)
 		p->regressed++;
 	else if (pass && retry)
 		p->flaky++;

@@ -25,8 +25,8 @@
 void sweep_result_release(struct sweep_result *r)
 {
 	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
-			  &r->state, &r->outcome, &r->fault_class, &r->kernel, &r->run_dir,
-			  &r->message, &r->gpu_uids, &r->host, &r->kind, &r->known_id,
+			  &r->class_other, &r->kernel, &r->run_dir,
+			  &r->message, &r->gpu_uids, &r->host, &r->known_id,
 			  &r->known_link, &r->known_owner, &r->gfx, &r->driver };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -65,6 +65,75 @@ char *sweep_archive_digest(const char *pid_dir, struct error *err)
 	return xasprintf("fnv1a64:%016llx", h);
 }
 
+static const char *const state_names[] = {
+	[RESULT_DONE] = "done",
+	[RESULT_BLOCKED] = "blocked",
+	[RESULT_NEEDS_CONFIRM] = "needs-confirm",
+	[RESULT_ERROR] = "error",
+};
+
+static const char *const kind_names[] = {
+	[RESULT_KIND_UNSET] = NULL,
+	[RESULT_KIND_WORKLOAD] = "workload",
+	[RESULT_KIND_INFRA] = "infrastructure",
+};
+
+const char *sweep_result_state_name(enum result_state s)
+{
+	return (unsigned)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "error";
+}
+
+bool sweep_result_state_from_name(const char *name, enum result_state *out)
+{
+	for (size_t i = 0; name && i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		if (!strcmp(state_names[i], name)) {
+			*out = (enum result_state)i;
+			return true;
+		}
+	return false;
+}
+
+const char *sweep_result_kind_name(enum result_kind k)
+{
+	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : NULL;
+}
+
+bool sweep_result_kind_from_name(const char *name, enum result_kind *out)
+{
+	for (size_t i = 1; name && i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
+		if (!strcmp(kind_names[i], name)) {
+			*out = (enum result_kind)i;
+			return true;
+		}
+	return false;
+}
+
+const char *sweep_result_outcome_name(const struct sweep_result *r)
+{
+	return r->has_outcome ? finding_outcome_name(r->outcome) : NULL;
+}
+
+const char *sweep_result_class_name(const struct sweep_result *r)
+{
+	if (!r->has_class)
+		return NULL;
+	return r->class_other ? r->class_other : finding_fault_class_name(r->fault_class);
+}
+
+void sweep_result_set_verdict(struct sweep_result *r, const char *outcome, const char *cls)
+{
+	free(r->class_other);
+	r->class_other = NULL;
+	r->outcome = OUTCOME_UNKNOWN;
+	r->fault_class = FAULT_UNKNOWN;
+	r->has_outcome = outcome != NULL;
+	if (outcome && !finding_outcome_from_name(outcome, &r->outcome))
+		r->outcome = OUTCOME_UNKNOWN;
+	r->has_class = cls != NULL;
+	if (cls && !finding_fault_class_from_name(cls, &r->fault_class))
+		r->class_other = xstrdup(cls);
+}
+
 void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 {
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
@@ -79,9 +148,9 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	for (size_t i = 0; i < r->n_gpus; i++)
 		cJSON_AddItemToArray(g, cJSON_CreateNumber(r->gpus[i]));
 	cJSON_AddNumberToObject(o, "attempt", r->attempt);
-	json_add_str(o, "state", r->state, JSON_TEXT);
-	json_add_str(o, "outcome", r->outcome, JSON_TEXT);
-	json_add_str(o, "fault_class", r->fault_class, JSON_TEXT);
+	json_add_str(o, "state", sweep_result_state_name(r->state), JSON_TEXT);
+	json_add_str(o, "outcome", sweep_result_outcome_name(r), JSON_TEXT);
+	json_add_str(o, "fault_class", sweep_result_class_name(r), JSON_TEXT);
 	json_add_str(o, "kernel_name", r->kernel, JSON_TEXT);
 	cJSON_AddNumberToObject(o, "d2h_checked", (double)r->d2h_checked);
 	cJSON_AddNumberToObject(o, "d2h_mismatched", (double)r->d2h_mismatched);
@@ -92,7 +161,7 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	cJSON_AddNumberToObject(o, "finished", (double)r->finished);
 	json_add_str(o, "gpu_uids", r->gpu_uids, JSON_TEXT);
 	json_add_str(o, "host", r->host, JSON_TEXT);
-	json_add_str(o, "kind", r->kind, JSON_TEXT);
+	json_add_str(o, "kind", sweep_result_kind_name(r->kind), JSON_TEXT);
 	cJSON_AddItemToObject(o, "signature", signature_to_json(&r->signature));
 	if (r->known_id) {
 		cJSON *k = cJSON_AddObjectToObject(o, "known");
@@ -120,14 +189,15 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 {
 	cleanup_cjson cJSON *o = cJSON_Parse(line);
 	const cJSON *g, *it;
+	bool state;
 
 	memset(r, 0, sizeof(*r));
 	if (!cJSON_IsObject(o))
 		return error_set(err, ERR_DATA, 0, "not a JSON object");
 	r->case_name = sjson_str(o, "case");
 	r->image = sjson_str(o, "image");
-	r->state = sjson_str(o, "state");
-	if (!r->case_name || !r->image || !r->state) {
+	state = sweep_result_state_from_name(json_str(o, "state"), &r->state);
+	if (!r->case_name || !r->image || !state) {
 		sweep_result_release(r);
 		return error_set(err, ERR_DATA, 0, "a result needs case, image and state");
 	}
@@ -139,8 +209,7 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 		if (cJSON_IsNumber(it) && r->n_gpus < GPU_MAX)
 			r->gpus[r->n_gpus++] = it->valueint;
 	r->attempt = (int)sjson_num(o, "attempt", 1);
-	r->outcome = sjson_str(o, "outcome");
-	r->fault_class = sjson_str(o, "fault_class");
+	sweep_result_set_verdict(r, json_str(o, "outcome"), json_str(o, "fault_class"));
 	r->kernel = sjson_str(o, "kernel_name");
 	r->d2h_checked = (long long)sjson_num(o, "d2h_checked", -1);
 	r->d2h_mismatched = (long long)sjson_num(o, "d2h_mismatched", -1);
@@ -151,10 +220,12 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	r->finished = (long long)sjson_num(o, "finished", 0);
 	r->gpu_uids = sjson_str(o, "gpu_uids");
 	r->host = sjson_str(o, "host");
-	r->kind = sjson_str(o, "kind");
+	if (!sweep_result_kind_from_name(json_str(o, "kind"), &r->kind))
+		r->kind = RESULT_KIND_UNSET;
 	signature_from_json(&r->signature, cJSON_GetObjectItemCaseSensitive(o, "signature"));
-	if (!signature_set(&r->signature) && r->outcome && !strcmp(r->state, RESULT_DONE))
-		signature_make(&r->signature, r->outcome, r->fault_class, r->kernel, NULL, NULL, true);
+	if (!signature_set(&r->signature) && r->has_outcome && r->state == RESULT_DONE)
+		signature_make(&r->signature, sweep_result_outcome_name(r), sweep_result_class_name(r),
+			       r->kernel, NULL, NULL, true);
 	{
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "known");
 
@@ -176,16 +247,19 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	return 0;
 }
 
-const char *sweep_result_kind(const struct sweep_result *r)
+enum result_kind sweep_result_kind(const struct sweep_result *r)
 {
-	if (r->kind)
+	if (r->kind != RESULT_KIND_UNSET)
 		return r->kind;
-	if (!strcmp(r->state, RESULT_ERROR))
-		return RESULT_KIND_INFRA;
-	/* The kernel's OOM killer ended the replay: the host, not the capture. */
-	if (r->message && strstr(r->message, "OOM"))
+	/* The engine's OOM killer ended the replay: the host, not the capture. */
+	if (r->state == RESULT_ERROR || r->oom_killed)
 		return RESULT_KIND_INFRA;
 	return RESULT_KIND_WORKLOAD;
+}
+
+bool sweep_result_passed(const struct sweep_result *r)
+{
+	return r->has_outcome && r->outcome == OUTCOME_PASS;
 }
 
 void sweep_result_mark_known(struct sweep_result *r, const struct known_issues *k, long long now)
@@ -213,8 +287,7 @@ void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo
 		gpu_unique_ids_format(&u, topo, r->gpus, r->n_gpus);
 		r->gpu_uids = strbuf_detach(&u, NULL);
 	}
-	if (!r->kind)
-		r->kind = xstrdup(sweep_result_kind(r));
+	r->kind = sweep_result_kind(r);
 	if (!r->gfx && r->n_gpus) {
 		const struct gpu_node *g = gpu_topology_node(topo, r->gpus[0]);
 

@@ -6,20 +6,32 @@
 #ifndef HRR_SWEEP_SWEEP_RESULT_H
 #define HRR_SWEEP_SWEEP_RESULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "orchestrator/finding/finding.h"
 #include "orchestrator/finding/known_issues.h"
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/perf/perf_samples.h"
 #include "preflight/topology.h"
 
-/* What became of the attempt, before any comparison with a baseline. */
-#define RESULT_DONE "done"                   /* replayed: outcome is set */
-#define RESULT_BLOCKED "blocked"             /* preflight blocked it */
-#define RESULT_NEEDS_CONFIRM "needs-confirm" /* preflight wanted a yes */
-#define RESULT_ERROR "error"                 /* infrastructure: engine, pull, lease */
+/* What became of the attempt, before any comparison with a baseline.
+ * Typed inside; its names ("done", ...) only at this file's codec. */
+enum result_state {
+	RESULT_DONE,          /* replayed: the outcome is set */
+	RESULT_BLOCKED,       /* preflight blocked it */
+	RESULT_NEEDS_CONFIRM, /* preflight wanted a yes */
+	RESULT_ERROR,         /* infrastructure: engine, pull, lease */
+};
+
+/* What kind of result it is (docs/sweep.md "The sweep folder"). */
+enum result_kind {
+	RESULT_KIND_UNSET,    /* a line written before kinds: sweep_result_kind decides */
+	RESULT_KIND_WORKLOAD, /* the replay's own outcome */
+	RESULT_KIND_INFRA,    /* engine, pull, lease, GPU, OOM killer */
+};
 
 struct sweep_result {
 	char *case_name;
@@ -30,9 +42,15 @@ struct sweep_result {
 	int gpus[GPU_MAX];
 	size_t n_gpus;
 	int attempt;          /* 1, 2, ... */
-	char *state;          /* RESULT_* */
-	char *outcome;        /* "PASS", "MAF", ... or NULL */
-	char *fault_class;
+	enum result_state state;
+	/* The verdict: has_outcome and has_class false when the line names
+	 * none (a result that did not replay). A class name that is none of
+	 * the finding's (another version's line) is kept as read in
+	 * class_other, so it reads back and imports as it was written. */
+	bool has_outcome, has_class;
+	enum finding_outcome outcome;
+	enum finding_fault_class fault_class;
+	char *class_other;
 	char *kernel;
 	long long d2h_checked, d2h_mismatched; /* -1 unknown */
 	double duration_s;
@@ -42,8 +60,12 @@ struct sweep_result {
 	long long finished;   /* epoch seconds */
 	/* Where it ran and what kind of result it is (docs/sweep.md): the GPUs'
 	 * KFD unique_ids ("2102...,2102..."), the host (the Slurm node name
-	 * in a task), RESULT_KIND_*. Set by the parent when it records. */
-	char *gpu_uids, *host, *kind;
+	 * in a task), its kind. Set by the parent when it records. */
+	char *gpu_uids, *host;
+	enum result_kind kind;
+	/* The engine killed the replay for host memory: an infrastructure
+	 * result whatever its outcome. Not a field of the line (kind says it). */
+	bool oom_killed;
 	/* The failure's signature (docs/findings.md "Signature"): unset for a
 	 * PASS and a result without a verdict; a line written before
 	 * signatures reads back with a partial one (outcome, class, kernel). */
@@ -62,12 +84,27 @@ struct sweep_result {
 	struct perf_samples *perf;
 };
 
-#define RESULT_KIND_WORKLOAD "workload"             /* the replay's own outcome */
-#define RESULT_KIND_INFRA "infrastructure"          /* engine, pull, lease, GPU, OOM killer */
+/* The kind of a result: its own when set, else from its state and flag:
+ * RESULT_ERROR and a replay the engine's OOM killer ended are
+ * infrastructure, the rest workload. */
+enum result_kind sweep_result_kind(const struct sweep_result *r);
+/* It replayed and passed. */
+bool sweep_result_passed(const struct sweep_result *r);
 
-/* The kind of a result from its state and message: RESULT_ERROR and a
- * replay the host's OOM killer ended are infrastructure, the rest workload. */
-const char *sweep_result_kind(const struct sweep_result *r);
+/* The names of the line (docs/sweep.md "The sweep folder"), for the
+ * history's columns and the reports: the codec's, nowhere else spelled.
+ * The outcome's and class's are NULL when the result has none. */
+const char *sweep_result_state_name(enum result_state s);
+const char *sweep_result_kind_name(enum result_kind k); /* NULL for UNSET */
+const char *sweep_result_outcome_name(const struct sweep_result *r);
+const char *sweep_result_class_name(const struct sweep_result *r);
+/* The state or kind named name; false for any other text. */
+bool sweep_result_state_from_name(const char *name, enum result_state *out);
+bool sweep_result_kind_from_name(const char *name, enum result_kind *out);
+/* r's verdict from its names as a line spells them (NULL: none): an
+ * outcome none of the finding's reads as UNKNOWN, a class as read. */
+void sweep_result_set_verdict(struct sweep_result *r, const char *outcome,
+			      const char *fault_class);
 /* The known issue a rule of k matches r to at now (its signature, case,
  * image, GPUs and host), or none: r's known_* replaced either way. */
 void sweep_result_mark_known(struct sweep_result *r, const struct known_issues *k, long long now);

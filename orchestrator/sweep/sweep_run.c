@@ -121,7 +121,7 @@ static void record(struct run *r, size_t idx, struct sweep_result *res, const ch
 }
 
 /* A result the parent decides alone (no worker). */
-static void record_now(struct run *r, size_t idx, const char *state, const char *msg)
+static void record_now(struct run *r, size_t idx, enum result_state state, const char *msg)
 {
 	const struct sweep_case *c = &r->in->meta->plan.cases[idx];
 	const struct sweep_image_env *img = image_of(r, c);
@@ -196,7 +196,6 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 		.devices = r->in->devices, .topo = &r->in->host->topo, .host = r->hostname,
 		.known_failure = base_of(r, idx) == BASE_FAILED,
 		.perf_runs = r->in->perf_runs, .perf_warmup = r->in->perf_warmup,
-		.known = r->in->known,
 	};
 
 	if (sweep_worker_spawn(&job, &w->pid, &w->fd, &err) < 0) {
@@ -218,7 +217,7 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
  * away, an infrastructure error, retried like the engine's OOM kill. */
 static bool wants_retry_after_engine(const struct run *r, const struct sweep_result *res)
 {
-	return r->engine_lost && !strcmp(res->state, RESULT_ERROR) &&
+	return r->engine_lost && res->state == RESULT_ERROR &&
 	       res->attempt <= r->in->meta->retry_failed && !r->stopping;
 }
 
@@ -307,7 +306,7 @@ static void start_what_fits(struct run *r)
 /* A non-PASS replay runs again while attempts remain (--retry-failed). */
 static bool wants_retry(const struct run *r, const struct sweep_result *res)
 {
-	return !strcmp(res->state, RESULT_DONE) && res->outcome && strcmp(res->outcome, "PASS") &&
+	return res->state == RESULT_DONE && res->has_outcome && !sweep_result_passed(res) &&
 	       res->attempt <= r->in->meta->retry_failed && !r->stopping;
 }
 
@@ -315,19 +314,17 @@ static bool wants_retry(const struct run *r, const struct sweep_result *res)
  * infrastructure error, retried like one (wants_retry_after_engine). */
 static void engine_took_replay(struct sweep_result *res)
 {
-	char *was = res->outcome;
+	const char *was = sweep_result_outcome_name(res);
 
 	free(res->message);
 	res->message = xasprintf("the engine stopped answering as the replay ended; its %s is "
 				 "not the workload's verdict", was ? was : "end");
-	free(was);
-	free(res->state);
-	free(res->fault_class);
+	free(res->class_other);
 	free(res->kernel);
-	free(res->kind);
-	res->outcome = res->fault_class = res->kernel = NULL;
-	res->state = xstrdup(RESULT_ERROR);
-	res->kind = xstrdup(RESULT_KIND_INFRA);
+	res->class_other = res->kernel = NULL;
+	res->has_outcome = res->has_class = false;
+	res->state = RESULT_ERROR;
+	res->kind = RESULT_KIND_INFRA;
 }
 
 /* A replay still running after its worker gave up on it: stopped and
@@ -345,8 +342,9 @@ static bool engine_alive(void *engine, const char *run_id)
  * finishes first). */
 static void note_suspects(struct run *r, size_t idx, const struct sweep_result *res)
 {
+	struct suspect_verdict v = { res->outcome, res->has_class ? res->fault_class : FAULT_UNKNOWN };
 	unsigned long long became = gpu_suspects_note(&r->suspects, idx, res->case_name, res->gpus,
-						      res->n_gpus, res->outcome, res->fault_class);
+						      res->n_gpus, res->has_outcome ? &v : NULL);
 	bool take_out = r->in->quarantine_gpus;
 
 	for (int g = 0; g < GPU_MAX; g++) {
@@ -376,15 +374,14 @@ static void finish_worker(struct run *r, size_t k)
 	waitpid(w->pid, &status, 0);
 	strbuf_trim_trailing_newline(&w->out);
 	if (sweep_worker_result(w->out.buf, &res)) {
-		bool passed = !strcmp(res.state, RESULT_DONE) && res.outcome &&
-			      !strcmp(res.outcome, "PASS");
+		bool passed = res.state == RESULT_DONE && sweep_result_passed(&res);
 		bool taken = false;
 
 		if (!passed)
 			check_engine(r);
 		/* A verdict read while the engine went away (its shutdown
 		 * stopped the container) is the engine's, not the workload's. */
-		if (!passed && r->engine_lost && !strcmp(res.state, RESULT_DONE)) {
+		if (!passed && r->engine_lost && res.state == RESULT_DONE) {
 			engine_took_replay(&res);
 			taken = true;
 		}
@@ -397,9 +394,9 @@ static void finish_worker(struct run *r, size_t k)
 		else
 			quarantine = sweep_replay_survived(res.run_dir, engine_alive,
 							   r->in->host->engine);
-		clean = !quarantine && !strcmp(res.state, RESULT_DONE);
+		clean = !quarantine && res.state == RESULT_DONE;
 		record(r, w->idx, &res, taken ? NULL : w->out.buf);
-		if (!strcmp(res.state, RESULT_DONE))
+		if (res.state == RESULT_DONE)
 			note_suspects(r, w->idx, &res);
 		if (wants_retry(r, &res) || wants_retry_after_engine(r, &res)) {
 			r->attempt[w->idx] = res.attempt + 1;

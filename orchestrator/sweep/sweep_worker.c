@@ -20,7 +20,7 @@
 #include "orchestrator/replay/replay_perf.h"
 
 void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
-		       const char *state, const char *image_id, const char *message)
+		       enum result_state state, const char *image_id, const char *message)
 {
 	memset(r, 0, sizeof(*r));
 	r->case_name = xstrdup(c->name);
@@ -28,7 +28,7 @@ void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int a
 	r->archive = xstrdup(c->archive);
 	r->image_id = xstrdup_or_null(image_id);
 	r->attempt = attempt;
-	r->state = xstrdup(state);
+	r->state = state;
 	r->message = xstrdup_or_null(message);
 	r->d2h_checked = r->d2h_mismatched = -1;
 	r->device_id = -1;
@@ -40,7 +40,7 @@ void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int a
 static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 			     const struct replay_unit_result *u)
 {
-	const char *state = RESULT_ERROR;
+	enum result_state state = RESULT_ERROR;
 
 	if (u->finding)
 		state = RESULT_DONE;
@@ -62,12 +62,13 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 	if (u->finding) {
 		const struct replay_verdict *v = &u->verdict;
 
-		r->outcome = xstrdup(u->outcome ? u->outcome : "UNKNOWN");
-		r->fault_class = xstrdup_or_null(v->fault_class);
+		/* The finding's enums, kept as they are. */
+		r->has_outcome = r->has_class = true;
+		r->outcome = v->outcome;
+		r->fault_class = v->fault_class;
 		r->kernel = xstrdup_or_null(v->kernel);
 		/* The engine's OOM kill: the host's memory limit, not the capture. */
-		if (v->engine_oom_killed)
-			r->kind = xstrdup(RESULT_KIND_INFRA);
+		r->oom_killed = v->engine_oom_killed;
 		r->d2h_checked = v->d2h_pass >= 0 && v->d2h_fail >= 0 ? v->d2h_pass + v->d2h_fail : -1;
 		r->d2h_mismatched = v->d2h_fail;
 		if (v->classifier_version > 0)
@@ -165,7 +166,7 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 		struct perf_samples *ps = NULL;
 
 		/* --perf N: the samples, after a verdict replay that passed. */
-		if (j->perf_runs && u.outcome && !strcmp(u.outcome, "PASS")) {
+		if (j->perf_runs && replay_perf_after(&u)) {
 			struct replay_desc t;
 
 			ps = xcalloc(1, sizeof(*ps));
@@ -183,11 +184,9 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 		replay_unit_result_release(&u);
 	}
 	replay_host_release(&host);
+	/* The line carries the signature, not a known-issue mark: the rules
+	 * are matched once, at the import into the history. */
 	sweep_result_locate(&r, j->topo, j->host);
-	/* The line on disk says what the rules said when the case ended;
-	 * the history takes the rules of the sweep's end (and of --merge). */
-	if (j->known)
-		sweep_result_mark_known(&r, j->known, (long long)time(NULL));
 	sweep_result_to_json(&r, &line);
 	strbuf_addch(&line, '\n');
 	sweep_result_release(&r);

@@ -37,8 +37,6 @@ struct sweep_job {
 	bool known_failure;
 	/* --perf N, --perf-warmup K (docs/perf.md): 0 no samples. */
 	int perf_runs, perf_warmup;
-	/* The known-issues rules its results line is marked with; NULL: none. */
-	const struct known_issues *known;
 };
 
 /* Fork a worker for j. *fd: the read end of its result pipe. */
@@ -52,6 +50,6 @@ bool sweep_worker_result(const char *line, struct sweep_result *r);
 /* A result the parent records without a worker (image missing, blocked
  * by the pool size, GPU wait exhausted). */
 void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
-		       const char *state, const char *image_id, const char *message);
+		       enum result_state state, const char *image_id, const char *message);
 
 #endif

@@ -94,7 +94,8 @@ static void night_results(const struct sweep_meta *m, unsigned night, struct str
 			.case_name = m->plan.cases[i].name, .image = m->images[0].ref,
 			.image_id = m->images[0].id, .digest = (char *)"fnv1a64:0123456789abcdef",
 			.archive = m->plan.cases[i].archive, .n_gpus = 1, .attempt = 1,
-			.state = (char *)"done", .outcome = (char *)"PASS", .d2h_checked = 4,
+			.state = RESULT_DONE, .has_outcome = true, .outcome = OUTCOME_PASS,
+			.d2h_checked = 4,
 			.duration_s = 1.0 + (double)(i % 50) / 10 + night * 0.01 + (h % 100) / 500.0,
 			.classifier_version = 1, .finished = m->started + 60 + (long long)i / 4,
 		};
@@ -104,22 +105,24 @@ static void night_results(const struct sweep_meta *m, unsigned night, struct str
 		r.run_dir = run_dir;
 		r.gpus[0] = (int)(i % 8);
 		if (h % 1000 < 2) {
-			r.state = (char *)"blocked";
-			r.outcome = NULL;
+			r.state = RESULT_BLOCKED;
+			r.has_outcome = false;
 			r.message = (char *)"preflight: arch mismatch";
 		} else if (broken) {
-			r.outcome = (char *)"MAF";
-			r.fault_class = (char *)faults[mix((unsigned)i, 5) % 3];
+			r.outcome = OUTCOME_MAF;
+			/* Names none of the finding's: kept as read. */
+			r.has_class = true;
+			r.class_other = (char *)faults[mix((unsigned)i, 5) % 3];
 			r.kernel = (char *)kernels[mix((unsigned)i, 6) % 4];
 		} else if (h % 100 == 0) {
-			r.outcome = (char *)"HANG";
+			r.outcome = OUTCOME_HANG;
 			result_line(out, &r);
 			r.attempt = 2;
-			r.outcome = (char *)"PASS";
+			r.outcome = OUTCOME_PASS;
 		}
 		r.gfx = (char *)"gfx942";
 		r.device_id = 29857;
-		if (perf_per_case > 0 && r.outcome && !strcmp(r.outcome, "PASS")) {
+		if (perf_per_case > 0 && sweep_result_passed(&r)) {
 			perf_of(&ps, i, night);
 			r.perf = &ps;
 		}

@@ -241,6 +241,20 @@ Test(perf, run_perf_samples_and_a_playback_without_gpu_times)
 	cr_assert(cJSON_IsObject(perf), "%s", r.out.buf);
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(perf, "samples")), 3);
 	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(perf, "warmup")), 1);
+	{
+		/* finding.json has them too: taken before it was written. */
+		const char *rd = cJSON_GetStringValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(f, "run"), "run_dir"));
+		cleanup_free char *path = xasprintf("%s/finding.json", rd ? rd : "-");
+		cleanup_strbuf struct strbuf text = STRBUF_INIT;
+		cleanup_cjson cJSON *file = NULL;
+		struct error err;
+
+		cr_assert_eq(fs_read_small_file(path, 1 << 20, &text, &err), 0, "%s", err.msg);
+		file = cJSON_Parse(text.buf);
+		cr_assert(cJSON_Compare(cJSON_GetObjectItem(file, "perf"), perf, true), "%s",
+			  text.buf);
+	}
 	tool_run_release(&r);
 	cJSON_Delete(f);
 

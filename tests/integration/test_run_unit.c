@@ -105,8 +105,8 @@ Test(run_unit, two_replays_in_one_process_on_two_gpus)
 	cr_assert_eq(replay_unit_run(&host, &d1, &r1), EXIT_NOT_PASS, "%s", r1.failure.msg);
 
 	cr_assert_eq(r0.failure.stage, REPLAY_STAGE_NONE);
-	cr_assert_str_eq(r0.outcome, "PASS");
-	cr_assert_str_eq(r1.outcome, "MAF");
+	cr_assert_eq(r0.verdict.outcome, OUTCOME_PASS);
+	cr_assert_eq(r1.verdict.outcome, OUTCOME_MAF);
 	cr_assert_not_null(r0.run_dir);
 	cr_assert_not_null(r1.run_dir);
 	cr_assert_str_neq(r0.run_dir, r1.run_dir);

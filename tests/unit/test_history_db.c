@@ -42,9 +42,8 @@ static void add(struct sweep_results *rs, const char *c, const char *img, int at
 	r->case_name = xstrdup(c);
 	r->image = xstrdup(img);
 	r->attempt = attempt;
-	r->state = xstrdup(state);
-	r->outcome = xstrdup_or_null(outcome);
-	r->fault_class = xstrdup_or_null(cls);
+	cr_assert(sweep_result_state_from_name(state, &r->state), "%s", state);
+	sweep_result_set_verdict(r, outcome, cls);
 	r->kernel = xstrdup_or_null(kernel);
 	r->classifier_version = cv;
 	r->gpus[0] = 1;

@@ -101,9 +101,8 @@ static void result(struct sweep_results *rs, const char *c, const char *kernel, 
 	r->case_name = xstrdup(c);
 	r->image = xstrdup("img");
 	r->attempt = 1;
-	r->state = xstrdup("done");
-	r->outcome = xstrdup("MAF");
-	r->fault_class = xstrdup("illegal_memory_access");
+	r->state = RESULT_DONE;
+	sweep_result_set_verdict(r, "MAF", "illegal_memory_access");
 	r->kernel = xstrdup(kernel);
 	r->classifier_version = cv;
 	signature_make(&r->signature, "MAF", "illegal_memory_access", kernel, evidence, NULL, false);

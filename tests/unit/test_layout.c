@@ -174,3 +174,41 @@ Test(layout, a_file_over_700_lines_is_said_not_failed)
 	expect_says(&out, " lines (at most 700; said, not yet a failure)");
 	scratch_remove(dir);
 }
+
+/* Outcome names are compared only in a codec (docs/design.md: enums
+ * inside, names only at a codec): anywhere else make layout names the
+ * file and line. */
+Test(layout, an_outcome_name_compared_outside_a_codec_fails)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	cleanup_free char *where = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	const char *file = "orchestrator/sweep/sweep_run.c";
+	cleanup_free char *path = xasprintf("%s/%s", dir, file);
+	size_t line = 1;
+	struct error err;
+
+	cr_assert_eq(layout(dir, &out), 0, "the copy already fails:\n%s", out.buf);
+	cr_assert_eq(fs_read_small_file(path, 1 << 20, &text, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < text.len; i++)
+		line += text.buf[i] == '\n';
+	append_line(dir, file, "static int passed(const char *x) { return !strcmp(x, \"PASS\"); }");
+	cr_expect_neq(layout(dir, &out), 0, "make layout passed:\n%s", out.buf);
+	where = xasprintf("%s:%zu:", file, line);
+	cr_expect_not_null(strstr(out.buf, where), "no '%s' in:\n%s", where, out.buf);
+	scratch_remove(dir);
+}
+
+Test(layout, an_outcome_name_compared_in_a_codec_passes)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	append_line(dir, "orchestrator/sweep/sweep_result.c",
+		    "static int passed(const char *x) { return !strcmp(x, \"MAF\"); }");
+	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
+	cr_expect_not_null(strstr(out.buf, "outcome names compared outside a codec:\n  none"), "%s",
+			   out.buf);
+	scratch_remove(dir);
+}

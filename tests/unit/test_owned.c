@@ -97,7 +97,7 @@ Test(owned, a_results_file_swapped_for_a_symlink_is_not_appended_through)
 	cleanup_free char *sweeps = xasprintf("%s/sweeps", shared), *folder = NULL, *victim = NULL,
 			  *results = NULL;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
-	struct sweep_result r = { .case_name = "a", .image = "i", .archive = "/x", .state = "done",
+	struct sweep_result r = { .case_name = "a", .image = "i", .archive = "/x", .state = RESULT_DONE,
 				  .attempt = 1 };
 
 	cr_assert_eq(mkdir(sweeps, 0700), 0);

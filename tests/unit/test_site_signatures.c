@@ -48,13 +48,13 @@ static void result(struct sweep_results *rs, const char *c, const char *outcome,
 	r->image = xstrdup("rocm:nightly");
 	r->image_id = xstrdup("sha256:aaaa");
 	r->attempt = 1;
-	r->state = xstrdup("done");
-	r->outcome = xstrdup(outcome);
+	r->state = RESULT_DONE;
+	sweep_result_set_verdict(r, outcome, NULL);
 	r->gpu_uids = xstrdup("1111");
 	r->classifier_version = 4;
 	if (!strcmp(outcome, "PASS"))
 		return;
-	r->fault_class = xstrdup("illegal_memory_access");
+	sweep_result_set_verdict(r, outcome, "illegal_memory_access");
 	r->kernel = xstrdup(kernel);
 	signature_make(&r->signature, outcome, "illegal_memory_access", kernel, NULL, NULL, false);
 	if (known) {

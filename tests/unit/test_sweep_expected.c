@@ -39,8 +39,8 @@ static void add(struct sweep_results *rs, const char *c, int attempt, double dur
 	r->case_name = xstrdup(c);
 	r->image = xstrdup("img");
 	r->attempt = attempt;
-	r->state = xstrdup(state);
-	r->outcome = xstrdup("PASS");
+	cr_assert(sweep_result_state_from_name(state, &r->state), "%s", state);
+	sweep_result_set_verdict(r, "PASS", NULL);
 	r->duration_s = duration;
 	r->run_dir = xasprintf("runs/%s-%d", c, attempt);
 }

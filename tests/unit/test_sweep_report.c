@@ -52,7 +52,7 @@ static void result(const char *folder, const char *name, const char *outcome, in
 	r.case_name = (char *)name;
 	r.image = "img:1";
 	r.state = RESULT_DONE;
-	r.outcome = (char *)outcome;
+	sweep_result_set_verdict(&r, outcome, NULL);
 	r.kernel = strcmp(outcome, "PASS") ? "k<T>" : NULL;
 	r.attempt = attempt;
 	r.run_dir = "runs/x";
@@ -280,7 +280,8 @@ Test(sweep_report, a_worker_line_is_recorded_verbatim_and_never_split)
 	r.case_name = "lib/c.hrr/pid-1";
 	r.image = "img:1";
 	r.state = RESULT_DONE;
-	r.outcome = "MAF";
+	r.has_outcome = true;
+	r.outcome = OUTCOME_MAF;
 	r.kernel = "k<T>";
 	r.attempt = 1;
 	r.d2h_checked = 4;
@@ -299,8 +300,9 @@ Test(sweep_report, a_worker_line_is_recorded_verbatim_and_never_split)
 	sweep_result_release(&back);
 }
 
-/* A worker marks its results line with the rules the sweep read: the
- * line on disk carries the known issue, and reads back with it. */
+/* A results line written by an earlier version carries the known issue
+ * its worker matched: it reads back with it (a worker now writes none;
+ * the import marks). The import's marking is this function. */
 Test(sweep_report, a_results_line_carries_the_known_issue_a_rule_matched)
 {
 	static const char rules[] = "issues:\n"
@@ -318,8 +320,8 @@ Test(sweep_report, a_results_line_carries_the_known_issue_a_rule_matched)
 		     err.msg);
 	r.case_name = xstrdup("lib/c.hrr/pid-1");
 	r.image = xstrdup("img:1");
-	r.state = xstrdup(RESULT_DONE);
-	r.outcome = xstrdup("MAF");
+	r.state = RESULT_DONE;
+	sweep_result_set_verdict(&r, "MAF", NULL);
 	r.host = xstrdup("gpu-node-7");
 	r.gpu_uids = xstrdup("1700");
 	signature_make(&r.signature, "MAF", "illegal_memory_access", "k<T>", NULL, NULL, false);

@@ -10,21 +10,33 @@
 #include "orchestrator/sweep/suspect.h"
 #include "tests/support/report_text.h"
 
+/* A verdict from its names, as a results line spells them. */
+static unsigned long long note(struct gpu_suspects *s, size_t idx, const char *case_name,
+			       const int *gpus, size_t n, const char *outcome, const char *cls)
+{
+	struct suspect_verdict v = { OUTCOME_UNKNOWN, FAULT_UNKNOWN };
+
+	cr_assert(finding_outcome_from_name(outcome, &v.outcome), "%s", outcome);
+	if (cls)
+		finding_fault_class_from_name(cls, &v.fault_class);
+	return gpu_suspects_note(s, idx, case_name, gpus, n, &v);
+}
+
 Test(sweep_suspect, two_cases_failing_on_one_gpu_and_passing_on_another_make_it_suspect)
 {
 	struct gpu_suspects s;
 	int g0[] = { 0 }, g2[] = { 2 }, g3[] = { 3 };
 
 	gpu_suspects_init(&s, 4);
-	cr_expect_eq(gpu_suspects_note(&s, 1, "lib/b", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(note(&s, 1, "lib/b", g0, 1, "MAF", "illegal_memory_access"), 0);
 	cr_expect_eq(gpu_suspects_failed_on(&s, 1), 1ull);
 	/* One case is as likely a flaky case: not yet. */
-	cr_expect_eq(gpu_suspects_note(&s, 1, "lib/b", g2, 1, "PASS", "replay_pass"), 0);
+	cr_expect_eq(note(&s, 1, "lib/b", g2, 1, "PASS", "replay_pass"), 0);
 	cr_expect_not(s.suspect[0]);
 	/* The same case again counts once. */
-	cr_expect_eq(gpu_suspects_note(&s, 1, "lib/b", g3, 1, "PASS", NULL), 0);
-	cr_expect_eq(gpu_suspects_note(&s, 2, "lib/c", g0, 1, "MAF", "illegal_memory_access"), 0);
-	cr_expect_eq(gpu_suspects_note(&s, 2, "lib/c", g3, 1, "PASS", NULL), 1ull,
+	cr_expect_eq(note(&s, 1, "lib/b", g3, 1, "PASS", NULL), 0);
+	cr_expect_eq(note(&s, 2, "lib/c", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(note(&s, 2, "lib/c", g3, 1, "PASS", NULL), 1ull,
 		     "the second case makes GPU 0 suspect");
 	cr_expect(s.suspect[0]);
 	cr_expect_str_eq(s.reason[0], "2 cases failed on GPU 0 and passed on another GPU (the "
@@ -40,9 +52,9 @@ Test(sweep_suspect, a_kernel_failing_everywhere_blames_no_gpu)
 	int g0[] = { 0 }, g1[] = { 1 };
 
 	gpu_suspects_init(&s, 2);
-	cr_expect_eq(gpu_suspects_note(&s, 0, "a", g0, 1, "MAF", "illegal_memory_access"), 0);
-	cr_expect_eq(gpu_suspects_note(&s, 0, "a", g1, 1, "MAF", "illegal_memory_access"), 0);
-	cr_expect_eq(gpu_suspects_note(&s, 1, "b", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(note(&s, 0, "a", g0, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(note(&s, 0, "a", g1, 1, "MAF", "illegal_memory_access"), 0);
+	cr_expect_eq(note(&s, 1, "b", g0, 1, "MAF", "illegal_memory_access"), 0);
 	cr_expect_not(s.suspect[0]);
 	cr_expect_not(s.suspect[1]);
 	gpu_suspects_release(&s);
@@ -54,8 +66,8 @@ Test(sweep_suspect, two_hangs_or_hardware_exceptions_on_one_gpu)
 	int g3[] = { 3 };
 
 	gpu_suspects_init(&s, 3);
-	cr_expect_eq(gpu_suspects_note(&s, 0, "a", g3, 1, "HANG", "hang"), 0);
-	cr_expect_eq(gpu_suspects_note(&s, 1, "b", g3, 1, "ABORT", "replay_aborted"), 1ull << 3);
+	cr_expect_eq(note(&s, 0, "a", g3, 1, "HANG", "hang"), 0);
+	cr_expect_eq(note(&s, 1, "b", g3, 1, "ABORT", "replay_aborted"), 1ull << 3);
 	cr_expect(strstr(s.reason[3], "twice on GPU 3 (the last: b)"), "%s", s.reason[3]);
 	gpu_suspects_release(&s);
 }
@@ -73,13 +85,13 @@ Test(sweep_suspect, only_classes_against_the_gpu_count)
 
 	gpu_suspects_init(&s, 16);
 	for (size_t i = 0; i < sizeof(workload) / sizeof(workload[0]); i++) {
-		cr_expect_eq(gpu_suspects_note(&s, 2 * i, "a", g1, 1, "ABORT", workload[i]), 0,
+		cr_expect_eq(note(&s, 2 * i, "a", g1, 1, "ABORT", workload[i]), 0,
 			     "%s", workload[i]);
-		cr_expect_eq(gpu_suspects_note(&s, 2 * i + 1, "b", g1, 1, "ABORT", workload[i]), 0,
+		cr_expect_eq(note(&s, 2 * i + 1, "b", g1, 1, "ABORT", workload[i]), 0,
 			     "%s twice", workload[i]);
 	}
-	cr_expect_eq(gpu_suspects_note(&s, 14, "c", g2, 1, "ABORT", "gpu_ecc_error"), 0);
-	cr_expect_eq(gpu_suspects_note(&s, 15, "d", g2, 1, "ABORT", "gpu_hw_exception"), 1ull << 2);
+	cr_expect_eq(note(&s, 14, "c", g2, 1, "ABORT", "gpu_ecc_error"), 0);
+	cr_expect_eq(note(&s, 15, "d", g2, 1, "ABORT", "gpu_hw_exception"), 1ull << 2);
 	gpu_suspects_release(&s);
 }
 
@@ -115,10 +127,11 @@ Test(sweep_suspect, results_carry_gpu_identity_host_and_kind)
 	r.state = RESULT_ERROR;
 	r.gpu_uids = "2102120316582010921";
 	r.host = "node7";
-	cr_expect_str_eq(sweep_result_kind(&r), RESULT_KIND_INFRA);
+	cr_expect_eq(sweep_result_kind(&r), RESULT_KIND_INFRA);
 	r.state = RESULT_DONE;
-	r.outcome = "MAF";
-	cr_expect_str_eq(sweep_result_kind(&r), RESULT_KIND_WORKLOAD);
+	r.has_outcome = true;
+	r.outcome = OUTCOME_MAF;
+	cr_expect_eq(sweep_result_kind(&r), RESULT_KIND_WORKLOAD);
 	sweep_result_to_json(&r, &line);
 	cr_assert_eq(sweep_result_parse(&back, line.buf, &err), 0, "%s", err.msg);
 	cr_expect_str_eq(back.gpu_uids, "2102120316582010921");
@@ -139,8 +152,8 @@ static struct sweep_result *add(struct sweep_results *rs, const char *c, const c
 	memset(r, 0, sizeof(*r));
 	r->case_name = strdup(c);
 	r->image = strdup("img");
-	r->state = strdup(RESULT_DONE);
-	r->outcome = strdup(outcome);
+	r->state = RESULT_DONE;
+	sweep_result_set_verdict(r, outcome, NULL);
 	r->host = strdup(host);
 	r->gpus[0] = gpu;
 	r->n_gpus = 1;
@@ -225,7 +238,7 @@ Test(sweep_suspect, an_ordinal_means_nothing_across_nodes_a_unique_id_does)
 	/* Two hardware exceptions on unique_id 7, seen at ordinals 0 and 2. */
 	memset(&rs, 0, sizeof(rs));
 	uids(add(&rs, "a", "nodeA", 0, "ABORT", 10), "7");
-	rs.v[0].fault_class = strdup("replay_aborted");
+	sweep_result_set_verdict(&rs.v[0], "ABORT", "replay_aborted");
 	uids(add(&rs, "b", "nodeA", 2, "HANG", 11), "7");
 	n = sweep_suspects_of_results(&rs, notes);
 	cr_assert_eq(n, 1);
