@@ -2,7 +2,6 @@
  * inspect, list. */
 #include "docker/xfer.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,8 +163,8 @@ int engine_container_remove(struct engine *e, const char *id, bool force,
 	return engine_request_json(e, "DELETE", path.buf, NULL, ok, true, 0, NULL, err);
 }
 
-int engine_container_inspect(struct engine *e, const char *id, cJSON **out,
-			     struct error *err)
+int engine_container_inspect_json(struct engine *e, const char *id, cJSON **out,
+				  struct error *err)
 {
 	static const long ok[] = { 200, 0 };
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
@@ -182,57 +181,33 @@ int engine_container_inspect(struct engine *e, const char *id, cJSON **out,
 	return 0;
 }
 
-static void state_copy_str(char *dst, size_t size, const cJSON *obj, const char *name)
+int engine_container_inspect(struct engine *e, const char *id,
+			     struct engine_container_info *out, struct error *err)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	cleanup_cjson cJSON *j = NULL;
 
-	snprintf(dst, size, "%s", cJSON_IsString(v) ? v->valuestring : "");
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		strvec_init(&out->device_paths);
+	}
+	if (engine_container_inspect_json(e, id, &j, err) < 0)
+		return -1;
+	return out ? engine_container_info_parse(j, out, err) : 0;
 }
 
-int container_state_from_json(const cJSON *inspect, struct container_state *st,
-			      struct error *err)
-{
-	const cJSON *state = cJSON_GetObjectItemCaseSensitive(inspect, "State");
-	const cJSON *status, *v;
-
-	memset(st, 0, sizeof(*st));
-	if (!cJSON_IsObject(state))
-		return error_set(err, ERR_PROTOCOL, 0,
-				 "container inspect answer without a State object");
-	status = cJSON_GetObjectItemCaseSensitive(state, "Status");
-	if (!cJSON_IsString(status))
-		return error_set(err, ERR_PROTOCOL, 0,
-				 "container inspect answer without State.Status");
-	state_copy_str(st->status, sizeof(st->status), state, "Status");
-	st->running = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(state, "Running"));
-	st->oom_killed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(state, "OOMKilled"));
-	v = cJSON_GetObjectItemCaseSensitive(state, "ExitCode");
-	st->exit_code = cJSON_IsNumber(v) ? v->valueint : 0;
-	v = cJSON_GetObjectItemCaseSensitive(state, "Pid");
-	st->pid = (long)engine_json_int(v, 0, LONG_MAX, 0);
-	state_copy_str(st->started_at, sizeof(st->started_at), state, "StartedAt");
-	state_copy_str(st->finished_at, sizeof(st->finished_at), state, "FinishedAt");
-	state_copy_str(st->error, sizeof(st->error), state, "Error");
-	return 0;
-}
-
-int engine_container_list(struct engine *e, const char *label_filter, cJSON **out,
-			  struct error *err)
+int engine_container_list(struct engine *e, const char *label_filter,
+			  struct engine_containers *out, struct error *err)
 {
 	static const long ok[] = { 200, 0 };
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
 
+	memset(out, 0, sizeof(*out));
 	strbuf_addstr(&path, "/containers/json");
 	engine_url_add_query(&path, "all", "1");
 	if (label_filter && *label_filter)
 		engine_url_add_filter(&path, "label", label_filter);
-	if (engine_request_json(e, "GET", path.buf, NULL, ok, false, 0, out, err) < 0)
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, false, 0, &j, err) < 0)
 		return -1;
-	if (!cJSON_IsArray(*out)) {
-		cJSON_Delete(*out);
-		*out = NULL;
-		return error_set(err, ERR_PROTOCOL, 0,
-				 "the Docker engine's container list is not an array");
-	}
-	return 0;
+	return engine_container_list_parse(j, out, err);
 }

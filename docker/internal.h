@@ -153,6 +153,30 @@ void engine_url_add_query(struct strbuf *sb, const char *key, const char *value)
  * list endpoints), percent-encoded. */
 void engine_url_add_filter(struct strbuf *sb, const char *key, const char *value);
 
+/* ---- the engine's answers into the types of engine.h (pure,
+ * docker/answers.c); a list or an inspect answer not of its JSON type is
+ * ERR_PROTOCOL ---- */
+int engine_container_list_parse(const cJSON *answer, struct engine_containers *out,
+				struct error *err) __attribute__((warn_unused_result));
+int engine_container_info_parse(const cJSON *inspect, struct engine_container_info *out,
+				struct error *err) __attribute__((warn_unused_result));
+/* fill st from a /containers/{id}/json answer; no State.Status: ERR_PROTOCOL. */
+int container_state_from_json(const cJSON *inspect, struct container_state *st,
+			      struct error *err);
+int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
+			    struct error *err) __attribute__((warn_unused_result));
+/* The answer of GET /images/json (already normalized, see
+ * podman_image_normalize) appended to *out. */
+int engine_image_list_parse(const cJSON *answer, struct engine_image_tags *out,
+			    struct error *err) __attribute__((warn_unused_result));
+void engine_version_info_parse(const cJSON *version, struct engine_version_info *out);
+void engine_path_stat_parse(const cJSON *stat, struct engine_path_stat *out);
+/* ev's strings point into event. */
+void engine_event_parse(const cJSON *event, struct engine_event *ev);
+/* The raw answer, for tests that look at what no caller reads. */
+int engine_container_inspect_json(struct engine *e, const char *id, cJSON **out,
+				  struct error *err) __attribute__((warn_unused_result));
+
 /* ---- JSON numbers from the engine (pure, docker/codec.c) ---- */
 /* v's value when it is a number that fits in [lo, hi] whole; dflt
  * otherwise (not a number, NaN, out of range): never a cast out of range. */

@@ -402,14 +402,12 @@ bool podman_event_normalize(cJSON *event)
 	return true;
 }
 
-#define GO_MODE_SYMLINK (1ULL << 27)
-
 void podman_path_stat_normalize(cJSON *stat, const char *path)
 {
 	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(stat, "mode");
 	const char *base = strrchr(path, '/');
 	bool link = cJSON_IsNumber(mode) && mode->valuedouble >= 0 &&
-		    ((uint64_t)mode->valuedouble & GO_MODE_SYMLINK);
+		    ((uint64_t)mode->valuedouble & ENGINE_MODE_SYMLINK);
 
 	if (!link)
 		json_set_string(stat, "linkTarget", "");

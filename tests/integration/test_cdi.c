@@ -15,7 +15,7 @@
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "docker/engine.h"
+#include "docker/internal.h"
 #include "tests/support/engine_test.h"
 #include "tests/support/run_support.h"
 
@@ -145,7 +145,7 @@ static void assert_devices_inside(const cJSON *run, const char *want)
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "Labels"), key, eq + 1);
 	cr_assert_eq(engine_container_create_json(e, NULL, body, &id, &err), 0, "%s", err.msg);
 	cJSON_Delete(body);
-	cr_assert_eq(engine_container_inspect(e, id, &inspect, &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_container_inspect_json(e, id, &inspect, &err), 0, "%s", err.msg);
 	{
 		const cJSON *h = cJSON_GetObjectItemCaseSensitive(inspect, "HostConfig");
 		cleanup_cjson cJSON *shown = cJSON_CreateObject();
