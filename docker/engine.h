@@ -284,7 +284,7 @@ struct container_spec {
 	long long pids_limit;     /* 0 = unset */
 	long long memory;         /* bytes, 0 = unset */
 	long long shm_size;       /* bytes, 0 = unset */
-	char *log_max_size;       /* LogConfig json-file max-size ("10m"); NULL = engine default */
+	long long log_max_bytes;  /* LogConfig json-file max-size, sent as "10m"; 0 = engine default */
 	char *log_max_file;       /* "1" */
 };
 
@@ -310,7 +310,8 @@ char *engine_seccomp_opt_inline(const char *profile_json);
 int engine_container_create(struct engine *e, const char *name,
 			    const struct container_spec *spec, char **id_out,
 			    struct error *err);
-/* Same, with a ready body (e.g. one recorded in run.json). */
+/* Same, with a ready body (e.g. one recorded in run.json), sent as it is
+ * to the compatible create: nothing is added for Podman. */
 int engine_container_create_json(struct engine *e, const char *name,
 				 const cJSON *body, char **id_out, struct error *err);
 int engine_container_start(struct engine *e, const char *id, struct error *err);   /* 304 = ok */
