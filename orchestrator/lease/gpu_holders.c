@@ -50,7 +50,7 @@ static void mark_devices(struct holders_seen *h, const struct engine_container_i
 		/* This host's node only: a test's fake /dev is not the GPU. */
 		if (strncmp(p, root, rl) || sscanf(p + rl, "/dri/renderD%d", &minor) != 1)
 			continue;
-		for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
+		for (size_t g = 0; g < h->topo->n_gpus && g < GPU_MAX; g++)
 			if (h->topo->gpus[g].drm_render_minor == minor) {
 				h->held[g] = true;
 				snprintf(h->holder[g], sizeof(h->holder[g]), "container %.12s (%s)",
@@ -91,7 +91,7 @@ bool holders_held_by_container(void *ctx, const char *gpu, char *holder, size_t 
 		return false;
 	if (monotonic_now() - h->fetched > HOLDERS_REFRESH_S)
 		refresh(h);
-	for (size_t g = 0; g < h->topo->n_gpus && g < 64; g++)
+	for (size_t g = 0; g < h->topo->n_gpus && g < GPU_MAX; g++)
 		if (!strcmp(h->names[g], gpu) && h->held[g]) {
 			snprintf(holder, holder_len, "%s", h->holder[g]);
 			return true;
