@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 #define DEFAULT_DOCKER_HOST "unix:///var/run/docker.sock"
@@ -416,9 +417,11 @@ int engine_version(struct engine *e, struct engine_version_info *out, struct err
 	return 0;
 }
 
-static bool engine_names_podman(const cJSON *name)
+static bool engine_names_podman(const cJSON *o)
 {
-	return cJSON_IsString(name) && strcasestr(name->valuestring, "podman");
+	const char *name = json_str(o, "Name");
+
+	return name && strcasestr(name, "podman");
 }
 
 enum engine_flavour engine_flavour_from_version(const cJSON *version)
@@ -426,10 +429,10 @@ enum engine_flavour engine_flavour_from_version(const cJSON *version)
 	const cJSON *platform = cJSON_GetObjectItemCaseSensitive(version, "Platform");
 	const cJSON *c;
 
-	if (engine_names_podman(cJSON_GetObjectItemCaseSensitive(platform, "Name")))
+	if (engine_names_podman(platform))
 		return ENGINE_FLAVOUR_PODMAN;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(version, "Components"))
-		if (engine_names_podman(cJSON_GetObjectItemCaseSensitive(c, "Name")))
+		if (engine_names_podman(c))
 			return ENGINE_FLAVOUR_PODMAN;
 	return ENGINE_FLAVOUR_DOCKER;
 }

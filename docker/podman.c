@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
@@ -265,8 +266,8 @@ static int podman_learn_host(struct engine *e, struct error *err)
 	v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(host, "security"),
 					     "rootless");
 	e->podman_rootless = cJSON_IsTrue(v);
-	v = cJSON_GetObjectItemCaseSensitive(host, "cgroupVersion");
-	e->podman_cgroup_v1 = cJSON_IsString(v) && !strcmp(v->valuestring, "v1");
+	e->podman_cgroup_v1 = json_str(host, "cgroupVersion") &&
+			      !strcmp(json_str(host, "cgroupVersion"), "v1");
 	e->podman_host_known = true;
 	return 0;
 }
@@ -324,7 +325,7 @@ int podman_check_created(struct engine *e, const struct container_spec *s, const
 	static const long ok[] = { 200, 0 };
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
 	cleanup_cjson cJSON *c = NULL;
-	const cJSON *keep, *runtime;
+	const char *keep, *runtime;
 
 	*recreate = false;
 	if (!s->group_add.n || !s->n_devices)
@@ -338,17 +339,16 @@ int podman_check_created(struct engine *e, const struct container_spec *s, const
 	strbuf_addstr(&path, "/json");
 	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &c, err) < 0)
 		return error_prefix(err, "inspecting the new container's annotations: ");
-	runtime = cJSON_GetObjectItemCaseSensitive(c, "OCIRuntime");
-	keep = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"),
-						 "Annotations"),
-		PODMAN_KEEP_GROUPS);
-	if (!cJSON_IsString(runtime) || strcmp(runtime->valuestring, "crun"))
+	runtime = json_str(c, "OCIRuntime");
+	keep = json_str(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"),
+							 "Annotations"),
+			PODMAN_KEEP_GROUPS);
+	if (!runtime || strcmp(runtime, "crun"))
 		return error_set(err, ERR_USAGE, 0,
 				 "rootless Podman at %s runs containers with %s, which drops your supplementary groups, so the container could not open the GPU device nodes it is given; use crun: runtime = \"crun\" under [engine] in ~/.config/containers/containers.conf, and restart the service (docs/engines.md)",
 				 e->host,
-				 cJSON_IsString(runtime) ? runtime->valuestring : "an unknown runtime");
-	*recreate = !(cJSON_IsString(keep) && !strcmp(keep->valuestring, "1"));
+				 runtime ? runtime : "an unknown runtime");
+	*recreate = !(keep && !strcmp(keep, "1"));
 	return 0;
 }
 
@@ -389,14 +389,14 @@ static void json_set_string(cJSON *obj, const char *name, const char *value)
 
 bool podman_event_normalize(cJSON *event)
 {
-	const cJSON *action = cJSON_GetObjectItemCaseSensitive(event, "Action");
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(event, "Type");
+	const char *action = json_str(event, "Action");
+	const char *type = json_str(event, "Type");
 
-	if (!cJSON_IsString(action) || (cJSON_IsString(type) && strcmp(type->valuestring, "container")))
+	if (!action || (type && strcmp(type, "container")))
 		return true;
-	if (!strcmp(action->valuestring, "init") || !strcmp(action->valuestring, "cleanup"))
+	if (!strcmp(action, "init") || !strcmp(action, "cleanup"))
 		return false;
-	if (!strcmp(action->valuestring, "remove")) {
+	if (!strcmp(action, "remove")) {
 		json_set_string(event, "Action", "destroy");
 		json_set_string(event, "status", "destroy");
 	}
