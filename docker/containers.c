@@ -96,12 +96,6 @@ out:
 	return rc;
 }
 
-int engine_container_create_json(struct engine *e, const char *name,
-				 const cJSON *body, char **id_out, struct error *err)
-{
-	return create_compatible(e, name, body, id_out, err);
-}
-
 int engine_container_create(struct engine *e, const char *name,
 			    const struct container_spec *spec, char **id_out,
 			    struct error *err)

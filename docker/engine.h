@@ -305,15 +305,12 @@ char *engine_seccomp_opt_inline(const char *profile_json);
 /* POST /containers/create?name= (name may be NULL). *id_out: caller frees.
  * A missing image is ERR_HTTP 404 (the one 404 that is not ERR_NOT_FOUND:
  * the container is not what is missing). A seccomp profile that is not a
- * JSON object is ERR_USAGE; with one, the engine's flavour is asked once
- * (GET /version), since Podman takes the profile differently. */
+ * JSON object is ERR_USAGE. The engine's flavour is asked once (GET
+ * /version, when the ping did not tell): Podman's create is its own
+ * (docker/podman.c, docker/libpod.c), from the same spec. */
 int engine_container_create(struct engine *e, const char *name,
 			    const struct container_spec *spec, char **id_out,
 			    struct error *err);
-/* Same, with a ready body (e.g. one recorded in run.json), sent as it is
- * to the compatible create: nothing is added for Podman. */
-int engine_container_create_json(struct engine *e, const char *name,
-				 const cJSON *body, char **id_out, struct error *err);
 int engine_container_start(struct engine *e, const char *id, struct error *err);   /* 304 = ok */
 int engine_container_stop(struct engine *e, const char *id, int timeout_s,
 			  struct error *err); /* 304 = ok; bounded by timeout_s + slack */
