@@ -18,13 +18,15 @@ static void archive_path(struct strbuf *sb, const char *id, const char *path)
 }
 
 int engine_container_path_stat(struct engine *e, const char *id, const char *path,
-			       cJSON **out, struct error *err)
+			       struct engine_path_stat *out, struct error *err)
 {
 	cleanup_strbuf struct strbuf url = STRBUF_INIT;
 	cleanup_strbuf struct strbuf json = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
 	struct engine_stream *s;
 	int rc = -1;
 
+	memset(out, 0, sizeof(*out));
 	archive_path(&url, id, path);
 	s = engine_xfer_new(e, "HEAD", url.buf, false);
 	s->want_header = "X-Docker-Container-Path-Stat";
@@ -48,17 +50,16 @@ int engine_container_path_stat(struct engine *e, const char *id, const char *pat
 		err->kind = ERR_PROTOCOL;
 		goto out;
 	}
-	if (engine_parse_json(json.buf, json.len, s->what, out, err) < 0)
+	if (engine_parse_json(json.buf, json.len, s->what, &j, err) < 0)
 		goto out;
-	if (!cJSON_IsObject(*out)) {
-		cJSON_Delete(*out);
-		*out = NULL;
+	if (!cJSON_IsObject(j)) {
 		error_set(err, ERR_PROTOCOL, 0, "X-Docker-Container-Path-Stat of %s is not an object",
 			  path);
 		goto out;
 	}
 	if (s->podman)
-		podman_path_stat_normalize(*out, path);
+		podman_path_stat_normalize(j, path);
+	engine_path_stat_parse(j, out);
 	rc = 0;
 out:
 	engine_stream_free(s);
@@ -103,20 +104,20 @@ int engine_container_read_file(struct engine *e, const char *id, const char *pat
 	/* Podman's GET follows a symbolic link where dockerd sends the link:
 	 * refuse it as the tar reader refuses dockerd's link entry. */
 	if (e->flavour == ENGINE_FLAVOUR_PODMAN) {
-		cleanup_cjson cJSON *st = NULL;
-		const cJSON *target;
+		struct engine_path_stat st;
 
 		if (engine_container_path_stat(e, id, path, &st, err) < 0) {
 			free(t);
 			return -1;
 		}
-		target = cJSON_GetObjectItemCaseSensitive(st, "linkTarget");
-		if (cJSON_IsString(target) && target->valuestring[0]) {
+		if (st.link_target) {
+			error_set(err, ERR_DATA, 0, "%s is a symbolic link (to %.100s), not a file",
+				  path, st.link_target);
+			engine_path_stat_release(&st);
 			free(t);
-			return error_set(err, ERR_DATA, 0,
-					 "%s is a symbolic link (to %.100s), not a file", path,
-					 target->valuestring);
+			return -1;
 		}
+		engine_path_stat_release(&st);
 	}
 	archive_path(&url, id, path);
 	s = engine_xfer_new(e, "GET", url.buf, false);

@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 #define DEFAULT_DOCKER_HOST "unix:///var/run/docker.sock"
@@ -401,24 +402,26 @@ out:
 	return rc;
 }
 
-int engine_version(struct engine *e, cJSON **out, struct error *err)
+int engine_version(struct engine *e, struct engine_version_info *out, struct error *err)
 {
 	static const long ok[] = { 200, 0 };
+	cleanup_cjson cJSON *j = NULL;
 
-	if (engine_request_json(e, "GET", "/version", NULL, ok, false, 0, out, err) < 0)
+	memset(out, 0, sizeof(*out));
+	if (engine_request_json(e, "GET", "/version", NULL, ok, false, 0, &j, err) < 0)
 		return -1;
-	if (!cJSON_IsObject(*out)) {
-		cJSON_Delete(*out);
-		*out = NULL;
+	if (!cJSON_IsObject(j))
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "the Docker engine's /version answer is not an object");
-	}
+	engine_version_info_parse(j, out);
 	return 0;
 }
 
-static bool engine_names_podman(const cJSON *name)
+static bool engine_names_podman(const cJSON *o)
 {
-	return cJSON_IsString(name) && strcasestr(name->valuestring, "podman");
+	const char *name = json_str(o, "Name");
+
+	return name && strcasestr(name, "podman");
 }
 
 enum engine_flavour engine_flavour_from_version(const cJSON *version)
@@ -426,28 +429,25 @@ enum engine_flavour engine_flavour_from_version(const cJSON *version)
 	const cJSON *platform = cJSON_GetObjectItemCaseSensitive(version, "Platform");
 	const cJSON *c;
 
-	if (engine_names_podman(cJSON_GetObjectItemCaseSensitive(platform, "Name")))
+	if (engine_names_podman(platform))
 		return ENGINE_FLAVOUR_PODMAN;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(version, "Components"))
-		if (engine_names_podman(cJSON_GetObjectItemCaseSensitive(c, "Name")))
+		if (engine_names_podman(c))
 			return ENGINE_FLAVOUR_PODMAN;
 	return ENGINE_FLAVOUR_DOCKER;
 }
 
 int engine_flavour(struct engine *e, enum engine_flavour *out, struct error *err)
 {
-	cJSON *v = NULL;
+	struct engine_version_info v;
 
 	if (e->flavour == ENGINE_FLAVOUR_UNKNOWN) {
 		if (engine_version(e, &v, err) < 0)
 			return error_prefix(err, "telling dockerd from Podman: ");
-		const cJSON *ver = cJSON_GetObjectItemCaseSensitive(v, "Version");
-
-		e->flavour = engine_flavour_from_version(v);
-		if (cJSON_IsString(ver) && !e->server_version[0])
-			snprintf(e->server_version, sizeof(e->server_version), "%s",
-				 ver->valuestring);
-		cJSON_Delete(v);
+		e->flavour = v.podman ? ENGINE_FLAVOUR_PODMAN : ENGINE_FLAVOUR_DOCKER;
+		if (v.version && !e->server_version[0])
+			snprintf(e->server_version, sizeof(e->server_version), "%s", v.version);
+		engine_version_info_release(&v);
 	}
 	*out = e->flavour;
 	return 0;
@@ -468,8 +468,7 @@ const char *engine_goarch(const char *machine)
 
 int engine_arch(struct engine *e, char **out, struct error *err)
 {
-	cJSON *v = NULL;
-	const cJSON *a;
+	struct engine_version_info v;
 	struct utsname u;
 
 	*out = NULL;
@@ -479,8 +478,7 @@ int engine_arch(struct engine *e, char **out, struct error *err)
 	}
 	if (engine_version(e, &v, err) < 0)
 		return -1;
-	a = cJSON_GetObjectItemCaseSensitive(v, "Arch");
-	*out = xstrdup(cJSON_IsString(a) ? a->valuestring : "");
-	cJSON_Delete(v);
+	*out = xstrdup(v.arch ? v.arch : "");
+	engine_version_info_release(&v);
 	return 0;
 }

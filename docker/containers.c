@@ -2,12 +2,12 @@
  * inspect, list. */
 #include "docker/xfer.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 /* stop?t=N may take N seconds and then a SIGKILL and the cleanup. */
@@ -20,30 +20,39 @@ static void container_path(struct strbuf *sb, const char *id, const char *rest)
 	strbuf_addstr(sb, rest);
 }
 
-/* The body as the engine takes it: Podman's compatible create differs
- * (docker/podman.c); *out = NULL means body as it is. */
-static int create_body_for_engine(struct engine *e, const cJSON *body, cJSON **out,
-				  struct error *err)
+/* POST /containers/create of body, as it is. */
+static int create_compatible(struct engine *e, const char *name, const cJSON *body,
+			     char **id_out, struct error *err)
 {
-	enum engine_flavour flavour;
+	static const long ok[] = { 201, 200, 0 };
+	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	cleanup_cjson cJSON *ans = NULL;
+	const char *id;
 
-	*out = NULL;
-	if (engine_flavour(e, &flavour, err) < 0)
+	strbuf_addstr(&path, "/containers/create");
+	if (name && *name)
+		engine_url_add_query(&path, "name", name);
+	/* A 404 here is the image, not the container: keep ERR_HTTP. */
+	if (engine_request_json(e, "POST", path.buf, body, ok, false, 0, &ans, err) < 0)
 		return -1;
-	if (flavour == ENGINE_FLAVOUR_PODMAN)
-		return podman_create_body(e, body, out, err);
+	id = json_str(ans, "Id");
+	if (!id || !*id)
+		return error_set(err, ERR_PROTOCOL, 0,
+				 "the Docker engine created a container but sent no Id");
+	*id_out = xstrdup(id);
 	return 0;
 }
 
 /* Rootless Podman drops the caller's groups unless asked (podman.c): a
  * container created without keeping them is replaced by one that does. On
  * failure nothing is left and *id_out is NULL. */
-static int keep_groups_on_podman(struct engine *e, const char *name, const cJSON *body,
+static int keep_groups_on_podman(struct engine *e, const char *name,
+				 const struct container_spec *s, const struct podman_extras *x,
 				 char **id_out, struct error *err)
 {
 	bool recreate = false;
 
-	if (podman_check_created(e, body, *id_out, &recreate, err) < 0) {
+	if (podman_check_created(e, s, *id_out, &recreate, err) < 0) {
 		(void)engine_container_remove(e, *id_out, true, ERROR_DISCARD);
 		goto fail;
 	}
@@ -55,44 +64,36 @@ static int keep_groups_on_podman(struct engine *e, const char *name, const cJSON
 	}
 	free(*id_out);
 	*id_out = NULL;
-	return podman_create_keeping_groups(e, body, name, id_out, err);
+	return podman_create_keeping_groups(e, s, x, name, id_out, err);
 fail:
 	free(*id_out);
 	*id_out = NULL;
 	return -1;
 }
 
-int engine_container_create_json(struct engine *e, const char *name,
-				 const cJSON *body, char **id_out, struct error *err)
+/* Podman: its compatible create with what it needs besides, or its own
+ * create built from the spec where the compatible one cannot ask. */
+static int create_on_podman(struct engine *e, const char *name,
+			    const struct container_spec *s, char **id_out, struct error *err)
 {
-	static const long ok[] = { 201, 200, 0 };
-	cleanup_strbuf struct strbuf path = STRBUF_INIT;
-	cleanup_cjson cJSON *ans = NULL;
-	cleanup_cjson cJSON *adapted = NULL;
-	const cJSON *id;
+	struct podman_extras x;
+	cleanup_cjson cJSON *body = NULL;
+	int rc = -1;
 
-	if (create_body_for_engine(e, body, &adapted, err) < 0)
-		return -1;
-	if (adapted)
-		body = adapted;
-	if (e->flavour == ENGINE_FLAVOUR_PODMAN &&
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(body, "HostConfig"),
-					     "DeviceRequests"))
-		return podman_create_cdi(e, body, name, id_out, err);
-	strbuf_addstr(&path, "/containers/create");
-	if (name && *name)
-		engine_url_add_query(&path, "name", name);
-	/* A 404 here is the image, not the container: keep ERR_HTTP. */
-	if (engine_request_json(e, "POST", path.buf, body, ok, false, 0, &ans, err) < 0)
-		return -1;
-	id = cJSON_GetObjectItemCaseSensitive(ans, "Id");
-	if (!cJSON_IsString(id) || !id->valuestring[0])
-		return error_set(err, ERR_PROTOCOL, 0,
-				 "the Docker engine created a container but sent no Id");
-	*id_out = xstrdup(id->valuestring);
-	if (e->flavour == ENGINE_FLAVOUR_PODMAN)
-		return keep_groups_on_podman(e, name, body, id_out, err);
-	return 0;
+	if (podman_extras_for(e, s, &x, err) < 0)
+		goto out;
+	if (s->cdi_devices.n) {
+		rc = podman_create_cdi(e, s, &x, name, id_out, err);
+		goto out;
+	}
+	body = container_spec_to_json(s);
+	podman_body_apply(body, &x);
+	rc = create_compatible(e, name, body, id_out, err);
+	if (rc == 0)
+		rc = keep_groups_on_podman(e, name, s, &x, id_out, err);
+out:
+	podman_extras_release(&x);
+	return rc;
 }
 
 int engine_container_create(struct engine *e, const char *name,
@@ -100,6 +101,7 @@ int engine_container_create(struct engine *e, const char *name,
 			    struct error *err)
 {
 	cleanup_cjson cJSON *body = NULL;
+	enum engine_flavour flavour;
 
 	if (spec->seccomp_profile) {
 		cleanup_cjson cJSON *profile = cJSON_Parse(spec->seccomp_profile);
@@ -108,8 +110,12 @@ int engine_container_create(struct engine *e, const char *name,
 			return error_set(err, ERR_USAGE, 0,
 					 "the container's seccomp profile is not a JSON object");
 	}
+	if (engine_flavour(e, &flavour, err) < 0)
+		return -1;
+	if (flavour == ENGINE_FLAVOUR_PODMAN)
+		return create_on_podman(e, name, spec, id_out, err);
 	body = container_spec_to_json(spec);
-	return engine_container_create_json(e, name, body, id_out, err);
+	return create_compatible(e, name, body, id_out, err);
 }
 
 int engine_container_start(struct engine *e, const char *id, struct error *err)
@@ -164,8 +170,8 @@ int engine_container_remove(struct engine *e, const char *id, bool force,
 	return engine_request_json(e, "DELETE", path.buf, NULL, ok, true, 0, NULL, err);
 }
 
-int engine_container_inspect(struct engine *e, const char *id, cJSON **out,
-			     struct error *err)
+int engine_container_inspect_json(struct engine *e, const char *id, cJSON **out,
+				  struct error *err)
 {
 	static const long ok[] = { 200, 0 };
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
@@ -182,57 +188,33 @@ int engine_container_inspect(struct engine *e, const char *id, cJSON **out,
 	return 0;
 }
 
-static void state_copy_str(char *dst, size_t size, const cJSON *obj, const char *name)
+int engine_container_inspect(struct engine *e, const char *id,
+			     struct engine_container_info *out, struct error *err)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	cleanup_cjson cJSON *j = NULL;
 
-	snprintf(dst, size, "%s", cJSON_IsString(v) ? v->valuestring : "");
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		strvec_init(&out->device_paths);
+	}
+	if (engine_container_inspect_json(e, id, &j, err) < 0)
+		return -1;
+	return out ? engine_container_info_parse(j, out, err) : 0;
 }
 
-int container_state_from_json(const cJSON *inspect, struct container_state *st,
-			      struct error *err)
-{
-	const cJSON *state = cJSON_GetObjectItemCaseSensitive(inspect, "State");
-	const cJSON *status, *v;
-
-	memset(st, 0, sizeof(*st));
-	if (!cJSON_IsObject(state))
-		return error_set(err, ERR_PROTOCOL, 0,
-				 "container inspect answer without a State object");
-	status = cJSON_GetObjectItemCaseSensitive(state, "Status");
-	if (!cJSON_IsString(status))
-		return error_set(err, ERR_PROTOCOL, 0,
-				 "container inspect answer without State.Status");
-	state_copy_str(st->status, sizeof(st->status), state, "Status");
-	st->running = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(state, "Running"));
-	st->oom_killed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(state, "OOMKilled"));
-	v = cJSON_GetObjectItemCaseSensitive(state, "ExitCode");
-	st->exit_code = cJSON_IsNumber(v) ? v->valueint : 0;
-	v = cJSON_GetObjectItemCaseSensitive(state, "Pid");
-	st->pid = (long)engine_json_int(v, 0, LONG_MAX, 0);
-	state_copy_str(st->started_at, sizeof(st->started_at), state, "StartedAt");
-	state_copy_str(st->finished_at, sizeof(st->finished_at), state, "FinishedAt");
-	state_copy_str(st->error, sizeof(st->error), state, "Error");
-	return 0;
-}
-
-int engine_container_list(struct engine *e, const char *label_filter, cJSON **out,
-			  struct error *err)
+int engine_container_list(struct engine *e, const char *label_filter,
+			  struct engine_containers *out, struct error *err)
 {
 	static const long ok[] = { 200, 0 };
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
 
+	memset(out, 0, sizeof(*out));
 	strbuf_addstr(&path, "/containers/json");
 	engine_url_add_query(&path, "all", "1");
 	if (label_filter && *label_filter)
 		engine_url_add_filter(&path, "label", label_filter);
-	if (engine_request_json(e, "GET", path.buf, NULL, ok, false, 0, out, err) < 0)
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, false, 0, &j, err) < 0)
 		return -1;
-	if (!cJSON_IsArray(*out)) {
-		cJSON_Delete(*out);
-		*out = NULL;
-		return error_set(err, ERR_PROTOCOL, 0,
-				 "the Docker engine's container list is not an array");
-	}
-	return 0;
+	return engine_container_list_parse(j, out, err);
 }

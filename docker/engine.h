@@ -112,8 +112,28 @@ int engine_arch(struct engine *e, char **out, struct error *err)
 const char *engine_goarch(const char *machine);
 
 int engine_ping(struct engine *e, struct error *err);
-/* GET /version; *out is owned by the caller (cJSON_Delete). */
-int engine_version(struct engine *e, cJSON **out, struct error *err);
+
+/* ---- the engine's answers, each parsed once here (docker/answers.c) ---- */
+
+/* Labels (or an event's attributes) as the engine sent them. */
+struct engine_labels {
+	char **keys;
+	char **values;
+	size_t n;
+};
+/* The value of key, NULL when absent. */
+const char *engine_labels_get(const struct engine_labels *l, const char *key);
+void engine_labels_release(struct engine_labels *l);
+
+/* GET /version: what the engine says of itself. */
+struct engine_version_info {
+	char *version;     /* "20.10.24+dfsg1", "4.3.1"; NULL when not said */
+	char *api_version; /* "1.51"; NULL when not said */
+	char *arch;        /* "amd64"; NULL when not said */
+	bool podman;       /* Platform.Name or a Components[].Name names Podman */
+};
+void engine_version_info_release(struct engine_version_info *v);
+int engine_version(struct engine *e, struct engine_version_info *out, struct error *err);
 
 /* ---- image references and registry auth (docker/ref.c, docker/auth.c) --- */
 
@@ -152,9 +172,19 @@ int registry_credentials(const struct image_ref *ref, char **username, char **pa
  * forced: an image a container uses stays). A missing one is not an error. */
 int engine_image_remove(struct engine *e, const char *name, struct error *err);
 
+/* What an image inspect tells (as dockerd names it, see
+ * podman_image_normalize). */
+struct engine_image_info {
+	char *id;          /* "sha256:..." */
+	char *digest;      /* the first RepoDigests entry, NULL when none (built here) */
+	struct strvec repo_digests; /* every RepoDigests entry */
+	struct strvec env; /* Config.Env; newer APIs leave an empty one out */
+};
+void engine_image_info_release(struct engine_image_info *i);
+
 /* GET /images/{name}/json. A missing image: returns -1 with kind
- * ERR_NOT_FOUND and status 404. */
-int engine_image_inspect(struct engine *e, const char *name, cJSON **out,
+ * ERR_NOT_FOUND and status 404; an answer without an Id: ERR_PROTOCOL. */
+int engine_image_inspect(struct engine *e, const char *name, struct engine_image_info *out,
 			 struct error *err);
 
 /* One tag an image list names: an image with several tags is one entry
@@ -177,10 +207,6 @@ void engine_image_tags_release(struct engine_image_tags *t);
  * other repositories too, so callers match the names themselves. */
 int engine_image_list(struct engine *e, const char *reference, struct engine_image_tags *out,
 		      struct error *err) __attribute__((warn_unused_result));
-/* Pure: the answer of GET /images/json (already normalized, see
- * podman_image_normalize) appended to *out; not an array: ERR_PROTOCOL. */
-int engine_image_list_parse(const cJSON *answer, struct engine_image_tags *out,
-			    struct error *err) __attribute__((warn_unused_result));
 
 struct engine_pull_event {
 	const char *status;   /* "Downloading", "Pull complete", ... (may be NULL) */
@@ -258,7 +284,7 @@ struct container_spec {
 	long long pids_limit;     /* 0 = unset */
 	long long memory;         /* bytes, 0 = unset */
 	long long shm_size;       /* bytes, 0 = unset */
-	char *log_max_size;       /* LogConfig json-file max-size ("10m"); NULL = engine default */
+	long long log_max_bytes;  /* LogConfig json-file max-size, sent as "10m"; 0 = engine default */
 	char *log_max_file;       /* "1" */
 };
 
@@ -279,14 +305,12 @@ char *engine_seccomp_opt_inline(const char *profile_json);
 /* POST /containers/create?name= (name may be NULL). *id_out: caller frees.
  * A missing image is ERR_HTTP 404 (the one 404 that is not ERR_NOT_FOUND:
  * the container is not what is missing). A seccomp profile that is not a
- * JSON object is ERR_USAGE; with one, the engine's flavour is asked once
- * (GET /version), since Podman takes the profile differently. */
+ * JSON object is ERR_USAGE. The engine's flavour is asked once (GET
+ * /version, when the ping did not tell): Podman's create is its own
+ * (docker/podman.c, docker/libpod.c), from the same spec. */
 int engine_container_create(struct engine *e, const char *name,
 			    const struct container_spec *spec, char **id_out,
 			    struct error *err);
-/* Same, with a ready body (e.g. one recorded in run.json). */
-int engine_container_create_json(struct engine *e, const char *name,
-				 const cJSON *body, char **id_out, struct error *err);
 int engine_container_start(struct engine *e, const char *id, struct error *err);   /* 304 = ok */
 int engine_container_stop(struct engine *e, const char *id, int timeout_s,
 			  struct error *err); /* 304 = ok; bounded by timeout_s + slack */
@@ -294,8 +318,6 @@ int engine_container_kill(struct engine *e, const char *id, const char *signal,
 			  struct error *err); /* 409 not running -> ERR_HTTP 409 */
 int engine_container_remove(struct engine *e, const char *id, bool force,
 			    struct error *err); /* 404 -> ERR_NOT_FOUND */
-int engine_container_inspect(struct engine *e, const char *id, cJSON **out,
-			     struct error *err);
 
 struct container_state {
 	char status[32]; /* "created", "running", "exited", ... */
@@ -307,21 +329,56 @@ struct container_state {
 	char finished_at[64];
 	char error[256];
 };
-/* Pure: fill st from a /containers/{id}/json answer. */
-int container_state_from_json(const cJSON *inspect, struct container_state *st,
-			      struct error *err);
+
+/* What a container inspect tells. */
+struct engine_container_info {
+	char *id;
+	bool has_state;              /* State had a Status: state is filled */
+	struct container_state state;
+	struct strvec device_paths;  /* HostConfig.Devices[].PathOnHost */
+	bool tty;                    /* Config.Tty: its output is not framed */
+};
+void engine_container_info_release(struct engine_container_info *c);
+/* GET /containers/{id}/json. out may be NULL: whether it still exists. */
+int engine_container_inspect(struct engine *e, const char *id,
+			     struct engine_container_info *out, struct error *err);
+
+/* One container of a list answer (an entry without an Id is left out). */
+struct engine_container {
+	char *id;
+	char *state;       /* "created", "running", ...; NULL when not said */
+	long long created; /* epoch seconds; -1 when not said */
+	struct engine_labels labels;
+};
+struct engine_containers {
+	struct engine_container *v;
+	size_t n;
+};
+void engine_containers_release(struct engine_containers *l);
 
 /* GET /containers/json?all=1&filters={"label":[label_filter]} ; label_filter
- * is "key" or "key=value". *out is the JSON array (caller frees). */
-int engine_container_list(struct engine *e, const char *label_filter, cJSON **out,
-			  struct error *err);
+ * is "key" or "key=value". */
+int engine_container_list(struct engine *e, const char *label_filter,
+			  struct engine_containers *out, struct error *err);
 
 /* ---- the archive endpoint ---- */
 
-/* HEAD /containers/{id}/archive?path=: the decoded X-Docker-Container-Path-Stat
- * JSON (name, size, mode, mtime, linkTarget). Missing path: ERR_NOT_FOUND. */
+/* A path's X-Docker-Container-Path-Stat (as dockerd gives it). */
+struct engine_path_stat {
+	char *name;
+	long long size;    /* -1 when not said */
+	bool has_mode;
+	uint64_t mode;     /* Go's os.FileMode bits; 0 when not said or out of range */
+	char *link_target; /* NULL when not a symbolic link */
+};
+void engine_path_stat_release(struct engine_path_stat *st);
+#define ENGINE_MODE_DIR (1ULL << 31)     /* Go's os.ModeDir */
+#define ENGINE_MODE_SYMLINK (1ULL << 27) /* Go's os.ModeSymlink */
+
+/* HEAD /containers/{id}/archive?path=: the decoded X-Docker-Container-Path-Stat.
+ * Missing path: ERR_NOT_FOUND. */
 int engine_container_path_stat(struct engine *e, const char *id, const char *path,
-			       cJSON **out, struct error *err);
+			       struct engine_path_stat *out, struct error *err);
 /* GET .../archive?path= and return the content of the single regular file
  * at path (extracted from the tar stream), at most max_bytes (ERR_LIMIT
  * beyond). */
@@ -424,9 +481,17 @@ int engine_logs_stream(struct engine *e, const char *id, bool follow, bool raw,
 int engine_attach_stream(struct engine *e, const char *id, bool raw, engine_frame_cb cb,
 			 void *ud, struct engine_stream **out, struct error *err);
 
-/* GET /events?filters=<json> (filters may be NULL); each event object to cb
+/* One event, as dockerd names it (podman_event_normalize); valid during
+ * the callback only. */
+struct engine_event {
+	const char *type;   /* "container", "image", ...; NULL when not said */
+	const char *action; /* "create", "start", "die", "destroy", ... */
+	const char *id;     /* Actor.ID */
+	struct engine_labels attributes; /* Actor.Attributes */
+};
+/* GET /events?filters=<json> (filters may be NULL); each event to cb
  * (return non-zero to stop). since/until: unix seconds, 0 = unset. */
-typedef int (*engine_event_cb)(const cJSON *event, void *ud);
+typedef int (*engine_event_cb)(const struct engine_event *event, void *ud);
 int engine_events_stream(struct engine *e, const char *filters_json, long long since,
 			 long long until, engine_event_cb cb, void *ud,
 			 struct engine_stream **out, struct error *err);

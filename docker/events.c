@@ -20,13 +20,18 @@ static int events_line(const char *line, size_t len, void *ud, struct error *err
 {
 	struct events_state *ev = ud;
 	cleanup_cjson cJSON *j = cJSON_ParseWithLength(line, len);
+	struct engine_event event;
+	int stop;
 
 	if (!cJSON_IsObject(j))
 		return error_set(err, ERR_PROTOCOL, 0, "%s: malformed event from the Docker engine",
 				 ev->what);
 	if (ev->podman && !podman_event_normalize(j))
 		return 0;
-	if (ev->cb(j, ev->ud))
+	engine_event_parse(j, &event);
+	stop = ev->cb(&event, ev->ud);
+	engine_labels_release(&event.attributes);
+	if (stop)
 		return error_set(err, ERR_CANCELLED, 0, "event stream stopped by its consumer");
 	return 0;
 }

@@ -10,20 +10,24 @@
 #include "common/json.h"
 #include "common/xalloc.h"
 
-int engine_image_inspect(struct engine *e, const char *name, cJSON **out,
+int engine_image_inspect(struct engine *e, const char *name, struct engine_image_info *out,
 			 struct error *err)
 {
 	static const long ok[] = { 200, 0 };
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
 
+	memset(out, 0, sizeof(*out));
+	strvec_init(&out->repo_digests);
+	strvec_init(&out->env);
 	strbuf_addstr(&path, "/images/");
 	engine_url_add_path(&path, name);
 	strbuf_addstr(&path, "/json");
-	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, out, err) < 0)
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &j, err) < 0)
 		return -1;
 	if (e->flavour == ENGINE_FLAVOUR_PODMAN)
-		podman_image_normalize(*out);
-	return 0;
+		podman_image_normalize(j);
+	return engine_image_info_parse(j, out, err);
 }
 
 int engine_image_remove(struct engine *e, const char *name, struct error *err)

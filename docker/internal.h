@@ -93,33 +93,56 @@ void engine_too_old_hint(long status, const char *pin, struct strbuf *msg);
 const char *image_ref_hub_short(const char *repository);
 
 /* ---- Podman's differences (docker/podman.c) ---- */
-/* A copy of a create body as Podman needs it: nofile/nproc limits the
- * engine may grant named (else root Podman asks for 1048576 and start
- * fails), an inline seccomp profile written to a file and passed as its
- * path. *out = NULL when the body needs no change. */
-int podman_create_body(struct engine *e, const cJSON *body, cJSON **out, struct error *err)
+/* What Podman needs besides the container spec: the limits it must be
+ * told (nofile and nproc the spec leaves out, capped at the service's own:
+ * root Podman gives 1048576, which start may not be allowed to set) and
+ * the spec's SecurityOpt with a seccomp profile as a file path on the
+ * service's host (its compatible create takes no inline profile, podman
+ * #27710; over tcp:// that file cannot be written: ERR_USAGE). */
+struct podman_extras {
+	struct container_ulimit limits[2];
+	size_t n_limits;
+	struct strvec security_opt;
+};
+int podman_extras_for(struct engine *e, const struct container_spec *s,
+		      struct podman_extras *x, struct error *err)
 	__attribute__((warn_unused_result));
+void podman_extras_release(struct podman_extras *x);
+/* Pure pieces of the compatible create body (docker/spec.c): a JSON
+ * array of the strings; a Ulimits entry {"Name", "Soft", "Hard"}. */
+cJSON *engine_json_strings(const struct strvec *sv);
+cJSON *engine_ulimit_json(const struct container_ulimit *u);
+/* Pure: the compatible create body of the spec (container_spec_to_json)
+ * given the extras. */
+void podman_body_apply(cJSON *body, const struct podman_extras *x);
 /* After a create on rootless Podman: a container given device nodes and
  * their groups must keep the caller's groups (run.oci.keep_original_groups
  * with crun). *recreate: the container lacks the annotation and must be
  * created again with podman_create_keeping_groups; ERR_USAGE when the
  * runtime drops groups whatever is asked. */
-int podman_check_created(struct engine *e, const cJSON *body, const char *id, bool *recreate,
-			 struct error *err) __attribute__((warn_unused_result));
+int podman_check_created(struct engine *e, const struct container_spec *s, const char *id,
+			 bool *recreate, struct error *err) __attribute__((warn_unused_result));
 /* Create through Podman's own API with the keep-groups annotation; failing
  * that, ERR_USAGE naming the containers.conf line. */
-int podman_create_keeping_groups(struct engine *e, const cJSON *body, const char *name,
-				 char **id_out, struct error *err)
-	__attribute__((warn_unused_result));
-/* A body with CDI DeviceRequests, created through Podman's own API (its
- * compatible create ignores them), keeping a rootless caller's groups. */
-int podman_create_cdi(struct engine *e, const cJSON *body, const char *name, char **id_out,
+int podman_create_keeping_groups(struct engine *e, const struct container_spec *s,
+				 const struct podman_extras *x, const char *name, char **id_out,
+				 struct error *err) __attribute__((warn_unused_result));
+/* A spec with CDI devices, created through Podman's own API (its
+ * compatible create ignores DeviceRequests), keeping a rootless caller's
+ * groups. */
+int podman_create_cdi(struct engine *e, const struct container_spec *s,
+		      const struct podman_extras *x, const char *name, char **id_out,
 		      struct error *err) __attribute__((warn_unused_result));
-/* POST /libpod/containers/create of a compatible create body translated
- * into Podman's SpecGenerator, with the OCI annotation key=value (none
- * when key is NULL) (docker/libpod.c). ERR_USAGE when the body has what does not translate. */
-int podman_libpod_create(struct engine *e, const cJSON *body, const char *name,
-			 const char *key, const char *value, char **id_out, struct error *err)
+/* Pure: Podman's SpecGenerator for the spec and its extras, with the OCI
+ * annotation key=value (none when key is NULL); NULL when the spec asks
+ * what it has no field for (docker/libpod.c). */
+cJSON *podman_libpod_spec(const struct container_spec *s, const struct podman_extras *x,
+			  const char *name, const char *key, const char *value);
+/* POST /libpod/containers/create of podman_libpod_spec; ERR_USAGE when
+ * there is none. */
+int podman_libpod_create(struct engine *e, const struct container_spec *s,
+			 const struct podman_extras *x, const char *name, const char *key,
+			 const char *value, char **id_out, struct error *err)
 	__attribute__((warn_unused_result));
 /* Rewrites a Podman event as dockerd names it: "remove" -> "destroy".
  * Returns false for events dockerd has no equivalent of (init, cleanup),
@@ -152,6 +175,30 @@ void engine_url_add_query(struct strbuf *sb, const char *key, const char *value)
 /* Append the query "filters={"<key>":["<value>"]}" (one filter of the
  * list endpoints), percent-encoded. */
 void engine_url_add_filter(struct strbuf *sb, const char *key, const char *value);
+
+/* ---- the engine's answers into the types of engine.h (pure,
+ * docker/answers.c); a list or an inspect answer not of its JSON type is
+ * ERR_PROTOCOL ---- */
+int engine_container_list_parse(const cJSON *answer, struct engine_containers *out,
+				struct error *err) __attribute__((warn_unused_result));
+int engine_container_info_parse(const cJSON *inspect, struct engine_container_info *out,
+				struct error *err) __attribute__((warn_unused_result));
+/* fill st from a /containers/{id}/json answer; no State.Status: ERR_PROTOCOL. */
+int container_state_from_json(const cJSON *inspect, struct container_state *st,
+			      struct error *err);
+int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
+			    struct error *err) __attribute__((warn_unused_result));
+/* The answer of GET /images/json (already normalized, see
+ * podman_image_normalize) appended to *out. */
+int engine_image_list_parse(const cJSON *answer, struct engine_image_tags *out,
+			    struct error *err) __attribute__((warn_unused_result));
+void engine_version_info_parse(const cJSON *version, struct engine_version_info *out);
+void engine_path_stat_parse(const cJSON *stat, struct engine_path_stat *out);
+/* ev's strings point into event. */
+void engine_event_parse(const cJSON *event, struct engine_event *ev);
+/* The raw answer, for tests that look at what no caller reads. */
+int engine_container_inspect_json(struct engine *e, const char *id, cJSON **out,
+				  struct error *err) __attribute__((warn_unused_result));
 
 /* ---- JSON numbers from the engine (pure, docker/codec.c) ---- */
 /* v's value when it is a number that fits in [lo, hi] whole; dflt

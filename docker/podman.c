@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
@@ -84,16 +85,11 @@ static void podman_learn_limits(struct engine *e)
 	e->podman_nproc = podman_limits_hard(text.buf, "Max processes");
 }
 
-static bool ulimits_name(const cJSON *ulimits, const char *name)
+static bool ulimits_name(const struct container_spec *s, const char *name)
 {
-	const cJSON *u;
-
-	cJSON_ArrayForEach(u, ulimits) {
-		const cJSON *n = cJSON_GetObjectItemCaseSensitive(u, "Name");
-
-		if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
+	for (size_t i = 0; i < s->n_ulimits; i++)
+		if (!strcmp(s->ulimits[i].name, name))
 			return true;
-	}
 	return false;
 }
 
@@ -101,13 +97,14 @@ static bool ulimits_name(const cJSON *ulimits, const char *name)
  * 1048576 for the ones it does not name, and start fails where the runtime
  * may not raise them ("setrlimit RLIMIT_NOFILE: Operation not permitted").
  * Name them: the caller's own limits, lowered to the service's. */
-static void podman_add_limit(cJSON *ulimits, const char *name, int resource, long long bound)
+static void podman_add_limit(const struct container_spec *s, struct podman_extras *x,
+			     const char *name, int resource, long long bound)
 {
 	struct rlimit rl;
 	long long soft, hard;
-	cJSON *u;
+	struct container_ulimit *u;
 
-	if (ulimits_name(ulimits, name) || getrlimit(resource, &rl) < 0)
+	if (ulimits_name(s, name) || getrlimit(resource, &rl) < 0)
 		return;
 	soft = rl.rlim_cur == RLIM_INFINITY ? bound : (long long)rl.rlim_cur;
 	hard = rl.rlim_max == RLIM_INFINITY ? bound : (long long)rl.rlim_max;
@@ -117,30 +114,10 @@ static void podman_add_limit(cJSON *ulimits, const char *name, int resource, lon
 		return; /* unlimited everywhere: nothing to cap */
 	if (soft <= 0 || soft > hard)
 		soft = hard;
-	u = cJSON_CreateObject();
-	cJSON_AddStringToObject(u, "Name", name);
-	cJSON_AddNumberToObject(u, "Soft", (double)soft);
-	cJSON_AddNumberToObject(u, "Hard", (double)hard);
-	cJSON_AddItemToArray(ulimits, u);
-}
-
-static void podman_body_limits(struct engine *e, cJSON *body)
-{
-	cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
-	cJSON *ulimits;
-
-	if (!cJSON_IsObject(hc)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(body, "HostConfig");
-		hc = cJSON_AddObjectToObject(body, "HostConfig");
-	}
-	ulimits = cJSON_GetObjectItemCaseSensitive(hc, "Ulimits");
-	if (!cJSON_IsArray(ulimits)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(hc, "Ulimits");
-		ulimits = cJSON_AddArrayToObject(hc, "Ulimits");
-	}
-	podman_learn_limits(e);
-	podman_add_limit(ulimits, "nofile", RLIMIT_NOFILE, e->podman_nofile);
-	podman_add_limit(ulimits, "nproc", RLIMIT_NPROC, e->podman_nproc);
+	u = &x->limits[x->n_limits++];
+	u->name = xstrdup(name);
+	u->soft = soft;
+	u->hard = hard;
 }
 
 /* ---- seccomp: Podman's compatible create takes a path (podman #27710) ---- */
@@ -196,42 +173,67 @@ static int podman_seccomp_file(const char *profile, char **out, struct error *er
 	return 0;
 }
 
-static int podman_body_seccomp(struct engine *e, cJSON *body, struct error *err)
+/* One SecurityOpt as Podman takes it: a profile inline becomes its file. */
+static int podman_security_opt(struct engine *e, const char *opt, struct strvec *out,
+			       struct error *err)
 {
-	cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
-	cJSON *opt;
+	cleanup_free char *path = NULL;
 
-	cJSON_ArrayForEach(opt, cJSON_GetObjectItemCaseSensitive(hc, "SecurityOpt")) {
-		cleanup_free char *path = NULL;
-		cleanup_free char *value = NULL;
+	if (strncmp(opt, "seccomp={", 9)) {
+		strvec_push(out, opt);
+		return 0;
+	}
+	if (!e->is_unix)
+		return error_set(err, ERR_USAGE, 0,
+				 "the engine at %s is Podman, which takes a seccomp profile as a file path on its own host; over tcp:// that file cannot be written: use a unix socket",
+				 e->host);
+	if (podman_seccomp_file(opt + 8, &path, err) < 0)
+		return -1;
+	strvec_pushf(out, "seccomp=%s", path);
+	return 0;
+}
 
-		if (!cJSON_IsString(opt) || strncmp(opt->valuestring, "seccomp={", 9))
-			continue;
-		if (!e->is_unix)
-			return error_set(err, ERR_USAGE, 0,
-					 "the engine at %s is Podman, which takes a seccomp profile as a file path on its own host; over tcp:// that file cannot be written: use a unix socket",
-					 e->host);
-		if (podman_seccomp_file(opt->valuestring + 8, &path, err) < 0)
+int podman_extras_for(struct engine *e, const struct container_spec *s,
+		      struct podman_extras *x, struct error *err)
+{
+	memset(x, 0, sizeof(*x));
+	strvec_init(&x->security_opt);
+	podman_learn_limits(e);
+	podman_add_limit(s, x, "nofile", RLIMIT_NOFILE, e->podman_nofile);
+	podman_add_limit(s, x, "nproc", RLIMIT_NPROC, e->podman_nproc);
+	for (size_t i = 0; i < s->security_opt.n; i++)
+		if (podman_security_opt(e, s->security_opt.v[i], &x->security_opt, err) < 0)
 			return -1;
-		value = xasprintf("seccomp=%s", path);
-		cJSON_SetValuestring(opt, value);
+	if (s->seccomp_profile) {
+		cleanup_free char *inline_opt = engine_seccomp_opt_inline(s->seccomp_profile);
+
+		if (podman_security_opt(e, inline_opt, &x->security_opt, err) < 0)
+			return -1;
 	}
 	return 0;
 }
 
-int podman_create_body(struct engine *e, const cJSON *body, cJSON **out, struct error *err)
+void podman_extras_release(struct podman_extras *x)
 {
-	cJSON *copy = cJSON_Duplicate(body, true);
+	for (size_t i = 0; i < x->n_limits; i++)
+		free(x->limits[i].name);
+	strvec_clear(&x->security_opt);
+	memset(x, 0, sizeof(*x));
+	strvec_init(&x->security_opt);
+}
 
-	if (!copy)
-		xdie("out of memory (cJSON_Duplicate)");
-	podman_body_limits(e, copy);
-	if (podman_body_seccomp(e, copy, err) < 0) {
-		cJSON_Delete(copy);
-		return -1;
-	}
-	*out = copy;
-	return 0;
+void podman_body_apply(cJSON *body, const struct podman_extras *x)
+{
+	cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
+	cJSON *ulimits = cJSON_GetObjectItemCaseSensitive(hc, "Ulimits");
+
+	if (!cJSON_IsArray(ulimits))
+		ulimits = cJSON_AddArrayToObject(hc, "Ulimits");
+	for (size_t i = 0; i < x->n_limits; i++)
+		cJSON_AddItemToArray(ulimits, engine_ulimit_json(&x->limits[i]));
+	if (cJSON_GetObjectItemCaseSensitive(hc, "SecurityOpt"))
+		cJSON_ReplaceItemInObjectCaseSensitive(hc, "SecurityOpt",
+						       engine_json_strings(&x->security_opt));
 }
 
 /* ---- what rootless Podman cannot apply ---- */
@@ -264,8 +266,8 @@ static int podman_learn_host(struct engine *e, struct error *err)
 	v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(host, "security"),
 					     "rootless");
 	e->podman_rootless = cJSON_IsTrue(v);
-	v = cJSON_GetObjectItemCaseSensitive(host, "cgroupVersion");
-	e->podman_cgroup_v1 = cJSON_IsString(v) && !strcmp(v->valuestring, "v1");
+	e->podman_cgroup_v1 = json_str(host, "cgroupVersion") &&
+			      !strcmp(json_str(host, "cgroupVersion"), "v1");
 	e->podman_host_known = true;
 	return 0;
 }
@@ -317,18 +319,16 @@ int engine_root_is_caller(struct engine *e, bool *out, struct error *err)
  * own create can: a container created without it is created again that
  * way. Where neither works the replay could not open the GPU nodes and
  * would look like a GPU fault: refuse before it runs. */
-int podman_check_created(struct engine *e, const cJSON *body, const char *id, bool *recreate,
-			 struct error *err)
+int podman_check_created(struct engine *e, const struct container_spec *s, const char *id,
+			 bool *recreate, struct error *err)
 {
 	static const long ok[] = { 200, 0 };
-	const cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
 	cleanup_strbuf struct strbuf path = STRBUF_INIT;
 	cleanup_cjson cJSON *c = NULL;
-	const cJSON *keep, *runtime;
+	const char *keep, *runtime;
 
 	*recreate = false;
-	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "GroupAdd")) ||
-	    !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(hc, "Devices")))
+	if (!s->group_add.n || !s->n_devices)
 		return 0;
 	if (podman_learn_host(e, err) < 0)
 		return -1;
@@ -339,38 +339,39 @@ int podman_check_created(struct engine *e, const cJSON *body, const char *id, bo
 	strbuf_addstr(&path, "/json");
 	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &c, err) < 0)
 		return error_prefix(err, "inspecting the new container's annotations: ");
-	runtime = cJSON_GetObjectItemCaseSensitive(c, "OCIRuntime");
-	keep = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"),
-						 "Annotations"),
-		PODMAN_KEEP_GROUPS);
-	if (!cJSON_IsString(runtime) || strcmp(runtime->valuestring, "crun"))
+	runtime = json_str(c, "OCIRuntime");
+	keep = json_str(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"),
+							 "Annotations"),
+			PODMAN_KEEP_GROUPS);
+	if (!runtime || strcmp(runtime, "crun"))
 		return error_set(err, ERR_USAGE, 0,
 				 "rootless Podman at %s runs containers with %s, which drops your supplementary groups, so the container could not open the GPU device nodes it is given; use crun: runtime = \"crun\" under [engine] in ~/.config/containers/containers.conf, and restart the service (docs/engines.md)",
 				 e->host,
-				 cJSON_IsString(runtime) ? runtime->valuestring : "an unknown runtime");
-	*recreate = !(cJSON_IsString(keep) && !strcmp(keep->valuestring, "1"));
+				 runtime ? runtime : "an unknown runtime");
+	*recreate = !(keep && !strcmp(keep, "1"));
 	return 0;
 }
 
-int podman_create_keeping_groups(struct engine *e, const cJSON *body, const char *name,
-				 char **id_out, struct error *err)
+int podman_create_keeping_groups(struct engine *e, const struct container_spec *s,
+				 const struct podman_extras *x, const char *name, char **id_out,
+				 struct error *err)
 {
 	struct error why;
 
-	if (podman_libpod_create(e, body, name, PODMAN_KEEP_GROUPS, "1", id_out, &why) == 0)
+	if (podman_libpod_create(e, s, x, name, PODMAN_KEEP_GROUPS, "1", id_out, &why) == 0)
 		return 0;
 	return error_set(err, ERR_USAGE, 0,
 			 "rootless Podman at %s would drop your supplementary groups, so the container could not open the GPU device nodes it is given, and creating it with " PODMAN_KEEP_GROUPS " failed (%s); keep them: add [containers] annotations = [\"" PODMAN_KEEP_GROUPS "=1\"] to ~/.config/containers/containers.conf and restart the service (docs/engines.md)",
 			 e->host, why.msg);
 }
 
-int podman_create_cdi(struct engine *e, const cJSON *body, const char *name, char **id_out,
+int podman_create_cdi(struct engine *e, const struct container_spec *s,
+		      const struct podman_extras *x, const char *name, char **id_out,
 		      struct error *err)
 {
 	if (podman_learn_host(e, err) < 0)
 		return -1;
-	if (podman_libpod_create(e, body, name, e->podman_rootless ? PODMAN_KEEP_GROUPS : NULL,
+	if (podman_libpod_create(e, s, x, name, e->podman_rootless ? PODMAN_KEEP_GROUPS : NULL,
 				 "1", id_out, err) < 0)
 		return error_prefix(err, "creating a container with CDI devices: ");
 	return 0;
@@ -388,28 +389,26 @@ static void json_set_string(cJSON *obj, const char *name, const char *value)
 
 bool podman_event_normalize(cJSON *event)
 {
-	const cJSON *action = cJSON_GetObjectItemCaseSensitive(event, "Action");
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(event, "Type");
+	const char *action = json_str(event, "Action");
+	const char *type = json_str(event, "Type");
 
-	if (!cJSON_IsString(action) || (cJSON_IsString(type) && strcmp(type->valuestring, "container")))
+	if (!action || (type && strcmp(type, "container")))
 		return true;
-	if (!strcmp(action->valuestring, "init") || !strcmp(action->valuestring, "cleanup"))
+	if (!strcmp(action, "init") || !strcmp(action, "cleanup"))
 		return false;
-	if (!strcmp(action->valuestring, "remove")) {
+	if (!strcmp(action, "remove")) {
 		json_set_string(event, "Action", "destroy");
 		json_set_string(event, "status", "destroy");
 	}
 	return true;
 }
 
-#define GO_MODE_SYMLINK (1ULL << 27)
-
 void podman_path_stat_normalize(cJSON *stat, const char *path)
 {
 	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(stat, "mode");
 	const char *base = strrchr(path, '/');
 	bool link = cJSON_IsNumber(mode) && mode->valuedouble >= 0 &&
-		    ((uint64_t)mode->valuedouble & GO_MODE_SYMLINK);
+		    ((uint64_t)mode->valuedouble & ENGINE_MODE_SYMLINK);
 
 	if (!link)
 		json_set_string(stat, "linkTarget", "");

@@ -6,17 +6,18 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 
 long podman_error_status(long status, const char *body, size_t len, struct strbuf *msg)
 {
 	cleanup_cjson cJSON *j = NULL;
-	const cJSON *cause;
+	const char *cause;
 
 	if (status != 500 || !len)
 		return status;
 	j = cJSON_ParseWithLength(body, len);
-	cause = cJSON_GetObjectItemCaseSensitive(j, "cause");
-	if (!cJSON_IsString(cause) || strcmp(cause->valuestring, "container state improper"))
+	cause = json_str(j, "cause");
+	if (!cause || strcmp(cause, "container state improper"))
 		return status;
 	if (strstr(msg->buf, "can only kill running containers")) {
 		cleanup_free char *was = strbuf_detach(msg, NULL);

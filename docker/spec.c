@@ -55,7 +55,6 @@ void container_spec_release(struct container_spec *s)
 	strvec_clear(&s->security_opt);
 	free(s->seccomp_profile);
 	free(s->network_mode);
-	free(s->log_max_size);
 	free(s->log_max_file);
 	container_spec_init(s);
 }
@@ -96,7 +95,7 @@ void container_spec_add_ulimit(struct container_spec *s, const char *name,
 	u->hard = hard;
 }
 
-static cJSON *spec_json_strings(const struct strvec *sv)
+cJSON *engine_json_strings(const struct strvec *sv)
 {
 	cJSON *a = cJSON_CreateArray();
 
@@ -108,7 +107,7 @@ static cJSON *spec_json_strings(const struct strvec *sv)
 static void spec_add_strings(cJSON *obj, const char *name, const struct strvec *sv)
 {
 	if (sv->n)
-		cJSON_AddItemToObject(obj, name, spec_json_strings(sv));
+		cJSON_AddItemToObject(obj, name, engine_json_strings(sv));
 }
 
 char *engine_seccomp_opt_inline(const char *profile_json)
@@ -129,13 +128,39 @@ static void spec_add_security_opt(cJSON *hc, const struct container_spec *s)
 
 	if (!s->security_opt.n && !s->seccomp_profile)
 		return;
-	a = spec_json_strings(&s->security_opt);
+	a = engine_json_strings(&s->security_opt);
 	if (s->seccomp_profile) {
 		cleanup_free char *opt = engine_seccomp_opt_inline(s->seccomp_profile);
 
 		cJSON_AddItemToArray(a, cJSON_CreateString(opt));
 	}
 	cJSON_AddItemToObject(hc, "SecurityOpt", a);
+}
+
+/* Bytes as dockerd's json-file reads max-size: "64m", "256k", "1000". */
+static void spec_size_text(char *buf, size_t size, long long bytes)
+{
+	static const char unit[] = "gmk";
+
+	for (int i = 0; i < 3; i++) {
+		long long u = 1LL << (30 - 10 * i);
+
+		if (bytes % u == 0) {
+			snprintf(buf, size, "%lld%c", bytes / u, unit[i]);
+			return;
+		}
+	}
+	snprintf(buf, size, "%lld", bytes);
+}
+
+cJSON *engine_ulimit_json(const struct container_ulimit *u)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "Name", u->name);
+	cJSON_AddNumberToObject(o, "Soft", (double)u->soft);
+	cJSON_AddNumberToObject(o, "Hard", (double)u->hard);
+	return o;
 }
 
 static cJSON *spec_host_config(const struct container_spec *s)
@@ -160,7 +185,7 @@ static cJSON *spec_host_config(const struct container_spec *s)
 		cJSON *req = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(req, "Driver", "cdi");
-		cJSON_AddItemToObject(req, "DeviceIDs", spec_json_strings(&s->cdi_devices));
+		cJSON_AddItemToObject(req, "DeviceIDs", engine_json_strings(&s->cdi_devices));
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(hc, "DeviceRequests"), req);
 	}
 	if (s->n_mounts) {
@@ -179,14 +204,8 @@ static cJSON *spec_host_config(const struct container_spec *s)
 	if (s->n_ulimits) {
 		cJSON *a = cJSON_AddArrayToObject(hc, "Ulimits");
 
-		for (size_t i = 0; i < s->n_ulimits; i++) {
-			cJSON *o = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(o, "Name", s->ulimits[i].name);
-			cJSON_AddNumberToObject(o, "Soft", (double)s->ulimits[i].soft);
-			cJSON_AddNumberToObject(o, "Hard", (double)s->ulimits[i].hard);
-			cJSON_AddItemToArray(a, o);
-		}
+		for (size_t i = 0; i < s->n_ulimits; i++)
+			cJSON_AddItemToArray(a, engine_ulimit_json(&s->ulimits[i]));
 	}
 	spec_add_strings(hc, "GroupAdd", &s->group_add);
 	spec_add_strings(hc, "CapAdd", &s->cap_add);
@@ -203,14 +222,18 @@ static cJSON *spec_host_config(const struct container_spec *s)
 		cJSON_AddNumberToObject(hc, "Memory", (double)s->memory);
 	if (s->shm_size)
 		cJSON_AddNumberToObject(hc, "ShmSize", (double)s->shm_size);
-	if (s->log_max_size || s->log_max_file) {
+	if (s->log_max_bytes || s->log_max_file) {
 		cJSON *lc = cJSON_AddObjectToObject(hc, "LogConfig");
 		cJSON *cfg;
 
 		cJSON_AddStringToObject(lc, "Type", "json-file");
 		cfg = cJSON_AddObjectToObject(lc, "Config");
-		if (s->log_max_size)
-			cJSON_AddStringToObject(cfg, "max-size", s->log_max_size);
+		if (s->log_max_bytes) {
+			char size[32];
+
+			spec_size_text(size, sizeof(size), s->log_max_bytes);
+			cJSON_AddStringToObject(cfg, "max-size", size);
+		}
 		if (s->log_max_file)
 			cJSON_AddStringToObject(cfg, "max-file", s->log_max_file);
 	}

@@ -91,17 +91,15 @@ int engine_container_logs_opts(struct engine *e, const char *id, bool follow,
 			       engine_frame_cb cb, void *ud,
 			       const struct engine_call_opts *opts, struct error *err)
 {
-	cleanup_cjson cJSON *info = NULL;
-	const cJSON *tty;
+	struct engine_container_info info;
 	struct engine_stream *s;
 	int rc;
 
 	/* Whether the output is framed depends on how it was created. */
 	if (engine_container_inspect(e, id, &info, err) < 0)
 		return -1;
-	tty = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(info, "Config"),
-					       "Tty");
-	s = logs_new(e, id, follow, cJSON_IsTrue(tty), cb, ud);
+	s = logs_new(e, id, follow, info.tty, cb, ud);
+	engine_container_info_release(&info);
 	rc = engine_xfer_run(s, opts, err);
 	engine_stream_free(s);
 	return rc;

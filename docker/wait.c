@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 struct wait_state {
@@ -32,14 +33,14 @@ static int wait_finish(struct engine_stream *s, struct error *err)
 {
 	struct wait_state *w = s->state;
 	cleanup_cjson cJSON *j = NULL;
-	const cJSON *code, *e, *m;
+	const cJSON *code;
+	const char *m;
 
 	if (engine_parse_json(w->body.buf, w->body.len, s->what, &j, err) < 0)
 		return -1;
-	e = cJSON_GetObjectItemCaseSensitive(j, "Error");
-	m = cJSON_GetObjectItemCaseSensitive(e, "Message");
-	if (cJSON_IsString(m) && m->valuestring[0])
-		return error_set(err, ERR_HTTP, (int)s->status, "%s: %s", s->what, m->valuestring);
+	m = json_str(cJSON_GetObjectItemCaseSensitive(j, "Error"), "Message");
+	if (m && *m)
+		return error_set(err, ERR_HTTP, (int)s->status, "%s: %s", s->what, m);
 	code = cJSON_GetObjectItemCaseSensitive(j, "StatusCode");
 	if (!cJSON_IsNumber(code))
 		return error_set(err, ERR_PROTOCOL, 0, "the answer to %s has no StatusCode",

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 
 static bool xfer_connect_failure(CURLcode code)
 {
@@ -82,14 +83,14 @@ void engine_xfer_transport_error(struct engine_stream *s, CURLcode code)
 static void xfer_message(const struct engine_stream *s, struct strbuf *out)
 {
 	cleanup_cjson cJSON *j = NULL;
-	const cJSON *m;
+	const char *m;
 	size_t n = 0;
 
 	if (s->body.len) {
 		j = cJSON_ParseWithLength(s->body.buf, s->body.len);
-		m = cJSON_GetObjectItemCaseSensitive(j, "message");
-		if (cJSON_IsString(m) && m->valuestring[0]) {
-			strbuf_addstr(out, m->valuestring);
+		m = json_str(j, "message");
+		if (m && *m) {
+			strbuf_addstr(out, m);
 			return;
 		}
 	}

@@ -70,8 +70,7 @@ static long probe_max_age(void)
 static int gc_probes(struct engine *e, const struct options *o, const struct gc_caller *me,
 		     int *left)
 {
-	cleanup_cjson cJSON *list = NULL;
-	const cJSON *c;
+	struct engine_containers list;
 	struct error err;
 	long long cutoff = (long long)time(NULL) - probe_max_age();
 	int removed = 0;
@@ -80,35 +79,32 @@ static int gc_probes(struct engine *e, const struct options *o, const struct gc_
 		say_error("%s", err.msg);
 		return 0;
 	}
-	cJSON_ArrayForEach(c, list) {
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-		const cJSON *created = cJSON_GetObjectItemCaseSensitive(c, "Created");
-		const cJSON *state = cJSON_GetObjectItemCaseSensitive(c, "State");
+	for (size_t i = 0; i < list.n; i++) {
+		const struct engine_container *c = &list.v[i];
 		char host[256];
 		struct gc_owner owner;
 
 		/* A probe is never started: anything else under this label is not ours to judge. */
-		if (!cJSON_IsString(id) || !cJSON_IsNumber(created) ||
-		    (cJSON_IsString(state) && strcmp(state->valuestring, "created")))
+		if (c->created < 0 || (c->state && strcmp(c->state, "created")))
 			continue;
-		gc_owner_of(ours_label(c, LABEL_OWNER), host, sizeof(host), &owner);
+		gc_owner_of(engine_labels_get(&c->labels, LABEL_OWNER), host, sizeof(host), &owner);
 		/* Stale is as good as dead: a probe outliving its age was abandoned. */
-		if (owner.state != OWNER_DEAD && (long long)created->valuedouble <= cutoff)
+		if (owner.state != OWNER_DEAD && c->created <= cutoff)
 			owner.state = OWNER_DEAD;
 		if (gc_decide(&owner, false, me) != GC_REMOVE) {
 			(*left)++;
 			continue;
 		}
-		removed += gc_remove(e, o, id->valuestring, "image probe left by a run that died");
+		removed += gc_remove(e, o, c->id, "image probe left by a run that died");
 	}
+	engine_containers_release(&list);
 	return removed;
 }
 
 int gc_command(struct options *o)
 {
 	struct engine *e = NULL;
-	cleanup_cjson cJSON *list = NULL;
-	const cJSON *c;
+	struct engine_containers list = { 0 };
 	char host[256];
 	struct gc_caller me;
 	struct error err;
@@ -132,33 +128,34 @@ int gc_command(struct options *o)
 			engine_close(e);
 		return replay_fail(&f, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
 	}
-	cJSON_ArrayForEach(c, list) {
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-		const char *label = ours_label(c, LABEL_OWNER);
+	for (size_t i = 0; i < list.n; i++) {
+		const char *id = list.v[i].id;
+		const struct engine_labels *l = &list.v[i].labels;
+		const char *label = engine_labels_get(l, LABEL_OWNER);
+		const char *run = engine_labels_get(l, LABEL_RUN);
 		char owner_host[256];
 		struct gc_owner owner;
 		enum gc_decision d;
 		char *why;
 
 		/* Probes carry an owner too; gc_probes judges them. */
-		if (!cJSON_IsString(id) || ours_label(c, LABEL_PROBE))
+		if (engine_labels_get(l, LABEL_PROBE))
 			continue;
 		gc_owner_of(label, owner_host, sizeof(owner_host), &owner);
-		d = gc_decide(&owner, ours_label(c, LABEL_KEEP) != NULL, &me);
+		d = gc_decide(&owner, engine_labels_get(l, LABEL_KEEP) != NULL, &me);
 		if (d == GC_KEEP_KEPT)
 			kept++;
 		if (d != GC_REMOVE) {
 			left += d != GC_KEEP_KEPT;
 			if (o->verbosity > 0)
-				fprintf(stderr, "gc: left %.12s (%s)\n", id->valuestring,
-					gc_decision_name(d));
+				fprintf(stderr, "gc: left %.12s (%s)\n", id, gc_decision_name(d));
 			continue;
 		}
-		why = xasprintf("run %s, owner %s",
-				ours_label(c, LABEL_RUN) ? ours_label(c, LABEL_RUN) : "?", label);
-		removed += gc_remove(e, o, id->valuestring, why);
+		why = xasprintf("run %s, owner %s", run ? run : "?", label);
+		removed += gc_remove(e, o, id, why);
 		free(why);
 	}
+	engine_containers_release(&list);
 	removed += gc_probes(e, o, &me, &left);
 	if (o->verbosity >= 0)
 		fprintf(stderr, "gc: removed %d, left %d (live, another user's or another host's), "

@@ -184,8 +184,3 @@ int ours_probe_release(struct ours_probe *p, struct error *err)
 	p->id = NULL;
 	return r;
 }
-
-const char *ours_label(const cJSON *container, const char *key)
-{
-	return json_str(cJSON_GetObjectItemCaseSensitive(container, "Labels"), key);
-}

@@ -22,10 +22,6 @@
 #define LABEL_KEEP "hrr-docker-replay.keep"       /* --keep: gc leaves it unless --all */
 #define LABEL_PROBE "hrr-docker-replay.probe"     /* a created, never-started probe */
 
-/* The value of label key in a container list entry or inspect answer
- * ("Labels", or "Config"."Labels" when given the Config), NULL when absent. */
-const char *ours_label(const cJSON *container, const char *key);
-
 /* The start time of process pid (clock ticks since boot, /proc/<pid>/stat
  * field 22), 0 when the process does not exist. Together with the pid it
  * tells a live orchestrator from a recycled pid. */

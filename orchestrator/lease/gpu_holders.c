@@ -38,53 +38,49 @@ static bool held_without_flock(const char *owner)
 }
 
 /* The render minors one container was given (HostConfig.Devices). */
-static void mark_devices(struct holders_seen *h, const cJSON *inspect, const char *who)
+static void mark_devices(struct holders_seen *h, const struct engine_container_info *c,
+			 const char *who)
 {
-	const cJSON *hc = cJSON_GetObjectItemCaseSensitive(inspect, "HostConfig");
-	const cJSON *devs = cJSON_GetObjectItemCaseSensitive(hc, "Devices"), *d;
-
-	cJSON_ArrayForEach(d, devs) {
-		const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "PathOnHost");
+	for (size_t i = 0; i < c->device_paths.n; i++) {
+		const char *p = c->device_paths.v[i];
 		const char *root = h->device_root ? h->device_root : "/dev";
 		size_t rl = strlen(root);
 		int minor;
 
 		/* This host's node only: a test's fake /dev is not the GPU. */
-		if (!cJSON_IsString(p) || strncmp(p->valuestring, root, rl) ||
-		    sscanf(p->valuestring + rl, "/dri/renderD%d", &minor) != 1)
+		if (strncmp(p, root, rl) || sscanf(p + rl, "/dri/renderD%d", &minor) != 1)
 			continue;
 		for (size_t g = 0; g < h->topo->n_gpus && g < GPU_MAX; g++)
 			if (h->topo->gpus[g].drm_render_minor == minor) {
 				h->held[g] = true;
 				snprintf(h->holder[g], sizeof(h->holder[g]), "container %.12s (%s)",
-					 cJSON_GetStringValue(cJSON_GetObjectItem(inspect, "Id")),
-					 who ? who : "owner unknown");
+					 c->id, who ? who : "owner unknown");
 			}
 	}
 }
 
 static void refresh(struct holders_seen *h)
 {
-	cleanup_cjson cJSON *list = NULL;
-	const cJSON *c;
+	struct engine_containers list;
 	struct error err;
 
 	memset(h->held, 0, sizeof(h->held));
 	h->fetched = monotonic_now();
 	if (engine_container_list(h->engine, LABEL_OWNER, &list, &err) < 0)
 		return; /* the engine's silence proves nothing: the flock still rules */
-	cJSON_ArrayForEach(c, list) {
-		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(c, "State"));
-		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
-		cleanup_cjson cJSON *inspect = NULL;
+	for (size_t i = 0; i < list.n; i++) {
+		const struct engine_container *c = &list.v[i];
+		const char *owner = engine_labels_get(&c->labels, LABEL_OWNER);
+		struct engine_container_info info;
 
 		/* A live owner holds its flock; only an orphan needs this witness. */
-		if (!id || !state || strcmp(state, "running") ||
-		    !held_without_flock(ours_label(c, LABEL_OWNER)))
+		if (!c->state || strcmp(c->state, "running") || !held_without_flock(owner))
 			continue;
-		if (engine_container_inspect(h->engine, id, &inspect, &err) == 0)
-			mark_devices(h, inspect, ours_label(c, LABEL_OWNER));
+		if (engine_container_inspect(h->engine, c->id, &info, &err) == 0)
+			mark_devices(h, &info, owner);
+		engine_container_info_release(&info);
 	}
+	engine_containers_release(&list);
 }
 
 bool holders_held_by_container(void *ctx, const char *gpu, char *holder, size_t holder_len)
@@ -106,54 +102,48 @@ bool holders_held_by_container(void *ctx, const char *gpu, char *holder, size_t 
 bool holders_run_container_alive(struct engine *e, const char *run_id)
 {
 	cleanup_free char *filter = xasprintf("%s=%s", LABEL_RUN, run_id);
-	cleanup_cjson cJSON *list = NULL;
-	const cJSON *c;
+	struct engine_containers list;
 	struct error err;
+	bool alive = false;
 
 	if (engine_container_list(e, filter, &list, &err) < 0)
 		return false;
-	cJSON_ArrayForEach(c, list) {
-		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(c, "State"));
-
-		if (state && !strcmp(state, "running"))
-			return true;
-	}
-	return false;
+	for (size_t i = 0; i < list.n; i++)
+		alive |= list.v[i].state && !strcmp(list.v[i].state, "running");
+	engine_containers_release(&list);
+	return alive;
 }
 
 void holders_run_container_remove(struct engine *e, const char *run_id)
 {
 	cleanup_free char *filter = xasprintf("%s=%s", LABEL_RUN, run_id);
-	cleanup_cjson cJSON *list = NULL;
-	const cJSON *c;
+	struct engine_containers list;
 	struct error err;
 
 	if (engine_container_list(e, filter, &list, &err) < 0)
 		return;
-	cJSON_ArrayForEach(c, list) {
-		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
-
-		if (id)
-			engine_container_remove(e, id, true, &err);
-	}
+	for (size_t i = 0; i < list.n; i++)
+		engine_container_remove(e, list.v[i].id, true, &err);
+	engine_containers_release(&list);
 }
 
 int holders_remove_orphans(struct engine *e)
 {
-	cleanup_cjson cJSON *list = NULL;
-	const cJSON *c;
+	struct engine_containers list;
 	struct error err;
 	int removed = 0;
 
 	if (engine_container_list(e, LABEL_OWNER, &list, &err) < 0)
 		return 0;
-	cJSON_ArrayForEach(c, list) {
-		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "Id"));
+	for (size_t i = 0; i < list.n; i++) {
+		const struct engine_labels *l = &list.v[i].labels;
 
 		/* gc's rules: the caller's own orphans only, never --keep ones. */
-		if (id && gc_sweep_may_remove(ours_label(c, LABEL_OWNER), ours_label(c, LABEL_KEEP)) &&
-		    engine_container_remove(e, id, true, &err) == 0)
+		if (gc_sweep_may_remove(engine_labels_get(l, LABEL_OWNER),
+					engine_labels_get(l, LABEL_KEEP)) &&
+		    engine_container_remove(e, list.v[i].id, true, &err) == 0)
 			removed++;
 	}
+	engine_containers_release(&list);
 	return removed;
 }

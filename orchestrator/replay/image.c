@@ -14,8 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define GO_MODE_DIR (1u << 31)
-
 void image_facts_release(struct image_facts *f)
 {
 	free(f->ref);
@@ -27,25 +25,14 @@ void image_facts_release(struct image_facts *f)
 	strvec_init(&f->env);
 }
 
-int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct error *err)
+/* The inspect's facts move into out. */
+static void image_facts_take(struct image_facts *out, struct engine_image_info *info)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(inspect, "Id");
-	const cJSON *digests = cJSON_GetObjectItemCaseSensitive(inspect, "RepoDigests");
-	const cJSON *config = cJSON_GetObjectItemCaseSensitive(inspect, "Config");
-	const cJSON *env = config ? cJSON_GetObjectItemCaseSensitive(config, "Env") : NULL;
-	const cJSON *it;
-
-	if (!cJSON_IsString(id))
-		return error_set(err, ERR_PROTOCOL, 0, "image inspect: no Id in the engine's answer");
-	out->id = xstrdup(id->valuestring);
-	if (cJSON_IsArray(digests) && cJSON_GetArraySize(digests) > 0 &&
-	    cJSON_IsString(cJSON_GetArrayItem(digests, 0)))
-		out->digest = xstrdup(cJSON_GetArrayItem(digests, 0)->valuestring);
-	/* Newer APIs leave unset keys out: no Env is an empty Env. */
-	cJSON_ArrayForEach(it, env)
-		if (cJSON_IsString(it))
-			strvec_push(&out->env, it->valuestring);
-	return 0;
+	out->id = steal_pointer(&info->id);
+	out->digest = steal_pointer(&info->digest);
+	strvec_clear(&out->env);
+	out->env = info->env;
+	strvec_init(&info->env);
 }
 
 struct pull_display {
@@ -111,7 +98,7 @@ int image_ensure(struct engine *e, const char *image, enum pull_policy policy, i
 		 struct image_facts *out, struct error *err)
 {
 	struct image_ref ref = { 0 };
-	cleanup_cjson cJSON *inspect = NULL;
+	struct engine_image_info inspect = { 0 };
 	double t0;
 	int ret = -1;
 
@@ -147,8 +134,10 @@ int image_ensure(struct engine *e, const char *image, enum pull_policy policy, i
 		goto out;
 	}
 have_image:
-	ret = image_facts_from_json(inspect, out, err);
+	image_facts_take(out, &inspect);
+	ret = 0;
 out:
+	engine_image_info_release(&inspect);
 	image_ref_release(&ref);
 	return ret;
 }
@@ -205,15 +194,14 @@ static void cache_write(const char *cache_dir, const char *image_id, const char 
 static bool playback_at(struct engine *e, const char *probe, const char *path,
 			struct error *err)
 {
-	cleanup_cjson cJSON *st = NULL;
-	const cJSON *mode;
+	struct engine_path_stat st;
+	bool dir;
 
 	if (engine_container_path_stat(e, probe, path, &st, err) < 0)
 		return false;
-	mode = cJSON_GetObjectItemCaseSensitive(st, "mode");
-	if (cJSON_IsNumber(mode) && ((unsigned long long)mode->valuedouble & GO_MODE_DIR))
-		return false;
-	return true;
+	dir = st.mode & ENGINE_MODE_DIR;
+	engine_path_stat_release(&st);
+	return !dir;
 }
 
 /* The first of candidates that is a file in the image (through the

@@ -33,9 +33,6 @@ void image_facts_release(struct image_facts *f);
 __attribute__((warn_unused_result))
 int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
 		 struct image_facts *out, struct error *err);
-/* Pure: fill facts (id, digest, env) from an /images/{name}/json answer. */
-__attribute__((warn_unused_result))
-int image_facts_from_json(const cJSON *inspect, struct image_facts *out, struct error *err);
 
 /* What an image answered once, kept under the host's cache dir by image
  * ID (an ID names content, so the answer holds): <cache_dir>/<kind>-<ID

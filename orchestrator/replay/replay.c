@@ -115,7 +115,6 @@ static bool send_signal(struct engine *e, struct replay_result *r, const char *s
 static void remove_container(const struct replay_exec *x, struct replay_result *r)
 {
 	struct error err;
-	cJSON *gone = NULL;
 	double t0 = monotonic_now();
 
 	if (engine_container_remove(x->engine, r->container_id, true, &err) < 0 &&
@@ -125,10 +124,9 @@ static void remove_container(const struct replay_exec *x, struct replay_result *
 		return;
 	}
 	/* Confirm: a container that still inspects is not gone. */
-	if (engine_container_inspect(x->engine, r->container_id, &gone, &err) < 0 &&
+	if (engine_container_inspect(x->engine, r->container_id, NULL, &err) < 0 &&
 	    err.kind == ERR_NOT_FOUND)
 		r->removed = true;
-	cJSON_Delete(gone);
 	r->remove_s = monotonic_now() - t0;
 }
 
@@ -379,13 +377,14 @@ static void run_loop(struct exec_state *s, struct error *err)
 static bool oom_reported_late(const struct replay_exec *x, const char *id)
 {
 	for (int i = 0; i < OOM_SETTLE_TRIES; i++) {
-		cleanup_cjson cJSON *inspect = NULL;
-		struct container_state st;
+		struct engine_container_info c;
+		bool oom;
 
 		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
-		memset(&st, 0, sizeof(st));
-		if (engine_container_inspect(x->engine, id, &inspect, ERROR_DISCARD) == 0 &&
-		    container_state_from_json(inspect, &st, ERROR_DISCARD) == 0 && st.oom_killed)
+		oom = engine_container_inspect(x->engine, id, &c, ERROR_DISCARD) == 0 &&
+		      c.has_state && c.state.oom_killed;
+		engine_container_info_release(&c);
+		if (oom)
 			return true;
 	}
 	return false;
@@ -395,8 +394,8 @@ static bool oom_reported_late(const struct replay_exec *x, const char *id)
 static long collect_exit(struct exec_state *s)
 {
 	struct replay_result *r = s->r;
-	cleanup_cjson cJSON *inspect = NULL;
-	struct container_state st;
+	struct engine_container_info c = { 0 };
+	const struct container_state *st = &c.state;
 	struct error e;
 	long status = -1;
 
@@ -415,24 +414,23 @@ static long collect_exit(struct exec_state *s)
 	engine_loop_free(s->loop);
 	s->loop = NULL;
 
-	memset(&st, 0, sizeof(st));
-	st.exit_code = -1;
 	if (r->engine_lost) {
 		/* Already known not to answer: asking again costs a timeout each. */
-	} else if (engine_container_inspect(s->x->engine, r->container_id, &inspect, &e) < 0) {
+	} else if (engine_container_inspect(s->x->engine, r->container_id, &c, &e) < 0) {
 		/* Killed, restarting, stopped: nothing it said about the end holds. */
 		if (status < 0 && engine_gone(&e)) {
 			r->engine_lost = true;
 			strvec_push(&r->warnings, e.msg);
 		}
-	} else if (container_state_from_json(inspect, &st, &e) == 0) {
-		r->oom_killed = st.oom_killed;
-		if (status < 0 && !st.running)
-			status = st.exit_code;
-		snprintf(r->finished_at, sizeof(r->finished_at), "%s", st.finished_at);
+	} else if (c.has_state) {
+		r->oom_killed = st->oom_killed;
+		if (status < 0 && !st->running)
+			status = st->exit_code;
+		snprintf(r->finished_at, sizeof(r->finished_at), "%s", st->finished_at);
 		if (!r->started_at[0])
-			snprintf(r->started_at, sizeof(r->started_at), "%s", st.started_at);
+			snprintf(r->started_at, sizeof(r->started_at), "%s", st->started_at);
 	}
+	engine_container_info_release(&c);
 	if (status == 128 + SIGKILL && !r->oom_killed && !r->engine_lost && s->x->spec->memory > 0)
 		r->oom_killed = oom_reported_late(s->x, r->container_id);
 	if (!r->finished_at[0])

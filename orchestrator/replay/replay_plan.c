@@ -246,7 +246,7 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 	s->pids_limit = REPLAY_PIDS_LIMIT;
 	s->memory = k->memory_bytes;
 	s->stop_timeout = (int)k->stop_grace_s;
-	s->log_max_size = xstrdup(REPLAY_LOG_MAX_SIZE);
+	s->log_max_bytes = REPLAY_LOG_MAX_BYTES;
 	s->log_max_file = xstrdup(REPLAY_LOG_MAX_FILE);
 	return 0;
 }

@@ -23,7 +23,7 @@
 #define OVERLAY_ROCR "/opt/hrr/rocr"
 #define ARCHIVE_MOUNT_ROOT "/arch"
 #define REPLAY_PIDS_LIMIT 4096
-#define REPLAY_LOG_MAX_SIZE "64m"
+#define REPLAY_LOG_MAX_BYTES (64LL << 20) /* sent as "64m" */
 #define REPLAY_LOG_MAX_FILE "2"
 
 struct plan_device {

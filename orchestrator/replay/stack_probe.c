@@ -23,10 +23,6 @@
 #define STACK_SMALL_FILE_MAX (64u << 10)
 #define STACK_CACHE_SCHEMA 1
 
-/* Go's os.FileMode bits, as the engine's path stat encodes `mode`. */
-#define GO_MODE_DIR (UINT64_C(1) << 31)
-#define GO_MODE_SYMLINK (UINT64_C(1) << 27)
-
 #define HIP_VERSION_FILE "/opt/rocm/share/hip/version"
 #define ROCM_RELEASE_FILE "/opt/rocm/.info/version"
 
@@ -56,22 +52,15 @@ static int probe_follow(struct probe *p, const char *path, const char *prefix, c
 	if (best)
 		*best = NULL;
 	for (int hop = 0; hop <= STACK_MAX_HOPS; hop++) {
-		cleanup_cjson cJSON *st = NULL;
-		const cJSON *jm, *jt;
-		uint64_t mode = 0;
-		const char *target = NULL;
+		struct engine_path_stat st __attribute__((cleanup(engine_path_stat_release))) = { 0 };
+		const char *target;
 		bool link;
 		char *next;
 
 		if (engine_container_path_stat(p->e, p->id, cur, &st, err) < 0)
 			goto fail;
-		jm = cJSON_GetObjectItemCaseSensitive(st, "mode");
-		jt = cJSON_GetObjectItemCaseSensitive(st, "linkTarget");
-		if (cJSON_IsNumber(jm) && jm->valuedouble >= 0 && jm->valuedouble < 18446744073709551616.0)
-			mode = (uint64_t)jm->valuedouble;
-		if (cJSON_IsString(jt) && *jt->valuestring)
-			target = jt->valuestring;
-		link = cJSON_IsNumber(jm) ? (mode & GO_MODE_SYMLINK) != 0 : target != NULL;
+		target = st.link_target;
+		link = st.has_mode ? (st.mode & ENGINE_MODE_SYMLINK) != 0 : target != NULL;
 
 		if (prefix && best) {
 			int n = stack_name_version_count(stack_base_name(cur), prefix);
@@ -83,7 +72,7 @@ static int probe_follow(struct probe *p, const char *path, const char *prefix, c
 			}
 		}
 		if (!link) {
-			if (mode & GO_MODE_DIR) {
+			if (st.mode & ENGINE_MODE_DIR) {
 				error_set(err, ERR_DATA, 0, "%s is a directory", cur);
 				goto fail;
 			}

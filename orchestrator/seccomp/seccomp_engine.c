@@ -21,33 +21,29 @@ static int profile_arch(struct engine *e, uint32_t *arch, struct error *err)
 	return seccomp_arch_from_engine(name, arch, err);
 }
 
-/* A site's profile: read, checked for the engine's arch, compacted. */
-static int site_profile(const char *path, uint32_t arch, struct strbuf *json,
-			struct error *err)
+/* A site's profile: read, parsed once and checked for the engine's arch. */
+static int site_profile(const char *path, uint32_t arch, cJSON **out, struct error *err)
 {
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
-	cleanup_cjson cJSON *root = NULL;
-	cleanup_free char *compact = NULL;
 
-	if (fs_read_small_file(path, SECCOMP_FILE_MAX, &text, err) < 0 ||
-	    seccomp_profile_validate(text.buf, text.len, arch, err) < 0) {
-		err->kind = ERR_USAGE;
-		return error_prefix(err, "--seccomp %s: ", path);
+	*out = NULL;
+	if (fs_read_small_file(path, SECCOMP_FILE_MAX, &text, err) == 0) {
+		*out = cJSON_ParseWithLength(text.buf, text.len);
+		if (seccomp_profile_check(*out, arch, err) == 0)
+			return 0;
+		cJSON_Delete(*out);
+		*out = NULL;
 	}
-	root = cJSON_ParseWithLength(text.buf, text.len);
-	compact = root ? cJSON_PrintUnformatted(root) : NULL;
-	if (!compact)
-		return error_set(err, ERR_SYSTEM, 0, "--seccomp %s: out of memory", path);
-	strbuf_addstr(json, compact);
-	return 0;
+	err->kind = ERR_USAGE;
+	return error_prefix(err, "--seccomp %s: ", path);
 }
 
 int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool allow_ptrace,
 			  char **profile, char **opt, cJSON **record, struct strvec *notes,
 			  struct error *err)
 {
-	cleanup_strbuf struct strbuf json = STRBUF_INIT;
 	struct seccomp_profile_opts po = { .allow_ptrace = allow_ptrace };
+	cleanup_cjson cJSON *tree = NULL;
 
 	*profile = NULL;
 	*opt = NULL;
@@ -57,11 +53,14 @@ int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool
 	if (c->mode == SECCOMP_MODE_REPLAY || c->mode == SECCOMP_MODE_FILE) {
 		if (profile_arch(e, &po.arch, err) < 0)
 			return -1;
-		if (c->mode == SECCOMP_MODE_FILE ? site_profile(c->path, po.arch, &json, err)
-						 : seccomp_profile_build(&po, &json, notes, err))
+		if (c->mode == SECCOMP_MODE_FILE ? site_profile(c->path, po.arch, &tree, err)
+						 : seccomp_profile_tree(&po, &tree, notes, err))
 			return -1;
-		*profile = xstrdup(json.buf);
+		/* The engine gets it compact, as the docker CLI sends it. */
+		*profile = cJSON_PrintUnformatted(tree);
+		if (!*profile)
+			return error_set(err, ERR_SYSTEM, 0, "seccomp profile: out of memory");
 	}
-	*record = seccomp_record_json(c, json.len ? json.buf : NULL);
+	*record = seccomp_record_json(c, steal_pointer(&tree));
 	return 0;
 }

@@ -329,14 +329,14 @@ static cJSON *allow_rule(cJSON *names)
 	return r;
 }
 
-int seccomp_profile_build(const struct seccomp_profile_opts *o, struct strbuf *json,
-			  struct strvec *notes, struct error *err)
+int seccomp_profile_tree(const struct seccomp_profile_opts *o, cJSON **out,
+			 struct strvec *notes, struct error *err)
 {
 	const struct arch_info *a = arch_by_token(o->arch);
 	cleanup_cjson cJSON *root = NULL;
 	cJSON *map, *entry, *sub, *syscalls, *names;
-	cleanup_free char *text = NULL;
 
+	*out = NULL;
 	if (!a)
 		return error_set(err, ERR_USAGE, 0, "seccomp profile: unsupported architecture 0x%x",
 				 (unsigned)o->arch);
@@ -364,7 +364,18 @@ int seccomp_profile_build(const struct seccomp_profile_opts *o, struct strbuf *j
 	    add_names(names, a, ptrace_syscalls, COUNT(ptrace_syscalls), o, notes, err) < 0)
 		return error_prefix(err, "building the replay's seccomp profile: ");
 	add_conditional_rules(syscalls, a);
+	*out = steal_pointer(&root);
+	return 0;
+}
 
+int seccomp_profile_build(const struct seccomp_profile_opts *o, struct strbuf *json,
+			  struct strvec *notes, struct error *err)
+{
+	cleanup_cjson cJSON *root = NULL;
+	cleanup_free char *text = NULL;
+
+	if (seccomp_profile_tree(o, &root, notes, err) < 0)
+		return -1;
 	text = cJSON_PrintUnformatted(root);
 	if (!text)
 		return error_set(err, ERR_SYSTEM, 0, "seccomp profile: out of memory");
@@ -415,6 +426,12 @@ static int validate_entry(const cJSON *e, uint32_t arch, size_t i, struct error 
 int seccomp_profile_validate(const char *text, size_t len, uint32_t arch, struct error *err)
 {
 	cleanup_cjson cJSON *root = cJSON_ParseWithLength(text, len);
+
+	return seccomp_profile_check(root, arch, err);
+}
+
+int seccomp_profile_check(const cJSON *root, uint32_t arch, struct error *err)
+{
 	const cJSON *syscalls, *e;
 	size_t i = 0;
 
@@ -433,21 +450,14 @@ int seccomp_profile_validate(const char *text, size_t len, uint32_t arch, struct
 	return 0;
 }
 
-cJSON *seccomp_record_json(const struct seccomp_choice *c, const char *profile_json)
+cJSON *seccomp_record_json(const struct seccomp_choice *c, cJSON *profile)
 {
 	cJSON *r = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(r, "mode", seccomp_mode_name(c->mode));
 	if (c->mode == SECCOMP_MODE_FILE && c->path)
 		cJSON_AddStringToObject(r, "path", c->path);
-	if (profile_json && *profile_json) {
-		cJSON *p = cJSON_Parse(profile_json);
-
-		if (!p) {
-			cJSON_Delete(r);
-			return NULL;
-		}
-		cJSON_AddItemToObject(r, "profile", p);
-	}
+	if (profile)
+		cJSON_AddItemToObject(r, "profile", profile);
 	return r;
 }

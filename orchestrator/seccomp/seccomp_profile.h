@@ -58,10 +58,13 @@ struct seccomp_profile_opts {
 	bool strict;
 };
 
-/* Build the profile. Names the architecture (and its compat
- * sub-architectures) lacks are left out with a note in *notes ("skipped
- * <name>: not a syscall on <arch>"); notes may be NULL. The profile is
- * printed unformatted into json (appended). */
+/* Build the profile as a tree (*out, the caller's). Names the architecture
+ * (and its compat sub-architectures) lacks are left out with a note in
+ * *notes ("skipped <name>: not a syscall on <arch>"); notes may be NULL. */
+int seccomp_profile_tree(const struct seccomp_profile_opts *o, cJSON **out,
+			 struct strvec *notes, struct error *err)
+	__attribute__((warn_unused_result));
+/* The same, printed unformatted into json (appended). */
 int seccomp_profile_build(const struct seccomp_profile_opts *o, struct strbuf *json,
 			  struct strvec *notes, struct error *err)
 	__attribute__((warn_unused_result));
@@ -80,11 +83,14 @@ int seccomp_names_check(uint32_t arch, const char *const *names, size_t n, bool 
  * wrong. */
 int seccomp_profile_validate(const char *text, size_t len, uint32_t arch, struct error *err)
 	__attribute__((warn_unused_result));
+/* The same check of a profile already parsed (NULL: not a JSON object). */
+int seccomp_profile_check(const cJSON *root, uint32_t arch, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* What run.json records: {"mode": "...", "path"?: "...", "profile"?: {...}}
- * (the profile as passed to the engine, when there is one). NULL on a
- * profile that is not JSON. */
-cJSON *seccomp_record_json(const struct seccomp_choice *c, const char *profile_json);
+ * (the profile as passed to the engine, when there is one: profile, which
+ * the record takes, may be NULL). */
+cJSON *seccomp_record_json(const struct seccomp_choice *c, cJSON *profile);
 
 struct engine;
 

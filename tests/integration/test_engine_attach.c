@@ -38,7 +38,7 @@ static char *create_small_log(struct engine *e)
 	char *id = NULL;
 
 	et_spec(&s, SCRIPT);
-	s.log_max_size = xstrdup("256k");
+	s.log_max_bytes = 256LL << 10;
 	s.log_max_file = xstrdup("2");
 	cr_assert_eq(engine_container_create(e, NULL, &s, &id, &err), 0, "%s", err.msg);
 	container_spec_release(&s);

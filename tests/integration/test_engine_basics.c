@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "docker/engine.h"
+#include "docker/internal.h"
 #include "tests/support/engine_test.h"
 
 TestSuite(engine_basics, .init = et_suite_init, .fini = et_suite_fini);
@@ -14,30 +14,31 @@ TestSuite(engine_basics, .init = et_suite_init, .fini = et_suite_fini);
 Test(engine_basics, ping_version_and_negotiation)
 {
 	struct engine *e = et_engine();
-	cJSON *v = NULL;
+	struct engine_version_info v;
 	struct error err;
-	const cJSON *api;
+	const char *api;
 
 	cr_assert_eq(engine_ping(e, &err), 0, "%s", err.msg);
 	cr_assert_eq(engine_version(e, &v, &err), 0, "%s", err.msg);
-	api = cJSON_GetObjectItem(v, "ApiVersion");
-	cr_assert(cJSON_IsString(api));
+	api = v.api_version;
+	cr_assert_not_null(api);
 	/* min(ours, the engine's) */
 	if (getenv("DOCKER_API_VERSION") && *getenv("DOCKER_API_VERSION"))
 		cr_assert_str_eq(engine_api_version(e), getenv("DOCKER_API_VERSION"));
-	else if (strcmp(api->valuestring, ENGINE_API_VERSION_MAX) < 0 &&
-		 strlen(api->valuestring) == strlen(ENGINE_API_VERSION_MAX))
-		cr_assert_str_eq(engine_api_version(e), api->valuestring);
+	else if (strcmp(api, ENGINE_API_VERSION_MAX) < 0 &&
+		 strlen(api) == strlen(ENGINE_API_VERSION_MAX))
+		cr_assert_str_eq(engine_api_version(e), api);
 	else
 		cr_assert_str_eq(engine_api_version(e), ENGINE_API_VERSION_MAX);
-	cJSON_Delete(v);
+	engine_version_info_release(&v);
 	engine_close(e);
 }
 
 Test(engine_basics, missing_things_are_not_found)
 {
 	struct engine *e = et_engine();
-	cJSON *j = NULL;
+	struct engine_container_info j;
+	struct engine_image_info img;
 	struct error err;
 
 	cr_assert_eq(engine_container_remove(e, "hrr-engine-test-no-such-container", true, &err), -1);
@@ -46,10 +47,10 @@ Test(engine_basics, missing_things_are_not_found)
 	cr_assert(strstr(err.msg, "hrr-engine-test-no-such-container"), "%s", err.msg);
 	cr_assert_eq(engine_container_inspect(e, "hrr-engine-test-no-such-container", &j, &err), -1);
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);
-	cr_assert_null(j);
+	cr_assert_null(j.id);
 	cr_assert_eq(engine_container_start(e, "hrr-engine-test-no-such-container", &err), -1);
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);
-	cr_assert_eq(engine_image_inspect(e, "hrr-engine-test-no-such-image:v0", &j, &err), -1);
+	cr_assert_eq(engine_image_inspect(e, "hrr-engine-test-no-such-image:v0", &img, &err), -1);
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);
 	cr_assert_eq(err.status, 404);
 	engine_close(e);
@@ -59,13 +60,13 @@ Test(engine_basics, image_inspect_and_create_from_a_missing_image)
 {
 	struct engine *e = et_engine();
 	struct container_spec s;
-	cJSON *img = NULL;
+	struct engine_image_info img;
 	struct error err;
 	char *id = NULL;
 
 	cr_assert_eq(engine_image_inspect(e, ENGINE_TEST_IMAGE, &img, &err), 0, "%s", err.msg);
-	cr_assert(cJSON_IsString(cJSON_GetObjectItem(img, "Id")));
-	cJSON_Delete(img);
+	cr_assert_not_null(img.id);
+	engine_image_info_release(&img);
 
 	et_spec(&s, "true");
 	free(s.image);
@@ -83,40 +84,40 @@ Test(engine_basics, inspect_state_of_a_created_container_and_list_by_label)
 	struct engine *e = et_engine();
 	char *a = et_create(e, "true");
 	char *b = et_create(e, "true");
-	cJSON *j = NULL, *list = NULL, *c;
-	struct container_state st;
+	cJSON *j = NULL;
+	struct engine_container_info info;
+	struct engine_containers list;
 	struct error err;
 	const cJSON *state;
 	int seen = 0;
 	char other[128];
 
-	cr_assert_eq(engine_container_inspect(e, a, &j, &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_container_inspect_json(e, a, &j, &err), 0, "%s", err.msg);
 	state = cJSON_GetObjectItem(j, "State");
 	cr_assert(cJSON_IsBool(cJSON_GetObjectItem(state, "OOMKilled")),
 		  "State.OOMKilled is present");
-	cr_assert_eq(container_state_from_json(j, &st, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(st.status, "created");
-	cr_assert_not(st.running);
-	cr_assert_not(st.oom_killed);
 	cJSON_Delete(j);
+	cr_assert_eq(engine_container_inspect(e, a, &info, &err), 0, "%s", err.msg);
+	cr_assert(info.has_state);
+	cr_assert_str_eq(info.state.status, "created");
+	cr_assert_not(info.state.running);
+	cr_assert_not(info.state.oom_killed);
+	engine_container_info_release(&info);
 
 	cr_assert_eq(engine_container_list(e, et_label(), &list, &err), 0, "%s", err.msg);
-	cJSON_ArrayForEach(c, list) {
-		const char *id = cJSON_GetObjectItem(c, "Id")->valuestring;
-
-		seen += !strcmp(id, a) + !strcmp(id, b);
-	}
-	cr_assert_eq(cJSON_GetArraySize(list), 2);
+	for (size_t i = 0; i < list.n; i++)
+		seen += !strcmp(list.v[i].id, a) + !strcmp(list.v[i].id, b);
+	cr_assert_eq(list.n, 2);
 	cr_assert_eq(seen, 2);
-	cJSON_Delete(list);
+	engine_containers_release(&list);
 
 	snprintf(other, sizeof(other), "%s-nobody", et_label());
 	cr_assert_eq(engine_container_list(e, other, &list, &err), 0, "%s", err.msg);
-	cr_assert_eq(cJSON_GetArraySize(list), 0);
-	cJSON_Delete(list);
+	cr_assert_eq(list.n, 0);
+	engine_containers_release(&list);
 
 	cr_assert_eq(engine_container_remove(e, a, false, &err), 0, "%s", err.msg);
-	cr_assert_eq(engine_container_inspect(e, a, &j, &err), -1);
+	cr_assert_eq(engine_container_inspect(e, a, NULL, &err), -1);
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);
 	free(a);
 	free(b);
@@ -137,7 +138,7 @@ Test(engine_basics, images_are_listed_by_reference_with_every_tag)
 {
 	struct engine *e = et_engine();
 	struct engine_image_tags t = { 0 };
-	cJSON *img = NULL;
+	struct engine_image_info img;
 	struct error err;
 	char name[64], reg_name[96], ref[128];
 	const char *id;
@@ -148,7 +149,7 @@ Test(engine_basics, images_are_listed_by_reference_with_every_tag)
 			   ENGINE_TEST_IMAGE, name, ENGINE_TEST_IMAGE, name, ENGINE_TEST_IMAGE,
 			   reg_name), 0);
 	cr_assert_eq(engine_image_inspect(e, ENGINE_TEST_IMAGE, &img, &err), 0, "%s", err.msg);
-	id = cJSON_GetStringValue(cJSON_GetObjectItem(img, "Id"));
+	id = img.id;
 	cr_assert_not_null(id);
 
 	cr_assert_eq(engine_image_list(e, name, &t, &err), 0, "%s", err.msg);
@@ -167,6 +168,6 @@ Test(engine_basics, images_are_listed_by_reference_with_every_tag)
 		     err.msg);
 	cr_expect_eq(t.n, 0, "a repository with no image lists none");
 	et_sh("docker rmi %s:a %s:b %s:c >/dev/null 2>&1", name, name, reg_name);
-	cJSON_Delete(img);
+	engine_image_info_release(&img);
 	engine_close(e);
 }

@@ -161,12 +161,10 @@ static char *registry_digest_ref(const char *registry, const char *tag)
 	return ref;
 }
 
-static bool has_string(const cJSON *array, const char *want)
+static bool has_string(const struct strvec *v, const char *want)
 {
-	const cJSON *item;
-
-	cJSON_ArrayForEach(item, array)
-		if (cJSON_IsString(item) && !strcmp(item->valuestring, want))
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], want))
 			return true;
 	return false;
 }
@@ -176,7 +174,7 @@ Test(engine_registry, pull_from_plain_registry_then_by_digest)
 	struct engine *e = et_engine();
 	const char *ref = ref_of(ENGINE_TEST_REGISTRY, TAG);
 	struct progress p = { 0 };
-	cJSON *img = NULL, *digests;
+	struct engine_image_info img;
 	struct error err;
 	char *by_digest;
 
@@ -186,14 +184,13 @@ Test(engine_registry, pull_from_plain_registry_then_by_digest)
 	cr_assert_gt(p.events, 0, "the progress callback saw events");
 	cr_assert_eq(p.with_status, p.events);
 	cr_assert_eq(engine_image_inspect(e, ref, &img, &err), 0, "%s", err.msg);
-	digests = cJSON_GetObjectItem(img, "RepoDigests");
-	cr_assert(cJSON_IsArray(digests) && cJSON_GetArraySize(digests) > 0);
+	cr_assert_gt(img.repo_digests.n, 0);
 	/* The registry's own digest: Podman lists every digest it knows under
 	 * every name (docs/engines.md), so RepoDigests[0] may name another
 	 * repository's manifest. The engine must list the registry's. */
 	by_digest = registry_digest_ref(ENGINE_TEST_REGISTRY, TAG);
-	cr_assert(has_string(digests, by_digest), "RepoDigests lacks %s", by_digest);
-	cJSON_Delete(img);
+	cr_assert(has_string(&img.repo_digests, by_digest), "RepoDigests lacks %s", by_digest);
+	engine_image_info_release(&img);
 
 	drop_local(ref);
 	/* Podman keeps the digest reference while another tag holds the image
@@ -205,7 +202,7 @@ Test(engine_registry, pull_from_plain_registry_then_by_digest)
 	cr_assert_eq(pull(e, by_digest, &p, &err), 0, "%s", err.msg);
 	cr_assert_gt(p.events, 0);
 	cr_assert_eq(engine_image_inspect(e, by_digest, &img, &err), 0, "%s", err.msg);
-	cJSON_Delete(img);
+	engine_image_info_release(&img);
 	drop_local(by_digest);
 	free(by_digest);
 	engine_close(e);
@@ -262,7 +259,7 @@ Test(engine_registry, auth_registry_with_right_credentials_pulls)
 	struct engine *e = et_engine();
 	const char *ref = ref_of(ENGINE_TEST_AUTH_REGISTRY, TAG);
 	struct progress p = { 0 };
-	cJSON *img = NULL;
+	struct engine_image_info img;
 	struct error err;
 
 	push_to(ENGINE_TEST_AUTH_REGISTRY, true);
@@ -271,7 +268,7 @@ Test(engine_registry, auth_registry_with_right_credentials_pulls)
 	cr_assert_eq(pull(e, ref, &p, &err), 0, "%s", err.msg);
 	cr_assert_gt(p.events, 0);
 	cr_assert_eq(engine_image_inspect(e, ref, &img, &err), 0, "%s", err.msg);
-	cJSON_Delete(img);
+	engine_image_info_release(&img);
 	drop_local(ref);
 	engine_close(e);
 }

@@ -50,6 +50,17 @@ static void run_until_done(struct engine_loop *l, struct engine_stream **s, size
 	}
 }
 
+static void inspect_state(struct engine *e, const char *id, struct container_state *st)
+{
+	struct engine_container_info c;
+	struct error err;
+
+	cr_assert_eq(engine_container_inspect(e, id, &c, &err), 0, "%s", err.msg);
+	cr_assert(c.has_state, "the inspect answer has a State.Status");
+	*st = c.state;
+	engine_container_info_release(&c);
+}
+
 Test(engine_run, create_start_logs_wait_remove_round_trip)
 {
 	struct engine *e = et_engine();
@@ -58,7 +69,6 @@ Test(engine_run, create_start_logs_wait_remove_round_trip)
 	struct engine_loop *l = NULL;
 	struct engine_stream *s[2] = { NULL, NULL };
 	struct container_state st;
-	cJSON *j = NULL;
 	struct error err;
 	long code = -1;
 
@@ -81,15 +91,13 @@ Test(engine_run, create_start_logs_wait_remove_round_trip)
 	engine_stream_free(s[1]);
 	engine_loop_free(l);
 
-	cr_assert_eq(engine_container_inspect(e, id, &j, &err), 0, "%s", err.msg);
-	cr_assert_eq(container_state_from_json(j, &st, &err), 0, "%s", err.msg);
+	inspect_state(e, id, &st);
 	cr_assert_str_eq(st.status, "exited");
 	cr_assert_eq(st.exit_code, 7);
 	cr_assert_not(st.running);
 	cr_assert_not(st.oom_killed);
 	cr_assert_neq(st.started_at[0], '\0');
 	cr_assert_neq(st.finished_at[0], '\0');
-	cJSON_Delete(j);
 
 	/* The blocking conveniences see the same. */
 	output_release(&o);
@@ -133,15 +141,6 @@ Test(engine_run, wait_registered_before_start_catches_a_fast_exit)
 	engine_close(e);
 }
 
-static void inspect_state(struct engine *e, const char *id, struct container_state *st)
-{
-	cJSON *j = NULL;
-	struct error err;
-
-	cr_assert_eq(engine_container_inspect(e, id, &j, &err), 0, "%s", err.msg);
-	cr_assert_eq(container_state_from_json(j, st, &err), 0, "%s", err.msg);
-	cJSON_Delete(j);
-}
 
 Test(engine_run, stop_and_kill)
 {
@@ -227,17 +226,14 @@ struct events_seen {
 	struct strbuf actions;
 };
 
-static int on_event(const cJSON *ev, void *ud)
+static int on_event(const struct engine_event *ev, void *ud)
 {
 	struct events_seen *s = ud;
-	const cJSON *actor = cJSON_GetObjectItem(ev, "Actor");
-	const cJSON *aid = cJSON_GetObjectItem(actor, "ID");
-	const cJSON *action = cJSON_GetObjectItem(ev, "Action");
 
-	if (!cJSON_IsString(aid) || strcmp(aid->valuestring, s->id) || !cJSON_IsString(action))
+	if (!ev->id || strcmp(ev->id, s->id) || !ev->action)
 		return 0;
-	strbuf_addf(&s->actions, "%s,", action->valuestring);
-	return !strcmp(action->valuestring, "die");
+	strbuf_addf(&s->actions, "%s,", ev->action);
+	return !strcmp(ev->action, "die");
 }
 
 Test(engine_run, events_stream_sees_create_start_die)
@@ -276,29 +272,26 @@ Test(engine_run, archive_stat_follows_a_symlink_and_reads_files)
 {
 	struct engine *e = et_engine();
 	char *id = et_create(e, "true");
-	cJSON *st = NULL, *st2 = NULL;
+	struct engine_path_stat st, st2;
 	struct strbuf f = STRBUF_INIT;
 	struct error err;
-	const cJSON *target, *size, *mode;
+	const char *target;
 
 	/* Never started: the archive endpoint reads the image's files. */
 	cr_assert_eq(engine_container_path_stat(e, id, "/bin/sh", &st, &err), 0, "%s", err.msg);
-	target = cJSON_GetObjectItem(st, "linkTarget");
-	cr_assert(cJSON_IsString(target) && target->valuestring[0], "/bin/sh is a symlink");
-	cr_assert(strstr(target->valuestring, "busybox"), "%s", target->valuestring);
-	cr_assert_eq(engine_container_path_stat(e, id, target->valuestring, &st2, &err), 0, "%s",
+	target = st.link_target;
+	cr_assert(target, "/bin/sh is a symlink");
+	cr_assert(strstr(target, "busybox"), "%s", target);
+	cr_assert_eq(engine_container_path_stat(e, id, target, &st2, &err), 0, "%s", err.msg);
+	cr_assert_gt(st2.size, 100000);
+	cr_assert(st2.has_mode);
+	cr_assert_eq(engine_container_read_file(e, id, target, 16u << 20, &f, &err), 0, "%s",
 		     err.msg);
-	size = cJSON_GetObjectItem(st2, "size");
-	mode = cJSON_GetObjectItem(st2, "mode");
-	cr_assert(cJSON_IsNumber(size) && size->valuedouble > 100000);
-	cr_assert(cJSON_IsNumber(mode));
-	cr_assert_eq(engine_container_read_file(e, id, target->valuestring, 16u << 20, &f, &err),
-		     0, "%s", err.msg);
-	cr_assert_eq((double)f.len, size->valuedouble);
+	cr_assert_eq((long long)f.len, st2.size);
 	cr_assert(f.len > 4 && !memcmp(f.buf, "\x7f" "ELF", 4));
 	strbuf_release(&f);
 
-	cr_assert_eq(engine_container_read_file(e, id, target->valuestring, 1000, &f, &err), -1);
+	cr_assert_eq(engine_container_read_file(e, id, target, 1000, &f, &err), -1);
 	cr_assert_eq(err.kind, ERR_LIMIT);
 	cr_assert_eq(f.len, 0);
 	cr_assert_eq(engine_container_read_file(e, id, "/bin/sh", 16u << 20, &f, &err), -1);
@@ -306,15 +299,13 @@ Test(engine_run, archive_stat_follows_a_symlink_and_reads_files)
 	cr_assert(strstr(err.msg, "symbolic link"), "%s", err.msg);
 	cr_assert_eq(engine_container_read_file(e, id, "/bin", 16u << 20, &f, &err), -1);
 	cr_assert(strstr(err.msg, "directory"), "%s", err.msg);
-	cJSON_Delete(st2);
-	st2 = NULL;
+	engine_path_stat_release(&st2);
 	cr_assert_eq(engine_container_path_stat(e, id, "/no/such/file", &st2, &err), -1);
-	cr_assert_null(st2);
+	cr_assert_null(st2.name);
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);
 	cr_assert_eq(engine_container_read_file(e, id, "/no/such/file", 100, &f, &err), -1);
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);
-	cJSON_Delete(st);
-	cJSON_Delete(st2);
+	engine_path_stat_release(&st);
 	free(id);
 	engine_close(e);
 }

@@ -74,20 +74,19 @@ static int private_containers_in(bool running_only)
 {
 	struct engine *e = NULL;
 	struct error err = { 0 };
-	cJSON *list = NULL;
-	const cJSON *c;
+	struct engine_containers list;
 	int n = 0;
 
 	cr_assert_eq(engine_open(&e, pe.host, &err), 0, "%s", err.msg);
 	cr_assert_eq(engine_container_list(e, "hrr-docker-replay.owner", &list, &err), 0, "%s",
 		     err.msg);
-	cJSON_ArrayForEach(c, list) {
-		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(c, "State"));
+	for (size_t i = 0; i < list.n; i++) {
+		const char *state = list.v[i].state;
 
 		if (!running_only || (state && !strcmp(state, "running")))
 			n++;
 	}
-	cJSON_Delete(list);
+	engine_containers_release(&list);
 	engine_close(e);
 	return n;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/containers/ours.h"
@@ -48,16 +49,13 @@ TestSuite(preflight_probe, .init = setup, .fini = teardown, .timeout = 60);
 static char *image_id(const char *image)
 {
 	struct error err = { 0 };
-	cJSON *j = NULL;
-	const cJSON *id;
+	struct engine_image_info img;
 	char *out;
 
-	cr_assert_eq(engine_image_inspect(eng, image, &j, &err), 0,
+	cr_assert_eq(engine_image_inspect(eng, image, &img, &err), 0,
 		     "%s: %s (build it with `make images`)", image, err.msg);
-	id = cJSON_GetObjectItemCaseSensitive(j, "Id");
-	cr_assert(cJSON_IsString(id));
-	out = xstrdup(id->valuestring);
-	cJSON_Delete(j);
+	out = steal_pointer(&img.id);
+	engine_image_info_release(&img);
 	return out;
 }
 
@@ -81,30 +79,25 @@ struct seen {
 	struct strvec other;   /* any action but create, archive-path, destroy */
 };
 
-static int on_event(const cJSON *ev, void *ud)
+static int on_event(const struct engine_event *ev, void *ud)
 {
 	struct seen *s = ud;
-	const cJSON *action = cJSON_GetObjectItemCaseSensitive(ev, "Action");
-	const cJSON *actor = cJSON_GetObjectItemCaseSensitive(ev, "Actor");
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(actor, "ID");
-	const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(actor, "Attributes");
-	const cJSON *img = cJSON_GetObjectItemCaseSensitive(attrs, LABEL_IMAGE);
-	const cJSON *owner = cJSON_GetObjectItemCaseSensitive(attrs, LABEL_OWNER);
+	const char *action = ev->action, *id = ev->id;
+	const char *img = engine_labels_get(&ev->attributes, LABEL_IMAGE);
+	const char *owner = engine_labels_get(&ev->attributes, LABEL_OWNER);
 
 	/* Only this test's probes: the one before it may have probed the same
 	 * image within the window's first second. */
-	if (!cJSON_IsString(action) || !cJSON_IsString(id) || !cJSON_IsString(img) ||
-	    strcmp(img->valuestring, s->image) || !cJSON_IsString(owner) ||
-	    strcmp(owner->valuestring, s->owner))
+	if (!action || !id || !img || strcmp(img, s->image) || !owner || strcmp(owner, s->owner))
 		return 0;
-	if (!strcmp(action->valuestring, "create"))
-		strvec_push(&s->created, id->valuestring);
-	else if (!strcmp(action->valuestring, "start"))
-		strvec_push(&s->started, id->valuestring);
-	else if (!strcmp(action->valuestring, "destroy"))
-		strvec_push(&s->destroyed, id->valuestring);
-	else if (strcmp(action->valuestring, "archive-path"))
-		strvec_push(&s->other, action->valuestring);
+	if (!strcmp(action, "create"))
+		strvec_push(&s->created, id);
+	else if (!strcmp(action, "start"))
+		strvec_push(&s->started, id);
+	else if (!strcmp(action, "destroy"))
+		strvec_push(&s->destroyed, id);
+	else if (strcmp(action, "archive-path"))
+		strvec_push(&s->other, action);
 	return 0;
 }
 
@@ -193,22 +186,21 @@ static void assert_never_started_and_removed(const char *image, long long since,
 static void assert_no_probe_left(const char *image)
 {
 	struct error err = { 0 };
-	cJSON *list = NULL;
-	const cJSON *c;
+	struct engine_containers list;
 	char *filter = xasprintf("hrr-docker-replay.image=%s", image);
 	char *owner = owner_label_self();
 
 	cr_assert_eq(engine_container_list(eng, filter, &list, &err), 0, "%s", err.msg);
-	cJSON_ArrayForEach(c, list) {
-		const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
-		const cJSON *o = cJSON_GetObjectItemCaseSensitive(labels, LABEL_OWNER);
+	for (size_t i = 0; i < list.n; i++) {
+		const struct engine_labels *labels = &list.v[i].labels;
+		const char *o = engine_labels_get(labels, LABEL_OWNER);
 
-		if (!cJSON_IsString(o) || strcmp(o->valuestring, owner))
+		if (!o || strcmp(o, owner))
 			continue;
-		cr_assert_null(cJSON_GetObjectItemCaseSensitive(labels, LABEL_PROBE),
+		cr_assert_null(engine_labels_get(labels, LABEL_PROBE),
 			       "a probe container of %s is left over", image);
 	}
-	cJSON_Delete(list);
+	engine_containers_release(&list);
 	free(filter);
 	free(owner);
 }

@@ -13,7 +13,7 @@
 #include "common//cleanup.h"
 #include "common/strvec.h"
 #include "common/xalloc.h"
-#include "docker/engine.h"
+#include "docker/internal.h"
 #include "tests/support/run_support.h"
 
 
@@ -466,7 +466,8 @@ Test(run, container_spec_is_exactly_what_cli_md_says)
 	cr_assert_not_null(id);
 	cr_assert_eq(engine_open(&e, NULL, &err), 0);
 	podman = !strcmp(engine_name(e), "podman");
-	cr_assert_eq(engine_container_inspect(e, id, &c, &err), 0, "--keep keeps it: %s", err.msg);
+	cr_assert_eq(engine_container_inspect_json(e, id, &c, &err), 0, "--keep keeps it: %s",
+		     err.msg);
 	hc = get(c, "HostConfig");
 	cfg = get(c, "Config");
 	n = 0;
@@ -647,7 +648,6 @@ Test(run, gc_removes_probe_containers_only_once_they_are_stale)
 	struct engine *e = NULL;
 	struct error err;
 	cleanup_free char *id = NULL;
-	cJSON *c = NULL;
 	struct tool_run r;
 
 	cr_assert_eq(engine_open(&e, NULL, &err), 0, "%s", err.msg);
@@ -655,16 +655,14 @@ Test(run, gc_removes_probe_containers_only_once_they_are_stale)
 	tool_run(&r, (const char *const[]){ "gc", NULL }, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err.buf);
 	tool_run_release(&r);
-	cr_assert_eq(engine_container_inspect(e, id, &c, &err), 0,
+	cr_assert_eq(engine_container_inspect(e, id, NULL, &err), 0,
 		     "a fresh probe may belong to a live run: kept");
-	cJSON_Delete(c);
-	c = NULL;
 	tool_run(&r, (const char *const[]){ "gc", NULL },
 		 (const char *const[]){ "HRR_GC_PROBE_AGE=0", NULL });
 	cr_assert_eq(r.status, 0, "%s", r.err.buf);
 	cr_assert(strstr(r.out.buf, "image probe"), "%s", r.out.buf);
 	tool_run_release(&r);
-	cr_assert_eq(engine_container_inspect(e, id, &c, &err), -1, "the stale probe is gone");
+	cr_assert_eq(engine_container_inspect(e, id, NULL, &err), -1, "the stale probe is gone");
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);
 	engine_close(e);
 }

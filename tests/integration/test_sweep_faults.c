@@ -56,22 +56,21 @@ static int containers(bool running_only)
 {
 	struct engine *e = NULL;
 	struct error err = { 0 };
-	cJSON *list = NULL;
-	const cJSON *c;
+	struct engine_containers list = { 0 };
 	int n = 0;
 
 	if (engine_open(&e, pe.host, &err) < 0)
 		return -1;
 	if (engine_container_list(e, "hrr-docker-replay.owner", &list, &err) == 0) {
-		cJSON_ArrayForEach(c, list) {
-			const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(c, "State"));
+		for (size_t i = 0; i < list.n; i++) {
+			const char *state = list.v[i].state;
 
 			n += !running_only || (state && !strcmp(state, "running"));
 		}
 	} else {
 		n = -1;
 	}
-	cJSON_Delete(list);
+	engine_containers_release(&list);
 	engine_close(e);
 	return n;
 }

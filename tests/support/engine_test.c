@@ -117,11 +117,11 @@ char *et_create(struct engine *e, const char *script)
 void et_ensure_image(void)
 {
 	struct engine *e = et_engine();
-	cJSON *img = NULL;
+	struct engine_image_info img;
 	struct error err;
 	int rc = engine_image_inspect(e, ENGINE_TEST_IMAGE, &img, &err);
 
-	cJSON_Delete(img);
+	engine_image_info_release(&img);
 	engine_close(e);
 	if (rc == 0)
 		return;
@@ -139,22 +139,17 @@ void et_ensure_image(void)
 int et_cleanup(void)
 {
 	struct engine *e = NULL;
-	cJSON *list = NULL, *c;
+	struct engine_containers list = { 0 };
 	struct error err;
 	int n = 0;
 
 	if (engine_open(&e, NULL, &err) < 0)
 		return 0;
-	if (engine_container_list(e, et_label(), &list, &err) == 0) {
-		cJSON_ArrayForEach(c, list) {
-			const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-
-			if (cJSON_IsString(id) &&
-			    engine_container_remove(e, id->valuestring, true, &err) == 0)
+	if (engine_container_list(e, et_label(), &list, &err) == 0)
+		for (size_t i = 0; i < list.n; i++)
+			if (engine_container_remove(e, list.v[i].id, true, &err) == 0)
 				n++;
-		}
-	}
-	cJSON_Delete(list);
+	engine_containers_release(&list);
 	engine_close(e);
 	return n;
 }
@@ -162,27 +157,24 @@ int et_cleanup(void)
 void et_cleanup_stale(void)
 {
 	struct engine *e = NULL;
-	cJSON *list = NULL, *c;
+	struct engine_containers list = { 0 };
 	struct error err;
 
 	if (engine_open(&e, NULL, &err) < 0)
 		return;
 	if (engine_container_list(e, ENGINE_TEST_LABEL_KEY, &list, &err) == 0) {
-		cJSON_ArrayForEach(c, list) {
-			const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-			const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, ENGINE_TEST_LABEL_KEY);
+		for (size_t i = 0; i < list.n; i++) {
+			const char *v = engine_labels_get(&list.v[i].labels, ENGINE_TEST_LABEL_KEY);
 			long pid;
 
-			if (!cJSON_IsString(id) || !cJSON_IsString(v) ||
-			    sscanf(v->valuestring, "engine-%ld", &pid) != 1)
+			if (!v || sscanf(v, "engine-%ld", &pid) != 1)
 				continue;
 			if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 				continue;
-			engine_container_remove(e, id->valuestring, true, &err);
+			engine_container_remove(e, list.v[i].id, true, &err);
 		}
 	}
-	cJSON_Delete(list);
+	engine_containers_release(&list);
 	engine_close(e);
 }
 

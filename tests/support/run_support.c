@@ -415,13 +415,13 @@ static void run_ids_under(const char *workdir, struct strvec *ids)
 		closedir(d);
 }
 
-static cJSON *list_tool_containers(const char *workdir)
+/* The IDs of the containers of the runs under workdir. */
+static void list_tool_containers(const char *workdir, struct strvec *mine)
 {
 	struct engine *e = NULL;
 	struct error err;
-	cJSON *list = NULL, *mine = cJSON_CreateArray();
+	struct engine_containers list;
 	cleanup_strvec struct strvec ids = STRVEC_INIT;
-	const cJSON *c;
 
 	run_ids_under(workdir, &ids);
 	if (engine_open(&e, NULL, &err) < 0)
@@ -429,40 +429,35 @@ static cJSON *list_tool_containers(const char *workdir)
 	if (engine_container_list(e, "hrr-docker-replay.run", &list, &err) < 0)
 		cr_assert_fail("list: %s", err.msg);
 	engine_close(e);
-	cJSON_ArrayForEach(c, list) {
-		const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
-		const cJSON *run = cJSON_GetObjectItemCaseSensitive(labels, "hrr-docker-replay.run");
+	for (size_t c = 0; c < list.n; c++) {
+		const char *run = engine_labels_get(&list.v[c].labels, "hrr-docker-replay.run");
 
-		for (size_t i = 0; cJSON_IsString(run) && i < ids.n; i++)
-			if (!strcmp(run->valuestring, ids.v[i]))
-				cJSON_AddItemToArray(mine, cJSON_Duplicate(c, 1));
+		for (size_t i = 0; run && i < ids.n; i++)
+			if (!strcmp(run, ids.v[i]))
+				strvec_push(mine, list.v[c].id);
 	}
-	cJSON_Delete(list);
-	return mine;
+	engine_containers_release(&list);
 }
 
 int count_tool_containers(const char *workdir)
 {
-	cleanup_cjson cJSON *list = list_tool_containers(workdir);
+	cleanup_strvec struct strvec list = STRVEC_INIT;
 
-	return cJSON_GetArraySize(list);
+	list_tool_containers(workdir, &list);
+	return (int)list.n;
 }
 
 void remove_tool_containers(const char *workdir)
 {
-	cleanup_cjson cJSON *list = list_tool_containers(workdir);
+	cleanup_strvec struct strvec list = STRVEC_INIT;
 	struct engine *e = NULL;
 	struct error err;
-	const cJSON *c;
 
+	list_tool_containers(workdir, &list);
 	if (engine_open(&e, NULL, &err) < 0)
 		return;
-	cJSON_ArrayForEach(c, list) {
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-
-		if (cJSON_IsString(id))
-			engine_container_remove(e, id->valuestring, true, &err);
-	}
+	for (size_t i = 0; i < list.n; i++)
+		engine_container_remove(e, list.v[i], true, &err);
 	engine_close(e);
 }
 
@@ -471,12 +466,11 @@ char *wait_for_tool_container(const char *workdir, double timeout_s)
 	double deadline = now_s() + timeout_s;
 
 	while (now_s() < deadline) {
-		cleanup_cjson cJSON *list = list_tool_containers(workdir);
-		const cJSON *first = cJSON_GetArrayItem(list, 0);
-		const cJSON *id = first ? cJSON_GetObjectItemCaseSensitive(first, "Id") : NULL;
+		cleanup_strvec struct strvec list = STRVEC_INIT;
 
-		if (cJSON_IsString(id))
-			return xstrdup(id->valuestring);
+		list_tool_containers(workdir, &list);
+		if (list.n)
+			return xstrdup(list.v[0]);
 		usleep(50000);
 	}
 	return NULL;

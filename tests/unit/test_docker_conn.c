@@ -84,11 +84,11 @@ Test(docker_conn, sequential_requests_share_one_connection_and_one_ping)
 	fake_engine_route_json(fe, "POST /v1.44/containers/c/wait", 200, NULL,
 			       "{\"StatusCode\":0}");
 	for (int i = 0; i < N; i++) {
-		cJSON *j = NULL;
+		struct engine_container_info j;
 		long code = -1;
 
 		cr_assert_eq(engine_container_inspect(e, "c", &j, &err), 0, "%s", err.msg);
-		cJSON_Delete(j);
+		engine_container_info_release(&j);
 		cr_assert_eq(engine_container_start(e, "c", &err), 0, "%s", err.msg);
 		cr_assert_eq(engine_container_wait(e, "c", "not-running", &code, &err), 0, "%s",
 			     err.msg);
@@ -152,7 +152,7 @@ Test(docker_conn, the_kept_connection_does_not_leak_into_children)
 Test(docker_conn, a_stopped_engine_times_out_and_the_engine_stays_usable)
 {
 	struct engine *e;
-	cJSON *j = NULL;
+	struct engine_container_info j;
 	struct error err;
 
 	setenv("HRR_ENGINE_TIMEOUT", "1", 1);
@@ -165,7 +165,7 @@ Test(docker_conn, a_stopped_engine_times_out_and_the_engine_stays_usable)
 		  "%s", err.msg);
 	fake_engine_route_json(fe, "GET /v1.44/containers/c/json", 200, NULL, "{\"Id\":\"c\"}");
 	cr_assert_eq(engine_container_inspect(e, "c", &j, &err), 0, "%s", err.msg);
-	cJSON_Delete(j);
+	engine_container_info_release(&j);
 	engine_close(e);
 }
 

@@ -53,7 +53,7 @@ Test(docker_spec, every_field_lands_where_the_engine_expects_it)
 	s.pids_limit = 4096;
 	s.memory = 8LL << 30;
 	s.shm_size = 1LL << 30;
-	s.log_max_size = xstrdup("10m");
+	s.log_max_bytes = 10LL << 20;
 	s.log_max_file = xstrdup("1");
 
 	j = container_spec_to_json(&s);

@@ -73,7 +73,7 @@ static void add_frame(struct strbuf *sb, int stream, const char *payload, uint32
 Test(docker_fault, ping_newer_than_ours_negotiates_our_max)
 {
 	struct engine *e = open_fake("1.52");
-	cJSON *v = NULL;
+	struct engine_version_info v;
 	struct error err;
 	char *req;
 
@@ -85,8 +85,8 @@ Test(docker_fault, ping_newer_than_ours_negotiates_our_max)
 	free(req);
 	fake_engine_route_json(fe, "GET /v1.51/version", 200, NULL, "{\"ApiVersion\":\"1.52\"}");
 	cr_assert_eq(engine_version(e, &v, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(cJSON_GetObjectItem(v, "ApiVersion")->valuestring, "1.52");
-	cJSON_Delete(v);
+	cr_assert_str_eq(v.api_version, "1.52");
+	engine_version_info_release(&v);
 	engine_close(e);
 }
 
@@ -257,14 +257,14 @@ Test(docker_fault, tls_needs_its_certificate_files)
 Test(docker_fault, truncated_body_is_a_protocol_error)
 {
 	struct engine *e = open_fake("1.41");
-	cJSON *j = NULL;
+	struct engine_container_info j;
 	struct error err;
 
 	fake_engine_route_str(fe, "GET /v1.41/containers/abc/json",
 			      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 			      "Content-Length: 100\r\n\r\n{\"Id\":\"abc\",");
 	cr_assert_eq(engine_container_inspect(e, "abc", &j, &err), -1);
-	cr_assert_null(j);
+	cr_assert_null(j.id);
 	cr_assert_eq(err.kind, ERR_PROTOCOL);
 	assert_contains(err.msg, fake_engine_host(fe));
 	engine_close(e);
@@ -273,7 +273,8 @@ Test(docker_fault, truncated_body_is_a_protocol_error)
 Test(docker_fault, malformed_json_is_a_protocol_error)
 {
 	struct engine *e = open_fake("1.41");
-	cJSON *j = NULL;
+	struct engine_container_info j;
+	struct engine_containers l;
 	struct error err;
 
 	fake_engine_route_json(fe, "GET /v1.41/containers/abc/json", 200, NULL, "{\"Id\": nope");
@@ -281,7 +282,7 @@ Test(docker_fault, malformed_json_is_a_protocol_error)
 	cr_assert_eq(err.kind, ERR_PROTOCOL);
 	assert_contains(err.msg, "malformed JSON");
 	fake_engine_route_json(fe, "GET /v1.41/containers/json", 200, NULL, "{}");
-	cr_assert_eq(engine_container_list(e, "a=b", &j, &err), -1);
+	cr_assert_eq(engine_container_list(e, "a=b", &l, &err), -1);
 	cr_assert_eq(err.kind, ERR_PROTOCOL);
 	engine_close(e);
 }
@@ -303,7 +304,7 @@ Test(docker_fault, oversized_body_is_refused_at_the_bound)
 	struct engine *e = open_fake("1.41");
 	struct strbuf raw = STRBUF_INIT;
 	size_t big = ENGINE_BODY_MAX + 4096;
-	cJSON *j = NULL;
+	struct engine_containers j;
 	struct error err;
 
 	strbuf_addf(&raw, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n[", big);
@@ -324,7 +325,8 @@ Test(docker_fault, oversized_body_is_refused_at_the_bound)
 Test(docker_fault, engine_errors_carry_status_and_message)
 {
 	struct engine *e = open_fake("1.41");
-	cJSON *j = NULL;
+	struct engine_container_info j;
+	struct engine_image_info img;
 	struct error err;
 
 	fake_engine_route_json(fe, "GET /v1.41/containers/gone/json", 404, NULL,
@@ -344,7 +346,7 @@ Test(docker_fault, engine_errors_carry_status_and_message)
 	fake_engine_route_str(fe, "GET /v1.41/images/",
 			      "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\n"
 			      "Content-Length: 17\r\n\r\nsomething\001broke\n\n");
-	cr_assert_eq(engine_image_inspect(e, "img", &j, &err), -1);
+	cr_assert_eq(engine_image_inspect(e, "img", &img, &err), -1);
 	cr_assert_eq(err.kind, ERR_HTTP);
 	cr_assert_eq(err.status, 500);
 	assert_contains(err.msg, "HTTP 500");
@@ -665,15 +667,14 @@ struct ev_seen {
 	char actions[256];
 };
 
-static int on_event(const cJSON *ev, void *ud)
+static int on_event(const struct engine_event *ev, void *ud)
 {
 	struct ev_seen *s = ud;
-	const cJSON *a = cJSON_GetObjectItem(ev, "Action");
 
 	s->n++;
-	if (cJSON_IsString(a))
+	if (ev->action)
 		snprintf(s->actions + strlen(s->actions), sizeof(s->actions) - strlen(s->actions),
-			 "%s,", a->valuestring);
+			 "%s,", ev->action);
 	return s->stop_at && s->n >= s->stop_at;
 }
 
@@ -760,13 +761,16 @@ Test(docker_fault, path_stat_decodes_the_header)
 				"\"mtime\":\"2026-01-01T00:00:00Z\",\"linkTarget\":\"/bin/busybox\"}";
 	char *b = engine_base64_encode(stat_json, strlen(stat_json));
 	char *hdr = xasprintf("X-Docker-Container-Path-Stat: %s", b);
-	cJSON *st = NULL;
+	struct engine_path_stat st;
 	struct error err;
 
 	fake_engine_route_json(fe, "HEAD /v1.41/containers/c/archive", 200, hdr, "");
 	cr_assert_eq(engine_container_path_stat(e, "c", "/bin/sh", &st, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(cJSON_GetObjectItem(st, "linkTarget")->valuestring, "/bin/busybox");
-	cJSON_Delete(st);
+	cr_assert_str_eq(st.link_target, "/bin/busybox");
+	cr_assert_str_eq(st.name, "sh");
+	cr_assert_eq(st.size, 7);
+	cr_assert(st.has_mode && (st.mode & ENGINE_MODE_SYMLINK));
+	engine_path_stat_release(&st);
 	fake_engine_route_json(fe, "HEAD /v1.41/containers/c/archive", 404, NULL, "");
 	cr_assert_eq(engine_container_path_stat(e, "c", "/nope", &st, &err), -1);
 	cr_assert_eq(err.kind, ERR_NOT_FOUND);

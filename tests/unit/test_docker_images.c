@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "docker/engine.h"
+#include "docker/internal.h"
 #include "tests/support/fake_engine.h"
 
 static struct fake_engine *fe;

@@ -125,3 +125,135 @@ Test(docker_podman, only_a_state_conflict_becomes_409)
 	cr_assert_eq(podman_error_status(404, improper, strlen(improper), &msg), 404);
 	strbuf_release(&msg);
 }
+
+/* Podman's own create body, built from the spec: what the compatible body
+ * said, in SpecGenerator's names, with the limits and the profile file
+ * Podman is given besides. */
+Test(docker_podman, the_libpod_body_is_the_spec_in_specgenerators_names)
+{
+	struct container_spec s;
+	struct podman_extras x = { .n_limits = 1 };
+	cJSON *g;
+	char *text;
+
+	container_spec_init(&s);
+	s.image = xstrdup("img:1");
+	strvec_push(&s.cmd, "true");
+	strvec_push(&s.env, "A=1");
+	strvec_push(&s.env, "A=2");
+	strvec_push(&s.labels, "k=v=1");
+	s.stop_timeout = 5;
+	container_spec_add_device(&s, "/dev/kfd", NULL, NULL);
+	strvec_push(&s.cdi_devices, "amd.com/gpu=0");
+	container_spec_add_mount(&s, "/a", "/b", true);
+	strvec_push(&s.group_add, "44");
+	s.network_mode = xstrdup("none");
+	s.memory = 1LL << 30;
+	s.log_max_bytes = 64LL << 20;
+	strvec_init(&x.security_opt);
+	strvec_push(&x.security_opt, "no-new-privileges");
+	strvec_push(&x.security_opt, "seccomp=/p.json");
+	x.limits[0] = (struct container_ulimit){ xstrdup("nofile"), 1024, 4096 };
+	g = podman_libpod_spec(&s, &x, "nm", "run.oci.keep_original_groups", "1");
+	text = cJSON_PrintUnformatted(g);
+	cr_assert_str_eq(text,
+		"{\"name\":\"nm\",\"image\":\"img:1\",\"command\":[\"true\"],\"env\":{\"A\":\"2\"},"
+		"\"labels\":{\"k\":\"v=1\"},\"stop_timeout\":5,\"terminal\":false,"
+		"\"annotations\":{\"run.oci.keep_original_groups\":\"1\"},"
+		"\"netns\":{\"nsmode\":\"none\"},"
+		"\"devices\":[{\"path\":\"/dev/kfd:/dev/kfd:rwm\"},{\"path\":\"amd.com/gpu=0\"}],"
+		"\"mounts\":[{\"options\":[\"rbind\",\"ro\"],\"destination\":\"/b\",\"type\":\"bind\","
+		"\"source\":\"/a\"}],"
+		"\"r_limits\":[{\"type\":\"nofile\",\"soft\":1024,\"hard\":4096}],\"groups\":[\"44\"],"
+		"\"no_new_privileges\":true,\"seccomp_profile_path\":\"/p.json\",\"init\":false,"
+		"\"read_only_filesystem\":false,\"remove\":false,"
+		"\"resource_limits\":{\"memory\":{\"limit\":1073741824}},"
+		"\"log_configuration\":{\"driver\":\"k8s-file\",\"size\":67108864}}");
+	free(text);
+	cJSON_Delete(g);
+
+	/* What SpecGenerator has no field for is not sent. */
+	strvec_push(&x.security_opt, "seccomp=unconfined");
+	cr_assert_null(podman_libpod_spec(&s, &x, NULL, NULL, NULL));
+	podman_extras_release(&x);
+	container_spec_release(&s);
+}
+
+/* Podman's own create is built from the spec itself: every field where
+ * its SpecGenerator takes it, the limits and the seccomp path Podman
+ * needs besides, and "64m" as the bytes it means. */
+Test(docker_podman, the_libpod_body_is_built_from_the_spec)
+{
+	static const char want[] =
+		"{\"name\":\"nm\",\"image\":\"img:1\",\"entrypoint\":[\"/bin/sh\"],"
+		"\"command\":[\"-c\",\"x\"],\"env\":{\"B\":\"\",\"A\":\"2\"},\"labels\":{\"k\":\"v\"},"
+		"\"work_dir\":\"/w\",\"user\":\"1000:1000\",\"stop_timeout\":7,\"terminal\":false,"
+		"\"annotations\":{\"run.oci.keep_original_groups\":\"1\"},"
+		"\"netns\":{\"nsmode\":\"none\"},"
+		"\"devices\":[{\"path\":\"/dev/kfd:/dev/kfd:rwm\"},"
+		"{\"path\":\"/dev/dri/renderD128:/dev/dri/renderD128:rw\"},{\"path\":\"amd.com/gpu=0\"}],"
+		"\"mounts\":[{\"destination\":\"/b\",\"type\":\"bind\",\"source\":\"/a\","
+		"\"options\":[\"rbind\",\"ro\"]}],"
+		"\"r_limits\":[{\"type\":\"core\",\"soft\":0,\"hard\":0},"
+		"{\"type\":\"nofile\",\"soft\":1024,\"hard\":4096}],"
+		"\"groups\":[\"44\"],\"cap_add\":[\"SYS_PTRACE\"],\"cap_drop\":[\"ALL\"],"
+		"\"no_new_privileges\":true,\"seccomp_profile_path\":\"/tmp/p.json\","
+		"\"init\":true,\"read_only_filesystem\":true,\"remove\":false,"
+		"\"shm_size\":1073741824,"
+		"\"resource_limits\":{\"pids\":{\"limit\":4096},\"memory\":{\"limit\":8589934592}},"
+		"\"log_configuration\":{\"driver\":\"k8s-file\",\"size\":67108864}}";
+	struct container_spec s;
+	struct podman_extras x;
+	cJSON *got, *exp = cJSON_Parse(want);
+	char *txt;
+
+	container_spec_init(&s);
+	s.image = xstrdup("img:1");
+	strvec_push(&s.entrypoint, "/bin/sh");
+	strvec_push(&s.cmd, "-c");
+	strvec_push(&s.cmd, "x");
+	strvec_push(&s.env, "A=1");
+	strvec_push(&s.env, "B");
+	strvec_push(&s.env, "A=2");
+	strvec_push(&s.labels, "k=v");
+	s.working_dir = xstrdup("/w");
+	s.user = xstrdup("1000:1000");
+	s.stop_timeout = 7;
+	container_spec_add_device(&s, "/dev/kfd", NULL, NULL);
+	container_spec_add_device(&s, "/dev/dri/renderD128", NULL, "rw");
+	strvec_push(&s.cdi_devices, "amd.com/gpu=0");
+	container_spec_add_mount(&s, "/a", "/b", true);
+	container_spec_add_ulimit(&s, "core", 0, 0);
+	strvec_push(&s.group_add, "44");
+	strvec_push(&s.cap_add, "SYS_PTRACE");
+	strvec_push(&s.cap_drop, "ALL");
+	strvec_push(&s.security_opt, "no-new-privileges");
+	s.network_mode = xstrdup("none");
+	s.init = true;
+	s.readonly_rootfs = true;
+	s.pids_limit = 4096;
+	s.memory = 8LL << 30;
+	s.shm_size = 1LL << 30;
+	s.log_max_bytes = 64LL << 20;
+	s.log_max_file = xstrdup("2");
+	memset(&x, 0, sizeof(x));
+	strvec_init(&x.security_opt);
+	x.limits[0] = (struct container_ulimit){ xstrdup("nofile"), 1024, 4096 };
+	x.n_limits = 1;
+	strvec_push(&x.security_opt, "no-new-privileges");
+	strvec_push(&x.security_opt, "seccomp=/tmp/p.json");
+
+	got = podman_libpod_spec(&s, &x, "nm", "run.oci.keep_original_groups", "1");
+	txt = cJSON_PrintUnformatted(got);
+	cr_assert(cJSON_Compare(got, exp, true), "%s", txt);
+	free(txt);
+	cJSON_Delete(got);
+
+	/* A network the SpecGenerator is not told of: no body at all. */
+	free(s.network_mode);
+	s.network_mode = xstrdup("host");
+	cr_assert_null(podman_libpod_spec(&s, &x, NULL, NULL, NULL));
+	podman_extras_release(&x);
+	container_spec_release(&s);
+	cJSON_Delete(exp);
+}

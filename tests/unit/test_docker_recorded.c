@@ -105,29 +105,25 @@ Test(docker_recorded, image_inspect_without_empty_fields)
 {
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_cjson cJSON *j = NULL;
-	struct image_facts f;
+	struct engine_image_info f;
 	struct error err;
 
 	fixture("image-inspect.json", &text);
 	j = cJSON_Parse(text.buf);
 	cr_assert_not_null(j);
 	cr_assert_null(cJSON_GetObjectItem(j, "ContainerConfig"), "the recording is 1.50+'s");
-	memset(&f, 0, sizeof(f));
-	strvec_init(&f.env);
-	cr_assert_eq(image_facts_from_json(j, &f, &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_image_info_parse(j, &f, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(f.id, "sha256:c26e3671e849bf5551efd87c1bd16cb1595b9308e21da6ba9197c214d941c6f0");
 	cr_assert_str_eq(f.digest, "127.0.0.1:5000/stack-b@sha256:c276e6628ccfbcd9ebe0d340a3e4740e6b228cd73e1f327dc01520488b807bad");
 	cr_assert_eq(f.env.n, 2);
-	image_facts_release(&f);
+	engine_image_info_release(&f);
 	/* and with Config.Env left out too */
 	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(j, "Config"), "Env");
 	cJSON_DeleteItemFromObject(j, "RepoDigests");
-	memset(&f, 0, sizeof(f));
-	strvec_init(&f.env);
-	cr_assert_eq(image_facts_from_json(j, &f, &err), 0, "%s", err.msg);
+	cr_assert_eq(engine_image_info_parse(j, &f, &err), 0, "%s", err.msg);
 	cr_assert_null(f.digest);
 	cr_assert_eq(f.env.n, 0);
-	image_facts_release(&f);
+	engine_image_info_release(&f);
 }
 
 struct ev_seen {
@@ -135,11 +131,11 @@ struct ev_seen {
 	int with_actor;
 };
 
-static int on_event(const cJSON *ev, void *ud)
+static int on_event(const struct engine_event *ev, void *ud)
 {
 	struct ev_seen *s = ud;
-	const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(ev, "Action"));
-	const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "Actor"), "ID"));
+	const char *a = ev->action;
+	const char *id = ev->id;
 
 	snprintf(s->actions + strlen(s->actions), sizeof(s->actions) - strlen(s->actions), "%s,",
 		 a ? a : "?");

@@ -240,7 +240,7 @@ Test(seccomp_profile, site_profiles_are_checked)
 Test(seccomp_profile, the_record_names_mode_path_and_profile)
 {
 	struct seccomp_choice c = { SECCOMP_MODE_FILE, (char *)"/etc/site.json" };
-	cJSON *r = seccomp_record_json(&c, "{\"defaultAction\":\"SCMP_ACT_LOG\"}");
+	cJSON *r = seccomp_record_json(&c, cJSON_Parse("{\"defaultAction\":\"SCMP_ACT_LOG\"}"));
 	struct seccomp_choice d = { SECCOMP_MODE_DEFAULT, NULL };
 	cJSON *rd = seccomp_record_json(&d, NULL);
 
@@ -250,7 +250,6 @@ Test(seccomp_profile, the_record_names_mode_path_and_profile)
 					     "defaultAction")->valuestring, "SCMP_ACT_LOG");
 	cr_assert_str_eq(cJSON_GetObjectItem(rd, "mode")->valuestring, "default");
 	cr_assert_null(cJSON_GetObjectItem(rd, "profile"));
-	cr_assert_null(seccomp_record_json(&c, "{not json"));
 	cJSON_Delete(r);
 	cJSON_Delete(rd);
 }

@@ -1,0 +1,243 @@
+/* The engine's answers the rest of the house reads, parsed once into the
+ * types of engine.h: labels, container lists and inspects, image inspects,
+ * /version, path stats and events. Pure: no request is made here. */
+#include "docker/internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "common/xalloc.h"
+
+static const cJSON *field(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+/* ---- labels ---- */
+
+const char *engine_labels_get(const struct engine_labels *l, const char *key)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->keys[i], key))
+			return l->values[i];
+	return NULL;
+}
+
+void engine_labels_release(struct engine_labels *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->keys[i]);
+		free(l->values[i]);
+	}
+	free(l->keys);
+	free(l->values);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The string members of obj; others are not labels. */
+static void labels_parse(const cJSON *obj, struct engine_labels *out)
+{
+	const cJSON *members = cJSON_IsObject(obj) ? obj : NULL, *it;
+
+	memset(out, 0, sizeof(*out));
+	cJSON_ArrayForEach(it, members) {
+		if (!cJSON_IsString(it) || !it->string)
+			continue;
+		out->keys = xrealloc(out->keys, (out->n + 1) * sizeof(*out->keys));
+		out->values = xrealloc(out->values, (out->n + 1) * sizeof(*out->values));
+		out->keys[out->n] = xstrdup(it->string);
+		out->values[out->n++] = xstrdup(it->valuestring);
+	}
+}
+
+/* ---- containers ---- */
+
+void engine_containers_release(struct engine_containers *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].id);
+		free(l->v[i].state);
+		engine_labels_release(&l->v[i].labels);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int engine_container_list_parse(const cJSON *answer, struct engine_containers *out,
+				struct error *err)
+{
+	const cJSON *c;
+
+	memset(out, 0, sizeof(*out));
+	if (!cJSON_IsArray(answer))
+		return error_set(err, ERR_PROTOCOL, 0,
+				 "the Docker engine's container list is not an array");
+	cJSON_ArrayForEach(c, answer) {
+		const char *id = json_str(c, "Id");
+		struct engine_container *to;
+
+		if (!id)
+			continue;
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		to = &out->v[out->n++];
+		to->id = xstrdup(id);
+		to->state = xstrdup_or_null(json_str(c, "State"));
+		to->created = engine_json_int(field(c, "Created"), LLONG_MIN, LLONG_MAX, -1);
+		labels_parse(field(c, "Labels"), &to->labels);
+	}
+	return 0;
+}
+
+static void state_copy_str(char *dst, size_t size, const cJSON *obj, const char *name)
+{
+	const char *v = json_str(obj, name);
+
+	snprintf(dst, size, "%s", v ? v : "");
+}
+
+int container_state_from_json(const cJSON *inspect, struct container_state *st,
+			      struct error *err)
+{
+	const cJSON *state = field(inspect, "State");
+	const cJSON *v;
+
+	memset(st, 0, sizeof(*st));
+	if (!cJSON_IsObject(state))
+		return error_set(err, ERR_PROTOCOL, 0,
+				 "container inspect answer without a State object");
+	if (!json_str(state, "Status"))
+		return error_set(err, ERR_PROTOCOL, 0,
+				 "container inspect answer without State.Status");
+	state_copy_str(st->status, sizeof(st->status), state, "Status");
+	st->running = cJSON_IsTrue(field(state, "Running"));
+	st->oom_killed = cJSON_IsTrue(field(state, "OOMKilled"));
+	v = field(state, "ExitCode");
+	st->exit_code = cJSON_IsNumber(v) ? v->valueint : 0;
+	st->pid = (long)engine_json_int(field(state, "Pid"), 0, LONG_MAX, 0);
+	state_copy_str(st->started_at, sizeof(st->started_at), state, "StartedAt");
+	state_copy_str(st->finished_at, sizeof(st->finished_at), state, "FinishedAt");
+	state_copy_str(st->error, sizeof(st->error), state, "Error");
+	return 0;
+}
+
+void engine_container_info_release(struct engine_container_info *c)
+{
+	free(c->id);
+	strvec_clear(&c->device_paths);
+	memset(c, 0, sizeof(*c));
+	strvec_init(&c->device_paths);
+}
+
+int engine_container_info_parse(const cJSON *inspect, struct engine_container_info *out,
+				struct error *err)
+{
+	const cJSON *d;
+
+	memset(out, 0, sizeof(*out));
+	strvec_init(&out->device_paths);
+	if (!cJSON_IsObject(inspect))
+		return error_set(err, ERR_PROTOCOL, 0,
+				 "the Docker engine's inspect answer is not an object");
+	out->id = xstrdup_or_null(json_str(inspect, "Id"));
+	out->has_state = container_state_from_json(inspect, &out->state, ERROR_DISCARD) == 0;
+	out->tty = cJSON_IsTrue(field(field(inspect, "Config"), "Tty"));
+	cJSON_ArrayForEach(d, field(field(inspect, "HostConfig"), "Devices")) {
+		const char *p = json_str(d, "PathOnHost");
+
+		if (p)
+			strvec_push(&out->device_paths, p);
+	}
+	return 0;
+}
+
+/* ---- images ---- */
+
+void engine_image_info_release(struct engine_image_info *i)
+{
+	free(i->id);
+	free(i->digest);
+	strvec_clear(&i->repo_digests);
+	strvec_clear(&i->env);
+	memset(i, 0, sizeof(*i));
+	strvec_init(&i->repo_digests);
+	strvec_init(&i->env);
+}
+
+int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
+			    struct error *err)
+{
+	const char *id = json_str(inspect, "Id");
+	const cJSON *digests = cJSON_GetObjectItemCaseSensitive(inspect, "RepoDigests"), *it;
+
+	memset(out, 0, sizeof(*out));
+	strvec_init(&out->repo_digests);
+	strvec_init(&out->env);
+	if (!id)
+		return error_set(err, ERR_PROTOCOL, 0, "image inspect: no Id in the engine's answer");
+	out->id = xstrdup(id);
+	if (cJSON_IsArray(digests))
+		out->digest = xstrdup_or_null(cJSON_GetStringValue(cJSON_GetArrayItem(digests, 0)));
+	cJSON_ArrayForEach(it, digests)
+		if (cJSON_IsString(it))
+			strvec_push(&out->repo_digests, it->valuestring);
+	/* Newer APIs leave unset keys out: no Env is an empty Env. */
+	cJSON_ArrayForEach(it, field(field(inspect, "Config"), "Env"))
+		if (cJSON_IsString(it))
+			strvec_push(&out->env, it->valuestring);
+	return 0;
+}
+
+/* ---- /version ---- */
+
+void engine_version_info_release(struct engine_version_info *v)
+{
+	free(v->version);
+	free(v->api_version);
+	free(v->arch);
+	memset(v, 0, sizeof(*v));
+}
+
+void engine_version_info_parse(const cJSON *version, struct engine_version_info *out)
+{
+	out->version = xstrdup_or_null(json_str(version, "Version"));
+	out->api_version = xstrdup_or_null(json_str(version, "ApiVersion"));
+	out->arch = xstrdup_or_null(json_str(version, "Arch"));
+	out->podman = engine_flavour_from_version(version) == ENGINE_FLAVOUR_PODMAN;
+}
+
+/* ---- archive path stats and events ---- */
+
+void engine_path_stat_release(struct engine_path_stat *st)
+{
+	free(st->name);
+	free(st->link_target);
+	memset(st, 0, sizeof(*st));
+}
+
+void engine_path_stat_parse(const cJSON *stat, struct engine_path_stat *out)
+{
+	const cJSON *mode = field(stat, "mode");
+	const char *target = json_str(stat, "linkTarget");
+
+	memset(out, 0, sizeof(*out));
+	out->name = xstrdup_or_null(json_str(stat, "name"));
+	out->size = engine_json_int(field(stat, "size"), 0, LLONG_MAX, -1);
+	out->has_mode = cJSON_IsNumber(mode);
+	/* Go's FileMode is a uint32: the double holds it exactly. */
+	if (out->has_mode && mode->valuedouble >= 0 && mode->valuedouble < 18446744073709551616.0)
+		out->mode = (uint64_t)mode->valuedouble;
+	out->link_target = target && *target ? xstrdup(target) : NULL;
+}
+
+void engine_event_parse(const cJSON *event, struct engine_event *ev)
+{
+	const cJSON *actor = field(event, "Actor");
+
+	ev->type = json_str(event, "Type");
+	ev->action = json_str(event, "Action");
+	ev->id = json_str(actor, "ID");
+	labels_parse(field(actor, "Attributes"), &ev->attributes);
+}
