@@ -28,6 +28,7 @@
 #include "orchestrator/sweep/sweep_run.h"
 #include "orchestrator/cli/sweep_notify.h"
 #include "orchestrator/cli/sweep_runopts.h"
+#include "orchestrator/cli/term_events.h"
 #include "orchestrator/replay/run_folder.h"
 #include "common/version.h"
 #include "orchestrator/sweep/suspect_nodes.h"
@@ -179,7 +180,7 @@ static int open_host(struct sweep_cmd *c, struct replay_failure *f)
 		.workdir = c->ro->workdir, .archives = archives,
 		.n_archives = c->meta.plan.n, .device_root = c->ro->device_root,
 		.sysfs_root = c->ro->sysfs_root, .need_gpu = !c->so->backend,
-		.verbosity = c->ro->verbosity,
+		.verbosity = c->ro->verbosity, .events = term_events(),
 	};
 	int code;
 
