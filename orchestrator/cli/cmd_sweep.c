@@ -222,7 +222,7 @@ static void setup_images(struct sweep_cmd *c)
 		 * for it, they are not the image's errors. */
 		if (!c->imgs[i].ok && c->host.engine &&
 		    engine_ping(c->host.engine, ERROR_DISCARD) < 0 &&
-		    sweep_engine_wait(c->host.engine, SWEEP_ENGINE_WAIT_S)) {
+		    sweep_engine_wait(c->host.engine, term_events(), SWEEP_ENGINE_WAIT_S)) {
 			sweep_image_env_release(&c->imgs[i]);
 			sweep_image_env_init(&c->imgs[i]);
 			sweep_image_setup(&c->imgs[i], &c->host, &s, &c->sh, im->ref,
@@ -409,7 +409,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.gpu_notes = out->gpu_notes, .n_gpu_notes = out->n_gpu_notes,
 		.suspects_from_results = c->so->merge != NULL,
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
-		.json = c->ro->format == FORMAT_JSON, .slurm = slurm,
+		.json = c->ro->format == FORMAT_JSON, .slurm = slurm, .events = term_events(),
 		.known = c->have_known ? &c->known : NULL,
 		.release_plan = &c->meta.plan,
 	};
@@ -451,7 +451,7 @@ static bool task_may_start(void *ctx, const struct sweep_case *sc)
 	const struct sweep_cmd *c = ctx;
 	long timeout = sc->timeout >= 0 ? sc->timeout : (long)c->ro->timeout_s;
 
-	return timeout <= 0 || c->task_of->task_may_start(timeout, sc->name);
+	return timeout <= 0 || c->task_of->task_may_start(timeout, sc->name, term_events());
 }
 
 /* The pool of a task: exactly the GPUs its backend allocated to it. */
@@ -460,7 +460,7 @@ static int task_pool(struct sweep_cmd *c, struct error *err)
 	int ord[GPU_MAX];
 	size_t n;
 
-	if (c->task_of->task_pool(&c->host.topo, ord, GPU_MAX, &n, err) < 0)
+	if (c->task_of->task_pool(&c->host.topo, ord, GPU_MAX, &n, term_events(), err) < 0)
 		return -1;
 	memcpy(c->meta.gpus, ord, n * sizeof(int));
 	c->meta.n_gpus = n;
@@ -495,7 +495,7 @@ static int submit_cases(struct sweep_cmd *c, const size_t *cases, size_t n)
 		.meta = &c->meta, .folder = c->folder, .workdir = c->host.workdir,
 		.tasks_per_array = c->so->slurm_tasks, .max_running = c->so->slurm_max_running,
 		.user_opts = &c->so->slurm_opts, .avoid_hosts = &avoid, .cases = cases,
-		.n_cases = n, .bin = exe, .wait = c->so->wait,
+		.n_cases = n, .bin = exe, .wait = c->so->wait, .events = term_events(),
 	};
 	struct error err;
 	int code;
@@ -631,7 +631,7 @@ static int run_sweep(struct sweep_cmd *c)
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
 		.may_start_ctx = c, .resume_hint = c->task ? c->task_of->flag : NULL, .base = base,
 		.perf_runs = (int)c->so->perf_runs, .perf_warmup = (int)c->so->perf_warmup,
-		.known = c->have_known ? &c->known : NULL,
+		.known = c->have_known ? &c->known : NULL, .events = term_events(),
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)
