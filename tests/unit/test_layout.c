@@ -1,7 +1,8 @@
 /* `make layout` holds the tree to docs/design.md's rule: it passes on the
  * tree as it is, and fails, naming the file, on a scratch copy given one
  * include the rule forbids (a base room reaching up into orchestrator/, a
- * room reaching a later room, a short include path, an include loop). */
+ * room reaching a later room, a short include path, an include loop), and
+ * on a print site outside the command layer. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,8 @@ Test(layout, the_tree_keeps_the_rule)
 	cr_expect_not_null(strstr(out.buf, "arrows against the rule:\n  none"), "%s", out.buf);
 	cr_expect_not_null(strstr(out.buf, "orchestrator/sweep/"), "rooms one level down:\n%s",
 			   out.buf);
+	cr_expect_not_null(strstr(out.buf, "outside orchestrator/cli/ and common/say.c:\n  none"),
+			   "%s", out.buf);
 }
 
 Test(layout, a_base_room_including_the_orchestrator_fails)
@@ -124,5 +127,26 @@ Test(layout, an_include_path_per_folder_fails)
 	append_line(dir, "mk/sim.mk", "EXTRA_CFLAGS = -Iorchestrator/finding");
 	cr_expect_neq(layout(dir, &out), 0, "%s", out.buf);
 	cr_expect_not_null(strstr(out.buf, "-Iorchestrator/finding"), "%s", out.buf);
+	scratch_remove(dir);
+}
+
+/* docs/design.md "Only the outermost caller prints": the library hands
+ * what it says to its job_events sink; a print in replay/ fails, named,
+ * and the same print in the command layer passes. */
+#define A_PRINT "static void noisy(void) { fprintf(stderr, \"x\"); }"
+
+Test(layout, a_print_outside_the_command_layer_fails)
+{
+	assert_fails_naming("orchestrator/replay/replay_records.c", A_PRINT,
+			    "orchestrator/replay/replay_records.c:");
+}
+
+Test(layout, the_same_print_in_the_command_layer_passes)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	append_line(dir, "orchestrator/cli/cmd_gc.c", A_PRINT);
+	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
 	scratch_remove(dir);
 }
