@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static void say_v(const char *kind, const char *fmt, va_list ap)
 {
@@ -38,4 +39,14 @@ void say_info(int verbosity, const char *fmt, ...)
 	va_start(ap, fmt);
 	say_v("", fmt, ap);
 	va_end(ap);
+}
+
+void xdie(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_v("fatal: ", fmt, ap);
+	va_end(ap);
+	abort();
 }

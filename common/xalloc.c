@@ -6,18 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void xdie(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("hrr-docker-replay: fatal: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}
-
 void xalloc_trim(void)
 {
 	malloc_trim(0);

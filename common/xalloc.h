@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdarg.h>
 
+/* xdie(): the fatal message and abort(), in common/say.h. */
+#include "common/say.h"
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -20,6 +23,5 @@ char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0
  * so that one phase's freed holes are not resident beside the next
  * phase's new arrays. */
 void xalloc_trim(void);
-_Noreturn void xdie(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

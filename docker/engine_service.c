@@ -18,7 +18,6 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
-#include "common/say.h"
 
 #define SOCKET_NAME "podman.sock"
 #define LOG_NAME "service.log"
@@ -68,7 +67,8 @@ static void service_exec(const char *dir, const char *host)
 	if (!podman || !*podman)
 		podman = "podman";
 	execlp(podman, podman, "system", "service", "--time=0", host, (char *)NULL);
-	fprintf(stderr, "cannot run %s: %s\n", podman, strerror(errno));
+	/* Into the service's log, which service_failed() quotes. */
+	dprintf(fd, "cannot run %s: %s\n", podman, strerror(errno));
 	_exit(127);
 }
 
@@ -112,7 +112,8 @@ static int service_wait(struct engine_service *s, struct error *err)
 	}
 }
 
-int engine_service_start(struct engine_service *s, int verbosity, struct error *err)
+int engine_service_start(struct engine_service *s, const struct job_events *ev, int verbosity,
+			 struct error *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->dir = service_dir(err);
@@ -136,8 +137,8 @@ int engine_service_start(struct engine_service *s, int verbosity, struct error *
 		return -1;
 	}
 	if (verbosity > 0)
-		say_info(verbosity, "started a private Podman service (pid %ld) on %s",
-			 (long)s->pid, s->host);
+		events_info(ev, verbosity, "started a private Podman service (pid %ld) on %s",
+			    (long)s->pid, s->host);
 	return 0;
 }
 

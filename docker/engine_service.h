@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "common/events.h"
 
 /* How long the service may take to answer its first ping. */
 #define ENGINE_SERVICE_START_S 30.0
@@ -23,9 +24,11 @@ struct engine_service {
 /* Start `podman system service --time=0 unix://<dir>/podman.sock` (podman
  * from PATH; $HRR_PODMAN names another), in a process group of its own so
  * that a Ctrl-C meant for the replay does not stop the engine under it,
- * and wait until it answers; then DOCKER_HOST names it. ERR_CONNECT (with
- * the end of its log) when it exits or does not answer in time. */
-int engine_service_start(struct engine_service *s, int verbosity, struct error *err)
+ * and wait until it answers; then DOCKER_HOST names it (said to ev when
+ * verbosity > 0). ERR_CONNECT (with the end of its log) when it exits or
+ * does not answer in time. */
+int engine_service_start(struct engine_service *s, const struct job_events *ev, int verbosity,
+			 struct error *err)
 	__attribute__((warn_unused_result));
 /* SIGTERM, then SIGKILL after ENGINE_SERVICE_STOP_S; removes its directory.
  * Safe on a service that never started. */

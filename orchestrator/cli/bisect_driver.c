@@ -1,4 +1,5 @@
 #include "orchestrator/cli/bisect_driver.h"
+#include "orchestrator/cli/term_events.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +114,8 @@ static int pin(struct bisect_job *j, size_t i, struct error *err)
 
 	if (p->image_id)
 		return 0;
-	if (image_ensure(j->engine, j->cands.v[i].ref, j->o->pull, j->o->verbosity, &f, err) < 0)
+	if (image_ensure(j->engine, j->cands.v[i].ref, j->o->pull, term_events(), j->o->verbosity,
+			 &f, err) < 0)
 		return -1;
 	p->image_id = xstrdup(f.id);
 	p->pulled = f.pulled;

@@ -3,6 +3,7 @@
  * logs that already exist (this tool's replay.log, the shell workflow's
  * log, `hrr-playback --info` output). */
 #include "orchestrator/cli/cmd_analyze.h"
+#include "orchestrator/cli/term_events.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -312,7 +313,7 @@ int analyze_command(struct options *o)
 
 	if (analyze(o, &stage, &err) == 0)
 		return 0;
-	code = replay_fail(&f, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : stage,
+	code = replay_fail(&f, term_events(), err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : stage,
 			   err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
 	if (o->format == FORMAT_JSON) {
 		cleanup_cjson cJSON *j = cmd_json_no_finding(code, &f, NULL);

@@ -4,6 +4,7 @@
  * process is known to be gone: a live run is never touched, and an owner
  * that cannot be seen is not dead (orchestrator/containers/gc_policy.h). */
 #include "common/cleanup.h"
+#include "orchestrator/cli/term_events.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "orchestrator/containers/ours.h"
@@ -113,7 +114,7 @@ int gc_command(struct options *o)
 	if (o->gc_all_users && getuid() != 0) {
 		struct replay_failure f;
 
-		return replay_fail(&f, REPLAY_STAGE_USAGE, EXIT_USAGE,
+		return replay_fail(&f, term_events(), REPLAY_STAGE_USAGE, EXIT_USAGE,
 				   "--all-users is for root; without it gc removes only your runs");
 	}
 	if (gethostname(host, sizeof(host)) < 0)
@@ -126,7 +127,7 @@ int gc_command(struct options *o)
 
 		if (e)
 			engine_close(e);
-		return replay_fail(&f, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
+		return replay_fail(&f, term_events(), REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
 	}
 	for (size_t i = 0; i < list.n; i++) {
 		const char *id = list.v[i].id;

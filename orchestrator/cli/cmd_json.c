@@ -1,4 +1,5 @@
 #include "orchestrator/cli/cmd_json.h"
+#include "orchestrator/cli/term_events.h"
 #include "common/xalloc.h"
 
 #include <stdio.h>
@@ -64,7 +65,7 @@ int cmd_usage_error(int argc, char **argv, const char *msg)
 {
 	struct replay_failure f;
 
-	replay_fail(&f, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", msg);
+	replay_fail(&f, term_events(), REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", msg);
 	if (cmd_json_requested(argc, argv)) {
 		cJSON *j = cmd_json_no_finding(EXIT_USAGE, &f, NULL);
 		char *text = cmd_json_text(j);

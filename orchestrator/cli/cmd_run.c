@@ -2,6 +2,7 @@
  * unit; the findings on stdout as each ends, -o once at the end, the run
  * folders on stderr. */
 #include "orchestrator/cli/cmd_setup.h"
+#include "orchestrator/cli/term_events.h"
 #include "common/cleanup.h"
 #include "orchestrator/cli/cmd_json.h"
 #include "orchestrator/cli/cmd_known.h"
@@ -175,7 +176,7 @@ int run_command(struct options *o)
 	/* A bad known-issues file is a usage error before anything runs. */
 	if (o->sweep.known_issues &&
 	    cmd_known_load(o->sweep.known_issues, false, &known, &have_known, &err) < 0) {
-		code = replay_fail(&env.failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", err.msg);
+		code = replay_fail(&env.failure, term_events(), REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", err.msg);
 	} else {
 		code = cmd_setup(&env, true);
 	}

@@ -3,6 +3,7 @@
  * the overlay and playback path, the stack facts; one replay description
  * per pid; stdout kept for -o. */
 #include "orchestrator/cli/cmd_setup.h"
+#include "orchestrator/cli/term_events.h"
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
@@ -54,13 +55,13 @@ static int setup_archive(struct cmd_env *env)
 	struct error err;
 
 	if (archive_resolve(env->o->archive, &env->pid_dirs, &err) < 0)
-		return replay_fail(&env->failure, REPLAY_STAGE_ARCHIVE, EXIT_NO_VERDICT,
-				   "--archive %s: %s", env->o->archive, err.msg);
+		return replay_fail(&env->failure, term_events(), REPLAY_STAGE_ARCHIVE,
+				   EXIT_NO_VERDICT, "--archive %s: %s", env->o->archive, err.msg);
 	env->format_versions = xcalloc(env->pid_dirs.n + 1, sizeof(unsigned));
 	for (size_t i = 0; i < env->pid_dirs.n; i++)
 		if (archive_check_events(env->pid_dirs.v[i], &env->format_versions[i], &err) < 0)
-			return replay_fail(&env->failure, REPLAY_STAGE_ARCHIVE, EXIT_NO_VERDICT,
-					   "%s: %s", env->pid_dirs.v[i], err.msg);
+			return replay_fail(&env->failure, term_events(), REPLAY_STAGE_ARCHIVE,
+					   EXIT_NO_VERDICT, "%s: %s", env->pid_dirs.v[i], err.msg);
 	return 0;
 }
 
@@ -72,6 +73,7 @@ static int setup_host(struct cmd_env *env, bool need_gpu)
 		.workdir = env->o->workdir, .archives = archives, .n_archives = 1,
 		.device_root = env->o->device_root, .sysfs_root = env->o->sysfs_root,
 		.need_gpu = need_gpu, .verbosity = env->o->verbosity, .devices = env->o->devices,
+		.events = term_events(),
 	};
 
 	if (realpath(env->o->archive, real))
@@ -82,8 +84,8 @@ static int setup_host(struct cmd_env *env, bool need_gpu)
 struct image_setup cmd_image_setup(const struct options *o)
 {
 	return (struct image_setup){ .pull = o->pull, .verbosity = o->verbosity,
-				     .playback = o->playback, .skip_preflight = o->skip_preflight,
-				     .extra_ld = &o->extra_ld };
+				     .events = term_events(), .playback = o->playback,
+				     .skip_preflight = o->skip_preflight, .extra_ld = &o->extra_ld };
 }
 
 static int setup_image(struct cmd_env *env)
@@ -93,10 +95,10 @@ static int setup_image(struct cmd_env *env)
 
 	if (image_setup_pin(&env->image, env->host.engine, &s, env->o->image, NULL, &err) < 0) {
 		if (err.kind == ERR_USAGE)
-			return replay_fail(&env->failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", err.msg);
-		return replay_fail(&env->failure,
-				   err.kind == ERR_NOT_FOUND || env->image.img.pull_tried ?
-				   REPLAY_STAGE_PULL : REPLAY_STAGE_IMAGE,
+			return replay_fail(&env->failure, term_events(), REPLAY_STAGE_USAGE,
+					   EXIT_USAGE, "%s", err.msg);
+		return replay_fail(&env->failure, term_events(),
+				   err.kind == ERR_NOT_FOUND || env->image.img.pull_tried ? REPLAY_STAGE_PULL : REPLAY_STAGE_IMAGE,
 				   EXIT_NO_VERDICT, "%s", err.msg);
 	}
 	return 0;
@@ -114,7 +116,8 @@ static int setup_overlay(struct cmd_env *env)
 	struct error err;
 
 	if (overlay_resolve(&src, &env->overlay, &err) < 0)
-		return replay_fail(&env->failure, REPLAY_STAGE_IMAGE, EXIT_NO_VERDICT, "%s", err.msg);
+		return replay_fail(&env->failure, term_events(), REPLAY_STAGE_IMAGE,
+				   EXIT_NO_VERDICT, "%s", err.msg);
 	env->use_overlay = true;
 	return 0;
 }
@@ -130,7 +133,8 @@ static int setup_lookups(struct cmd_env *env, bool required)
 
 	if (image_setup_lookups(&env->image, &env->host, &s,
 				env->use_overlay ? &env->overlay : NULL, required, &err) < 0)
-		return replay_fail(&env->failure, REPLAY_STAGE_IMAGE, EXIT_NO_VERDICT, "%s", err.msg);
+		return replay_fail(&env->failure, term_events(), REPLAY_STAGE_IMAGE,
+				   EXIT_NO_VERDICT, "%s", err.msg);
 	return 0;
 }
 
@@ -183,6 +187,7 @@ void cmd_describe_policy(const struct options *o, struct replay_desc *d)
 	d->strict_arch = o->strict_arch;
 	d->confirm = o->yes ? REPLAY_CONFIRM_ASSUME_YES : REPLAY_CONFIRM_PROMPT;
 	d->verbosity = o->verbosity;
+	d->events = term_events();
 }
 
 /* Print on stdout now and keep for -o. */
@@ -213,8 +218,8 @@ static int output_check(struct cmd_env *env)
 	copy = xstrdup(o->output);
 	dir = dirname(copy);
 	if (access(dir, W_OK) < 0)
-		return replay_fail(&env->failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "-o %s: %s",
-				   o->output, strerror(errno));
+		return replay_fail(&env->failure, term_events(), REPLAY_STAGE_USAGE, EXIT_USAGE,
+				   "-o %s: %s", o->output, strerror(errno));
 	env->output_ok = true;
 	return 0;
 }
@@ -232,8 +237,8 @@ static int seccomp_check(struct cmd_env *env)
 		return 0;
 	if (fs_read_small_file(c->path, 1u << 20, &text, &err) < 0 ||
 	    seccomp_profile_validate(text.buf, text.len, seccomp_arch_native(), &err) < 0)
-		return replay_fail(&env->failure, REPLAY_STAGE_USAGE, EXIT_USAGE, "--seccomp %s: %s",
-				   c->path, err.msg);
+		return replay_fail(&env->failure, term_events(), REPLAY_STAGE_USAGE, EXIT_USAGE,
+				   "--seccomp %s: %s", c->path, err.msg);
 	return 0;
 }
 

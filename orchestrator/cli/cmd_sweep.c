@@ -28,6 +28,7 @@
 #include "orchestrator/sweep/sweep_run.h"
 #include "orchestrator/cli/sweep_notify.h"
 #include "orchestrator/cli/sweep_runopts.h"
+#include "orchestrator/cli/term_events.h"
 #include "orchestrator/replay/run_folder.h"
 #include "common/version.h"
 #include "orchestrator/sweep/suspect_nodes.h"
@@ -179,7 +180,7 @@ static int open_host(struct sweep_cmd *c, struct replay_failure *f)
 		.workdir = c->ro->workdir, .archives = archives,
 		.n_archives = c->meta.plan.n, .device_root = c->ro->device_root,
 		.sysfs_root = c->ro->sysfs_root, .need_gpu = !c->so->backend.name,
-		.verbosity = c->ro->verbosity,
+		.verbosity = c->ro->verbosity, .events = term_events(),
 	};
 	int code;
 
@@ -221,7 +222,7 @@ static void setup_images(struct sweep_cmd *c)
 		 * for it, they are not the image's errors. */
 		if (!c->imgs[i].ok && c->host.engine &&
 		    engine_ping(c->host.engine, ERROR_DISCARD) < 0 &&
-		    sweep_engine_wait(c->host.engine, SWEEP_ENGINE_WAIT_S)) {
+		    sweep_engine_wait(c->host.engine, term_events(), SWEEP_ENGINE_WAIT_S)) {
 			sweep_image_env_release(&c->imgs[i]);
 			sweep_image_env_init(&c->imgs[i]);
 			sweep_image_setup(&c->imgs[i], &c->host, &s, &c->sh, im->ref,
@@ -408,7 +409,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 		.gpu_notes = out->gpu_notes, .n_gpu_notes = out->n_gpu_notes,
 		.suspects_from_results = c->so->merge != NULL,
 		.junit = c->so->junit, .html = c->so->html, .summary = c->so->summary,
-		.json = c->ro->format == FORMAT_JSON, .backend = backend,
+		.json = c->ro->format == FORMAT_JSON, .backend = backend, .events = term_events(),
 		.known = c->have_known ? &c->known : NULL,
 		.release_plan = &c->meta.plan,
 	};
@@ -450,7 +451,7 @@ static bool task_may_start(void *ctx, const struct sweep_case *sc)
 	const struct sweep_cmd *c = ctx;
 	long timeout = sc->timeout >= 0 ? sc->timeout : (long)c->ro->timeout_s;
 
-	return timeout <= 0 || c->task_of->task_may_start(timeout, sc->name);
+	return timeout <= 0 || c->task_of->task_may_start(timeout, sc->name, term_events());
 }
 
 /* The pool of a task: exactly the GPUs its backend allocated to it. */
@@ -459,7 +460,7 @@ static int task_pool(struct sweep_cmd *c, struct error *err)
 	int ord[GPU_MAX];
 	size_t n;
 
-	if (c->task_of->task_pool(&c->host.topo, ord, GPU_MAX, &n, err) < 0)
+	if (c->task_of->task_pool(&c->host.topo, ord, GPU_MAX, &n, term_events(), err) < 0)
 		return -1;
 	memcpy(c->meta.gpus, ord, n * sizeof(int));
 	c->meta.n_gpus = n;
@@ -493,7 +494,7 @@ static int submit_cases(struct sweep_cmd *c, const size_t *cases, size_t n)
 	struct sweep_backend_submission s = {
 		.meta = &c->meta, .folder = c->folder, .workdir = c->host.workdir,
 		.options = &c->so->backend, .avoid_hosts = &avoid, .cases = cases,
-		.n_cases = n, .bin = exe, .wait = c->so->wait,
+		.n_cases = n, .bin = exe, .wait = c->so->wait, .events = term_events(),
 	};
 	struct error err;
 	int code;
@@ -629,6 +630,7 @@ static int run_sweep(struct sweep_cmd *c)
 		.next_attempt = next_attempt, .may_start = c->task ? task_may_start : NULL,
 		.may_start_ctx = c, .resume_hint = c->task ? c->task_of->flag : NULL, .base = base,
 		.perf_runs = (int)c->so->perf_runs, .perf_warmup = (int)c->so->perf_warmup,
+		.events = term_events(),
 	};
 
 	code = sweep_run(&in, &out, &err) < 0 ? (say_error("%s", err.msg), SWEEP_EXIT_INFRA)

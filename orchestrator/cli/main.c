@@ -1,5 +1,6 @@
 /* hrr-docker-replay: replay HRR GPU captures inside their container image. */
 #include "common/strbuf.h"
+#include "orchestrator/cli/term_events.h"
 #include "orchestrator/cli/cmd_json.h"
 #include "orchestrator/cli/commands.h"
 #include "docker/engine_service.h"
@@ -49,7 +50,7 @@ static int run_with_engine(const struct command_def *cmd, struct options *o)
 	int code;
 
 	if (o->engine_mode == ENGINE_MODE_PODMAN_SERVICE && o->command != CMD_ANALYZE) {
-		if (engine_service_start(&svc, o->verbosity, &err) < 0) {
+		if (engine_service_start(&svc, term_events(), o->verbosity, &err) < 0) {
 			say_error("%s", err.msg);
 			return EXIT_NO_VERDICT;
 		}

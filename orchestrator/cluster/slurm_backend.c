@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "common/say.h"
 #include "common/xalloc.h"
 #include "orchestrator/cluster/slurm.h"
 #include "orchestrator/cluster/slurm_cmd.h"
@@ -48,6 +47,7 @@ static int submit(const struct sweep_backend_submission *b, int *code, struct er
 		.tasks_per_array = b->options->tasks_per_array,
 		.max_running = b->options->max_running,
 		.user_opts = &opts, .cases = b->cases, .n_cases = b->n_cases, .bin = b->bin,
+		.events = b->events,
 	};
 
 	*code = 0;
@@ -56,20 +56,20 @@ static int submit(const struct sweep_backend_submission *b, int *code, struct er
 		return -1;
 	if (!b->wait)
 		return 0;
-	fprintf(stderr, "waiting for merge job %s\n", merge);
+	events_stage(b->events, "waiting for merge job %s", merge);
 	return sweep_slurm_wait(&slurm_runner_exec, b->folder, merge, code, err);
 }
 
 static int task_pool(const struct gpu_topology *t, int *ordinals, size_t max, size_t *n,
-		     struct error *err)
+		     const struct job_events *ev, struct error *err)
 {
 	cleanup_strbuf struct strbuf how = STRBUF_INIT;
 
 	if (slurm_task_gpus(&slurm_runner_exec, t, ordinals, max, n, &how, err) < 0)
 		return -1;
 	/* What the task was given, in its output file (docs/slurm.md). */
-	fprintf(stderr, "slurm task %s_%s: %s\n", getenv("SLURM_ARRAY_JOB_ID") ?: "?",
-		getenv("SLURM_ARRAY_TASK_ID") ?: "?", how.buf);
+	events_stage(ev, "slurm task %s_%s: %s", getenv("SLURM_ARRAY_JOB_ID") ?: "?",
+		     getenv("SLURM_ARRAY_TASK_ID") ?: "?", how.buf);
 	return 0;
 }
 
@@ -84,14 +84,15 @@ static char *task_results(const char *folder)
 
 /* A task stops starting cases once the job's time left is shorter than
  * the next case's timeout. */
-static bool task_may_start(long timeout_s, const char *case_name)
+static bool task_may_start(long timeout_s, const char *case_name, const struct job_events *ev)
 {
 	long left = slurm_task_time_left(&slurm_runner_exec);
 
 	if (left == SLURM_TIME_UNLIMITED || left < -1 || left >= timeout_s)
 		return true;
-	say_warning("the job has %lds left, %s may take %lds: no more cases start in this task",
-		    left, case_name, timeout_s);
+	events_warning(ev,
+		       "the job has %lds left, %s may take %lds: no more cases start in this task",
+		       left, case_name, timeout_s);
 	return false;
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "common/events.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "preflight/topology.h"
@@ -38,6 +39,7 @@ struct sweep_backend_submission {
 	const struct strvec *avoid_hosts; /* nodes to keep the cases off (their GPUs are
 					   * suspect), in the backend's own words; NULL: none */
 	bool wait;                   /* until the sweep's end, *code its exit code */
+	const struct job_events *events; /* what it says (the ids, the wait); NULL: nothing */
 };
 
 struct sweep_backend {
@@ -49,14 +51,15 @@ struct sweep_backend {
 	int (*submit)(const struct sweep_backend_submission *s, int *code, struct error *err);
 	/* Whether this process is one of its tasks (given --shard). */
 	bool (*task_here)(void);
-	/* A task's GPU pool: the host ordinals it was given (said on stderr). */
+	/* A task's GPU pool: the host ordinals it was given (said to ev, a stage). */
 	int (*task_pool)(const struct gpu_topology *t, int *ordinals, size_t max, size_t *n,
-			 struct error *err);
+			 const struct job_events *ev, struct error *err);
 	/* A task's own results file in folder (caller frees), so that tasks
 	 * never append to one file over the network; NULL: results.jsonl. */
 	char *(*task_results)(const char *folder);
 	/* Whether a task may still start a case that may take timeout_s (> 0). */
-	bool (*task_may_start)(long timeout_s, const char *case_name);
+	/* No: a warning to ev says why. */
+	bool (*task_may_start)(long timeout_s, const char *case_name, const struct job_events *ev);
 	/* What it says of a sweep it ran (--status), appended to out. */
 	void (*status)(const char *folder, struct strbuf *out);
 	/* Its record of a sweep, which the merge keeps in the history; NULL: none. */

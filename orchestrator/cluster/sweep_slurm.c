@@ -142,8 +142,8 @@ static int submit_group(const struct slurm_runner *run, const struct sweep_slurm
 	cJSON_AddStringToObject(a, "job", *job);
 	cJSON_AddNumberToObject(a, "gpus", gpus);
 	cJSON_AddNumberToObject(a, "tasks", tasks);
-	printf("submitted job array %s: %zu case(s) needing %d GPU(s) as %u task(s)\n", *job, n,
-	       gpus, tasks);
+	events_output(s->events, "submitted job array %s: %zu case(s) needing %d GPU(s) as %u task(s)",
+		      *job, n, gpus, tasks);
 	return 0;
 }
 
@@ -176,8 +176,8 @@ static int submit_merge(const struct slurm_runner *run, const struct sweep_slurm
 				arrays->n, s->user_opts, &argv);
 	if (sbatch(run, &argv, merge_job, err) < 0)
 		return -1;
-	printf("submitted merge job %s (after %s)\n", *merge_job,
-	       arrays->n ? "the arrays" : "nothing: no case left to run");
+	events_output(s->events, "submitted merge job %s (after %s)", *merge_job,
+		      arrays->n ? "the arrays" : "nothing: no case left to run");
 	return 0;
 }
 
@@ -221,9 +221,8 @@ int sweep_slurm_submit(const struct slurm_runner *run, const struct sweep_slurm_
 	if (write_file(path, text, 0644, rc < 0 ? ERROR_DISCARD : err) < 0 && rc == 0)
 		return -1;
 	if (rc == 0)
-		printf("sweep %s: folder %s; see `sweep --status %s`\n", s->meta->id, s->folder,
-		       s->folder);
-	fflush(stdout);
+		events_output(s->events, "sweep %s: folder %s; see `sweep --status %s`", s->meta->id,
+			      s->folder, s->folder);
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "common/events.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "orchestrator/cluster/slurm_cmd.h"
@@ -26,10 +27,11 @@ struct sweep_slurm_submit {
 	const size_t *cases;         /* plan indexes without a result, plan order */
 	size_t n_cases;
 	const char *bin;             /* this program, as the nodes run it */
+	const struct job_events *events; /* the ids submitted, its output; NULL: unsaid */
 };
 
 /* Submit the arrays and the merge job, record them in slurm.json (one
- * more round), print the ids on stdout. *merge_job: the merge's id. */
+ * more round), say the ids (the events' output). *merge_job: the merge's id. */
 int sweep_slurm_submit(const struct slurm_runner *run, const struct sweep_slurm_submit *s,
 		       char **merge_job, struct error *err) __attribute__((warn_unused_result));
 

@@ -35,66 +35,41 @@ static void image_facts_take(struct image_facts *out, struct engine_image_info *
 	strvec_init(&info->env);
 }
 
-struct pull_display {
-	bool tty;
-	bool quiet;
-	char last_status[128];
-	char last_id[128];
-	double last_draw;
+/* The engine's progress events, handed to the caller's sink. */
+struct pull_watch {
+	const struct job_events *ev;
+	int verbosity;
 };
 
 static void pull_progress(const struct engine_pull_event *ev, void *ud)
 {
-	struct pull_display *d = ud;
-	const char *status = ev->status ? ev->status : "";
-	const char *id = ev->id ? ev->id : "";
+	const struct pull_watch *w = ud;
+	struct events_pull p = {
+		.phase = EVENTS_PULL_STEP, .id = ev->id ? ev->id : "",
+		.status = ev->status ? ev->status : "", .current = ev->current, .total = ev->total,
+	};
 
-	if (d->quiet)
-		return;
-	if (d->tty) {
-		double now = monotonic_now();
-
-		/* Redraw at most 10 times a second: the engine sends far more. */
-		if (now - d->last_draw < 0.1 && ev->current >= 0)
-			return;
-		d->last_draw = now;
-		if (ev->current >= 0 && ev->total > 0)
-			fprintf(stderr, "\r\033[Kpull: %.12s %s %.1f/%.1f MB", id, status,
-				ev->current / 1e6, ev->total / 1e6);
-		else
-			fprintf(stderr, "\r\033[Kpull: %.12s %s", id, status);
-		return;
-	}
-	/* In logs: one line per layer state change, not per progress tick. */
-	if (!strcmp(status, d->last_status) && !strcmp(id, d->last_id))
-		return;
-	snprintf(d->last_status, sizeof(d->last_status), "%s", status);
-	snprintf(d->last_id, sizeof(d->last_id), "%s", id);
-	if (*id)
-		fprintf(stderr, "pull: %s: %s\n", id, status);
-	else
-		fprintf(stderr, "pull: %s\n", status);
+	events_pull(w->ev, w->verbosity, &p);
 }
 
-static int pull(struct engine *e, const char *image, int verbosity, const struct image_ref *ref,
-		struct error *err)
+static int pull(struct engine *e, const char *image, const struct job_events *ev, int verbosity,
+		const struct image_ref *ref, struct error *err)
 {
-	struct pull_display d = { .tty = isatty(2), .quiet = verbosity < 0 };
+	struct pull_watch w = { .ev = ev, .verbosity = verbosity };
 	cleanup_free char *auth = NULL;
 	int ret;
 
 	if (registry_auth_header(ref, &auth, err) < 0)
 		return error_prefix(err, "credentials for %s: ", ref->registry);
-	if (!d.quiet)
-		fprintf(stderr, "pulling %s\n", image);
-	ret = engine_pull_image(e, image, auth, pull_progress, &d, err);
-	if (d.tty && !d.quiet)
-		fputs("\r\033[K", stderr);
+	events_pull(ev, verbosity, &(struct events_pull){ .phase = EVENTS_PULL_START, .image = image });
+	ret = engine_pull_image(e, image, auth, pull_progress, &w, err);
+	events_pull(ev, verbosity, &(struct events_pull){ .phase = EVENTS_PULL_END });
 	/* The engine client's error names the pull already ("pulling X from R: "). */
 	return ret;
 }
 
-int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
+int image_ensure(struct engine *e, const char *image, enum pull_policy policy,
+		 const struct job_events *ev, int verbosity,
 		 struct image_facts *out, struct error *err)
 {
 	struct image_ref ref = { 0 };
@@ -125,7 +100,7 @@ int image_ensure(struct engine *e, const char *image, enum pull_policy policy, i
 	}
 	t0 = monotonic_now();
 	out->pull_tried = true;
-	if (pull(e, image, verbosity, &ref, err) < 0)
+	if (pull(e, image, ev, verbosity, &ref, err) < 0)
 		goto out;
 	out->pull_s = monotonic_now() - t0;
 	out->pulled = true;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
+#include "common/events.h"
 #include "common/strvec.h"
 #include "orchestrator/containers/ours.h"
 #include "docker/engine.h"
@@ -27,11 +28,12 @@ struct image_facts {
 
 void image_facts_release(struct image_facts *f);
 
-/* Inspect, pulling per policy (progress to stderr: a bar on a TTY, plain
- * lines otherwise, nothing when quiet). Missing with --pull never, or a
+/* Inspect, pulling per policy (its progress to ev's pull, with verbosity:
+ * the terminal's sink draws a bar on a TTY, plain lines otherwise). Missing with --pull never, or a
  * failed pull: ERR_NOT_FOUND / ERR_HTTP with a message naming the image. */
 __attribute__((warn_unused_result))
-int image_ensure(struct engine *e, const char *image, enum pull_policy policy, int verbosity,
+int image_ensure(struct engine *e, const char *image, enum pull_policy policy,
+		 const struct job_events *ev, int verbosity,
 		 struct image_facts *out, struct error *err);
 
 /* What an image answered once, kept under the host's cache dir by image

@@ -53,7 +53,7 @@ int image_setup_pin(struct image_env *e, struct engine *engine, const struct ima
 		    const char *ref, const char *pinned_id, struct error *err)
 {
 	if (image_ensure(engine, pinned_id ? pinned_id : ref, pinned_id ? PULL_NEVER : s->pull,
-			 s->verbosity, &e->img, err) < 0)
+			 s->events, s->verbosity, &e->img, err) < 0)
 		return -1;
 	if (pinned_id) {
 		free(e->img.ref);

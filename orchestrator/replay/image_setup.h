@@ -21,6 +21,7 @@
 struct image_setup {
 	enum pull_policy pull;
 	int verbosity;                  /* the pull's progress; -1: none */
+	const struct job_events *events; /* where the pull's progress goes; NULL: nowhere */
 	const char *playback;           /* --playback; NULL: the overlay's, else looked up */
 	bool skip_preflight;            /* no stack facts */
 	const struct strvec *extra_ld;  /* --extra-ld, for the stack probe */

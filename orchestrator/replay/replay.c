@@ -2,7 +2,6 @@
 #include "common/cleanup.h"
 #include "common/clock.h"
 #include "common/xalloc.h"
-#include "common/say.h"
 #include "common/signals.h"
 #include "orchestrator/replay/watchdog.h"
 
@@ -244,8 +243,9 @@ static void quit_first(struct exec_state *s, double now)
 		      &ended_by, &sig);
 	run_log_marker(x->log, "%s", marker.buf);
 	s->marker_written = true;
-	say_info(x->verbosity, "sending SIGQUIT for the debug agent's wave dump (up to %.0f s)",
-		 x->quit_wait_s);
+	events_info(x->events, x->verbosity,
+		    "sending SIGQUIT for the debug agent's wave dump (up to %.0f s)",
+		    x->quit_wait_s);
 	s->r->quit_sent = true;
 	s->r->engine_lost |= !send_signal(x->engine, s->r, "SIGQUIT");
 	s->state = QUIT_SENT;
@@ -284,11 +284,14 @@ static void begin_stop(struct exec_state *s, int sig, double now)
 		return;
 	s->r->stop_s = now - s->sink.start;
 	if (s->stop == REPLAY_STOP_INTERRUPT)
-		say_info(x->verbosity, "%s received: stopping the replay (up to %ld s); "
-			 "Ctrl-C again to kill now", signal_name(sig), x->stop_grace_s);
+		events_info(x->events, x->verbosity,
+			    "%s received: stopping the replay (up to %ld s); "
+			    "Ctrl-C again to kill now", signal_name(sig), x->stop_grace_s);
 	else if (s->stop != REPLAY_STOP_LOG_FAILED)
-		say_info(x->verbosity, "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
-			 s->stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent", x->stop_grace_s);
+		events_info(x->events, x->verbosity,
+			    "replay %s: stopping it (SIGTERM, then SIGKILL after %lds)",
+			    s->stop == REPLAY_STOP_TIMEOUT ? "timed out" : "went silent",
+			    x->stop_grace_s);
 	if (s->stop != REPLAY_STOP_INTERRUPT && x->before_stop)
 		x->before_stop(x->before_stop_ctx, s->r->container_id);
 	if (x->quit_wait_s > 0 && (s->stop == REPLAY_STOP_TIMEOUT || s->stop == REPLAY_STOP_PROGRESS)) {
@@ -309,7 +312,7 @@ static int loop_turn(struct exec_state *s)
 
 	/* Another Ctrl-C during the grace period: the user will not wait. */
 	if (s->state == TERM_SENT && s->exited_at < 0 && iw->count > s->signals_seen) {
-		say_info(x->verbosity, "%s again: SIGKILL now", signal_name(sig));
+		events_info(x->events, x->verbosity, "%s again: SIGKILL now", signal_name(sig));
 		s->term_deadline = now;
 	}
 	s->signals_seen = iw->count;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "common/events.h"
 #include "common/error.h"
 #include "common/strvec.h"
 #include "docker/engine.h"
@@ -56,6 +57,7 @@ struct replay_exec {
 	long stop_grace_s;
 	bool keep;
 	int verbosity;
+	const struct job_events *events; /* what the stop says; NULL: nothing */
 	const struct container_spec *spec;
 	const char *name;        /* container name */
 	struct run_log *log;

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/events.h"
 #include "common/strvec.h"
 #include "orchestrator/diagnosis/diag_plan.h"
 #include "orchestrator/finding/finding.h"
@@ -25,7 +26,7 @@
 #include "orchestrator/seccomp/seccomp_profile.h"
 
 enum replay_confirm {
-	REPLAY_CONFIRM_PROMPT = 0,  /* ask on a TTY (stdin), else refuse with exit 2 */
+	REPLAY_CONFIRM_PROMPT = 0,  /* ask through events (a terminal), else refuse with exit 2 */
 	REPLAY_CONFIRM_ASSUME_YES,  /* --yes / HRR_CONTINUE=1 */
 	REPLAY_CONFIRM_REFUSE,      /* never ask: exit 2 (a sweep records needs-confirm) */
 };
@@ -97,6 +98,9 @@ struct replay_desc {
 	 * --perf`'s samples). NULL: nothing. */
 	void (*on_verdict)(void *ctx, struct replay_unit_result *res);
 	void *on_verdict_ctx;
+	/* What the replay has to say, its live log and the confirmation
+	 * question (common/events.h); NULL: it says nothing, asks nobody. */
+	const struct job_events *events;
 };
 
 /* Zero, interrupt_fd -1, stop grace 10, progress seconds 30 (the CLI defaults). */

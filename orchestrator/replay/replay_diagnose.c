@@ -16,7 +16,6 @@
 #include "orchestrator/replay/interrupt.h"
 #include "orchestrator/replay/replay_unit_plan.h"
 #include "orchestrator/replay/run_log.h"
-#include "common/say.h"
 
 static void find_agent(struct unit_diag *g, const struct unit_run *u)
 {
@@ -27,7 +26,7 @@ static void find_agent(struct unit_diag *g, const struct unit_run *u)
 	g->agent_looked = true;
 	if (image_find_tool(u->host->engine, u->desc->image, DIAGNOSE_TOOL_AGENT, &g->agent_lib,
 			    &err) < 0)
-		say_info(u->desc->verbosity, "note: %s", err.msg);
+		events_info(u->desc->events, u->desc->verbosity, "note: %s", err.msg);
 }
 
 void unit_diag_prepare(const struct unit_run *u, struct unit_diag *g)
@@ -52,7 +51,7 @@ void unit_diag_prepare(const struct unit_run *u, struct unit_diag *g)
 		find_agent(g, u);
 	if ((g->mode == DIAGNOSE_HANG || g->mode == DIAGNOSE_ALL) &&
 	    image_find_tool(u->host->engine, d->image, DIAGNOSE_TOOL_ROCGDB, &g->rocgdb, &err) < 0)
-		say_info(d->verbosity, "note: %s", err.msg);
+		events_info(d->events, d->verbosity, "note: %s", err.msg);
 	g->agent_run = diagnose_agent_first(g->mode) && g->agent_lib;
 }
 
@@ -91,7 +90,8 @@ void unit_diag_knobs(struct unit_diag *g, const struct unit_run *u, struct repla
 	if (!g->agent_run && !rocgdb)
 		return;
 	if (make_diag_dir(g, &err) < 0) {
-		say_info(u->desc->verbosity, "note: no diagnostics: %s", err.msg);
+		events_info(u->desc->events, u->desc->verbosity, "note: no diagnostics: %s",
+			    err.msg);
 		return;
 	}
 	k->diagnostics_dir = g->diag_dir;
@@ -114,12 +114,13 @@ static void hang_hook(void *ctx, const char *container_id)
 		.run_dir = u->run_dir,
 	};
 
-	say_info(u->desc->verbosity, "asking rocgdb which dispatch is stuck (up to %ld s)",
-		 in.timeout_s);
+	events_info(u->desc->events, u->desc->verbosity,
+		    "asking rocgdb which dispatch is stuck (up to %ld s)", in.timeout_s);
 	diagnosis_release(&g->d);
 	diagnose_hang(&in, &g->d);
 	g->have = true;
-	say_info(u->desc->verbosity, "rocgdb: %s", g->d.summary ? g->d.summary : "done");
+	events_info(u->desc->events, u->desc->verbosity, "rocgdb: %s",
+		    g->d.summary ? g->d.summary : "done");
 }
 
 void unit_diag_exec(struct unit_diag *g, const struct unit_run *u, struct replay_exec *x)
@@ -193,7 +194,7 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct rer
 	memset(&r, 0, sizeof(r));
 	if (replay_plan_build(&in, &spec, err) < 0)
 		goto out;
-	if (run_log_open(&rl, log, d->verbosity > 0 ? 2 : -1, NULL, err) < 0)
+	if (run_log_open(&rl, log, d->verbosity > 0 ? d->events : NULL, NULL, err) < 0)
 		goto out;
 	/* The unit's watch: a signal read here still stops the steps after. */
 	if (!u->iw)
@@ -205,6 +206,7 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct rer
 	x.quit_wait_s = lim->quit_wait_s;
 	x.stop_grace_s = d->limits.stop_grace_s;
 	x.verbosity = d->verbosity;
+	x.events = d->events;
 	x.spec = &spec;
 	x.name = name;
 	x.log = &rl;
@@ -307,8 +309,9 @@ static void after_fault(struct unit_diag *g, const struct unit_run *u)
 		}
 		return;
 	}
-	say_info(u->desc->verbosity, "GPU fault: replaying once more under rocm-debug-agent "
-		 "(watchdog x%d) to name the kernel", DIAGNOSE_AGENT_WATCHDOG_SCALE);
+	events_info(u->desc->events, u->desc->verbosity,
+		    "GPU fault: replaying once more under rocm-debug-agent "
+		    "(watchdog x%d) to name the kernel", DIAGNOSE_AGENT_WATCHDOG_SCALE);
 	diagnosis_release(&g->d);
 	lim.timeout_s = diagnose_agent_limit(u->desc->limits.timeout_s);
 	lim.progress_timeout_s = diagnose_agent_limit(u->desc->limits.progress_timeout_s);
@@ -358,8 +361,9 @@ static void after_hang(struct unit_diag *g, const struct unit_run *u)
 	}
 	lim.timeout_s = diagnose_agent_hang_limit(u->result.stop_s);
 	lim.quit_wait_s = DIAGNOSE_AGENT_QUIT_WAIT_S;
-	say_info(u->desc->verbosity, "hang: replaying once more under rocm-debug-agent for %ld s, "
-		 "then SIGQUIT for its wave dump", lim.timeout_s);
+	events_info(u->desc->events, u->desc->verbosity,
+		    "hang: replaying once more under rocm-debug-agent for %ld s, "
+		    "then SIGQUIT for its wave dump", lim.timeout_s);
 	if (agent_rerun(g, u, &lim, &err) < 0) {
 		diagnosis_release(&g->d);
 		diagnosis_set_status(&g->d, DIAGNOSIS_FAILED, "the rerun under the agent failed: %s",
@@ -392,9 +396,10 @@ static void after_gpu_hang(struct unit_diag *g, const struct unit_run *u)
 	diagnose_gpu_hang_limits(u->result.exit_s, u->result.quiet_s, u->result.quiet_end_s,
 				 &lim.timeout_s, &lim.progress_timeout_s);
 	lim.quit_wait_s = DIAGNOSE_AGENT_QUIT_WAIT_S;
-	say_info(u->desc->verbosity, "GPU Hang: replaying once more under rocm-debug-agent, "
-		 "SIGQUIT after %ld s of silence for its wave dump (at most %ld s)",
-		 lim.progress_timeout_s, lim.timeout_s);
+	events_info(u->desc->events, u->desc->verbosity,
+		    "GPU Hang: replaying once more under rocm-debug-agent, "
+		    "SIGQUIT after %ld s of silence for its wave dump (at most %ld s)",
+		    lim.progress_timeout_s, lim.timeout_s);
 	if (agent_rerun(g, u, &lim, &err) < 0) {
 		diagnosis_set_status(&g->d, DIAGNOSIS_FAILED, "the rerun under the agent failed: %s",
 				     err.msg);

@@ -8,7 +8,6 @@
 #include "orchestrator/containers/ours.h"
 #include "docker/engine.h"
 #include "orchestrator/replay/run_folder.h"
-#include "common/say.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -38,8 +37,8 @@ const char *replay_stage_name(enum replay_stage s)
 	return (size_t)s < sizeof(names) / sizeof(names[0]) ? names[s] : NULL;
 }
 
-int replay_fail(struct replay_failure *f, enum replay_stage stage, int exit_code,
-		const char *fmt, ...)
+int replay_fail(struct replay_failure *f, const struct job_events *ev, enum replay_stage stage,
+		int exit_code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -48,7 +47,7 @@ int replay_fail(struct replay_failure *f, enum replay_stage stage, int exit_code
 	va_end(ap);
 	f->stage = stage;
 	f->exit_code = exit_code;
-	say_error("%s", f->msg);
+	events_error(ev, "%s", f->msg);
 	return exit_code;
 }
 
@@ -71,7 +70,7 @@ static int host_topology(struct replay_host *h, const struct replay_host_config 
 	}
 	if (!cfg->need_gpu)
 		return 0;
-	return replay_fail(f, REPLAY_STAGE_HOST, EXIT_NO_VERDICT,
+	return replay_fail(f, cfg->events, REPLAY_STAGE_HOST, EXIT_NO_VERDICT,
 			   "%s; replay needs one (point --sysfs-root at the KFD topology; on a machine "
 			   "without a GPU, examples/try.sh runs it on a fake host: README.md, "
 			   "\"Try it without a GPU\")", h->topo_error);
@@ -100,38 +99,44 @@ static int host_engine_limits(struct replay_host *h, const struct replay_host_co
 	bool applies;
 
 	if (cfg->verbosity > 0)
-		say_info(cfg->verbosity, "engine: %s %s at %s (API %s)", engine_name(h->engine),
-			 engine_server_version(h->engine), engine_host(h->engine),
-			 engine_api_version(h->engine));
+		events_info(cfg->events, cfg->verbosity, "engine: %s %s at %s (API %s)",
+			    engine_name(h->engine), engine_server_version(h->engine),
+			    engine_host(h->engine), engine_api_version(h->engine));
 	if (engine_applies_limits(h->engine, &applies, err) < 0)
 		return -1;
 	h->engine_drops_limits = !applies;
 	if (!applies)
-		say_warning("%s", REPLAY_LIMITS_DROPPED);
+		events_warning(cfg->events, "%s", REPLAY_LIMITS_DROPPED);
 	return 0;
 }
 
 int replay_host_open(struct replay_host *h, const struct replay_host_config *cfg,
 		     struct replay_failure *f)
 {
+	const struct job_events *ev = cfg->events;
 	struct error err;
 
 	memset(h, 0, sizeof(*h));
 	h->owner = owner_label_self();
 	h->device_root = xstrdup(cfg->device_root ? cfg->device_root : "/dev");
 	h->devices = cfg->devices;
+	h->events = cfg->events;
 	if (workdir_prepare(cfg->workdir, cfg->archives, cfg->n_archives, &h->workdir, &err) < 0)
-		return replay_fail(f, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_WORKDIR,
-				   err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
+		return replay_fail(f, ev,
+				   err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_WORKDIR,
+				   err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s",
+				   err.msg);
 	if (host_cache(h, &err) < 0)
-		return replay_fail(f, REPLAY_STAGE_WORKDIR, EXIT_NO_VERDICT, "%s", err.msg);
+		return replay_fail(f, ev, REPLAY_STAGE_WORKDIR, EXIT_NO_VERDICT, "%s", err.msg);
 	if (engine_open(&h->engine, NULL, &err) < 0)
-		return replay_fail(f, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
+		return replay_fail(f, ev, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
 	if (host_engine_limits(h, cfg, &err) < 0)
-		return replay_fail(f, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
+		return replay_fail(f, ev, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT, "%s", err.msg);
 	if (!engine_is_unix(h->engine))
-		say_info(cfg->verbosity, "note: DOCKER_HOST=%s is not a unix socket: the archive, overlay, device "
-			 "and sysfs paths must exist on the engine's host", engine_host(h->engine));
+		events_info(ev, cfg->verbosity,
+			    "note: DOCKER_HOST=%s is not a unix socket: the archive, "
+			    "overlay, device and sysfs paths must exist on the engine's host",
+			    engine_host(h->engine));
 	return host_topology(h, cfg, f);
 }
 

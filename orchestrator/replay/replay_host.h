@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "common/events.h"
 #include "preflight/cdi.h"
 #include "preflight/topology.h"
 
@@ -40,9 +41,9 @@ struct replay_failure {
 	int exit_code;
 	char msg[ERROR_MSG_MAX];
 };
-/* Record a failure and print it (say_error); returns exit_code. */
-int replay_fail(struct replay_failure *f, enum replay_stage stage, int exit_code,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Record a failure and say it (ev's error); returns exit_code. */
+int replay_fail(struct replay_failure *f, const struct job_events *ev, enum replay_stage stage,
+		int exit_code, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Said on stderr and recorded in run.json (orchestrator.engine_limits). */
 #define REPLAY_LIMITS_DROPPED \
@@ -65,6 +66,7 @@ struct replay_host {
 	 * (finding.json's "known"); NULL: none. Set by the caller after
 	 * replay_host_open; it outlives the host. */
 	const struct known_issues *known;
+	const struct job_events *events; /* the config's */
 };
 
 struct replay_host_config {
@@ -76,6 +78,7 @@ struct replay_host_config {
 	bool need_gpu;                  /* no GPU = failure (run); else a preflight note */
 	enum device_mode devices;       /* --devices (default auto) */
 	int verbosity;
+	const struct job_events *events; /* what the set-up says; NULL: nothing */
 };
 
 /* Prepare the workdir, connect to the engine (DOCKER_HOST), read the GPU

@@ -20,14 +20,12 @@
 #include "orchestrator/replay/replay_unit_plan.h"
 #include "orchestrator/replay/run_folder.h"
 #include "orchestrator/replay/run_log.h"
-#include "common/say.h"
 #include "common/signals.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,37 +77,30 @@ static void run_preflight(const struct replay_host *h, const struct replay_desc 
 		strvec_pushf(&report->notes, "host GPUs: %s", h->topo_error);
 }
 
-static bool confirm_interactively(void)
-{
-	char line[64];
-
-	fputs("Version mismatch detected. Do you want to continue? [y/N] ", stderr);
-	fflush(stderr);
-	if (!fgets(line, sizeof(line), stdin))
-		return false;
-	line[strcspn(line, "\r\n")] = '\0';
-	return !strcasecmp(line, "y") || !strcasecmp(line, "yes");
-}
-
 /* The preflight's word on this replay: 0 to go on, else the exit code. */
 static int preflight_gate(const struct replay_desc *d, const struct preflight_report *r,
 			  struct replay_failure *f)
 {
+	enum events_answer answer;
+
 	if (r->verdict == PREFLIGHT_BLOCK) {
 		for (size_t i = 0; i + 1 < r->blocks.n; i++)
-			say_error("preflight blocked the replay: %s", r->blocks.v[i]);
-		return replay_fail(f, REPLAY_STAGE_PREFLIGHT, EXIT_BLOCKED,
+			events_error(d->events, "preflight blocked the replay: %s", r->blocks.v[i]);
+		return replay_fail(f, d->events, REPLAY_STAGE_PREFLIGHT, EXIT_BLOCKED,
 				   "preflight blocked the replay: %s",
 				   r->blocks.n ? r->blocks.v[r->blocks.n - 1] : "?");
 	}
 	if (r->verdict != PREFLIGHT_CONFIRM || d->confirm == REPLAY_CONFIRM_ASSUME_YES)
 		return 0;
 	for (size_t i = 0; i < r->confirms.n; i++)
-		say_error("preflight: %s", r->confirms.v[i]);
-	if (d->confirm == REPLAY_CONFIRM_REFUSE || !isatty(0))
-		return replay_fail(f, REPLAY_STAGE_PREFLIGHT, EXIT_CONFIRM,
+		events_error(d->events, "preflight: %s", r->confirms.v[i]);
+	/* The caller asks (a terminal's prompt), or nobody can. */
+	answer = d->confirm == REPLAY_CONFIRM_REFUSE ? EVENTS_ANSWER_NONE :
+		 events_confirm(d->events, "Version mismatch detected. Do you want to continue?");
+	if (answer == EVENTS_ANSWER_NONE)
+		return replay_fail(f, d->events, REPLAY_STAGE_PREFLIGHT, EXIT_CONFIRM,
 				   "version mismatch: re-run with HRR_CONTINUE=1 (or --yes) to replay anyway");
-	if (!confirm_interactively()) {
+	if (answer != EVENTS_ANSWER_YES) {
 		snprintf(f->msg, sizeof(f->msg), "declined by the user");
 		f->stage = REPLAY_STAGE_PREFLIGHT;
 		f->exit_code = EXIT_DECLINED;
@@ -157,13 +148,14 @@ static int playback_info(const struct unit_run *u, struct classifier *cls)
 		error_errno(&err, "%s", diag);
 		goto out;
 	}
-	if (run_log_open(&rl, path, -1, cls, &err) < 0)
+	if (run_log_open(&rl, path, NULL, cls, &err) < 0)
 		goto out;
 	ret = unit_oneoff_run(u, &spec, to_run_log, &rl, &status, &err);
 	run_log_close(&rl, NULL);
 out:
 	if (ret < 0 && err.kind != ERR_INTERRUPTED)
-		say_info(u->desc->verbosity, "note: hrr-playback --info could not run: %s", err.msg);
+		events_info(u->desc->events, u->desc->verbosity,
+			    "note: hrr-playback --info could not run: %s", err.msg);
 	container_spec_release(&spec);
 	return ret;
 }
@@ -253,8 +245,9 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 
 		if (unit_playback_flags_unlisted(u, &f.playback_flags_unknown, &err) < 0 &&
 		    err.kind != ERR_INTERRUPTED)
-			say_info(d->verbosity, "note: hrr-playback --help could not run (%s): whether "
-				 "it knows the --playback-arg flags is not known", err.msg);
+			events_info(d->events, d->verbosity,
+				    "note: hrr-playback --help could not run (%s): whether "
+				    "it knows the --playback-arg flags is not known", err.msg);
 	}
 	if (finding_needs_info(&f) && !u->result.interrupt_signal) {
 		struct classifier *info_cls = classifier_new("hrr-playback --info");
@@ -328,14 +321,15 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 	struct error err, lerr;
 	int code, rc;
 
-	if (run_log_open(&rl, log_path, d->verbosity >= 0 ? 2 : -1, cls, &err) < 0) {
-		code = replay_fail(&res->failure, REPLAY_STAGE_RECORDS, EXIT_NO_VERDICT, "%s", err.msg);
+	if (run_log_open(&rl, log_path, d->verbosity >= 0 ? d->events : NULL, cls, &err) < 0) {
+		code = replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_RECORDS,
+				   EXIT_NO_VERDICT, "%s", err.msg);
 		goto out;
 	}
 	run_log_set_limit(&rl, d->limits.log_limit_bytes);
 	gpu_list_format(&gpus, u->chosen, u->n_chosen);
-	say_info(d->verbosity, "replaying %s in %s on GPU %s (run %s)", u->pid_name, d->image->ref,
-		 gpus.len ? gpus.buf : "none", u->run_id);
+	events_info(d->events, d->verbosity, "replaying %s in %s on GPU %s (run %s)", u->pid_name,
+		    d->image->ref, gpus.len ? gpus.buf : "none", u->run_id);
 	memset(&x, 0, sizeof(x));
 	x.engine = u->host->engine;
 	x.timeout_s = d->limits.timeout_s;
@@ -343,6 +337,7 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 	x.stop_grace_s = d->limits.stop_grace_s;
 	x.keep = d->keep;
 	x.verbosity = d->verbosity;
+	x.events = d->events;
 	x.spec = spec;
 	x.name = u->container_name;
 	x.log = &rl;
@@ -353,13 +348,15 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 	unit_take_warnings(u, &u->result.warnings);
 	if (rc < 0) {
 		run_log_close(&rl, NULL);
-		code = replay_fail(&res->failure, REPLAY_STAGE_REPLAY, EXIT_NO_VERDICT, "%s", err.msg);
+		code = replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_REPLAY,
+				   EXIT_NO_VERDICT, "%s", err.msg);
 		goto out;
 	}
 	u->replayed = true;
 	if (run_log_close(&rl, &lerr) < 0) {
 		/* The log is the evidence: without all of it there is no verdict. */
-		code = replay_fail(&res->failure, REPLAY_STAGE_RECORDS, EXIT_NO_VERDICT,
+		code = replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_RECORDS,
+				   EXIT_NO_VERDICT,
 				   "%s: %s; the replay was %s, what was written is kept", log_path,
 				   lerr.msg, u->result.log_write_failed ? "stopped" : "over");
 		goto out;
@@ -370,7 +367,8 @@ static int replay_and_classify(struct unit_run *u, const struct container_spec *
 			     "middle dropped (the verdict read all of it)", log_path,
 			     (unsigned long long)rl.limit, (unsigned long long)rl.dropped);
 	if (u->result.engine_lost) {
-		code = replay_fail(&res->failure, REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT,
+		code = replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_ENGINE,
+				   EXIT_NO_VERDICT,
 				   "the Docker engine is not answering any more: no verdict; the "
 				   "partial log is kept in %s, and `gc` removes the container once "
 				   "the engine is back", log_path);
@@ -405,7 +403,7 @@ static int container_identity(struct unit_run *u, bool allow_ptrace, struct erro
 				  &u->seccomp_record, &notes, err) < 0)
 		return -1;
 	for (size_t i = 0; i < notes.n; i++)
-		say_info(d->verbosity - 1, "note: %s", notes.v[i]);
+		events_info(d->events, d->verbosity - 1, "note: %s", notes.v[i]);
 	return 0;
 }
 
@@ -428,33 +426,37 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	plan_devices(u->host->device_root, &u->host->topo, u->chosen, u->n_chosen, &u->devices,
 		     &u->n_devices);
 	if (resolve_device_gids(u, &err) < 0) {
-		replay_fail(&res->failure, REPLAY_STAGE_HOST, EXIT_NO_VERDICT,
+		replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_HOST, EXIT_NO_VERDICT,
 			    "%s (--device-root %s)", err.msg, u->host->device_root);
 		why = err.msg; /* run.json says what, the message also where */
 		goto stop;
 	}
 	if (unit_devices_choose(u, &err) < 0) {
-		replay_fail(&res->failure, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_HOST,
+		replay_fail(&res->failure, u->desc->events,
+			    err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_HOST,
 			    err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
 		goto stop;
 	}
 	if (u->devices_note[0] && strcmp(u->devices_how, "cdi"))
-		say_info(d->verbosity, "note: devices: device nodes, not CDI: %s", u->devices_note);
+		events_info(d->events, d->verbosity, "note: devices: device nodes, not CDI: %s",
+			    u->devices_note);
 	else if (u->cdi_devices.n)
-		say_info(d->verbosity - 1, "note: devices: CDI %s (%s)", u->cdi_devices.v[0],
-			 u->devices_note);
+		events_info(d->events, d->verbosity - 1, "note: devices: CDI %s (%s)",
+			    u->cdi_devices.v[0], u->devices_note);
 	unit_plan_knobs(d, &k);
 	unit_diag_knobs(&diag, u, &k);
 	/* After the diagnostics' knobs: a hang-diagnostic run's profile lets
 	 * rocgdb attach. */
 	if (container_identity(u, k.allow_ptrace, &err) < 0) {
-		replay_fail(&res->failure, err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_ENGINE,
+		replay_fail(&res->failure, u->desc->events,
+			    err.kind == ERR_USAGE ? REPLAY_STAGE_USAGE : REPLAY_STAGE_ENGINE,
 			    err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
 		goto stop;
 	}
 	unit_plan_input(u, &k, &in);
 	if (replay_plan_build(&in, &spec, &err) < 0) {
-		replay_fail(&res->failure, REPLAY_STAGE_REPLAY, EXIT_NO_VERDICT, "%s", err.msg);
+		replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_REPLAY, EXIT_NO_VERDICT,
+			    "%s", err.msg);
 		goto stop;
 	}
 	u->spec_json = container_spec_to_json(&spec);
@@ -519,7 +521,8 @@ static int resolve_playback(struct unit_run *u, struct replay_unit_result *res)
 	/* Best effort: gc removes a probe left behind (LABEL_PROBE). */
 	(void)ours_probe_release(&probe, ERROR_DISCARD);
 	if (rc < 0)
-		return replay_fail(&res->failure, REPLAY_STAGE_IMAGE, EXIT_NO_VERDICT, "%s", err.msg);
+		return replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_IMAGE,
+				   EXIT_NO_VERDICT, "%s", err.msg);
 	return 0;
 }
 
@@ -532,8 +535,8 @@ static int unit_body(struct unit_run *u, struct preflight_report *pf, struct int
 
 	if (!d->archive_format_version &&
 	    archive_check_events(d->pid_dir, &u->format_version, &err) < 0)
-		return replay_fail(&res->failure, REPLAY_STAGE_ARCHIVE, EXIT_NO_VERDICT, "%s: %s",
-				   d->pid_dir, err.msg);
+		return replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_ARCHIVE,
+				   EXIT_NO_VERDICT, "%s: %s", d->pid_dir, err.msg);
 	if (d->mode == REPLAY_MODE_PREFLIGHT_ONLY) {
 		run_preflight(u->host, d, pf, res);
 		return preflight_only(pf, d, res);
@@ -545,7 +548,8 @@ static int unit_body(struct unit_run *u, struct preflight_report *pf, struct int
 	else
 		run_id_new(u->run_id);
 	if (run_folder_create(u->host->workdir, u->pid_name, u->run_id, &u->run_dir, &err) < 0)
-		return replay_fail(&res->failure, REPLAY_STAGE_WORKDIR, EXIT_NO_VERDICT, "%s", err.msg);
+		return replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_WORKDIR,
+				   EXIT_NO_VERDICT, "%s", err.msg);
 	run_preflight(u->host, d, pf, res);
 	u->chosen = res->gpus;
 	u->n_chosen = res->n_gpus;
@@ -555,7 +559,7 @@ static int unit_body(struct unit_run *u, struct preflight_report *pf, struct int
 					  code == EXIT_CONFIRM ? "confirmation needed" :
 					  "declined by the user");
 	for (size_t i = 0; i < pf->warnings.n; i++)
-		say_info(d->verbosity, "preflight warning: %s", pf->warnings.v[i]);
+		events_info(d->events, d->verbosity, "preflight warning: %s", pf->warnings.v[i]);
 	res->preflight_markdown = records_write_preflight(u->run_dir, pf, u->warnings);
 	return replay_stage(u, iw, pf, res);
 }

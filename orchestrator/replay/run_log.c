@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int run_log_open(struct run_log *rl, const char *path, int echo_fd,
+int run_log_open(struct run_log *rl, const char *path, const struct job_events *echo,
 		 struct classifier *classifier, struct error *err)
 {
 	memset(rl, 0, sizeof(*rl));
@@ -19,7 +19,7 @@ int run_log_open(struct run_log *rl, const char *path, int echo_fd,
 	rl->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (rl->fd < 0)
 		return error_errno(err, "cannot create %s", path);
-	rl->echo_fd = echo_fd;
+	rl->echo = events_has_log(echo) ? echo : NULL;
 	rl->classifier = classifier;
 	strbuf_init(&rl->tail, 0);
 	return 0;
@@ -112,8 +112,8 @@ void run_log_flush(struct run_log *rl)
 		return;
 	keep_bounded(rl, rl->pending.buf, rl->pending.len);
 	/* A closed or slow terminal must not stop the record being kept. */
-	if (rl->echo_fd >= 0 && fs_write_all(rl->echo_fd, rl->pending.buf, rl->pending.len) < 0)
-		rl->echo_fd = -1;
+	if (rl->echo && events_log(rl->echo, rl->pending.buf, rl->pending.len) < 0)
+		rl->echo = NULL;
 	strbuf_reset(&rl->pending);
 }
 

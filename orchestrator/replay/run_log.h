@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/events.h"
 #include "common/strbuf.h"
 
 struct classifier;
@@ -24,7 +25,7 @@ struct classifier;
 
 struct run_log {
 	int fd;
-	int echo_fd;              /* -1: no live echo */
+	const struct job_events *echo; /* the live echo (its log callback); NULL: none */
 	struct classifier *classifier; /* may be NULL */
 	struct strbuf pending;    /* whole lines not yet written */
 	struct strbuf partial[3]; /* per stream (stdin unused): the unfinished line */
@@ -41,7 +42,7 @@ struct run_log {
 };
 
 __attribute__((warn_unused_result))
-int run_log_open(struct run_log *rl, const char *path, int echo_fd,
+int run_log_open(struct run_log *rl, const char *path, const struct job_events *echo,
 		 struct classifier *classifier, struct error *err);
 /* Bound the file to about limit bytes (0: none), before any output.
  * The classifier and the live echo still see every byte. */

@@ -14,7 +14,6 @@
 #include "orchestrator/report/report.h"
 #include "common/intern.h"
 #include "orchestrator/report/sweep_attempts.h"
-#include "common/say.h"
 #include "orchestrator/sweep/suspect_nodes.h"
 
 #define FINDING_MD_MAX (256u << 10)
@@ -498,7 +497,7 @@ static char *folder_state(const char *folder)
 }
 
 static void recover_one(struct history_db *db, const char *label, const char *parent,
-			const char *id)
+			const char *id, const struct job_events *ev)
 {
 	cleanup_free char *folder = xasprintf("%s/%s", parent, id);
 	cleanup_free char *state = NULL;
@@ -515,7 +514,7 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 		state = folder_state(folder);
 		f.state = state;
 		if (import(db, &old, folder, &f, NULL, NULL, ERROR_DISCARD) < 0)
-			say_warning("sweep %s could not be recovered into the history", id);
+			events_warning(ev, "sweep %s could not be recovered into the history", id);
 	}
 	sweep_meta_release(&old);
 }
@@ -526,7 +525,7 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
  * sweep. Folders that cannot be read are skipped: they are not this
  * sweep's. */
 static void recover_label(struct history_db *db, const struct sweep_meta *meta,
-			  const char *folder)
+			  const char *folder, const struct job_events *ev)
 {
 	cleanup_free char *parent = xstrdup(folder);
 	struct dirent **names = NULL;
@@ -544,7 +543,7 @@ static void recover_label(struct history_db *db, const struct sweep_meta *meta,
 		if (id[0] != '.' && strcmp(id, meta->id) &&
 		    !strncmp(id, meta->label, strlen(meta->label)) &&
 		    history_db_has_sweep(db, id, &known, ERROR_DISCARD) == 0 && !known)
-			recover_one(db, meta->label, parent, id);
+			recover_one(db, meta->label, parent, id, ev);
 		free(names[i]);
 	}
 	free(names);
@@ -702,7 +701,7 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	if (rc < 0)
 		goto out;
 	rc = -1;
-	recover_label(db, meta, folder);
+	recover_label(db, meta, folder, f->events);
 	if (meta->baseline)
 		baseline = xstrdup(meta->baseline);
 	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "common/events.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "orchestrator/finding/known_issues.h"
@@ -45,6 +46,8 @@ struct sweep_finish {
 	 * reads its cases back from the database): a large plan is not held
 	 * beside what the report keeps. NULL: kept. */
 	struct sweep_plan *release_plan;
+	/* What the import says of sweeps it could not recover; NULL: nothing. */
+	const struct job_events *events;
 };
 
 /* Import, compare, render, write. *exit_code is the sweep's exit code;

@@ -6,14 +6,15 @@
 
 #include <stdbool.h>
 
+#include "common/events.h"
 #include "docker/engine.h"
 
 /* How long a sweep waits for an engine that does not answer before it
  * lets the cases fail as errors. */
 #define SWEEP_ENGINE_WAIT_S 600
 
-/* Whether e answers; when it does not, say so once on stderr and ping it
- * once a second for at most max_s seconds. */
-bool sweep_engine_wait(struct engine *e, int max_s);
+/* Whether e answers; when it does not, say so once (a warning to ev) and
+ * ping it once a second for at most max_s seconds. */
+bool sweep_engine_wait(struct engine *e, const struct job_events *ev, int max_s);
 
 #endif

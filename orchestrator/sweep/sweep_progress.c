@@ -8,11 +8,11 @@
 #include "common/cleanup.h"
 #include "common/text.h"
 
-void sweep_progress_init(struct sweep_progress *p, size_t total, bool tty)
+void sweep_progress_init(struct sweep_progress *p, size_t total, const struct job_events *ev)
 {
 	memset(p, 0, sizeof(*p));
 	p->total = total;
-	p->tty = tty;
+	p->events = ev;
 	p->started_at = monotonic_now();
 }
 
@@ -70,13 +70,6 @@ void sweep_progress_case_line(const struct sweep_progress *p, const struct sweep
 		strbuf_addf(out, " %.1fs", r->duration_s);
 }
 
-static void erase_status(struct sweep_progress *p)
-{
-	if (p->tty && p->drawn)
-		fputs("\r\033[K", stderr);
-	p->drawn = false;
-}
-
 void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result *r,
 			     enum sweep_base base, bool retry)
 {
@@ -98,8 +91,7 @@ void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result
 		p->flaky++;
 	sweep_progress_case_line(p, r, &line);
 	text_sanitize(&clean, line.buf, line.len, TEXT_STRIP_ANSI);
-	erase_status(p);
-	fprintf(stderr, "%s\n", clean.buf);
+	events_progress(p->events, EVENTS_PROGRESS_CASE, clean.buf);
 	p->last_draw = 0;
 }
 
@@ -109,16 +101,14 @@ void sweep_progress_tick(struct sweep_progress *p, const struct sweep_sched *s)
 	double t = monotonic_now();
 
 	(void)s;
-	if (!p->tty || t - p->last_draw < 0.5)
+	if (!p->events || !p->events->progress || t - p->last_draw < 0.5)
 		return;
 	sweep_progress_line(p, t - p->started_at, &line);
-	fprintf(stderr, "\r\033[K%s", line.buf);
-	fflush(stderr);
-	p->drawn = true;
+	events_progress(p->events, EVENTS_PROGRESS_STATUS, line.buf);
 	p->last_draw = t;
 }
 
 void sweep_progress_done(struct sweep_progress *p)
 {
-	erase_status(p);
+	events_progress(p->events, EVENTS_PROGRESS_DONE, NULL);
 }

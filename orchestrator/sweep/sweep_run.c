@@ -15,7 +15,6 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/lease/gpu_lease.h"
-#include "common/say.h"
 #include "common/signals.h"
 #include "orchestrator/lease/gpu_holders.h"
 #include "orchestrator/sweep/sweep_engine.h"
@@ -156,7 +155,7 @@ static bool lease_gpus(struct run *r, size_t idx, const int *gpus, size_t n, str
 	*busy_ordinal = gpus[w->lease.busy];
 	if (!r->bounced_at[idx]) {
 		r->bounced_at[idx] = monotonic_now();
-		say_info(0, "waiting: %s", err.msg);
+		events_gpu_wait(r->in->events, err.msg);
 	}
 	return false;
 }
@@ -232,8 +231,9 @@ static void check_engine(struct run *r)
 	r->engine_lost = true;
 	r->engine_lost_at = r->engine_pinged_at = monotonic_now();
 	r->out->engine_losses++;
-	say_warning("%s: starting no case until the engine answers again (at most %d s)",
-		    err.msg, SWEEP_ENGINE_WAIT_S);
+	events_warning(r->in->events,
+		       "%s: starting no case until the engine answers again (at most %d s)",
+		       err.msg, SWEEP_ENGINE_WAIT_S);
 }
 
 /* The engine answers again: remove what it kept of the replays it took
@@ -252,10 +252,12 @@ static bool engine_back(struct run *r)
 	if (engine_ping(r->in->host->engine, &err) < 0) {
 		if (now - r->engine_lost_at < SWEEP_ENGINE_WAIT_S)
 			return false;
-		say_warning("the engine did not answer for %d s: going on without waiting",
-			    SWEEP_ENGINE_WAIT_S);
+		events_warning(r->in->events,
+			       "the engine did not answer for %d s: going on without waiting",
+			       SWEEP_ENGINE_WAIT_S);
 	} else {
-		say_info(0, "the engine answers again after %.0f s", now - r->engine_lost_at);
+		events_info(r->in->events, 0, "the engine answers again after %.0f s",
+			    now - r->engine_lost_at);
 	}
 	for (size_t i = 0; i < r->n_unreaped; i++)
 		holders_run_container_remove(r->in->host->engine, r->unreaped[i]);
@@ -357,9 +359,8 @@ static void note_suspects(struct run *r, size_t idx, const struct sweep_result *
 			sweep_sched_quarantine(&r->sched, g);
 			sweep_quarantine_record(r->out->quarantined, &r->out->n_quarantined, &g, 1);
 		}
-		say_warning("GPU %d is suspect: %s%s", g, r->suspects.reason[g],
-			    take_out ? "; quarantined for the rest of the sweep (--quarantine-gpus)"
-				     : "");
+		events_warning(r->in->events, "GPU %d is suspect: %s%s", g, r->suspects.reason[g],
+			       take_out ? "; quarantined for the rest of the sweep (--quarantine-gpus)" : "");
 	}
 }
 
@@ -428,8 +429,9 @@ static void finish_worker(struct run *r, size_t k)
 			if (n)
 				n->stuck = true;
 		}
-		say_warning("GPU(s) of %s quarantined: its replay could not be stopped",
-			    r->in->meta->plan.cases[w->idx].name);
+		events_warning(r->in->events,
+			       "GPU(s) of %s quarantined: its replay could not be stopped",
+			       r->in->meta->plan.cases[w->idx].name);
 	}
 	gpu_lease_release(&w->lease);
 	/* A worker that ended without a verdict may have left its replay
@@ -452,10 +454,11 @@ static void forward_signal(struct run *r, int sig)
 	r->stopping = true;
 	if (!r->out->interrupted) {
 		r->out->interrupted = sig;
-		say_error("interrupted by %s: stopping %zu running case(s); finished results are "
-			  "kept; resume with `sweep --resume %s%s%s`",
-			  signal_name(sig), r->n_w, r->in->meta->id, r->in->resume_hint ? " " : "",
-			  r->in->resume_hint ? r->in->resume_hint : "");
+		events_error(r->in->events,
+			     "interrupted by %s: stopping %zu running case(s); finished results are "
+			     "kept; resume with `sweep --resume %s%s%s`", signal_name(sig), r->n_w,
+			     r->in->meta->id, r->in->resume_hint ? " " : "",
+			     r->in->resume_hint ? r->in->resume_hint : "");
 	}
 	for (size_t k = 0; k < r->n_w; k++)
 		kill(r->w[k].pid, sig == SIGINT ? SIGINT : SIGTERM);
@@ -515,7 +518,7 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	r->held = (struct holders_seen){ .engine = h->engine, .topo = &h->topo,
 				  .device_root = in->device_root, .names = r->names };
 	r->held.fetched = -1e9;
-	sweep_progress_init(&r->progress, in->n_cases, isatty(STDERR_FILENO));
+	sweep_progress_init(&r->progress, in->n_cases, in->events);
 	gpu_suspects_init(&r->suspects, m->plan.n);
 	replay_host_name(r->hostname, sizeof(r->hostname));
 	install_signals(r);

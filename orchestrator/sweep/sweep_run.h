@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/events.h"
 #include "preflight/topology.h"
 #include "orchestrator/sweep/sweep_folder.h"
 #include "orchestrator/sweep/sweep_quarantine.h"
@@ -36,6 +37,8 @@ struct sweep_run_input {
 	bool (*may_start)(void *ctx, const struct sweep_case *c);
 	void *may_start_ctx;
 	const char *resume_hint;            /* more words for the resume command, or NULL */
+	/* What the sweep says: its progress, waits and warnings; NULL: nothing. */
+	const struct job_events *events;
 };
 
 struct sweep_run_outcome {

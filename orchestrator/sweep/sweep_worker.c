@@ -15,7 +15,6 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
-#include "common/say.h"
 #include "common/signals.h"
 #include "orchestrator/replay/replay_perf.h"
 
@@ -123,7 +122,7 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	struct replay_host_config cfg = {
 		.workdir = runs, .archives = archives, .n_archives = 1,
 		.device_root = j->device_root, .sysfs_root = j->sysfs_root, .need_gpu = true,
-		.verbosity = -1, .devices = j->devices,
+		.verbosity = -1, .devices = j->devices, .events = j->policy->events,
 	};
 	struct replay_host host;
 	struct replay_failure f;
@@ -153,9 +152,9 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 		gpu_choice_given(&gpus, j->gpus, j->n_gpus);
 		describe(j, ifd, cap, &gpus, &d, &env, &extra_ld);
 		replay_unit_run(&host, &d, &u);
-		/* The worker is its process's outermost caller. */
+		/* The warnings the replay left to its caller, said. */
 		for (size_t i = 0; i < u.warnings.n; i++)
-			say_warning("%s", u.warnings.v[i]);
+			events_warning(d.events, "%s", u.warnings.v[i]);
 		if (u.interrupt_signal) {
 			/* Stopped by the user: its verdict is the stop's, not the
 			 * workload's. No result, so --resume runs it again. */

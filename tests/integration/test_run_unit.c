@@ -39,7 +39,7 @@ static int pin_image(struct replay_host *h, struct image_facts *img)
 	struct error err;
 
 	memset(img, 0, sizeof(*img));
-	return image_ensure(h->engine, SIM_IMAGE, PULL_NEVER, -1, img, &err);
+	return image_ensure(h->engine, SIM_IMAGE, PULL_NEVER, NULL, -1, img, &err);
 }
 
 /* What a caller reads and chooses before a replay, once: the capture's

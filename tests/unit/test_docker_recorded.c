@@ -227,7 +227,7 @@ Test(docker_recorded, a_failed_pull_says_its_context_once)
 	fake_engine_route_str(fe, "POST /v1.51/images/create",
 			      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
 			      "{\"errorDetail\":{\"message\":\"boom\"},\"error\":\"boom\"}\n");
-	cr_assert_eq(image_ensure(e, "127.0.0.1:5000/x:t", PULL_MISSING, -1, &f, &err), -1);
+	cr_assert_eq(image_ensure(e, "127.0.0.1:5000/x:t", PULL_MISSING, NULL, -1, &f, &err), -1);
 	cr_assert_str_eq(err.msg, "pulling 127.0.0.1:5000/x:t from 127.0.0.1:5000: boom");
 	cr_assert(f.pull_tried);
 	image_facts_release(&f);

@@ -1,8 +1,9 @@
 /* `make layout` holds the tree to docs/design.md's rule: it passes on the
  * tree as it is, and fails, naming the file, on a scratch copy given one
  * include the rule forbids (a base room reaching up into orchestrator/, a
- * room reaching a later room, a short include path, an include loop), or
- * a function over 100 lines; a file over 700 lines is said, not a failure. */
+ * room reaching a later room, a short include path, an include loop), a
+ * print site outside the command layer, or a function over 100 lines; a
+ * file over 700 lines is said, not a failure. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,5 +211,26 @@ Test(layout, an_outcome_name_compared_in_a_codec_passes)
 	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
 	cr_expect_not_null(strstr(out.buf, "outcome names compared outside a codec:\n  none"), "%s",
 			   out.buf);
+	scratch_remove(dir);
+}
+
+/* docs/design.md "Only the outermost caller prints": the library hands
+ * what it says to its job_events sink; a print in replay/ fails, named,
+ * and the same print in the command layer passes. */
+#define A_PRINT "static void noisy(void) { fprintf(stderr, \"x\"); }"
+
+Test(layout, a_print_outside_the_command_layer_fails)
+{
+	assert_fails_naming("orchestrator/replay/replay_records.c", A_PRINT,
+			    "orchestrator/replay/replay_records.c:");
+}
+
+Test(layout, the_same_print_in_the_command_layer_passes)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	append_line(dir, "orchestrator/cli/cmd_gc.c", A_PRINT);
+	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
 	scratch_remove(dir);
 }

@@ -19,7 +19,7 @@ static void open_log(struct run_log *rl)
 	fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
 	close(fd);
-	cr_assert_eq(run_log_open(rl, path, -1, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(run_log_open(rl, path, NULL, NULL, &err), 0, "%s", err.msg);
 }
 
 static void read_log(struct strbuf *sb)

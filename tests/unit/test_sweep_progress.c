@@ -16,7 +16,7 @@ Test(sweep_progress, status_line_counts_and_eta)
 				     .has_outcome = true, .outcome = OUTCOME_MAF, .kernel = "k<T>", .attempt = 1 };
 	struct sweep_result pass = fail;
 
-	sweep_progress_init(&p, 128, false);
+	sweep_progress_init(&p, 128, NULL);
 	pass.outcome = OUTCOME_PASS;
 	pass.kernel = NULL;
 	pass.attempt = 2;
@@ -48,7 +48,7 @@ Test(sweep_progress, status_line_counts_regressed_against_the_baseline)
 	struct sweep_result err = { .case_name = "e", .image = "i", .state = RESULT_ERROR,
 				    .attempt = 1 };
 
-	sweep_progress_init(&p, 10, false);
+	sweep_progress_init(&p, 10, NULL);
 	p.running = 2;
 	sweep_progress_finished(&p, &maf, BASE_FAILED, false); /* still failing */
 	sweep_progress_finished(&p, &maf, BASE_NONE, false);   /* new */
@@ -71,7 +71,7 @@ Test(sweep_progress, one_line_per_case_is_plain_text)
 	struct sweep_result r = { .case_name = "lib/pid-1", .image = "img:1", .state = RESULT_ERROR,
 				  .message = "pull failed", .attempt = 1 };
 
-	sweep_progress_init(&p, 2, false);
+	sweep_progress_init(&p, 2, NULL);
 	p.finished = 1;
 	sweep_progress_case_line(&p, &r, &line);
 	cr_assert_str_eq(line.buf, "[1/2] lib/pid-1 @ img:1: error: pull failed");
