@@ -276,6 +276,37 @@ Test(notify, failing_endpoints_are_retried_given_up_and_never_change_the_exit_co
 	tool_run_release(&r);
 }
 
+/* A hostile capture name and kernel name reach the channel as text: no
+ * mention, no link, no markup in the body the server received. */
+Test(notify, slack_gets_a_hostile_case_and_kernel_escaped)
+{
+	struct tool_run r;
+	cleanup_free char *hook = NULL, *hook_dir = NULL;
+	cleanup_cjson cJSON *body = NULL;
+	const char *name = "x<!channel>&<@here>";
+	const char *text;
+
+	server("slack", "", &hook, &hook_dir);
+	add_case(name, "pass");
+	night(&r, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	set_scenario(name, "scenario=maf\nkernel=@channel\n");
+	const char *extra[] = { "--notify", hook, "--notify-format", "slack", NULL };
+
+	night(&r, extra);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert_eq(requests(hook_dir), 1);
+	body = request(hook_dir, 1);
+	text = cJSON_GetStringValue(cJSON_GetObjectItem(body, "text"));
+	cr_assert(text && strstr(text, "x&lt;!channel&gt;&amp;&lt;@\u2060here&gt;"), "%s", text);
+	cr_assert(strstr(text, "@\u2060channel"), "%s", text);
+	cr_assert_null(strchr(text, '<'), "%s", text);
+	cr_assert_null(strstr(text, "@channel"), "%s", text);
+	cr_assert_null(strstr(text, "@here"), "%s", text);
+}
+
 /* The known-issues file's owners: each gets only its own known failures
  * (its URL from the environment, env:NAME), --notify gets everything. */
 Test(notify, an_owner_of_the_known_issues_file_gets_only_its_own_alarms)
