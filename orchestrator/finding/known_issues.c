@@ -16,6 +16,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/known_regex.h"
 
 /* A known-issues file is a reviewed text file, not a data dump. */
 #define KNOWN_FILE_MAX (4u << 20)
@@ -75,9 +76,16 @@ static int parse_date(const char *s, long long *out)
 static int compile(struct reader *r, const yaml_node_t *at, const char *rule,
 		   struct known_pattern *p, const char *text)
 {
+	char why[160];
+
 	p->text = xstrdup(text);
 	if (strncmp(text, "re:", 3) != 0)
 		return 0;
+	if (known_regex_check(text + 3, why, sizeof(why)) < 0) {
+		free(p->text);
+		p->text = NULL;
+		return fail(r, at, rule, "regular expression refused: %s", why);
+	}
 	if (regcomp(&p->re, text + 3, REG_EXTENDED | REG_NOSUB) != 0) {
 		free(p->text);
 		p->text = NULL;
@@ -445,10 +453,16 @@ size_t known_issues_expired(const struct known_issues *k, long long now, struct 
 
 static bool pattern_matches(const struct known_pattern *p, const char *s)
 {
+	cleanup_free char *head = NULL;
+
 	if (!p->text)
 		return true;
 	if (!s)
 		return false;
+	/* A value a replay printed may be long: matched on its first
+	 * KNOWN_TEXT_MAX bytes, so no rule's cost grows with it. */
+	if (strnlen(s, KNOWN_TEXT_MAX + 1) > KNOWN_TEXT_MAX)
+		s = head = xstrndup(s, KNOWN_TEXT_MAX);
 	return p->regex ? regexec(&p->re, s, 0, NULL, 0) == 0 : fnmatch(p->text, s, 0) == 0;
 }
 
