@@ -15,7 +15,7 @@ struct cost {
 struct scan {
 	const char *re;
 	size_t i;
-	struct cost group[KNOWN_RE_GROUPS_MAX + 1]; /* the most costly piece of each open group */
+	struct cost group[KNOWN_RE_GROUPS_MAX + 1]; /* each open group's pieces so far */
 	int top;
 	struct cost atom; /* the piece a repeat would apply to */
 	bool have_atom;
@@ -29,12 +29,13 @@ static int refuse(struct scan *s, const char *fmt, unsigned long v)
 	return -1;
 }
 
+/* The last piece joins its group: copies add up (every branch and every
+ * piece is compiled), depth is the deepest. */
 static void keep(struct scan *s)
 {
 	struct cost *g = &s->group[s->top];
 
-	if (s->atom.copies > g->copies)
-		g->copies = s->atom.copies;
+	g->copies += s->atom.copies;
 	if (s->atom.depth > g->depth)
 		g->depth = s->atom.depth;
 }
@@ -51,14 +52,16 @@ static int repeat(struct scan *s, unsigned long times)
 {
 	if (!s->have_atom)
 		return 0;
+	s->group[s->top].copies -= s->atom.copies;
 	s->atom.copies = s->atom.copies * (times ? times : 1);
 	s->atom.depth++;
-	if (s->atom.copies > KNOWN_RE_COPIES_MAX)
-		return refuse(s, "nested repeats make %lu copies (at most "
-			      "1000)", s->atom.copies);
 	if (s->atom.depth > KNOWN_RE_NEST_MAX)
 		return refuse(s, "repeats nested %lu deep (at most 3)", (unsigned long)s->atom.depth);
 	keep(s);
+	if (s->atom.copies > KNOWN_RE_COPIES_MAX || s->group[s->top].copies > KNOWN_RE_COPIES_MAX)
+		return refuse(s, "repeats make %lu copies (at most 1000)",
+			      s->atom.copies > s->group[s->top].copies ? s->atom.copies
+								     : s->group[s->top].copies);
 	return 0;
 }
 
@@ -133,7 +136,7 @@ static int step(struct scan *s)
 	case '(':
 		if (s->top == KNOWN_RE_GROUPS_MAX)
 			return refuse(s, "groups nested over %lu deep", KNOWN_RE_GROUPS_MAX);
-		s->group[++s->top] = (struct cost){ 1, 0 };
+		s->group[++s->top] = (struct cost){ 0, 0 };
 		s->have_atom = false;
 		return 0;
 	case ')':
@@ -165,7 +168,7 @@ int known_regex_check(const char *re, char *why, size_t n)
 	struct scan s = { .re = re, .why = why, .n = n };
 	size_t len = strlen(re);
 
-	s.group[0] = (struct cost){ 1, 0 };
+	s.group[0] = (struct cost){ 0, 0 };
 	if (len > KNOWN_RE_LEN_MAX)
 		return refuse(&s, "a regular expression of %lu bytes (at most 512)",
 			      (unsigned long)len);

@@ -12,7 +12,7 @@
 /* The bounds (docs/sweep.md "Known issues"). */
 #define KNOWN_RE_LEN_MAX 512       /* bytes of a pattern */
 #define KNOWN_RE_COUNT_MAX 255     /* a {m,n} count */
-#define KNOWN_RE_COPIES_MAX 1000   /* nested {m,n} counts multiplied */
+#define KNOWN_RE_COPIES_MAX 1000   /* pieces as {m,n} repeats copy them, in all */
 #define KNOWN_RE_NEST_MAX 3        /* repeats of repeats */
 #define KNOWN_RE_GROUPS_MAX 32     /* parentheses deep */
 /* Bytes of a value a rule is matched against (glob or regex): a longer
