@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
 #include "orchestrator/finding/known_regex.h"
+#include "orchestrator/finding/known_yaml.h"
 
 /* A known-issues file is a reviewed text file, not a data dump. */
 #define KNOWN_FILE_MAX (4u << 20)
@@ -100,12 +101,7 @@ static int compile(struct reader *r, const yaml_node_t *at, const char *rule,
  * of the first repeat, or NULL. */
 static const yaml_node_t *repeated_key(struct reader *r, const yaml_node_t *m)
 {
-	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++)
-		for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++)
-			if (scalar(node(r, p->key)) && scalar(node(r, q->key)) &&
-			    !strcmp(scalar(node(r, p->key)), scalar(node(r, q->key))))
-				return node(r, p->key);
-	return NULL;
+	return known_yaml_repeated_key(r->doc, m);
 }
 
 static int read_match(struct reader *r, const yaml_node_t *m, struct known_rule *rule)
@@ -297,6 +293,9 @@ static int read_document(struct reader *r, struct known_issues *out)
 
 	if (!root)
 		return 0; /* an empty file: no rules */
+	if ((dup = known_yaml_aliased(r->doc)))
+		return fail(r, dup, NULL, "%s", "an alias (*name) of this value: aliases are not "
+			    "allowed here, write the value out");
 	if (root->type != YAML_MAPPING_NODE)
 		return fail(r, root, NULL, "%s", "the file is a mapping with an issues: list");
 	if ((dup = repeated_key(r, root)))

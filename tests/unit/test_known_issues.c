@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/cleanup.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/known_issues.h"
 #include "orchestrator/finding/known_regex.h"
@@ -208,6 +209,36 @@ Test(known_issues, ordinary_regular_expressions_pass_and_long_values_are_cut)
 	cr_assert_null(known_issues_match(&k, &s, 0), "the byte past the cap was matched");
 	signature_release(&sig);
 	known_issues_release(&k);
+}
+
+/* An alias would be copied under every owner that names it. */
+Test(known_issues, an_aliased_owner_list_is_refused)
+{
+	bad("owners:\n  a: {notify: &hooks [env:A, env:B]}\n  b: {notify: *hooks}\n",
+	    "known.yaml:2: an alias (*name) of this value: aliases are not allowed here");
+	bad("issues:\n  - id: A\n    link: &l l\n    owner: o\n    note: *l\n"
+	    "    match: {outcome: MAF}\n", "known.yaml:3: an alias (*name)");
+}
+
+/* The duplicate-key check is a hash set: a mapping of 200,000 distinct
+ * keys (a 4 MiB file) is read without comparing every pair; its first
+ * wrong key is the error, and a repeat at the end is still found. */
+Test(known_issues, a_mapping_of_many_distinct_keys_is_checked_at_once)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct known_issues k;
+	struct error err;
+	size_t n = 0;
+
+	strbuf_addstr(&text, "owners:\n");
+	while (text.len < (4u << 20) - 64)
+		strbuf_addf(&text, "  owner-%zu: {}\n", n++);
+	cr_assert_eq(known_issues_parse("known.yaml", text.buf, text.len, &k, &err), 0, "%s", err.msg);
+	cr_assert_eq(k.n_owners, n);
+	known_issues_release(&k);
+	strbuf_addstr(&text, "  owner-7: {}\n");
+	cr_assert_eq(known_issues_parse("known.yaml", text.buf, text.len, &k, &err), -1);
+	cr_assert(strstr(err.msg, "owner owner-7: given twice"), "%s", err.msg);
 }
 
 Test(known_issues, owners_name_where_their_alarms_go)
