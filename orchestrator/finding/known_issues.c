@@ -16,6 +16,8 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/known_regex.h"
+#include "orchestrator/finding/known_yaml.h"
 
 /* A known-issues file is a reviewed text file, not a data dump. */
 #define KNOWN_FILE_MAX (4u << 20)
@@ -75,9 +77,16 @@ static int parse_date(const char *s, long long *out)
 static int compile(struct reader *r, const yaml_node_t *at, const char *rule,
 		   struct known_pattern *p, const char *text)
 {
+	char why[160];
+
 	p->text = xstrdup(text);
 	if (strncmp(text, "re:", 3) != 0)
 		return 0;
+	if (known_regex_check(text + 3, why, sizeof(why)) < 0) {
+		free(p->text);
+		p->text = NULL;
+		return fail(r, at, rule, "regular expression refused: %s", why);
+	}
 	if (regcomp(&p->re, text + 3, REG_EXTENDED | REG_NOSUB) != 0) {
 		free(p->text);
 		p->text = NULL;
@@ -92,12 +101,7 @@ static int compile(struct reader *r, const yaml_node_t *at, const char *rule,
  * of the first repeat, or NULL. */
 static const yaml_node_t *repeated_key(struct reader *r, const yaml_node_t *m)
 {
-	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++)
-		for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++)
-			if (scalar(node(r, p->key)) && scalar(node(r, q->key)) &&
-			    !strcmp(scalar(node(r, p->key)), scalar(node(r, q->key))))
-				return node(r, p->key);
-	return NULL;
+	return known_yaml_repeated_key(r->doc, m);
 }
 
 static int read_match(struct reader *r, const yaml_node_t *m, struct known_rule *rule)
@@ -273,7 +277,11 @@ static int read_owners(struct reader *r, const yaml_node_t *n, struct known_issu
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		struct known_owner *o;
 
-		out->owners = xrealloc(out->owners, (out->n_owners + 1) * sizeof(*out->owners));
+		/* Doubled at each power of two: 200,000 owners are not copied
+		 * 200,000 times. */
+		if (!(out->n_owners & (out->n_owners - 1)))
+			out->owners = xrealloc(out->owners, (out->n_owners ? 2 * out->n_owners : 1) *
+							    sizeof(*out->owners));
 		o = &out->owners[out->n_owners++];
 		memset(o, 0, sizeof(*o));
 		if (read_owner(r, node(r, p->key), node(r, p->value), o) < 0)
@@ -289,6 +297,9 @@ static int read_document(struct reader *r, struct known_issues *out)
 
 	if (!root)
 		return 0; /* an empty file: no rules */
+	if ((dup = known_yaml_aliased(r->doc)))
+		return fail(r, dup, NULL, "%s", "an alias (*name) of this value: aliases are not "
+			    "allowed here, write the value out");
 	if (root->type != YAML_MAPPING_NODE)
 		return fail(r, root, NULL, "%s", "the file is a mapping with an issues: list");
 	if ((dup = repeated_key(r, root)))
@@ -431,10 +442,16 @@ size_t known_issues_expired(const struct known_issues *k, long long now, struct 
 
 static bool pattern_matches(const struct known_pattern *p, const char *s)
 {
+	cleanup_free char *head = NULL;
+
 	if (!p->text)
 		return true;
 	if (!s)
 		return false;
+	/* A value a replay printed may be long: matched on its first
+	 * KNOWN_TEXT_MAX bytes, so no rule's cost grows with it. */
+	if (strnlen(s, KNOWN_TEXT_MAX + 1) > KNOWN_TEXT_MAX)
+		s = head = xstrndup(s, KNOWN_TEXT_MAX);
 	return p->regex ? regexec(&p->re, s, 0, NULL, 0) == 0 : fnmatch(p->text, s, 0) == 0;
 }
 

@@ -114,12 +114,12 @@ static void md_known(const struct finding_context *ctx, struct strbuf *out)
 	}
 	md_code(out, k->id);
 	strbuf_addstr(out, ", owner ");
-	md_text(out, k->owner);
+	text_markdown_cell(out, k->owner);
 	strbuf_addstr(out, ": ");
-	md_text(out, k->link);
+	text_markdown_cell(out, k->link);
 	if (k->note) {
 		strbuf_addstr(out, " (");
-		md_text(out, k->note);
+		text_markdown_cell(out, k->note);
 		strbuf_addch(out, ')');
 	}
 	strbuf_addstr(out, " |\n");
@@ -179,7 +179,13 @@ static void md_fault(const struct finding *f, struct strbuf *out)
 {
 	table_head(out, "Fault details");
 	row_str(out, "Fault address", f->fault_address, true);
-	row_str(out, "Fault reason", f->fault_reason, false);
+	/* The driver's words, which a replay can print: summary.md's escaping. */
+	row_begin(out, "Fault reason");
+	if (f->fault_reason)
+		text_markdown_cell(out, f->fault_reason);
+	else
+		strbuf_addstr(out, "n/a");
+	strbuf_addstr(out, " |\n");
 	row_str(out, "GPU node", f->gpu_node, false);
 	row_ll(out, "Failing event seq", f->failing_event_seq);
 	row_ll(out, "Failing call index", f->failing_call_index);

@@ -284,6 +284,10 @@ void signature_short(const struct signature *s, struct strbuf *out)
 static void yaml_literal_glob(struct strbuf *out, const char *s)
 {
 	strbuf_addch(out, '\'');
+	/* A leading "re:" would make the value a regular expression ("re:^"
+	 * matches every failure); "\re:" is the glob of the text itself. */
+	if (!strncmp(s, "re:", 3))
+		strbuf_addch(out, '\\');
 	for (; *s; s++) {
 		if (strchr("*?[]\\", *s))
 			strbuf_addch(out, '\\');

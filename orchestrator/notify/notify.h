@@ -80,6 +80,11 @@ void notify_render(const struct notify_doc *d, enum notify_format f, struct strb
 #define NOTIFY_ATTEMPT_TIMEOUT_S 10
 #define NOTIFY_CONNECT_TIMEOUT_S 5
 #define NOTIFY_DEADLINE_S 30
+/* All of a sweep's deliveries together: at most NOTIFY_PARALLEL at once,
+ * all within NOTIFY_TOTAL_S (several unreachable URLs are not waited for
+ * in turn). */
+#define NOTIFY_PARALLEL 8
+#define NOTIFY_TOTAL_S 60
 /* Seconds to wait after failed attempt n (1-based) before the next: 1, 2, 4. */
 unsigned notify_backoff_s(int attempt);
 /* Whether an attempt that ended so is worth another: no answer (a

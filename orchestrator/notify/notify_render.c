@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <cjson/cJSON.h>
 
 #include "common/cleanup.h"
@@ -158,50 +159,94 @@ static cJSON *document(const struct notify_doc *d)
 /* At most this many transitions spelled out in a chat message. */
 #define SLACK_LINES 20
 
+/* A field from a capture, a log or a rule as Slack's text shows it, and
+ * nothing more: cleaned, then '&', '<', '>' escaped as Slack requires (so
+ * no "<!channel>" or "<https://…|label>" is parsed), and a word joiner after
+ * the '@' of "@channel", "@here" and "@everyone" so none pings a channel. */
+static void slack_field(struct strbuf *t, const char *raw)
+{
+	static const char *const mentions[] = { "channel", "here", "everyone" };
+	cleanup_free char *clean = report_clean(raw ? raw : "", false);
+
+	for (const char *s = clean; *s; s++) {
+		if (*s == '&')
+			strbuf_addstr(t, "&amp;");
+		else if (*s == '<')
+			strbuf_addstr(t, "&lt;");
+		else if (*s == '>')
+			strbuf_addstr(t, "&gt;");
+		else
+			strbuf_addch(t, *s);
+		if (*s != '@')
+			continue;
+		for (size_t m = 0; m < sizeof(mentions) / sizeof(*mentions); m++)
+			if (!strncasecmp(s + 1, mentions[m], strlen(mentions[m])))
+				strbuf_addstr(t, "\xe2\x81\xa0"); /* U+2060 WORD JOINER */
+	}
+}
+
+/* "case @ image: before -> now" */
+static void slack_case(struct strbuf *t, const struct report_case *c, const char *dash)
+{
+	slack_field(t, c->case_name);
+	strbuf_addstr(t, " @ ");
+	slack_field(t, c->image);
+	strbuf_addstr(t, ": ");
+	slack_field(t, c->prev_outcome ? c->prev_outcome : "-");
+	strbuf_addstr(t, " -> ");
+	slack_field(t, c->outcome ? c->outcome : dash);
+}
+
 static void slack_line(struct strbuf *t, const struct notify_item *it)
 {
 	const struct report_case *c = it->c;
-	cleanup_strbuf struct strbuf raw = STRBUF_INIT;
 
 	if (it->kind == NOTIFY_GPU) {
-		strbuf_addf(&raw, "GPU newly suspect: %s%sGPU %d: %s", it->gpu->host,
-			    it->gpu->host[0] ? " " : "", it->gpu->gpu, it->gpu->reason);
+		strbuf_addstr(t, "\nGPU newly suspect: ");
+		slack_field(t, it->gpu->host);
+		strbuf_addf(t, "%sGPU %d: ", it->gpu->host[0] ? " " : "", it->gpu->gpu);
+		slack_field(t, it->gpu->reason);
 	} else if (it->kind == NOTIFY_ALARM) {
-		strbuf_addf(&raw, "ALARM %s %s @ %s: %s -> %s", sweep_status_name(c->status),
-			    c->case_name, c->image, c->prev_outcome ? c->prev_outcome : "-",
-			    c->outcome ? c->outcome : "no replay");
-		if (c->fault_class)
-			strbuf_addf(&raw, " %s", c->fault_class);
-		if (c->sig_family)
-			strbuf_addf(&raw, " %s", c->sig_family);
-		if (c->sig_id)
-			strbuf_addf(&raw, " (%s %s)", c->known_id ? "known" : "untriaged",
-				    c->known_id ? c->known_id : c->sig_id);
+		strbuf_addf(t, "\nALARM %s ", sweep_status_name(c->status));
+		slack_case(t, c, "no replay");
+		if (c->fault_class) {
+			strbuf_addch(t, ' ');
+			slack_field(t, c->fault_class);
+		}
+		if (c->sig_family) {
+			strbuf_addch(t, ' ');
+			slack_field(t, c->sig_family);
+		}
+		if (c->sig_id) {
+			strbuf_addf(t, " (%s ", c->known_id ? "known" : "untriaged");
+			slack_field(t, c->known_id ? c->known_id : c->sig_id);
+			strbuf_addch(t, ')');
+		}
 	} else {
-		strbuf_addf(&raw, "RECOVERED %s @ %s: %s -> %s", c->case_name, c->image,
-			    c->prev_outcome ? c->prev_outcome : "-", c->outcome ? c->outcome : "-");
-	}
-	{
-		cleanup_free char *clean = report_clean(raw.buf, false);
-
-		strbuf_addf(t, "\n%s", clean);
+		strbuf_addstr(t, "\nRECOVERED ");
+		slack_case(t, c, "-");
 	}
 }
 
 static void slack_text(const struct notify_doc *d, struct strbuf *t)
 {
 	cleanup_strbuf struct strbuf key = STRBUF_INIT;
-	cleanup_free char *label = report_clean(d->r->label, false);
 
 	notify_key(d, &key);
-	strbuf_addf(t, "hrr-docker-replay sweep %s (label %s): %zu alarm(s), %zu recover(ies), "
-		       "%zu GPU(s) newly suspect",
-		    d->r->sweep_id, label, d->n_alarms, d->n_recoveries, d->n_gpus);
+	strbuf_addstr(t, "hrr-docker-replay sweep ");
+	slack_field(t, d->r->sweep_id);
+	strbuf_addstr(t, " (label ");
+	slack_field(t, d->r->label);
+	strbuf_addf(t, "): %zu alarm(s), %zu recover(ies), %zu GPU(s) newly suspect",
+		    d->n_alarms, d->n_recoveries, d->n_gpus);
 	for (size_t i = 0; i < d->n && i < SLACK_LINES; i++)
 		slack_line(t, &d->items[i]);
 	if (d->n > SLACK_LINES)
 		strbuf_addf(t, "\n… and %zu more", d->n - SLACK_LINES);
-	strbuf_addf(t, "\nReport: %s/report.html\nidempotency key %s", d->folder, key.buf);
+	strbuf_addstr(t, "\nReport: ");
+	slack_field(t, d->folder);
+	strbuf_addstr(t, "/report.html\nidempotency key ");
+	slack_field(t, key.buf);
 }
 
 void notify_render(const struct notify_doc *d, enum notify_format f, struct strbuf *out)

@@ -1,6 +1,5 @@
 #include "orchestrator/notify/notify_send.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "common/json.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/notify/notify_post.h"
 
 #define RECORD_MAX (16u << 20)
 
@@ -98,94 +98,8 @@ static void record_sent(const cJSON *rec, const char *tid, struct strvec *sent)
 	}
 }
 
-struct attempt_result {
-	int attempts;
-	long http_status; /* the last answer's, 0: none */
-	char error[CURL_ERROR_SIZE];
-};
-
-static size_t discard(char *p, size_t size, size_t n, void *ctx)
-{
-	(void)p;
-	(void)ctx;
-	return size * n;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_s(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	while (s > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* One POST per attempt until a 2xx, an answer not worth retrying, the
- * attempts or the deadline run out. */
-static bool post(const char *url, const char *body, const char *key, struct attempt_result *ar)
-{
-	cleanup_free char *idem = xasprintf("Idempotency-Key: %s", key);
-	struct curl_slist *h = NULL;
-	CURL *c = curl_easy_init();
-	double end = now_s() + NOTIFY_DEADLINE_S;
-	bool ok = false;
-
-	memset(ar, 0, sizeof(*ar));
-	if (!c) {
-		snprintf(ar->error, sizeof(ar->error), "curl_easy_init failed");
-		return false;
-	}
-	h = curl_slist_append(h, "Content-Type: application/json");
-	h = curl_slist_append(h, idem);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ar->error);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)NOTIFY_CONNECT_TIMEOUT_S);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "hrr-docker-replay-notify");
-	for (int a = 1; a <= NOTIFY_ATTEMPTS; a++) {
-		double left = end - now_s();
-		CURLcode rc;
-
-		if (left < 1)
-			break;
-		curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)(left < NOTIFY_ATTEMPT_TIMEOUT_S
-							    ? left : NOTIFY_ATTEMPT_TIMEOUT_S));
-		ar->error[0] = '\0';
-		ar->attempts = a;
-		ar->http_status = 0;
-		rc = curl_easy_perform(c);
-		if (rc == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &ar->http_status);
-		else if (!ar->error[0])
-			snprintf(ar->error, sizeof(ar->error), "%s", curl_easy_strerror(rc));
-		if (rc == CURLE_OK && ar->http_status >= 200 && ar->http_status < 300) {
-			ok = true;
-			break;
-		}
-		if (!notify_should_retry(rc == CURLE_OK ? ar->http_status : 0))
-			break;
-		if (a < NOTIFY_ATTEMPTS && end - now_s() > notify_backoff_s(a) + 1)
-			sleep_s(notify_backoff_s(a));
-	}
-	curl_slist_free_all(h);
-	curl_easy_cleanup(c);
-	return ok;
-}
-
 static void record_add(cJSON *rec, const char *tid, const char *shown, const char *key,
-		       const struct notify_doc *d, bool ok, const struct attempt_result *ar)
+		       const struct notify_doc *d, bool ok, const struct notify_attempts *ar)
 {
 	cJSON *e = cJSON_CreateObject(), *items;
 
@@ -205,7 +119,7 @@ static void record_add(cJSON *rec, const char *tid, const char *shown, const cha
 }
 
 /* Why a delivery failed, in one line for the caller to print. */
-static void warn_failed(struct notify_report *out, const char *shown, const struct attempt_result *ar)
+static void warn_failed(struct notify_report *out, const char *shown, const struct notify_attempts *ar)
 {
 	cleanup_free char *w = NULL;
 
@@ -221,53 +135,89 @@ static void warn_failed(struct notify_report *out, const char *shown, const stru
 	out->failed++;
 }
 
-static void send_one(const struct notify_target *t, const struct report *r, const char *folder,
-		     const struct sweep_gpu_note *before, size_t n_before, cJSON *rec,
-		     struct notify_report *out)
-{
-	cleanup_free char *shown = notify_url_shown(t->url), *url = NULL;
-	cleanup_strvec struct strvec sent = STRVEC_INIT;
-	cleanup_strbuf struct strbuf body = STRBUF_INIT, key = STRBUF_INIT;
+/* One target's delivery: what it is sent, and how it went. */
+struct delivery {
 	struct notify_doc d;
-	struct attempt_result ar;
-	struct error err;
 	char tid[20];
-	bool ok;
+	char *shown, *url;
+	struct strbuf body, key;
+};
 
-	target_id(t, tid);
-	record_sent(rec, tid, &sent);
-	notify_transitions(r, before, n_before, folder, &d);
-	notify_select(&d, t, &sent);
-	if (d.n == 0) {
+/* Target t's document, when it has something new and a URL; false when
+ * there is nothing to POST (counted in out). */
+static bool prepare(const struct notify_target *t, const struct report *r, const char *folder,
+		    const struct sweep_gpu_note *before, size_t n_before, const cJSON *rec,
+		    struct delivery *dl, struct notify_report *out)
+{
+	cleanup_strvec struct strvec sent = STRVEC_INIT;
+	struct error err;
+
+	target_id(t, dl->tid);
+	record_sent(rec, dl->tid, &sent);
+	notify_transitions(r, before, n_before, folder, &dl->d);
+	notify_select(&dl->d, t, &sent);
+	if (dl->d.n == 0) {
 		out->unchanged++;
-		notify_doc_release(&d);
-		return;
+		return false;
 	}
-	if (notify_url_resolve(t->url, &url, &err) < 0) {
+	if (notify_url_resolve(t->url, &dl->url, &err) < 0) {
 		cleanup_free char *w = xasprintf("notify %s; not delivered (the sweep's result is unchanged)",
 						 err.msg);
 
 		strvec_push(&out->warnings, w);
 		out->failed++;
-		notify_doc_release(&d);
-		return;
+		return false;
 	}
-	notify_key(&d, &key);
-	notify_render(&d, t->format, &body);
-	ok = post(url, body.buf, key.buf, &ar);
-	record_add(rec, tid, shown, key.buf, &d, ok, &ar);
-	if (ok)
-		out->delivered++;
-	else
-		warn_failed(out, shown, &ar);
-	notify_doc_release(&d);
+	dl->shown = notify_url_shown(t->url);
+	strbuf_init(&dl->body, 0);
+	strbuf_init(&dl->key, 0);
+	notify_key(&dl->d, &dl->key);
+	notify_render(&dl->d, t->format, &dl->body);
+	return true;
+}
+
+/* Every target's document POSTed at once (notify_post_all), then recorded
+ * and counted in the targets' order. */
+static void deliver(const struct notify_target *targets, size_t n, const struct report *r,
+		    const char *folder, cJSON *rec, struct notify_report *out)
+{
+	struct sweep_gpu_note before[GPU_MAX];
+	size_t n_before = baseline_gpus(r, folder, before), k = 0;
+	struct delivery *dl = xcalloc(n, sizeof(*dl));
+	struct notify_post *posts = xcalloc(n, sizeof(*posts));
+
+	for (size_t i = 0; i < n; i++) {
+		if (!prepare(&targets[i], r, folder, before, n_before, rec, &dl[k], out)) {
+			notify_doc_release(&dl[k].d);
+			free(dl[k].url);
+			memset(&dl[k], 0, sizeof(dl[k]));
+			continue;
+		}
+		posts[k] = (struct notify_post){ .url = dl[k].url, .body = dl[k].body.buf,
+						 .key = dl[k].key.buf };
+		k++;
+	}
+	notify_post_all(posts, k);
+	for (size_t i = 0; i < k; i++) {
+		record_add(rec, dl[i].tid, dl[i].shown, dl[i].key.buf, &dl[i].d, posts[i].ok,
+			   &posts[i].ar);
+		if (posts[i].ok)
+			out->delivered++;
+		else
+			warn_failed(out, dl[i].shown, &posts[i].ar);
+		notify_doc_release(&dl[i].d);
+		free(dl[i].shown);
+		free(dl[i].url);
+		strbuf_release(&dl[i].body);
+		strbuf_release(&dl[i].key);
+	}
+	free(posts);
+	free(dl);
 }
 
 void notify_sweep(const struct notify_target *targets, size_t n, const struct report *r,
 		  const char *folder, struct notify_report *out)
 {
-	struct sweep_gpu_note before[GPU_MAX];
-	size_t n_before;
 	cleanup_cjson cJSON *rec = NULL;
 	cleanup_free char *path = NULL, *text = NULL;
 	struct error err;
@@ -276,10 +226,8 @@ void notify_sweep(const struct notify_target *targets, size_t n, const struct re
 	strvec_init(&out->warnings);
 	if (!n)
 		return;
-	n_before = baseline_gpus(r, folder, before);
 	rec = record_read(folder);
-	for (size_t i = 0; i < n; i++)
-		send_one(&targets[i], r, folder, before, n_before, rec, out);
+	deliver(targets, n, r, folder, rec, out);
 	if (!out->delivered && !out->failed)
 		return;
 	path = xasprintf("%s/%s", folder, NOTIFY_RECORD_FILE);

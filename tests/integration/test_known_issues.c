@@ -100,3 +100,45 @@ Test(known_run, a_bad_file_is_exit_64_before_anything_runs)
 	cr_assert_null(r.run_dir, "nothing ran");
 	tool_run_release(&r);
 }
+
+/* Rules that would stall or exhaust the host are refused, quickly, before
+ * anything runs (ASan and valgrind builds skip the time limit). */
+Test(known_run, hostile_regular_expressions_and_aliases_are_exit_64_at_once)
+{
+	static const char *const hostile[][2] = {
+		{ "evidence: 're:a{32767}{32767}'", "a repeat count of 32767" },
+		{ "evidence: 're:((a{30}){30}){30}'", "repeats make" },
+		{ "evidence: 're:(a*)*b\\1'", "a back-reference" },
+	};
+	cleanup_free char *pid_dir = fixture_pid_dir("maf");
+	const char *sanitized = getenv("ASAN_OPTIONS");
+
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++) {
+		cleanup_free char *rules = write_rules(hostile[i][0]);
+		cleanup_free char *want = xasprintf("known-issues.yaml:5: rule BUG-21: regular "
+						    "expression refused: %s", hostile[i][1]);
+		struct tool_run r;
+
+		run_with_rules(&r, pid_dir, rules);
+		cr_assert_eq(r.status, 64, "%s", r.err.buf);
+		cr_assert(strstr(r.err.buf, want), "%s", r.err.buf);
+		cr_assert_null(r.run_dir, "nothing ran");
+		if (!sanitized)
+			cr_assert_lt(r.seconds, 2.0, "took %.1f s", r.seconds);
+		tool_run_release(&r);
+	}
+	{
+		cleanup_free char *rules = xasprintf("%s/known-issues.yaml", tenv.root);
+		static const char text[] = "issues: []\nowners:\n"
+					   "  a: {notify: &hooks [env:A, env:B]}\n"
+					   "  b: {notify: *hooks}\n";
+		struct error err;
+		struct tool_run r;
+
+		cr_assert_eq(fs_write_atomic(rules, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+		run_with_rules(&r, pid_dir, rules);
+		cr_assert_eq(r.status, 64, "%s", r.err.buf);
+		cr_assert(strstr(r.err.buf, "known-issues.yaml:3: an alias (*name)"), "%s", r.err.buf);
+		tool_run_release(&r);
+	}
+}

@@ -117,7 +117,7 @@ static void set_scenario(const char *name, const char *scenario)
 /* One night of the label "nightly", with extra arguments (NULL-ended). */
 static void night(struct tool_run *r, const char *const *extra)
 {
-	const char *argv[32] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+	const char *argv[48] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
 				 "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--timeout", "120",
 				 "--image", SIM_IMAGE, "--archive", sw.library, "--label", "nightly",
 				 "-q" };
@@ -226,6 +226,22 @@ Test(notify, alarm_the_night_it_breaks_recovery_the_night_it_passes_nothing_else
 	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(a, "status")), "fixed");
 }
 
+/* case-0 passes one night and is set to fault the next: how long the
+ * passing night took. */
+static double passing_night_then_maf(void)
+{
+	struct tool_run r;
+	double seconds;
+
+	add_case("case-0", "pass");
+	night(&r, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	seconds = r.seconds;
+	tool_run_release(&r);
+	set_scenario("case-0", "scenario=maf\n");
+	return seconds;
+}
+
 Test(notify, failing_endpoints_are_retried_given_up_and_never_change_the_exit_code)
 {
 	struct tool_run r;
@@ -237,12 +253,7 @@ Test(notify, failing_endpoints_are_retried_given_up_and_never_change_the_exit_co
 
 	server("flaky", "500,200", &flaky, &flaky_dir);
 	server("hang", "hang,hang,hang,hang,hang", &hang, &hang_dir);
-	add_case("case-0", "pass");
-	night(&r, NULL);
-	cr_assert_eq(r.status, 0, "%s", r.err.buf);
-	base = r.seconds;
-	tool_run_release(&r);
-	set_scenario("case-0", "scenario=maf\n");
+	base = passing_night_then_maf();
 	/* Nothing listens on port 9 of 127.0.0.1 here (discard is not served). */
 	const char *extra[] = { "--notify", flaky, "--notify", hang, "--notify",
 				"http://127.0.0.1:9/unreachable-secret", "--notify-format", "slack",
@@ -274,6 +285,95 @@ Test(notify, failing_endpoints_are_retried_given_up_and_never_change_the_exit_co
 	cr_assert_null(strstr(r.err.buf, "secret"), "%s", r.err.buf);
 	cr_assert(strstr(r.err.buf, "delivered to 1 URL(s)"), "%s", r.err.buf);
 	tool_run_release(&r);
+}
+
+/* The modification time of a request's headers: when it arrived. */
+static double arrived(const char *dir, size_t n)
+{
+	cleanup_free char *p = xasprintf("%s/%zu.headers", dir, n);
+	struct stat st;
+
+	cr_assert_eq(stat(p, &st), 0, "%s", p);
+	return (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+}
+
+/* Nine URLs that never answer: given up together within the bound of all
+ * deliveries, not 30 s each in turn, and never more than 8 at once. */
+Test(notify, several_hanging_urls_are_bounded_together_eight_at_a_time, .timeout = 600)
+{
+	struct tool_run r;
+	cleanup_free char *hang = NULL, *hang_dir = NULL;
+	char *urls[9];
+	const char *extra[2 * 9 + 1];
+	size_t warnings = 0, n;
+	double base, first, ninth = 0;
+
+	server("hang", "hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,"
+		       "hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,hang,"
+		       "hang,hang,hang,hang,hang,hang,hang,hang",
+	       &hang, &hang_dir);
+	base = passing_night_then_maf();
+	for (size_t i = 0; i < 9; i++) {
+		urls[i] = xasprintf("%s/%zu", hang, i);
+		extra[2 * i] = "--notify";
+		extra[2 * i + 1] = urls[i];
+	}
+	extra[18] = NULL;
+	night(&r, extra);
+	cr_assert_eq(r.status, 1, "regressed, whatever the endpoints did: %s", r.err.buf);
+	cr_assert_lt(r.seconds - base, NOTIFY_TOTAL_S + 20, "took %.0f s, the night before %.0f s",
+		     r.seconds, base);
+	for (const char *p = r.err.buf; (p = strstr(p, "notify http://127.0.0.1:")); p++)
+		warnings++;
+	cr_assert_eq(warnings, 9, "%s", r.err.buf);
+	/* The first attempts of eight arrived together; the ninth only when
+	 * one of them had given up an attempt (10 s). */
+	n = requests(hang_dir);
+	cr_assert_geq(n, 9);
+	first = arrived(hang_dir, 1);
+	for (size_t i = 1; i <= n; i++) {
+		double t = arrived(hang_dir, i);
+
+		first = t < first ? t : first;
+	}
+	for (size_t i = 1; i <= n; i++)
+		if (arrived(hang_dir, i) - first < 5)
+			ninth++;
+	cr_assert_eq(ninth, NOTIFY_PARALLEL, "%.0f requests in the first 5 s", ninth);
+	for (size_t i = 0; i < 9; i++)
+		free(urls[i]);
+	tool_run_release(&r);
+}
+
+/* A hostile capture name and kernel name reach the channel as text: no
+ * mention, no link, no markup in the body the server received. */
+Test(notify, slack_gets_a_hostile_case_and_kernel_escaped)
+{
+	struct tool_run r;
+	cleanup_free char *hook = NULL, *hook_dir = NULL;
+	cleanup_cjson cJSON *body = NULL;
+	const char *name = "x<!channel>&<@here>";
+	const char *text;
+
+	server("slack", "", &hook, &hook_dir);
+	add_case(name, "pass");
+	night(&r, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	set_scenario(name, "scenario=maf\nkernel=@channel\n");
+	const char *extra[] = { "--notify", hook, "--notify-format", "slack", NULL };
+
+	night(&r, extra);
+	cr_assert_eq(r.status, 1, "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert_eq(requests(hook_dir), 1);
+	body = request(hook_dir, 1);
+	text = cJSON_GetStringValue(cJSON_GetObjectItem(body, "text"));
+	cr_assert(text && strstr(text, "x&lt;!channel&gt;&amp;&lt;@\u2060here&gt;"), "%s", text);
+	cr_assert(strstr(text, "@\u2060channel"), "%s", text);
+	cr_assert_null(strchr(text, '<'), "%s", text);
+	cr_assert_null(strstr(text, "@channel"), "%s", text);
+	cr_assert_null(strstr(text, "@here"), "%s", text);
 }
 
 /* The known-issues file's owners: each gets only its own known failures

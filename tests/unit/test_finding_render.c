@@ -6,6 +6,7 @@
 
 #include "common/cleanup.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/known_issues.h"
 #include "preflight/preflight.h"
 #include "tests/support/finding_samples.h"
 
@@ -315,6 +316,31 @@ Test(finding_render, markdown_escapes_table_cells)
 	finding_finalize(&f, NULL);
 	finding_render_markdown(&f, NULL, &md);
 	cr_assert(strstr(md.buf, "| Kernel | `` void k<a\\|b>(int`) `` |"), "%s", md.buf);
+	finding_release(&f);
+	strbuf_release(&md);
+}
+
+/* The rows a replay or a rule writes into: markdown and HTML stay text. */
+Test(finding_render, markdown_known_issue_and_fault_reason_rows_are_text)
+{
+	struct finding f;
+	struct strbuf md = STRBUF_INIT;
+	struct known_rule k = { .id = "BUG-1", .owner = "<b>team</b>",
+				.link = "[x](javascript:alert(1))", .note = "![](http://evil/p.png)" };
+	struct finding_context ctx = { .archive_name = "pid-1", .known_checked = true, .known = &k };
+
+	finding_init(&f);
+	f.outcome = OUTCOME_MAF;
+	f.fault_class = FAULT_ILLEGAL_MEMORY_ACCESS;
+	f.kernel_name = strdup("k");
+	f.fault_reason = strdup("<img src=x onerror=alert(1)> [y](javascript:z)");
+	finding_finalize(&f, NULL);
+	finding_render_markdown(&f, &ctx, &md);
+	cr_assert(strstr(md.buf, "| Known issue | `BUG-1`, owner \\<b\\>team\\</b\\>: "
+				 "\\[x\\]\\(javascript:alert\\(1\\)\\) "
+				 "(\\!\\[\\]\\(http://evil/p.png\\)) |"), "%s", md.buf);
+	cr_assert(strstr(md.buf, "| Fault reason | \\<img src=x onerror=alert\\(1\\)\\> "
+				 "\\[y\\]\\(javascript:z\\) |"), "%s", md.buf);
 	finding_release(&f);
 	strbuf_release(&md);
 }

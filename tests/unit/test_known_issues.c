@@ -1,9 +1,15 @@
 /* The known-issues file: reading, errors naming file, line and rule,
  * matching and expiry (orchestrator/finding/known_issues.c). */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "common/cleanup.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
 #include "orchestrator/finding/known_issues.h"
+#include "orchestrator/finding/known_regex.h"
 
 static const char good[] =
 	"# reviewed in version control\n"
@@ -113,6 +119,126 @@ Test(known_issues, a_bad_file_is_one_line_naming_file_line_and_rule)
 	    "known.yaml:4: rule A: 'id' is given twice");
 	bad("issues:\n  - id: A\n    link: l\n    owner: o\n    link: m\n    match: {outcome: MAF}\n",
 	    "known.yaml:5: rule A: 'link' is given twice");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ASan and valgrind builds skip time limits. */
+static bool timed(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+	return false;
+#else
+	const char *preload = getenv("LD_PRELOAD");
+
+	return !getenv("ASAN_OPTIONS") && !(preload && strstr(preload, "vgpreload"));
+#endif
+}
+
+/* Patterns that would stall or exhaust the host are refused before
+ * regcomp, quickly, as one line naming the file, the line and the rule. */
+Test(known_issues, hostile_regular_expressions_are_refused_before_regcomp)
+{
+	static const char *const hostile[][2] = {
+		{ "a{32767}{32767}", "a repeat count of 32767 (at most 255)" },
+		{ "(((a{20}){20}){20})", "repeats make 8000 copies" },
+		{ "(aaaaaaaaaaaaaaaaaaaa){100}", "repeats make 2000 copies" },
+		{ "a{200}{200}", "repeats make 40000 copies" },
+		{ "a{,9999}", "a repeat count of 9999" },
+		{ "(x+x+)+y\\1", "a back-reference \\1" },
+		{ "(((a*)*)*)*", "repeats nested 4 deep" },
+		{ "((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))",
+		  "groups nested over 32 deep" },
+	};
+	double t0 = now_s();
+
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++) {
+		cleanup_free char *text = xasprintf("issues:\n  - id: A\n    link: l\n    owner: o\n"
+						    "    match:\n      evidence: 're:%s'\n",
+						    hostile[i][0]);
+		cleanup_free char *want = xasprintf("known.yaml:6: rule A: regular expression "
+						    "refused: %s", hostile[i][1]);
+
+		bad(text, want);
+	}
+	{
+		cleanup_strbuf struct strbuf long_re = STRBUF_INIT;
+
+		strbuf_addstr(&long_re, "issues:\n  - id: A\n    link: l\n    owner: o\n"
+					"    match:\n      evidence: 're:");
+		for (int i = 0; i < 600; i++)
+			strbuf_addch(&long_re, 'a');
+		strbuf_addstr(&long_re, "'\n");
+		bad(long_re.buf, "rule A: regular expression refused: a regular expression of 600 "
+				 "bytes (at most 512)");
+	}
+	if (timed())
+		cr_assert_lt(now_s() - t0, 2.0, "refusing took %.1f s", now_s() - t0);
+}
+
+/* What the bounds keep: ordinary patterns, and a long value is matched
+ * on its head only. */
+Test(known_issues, ordinary_regular_expressions_pass_and_long_values_are_cut)
+{
+	static const char text[] = "issues:\n  - id: A\n    link: l\n    owner: o\n"
+				   "    match: {evidence: 're:^[[:alpha:]]{3}( [a-z]{2,40}){1,20}$|x\\.y{2}'}\n"
+				   "  - id: B\n    link: l\n    owner: o\n"
+				   "    match: {evidence: 're:z$'}\n";
+	struct known_issues k;
+	struct signature sig;
+	struct known_subject s = { .sig = &sig };
+	cleanup_strbuf struct strbuf ev = STRBUF_INIT;
+	struct error err;
+
+	cr_assert_eq(known_issues_parse("known.yaml", text, strlen(text), &k, &err), 0, "%s", err.msg);
+	signature_init(&sig);
+	signature_from_parts(&sig, "FAIL", "nan_inf_divergence", "k", "abc de fgh", NULL, false);
+	cr_assert_str_eq(known_issues_match(&k, &s, 0)->id, "A");
+	signature_release(&sig);
+	for (int i = 0; i < KNOWN_TEXT_MAX; i++)
+		strbuf_addch(&ev, 'q');
+	strbuf_addch(&ev, 'z');
+	signature_init(&sig);
+	signature_from_parts(&sig, "FAIL", "nan_inf_divergence", "k", ev.buf, NULL, false);
+	cr_assert_null(known_issues_match(&k, &s, 0), "the byte past the cap was matched");
+	signature_release(&sig);
+	known_issues_release(&k);
+}
+
+/* An alias would be copied under every owner that names it. */
+Test(known_issues, an_aliased_owner_list_is_refused)
+{
+	bad("owners:\n  a: {notify: &hooks [env:A, env:B]}\n  b: {notify: *hooks}\n",
+	    "known.yaml:2: an alias (*name) of this value: aliases are not allowed here");
+	bad("issues:\n  - id: A\n    link: &l l\n    owner: o\n    note: *l\n"
+	    "    match: {outcome: MAF}\n", "known.yaml:3: an alias (*name)");
+}
+
+/* The duplicate-key check is a hash set: a mapping of 200,000 distinct
+ * keys (a 4 MiB file) is read without comparing every pair; its first
+ * wrong key is the error, and a repeat at the end is still found. */
+Test(known_issues, a_mapping_of_many_distinct_keys_is_checked_at_once)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct known_issues k;
+	struct error err;
+	size_t n = 0;
+
+	strbuf_addstr(&text, "owners:\n");
+	while (text.len < (4u << 20) - 64)
+		strbuf_addf(&text, "  owner-%zu: {}\n", n++);
+	cr_assert_eq(known_issues_parse("known.yaml", text.buf, text.len, &k, &err), 0, "%s", err.msg);
+	cr_assert_eq(k.n_owners, n);
+	known_issues_release(&k);
+	strbuf_addstr(&text, "  owner-7: {}\n");
+	cr_assert_eq(known_issues_parse("known.yaml", text.buf, text.len, &k, &err), -1);
+	cr_assert(strstr(err.msg, "owner owner-7: given twice"), "%s", err.msg);
 }
 
 Test(known_issues, owners_name_where_their_alarms_go)

@@ -168,6 +168,32 @@ Test(notify, slack_gets_a_text_with_the_key_and_clean_names)
 	notify_doc_release(&d);
 }
 
+/* Names from captures, logs and rules: no mention, no link, no markup. */
+Test(notify, slack_escapes_markup_and_mentions_in_every_field)
+{
+	struct notify_doc d;
+	cleanup_strbuf struct strbuf body = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+	const char *text;
+
+	cases[0].case_name = "lib/<!channel> <https://evil|open report.html> a&b";
+	cases[0].sig_family = "@channel";
+	cases[0].image = "@here:1";
+	notify_transitions(&rep, NULL, 0, "/w/@everyone", &d);
+	notify_render(&d, NOTIFY_FORMAT_SLACK, &body);
+	j = cJSON_Parse(body.buf);
+	text = cJSON_GetStringValue(cJSON_GetObjectItem(j, "text"));
+	cr_assert(strstr(text, "ALARM regressed lib/&lt;!channel&gt; &lt;https://evil|open "
+			       "report.html&gt; a&amp;b @ @\u2060here:1: "), "%s", text);
+	cr_assert(strstr(text, " @\u2060channel "), "%s", text);
+	cr_assert(strstr(text, "Report: /w/@\u2060everyone/report.html"), "%s", text);
+	cr_assert_null(strchr(text, '<'), "%s", text);
+	cr_assert_null(strstr(text, "@channel"), "%s", text);
+	cr_assert_null(strstr(text, "@here"), "%s", text);
+	cr_assert_null(strstr(text, "@everyone"), "%s", text);
+	notify_doc_release(&d);
+}
+
 Test(notify, the_schedule_retries_what_may_pass_and_backs_off)
 {
 	cr_assert_eq(notify_backoff_s(1), 1);

@@ -6,6 +6,7 @@
 
 #include "common/strbuf.h"
 #include "orchestrator/finding/kernel_family.h"
+#include "orchestrator/finding/known_issues.h"
 #include "orchestrator/finding/signature.h"
 
 static void family_is(const char *kernel, const char *want)
@@ -157,4 +158,30 @@ Test(signature, pasted_rule_escapes_globs_and_quotes)
 	cr_assert(strstr(out.buf, "    owner: TODO\n"));
 	strbuf_release(&out);
 	signature_release(&a);
+}
+
+/* Evidence a replay printed as "re:^|x" is pasted as that text, not as a
+ * regular expression that would match every failure. */
+Test(signature, pasted_rule_of_re_evidence_matches_only_that_evidence)
+{
+	struct signature a, b;
+	struct strbuf out = STRBUF_INIT;
+	struct known_issues k;
+	struct known_subject sa = { .sig = &a }, sb = { .sig = &b };
+	struct error err;
+
+	signature_init(&a);
+	signature_init(&b);
+	signature_from_parts(&a, "FAIL", "nan_inf_divergence", "k", "re:^|x", NULL, false);
+	signature_from_parts(&b, "FAIL", "nan_inf_divergence", "k", "other", NULL, false);
+	strbuf_addstr(&out, "issues:\n");
+	signature_rule_yaml(&a, &out);
+	cr_assert(strstr(out.buf, "      evidence: '\\re:^|x'\n"), "%s", out.buf);
+	cr_assert_eq(known_issues_parse("k.yaml", out.buf, out.len, &k, &err), 0, "%s", err.msg);
+	cr_assert_not_null(known_issues_match(&k, &sa, 0));
+	cr_assert_null(known_issues_match(&k, &sb, 0), "the pasted rule matched other evidence");
+	known_issues_release(&k);
+	strbuf_release(&out);
+	signature_release(&a);
+	signature_release(&b);
 }
