@@ -126,59 +126,6 @@ Test(docker_podman, only_a_state_conflict_becomes_409)
 	strbuf_release(&msg);
 }
 
-/* Podman's own create body, built from the spec: what the compatible body
- * said, in SpecGenerator's names, with the limits and the profile file
- * Podman is given besides. */
-Test(docker_podman, the_libpod_body_is_the_spec_in_specgenerators_names)
-{
-	struct container_spec s;
-	struct podman_extras x = { .n_limits = 1 };
-	cJSON *g;
-	char *text;
-
-	container_spec_init(&s);
-	s.image = xstrdup("img:1");
-	strvec_push(&s.cmd, "true");
-	strvec_push(&s.env, "A=1");
-	strvec_push(&s.env, "A=2");
-	strvec_push(&s.labels, "k=v=1");
-	s.stop_timeout = 5;
-	container_spec_add_device(&s, "/dev/kfd", NULL, NULL);
-	strvec_push(&s.cdi_devices, "amd.com/gpu=0");
-	container_spec_add_mount(&s, "/a", "/b", true);
-	strvec_push(&s.group_add, "44");
-	s.network_mode = xstrdup("none");
-	s.memory = 1LL << 30;
-	s.log_max_bytes = 64LL << 20;
-	strvec_init(&x.security_opt);
-	strvec_push(&x.security_opt, "no-new-privileges");
-	strvec_push(&x.security_opt, "seccomp=/p.json");
-	x.limits[0] = (struct container_ulimit){ xstrdup("nofile"), 1024, 4096 };
-	g = podman_libpod_spec(&s, &x, "nm", "run.oci.keep_original_groups", "1");
-	text = cJSON_PrintUnformatted(g);
-	cr_assert_str_eq(text,
-		"{\"name\":\"nm\",\"image\":\"img:1\",\"command\":[\"true\"],\"env\":{\"A\":\"2\"},"
-		"\"labels\":{\"k\":\"v=1\"},\"stop_timeout\":5,\"terminal\":false,"
-		"\"annotations\":{\"run.oci.keep_original_groups\":\"1\"},"
-		"\"netns\":{\"nsmode\":\"none\"},"
-		"\"devices\":[{\"path\":\"/dev/kfd:/dev/kfd:rwm\"},{\"path\":\"amd.com/gpu=0\"}],"
-		"\"mounts\":[{\"options\":[\"rbind\",\"ro\"],\"destination\":\"/b\",\"type\":\"bind\","
-		"\"source\":\"/a\"}],"
-		"\"r_limits\":[{\"type\":\"nofile\",\"soft\":1024,\"hard\":4096}],\"groups\":[\"44\"],"
-		"\"no_new_privileges\":true,\"seccomp_profile_path\":\"/p.json\",\"init\":false,"
-		"\"read_only_filesystem\":false,\"remove\":false,"
-		"\"resource_limits\":{\"memory\":{\"limit\":1073741824}},"
-		"\"log_configuration\":{\"driver\":\"k8s-file\",\"size\":67108864}}");
-	free(text);
-	cJSON_Delete(g);
-
-	/* What SpecGenerator has no field for is not sent. */
-	strvec_push(&x.security_opt, "seccomp=unconfined");
-	cr_assert_null(podman_libpod_spec(&s, &x, NULL, NULL, NULL));
-	podman_extras_release(&x);
-	container_spec_release(&s);
-}
-
 /* Podman's own create is built from the spec itself: every field where
  * its SpecGenerator takes it, the limits and the seccomp path Podman
  * needs besides, and "64m" as the bytes it means. */
