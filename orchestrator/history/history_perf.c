@@ -127,6 +127,46 @@ int history_perf_samples(struct history_db *db, const struct history_perf_query 
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read perf samples", err);
 }
 
+/* ?1 the sweep. perf_warmup is set exactly when a result has --perf's
+ * record (history_import.c). */
+static const char sides_sql[] =
+	"WITH fin AS (SELECT case_name, image_ref, MAX(attempt) AS attempt FROM results"
+	"  WHERE sweep = ?1 AND perf_warmup IS NOT NULL GROUP BY case_name, image_ref)"
+	" SELECT r.case_name, r.image_ref, r.attempt, r.image_id, r.digest, r.gfx,"
+	"  r.device_id, r.driver, r.perf_note, p.idx, p.kernel_ms"
+	" FROM fin JOIN results r ON r.sweep = ?1 AND r.case_name = fin.case_name"
+	"  AND r.image_ref = fin.image_ref AND r.attempt = fin.attempt"
+	" LEFT JOIN perf_samples p ON p.sweep = ?1 AND p.case_name = r.case_name"
+	"  AND p.image_ref = r.image_ref AND p.attempt = r.attempt"
+	" ORDER BY r.case_name, r.image_ref, p.idx";
+
+int history_perf_sides(struct history_db *db, const char *sweep_id, history_perf_fn fn,
+		       void *ctx, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (history_sql_prepare(db, sides_sql, &st, err) < 0)
+		return -1;
+	bind_text(st, 1, sweep_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct history_perf_row row = {
+			.sweep_id = sweep_id, .case_name = col(st, 0), .image = col(st, 1),
+			.attempt = sqlite3_column_int(st, 2), .image_id = col(st, 3),
+			.digest = col(st, 4), .gfx = col(st, 5),
+			.device_id = sqlite3_column_type(st, 6) == SQLITE_NULL
+					     ? -1 : (long)sqlite3_column_int64(st, 6),
+			.driver = col(st, 7), .note = col(st, 8),
+			.sample = sqlite3_column_type(st, 9) != SQLITE_NULL,
+			.kernel_ms = ms_col(st, 10), .graph_ms = -1, .total_ms = -1, .wall_ms = -1,
+		};
+
+		if (fn(ctx, &row) < 0)
+			return -1;
+	}
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read perf samples", err);
+}
+
 /* One line of the series: a sweep, image and GPU product's kernel times. */
 struct series_line {
 	char *sweep, *image, *gfx, *image_id;

@@ -37,6 +37,11 @@ struct history_perf_row {
 	long device_id;  /* -1 unknown */
 	int attempt;
 	double kernel_ms, graph_ms, total_ms, wall_ms; /* < 0: not printed */
+	/* history_perf_sides only: the result's --perf note, and whether the
+	 * row is a sample (a result with --perf's record but no sample has
+	 * one row without). */
+	const char *note;
+	bool sample;
 };
 typedef int (*history_perf_fn)(void *ctx, const struct history_perf_row *row);
 
@@ -44,6 +49,13 @@ typedef int (*history_perf_fn)(void *ctx, const struct history_perf_row *row);
 int history_perf_samples(struct history_db *db, const struct history_perf_query *q,
 			 history_perf_fn fn, void *ctx, struct error *err)
 	__attribute__((warn_unused_result));
+
+/* One sweep's GPU-time sides, as the report compares them: each case and
+ * image's last attempt with --perf's record (samples or not), its
+ * identity and note, then its samples in the order taken; by case and
+ * image (byte order). */
+int history_perf_sides(struct history_db *db, const char *sweep_id, history_perf_fn fn,
+		       void *ctx, struct error *err) __attribute__((warn_unused_result));
 
 /* `history perf --case NAME`: the case's GPU-time series, one line per
  * sweep, image and GPU product (n, median, CV, min, max of the kernel

@@ -69,6 +69,36 @@ void report_perf_add_results(struct report_perf_set *s, const struct sweep_resul
 	}
 }
 
+int report_perf_add_row(struct report_perf_set *s, const struct history_perf_row *row)
+{
+	struct report_perf_side *x = s->n ? &s->v[s->n - 1] : NULL;
+
+	if (!x || strcmp(x->case_name, row->case_name) || strcmp(x->image, row->image)) {
+		if (s->n == s->alloc)
+			report_perf_reserve(s, s->alloc + s->alloc / 4 + 16);
+		x = &s->v[s->n++];
+		*x = (struct report_perf_side){
+			.case_name = keep(s, row->case_name), .image = keep(s, row->image),
+			.image_id = keep(s, row->image_id), .digest = keep(s, row->digest),
+			.gfx = keep(s, row->gfx), .driver = keep(s, row->driver),
+			.note = keep(s, row->note), .device_id = row->device_id,
+			.attempt = row->attempt,
+		};
+		x->ms = xcalloc(8, sizeof(*x->ms));
+		x->alloc = 8;
+		strvec_init(&x->sweeps);
+	}
+	/* As perf_samples_kernel_ms: a sample without a kernel time is none. */
+	if (!row->sample || row->kernel_ms < 0)
+		return 0;
+	if (x->n == x->alloc) {
+		x->alloc *= 2;
+		x->ms = xrealloc(x->ms, x->alloc * sizeof(*x->ms));
+	}
+	x->ms[x->n++] = row->kernel_ms;
+	return 0;
+}
+
 /* By case, image and attempt; the same attempt twice in the order added. */
 static int by_case_image(const void *pa, const void *pb, void *set)
 {

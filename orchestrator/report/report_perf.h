@@ -52,6 +52,9 @@ void report_perf_reserve(struct report_perf_set *s, size_t n);
 /* Whether report_perf_add_results makes a side of r. */
 bool report_perf_has_side(const struct sweep_result *r);
 void report_perf_finish(struct report_perf_set *s);
+/* The sweep's sides from the history instead (history_perf_sides' rows,
+ * by case and image), then report_perf_finish. */
+int report_perf_add_row(struct report_perf_set *s, const struct history_perf_row *row);
 void report_perf_release(struct report_perf_set *s);
 /* Once every comparison is made: the samples dropped, and with sides the
  * sides too; the strings (and a night side's sweeps, without sides) the

@@ -237,12 +237,11 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 /* What the report keeps of the results files, a chunk at a time, never
  * the whole results: from the import's first reading, each case's
  * attempts and, for a merge's suspect GPUs, what finding them reads of
- * each result; from a reading after the import (sweep_report_write), the
- * GPU-time samples of the results that have them, as the perf comparison
- * reads them (report_perf.h). */
+ * each result. The GPU-time samples come from the history once the
+ * import stored them (sweep_report_write). */
 struct kept_results {
 	struct sweep_attempts *attempts;
-	struct report_perf_set perf; /* each result's samples, not the result */
+	struct report_perf_set perf; /* each case and image's samples, not its result */
 	size_t n_perf;               /* the results with samples (the first reading's count) */
 	struct sweep_suspect_inputs suspects;
 	bool suspects_from_results;
@@ -261,11 +260,9 @@ static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 	return 0;
 }
 
-static int perf_chunk(void *ctx, struct sweep_results *rs, struct error *err)
+static int perf_row(void *ctx, const struct history_perf_row *row)
 {
-	report_perf_add_results(ctx, rs);
-	(void)err;
-	return 0;
+	return report_perf_add_row(ctx, row);
 }
 
 static int add_night(void *ctx, const struct history_perf_row *row)
@@ -688,14 +685,12 @@ int sweep_report_write(struct history_db *db, const struct sweep_meta *meta, con
 	 * samples' and then the cases' arrays are not made resident beside
 	 * its holes (the sweep parent's peak, docs/sweep.md). */
 	xalloc_trim();
-	/* The results with samples, in file order: the same comparison as
-	 * over every result (those without are skipped). Read once more
-	 * after the import: the samples are never held beside the import's
-	 * own reading and what finding the suspects keeps. */
+	/* The samples as the import stored them, each case and image's last
+	 * attempt with --perf's record: read after the import, never held
+	 * beside its own reading and what finding the suspects keeps. */
 	report_perf_reserve(&kept.perf, kept.n_perf);
 	if (rc == 0)
-		rc = sweep_results_each(folder, &(struct sweep_results_chunks){ RESULTS_CHUNK,
-			perf_chunk, &kept.perf }, err);
+		rc = history_perf_sides(db, meta->id, perf_row, &kept.perf, err);
 	report_perf_finish(&kept.perf);
 	m.perf = kept.perf;
 	if (rc < 0)

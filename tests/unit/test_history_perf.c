@@ -11,6 +11,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_sql.h"
+#include "orchestrator/report/report_perf.h"
 #include "tests/support/perf_lines.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
@@ -132,6 +133,51 @@ Test(history_perf, samples_per_window_before_a_sweep_last_attempt_only)
 	cr_assert_eq(history_perf_samples(db, &q, seen_row, &s, &err), 0, "%s", err.msg);
 	cr_assert_eq(s.rows, 5);
 	cr_assert_float_eq(s.sum[0] / 5, 40.0, 1e-9);
+	history_db_close(db);
+}
+
+static int side_row(void *ctx, const struct history_perf_row *row)
+{
+	return report_perf_add_row(ctx, row);
+}
+
+/* The sides the report reads from the history are those it once read from
+ * the results: each case and image's last attempt with --perf's record. */
+Test(history_perf, a_sweeps_sides_as_the_results_make_them)
+{
+	struct history_db *db;
+	struct error err;
+	struct report_perf_set got = { 0 }, want = { 0 };
+	struct sweep_results rs = { 0 };
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(&rs, "hot", "img", 1, 50);
+	add(&rs, "hot", "img", 2, 44);
+	add(&rs, "cold", "img", 1, 0);
+	add(&rs, "cold", "b-img", 1, 30);
+	import(db, "s1", 100, &rs);
+	report_perf_collect(&want, &rs);
+	cr_assert_eq(history_perf_sides(db, "s1", side_row, &got, &err), 0, "%s", err.msg);
+	report_perf_finish(&got);
+	cr_assert_eq(got.n, want.n);
+	cr_assert_eq(got.n, 2);
+	for (size_t i = 0; i < got.n; i++) {
+		const struct report_perf_side *a = &got.v[i], *b = &want.v[i];
+
+		cr_assert_str_eq(a->case_name, b->case_name);
+		cr_assert_str_eq(a->image, b->image);
+		cr_assert_str_eq(a->image_id, b->image_id);
+		cr_assert_str_eq(a->gfx, b->gfx);
+		cr_assert_eq(a->device_id, b->device_id);
+		cr_assert_eq(a->attempt, b->attempt);
+		cr_assert_eq(a->n, b->n);
+		for (size_t k = 0; k < a->n; k++)
+			cr_assert_float_eq(a->ms[k], b->ms[k], 1e-9);
+	}
+	cr_assert_eq(got.v[1].attempt, 2, "hot's retry");
+	report_perf_release(&got);
+	report_perf_release(&want);
+	sweep_results_release(&rs);
 	history_db_close(db);
 }
 
