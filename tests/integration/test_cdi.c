@@ -137,6 +137,10 @@ static void spec_of_recorded(struct container_spec *s, const cJSON *body)
 			strvec_push(&s->cdi_devices, cJSON_GetStringValue(it));
 	cJSON_ArrayForEach(it, at(hc, "GroupAdd", NULL))
 		strvec_push(&s->group_add, cJSON_GetStringValue(it));
+	/* As the replay: no network (the engines of the matrix have none to
+	 * give, and a bridge fails there). */
+	if (cJSON_GetStringValue(at(hc, "NetworkMode", NULL)))
+		s->network_mode = xstrdup(cJSON_GetStringValue(at(hc, "NetworkMode", NULL)));
 	if (cJSON_GetStringValue(at(body, "User", NULL)))
 		s->user = xstrdup(cJSON_GetStringValue(at(body, "User", NULL)));
 }
