@@ -16,6 +16,28 @@ static const cJSON *field(const cJSON *o, const char *k)
 	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
+/* ---- which engine a /version answer names ---- */
+
+static bool engine_names_podman(const cJSON *o)
+{
+	const char *name = json_str(o, "Name");
+
+	return name && strcasestr(name, "podman");
+}
+
+enum engine_flavour engine_flavour_from_version(const cJSON *version)
+{
+	const cJSON *platform = cJSON_GetObjectItemCaseSensitive(version, "Platform");
+	const cJSON *c;
+
+	if (engine_names_podman(platform))
+		return ENGINE_FLAVOUR_PODMAN;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(version, "Components"))
+		if (engine_names_podman(c))
+			return ENGINE_FLAVOUR_PODMAN;
+	return ENGINE_FLAVOUR_DOCKER;
+}
+
 /* ---- labels ---- */
 
 const char *engine_labels_get(const struct engine_labels *l, const char *key)

@@ -417,26 +417,6 @@ int engine_version(struct engine *e, struct engine_version_info *out, struct err
 	return 0;
 }
 
-static bool engine_names_podman(const cJSON *o)
-{
-	const char *name = json_str(o, "Name");
-
-	return name && strcasestr(name, "podman");
-}
-
-enum engine_flavour engine_flavour_from_version(const cJSON *version)
-{
-	const cJSON *platform = cJSON_GetObjectItemCaseSensitive(version, "Platform");
-	const cJSON *c;
-
-	if (engine_names_podman(platform))
-		return ENGINE_FLAVOUR_PODMAN;
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(version, "Components"))
-		if (engine_names_podman(c))
-			return ENGINE_FLAVOUR_PODMAN;
-	return ENGINE_FLAVOUR_DOCKER;
-}
-
 int engine_flavour(struct engine *e, enum engine_flavour *out, struct error *err)
 {
 	struct engine_version_info v;
