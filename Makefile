@@ -23,7 +23,7 @@ ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
 # `make layout` checks it.
 ROOMS = common docker docker/registry preflight \
         $(addprefix orchestrator/,perf finding diagnosis containers seccomp replay lease sweep \
-                                  history cluster report site notify bisect cli)
+                                  history cluster report site notify bisect jobs cli)
 LIB_SRC = $(filter-out orchestrator/cli/main.c,$(foreach m,$(ROOMS),$(wildcard $(m)/*.c)))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 SUPPORT_SRC = $(wildcard tests/support/*.c)
