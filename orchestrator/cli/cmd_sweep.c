@@ -164,7 +164,13 @@ static int plan_new(struct sweep_cmd *c, struct error *err)
 	host[sizeof(host) - 1] = '\0';
 	m->host = xstrdup(host);
 	m->tool_version = xstrdup(HRR_DOCKER_REPLAY_VERSION);
-	m->started = (long long)time(NULL);
+	{
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		m->started = (long long)now.tv_sec;
+		m->started_us = (long long)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+	}
 	m->id = sweep_id_make(m->label, (time_t)m->started, random24());
 	/* The merge job opens the database this sweep names, not its own
 	 * default. */

@@ -90,6 +90,15 @@ const char *const history_migrations[] = {
 	" case_name TEXT NOT NULL, image_ref TEXT NOT NULL, attempt INTEGER NOT NULL,"
 	" idx INTEGER NOT NULL, kernel_ms REAL, graph_ms REAL, total_ms REAL, wall_ms REAL,"
 	" PRIMARY KEY(sweep, case_name, image_ref, attempt, idx)) WITHOUT ROWID;",
+	/* 6 -> 7: a sweep's start in microseconds, the order of a label's
+	 * sweeps (HISTORY_SWEEP_ORDER). Two sweeps of a label can start within
+	 * one second (a night whose every result is reused takes less), and
+	 * then "the previous sweep" was decided by the random part of their
+	 * ids. Older rows know only their second. */
+	"ALTER TABLE sweeps ADD COLUMN started_us INTEGER;"
+	"UPDATE sweeps SET started_us = started * 1000000;"
+	"DROP INDEX sweeps_label;"
+	"CREATE INDEX sweeps_label ON sweeps(label, started_us);",
 };
 
 char *history_db_default_path(void)

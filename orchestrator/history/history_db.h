@@ -18,7 +18,7 @@
 #include "orchestrator/sweep/sweep_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 6
+#define HISTORY_SCHEMA_VERSION 7
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;
@@ -54,6 +54,7 @@ struct history_sweep {
 	const char *id, *label, *host, *state, *options, *tool_version, *folder, *baseline;
 	const char *run_options_fp; /* history_options_fingerprint of the run options */
 	long long started, finished;
+	long long started_us; /* 0: started's second (a folder from before it was kept) */
 };
 
 /* What identifies the run options a result was replayed with:

@@ -17,7 +17,7 @@
 	" SUM(CASE WHEN r.outcome = 'HANG' THEN 1 ELSE 0 END),"                           \
 	" SUM(CASE WHEN r.kind = 'infrastructure' THEN 1 ELSE 0 END)"                     \
 	" FROM results r JOIN (SELECT id FROM sweeps WHERE ?1 IS NULL OR label = ?1"      \
-	"  ORDER BY started DESC LIMIT ?2) s ON s.id = r.sweep"                            \
+	"  ORDER BY started_us DESC, id DESC LIMIT ?2) s ON s.id = r.sweep"                \
 	" WHERE r.gpu_uids IS NOT NULL AND r.gpu_uids != ''"                               \
 	" GROUP BY " by " ORDER BY 3 * 1.0 / COUNT(*) DESC, " by
 

@@ -64,11 +64,11 @@ static int upsert_sweep(struct history_db *db, const struct history_sweep *s, co
 
 	if (history_sql_prepare(db,
 		    "INSERT INTO sweeps(id, label, host, started, finished, state, options,"
-		    " tool_version, folder, baseline, results_fp)"
-		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+		    " tool_version, folder, baseline, results_fp, started_us)"
+		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
 		    " ON CONFLICT(id) DO UPDATE SET label = ?2, host = ?3, started = ?4,"
 		    " finished = ?5, state = ?6, options = ?7, tool_version = ?8, folder = ?9,"
-		    " baseline = ?10, results_fp = ?11",
+		    " baseline = ?10, results_fp = ?11, started_us = ?12",
 		    &st, err) < 0)
 		return -1;
 	bind_text(st, 1, s->id);
@@ -83,6 +83,7 @@ static int upsert_sweep(struct history_db *db, const struct history_sweep *s, co
 	bind_text(st, 9, s->folder);
 	bind_text(st, 10, s->baseline);
 	bind_text(st, 11, fp);
+	sqlite3_bind_int64(st, 12, s->started_us ? s->started_us : s->started * 1000000);
 	rc = sqlite3_step(st);
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "write sweep", err);
 }

@@ -61,11 +61,11 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
  * the primary key's (sweep, case_name) prefix finds one case's samples
  * without reading the others' (`make bench-history`). */
 #define PERF_SQL(label, case_name, order)                                                  \
-	"WITH s AS (SELECT id, started FROM sweeps WHERE " label                            \
+	"WITH s AS (SELECT id, started, started_us FROM sweeps WHERE " label                \
 	"  AND (?5 IS NULL OR id = ?5)"                                                    \
-	"  AND (?2 IS NULL OR (state = 'finished' AND id != ?2 AND started <="            \
-	"   COALESCE((SELECT started FROM sweeps WHERE id = ?2), 1e18)))"                  \
-	"  ORDER BY started DESC, id DESC LIMIT ?3),"                                      \
+	"  AND (?2 IS NULL OR (state = 'finished' AND id != ?2 AND started_us <="         \
+	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?2), 1e18)))"               \
+	"  ORDER BY started_us DESC, id DESC LIMIT ?3),"                                   \
 	" fin AS (SELECT sweep, case_name, image_ref, MAX(attempt) AS attempt"             \
 	"  FROM perf_samples WHERE sweep IN (SELECT id FROM s) " case_name                 \
 	"  GROUP BY sweep, case_name, image_ref)"                                          \
@@ -78,7 +78,7 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
 	" JOIN s ON s.id = p.sweep"                                                         \
 	" JOIN results r ON r.sweep = p.sweep AND r.case_name = p.case_name"              \
 	"  AND r.image_ref = p.image_ref AND r.attempt = p.attempt"                        \
-	" ORDER BY s.started " order ", p.sweep, p.case_name, p.image_ref, p.idx"
+	" ORDER BY s.started_us " order ", p.sweep, p.case_name, p.image_ref, p.idx"
 
 #define PERF_SQL_ORDERS(label, case_name) \
 	{ PERF_SQL(label, case_name, "ASC"), PERF_SQL(label, case_name, "DESC") }

@@ -26,7 +26,7 @@ static const char changes_sql[] =
 	"SELECT r.case_name, r.image_ref, r.sig_id, r.classifier_version"
 	" FROM results r JOIN " LAST_SWEEPS " s ON s.id = r.sweep"
 	" WHERE r.sig_id IS NOT NULL"
-	" ORDER BY r.case_name, r.image_ref, s.started, r.attempt";
+	" ORDER BY r.case_name, r.image_ref, s.started_us, r.attempt";
 
 static int untriaged(struct history_db *db, const char *label, int last, cJSON *json,
 		     struct strbuf *md, struct error *err)

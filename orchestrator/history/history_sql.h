@@ -35,8 +35,8 @@ int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 /* The last sweeps of a label, as a subquery on ?1 (label or NULL) and ?2
  * (how many): `history signatures` and `history known`. */
 #define HISTORY_LAST_SWEEPS                                                               \
-	"(SELECT id, started FROM sweeps WHERE ?1 IS NULL OR label = ?1"                   \
-	" ORDER BY started DESC LIMIT ?2)"
+	"(SELECT id, started, started_us FROM sweeps WHERE ?1 IS NULL OR label = ?1"       \
+	" ORDER BY started_us DESC, id DESC LIMIT ?2)"
 
 /* t (epoch seconds) as YYYY-MM-DD in UTC, "-" when it cannot be. */
 void history_day(char *buf, size_t n, long long t);

@@ -34,8 +34,8 @@ int history_db_previous(struct history_db *db, const char *label, const char *sw
 	*baseline = NULL;
 	if (history_sql_prepare(db,
 		    "SELECT id FROM sweeps WHERE label = ?1 AND state = 'finished' AND id != ?2"
-		    " AND started <= COALESCE((SELECT started FROM sweeps WHERE id = ?2), 1e18)"
-		    " ORDER BY started DESC, id DESC LIMIT 1",
+		    " AND started_us <= COALESCE((SELECT started_us FROM sweeps WHERE id = ?2), 1e18)"
+		    " ORDER BY started_us DESC, id DESC LIMIT 1",
 		    &st, err) < 0)
 		return -1;
 	bind_text(st, 1, label);
@@ -147,9 +147,9 @@ int history_db_statuses_unordered(struct history_db *db, const char *sweep_id,
  * when ? is NULL" (text sorts below every blob) in a form the planner
  * serves from an index, which "? IS NULL OR x = ?" is not. */
 const char history_trend_sweeps_sql[] =
-	"SELECT id, label, started FROM (SELECT id, label, started FROM sweeps"
+	"SELECT id, label, started FROM (SELECT id, label, started, started_us FROM sweeps"
 	"  WHERE label BETWEEN COALESCE(?1, '') AND COALESCE(?1, x'')"
-	"  ORDER BY started DESC, id DESC LIMIT ?2) ORDER BY started, id";
+	"  ORDER BY started_us DESC, id DESC LIMIT ?2) ORDER BY started_us, id";
 
 /* ?1 one of those sweeps, ?2 case (NULL: every case): every attempt, in
  * the order of the index results_trend, which holds all these columns.
@@ -257,7 +257,7 @@ int history_db_prune(struct history_db *db, const char *label, int keep, struct 
 		return -1;
 	if (history_sql_prepare(db,
 		    "SELECT id, folder FROM (SELECT id, folder, ROW_NUMBER() OVER"
-		    " (PARTITION BY label ORDER BY started DESC, id DESC) AS n FROM sweeps"
+		    " (PARTITION BY label ORDER BY started_us DESC, id DESC) AS n FROM sweeps"
 		    "  WHERE ?1 IS NULL OR label = ?1) WHERE n > ?2",
 		    &sel, err) < 0 ||
 	    history_sql_prepare(db, "DELETE FROM sweeps WHERE id = ?1", &del, err) < 0)

@@ -13,7 +13,7 @@ int sweep_expected_load(struct history_db *db, struct sweep_plan *plan, struct e
 		    "SELECT r.duration FROM results r JOIN sweeps s ON s.id = r.sweep"
 		    " WHERE r.case_name = ?1 AND r.image_ref = ?2 AND r.state = 'done'"
 		    " AND r.duration > 0"
-		    " ORDER BY s.started DESC, r.attempt DESC LIMIT 1",
+		    " ORDER BY s.started_us DESC, r.attempt DESC LIMIT 1",
 		    &st, err) < 0)
 		return -1;
 	for (size_t i = 0; i < plan->n; i++) {

@@ -436,7 +436,7 @@ static int import(struct history_db *db, const struct sweep_meta *meta, const ch
 			.id = meta->id, .label = meta->label, .host = meta->host,
 			.state = f->state, .options = opts.buf, .tool_version = meta->tool_version,
 			.folder = folder, .baseline = meta->baseline, .started = meta->started,
-			.finished = f->finished,
+			.started_us = meta->started_us, .finished = f->finished,
 		};
 
 		rc = history_db_import_each(db, &s, planned, n_planned, each_marked, &src,

@@ -220,6 +220,8 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 	json_add_str(o, "db", m->db, JSON_TEXT);
 	json_add_str(o, "known_issues", m->known_issues, JSON_TEXT);
 	cJSON_AddNumberToObject(o, "started", (double)m->started);
+	if (m->started_us)
+		cJSON_AddNumberToObject(o, "started_us", (double)m->started_us);
 	imgs = cJSON_AddArrayToObject(o, "images");
 	for (size_t i = 0; i < m->n_images; i++) {
 		cJSON *im = cJSON_CreateObject();
@@ -294,6 +296,7 @@ static int plan_read(struct sweep_meta *m, const char *folder, struct error *err
 	m->db = sjson_str(o, "db");
 	m->known_issues = sjson_str(o, "known_issues");
 	m->started = (long long)sjson_num(o, "started", 0);
+	m->started_us = (long long)sjson_num(o, "started_us", 0);
 	m->jobs = (long)sjson_num(o, "jobs", 0);
 	m->retry_failed = (long)sjson_num(o, "retry_failed", 0);
 	m->gpu_wait = sjson_num(o, "gpu_wait", -1);

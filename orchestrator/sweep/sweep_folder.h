@@ -37,6 +37,10 @@ struct sweep_image {
 struct sweep_meta {
 	char *id, *label, *host, *tool_version, *baseline, *db;
 	long long started;
+	/* The same instant in microseconds: the order of a label's sweeps in
+	 * the history (two can start within a second). 0 in a plan written
+	 * before it was kept. */
+	long long started_us;
 	struct sweep_image *images;
 	size_t n_images;
 	char *run_options;        /* JSON object: the run options every case gets, with values

@@ -64,6 +64,41 @@ static void import(struct history_db *db, const char *id, long long started,
 	cr_assert_eq(rebuilt, expect_rebuilt);
 }
 
+/* Two sweeps of a label that start within one second (a night whose
+ * every result is reused takes less): the previous one is the one that
+ * started later, not the one whose random id sorts higher. The CI once
+ * alarmed on a still-failing case against the night before last. */
+Test(history, the_previous_sweep_within_one_second_is_the_later_start)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	const struct history_planned p[] = { { "c", "i" } };
+	cleanup_free char *baseline = NULL, *before_zz = NULL;
+	/* Same second; "zz" sorts above "aa" but started first. */
+	struct history_sweep first = { .id = "nightly-zz", .label = "nightly", .state = "finished",
+				       .started = 500, .started_us = 500000100, .folder = "f1" };
+	struct history_sweep second = { .id = "nightly-aa", .label = "nightly", .state = "finished",
+					.started = 500, .started_us = 500900000, .folder = "f2" };
+	struct history_sweep third = { .id = "nightly-mm", .label = "nightly", .state = "running",
+				       .started = 501, .started_us = 501000000, .folder = "f3" };
+	bool rebuilt;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(&rs, "c", "i", 1, "done", "PASS", NULL, NULL, 1);
+	cr_assert_eq(history_db_import(db, &first, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_import(db, &second, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_import(db, &third, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_previous(db, "nightly", "nightly-mm", &baseline, &err), 0, "%s",
+		     err.msg);
+	cr_assert_str_eq(baseline, "nightly-aa");
+	cr_assert_eq(history_db_previous(db, "nightly", "nightly-aa", &before_zz, &err), 0, "%s",
+		     err.msg);
+	cr_assert_str_eq(before_zz, "nightly-zz", "the earlier start is the later one's baseline");
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
 struct collected {
 	char names[16][32];
 	enum sweep_status st[16];

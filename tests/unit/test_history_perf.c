@@ -270,7 +270,7 @@ Test(history_perf, a_schema_5_database_migrates_and_keeps_its_rows)
 
 	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
 	history_db_close(db);
-	cr_assert_eq(count("SELECT user_version FROM pragma_user_version"), 6);
+	cr_assert_eq(count("SELECT user_version FROM pragma_user_version"), HISTORY_SCHEMA_VERSION);
 	cr_assert_eq(count("SELECT COUNT(*) FROM results WHERE gfx IS NULL"), 1);
 	cr_assert_eq(count("SELECT COUNT(*) FROM perf_samples"), 0);
 }
