@@ -8,8 +8,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
-
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
@@ -73,8 +71,8 @@ void preflight_evaluate(const struct preflight_input *in, struct preflight_repor
 /* Pure: "7.15.26291-2ed46569ce" -> up to n numbers; returns how many parsed. */
 int version_parse(const char *s, long *nums, int n);
 
-/* preflight.md in the run folder, and the finding's {"verdict","messages"}. */
+/* preflight.md in the run folder (the finding's {"verdict","messages"}:
+ * preflight_json.h). */
 void preflight_render_markdown(const struct preflight_report *r, struct strbuf *out);
-cJSON *preflight_to_json(const struct preflight_report *r);
 
 #endif

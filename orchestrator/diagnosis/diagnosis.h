@@ -14,8 +14,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
-
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "orchestrator/diagnosis/diag_agent.h"
@@ -110,7 +108,6 @@ char *diagnosis_explain(const char *kernel, const char *reason);
 /* The caveat every diagnosis carries. */
 extern const char diagnosis_caveat[];
 
-cJSON *diagnosis_to_json(const struct diagnosis *d);
 /* A "### Diagnosis" markdown section. */
 void diagnosis_render_markdown(const struct diagnosis *d, struct strbuf *out);
 

@@ -1,12 +1,11 @@
 /* The GPU-time samples of one case (docs/perf.md "Samples"): what the
  * timing replays of `--perf N` measured, as a results line carries them
- * ("perf": {"samples": [...], "warmup": K, "note": ...}). Pure. */
+ * ("perf": {"samples": [...], "warmup": K, "note": ...}; its codec is
+ * perf_samples_json.h). Pure. */
 #ifndef HRR_PERF_SAMPLES_H
 #define HRR_PERF_SAMPLES_H
 
 #include <stddef.h>
-
-#include <cjson/cJSON.h>
 
 /* The most samples a case keeps (--perf's maximum). */
 #define PERF_RUNS_MAX 100
@@ -33,12 +32,5 @@ void perf_samples_note(struct perf_samples *s, const char *note);
 /* The kernel times (ms) of the samples that have one, into out (room for
  * s->n); returns their count. */
 size_t perf_samples_kernel_ms(const struct perf_samples *s, double *out);
-
-/* {"samples": [{"kernel_ms", "graph_ms", "total_ms", "wall_ms"}...],
- * "warmup": K, "note": "..." | null}; a time not printed is null. */
-cJSON *perf_samples_to_json(const struct perf_samples *s);
-/* The same back; a malformed object or sample is skipped, never a crash:
- * the results files are read back from disk. */
-void perf_samples_from_json(struct perf_samples *s, const cJSON *o);
 
 #endif

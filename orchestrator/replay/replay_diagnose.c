@@ -10,6 +10,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
+#include "orchestrator/diagnosis/diagnosis_json.h"
 #include "orchestrator/finding/runtime_status.h"
 #include "orchestrator/replay/diagnose.h"
 #include "orchestrator/replay/image.h"

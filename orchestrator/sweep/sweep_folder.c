@@ -15,6 +15,7 @@
 #include "common/owned.h"
 #include "common/xalloc.h"
 #include "orchestrator/sweep/sweep_json.h"
+#include "orchestrator/sweep/sweep_plan_json.h"
 #include "orchestrator/sweep/sweep_plan_lines.h"
 
 #define PLAN_JSON_MAX (64u << 20)
@@ -70,6 +71,8 @@ void sweep_meta_add_image(struct sweep_meta *m, const char *ref)
 	m->images = xrealloc(m->images, (m->n_images + 1) * sizeof(*m->images));
 	m->images[m->n_images++] = (struct sweep_image){ xstrdup(ref), NULL, NULL };
 }
+
+static void sweep_runopts_redact(cJSON *j);
 
 static cJSON *runopts_redacted(const char *run_options)
 {
@@ -496,7 +499,8 @@ int sweep_done_cases_read(const struct sweep_plan *plan, const char *folder, boo
 	return rc;
 }
 
-void sweep_runopts_redact(cJSON *j)
+/* The `-e` values of a recorded description dropped, in place. */
+static void sweep_runopts_redact(cJSON *j)
 {
 	cJSON *env = cJSON_DetachItemFromObjectCaseSensitive(j, "env"), *it;
 	cJSON *names;

@@ -116,10 +116,8 @@ int sweep_done_cases_read(const struct sweep_plan *plan, const char *folder, boo
 			  int *next_attempt, size_t *lines, struct error *err)
 	__attribute__((warn_unused_result));
 
-/* A recorded description with the `-e` values dropped, in place (older
- * plan files and databases kept them). */
-void sweep_runopts_redact(cJSON *j);
-/* The same on JSON text; a copy (not JSON: "{}"). */
+/* A recorded description with the `-e` values dropped (older plan files
+ * and databases kept them), on JSON text; a copy (not JSON: "{}"). */
 char *sweep_runopts_redact_text(const char *json);
 
 #endif

@@ -1,5 +1,5 @@
 /* The --plan file and plan.json's case list (docs/sweep.md "Commands"). */
-#include "orchestrator/sweep/sweep_plan.h"
+#include "orchestrator/sweep/sweep_plan_json.h"
 
 #include <limits.h>
 #include <stdarg.h>

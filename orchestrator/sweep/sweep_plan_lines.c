@@ -11,6 +11,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "orchestrator/sweep/sweep_plan_json.h"
 
 int sweep_plan_line_add(struct sweep_plan *p, const char *line, size_t len, const char *path,
 			size_t lineno, struct error *err)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "orchestrator/diagnosis/diagnosis.h"
+#include "orchestrator/diagnosis/diagnosis_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

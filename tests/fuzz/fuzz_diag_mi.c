@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "orchestrator/diagnosis/diagnosis.h"
+#include "orchestrator/diagnosis/diagnosis_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

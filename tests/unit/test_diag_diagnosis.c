@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "orchestrator/diagnosis/diagnosis.h"
+#include "orchestrator/diagnosis/diagnosis_json.h"
 #include "tests/support/diag_samples.h"
 
 static void from_agent_sample(struct diagnosis *d, const char *name)

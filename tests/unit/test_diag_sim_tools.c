@@ -30,6 +30,7 @@
 #include "images/sim-tools/agent_report.h"
 #include "images/sim-tools/sim_debug.h"
 #include "images/sim-tools/sim_state.h"
+#include "orchestrator/diagnosis/diagnosis_json.h"
 #include "tests/support/scratch.h"
 
 #define ATEN_INDEX "void at::native::index_kernel_impl<at::native::OpaqueType<8> >" \

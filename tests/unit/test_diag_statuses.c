@@ -9,6 +9,7 @@
 #include "orchestrator/diagnosis/diag_agent.h"
 #include "orchestrator/diagnosis/diag_mi.h"
 #include "orchestrator/diagnosis/diagnosis.h"
+#include "orchestrator/diagnosis/diagnosis_json.h"
 
 #define LIBPYTHON                                                                             \
 	"/opt/rocm/bin/rocgdb: error while loading shared libraries: libpython3.12.so.1.0: "  \

@@ -5,6 +5,7 @@
 
 #include "common/cleanup.h"
 #include "orchestrator/perf/perf_samples.h"
+#include "orchestrator/perf/perf_samples_json.h"
 
 static struct perf_sample sample(double ms)
 {

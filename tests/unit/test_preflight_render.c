@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "preflight/preflight_json.h"
 #include "preflight/stack_files.h"
 
 static void fill(struct preflight_report *r)

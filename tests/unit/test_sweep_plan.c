@@ -6,6 +6,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/sweep/sweep_plan.h"
+#include "orchestrator/sweep/sweep_plan_json.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 
