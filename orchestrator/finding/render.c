@@ -11,6 +11,7 @@
 
 #include "common/json.h"
 #include "common/text.h"
+#include "orchestrator/finding/signature_json.h"
 #include "preflight/preflight_json.h"
 #include "preflight/topology.h"
 

@@ -12,8 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
-
 #include "common/strbuf.h"
 
 #define SIGNATURE_ID_LEN 12
@@ -59,11 +57,6 @@ void signature_from_parts(struct signature *s, const char *outcome, const char *
  * of log text (not NUL-terminated, any bytes). Appends to out. */
 void signature_normalize_line(const char *line, size_t len, struct strbuf *out);
 
-/* {"id", "outcome", "fault_class", "kernel_family", "evidence",
- * "stop_reason", "partial"}, or a JSON null when s is unset. */
-cJSON *signature_to_json(const struct signature *s);
-/* The object signature_to_json wrote (anything else leaves s unset). */
-void signature_from_json(struct signature *s, const cJSON *o);
 /* "illegal_memory_access in at::native::k" (or "... in no kernel"): the
  * short form reports show. */
 void signature_short(const struct signature *s, struct strbuf *out);

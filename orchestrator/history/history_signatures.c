@@ -9,6 +9,7 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/signature.h"
+#include "orchestrator/finding/signature_json.h"
 #include "orchestrator/history/history_sql.h"
 
 #define LAST_SWEEPS HISTORY_LAST_SWEEPS

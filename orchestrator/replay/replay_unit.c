@@ -21,6 +21,7 @@
 #include "orchestrator/replay/run_folder.h"
 #include "orchestrator/replay/run_log.h"
 #include "common/signals.h"
+#include "orchestrator/seccomp/seccomp_json.h"
 #include "preflight/preflight_json.h"
 
 #include <errno.h>

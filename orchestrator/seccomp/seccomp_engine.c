@@ -3,6 +3,7 @@
  * itself so that the profile and its checks build without the engine
  * client (the fuzzers). */
 #include "orchestrator/seccomp/seccomp_profile.h"
+#include "orchestrator/seccomp/seccomp_json.h"
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"

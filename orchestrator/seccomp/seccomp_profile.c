@@ -7,6 +7,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/seccomp/seccomp_json.h"
 
 /* Allowed unconditionally on every architecture (names absent on one are
  * skipped there). Written from the Linux syscall tables: everything an

@@ -12,15 +12,14 @@
  *
  * Output is the Docker/OCI profile JSON (defaultAction, defaultErrnoRet,
  * archMap, syscalls[]); how an engine takes it (inline for dockerd, a path
- * for Podman) is docker/'s business. */
+ * for Podman) is docker/'s business. The profile as a tree, the engine's
+ * option and run.json's record are seccomp_json.h's. */
 #ifndef HRR_SECCOMP_SECCOMP_PROFILE_H
 #define HRR_SECCOMP_SECCOMP_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <cjson/cJSON.h>
 
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -58,13 +57,10 @@ struct seccomp_profile_opts {
 	bool strict;
 };
 
-/* Build the profile as a tree (*out, the caller's). Names the architecture
- * (and its compat sub-architectures) lacks are left out with a note in
- * *notes ("skipped <name>: not a syscall on <arch>"); notes may be NULL. */
-int seccomp_profile_tree(const struct seccomp_profile_opts *o, cJSON **out,
-			 struct strvec *notes, struct error *err)
-	__attribute__((warn_unused_result));
-/* The same, printed unformatted into json (appended). */
+/* The profile, printed unformatted into json (appended); as a tree:
+ * seccomp_json.h. Names the architecture (and its compat
+ * sub-architectures) lacks are left out with a note in *notes ("skipped
+ * <name>: not a syscall on <arch>"); notes may be NULL. */
 int seccomp_profile_build(const struct seccomp_profile_opts *o, struct strbuf *json,
 			  struct strvec *notes, struct error *err)
 	__attribute__((warn_unused_result));
@@ -83,26 +79,5 @@ int seccomp_names_check(uint32_t arch, const char *const *names, size_t n, bool 
  * wrong. */
 int seccomp_profile_validate(const char *text, size_t len, uint32_t arch, struct error *err)
 	__attribute__((warn_unused_result));
-/* The same check of a profile already parsed (NULL: not a JSON object). */
-int seccomp_profile_check(const cJSON *root, uint32_t arch, struct error *err)
-	__attribute__((warn_unused_result));
-
-/* What run.json records: {"mode": "...", "path"?: "...", "profile"?: {...}}
- * (the profile as passed to the engine, when there is one: profile, which
- * the record takes, may be NULL). */
-cJSON *seccomp_record_json(const struct seccomp_choice *c, cJSON *profile);
-
-struct engine;
-
-/* What the replay container gets for choice c on engine e (whose /version
- * names the architecture): *profile is the profile's JSON for the spec's
- * seccomp_profile (replay, a site's file; docker/ passes it the way the
- * engine takes it), *opt a SecurityOpt entry ("seccomp=unconfined"), both
- * NULL for the engine's default; *record is run.json's "seccomp" object. A
- * site's file that cannot be read or is not a valid profile: ERR_USAGE.
- * Names the architecture lacks are noted in *notes (may be NULL). */
-int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool allow_ptrace,
-			  char **profile, char **opt, cJSON **record, struct strvec *notes,
-			  struct error *err) __attribute__((warn_unused_result));
 
 #endif

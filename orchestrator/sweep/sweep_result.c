@@ -18,6 +18,7 @@
 #include "common/strvec.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/signature_json.h"
 #include "orchestrator/perf/perf_samples_json.h"
 #include "orchestrator/sweep/sweep_json.h"
 

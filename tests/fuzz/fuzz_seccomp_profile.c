@@ -3,6 +3,7 @@
 #include <seccomp.h>
 #include <stdint.h>
 
+#include "orchestrator/seccomp/seccomp_json.h"
 #include "orchestrator/seccomp/seccomp_profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

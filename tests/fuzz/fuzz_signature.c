@@ -11,6 +11,7 @@
 #include "common/text.h"
 #include "orchestrator/finding/kernel_family.h"
 #include "orchestrator/finding/signature.h"
+#include "orchestrator/finding/signature_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
+#include "orchestrator/seccomp/seccomp_json.h"
 #include "orchestrator/seccomp/seccomp_profile.h"
 #include "tests/support/sim_run.h"
 

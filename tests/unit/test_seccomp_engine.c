@@ -6,6 +6,7 @@
 
 #include "common/fsutil.h"
 #include "docker/engine.h"
+#include "orchestrator/seccomp/seccomp_json.h"
 #include "orchestrator/seccomp/seccomp_profile.h"
 #include "tests/support/fake_engine.h"
 #include "tests/support/scratch.h"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "orchestrator/seccomp/seccomp_json.h"
 #include "orchestrator/seccomp/seccomp_profile.h"
 
 static const char *const engine_arches[] = { "amd64", "arm64", "ppc64le", "s390x" };

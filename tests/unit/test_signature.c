@@ -8,6 +8,7 @@
 #include "orchestrator/finding/kernel_family.h"
 #include "orchestrator/finding/known_issues.h"
 #include "orchestrator/finding/signature.h"
+#include "orchestrator/finding/signature_json.h"
 
 static void family_is(const char *kernel, const char *want)
 {
