@@ -2,7 +2,7 @@
  * side (tag, ID, each case's finding), what changed between them in what
  * the preflight reads (the replay stack line of preflight.md: HIP, comgr,
  * ROCm release; run.json's playback path), and how it was found. */
-#include "orchestrator/cli/bisect_driver.h"
+#include "orchestrator/jobs/bisect_driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,7 +155,7 @@ void bisect_answer_markdown(const struct bisect_job *j, struct strbuf *out)
 	if (j->gpu_time)
 		strbuf_addf(out, "Metric: GPU time (kernel time, %ld samples a probe; slower is a "
 			    "ratio of medians above %g%% with a Mann-Whitney p below %g).\n\n",
-			    j->o->sweep.perf_runs, 100 * j->rule.threshold, j->rule.alpha);
+			    j->rq->perf_runs, 100 * j->rule.threshold, j->rule.alpha);
 	switch (j->step) {
 	case BISECT_FOUND:
 		if (j->gpu_time) {
@@ -274,7 +274,7 @@ char *bisect_answer_json(const struct bisect_job *j)
 	cJSON_AddStringToObject(o, "verdict", bisect_job_verdict(j));
 	cJSON_AddStringToObject(o, "metric", j->gpu_time ? "gpu-time" : "verdict");
 	if (j->gpu_time)
-		cJSON_AddNumberToObject(o, "samples_per_probe", (double)j->o->sweep.perf_runs);
+		cJSON_AddNumberToObject(o, "samples_per_probe", (double)j->rq->perf_runs);
 	cJSON_AddStringToObject(o, "good", j->cands.v[0].ref);
 	cJSON_AddStringToObject(o, "bad", j->cands.v[j->cands.n - 1].ref);
 	if (j->step == BISECT_FOUND) {
@@ -302,9 +302,10 @@ static int register_folder(struct bisect_job *j, struct error *err)
 	char host[256];
 	bool rebuilt;
 	struct history_sweep s = {
-		.id = j->id, .label = j->o->sweep.label ? j->o->sweep.label : "bisect",
+		.id = j->id, .label = j->rq->label ? j->rq->label : "bisect",
 		.state = "finished", .options = "{}", .tool_version = HRR_DOCKER_REPLAY_VERSION,
-		.folder = j->folder, .run_options_fp = j->fp, .started = (long long)time(NULL),
+		.folder = j->folder, .run_options_fp = j->rq->run_options_fp,
+		.started = (long long)time(NULL),
 		.finished = (long long)time(NULL), .host = host,
 	};
 
@@ -314,10 +315,9 @@ static int register_folder(struct bisect_job *j, struct error *err)
 	return history_db_import(j->db, &s, NULL, 0, &none, &rebuilt, err);
 }
 
-int bisect_answer_write(struct bisect_job *j, struct error *err)
+int bisect_answer_write(struct bisect_job *j, const char *md, const char *json,
+			struct error *err)
 {
-	cleanup_strbuf struct strbuf md = STRBUF_INIT;
-	cleanup_free char *json = bisect_answer_json(j);
 	cleanup_free char *pmd = xasprintf("%s/bisect.md", j->folder);
 	cleanup_free char *pj = xasprintf("%s/bisect.json", j->folder);
 	bool found = j->step == BISECT_FOUND;
@@ -326,11 +326,10 @@ int bisect_answer_write(struct bisect_job *j, struct error *err)
 		.last_good = found ? j->cands.v[j->state.last_good].ref : NULL,
 		.first_bad = found ? j->cands.v[j->state.first_bad].ref : NULL,
 		.verdict = bisect_job_verdict(j), .answer = json, .folder = j->folder,
-		.run_options_fp = j->fp, .finished = (long long)time(NULL),
+		.run_options_fp = j->rq->run_options_fp, .finished = (long long)time(NULL),
 	};
 
-	bisect_answer_markdown(j, &md);
-	if (fs_write_atomic(pmd, md.buf, md.len, 0644, err) < 0 ||
+	if (fs_write_atomic(pmd, md, strlen(md), 0644, err) < 0 ||
 	    fs_write_atomic(pj, json, strlen(json), 0644, err) < 0)
 		return -1;
 	return history_db_record_bisect(j->db, &b, err) < 0 ? -1 : register_folder(j, err);

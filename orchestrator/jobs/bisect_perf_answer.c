@@ -1,7 +1,7 @@
 /* `bisect --metric gpu-time` in words (docs/bisect.md "GPU time"): each
  * probe's comparison with --good's samples, for the progress lines, the
  * answer's markdown and its JSON. */
-#include "orchestrator/cli/bisect_driver.h"
+#include "orchestrator/jobs/bisect_driver.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,8 +36,8 @@ void bisect_perf_progress(const struct bisect_job *j, size_t i)
 	cleanup_strbuf struct strbuf w = STRBUF_INIT;
 
 	bisect_perf_words(&p->perf[c], &w);
-	fprintf(stderr, "bisect:   GPU time %s%s%s\n", j->n_cases > 1 ? j->cases[c].name : "",
-		j->n_cases > 1 ? ": " : "", w.buf);
+	events_stage(j->rq->events, "bisect:   GPU time %s%s%s",
+		     j->n_cases > 1 ? j->cases[c].name : "", j->n_cases > 1 ? ": " : "", w.buf);
 }
 
 cJSON *bisect_perf_json(const struct bisect_job *j, size_t i)
