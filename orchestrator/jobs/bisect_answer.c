@@ -1,7 +1,7 @@
 /* The answer of a bisection: the last good and the first bad image side by
  * side (tag, ID, each case's finding), what changed between them in what
- * the preflight reads (the replay stack line of preflight.md: HIP, comgr,
- * ROCm release; run.json's playback path), and how it was found. */
+ * the preflight reads (the replay stack and the playback path, as their
+ * run.json records them), and how it was found. */
 #include "orchestrator/jobs/bisect_driver.h"
 
 #include <stdio.h>
@@ -50,34 +50,29 @@ static void facts_release(struct facts *f)
 	free(f->playback);
 }
 
-/* Read from the first case's run folder of candidate i. */
+/* From the record of the first case's run of candidate i (its run.json):
+ * the replay side the preflight described and the playback path, as the
+ * replay recorded them, never read back out of preflight.md's words. */
 static void facts_read(const struct bisect_probe *p, struct facts *f)
 {
-	cleanup_strbuf struct strbuf md = STRBUF_INIT, rj = STRBUF_INIT;
-	cleanup_free char *dir = NULL, *pmd = NULL, *prj = NULL;
-	const char *line;
+	cleanup_strbuf struct strbuf rj = STRBUF_INIT;
+	cleanup_free char *prj = NULL;
+	cleanup_cjson cJSON *run = NULL;
+	const cJSON *stack, *pb;
 
 	memset(f, 0, sizeof(*f));
 	if (!p->folder || !p->run_dir)
 		return;
-	dir = xasprintf("%s/%s", p->folder, p->run_dir);
-	pmd = xasprintf("%s/preflight.md", dir);
-	prj = xasprintf("%s/run.json", dir);
-	if (fs_read_small_file(pmd, FACTS_MAX, &md, ERROR_DISCARD) == 0 && md.buf &&
-	    (line = strstr(md.buf, "- Replay: "))) {
-		cleanup_free char *raw = NULL;
-
-		line += strlen("- Replay: ");
-		raw = xstrndup(line, strcspn(line, "\n"));
-		f->stack = text_sanitized(raw, TEXT_STRIP_ANSI);
-	}
-	if (fs_read_small_file(prj, FACTS_MAX, &rj, ERROR_DISCARD) == 0 && rj.buf) {
-		cleanup_cjson cJSON *j = cJSON_Parse(rj.buf);
-		const cJSON *pb = cJSON_GetObjectItemCaseSensitive(j, "playback");
-
-		if (cJSON_IsString(pb))
-			f->playback = text_sanitized(pb->valuestring, TEXT_STRIP_ANSI);
-	}
+	prj = xasprintf("%s/%s/run.json", p->folder, p->run_dir);
+	if (fs_read_small_file(prj, FACTS_MAX, &rj, ERROR_DISCARD) < 0 || !rj.buf ||
+	    !(run = cJSON_Parse(rj.buf)))
+		return;
+	stack = cJSON_GetObjectItemCaseSensitive(run, "replay_stack");
+	pb = cJSON_GetObjectItemCaseSensitive(run, "playback");
+	if (cJSON_IsString(stack))
+		f->stack = text_sanitized(stack->valuestring, TEXT_STRIP_ANSI);
+	if (cJSON_IsString(pb))
+		f->playback = text_sanitized(pb->valuestring, TEXT_STRIP_ANSI);
 }
 
 static void md_cell(struct strbuf *out, const char *s)
