@@ -4,11 +4,14 @@
  * run.json records them), and how it was found. */
 #include "orchestrator/jobs/bisect_driver.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
@@ -228,6 +231,39 @@ void bisect_answer_markdown(const struct bisect_job *j, struct strbuf *out)
 	}
 }
 
+/* --metric gpu-time: candidate i's comparisons, one object a case. */
+static cJSON *perf_json(const struct bisect_job *j, size_t i)
+{
+	const struct bisect_probe *p = &j->probes[i];
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t c = 0; p->perf && c < j->n_cases; c++) {
+		const struct perf_comparison *k = &p->perf[c].cmp;
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "case", j->cases[c].name);
+		cJSON_AddStringToObject(o, "status",
+					p->perf[c].other_gpu ? "other-gpu"
+					: k->status == PERF_NONE ? "no-samples"
+					: perf_status_name(k->status));
+		cJSON_AddNumberToObject(o, "samples", (double)p->perf[c].n);
+		cJSON_AddNumberToObject(o, "good_samples", (double)k->n_base);
+		if (k->status != PERF_NONE) {
+			cJSON_AddNumberToObject(o, "median_ms", k->median_new);
+			cJSON_AddNumberToObject(o, "good_median_ms", k->median_base);
+		}
+		if (isfinite(k->ratio)) {
+			cJSON_AddNumberToObject(o, "ratio", k->ratio);
+			cJSON_AddNumberToObject(o, "ci_lo", k->ci_lo);
+			cJSON_AddNumberToObject(o, "ci_hi", k->ci_hi);
+			cJSON_AddNumberToObject(o, "p", k->p);
+			cJSON_AddNumberToObject(o, "cv", k->cv_new);
+		}
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *side_json(const struct bisect_job *j, size_t i)
 {
 	const struct bisect_probe *p = &j->probes[i];
@@ -248,7 +284,7 @@ static cJSON *side_json(const struct bisect_job *j, size_t i)
 		cJSON_AddItemToArray(cases, k);
 	}
 	if (j->gpu_time && p->known)
-		cJSON_AddItemToObject(o, "gpu_time", bisect_perf_json(j, i));
+		cJSON_AddItemToObject(o, "gpu_time", perf_json(j, i));
 	facts_read(p, &f);
 	if (f.stack)
 		cJSON_AddStringToObject(o, "replay_stack", f.stack);

@@ -7,8 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
-
 #include "orchestrator/bisect/candidates.h"
 #include "orchestrator/bisect/perf_mark.h"
 #include "orchestrator/bisect/plan.h"
@@ -86,7 +84,5 @@ void bisect_perf_progress(const struct bisect_job *j, size_t i);
 /* One case's comparison in words: "slower: ratio 1.101 [1.092, 1.110],
  * p = 0.0079, median 44.0 ms against 40.0 ms (5 against 5 samples)". */
 void bisect_perf_words(const struct bisect_perf *c, struct strbuf *out);
-/* Its comparisons as JSON, one object a case. */
-cJSON *bisect_perf_json(const struct bisect_job *j, size_t i);
 
 #endif

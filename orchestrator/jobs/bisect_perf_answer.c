@@ -1,6 +1,6 @@
 /* `bisect --metric gpu-time` in words (docs/bisect.md "GPU time"): each
- * probe's comparison with --good's samples, for the progress lines, the
- * answer's markdown and its JSON. */
+ * probe's comparison with --good's samples, for the progress lines and
+ * the answer's markdown (its JSON is bisect_answer.c's). */
 #include "orchestrator/jobs/bisect_driver.h"
 
 #include <math.h>
@@ -38,36 +38,4 @@ void bisect_perf_progress(const struct bisect_job *j, size_t i)
 	bisect_perf_words(&p->perf[c], &w);
 	events_stage(j->rq->events, "bisect:   GPU time %s%s%s",
 		     j->n_cases > 1 ? j->cases[c].name : "", j->n_cases > 1 ? ": " : "", w.buf);
-}
-
-cJSON *bisect_perf_json(const struct bisect_job *j, size_t i)
-{
-	const struct bisect_probe *p = &j->probes[i];
-	cJSON *a = cJSON_CreateArray();
-
-	for (size_t c = 0; p->perf && c < j->n_cases; c++) {
-		const struct perf_comparison *k = &p->perf[c].cmp;
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(o, "case", j->cases[c].name);
-		cJSON_AddStringToObject(o, "status",
-					p->perf[c].other_gpu ? "other-gpu"
-					: k->status == PERF_NONE ? "no-samples"
-					: perf_status_name(k->status));
-		cJSON_AddNumberToObject(o, "samples", (double)p->perf[c].n);
-		cJSON_AddNumberToObject(o, "good_samples", (double)k->n_base);
-		if (k->status != PERF_NONE) {
-			cJSON_AddNumberToObject(o, "median_ms", k->median_new);
-			cJSON_AddNumberToObject(o, "good_median_ms", k->median_base);
-		}
-		if (isfinite(k->ratio)) {
-			cJSON_AddNumberToObject(o, "ratio", k->ratio);
-			cJSON_AddNumberToObject(o, "ci_lo", k->ci_lo);
-			cJSON_AddNumberToObject(o, "ci_hi", k->ci_hi);
-			cJSON_AddNumberToObject(o, "p", k->p);
-			cJSON_AddNumberToObject(o, "cv", k->cv_new);
-		}
-		cJSON_AddItemToArray(a, o);
-	}
-	return a;
 }
