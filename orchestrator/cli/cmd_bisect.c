@@ -1,22 +1,28 @@
 /* `bisect`: the first image between --good and --bad in which the cases
  * behave differently from --good (docs/bisect.md). The search and its
- * replays are orchestrator/bisect/'s; this file turns the options into a job, prints
- * the answer and picks the exit code. */
+ * replays are orchestrator/jobs/'s (bisect_job.h); this file turns the
+ * options into its request, runs a probe's sweep, prints the answer and
+ * picks the exit code. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
-#include "orchestrator/cli/bisect_driver.h"
 #include "orchestrator/cli/bisect_options.h"
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/cli/commands.h"
-#include "orchestrator/replay/run_folder.h"
 #include "common/say.h"
-#include "orchestrator/sweep/sweep_folder.h"
-#include "orchestrator/sweep/sweep_plan.h"
 #include "orchestrator/cli/sweep_runopts.h"
+#include "orchestrator/cli/term_events.h"
+#include "orchestrator/history/history_db.h"
+#include "orchestrator/jobs/bisect_job.h"
+
+#define BISECT_EXIT_FOUND 0
+#define BISECT_EXIT_NONE 1   /* no transition, or a flaky candidate */
+#define BISECT_EXIT_INFRA 5
+#define BISECT_EXIT_USAGE 64
 
 const char cmd_bisect_usage[] =
 	"Usage: hrr-docker-replay bisect --good IMAGE --bad IMAGE\n"
@@ -56,25 +62,6 @@ static int exit_of(const struct error *err)
 	return err->kind == ERR_USAGE ? BISECT_EXIT_USAGE : BISECT_EXIT_INFRA;
 }
 
-static int load_candidates(struct bisect_job *j, struct error *err)
-{
-	const struct sweep_options *so = &j->o->sweep;
-	const struct bisect_candidates *c = &j->cands;
-
-	if (so->images_file)
-		return bisect_candidates_from_file(&j->cands, so->images_file, so->good, so->bad, err);
-	/* the engine's own tags of the repository are candidates too */
-	if (engine_open(&j->engine, NULL, err) < 0 ||
-	    bisect_candidates_from_tags(&j->cands, j->engine, so->good, so->bad, so->tag_pattern,
-					err) < 0)
-		return -1;
-	if (c->note)
-		fprintf(stderr, "%s\n", c->note);
-	fprintf(stderr, "bisect: %zu candidate tag(s) of %s (%u registry request(s), %zu tag(s) "
-		"only on this engine)\n", c->n, so->good, c->registry_requests, c->local_only);
-	return 0;
-}
-
 static char *options_fingerprint(const struct options *o)
 {
 	/* Redacted as the sweep's import fingerprints them: same options, same
@@ -86,77 +73,67 @@ static char *options_fingerprint(const struct options *o)
 	return history_options_fingerprint(redacted);
 }
 
-/* Everything before the search: candidates, cases, history, engine, folder. */
-static int set_up(struct bisect_job *j, struct error *err)
+/* A candidate's probe, in the bisection's child process: `sweep` of the
+ * cases in that image alone, with every option of the command line; its
+ * summary goes to the sweep folder, not to our stdout. */
+static enum bisect_probe_end probe_sweep(void *ctx, const char *image,
+					 const char *const *pid_dirs, size_t n)
 {
-	cleanup_free char *wd = NULL, *dflt = history_db_default_path();
-	char rid[7];
+	struct options *o = ctx;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-	if (workdir_prepare(j->o->workdir, (const char *const *)j->o->sweep.archives.v,
-			    j->o->sweep.archives.n, &wd, err) < 0 ||
-	    load_candidates(j, err) < 0 || bisect_cases_load(j, wd, err) < 0)
-		return -1;
-	if (j->o->sweep.metric_gpu_time) {
-		struct sweep_options *so = &j->o->sweep;
+	if (null >= 0)
+		dup2(null, STDOUT_FILENO);
+	o->command = CMD_SWEEP;
+	strvec_clear(&o->sweep.images);
+	strvec_push(&o->sweep.images, image);
+	strvec_clear(&o->sweep.archives);
+	for (size_t i = 0; i < n; i++)
+		strvec_push(&o->sweep.archives, pid_dirs[i]);
+	if (!o->sweep.label)
+		o->sweep.label = xstrdup("bisect");
+	return sweep_command(o) == BISECT_EXIT_USAGE ? BISECT_PROBE_REFUSED : BISECT_PROBE_RAN;
+}
 
-		/* Before the fingerprint: N is a run option, as the probes run. */
-		if (!so->perf_runs)
-			so->perf_runs = BISECT_PERF_RUNS_DEFAULT;
-		j->gpu_time = true;
-		j->rule = so->perf;
-	}
-	j->fp = options_fingerprint(j->o);
-	if (history_db_open(&j->db, j->o->sweep.db ? j->o->sweep.db : dflt, err) < 0 ||
-	    (!j->engine && engine_open(&j->engine, NULL, err) < 0))
-		return -1;
-	run_id_new(rid);
-	/* "bisection-…": told apart from its probes' sweeps ("bisect-…"). */
-	j->id = sweep_id_make("bisection", time(NULL), (unsigned)strtoul(rid, NULL, 16));
-	if (sweep_folder_create(wd, j->id, &j->folder, err) < 0)
-		return -1;
-	j->probes = xcalloc(j->cands.n + 1, sizeof(*j->probes));
-	for (size_t i = 0; i < j->cands.n; i++) {
-		strvec_init(&j->probes[i].outcomes);
-		strvec_init(&j->probes[i].details);
-		if (j->gpu_time)
-			j->probes[i].perf = xcalloc(j->n_cases, sizeof(*j->probes[i].perf));
-	}
-	return 0;
+static void request_of(struct options *o, struct bisect_request *rq)
+{
+	const struct sweep_options *so = &o->sweep;
+
+	*rq = (struct bisect_request){
+		.workdir = o->workdir, .good = so->good, .bad = so->bad,
+		.images_file = so->images_file, .tag_pattern = so->tag_pattern,
+		.archives = (const char *const *)so->archives.v, .n_archives = so->archives.n,
+		.sweep = so->sweep, .case_name = so->case_name, .label = so->label, .db = so->db,
+		.pull = o->pull, .verbosity = o->verbosity, .keep_images = so->keep_images,
+		.gpu_time = so->metric_gpu_time, .perf_runs = so->perf_runs, .rule = so->perf,
+		.events = term_events(), .probe = probe_sweep, .probe_ctx = o,
+	};
 }
 
 int bisect_command(struct options *o)
 {
-	struct bisect_job j = { .o = o };
+	struct bisect_request rq;
+	struct bisect_result res;
 	struct error err;
+	cleanup_free char *fp = NULL;
 	int code;
 
-	if (set_up(&j, &err) < 0) {
-		code = exit_of(&err);
-		goto out;
+	/* Before the fingerprint: N is a run option, as the probes run. */
+	if (o->sweep.metric_gpu_time && !o->sweep.perf_runs)
+		o->sweep.perf_runs = BISECT_PERF_RUNS_DEFAULT;
+	fp = options_fingerprint(o);
+	request_of(o, &rq);
+	rq.run_options_fp = fp;
+	if (bisect_run(&rq, &res, &err) < 0)
+		return exit_of(&err);
+	code = res.end == BISECT_END_FOUND ? BISECT_EXIT_FOUND
+	       : res.end == BISECT_END_NONE ? BISECT_EXIT_NONE : BISECT_EXIT_INFRA;
+	if (!res.interrupted) {
+		if (o->format == FORMAT_JSON)
+			printf("%s\n", res.json);
+		else
+			fputs(res.markdown, stdout);
 	}
-	fprintf(stderr, "bisect: %zu candidate(s) from %s to %s, %zu case(s); folder %s\n",
-		j.cands.n, j.cands.v[0].ref, j.cands.v[j.cands.n - 1].ref, j.n_cases, j.folder);
-	code = bisect_search(&j);
-	if (!j.interrupted) {
-		if (bisect_answer_write(&j, &err) < 0)
-			say_warning("bisect: the answer could not be kept: %s", err.msg);
-		if (o->format == FORMAT_JSON) {
-			cleanup_free char *json = bisect_answer_json(&j);
-
-			printf("%s\n", json);
-		} else {
-			cleanup_strbuf struct strbuf md = STRBUF_INIT;
-
-			bisect_answer_markdown(&j, &md);
-			fwrite(md.buf, 1, md.len, stdout);
-		}
-	}
-	if (!o->sweep.keep_images && j.engine)
-		bisect_remove_pulled(&j);
-out:
-	if (j.engine)
-		engine_close(j.engine);
-	history_db_close(j.db);
-	bisect_job_release(&j);
+	bisect_result_release(&res);
 	return code;
 }

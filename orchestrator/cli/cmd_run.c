@@ -1,6 +1,6 @@
-/* `run`: one replay per pid directory of the archive, through the replay
- * unit; the findings on stdout as each ends, -o once at the end, the run
- * folders on stderr. */
+/* `run`: one replay per pid directory of the archive, each a job
+ * (orchestrator/jobs/run_job.h) built from the options; the findings on
+ * stdout as each ends, -o once at the end, the run folders on stderr. */
 #include "orchestrator/cli/cmd_setup.h"
 #include "orchestrator/cli/term_events.h"
 #include "common/cleanup.h"
@@ -8,13 +8,12 @@
 #include "orchestrator/cli/cmd_known.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
-#include "orchestrator/lease/run_lease.h"
+#include "orchestrator/jobs/run_job.h"
 #include "common/say.h"
 #include "common/signals.h"
 #include "common/strbuf.h"
 #include "orchestrator/perf/perf_samples_json.h"
 #include "orchestrator/perf/perf_stats.h"
-#include "orchestrator/replay/replay_perf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,40 +60,6 @@ const char cmd_replay_help_tail[] =
 	"exits 2, 3, 4, and 5 from an interrupt or a failed create/start, have one;\n"
 	"usage errors, a missing archive or image, no engine or no GPU have none.\n";
 
-/* The one wait message: which GPU, who holds it, how to bound the wait. */
-static void say_gpu_wait(void *ctx, size_t ordinal, const char *gpu, const char *holder)
-{
-	const struct run_lease_request *rq = ctx;
-
-	say_error("waiting for GPU %zu (%s), held by %s%s", ordinal, gpu, holder,
-		  rq->gpu_wait >= 0 ? "" : " (bound it with --gpu-wait S)");
-}
-
-/* --perf N: the samples after a passing replay (docs/perf.md), as
- * markdown after the finding or as "perf" in its JSON. */
-/* run --perf N: the samples, once the verdict replay passed and before
- * finding.json is written, so the file has them as stdout does. */
-struct run_perf_ctx {
-	struct cmd_env *env;
-	const struct replay_desc *d;
-	struct perf_samples ps;
-	bool taken;
-};
-
-static void run_perf(void *ctx, struct replay_unit_result *res)
-{
-	struct run_perf_ctx *p = ctx;
-	const struct sweep_options *s = &p->env->o->sweep;
-	struct replay_desc t;
-
-	if (!replay_perf_after(res))
-		return;
-	replay_perf_desc(p->d, &t);
-	replay_perf_sample(&p->env->host, &t, (int)s->perf_runs, (int)s->perf_warmup, &p->ps);
-	cJSON_AddItemToObject(res->finding, "perf", perf_samples_to_json(&p->ps));
-	p->taken = true;
-}
-
 /* The samples after the finding on stdout. */
 static void perf_markdown(const struct sweep_options *s, const struct perf_samples *ps,
 			  struct strbuf *md)
@@ -115,53 +80,38 @@ static void perf_markdown(const struct sweep_options *s, const struct perf_sampl
 
 static int run_one(struct cmd_env *env, size_t i)
 {
-	struct replay_desc d;
-	struct replay_unit_result res;
 	const struct options *o = env->o;
-	__attribute__((cleanup(capture_manifest_release))) struct capture_manifest cap;
-	struct run_lease_request rq = { .host = &env->host, .pid_dir = env->pid_dirs.v[i],
-					.gpus = o->gpus, .n_gpus = o->n_gpus,
-					.gpus_from_env = cmd_gpus_from_env(o),
-					.gpu_wait = o->sweep.gpu_wait, .sysfs_root = o->sysfs_root,
-					.device_root = o->device_root };
-	struct run_lease lease;
+	struct run_request rq = { .host = &env->host, .gpus = o->gpus, .n_gpus = o->n_gpus,
+				  .gpus_from_env = cmd_gpus_from_env(o),
+				  .gpu_wait = o->sweep.gpu_wait, .sysfs_root = o->sysfs_root,
+				  .device_root = o->device_root, .perf_runs = o->sweep.perf_runs,
+				  .perf_warmup = o->sweep.perf_warmup, .events = term_events() };
+	struct run_result res;
 	struct error err;
 	cleanup_strbuf struct strbuf md = STRBUF_INIT;
-	struct run_perf_ctx perf = { .env = env, .d = &d };
 	int code;
 
-	capture_manifest_load(&cap, rq.pid_dir);
-	rq.capture_devices = capture_manifest_devices(&cap);
-	rq.on_wait = say_gpu_wait;
-	rq.wait_ctx = &rq;
-	/* The GPUs are ours alone for the replay (docs/sweep.md "GPU leases"). */
-	if ((code = run_lease_take(&rq, &lease, &err))) {
+	cmd_describe(env, i, NULL, NULL, &rq.desc);
+	if (run_job(&rq, &res, &err) < 0) {
 		say_error("%s", err.msg);
-		return code;
+		return res.code;
 	}
-	cmd_describe(env, i, &cap, &lease.choice, &d);
-	if (o->sweep.perf_runs) {
-		d.on_verdict = run_perf;
-		d.on_verdict_ctx = &perf;
-	}
-	code = replay_unit_run(&env->host, &d, &res);
-	if (res.finding_markdown)
-		strbuf_addstr(&md, res.finding_markdown);
-	if (perf.taken)
-		perf_markdown(&o->sweep, &perf.ps, &md);
-	perf_samples_release(&perf.ps);
-	run_lease_release(&lease);
-	cmd_say_warnings(&res.warnings);
-	if (res.run_dir)
-		strvec_push(&env->run_dirs, res.run_dir);
+	code = res.code;
+	if (res.unit.finding_markdown)
+		strbuf_addstr(&md, res.unit.finding_markdown);
+	if (res.perf_taken)
+		perf_markdown(&o->sweep, &res.perf, &md);
+	cmd_say_warnings(&res.unit.warnings);
+	if (res.unit.run_dir)
+		strvec_push(&env->run_dirs, res.unit.run_dir);
 	if (env->o->format == FORMAT_JSON)
-		cmd_emit_json(env, res.finding ? cmd_json_finding(res.finding, code) :
-				   cmd_json_no_finding(code, &res.failure, res.run_dir));
-	else if (res.finding)
+		cmd_emit_json(env, res.unit.finding ? cmd_json_finding(res.unit.finding, code) :
+				   cmd_json_no_finding(code, &res.unit.failure, res.unit.run_dir));
+	else if (res.unit.finding)
 		cmd_emit(env, md.buf, md.len);
-	if (res.failure.stage != REPLAY_STAGE_NONE)
-		env->failure = res.failure;
-	replay_unit_result_release(&res);
+	if (res.unit.failure.stage != REPLAY_STAGE_NONE)
+		env->failure = res.unit.failure;
+	run_result_release(&res);
 	return code;
 }
 

@@ -43,7 +43,8 @@ struct image_setup cmd_image_setup(const struct options *o);
 struct overlay_sources cmd_overlay_sources(const struct options *o);
 
 /* The replay description of pid i, from the options, with its manifest and
- * GPUs as the command read and chose them (once; both outlive d). */
+ * GPUs as the command read and chose them (once; both outlive d; NULL when
+ * the job d is handed to reads and chooses them, as a run's does). */
 void cmd_describe(const struct cmd_env *env, size_t i, const struct capture_manifest *capture,
 		  const struct gpu_choice *gpus, struct replay_desc *d);
 /* The environment variable --gpu's list came from ("GPU"), for messages;

@@ -60,6 +60,18 @@ static cJSON *spec_without_secrets(const cJSON *spec, const struct strvec *user_
 	return copy;
 }
 
+/* The preflight's verdict and the replay side it described, as
+ * preflight.md says it for people: kept in the record for its readers (a
+ * bisection's answer), who never read preflight.md's words back. */
+static void records_add_preflight(cJSON *root, const struct preflight_report *p)
+{
+	if (!p)
+		return;
+	cJSON_AddStringToObject(root, "preflight", preflight_verdict_name(p->verdict));
+	cJSON_AddStringToObject(root, "replay_stack",
+				p->replay_side.len ? p->replay_side.buf : "unknown");
+}
+
 void records_write_run_json(const struct unit_run *pr)
 {
 	const struct image_facts *im = pr->desc->image;
@@ -99,8 +111,7 @@ void records_write_run_json(const struct unit_run *pr)
 	if (pr->playback)
 		cJSON_AddStringToObject(root, "playback", pr->playback);
 	cJSON_AddBoolToObject(root, "overlay", pr->desc->overlay != NULL);
-	if (pr->preflight)
-		cJSON_AddStringToObject(root, "preflight", preflight_verdict_name(pr->preflight->verdict));
+	records_add_preflight(root, pr->preflight);
 	c = cJSON_AddObjectToObject(root, "container");
 	if (pr->container_name)
 		cJSON_AddStringToObject(c, "name", pr->container_name);

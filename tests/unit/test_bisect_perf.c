@@ -8,7 +8,7 @@
 
 #include "common/cleanup.h"
 #include "orchestrator/bisect/perf_mark.h"
-#include "orchestrator/cli/bisect_driver.h"
+#include "orchestrator/jobs/bisect_driver.h"
 
 static const struct perf_rule rule = { PERF_THRESHOLD_DEFAULT, PERF_ALPHA_DEFAULT,
 				       PERF_MAX_CV_DEFAULT };
@@ -160,15 +160,15 @@ Test(bisect_perf, another_gpu_product_is_never_compared)
 	cr_expect_eq(other.cmp.status, PERF_SLOWER, "the same product: compared");
 }
 
-/* The answer in words (orchestrator/cli/bisect_answer.c): the first slower
+/* The answer in words (orchestrator/jobs/bisect_answer.c): the first slower
  * image with its ratio, interval and p, each side's comparison. */
 Test(bisect_perf, the_answer_names_the_first_slower_image_with_its_ratio)
 {
 	static struct bisect_perf perf[2];
-	struct options o;
+	struct bisect_request rq = { .perf_runs = 5 };
 	struct bisect_case kase = { .name = "lib/pid-1" };
 	struct bisect_probe probes[2] = { 0 };
-	struct bisect_job j = { .o = &o, .gpu_time = true, .rule = rule, .n_cases = 1,
+	struct bisect_job j = { .rq = &rq, .gpu_time = true, .rule = rule, .n_cases = 1,
 				.cases = &kase, .probes = probes, .step = BISECT_FOUND,
 				.state = { .last_good = 0, .first_bad = 1 } };
 	cleanup_strbuf struct strbuf md = STRBUF_INIT;
@@ -176,8 +176,6 @@ Test(bisect_perf, the_answer_names_the_first_slower_image_with_its_ratio)
 	char ids[2][16] = { "sha256:a", "sha256:b" };
 	struct error err;
 
-	options_init(&o);
-	o.sweep.perf_runs = 5;
 	bisect_candidates_push(&j.cands, "reg/r:t10", "t10", 1);
 	bisect_candidates_push(&j.cands, "reg/r:t11", "t11", 2);
 	fill(&perf[0], 5, 40, 0.02, 13);
@@ -212,5 +210,4 @@ Test(bisect_perf, the_answer_names_the_first_slower_image_with_its_ratio)
 		strvec_clear(&probes[i].details);
 	}
 	bisect_candidates_release(&j.cands);
-	options_release(&o);
 }

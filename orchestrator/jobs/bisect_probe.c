@@ -1,12 +1,12 @@
 /* One candidate replayed: a sweep of the bisection's cases in that image
  * alone, with every run option of the command line (leases, seccomp,
  * retries, the history), in a child process so that the sweep's own
- * signal handling, workers and exit stay exactly as `sweep` has them. Its
- * summary goes to the sweep folder, not to our stdout. */
-#include "orchestrator/cli/bisect_driver.h"
+ * signal handling, workers and exit stay exactly as `sweep` has them. The
+ * sweep is the request's probe (the command layer's); its summary goes to
+ * the sweep folder, not to our stdout. */
+#include "orchestrator/jobs/bisect_driver.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/xalloc.h"
-#include "orchestrator/cli/commands.h"
+/* The child's exit status when its sweep refused its options. */
+#define PROBE_STATUS_REFUSED 64
 
 static volatile sig_atomic_t stop_asked;
 
@@ -28,20 +28,14 @@ static void on_stop(int sig)
 static void child(struct bisect_job *j, size_t i)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	struct options *o = j->o;
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	enum bisect_probe_end end;
 
 	sigaction(SIGINT, &dfl, NULL);
 	sigaction(SIGTERM, &dfl, NULL);
 	sigaction(SIGHUP, &dfl, NULL);
-	if (null >= 0)
-		dup2(null, STDOUT_FILENO);
-	o->command = CMD_SWEEP;
-	strvec_clear(&o->sweep.images);
-	strvec_push(&o->sweep.images, j->cands.v[i].ref);
-	if (!o->sweep.label)
-		o->sweep.label = xstrdup("bisect");
-	_exit(sweep_command(o));
+	end = j->rq->probe(j->rq->probe_ctx, j->cands.v[i].ref,
+			   (const char *const *)j->archives.v, j->archives.n);
+	_exit(end == BISECT_PROBE_REFUSED ? PROBE_STATUS_REFUSED : 0);
 }
 
 int bisect_probe_run(struct bisect_job *j, size_t i, struct error *err)
@@ -51,9 +45,10 @@ int bisect_probe_run(struct bisect_job *j, size_t i, struct error *err)
 	int status = 0;
 	pid_t pid;
 
-	fprintf(stderr, "bisect: replaying %zu case(s) in %s\n", j->n_cases, j->cands.v[i].ref);
-	fflush(stdout);
-	fflush(stderr);
+	events_stage(j->rq->events, "bisect: replaying %zu case(s) in %s", j->n_cases,
+		     j->cands.v[i].ref);
+	/* What is buffered is written once, not again by the child. */
+	fflush(NULL);
 	/* Ctrl-C reaches the child's sweep (same process group), which stops
 	 * its replays as a sweep does; we only note it and stop after. */
 	for (int k = 0; k < 3; k++)
@@ -69,7 +64,7 @@ int bisect_probe_run(struct bisect_job *j, size_t i, struct error *err)
 		return error_errno(err, "bisect: fork");
 	if (stop_asked || (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT))
 		j->interrupted = true;
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == BISECT_EXIT_USAGE)
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == PROBE_STATUS_REFUSED)
 		return error_set(err, ERR_USAGE, 0, "bisect: the sweep of %s refused its options",
 				 j->cands.v[i].ref);
 	return 0;

@@ -1,5 +1,4 @@
-#include "orchestrator/cli/bisect_driver.h"
-#include "orchestrator/cli/term_events.h"
+#include "orchestrator/jobs/bisect_driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +9,6 @@
 #include "orchestrator/finding/finding.h"
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_reuse.h"
-#include "common/say.h"
 #include "orchestrator/sweep/sweep_folder.h"
 #include "orchestrator/sweep/sweep_plan.h"
 #include "orchestrator/sweep/sweep_result.h"
@@ -35,7 +33,7 @@ void bisect_job_release(struct bisect_job *j)
 	}
 	free(j->cases);
 	bisect_candidates_release(&j->cands);
-	free(j->fp);
+	strvec_clear(&j->archives);
 	free(j->id);
 	free(j->folder);
 	free(j->error);
@@ -48,10 +46,10 @@ static int cases_of_sweep(struct bisect_job *j, const char *workdir, struct swee
 {
 	struct sweep_meta m;
 	cleanup_free char *folder = NULL;
-	const char *want = j->o->sweep.case_name;
+	const char *want = j->rq->case_name;
 
 	sweep_meta_init(&m);
-	if (sweep_folder_find(workdir, j->o->sweep.sweep, &folder, err) < 0 ||
+	if (sweep_folder_find(workdir, j->rq->sweep, &folder, err) < 0 ||
 	    sweep_meta_read(&m, folder, err) < 0) {
 		sweep_meta_release(&m);
 		return error_prefix(err, "bisect --sweep: ");
@@ -74,25 +72,27 @@ static int cases_of_sweep(struct bisect_job *j, const char *workdir, struct swee
 	sweep_meta_release(&m);
 	if (!plan->n)
 		return error_set(err, ERR_USAGE, 0, "bisect --sweep %s: no case %s in that sweep",
-				 j->o->sweep.sweep, want ? want : "at all");
+				 j->rq->sweep, want ? want : "at all");
 	/* The probe sweeps replay these pid dirs. */
-	strvec_clear(&j->o->sweep.archives);
+	strvec_clear(&j->archives);
 	for (size_t i = 0; i < plan->n; i++)
-		strvec_push(&j->o->sweep.archives, plan->cases[i].archive);
+		strvec_push(&j->archives, plan->cases[i].archive);
 	return 0;
 }
 
 int bisect_cases_load(struct bisect_job *j, const char *workdir, struct error *err)
 {
 	struct sweep_plan plan = { 0 };
-	const char *img[] = { j->o->sweep.good };
+	const char *img[] = { j->rq->good };
 	int rc = 0;
 
-	if (j->o->sweep.sweep)
+	if (j->rq->sweep) {
 		rc = cases_of_sweep(j, workdir, &plan, err);
-	else
-		rc = sweep_plan_add_matrix(&plan, (const char *const *)j->o->sweep.archives.v,
-					   j->o->sweep.archives.n, img, 1, err);
+	} else {
+		for (size_t i = 0; i < j->rq->n_archives; i++)
+			strvec_push(&j->archives, j->rq->archives[i]);
+		rc = sweep_plan_add_matrix(&plan, j->rq->archives, j->rq->n_archives, img, 1, err);
+	}
 	j->cases = xcalloc(plan.n + 1, sizeof(*j->cases));
 	for (size_t i = 0; rc == 0 && i < plan.n; i++) {
 		struct bisect_case *c = &j->cases[j->n_cases++];
@@ -114,8 +114,8 @@ static int pin(struct bisect_job *j, size_t i, struct error *err)
 
 	if (p->image_id)
 		return 0;
-	if (image_ensure(j->engine, j->cands.v[i].ref, j->o->pull, term_events(), j->o->verbosity,
-			 &f, err) < 0)
+	if (image_ensure(j->engine, j->cands.v[i].ref, j->rq->pull, j->rq->events,
+			 j->rq->verbosity, &f, err) < 0)
 		return -1;
 	p->image_id = xstrdup(f.id);
 	p->pulled = f.pulled;
@@ -203,7 +203,8 @@ static int look_up(struct bisect_job *j, size_t i, struct error *err)
 	for (size_t c = 0; c < j->n_cases; c++) {
 		struct history_known k;
 
-		if (history_db_find_result(j->db, j->cases[c].digest, p->image_id, j->fp, &k, err) < 0)
+		if (history_db_find_result(j->db, j->cases[c].digest, p->image_id,
+					   j->rq->run_options_fp, &k, err) < 0)
 			return -1;
 		if (!k.found || !k.outcome) {
 			history_known_release(&k);
@@ -268,18 +269,18 @@ static int know(struct bisect_job *j, size_t i, struct error *err)
 		if (!p->known)
 			p->mark = BISECT_ERROR;
 	}
-	fprintf(stderr, "bisect: [%zu/%zu] %s (%.19s): %s%s%s\n", i + 1, j->cands.n,
+	events_stage(j->rq->events, "bisect: [%zu/%zu] %s (%.19s): %s%s%s", i + 1, j->cands.n,
 		j->cands.v[i].ref, p->image_id, p->known ? p->outcomes.v[0] : "no result",
 		p->known && j->n_cases > 1 ? ", ..." : "",
 		p->replayed ? "" : " (from the history)");
 	if (j->gpu_time && p->known)
 		bisect_perf_progress(j, i);
 	else
-		fprintf(stderr, "bisect:   %s\n", mark_word(p->mark));
+		events_stage(j->rq->events, "bisect:   %s", mark_word(p->mark));
 	return 0;
 }
 
-int bisect_search(struct bisect_job *j)
+enum bisect_end bisect_search(struct bisect_job *j)
 {
 	cleanup_free enum bisect_mark *marks = xcalloc(j->cands.n, sizeof(*marks));
 	struct error err;
@@ -291,22 +292,22 @@ int bisect_search(struct bisect_job *j)
 		if (j->step != BISECT_PROBE)
 			break;
 		if (know(j, j->state.next, &err) < 0) {
-			say_error("%s", err.msg);
+			events_error(j->rq->events, "%s", err.msg);
 			j->error = xstrdup(err.msg);
-			return BISECT_EXIT_INFRA;
+			return BISECT_END_INFRA;
 		}
 		if (j->interrupted) {
-			say_error("bisect: interrupted; run the same command again to resume from "
-				  "what the history now knows");
-			return BISECT_EXIT_INFRA;
+			events_error(j->rq->events, "bisect: interrupted; run the same command again "
+				     "to resume from what the history now knows");
+			return BISECT_END_INFRA;
 		}
 	}
 	switch (j->step) {
-	case BISECT_FOUND: return BISECT_EXIT_FOUND;
-	case BISECT_STOPPED_ERROR: return BISECT_EXIT_INFRA;
+	case BISECT_FOUND: return BISECT_END_FOUND;
+	case BISECT_STOPPED_ERROR: return BISECT_END_INFRA;
 	case BISECT_GOOD_DIFFERS:
-		return j->probes[0].mark == BISECT_ERROR ? BISECT_EXIT_INFRA : BISECT_EXIT_NONE;
-	default: return BISECT_EXIT_NONE;
+		return j->probes[0].mark == BISECT_ERROR ? BISECT_END_INFRA : BISECT_END_NONE;
+	default: return BISECT_END_NONE;
 	}
 }
 
@@ -318,7 +319,8 @@ void bisect_remove_pulled(struct bisect_job *j)
 		if (!j->probes[i].pulled)
 			continue;
 		if (engine_image_remove(j->engine, j->cands.v[i].ref, &err) < 0)
-			say_warning("bisect: could not remove %s (pulled for the bisection): %s",
-				    j->cands.v[i].ref, err.msg);
+			events_warning(j->rq->events,
+				       "bisect: could not remove %s (pulled for the bisection): %s",
+				       j->cands.v[i].ref, err.msg);
 	}
 }

@@ -1,14 +1,17 @@
 /* The answer of a bisection: the last good and the first bad image side by
  * side (tag, ID, each case's finding), what changed between them in what
- * the preflight reads (the replay stack line of preflight.md: HIP, comgr,
- * ROCm release; run.json's playback path), and how it was found. */
-#include "orchestrator/cli/bisect_driver.h"
+ * the preflight reads (the replay stack and the playback path, as their
+ * run.json records them), and how it was found. */
+#include "orchestrator/jobs/bisect_driver.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
@@ -50,34 +53,29 @@ static void facts_release(struct facts *f)
 	free(f->playback);
 }
 
-/* Read from the first case's run folder of candidate i. */
+/* From the record of the first case's run of candidate i (its run.json):
+ * the replay side the preflight described and the playback path, as the
+ * replay recorded them, never read back out of preflight.md's words. */
 static void facts_read(const struct bisect_probe *p, struct facts *f)
 {
-	cleanup_strbuf struct strbuf md = STRBUF_INIT, rj = STRBUF_INIT;
-	cleanup_free char *dir = NULL, *pmd = NULL, *prj = NULL;
-	const char *line;
+	cleanup_strbuf struct strbuf rj = STRBUF_INIT;
+	cleanup_free char *prj = NULL;
+	cleanup_cjson cJSON *run = NULL;
+	const cJSON *stack, *pb;
 
 	memset(f, 0, sizeof(*f));
 	if (!p->folder || !p->run_dir)
 		return;
-	dir = xasprintf("%s/%s", p->folder, p->run_dir);
-	pmd = xasprintf("%s/preflight.md", dir);
-	prj = xasprintf("%s/run.json", dir);
-	if (fs_read_small_file(pmd, FACTS_MAX, &md, ERROR_DISCARD) == 0 && md.buf &&
-	    (line = strstr(md.buf, "- Replay: "))) {
-		cleanup_free char *raw = NULL;
-
-		line += strlen("- Replay: ");
-		raw = xstrndup(line, strcspn(line, "\n"));
-		f->stack = text_sanitized(raw, TEXT_STRIP_ANSI);
-	}
-	if (fs_read_small_file(prj, FACTS_MAX, &rj, ERROR_DISCARD) == 0 && rj.buf) {
-		cleanup_cjson cJSON *j = cJSON_Parse(rj.buf);
-		const cJSON *pb = cJSON_GetObjectItemCaseSensitive(j, "playback");
-
-		if (cJSON_IsString(pb))
-			f->playback = text_sanitized(pb->valuestring, TEXT_STRIP_ANSI);
-	}
+	prj = xasprintf("%s/%s/run.json", p->folder, p->run_dir);
+	if (fs_read_small_file(prj, FACTS_MAX, &rj, ERROR_DISCARD) < 0 || !rj.buf ||
+	    !(run = cJSON_Parse(rj.buf)))
+		return;
+	stack = cJSON_GetObjectItemCaseSensitive(run, "replay_stack");
+	pb = cJSON_GetObjectItemCaseSensitive(run, "playback");
+	if (cJSON_IsString(stack))
+		f->stack = text_sanitized(stack->valuestring, TEXT_STRIP_ANSI);
+	if (cJSON_IsString(pb))
+		f->playback = text_sanitized(pb->valuestring, TEXT_STRIP_ANSI);
 }
 
 static void md_cell(struct strbuf *out, const char *s)
@@ -155,7 +153,7 @@ void bisect_answer_markdown(const struct bisect_job *j, struct strbuf *out)
 	if (j->gpu_time)
 		strbuf_addf(out, "Metric: GPU time (kernel time, %ld samples a probe; slower is a "
 			    "ratio of medians above %g%% with a Mann-Whitney p below %g).\n\n",
-			    j->o->sweep.perf_runs, 100 * j->rule.threshold, j->rule.alpha);
+			    j->rq->perf_runs, 100 * j->rule.threshold, j->rule.alpha);
 	switch (j->step) {
 	case BISECT_FOUND:
 		if (j->gpu_time) {
@@ -233,6 +231,39 @@ void bisect_answer_markdown(const struct bisect_job *j, struct strbuf *out)
 	}
 }
 
+/* --metric gpu-time: candidate i's comparisons, one object a case. */
+static cJSON *perf_json(const struct bisect_job *j, size_t i)
+{
+	const struct bisect_probe *p = &j->probes[i];
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t c = 0; p->perf && c < j->n_cases; c++) {
+		const struct perf_comparison *k = &p->perf[c].cmp;
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "case", j->cases[c].name);
+		cJSON_AddStringToObject(o, "status",
+					p->perf[c].other_gpu ? "other-gpu"
+					: k->status == PERF_NONE ? "no-samples"
+					: perf_status_name(k->status));
+		cJSON_AddNumberToObject(o, "samples", (double)p->perf[c].n);
+		cJSON_AddNumberToObject(o, "good_samples", (double)k->n_base);
+		if (k->status != PERF_NONE) {
+			cJSON_AddNumberToObject(o, "median_ms", k->median_new);
+			cJSON_AddNumberToObject(o, "good_median_ms", k->median_base);
+		}
+		if (isfinite(k->ratio)) {
+			cJSON_AddNumberToObject(o, "ratio", k->ratio);
+			cJSON_AddNumberToObject(o, "ci_lo", k->ci_lo);
+			cJSON_AddNumberToObject(o, "ci_hi", k->ci_hi);
+			cJSON_AddNumberToObject(o, "p", k->p);
+			cJSON_AddNumberToObject(o, "cv", k->cv_new);
+		}
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *side_json(const struct bisect_job *j, size_t i)
 {
 	const struct bisect_probe *p = &j->probes[i];
@@ -253,7 +284,7 @@ static cJSON *side_json(const struct bisect_job *j, size_t i)
 		cJSON_AddItemToArray(cases, k);
 	}
 	if (j->gpu_time && p->known)
-		cJSON_AddItemToObject(o, "gpu_time", bisect_perf_json(j, i));
+		cJSON_AddItemToObject(o, "gpu_time", perf_json(j, i));
 	facts_read(p, &f);
 	if (f.stack)
 		cJSON_AddStringToObject(o, "replay_stack", f.stack);
@@ -274,7 +305,7 @@ char *bisect_answer_json(const struct bisect_job *j)
 	cJSON_AddStringToObject(o, "verdict", bisect_job_verdict(j));
 	cJSON_AddStringToObject(o, "metric", j->gpu_time ? "gpu-time" : "verdict");
 	if (j->gpu_time)
-		cJSON_AddNumberToObject(o, "samples_per_probe", (double)j->o->sweep.perf_runs);
+		cJSON_AddNumberToObject(o, "samples_per_probe", (double)j->rq->perf_runs);
 	cJSON_AddStringToObject(o, "good", j->cands.v[0].ref);
 	cJSON_AddStringToObject(o, "bad", j->cands.v[j->cands.n - 1].ref);
 	if (j->step == BISECT_FOUND) {
@@ -302,9 +333,10 @@ static int register_folder(struct bisect_job *j, struct error *err)
 	char host[256];
 	bool rebuilt;
 	struct history_sweep s = {
-		.id = j->id, .label = j->o->sweep.label ? j->o->sweep.label : "bisect",
+		.id = j->id, .label = j->rq->label ? j->rq->label : "bisect",
 		.state = "finished", .options = "{}", .tool_version = HRR_DOCKER_REPLAY_VERSION,
-		.folder = j->folder, .run_options_fp = j->fp, .started = (long long)time(NULL),
+		.folder = j->folder, .run_options_fp = j->rq->run_options_fp,
+		.started = (long long)time(NULL),
 		.finished = (long long)time(NULL), .host = host,
 	};
 
@@ -314,10 +346,9 @@ static int register_folder(struct bisect_job *j, struct error *err)
 	return history_db_import(j->db, &s, NULL, 0, &none, &rebuilt, err);
 }
 
-int bisect_answer_write(struct bisect_job *j, struct error *err)
+int bisect_answer_write(struct bisect_job *j, const char *md, const char *json,
+			struct error *err)
 {
-	cleanup_strbuf struct strbuf md = STRBUF_INIT;
-	cleanup_free char *json = bisect_answer_json(j);
 	cleanup_free char *pmd = xasprintf("%s/bisect.md", j->folder);
 	cleanup_free char *pj = xasprintf("%s/bisect.json", j->folder);
 	bool found = j->step == BISECT_FOUND;
@@ -326,11 +357,10 @@ int bisect_answer_write(struct bisect_job *j, struct error *err)
 		.last_good = found ? j->cands.v[j->state.last_good].ref : NULL,
 		.first_bad = found ? j->cands.v[j->state.first_bad].ref : NULL,
 		.verdict = bisect_job_verdict(j), .answer = json, .folder = j->folder,
-		.run_options_fp = j->fp, .finished = (long long)time(NULL),
+		.run_options_fp = j->rq->run_options_fp, .finished = (long long)time(NULL),
 	};
 
-	bisect_answer_markdown(j, &md);
-	if (fs_write_atomic(pmd, md.buf, md.len, 0644, err) < 0 ||
+	if (fs_write_atomic(pmd, md, strlen(md), 0644, err) < 0 ||
 	    fs_write_atomic(pj, json, strlen(json), 0644, err) < 0)
 		return -1;
 	return history_db_record_bisect(j->db, &b, err) < 0 ? -1 : register_folder(j, err);
