@@ -12,7 +12,7 @@
 #include "common/say.h"
 #include "common/signals.h"
 #include "common/strbuf.h"
-#include "orchestrator/perf/perf_samples_json.h"
+#include "orchestrator/perf/perf_samples.h"
 #include "orchestrator/perf/perf_stats.h"
 
 #include <stdio.h>

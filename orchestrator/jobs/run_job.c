@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "orchestrator/lease/run_lease.h"
+#include "orchestrator/perf/perf_samples_json.h"
 #include "orchestrator/replay/replay_perf.h"
 #include "orchestrator/replay/replay_unit.h"
 #include "preflight/manifest.h"
