@@ -23,7 +23,8 @@
 #include "orchestrator/history/sweep_expected.h"
 #include "orchestrator/lease/gpu_holders.h"
 #include "orchestrator/lease/gpu_lease.h"
-#include "orchestrator/report/sweep_report.h"
+#include "orchestrator/jobs/sweep_finish.h"
+#include "orchestrator/cli/sweep_exit.h"
 #include "orchestrator/sweep/sweep_engine.h"
 #include "orchestrator/sweep/sweep_run.h"
 #include "orchestrator/cli/sweep_notify.h"
@@ -415,7 +416,8 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 	};
 	struct sweep_notify sn;
 	struct error err;
-	int code, rc;
+	enum sweep_end end;
+	int rc;
 
 	if (c->task)
 		return finish_task(c, out);
@@ -429,7 +431,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 	sweep_notify_add_owners(&sn, c->have_known ? &c->known : NULL);
 	f.then = sweep_notify_after;
 	f.then_ctx = &sn;
-	rc = sweep_report_write(c->db, &c->meta, c->folder, &f, &code, stdout, &err);
+	rc = sweep_finish_write(c->db, &c->meta, c->folder, &f, &end, stdout, &err);
 	sweep_notify_release(&sn);
 	if (rc < 0) {
 		fflush(stdout);
@@ -441,7 +443,7 @@ static int finish(struct sweep_cmd *c, const struct sweep_run_outcome *out, size
 	/* Bounded GPU waits that let nothing run: try later. */
 	if (out->gave_up && out->gave_up == out->recorded)
 		return SWEEP_EXIT_GPU_BUSY;
-	return code;
+	return sweep_exit_of(end);
 }
 
 /* A task stops starting cases once its backend says the time left is
