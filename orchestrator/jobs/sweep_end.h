@@ -22,6 +22,10 @@ enum sweep_end {
 	SWEEP_END_GPU_BUSY,    /* bounded GPU waits let nothing run */
 };
 
+/* The end an exit code of a sweep (a report's r->exit_code, a merge
+ * job's) says. */
+enum sweep_end sweep_end_of_code(int code);
+
 struct sweep_finish {
 	const char *state;            /* "finished", "interrupted", "partial" */
 	long long finished;           /* epoch seconds */

@@ -42,24 +42,6 @@ void sweep_finish_exit(struct report *r, const char *state, sweep_status_mask fa
 }
 
 
-enum sweep_end sweep_end_of_code(int code)
-{
-	switch (code) {
-	case SWEEP_EXIT_OK:
-		return SWEEP_END_OK;
-	case SWEEP_EXIT_FAILED:
-		return SWEEP_END_FAILED;
-	case SWEEP_EXIT_NO_GPU:
-		return SWEEP_END_NO_GPU;
-	case SWEEP_EXIT_USAGE:
-		return SWEEP_END_USAGE;
-	case SWEEP_EXIT_GPU_BUSY:
-		return SWEEP_END_GPU_BUSY;
-	default:
-		return SWEEP_END_INFRA;
-	}
-}
-
 int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
 		       const struct sweep_finish *f, enum sweep_end *end, FILE *shown_to,
 		       struct error *err)

@@ -26,7 +26,5 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *m, const 
  * into r->exit_code with what the known issues changed in it: the
  * number the reports show. */
 void sweep_finish_exit(struct report *r, const char *state, sweep_status_mask fail_on);
-/* The end a report's exit code (r->exit_code) says. */
-enum sweep_end sweep_end_of_code(int code);
 
 #endif
