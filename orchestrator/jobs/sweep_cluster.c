@@ -80,7 +80,7 @@ enum sweep_end sweep_cluster_submit(struct sweep_work *j, const size_t *cases, s
 		snprintf(exe, sizeof(exe), "hrr-docker-replay");
 	suspect_hosts(j, &avoid);
 	if (j->submit_to->submit(&s, &code, &err) < 0)
-		return sweep_job_fail(j, &err, SWEEP_END_INFRA);
+		return sweep_state_fail(j, &err, SWEEP_END_INFRA);
 	if (!j->req->wait)
 		return SWEEP_END_OK;
 	cleanup_free char *summary = xasprintf("%s/summary.%s", j->folder,

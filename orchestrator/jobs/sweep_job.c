@@ -16,13 +16,6 @@
 #include "orchestrator/sweep/sweep_kernels.h"
 #include "orchestrator/sweep/sweep_run.h"
 
-enum sweep_end sweep_job_fail(const struct sweep_work *j, const struct error *err,
-			      enum sweep_end end)
-{
-	events_error(j->ev, "%s", err->msg);
-	return end;
-}
-
 static enum sweep_end usage_or_infra(const struct error *err)
 {
 	return err->kind == ERR_USAGE ? SWEEP_END_USAGE : SWEEP_END_INFRA;
@@ -48,17 +41,17 @@ static int set_up_sweep(struct sweep_work *j, enum sweep_end *end)
 	j->submit_to = sweep_backend_named(req->backend ? req->backend->name : NULL);
 	submit = j->submit_to != NULL;
 	if (submit && j->submit_to->can_submit(&err) < 0)
-		return *end = sweep_job_fail(j, &err, SWEEP_END_INFRA), -1;
+		return *end = sweep_state_fail(j, &err, SWEEP_END_INFRA), -1;
 	if (sweep_open_prepare(j, &err) < 0)
-		return *end = sweep_job_fail(j, &err, usage_or_infra(&err)), -1;
+		return *end = sweep_state_fail(j, &err, usage_or_infra(&err)), -1;
 	j->task_of = req->have_shard ? sweep_backend_of_task() : NULL;
 	j->task = j->task_of != NULL;
 	if (!submit && !j->task && sweep_open_db(j, false, &j->db, &err) < 0)
-		return *end = sweep_job_fail(j, &err, usage_or_infra(&err)), -1;
+		return *end = sweep_state_fail(j, &err, usage_or_infra(&err)), -1;
 	/* Without the database: a bad file is refused before submitting, and
 	 * a cluster task marks its results lines with the rules too. */
 	if ((submit || j->task) && sweep_open_known(j, &err) < 0)
-		return *end = sweep_job_fail(j, &err, SWEEP_END_USAGE), -1;
+		return *end = sweep_state_fail(j, &err, SWEEP_END_USAGE), -1;
 	if (!j->resume && !j->task)
 		sweep_open_durations(j);
 	return 0;
@@ -79,30 +72,30 @@ static int set_up(struct sweep_work *j, size_t **cases, size_t *n, int **next_at
 	if ((code = sweep_open_host(j)))
 		return *end = sweep_end_of_code(code), -1;
 	if (!submit && sweep_open_pool(j, &err) < 0)
-		return *end = sweep_job_fail(j, &err, SWEEP_END_NO_GPU), -1;
+		return *end = sweep_state_fail(j, &err, SWEEP_END_NO_GPU), -1;
 	/* A lock directory that cannot be trusted stops the sweep here, not
 	 * each case in a wait that never ends. */
 	if (!submit && gpu_lease_dir_prepare(gpu_lease_dir(NULL), &err) < 0)
-		return *end = sweep_job_fail(j, &err, usage_or_infra(&err)), -1;
+		return *end = sweep_state_fail(j, &err, usage_or_infra(&err)), -1;
 	if (j->task && sweep_cluster_task_pool(j, &err) < 0)
-		return *end = sweep_job_fail(j, &err, SWEEP_END_INFRA), -1;
+		return *end = sweep_state_fail(j, &err, SWEEP_END_INFRA), -1;
 	if (j->resume && !submit)
 		holders_remove_orphans(j->host.engine);
 	if (!(submit && j->resume))
 		sweep_open_images(j);
 	if (!j->resume && sweep_folder_create(j->host.workdir, j->meta.id, &j->folder, &err) < 0)
-		return *end = sweep_job_fail(j, &err, SWEEP_END_INFRA), -1;
+		return *end = sweep_state_fail(j, &err, SWEEP_END_INFRA), -1;
 	/* A code object that changed since its check is the user's to fix. */
 	if (!j->resume && j->req->plan.kernel_sources &&
 	    sweep_kernels_store(j->folder, j->req->plan.kernel_sources, &err) < 0)
-		return *end = sweep_job_fail(j, &err, err.kind == ERR_DATA ? SWEEP_END_USAGE
+		return *end = sweep_state_fail(j, &err, err.kind == ERR_DATA ? SWEEP_END_USAGE
 									: SWEEP_END_INFRA), -1;
 	if (!j->resume && sweep_meta_write(&j->meta, j->folder, &err) < 0)
-		return *end = sweep_job_fail(j, &err, SWEEP_END_INFRA), -1;
+		return *end = sweep_state_fail(j, &err, SWEEP_END_INFRA), -1;
 	if (sweep_kernels_attach(j->folder, j->set.kernels, &err) < 0)
-		return *end = sweep_job_fail(j, &err, SWEEP_END_INFRA), -1;
+		return *end = sweep_state_fail(j, &err, SWEEP_END_INFRA), -1;
 	if (sweep_cases_select(j, cases, n, next_attempt, &err) < 0)
-		return *end = sweep_job_fail(j, &err, SWEEP_END_INFRA), -1;
+		return *end = sweep_state_fail(j, &err, SWEEP_END_INFRA), -1;
 	return 0;
 }
 
@@ -176,7 +169,7 @@ static enum sweep_end finish(struct sweep_work *j, const struct sweep_run_outcom
 		return SWEEP_END_INFRA;
 	if (sweep_finish_write(j->db, &j->meta, j->folder, &f, &end, req->shown_to, &err) < 0) {
 		fflush(req->shown_to);
-		return sweep_job_fail(j, &err, SWEEP_END_INFRA);
+		return sweep_state_fail(j, &err, SWEEP_END_INFRA);
 	}
 	fflush(req->shown_to);
 	events_stage(j->ev, "sweep folder: %s", j->folder);
@@ -205,7 +198,7 @@ static enum sweep_end run_cases(struct sweep_work *j, const size_t *cases, size_
 		.perf_runs = req->perf_runs, .perf_warmup = req->perf_warmup, .events = j->ev,
 	};
 	enum sweep_end end = sweep_run(&in, &out, &err) < 0
-				     ? sweep_job_fail(j, &err, SWEEP_END_INFRA)
+				     ? sweep_state_fail(j, &err, SWEEP_END_INFRA)
 				     : finish(j, &out, n, false);
 
 	if (out.write_failed)
@@ -247,7 +240,7 @@ enum sweep_end sweep_job_merge(const struct sweep_request *req, const char *swee
 	job_init(&j, req);
 	end = sweep_open_read_back(&j, sweep, &done, &lines);
 	if (end == SWEEP_END_OK && sweep_open_db(&j, false, &j.db, &err) < 0)
-		end = sweep_job_fail(&j, &err, usage_or_infra(&err));
+		end = sweep_state_fail(&j, &err, usage_or_infra(&err));
 	else if (end == SWEEP_END_OK) {
 		/* "finished": the cases without a result are missing and fail it. */
 		out.recorded = done;

@@ -259,12 +259,12 @@ enum sweep_end sweep_open_read_back(struct sweep_work *j, const char *sweep, siz
 	if (workdir_prepare(j->req->workdir, NULL, 0, &wd, &err) < 0 ||
 	    sweep_folder_find(wd, sweep, &j->folder, &err) < 0 ||
 	    sweep_meta_read(&j->meta, j->folder, &err) < 0)
-		return sweep_job_fail(j, &err, err.kind == ERR_USAGE ? SWEEP_END_USAGE
+		return sweep_state_fail(j, &err, err.kind == ERR_USAGE ? SWEEP_END_USAGE
 								: SWEEP_END_INFRA);
 	d = xcalloc(j->meta.plan.n + 1, sizeof(bool));
 	next = xcalloc(j->meta.plan.n + 1, sizeof(int));
 	if (sweep_done_cases_read(&j->meta.plan, j->folder, d, next, lines, &err) < 0)
-		return sweep_job_fail(j, &err, SWEEP_END_INFRA);
+		return sweep_state_fail(j, &err, SWEEP_END_INFRA);
 	*done = 0;
 	for (size_t i = 0; i < j->meta.plan.n; i++)
 		*done += d[i];

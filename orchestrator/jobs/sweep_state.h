@@ -35,7 +35,7 @@ struct sweep_work {
 };
 
 /* err said through the job's events; end returned. */
-enum sweep_end sweep_job_fail(const struct sweep_work *j, const struct error *err,
+enum sweep_end sweep_state_fail(const struct sweep_work *j, const struct error *err,
 			      enum sweep_end end);
 
 #endif
