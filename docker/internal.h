@@ -200,11 +200,6 @@ void engine_event_parse(const cJSON *event, struct engine_event *ev);
 int engine_container_inspect_json(struct engine *e, const char *id, cJSON **out,
 				  struct error *err) __attribute__((warn_unused_result));
 
-/* ---- JSON numbers from the engine (pure, docker/codec.c) ---- */
-/* v's value when it is a number that fits in [lo, hi] whole; dflt
- * otherwise (not a number, NaN, out of range): never a cast out of range. */
-long long engine_json_int(const cJSON *v, long long lo, long long hi, long long dflt);
-
 /* ---- base64 (pure) ---- */
 /* Standard alphabet with padding. */
 char *engine_base64_encode(const void *data, size_t len);
