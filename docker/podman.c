@@ -173,27 +173,35 @@ static int podman_seccomp_file(const char *profile, char **out, struct error *er
 	return 0;
 }
 
-/* One SecurityOpt as Podman takes it: a profile inline becomes its file. */
-static int podman_security_opt(struct engine *e, const char *opt, struct strvec *out,
-			       struct error *err)
+/* A seccomp profile (JSON text) as Podman takes it: "seccomp=<its file>". */
+static int podman_seccomp_opt(struct engine *e, const char *profile, struct strvec *out,
+			      struct error *err)
 {
 	cleanup_free char *path = NULL;
 
-	if (strncmp(opt, "seccomp={", 9)) {
-		strvec_push(out, opt);
-		return 0;
-	}
 	if (!e->is_unix)
 		return error_set(err, ERR_USAGE, 0,
 				 "the engine at %s is Podman, which takes a seccomp profile as a file path on its own host; over tcp:// that file cannot be written: use a unix socket",
 				 e->host);
-	if (podman_seccomp_file(opt + 8, &path, err) < 0)
+	if (podman_seccomp_file(profile, &path, err) < 0)
 		return -1;
 	strvec_pushf(out, "seccomp=%s", path);
 	return 0;
 }
 
-int podman_extras_for(struct engine *e, const struct container_spec *s,
+/* One of the caller's SecurityOpt as Podman takes it: a profile inline
+ * becomes its file. */
+static int podman_security_opt(struct engine *e, const char *opt, struct strvec *out,
+			       struct error *err)
+{
+	if (strncmp(opt, "seccomp={", 9)) {
+		strvec_push(out, opt);
+		return 0;
+	}
+	return podman_seccomp_opt(e, opt + 8, out, err);
+}
+
+int podman_extras_for(struct engine *e, const struct container_spec *s, const char *seccomp,
 		      struct podman_extras *x, struct error *err)
 {
 	memset(x, 0, sizeof(*x));
@@ -204,12 +212,8 @@ int podman_extras_for(struct engine *e, const struct container_spec *s,
 	for (size_t i = 0; i < s->security_opt.n; i++)
 		if (podman_security_opt(e, s->security_opt.v[i], &x->security_opt, err) < 0)
 			return -1;
-	if (s->seccomp_profile) {
-		cleanup_free char *inline_opt = engine_seccomp_opt_inline(s->seccomp_profile);
-
-		if (podman_security_opt(e, inline_opt, &x->security_opt, err) < 0)
-			return -1;
-	}
+	if (seccomp && podman_seccomp_opt(e, seccomp, &x->security_opt, err) < 0)
+		return -1;
 	return 0;
 }
 
