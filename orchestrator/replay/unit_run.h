@@ -8,8 +8,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
-
 #include "common/strvec.h"
 #include "preflight/preflight.h"
 #include "orchestrator/replay/replay.h"
@@ -31,11 +29,13 @@ struct unit_run {
 	char *run_dir;
 	char started[40];
 	char *container_name;
-	cJSON *spec_json;
+	/* The replay container's, while the unit runs (run.json's "spec";
+	 * NULL before it is built). */
+	const struct container_spec *spec;
 	char user[32];                /* "uid:gid" the replay runs as */
 	char *seccomp_profile;        /* the profile's JSON, NULL = none of ours */
 	char *seccomp_opt;            /* "seccomp=unconfined", or NULL */
-	cJSON *seccomp_record;        /* run.json's "seccomp" */
+	struct seccomp_record *seccomp_record; /* run.json's "seccomp" (seccomp_json.h) */
 	struct plan_device *devices;
 	size_t n_devices;
 	/* --devices' outcome (replay_devices.c): "nodes" or "cdi", the CDI
