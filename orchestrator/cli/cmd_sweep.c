@@ -14,7 +14,7 @@
 #include "orchestrator/cli/options.h"
 #include "orchestrator/cli/sweep_exit.h"
 #include "orchestrator/cli/sweep_notify.h"
-#include "orchestrator/cli/sweep_runopts.h"
+#include "orchestrator/cli/sweep_runopts_json.h"
 #include "orchestrator/cli/term_events.h"
 #include "orchestrator/jobs/sweep_job.h"
 

@@ -11,7 +11,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/cli/options.h"
-#include "orchestrator/cli/sweep_runopts.h"
+#include "orchestrator/cli/sweep_runopts_json.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/replay/kernel_replace.h"
 #include "orchestrator/replay/playback_args.h"
