@@ -142,3 +142,40 @@ Test(known_run, hostile_regular_expressions_and_aliases_are_exit_64_at_once)
 		tool_run_release(&r);
 	}
 }
+
+static void write_text(const char *path, const char *text)
+{
+	struct error err;
+
+	cr_assert_eq(fs_write_atomic(path, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+}
+
+/* Ids, keys and values a rule quotes reach the terminal with their
+ * controls replaced (U+FFFD), never raw ESC or BEL. */
+Test(known_run, control_characters_in_ids_keys_and_values_never_reach_the_terminal)
+{
+	static const char *const bad[] = {
+		"issues:\n  - id: \"BUG\\e]0;owned\\a\"\n    link: https://b/1\n    owner: o\n"
+		"    match: {\"col\\eour\": red}\n",
+		"issues:\n  - id: B\n    link: https://b/1\n    owner: o\n"
+		"    expires: \"2026\\e[2J\\a\"\n    match: {outcome: MAF}\n",
+		"issues:\n  - id: \"BUG\\e[2J\"\n    link: https://b/1\n    owner: o\n"
+		"    expires: 2001-01-01\n    match: {outcome: MAF}\n",
+	};
+	cleanup_free char *pid_dir = fixture_pid_dir("maf");
+	cleanup_free char *rules = xasprintf("%s/known-issues.yaml", tenv.root);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct tool_run r;
+
+		write_text(rules, bad[i]);
+		run_with_rules(&r, pid_dir, rules);
+		cr_assert_eq(r.status, i < 2 ? 64 : 1, "%zu: %s", i, r.err.buf);
+		cr_assert(strstr(r.err.buf, "known-issues.yaml:"), "%zu: %s", i, r.err.buf);
+		cr_assert_null(memchr(r.err.buf, '\033', r.err.len), "%zu: ESC in %s", i,
+			       r.err.buf);
+		cr_assert_null(memchr(r.err.buf, '\a', r.err.len), "%zu: BEL in %s", i, r.err.buf);
+		cr_assert(strstr(r.err.buf, "\xef\xbf\xbd"), "%zu: U+FFFD in %s", i, r.err.buf);
+		tool_run_release(&r);
+	}
+}
