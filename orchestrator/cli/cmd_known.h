@@ -8,14 +8,27 @@
 #include "common/error.h"
 #include "orchestrator/finding/known_issues.h"
 
-/* Reads path into out (*have set) and warns once per expired rule. A
- * missing file is no rules when missing_ok (the sweep's default beside
- * the database), else an error; a bad file is an error. Errors are
- * ERR_USAGE: the command exits 64. */
+/* Where the file came from, which decides whose file it may be
+ * (docs/security.md "What is trusted"). */
+enum cmd_known_from {
+	/* --known-issues FILE: a team's shared file may be someone else's
+	 * when nobody else can write it or its directories; its notify: URLs
+	 * are then ignored, with a warning, unless the caller or root owns it. */
+	CMD_KNOWN_NAMED,
+	/* known-issues.yaml beside the database: the database's rule (the
+	 * caller's, not writable by others, no symlink). */
+	CMD_KNOWN_BESIDE,
+	/* The same, and a missing file is no rules (a sweep's default). */
+	CMD_KNOWN_BESIDE_IF_ANY,
+};
+
 /* known-issues.yaml beside the history database at db_path: the file a
  * sweep and `history known` read without --known-issues. Caller frees. */
 char *cmd_known_beside(const char *db_path);
-int cmd_known_load(const char *path, bool missing_ok, struct known_issues *out, bool *have,
-		   struct error *err) __attribute__((warn_unused_result));
+/* Reads path into out (*have set) and warns once per expired rule. A
+ * missing file is an error but for CMD_KNOWN_BESIDE_IF_ANY; a bad or
+ * refused file is an error. Errors are ERR_USAGE: the command exits 64. */
+int cmd_known_load(const char *path, enum cmd_known_from from, struct known_issues *out,
+		   bool *have, struct error *err) __attribute__((warn_unused_result));
 
 #endif

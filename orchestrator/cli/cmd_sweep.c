@@ -267,8 +267,9 @@ static int load_known(struct sweep_cmd *c, struct error *err)
 	cleanup_free char *dflt = history_db_default_path();
 	cleanup_free char *beside = cmd_known_beside(db_path(c, dflt));
 	const char *named = c->so->known_issues ? c->so->known_issues : c->meta.known_issues;
+	enum cmd_known_from from = named ? CMD_KNOWN_NAMED : CMD_KNOWN_BESIDE_IF_ANY;
 
-	return cmd_known_load(named ? named : beside, !named, &c->known, &c->have_known, err);
+	return cmd_known_load(named ? named : beside, from, &c->known, &c->have_known, err);
 }
 
 /* The sweep's connection caches 256 KiB of pages, not SQLite's 2 MB: the

@@ -12,7 +12,7 @@
 #include <yaml.h>
 
 #include "common/cleanup.h"
-#include "common/fsutil.h"
+#include "common/owned_file.h"
 #include "common/strbuf.h"
 #include "common/text.h"
 #include "common/xalloc.h"
@@ -373,13 +373,14 @@ int known_issues_parse(const char *name, const char *text, size_t len, struct kn
 	return rc;
 }
 
-int known_issues_load(const char *path, struct known_issues *out, struct error *err)
+int known_issues_load(const char *path, enum owned_file_rule rule, struct known_issues *out,
+		      struct stat *st, struct error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (fs_read_small_file(path, KNOWN_FILE_MAX, &text, err) < 0) {
+	if (owned_file_read(path, rule, KNOWN_FILE_MAX, &text, st, err) < 0) {
 		strbuf_release(&text);
 		return -1;
 	}

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
@@ -178,4 +180,120 @@ Test(known_run, control_characters_in_ids_keys_and_values_never_reach_the_termin
 		cr_assert(strstr(r.err.buf, "\xef\xbf\xbd"), "%zu: U+FFFD in %s", i, r.err.buf);
 		tool_run_release(&r);
 	}
+}
+
+/* Whose known-issues file is read (docs/security.md "What is trusted"):
+ * the one beside the database as the database itself, a --known-issues
+ * file of another user only when nobody else can write it, and then
+ * without its notify: URLs. Another user is hrrpod (uid 1001, made by
+ * tests/setup.sh). */
+TestSuite(known_trust, .init = tenv_init, .fini = tenv_fini, .timeout = 60);
+
+static const char trust_rules[] = "issues: []\n"
+				  "owners:\n"
+				  "  gemm-team: {notify: 'https://hooks.example/planted'}\n";
+
+/* `history known` on a database in dir (made here, 0700), with rules
+ * when not NULL. */
+static void history_known(struct tool_run *r, const char *dir, const char *rules)
+{
+	cleanup_free char *db = xasprintf("%s/history.sqlite", dir);
+	const char *prune[] = { "history", "prune", "--keep", "5", "--db", db, NULL };
+	const char *known[] = { "history", "known", "--db", db,
+				rules ? "--known-issues" : NULL, rules, NULL };
+
+	if (access(db, F_OK) != 0) {
+		tool_run(r, prune, NULL);
+		cr_assert_eq(r->status, 0, "%s", r->err.buf);
+		tool_run_release(r);
+	}
+	tool_run(r, known, NULL);
+}
+
+static void chown_to_hrrpod(const char *path)
+{
+	cr_assert_eq(lchown(path, 1001, 1001), 0, "chown %s (is user hrrpod there?)", path);
+}
+
+Test(known_trust, a_planted_file_beside_the_database_is_exit_64_naming_it)
+{
+	cleanup_free char *dir = xasprintf("%s/db", tenv.root);
+	cleanup_free char *path = xasprintf("%s/known-issues.yaml", dir);
+	cleanup_free char *other = xasprintf("%s/other", tenv.root);
+	cleanup_free char *planted = xasprintf("%s/known-issues.yaml", other);
+	struct tool_run r;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	write_text(path, trust_rules);
+	history_known(&r, dir, NULL);
+	cr_assert_eq(r.status, 0, "the caller's own file is read: %s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Mode 0666: anyone could have written it. */
+	cr_assert_eq(chmod(path, 0666), 0);
+	history_known(&r, dir, NULL);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, path) && strstr(r.err.buf, "writable by others (mode 0666)"),
+		  "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Another user's, 0644. */
+	cr_assert_eq(chmod(path, 0644), 0);
+	chown_to_hrrpod(path);
+	history_known(&r, dir, NULL);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, path) && strstr(r.err.buf, "belongs to uid 1001"), "%s",
+		  r.err.buf);
+	tool_run_release(&r);
+
+	/* A symlink into another user's 0777 directory. */
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(mkdir(other, 0777), 0);
+	cr_assert_eq(chmod(other, 0777), 0);
+	chown_to_hrrpod(other);
+	write_text(planted, trust_rules);
+	chown_to_hrrpod(planted);
+	cr_assert_eq(symlink(planted, path), 0);
+	history_known(&r, dir, NULL);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, path) && strstr(r.err.buf, "is a symlink: refused"), "%s",
+		  r.err.buf);
+	cr_assert_eq(strchr(r.err.buf, '\n'), r.err.buf + r.err.len - 1, "one line: %s",
+		     r.err.buf);
+	tool_run_release(&r);
+}
+
+Test(known_trust, a_shared_file_of_another_user_is_read_without_its_webhooks)
+{
+	cleanup_free char *dir = xasprintf("%s/db", tenv.root);
+	cleanup_free char *team = xasprintf("%s/team", tenv.root);
+	cleanup_free char *rules = xasprintf("%s/known-issues.yaml", team);
+	struct tool_run r;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(mkdir(team, 0755), 0);
+	chown_to_hrrpod(team);
+	write_text(rules, trust_rules);
+	chown_to_hrrpod(rules);
+	history_known(&r, dir, rules);
+	cr_assert_eq(r.status, 0, "a shared file only its owner can write: %s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "belongs to uid 1001, not to you or root: its notify: URLs "
+			 "are ignored"), "%s", r.err.buf);
+	cr_assert_null(strstr(r.err.buf, "hooks.example"), "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Writable by others, or in a directory others can write: refused. */
+	cr_assert_eq(chmod(rules, 0664), 0);
+	history_known(&r, dir, rules);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "writable by others (mode 0664)"), "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert_eq(chmod(rules, 0644), 0);
+	cr_assert_eq(chmod(team, 0777), 0);
+	history_known(&r, dir, rules);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, rules) && strstr(r.err.buf, "its directory is writable by "
+							  "others (mode 0777) and not sticky"),
+		  "%s", r.err.buf);
+	tool_run_release(&r);
 }
