@@ -443,7 +443,7 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	else if (u->cdi_devices.n)
 		events_info(d->events, d->verbosity - 1, "note: devices: CDI %s (%s)",
 			    u->cdi_devices.v[0], u->devices_note);
-	unit_plan_knobs(d, &k);
+	unit_plan_knobs(u, &k);
 	unit_diag_knobs(&diag, u, &k);
 	/* After the diagnostics' knobs: a hang-diagnostic run's profile lets
 	 * rocgdb attach. */
@@ -550,6 +550,9 @@ static int unit_body(struct unit_run *u, struct preflight_report *pf, struct int
 	if (run_folder_create(u->host->workdir, u->pid_name, u->run_id, &u->run_dir, &err) < 0)
 		return replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_WORKDIR,
 				   EXIT_NO_VERDICT, "%s", err.msg);
+	if (unit_kernels_keep(u, &err) < 0)
+		return replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_USAGE, EXIT_USAGE,
+				   "--replace-kernel: %s", err.msg);
 	run_preflight(u->host, d, pf, res);
 	u->chosen = res->gpus;
 	u->n_chosen = res->n_gpus;
@@ -607,6 +610,7 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	preflight_report_release(&pf);
 	plan_devices_free(u.devices, u.n_devices);
 	strvec_clear(&u.cdi_devices);
+	kernel_replacements_release(&u.kernels);
 	cJSON_Delete(u.spec_json);
 	cJSON_Delete(u.seccomp_record);
 	free(u.seccomp_opt);

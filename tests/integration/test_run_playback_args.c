@@ -2,10 +2,14 @@
  * reaches hrr-playback, the note when the image's build does not know a
  * flag (hrr-sim-older), and bad input stopped before anything runs. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/text.h"
 #include "common/xalloc.h"
 #include "tests/support/run_support.h"
 
@@ -110,6 +114,62 @@ Test(run_playback_args, a_replacement_code_object_is_mounted_and_loaded)
 	scratch_code_object(co, "");
 	/* The simulator fails (1) when the code object does not open inside. */
 	f = replay(&r, SIM_IMAGE, "pass", (const char *const[]){ "--replace-kernel", spec, NULL }, 0);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "outcome")), "PASS");
+	tool_run_release(&r);
+}
+
+/* The digest the simulator prints for the code object it loaded. */
+static char *fnv_of(const char *path)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	cr_assert(read_text(path, &text), "%s", path);
+	return xasprintf("fnv1a64:%016llx", text_fnv1a64(TEXT_FNV1A64_INIT, text.buf, text.len));
+}
+
+struct swapper {
+	const char *path, *evil;
+	int inotify;
+	bool swapped;
+};
+
+/* Once the run folder is made (the options, and so the check, are behind),
+ * the other file takes the checked one's name: what a user who can write
+ * its directory would do before the container starts. */
+static void *swap_after_check(void *arg)
+{
+	struct swapper *sw = arg;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	if (read(sw->inotify, buf, sizeof(buf)) > 0)
+		sw->swapped = rename(sw->evil, sw->path) == 0;
+	return NULL;
+}
+
+Test(run_playback_args, a_code_object_swapped_after_its_check_is_never_replayed)
+{
+	cleanup_free char *co = xasprintf("%s/gemm.hsaco", tenv.root);
+	cleanup_free char *evil = xasprintf("%s/evil.hsaco", tenv.root);
+	cleanup_free char *spec = xasprintf("_Z4gemmPf=%s", co);
+	cleanup_free char *good_fnv = NULL, *evil_fnv = NULL;
+	struct swapper sw = { co, evil, -1, false };
+	cleanup_cjson cJSON *f = NULL;
+	pthread_t t;
+	struct tool_run r;
+
+	scratch_code_object(co, "the checked kernel");
+	scratch_code_object(evil, "a swapped kernel");
+	good_fnv = fnv_of(co);
+	evil_fnv = fnv_of(evil);
+	sw.inotify = inotify_init1(IN_CLOEXEC);
+	cr_assert_geq(inotify_add_watch(sw.inotify, tenv.workdir, IN_CREATE), 0);
+	cr_assert_eq(pthread_create(&t, NULL, swap_after_check, &sw), 0);
+	f = replay(&r, SIM_IMAGE, "pass", (const char *const[]){ "--replace-kernel", spec, NULL }, 0);
+	pthread_join(t, NULL);
+	close(sw.inotify);
+	cr_assert(sw.swapped, "the file was swapped after its check");
+	cr_assert(log_has(&r, good_fnv), "the checked code object (%s) was replayed", good_fnv);
+	cr_assert_not(log_has(&r, evil_fnv), "the swapped one (%s) was not", evil_fnv);
 	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "outcome")), "PASS");
 	tool_run_release(&r);
 }
