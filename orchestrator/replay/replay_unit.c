@@ -240,15 +240,6 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	ctx.multi_process = d->multi_process;
 	ctx.stack = d->stack;
 
-	if (d->playback_args && d->playback_args->n && !u->result.interrupt_signal) {
-		struct error err;
-
-		if (unit_playback_flags_unlisted(u, &f.playback_flags_unknown, &err) < 0 &&
-		    err.kind != ERR_INTERRUPTED)
-			events_info(d->events, d->verbosity,
-				    "note: hrr-playback --help could not run (%s): whether "
-				    "it knows the --playback-arg flags is not known", err.msg);
-	}
 	if (finding_needs_info(&f) && !u->result.interrupt_signal) {
 		struct classifier *info_cls = classifier_new("hrr-playback --info");
 		struct finding later;
@@ -457,6 +448,11 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	if (replay_plan_build(&in, &spec, &err) < 0) {
 		replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_REPLAY, EXIT_NO_VERDICT,
 			    "%s", err.msg);
+		goto stop;
+	}
+	if (unit_playback_flags_check(u, &err) < 0) {
+		replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s",
+			    err.msg);
 		goto stop;
 	}
 	u->spec_json = container_spec_to_json(&spec);
