@@ -214,6 +214,10 @@ int kernel_replacements_attach(struct kernel_replacements *k, const char *dir,
 					 "content changed); start a new sweep", path.buf, k->v[i].name);
 		free(k->v[i].host_path);
 		k->v[i].host_path = strbuf_detach(&path, NULL);
+		/* The checked copy is what replays now, not the user's file. */
+		if (k->v[i].fd >= 0)
+			close(k->v[i].fd);
+		k->v[i].fd = -1;
 	}
 	return 0;
 }

@@ -68,7 +68,7 @@ int kernel_replacement_keep(const struct kernel_replacement *r, const char *dst,
 
 /* Attach each replacement's host file from dir (<dir>/<file name>),
  * checking its content against the digest: ERR_DATA when it differs or
- * is missing. */
+ * is missing. The user's file, if open, is closed: the copy replays. */
 int kernel_replacements_attach(struct kernel_replacements *k, const char *dir,
 			       struct error *err) __attribute__((warn_unused_result));
 
