@@ -3,6 +3,7 @@
  * matches, a bad file exit 64 before anything runs. The sweep's side is
  * tests/integration/test_triage.c's known_sweep. */
 #include <criterion/criterion.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,7 +186,7 @@ Test(known_run, control_characters_in_ids_keys_and_values_never_reach_the_termin
 /* Whose known-issues file is read (docs/security.md "What is trusted"):
  * the one beside the database as the database itself, a --known-issues
  * file of another user only when nobody else can write it, and then
- * without its notify: URLs. Another user is hrrpod (uid 1001, made by
+ * without its notify: URLs. Another user is hrrpod (made by
  * tests/setup.sh). */
 TestSuite(known_trust, .init = tenv_init, .fini = tenv_fini, .timeout = 60);
 
@@ -210,9 +211,17 @@ static void history_known(struct tool_run *r, const char *dir, const char *rules
 	tool_run(r, known, NULL);
 }
 
+static uid_t hrrpod_uid(void)
+{
+	const struct passwd *pw = getpwnam("hrrpod");
+
+	cr_assert_not_null(pw, "user hrrpod (tests/setup.sh makes it)");
+	return pw->pw_uid;
+}
+
 static void chown_to_hrrpod(const char *path)
 {
-	cr_assert_eq(lchown(path, 1001, 1001), 0, "chown %s (is user hrrpod there?)", path);
+	cr_assert_eq(lchown(path, hrrpod_uid(), (gid_t)-1), 0, "chown %s", path);
 }
 
 Test(known_trust, a_planted_file_beside_the_database_is_exit_64_naming_it)
@@ -221,6 +230,7 @@ Test(known_trust, a_planted_file_beside_the_database_is_exit_64_naming_it)
 	cleanup_free char *path = xasprintf("%s/known-issues.yaml", dir);
 	cleanup_free char *other = xasprintf("%s/other", tenv.root);
 	cleanup_free char *planted = xasprintf("%s/known-issues.yaml", other);
+	cleanup_free char *theirs = xasprintf("belongs to uid %u", (unsigned)hrrpod_uid());
 	struct tool_run r;
 
 	cr_assert_eq(mkdir(dir, 0700), 0);
@@ -242,8 +252,7 @@ Test(known_trust, a_planted_file_beside_the_database_is_exit_64_naming_it)
 	chown_to_hrrpod(path);
 	history_known(&r, dir, NULL);
 	cr_assert_eq(r.status, 64, "%s", r.err.buf);
-	cr_assert(strstr(r.err.buf, path) && strstr(r.err.buf, "belongs to uid 1001"), "%s",
-		  r.err.buf);
+	cr_assert(strstr(r.err.buf, path) && strstr(r.err.buf, theirs), "%s", r.err.buf);
 	tool_run_release(&r);
 
 	/* A symlink into another user's 0777 directory. */
@@ -268,6 +277,8 @@ Test(known_trust, a_shared_file_of_another_user_is_read_without_its_webhooks)
 	cleanup_free char *dir = xasprintf("%s/db", tenv.root);
 	cleanup_free char *team = xasprintf("%s/team", tenv.root);
 	cleanup_free char *rules = xasprintf("%s/known-issues.yaml", team);
+	cleanup_free char *warning = xasprintf("belongs to uid %u, not to you or root: its notify: "
+					       "URLs are ignored", (unsigned)hrrpod_uid());
 	struct tool_run r;
 
 	cr_assert_eq(mkdir(dir, 0700), 0);
@@ -277,8 +288,7 @@ Test(known_trust, a_shared_file_of_another_user_is_read_without_its_webhooks)
 	chown_to_hrrpod(rules);
 	history_known(&r, dir, rules);
 	cr_assert_eq(r.status, 0, "a shared file only its owner can write: %s", r.err.buf);
-	cr_assert(strstr(r.err.buf, "belongs to uid 1001, not to you or root: its notify: URLs "
-			 "are ignored"), "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, warning), "%s", r.err.buf);
 	cr_assert_null(strstr(r.err.buf, "hooks.example"), "%s", r.err.buf);
 	tool_run_release(&r);
 
