@@ -110,7 +110,8 @@ int kernel_replacements_add_file(struct kernel_replacements *k, const char *spec
 	if (!realpath(eq + 1, abs))
 		return error_set(err, ERR_USAGE, errno, "%s: %s: %s", from, eq + 1, strerror(errno));
 	/* One open: what is checked is what is digested and copied later. */
-	if ((fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0 || fstat(fd, &st) < 0)
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0)
 		return error_set(err, ERR_USAGE, errno, "%s: %s: %s", from, abs, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return error_set(err, ERR_USAGE, 0, "%s: %s is not a regular file", from, abs);

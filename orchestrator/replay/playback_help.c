@@ -93,8 +93,8 @@ int unit_playback_flags_check(const struct unit_run *u, struct error *err)
 	if (unit_playback_flags_unlisted(u, &unlisted, &e) < 0) {
 		if (e.kind != ERR_INTERRUPTED)
 			events_info(d->events, d->verbosity,
-				    "note: hrr-playback --help could not run (%s): whether it knows "
-				    "the --playback-arg flags is not known", e.msg);
+				    "note: hrr-playback --help could not run (%s): whether it "
+				    "knows the --playback-arg flags is not known", e.msg);
 		return 0;
 	}
 	for (size_t i = 0; i < unlisted.n; i++)

@@ -180,7 +180,8 @@ Test(run_playback_args, a_code_object_swapped_after_its_check_is_never_replayed)
 	sw.inotify = inotify_init1(IN_CLOEXEC);
 	cr_assert_geq(inotify_add_watch(sw.inotify, tenv.workdir, IN_CREATE), 0);
 	cr_assert_eq(pthread_create(&t, NULL, swap_after_check, &sw), 0);
-	f = replay(&r, SIM_IMAGE, "pass", (const char *const[]){ "--replace-kernel", spec, NULL }, 0);
+	f = replay(&r, SIM_IMAGE, "pass", (const char *const[]){ "--replace-kernel", spec, NULL },
+		   0);
 	pthread_join(t, NULL);
 	close(sw.inotify);
 	cr_assert(sw.swapped, "the file was swapped after its check");
