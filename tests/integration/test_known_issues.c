@@ -246,6 +246,19 @@ Test(known_trust, a_planted_file_beside_the_database_is_exit_64_naming_it)
 	cr_assert(strstr(r.err.buf, path) && strstr(r.err.buf, "writable by others (mode 0666)"),
 		  "%s", r.err.buf);
 	tool_run_release(&r);
+	/* A sweep reads the same file by default: refused before anything runs. */
+	{
+		cleanup_free char *db = xasprintf("%s/history.sqlite", dir);
+		cleanup_free char *pid_dir = fixture_pid_dir("maf");
+		const char *argv[] = { "sweep", "--db", db, "--workdir", tenv.workdir, "--image",
+				       SIM_IMAGE, "--archive", pid_dir, "-q", NULL };
+
+		tool_run(&r, argv, NULL);
+		cr_assert_eq(r.status, 64, "%s", r.err.buf);
+		cr_assert(strstr(r.err.buf, path), "%s", r.err.buf);
+		cr_assert_eq(count_tool_containers(tenv.workdir), 0, "nothing ran");
+		tool_run_release(&r);
+	}
 
 	/* Another user's, 0644. */
 	cr_assert_eq(chmod(path, 0644), 0);
