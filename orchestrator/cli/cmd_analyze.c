@@ -272,7 +272,8 @@ static int analyze(const struct options *args, enum replay_stage *stage, struct 
 	int ret = -1;
 
 	if (args->sweep.known_issues) {
-		if (cmd_known_load(args->sweep.known_issues, false, &known, &have_known, err) < 0) {
+		if (cmd_known_load(args->sweep.known_issues, KNOWN_NAMED, &known, &have_known,
+				   err) < 0) {
 			*stage = REPLAY_STAGE_USAGE;
 			goto out;
 		}

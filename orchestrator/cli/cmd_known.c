@@ -1,15 +1,14 @@
 #include "orchestrator/cli/cmd_known.h"
 
 #include "orchestrator/cli/term_events.h"
-#include "orchestrator/jobs/known_load.h"
 
 char *cmd_known_beside(const char *db_path)
 {
 	return known_load_beside(db_path);
 }
 
-int cmd_known_load(const char *path, bool missing_ok, struct known_issues *out, bool *have,
+int cmd_known_load(const char *path, enum known_from from, struct known_issues *out, bool *have,
 		   struct error *err)
 {
-	return known_load(path, missing_ok, out, have, term_events(), err);
+	return known_load(path, from, out, have, term_events(), err);
 }

@@ -128,7 +128,7 @@ int run_command(struct options *o)
 	cmd_env_init(&env, o);
 	/* A bad known-issues file is a usage error before anything runs. */
 	if (o->sweep.known_issues &&
-	    cmd_known_load(o->sweep.known_issues, false, &known, &have_known, &err) < 0) {
+	    cmd_known_load(o->sweep.known_issues, KNOWN_NAMED, &known, &have_known, &err) < 0) {
 		code = replay_fail(&env.failure, term_events(), REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", err.msg);
 	} else {
 		code = cmd_setup(&env, true);

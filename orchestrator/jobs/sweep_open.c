@@ -216,7 +216,8 @@ int sweep_open_known(struct sweep_work *j, struct error *err)
 	cleanup_free char *beside = known_load_beside(db_path(j, dflt));
 	const char *named = j->req->known_issues ? j->req->known_issues : j->meta.known_issues;
 
-	return known_load(named ? named : beside, !named, &j->known, &j->have_known, j->ev, err);
+	return known_load(named ? named : beside, named ? KNOWN_NAMED : KNOWN_BESIDE_IF_ANY,
+			  &j->known, &j->have_known, j->ev, err);
 }
 
 /* The sweep's connection caches 256 KiB of pages, not SQLite's 2 MB: the

@@ -189,7 +189,7 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct rer
 	if (make_diag_dir(g, err) < 0)
 		return -1;
 	agent_env(g);
-	unit_plan_knobs(d, &plain);
+	unit_plan_knobs(u, &plain);
 	replay_plan_agent_knobs(&plain, &g->env, g->diag_dir, &k);
 	unit_plan_input(u, &k, &in);
 	container_spec_init(&spec);

@@ -265,15 +265,6 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	ctx.multi_process = d->multi_process;
 	ctx.stack = d->stack;
 
-	if (d->playback_args && d->playback_args->n && !u->result.interrupt_signal) {
-		struct error err;
-
-		if (unit_playback_flags_unlisted(u, &f.playback_flags_unknown, &err) < 0 &&
-		    err.kind != ERR_INTERRUPTED)
-			events_info(d->events, d->verbosity,
-				    "note: hrr-playback --help could not run (%s): whether "
-				    "it knows the --playback-arg flags is not known", err.msg);
-	}
 	if (finding_needs_info(&f) && !u->result.interrupt_signal) {
 		struct classifier *info_cls = classifier_new("hrr-playback --info");
 		struct finding later;
@@ -457,7 +448,7 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	else if (u->cdi_devices.n)
 		events_info(d->events, d->verbosity - 1, "note: devices: CDI %s (%s)",
 			    u->cdi_devices.v[0], u->devices_note);
-	unit_plan_knobs(d, &k);
+	unit_plan_knobs(u, &k);
 	unit_diag_knobs(&diag, u, &k);
 	/* After the diagnostics' knobs: a hang-diagnostic run's profile lets
 	 * rocgdb attach. */
@@ -471,6 +462,11 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	if (replay_plan_build(&in, &spec, &err) < 0) {
 		replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_REPLAY, EXIT_NO_VERDICT,
 			    "%s", err.msg);
+		goto stop;
+	}
+	if (unit_playback_flags_check(u, &err) < 0) {
+		replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s",
+			    err.msg);
 		goto stop;
 	}
 	u->spec = &spec;
@@ -565,6 +561,9 @@ static int unit_body(struct unit_run *u, struct preflight_report *pf, struct int
 	if (run_folder_create(u->host->workdir, u->pid_name, u->run_id, &u->run_dir, &err) < 0)
 		return replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_WORKDIR,
 				   EXIT_NO_VERDICT, "%s", err.msg);
+	if (unit_kernels_keep(u, &err) < 0)
+		return replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_USAGE, EXIT_USAGE,
+				   "--replace-kernel: %s", err.msg);
 	run_preflight(u->host, d, pf, res);
 	u->chosen = res->gpus;
 	u->n_chosen = res->n_gpus;
@@ -625,6 +624,7 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	preflight_report_release(&pf);
 	plan_devices_free(u.devices, u.n_devices);
 	strvec_clear(&u.cdi_devices);
+	kernel_replacements_release(&u.kernels);
 	seccomp_record_free(u.seccomp_record);
 	free(u.seccomp_opt);
 	free(u.seccomp_profile);

@@ -10,6 +10,7 @@
 
 #include "common/strvec.h"
 #include "preflight/preflight.h"
+#include "orchestrator/replay/kernel_replace.h"
 #include "orchestrator/replay/replay.h"
 #include "orchestrator/replay/replay_desc.h"
 #include "orchestrator/replay/replay_host.h"
@@ -43,6 +44,9 @@ struct unit_run {
 	 * chose nodes ("" when it did not have to). */
 	const char *devices_how;
 	struct strvec cdi_devices;
+	/* --replace-kernel's code objects as replayed: copies in the run
+	 * folder, made from the files as checked (replay_unit_plan.c). */
+	struct kernel_replacements kernels;
 	bool kfd_from_cdi;
 	char devices_note[ERROR_MSG_MAX];
 	struct replay_result result;
