@@ -25,6 +25,7 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 #include "orchestrator/finding/signature.h"
 #include "common/say.h"
 #include "orchestrator/replay/replay_unit.h"

@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
 
 #include "common/strbuf.h"
 #include "common/strvec.h"
@@ -271,15 +270,9 @@ bool finding_needs_info(const struct finding *f);
 /* Appends finding.md to out. ctx may be NULL ("unknown archive"). */
 void finding_render_markdown(const struct finding *f, const struct finding_context *ctx,
 			     struct strbuf *out);
-/* finding.json: every key of docs/findings.md (unset = null or []), then
- * labels, d2h_failures, gpu_time_ms (null when not printed), preflight
- * (preflight_to_json, or null when preflight did not run, as in analyze)
- * and run (only when ctx->run). ctx may be NULL. */
-cJSON *finding_to_json(const struct finding *f, const struct finding_context *ctx);
-/* The caveats' parts of both (orchestrator/finding/caveats.h): finding.json's
- * "placement" (object or null) and "runtime_libraries"; finding.md's
- * "Replay caveats" table (nothing when neither was printed). */
-void finding_caveats_json(const struct finding *f, cJSON *o);
+/* finding.md's "Replay caveats" table (orchestrator/finding/caveats.h;
+ * nothing when neither was printed; finding.json's parts:
+ * finding_json.h). */
 void finding_caveats_markdown(const struct finding *f, struct strbuf *out);
 
 #endif

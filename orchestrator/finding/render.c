@@ -2,6 +2,7 @@
  * docs/findings.md). An unknown value is "n/a" in markdown and null in JSON;
  * a zero is a value and prints as 0. */
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 #include "orchestrator/finding/known_issues.h"
 #include "orchestrator/finding/signature.h"
 

@@ -9,6 +9,7 @@
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 #include "orchestrator/finding/known_issues.h"
 #include "orchestrator/perf/perf_samples_json.h"
 #include "orchestrator/replay/image_setup.h"
