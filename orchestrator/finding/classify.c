@@ -120,13 +120,16 @@ unsigned classify_evidence_bits(const struct classifier *c)
 		[EV_MAF] = c->maf_line,
 		[EV_MFE] = c->mfe_line,
 		[EV_AGENT] = c->agent_memory_event,
+		[EV_ASSERT] = c->device_assert || c->missing_co,
 		[EV_FATAL] = c->fatal,
 		[EV_HSA_FAULT] = runtime_says(c, true),
 		[EV_HSA_ABORT] = runtime_says(c, false),
 		[EV_FAIL] = c->fail,
 		[EV_D2H_FAIL] = c->f.d2h_failure_lines > 0 || c->prog_fail > 0 || c->sum_fail > 0,
 		[EV_DIVERGED] = c->diverged,
-		[EV_ABORTED] = c->replay_aborted || c->aborting_replay,
+		[EV_SCHED] = c->sched_line != NULL,
+		[EV_ABORTED] = c->replay_aborted || c->aborting_replay || c->critical_reason ||
+			       c->critical_node,
 		[EV_INTERRUPT] = c->f.saw_user_interrupt,
 		[EV_SIGNAL] = c->signal_marker,
 		[EV_OOM_MARKER] = c->f.saw_oom_marker,
@@ -167,6 +170,9 @@ static void window_out(struct classifier *c)
 {
 	size_t keep = FINDING_LINE_OVERLAP;
 
+	if (!c->continued)
+		c->line_no++;
+
 	classify_piece(c, c->line, c->line_len, c->line_len - keep);
 	memmove(c->line, c->line + c->line_len - keep, keep);
 	c->line_len = keep;
@@ -175,6 +181,8 @@ static void window_out(struct classifier *c)
 
 static void line_end(struct classifier *c)
 {
+	if (!c->continued)
+		c->line_no++;
 	classify_piece(c, c->line, c->line_len, c->line_len);
 	c->line_len = 0;
 	c->continued = false;
@@ -207,6 +215,7 @@ struct classifier *classifier_new(const char *source_name)
 	c->watchdog_ms = c->watchdog_seq = -1;
 	c->diverged_seq = c->diverged_fail = c->diverged_total = -1;
 	c->d2h_unchecked = c->events_failed = c->co_unloadable = c->region_oob = -1;
+	c->launch_seq = c->sync_seq = -1;
 	strvec_init(&c->pid_dirs);
 	return c;
 }
@@ -239,6 +248,15 @@ void classifier_free(struct classifier *c)
 	free(c->status_printed);
 	free(c->hip_api);
 	free(c->noop_api);
+	free(c->critical_reason);
+	free(c->critical_node);
+	free(c->sched_line);
+	free(c->launch_kernel);
+	free(c->sync_kernel);
+	for (size_t i = 0; i < c->n_unread; i++) {
+		free(c->unread[i].kind);
+		free(c->unread[i].text);
+	}
 	strvec_clear(&c->pid_dirs);
 	free(c);
 }
@@ -267,6 +285,7 @@ void classifier_feed(struct classifier *c, const char *data, size_t len)
 		size_t take = nl ? span(data, nl) : len;
 
 		if (!c->line_len && !c->continued && nl && take <= FINDING_LINE_MAX) {
+			c->line_no++;
 			classify_piece(c, data, take, take);
 		} else {
 			buffer_line(c, data, take);

@@ -125,6 +125,7 @@ void finding_init(struct finding *f)
 	f->archive_recovered_events = -1;
 	f->archive_distinct_kernels = -1;
 	f->timeout_s = -1;
+	f->replay_parts = -1;
 	finding_caveats_init(&(struct finding_caveats)CAVEATS_OF(f));
 }
 
@@ -134,7 +135,7 @@ static void d2h_failure_release(struct d2h_failure *d)
 	free(d->src);
 }
 
-#define FINDING_N_STRINGS 18
+#define FINDING_N_STRINGS 19
 
 /* The finding's owned single strings, for release and sanitizing. */
 static void string_fields(struct finding *f, char **out[FINDING_N_STRINGS])
@@ -145,6 +146,7 @@ static void string_fields(struct finding *f, char **out[FINDING_N_STRINGS])
 		&f->workgroup, &f->gpu_node, &f->last_progress_kernel, &f->last_event_kernel,
 		&f->capture_hip_so, &f->capture_hip_runtime_version, &f->capture_comgr_version,
 		&f->capture_gcn_arch, &f->interrupt_signal, &f->evidence, &f->stop_reason,
+		&f->replay_gcn_arch,
 	};
 
 	memcpy(out, strings, sizeof(strings));
@@ -164,6 +166,11 @@ void finding_release(struct finding *f)
 	for (size_t i = 0; i < f->n_d2h_failures; i++)
 		d2h_failure_release(&f->d2h_failures[i]);
 	free(f->d2h_failures);
+	for (size_t i = 0; i < f->n_unread; i++) {
+		free(f->unread[i].kind);
+		free(f->unread[i].text);
+	}
+	free(f->unread);
 	finding_caveats_release(&(struct finding_caveats)CAVEATS_OF(f));
 	finding_init(f);
 }
@@ -292,6 +299,20 @@ static void merge_d2h_failures(struct finding *acc, const struct finding *later)
 	}
 }
 
+/* Evidence no rule read: the first input that holds any. */
+static void merge_unread(struct finding *acc, const struct finding *later)
+{
+	if (acc->n_unread || !later->n_unread)
+		return;
+	acc->unread = xcalloc(later->n_unread, sizeof(*acc->unread));
+	for (size_t i = 0; i < later->n_unread; i++) {
+		acc->unread[i] = later->unread[i];
+		acc->unread[i].kind = xstrdup(later->unread[i].kind);
+		acc->unread[i].text = xstrdup(later->unread[i].text);
+	}
+	acc->n_unread = later->n_unread;
+}
+
 void finding_merge(struct finding *acc, const struct finding *later)
 {
 	if (later->archive_tool_output) {
@@ -358,6 +379,9 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	fill_str(&acc->interrupt_signal, later->interrupt_signal);
 	if (!acc->runtime_status)
 		acc->runtime_status = later->runtime_status;
+	fill_ll(&acc->replay_parts, later->replay_parts);
+	fill_str(&acc->replay_gcn_arch, later->replay_gcn_arch);
+	merge_unread(acc, later);
 }
 
 /* ---- sanitizing ---- */
@@ -402,6 +426,10 @@ void finding_sanitize(struct finding *f)
 	for (size_t i = 0; i < f->n_d2h_failures; i++) {
 		sanitize_str(&f->d2h_failures[i].tag);
 		sanitize_str(&f->d2h_failures[i].src);
+	}
+	for (size_t i = 0; i < f->n_unread; i++) {
+		sanitize_str(&f->unread[i].kind);
+		sanitize_str(&f->unread[i].text);
 	}
 	finding_caveats_sanitize(&(struct finding_caveats)CAVEATS_OF(f));
 }

@@ -209,6 +209,63 @@ static void attribute_kernel(struct finding *f)
 				 "precedes the fault");
 }
 
+/* The architecture without its feature flags ("gfx90a" of "gfx90a:sramecc+:xnack-"). */
+static size_t arch_base_len(const char *arch)
+{
+	return strcspn(arch, ":");
+}
+
+/* +1 xnack+, -1 xnack-, 0 not said. */
+static int xnack_mode(const char *arch)
+{
+	const char *x = strstr(arch, ":xnack");
+
+	return !x ? 0 : x[6] == '+' ? 1 : x[6] == '-' ? -1 : 0;
+}
+
+/* The capture's GPU (manifest metadata) against the replay device's
+ * (hrr-playback's Device line), issue 40 §1.4 and §1.7: another base
+ * architecture makes a failed replay code_object_mismatch (the code was
+ * built for the capture's GPU); another XNACK mode is a note (page faults
+ * behave differently). */
+static void compare_arch(struct finding *f)
+{
+	const char *cap = f->capture_gcn_arch, *rep = f->replay_gcn_arch;
+	bool failed = f->outcome == OUTCOME_MAF || f->outcome == OUTCOME_ABORT ||
+		      f->outcome == OUTCOME_HANG || f->outcome == OUTCOME_FAIL;
+
+	if (!cap || !rep)
+		return;
+	if (arch_base_len(cap) != arch_base_len(rep) || memcmp(cap, rep, arch_base_len(cap))) {
+		finding_add_note(f, "the archive was captured on %s and replayed on %s: code built "
+				 "for the capture's GPU does not run on another architecture",
+				 cap, rep);
+		if (failed && !class_is(f, FAULT_VERSION_MISMATCH) && !class_is(f, FAULT_REPLAY_OOM) &&
+		    !f->saw_user_interrupt)
+			f->fault_class = FAULT_CODE_OBJECT_MISMATCH;
+		return;
+	}
+	if (xnack_mode(cap) && xnack_mode(rep) && xnack_mode(cap) != xnack_mode(rep))
+		finding_add_note(f, "the replay device runs with XNACK %s (%s), the capture's ran "
+				 "with XNACK %s (%s): page faults behave differently (with XNACK "
+				 "on, a fault on unmapped memory may migrate instead of faulting), "
+				 "so the replay may not reproduce the capture's faults",
+				 xnack_mode(rep) > 0 ? "on" : "off", rep,
+				 xnack_mode(cap) > 0 ? "on" : "off", cap);
+}
+
+/* Evidence no rule read, said when the verdict names no cause. */
+static void note_unread(struct finding *f)
+{
+	const struct finding_unread *u = f->n_unread ? &f->unread[0] : NULL;
+
+	if (!u || !(f->outcome == OUTCOME_UNKNOWN || class_is(f, FAULT_REPLAY_CRASHED) ||
+		    class_is(f, FAULT_REPLAY_ABORTED)))
+		return;
+	finding_add_note(f, "the log holds evidence no rule read: line %lld (%s): %s%s", u->line,
+			 u->kind, u->text, f->n_unread > 1 ? " (more in unread_evidence)" : "");
+}
+
 static void add_labels(struct finding *f, const struct finding_context *ctx)
 {
 	bool noop = f->saw_not_replayable ||
@@ -225,6 +282,8 @@ static void add_labels(struct finding *f, const struct finding_context *ctx)
 		strvec_push(&f->labels, "NOOP-API");
 	if (f->multi_process)
 		strvec_push(&f->labels, "MULTI-PROCESS");
+	if (f->replay_parts > 1)
+		strvec_push(&f->labels, "CONCATENATED");
 	/* CLEAN means nothing was found: never next to a fault or an unknown. */
 	if (!f->labels.n && f->outcome == OUTCOME_PASS && class_is(f, FAULT_REPLAY_PASS))
 		strvec_push(&f->labels, "CLEAN");
@@ -280,6 +339,7 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 		f->fault_class = FAULT_UNKNOWN;
 	}
 	note_which_watchdog(f, ctx->run);
+	compare_arch(f);
 	attribute_kernel(f);
 	free(f->kernel_family);
 	f->kernel_family = finding_kernel_family(f->kernel_name);
@@ -301,6 +361,7 @@ void finding_finalize(struct finding *f, const struct finding_context *ctx)
 	else if (f->outcome == OUTCOME_UNKNOWN)
 		finding_add_note(f, "the log does not show how the replay ended: the outcome is "
 				 "unknown");
+	note_unread(f);
 	caveat_notes(f, ctx);
 	add_labels(f, ctx);
 	finding_sanitize(f);

@@ -31,7 +31,7 @@ static const struct {
 	{ "capture_hip_runtime_version", 's' }, { "capture_comgr_version", 's' },
 	{ "capture_device_count", 'i' }, { "capture_gcn_arch", 's' }, { "sources", 'a' },
 	{ "notes", 'a' }, { "labels", 'a' }, { "signature", 'o' }, { "known", 'o' },
-	{ "d2h_failures", 'A' },
+	{ "d2h_failures", 'A' }, { "unread_evidence", 'A' },
 	{ "gpu_time_ms", 'o' }, { "placement", 'o' }, { "runtime_libraries", 'a' },
 	{ "playback_flags_unknown", 'a' },
 	{ "preflight", 'o' },
