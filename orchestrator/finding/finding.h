@@ -99,8 +99,11 @@ struct d2h_failure {
  * (gpu_hang, gpu_ecc_error, gpu_hw_exception), the older debug agent's
  * memory-fault report (MAF, not a crash), ROCm 7's agent wave lines. 4: the
  * runtime status table (every HSA status and HIP's device-side codes), FAIL
- * classed by what failed, labels from the log's own lines. */
-#define FINDING_CLASSIFIER_VERSION 4
+ * classed by what failed, labels from the log's own lines. 5: issue 40's
+ * lines (several queue aborts, trace lines, every sync-failure form, code
+ * for another GPU, device asserts, ROCr's explained aborts, two replays in
+ * one log, a scheduler's clock) and the evidence no rule read. */
+#define FINDING_CLASSIFIER_VERSION 5
 
 /* A line that looks like evidence and that no rule read: the first of its
  * kind, where it was, how many lines of that kind the log held. */
