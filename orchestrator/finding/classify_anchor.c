@@ -37,9 +37,10 @@ static void bigram_init(void)
 		"HW", /* HW Exception by GPU node- */
 		"De", /* Device-side assertion */
 		"CA", "PB", "TE", /* CANCELLED AT, PBS: job killed: walltime, TERM_RUNLIMIT */
-		/* classify_unread.c's: amdgpu, a runtime log's ":1:<file>.cpp",
-		 * Assertion, Segmentation fault, core dumped */
-		"am", "pp", "As", "Se", "du",
+		/* classify_unread.c's: am(dg)pu, Assertion, Segmentation fault,
+		 * core (du)mped (a runtime log's ":1:<file>.cpp" is read at the
+		 * line's start, in classify_generic) */
+		"dg", "As", "Se", "du",
 	};
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
@@ -90,8 +91,6 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 		if (!a->queue && (has_prefix(p, end, LIT("aborting with error")) ||
 				  has_prefix(p, end, LIT("aborting with status:"))))
 			a->queue = p;
-		else if (p[1] == 'm')
-			classify_unread_anchor(s, p, end, a);
 		break;
 	case 'A':
 		/* rocdevice.cpp's out-of-resources form is capitalised */
@@ -123,7 +122,6 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 		if (p - s >= 11 && !strncasecmp(p - 11, "out of memory", 13))
 			a->oom = true;
 		break;
-	case 'p':
 	case 'S':
 		classify_unread_anchor(s, p, end, a);
 		break;
@@ -134,7 +132,7 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 	case 'd':
 		if (!a->grid && p - s >= 3 && end - p >= 3 && !memcmp(p - 3, "grid=[", 6))
 			a->grid = p - 3;
-		else if (p[1] == 'u')
+		else if (p[1] == 'u' || p[1] == 'g')
 			classify_unread_anchor(s, p, end, a);
 		break;
 	case 'O':
@@ -222,6 +220,8 @@ void classify_generic(struct classifier *c, const char *s, const char *end,
 		classify_agent_wave(c, s, end);
 	else if (s < end && (*s == 'S' || *s == 'F'))
 		classify_agent_event(c, s, end);
+	if (!a->unread && s < end && *s == ':')
+		classify_unread_log(s, end, a);
 	if (a->unread && !line_read(a, hip_read))
 		classify_unread(c, s, end, a->unread, a->unread_kind);
 }

@@ -284,6 +284,8 @@ void classify_banner(struct classifier *c);
 /* Where the unread kinds' anchors start (a bigram of classify_anchor.c's
  * table); sets a->unread when p starts one. */
 void classify_unread_anchor(const char *s, const char *p, const char *end, struct anchors *a);
+/* CLR's log prefix ":L:<file>.cpp" at s, the line's start. */
+void classify_unread_log(const char *s, const char *end, struct anchors *a);
 /* The line s..end held an unread anchor and no rule read it: list it. */
 void classify_unread(struct classifier *c, const char *s, const char *end,
 		     const char *at, enum unread_kind kind);

@@ -7,22 +7,23 @@
  * FINDING_UNREAD_TEXT_MAX bytes each. */
 #include "orchestrator/finding/classify_state.h"
 
-/* ":<level>:<file>.cpp" of CLR's log (ClPrint: ":%d:%-25s:%-4d: ..."), p
- * at the second 'p' of ".cpp": where the file name starts, or NULL. Only
- * levels 0 (always printed) and 1 (LOG_ERROR) are evidence; 2 to 4 are
- * warnings, information and debugging that a healthy run prints too. */
-static const char *runtime_log_file(const char *s, const char *p)
+/* CLR's log line at its start, ":<level>:<file>.cpp" (ClPrint:
+ * ":%d:%-25s:%-4d: ..."). Only levels 0 (always printed) and 1 (LOG_ERROR)
+ * are evidence; 2 to 4 are warnings, information and debugging that a
+ * healthy run prints too. */
+void classify_unread_log(const char *s, const char *end, struct anchors *a)
 {
-	const char *w;
+	const char *w = s + 3, *e;
 
-	if (p - s < 5 || p[-1] != 'p' || p[-2] != 'c' || p[-3] != '.')
-		return NULL;
-	w = p - 3;
-	while (w > s && (is_word(w[-1]) || w[-1] == '-'))
-		w--;
-	if (w == p - 3 || w - s < 3 || w[-1] != ':' || w[-3] != ':' || (w[-2] != '0' && w[-2] != '1'))
-		return NULL;
-	return w;
+	if (end - s < 8 || s[2] != ':' || (s[1] != '0' && s[1] != '1'))
+		return;
+	e = w;
+	while (e < end && (is_word(*e) || *e == '-'))
+		e++;
+	if (e == w || !has_prefix(e, end, LIT(".cpp")))
+		return;
+	a->unread = w;
+	a->unread_kind = UNREAD_RUNTIME_LOG;
 }
 
 void classify_unread_anchor(const char *s, const char *p, const char *end, struct anchors *a)
@@ -33,15 +34,17 @@ void classify_unread_anchor(const char *s, const char *p, const char *end, struc
 	if (a->unread)
 		return;
 	switch (*p) {
-	case 'a':
-		/* the kernel log's "amdgpu 0000:..", "amdgpu: ..", "[amdgpu]]" */
-		if (has_prefix(p, end, LIT("amdgpu")) && (p == s || !is_word(p[-1])) &&
-		    p + 6 < end && (p[6] == ' ' || p[6] == ':' || p[6] == ']'))
+	case 'd':
+		/* the kernel log's "amdgpu 0000:..", "amdgpu: ..", "[amdgpu]]"
+		 * (p at its "dg") */
+		if (p - s >= 2 && end - p >= 5 && !memcmp(p - 2, "amdgpu", 6) &&
+		    (p - 2 == s || !is_word(p[-3])) && (p[4] == ' ' || p[4] == ':' || p[4] == ']')) {
 			kind = UNREAD_AMDGPU;
-		break;
-	case 'p':
-		if ((at = runtime_log_file(s, p + 1)) != NULL)
-			kind = UNREAD_RUNTIME_LOG;
+			at = p - 2;
+		} else if (p - s >= 5 && !memcmp(p - 5, "core ", 5) && has_prefix(p, end, LIT("dumped"))) {
+			kind = UNREAD_CORE_DUMPED;
+			at = p - 5;
+		}
 		break;
 	case 'A':
 		if (has_prefix(p, end, LIT("Assertion")))
@@ -50,12 +53,6 @@ void classify_unread_anchor(const char *s, const char *p, const char *end, struc
 	case 'S':
 		if (has_prefix(p, end, LIT("Segmentation fault")))
 			kind = UNREAD_SEGFAULT;
-		break;
-	case 'd':
-		if (p - s >= 5 && !memcmp(p - 5, "core ", 5) && has_prefix(p, end, LIT("dumped"))) {
-			kind = UNREAD_CORE_DUMPED;
-			at = p - 5;
-		}
 		break;
 	default:
 		break;
