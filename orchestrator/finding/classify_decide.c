@@ -196,10 +196,15 @@ static char *take(char **p)
 
 /* The launch in flight when the replay stopped, from hrr-playback's trace
  * lines: a "[HRR sync begin]" with no "[HRR sync done]", else the last
- * "[HRR launch]" no heartbeat or sync done came after. Its seq (-1: none);
+ * "[HRR launch]" no heartbeat or sync done came after; none once the replay
+ * printed PASS or FAIL. Its seq (-1: none);
  * *kernel (when asked): where its name is kept (NULL when shortened). */
 static long long in_flight(struct classifier *c, char ***kernel)
 {
+	/* A replay that printed its verdict finished its pass: nothing was in
+	 * flight. */
+	if (c->pass || c->fail)
+		return -1;
 	if (c->sync_open) {
 		if (kernel)
 			*kernel = &c->sync_kernel;
