@@ -79,7 +79,7 @@ check: setup
 	$(MAKE) images
 	bash tests/host-interfaces.sh save $(BUILD)/host-interfaces.before
 	@failed=""; \
-	for t in layout check-unit check-integration check-podman check-soak-short; do \
+	for t in layout check-unit fidelity check-integration check-podman check-soak-short; do \
 		$(MAKE) $$t || failed="$$failed $$t"; \
 	done; \
 	bash tests/host-interfaces.sh compare $(BUILD)/host-interfaces.before || failed="$$failed host-interfaces"; \
