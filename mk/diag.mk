@@ -3,7 +3,7 @@
 # libhrr.a with the rest of the product, fuzzed with libFuzzer like the
 # classifier: `make fuzz-diag_agent fuzz-diag_mi`.
 DIAG_SRC = orchestrator/diagnosis/diag_lines.c orchestrator/diagnosis/diag_agent.c orchestrator/diagnosis/diag_mi.c orchestrator/diagnosis/diag_mi_record.c \
-           orchestrator/diagnosis/diagnosis.c orchestrator/diagnosis/diagnosis_render.c orchestrator/diagnosis/diag_plan.c
+           orchestrator/diagnosis/diagnosis.c orchestrator/diagnosis/diagnosis_json.c orchestrator/diagnosis/diagnosis_render.c orchestrator/diagnosis/diag_plan.c
 
 # Own rules rather than FUZZ_NAMES/FUZZ_LIB_SRC: mk/fuzz.mk assigns those
 # with '=' and is read after this file (hence its FUZZ_BUILD default here:

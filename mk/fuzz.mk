@@ -13,7 +13,7 @@ FUZZ_CFLAGS = $(STD_FLAGS) -g -O1 -fno-omit-frame-pointer $(DEP_CFLAGS)
 
 # Only what the harnesses reach: no engine, no libcurl.
 FUZZ_LIB_SRC = $(wildcard common/*.c orchestrator/finding/*.c) preflight/manifest.c \
-               preflight/preflight.c preflight/topology.c
+               preflight/preflight.c preflight/preflight_json.c preflight/topology.c
 FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_NAMES   = classifier manifest
 # The engine client's parsers of what the engine, a registry or the user's
