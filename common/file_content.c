@@ -26,20 +26,23 @@ static int open_regular(const char *path, struct error *err)
 	return fd;
 }
 
-/* Read fd to its end, folding each block into *h and, when out >= 0,
+/* Read fd from its start to its end (pread: a descriptor kept open and
+ * read again starts over), folding each block into *h and, when out >= 0,
  * writing it there. */
 static int pump(int fd, const char *path, int out, const char *out_path, unsigned long long *h,
 		struct error *err)
 {
 	char buf[1 << 16];
+	off_t at = 0;
 	ssize_t n;
 
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+	while ((n = pread(fd, buf, sizeof(buf), at)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return error_errno(err, "read %s", path);
 		}
+		at += n;
 		*h = text_fnv1a64(*h, buf, (size_t)n);
 		if (out >= 0 && fs_write_all(out, buf, (size_t)n) < 0)
 			return error_errno(err, "write %s", out_path);
@@ -56,15 +59,28 @@ int file_content_digest(const char *path, unsigned long long *h, struct error *e
 	return pump(fd, path, -1, NULL, h, err);
 }
 
+int file_content_digest_fd(int fd, const char *path, unsigned long long *h,
+			   struct error *err)
+{
+	return pump(fd, path, -1, NULL, h, err);
+}
+
 int file_content_copy(const char *src, const char *dst, mode_t mode, unsigned long long *h,
 		      struct error *err)
 {
 	cleanup_close int in = open_regular(src, err);
-	cleanup_free char *tmp = NULL;
-	int out;
 
 	if (in < 0)
 		return -1;
+	return file_content_copy_fd(in, src, dst, mode, h, err);
+}
+
+int file_content_copy_fd(int in, const char *src, const char *dst, mode_t mode,
+			 unsigned long long *h, struct error *err)
+{
+	cleanup_free char *tmp = NULL;
+	int out;
+
 	if ((out = fs_atomic_tmp(dst, mode, &tmp, err)) < 0)
 		return -1;
 	*h = TEXT_FNV1A64_INIT;

@@ -20,4 +20,13 @@ int file_content_digest(const char *path, unsigned long long *h, struct error *e
 int file_content_copy(const char *src, const char *dst, mode_t mode, unsigned long long *h,
 		      struct error *err) __attribute__((warn_unused_result));
 
+/* The same from a descriptor already open on a regular file, read from
+ * its start whatever its offset (src names it in errors): the bytes a
+ * caller checked through that descriptor, not whatever a path holds now. */
+int file_content_digest_fd(int fd, const char *path, unsigned long long *h,
+			   struct error *err) __attribute__((warn_unused_result));
+int file_content_copy_fd(int fd, const char *src, const char *dst, mode_t mode,
+			 unsigned long long *h, struct error *err)
+	__attribute__((warn_unused_result));
+
 #endif

@@ -17,8 +17,6 @@ int fs_read_small_file(const char *path, size_t max_bytes, struct strbuf *out,
 	/* O_NONBLOCK: opening a FIFO planted where a file is expected must not
 	 * block; the regular-file check below then refuses it. */
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	size_t start = out->len;
-	struct stat st;
 
 	if (fd < 0) {
 		int saved = errno;
@@ -28,6 +26,15 @@ int fs_read_small_file(const char *path, size_t max_bytes, struct strbuf *out,
 			err->kind = ERR_NOT_FOUND;
 		return -1;
 	}
+	return fs_read_fd(fd, path, max_bytes, out, err);
+}
+
+int fs_read_fd(int fd, const char *path, size_t max_bytes, struct strbuf *out,
+	       struct error *err)
+{
+	size_t start = out->len;
+	struct stat st;
+
 	if (fstat(fd, &st) < 0)
 		return error_errno(err, "%s", path);
 	if (!S_ISREG(st.st_mode))

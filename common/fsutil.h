@@ -17,6 +17,10 @@
  * max_bytes: ERR_LIMIT. On error out is left as it was. */
 int fs_read_small_file(const char *path, size_t max_bytes, struct strbuf *out,
 		       struct error *err);
+/* The same from an open descriptor (read from where it stands); path
+ * names it in errors. */
+int fs_read_fd(int fd, const char *path, size_t max_bytes, struct strbuf *out,
+	       struct error *err);
 
 /* The regular file at path opened for reading a line at a time, as
  * fs_read_small_file opens it (a FIFO planted there never blocks the

@@ -196,6 +196,19 @@ void text_markdown_cell(struct strbuf *out, const char *s)
 	strbuf_release(&clean);
 }
 
+size_t text_utf8_cut(const char *s, size_t len, size_t max)
+{
+	size_t n = max;
+
+	if (len <= max)
+		return len;
+	/* s[n] is the first byte left out: a continuation byte there means
+	 * the character it belongs to started before n. At most 3 back. */
+	while (n > 0 && max - n < 3 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return ((unsigned char)s[n] & 0xc0) == 0x80 ? max : n;
+}
+
 bool text_is_utf8(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;

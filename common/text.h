@@ -37,6 +37,10 @@ char *text_sanitized(const char *s, unsigned flags);
 void text_markdown_cell(struct strbuf *out, const char *s);
 /* True when s[0..len) is valid UTF-8 (controls allowed). */
 bool text_is_utf8(const char *s, size_t len);
+/* How many bytes of s[0..len) to keep for at most max: len when it fits,
+ * else max backed off to the start of the UTF-8 sequence max falls in, so
+ * a cut never leaves half a character (valid text stays valid). */
+size_t text_utf8_cut(const char *s, size_t len, size_t max);
 
 /* FNV-1a 64: the cheap content fingerprints of archives, results and run
  * options. Start from TEXT_FNV1A64_INIT, feed in pieces. */

@@ -4,17 +4,13 @@
 #include "docker/internal.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/json.h"
 #include "common/xalloc.h"
-
-static const cJSON *field(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
 
 /* ---- which engine a /version answer names ---- */
 
@@ -27,12 +23,11 @@ static bool engine_names_podman(const cJSON *o)
 
 enum engine_flavour engine_flavour_from_version(const cJSON *version)
 {
-	const cJSON *platform = cJSON_GetObjectItemCaseSensitive(version, "Platform");
 	const cJSON *c;
 
-	if (engine_names_podman(platform))
+	if (engine_names_podman(json_get(version, "Platform")))
 		return ENGINE_FLAVOUR_PODMAN;
-	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(version, "Components"))
+	cJSON_ArrayForEach(c, json_arr(version, "Components"))
 		if (engine_names_podman(c))
 			return ENGINE_FLAVOUR_PODMAN;
 	return ENGINE_FLAVOUR_DOCKER;
@@ -62,16 +57,18 @@ void engine_labels_release(struct engine_labels *l)
 /* The string members of obj; others are not labels. */
 static void labels_parse(const cJSON *obj, struct engine_labels *out)
 {
-	const cJSON *members = cJSON_IsObject(obj) ? obj : NULL, *it;
+	const cJSON *it;
 
 	memset(out, 0, sizeof(*out));
-	cJSON_ArrayForEach(it, members) {
-		if (!cJSON_IsString(it) || !it->string)
+	cJSON_ArrayForEach(it, obj) {
+		const char *value = json_str_of(it);
+
+		if (!value || !it->string)
 			continue;
 		out->keys = xrealloc(out->keys, (out->n + 1) * sizeof(*out->keys));
 		out->values = xrealloc(out->values, (out->n + 1) * sizeof(*out->values));
 		out->keys[out->n] = xstrdup(it->string);
-		out->values[out->n++] = xstrdup(it->valuestring);
+		out->values[out->n++] = xstrdup(value);
 	}
 }
 
@@ -107,8 +104,8 @@ int engine_container_list_parse(const cJSON *answer, struct engine_containers *o
 		to = &out->v[out->n++];
 		to->id = xstrdup(id);
 		to->state = xstrdup_or_null(json_str(c, "State"));
-		to->created = engine_json_int(field(c, "Created"), LLONG_MIN, LLONG_MAX, -1);
-		labels_parse(field(c, "Labels"), &to->labels);
+		to->created = json_int(c, "Created", LLONG_MIN, LLONG_MAX, -1);
+		labels_parse(json_obj(c, "Labels"), &to->labels);
 	}
 	return 0;
 }
@@ -123,22 +120,20 @@ static void state_copy_str(char *dst, size_t size, const cJSON *obj, const char 
 int container_state_from_json(const cJSON *inspect, struct container_state *st,
 			      struct error *err)
 {
-	const cJSON *state = field(inspect, "State");
-	const cJSON *v;
+	const cJSON *state = json_obj(inspect, "State");
 
 	memset(st, 0, sizeof(*st));
-	if (!cJSON_IsObject(state))
+	if (!state)
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "container inspect answer without a State object");
 	if (!json_str(state, "Status"))
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "container inspect answer without State.Status");
 	state_copy_str(st->status, sizeof(st->status), state, "Status");
-	st->running = cJSON_IsTrue(field(state, "Running"));
-	st->oom_killed = cJSON_IsTrue(field(state, "OOMKilled"));
-	v = field(state, "ExitCode");
-	st->exit_code = cJSON_IsNumber(v) ? v->valueint : 0;
-	st->pid = (long)engine_json_int(field(state, "Pid"), 0, LONG_MAX, 0);
+	st->running = json_bool(state, "Running", false);
+	st->oom_killed = json_bool(state, "OOMKilled", false);
+	st->exit_code = (int)json_int(state, "ExitCode", INT_MIN, INT_MAX, 0);
+	st->pid = (long)json_int(state, "Pid", 0, LONG_MAX, 0);
 	state_copy_str(st->started_at, sizeof(st->started_at), state, "StartedAt");
 	state_copy_str(st->finished_at, sizeof(st->finished_at), state, "FinishedAt");
 	state_copy_str(st->error, sizeof(st->error), state, "Error");
@@ -165,8 +160,8 @@ int engine_container_info_parse(const cJSON *inspect, struct engine_container_in
 				 "the Docker engine's inspect answer is not an object");
 	out->id = xstrdup_or_null(json_str(inspect, "Id"));
 	out->has_state = container_state_from_json(inspect, &out->state, ERROR_DISCARD) == 0;
-	out->tty = cJSON_IsTrue(field(field(inspect, "Config"), "Tty"));
-	cJSON_ArrayForEach(d, field(field(inspect, "HostConfig"), "Devices")) {
+	out->tty = json_bool(json_obj(inspect, "Config"), "Tty", false);
+	cJSON_ArrayForEach(d, json_arr(json_obj(inspect, "HostConfig"), "Devices")) {
 		const char *p = json_str(d, "PathOnHost");
 
 		if (p)
@@ -192,7 +187,7 @@ int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
 			    struct error *err)
 {
 	const char *id = json_str(inspect, "Id");
-	const cJSON *digests = cJSON_GetObjectItemCaseSensitive(inspect, "RepoDigests"), *it;
+	const cJSON *digests = json_arr(inspect, "RepoDigests"), *it;
 
 	memset(out, 0, sizeof(*out));
 	strvec_init(&out->repo_digests);
@@ -200,15 +195,14 @@ int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
 	if (!id)
 		return error_set(err, ERR_PROTOCOL, 0, "image inspect: no Id in the engine's answer");
 	out->id = xstrdup(id);
-	if (cJSON_IsArray(digests))
-		out->digest = xstrdup_or_null(cJSON_GetStringValue(cJSON_GetArrayItem(digests, 0)));
+	out->digest = xstrdup_or_null(json_arr_str(digests, 0));
 	cJSON_ArrayForEach(it, digests)
-		if (cJSON_IsString(it))
-			strvec_push(&out->repo_digests, it->valuestring);
+		if (json_str_of(it))
+			strvec_push(&out->repo_digests, json_str_of(it));
 	/* Newer APIs leave unset keys out: no Env is an empty Env. */
-	cJSON_ArrayForEach(it, field(field(inspect, "Config"), "Env"))
-		if (cJSON_IsString(it))
-			strvec_push(&out->env, it->valuestring);
+	cJSON_ArrayForEach(it, json_arr(json_obj(inspect, "Config"), "Env"))
+		if (json_str_of(it))
+			strvec_push(&out->env, json_str_of(it));
 	return 0;
 }
 
@@ -241,25 +235,26 @@ void engine_path_stat_release(struct engine_path_stat *st)
 
 void engine_path_stat_parse(const cJSON *stat, struct engine_path_stat *out)
 {
-	const cJSON *mode = field(stat, "mode");
+	/* NaN: no number (JSON has no NaN); comparisons with it are false. */
+	double mode = json_num(stat, "mode", NAN);
 	const char *target = json_str(stat, "linkTarget");
 
 	memset(out, 0, sizeof(*out));
 	out->name = xstrdup_or_null(json_str(stat, "name"));
-	out->size = engine_json_int(field(stat, "size"), 0, LLONG_MAX, -1);
-	out->has_mode = cJSON_IsNumber(mode);
+	out->size = json_int(stat, "size", 0, LLONG_MAX, -1);
+	out->has_mode = !isnan(mode);
 	/* Go's FileMode is a uint32: the double holds it exactly. */
-	if (out->has_mode && mode->valuedouble >= 0 && mode->valuedouble < 18446744073709551616.0)
-		out->mode = (uint64_t)mode->valuedouble;
+	if (mode >= 0 && mode < 18446744073709551616.0)
+		out->mode = (uint64_t)mode;
 	out->link_target = target && *target ? xstrdup(target) : NULL;
 }
 
 void engine_event_parse(const cJSON *event, struct engine_event *ev)
 {
-	const cJSON *actor = field(event, "Actor");
+	const cJSON *actor = json_obj(event, "Actor");
 
 	ev->type = json_str(event, "Type");
 	ev->action = json_str(event, "Action");
 	ev->id = json_str(actor, "ID");
-	labels_parse(field(actor, "Attributes"), &ev->attributes);
+	labels_parse(json_obj(actor, "Attributes"), &ev->attributes);
 }

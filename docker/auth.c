@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 extern char **environ;
@@ -127,10 +128,10 @@ static const cJSON *auth_lookup(const cJSON *obj, const struct image_ref *ref)
 
 	if (!cJSON_IsObject(obj))
 		return NULL;
-	it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	it = json_get(obj, key);
 	if (it)
 		return it;
-	it = cJSON_GetObjectItemCaseSensitive(obj, ref->registry);
+	it = json_get(obj, ref->registry);
 	if (it)
 		return it;
 	cJSON_ArrayForEach(it, obj)
@@ -141,9 +142,9 @@ static const cJSON *auth_lookup(const cJSON *obj, const struct image_ref *ref)
 
 static const char *auth_json_str(const cJSON *obj, const char *name)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	const char *v = json_str(obj, name);
 
-	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
+	return v && *v ? v : NULL;
 }
 
 static int auth_creds_from_entry(const cJSON *entry, const char *where,
@@ -348,15 +349,18 @@ static char *auth_config_dir(void)
 	return xasprintf("%s/.docker", home && *home ? home : "/root");
 }
 
-static const cJSON *auth_config_helper(const cJSON *cfg, const struct image_ref *ref)
+/* The credential helper credHelpers names for ref, or NULL. */
+static const char *auth_config_helper(const cJSON *cfg, const struct image_ref *ref)
 {
-	return auth_lookup(cJSON_GetObjectItemCaseSensitive(cfg, "credHelpers"), ref);
+	const char *h = json_str_of(auth_lookup(json_obj(cfg, "credHelpers"), ref));
+
+	return h && *h ? h : NULL;
 }
 
 static int auth_config_auths(const cJSON *cfg, const char *path, const struct image_ref *ref,
 			     struct registry_creds *c, struct error *err)
 {
-	const cJSON *entry = auth_lookup(cJSON_GetObjectItemCaseSensitive(cfg, "auths"), ref);
+	const cJSON *entry = auth_lookup(json_obj(cfg, "auths"), ref);
 	cleanup_free char *where = NULL;
 
 	if (!cJSON_IsObject(entry))
@@ -372,7 +376,7 @@ static int auth_find_creds(const struct image_ref *ref, struct registry_creds *c
 	cleanup_free char *path = xasprintf("%s/config.json", dir);
 	cleanup_cjson cJSON *cfg = NULL;
 	const char *server = image_ref_auth_key(ref);
-	const cJSON *helper;
+	const char *helper;
 	const char *store;
 	bool found = false;
 
@@ -381,8 +385,8 @@ static int auth_find_creds(const struct image_ref *ref, struct registry_creds *c
 	if (!cfg)
 		return 0;
 	helper = auth_config_helper(cfg, ref);
-	if (cJSON_IsString(helper) && helper->valuestring[0]) {
-		if (auth_helper_get(helper->valuestring, server, "credHelpers", c, &found, err) < 0)
+	if (helper) {
+		if (auth_helper_get(helper, server, "credHelpers", c, &found, err) < 0)
 			return -1;
 		if (found)
 			return 0;
@@ -458,7 +462,7 @@ int registry_auth_from_config_text(const char *text, size_t len, const struct im
 {
 	struct registry_creds c = { 0 };
 	cleanup_cjson cJSON *cfg = NULL;
-	const cJSON *h;
+	const char *h;
 	const char *store;
 	int rc;
 
@@ -468,8 +472,8 @@ int registry_auth_from_config_text(const char *text, size_t len, const struct im
 		return -1;
 	h = auth_config_helper(cfg, ref);
 	store = auth_json_str(cfg, "credsStore");
-	if (cJSON_IsString(h) && h->valuestring[0])
-		*helper = xstrdup(h->valuestring);
+	if (h)
+		*helper = xstrdup(h);
 	else if (store)
 		*helper = xstrdup(store);
 	rc = auth_config_auths(cfg, "config.json", ref, &c, err);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -33,9 +34,12 @@ int engine_cdi_enabled(struct engine *e, bool *on, char **dirs, struct error *er
 	if (engine_request_json(e, "GET", "/info", NULL, ok, true, 0, &info, err) < 0)
 		return error_prefix(err, "asking the engine whether CDI is on: ");
 	/* Absent (before API 1.45, or CDI off) or empty: off. */
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(info, "CDISpecDirs"))
-		if (cJSON_IsString(it) && *it->valuestring)
-			strbuf_addf(&sb, "%s%s", sb.len ? ":" : "", it->valuestring);
+	cJSON_ArrayForEach(it, json_arr(info, "CDISpecDirs")) {
+		const char *dir = json_str_of(it);
+
+		if (dir && *dir)
+			strbuf_addf(&sb, "%s%s", sb.len ? ":" : "", dir);
+	}
 	*on = sb.len > 0;
 	if (dirs && *on)
 		*dirs = xstrdup(sb.buf);

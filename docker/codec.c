@@ -1,27 +1,10 @@
-/* Pure encoders: URL path/query pieces and base64 (standard and URL-safe);
- * and the one safe way to read an integer out of the engine's JSON. */
+/* Pure encoders: URL path/query pieces and base64 (standard and URL-safe). */
 #include "docker/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/xalloc.h"
-
-long long engine_json_int(const cJSON *v, long long lo, long long hi, long long dflt)
-{
-	double d;
-
-	if (!cJSON_IsNumber(v))
-		return dflt;
-	d = v->valuedouble;
-	/* Comparisons with NaN are false: it ends here too. */
-	if (!(d >= (double)lo && d <= (double)hi))
-		return dflt;
-	/* (double)hi may round up to 2^63: keep the cast in range. */
-	if (d >= 9223372036854775807.0)
-		return hi;
-	return (long long)d;
-}
 
 static const char hexdigits[] = "0123456789ABCDEF";
 

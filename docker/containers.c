@@ -74,19 +74,20 @@ fail:
 /* Podman: its compatible create with what it needs besides, or its own
  * create built from the spec where the compatible one cannot ask. */
 static int create_on_podman(struct engine *e, const char *name,
-			    const struct container_spec *s, char **id_out, struct error *err)
+			    const struct container_spec *s, const char *seccomp, char **id_out,
+			    struct error *err)
 {
 	struct podman_extras x;
 	cleanup_cjson cJSON *body = NULL;
 	int rc = -1;
 
-	if (podman_extras_for(e, s, &x, err) < 0)
+	if (podman_extras_for(e, s, seccomp, &x, err) < 0)
 		goto out;
 	if (s->cdi_devices.n) {
 		rc = podman_create_cdi(e, s, &x, name, id_out, err);
 		goto out;
 	}
-	body = container_spec_to_json(s);
+	body = container_spec_body(s, seccomp);
 	podman_body_apply(body, &x);
 	rc = create_compatible(e, name, body, id_out, err);
 	if (rc == 0)
@@ -101,20 +102,21 @@ int engine_container_create(struct engine *e, const char *name,
 			    struct error *err)
 {
 	cleanup_cjson cJSON *body = NULL;
+	cleanup_free char *seccomp = NULL;
 	enum engine_flavour flavour;
+	bool object = true;
 
-	if (spec->seccomp_profile) {
-		cleanup_cjson cJSON *profile = cJSON_Parse(spec->seccomp_profile);
-
-		if (!cJSON_IsObject(profile))
-			return error_set(err, ERR_USAGE, 0,
-					 "the container's seccomp profile is not a JSON object");
-	}
+	/* The profile is parsed here once; the engine gets it compact. */
+	if (spec->seccomp_profile)
+		seccomp = engine_seccomp_compact(spec->seccomp_profile, &object);
+	if (!object)
+		return error_set(err, ERR_USAGE, 0,
+				 "the container's seccomp profile is not a JSON object");
 	if (engine_flavour(e, &flavour, err) < 0)
 		return -1;
 	if (flavour == ENGINE_FLAVOUR_PODMAN)
-		return create_on_podman(e, name, spec, id_out, err);
-	body = container_spec_to_json(spec);
+		return create_on_podman(e, name, spec, seccomp, id_out, err);
+	body = container_spec_body(spec, seccomp);
 	return create_compatible(e, name, body, id_out, err);
 }
 

@@ -274,8 +274,9 @@ struct container_spec {
 	struct strvec cap_add;
 	struct strvec cap_drop;   /* "ALL" */
 	struct strvec security_opt; /* "no-new-privileges", ... */
-	/* A seccomp profile (JSON text), NULL = the engine's default. Goes
-	 * to SecurityOpt in the form the engine takes (inline for dockerd). */
+	/* A seccomp profile (a JSON object's text), NULL = the engine's
+	 * default. A create parses it once and sends it in the form the
+	 * engine takes (inline and compact for dockerd, a file for Podman). */
 	char *seccomp_profile;
 	char *network_mode;       /* "none" */
 	bool init;

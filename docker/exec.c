@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 /* After the output stream closes the engine may still mark the exec as
@@ -29,10 +30,9 @@ static int exec_inspect_exit(struct engine *e, const char *exec_id, long *exit_c
 
 		if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &j, err) < 0)
 			return -1;
-		code = cJSON_GetObjectItemCaseSensitive(j, "ExitCode");
-		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "Running")) &&
-		    cJSON_IsNumber(code)) {
-			*exit_code = (long)engine_json_int(code, INT_MIN, INT_MAX, -1);
+		code = json_get(j, "ExitCode");
+		if (!json_bool(j, "Running", false) && cJSON_IsNumber(code)) {
+			*exit_code = (long)json_int_of(code, INT_MIN, INT_MAX, -1);
 			return 0;
 		}
 		if (waited >= EXEC_SETTLE_MS)
@@ -54,7 +54,7 @@ int engine_exec_opts(struct engine *e, const char *container_id, const struct st
 	cleanup_cjson cJSON *start = cJSON_CreateObject();
 	cleanup_free char *exec_id = NULL;
 	struct engine_stream *s;
-	const cJSON *id;
+	const char *id;
 	cJSON *argv;
 	int rc;
 
@@ -75,12 +75,12 @@ int engine_exec_opts(struct engine *e, const char *container_id, const struct st
 	strbuf_addstr(&path, "/exec");
 	if (engine_request_json(e, "POST", path.buf, body, created, true, 0, &ans, err) < 0)
 		return -1;
-	id = cJSON_GetObjectItemCaseSensitive(ans, "Id");
-	if (!cJSON_IsString(id) || !id->valuestring[0])
+	id = json_str(ans, "Id");
+	if (!id || !*id)
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "the Docker engine created an exec in %s but sent no Id",
 				 container_id);
-	exec_id = xstrdup(id->valuestring);
+	exec_id = xstrdup(id);
 
 	strbuf_reset(&path);
 	strbuf_addstr(&path, "/exec/");

@@ -58,20 +58,20 @@ int engine_image_list_parse(const cJSON *answer, struct engine_image_tags *out,
 	if (!cJSON_IsArray(answer))
 		return error_set(err, ERR_PROTOCOL, 0, "the Docker engine's image list is not an array");
 	cJSON_ArrayForEach(img, answer) {
-		const cJSON *tags = cJSON_GetObjectItemCaseSensitive(img, "RepoTags"), *t;
+		const cJSON *t;
 		const char *id = json_str(img, "Id");
 		/* dockerd sends an integer; keep -1 for anything else */
-		long long created = engine_json_int(cJSON_GetObjectItemCaseSensitive(img, "Created"),
-						    0, LLONG_MAX, -1);
+		long long created = json_int(img, "Created", 0, LLONG_MAX, -1);
 
-		cJSON_ArrayForEach(t, tags) {
+		cJSON_ArrayForEach(t, json_arr(img, "RepoTags")) {
+			const char *tag = json_str_of(t);
+
 			/* "<none>:<none>": an untagged image, as older dockerd lists it */
-			if (!cJSON_IsString(t) || !t->valuestring[0] ||
-			    !strcmp(t->valuestring, "<none>:<none>"))
+			if (!tag || !*tag || !strcmp(tag, "<none>:<none>"))
 				continue;
 			out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
 			out->v[out->n++] = (struct engine_image_tag){
-				xstrdup(t->valuestring), xstrdup(id ? id : ""), created };
+				xstrdup(tag), xstrdup(id ? id : ""), created };
 		}
 	}
 	return 0;
@@ -97,13 +97,6 @@ int engine_image_list(struct engine *e, const char *reference, struct engine_ima
 	return engine_image_list_parse(answer, out, err);
 }
 
-static long long image_json_ll(const cJSON *obj, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-
-	return engine_json_int(v, 0, LLONG_MAX, -1);
-}
-
 struct pull_state {
 	struct engine_lines lines; /* first: engine_xfer_lines_sink() */
 	engine_pull_cb cb;
@@ -126,7 +119,7 @@ int engine_pull_progress_line(const char *line, size_t len, const char *ref,
 	if (!cJSON_IsObject(j))
 		return error_set(err, ERR_PROTOCOL, 0,
 				 "malformed progress object from the Docker engine");
-	detail = cJSON_GetObjectItemCaseSensitive(j, "errorDetail");
+	detail = json_get(j, "errorDetail");
 	msg = json_str(detail, "message");
 	if (!msg || !*msg)
 		msg = json_str(j, "error");
@@ -140,12 +133,12 @@ int engine_pull_progress_line(const char *line, size_t len, const char *ref,
 				 msg && *msg ? msg : "the engine reported an error");
 	if (!cb)
 		return 0;
-	pd = cJSON_GetObjectItemCaseSensitive(j, "progressDetail");
+	pd = json_obj(j, "progressDetail");
 	ev.status = json_str(j, "status");
 	ev.id = json_str(j, "id");
 	ev.progress = json_str(j, "progress");
-	ev.current = image_json_ll(pd, "current");
-	ev.total = image_json_ll(pd, "total");
+	ev.current = json_int(pd, "current", 0, LLONG_MAX, -1);
+	ev.total = json_int(pd, "total", 0, LLONG_MAX, -1);
 	cb(&ev, ud);
 	return 0;
 }

@@ -104,7 +104,8 @@ struct podman_extras {
 	size_t n_limits;
 	struct strvec security_opt;
 };
-int podman_extras_for(struct engine *e, const struct container_spec *s,
+/* seccomp: the spec's profile as engine_seccomp_compact() gave it, or NULL. */
+int podman_extras_for(struct engine *e, const struct container_spec *s, const char *seccomp,
 		      struct podman_extras *x, struct error *err)
 	__attribute__((warn_unused_result));
 void podman_extras_release(struct podman_extras *x);
@@ -112,7 +113,14 @@ void podman_extras_release(struct podman_extras *x);
  * array of the strings; a Ulimits entry {"Name", "Soft", "Hard"}. */
 cJSON *engine_json_strings(const struct strvec *sv);
 cJSON *engine_ulimit_json(const struct container_ulimit *u);
-/* Pure: the compatible create body of the spec (container_spec_to_json)
+/* Pure: the spec's seccomp profile text once parsed and printed compact
+ * (as dockerd takes it inline and Podman's file holds it); *object: it is
+ * a JSON object. Text that is not JSON comes back as it is. Caller frees. */
+char *engine_seccomp_compact(const char *profile_json, bool *object);
+/* Pure: container_spec_to_json() with the profile already compact
+ * (seccomp, or NULL for none): what a create sends. */
+cJSON *container_spec_body(const struct container_spec *s, const char *seccomp);
+/* Pure: the compatible create body of the spec (container_spec_body)
  * given the extras. */
 void podman_body_apply(cJSON *body, const struct podman_extras *x);
 /* After a create on rootless Podman: a container given device nodes and
@@ -199,11 +207,6 @@ void engine_event_parse(const cJSON *event, struct engine_event *ev);
 /* The raw answer, for tests that look at what no caller reads. */
 int engine_container_inspect_json(struct engine *e, const char *id, cJSON **out,
 				  struct error *err) __attribute__((warn_unused_result));
-
-/* ---- JSON numbers from the engine (pure, docker/codec.c) ---- */
-/* v's value when it is a number that fits in [lo, hi] whole; dflt
- * otherwise (not a number, NaN, out of range): never a cast out of range. */
-long long engine_json_int(const cJSON *v, long long lo, long long hi, long long dflt);
 
 /* ---- base64 (pure) ---- */
 /* Standard alphabet with padding. */

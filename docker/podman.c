@@ -173,27 +173,35 @@ static int podman_seccomp_file(const char *profile, char **out, struct error *er
 	return 0;
 }
 
-/* One SecurityOpt as Podman takes it: a profile inline becomes its file. */
-static int podman_security_opt(struct engine *e, const char *opt, struct strvec *out,
-			       struct error *err)
+/* A seccomp profile (JSON text) as Podman takes it: "seccomp=<its file>". */
+static int podman_seccomp_opt(struct engine *e, const char *profile, struct strvec *out,
+			      struct error *err)
 {
 	cleanup_free char *path = NULL;
 
-	if (strncmp(opt, "seccomp={", 9)) {
-		strvec_push(out, opt);
-		return 0;
-	}
 	if (!e->is_unix)
 		return error_set(err, ERR_USAGE, 0,
 				 "the engine at %s is Podman, which takes a seccomp profile as a file path on its own host; over tcp:// that file cannot be written: use a unix socket",
 				 e->host);
-	if (podman_seccomp_file(opt + 8, &path, err) < 0)
+	if (podman_seccomp_file(profile, &path, err) < 0)
 		return -1;
 	strvec_pushf(out, "seccomp=%s", path);
 	return 0;
 }
 
-int podman_extras_for(struct engine *e, const struct container_spec *s,
+/* One of the caller's SecurityOpt as Podman takes it: a profile inline
+ * becomes its file. */
+static int podman_security_opt(struct engine *e, const char *opt, struct strvec *out,
+			       struct error *err)
+{
+	if (strncmp(opt, "seccomp={", 9)) {
+		strvec_push(out, opt);
+		return 0;
+	}
+	return podman_seccomp_opt(e, opt + 8, out, err);
+}
+
+int podman_extras_for(struct engine *e, const struct container_spec *s, const char *seccomp,
 		      struct podman_extras *x, struct error *err)
 {
 	memset(x, 0, sizeof(*x));
@@ -204,12 +212,8 @@ int podman_extras_for(struct engine *e, const struct container_spec *s,
 	for (size_t i = 0; i < s->security_opt.n; i++)
 		if (podman_security_opt(e, s->security_opt.v[i], &x->security_opt, err) < 0)
 			return -1;
-	if (s->seccomp_profile) {
-		cleanup_free char *inline_opt = engine_seccomp_opt_inline(s->seccomp_profile);
-
-		if (podman_security_opt(e, inline_opt, &x->security_opt, err) < 0)
-			return -1;
-	}
+	if (seccomp && podman_seccomp_opt(e, seccomp, &x->security_opt, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -224,14 +228,14 @@ void podman_extras_release(struct podman_extras *x)
 
 void podman_body_apply(cJSON *body, const struct podman_extras *x)
 {
-	cJSON *hc = cJSON_GetObjectItemCaseSensitive(body, "HostConfig");
-	cJSON *ulimits = cJSON_GetObjectItemCaseSensitive(hc, "Ulimits");
+	cJSON *hc = json_obj(body, "HostConfig");
+	cJSON *ulimits = json_arr(hc, "Ulimits");
 
-	if (!cJSON_IsArray(ulimits))
+	if (!ulimits)
 		ulimits = cJSON_AddArrayToObject(hc, "Ulimits");
 	for (size_t i = 0; i < x->n_limits; i++)
 		cJSON_AddItemToArray(ulimits, engine_ulimit_json(&x->limits[i]));
-	if (cJSON_GetObjectItemCaseSensitive(hc, "SecurityOpt"))
+	if (json_get(hc, "SecurityOpt"))
 		cJSON_ReplaceItemInObjectCaseSensitive(hc, "SecurityOpt",
 						       engine_json_strings(&x->security_opt));
 }
@@ -247,7 +251,7 @@ static int podman_learn_host(struct engine *e, struct error *err)
 {
 	static const long ok[] = { 200, 0 };
 	cleanup_cjson cJSON *info = NULL;
-	const cJSON *host, *v;
+	const cJSON *host;
 	struct ucred cred;
 	struct statfs fs;
 
@@ -262,10 +266,8 @@ static int podman_learn_host(struct engine *e, struct error *err)
 	}
 	if (engine_request_json(e, "GET", "/libpod/info", NULL, ok, false, 0, &info, err) < 0)
 		return error_prefix(err, "asking Podman how it runs containers: ");
-	host = cJSON_GetObjectItemCaseSensitive(info, "host");
-	v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(host, "security"),
-					     "rootless");
-	e->podman_rootless = cJSON_IsTrue(v);
+	host = json_obj(info, "host");
+	e->podman_rootless = json_bool(json_obj(host, "security"), "rootless", false);
 	e->podman_cgroup_v1 = json_str(host, "cgroupVersion") &&
 			      !strcmp(json_str(host, "cgroupVersion"), "v1");
 	e->podman_host_known = true;
@@ -340,9 +342,7 @@ int podman_check_created(struct engine *e, const struct container_spec *s, const
 	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &c, err) < 0)
 		return error_prefix(err, "inspecting the new container's annotations: ");
 	runtime = json_str(c, "OCIRuntime");
-	keep = json_str(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"),
-							 "Annotations"),
-			PODMAN_KEEP_GROUPS);
+	keep = json_str(json_obj(json_obj(c, "Config"), "Annotations"), PODMAN_KEEP_GROUPS);
 	if (!runtime || strcmp(runtime, "crun"))
 		return error_set(err, ERR_USAGE, 0,
 				 "rootless Podman at %s runs containers with %s, which drops your supplementary groups, so the container could not open the GPU device nodes it is given; use crun: runtime = \"crun\" under [engine] in ~/.config/containers/containers.conf, and restart the service (docs/engines.md)",
@@ -381,9 +381,9 @@ int podman_create_cdi(struct engine *e, const struct container_spec *s,
 
 static void json_set_string(cJSON *obj, const char *name, const char *value)
 {
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	cJSON *v = json_get(obj, name);
 
-	if (cJSON_IsString(v))
+	if (json_str_of(v))
 		cJSON_SetValuestring(v, value);
 }
 
@@ -405,10 +405,9 @@ bool podman_event_normalize(cJSON *event)
 
 void podman_path_stat_normalize(cJSON *stat, const char *path)
 {
-	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(stat, "mode");
+	double mode = json_num(stat, "mode", -1);
 	const char *base = strrchr(path, '/');
-	bool link = cJSON_IsNumber(mode) && mode->valuedouble >= 0 &&
-		    ((uint64_t)mode->valuedouble & ENGINE_MODE_SYMLINK);
+	bool link = mode >= 0 && ((uint64_t)mode & ENGINE_MODE_SYMLINK);
 
 	if (!link)
 		json_set_string(stat, "linkTarget", "");
@@ -438,23 +437,24 @@ static size_t podman_tag_prefix(const char *tag)
 
 void podman_image_normalize(cJSON *inspect)
 {
-	cJSON *tags = cJSON_GetObjectItemCaseSensitive(inspect, "RepoTags");
-	cJSON *digests = cJSON_GetObjectItemCaseSensitive(inspect, "RepoDigests");
+	cJSON *digests = json_arr(inspect, "RepoDigests");
 	cJSON *it;
 
-	cJSON_ArrayForEach(it, tags) {
-		size_t skip = cJSON_IsString(it) ? podman_tag_prefix(it->valuestring) : 0;
+	cJSON_ArrayForEach(it, json_arr(inspect, "RepoTags")) {
+		const char *tag = json_str_of(it);
+		size_t skip = tag ? podman_tag_prefix(tag) : 0;
 
 		if (skip) {
-			cleanup_free char *bare = xstrdup(it->valuestring + skip);
+			cleanup_free char *bare = xstrdup(tag + skip);
 
 			cJSON_SetValuestring(it, bare);
 		}
 	}
 	/* Podman's own manifest digest of a local image is no registry's */
 	for (int i = cJSON_GetArraySize(digests) - 1; i >= 0; i--) {
-		it = cJSON_GetArrayItem(digests, i);
-		if (cJSON_IsString(it) && !strncmp(it->valuestring, PODMAN_LOCAL, strlen(PODMAN_LOCAL)))
+		const char *d = json_arr_str(digests, i);
+
+		if (d && !strncmp(d, PODMAN_LOCAL, strlen(PODMAN_LOCAL)))
 			cJSON_DeleteItemFromArray(digests, i);
 	}
 }

@@ -110,27 +110,38 @@ static void spec_add_strings(cJSON *obj, const char *name, const struct strvec *
 		cJSON_AddItemToObject(obj, name, engine_json_strings(sv));
 }
 
-char *engine_seccomp_opt_inline(const char *profile_json)
+char *engine_seccomp_compact(const char *profile_json, bool *object)
 {
 	cleanup_cjson cJSON *j = cJSON_Parse(profile_json);
-	cleanup_free char *compact = j ? cJSON_PrintUnformatted(j) : NULL;
+	char *compact = j ? cJSON_PrintUnformatted(j) : NULL;
 
+	*object = cJSON_IsObject(j);
 	/* Text that is not JSON goes as it is: the engine names the fault,
 	 * and engine_container_create() refuses it before that. */
-	return xasprintf("seccomp=%s", compact ? compact : profile_json);
+	return compact ? compact : xstrdup(profile_json);
 }
 
-/* SecurityOpt: the caller's options, then the seccomp profile inline as
- * dockerd takes it ("seccomp=<compact JSON>", as the docker CLI sends it). */
-static void spec_add_security_opt(cJSON *hc, const struct container_spec *s)
+char *engine_seccomp_opt_inline(const char *profile_json)
+{
+	bool object;
+	cleanup_free char *compact = engine_seccomp_compact(profile_json, &object);
+
+	return xasprintf("seccomp=%s", compact);
+}
+
+/* SecurityOpt: the caller's options, then the seccomp profile (compact,
+ * or NULL) inline as dockerd takes it ("seccomp=<compact JSON>", as the
+ * docker CLI sends it). */
+static void spec_add_security_opt(cJSON *hc, const struct container_spec *s,
+				  const char *seccomp)
 {
 	cJSON *a;
 
-	if (!s->security_opt.n && !s->seccomp_profile)
+	if (!s->security_opt.n && !seccomp)
 		return;
 	a = engine_json_strings(&s->security_opt);
-	if (s->seccomp_profile) {
-		cleanup_free char *opt = engine_seccomp_opt_inline(s->seccomp_profile);
+	if (seccomp) {
+		cleanup_free char *opt = xasprintf("seccomp=%s", seccomp);
 
 		cJSON_AddItemToArray(a, cJSON_CreateString(opt));
 	}
@@ -163,7 +174,7 @@ cJSON *engine_ulimit_json(const struct container_ulimit *u)
 	return o;
 }
 
-static cJSON *spec_host_config(const struct container_spec *s)
+static cJSON *spec_host_config(const struct container_spec *s, const char *seccomp)
 {
 	cJSON *hc = cJSON_CreateObject();
 
@@ -210,7 +221,7 @@ static cJSON *spec_host_config(const struct container_spec *s)
 	spec_add_strings(hc, "GroupAdd", &s->group_add);
 	spec_add_strings(hc, "CapAdd", &s->cap_add);
 	spec_add_strings(hc, "CapDrop", &s->cap_drop);
-	spec_add_security_opt(hc, s);
+	spec_add_security_opt(hc, s, seccomp);
 	if (s->network_mode)
 		cJSON_AddStringToObject(hc, "NetworkMode", s->network_mode);
 	cJSON_AddBoolToObject(hc, "Init", s->init);
@@ -242,6 +253,15 @@ static cJSON *spec_host_config(const struct container_spec *s)
 
 cJSON *container_spec_to_json(const struct container_spec *s)
 {
+	bool object;
+	cleanup_free char *seccomp =
+		s->seccomp_profile ? engine_seccomp_compact(s->seccomp_profile, &object) : NULL;
+
+	return container_spec_body(s, seccomp);
+}
+
+cJSON *container_spec_body(const struct container_spec *s, const char *seccomp)
+{
 	cJSON *j = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(j, "Image", s->image ? s->image : "");
@@ -272,7 +292,7 @@ cJSON *container_spec_to_json(const struct container_spec *s)
 	cJSON_AddBoolToObject(j, "AttachStdin", false);
 	cJSON_AddBoolToObject(j, "AttachStdout", true);
 	cJSON_AddBoolToObject(j, "AttachStderr", true);
-	cJSON_AddItemToObject(j, "HostConfig", spec_host_config(s));
+	cJSON_AddItemToObject(j, "HostConfig", spec_host_config(s, seccomp));
 	return j;
 }
 

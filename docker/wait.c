@@ -38,14 +38,14 @@ static int wait_finish(struct engine_stream *s, struct error *err)
 
 	if (engine_parse_json(w->body.buf, w->body.len, s->what, &j, err) < 0)
 		return -1;
-	m = json_str(cJSON_GetObjectItemCaseSensitive(j, "Error"), "Message");
+	m = json_str(json_obj(j, "Error"), "Message");
 	if (m && *m)
 		return error_set(err, ERR_HTTP, (int)s->status, "%s: %s", s->what, m);
-	code = cJSON_GetObjectItemCaseSensitive(j, "StatusCode");
+	code = json_get(j, "StatusCode");
 	if (!cJSON_IsNumber(code))
 		return error_set(err, ERR_PROTOCOL, 0, "the answer to %s has no StatusCode",
 				 s->what);
-	w->status_code = (long)engine_json_int(code, INT_MIN, INT_MAX, -1);
+	w->status_code = (long)json_int_of(code, INT_MIN, INT_MAX, -1);
 	/* Podman: -1 for a container that never ran; dockerd says 0 */
 	if (s->podman && w->status_code == -1)
 		w->status_code = 0;

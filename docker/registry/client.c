@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 #define BODY_MAX (8u << 20)
@@ -184,7 +185,7 @@ static int fetch_token(struct registry_client *c, const struct registry_challeng
 	struct registry_response r = { 0 };
 	cleanup_free char *url = NULL, *svc = NULL, *scope = NULL;
 	cleanup_cjson cJSON *j = NULL;
-	const cJSON *tok;
+	const char *tok;
 
 	svc = ch->service ? curl_easy_escape(c->curl, ch->service, 0) : NULL;
 	scope = ch->scope ? curl_easy_escape(c->curl, ch->scope, 0) : NULL;
@@ -200,17 +201,17 @@ static int fetch_token(struct registry_client *c, const struct registry_challeng
 		goto fail;
 	}
 	j = cJSON_ParseWithLength(r.body.buf ? r.body.buf : "", r.body.len);
-	tok = cJSON_GetObjectItemCaseSensitive(j, "token");
-	if (!cJSON_IsString(tok))
-		tok = cJSON_GetObjectItemCaseSensitive(j, "access_token");
-	if (!cJSON_IsString(tok) || !tok->valuestring[0]) {
+	tok = json_str(j, "token");
+	if (!tok)
+		tok = json_str(j, "access_token");
+	if (!tok || !*tok) {
 		error_set(err, ERR_PROTOCOL, 0, "registry token server %s: no token in its answer",
 			  ch->realm);
 		goto fail;
 	}
 	free_secret(c->token);
 	free(c->token_scope);
-	c->token = xstrdup(tok->valuestring);
+	c->token = xstrdup(tok);
 	c->token_scope = xstrdup_or_null(ch->scope);
 	registry_response_release(&r);
 	return 0;

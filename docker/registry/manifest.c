@@ -57,11 +57,11 @@ static int get_json(struct registry_client *c, const char *path, const char *acc
 /* An index's linux/amd64 entry, else its first. */
 static const char *index_pick(const cJSON *index)
 {
-	const cJSON *list = cJSON_GetObjectItemCaseSensitive(index, "manifests"), *m;
+	const cJSON *m;
 	const char *first = NULL;
 
-	cJSON_ArrayForEach(m, list) {
-		const cJSON *p = cJSON_GetObjectItemCaseSensitive(m, "platform");
+	cJSON_ArrayForEach(m, json_arr(index, "manifests")) {
+		const cJSON *p = json_obj(m, "platform");
 		const char *os = json_str(p, "os"), *arch = json_str(p, "architecture");
 		const char *d = json_str(m, "digest");
 
@@ -89,7 +89,7 @@ int registry_image_info(struct registry_client *c, const char *repository, const
 	out->created = -1;
 	if (get_json(c, path, ACCEPT_MANIFESTS, what, &m, &out->manifest_digest, err) < 0)
 		goto fail;
-	if (cJSON_GetObjectItemCaseSensitive(m, "manifests")) {
+	if (json_get(m, "manifests")) {
 		const char *d = index_pick(m);
 		cleanup_free char *sub = NULL;
 
@@ -102,7 +102,7 @@ int registry_image_info(struct registry_client *c, const char *repository, const
 		if (get_json(c, sub, ACCEPT_MANIFESTS, what, &m, NULL, err) < 0)
 			goto fail;
 	}
-	config = cJSON_GetObjectItemCaseSensitive(m, "config");
+	config = json_obj(m, "config");
 	cd = json_str(config, "digest");
 	if (!digest_ok(cd)) {
 		error_set(err, ERR_PROTOCOL, 0, "registry: %s names no config blob", what);

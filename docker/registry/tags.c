@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 #define PAGE_SIZE 100
@@ -15,7 +16,7 @@ static int add_page(const struct registry_response *r, const char *repository,
 		    struct strvec *tags, struct error *err)
 {
 	cleanup_cjson cJSON *j = cJSON_ParseWithLength(r->body.buf ? r->body.buf : "", r->body.len);
-	const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "tags"), *t;
+	const cJSON *list = json_get(j, "tags"), *t;
 
 	if (!cJSON_IsObject(j))
 		return error_set(err, ERR_PROTOCOL, 0, "registry: tags of %s: not a JSON object",
@@ -26,9 +27,12 @@ static int add_page(const struct registry_response *r, const char *repository,
 	if (!cJSON_IsArray(list))
 		return error_set(err, ERR_PROTOCOL, 0, "registry: tags of %s: \"tags\" is not a list",
 				 repository);
-	cJSON_ArrayForEach(t, list)
-		if (cJSON_IsString(t) && t->valuestring[0])
-			strvec_push(tags, t->valuestring);
+	cJSON_ArrayForEach(t, list) {
+		const char *tag = json_str_of(t);
+
+		if (tag && *tag)
+			strvec_push(tags, tag);
+	}
 	return 0;
 }
 

@@ -77,6 +77,7 @@ static void usage(const char *argv0)
 		"  --guard-min-bytes N   Guard allocations of at least N bytes\n"
 		"  --guard-max-bytes N   Guard allocations of at most N bytes\n"
 		"  --guard-budget-mb N   Stop guarding once N MiB of guard pages are mapped\n"
+		"  --guard-report        Print each guarded allocation (takes no value)\n"
 		"  --warn-untranslated-args\n"
 		"                        Warn about kernel arguments that look like device pointers\n"
 		"                        but match no recorded allocation\n");
@@ -414,24 +415,36 @@ static int parse_uint(const char *s, unsigned long long *out)
 }
 
 /* --replace-kernel NAME=PATH: the code object must be there and be one
- * (an ELF file); the replacement itself is not simulated. */
+ * (an ELF file); the replacement itself is not simulated. Its content's
+ * FNV-1a 64 digest is printed, so a test can tell which bytes were loaded. */
 static int check_replacement(const char *spec)
 {
 	const char *eq = strchr(spec, '=');
-	unsigned char head[4] = { 0 };
+	unsigned char buf[4096];
+	unsigned long long h = 1469598103934665603ull;
 	FILE *f = eq ? fopen(eq + 1, "rb") : NULL;
-	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
+	size_t n, total = 0;
+	int elf = 0;
 
-	if (f)
-		fclose(f);
 	if (!eq) {
 		fprintf(stderr, "[HRR] --replace-kernel expects NAME=PATH\n");
 		return 1;
 	}
-	if (!f || n < 4 || memcmp(head, "\177ELF", 4)) {
+	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (!total)
+			elf = n >= 4 && !memcmp(buf, "\177ELF", 4);
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 1099511628211ull;
+		total += n;
+	}
+	if (f)
+		fclose(f);
+	if (!elf) {
 		fprintf(stderr, "[HRR] --replace-kernel: cannot load code object %s\n", eq + 1);
 		return 1;
 	}
+	printf("[HRR] Replacing kernel %.*s with code object fnv1a64:%016llx\n", (int)(eq - spec),
+	       spec, h);
 	return 0;
 }
 
@@ -460,12 +473,13 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, const char *hip
 			o->sync_after_event = 1;
 		else if (!strcmp(a, "--continue-on-error"))
 			o->continue_on_error = 1;
-		else if (!strcmp(a, "--regions-strict"))
+		else if (!strcmp(a, "--regions-strict") && !older_build())
 			o->regions_strict = 1;
 		else if (!strcmp(a, "--no-placement") && !older_build())
 			o->no_placement = 1;
-		else if (!strcmp(a, "--no-regions") || !strcmp(a, "--warn-untranslated-args"))
-			continue; /* nothing to simulate: accepted */
+		else if ((!strcmp(a, "--no-regions") || !strcmp(a, "--warn-untranslated-args") ||
+			  !strcmp(a, "--guard-report")) && !older_build())
+			continue; /* nothing to simulate: accepted, no value taken */
 		else if (!strcmp(a, "--trace-kernels"))
 			o->trace_kernels = 1;
 		else if (!strcmp(a, "--sync-watchdog-ms") && has_val) {
@@ -490,7 +504,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, const char *hip
 			}
 			o->progress_seconds = d;
 		} else if ((!strcmp(a, "--guard-min-bytes") || !strcmp(a, "--guard-max-bytes") ||
-			    !strcmp(a, "--guard-budget-mb")) && has_val) {
+			    !strcmp(a, "--guard-budget-mb")) && has_val && !older_build()) {
 			char *end;
 
 			strtoull(argv[++i], &end, 0);
@@ -510,6 +524,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o, const char *hip
 			print_version(hip_lib);
 			return 1;
 		} else if (a[0] != '-') {
+			/* The last word that is not an option: a flag this build
+			 * does not know is skipped, and its value is read as the
+			 * archive when nothing follows it, as the real one does. */
 			o->archive = a;
 		}
 		/* anything else: silently ignored, as the real one does */

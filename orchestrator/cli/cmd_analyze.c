@@ -25,6 +25,7 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 #include "orchestrator/finding/signature.h"
 #include "common/say.h"
 #include "orchestrator/replay/replay_unit.h"
@@ -272,7 +273,8 @@ static int analyze(const struct options *args, enum replay_stage *stage, struct 
 	int ret = -1;
 
 	if (args->sweep.known_issues) {
-		if (cmd_known_load(args->sweep.known_issues, false, &known, &have_known, err) < 0) {
+		if (cmd_known_load(args->sweep.known_issues, KNOWN_NAMED, &known, &have_known,
+				   err) < 0) {
 			*stage = REPLAY_STAGE_USAGE;
 			goto out;
 		}

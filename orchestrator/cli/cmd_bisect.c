@@ -14,7 +14,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/cli/commands.h"
 #include "common/say.h"
-#include "orchestrator/cli/sweep_runopts.h"
+#include "orchestrator/cli/sweep_runopts_json.h"
 #include "orchestrator/cli/term_events.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/jobs/bisect_job.h"

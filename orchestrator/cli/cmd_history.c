@@ -227,10 +227,11 @@ static int load_rules(const struct sweep_options *o, struct known_issues *k)
 {
 	cleanup_free char *dflt = history_db_default_path();
 	cleanup_free char *beside = cmd_known_beside(o->db ? o->db : dflt);
+	enum known_from from = o->known_issues ? KNOWN_NAMED : KNOWN_BESIDE;
 	bool have = false;
 	struct error err;
 
-	if (cmd_known_load(o->known_issues ? o->known_issues : beside, false, k, &have, &err) < 0) {
+	if (cmd_known_load(o->known_issues ? o->known_issues : beside, from, k, &have, &err) < 0) {
 		say_error("%s%s", err.msg,
 			  o->known_issues ? "" : " (give the rules with --known-issues FILE)");
 		return -1;

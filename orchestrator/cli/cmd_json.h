@@ -17,6 +17,10 @@
 cJSON *cmd_json_no_finding(int exit_code, const struct replay_failure *f, const char *run_dir);
 /* A copy of the finding with "exit" added. */
 cJSON *cmd_json_finding(const cJSON *finding, int exit_code);
+struct cmd_env;
+
+/* --format json: emit j (taken) as one object (cmd_setup.h's env). */
+void cmd_emit_json(struct cmd_env *env, cJSON *j);
 /* Printed form, ending in a newline (caller frees). */
 char *cmd_json_text(const cJSON *j);
 /* Pure: does this command line ask for --format json? Used when parsing

@@ -1,5 +1,6 @@
-/* --known-issues for `run`, `analyze` and `sweep` (docs/sweep.md "Known
- * issues"): the file read once per command, its expired rules said. */
+/* --known-issues for `run`, `analyze` and `history` (docs/sweep.md "Known
+ * issues"): the file read once per command, its expired rules said on the
+ * terminal (a sweep's are its job's, orchestrator/jobs/known_load.h). */
 #ifndef HRR_CLI_CMD_KNOWN_H
 #define HRR_CLI_CMD_KNOWN_H
 
@@ -7,15 +8,13 @@
 
 #include "common/error.h"
 #include "orchestrator/finding/known_issues.h"
+#include "orchestrator/jobs/known_load.h"
 
-/* Reads path into out (*have set) and warns once per expired rule. A
- * missing file is no rules when missing_ok (the sweep's default beside
- * the database), else an error; a bad file is an error. Errors are
- * ERR_USAGE: the command exits 64. */
 /* known-issues.yaml beside the history database at db_path: the file a
  * sweep and `history known` read without --known-issues. Caller frees. */
 char *cmd_known_beside(const char *db_path);
-int cmd_known_load(const char *path, bool missing_ok, struct known_issues *out, bool *have,
+/* known_load with the terminal's events. */
+int cmd_known_load(const char *path, enum known_from from, struct known_issues *out, bool *have,
 		   struct error *err) __attribute__((warn_unused_result));
 
 #endif

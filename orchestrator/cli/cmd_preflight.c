@@ -6,6 +6,7 @@
 #include "orchestrator/cli/cmd_json.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
+#include "preflight/preflight_json.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -52,8 +53,8 @@ static int preflight_one(struct cmd_env *env, size_t i)
 	if (env->o->format == FORMAT_JSON) {
 		cJSON *j = cmd_json_no_finding(code, &res.failure, NULL);
 
-		if (res.preflight_json)
-			cJSON_AddItemToObject(j, "preflight", cJSON_Duplicate(res.preflight_json, 1));
+		if (res.preflight_report)
+			cJSON_AddItemToObject(j, "preflight", preflight_to_json(res.preflight_report));
 		cJSON_AddStringToObject(j, "archive", d.pid_dir);
 		cmd_emit_json(env, j);
 		replay_unit_result_release(&res);

@@ -14,6 +14,7 @@
 #include "common/strbuf.h"
 #include "orchestrator/perf/perf_samples.h"
 #include "orchestrator/perf/perf_stats.h"
+#include "orchestrator/replay/replay_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,9 +106,10 @@ static int run_one(struct cmd_env *env, size_t i)
 	if (res.unit.run_dir)
 		strvec_push(&env->run_dirs, res.unit.run_dir);
 	if (env->o->format == FORMAT_JSON)
-		cmd_emit_json(env, res.unit.finding ? cmd_json_finding(res.unit.finding, code) :
-				   cmd_json_no_finding(code, &res.unit.failure, res.unit.run_dir));
-	else if (res.unit.finding)
+		cmd_emit_json(env, res.unit.has_verdict
+					   ? cmd_json_finding(replay_finding_json(res.unit.finding_doc), code)
+					   : cmd_json_no_finding(code, &res.unit.failure, res.unit.run_dir));
+	else if (res.unit.has_verdict)
 		cmd_emit(env, md.buf, md.len);
 	if (res.unit.failure.stage != REPLAY_STAGE_NONE)
 		env->failure = res.unit.failure;
@@ -126,7 +128,7 @@ int run_command(struct options *o)
 	cmd_env_init(&env, o);
 	/* A bad known-issues file is a usage error before anything runs. */
 	if (o->sweep.known_issues &&
-	    cmd_known_load(o->sweep.known_issues, false, &known, &have_known, &err) < 0) {
+	    cmd_known_load(o->sweep.known_issues, KNOWN_NAMED, &known, &have_known, &err) < 0) {
 		code = replay_fail(&env.failure, term_events(), REPLAY_STAGE_USAGE, EXIT_USAGE, "%s", err.msg);
 	} else {
 		code = cmd_setup(&env, true);

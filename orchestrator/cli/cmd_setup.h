@@ -58,8 +58,6 @@ void cmd_describe_policy(const struct options *o, struct replay_desc *d);
 void cmd_emit(struct cmd_env *env, const char *text, size_t len);
 /* Say a replay's warnings (replay_unit_result.warnings) on stderr. */
 void cmd_say_warnings(const struct strvec *warnings);
-/* --format json: emit j (taken) as one object. */
-void cmd_emit_json(struct cmd_env *env, cJSON *j);
 /* The exit code of several replays: the highest (docs/cli.md). */
 int cmd_worst(int a, int b);
 /* -o, written once and atomically after every pid (docs/cli.md). */

@@ -57,7 +57,8 @@ static const struct option_def replay_rows[] = {
 	{ OPT_PLAYBACK_ARG, "playback-arg", 0, "FLAG[=VALUE]", NULL, FOR_REPLAY,
 	  "pass one more flag to hrr-playback (repeatable), one of --no-placement,\n"
 	  "                                   --no-regions, --regions-strict, --guard-*, --continue-on-error,\n"
-	  "                                   --warn-untranslated-args, --skip-device-sync" },
+	  "                                   --warn-untranslated-args, --skip-device-sync, --trace-kernels,\n"
+	  "                                   --trace-sync" },
 	{ OPT_REPLACE_KERNEL, "replace-kernel", 0, "NAME=PATH", NULL, FOR_REPLAY,
 	  "launch kernel NAME from the code object PATH (.hsaco) instead (repeatable;\n"
 	  "                                   mounted read-only, its content digest is in the run options)" },

@@ -77,7 +77,9 @@ static void classify_line(struct classifier *c, const char *p, size_t len, size_
 			return;
 		}
 	}
-	classify_anchors_before(&a, lim);
+	/* Most lines are read whole: nothing lies past their limit. */
+	if (lim < end)
+		classify_anchors_before(&a, lim);
 	classify_generic(c, s, end, &a);
 }
 
@@ -109,35 +111,30 @@ static bool runtime_says(const struct classifier *c, bool fault)
 	return false;
 }
 
+/* Hot path: called twice a line, so one expression, no table or loop. */
+#define BIT(kind, cond) ((unsigned)!!(cond) << (kind))
 unsigned classify_evidence_bits(const struct classifier *c)
 {
-	const bool kinds[EV__COUNT] = {
-		[EV_VERSION] = c->version_mismatch,
-		[EV_HW] = c->hw != HW_NONE,
-		[EV_TIMEOUT] = c->timeout,
-		[EV_WATCHDOG] = c->f.saw_watchdog,
-		[EV_OOM_TEXT] = c->oom_text,
-		[EV_MAF] = c->maf_line,
-		[EV_MFE] = c->mfe_line,
-		[EV_AGENT] = c->agent_memory_event,
-		[EV_FATAL] = c->fatal,
-		[EV_HSA_FAULT] = runtime_says(c, true),
-		[EV_HSA_ABORT] = runtime_says(c, false),
-		[EV_FAIL] = c->fail,
-		[EV_D2H_FAIL] = c->f.d2h_failure_lines > 0 || c->prog_fail > 0 || c->sum_fail > 0,
-		[EV_DIVERGED] = c->diverged,
-		[EV_ABORTED] = c->replay_aborted || c->aborting_replay,
-		[EV_INTERRUPT] = c->f.saw_user_interrupt,
-		[EV_SIGNAL] = c->signal_marker,
-		[EV_OOM_MARKER] = c->f.saw_oom_marker,
-	};
-	unsigned bits = 0;
+	unsigned bits = BIT(EV_VERSION, c->version_mismatch) | BIT(EV_HW, c->hw != HW_NONE) |
+			BIT(EV_TIMEOUT, c->timeout) | BIT(EV_WATCHDOG, c->f.saw_watchdog) |
+			BIT(EV_OOM_TEXT, c->oom_text) | BIT(EV_MAF, c->maf_line) |
+			BIT(EV_MFE, c->mfe_line) | BIT(EV_AGENT, c->agent_memory_event) |
+			BIT(EV_ASSERT, c->device_assert || c->missing_co) | BIT(EV_FATAL, c->fatal) |
+			BIT(EV_FAIL, c->fail) |
+			BIT(EV_D2H_FAIL, c->f.d2h_failure_lines > 0 || c->prog_fail > 0 ||
+						 c->sum_fail > 0) |
+			BIT(EV_DIVERGED, c->diverged) | BIT(EV_SCHED, c->sched_line) |
+			BIT(EV_ABORTED, c->replay_aborted || c->aborting_replay ||
+						c->critical_reason || c->critical_node) |
+			BIT(EV_INTERRUPT, c->f.saw_user_interrupt) |
+			BIT(EV_SIGNAL, c->signal_marker) | BIT(EV_OOM_MARKER, c->f.saw_oom_marker);
 
-	for (unsigned k = 0; k < EV__COUNT; k++)
-		bits |= (unsigned)kinds[k] << k;
+	if (c->status || c->hip)
+		bits |= BIT(EV_HSA_FAULT, runtime_says(c, true)) |
+			BIT(EV_HSA_ABORT, runtime_says(c, false));
 	return bits;
 }
-
+#undef BIT
 
 /* The line (window) and, for each kind of evidence it was the first to
  * record, the line itself: from its first anchor on, at most
@@ -167,6 +164,9 @@ static void window_out(struct classifier *c)
 {
 	size_t keep = FINDING_LINE_OVERLAP;
 
+	if (!c->continued)
+		c->line_no++;
+
 	classify_piece(c, c->line, c->line_len, c->line_len - keep);
 	memmove(c->line, c->line + c->line_len - keep, keep);
 	c->line_len = keep;
@@ -175,6 +175,8 @@ static void window_out(struct classifier *c)
 
 static void line_end(struct classifier *c)
 {
+	if (!c->continued)
+		c->line_no++;
 	classify_piece(c, c->line, c->line_len, c->line_len);
 	c->line_len = 0;
 	c->continued = false;
@@ -207,6 +209,7 @@ struct classifier *classifier_new(const char *source_name)
 	c->watchdog_ms = c->watchdog_seq = -1;
 	c->diverged_seq = c->diverged_fail = c->diverged_total = -1;
 	c->d2h_unchecked = c->events_failed = c->co_unloadable = c->region_oob = -1;
+	c->launch_seq = c->sync_seq = -1;
 	strvec_init(&c->pid_dirs);
 	return c;
 }
@@ -239,6 +242,15 @@ void classifier_free(struct classifier *c)
 	free(c->status_printed);
 	free(c->hip_api);
 	free(c->noop_api);
+	free(c->critical_reason);
+	free(c->critical_node);
+	free(c->sched_line);
+	free(c->launch_kernel);
+	free(c->sync_kernel);
+	for (size_t i = 0; i < c->n_unread; i++) {
+		free(c->unread[i].kind);
+		free(c->unread[i].text);
+	}
 	strvec_clear(&c->pid_dirs);
 	free(c);
 }
@@ -267,6 +279,7 @@ void classifier_feed(struct classifier *c, const char *data, size_t len)
 		size_t take = nl ? span(data, nl) : len;
 
 		if (!c->line_len && !c->continued && nl && take <= FINDING_LINE_MAX) {
+			c->line_no++;
 			classify_piece(c, data, take, take);
 		} else {
 			buffer_line(c, data, take);

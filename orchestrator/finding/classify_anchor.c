@@ -23,7 +23,8 @@ static once_flag bigram_once = ONCE_FLAG_INIT;
 static void bigram_init(void)
 {
 	static const char *const pairs[] = {
-		"Me", /* Memory access fault..., Memory Fault Error [ */
+		"Me", /* Memory access fault..., Memory Fault Error [, Memory critical error */
+		"Mi", /* Missing CO for these ISAs */
 		"ab", "Ab", /* [aA]borting with error, aborting with status */
 		"HS", /* HSA_STATUS_ERROR_ */
 		"hi", /* hipErrorOutOfMemory, hipError<Name> */
@@ -34,6 +35,12 @@ static void bigram_init(void)
 		"O=", /* HIP_S(O=) */
 		"[H", /* [HRR inside a prefixed line */
 		"HW", /* HW Exception by GPU node- */
+		"De", /* Device-side assertion */
+		"CA", "PB", "TE", /* CANCELLED AT, PBS: job killed: walltime, TERM_RUNLIMIT */
+		/* classify_unread.c's: am(dg)pu, Assertion, Segmentation fault,
+		 * core (du)mped (a runtime log's ":1:<file>.cpp" is read at the
+		 * line's start, in classify_generic) */
+		"dg", "As", "Se", "du",
 	};
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
@@ -52,6 +59,33 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 			a->maf = p;
 		else if (!a->mfe && has_prefix(p, end, LIT("Memory Fault Error [")))
 			a->mfe = p;
+		else if (!a->critical && has_prefix(p, end, LIT("Memory critical error by agent node-")))
+			a->critical = p;
+		else if (!a->missing_co && has_prefix(p, end, LIT("Missing CO for these ISAs")))
+			a->missing_co = p;
+		break;
+	case 'D':
+		if (!a->dev_assert && has_prefix(p, end, LIT("Device-side assertion")))
+			a->dev_assert = p;
+		break;
+	case 'C':
+	case 'P':
+	case 'T':
+		if (a->sched)
+			break;
+		/* Slurm cancels for other reasons too (a user, a preemption):
+		 * only its time limit is a clock. */
+		if (has_prefix(p, end, LIT("CANCELLED AT "))) {
+			if (find(p, end, LIT(" DUE TO TIME LIMIT")))
+				a->sched = p;
+			else if (!a->unread) {
+				a->unread = p;
+				a->unread_kind = UNREAD_SCHEDULER;
+			}
+		} else if (has_prefix(p, end, LIT("PBS: job killed: walltime ")) ||
+			   has_prefix(p, end, LIT("TERM_RUNLIMIT"))) {
+			a->sched = p;
+		}
 		break;
 	case 'a':
 		if (!a->queue && (has_prefix(p, end, LIT("aborting with error")) ||
@@ -62,9 +96,11 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 		/* rocdevice.cpp's out-of-resources form is capitalised */
 		if (!a->queue && has_prefix(p, end, LIT("Aborting with error")))
 			a->queue = p;
+		else
+			classify_unread_anchor(s, p, end, a);
 		break;
 	case 'H':
-		if (!a->hsa && has_prefix(p, end, LIT("HSA_STATUS_ERROR_")))
+		if (!a->hsa && has_prefix(p, end, LIT("HSA_STATUS_ERROR")))
 			a->hsa = p;
 		else if (!a->hw && has_prefix(p, end, LIT("HW Exception by GPU node-")))
 			a->hw = p;
@@ -86,6 +122,9 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 		if (p - s >= 11 && !strncasecmp(p - 11, "out of memory", 13))
 			a->oom = true;
 		break;
+	case 'S':
+		classify_unread_anchor(s, p, end, a);
+		break;
 	case 's':
 		if (!a->kernarg && p - s >= 14 && !memcmp(p - 14, "kernarg_address=", 16))
 			a->kernarg = p - 14;
@@ -93,6 +132,8 @@ static void anchor_at(const char *s, const char *p, const char *end, struct anch
 	case 'd':
 		if (!a->grid && p - s >= 3 && end - p >= 3 && !memcmp(p - 3, "grid=[", 6))
 			a->grid = p - 3;
+		else if (p[1] == 'u' || p[1] == 'g')
+			classify_unread_anchor(s, p, end, a);
 		break;
 	case 'O':
 		if (!a->hip_so && p - s >= 5 && !memcmp(p - 5, "HIP_SO=", 7))
@@ -124,9 +165,18 @@ void classify_scan_anchors(const char *s, const char *end, struct anchors *a)
 	}
 }
 
-void classify_generic(struct classifier *c, const char *s, const char *end,
-		       const struct anchors *a)
+/* Whether a rule reads the line (then nothing in it is unread evidence). */
+static bool line_read(const struct anchors *a, bool hip_read)
 {
+	return hip_read || a->maf || a->mfe || a->queue || a->hsa || a->hw || a->dev_assert ||
+	       a->critical || a->missing_co || a->sched;
+}
+
+void classify_generic(struct classifier *c, const char *s, const char *end,
+		       struct anchors *a)
+{
+	bool hip_read = false;
+
 	if (a->maf)
 		classify_maf(c, a->maf, end);
 	if (a->mfe)
@@ -137,8 +187,21 @@ void classify_generic(struct classifier *c, const char *s, const char *end,
 		classify_hsa_status(c, a->hsa, end);
 	if (a->hw)
 		classify_hw_exception(c, a->hw, end);
-	if (a->hip_error)
-		classify_hip_name(c, a->hip_error, end);
+	if (a->hip_error) {
+		hip_read = classify_hip_name(c, a->hip_error, end);
+		if (!hip_read && !a->unread) {
+			a->unread = a->hip_error;
+			a->unread_kind = UNREAD_HIP_ERROR;
+		}
+	}
+	if (a->dev_assert)
+		classify_device_assert(c);
+	if (a->critical)
+		classify_critical(c, a->critical, end);
+	if (a->missing_co)
+		classify_missing_co(c);
+	if (a->sched)
+		classify_sched(c, s, a->sched, end);
 	if (a->oom)
 		c->oom_text = true;
 	if (a->replay)
@@ -157,6 +220,10 @@ void classify_generic(struct classifier *c, const char *s, const char *end,
 		classify_agent_wave(c, s, end);
 	else if (s < end && (*s == 'S' || *s == 'F'))
 		classify_agent_event(c, s, end);
+	if (!a->unread && s < end && *s == ':')
+		classify_unread_log(s, end, a);
+	if (a->unread && !line_read(a, hip_read))
+		classify_unread(c, s, end, a->unread, a->unread_kind);
 }
 
 /* Anchors at or past limit belong to the next window (or to nothing). */
@@ -164,7 +231,8 @@ void classify_anchors_before(struct anchors *a, const char *limit)
 {
 	const char **all[] = { &a->maf, &a->mfe, &a->queue, &a->hsa, &a->replay,
 			       &a->hrr, &a->kernarg, &a->grid, &a->hip_so, &a->hw,
-			       &a->hip_error };
+			       &a->hip_error, &a->dev_assert, &a->critical, &a->missing_co,
+			       &a->sched, &a->unread };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (*all[i] && *all[i] >= limit)

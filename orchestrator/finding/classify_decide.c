@@ -32,16 +32,18 @@ static bool runtime_hang(const struct classifier *c)
 	return st && st->outcome == OUTCOME_HANG;
 }
 
-/* What a FAIL failed on when no D2H check failed: the first cause
- * hrr-playback's summary printed; unknown when it printed none. */
+/* What a FAIL failed on when no D2H check failed: the root cause among
+ * those hrr-playback's summary printed; unknown when it printed none. */
 static enum finding_fault_class fail_cause(const struct classifier *c)
 {
 	if (c->d2h_unchecked > 0)
 		return FAULT_D2H_NOT_COMPARED;
-	if (c->events_failed > 0)
-		return FAULT_REPLAY_API_ERRORS;
+	/* Launches from a code object that did not load fail too: the code
+	 * object is the root cause (issue 40 §1.4). */
 	if (c->co_unloadable > 0)
 		return FAULT_CODE_OBJECT_UNLOADABLE;
+	if (c->events_failed > 0)
+		return FAULT_REPLAY_API_ERRORS;
 	if (c->region_oob > 0)
 		return FAULT_REGION_VIOLATION;
 	return FAULT_UNKNOWN;
@@ -65,6 +67,27 @@ static bool says_fail(const struct classifier *c)
 	return c->fail && !stopped(c);
 }
 
+/* A batch scheduler killed the job at its time limit and the replay had
+ * printed no verdict of its own: it ran out of its clock (issue 40 §1.9). */
+static bool sched_clock(const struct classifier *c)
+{
+	return c->sched_line && !c->pass && !c->fail && !c->diverged && !c->fatal;
+}
+
+/* A device-side assert decides unless the runtime reported a memory fault. */
+static bool assert_decides(const struct classifier *c)
+{
+	const struct runtime_status *st = runtime_verdict(c, true);
+
+	return c->device_assert && !(st && st->outcome == OUTCOME_MAF);
+}
+
+/* ROCr explained the abort() it called (memory critical error). */
+static bool explained_abort(const struct classifier *c)
+{
+	return c->critical_reason || c->critical_node;
+}
+
 static enum finding_outcome decide_outcome(const struct classifier *c)
 {
 	/* The driver timed the GPU out: closer to a hang than to a host crash
@@ -81,10 +104,15 @@ static enum finding_outcome decide_outcome(const struct classifier *c)
 	 * stopped the replay early (exit 2). */
 	if (says_fail(c) || c->diverged)
 		return OUTCOME_FAIL;
+	if (assert_decides(c))
+		return OUTCOME_ABORT;
 	if (runtime_verdict(c, false))
 		return runtime_verdict(c, false)->outcome;
+	if (sched_clock(c))
+		return OUTCOME_HANG;
 	if (c->aborting_replay || c->replay_aborted || c->fatal || c->version_mismatch ||
-	    c->signal_marker || c->f.saw_oom_marker || c->f.saw_user_interrupt)
+	    c->signal_marker || c->f.saw_oom_marker || c->f.saw_user_interrupt ||
+	    explained_abort(c) || c->missing_co)
 		return OUTCOME_ABORT;
 	return OUTCOME_UNKNOWN;
 }
@@ -112,6 +140,11 @@ static enum finding_fault_class decide_class(const struct classifier *c, bool d2
 		return FAULT_REPLAY_OOM;
 	if (c->maf_line || c->mfe_line || c->agent_memory_event)
 		return c->maf_read_only ? FAULT_READ_ONLY_PAGE_FAULT : FAULT_ILLEGAL_MEMORY_ACCESS;
+	/* The assert's text comes before the queue abort it causes. */
+	if (assert_decides(c))
+		return FAULT_DEVICE_ASSERT;
+	if (c->missing_co && !runtime_verdict(c, true))
+		return FAULT_CODE_OBJECT_MISMATCH;
 	if (runtime_verdict(c, true)) {
 		*from_hip = runtime_verdict(c, true) == c->hip;
 		return runtime_verdict(c, true)->fault_class;
@@ -120,12 +153,14 @@ static enum finding_fault_class decide_class(const struct classifier *c, bool d2
 		return c->fatal_oom ? FAULT_REPLAY_OOM : FAULT_REPLAY_FATAL_API;
 	if (runtime_verdict(c, false))
 		return FAULT_REPLAY_ABORTED;
+	if (sched_clock(c))
+		return FAULT_HANG;
 	/* Divergence only when a check failed or the divergence abort fired. */
 	if (d2h_failed || c->diverged)
 		return FAULT_NAN_INF_DIVERGENCE;
 	if (says_fail(c) && fail_cause(c) != FAULT_UNKNOWN)
 		return fail_cause(c);
-	if (c->replay_aborted || c->aborting_replay || c->f.saw_user_interrupt)
+	if (c->replay_aborted || c->aborting_replay || c->f.saw_user_interrupt || explained_abort(c))
 		return FAULT_REPLAY_ABORTED;
 	if (c->signal_marker)
 		return FAULT_REPLAY_CRASHED;
@@ -159,6 +194,30 @@ static char *take(char **p)
 	return s;
 }
 
+/* The launch in flight when the replay stopped, from hrr-playback's trace
+ * lines: a "[HRR sync begin]" with no "[HRR sync done]", else the last
+ * "[HRR launch]" no heartbeat or sync done came after; none once the replay
+ * printed PASS or FAIL. Its seq (-1: none);
+ * *kernel (when asked): where its name is kept (NULL when shortened). */
+static long long in_flight(struct classifier *c, char ***kernel)
+{
+	/* A replay that printed its verdict finished its pass: nothing was in
+	 * flight. */
+	if (c->pass || c->fail)
+		return -1;
+	if (c->sync_open) {
+		if (kernel)
+			*kernel = &c->sync_kernel;
+		return c->sync_seq;
+	}
+	if (c->launch_seq >= 0 && c->launch_seq > c->prog_seq) {
+		if (kernel)
+			*kernel = &c->launch_kernel;
+		return c->launch_seq;
+	}
+	return -1;
+}
+
 /* Counts and where the replay was: the end-of-run summary, else the last
  * heartbeat; the failing call. */
 static void finish_progress(struct classifier *c, struct finding *f)
@@ -184,6 +243,8 @@ static void finish_progress(struct classifier *c, struct finding *f)
 	 * heartbeat names one that did (heartbeats follow completions). */
 	if (c->watchdog_seq >= 0 && f->fault_class == FAULT_HANG)
 		f->failing_event_seq = c->watchdog_seq;
+	else if (in_flight(c, NULL) >= 0)
+		f->failing_event_seq = in_flight(c, NULL);
 	else if (c->prog_seq >= 0)
 		f->failing_event_seq = c->prog_seq;
 	else if (c->watchdog_seq >= 0)
@@ -208,9 +269,10 @@ static void finish_progress(struct classifier *c, struct finding *f)
 /* The kernel a stop line names; inference is finalize's job. */
 static void finish_kernel(struct classifier *c, struct finding *f)
 {
+	char **trace = NULL;
 	char **named[] = { f->fault_class == FAULT_HANG ? &c->watchdog_kernel : NULL,
 			   &c->mfe_kernel, &c->queue_kernel, &c->gpu_error_kernel,
-			   &c->agent_kernel };
+			   in_flight(c, &trace) >= 0 ? trace : NULL, &c->agent_kernel };
 
 	/* The MAF line's address wins over the Memory Fault Error's. */
 	if (c->maf_address)
@@ -288,7 +350,10 @@ static void finish_runtime_notes(const struct classifier *c, struct finding *f)
 	}
 	if (!hip)
 		return;
-	if (c->hip_after_launch)
+	if (hip->fault_class == FAULT_CODE_OBJECT_MISMATCH)
+		finding_add_note(f, "HIP reported %ld %s (%s): the image holds no code object for "
+				 "this GPU's architecture", hip->code, hip->name, hip->meaning);
+	else if (c->hip_after_launch)
 		finding_add_note(f, "HIP reported %ld %s (%s) in the synchronisation after the launch "
 				 "of %s", hip->code, hip->name, hip->meaning,
 				 f->kernel_name ? f->kernel_name : "a kernel");
@@ -355,6 +420,36 @@ static void finish_fail_notes(const struct classifier *c, struct finding *f)
 				 "failed, no failed call or code object was counted): no cause is claimed");
 }
 
+/* The stops a line explained (issue 40): ROCr's memory critical error, a
+ * scheduler's clock, several replays in one log. */
+static void finish_stop_notes(const struct classifier *c, struct finding *f)
+{
+	if (explained_abort(c))
+		finding_add_note(f, "ROCr reported a memory critical error on GPU node-%s (reason "
+				 "\"%s\") and aborted the process: the abort is explained "
+				 "(replay_aborted), not a crash without a verdict",
+				 c->critical_node ? c->critical_node : "?",
+				 c->critical_reason ? c->critical_reason : "not printed");
+	if (sched_clock(c))
+		finding_add_note(f, "the batch scheduler killed the job at its time limit (%s): the "
+				 "replay ran out of its clock before it printed a verdict; a replay "
+				 "that needs longer than the job's limit, or one that hangs",
+				 c->sched_line);
+	if (c->parts > 1) {
+		struct strbuf sb = STRBUF_INIT;
+		size_t shown = sizeof(c->part_lines) / sizeof(c->part_lines[0]);
+
+		for (long long i = 0; i < c->parts && (size_t)i < shown; i++)
+			strbuf_addf(&sb, "%s%lld", i ? ", " : "", c->part_lines[i]);
+		finding_add_note(f, "the log holds %lld replays (banners at lines %s%s), concatenated "
+				 "or written by several processes: the verdict is the worst of "
+				 "theirs (HANG, MAF, ABORT, FAIL, UNKNOWN, PASS), one replay's PASS "
+				 "never hides another's fault", c->parts, sb.buf,
+				 (size_t)c->parts > shown ? ", ..." : "");
+		strbuf_release(&sb);
+	}
+}
+
 /* The replay's refusals and no-ops (labels MULTI-PROCESS, NOOP-API). */
 static void finish_replay_notes(const struct classifier *c, struct finding *f)
 {
@@ -410,6 +505,7 @@ static void finish_notes(const struct classifier *c, struct finding *f)
 	if (says_fail(c))
 		finish_fail_notes(c, f);
 	finish_replay_notes(c, f);
+	finish_stop_notes(c, f);
 	if (f->saw_oom_marker)
 		finding_add_note(f, "the engine killed the replay container: out of memory "
 				 "(host memory limit, not GPU memory)");
@@ -438,6 +534,11 @@ void classifier_finish(struct classifier *c, struct finding *out)
 	enum finding_fault_class fault_class;
 
 	classify_flush(c);
+	/* Several replays in one log: a PASS counts only when every replay
+	 * printed one and none left other evidence (issue 40 §1.8). */
+	if (c->parts > 1 && (c->passes < c->parts ||
+			     (classify_evidence_bits(c) & ~(1u << EV_D2H_FAIL))))
+		c->pass = false;
 	/* Precedence reads the evidence flags, some of which live in c->f. */
 	d2h_failed = c->f.d2h_failure_lines > 0 || c->prog_fail > 0 || c->sum_fail > 0 ||
 		     c->diverged;
@@ -458,5 +559,13 @@ void classifier_finish(struct classifier *c, struct finding *out)
 	/* A device-side code on a later call names no launch: the last launch
 	 * before it is not the culprit by any evidence (finalize). */
 	out->device_error_on_later_call = from_hip && !c->hip_after_launch;
+	if (c->parts > 0)
+		out->replay_parts = c->parts;
+	if (c->n_unread) {
+		out->unread = xcalloc(c->n_unread, sizeof(*out->unread));
+		memcpy(out->unread, c->unread, c->n_unread * sizeof(*out->unread));
+		out->n_unread = c->n_unread;
+		c->n_unread = 0;
+	}
 	finding_sanitize(out);
 }

@@ -75,6 +75,16 @@ static void fatal_hip_code(struct classifier *c, const char *p, const char *end)
 	const char *open, *q;
 	long long code;
 
+	if (!r && (r = find(p, end, LIT(" after pass failed: "))) != NULL) {
+		/* "Fatal: hipDeviceSynchronize after pass failed: N (...)": the
+		 * end-of-pass sync; the code is a device-side one. */
+		const char *api = skip_blanks(p, r);
+
+		q = r + sizeof(" after pass failed: ") - 1;
+		if (parse_num(&q, end, &code) && !(c->cut && q == end))
+			classify_hip_code(c, code, false, api, r);
+		return;
+	}
 	if (r) {
 		q = r + sizeof(") returned ") - 1;
 	} else {
@@ -246,6 +256,8 @@ static void on_archive(struct classifier *c, const char *r, const char *end)
 	if (r >= end || *r != ':')
 		return;
 	c->replay_started |= !c->archive_tool;
+	if (!c->archive_tool)
+		classify_banner(c);
 	r = skip_blanks(r + 1, end);
 	if (!parse_num(&r, end, &events) || !has_prefix(r, end, LIT(" events, ")))
 		return;
@@ -441,8 +453,10 @@ static bool on_hrr_keyword(struct classifier *c, const char *q, const char *end)
 {
 	switch (*q) {
 	case 'P':
-		if (has_prefix(q, end, LIT("PASS")) && (q + 4 == end || !is_word(q[4])))
+		if (has_prefix(q, end, LIT("PASS")) && (q + 4 == end || !is_word(q[4]))) {
 			c->pass = true;
+			c->passes++;
+		}
 		return true;
 	case 'F':
 		if (has_prefix(q, end, LIT("FAIL")) && (q + 4 == end || !is_word(q[4]))) {
@@ -451,6 +465,8 @@ static bool on_hrr_keyword(struct classifier *c, const char *q, const char *end)
 		}
 		if (has_prefix(q, end, LIT("Fatal:")))
 			on_fatal(c, q + 6, end);
+		else
+			classify_load_failure(c, q, end);
 		return true;
 	case 'V':
 		if (has_prefix(q, end, LIT("Version mismatch:")))
@@ -487,13 +503,14 @@ static bool on_hrr_report(struct classifier *c, const char *q, const char *end)
 	case 'H':
 		return on_hip_error(c, q, end);
 	case 'h':
+		return on_noop(c, q, end) || classify_sync_error(c, q, end);
 	case 'N':
 		return on_noop(c, q, end);
 	case 'K':
 		on_kernels_launched(c, q, end);
 		return true;
 	case 'D':
-		return on_d2h_line(c, q, end);
+		return on_d2h_line(c, q, end) || classify_device_line(c, q, end);
 	case 'G':
 		return on_gpu_line(c, q, end);
 	case '(':
@@ -523,6 +540,10 @@ static void on_hrr_line(struct classifier *c, const char *q, const char *end)
 	if (find(q, end, LIT(": NOT REPLAYABLE")))
 		f->saw_not_replayable = true;
 	if (find(q, end, LIT("(MISSING!)")))
+		f->saw_missing_handle = true;
+	/* --warn-untranslated-args: "'<kernel>' arg[N]: recorded 0x... is in
+	 * no known allocation — passing null" */
+	else if (*q == '\'' && find(q, end, LIT(" is in no known allocation")))
 		f->saw_missing_handle = true;
 }
 
@@ -556,7 +577,7 @@ bool classify_hrr(struct classifier *c, const char *s, const char *end)
 			classify_progress(c, s + 14, end);
 			return true;
 		}
-		return false;
+		return classify_trace(c, s, end);
 	}
 	if (s[4] != ']')
 		return false;

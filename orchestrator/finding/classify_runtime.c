@@ -103,16 +103,24 @@ void classify_mfe(struct classifier *c, const char *p, const char *end)
 	bracket_kernel(&c->mfe_kernel, p, end);
 }
 
-/* The first runtime status wins; printed: the name or code as the line
- * had it (a name the table does not know is kept for the note). */
-static void saw_status(struct classifier *c, const struct runtime_status *st,
+/* The first runtime status decides, unless a later one says more: a status
+ * with a class of its own outranks one that only says the queue stopped
+ * (replay_aborted), so a MEMORY_FAULT after an EXCEPTION line is a fault
+ * (issue 40 §1.1). printed: the name or code as the line had it (a name
+ * the table does not know is kept for the note). true when this status
+ * now decides. */
+static bool saw_status(struct classifier *c, const struct runtime_status *st,
 		       const char *printed, const char *printed_end)
 {
-	if (c->status || st->outcome == OUTCOME_UNKNOWN)
-		return;
+	if (st->outcome == OUTCOME_UNKNOWN)
+		return false;
+	if (c->status && (c->status->fault_class != FAULT_REPLAY_ABORTED ||
+			  st->fault_class == FAULT_REPLAY_ABORTED))
+		return false;
 	c->status = st;
-	if (printed_end > printed)
-		c->status_printed = dup_range(printed, printed_end);
+	free(c->status_printed);
+	c->status_printed = printed_end > printed ? dup_range(printed, printed_end) : NULL;
+	return true;
 }
 
 static const char *word_end(const char *p, const char *end)
@@ -147,6 +155,35 @@ static long long status_code_after(const struct classifier *c, const char *p, co
 	return status_hex(c, k + 5, end);
 }
 
+/* A queue abort's status, and the kernel its bracket names: the kernel
+ * comes from the line whose status decided (a later, more specific status
+ * takes its line's kernel, or none). */
+static void queue_status(struct classifier *c, const struct runtime_status *st, const char *name,
+			 const char *name_end, long long code, const char *p, const char *end)
+{
+	bool replaces = c->status != NULL;
+	bool decided = false;
+	char *kernel = NULL;
+
+	if (st && name)
+		decided = saw_status(c, st, name, name_end);
+	else if (st) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "code 0x%llx", code);
+		decided = saw_status(c, st, buf, buf + strlen(buf));
+	}
+	bracket_kernel(&kernel, p, end);
+	if (decided && replaces) {
+		free(c->queue_kernel);
+		c->queue_kernel = kernel;
+	} else if (!c->queue_kernel) {
+		c->queue_kernel = kernel;
+	} else {
+		free(kernel);
+	}
+}
+
 /* CLR's queue callback (rocdevice.cpp), every generation:
  *   Device::callbackQueue aborting with status: 0x100f               (oldest)
  *   Device::callbackQueue aborting with error : NAME: text code: 0x2a
@@ -163,7 +200,6 @@ void classify_queue_abort(struct classifier *c, const char *p, const char *end)
 	long long code = -1;
 
 	saw_fault(c);
-	bracket_kernel(&c->queue_kernel, p, end);
 	if (has_prefix(q, end, LIT("status:"))) {
 		code = status_hex(c, skip_blanks(q + 7, end), end);
 	} else {
@@ -188,25 +224,18 @@ void classify_queue_abort(struct classifier *c, const char *p, const char *end)
 		st = runtime_status_by_hsa_code(code);
 	if (!st && (name || code >= 0))
 		st = runtime_status_other();
-	if (!st)
-		return;
-	if (name)
-		saw_status(c, st, name, name_end);
-	else {
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "code 0x%llx", code);
-		saw_status(c, st, buf, buf + strlen(buf));
-	}
+	queue_status(c, st, name, name_end, code, p, end);
 }
 
 /* Any HSA_STATUS_ERROR_<NAME> in a line (a queue abort, the older agent's
- * "Queue error (...)", a runtime's "hsa api call failure ... NAME"). */
+ * "Queue error (...)", a runtime's "hsa api call failure ... NAME"), and
+ * the bare generic HSA_STATUS_ERROR (0x1000, "with error: HSA_STATUS_ERROR:
+ * A generic error has occurred" of HIP's older hip_memory.cpp). */
 void classify_hsa_status(struct classifier *c, const char *p, const char *end)
 {
 	const char *q = p;
 
-	while ((q = find(q, end, LIT("HSA_STATUS_ERROR_"))) != NULL) {
+	while ((q = find(q, end, LIT("HSA_STATUS_ERROR"))) != NULL) {
 		const char *e = word_end(q, end);
 		const struct runtime_status *st;
 
@@ -239,16 +268,18 @@ void classify_hip_code(struct classifier *c, long long code, bool after_launch,
 
 /* hipErrorIllegalAddress, hipErrorAssert, ... by name anywhere (HIP's
  * hipGetErrorName(), in hrr-playback's lines or a framework's). */
-void classify_hip_name(struct classifier *c, const char *p, const char *end)
+bool classify_hip_name(struct classifier *c, const char *p, const char *end)
 {
 	const char *e = word_end(p, end);
 	const struct runtime_status *st;
 
 	if (c->cut && e == end)
-		return;
+		return true;
 	st = runtime_status_by_name(p, span(p, e));
-	if (st && st->origin == RUNTIME_HIP)
-		classify_hip_code(c, st->code, false, NULL, NULL);
+	if (!st || st->origin != RUNTIME_HIP)
+		return false;
+	classify_hip_code(c, st->code, false, NULL, NULL);
+	return true;
 }
 
 /* The orchestrator's (or the shell workflow's) stop markers, and the

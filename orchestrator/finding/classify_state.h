@@ -38,8 +38,8 @@ enum info_section { INFO_NONE = 0, INFO_KERNEL_SUMMARY, INFO_CALL_COUNTS, INFO_R
  * (docs/findings.md "Signature"). */
 enum evidence_kind {
 	EV_VERSION, EV_HW, EV_TIMEOUT, EV_WATCHDOG, EV_OOM_TEXT, EV_MAF, EV_MFE, EV_AGENT,
-	EV_FATAL, EV_HSA_FAULT, EV_HSA_ABORT, EV_FAIL, EV_D2H_FAIL, EV_DIVERGED, EV_ABORTED,
-	EV_INTERRUPT, EV_SIGNAL, EV_OOM_MARKER,
+	EV_ASSERT, EV_FATAL, EV_HSA_FAULT, EV_HSA_ABORT, EV_FAIL, EV_D2H_FAIL, EV_DIVERGED,
+	EV_SCHED, EV_ABORTED, EV_INTERRUPT, EV_SIGNAL, EV_OOM_MARKER,
 	EV__COUNT
 };
 /* Bytes of an evidence line kept (the signature keeps fewer). */
@@ -129,6 +129,34 @@ struct classifier {
 
 	enum info_section section; /* which --info table the next rows belong to */
 
+	/* Issue 40: the lines that explain a stop (classify_stop.c). A
+	 * device-side assert's text; ROCr's "Memory critical error by agent
+	 * node-N ... Reason: R" before its abort(); CLR's "Missing CO for these
+	 * ISAs"; a scheduler's kill at its time limit (the line, for a note). */
+	bool device_assert, missing_co;
+	char *critical_reason, *critical_node;
+	char *sched_line;
+	/* The status that decided among several queue aborts came from this
+	 * line: its kernel bracket is the one kept. */
+	bool status_line;
+
+	/* Issue 40: hrr-playback's trace lines (classify_trace.c): the last
+	 * "[HRR launch]" before the fault, and a "[HRR sync begin]" with no
+	 * "[HRR sync done]" after it (open). */
+	long long launch_seq, sync_seq;
+	char *launch_kernel, *sync_kernel;
+	bool sync_open;
+	/* Replays in the log (one per "[HRR] Archive :" banner), their banners'
+	 * line numbers (the first few), and PASS lines. */
+	long long parts, passes;
+	long long part_lines[8];
+
+	/* Issue 40 §2: lines that look like evidence and that no rule read
+	 * (classify_unread.c). */
+	struct finding_unread unread[FINDING_MAX_UNREAD];
+	size_t n_unread;
+	long long line_no;    /* the line being read, from 1 */
+
 	/* The last [HRR] line was "Runtime : <path>" or its continuation
 	 * (classify_placement.c). */
 	bool runtime_lines;
@@ -155,10 +183,23 @@ void classify_flush(struct classifier *c);
 
 /* ---- classify_anchor.c: anchors that can start anywhere in a line ---- */
 
+/* What kind of unread evidence an anchor found (classify_unread.c). */
+enum unread_kind {
+	UNREAD_NONE = 0, UNREAD_HIP_ERROR, UNREAD_RUNTIME_LOG, UNREAD_AMDGPU, UNREAD_ASSERTION,
+	UNREAD_SEGFAULT, UNREAD_CORE_DUMPED, UNREAD_SCHEDULER,
+};
+
 /* Where the anchors of the non-prefix rules first occur in a line. */
 struct anchors {
 	const char *maf, *mfe, *queue, *hsa, *replay, *hrr, *kernarg, *grid, *hip_so, *hw;
 	const char *hip_error; /* "hipError<Name>" other than hipErrorOutOfMemory */
+	/* classify_stop.c's: a device-side assert, ROCr's memory critical
+	 * error, CLR's missing code object, a scheduler's kill. */
+	const char *dev_assert, *critical, *missing_co, *sched;
+	/* The first text that looks like evidence no rule may read
+	 * (classify_unread.c), and its kind. */
+	const char *unread;
+	enum unread_kind unread_kind;
 	bool oom;
 };
 
@@ -169,7 +210,7 @@ void classify_scan_anchors(const char *s, const char *end, struct anchors *a);
 void classify_anchors_before(struct anchors *a, const char *limit);
 /* The readers for the anchors found in [s, end). */
 void classify_generic(struct classifier *c, const char *s, const char *end,
-		      const struct anchors *a);
+		      struct anchors *a);
 /* The runtime's anchors in [s, end), those before limit only; no line-start
  * rules (for text after an [HRR] line's own fields, and overlong lines). */
 void classify_anchored(struct classifier *c, const char *s, const char *end, const char *limit);
@@ -204,7 +245,8 @@ void classify_queue_abort(struct classifier *c, const char *p, const char *end);
 void classify_hsa_status(struct classifier *c, const char *p, const char *end);
 /* A HIP device-side error: by name at p ("hipErrorIllegalAddress"), or by
  * code (hrr-playback's lines); api: the call it surfaced on, or NULL. */
-void classify_hip_name(struct classifier *c, const char *p, const char *end);
+/* false: the table does not know the name (evidence no rule read). */
+bool classify_hip_name(struct classifier *c, const char *p, const char *end);
 void classify_hip_code(struct classifier *c, long long code, bool after_launch,
 		       const char *api, const char *api_end);
 void classify_replay_word(struct classifier *c, const char *p, const char *from,
@@ -217,5 +259,35 @@ void classify_hw_exception(struct classifier *c, const char *p, const char *end)
 void classify_agent_event(struct classifier *c, const char *s, const char *end);
 void classify_assignments(struct classifier *c, const char *kernarg, const char *grid,
 			  const char *end);
+
+/* ---- classify_stop.c: the lines that explain a stop (issue 40) ---- */
+void classify_device_assert(struct classifier *c);
+/* p is at "Memory critical error by agent node-". */
+void classify_critical(struct classifier *c, const char *p, const char *end);
+void classify_missing_co(struct classifier *c);
+/* p is at the scheduler's kill text; s..end is its line. */
+void classify_sched(struct classifier *c, const char *s, const char *p, const char *end);
+
+/* ---- classify_trace.c: hrr-playback's trace and sync-failure lines ---- */
+/* s is at "[HRR " (not "[HRR]"); true when the line was a trace line. */
+bool classify_trace(struct classifier *c, const char *s, const char *end);
+/* "[HRR] <sync API> error N (...)" (q after "[HRR] "); true when it was. */
+bool classify_sync_error(struct classifier *c, const char *q, const char *end);
+/* "[HRR] Device  : NAME (gfx...)" (q at "Device"); true when it was. */
+bool classify_device_line(struct classifier *c, const char *q, const char *end);
+/* "[HRR] Failed to load code object H: N (...)" (q at "Failed"). */
+bool classify_load_failure(struct classifier *c, const char *q, const char *end);
+/* A new "[HRR] Archive :" banner: another replay in the same log. */
+void classify_banner(struct classifier *c);
+
+/* ---- classify_unread.c: evidence no rule read (issue 40 §2) ---- */
+/* Where the unread kinds' anchors start (a bigram of classify_anchor.c's
+ * table); sets a->unread when p starts one. */
+void classify_unread_anchor(const char *s, const char *p, const char *end, struct anchors *a);
+/* CLR's log prefix ":L:<file>.cpp" at s, the line's start. */
+void classify_unread_log(const char *s, const char *end, struct anchors *a);
+/* The line s..end held an unread anchor and no rule read it: list it. */
+void classify_unread(struct classifier *c, const char *s, const char *end,
+		     const char *at, enum unread_kind kind);
 
 #endif

@@ -1,6 +1,7 @@
 /* A finding's life after classification: merging the inputs, then the
  * archive facts, kernel attribution, notes and labels (docs/findings.md). */
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_parts.h"
 #include "orchestrator/finding/kernel_family.h"
 
 #include <stdarg.h>
@@ -11,8 +12,6 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 
-/* A finding's caveat fields, for caveats.c (which knows no finding). */
-#define CAVEATS_OF(f) { &(f)->placement, &(f)->runtime_libraries, &(f)->playback_flags_unknown }
 
 const char *finding_fault_class_name(enum finding_fault_class c)
 {
@@ -126,6 +125,7 @@ void finding_init(struct finding *f)
 	f->archive_recovered_events = -1;
 	f->archive_distinct_kernels = -1;
 	f->timeout_s = -1;
+	f->replay_parts = -1;
 	finding_caveats_init(&(struct finding_caveats)CAVEATS_OF(f));
 }
 
@@ -135,7 +135,7 @@ static void d2h_failure_release(struct d2h_failure *d)
 	free(d->src);
 }
 
-#define FINDING_N_STRINGS 18
+#define FINDING_N_STRINGS 19
 
 /* The finding's owned single strings, for release and sanitizing. */
 static void string_fields(struct finding *f, char **out[FINDING_N_STRINGS])
@@ -146,6 +146,7 @@ static void string_fields(struct finding *f, char **out[FINDING_N_STRINGS])
 		&f->workgroup, &f->gpu_node, &f->last_progress_kernel, &f->last_event_kernel,
 		&f->capture_hip_so, &f->capture_hip_runtime_version, &f->capture_comgr_version,
 		&f->capture_gcn_arch, &f->interrupt_signal, &f->evidence, &f->stop_reason,
+		&f->replay_gcn_arch,
 	};
 
 	memcpy(out, strings, sizeof(strings));
@@ -165,6 +166,11 @@ void finding_release(struct finding *f)
 	for (size_t i = 0; i < f->n_d2h_failures; i++)
 		d2h_failure_release(&f->d2h_failures[i]);
 	free(f->d2h_failures);
+	for (size_t i = 0; i < f->n_unread; i++) {
+		free(f->unread[i].kind);
+		free(f->unread[i].text);
+	}
+	free(f->unread);
 	finding_caveats_release(&(struct finding_caveats)CAVEATS_OF(f));
 	finding_init(f);
 }
@@ -222,7 +228,7 @@ static void fill_double(double *dst, double src)
 		*dst = src;
 }
 
-static void push_unique(struct strvec *sv, const char *s, size_t cap)
+void finding_push_unique(struct strvec *sv, const char *s, size_t cap)
 {
 	if (!strvec_has(sv, s) && sv->n < cap)
 		strvec_push(sv, s);
@@ -236,7 +242,7 @@ static void merge_archive(struct finding *acc, const struct finding *later)
 	fill_ll(&acc->archive_recovered_events, later->archive_recovered_events);
 	fill_ll(&acc->archive_distinct_kernels, later->archive_distinct_kernels);
 	for (size_t i = 0; i < later->archive_kernel_names.n; i++)
-		push_unique(&acc->archive_kernel_names, later->archive_kernel_names.v[i],
+		finding_push_unique(&acc->archive_kernel_names, later->archive_kernel_names.v[i],
 			    FINDING_MAX_KERNEL_NAMES);
 	fill_int(&acc->archive_complete, later->archive_complete);
 	fill_int(&acc->archive_format_version, later->archive_format_version);
@@ -293,6 +299,20 @@ static void merge_d2h_failures(struct finding *acc, const struct finding *later)
 	}
 }
 
+/* Evidence no rule read: the first input that holds any. */
+static void merge_unread(struct finding *acc, const struct finding *later)
+{
+	if (acc->n_unread || !later->n_unread)
+		return;
+	acc->unread = xcalloc(later->n_unread, sizeof(*acc->unread));
+	for (size_t i = 0; i < later->n_unread; i++) {
+		acc->unread[i] = later->unread[i];
+		acc->unread[i].kind = xstrdup(later->unread[i].kind);
+		acc->unread[i].text = xstrdup(later->unread[i].text);
+	}
+	acc->n_unread = later->n_unread;
+}
+
 void finding_merge(struct finding *acc, const struct finding *later)
 {
 	if (later->archive_tool_output) {
@@ -337,9 +357,9 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	fill_str(&acc->capture_gcn_arch, later->capture_gcn_arch);
 
 	for (size_t i = 0; i < later->notes.n; i++)
-		push_unique(&acc->notes, later->notes.v[i], FINDING_MAX_NOTES);
+		finding_push_unique(&acc->notes, later->notes.v[i], FINDING_MAX_NOTES);
 	for (size_t i = 0; i < later->labels.n; i++)
-		push_unique(&acc->labels, later->labels.v[i], 16);
+		finding_push_unique(&acc->labels, later->labels.v[i], 16);
 	merge_d2h_failures(acc, later);
 
 	fill_double(&acc->gpu_time_kernel_ms, later->gpu_time_kernel_ms);
@@ -359,6 +379,9 @@ void finding_merge(struct finding *acc, const struct finding *later)
 	fill_str(&acc->interrupt_signal, later->interrupt_signal);
 	if (!acc->runtime_status)
 		acc->runtime_status = later->runtime_status;
+	fill_ll(&acc->replay_parts, later->replay_parts);
+	fill_str(&acc->replay_gcn_arch, later->replay_gcn_arch);
+	merge_unread(acc, later);
 }
 
 /* ---- sanitizing ---- */
@@ -404,310 +427,9 @@ void finding_sanitize(struct finding *f)
 		sanitize_str(&f->d2h_failures[i].tag);
 		sanitize_str(&f->d2h_failures[i].src);
 	}
+	for (size_t i = 0; i < f->n_unread; i++) {
+		sanitize_str(&f->unread[i].kind);
+		sanitize_str(&f->unread[i].text);
+	}
 	finding_caveats_sanitize(&(struct finding_caveats)CAVEATS_OF(f));
-}
-
-/* ---- finalize ---- */
-
-/* The caveats' notes (caveats.c), added as every other note is. */
-static void caveat_notes(struct finding *f, const struct finding_context *ctx)
-{
-	struct finding_caveats_subject subject = {
-		.replay_failed = f->outcome == OUTCOME_MAF || f->outcome == OUTCOME_FAIL ||
-				 f->outcome == OUTCOME_ABORT || f->outcome == OUTCOME_HANG,
-		.fault_address = f->fault_address,
-		.stack = ctx && ctx->run ? ctx->stack : NULL,
-	};
-	struct strvec notes = STRVEC_INIT;
-
-	finding_caveats_notes(&(struct finding_caveats)CAVEATS_OF(f), &subject, &notes);
-	for (size_t i = 0; i < notes.n; i++)
-		finding_add_note(f, "%s", notes.v[i]);
-	strvec_clear(&notes);
-}
-
-static bool class_is(const struct finding *f, enum finding_fault_class c)
-{
-	return f->fault_class == c;
-}
-
-static void clear_str(char **s)
-{
-	free(*s);
-	*s = NULL;
-}
-
-static void clear_attribution(struct finding *f)
-{
-	clear_str(&f->kernel_name);
-	clear_str(&f->kernel_family);
-	clear_str(&f->last_event_kernel);
-	clear_str(&f->last_progress_kernel);
-	clear_str(&f->failing_api);
-	f->failing_event_seq = -1;
-	f->failing_call_index = -1;
-	f->failing_thread = -1;
-	f->saw_kernel_from_fault_line = false;
-}
-
-/* A stop whose cause could be a kernel: a fault, an abort, a hang. Not a
- * version mismatch (nothing ran), not an allocation failure, not a crash
- * of the replay process, not a user's Ctrl-C. */
-static bool is_attributable(const struct finding *f)
-{
-	if (f->outcome != OUTCOME_MAF && f->outcome != OUTCOME_ABORT && f->outcome != OUTCOME_HANG)
-		return false;
-	if (class_is(f, FAULT_VERSION_MISMATCH) || class_is(f, FAULT_REPLAY_OOM) ||
-	    class_is(f, FAULT_REPLAY_CRASHED) || class_is(f, FAULT_OUT_OF_RESOURCES))
-		return false;
-	if (class_is(f, FAULT_REPLAY_ABORTED) && f->saw_user_interrupt && !f->saw_fault)
-		return false;
-	return true;
-}
-
-/* The archive holds exactly one distinct kernel, and its full name is
- * known. archive_kernels counts launches: one launch is one kernel, more
- * say nothing about how many kernels; only the Kernel Call Counts table
- * (archive_distinct_kernels) does. */
-static const char *single_archive_kernel(const struct finding *f)
-{
-	bool one = f->archive_kernels == 1 || f->archive_distinct_kernels == 1;
-
-	if (f->archive_kernels == 0 || f->archive_distinct_kernels > 1)
-		return NULL;
-	return one && f->archive_kernel_names.n == 1 ? f->archive_kernel_names.v[0] : NULL;
-}
-
-static bool is_aten(const char *kernel)
-{
-	return kernel && (strstr(kernel, "_ZN2at6native") || strstr(kernel, "at::native::"));
-}
-
-static void apply_manifest(struct finding *f, const struct finding_context *ctx)
-{
-	const struct manifest *m = ctx->manifest;
-
-	if (!m)
-		return;
-	if (ctx->manifest_path)
-		push_unique(&f->sources, ctx->manifest_path, 64);
-	/* Either witness of a missing trailer is enough. */
-	if (m->complete == 0)
-		f->archive_complete = 0;
-	else if (f->archive_complete < 0)
-		f->archive_complete = m->complete;
-	if (f->archive_events < 0 && m->event_count >= 0)
-		f->archive_events = m->event_count;
-	if (m->unreplayable_apis.n) {
-		struct strbuf sb = STRBUF_INIT;
-
-		for (size_t i = 0; i < m->unreplayable_apis.n; i++)
-			strbuf_addf(&sb, "%s%s", i ? ", " : "", m->unreplayable_apis.v[i]);
-		finding_add_note(f, "the capture recorded APIs that replay cannot reproduce "
-				 "(replayed as no-ops): %s", sb.buf);
-		strbuf_release(&sb);
-	}
-	if (!m->has_metadata) {
-		finding_add_note(f, "manifest metadata absent (legacy capture): the capture's "
-				 "HIP/comgr versions and GPU are unknown");
-		return;
-	}
-	if (m->hip_runtime_version) {
-		free(f->capture_hip_runtime_version);
-		f->capture_hip_runtime_version = xstrdup(m->hip_runtime_version);
-	}
-	if (m->comgr_version) {
-		free(f->capture_comgr_version);
-		f->capture_comgr_version = xstrdup(m->comgr_version);
-	}
-	if (m->device_count >= 0)
-		f->capture_device_count = m->device_count;
-	else if (m->captured_device_count >= 0)
-		f->capture_device_count = m->captured_device_count;
-	if (m->n_devices) {
-		const struct manifest_device *d = &m->devices[0];
-
-		for (size_t i = 0; i < m->n_devices; i++)
-			if (m->devices[i].ordinal == 0) {
-				d = &m->devices[i];
-				break;
-			}
-		if (d->gcn_arch_name) {
-			free(f->capture_gcn_arch);
-			f->capture_gcn_arch = xstrdup(d->gcn_arch_name);
-		}
-	}
-}
-
-static void attribute_kernel(struct finding *f)
-{
-	const char *one;
-
-	if (f->outcome == OUTCOME_PASS) {
-		clear_attribution(f);
-		return;
-	}
-	if (class_is(f, FAULT_REPLAY_CRASHED)) {
-		clear_attribution(f);
-		if (f->replay_signal >= 0)
-			finding_add_note(f, "the replay process died by signal %d without printing a "
-					 "verdict, so no kernel is implicated and the workload is "
-					 "untested; re-run the replay, and if it dies the same way "
-					 "again the defect is in hrr-playback or its environment, not "
-					 "in the captured workload", f->replay_signal);
-		else
-			finding_add_note(f, "the replay process died by a signal without printing a "
-					 "verdict, so no kernel is implicated and the workload is "
-					 "untested; re-run the replay, and if it dies the same way "
-					 "again the defect is in hrr-playback or its environment, not "
-					 "in the captured workload");
-		return;
-	}
-	if (f->kernel_name || !is_attributable(f))
-		return;
-	if (f->last_event_kernel && f->device_error_on_later_call)
-		finding_add_note(f, "the last launch before the error (%s) is not taken as its kernel: "
-				 "the error surfaced on a later call, and any launch before it may "
-				 "have caused it", f->last_event_kernel);
-	else if (f->last_event_kernel) {
-		f->kernel_name = xstrdup(f->last_event_kernel);
-		finding_add_note(f, "kernel taken from the last launch before the fault (%s); no "
-				 "fault line named one. This is only meaningful for a replay run "
-				 "with --verbose (and --sync-after-launch), which is what prints "
-				 "those per-event lines in order", f->kernel_name);
-		return;
-	}
-	one = single_archive_kernel(f);
-	if (one) {
-		f->kernel_name = xstrdup(one);
-		finding_add_note(f, "kernel inferred: the archive holds exactly one kernel (%s) and "
-				 "the log attributed the fault to no launch; a replay with "
-				 "--sync-after-launch confirms it by stopping on the faulting dispatch",
-				 f->kernel_name);
-		return;
-	}
-	/* Say why the kernel is unknown, so nobody reads it as an oversight.
-	 * --info's "Kernels:" and the start line's "N kernels" count launches;
-	 * only the Kernel Call Counts table counts distinct kernels. */
-	if (f->archive_distinct_kernels > 1)
-		finding_add_note(f, "no kernel is named: no fault line names one, no launch line "
-				 "precedes the fault, and the archive holds %lld distinct kernels, "
-				 "so none is guessed", f->archive_distinct_kernels);
-	else if (f->archive_kernels > 1 && f->archive_distinct_kernels < 0)
-		finding_add_note(f, "no kernel is named: no fault line names one, no launch line "
-				 "precedes the fault, and the archive holds %lld kernel launches "
-				 "of an unknown number of distinct kernels (no Kernel Call Counts "
-				 "table was read), so none is guessed", f->archive_kernels);
-	else if (f->archive_kernels >= 1 || f->archive_distinct_kernels == 1)
-		finding_add_note(f, "no kernel is named: no fault line names one, and the archive's "
-				 "only kernel name is cut to a column in hrr-playback --info, so "
-				 "it cannot be used");
-	else
-		finding_add_note(f, "no kernel is named: no fault line names one and no launch line "
-				 "precedes the fault");
-}
-
-static void add_labels(struct finding *f, const struct finding_context *ctx)
-{
-	bool noop = f->saw_not_replayable ||
-		    (ctx->manifest && ctx->manifest->unreplayable_apis.n > 0);
-
-	strvec_clear(&f->labels);
-	if (f->archive_complete == 0)
-		strvec_push(&f->labels, "CRASH-TRUNCATED");
-	if (f->d2h_fail > 0 || f->n_d2h_failures > 0 || f->d2h_failure_lines > 0)
-		strvec_push(&f->labels, "D2H-FAIL");
-	if (f->saw_missing_handle)
-		strvec_push(&f->labels, "MISSING-HANDLE");
-	if (noop)
-		strvec_push(&f->labels, "NOOP-API");
-	if (f->multi_process)
-		strvec_push(&f->labels, "MULTI-PROCESS");
-	/* CLEAN means nothing was found: never next to a fault or an unknown. */
-	if (!f->labels.n && f->outcome == OUTCOME_PASS && class_is(f, FAULT_REPLAY_PASS))
-		strvec_push(&f->labels, "CLEAN");
-}
-
-/* hrr-playback's sync watchdog exits 124, the number timeout(1) uses:
- * say which watchdog stopped the replay. */
-static void note_which_watchdog(struct finding *f, const struct finding_run *run)
-{
-	if (!run)
-		return;
-	if (f->saw_watchdog && run->ended_by == ENDED_EXIT && run->exit_code == 124)
-		finding_add_note(f, "hrr-playback's own sync watchdog ended the replay (its "
-				 "[HRR][WATCHDOG] line, exit status 124): not hrr-docker-replay's "
-				 "--timeout or --progress-timeout");
-	else if (f->saw_watchdog && (run->ended_by == ENDED_TIMEOUT ||
-				     run->ended_by == ENDED_PROGRESS_TIMEOUT))
-		finding_add_note(f, "both watchdogs fired: hrr-playback's sync watchdog printed "
-				 "[HRR][WATCHDOG], then hrr-docker-replay's %s stopped the replay",
-				 run->ended_by == ENDED_TIMEOUT ? "--timeout" : "--progress-timeout");
-	else if (!f->saw_watchdog && run->ended_by == ENDED_EXIT && run->exit_code == 124)
-		finding_add_note(f, "the replay exited with status 124 but printed no "
-				 "[HRR][WATCHDOG] line: it is not read as hrr-playback's watchdog");
-}
-
-void finding_finalize(struct finding *f, const struct finding_context *ctx)
-{
-	static const struct finding_context none;
-
-	if (!ctx)
-		ctx = &none;
-	apply_manifest(f, ctx);
-	if (f->archive_format_version < 0 && ctx->archive_format_version)
-		f->archive_format_version = (int)ctx->archive_format_version;
-	if (ctx->multi_process)
-		f->multi_process = true;
-	if (f->replay_signal < 0 && ctx->run && ctx->run->signal > 0 &&
-	    ctx->run->ended_by == ENDED_SIGNAL)
-		f->replay_signal = ctx->run->signal;
-
-	/* The engine's exit status is the one thing the archive cannot write:
-	 * a PASS line with any other status, or with none the engine reported,
-	 * is text, not a verdict. */
-	if (ctx->run && f->outcome == OUTCOME_PASS && ctx->run->exit_code != 0) {
-		if (ctx->run->exit_code == -1)
-			finding_add_note(f, "the log says PASS but the engine reported no exit status: "
-					 "a PASS needs exit status 0, so the line is not believed");
-		else
-			finding_add_note(f, "the log says PASS but the replay exited with status %d: a "
-					 "PASS needs exit status 0, so the line is not believed",
-					 ctx->run->exit_code);
-		f->outcome = OUTCOME_UNKNOWN;
-		f->fault_class = FAULT_UNKNOWN;
-	}
-	note_which_watchdog(f, ctx->run);
-	attribute_kernel(f);
-	free(f->kernel_family);
-	f->kernel_family = finding_kernel_family(f->kernel_name);
-
-	if (is_aten(f->kernel_name) &&
-	    (class_is(f, FAULT_ILLEGAL_MEMORY_ACCESS) || class_is(f, FAULT_READ_ONLY_PAGE_FAULT) ||
-	     class_is(f, FAULT_REPLAY_ABORTED)))
-		finding_add_note(f, "the faulting kernel is an ATen kernel launched through <<<>>> "
-				 "(hipLaunchByPtr), which passes device pointers inside by-value "
-				 "structs; replay translates them by a heuristic, and an archive "
-				 "recorded before that support landed faults on replay exactly like a "
-				 "workload defect. Ask the user for their original failure signature "
-				 "before calling this their bug");
-	if (f->saw_user_interrupt)
-		finding_add_note(f, "the replay was stopped by the user (%s): the workload is untested",
-				 f->interrupt_signal ? f->interrupt_signal : "interrupt");
-	if (f->fault_class == FAULT_UNKNOWN)
-		finding_add_note(f, "not enough signal to classify: no fault type is claimed");
-	else if (f->outcome == OUTCOME_UNKNOWN)
-		finding_add_note(f, "the log does not show how the replay ended: the outcome is "
-				 "unknown");
-	caveat_notes(f, ctx);
-	add_labels(f, ctx);
-	finding_sanitize(f);
-}
-
-bool finding_needs_info(const struct finding *f)
-{
-	if (f->kernel_name || f->last_event_kernel || !is_attributable(f))
-		return false;
-	/* --info already read: its table is what inference works from. */
-	return f->archive_kernel_names.n == 0 && f->archive_distinct_kernels < 0;
 }

@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
 
 #include "common/strbuf.h"
 #include "common/strvec.h"
@@ -88,6 +87,10 @@ struct d2h_failure {
 #define FINDING_MAX_D2H_FAILURES 256      /* more D2H FAIL lines are counted, not listed */
 #define FINDING_MAX_KERNEL_NAMES 256
 #define FINDING_MAX_NOTES 64
+/* Evidence no rule read (issue 40 §2): at most this many kinds, each with
+ * its first line cut to this many bytes. */
+#define FINDING_MAX_UNREAD 20
+#define FINDING_UNREAD_TEXT_MAX 240
 /* The classifier's rules, as finding.json's classifier_version: bumped
  * whenever a rule change can give the same log another verdict, so a sweep
  * tells a tool upgrade (`reclassified`) from a workload change. 2: the
@@ -95,8 +98,20 @@ struct d2h_failure {
  * (gpu_hang, gpu_ecc_error, gpu_hw_exception), the older debug agent's
  * memory-fault report (MAF, not a crash), ROCm 7's agent wave lines. 4: the
  * runtime status table (every HSA status and HIP's device-side codes), FAIL
- * classed by what failed, labels from the log's own lines. */
-#define FINDING_CLASSIFIER_VERSION 4
+ * classed by what failed, labels from the log's own lines. 5: issue 40's
+ * lines (several queue aborts, trace lines, every sync-failure form, code
+ * for another GPU, device asserts, ROCr's explained aborts, two replays in
+ * one log, a scheduler's clock) and the evidence no rule read. */
+#define FINDING_CLASSIFIER_VERSION 5
+
+/* A line that looks like evidence and that no rule read: the first of its
+ * kind, where it was, how many lines of that kind the log held. */
+struct finding_unread {
+	char *kind;          /* "hipErrorInvalidDeviceFunction", "amdgpu", "core dumped", ... */
+	char *text;          /* the line, at most FINDING_UNREAD_TEXT_MAX bytes */
+	long long line;      /* its line number, from 1 */
+	long long count;
+};
 
 /* Every field of docs/findings.md. Strings are owned (NULL = unset); integers
  * are -1 when unset (a zero is a value). */
@@ -181,6 +196,12 @@ struct finding {
 	/* The runtime status a note of this finding names ("the runtime reported
 	 * ..."), a row of runtime_status.h's table; NULL: none. */
 	const struct runtime_status *runtime_status;
+
+	/* Issue 40. */
+	struct finding_unread *unread;   /* evidence no rule read, in the order met */
+	size_t n_unread;
+	long long replay_parts;          /* replays in the log ("[HRR] Archive :" banners); -1 unknown */
+	char *replay_gcn_arch;           /* the replay device's, from hrr-playback's Device line */
 };
 
 void finding_init(struct finding *f);
@@ -271,15 +292,9 @@ bool finding_needs_info(const struct finding *f);
 /* Appends finding.md to out. ctx may be NULL ("unknown archive"). */
 void finding_render_markdown(const struct finding *f, const struct finding_context *ctx,
 			     struct strbuf *out);
-/* finding.json: every key of docs/findings.md (unset = null or []), then
- * labels, d2h_failures, gpu_time_ms (null when not printed), preflight
- * (preflight_to_json, or null when preflight did not run, as in analyze)
- * and run (only when ctx->run). ctx may be NULL. */
-cJSON *finding_to_json(const struct finding *f, const struct finding_context *ctx);
-/* The caveats' parts of both (orchestrator/finding/caveats.h): finding.json's
- * "placement" (object or null) and "runtime_libraries"; finding.md's
- * "Replay caveats" table (nothing when neither was printed). */
-void finding_caveats_json(const struct finding *f, cJSON *o);
+/* finding.md's "Replay caveats" table (orchestrator/finding/caveats.h;
+ * nothing when neither was printed; finding.json's parts:
+ * finding_json.h). */
 void finding_caveats_markdown(const struct finding *f, struct strbuf *out);
 
 #endif

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
+
 /* Caps that keep a family short whatever the name holds. */
 #define FAMILY_PART_MAX 96   /* bytes of one name component */
 #define FAMILY_NAME_MAX 160  /* bytes of the qualified name */
@@ -31,7 +33,7 @@ static bool is_ident(char c)
 
 static void add_part(struct strbuf *out, const char *p, size_t n)
 {
-	strbuf_add(out, p, n > FAMILY_PART_MAX ? FAMILY_PART_MAX : n);
+	strbuf_add(out, p, text_utf8_cut(p, n, FAMILY_PART_MAX));
 }
 
 /* ---- hipBLASLt / Tensile ---- */
@@ -393,13 +395,12 @@ bool kernel_family_append(const char *kernel, struct strbuf *out)
 
 		ok = demangled_name(kernel, &r, &targs);
 		if (ok) {
-			strbuf_add(&name, r.p, r.n > FAMILY_NAME_MAX ? FAMILY_NAME_MAX : r.n);
+			strbuf_add(&name, r.p, text_utf8_cut(r.p, r.n, FAMILY_NAME_MAX));
 			if (targs)
 				have_arg = demangled_first_named_arg(targs, &arg);
 		}
 	}
-	n = ok ? without_suffix(name.buf, name.len > FAMILY_NAME_MAX ? FAMILY_NAME_MAX : name.len)
-	       : 0;
+	n = ok ? without_suffix(name.buf, text_utf8_cut(name.buf, name.len, FAMILY_NAME_MAX)) : 0;
 	if (n) {
 		strbuf_add(out, name.buf, n);
 		if (have_arg && is_ck(name.buf)) {

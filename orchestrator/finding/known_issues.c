@@ -12,8 +12,9 @@
 #include <yaml.h>
 
 #include "common/cleanup.h"
-#include "common/fsutil.h"
+#include "common/owned_file.h"
 #include "common/strbuf.h"
+#include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
 #include "orchestrator/finding/known_regex.h"
@@ -39,15 +40,20 @@ struct reader {
 	struct error *err;
 };
 
+/* The file's ids, keys and values reach a terminal: controls (ESC, BEL, a
+ * newline) are replaced as in every other one-line error, so a rule
+ * cannot retitle or clear the screen of whoever reads its error. */
 static int fail(struct reader *r, const yaml_node_t *at, const char *rule, const char *fmt,
 		const char *what)
 {
+	cleanup_strbuf struct strbuf raw = STRBUF_INIT, clean = STRBUF_INIT;
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), fmt, what);
-	return error_set(r->err, ERR_DATA, 0, "%s:%zu: %s%s%s%s", r->name,
-			 at ? at->start_mark.line + 1 : 1, rule ? "rule " : "", rule ? rule : "",
-			 rule ? ": " : "", msg);
+	strbuf_addf(&raw, "%s:%zu: %s%s%s%s", r->name, at ? at->start_mark.line + 1 : 1,
+		    rule ? "rule " : "", rule ? rule : "", rule ? ": " : "", msg);
+	text_sanitize(&clean, raw.buf, raw.len, 0);
+	return error_set(r->err, ERR_DATA, 0, "%s", clean.buf);
 }
 
 static const char *scalar(const yaml_node_t *n)
@@ -367,13 +373,14 @@ int known_issues_parse(const char *name, const char *text, size_t len, struct kn
 	return rc;
 }
 
-int known_issues_load(const char *path, struct known_issues *out, struct error *err)
+int known_issues_load(const char *path, enum owned_file_rule rule, struct known_issues *out,
+		      struct stat *st, struct error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (fs_read_small_file(path, KNOWN_FILE_MAX, &text, err) < 0) {
+	if (owned_file_read(path, rule, KNOWN_FILE_MAX, &text, st, err) < 0) {
 		strbuf_release(&text);
 		return -1;
 	}
@@ -424,6 +431,7 @@ size_t known_issues_expired(const struct known_issues *k, long long now, struct 
 	for (size_t i = 0; k && i < k->n; i++) {
 		const struct known_rule *r = &k->v[i];
 		time_t t = (time_t)r->expires;
+		cleanup_free char *line = NULL;
 		struct tm tm;
 		char day[16];
 
@@ -432,10 +440,10 @@ size_t known_issues_expired(const struct known_issues *k, long long now, struct 
 		n++;
 		if (!gmtime_r(&t, &tm) || !strftime(day, sizeof(day), "%Y-%m-%d", &tm))
 			snprintf(day, sizeof(day), "?");
-		strvec_push_nodup(lines, xasprintf("%s:%d: rule %s expired on %s: it marks nothing "
-						   "known (renew or remove it)",
-						   k->path ? k->path : "known issues", r->line, r->id,
-						   day));
+		line = xasprintf("%s:%d: rule %s expired on %s: it marks nothing known (renew or "
+				 "remove it)", k->path ? k->path : "known issues", r->line, r->id,
+				 day);
+		strvec_push_nodup(lines, text_sanitized(line, 0));
 	}
 	return n;
 }

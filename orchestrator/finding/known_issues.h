@@ -11,8 +11,10 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "common/error.h"
+#include "common/owned_file.h"
 #include "common/strvec.h"
 #include "orchestrator/finding/signature.h"
 
@@ -66,10 +68,12 @@ struct known_subject {
 	const char *case_name, *image, *gpu, *host;
 };
 
-/* Reads path; ERR_NOT_FOUND when it does not exist, ERR_DATA with
- * "PATH:LINE: rule ID: what" for anything wrong in it. */
-int known_issues_load(const char *path, struct known_issues *out, struct error *err)
-	__attribute__((warn_unused_result));
+/* Reads path after common/owned_file.h's checks of rule (*st: the file
+ * read, its owner for the caller to weigh); ERR_NOT_FOUND when it does
+ * not exist, ERR_DATA for a file refused ("PATH belongs to uid 1001, ...:
+ * refused") and with "PATH:LINE: rule ID: what" for anything wrong in it. */
+int known_issues_load(const char *path, enum owned_file_rule rule, struct known_issues *out,
+		      struct stat *st, struct error *err) __attribute__((warn_unused_result));
 /* The same from text (name for messages). */
 int known_issues_parse(const char *name, const char *text, size_t len, struct known_issues *out,
 		       struct error *err) __attribute__((warn_unused_result));

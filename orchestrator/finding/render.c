@@ -2,6 +2,7 @@
  * docs/findings.md). An unknown value is "n/a" in markdown and null in JSON;
  * a zero is a value and prints as 0. */
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 #include "orchestrator/finding/known_issues.h"
 #include "orchestrator/finding/signature.h"
 
@@ -255,6 +256,24 @@ static void md_d2h_failures(const struct finding *f, struct strbuf *out)
 			    f->d2h_failure_lines - f->n_d2h_failures);
 }
 
+/* Evidence no rule read (issue 40 §2): one line of each kind. */
+static void md_unread(const struct finding *f, struct strbuf *out)
+{
+	if (!f->n_unread)
+		return;
+	strbuf_addstr(out, "\n### Evidence no rule read\n\n");
+	for (size_t i = 0; i < f->n_unread; i++) {
+		const struct finding_unread *u = &f->unread[i];
+
+		strbuf_addstr(out, "- ");
+		md_text(out, u->kind);
+		strbuf_addf(out, " (line %lld, %lld line%s): ", u->line, u->count,
+			    u->count == 1 ? "" : "s");
+		md_code(out, u->text);
+		strbuf_addch(out, '\n');
+	}
+}
+
 static void md_archive(const struct finding *f, struct strbuf *out)
 {
 	table_head(out, "Archive / capture");
@@ -385,6 +404,7 @@ void finding_render_markdown(const struct finding *f, const struct finding_conte
 		md_fault(f, out);
 	finding_caveats_markdown(f, out);
 	md_d2h_failures(f, out);
+	md_unread(f, out);
 	md_archive(f, out);
 	if (ctx && ctx->preflight)
 		md_preflight(ctx->preflight, out);
@@ -458,6 +478,18 @@ static cJSON *j_d2h_failure(const struct d2h_failure *d)
 		cJSON_AddNullToObject(o, "max_rel");
 	}
 	json_add_str(o, "src", d->src, TEXT_STRIP_ANSI);
+	return o;
+}
+
+/* {"kind", "line", "count", "text"} of evidence no rule read. */
+static cJSON *j_unread(const struct finding_unread *u)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	json_add_str(o, "kind", u->kind, TEXT_STRIP_ANSI);
+	j_int(o, "line", u->line);
+	j_int(o, "count", u->count);
+	json_add_str(o, "text", u->text, TEXT_STRIP_ANSI);
 	return o;
 }
 
@@ -575,6 +607,9 @@ cJSON *finding_to_json(const struct finding *f, const struct finding_context *ct
 	arr = cJSON_AddArrayToObject(o, "d2h_failures");
 	for (size_t i = 0; i < f->n_d2h_failures; i++)
 		cJSON_AddItemToArray(arr, j_d2h_failure(&f->d2h_failures[i]));
+	arr = cJSON_AddArrayToObject(o, "unread_evidence");
+	for (size_t i = 0; i < f->n_unread; i++)
+		cJSON_AddItemToArray(arr, j_unread(&f->unread[i]));
 	if (f->gpu_time_kernel_ms < 0 && f->gpu_time_graph_ms < 0 && f->gpu_time_total_ms < 0) {
 		cJSON_AddNullToObject(o, "gpu_time_ms");
 	} else {

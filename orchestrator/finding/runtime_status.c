@@ -43,6 +43,8 @@ static const struct runtime_status table[] = {
 	    FAULT_CODE_OBJECT_MISMATCH, "the code object is invalid"),
 	ROW("HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS", 0x100d, RUNTIME_HSA, OUTCOME_ABORT,
 	    FAULT_CODE_OBJECT_MISMATCH, "the arguments passed to a function are not compatible"),
+	ROW("hipErrorNoBinaryForGpu", 209, RUNTIME_HIP, OUTCOME_ABORT, FAULT_CODE_OBJECT_MISMATCH,
+	    "no kernel image is available for execution on the device"),
 	ROW("HSA_STATUS_ERROR_OUT_OF_REGISTERS", 0x2d, RUNTIME_HSA_AMD, OUTCOME_ABORT,
 	    FAULT_CODE_OBJECT_MISMATCH,
 	    "the kernel requested more VGPRs than are available on this agent"),

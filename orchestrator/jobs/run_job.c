@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "orchestrator/lease/run_lease.h"
-#include "orchestrator/perf/perf_samples_json.h"
 #include "orchestrator/replay/replay_perf.h"
 #include "orchestrator/replay/replay_unit.h"
 #include "preflight/manifest.h"
@@ -37,7 +36,7 @@ static void run_perf(void *ctx, struct replay_unit_result *res)
 	replay_perf_desc(p->d, &t);
 	replay_perf_sample(p->rq->host, &t, (int)p->rq->perf_runs, (int)p->rq->perf_warmup,
 			   &p->res->perf);
-	cJSON_AddItemToObject(res->finding, "perf", perf_samples_to_json(&p->res->perf));
+	res->perf = &p->res->perf;
 	p->res->perf_taken = true;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -52,12 +53,13 @@ static bool name_ok(const char *name)
 }
 
 static void push(struct kernel_replacements *k, const char *name, const char *digest,
-		 const char *host_path)
+		 const char *host_path, int fd)
 {
 	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
 	k->v[k->n].name = xstrdup(name);
 	k->v[k->n].digest = xstrdup(digest);
 	k->v[k->n].host_path = xstrdup_or_null(host_path);
+	k->v[k->n].fd = fd;
 	k->n++;
 }
 
@@ -69,11 +71,11 @@ static bool has_name(const struct kernel_replacements *k, const char *name)
 	return false;
 }
 
-static int check_header(const char *path, const char *from, struct error *err)
+/* The header as read through fd, the descriptor the digest is taken from. */
+static int check_header(int fd, const char *path, const char *from, struct error *err)
 {
 	unsigned char head[20];
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = fd < 0 ? -1 : read(fd, head, sizeof(head));
+	ssize_t n = pread(fd, head, sizeof(head), 0);
 	const char *problem;
 
 	if (n < 0)
@@ -94,6 +96,8 @@ int kernel_replacements_add_file(struct kernel_replacements *k, const char *spec
 	cleanup_free char *digest = NULL;
 	char abs[PATH_MAX];
 	unsigned long long h = TEXT_FNV1A64_INIT;
+	cleanup_close int fd = -1;
+	struct stat st;
 	struct error e;
 
 	if (!eq || !eq[1] || !name_ok(name))
@@ -105,12 +109,19 @@ int kernel_replacements_add_file(struct kernel_replacements *k, const char *spec
 				 from, name);
 	if (!realpath(eq + 1, abs))
 		return error_set(err, ERR_USAGE, errno, "%s: %s: %s", from, eq + 1, strerror(errno));
-	if (file_content_digest(abs, &h, &e) < 0)
-		return error_set(err, ERR_USAGE, e.status, "%s: %s", from, e.msg);
-	if (check_header(abs, from, err) < 0)
+	/* One open: what is checked is what is digested and copied later. */
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return error_set(err, ERR_USAGE, errno, "%s: %s: %s", from, abs, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, ERR_USAGE, 0, "%s: %s is not a regular file", from, abs);
+	if (check_header(fd, abs, from, err) < 0)
 		return -1;
+	if (file_content_digest_fd(fd, abs, &h, &e) < 0)
+		return error_set(err, ERR_USAGE, e.status, "%s: %s", from, e.msg);
 	digest = xasprintf(DIGEST_PREFIX "%016llx", h);
-	push(k, name, digest, abs);
+	push(k, name, digest, abs, fd);
+	fd = -1;
 	return 0;
 }
 
@@ -119,7 +130,7 @@ int kernel_replacements_add_recorded(struct kernel_replacements *k, const char *
 {
 	if (!name || !name_ok(name) || !digest || !digest_ok(digest) || has_name(k, name))
 		return error_set(err, ERR_DATA, 0, "a recorded kernel replacement is malformed");
-	push(k, name, digest, NULL);
+	push(k, name, digest, NULL, -1);
 	return 0;
 }
 
@@ -129,6 +140,8 @@ void kernel_replacements_release(struct kernel_replacements *k)
 		free(k->v[i].name);
 		free(k->v[i].digest);
 		free(k->v[i].host_path);
+		if (k->v[i].fd >= 0)
+			close(k->v[i].fd);
 	}
 	free(k->v);
 	k->v = NULL;
@@ -140,7 +153,8 @@ void kernel_replacements_copy(struct kernel_replacements *dst,
 {
 	kernel_replacements_release(dst);
 	for (size_t i = 0; i < src->n; i++)
-		push(dst, src->v[i].name, src->v[i].digest, src->v[i].host_path);
+		push(dst, src->v[i].name, src->v[i].digest, src->v[i].host_path,
+		     src->v[i].fd >= 0 ? fcntl(src->v[i].fd, F_DUPFD_CLOEXEC, 0) : -1);
 }
 
 void kernel_replacement_file_name(const struct kernel_replacement *r, struct strbuf *out)
@@ -160,6 +174,25 @@ bool kernel_replacement_is(const struct kernel_replacement *r, unsigned long lon
 
 	snprintf(digest, sizeof(digest), DIGEST_PREFIX "%016llx", h);
 	return !strcmp(digest, r->digest);
+}
+
+int kernel_replacement_keep(const struct kernel_replacement *r, const char *dst,
+			    struct error *err)
+{
+	const char *src = r->host_path ? r->host_path : r->name;
+	unsigned long long h = TEXT_FNV1A64_INIT;
+	int rc = r->fd >= 0 ? file_content_copy_fd(r->fd, src, dst, 0644, &h, err)
+			    : file_content_copy(src, dst, 0644, &h, err);
+
+	if (rc < 0)
+		return error_prefix(err, "keeping the code object for %s: ", r->name);
+	if (!kernel_replacement_is(r, h)) {
+		(void)remove(dst);
+		return error_set(err, ERR_DATA, 0,
+				 "%s changed since it was checked (kernel %s); give it again once "
+				 "it is final", src, r->name);
+	}
+	return 0;
 }
 
 int kernel_replacements_attach(struct kernel_replacements *k, const char *dir,
@@ -182,6 +215,10 @@ int kernel_replacements_attach(struct kernel_replacements *k, const char *dir,
 					 "content changed); start a new sweep", path.buf, k->v[i].name);
 		free(k->v[i].host_path);
 		k->v[i].host_path = strbuf_detach(&path, NULL);
+		/* The checked copy is what replays now, not the user's file. */
+		if (k->v[i].fd >= 0)
+			close(k->v[i].fd);
+		k->v[i].fd = -1;
 	}
 	return 0;
 }

@@ -1,8 +1,12 @@
 /* `--replace-kernel NAME=PATH` (docs/cli.md): hrr-playback launches kernel
  * NAME from the code object at PATH instead of the captured one. The file
- * is checked once (an AMD GPU ELF code object), named by its content
- * digest (what fingerprints carry: same bytes, same run options wherever
- * the file lives) and mounted read-only at a path made of that digest. */
+ * is opened once and kept open: its header is checked (an AMD GPU ELF
+ * code object) and its digest taken through that one descriptor, and what
+ * is replayed is a copy made from it (a sweep's folder, a run's own run
+ * folder), so a file swapped at PATH afterwards is never replayed. It is
+ * named by its content digest (what fingerprints carry: same bytes, same
+ * run options wherever the file lives) and mounted read-only at a path
+ * made of that digest. */
 #ifndef HRR_REPLAY_KERNEL_REPLACE_H
 #define HRR_REPLAY_KERNEL_REPLACE_H
 
@@ -19,6 +23,9 @@ struct kernel_replacement {
 	char *name;      /* the kernel as the capture names it */
 	char *digest;    /* "fnv1a64:<16 hex>" of the code object */
 	char *host_path; /* where it is on this host; NULL until a sweep attaches its copy */
+	/* The file as checked, open (the command line's), or -1: host_path is
+	 * then a copy this tool made and checked (a sweep folder's). */
+	int fd;
 };
 
 struct kernel_replacements {
@@ -53,9 +60,15 @@ void kernel_replacement_mount_path(const struct kernel_replacement *r, struct st
 /* Pure. Whether h (text_fnv1a64 of a file's content) is r's digest. */
 bool kernel_replacement_is(const struct kernel_replacement *r, unsigned long long h);
 
+/* Copy r's code object as checked (from its descriptor, else from its
+ * host path) to dst, and check the copy has r's digest: ERR_DATA naming
+ * the file when it changed since it was checked. */
+int kernel_replacement_keep(const struct kernel_replacement *r, const char *dst,
+			    struct error *err) __attribute__((warn_unused_result));
+
 /* Attach each replacement's host file from dir (<dir>/<file name>),
  * checking its content against the digest: ERR_DATA when it differs or
- * is missing. */
+ * is missing. The user's file, if open, is closed: the copy replays. */
 int kernel_replacements_attach(struct kernel_replacements *k, const char *dir,
 			       struct error *err) __attribute__((warn_unused_result));
 

@@ -19,10 +19,15 @@ static const struct {
 	{ "--continue-on-error", VALUE_NONE },
 	{ "--warn-untranslated-args", VALUE_NONE },
 	{ "--skip-device-sync", VALUE_NONE },
+	/* They change what is printed, not what is replayed: the launch in
+	 * flight when the GPU faulted (docs/formats.md "Trace lines"). */
+	{ "--trace-kernels", VALUE_NONE },
+	{ "--trace-sync", VALUE_NONE },
 };
 
 #define ALLOWED_LIST "--no-placement, --no-regions, --regions-strict, --guard-*, " \
-	"--continue-on-error, --warn-untranslated-args, --skip-device-sync"
+	"--continue-on-error, --warn-untranslated-args, --skip-device-sync, --trace-kernels, " \
+	"--trace-sync"
 
 /* Flags hrr-docker-replay owns or refuses, and what to use instead. */
 static const struct {

@@ -80,3 +80,30 @@ int unit_playback_flags_unlisted(const struct unit_run *u, struct strvec *out, s
 	playback_args_unlisted(u->desc->playback_args, help.buf, out);
 	return 0;
 }
+
+int unit_playback_flags_check(const struct unit_run *u, struct error *err)
+{
+	const struct replay_desc *d = u->desc;
+	cleanup_strbuf struct strbuf list = STRBUF_INIT;
+	struct strvec unlisted = STRVEC_INIT;
+	struct error e;
+
+	if (!d->playback_args || !d->playback_args->n)
+		return 0;
+	if (unit_playback_flags_unlisted(u, &unlisted, &e) < 0) {
+		if (e.kind != ERR_INTERRUPTED)
+			events_info(d->events, d->verbosity,
+				    "note: hrr-playback --help could not run (%s): whether it "
+				    "knows the --playback-arg flags is not known", e.msg);
+		return 0;
+	}
+	for (size_t i = 0; i < unlisted.n; i++)
+		strbuf_addf(&list, "%s%s", i ? ", " : "", unlisted.v[i]);
+	strvec_clear(&unlisted);
+	if (!list.len)
+		return 0;
+	return error_set(err, ERR_USAGE, 0,
+			 "--playback-arg: the hrr-playback of %s does not list %s in its --help: "
+			 "refused before the replay (a build skips a flag it does not know and may "
+			 "read its value as the archive)", d->image->ref, list.buf);
+}

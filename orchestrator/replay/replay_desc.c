@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "orchestrator/replay/replay_json.h"
 
 void replay_desc_init(struct replay_desc *d)
 {
@@ -20,8 +21,10 @@ void replay_unit_result_release(struct replay_unit_result *r)
 {
 	free(r->run_dir);
 	free(r->preflight_markdown);
-	cJSON_Delete(r->preflight_json);
-	cJSON_Delete(r->finding);
+	if (r->preflight_report)
+		preflight_report_release(r->preflight_report);
+	free(r->preflight_report);
+	replay_finding_doc_free(r->finding_doc);
 	free(r->finding_markdown);
 	free(r->verdict.kernel);
 	strvec_clear(&r->warnings);

@@ -7,13 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
-
 #include "common/events.h"
 #include "common/strvec.h"
 #include "orchestrator/diagnosis/diag_plan.h"
 #include "orchestrator/finding/finding.h"
 #include "orchestrator/finding/signature.h"
+#include "orchestrator/perf/perf_samples.h"
 #include "preflight/gpu_choice.h"
 #include "preflight/manifest.h"
 #include "preflight/preflight.h"
@@ -94,8 +93,8 @@ struct replay_desc {
 	int verbosity;                    /* -1 quiet (no live echo), 0 normal, 1+ verbose */
 	int interrupt_fd;                 /* signal self-pipe read end; -1 none */
 	/* Called once the verdict is known, before finding.json is written:
-	 * what the caller adds to the finding goes into the file too (`run
-	 * --perf`'s samples). NULL: nothing. */
+	 * what the caller sets in the result goes into the file too (`run
+	 * --perf`'s samples, res->perf). NULL: nothing. */
 	void (*on_verdict)(void *ctx, struct replay_unit_result *res);
 	void *on_verdict_ctx;
 	/* What the replay has to say, its live log and the confirmation
@@ -132,8 +131,13 @@ struct replay_unit_result {
 	char *run_dir;                    /* NULL when none was created */
 	enum preflight_verdict preflight; /* the verdict of the checks */
 	char *preflight_markdown;         /* the report (also preflight.md); NULL when not reached */
-	cJSON *preflight_json;            /* {"verdict", "messages"}; NULL when not reached */
-	cJSON *finding;                   /* finding.json's object; NULL when no verdict */
+	struct preflight_report *preflight_report; /* the checks' report (its JSON: preflight_json.h); NULL when not reached */
+	bool has_verdict;                 /* verdict is set and finding.json written */
+	/* finding.json's document, for the edges that print it as JSON
+	 * (replay_json.h); NULL when no verdict. */
+	struct replay_finding_doc *finding_doc;
+	/* `run --perf`'s samples, set by on_verdict: finding.json's "perf". */
+	const struct perf_samples *perf;
 	char *finding_markdown;           /* finding.md's text; NULL when no verdict */
 	struct replay_verdict verdict;    /* set with finding */
 	int gpus[GPU_MAX];                     /* the ordinals the replay got */

@@ -15,6 +15,7 @@
 #include "orchestrator/replay/diagnose.h"
 #include "orchestrator/replay/image.h"
 #include "orchestrator/replay/interrupt.h"
+#include "orchestrator/replay/replay_json.h"
 #include "orchestrator/replay/replay_unit_plan.h"
 #include "orchestrator/replay/run_log.h"
 
@@ -188,7 +189,7 @@ static int agent_rerun(struct unit_diag *g, const struct unit_run *u, struct rer
 	if (make_diag_dir(g, err) < 0)
 		return -1;
 	agent_env(g);
-	unit_plan_knobs(d, &plain);
+	unit_plan_knobs(u, &plain);
 	replay_plan_agent_knobs(&plain, &g->env, g->diag_dir, &k);
 	unit_plan_input(u, &k, &in);
 	container_spec_init(&spec);
@@ -480,8 +481,11 @@ const char *unit_diag_stop_reason(const struct unit_diag *g)
 	return g && g->have && g->d.status == DIAGNOSIS_OK ? g->d.reason : NULL;
 }
 
-void unit_diag_render(const struct unit_diag *g, cJSON *finding, struct strbuf *md)
+void unit_diag_render(const struct unit_diag *g, struct replay_finding_doc *doc,
+		      struct strbuf *md)
 {
+	cJSON *finding = doc ? doc->json : NULL;
+
 	if (!g || !g->have) {
 		if (finding)
 			cJSON_AddNullToObject(finding, "diagnosis");

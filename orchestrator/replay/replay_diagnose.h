@@ -8,8 +8,6 @@
 
 #include <stdbool.h>
 
-#include <cjson/cJSON.h>
-
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "orchestrator/diagnosis/diagnosis.h"
@@ -49,6 +47,10 @@ void unit_diag_after(struct unit_diag *g, const struct unit_run *u, struct findi
 /* The debugger's stop reason ("MEMORY_VIOLATION"), a part of the
  * finding's signature; NULL when no diagnosis named one. */
 const char *unit_diag_stop_reason(const struct unit_diag *g);
-void unit_diag_render(const struct unit_diag *g, cJSON *finding, struct strbuf *md);
+struct replay_finding_doc;
+/* The diagnosis into finding.json's document (its "diagnosis", null when
+ * none; doc may be NULL) and as markdown into md (may be NULL). */
+void unit_diag_render(const struct unit_diag *g, struct replay_finding_doc *doc,
+		      struct strbuf *md);
 
 #endif

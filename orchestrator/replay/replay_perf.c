@@ -25,7 +25,7 @@ void replay_perf_desc(const struct replay_desc *d, struct replay_desc *t)
 
 bool replay_perf_after(const struct replay_unit_result *u)
 {
-	return u->finding && u->verdict.outcome == OUTCOME_PASS;
+	return u->has_verdict && u->verdict.outcome == OUTCOME_PASS;
 }
 
 /* Why a timing replay gives no sample (appended to why), or false when it
@@ -34,7 +34,7 @@ static bool no_sample(const struct replay_unit_result *u, struct strbuf *why)
 {
 	if (u->interrupt_signal)
 		strbuf_addstr(why, "was interrupted");
-	else if (!u->finding)
+	else if (!u->has_verdict)
 		strbuf_addf(why, "ended without a verdict (%s)",
 			    u->failure.msg[0] ? u->failure.msg : "no finding");
 	else if (!replay_perf_after(u))

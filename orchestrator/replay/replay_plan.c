@@ -130,7 +130,6 @@ static void plan_common(const struct replay_plan_input *in, struct container_spe
 
 	s->image = xstrdup(in->image_id ? in->image_id : in->image_ref);
 	strvec_push(&s->entrypoint, in->playback);
-	strvec_push(&s->cmd, target);
 	ours_add_labels(s, &labels);
 	container_spec_add_mount(s, in->pid_dir, target, true);
 	if (in->overlay) {
@@ -221,6 +220,9 @@ int replay_plan_build(const struct replay_plan_input *in, struct container_spec 
 	playback_args_argv(k->playback_args, &s->cmd);
 	if (add_replacements(k->replace_kernels, s, err) < 0)
 		return -1;
+	/* The archive last: hrr-playback reads the last word that is not an
+	 * option as the archive, so a flag's value before it never is. */
+	strvec_push(&s->cmd, target);
 
 	/* Environment, later entries win inside the engine: host HIP_HRR_*,
 	 * then ours, then --env (the user's explicit word is last). */
@@ -258,6 +260,7 @@ void replay_plan_build_query(const struct replay_plan_input *in, const char *fla
 
 	/* Removed by the run whatever --keep says: never kept. */
 	plan_common(in, s, target, false);
+	strvec_push(&s->cmd, target);
 	add_library_path(in, s);
 	strvec_push(&s->cmd, flag);
 }

@@ -6,6 +6,7 @@
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "common/version.h"
+#include "orchestrator/seccomp/seccomp_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +38,9 @@ static cJSON *timings_json(const struct unit_run *pr)
 /* The create body as sent, but for the values of --env variables: run.json
  * may be read by others (a team's run folders), and -e is how secrets
  * reach a replay. Their names stay, so the record still says what was set. */
-static cJSON *spec_without_secrets(const cJSON *spec, const struct strvec *user_env)
+static cJSON *spec_without_secrets(cJSON *spec, const struct strvec *user_env)
 {
-	cJSON *copy = cJSON_Duplicate(spec, 1);
-	cJSON *env = cJSON_GetObjectItemCaseSensitive(copy, "Env");
+	cJSON *env = cJSON_GetObjectItemCaseSensitive(spec, "Env");
 	cJSON *e;
 
 	cJSON_ArrayForEach(e, env) {
@@ -57,7 +57,7 @@ static cJSON *spec_without_secrets(const cJSON *spec, const struct strvec *user_
 			}
 		}
 	}
-	return copy;
+	return spec;
 }
 
 /* The preflight's verdict and the replay side it described, as
@@ -132,9 +132,10 @@ void records_write_run_json(const struct unit_run *pr)
 	}
 	cJSON_AddBoolToObject(c, "removed", pr->result.removed);
 	if (pr->seccomp_record)
-		cJSON_AddItemToObject(root, "seccomp", cJSON_Duplicate(pr->seccomp_record, 1));
-	if (pr->spec_json)
-		cJSON_AddItemToObject(c, "spec", spec_without_secrets(pr->spec_json, pr->desc->env));
+		cJSON_AddItemToObject(root, "seccomp", seccomp_record_to_json(pr->seccomp_record));
+	if (pr->spec)
+		cJSON_AddItemToObject(c, "spec", spec_without_secrets(container_spec_to_json(pr->spec),
+								      pr->desc->env));
 	else
 		cJSON_AddNullToObject(c, "spec");
 	cJSON_AddItemToObject(root, "timings", timings_json(pr));

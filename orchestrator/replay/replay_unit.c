@@ -9,20 +9,22 @@
 #include "common/xalloc.h"
 #include "docker/engine.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 #include "orchestrator/finding/known_issues.h"
+#include "orchestrator/perf/perf_samples_json.h"
 #include "orchestrator/replay/image_setup.h"
 #include "orchestrator/replay/interrupt.h"
 #include "orchestrator/replay/playback_help.h"
 #include "orchestrator/replay/replay.h"
 #include "orchestrator/replay/replay_devices.h"
 #include "orchestrator/replay/replay_diagnose.h"
+#include "orchestrator/replay/replay_json.h"
 #include "orchestrator/replay/replay_records.h"
 #include "orchestrator/replay/replay_unit_plan.h"
 #include "orchestrator/replay/run_folder.h"
 #include "orchestrator/replay/run_log.h"
 #include "common/signals.h"
 #include "orchestrator/seccomp/seccomp_json.h"
-#include "preflight/preflight_json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -204,6 +206,30 @@ static void match_known(const struct unit_run *u, const struct signature *sig,
 					(long long)time(NULL));
 }
 
+/* finding.json and finding.md of a verdict: the diagnosis added, then
+ * what the caller adds once the verdict is known (on_verdict: `run
+ * --perf`'s samples), then written. */
+static void write_finding(struct unit_run *u, const struct finding *f,
+			  const struct finding_context *ctx, struct replay_unit_result *res)
+{
+	cleanup_strbuf struct strbuf md = STRBUF_INIT;
+	cleanup_free char *json_text = NULL, *with_nl = NULL;
+
+	res->has_verdict = true;
+	res->finding_doc = xmalloc(sizeof(*res->finding_doc));
+	res->finding_doc->json = finding_to_json(f, ctx);
+	finding_render_markdown(f, ctx, &md);
+	unit_diag_render(u->diag, res->finding_doc, &md);
+	res->finding_markdown = strbuf_detach(&md, NULL);
+	if (u->desc->on_verdict)
+		u->desc->on_verdict(u->desc->on_verdict_ctx, res);
+	if (res->perf)
+		cJSON_AddItemToObject(res->finding_doc->json, "perf", perf_samples_to_json(res->perf));
+	json_text = cJSON_Print(res->finding_doc->json);
+	with_nl = xasprintf("%s\n", json_text);
+	records_write_finding(u->run_dir, res->finding_markdown, with_nl, u->warnings);
+}
+
 /* The finding: the classifier's verdict on the log, completed by --info
  * when it can name the kernel, rendered and recorded. */
 static void collect_finding(struct unit_run *u, struct classifier *cls, const char *log_path,
@@ -213,8 +239,6 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	struct finding f;
 	struct finding_context ctx;
 	struct finding_run fr;
-	cleanup_strbuf struct strbuf md = STRBUF_INIT;
-	cleanup_free char *json_text = NULL;
 	double t_collect = monotonic_now();
 
 	finding_init(&f);
@@ -242,15 +266,6 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	ctx.multi_process = d->multi_process;
 	ctx.stack = d->stack;
 
-	if (d->playback_args && d->playback_args->n && !u->result.interrupt_signal) {
-		struct error err;
-
-		if (unit_playback_flags_unlisted(u, &f.playback_flags_unknown, &err) < 0 &&
-		    err.kind != ERR_INTERRUPTED)
-			events_info(d->events, d->verbosity,
-				    "note: hrr-playback --help could not run (%s): whether "
-				    "it knows the --playback-arg flags is not known", err.msg);
-	}
 	if (finding_needs_info(&f) && !u->result.interrupt_signal) {
 		struct classifier *info_cls = classifier_new("hrr-playback --info");
 		struct finding later;
@@ -288,18 +303,7 @@ static void collect_finding(struct unit_run *u, struct classifier *cls, const ch
 	/* The rules see the signature the verdict carries, as a sweep's
 	 * import sees its results line's. */
 	match_known(u, &res->verdict.signature, &ctx);
-	res->finding = finding_to_json(&f, &ctx);
-	finding_render_markdown(&f, &ctx, &md);
-	unit_diag_render(u->diag, res->finding, &md);
-	res->finding_markdown = strbuf_detach(&md, NULL);
-	if (u->desc->on_verdict)
-		u->desc->on_verdict(u->desc->on_verdict_ctx, res);
-	json_text = cJSON_Print(res->finding);
-	{
-		cleanup_free char *with_nl = xasprintf("%s\n", json_text);
-
-		records_write_finding(u->run_dir, res->finding_markdown, with_nl, u->warnings);
-	}
+	write_finding(u, &f, &ctx, res);
 	if (u->result.interrupt_signal)
 		u->exit_code = EXIT_NO_VERDICT;
 	else
@@ -445,7 +449,7 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 	else if (u->cdi_devices.n)
 		events_info(d->events, d->verbosity - 1, "note: devices: CDI %s (%s)",
 			    u->cdi_devices.v[0], u->devices_note);
-	unit_plan_knobs(d, &k);
+	unit_plan_knobs(u, &k);
 	unit_diag_knobs(&diag, u, &k);
 	/* After the diagnostics' knobs: a hang-diagnostic run's profile lets
 	 * rocgdb attach. */
@@ -461,7 +465,12 @@ static int replay_stage(struct unit_run *u, struct interrupt_watch *iw,
 			    "%s", err.msg);
 		goto stop;
 	}
-	u->spec_json = container_spec_to_json(&spec);
+	if (unit_playback_flags_check(u, &err) < 0) {
+		replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_USAGE, EXIT_USAGE, "%s",
+			    err.msg);
+		goto stop;
+	}
+	u->spec = &spec;
 	u->container_name = xasprintf("hrr-docker-replay-%s", u->run_id);
 	if (interrupt_watch_poll(iw)) {
 		res->failure.stage = REPLAY_STAGE_REPLAY;
@@ -479,6 +488,7 @@ stop:
 out:
 	u->diag = NULL;
 	unit_diag_release(&diag);
+	u->spec = NULL;
 	container_spec_release(&spec);
 	return code;
 }
@@ -552,6 +562,9 @@ static int unit_body(struct unit_run *u, struct preflight_report *pf, struct int
 	if (run_folder_create(u->host->workdir, u->pid_name, u->run_id, &u->run_dir, &err) < 0)
 		return replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_WORKDIR,
 				   EXIT_NO_VERDICT, "%s", err.msg);
+	if (unit_kernels_keep(u, &err) < 0)
+		return replay_fail(&res->failure, u->desc->events, REPLAY_STAGE_USAGE, EXIT_USAGE,
+				   "--replace-kernel: %s", err.msg);
 	run_preflight(u->host, d, pf, res);
 	u->chosen = res->gpus;
 	u->n_chosen = res->n_gpus;
@@ -591,9 +604,12 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 
 	code = unit_body(&u, &pf, &iw, res);
 	res->exit_code = code;
-	if (res->preflight_markdown)
-		res->preflight_json = preflight_to_json(&pf);
 	res->preflight = pf.verdict;
+	if (res->preflight_markdown) {
+		res->preflight_report = xmalloc(sizeof(*res->preflight_report));
+		*res->preflight_report = pf; /* taken: pf starts over empty */
+		preflight_report_init(&pf);
+	}
 	res->interrupt_signal = iw.first ? iw.first : u.result.interrupt_signal;
 	snprintf(res->run_id, sizeof(res->run_id), "%s", u.run_id);
 	res->run_dir = u.run_dir;
@@ -609,8 +625,8 @@ int replay_unit_run(const struct replay_host *host, const struct replay_desc *d,
 	preflight_report_release(&pf);
 	plan_devices_free(u.devices, u.n_devices);
 	strvec_clear(&u.cdi_devices);
-	cJSON_Delete(u.spec_json);
-	cJSON_Delete(u.seccomp_record);
+	kernel_replacements_release(&u.kernels);
+	seccomp_record_free(u.seccomp_record);
 	free(u.seccomp_opt);
 	free(u.seccomp_profile);
 	replay_result_release(&u.result);

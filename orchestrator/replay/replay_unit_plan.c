@@ -1,10 +1,16 @@
 /* The plan of a replay like the unit's (replay_unit_plan.h). */
 #include "orchestrator/replay/replay_unit_plan.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/clock.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
 #include "orchestrator/replay/interrupt.h"
 
 void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k,
@@ -40,27 +46,56 @@ void unit_query_spec(const struct unit_run *u, const char *flag, struct containe
 	struct replay_plan_knobs k;
 	struct replay_plan_input in;
 
-	unit_plan_knobs(u->desc, &k);
+	unit_plan_knobs(u, &k);
 	unit_plan_input(u, &k, &in);
 	container_spec_init(spec);
 	replay_plan_build_query(&in, flag, spec);
 }
 
-void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k)
+void unit_plan_knobs(const struct unit_run *u, struct replay_plan_knobs *k)
 {
+	const struct replay_desc *d = u->desc;
+
 	memset(k, 0, sizeof(*k));
 	k->extra_ld = d->extra_ld;
 	k->hip_hrr_env = d->hip_hrr_env;
 	k->env = d->env;
 	k->cap_add = d->cap_add;
 	k->playback_args = d->playback_args;
-	k->replace_kernels = d->replace_kernels;
+	k->replace_kernels = u->kernels.n ? &u->kernels : d->replace_kernels;
 	k->progress_seconds = d->limits.progress_seconds;
 	k->stop_grace_s = d->limits.stop_grace_s;
 	k->memory_bytes = d->limits.memory_bytes;
 	k->no_sync = d->no_sync;
 	k->timing = d->timing;
 	k->keep = d->keep;
+}
+
+int unit_kernels_keep(struct unit_run *u, struct error *err)
+{
+	cleanup_free char *dir = xasprintf("%s/kernels", u->run_dir);
+
+	if (!u->desc->replace_kernels)
+		return 0;
+	kernel_replacements_copy(&u->kernels, u->desc->replace_kernels);
+	for (size_t i = 0; i < u->kernels.n; i++) {
+		struct kernel_replacement *r = &u->kernels.v[i];
+		cleanup_strbuf struct strbuf dst = STRBUF_INIT;
+
+		if (r->fd < 0)
+			continue;
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return error_errno(err, "%s", dir);
+		strbuf_addf(&dst, "%s/", dir);
+		kernel_replacement_file_name(r, &dst);
+		if (kernel_replacement_keep(r, dst.buf, err) < 0)
+			return -1;
+		free(r->host_path);
+		r->host_path = strbuf_detach(&dst, NULL);
+		close(r->fd);
+		r->fd = -1;
+	}
+	return 0;
 }
 
 long unit_oneoff_seconds(const struct replay_limits *l)

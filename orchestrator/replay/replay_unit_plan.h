@@ -11,7 +11,12 @@
 #include "orchestrator/replay/replay_records.h"
 
 /* The knobs and the plan input of a replay like the unit's. */
-void unit_plan_knobs(const struct replay_desc *d, struct replay_plan_knobs *k);
+void unit_plan_knobs(const struct unit_run *u, struct replay_plan_knobs *k);
+/* Each --replace-kernel code object given as a file (not a sweep
+ * folder's copy) copied into <run folder>/kernels from the descriptor it
+ * was checked through, and checked again: the replay mounts the copy,
+ * never the path a user may have swapped since. ERR_DATA when it changed. */
+int unit_kernels_keep(struct unit_run *u, struct error *err) __attribute__((warn_unused_result));
 void unit_plan_input(const struct unit_run *u, const struct replay_plan_knobs *k,
 		     struct replay_plan_input *in);
 /* The spec of a one-off container asking the replay's hrr-playback flag

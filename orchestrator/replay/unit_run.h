@@ -8,10 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
-
 #include "common/strvec.h"
 #include "preflight/preflight.h"
+#include "orchestrator/replay/kernel_replace.h"
 #include "orchestrator/replay/replay.h"
 #include "orchestrator/replay/replay_desc.h"
 #include "orchestrator/replay/replay_host.h"
@@ -31,11 +30,13 @@ struct unit_run {
 	char *run_dir;
 	char started[40];
 	char *container_name;
-	cJSON *spec_json;
+	/* The replay container's, while the unit runs (run.json's "spec";
+	 * NULL before it is built). */
+	const struct container_spec *spec;
 	char user[32];                /* "uid:gid" the replay runs as */
 	char *seccomp_profile;        /* the profile's JSON, NULL = none of ours */
 	char *seccomp_opt;            /* "seccomp=unconfined", or NULL */
-	cJSON *seccomp_record;        /* run.json's "seccomp" */
+	struct seccomp_record *seccomp_record; /* run.json's "seccomp" (seccomp_json.h) */
 	struct plan_device *devices;
 	size_t n_devices;
 	/* --devices' outcome (replay_devices.c): "nodes" or "cdi", the CDI
@@ -43,6 +44,9 @@ struct unit_run {
 	 * chose nodes ("" when it did not have to). */
 	const char *devices_how;
 	struct strvec cdi_devices;
+	/* --replace-kernel's code objects as replayed: copies in the run
+	 * folder, made from the files as checked (replay_unit_plan.c). */
+	struct kernel_replacements kernels;
 	bool kfd_from_cdi;
 	char devices_note[ERROR_MSG_MAX];
 	struct replay_result result;

@@ -39,9 +39,25 @@ static int site_profile(const char *path, uint32_t arch, cJSON **out, struct err
 	return error_prefix(err, "--seccomp %s: ", path);
 }
 
+struct seccomp_record {
+	cJSON *json;
+};
+
+cJSON *seccomp_record_to_json(const struct seccomp_record *r)
+{
+	return cJSON_Duplicate(r->json, 1);
+}
+
+void seccomp_record_free(struct seccomp_record *r)
+{
+	if (r)
+		cJSON_Delete(r->json);
+	free(r);
+}
+
 int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool allow_ptrace,
-			  char **profile, char **opt, cJSON **record, struct strvec *notes,
-			  struct error *err)
+			  char **profile, char **opt, struct seccomp_record **record,
+			  struct strvec *notes, struct error *err)
 {
 	struct seccomp_profile_opts po = { .allow_ptrace = allow_ptrace };
 	cleanup_cjson cJSON *tree = NULL;
@@ -62,6 +78,7 @@ int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool
 		if (!*profile)
 			return error_set(err, ERR_SYSTEM, 0, "seccomp profile: out of memory");
 	}
-	*record = seccomp_record_json(c, steal_pointer(&tree));
+	*record = xmalloc(sizeof(**record));
+	(*record)->json = seccomp_record_json(c, steal_pointer(&tree));
 	return 0;
 }

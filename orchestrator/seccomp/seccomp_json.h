@@ -34,16 +34,24 @@ int seccomp_profile_check(const cJSON *root, uint32_t arch, struct error *err)
 cJSON *seccomp_record_json(const struct seccomp_choice *c, cJSON *profile);
 
 struct engine;
+/* run.json's "seccomp" record of one replay (seccomp_engine_option's),
+ * held for the records without its JSON crossing into their headers. */
+struct seccomp_record;
+
+/* A copy of the record's JSON, for run.json. */
+cJSON *seccomp_record_to_json(const struct seccomp_record *r);
+void seccomp_record_free(struct seccomp_record *r);
 
 /* What the replay container gets for choice c on engine e (whose /version
  * names the architecture): *profile is the profile's JSON for the spec's
  * seccomp_profile (replay, a site's file; docker/ passes it the way the
  * engine takes it), *opt a SecurityOpt entry ("seccomp=unconfined"), both
- * NULL for the engine's default; *record is run.json's "seccomp" object. A
+ * NULL for the engine's default; *record is run.json's "seccomp" record. A
  * site's file that cannot be read or is not a valid profile: ERR_USAGE.
  * Names the architecture lacks are noted in *notes (may be NULL). */
 int seccomp_engine_option(struct engine *e, const struct seccomp_choice *c, bool allow_ptrace,
-			  char **profile, char **opt, cJSON **record, struct strvec *notes,
+			  char **profile, char **opt, struct seccomp_record **record,
+			  struct strvec *notes,
 			  struct error *err) __attribute__((warn_unused_result));
 
 #endif

@@ -44,7 +44,7 @@ struct sweep_meta {
 	struct sweep_image *images;
 	size_t n_images;
 	char *run_options;        /* JSON object: the run options every case gets, with values
-				   * (plan.json keeps a copy without; sweep_runopts.h) */
+				   * (plan.json keeps a copy without; sweep_runopts_json.h) */
 	int gpus[GPU_MAX];
 	size_t n_gpus;            /* the pool; 0 = every host GPU */
 	long jobs, retry_failed;

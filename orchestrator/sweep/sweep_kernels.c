@@ -21,18 +21,11 @@ int sweep_kernels_store(const char *folder, const struct kernel_replacements *k,
 		return error_errno(err, "%s", dir);
 	for (size_t i = 0; i < k->n; i++) {
 		cleanup_strbuf struct strbuf dst = STRBUF_INIT;
-		unsigned long long h;
 
 		strbuf_addf(&dst, "%s/", dir);
 		kernel_replacement_file_name(&k->v[i], &dst);
-		if (file_content_copy(k->v[i].host_path, dst.buf, 0644, &h, err) < 0)
-			return error_prefix(err, "keeping the code object for %s: ", k->v[i].name);
-		if (!kernel_replacement_is(&k->v[i], h)) {
-			(void)remove(dst.buf);
-			return error_set(err, ERR_DATA, 0,
-					 "%s changed while the sweep started (kernel %s); give it "
-					 "again once it is final", k->v[i].host_path, k->v[i].name);
-		}
+		if (kernel_replacement_keep(&k->v[i], dst.buf, err) < 0)
+			return -1;
 	}
 	return 0;
 }

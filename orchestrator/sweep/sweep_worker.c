@@ -41,7 +41,7 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 {
 	enum result_state state = RESULT_ERROR;
 
-	if (u->finding)
+	if (u->has_verdict)
 		state = RESULT_DONE;
 	else if (u->exit_code == EXIT_BLOCKED)
 		state = RESULT_BLOCKED;
@@ -58,7 +58,7 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 
 		r->run_dir = xasprintf("%s/%s", SWEEP_RUNS_DIR, base ? base + 1 : u->run_dir);
 	}
-	if (u->finding) {
+	if (u->has_verdict) {
 		const struct replay_verdict *v = &u->verdict;
 
 		/* The finding's enums, kept as they are. */

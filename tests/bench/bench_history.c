@@ -275,7 +275,7 @@ static int count_row(void *ctx, const struct history_perf_row *row)
 }
 
 /* What the report of the label's next sweep reads of the nights before it
- * (orchestrator/report/sweep_report.c): window 1, the last sweep's samples;
+ * (orchestrator/jobs/sweep_model.c): window 1, the last sweep's samples;
  * K, the last K sweeps'. Prints seconds and samples read. */
 static int nights(const char *dbpath, const char *label, int window)
 {

@@ -10,6 +10,7 @@
 
 #include "common/text.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 
 static char *run(const uint8_t *data, size_t size, size_t chunk)
 {

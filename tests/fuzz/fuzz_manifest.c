@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 #include "preflight/manifest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

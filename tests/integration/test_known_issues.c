@@ -3,9 +3,12 @@
  * matches, a bad file exit 64 before anything runs. The sweep's side is
  * tests/integration/test_triage.c's known_sweep. */
 #include <criterion/criterion.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
@@ -141,4 +144,179 @@ Test(known_run, hostile_regular_expressions_and_aliases_are_exit_64_at_once)
 		cr_assert(strstr(r.err.buf, "known-issues.yaml:3: an alias (*name)"), "%s", r.err.buf);
 		tool_run_release(&r);
 	}
+}
+
+static void write_text(const char *path, const char *text)
+{
+	struct error err;
+
+	cr_assert_eq(fs_write_atomic(path, text, strlen(text), 0644, &err), 0, "%s", err.msg);
+}
+
+/* Ids, keys and values a rule quotes reach the terminal with their
+ * controls replaced (U+FFFD), never raw ESC or BEL. */
+Test(known_run, control_characters_in_ids_keys_and_values_never_reach_the_terminal)
+{
+	static const char *const bad[] = {
+		"issues:\n  - id: \"BUG\\e]0;owned\\a\"\n    link: https://b/1\n    owner: o\n"
+		"    match: {\"col\\eour\": red}\n",
+		"issues:\n  - id: B\n    link: https://b/1\n    owner: o\n"
+		"    expires: \"2026\\e[2J\\a\"\n    match: {outcome: MAF}\n",
+		"issues:\n  - id: \"BUG\\e[2J\"\n    link: https://b/1\n    owner: o\n"
+		"    expires: 2001-01-01\n    match: {outcome: MAF}\n",
+	};
+	cleanup_free char *pid_dir = fixture_pid_dir("maf");
+	cleanup_free char *rules = xasprintf("%s/known-issues.yaml", tenv.root);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct tool_run r;
+
+		write_text(rules, bad[i]);
+		run_with_rules(&r, pid_dir, rules);
+		cr_assert_eq(r.status, i < 2 ? 64 : 1, "%zu: %s", i, r.err.buf);
+		cr_assert(strstr(r.err.buf, "known-issues.yaml:"), "%zu: %s", i, r.err.buf);
+		cr_assert_null(memchr(r.err.buf, '\033', r.err.len), "%zu: ESC in %s", i,
+			       r.err.buf);
+		cr_assert_null(memchr(r.err.buf, '\a', r.err.len), "%zu: BEL in %s", i, r.err.buf);
+		cr_assert(strstr(r.err.buf, "\xef\xbf\xbd"), "%zu: U+FFFD in %s", i, r.err.buf);
+		tool_run_release(&r);
+	}
+}
+
+/* Whose known-issues file is read (docs/security.md "What is trusted"):
+ * the one beside the database as the database itself, a --known-issues
+ * file of another user only when nobody else can write it, and then
+ * without its notify: URLs. Another user is hrrpod (made by
+ * tests/setup.sh). */
+TestSuite(known_trust, .init = tenv_init, .fini = tenv_fini, .timeout = 60);
+
+static const char trust_rules[] = "issues: []\n"
+				  "owners:\n"
+				  "  gemm-team: {notify: 'https://hooks.example/planted'}\n";
+
+/* `history known` on a database in dir (made here, 0700), with rules
+ * when not NULL. */
+static void history_known(struct tool_run *r, const char *dir, const char *rules)
+{
+	cleanup_free char *db = xasprintf("%s/history.sqlite", dir);
+	const char *prune[] = { "history", "prune", "--keep", "5", "--db", db, NULL };
+	const char *known[] = { "history", "known", "--db", db,
+				rules ? "--known-issues" : NULL, rules, NULL };
+
+	if (access(db, F_OK) != 0) {
+		tool_run(r, prune, NULL);
+		cr_assert_eq(r->status, 0, "%s", r->err.buf);
+		tool_run_release(r);
+	}
+	tool_run(r, known, NULL);
+}
+
+static uid_t hrrpod_uid(void)
+{
+	const struct passwd *pw = getpwnam("hrrpod");
+
+	cr_assert_not_null(pw, "user hrrpod (tests/setup.sh makes it)");
+	return pw->pw_uid;
+}
+
+static void chown_to_hrrpod(const char *path)
+{
+	cr_assert_eq(lchown(path, hrrpod_uid(), (gid_t)-1), 0, "chown %s", path);
+}
+
+Test(known_trust, a_planted_file_beside_the_database_is_exit_64_naming_it)
+{
+	cleanup_free char *dir = xasprintf("%s/db", tenv.root);
+	cleanup_free char *path = xasprintf("%s/known-issues.yaml", dir);
+	cleanup_free char *other = xasprintf("%s/other", tenv.root);
+	cleanup_free char *planted = xasprintf("%s/known-issues.yaml", other);
+	cleanup_free char *theirs = xasprintf("belongs to uid %u", (unsigned)hrrpod_uid());
+	struct tool_run r;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	write_text(path, trust_rules);
+	history_known(&r, dir, NULL);
+	cr_assert_eq(r.status, 0, "the caller's own file is read: %s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Mode 0666: anyone could have written it. */
+	cr_assert_eq(chmod(path, 0666), 0);
+	history_known(&r, dir, NULL);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, path) && strstr(r.err.buf, "writable by others (mode 0666)"),
+		  "%s", r.err.buf);
+	tool_run_release(&r);
+	/* A sweep reads the same file by default: refused before anything runs. */
+	{
+		cleanup_free char *db = xasprintf("%s/history.sqlite", dir);
+		cleanup_free char *pid_dir = fixture_pid_dir("maf");
+		const char *argv[] = { "sweep", "--db", db, "--workdir", tenv.workdir, "--image",
+				       SIM_IMAGE, "--archive", pid_dir, "-q", NULL };
+
+		tool_run(&r, argv, NULL);
+		cr_assert_eq(r.status, 64, "%s", r.err.buf);
+		cr_assert(strstr(r.err.buf, path), "%s", r.err.buf);
+		cr_assert_eq(count_tool_containers(tenv.workdir), 0, "nothing ran");
+		tool_run_release(&r);
+	}
+
+	/* Another user's, 0644. */
+	cr_assert_eq(chmod(path, 0644), 0);
+	chown_to_hrrpod(path);
+	history_known(&r, dir, NULL);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, path) && strstr(r.err.buf, theirs), "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* A symlink into another user's 0777 directory. */
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(mkdir(other, 0777), 0);
+	cr_assert_eq(chmod(other, 0777), 0);
+	chown_to_hrrpod(other);
+	write_text(planted, trust_rules);
+	chown_to_hrrpod(planted);
+	cr_assert_eq(symlink(planted, path), 0);
+	history_known(&r, dir, NULL);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, path) && strstr(r.err.buf, "is a symlink: refused"), "%s",
+		  r.err.buf);
+	cr_assert_eq(strchr(r.err.buf, '\n'), r.err.buf + r.err.len - 1, "one line: %s",
+		     r.err.buf);
+	tool_run_release(&r);
+}
+
+Test(known_trust, a_shared_file_of_another_user_is_read_without_its_webhooks)
+{
+	cleanup_free char *dir = xasprintf("%s/db", tenv.root);
+	cleanup_free char *team = xasprintf("%s/team", tenv.root);
+	cleanup_free char *rules = xasprintf("%s/known-issues.yaml", team);
+	cleanup_free char *warning = xasprintf("belongs to uid %u, not to you or root: its notify: "
+					       "URLs are ignored", (unsigned)hrrpod_uid());
+	struct tool_run r;
+
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(mkdir(team, 0755), 0);
+	chown_to_hrrpod(team);
+	write_text(rules, trust_rules);
+	chown_to_hrrpod(rules);
+	history_known(&r, dir, rules);
+	cr_assert_eq(r.status, 0, "a shared file only its owner can write: %s", r.err.buf);
+	cr_assert(strstr(r.err.buf, warning), "%s", r.err.buf);
+	cr_assert_null(strstr(r.err.buf, "hooks.example"), "%s", r.err.buf);
+	tool_run_release(&r);
+
+	/* Writable by others, or in a directory others can write: refused. */
+	cr_assert_eq(chmod(rules, 0664), 0);
+	history_known(&r, dir, rules);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "writable by others (mode 0664)"), "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert_eq(chmod(rules, 0644), 0);
+	cr_assert_eq(chmod(team, 0777), 0);
+	history_known(&r, dir, rules);
+	cr_assert_eq(r.status, 64, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, rules) && strstr(r.err.buf, "its directory is writable by "
+							  "others (mode 0777) and not sticky"),
+		  "%s", r.err.buf);
+	tool_run_release(&r);
 }

@@ -1,11 +1,16 @@
 /* `--playback-arg` and `--replace-kernel` end to end (docs/cli.md): what
- * reaches hrr-playback, the note when the image's build does not know a
- * flag (hrr-sim-older), and bad input stopped before anything runs. */
+ * reaches hrr-playback, a flag the image's build does not list refused
+ * before the replay (hrr-sim-older), and bad input stopped before
+ * anything runs. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/text.h"
 #include "common/xalloc.h"
 #include "tests/support/run_support.h"
 
@@ -76,27 +81,42 @@ Test(run_playback_args, a_flag_the_playback_knows_reaches_it_and_takes_effect)
 	tool_run_release(&r);
 }
 
-Test(run_playback_args, an_older_build_ignores_what_it_does_not_list_and_the_finding_says_so)
+/* An older build skips a flag it does not know and would read the flag's
+ * value as its archive: the flags its --help does not list are refused
+ * before the replay, and a value is never the archive. */
+Test(run_playback_args, a_flag_an_older_build_does_not_list_is_refused_before_the_replay)
 {
+	cleanup_free char *pid_dir = fixture_pid_dir("placement-pass");
+	const char *argv[] = { "--image", test_image("sim-older"), "--archive", pid_dir,
+			       "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+			       "--sysfs-root", tenv.sysfs, "-q", "--timeout", "60",
+			       "--playback-arg", "--no-placement", "--playback-arg",
+			       "--continue-on-error", "--playback-arg", "--guard-min-bytes=4096",
+			       NULL };
 	struct tool_run r;
 	cleanup_cjson cJSON *f = NULL;
-	cleanup_free char *md = NULL;
-	struct strbuf text = STRBUF_INIT;
 
+	tool_run(&r, argv, NULL);
+	cr_assert_eq(r.status, 64, "exit %d:\n%s", r.status, r.err.buf);
+	cr_assert(strstr(r.err.buf, "does not list --no-placement, --guard-min-bytes in its "
+			 "--help: refused before the replay"), "%s", r.err.buf);
+	cr_assert_not(strstr(r.err.buf, "4096"), "the value is not the archive: %s", r.err.buf);
+	cr_assert(!r.run_dir || !file_exists(r.run_dir, "replay.log"), "nothing was replayed");
+	cr_assert_eq(count_tool_containers(tenv.workdir), 0);
+	tool_run_release(&r);
+
+	/* What it lists runs, and a flag's value before the archive (last)
+	 * is read as the value; a --guard-* flag without one takes nothing. */
 	f = replay(&r, test_image("sim-older"), "placement-pass",
-		   (const char *const[]){ "--playback-arg", "--no-placement", "--playback-arg",
-					  "--continue-on-error", "--playback-arg",
-					  "--guard-min-bytes=4096", NULL }, 0);
-	cr_assert(log_has(&r, "Placement"), "the older build ran without --no-placement");
-	cr_assert_eq(unknown_flags(f, NULL), 2);
-	cr_assert_eq(unknown_flags(f, "--no-placement"), 1);
-	cr_assert_eq(unknown_flags(f, "--guard-min-bytes"), 1);
-	cr_assert_eq(unknown_flags(f, "--continue-on-error"), 0, "that one it lists");
-	cr_assert(json_has_note(f, "does not list --no-placement, --guard-min-bytes in its --help"));
-	md = xasprintf("%s/finding.md", r.run_dir);
-	cr_assert(read_text(md, &text));
-	cr_assert(strstr(text.buf, "--no-placement"), "finding.md says it too");
-	strbuf_release(&text);
+		   (const char *const[]){ "--playback-arg", "--continue-on-error", NULL }, 0);
+	cr_assert(log_has(&r, "Placement"));
+	tool_run_release(&r);
+	cJSON_Delete(f);
+	f = replay(&r, SIM_IMAGE, "placement-pass",
+		   (const char *const[]){ "--playback-arg", "--guard-min-bytes=4096",
+					  "--playback-arg", "--guard-report", NULL }, 0);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "outcome")), "PASS",
+			 "the archive was read, not 4096 nor taken by --guard-report");
 	tool_run_release(&r);
 }
 
@@ -110,6 +130,63 @@ Test(run_playback_args, a_replacement_code_object_is_mounted_and_loaded)
 	scratch_code_object(co, "");
 	/* The simulator fails (1) when the code object does not open inside. */
 	f = replay(&r, SIM_IMAGE, "pass", (const char *const[]){ "--replace-kernel", spec, NULL }, 0);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "outcome")), "PASS");
+	tool_run_release(&r);
+}
+
+/* The digest the simulator prints for the code object it loaded. */
+static char *fnv_of(const char *path)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+
+	cr_assert(read_text(path, &text), "%s", path);
+	return xasprintf("fnv1a64:%016llx", text_fnv1a64(TEXT_FNV1A64_INIT, text.buf, text.len));
+}
+
+struct swapper {
+	const char *path, *evil;
+	int inotify;
+	bool swapped;
+};
+
+/* Once the run folder is made (the options, and so the check, are behind),
+ * the other file takes the checked one's name: what a user who can write
+ * its directory would do before the container starts. */
+static void *swap_after_check(void *arg)
+{
+	struct swapper *sw = arg;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	if (read(sw->inotify, buf, sizeof(buf)) > 0)
+		sw->swapped = rename(sw->evil, sw->path) == 0;
+	return NULL;
+}
+
+Test(run_playback_args, a_code_object_swapped_after_its_check_is_never_replayed)
+{
+	cleanup_free char *co = xasprintf("%s/gemm.hsaco", tenv.root);
+	cleanup_free char *evil = xasprintf("%s/evil.hsaco", tenv.root);
+	cleanup_free char *spec = xasprintf("_Z4gemmPf=%s", co);
+	cleanup_free char *good_fnv = NULL, *evil_fnv = NULL;
+	struct swapper sw = { co, evil, -1, false };
+	cleanup_cjson cJSON *f = NULL;
+	pthread_t t;
+	struct tool_run r;
+
+	scratch_code_object(co, "the checked kernel");
+	scratch_code_object(evil, "a swapped kernel");
+	good_fnv = fnv_of(co);
+	evil_fnv = fnv_of(evil);
+	sw.inotify = inotify_init1(IN_CLOEXEC);
+	cr_assert_geq(inotify_add_watch(sw.inotify, tenv.workdir, IN_CREATE), 0);
+	cr_assert_eq(pthread_create(&t, NULL, swap_after_check, &sw), 0);
+	f = replay(&r, SIM_IMAGE, "pass", (const char *const[]){ "--replace-kernel", spec, NULL },
+		   0);
+	pthread_join(t, NULL);
+	close(sw.inotify);
+	cr_assert(sw.swapped, "the file was swapped after its check");
+	cr_assert(log_has(&r, good_fnv), "the checked code object (%s) was replayed", good_fnv);
+	cr_assert_not(log_has(&r, evil_fnv), "the swapped one (%s) was not", evil_fnv);
 	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "outcome")), "PASS");
 	tool_run_release(&r);
 }

@@ -12,6 +12,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/replay/replay_json.h"
 #include "orchestrator/replay/replay_unit.h"
 #include "tests/support/run_support.h"
 
@@ -122,7 +123,9 @@ Test(run_unit, two_replays_in_one_process_on_two_gpus)
 	cr_assert_not_null(f1);
 	cr_assert_str_eq(key(f0, "outcome")->valuestring, "PASS");
 	cr_assert_str_eq(key(f1, "outcome")->valuestring, "MAF");
-	cr_assert_str_eq(key(r1.finding, "outcome")->valuestring, "MAF",
+	cr_assert(r1.has_verdict);
+	cr_assert_eq(r1.verdict.outcome, OUTCOME_MAF);
+	cr_assert_str_eq(key(replay_finding_json(r1.finding_doc), "outcome")->valuestring, "MAF",
 			 "the result carries the finding the folder holds");
 	cr_assert(file_exists(r0.run_dir, "replay.log") && file_exists(r1.run_dir, "replay.log"));
 	cr_assert(file_exists(r0.run_dir, "preflight.md") && file_exists(r1.run_dir, "preflight.md"));
@@ -162,7 +165,8 @@ Test(run_unit, a_missing_gpu_is_a_preflight_block_with_its_stage)
 	cr_assert_eq(r.failure.stage, REPLAY_STAGE_PREFLIGHT);
 	cr_assert_str_eq(replay_stage_name(r.failure.stage), "preflight");
 	cr_assert(strstr(r.failure.msg, "GPU 7"), "%s", r.failure.msg);
-	cr_assert_null(r.finding);
+	cr_assert_not(r.has_verdict);
+	cr_assert_null(replay_finding_json(r.finding_doc));
 	cr_assert_not_null(r.run_dir, "a blocked replay keeps its run folder (run.json)");
 	cr_assert(file_exists(r.run_dir, "run.json"));
 	replay_unit_result_release(&r);

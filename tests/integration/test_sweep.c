@@ -703,9 +703,9 @@ Test(sweep, an_older_classifier_verdict_that_changed_is_reclassified)
 	s1 = summary_of(&a);
 	folder = folder_of(s1);
 	results = xasprintf("%s/results.jsonl", folder);
-	cr_assert_eq(count_lines(results, "\"classifier_version\":4"), 2,
+	cr_assert_eq(count_lines(results, "\"classifier_version\":5"), 2,
 		     "results record finding.json's classifier version");
-	edit = xasprintf("sed -i '/library\\/old\\//s/\"classifier_version\":4/"
+	edit = xasprintf("sed -i '/library\\/old\\//s/\"classifier_version\":5/"
 			 "\"classifier_version\":1/' '%s' && rm -f '%s'", results, dbpath);
 	cr_assert_eq(system(edit), 0, "%s", edit);
 	replace_case("old", "queue-abort");

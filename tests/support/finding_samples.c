@@ -13,6 +13,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/finding/finding_json.h"
 #include "tests/support/scratch.h"
 
 char *fs_sample_path(const char *name)

@@ -9,6 +9,7 @@
 
 #include "common/strbuf.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 
 /* <source root>/tests/fuzz/corpus/classifier/<name> (caller frees). The
  * root is $HRR_SRCDIR, else found from the test binary

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "orchestrator/cli/sweep_exit.h"
+
 typedef int (*to_file_fn)(const void *ctx, FILE *f, struct error *err);
 
 /* What fn writes, appended to out: the stream's text and length are set
@@ -54,8 +56,12 @@ struct sweep_call {
 static int sweep_call(const void *ctx, FILE *f, struct error *err)
 {
 	const struct sweep_call *c = ctx;
+	enum sweep_end end = SWEEP_END_INFRA;
+	int rc = sweep_finish_write(c->db, c->m, c->folder, c->fin, &end, f, err);
 
-	return sweep_report_write(c->db, c->m, c->folder, c->fin, c->exit_code, f, err);
+	/* The tests assert the command's exit code. */
+	*c->exit_code = sweep_exit_of(end);
+	return rc;
 }
 
 int report_text_sweep(struct history_db *db, const struct sweep_meta *m, const char *folder,

@@ -124,3 +124,18 @@ Test(text, text_long_prints_what_printf_prints)
 		cr_assert_str_eq(text_long(buf, v[i]), want);
 	}
 }
+
+/* A cut to a byte budget never leaves half a character: the classifier
+ * fuzzer found a kernel family cut inside a U+FFFD, and finding.json was
+ * then not valid UTF-8. */
+Test(text, a_cut_to_a_budget_backs_off_to_a_character_start)
+{
+	const char *s = "ab\xef\xbf\xbd" "cd"; /* a, b, U+FFFD (3 bytes), c, d */
+
+	cr_assert_eq(text_utf8_cut(s, 7, 10), 7, "it fits");
+	cr_assert_eq(text_utf8_cut(s, 7, 5), 5, "after the whole character");
+	cr_assert_eq(text_utf8_cut(s, 7, 4), 2, "not inside it");
+	cr_assert_eq(text_utf8_cut(s, 7, 3), 2);
+	cr_assert_eq(text_utf8_cut(s, 7, 2), 2);
+	cr_assert_eq(text_utf8_cut("\x80\x80\x80\x80\x80", 5, 4), 4, "not text: the budget");
+}

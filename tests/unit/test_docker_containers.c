@@ -154,6 +154,27 @@ Test(docker_spec, seccomp_profile_goes_inline_and_compact_after_the_other_option
 	container_spec_release(&s);
 }
 
+Test(docker_spec, the_profile_is_parsed_once_into_compact_text)
+{
+	static const struct {
+		const char *text, *want;
+		bool object;
+	} cases[] = {
+		{ "{ \"a\": [1, 2] }\n", "{\"a\":[1,2]}", true },
+		{ "[ 1 ]", "[1]", false },
+		{ "not json", "not json", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool object = !cases[i].object;
+		char *got = engine_seccomp_compact(cases[i].text, &object);
+
+		cr_assert_str_eq(got, cases[i].want);
+		cr_assert_eq(object, cases[i].object, "%s", cases[i].text);
+		free(got);
+	}
+}
+
 Test(docker_spec, engine_flavour_from_version)
 {
 	static const struct {

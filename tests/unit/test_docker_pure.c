@@ -273,26 +273,3 @@ Test(docker_version, compares_numerically)
 	cr_assert_eq(engine_version_parse("1.4x", &ma, &mi), -1);
 	cr_assert_eq(engine_version_parse("", &ma, &mi), -1);
 }
-
-/* ---- integers in the engine's JSON ---- */
-
-Test(docker_json, integers_out_of_range_or_not_numbers_get_the_default)
-{
-	static const struct {
-		const char *json;
-		long long want;
-	} cases[] = {
-		{ "3", 3 }, { "-1", -1 }, { "2147483647", 2147483647 }, { "2147483648", -7 },
-		{ "1e300", -7 }, { "-1e300", -7 }, { "\"3\"", -7 }, { "null", -7 }, { "2.9", 2 },
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cJSON *v = cJSON_Parse(cases[i].json);
-
-		cr_assert_not_null(v, "%s", cases[i].json);
-		cr_assert_eq(engine_json_int(v, -2147483647 - 1, 2147483647, -7), cases[i].want,
-			     "%s", cases[i].json);
-		cJSON_Delete(v);
-	}
-	cr_assert_eq(engine_json_int(NULL, 0, 1, 9), 9);
-}

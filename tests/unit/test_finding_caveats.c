@@ -10,6 +10,7 @@
 
 #include "common/cleanup.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 #include "preflight/preflight.h"
 #include "tests/support/finding_samples.h"
 

@@ -6,6 +6,7 @@
 
 #include "common/cleanup.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/finding/finding_json.h"
 #include "orchestrator/finding/known_issues.h"
 #include "preflight/preflight.h"
 #include "tests/support/finding_samples.h"
@@ -31,7 +32,7 @@ static const struct {
 	{ "capture_hip_runtime_version", 's' }, { "capture_comgr_version", 's' },
 	{ "capture_device_count", 'i' }, { "capture_gcn_arch", 's' }, { "sources", 'a' },
 	{ "notes", 'a' }, { "labels", 'a' }, { "signature", 'o' }, { "known", 'o' },
-	{ "d2h_failures", 'A' },
+	{ "d2h_failures", 'A' }, { "unread_evidence", 'A' },
 	{ "gpu_time_ms", 'o' }, { "placement", 'o' }, { "runtime_libraries", 'a' },
 	{ "playback_flags_unknown", 'a' },
 	{ "preflight", 'o' },
@@ -114,7 +115,7 @@ Test(finding_render, json_values_as_the_triage_workflow_writes_them)
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "outcome")->valuestring, "MAF");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "fault_address")->valuestring, "0x7f91da000000");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "gpu_node")->valuestring, "2");
-	cr_assert_eq(cJSON_GetObjectItem(j, "classifier_version")->valueint, 4,
+	cr_assert_eq(cJSON_GetObjectItem(j, "classifier_version")->valueint, 5,
 		     "the rules' version, for a sweep's reclassified");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "archive_complete")->valuestring, "no");
 	cr_assert_eq(cJSON_GetObjectItem(j, "kernels_launched")->valueint, 41);

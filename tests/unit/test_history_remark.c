@@ -9,7 +9,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_known.h"
-#include "orchestrator/report/sweep_report.h"
+#include "orchestrator/jobs/sweep_finish.h"
 #include "tests/support/report_text.h"
 #include "tests/support/scratch.h"
 

@@ -123,6 +123,31 @@ static void import(struct history_db *db, const char *id, long long started,
 	cr_assert_eq(history_db_import(db, &s, p, rs->n, rs, &rebuilt, &err), 0, "%s", err.msg);
 }
 
+/* Version 5 (issue 40): a memory fault after an EXCEPTION queue abort is a
+ * MAF on the memory-fault line, no longer the exception's replay_aborted. */
+Test(history_signatures, classifier_version_5_shows_old_to_new)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results a = { 0 }, b = { 0 };
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	result(&a, "c1", "void k<1>()", 4,
+	       "Callback: Queue 0x1 aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL "
+	       "operation resulted in a hardware exception. code: 0x1016", NULL);
+	import(db, "s1", 1, &a);
+	result(&b, "c1", "void k<1>()", FINDING_CLASSIFIER_VERSION,
+	       "Device::callbackQueue aborting with error : HSA_STATUS_ERROR_MEMORY_FAULT: Agent "
+	       "attempted to access an inaccessible address. code: 0x2b", NULL);
+	import(db, "s2", 2, &b);
+	cr_assert_eq(history_signatures_report(db, NULL, 10, false, &out, &err), 0, "%s", err.msg);
+	cr_assert(strstr(out.buf, "(classifier 4 -> 5)"), "%s", out.buf);
+	sweep_results_release(&a);
+	sweep_results_release(&b);
+	history_db_close(db);
+}
+
 Test(history_signatures, unmatched_by_cases_and_a_classifier_change_old_to_new)
 {
 	struct history_db *db;

@@ -234,3 +234,26 @@ Test(layout, the_same_print_in_the_command_layer_passes)
 	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
 	scratch_remove(dir);
 }
+
+/* docs/design.md "The rule" (a value travels one way): no module hands another raw
+ * JSON. A cJSON in a header of orchestrator/ fails, named; the same
+ * declaration in a codec's own header (*_json.h) passes. */
+#define RAW_JSON "struct cJSON *leak_json(void);"
+
+Test(layout, raw_json_in_an_orchestrator_header_fails)
+{
+	assert_fails_naming("orchestrator/replay/replay_desc.h", RAW_JSON,
+			    "orchestrator/replay/replay_desc.h:");
+}
+
+Test(layout, raw_json_in_a_codec_header_passes)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	append_line(dir, "orchestrator/sweep/sweep_plan_json.h", RAW_JSON);
+	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
+	cr_expect_not_null(strstr(out.buf, "raw JSON in a header outside a codec (*_json.h):\n  none"),
+			   "%s", out.buf);
+	scratch_remove(dir);
+}

@@ -11,7 +11,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/cli/options.h"
-#include "orchestrator/cli/sweep_runopts.h"
+#include "orchestrator/cli/sweep_runopts_json.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/replay/kernel_replace.h"
 #include "orchestrator/replay/playback_args.h"
@@ -217,10 +217,11 @@ Test(kernel_replace, the_plan_mounts_each_read_only_and_names_it_inside)
 	kernel_replacement_mount_path(&k.v[0], &inside);
 	word = xasprintf("_Z4gemmPf=%s", inside.buf);
 	cr_assert_eq(s.cmd.n, 5);
-	cr_assert_str_eq(s.cmd.v[1], "--sync-after-launch");
-	cr_assert_str_eq(s.cmd.v[2], "--no-placement");
-	cr_assert_str_eq(s.cmd.v[3], "--replace-kernel");
-	cr_assert_str_eq(s.cmd.v[4], word);
+	cr_assert_str_eq(s.cmd.v[0], "--sync-after-launch");
+	cr_assert_str_eq(s.cmd.v[1], "--no-placement");
+	cr_assert_str_eq(s.cmd.v[2], "--replace-kernel");
+	cr_assert_str_eq(s.cmd.v[3], word);
+	cr_assert_str_eq(s.cmd.v[4], ARCHIVE_MOUNT_ROOT "/pid-1", "the archive last");
 	cr_assert_eq(s.n_mounts, 2);
 	cr_assert_str_eq(s.mounts[1].source, co);
 	cr_assert_str_eq(s.mounts[1].target, inside.buf);

@@ -7,7 +7,7 @@
 
 #include "common/cleanup.h"
 #include "orchestrator/report/report_perf.h"
-#include "orchestrator/report/sweep_report.h"
+#include "orchestrator/jobs/sweep_finish.h"
 #include "tests/support/report_text.h"
 
 static void add(struct sweep_results *rs, const char *name, const char *image, const char *id,
@@ -162,15 +162,15 @@ Test(report_perf, perf_slower_in_fail_on_makes_the_exit_1)
 	cr_assert(m & SWEEP_FAIL_PERF_SLOWER);
 	cr_assert(m & SWEEP_STATUS_BIT(ST_NEW));
 	cr_assert_eq(sweep_status_mask_parse("perf-slowe", &m, &bad, &bad_len), -1);
-	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT);
+	sweep_finish_exit(&r, "finished", SWEEP_FAIL_DEFAULT);
 	cr_assert_eq(r.exit_code, 0);
-	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
+	sweep_finish_exit(&r, "finished", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
 	cr_assert_eq(r.exit_code, 1);
-	sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
+	sweep_finish_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
 	cr_assert_eq(r.exit_code, 1, "a slower case fails as a regression does");
 	perf[0].status = PERF_SAME_BUILD;
 	report_finish(&r);
-	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
+	sweep_finish_exit(&r, "finished", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
 	cr_assert_eq(r.exit_code, 0, "same-build is never a regression");
 }
 

@@ -38,11 +38,14 @@ static void done(void)
 static int option_for(const char *arg, char **opt, cJSON **record, struct error *err)
 {
 	struct seccomp_choice c;
+	struct seccomp_record *rec = NULL;
 	char *profile = NULL;
 	int r;
 
 	cr_assert_eq(seccomp_choice_parse(arg, &c, err), 0);
-	r = seccomp_engine_option(e, &c, false, &profile, opt, record, NULL, err);
+	r = seccomp_engine_option(e, &c, false, &profile, opt, &rec, NULL, err);
+	*record = rec ? seccomp_record_to_json(rec) : NULL;
+	seccomp_record_free(rec);
 	if (r == 0 && profile) {
 		cr_assert_null(*opt);
 		*opt = engine_seccomp_opt_inline(profile);

@@ -7,6 +7,7 @@
 #include "common/strbuf.h"
 #include "orchestrator/finding/kernel_family.h"
 #include "orchestrator/finding/known_issues.h"
+#include "common/text.h"
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/finding/signature_json.h"
 
@@ -37,6 +38,24 @@ Test(signature, kernel_family_is_one_rule_for_mangled_and_demangled)
 	family_is("k.kd", "k");
 	family_is("", NULL);
 	family_is(NULL, NULL);
+}
+
+/* A family cut to its byte caps never ends inside a character (the
+ * classifier fuzzer's crash: finding.json was not valid UTF-8). */
+Test(signature, a_family_cut_to_its_caps_stays_valid_utf8)
+{
+	struct strbuf name = STRBUF_INIT;
+	char *got;
+
+	strbuf_addstr(&name, "ab"); /* then 4 bytes a step: byte 160 falls inside one */
+	for (int i = 0; i < 100; i++)
+		strbuf_addstr(&name, "k\xef\xbf\xbd");
+	got = kernel_family(name.buf);
+	cr_assert_not_null(got);
+	cr_assert(text_is_utf8(got, strlen(got)), "%s", got);
+	cr_assert_leq(strlen(got), 160);
+	free(got);
+	strbuf_release(&name);
 }
 
 Test(signature, kernel_family_reads_tensile_and_ck_by_family)

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "orchestrator/report/sweep_attempts.h"
+#include "orchestrator/jobs/sweep_attempts.h"
 
 /* b failed twice then passed on the third attempt; a's attempt 1 was
  * written twice (a resumed sweep), the last one counts; c errored. */

@@ -4,7 +4,7 @@
 #include "common/cleanup.h"
 #include "orchestrator/cli/options.h"
 #include "orchestrator/cli/options_table.h"
-#include "orchestrator/cli/sweep_runopts.h"
+#include "orchestrator/cli/sweep_runopts_json.h"
 #include "tests/support/env_none.h"
 
 static const char *image_env(const char *name, void *ud)
@@ -167,7 +167,7 @@ Test(sweep_options, run_options_round_trip_through_plan_json)
 }
 
 /* A run option added to the option table is carried to Slurm tasks and
- * --resume (a line in sweep_runopts.c), or listed there as one
+ * --resume (a line in sweep_runopts_json.c), or listed there as one
  * invocation's. */
 Test(sweep_options, every_run_option_is_carried_or_said_not_to_be)
 {
@@ -180,7 +180,7 @@ Test(sweep_options, every_run_option_is_carried_or_said_not_to_be)
 		for (const int *p = sweep_runopts_per_invocation; *p; p++)
 			per_invocation |= *p == (int)d->id;
 		cr_expect(sweep_runopts_carries((int)d->id) != per_invocation,
-			  "--%s: carry it in orchestrator/cli/sweep_runopts.c's table, or list it "
+			  "--%s: carry it in orchestrator/cli/sweep_runopts_json.c's table, or list it "
 			  "as one invocation's (not both)", d->name);
 	}
 }

@@ -6,7 +6,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "orchestrator/report/sweep_report.h"
+#include "orchestrator/jobs/sweep_finish.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/report_text.h"
 #include "tests/support/scratch.h"
@@ -152,12 +152,12 @@ Test(sweep_report, an_interrupted_sweep_exits_5_not_1_for_its_unrun_cases)
 
 	r.counts[ST_NEW] = 2;
 	r.counts[ST_MISSING] = 3;
-	sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
+	sweep_finish_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
 	cr_assert_eq(r.exit_code, 5);
-	sweep_report_exit(&r, "finished", SWEEP_FAIL_DEFAULT);
+	sweep_finish_exit(&r, "finished", SWEEP_FAIL_DEFAULT);
 	cr_assert_eq(r.exit_code, 1);
 	r.counts[ST_REGRESSED] = 1;
-	sweep_report_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
+	sweep_finish_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
 	cr_assert_eq(r.exit_code, 1);
 }
 

@@ -4,8 +4,8 @@
  * sorted pass over the results, so the parsed results are released
  * before the report is built and a case is found by bsearch, not by a
  * scan of every result. */
-#ifndef HRR_REPORT_SWEEP_ATTEMPTS_H
-#define HRR_REPORT_SWEEP_ATTEMPTS_H
+#ifndef HRR_JOBS_SWEEP_ATTEMPTS_H
+#define HRR_JOBS_SWEEP_ATTEMPTS_H
 
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-#include "orchestrator/report/sweep_attempts.h"
+#include "orchestrator/jobs/sweep_attempts.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,11 +4,11 @@
  * A new sweep builds it once from the options, writes it to the caller's
  * own 0600 file in its sweep folder (sweep_folder.c) and runs its local
  * workers from it; Slurm tasks and `--resume` read the same file back. A
- * new run option is carried by one line of the table in sweep_runopts.c;
+ * new run option is carried by one line of the table in sweep_runopts_json.c;
  * tests/unit/test_sweep_options.c fails while a run option of the option
  * table is neither carried nor listed as belonging to one invocation. */
-#ifndef HRR_CLI_SWEEP_RUNOPTS_H
-#define HRR_CLI_SWEEP_RUNOPTS_H
+#ifndef HRR_CLI_SWEEP_RUNOPTS_JSON_H
+#define HRR_CLI_SWEEP_RUNOPTS_JSON_H
 
 #include <stdbool.h>
 #include <cjson/cJSON.h>

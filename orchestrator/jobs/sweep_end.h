@@ -1,21 +1,30 @@
-/* The end of a sweep (or of the merge of a cluster sweep): the results
- * files into the history database, statuses against the baseline, the
- * reports into the sweep folder (and their extra copies), the exit code. */
-#ifndef HRR_REPORT_SWEEP_REPORT_H
-#define HRR_REPORT_SWEEP_REPORT_H
+/* How a sweep ended, and what its end is told (orchestrator/jobs/
+ * sweep_finish.h): the state, the GPUs it quarantined, the extra copies,
+ * the rules, what comes after the reports. */
+#ifndef HRR_JOBS_SWEEP_END_H
+#define HRR_JOBS_SWEEP_END_H
 
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "common/events.h"
-#include "common/error.h"
-#include "common/strbuf.h"
 #include "orchestrator/finding/known_issues.h"
-#include "orchestrator/history/history_db.h"
 #include "orchestrator/report/report.h"
 #include "orchestrator/sweep/sweep_folder.h"
 
-#define SWEEP_TREND_SWEEPS 10
+/* How a sweep ended (docs/sweep.md "Exit codes"); the command layer
+ * says it as an exit code. */
+enum sweep_end {
+	SWEEP_END_OK = 0,
+	SWEEP_END_FAILED,      /* a case regressed, changed, is missing or has a --fail-on status */
+	SWEEP_END_NO_GPU,      /* a --gpus GPU the host lacks */
+	SWEEP_END_INFRA,       /* an infrastructure error, or interrupted */
+	SWEEP_END_USAGE,       /* the request (or a file it names) is wrong */
+	SWEEP_END_GPU_BUSY,    /* bounded GPU waits let nothing run */
+};
+
+/* The end an exit code of a sweep (a report's r->exit_code, a merge
+ * job's) says. */
+enum sweep_end sweep_end_of_code(int code);
 
 struct sweep_finish {
 	const char *state;            /* "finished", "interrupted", "partial" */
@@ -49,16 +58,5 @@ struct sweep_finish {
 	/* What the import says of sweeps it could not recover; NULL: nothing. */
 	const struct job_events *events;
 };
-
-/* Import, compare, render, write. *exit_code is the sweep's exit code;
- * shown_to gets what the command prints at the end (summary.md, or
- * summary.json with json). */
-int sweep_report_write(struct history_db *db, const struct sweep_meta *m, const char *folder,
-		       const struct sweep_finish *f, int *exit_code, FILE *shown_to,
-		       struct error *err) __attribute__((warn_unused_result));
-
-/* The sweep's exit code from its report (docs/sweep.md "Exit codes"),
- * into r->exit_code with what the known issues changed in it. */
-void sweep_report_exit(struct report *r, const char *state, sweep_status_mask fail_on);
 
 #endif

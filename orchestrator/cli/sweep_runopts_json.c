@@ -1,4 +1,4 @@
-#include "orchestrator/cli/sweep_runopts.h"
+#include "orchestrator/cli/sweep_runopts_json.h"
 
 #include <limits.h>
 #include <stddef.h>

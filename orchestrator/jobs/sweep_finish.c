@@ -1,0 +1,126 @@
+#include "orchestrator/jobs/sweep_finish.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "orchestrator/jobs/sweep_files.h"
+#include "orchestrator/jobs/sweep_import.h"
+#include "orchestrator/jobs/sweep_model.h"
+#include "orchestrator/sweep/suspect_nodes.h"
+
+/* An interrupted sweep's cases without a result are not yet run rather than
+ * lost: they show as missing but the exit code is the interruption's (5),
+ * unless a finished case regressed. A failure is a case whose final
+ * result has a signature: known when a rule matched it, else untriaged. */
+void sweep_finish_exit(struct report *r, const char *state, sweep_status_mask fail_on)
+{
+	size_t counts[ST__COUNT], untriaged = 0, ignored = 0;
+	bool interrupted = !strcmp(state, "interrupted");
+
+	memcpy(counts, r->counts, sizeof(counts));
+	if (interrupted)
+		counts[ST_MISSING] = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct report_case *c = &r->cases[i];
+
+		if (!c->sig_id || c->status == ST_GONE)
+			continue;
+		if (!c->known_id) {
+			untriaged++;
+		} else if ((fail_on & SWEEP_FAIL_IGNORE_KNOWN) && counts[c->status] &&
+			   (fail_on & SWEEP_STATUS_BIT(c->status))) {
+			counts[c->status]--;
+			ignored++;
+		}
+	}
+	r->exit_code = sweep_exit_code(counts, untriaged, r->perf_counts[PERF_SLOWER], interrupted,
+				       fail_on);
+	r->exit_untriaged = fail_on & SWEEP_FAIL_UNTRIAGED ? untriaged : 0;
+	r->exit_known_ignored = ignored;
+}
+
+
+int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		       const struct sweep_finish *f, enum sweep_end *end, FILE *shown_to,
+		       struct error *err)
+{
+	struct sweep_model m = { .folder = folder };
+	struct sweep_kept kept = { 0 };
+	struct strvec expired = STRVEC_INIT;
+	cleanup_free char *baseline = NULL;
+	cleanup_free struct sweep_gpu_note *found = NULL;
+	size_t n_found = 0, n_planned;
+	int rc = -1;
+
+	/* What the report needs of the results, kept while the import reads
+	 * them: a large sweep's report is built beside its attempts, never
+	 * beside its parsed results files. */
+	kept.attempts = &m.attempts;
+	kept.suspects_from_results = f->suspects_from_results;
+	/* One copy of each case's name, image, outcome...: the results'
+	 * attempts, GPU times and suspects' inputs keep theirs in the
+	 * model's strings. */
+	m.attempts.shared = kept.perf.shared = kept.suspects.shared = &m.strings;
+	n_planned = meta->plan.n;
+	sweep_attempts_reserve(&m.attempts, n_planned);
+	rc = sweep_import(db, meta, folder, f, &kept, &m.strings, err);
+	sweep_attempts_finish(&m.attempts);
+	if (rc == 0 && f->suspects_from_results) {
+		found = xcalloc(GPU_MAX, sizeof(*found));
+		n_found = sweep_suspects_of_inputs(&kept.suspects, found);
+	}
+	sweep_suspect_inputs_release(&kept.suspects);
+	/* What the import parsed and freed goes back to the kernel: the
+	 * samples' and then the cases' arrays are not made resident beside
+	 * its holes (the sweep parent's peak, docs/sweep.md). */
+	xalloc_trim();
+	/* The samples as the import stored them, each case and image's last
+	 * attempt with --perf's record: read after the import, never held
+	 * beside its own reading and what finding the suspects keeps. */
+	report_perf_reserve(&kept.perf, kept.n_perf);
+	if (rc == 0)
+		rc = history_perf_sides(db, meta->id, sweep_model_perf_row, &kept.perf, err);
+	report_perf_finish(&kept.perf);
+	m.perf = kept.perf;
+	if (rc < 0)
+		goto out;
+	rc = -1;
+	sweep_import_recover(db, meta, folder, f->events);
+	if (meta->baseline)
+		baseline = xstrdup(meta->baseline);
+	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
+		goto out;
+	if (sweep_model_perf(&m, db, meta, baseline, err) < 0 ||
+	    sweep_model_cases(&m, db, meta, baseline, n_planned, err) < 0)
+		goto out;
+	m.r.sweep_id = meta->id;
+	m.r.label = meta->label;
+	m.r.baseline = baseline;
+	m.r.state = f->state;
+	m.r.tool_version = meta->tool_version;
+	m.r.quarantined = f->quarantined;
+	m.r.n_quarantined = f->n_quarantined;
+	m.r.gpu_notes = f->gpu_notes;
+	m.r.n_gpu_notes = f->n_gpu_notes;
+	if (f->suspects_from_results) {
+		m.r.gpu_notes = found;
+		m.r.n_gpu_notes = n_found;
+	}
+	m.r.perf_fail = (meta->fail_on & SWEEP_FAIL_PERF_SLOWER) != 0;
+	known_issues_expired(f->known, f->finished, &expired);
+	m.r.expired_rules = (const char *const *)expired.v;
+	m.r.n_expired_rules = expired.n;
+	report_acquit_suspect_gpus(&m.r);
+	report_finish(&m.r);
+	sweep_finish_exit(&m.r, f->state, meta->fail_on);
+	*end = sweep_end_of_code(m.r.exit_code);
+	rc = sweep_files_write(&m.r, folder, f, shown_to, err);
+	if (rc == 0 && f->then)
+		f->then(f->then_ctx, &m.r);
+out:
+	sweep_model_release(&m);
+	strvec_clear(&expired);
+	return rc;
+}

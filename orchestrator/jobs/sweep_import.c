@@ -1,0 +1,215 @@
+#include "orchestrator/jobs/sweep_import.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+
+static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
+{
+	struct sweep_kept *k = ctx;
+
+	sweep_attempts_add(k->attempts, rs);
+	for (size_t i = 0; i < rs->n; i++)
+		k->n_perf += report_perf_has_side(&rs->v[i]);
+	if (k->suspects_from_results)
+		sweep_suspect_inputs_add(&k->suspects, rs);
+	(void)err;
+	return 0;
+}
+
+
+/* Each failure a rule matches is known: the rule's id, link and owner go
+ * with its result into the history (and so into every report). */
+static void mark_known(const struct known_issues *k, struct sweep_results *rs, long long now)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		sweep_result_mark_known(&rs->v[i], k, now);
+}
+
+/* The results files a chunk at a time, each result marked known or not
+ * before it is fingerprinted or stored. A chunk's parsed results are the
+ * largest thing a reading holds that does not grow with the sweep; 256
+ * keep it near 200 KB while the sort and merge of the attempts stay
+ * cheap. */
+#define RESULTS_CHUNK 256
+
+struct results_src {
+	const char *folder;
+	const struct sweep_finish *f;
+	history_results_fn fn;
+	void *ctx;
+	/* The report's share, kept during the first reading only (the
+	 * import reads the files once more when it replaces the rows);
+	 * NULL: none. */
+	struct sweep_kept *keep;
+	bool kept;
+};
+
+static int marked_chunk(void *ctx, struct sweep_results *rs, struct error *err)
+{
+	struct results_src *src = ctx;
+	int rc;
+
+	if (src->f->known)
+		mark_known(src->f->known, rs, src->f->finished);
+	rc = src->fn(src->ctx, rs, err);
+	/* After fn: the chunk as the import read it. */
+	if (rc == 0 && src->keep && !src->kept)
+		rc = keep_chunk(src->keep, rs, err);
+	return rc;
+}
+
+static int each_marked(void *ctx, history_results_fn fn, void *fn_ctx, struct error *err)
+{
+	struct results_src *src = ctx;
+	struct sweep_results_chunks ch = { RESULTS_CHUNK, marked_chunk, src };
+	int rc;
+
+	src->fn = fn;
+	src->ctx = fn_ctx;
+	rc = sweep_results_each(src->folder, &ch, err);
+	src->kept = true;
+	return rc;
+}
+
+/* The planned cases' names and images for the import. With a plan to
+ * release, they are kept in the report's strings (where its cases' and
+ * results' names are) and the plan released before the results are read:
+ * a large plan's archives and options are not held beside what the
+ * report keeps of the results. */
+static struct history_planned *planned_of(const struct sweep_meta *meta,
+					  const struct sweep_finish *f, struct intern *names)
+{
+	struct history_planned *planned = xcalloc(meta->plan.n + 1, sizeof(*planned));
+
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ meta->plan.cases[i].name,
+						       meta->plan.cases[i].image };
+	if (!f->release_plan)
+		return planned;
+	for (size_t i = 0; i < meta->plan.n; i++)
+		planned[i] = (struct history_planned){ intern(names, planned[i].case_name),
+						       intern(names, planned[i].image) };
+	sweep_plan_release(f->release_plan);
+	return planned;
+}
+
+int sweep_import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
+		 const struct sweep_finish *f, struct sweep_kept *keep, struct intern *names,
+		 struct error *err)
+{
+	struct results_src src = { .folder = folder, .f = f, .keep = keep };
+	size_t n_planned = meta->plan.n;
+	struct history_planned *planned = planned_of(meta, f, names);
+	cleanup_strbuf struct strbuf opts = STRBUF_INIT;
+	cleanup_free char *redacted = sweep_runopts_redact_text(meta->run_options);
+	bool rebuilt;
+	int rc;
+
+	/* Others may read the database: the options without `-e` values. */
+	strbuf_addstr(&opts, redacted);
+	if (f->backend) {
+		/* A cluster sweep's job ids beside its options: {"...", "backend": {...}}
+		 * (histories from before say "slurm": {...}, the record alone). */
+		cleanup_cjson cJSON *o = cJSON_Parse(opts.buf), *jobs = cJSON_Parse(f->backend);
+
+		if (o && jobs && cJSON_IsObject(o)) {
+			cleanup_free char *t = NULL;
+
+			cJSON_AddItemToObject(o, "backend", jobs);
+			jobs = NULL;
+			t = cJSON_PrintUnformatted(o);
+			strbuf_reset(&opts);
+			strbuf_addstr(&opts, t);
+		}
+	}
+	{
+		cleanup_free char *fp = history_options_fingerprint(redacted);
+		struct history_sweep s = {
+			.run_options_fp = fp,
+			.id = meta->id, .label = meta->label, .host = meta->host,
+			.state = f->state, .options = opts.buf, .tool_version = meta->tool_version,
+			.folder = folder, .baseline = meta->baseline, .started = meta->started,
+			.started_us = meta->started_us, .finished = f->finished,
+		};
+
+		rc = history_db_import_each(db, &s, planned, n_planned, each_marked, &src,
+					    &rebuilt, err);
+	}
+	free(planned);
+	return rc;
+}
+
+
+/* How a sweep folder ended, from its summary.json ("interrupted" when it
+ * never wrote one: it was killed). */
+static char *folder_state(const char *folder)
+{
+	cleanup_free char *path = xasprintf("%s/summary.json", folder);
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+	const char *st;
+
+	if (fs_read_small_file(path, 64u << 20, &text, ERROR_DISCARD) < 0)
+		return xstrdup("interrupted");
+	j = cJSON_Parse(text.buf);
+	st = cJSON_GetStringValue(cJSON_GetObjectItem(j, "state"));
+	return xstrdup(st ? st : "interrupted");
+}
+
+static void recover_one(struct history_db *db, const char *label, const char *parent,
+			const char *id, const struct job_events *ev)
+{
+	cleanup_free char *folder = xasprintf("%s/%s", parent, id);
+	cleanup_free char *state = NULL;
+	struct sweep_meta old;
+
+	sweep_meta_init(&old);
+	/* Only the caller's own folders: one planted in a shared sweeps/
+	 * must not become the label's baseline. */
+	if (sweep_folder_check(folder, ERROR_DISCARD) == 0 &&
+	    sweep_meta_read(&old, folder, ERROR_DISCARD) == 0 && !strcmp(old.label, label) &&
+	    !strcmp(old.id, id)) {
+		struct sweep_finish f = { .finished = old.started };
+
+		state = folder_state(folder);
+		f.state = state;
+		if (sweep_import(db, &old, folder, &f, NULL, NULL, ERROR_DISCARD) < 0)
+			events_warning(ev, "sweep %s could not be recovered into the history", id);
+	}
+	sweep_meta_release(&old);
+}
+
+/* Sweeps of the label whose folders sit beside this one but that the
+ * database does not know (it was moved aside, or another --db was used):
+ * imported from their results files, so the baseline is the real previous
+ * sweep. Folders that cannot be read are skipped: they are not this
+ * sweep's. */
+void sweep_import_recover(struct history_db *db, const struct sweep_meta *meta,
+			  const char *folder, const struct job_events *ev)
+{
+	cleanup_free char *parent = xstrdup(folder);
+	struct dirent **names = NULL;
+	char *slash = strrchr(parent, '/');
+	int n;
+
+	if (!slash)
+		return;
+	*slash = '\0';
+	n = scandir(parent, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *id = names[i]->d_name;
+		bool known = true;
+
+		if (id[0] != '.' && strcmp(id, meta->id) &&
+		    !strncmp(id, meta->label, strlen(meta->label)) &&
+		    history_db_has_sweep(db, id, &known, ERROR_DISCARD) == 0 && !known)
+			recover_one(db, meta->label, parent, id, ev);
+		free(names[i]);
+	}
+	free(names);
+}

@@ -1,0 +1,309 @@
+#include "orchestrator/jobs/sweep_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/relpath.h"
+#include "common/xalloc.h"
+#include "orchestrator/finding/finding.h"
+
+#define FINDING_MD_MAX (256u << 10)
+
+static const char *keep(struct sweep_model *m, const char *s)
+{
+	return intern(&m->strings, s);
+}
+
+static const char *keep_file(struct sweep_model *m, const char *run_dir, const char *name)
+{
+	cleanup_free char *path = NULL;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	struct error err;
+
+	if (!run_dir)
+		return NULL;
+	path = xasprintf("%s/%s/%s", m->folder, run_dir, name);
+	if (fs_read_small_file(path, FINDING_MD_MAX, &text, &err) < 0)
+		return NULL;
+	return keep(m, text.buf);
+}
+
+/* What the failed attempts of a flaky case were, for JUnit's system-out. */
+static const char *keep_retry_note(struct sweep_model *m, const struct sweep_case_attempts *e)
+{
+	cleanup_strbuf struct strbuf note = STRBUF_INIT;
+
+	for (size_t i = 0; e && i < e->n_failed; i++) {
+		const struct report_attempt *r = &e->failed[i];
+
+		if (!r->outcome)
+			continue;
+		strbuf_addf(&note, "attempt %d: %s %s %s (%s)\n", r->attempt, r->outcome,
+			    r->fault_class ? r->fault_class : "-", r->kernel ? r->kernel : "-",
+			    r->run_dir ? r->run_dir : "no run folder");
+	}
+	strbuf_addstr(&note, "then PASS on a retry");
+	return keep(m, note.buf);
+}
+
+/* From the results files: the final attempt's kind and place, and every
+ * earlier attempt that did not PASS. */
+static void add_attempts(struct report_case *c, const struct sweep_case_attempts *e)
+{
+	c->kind = e ? e->kind : c->status == ST_MISSING ? sweep_result_kind_name(RESULT_KIND_INFRA)
+							: NULL;
+	if (!e)
+		return;
+	c->gpu_uids = e->gpu_uids;
+	c->host = e->host;
+	for (size_t i = 0; i < e->n_failed && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
+		if (i == e->final)
+			continue;
+		/* Most cases have none: the array is the case's only when it has. */
+		c->earlier = xrealloc(c->earlier, (c->n_earlier + 1) * sizeof(*c->earlier));
+		c->earlier[c->n_earlier++] = e->failed[i];
+	}
+}
+
+static const struct report_perf *perf_of(const struct sweep_model *m, const char *case_name,
+					 const char *image)
+{
+	size_t lo = 0, hi = m->n_perf_cmp;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct sweep_perf_compared *x = &m->perf_cmp[mid];
+		int d = strcmp(x->case_name, case_name);
+
+		if (!d)
+			d = strcmp(x->image, image);
+		if (!d)
+			return &x->p;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int add_row(void *ctx, const struct history_status_row *row)
+{
+	struct sweep_model *m = ctx;
+	const struct sweep_case_attempts *e = sweep_attempts_find(&m->attempts, row->case_name,
+								  row->image);
+	struct report_case *c;
+
+	/* Sized for the plan first (add_row's caller): grown by a quarter
+	 * for the gone cases, not doubled. */
+	if (m->r.n == m->alloc) {
+		m->alloc += m->alloc / 4 + 16;
+		m->r.cases = xrealloc(m->r.cases, m->alloc * sizeof(*m->r.cases));
+	}
+	c = &m->r.cases[m->r.n++];
+	memset(c, 0, sizeof(*c));
+	c->case_name = e ? e->case_name : keep(m, row->case_name);
+	c->image = e ? e->image : keep(m, row->image);
+	c->image_id = keep(m, row->image_id);
+	c->gpus = keep(m, row->gpus);
+	c->outcome = keep(m, row->outcome);
+	c->fault_class = keep(m, row->fault_class);
+	c->kernel = keep(m, row->kernel);
+	c->prev_outcome = keep(m, row->prev_outcome);
+	c->sig_id = keep(m, row->sig_id);
+	c->sig_family = keep(m, row->sig_family);
+	c->sig_evidence = keep(m, row->sig_evidence);
+	c->known_id = keep(m, row->known_id);
+	c->known_link = keep(m, row->known_link);
+	c->known_owner = keep(m, row->known_owner);
+	c->status = row->status;
+	c->ord = (uint32_t)row->ord;
+	c->attempts = row->attempts;
+	c->duration_s = row->duration_s;
+	/* A results line is a record anyone could have edited: its run_dir
+	 * is used only as a plain path inside the sweep folder. */
+	c->run_dir = relpath_plain_below(row->run_dir) ? keep(m, row->run_dir) : NULL;
+	c->message = keep(m, row->message);
+	if (row->outcome && !finding_outcome_is(row->outcome, OUTCOME_PASS))
+		c->finding_md = keep_file(m, c->run_dir, "finding.md");
+	if (row->status == ST_FLAKY)
+		c->retry_note = keep_retry_note(m, e);
+	if (row->status != ST_GONE)
+		add_attempts(c, e);
+	c->perf = perf_of(m, c->case_name, c->image);
+	return 0;
+}
+
+static int by_ord(const void *a, const void *b)
+{
+	uint32_t x = ((const struct report_case *)a)->ord, y = ((const struct report_case *)b)->ord;
+
+	return (x > y) - (x < y);
+}
+
+static int name_cmp(const struct report_case *a, const char *case_name, const char *image)
+{
+	int d = strcmp(a->case_name, case_name);
+
+	return d ? d : strcmp(a->image, image);
+}
+
+static int by_name_cmp(const void *a, const void *b, void *cases)
+{
+	const struct report_case *c = cases, *y = &c[*(const size_t *)b];
+
+	return name_cmp(&c[*(const size_t *)a], y->case_name, y->image);
+}
+
+/* The cases in order of case and image, for add_trend to find each trend
+ * row's by bisection instead of reading every case for each row. */
+static void index_by_name(struct sweep_model *m)
+{
+	m->by_name = xcalloc(m->r.n + 1, sizeof(*m->by_name));
+	for (size_t i = 0; i < m->r.n; i++)
+		m->by_name[i] = i;
+	qsort_r(m->by_name, m->r.n, sizeof(*m->by_name), by_name_cmp, m->r.cases);
+}
+
+/* The index of word in the report's trend words, added when new (the
+ * words are few: a linear search). */
+static uint8_t trend_word(struct sweep_model *m, const char *word)
+{
+	struct report *r = &m->r;
+
+	for (size_t i = 0; i < r->n_trend_words; i++)
+		if (!strcmp(r->trend_words[i], word))
+			return (uint8_t)i;
+	if (r->n_trend_words == REPORT_TREND_WORDS)
+		return REPORT_TREND_WORDS - 1;
+	r->trend_words[r->n_trend_words] = keep(m, word);
+	return (uint8_t)r->n_trend_words++;
+}
+
+static int add_trend(void *ctx, const struct history_trend_row *row)
+{
+	struct sweep_model *m = ctx;
+	size_t lo = 0, hi = m->r.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (name_cmp(&m->r.cases[m->by_name[mid]], row->case_name, row->image) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->r.n; lo++) {
+		struct report_case *c = &m->r.cases[m->by_name[lo]];
+
+		if (name_cmp(c, row->case_name, row->image))
+			break;
+		if (c->n_trend < REPORT_TREND_MAX)
+			c->trend[c->n_trend++] = trend_word(m, row->outcome ? row->outcome : "-");
+	}
+	return 0;
+}
+
+int sweep_model_perf_row(void *ctx, const struct history_perf_row *row)
+{
+	return report_perf_add_row(ctx, row);
+}
+
+static int add_night(void *ctx, const struct history_perf_row *row)
+{
+	struct sweep_model *m = ctx;
+
+	return report_perf_add_night(&m->nights, &m->perf, row);
+}
+
+/* The samples of this sweep's cases in the nights before it
+ * (docs/perf.md "Across nights"): with --perf-window 1 the baseline
+ * sweep's, else the label's last K finished sweeps'. */
+static int load_nights(struct history_db *db, const struct sweep_meta *meta,
+		       const char *baseline, struct sweep_model *m, struct error *err)
+{
+	struct history_perf_query q = { .newest_first = true, .last = (int)meta->perf_window };
+
+	/* A side for each of this sweep's only when there is a night to read:
+	 * an empty set compares nothing. */
+	if (!m->perf.n)
+		return 0;
+	if (meta->perf_window <= 1) {
+		if (!baseline)
+			return 0;
+		q.sweep = baseline;
+		q.last = 1;
+	} else {
+		q.label = meta->label;
+		q.before = meta->id;
+	}
+	report_perf_nights_init(&m->nights, &m->perf);
+	return history_perf_samples(db, &q, add_night, m, err);
+}
+
+/* Each case's GPU time against --perf-baseline's image in this sweep, or
+ * else against its own samples in the nights before: made for each case
+ * and image with samples (one without is never compared), in the sides'
+ * order, which is by case and image. Then the samples are dropped: only
+ * the comparisons are held beside the report's cases. */
+static void compare_perf(struct sweep_model *m, const struct sweep_meta *meta)
+{
+	struct report_perf p;
+
+	for (size_t i = 0; i < m->perf.n; i++) {
+		const struct report_perf_side *x = &m->perf.v[i];
+
+		if (!report_perf_compare(&m->perf, x->case_name, x->image, meta->perf_baseline,
+					 &meta->perf_rule, &p) &&
+		    !report_perf_compare_nights(&m->perf, &m->nights, x->case_name, x->image,
+						&meta->perf_rule, &p))
+			continue;
+		/* At the first comparison, room for one a side left: a sweep
+		 * with nothing to compare against allocates none. */
+		if (!m->perf_cmp)
+			m->perf_cmp = xcalloc(m->perf.n - i, sizeof(*m->perf_cmp));
+		m->perf_cmp[m->n_perf_cmp++] = (struct sweep_perf_compared){ x->case_name, x->image, p };
+	}
+	report_perf_drop(&m->perf, true);
+	report_perf_drop(&m->nights, false);
+}
+
+int sweep_model_perf(struct sweep_model *m, struct history_db *db, const struct sweep_meta *meta,
+		     const char *baseline, struct error *err)
+{
+	if (load_nights(db, meta, baseline, m, err) < 0)
+		return -1;
+	compare_perf(m, meta);
+	xalloc_trim(); /* the samples, dropped */
+	return 0;
+}
+
+int sweep_model_cases(struct sweep_model *m, struct history_db *db, const struct sweep_meta *meta,
+		      const char *baseline, size_t n_planned, struct error *err)
+{
+	m->alloc = n_planned + 1;
+	m->r.cases = xcalloc(m->alloc, sizeof(*m->r.cases));
+	/* In the plan's order, gone cases last: sorted here, where the cases
+	 * are, not beside them by SQLite. */
+	if (history_db_statuses_unordered(db, meta->id, baseline, add_row, m, err) < 0)
+		return -1;
+	if (m->r.n)
+		qsort(m->r.cases, m->r.n, sizeof(*m->r.cases), by_ord);
+	index_by_name(m);
+	return history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, m, err);
+}
+
+void sweep_model_release(struct sweep_model *m)
+{
+	for (size_t i = 0; i < m->r.n; i++)
+		free(m->r.cases[i].earlier);
+	free(m->r.cases);
+	free(m->perf_cmp);
+	free(m->by_name);
+	report_perf_release(&m->perf);
+	report_perf_release(&m->nights);
+	intern_release(&m->strings);
+	sweep_attempts_release(&m->attempts);
+}
