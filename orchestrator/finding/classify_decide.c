@@ -471,6 +471,10 @@ static void finish_replay_notes(const struct classifier *c, struct finding *f)
 	if (c->noop_api)
 		finding_add_note(f, "hrr-playback replayed %s as a no-op (NOOP playback handler): "
 				 "results that depend on it may differ from the capture", c->noop_api);
+	if (c->time_unit_unread[0])
+		finding_add_note(f, "a GPU time was printed in a unit this does not read (%s): "
+				 "that time is left out of the GPU-time comparison",
+				 c->time_unit_unread);
 }
 
 static void finish_notes(const struct classifier *c, struct finding *f)

@@ -3,6 +3,10 @@
 #include "orchestrator/finding/classify_state.h"
 
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "common/text.h"
 
 static void add_d2h_failure(struct classifier *c, struct d2h_failure *d)
 {
@@ -215,11 +219,61 @@ static void on_d2h_summary(struct classifier *c, const char *q, const char *end)
 	c->sum_attempted = sat_add(sat_add(pass, fail), skipped);
 }
 
-static void on_time(double *dst, const char *q, const char *end)
+/* The units a GPU time may come in, to milliseconds. hrr-playback prints
+ * "%.1f ms"; a time in another unit read as milliseconds would be a
+ * thousand-fold change in the GPU-time comparison. */
+static const struct {
+	const char *unit;
+	double to_ms;
+} time_units[] = {
+	{ "ms", 1 }, { "s", 1e3 }, { "sec", 1e3 }, { "us", 1e-3 }, { "\xc2\xb5s", 1e-3 },
+	{ "\xce\xbcs", 1e-3 }, { "ns", 1e-6 },
+};
+
+/* The unit token at [u, end): what it multiplies by, 0 when unknown. */
+static double time_unit(const char *u, const char *end)
 {
+	size_t n = span(u, end);
+
+	for (size_t i = 0; i < sizeof(time_units) / sizeof(time_units[0]); i++)
+		if (strlen(time_units[i].unit) == n && !memcmp(u, time_units[i].unit, n))
+			return time_units[i].to_ms;
+	return 0;
+}
+
+/* ": X UNIT" after a GPU-time label: X converted to milliseconds into
+ * *dst. Not a finite time of at least 0, or a unit not in time_units
+ * (none included): *dst is left unread and the unit kept for a note. */
+static void on_time(struct classifier *c, double *dst, const char *q, const char *end)
+{
+	char tok[64], *stop;
+	size_t n = 0;
+	const char *u, *ue;
+	double v, scale;
+
 	q = skip_blanks(q, end);
-	if (q < end && *q == ':')
-		parse_double(skip_blanks(q + 1, end), end, dst);
+	if (q >= end || *q != ':')
+		return;
+	q = skip_blanks(q + 1, end);
+	while (q + n < end && n < sizeof(tok) - 1 && !isspace((unsigned char)q[n]))
+		n++;
+	memcpy(tok, q, n);
+	tok[n] = '\0';
+	v = strtod(tok, &stop);
+	if (stop == tok || !isfinite(v) || v < 0)
+		return;
+	u = skip_blanks(q + (stop - tok), end);
+	for (ue = u; ue < end && !isspace((unsigned char)*ue); ue++)
+		;
+	scale = time_unit(u, ue);
+	if (scale > 0) {
+		*dst = v * scale;
+		return;
+	}
+	if (!c->time_unit_unread[0])
+		snprintf(c->time_unit_unread, sizeof(c->time_unit_unread), "%.*s",
+			 u < ue ? (int)text_utf8_cut(u, span(u, ue), sizeof(c->time_unit_unread) - 1) : 6,
+			 u < ue ? u : "(none)");
 }
 
 /* [HRR] Version mismatch: file=F reader=R */
@@ -275,11 +329,11 @@ static bool on_gpu_line(struct classifier *c, const char *q, const char *end)
 	struct finding *f = &c->f;
 
 	if (has_prefix(q, end, LIT("GPU kernel time")))
-		on_time(&f->gpu_time_kernel_ms, q + 15, end);
+		on_time(c, &f->gpu_time_kernel_ms, q + 15, end);
 	else if (has_prefix(q, end, LIT("GPU graph time")))
-		on_time(&f->gpu_time_graph_ms, q + 14, end);
+		on_time(c, &f->gpu_time_graph_ms, q + 14, end);
 	else if (has_prefix(q, end, LIT("GPU total time")))
-		on_time(&f->gpu_time_total_ms, q + 14, end);
+		on_time(c, &f->gpu_time_total_ms, q + 14, end);
 	else if (has_prefix(q, end, LIT("GPU error after '"))) {
 		const char *a = q + sizeof("GPU error after '") - 1;
 		const char *b = memchr(a, '\'', span(a, end));

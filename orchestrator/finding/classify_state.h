@@ -81,6 +81,9 @@ struct classifier {
 	/* The explicit-graph refusal; the first API a NOOP handler named. */
 	bool graph_refused;
 	char *noop_api;
+	/* The first unit a GPU-time line printed that is not a unit of time
+	 * this reads ("" none; a missing unit is "(none)"). */
+	char time_unit_unread[16];
 
 	char *maf_address;
 	int reason_lines;     /* > 0: the MAF line had no Reason:, look this many lines on */

@@ -206,7 +206,7 @@ static int series_add(void *ctx, const struct history_perf_row *row)
 		l->started = row->started;
 		l->device_id = row->device_id;
 	}
-	if (row->kernel_ms > 0 && l->n < PERF_RUNS_MAX)
+	if (row->kernel_ms >= 0 && l->n < PERF_RUNS_MAX)
 		l->ms[l->n++] = row->kernel_ms;
 	return 0;
 }

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/cleanup.h"
+#include "common/xalloc.h"
 #include "orchestrator/perf/perf_stats.h"
 
 static const char *const status_names[] = {
@@ -14,6 +16,7 @@ static const char *const status_names[] = {
 	[PERF_SAME_BUILD] = "same-build",
 	[PERF_NOISY] = "noisy",
 	[PERF_INSUFFICIENT] = "insufficient",
+	[PERF_UNMEASURABLE] = "unmeasurable",
 };
 
 const char *perf_status_name(enum perf_status s)
@@ -29,16 +32,27 @@ enum perf_status perf_status_parse(const char *name)
 	return PERF_NONE;
 }
 
+/* The measured samples of a side: x without its zeros (a time below the
+ * printed resolution), in buf; how many there are. */
+static size_t measured(const double *x, size_t n, double *buf)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (x[i] > 0)
+			buf[k++] = x[i];
+	return k;
+}
+
 /* full: the U test and the bootstrap interval always (the reports);
- * else the U test only where the status needs it and no interval. */
-static int compare(const double *base, size_t n_base, const double *cand, size_t n_new,
-		   const struct perf_rule *rule, bool same_build, bool full,
-		   struct perf_comparison *out, struct error *err)
+ * else the U test only where the status needs it and no interval. base
+ * and cand are measured samples (no zeros). */
+static int compare_measured(const double *base, size_t n_base, const double *cand, size_t n_new,
+			    const struct perf_rule *rule, bool same_build, bool full,
+			    struct perf_comparison *out, struct error *err)
 {
 	struct perf_mwu t = { .p = NAN };
 
-	*out = (struct perf_comparison){ .n_base = n_base, .n_new = n_new, .p = full ? 1 : NAN,
-					 .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .u = NAN };
 	if (n_base < 2 || n_new < 2 || perf_min_p(n_base, n_new) >= rule->alpha) {
 		out->status = PERF_INSUFFICIENT;
 		if (n_base > 0 && n_new > 0) {
@@ -49,8 +63,6 @@ static int compare(const double *base, size_t n_base, const double *cand, size_t
 	}
 	out->median_base = perf_median(base, n_base);
 	out->median_new = perf_median(cand, n_new);
-	if (!(out->median_base > 0) || !(out->median_new > 0))
-		return error_set(err, ERR_DATA, 0, "a median GPU time is not positive");
 	out->ratio = out->median_new / out->median_base;
 	if (full && (perf_mann_whitney(base, n_base, cand, n_new, &t, err) < 0 ||
 		     perf_ratio_interval(base, n_base, cand, n_new, PERF_BOOTSTRAP_SEED,
@@ -79,6 +91,37 @@ static int compare(const double *base, size_t n_base, const double *cand, size_t
 	else
 		out->status = out->ratio > 1.0 ? PERF_SLOWER : PERF_FASTER;
 	return 0;
+}
+
+/* One rule for a time of 0 ms everywhere (docs/perf.md "Statuses"): it is
+ * below the printed resolution, so no measurement; it is left out and
+ * counted, and a side with half or more of them is unmeasurable. Samples
+ * that are not times at all (NaN, infinite, negative) are refused. */
+static int compare(const double *base, size_t n_base, const double *cand, size_t n_new,
+		   const struct perf_rule *rule, bool same_build, bool full,
+		   struct perf_comparison *out, struct error *err)
+{
+	size_t mb, mn;
+
+	*out = (struct perf_comparison){ .n_base = n_base, .n_new = n_new, .p = full ? 1 : NAN,
+					 .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .u = NAN };
+	if (perf_check_samples(base, n_base, "baseline", err) < 0 ||
+	    perf_check_samples(cand, n_new, "new", err) < 0)
+		return -1;
+	cleanup_free double *b = xmalloc((n_base + 1) * sizeof(*b));
+	cleanup_free double *c = xmalloc((n_new + 1) * sizeof(*c));
+
+	mb = measured(base, n_base, b);
+	mn = measured(cand, n_new, c);
+	out->zeros_base = n_base - mb;
+	out->zeros_new = n_new - mn;
+	if ((n_base && 2 * out->zeros_base >= n_base) || (n_new && 2 * out->zeros_new >= n_new)) {
+		out->status = PERF_UNMEASURABLE;
+		out->median_base = n_base ? perf_median(base, n_base) : 0;
+		out->median_new = n_new ? perf_median(cand, n_new) : 0;
+		return 0;
+	}
+	return compare_measured(b, mb, c, mn, rule, same_build, full, out, err);
 }
 
 int perf_compare(const double *base, size_t n_base, const double *cand, size_t n_new,

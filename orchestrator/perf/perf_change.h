@@ -16,6 +16,7 @@ enum perf_status {
 	PERF_SAME_BUILD,    /* a change, but nothing that could change speed changed */
 	PERF_NOISY,         /* a side's coefficient of variation is above --perf-max-cv */
 	PERF_INSUFFICIENT,  /* the sample sizes cannot reach a p-value below alpha */
+	PERF_UNMEASURABLE,  /* half or more of a side's times are 0: below the printed resolution */
 	PERF_STATUS_COUNT
 };
 
@@ -43,13 +44,16 @@ struct perf_comparison {
 	double p, u;                    /* the U test (u of the new samples) */
 	double cv_base, cv_new;
 	bool exact;                     /* the exact U distribution was used */
+	size_t zeros_base, zeros_new;   /* times of 0 ms left out (n_base, n_new count them) */
 };
 
-/* Compare new samples with the baseline's (times in ms, > 0). same_build:
- * the image ID, archive digest and driver version are all the baseline's.
- * The order of the rules: insufficient, noisy, then a change (ratio beyond
- * the threshold and p below alpha) is slower/faster, or same-build when
- * same_build; no change is unchanged. */
+/* Compare new samples with the baseline's (times in ms, >= 0; anything
+ * else is ERR_DATA). same_build: the image ID, archive digest and driver
+ * version are all the baseline's. The order of the rules: unmeasurable
+ * (half or more of a side's times are 0 ms, below the printed
+ * resolution; fewer are left out of the statistics), insufficient, noisy,
+ * then a change (ratio beyond the threshold and p below alpha) is
+ * slower/faster, or same-build when same_build; no change is unchanged. */
 int perf_compare(const double *base, size_t n_base, const double *cand, size_t n_new,
 		 const struct perf_rule *rule, bool same_build,
 		 struct perf_comparison *out, struct error *err);

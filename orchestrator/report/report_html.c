@@ -46,7 +46,7 @@ static const char css[] =
 	"padding:0 4px;border-radius:3px;margin-left:.3em}.tri-known{background:#dde7f5;"
 	"color:#1a4a8a}.tri-untriaged{background:#fff3c4;color:#7a5200;border:1px solid #c9a400}"
 	".perf{font-size:12px;color:#333;margin-top:2px}.perf-slower{color:#b00;font-weight:bold}"
-	".perf-faster{color:#070}.perf-noisy,.perf-insufficient{color:#777}"
+	".perf-faster{color:#070}.perf-noisy,.perf-insufficient,.perf-unmeasurable{color:#777}"
 	"#triage table{margin-bottom:1em}#triage h3{margin:.6em 0 .3em}";
 
 /* Rows stay when any of their cells matches every filter; the triage

@@ -259,7 +259,7 @@ int report_perf_add_night(struct report_perf_set *nights, const struct report_pe
 
 	/* Never across GPU products: a MI300X's night with a MI250's. */
 	if (i < 0 || !same(now->v[i].gfx, row->gfx) || now->v[i].device_id != row->device_id ||
-	    !(row->kernel_ms > 0))
+	    !(row->kernel_ms >= 0))
 		return 0;
 	a = &nights->v[i];
 	if (a->n == PERF_SAMPLES_MAX)

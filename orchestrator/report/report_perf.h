@@ -100,7 +100,7 @@ void report_perf_baseline_text(const struct report_perf *p, struct strbuf *out);
 
 /* The order the reports list statuses in: the changes first (slower,
  * then faster), what a reader acts on at the top. */
-#define REPORT_PERF_ORDER_N 6
+#define REPORT_PERF_ORDER_N 7
 extern const enum perf_status report_perf_order[REPORT_PERF_ORDER_N];
 
 /* One comparison in words: "slower +10.3%: median 44.1 ms against 40.0 ms

@@ -74,7 +74,8 @@ static void md_row(const struct report_case *c, struct strbuf *out)
 }
 
 const enum perf_status report_perf_order[REPORT_PERF_ORDER_N] = {
-	PERF_SLOWER, PERF_FASTER, PERF_NOISY, PERF_INSUFFICIENT, PERF_SAME_BUILD, PERF_UNCHANGED,
+	PERF_SLOWER, PERF_FASTER, PERF_NOISY, PERF_INSUFFICIENT, PERF_UNMEASURABLE, PERF_SAME_BUILD,
+	PERF_UNCHANGED,
 };
 
 void report_perf_md(const struct report *r, FILE *f)

@@ -13,7 +13,7 @@
 /* One sweep's samples in case order, on the primary key alone. */
 const char site_perf_sweep_sql[] =
 	"SELECT case_name, image_ref, attempt, kernel_ms FROM perf_samples"
-	" WHERE sweep = ?1 AND kernel_ms > 0"
+	" WHERE sweep = ?1 AND kernel_ms >= 0"
 	" ORDER BY case_name, image_ref, attempt, idx";
 
 void site_perf_result(struct site_perf_label *l, size_t col, const struct site_result_row *r)

@@ -66,7 +66,7 @@ void site_perf_case_add(struct site_perf_case *c, const struct site_perf_sample 
 	struct site_perf_series *se;
 	struct site_perf_night *n;
 
-	if (!(s->ms > 0) || !isfinite(s->ms))
+	if (!(s->ms >= 0) || !isfinite(s->ms))
 		return;
 	se = series_of(c, s);
 	n = se->n ? &se->v[se->n - 1] : NULL;

@@ -614,3 +614,34 @@ Test(finding_classify, d2h_failures_are_capped_and_counted)
 	finding_release(&f);
 	strbuf_release(&log);
 }
+
+/* Issue: the GPU-time lines' unit was not read: "0.04 s" compared with
+ * "44 ms" was a 1,100-fold slowdown. Other units of time are converted to
+ * milliseconds; an unknown unit, a missing one or a number that is not a
+ * time leaves the time unread, with a note. */
+Test(finding_classify, a_gpu_time_is_read_in_its_unit)
+{
+	static const char log[] = "[HRR]   GPU kernel time : 0.04 s\n"
+				  "[HRR]   GPU graph time  : 250 us\n"
+				  "[HRR]   GPU total time  : 44.5 ms\n"
+				  "[HRR] PASS\n";
+	static const char odd[] = "[HRR]   GPU kernel time : 12 furlongs\n"
+				  "[HRR]   GPU graph time  : nan ms\n"
+				  "[HRR]   GPU total time  : 7\n"
+				  "[HRR] PASS\n";
+	struct finding f;
+
+	fs_classify_text(log, sizeof(log) - 1, 0, "units.log", &f);
+	cr_assert_float_eq(f.gpu_time_kernel_ms, 40.0, 1e-9);
+	cr_assert_float_eq(f.gpu_time_graph_ms, 0.25, 1e-9);
+	cr_assert_float_eq(f.gpu_time_total_ms, 44.5, 1e-9);
+	cr_assert_not(fs_has_note(&f, "unit this does not read"));
+	finding_release(&f);
+
+	fs_classify_text(odd, sizeof(odd) - 1, 0, "odd.log", &f);
+	cr_assert_lt(f.gpu_time_kernel_ms, 0);
+	cr_assert_lt(f.gpu_time_graph_ms, 0);
+	cr_assert_lt(f.gpu_time_total_ms, 0);
+	cr_assert(fs_has_note(&f, "unit this does not read (furlongs)"));
+	finding_release(&f);
+}
