@@ -55,7 +55,7 @@ static void import(struct history_db *db, const char *id, long long started,
 		   const struct history_planned *p, size_t np, const struct sweep_results *rs,
 		   bool expect_rebuilt)
 {
-	struct history_sweep s = { .id = id, .label = "nightly", .state = "finished",
+	struct history_sweep s = { .id = id, .label = "nightly", .state = "finished", .host = "h0",
 				   .started = started, .folder = id };
 	struct error err;
 	bool rebuilt;
@@ -421,4 +421,59 @@ Test(history, archive_digest_changes_with_the_capture)
 	c = sweep_archive_digest(pid, &err);
 	cr_assert_str_neq(a, c);
 	cr_assert_null(sweep_archive_digest(root, &err), "no events.bin");
+}
+
+struct attempts_seen {
+	char rows[8][96];
+	size_t n;
+};
+
+static int see_attempt(void *ctx, const struct history_attempt_row *r)
+{
+	struct attempts_seen *t = ctx;
+
+	cr_assert_lt(t->n, 8);
+	snprintf(t->rows[t->n++], 96, "%s %s %d %s %s %s %s %s %s", r->case_name, r->image,
+		 r->attempt, r->state, r->outcome ? r->outcome : "-", r->kind ? r->kind : "-",
+		 r->gpus ? r->gpus : "-", r->run_dir ? r->run_dir : "-", r->host ? r->host : "-");
+	return 0;
+}
+
+/* One sweep's attempts, every one of them, by case, image and attempt
+ * whatever order the results were written in: a case's final attempt is
+ * its last row. Another sweep's are not listed. The host is the one the
+ * line named: none for a line without (the sweep's is not put in). */
+Test(history, a_sweeps_attempts_come_by_case_image_and_attempt)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 }, other = { 0 };
+	const struct history_planned p[] = { { "b", "i" }, { "a", "j" }, { "a", "i" } };
+	struct attempts_seen t = { 0 };
+	static const char *const want[] = {
+		"a i 1 done MAF workload 1 runs/a -",  "a j 1 done HANG workload 1 runs/a -",
+		"a j 2 error - infrastructure 1 runs/a n2", "a j 3 done PASS workload 1 runs/a -",
+		"b i 1 blocked - workload 1 runs/b -",
+	};
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(&rs, "b", "i", 1, "blocked", NULL, NULL, NULL, 1);
+	add(&rs, "a", "j", 3, "done", "PASS", NULL, NULL, 1);
+	add(&rs, "a", "j", 1, "done", "HANG", NULL, NULL, 1);
+	add(&rs, "a", "j", 2, "error", NULL, NULL, NULL, 1);
+	rs.v[rs.n - 1].host = xstrdup("n2");
+	add(&rs, "a", "i", 1, "done", "MAF", "page-fault", "k", 1);
+	add(&other, "a", "i", 1, "done", "PASS", NULL, NULL, 1);
+	import(db, "s1", 1, p, 3, &rs, true);
+	import(db, "s2", 2, p, 3, &other, true);
+	cr_assert_eq(history_db_attempts(db, "s1", see_attempt, &t, &err), 0, "%s", err.msg);
+	cr_assert_eq(t.n, 5);
+	for (size_t i = 0; i < t.n; i++)
+		cr_expect_str_eq(t.rows[i], want[i]);
+	t.n = 0;
+	cr_assert_eq(history_db_attempts(db, "none", see_attempt, &t, &err), 0, "%s", err.msg);
+	cr_expect_eq(t.n, 0);
+	sweep_results_release(&rs);
+	sweep_results_release(&other);
+	history_db_close(db);
 }
