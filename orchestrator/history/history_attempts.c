@@ -13,7 +13,7 @@
  * sweep's cases to find a case's attempts. */
 static const char attempts_sql[] =
 	"SELECT case_name, image_ref, attempt, state, outcome, fault_class, kernel, kind, gpus,"
-	" gpu_uids, line_host, run_dir, message"
+	" gpu_uids, line_host, run_dir, message, finding_md"
 	" FROM results WHERE sweep = ?1 ORDER BY case_name, image_ref, attempt";
 
 int history_db_attempts(struct history_db *db, const char *sweep_id, history_attempt_fn fn,
@@ -32,6 +32,7 @@ int history_db_attempts(struct history_db *db, const char *sweep_id, history_att
 			.outcome = col(st, 4), .fault_class = col(st, 5), .kernel = col(st, 6),
 			.kind = col(st, 7), .gpus = col(st, 8), .gpu_uids = col(st, 9),
 			.host = col(st, 10), .run_dir = col(st, 11), .message = col(st, 12),
+			.finding_md = col(st, 13),
 		};
 
 		if (fn(ctx, &row) < 0)

@@ -130,6 +130,7 @@ struct history_attempt_row {
 	const char *case_name, *image;
 	const char *state, *outcome, *fault_class, *kernel, *kind;
 	const char *gpus, *gpu_uids, *host, *run_dir, *message; /* gpus: "0,1" */
+	const char *finding_md; /* finding.md's text its line carried */
 	int attempt;
 };
 typedef int (*history_attempt_fn)(void *ctx, const struct history_attempt_row *row);

@@ -9,8 +9,6 @@
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
 
-#define FINDING_MD_MAX (256u << 10)
-
 /* The end of a flaky case's note (JUnit's system-out), after what its
  * failed attempts were. */
 #define RETRY_NOTE_END "then PASS on a retry"
@@ -20,6 +18,10 @@ static const char *keep(struct sweep_model *m, const char *s)
 	return intern(&m->strings, s);
 }
 
+/* finding.md read back from a case's run folder: the compatibility path
+ * for a folder whose results lines were written before they carried its
+ * text (a `sweep --merge` or recovery of an older sweep). A new line
+ * carries it, and the history holds it. */
 static const char *keep_file(struct sweep_model *m, const char *run_dir, const char *name)
 {
 	cleanup_free char *path = NULL;
@@ -29,7 +31,7 @@ static const char *keep_file(struct sweep_model *m, const char *run_dir, const c
 	if (!run_dir)
 		return NULL;
 	path = xasprintf("%s/%s/%s", m->folder, run_dir, name);
-	if (fs_read_small_file(path, FINDING_MD_MAX, &text, &err) < 0)
+	if (fs_read_small_file(path, SWEEP_RESULT_FINDING_MD_MAX, &text, &err) < 0)
 		return NULL;
 	return keep(m, text.buf);
 }
@@ -91,9 +93,7 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	 * is used only as a plain path inside the sweep folder. */
 	c->run_dir = relpath_plain_below(row->run_dir) ? keep(m, row->run_dir) : NULL;
 	c->message = keep(m, row->message);
-	if (row->outcome && !finding_outcome_is(row->outcome, OUTCOME_PASS))
-		c->finding_md = keep_file(m, c->run_dir, "finding.md");
-	/* Its attempts' (sweep_model_attempts) when it has any. */
+	/* Its attempts' (read_attempts) when it has any. */
 	c->kind = row->status == ST_MISSING ? sweep_result_kind_name(RESULT_KIND_INFRA) : NULL;
 	if (row->status == ST_FLAKY)
 		c->retry_note = keep(m, RETRY_NOTE_END);
@@ -187,6 +187,10 @@ struct attempts_read {
 	struct report_case *c;       /* the case the rows are of; NULL: none reported */
 	struct report_attempt last;  /* its latest row so far */
 	bool has_last, last_passed;
+	/* finding.md's text the latest row's line carried (has_md), held
+	 * until its case's rows end: kept only for a final attempt. */
+	struct strbuf md;
+	bool has_md;
 	struct strbuf note;          /* its failed attempts, for a flaky case's note */
 };
 
@@ -217,6 +221,9 @@ static void attempts_close(struct attempts_read *a)
 		c->kind = a->last.kind;
 		c->gpu_uids = a->last.gpu_uids;
 		c->host = a->last.host;
+		if (c->outcome && !finding_outcome_is(c->outcome, OUTCOME_PASS))
+			c->finding_md = a->has_md ? keep(a->m, a->md.buf)
+						  : keep_file(a->m, c->run_dir, "finding.md");
 		if (c->status == ST_FLAKY) {
 			strbuf_addstr(&a->note, RETRY_NOTE_END);
 			c->retry_note = keep(a->m, a->note.buf);
@@ -254,6 +261,10 @@ static int add_attempt(void *ctx, const struct history_attempt_row *row)
 	/* As sweep_result_passed: its outcome is PASS. */
 	a->last_passed = row->outcome && finding_outcome_is(row->outcome, OUTCOME_PASS);
 	a->has_last = true;
+	strbuf_reset(&a->md);
+	a->has_md = row->finding_md != NULL;
+	if (a->has_md)
+		strbuf_addstr(&a->md, row->finding_md);
 	return 0;
 }
 
@@ -262,10 +273,11 @@ static int add_attempt(void *ctx, const struct history_attempt_row *row)
 static int read_attempts(struct sweep_model *m, struct history_db *db, const char *sweep_id,
 			 struct error *err)
 {
-	struct attempts_read a = { .m = m, .note = STRBUF_INIT };
+	struct attempts_read a = { .m = m, .md = STRBUF_INIT, .note = STRBUF_INIT };
 	int rc = history_db_attempts(db, sweep_id, add_attempt, &a, err);
 
 	attempts_close(&a);
+	strbuf_release(&a.md);
 	strbuf_release(&a.note);
 	return rc;
 }

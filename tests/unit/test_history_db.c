@@ -477,3 +477,54 @@ Test(history, a_sweeps_attempts_come_by_case_image_and_attempt)
 	sweep_results_release(&other);
 	history_db_close(db);
 }
+
+struct attempts_md {
+	char md[64];
+};
+
+static int see_md(void *ctx, const struct history_attempt_row *r)
+{
+	struct attempts_md *t = ctx;
+
+	snprintf(t->md, sizeof(t->md), "%s", r->finding_md ? r->finding_md : "-");
+	return 0;
+}
+
+/* A line carries finding.md's text as it is, or none: over the bound, or
+ * text its codec would change (an ANSI escape), the report reads the run
+ * folder's finding.md instead. A line without the field reads back with
+ * none; the history holds what the line carried. */
+Test(history, a_results_line_carries_the_finding_text_or_none)
+{
+	struct sweep_result r = { 0 }, back;
+	struct sweep_results rs = { 0 };
+	const struct history_planned p[] = { { "a", "i" } };
+	struct history_db *db;
+	struct attempts_md seen = { 0 };
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+	cleanup_free char *big = xcalloc(SWEEP_RESULT_FINDING_MD_MAX + 2, 1);
+	struct error err;
+
+	memset(big, 'x', SWEEP_RESULT_FINDING_MD_MAX + 1);
+	sweep_result_set_finding_md(&r, big);
+	cr_expect_null(r.finding_md);
+	sweep_result_set_finding_md(&r, "# red \x1b[31mMAF\x1b[0m\n");
+	cr_expect_null(r.finding_md);
+	cr_assert_eq(sweep_result_parse(&back, "{\"case\":\"a\",\"image\":\"i\",\"state\":\"done\"}",
+					&err), 0, "%s", err.msg);
+	cr_expect_null(back.finding_md);
+	sweep_result_release(&back);
+
+	add(&rs, "a", "i", 1, "done", "MAF", NULL, "k", 1);
+	sweep_result_set_finding_md(&rs.v[0], "# MAF\n\n| Kernel | `k` |\n");
+	sweep_result_to_json(&rs.v[0], &line);
+	cr_assert_eq(sweep_result_parse(&back, line.buf, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(back.finding_md, "# MAF\n\n| Kernel | `k` |\n");
+	sweep_result_release(&back);
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	import(db, "s1", 1, p, 1, &rs, true);
+	cr_assert_eq(history_db_attempts(db, "s1", see_md, &seen, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(seen.md, "# MAF\n\n| Kernel | `k` |\n");
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
