@@ -2,11 +2,13 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_db.h"
+#include "orchestrator/history/history_sql.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 
@@ -525,6 +527,54 @@ Test(history, a_results_line_carries_the_finding_text_or_none)
 	import(db, "s1", 1, p, 1, &rs, true);
 	cr_assert_eq(history_db_attempts(db, "s1", see_md, &seen, &err), 0, "%s", err.msg);
 	cr_expect_str_eq(seen.md, "# MAF\n\n| Kernel | `k` |\n");
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+/* A schema 7 database: every sweep's fingerprint is forgotten, so the
+ * next import of a sweep rebuilds its rows and fills the columns a report
+ * reads (the line's host and finding text), though its files did not
+ * change (its stored fingerprint is theirs). */
+Test(history, a_schema_7_sweep_is_rebuilt_at_its_next_import)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	const struct history_planned p[] = { { "a", "i" } };
+	struct attempts_md seen = { 0 };
+	cleanup_free char *fp = NULL, *sql = NULL;
+	sqlite3_stmt *st;
+	sqlite3 *h;
+
+	add(&rs, "a", "i", 1, "done", "MAF", NULL, "k", 1);
+	sweep_result_set_finding_md(&rs.v[0], "# MAF\n");
+	/* The fingerprint these files have, as an import stores it. */
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	import(db, "s1", 1, p, 1, &rs, true);
+	cr_assert_eq(sqlite3_prepare_v2(history_db_handle(db), "SELECT results_fp FROM sweeps",
+					-1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	fp = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	history_db_close(db);
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const sfx[] = { "", "-wal", "-shm" };
+		cleanup_free char *f = xasprintf("%s%s", dbpath, sfx[i]);
+
+		unlink(f);
+	}
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	for (int v = 0; v < 7; v++)
+		cr_assert_eq(sqlite3_exec(h, history_migrations[v], NULL, NULL, NULL), SQLITE_OK,
+			     "%s", sqlite3_errmsg(h));
+	sql = xasprintf("PRAGMA user_version = 7; INSERT INTO sweeps(id, label, started, state,"
+			" results_fp) VALUES('s1', 'nightly', 1, 'finished', '%s')", fp);
+	cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	import(db, "s1", 1, p, 1, &rs, true);
+	cr_assert_eq(history_db_attempts(db, "s1", see_md, &seen, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(seen.md, "# MAF\n");
 	sweep_results_release(&rs);
 	history_db_close(db);
 }
