@@ -99,6 +99,16 @@ const char *const history_migrations[] = {
 	"UPDATE sweeps SET started_us = started * 1000000;"
 	"DROP INDEX sweeps_label;"
 	"CREATE INDEX sweeps_label ON sweeps(label, started_us);",
+	/* 7 -> 8: additive. What a sweep's report reads of each attempt that
+	 * the other columns do not say: the host its results line named
+	 * (NULL: it named none, and `host` holds the sweep's) and finding.md's
+	 * text the line carried (NULL: none; the report reads the run
+	 * folder's). Every sweep's results fingerprint is forgotten, so its
+	 * next import rebuilds its rows from its results files and fills the
+	 * new columns. */
+	"ALTER TABLE results ADD COLUMN line_host TEXT;"
+	"ALTER TABLE results ADD COLUMN finding_md TEXT;"
+	"UPDATE sweeps SET results_fp = NULL;",
 };
 
 char *history_db_default_path(void)

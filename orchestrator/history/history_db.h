@@ -18,7 +18,7 @@
 #include "orchestrator/sweep/sweep_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 7
+#define HISTORY_SCHEMA_VERSION 8
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;
@@ -123,6 +123,22 @@ int history_db_statuses(struct history_db *db, const char *sweep_id, const char 
 int history_db_statuses_unordered(struct history_db *db, const char *sweep_id,
 				  const char *baseline, history_status_fn fn, void *ctx,
 				  struct error *err) __attribute__((warn_unused_result));
+
+/* One attempt of a sweep's case as the history holds it (NULL: the
+ * column is empty); host is the one its results line named. */
+struct history_attempt_row {
+	const char *case_name, *image;
+	const char *state, *outcome, *fault_class, *kernel, *kind;
+	const char *gpus, *gpu_uids, *host, *run_dir, *message; /* gpus: "0,1" */
+	const char *finding_md; /* finding.md's text its line carried */
+	int attempt;
+};
+typedef int (*history_attempt_fn)(void *ctx, const struct history_attempt_row *row);
+
+/* Every attempt of sweep_id, by case, image and attempt (the results'
+ * primary key): a case's final attempt is its last row. */
+int history_db_attempts(struct history_db *db, const char *sweep_id, history_attempt_fn fn,
+			void *ctx, struct error *err) __attribute__((warn_unused_result));
 
 struct history_trend_row {
 	const char *sweep_id, *label, *case_name, *image, *state, *outcome, *fault_class, *kernel;

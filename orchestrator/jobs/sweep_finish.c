@@ -54,19 +54,15 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, con
 	size_t n_found = 0, n_planned;
 	int rc = -1;
 
-	/* What the report needs of the results, kept while the import reads
-	 * them: a large sweep's report is built beside its attempts, never
-	 * beside its parsed results files. */
-	kept.attempts = &m.attempts;
+	/* What the end needs of the results, kept while the import reads
+	 * them: a large sweep's report is never built beside its parsed
+	 * results files (its attempts are the history's). */
 	kept.suspects_from_results = f->suspects_from_results;
-	/* One copy of each case's name, image, outcome...: the results'
-	 * attempts, GPU times and suspects' inputs keep theirs in the
-	 * model's strings. */
-	m.attempts.shared = kept.perf.shared = kept.suspects.shared = &m.strings;
+	/* One copy of each case's name, image, outcome...: the GPU times and
+	 * suspects' inputs keep theirs in the model's strings. */
+	kept.perf.shared = kept.suspects.shared = &m.strings;
 	n_planned = meta->plan.n;
-	sweep_attempts_reserve(&m.attempts, n_planned);
 	rc = sweep_import(db, meta, folder, f, &kept, &m.strings, err);
-	sweep_attempts_finish(&m.attempts);
 	if (rc == 0 && f->suspects_from_results) {
 		found = xcalloc(GPU_MAX, sizeof(*found));
 		n_found = sweep_suspects_of_inputs(&kept.suspects, found);

@@ -12,7 +12,6 @@ static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 {
 	struct sweep_kept *k = ctx;
 
-	sweep_attempts_add(k->attempts, rs);
 	for (size_t i = 0; i < rs->n; i++)
 		k->n_perf += report_perf_has_side(&rs->v[i]);
 	if (k->suspects_from_results)
@@ -33,8 +32,7 @@ static void mark_known(const struct known_issues *k, struct sweep_results *rs, l
 /* The results files a chunk at a time, each result marked known or not
  * before it is fingerprinted or stored. A chunk's parsed results are the
  * largest thing a reading holds that does not grow with the sweep; 256
- * keep it near 200 KB while the sort and merge of the attempts stay
- * cheap. */
+ * keep it near 200 KB. */
 #define RESULTS_CHUNK 256
 
 struct results_src {

@@ -12,18 +12,16 @@
 #include "common/events.h"
 #include "common/intern.h"
 #include "orchestrator/history/history_db.h"
-#include "orchestrator/jobs/sweep_attempts.h"
 #include "orchestrator/jobs/sweep_end.h"
 #include "orchestrator/report/report.h"
 #include "orchestrator/sweep/suspect_nodes.h"
 
-/* What the report keeps of the results files, a chunk at a time, never
- * the whole results: from the import's first reading, each case's
- * attempts and, for a merge's suspect GPUs, what finding them reads of
- * each result. The GPU-time samples come from the history once the
- * import stored them (sweep_finish_write). */
+/* What the end of a sweep keeps of the results files, a chunk at a time,
+ * never the whole results: from the import's first reading, how many
+ * have samples and, for a merge's suspect GPUs, what finding them reads
+ * of each result. The attempts and GPU-time samples come from the
+ * history once the import stored them (sweep_finish_write). */
 struct sweep_kept {
-	struct sweep_attempts *attempts;
 	struct report_perf_set perf; /* each case and image's samples, not its result */
 	size_t n_perf;               /* the results with samples (the first reading's count) */
 	struct sweep_suspect_inputs suspects;

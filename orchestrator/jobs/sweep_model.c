@@ -9,13 +9,19 @@
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
 
-#define FINDING_MD_MAX (256u << 10)
+/* The end of a flaky case's note (JUnit's system-out), after what its
+ * failed attempts were. */
+#define RETRY_NOTE_END "then PASS on a retry"
 
 static const char *keep(struct sweep_model *m, const char *s)
 {
 	return intern(&m->strings, s);
 }
 
+/* finding.md read back from a case's run folder: the compatibility path
+ * for a folder whose results lines were written before they carried its
+ * text (a `sweep --merge` or recovery of an older sweep). A new line
+ * carries it, and the history holds it. */
 static const char *keep_file(struct sweep_model *m, const char *run_dir, const char *name)
 {
 	cleanup_free char *path = NULL;
@@ -25,46 +31,9 @@ static const char *keep_file(struct sweep_model *m, const char *run_dir, const c
 	if (!run_dir)
 		return NULL;
 	path = xasprintf("%s/%s/%s", m->folder, run_dir, name);
-	if (fs_read_small_file(path, FINDING_MD_MAX, &text, &err) < 0)
+	if (fs_read_small_file(path, SWEEP_RESULT_FINDING_MD_MAX, &text, &err) < 0)
 		return NULL;
 	return keep(m, text.buf);
-}
-
-/* What the failed attempts of a flaky case were, for JUnit's system-out. */
-static const char *keep_retry_note(struct sweep_model *m, const struct sweep_case_attempts *e)
-{
-	cleanup_strbuf struct strbuf note = STRBUF_INIT;
-
-	for (size_t i = 0; e && i < e->n_failed; i++) {
-		const struct report_attempt *r = &e->failed[i];
-
-		if (!r->outcome)
-			continue;
-		strbuf_addf(&note, "attempt %d: %s %s %s (%s)\n", r->attempt, r->outcome,
-			    r->fault_class ? r->fault_class : "-", r->kernel ? r->kernel : "-",
-			    r->run_dir ? r->run_dir : "no run folder");
-	}
-	strbuf_addstr(&note, "then PASS on a retry");
-	return keep(m, note.buf);
-}
-
-/* From the results files: the final attempt's kind and place, and every
- * earlier attempt that did not PASS. */
-static void add_attempts(struct report_case *c, const struct sweep_case_attempts *e)
-{
-	c->kind = e ? e->kind : c->status == ST_MISSING ? sweep_result_kind_name(RESULT_KIND_INFRA)
-							: NULL;
-	if (!e)
-		return;
-	c->gpu_uids = e->gpu_uids;
-	c->host = e->host;
-	for (size_t i = 0; i < e->n_failed && c->n_earlier < REPORT_ATTEMPTS_MAX; i++) {
-		if (i == e->final)
-			continue;
-		/* Most cases have none: the array is the case's only when it has. */
-		c->earlier = xrealloc(c->earlier, (c->n_earlier + 1) * sizeof(*c->earlier));
-		c->earlier[c->n_earlier++] = e->failed[i];
-	}
 }
 
 static const struct report_perf *perf_of(const struct sweep_model *m, const char *case_name,
@@ -92,8 +61,6 @@ static const struct report_perf *perf_of(const struct sweep_model *m, const char
 static int add_row(void *ctx, const struct history_status_row *row)
 {
 	struct sweep_model *m = ctx;
-	const struct sweep_case_attempts *e = sweep_attempts_find(&m->attempts, row->case_name,
-								  row->image);
 	struct report_case *c;
 
 	/* Sized for the plan first (add_row's caller): grown by a quarter
@@ -104,8 +71,8 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	}
 	c = &m->r.cases[m->r.n++];
 	memset(c, 0, sizeof(*c));
-	c->case_name = e ? e->case_name : keep(m, row->case_name);
-	c->image = e ? e->image : keep(m, row->image);
+	c->case_name = keep(m, row->case_name);
+	c->image = keep(m, row->image);
 	c->image_id = keep(m, row->image_id);
 	c->gpus = keep(m, row->gpus);
 	c->outcome = keep(m, row->outcome);
@@ -126,12 +93,10 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	 * is used only as a plain path inside the sweep folder. */
 	c->run_dir = relpath_plain_below(row->run_dir) ? keep(m, row->run_dir) : NULL;
 	c->message = keep(m, row->message);
-	if (row->outcome && !finding_outcome_is(row->outcome, OUTCOME_PASS))
-		c->finding_md = keep_file(m, c->run_dir, "finding.md");
+	/* Its attempts' (read_attempts) when it has any. */
+	c->kind = row->status == ST_MISSING ? sweep_result_kind_name(RESULT_KIND_INFRA) : NULL;
 	if (row->status == ST_FLAKY)
-		c->retry_note = keep_retry_note(m, e);
-	if (row->status != ST_GONE)
-		add_attempts(c, e);
+		c->retry_note = keep(m, RETRY_NOTE_END);
 	c->perf = perf_of(m, c->case_name, c->image);
 	return 0;
 }
@@ -182,20 +147,28 @@ static uint8_t trend_word(struct sweep_model *m, const char *word)
 	return (uint8_t)r->n_trend_words++;
 }
 
-static int add_trend(void *ctx, const struct history_trend_row *row)
+/* The place in by_name of the first case named case_name and image (or
+ * where it would be), by bisection. */
+static size_t first_named(const struct sweep_model *m, const char *case_name, const char *image)
 {
-	struct sweep_model *m = ctx;
 	size_t lo = 0, hi = m->r.n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (name_cmp(&m->r.cases[m->by_name[mid]], row->case_name, row->image) < 0)
+		if (name_cmp(&m->r.cases[m->by_name[mid]], case_name, image) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < m->r.n; lo++) {
+	return lo;
+}
+
+static int add_trend(void *ctx, const struct history_trend_row *row)
+{
+	struct sweep_model *m = ctx;
+
+	for (size_t lo = first_named(m, row->case_name, row->image); lo < m->r.n; lo++) {
 		struct report_case *c = &m->r.cases[m->by_name[lo]];
 
 		if (name_cmp(c, row->case_name, row->image))
@@ -204,6 +177,109 @@ static int add_trend(void *ctx, const struct history_trend_row *row)
 			c->trend[c->n_trend++] = trend_word(m, row->outcome ? row->outcome : "-");
 	}
 	return 0;
+}
+
+/* The history's attempts of the sweep, a case's one after the other and
+ * its final attempt last: each held until the next row says whether it
+ * was the final one. */
+struct attempts_read {
+	struct sweep_model *m;
+	struct report_case *c;       /* the case the rows are of; NULL: none reported */
+	struct report_attempt last;  /* its latest row so far */
+	bool has_last, last_passed;
+	/* finding.md's text the latest row's line carried (has_md), held
+	 * until its case's rows end: kept only for a final attempt. */
+	struct strbuf md;
+	bool has_md;
+	struct strbuf note;          /* its failed attempts, for a flaky case's note */
+};
+
+static void attempt_earlier(struct attempts_read *a)
+{
+	struct report_case *c = a->c;
+	const struct report_attempt *r = &a->last;
+
+	if (a->last_passed)
+		return;
+	if (r->outcome)
+		strbuf_addf(&a->note, "attempt %d: %s %s %s (%s)\n", r->attempt, r->outcome,
+			    r->fault_class ? r->fault_class : "-", r->kernel ? r->kernel : "-",
+			    r->run_dir ? r->run_dir : "no run folder");
+	if (c->n_earlier == REPORT_ATTEMPTS_MAX)
+		return;
+	/* Most cases have none: the array is the case's only when it has. */
+	c->earlier = xrealloc(c->earlier, (c->n_earlier + 1) * sizeof(*c->earlier));
+	c->earlier[c->n_earlier++] = *r;
+}
+
+/* The case's rows are all read: its latest is its final attempt. */
+static void attempts_close(struct attempts_read *a)
+{
+	struct report_case *c = a->c;
+
+	if (c && a->has_last) {
+		c->kind = a->last.kind;
+		c->gpu_uids = a->last.gpu_uids;
+		c->host = a->last.host;
+		if (c->outcome && !finding_outcome_is(c->outcome, OUTCOME_PASS))
+			c->finding_md = a->has_md ? keep(a->m, a->md.buf)
+						  : keep_file(a->m, c->run_dir, "finding.md");
+		if (c->status == ST_FLAKY) {
+			strbuf_addstr(&a->note, RETRY_NOTE_END);
+			c->retry_note = keep(a->m, a->note.buf);
+		}
+	}
+	strbuf_reset(&a->note);
+	a->has_last = false;
+	a->c = NULL;
+}
+
+static int add_attempt(void *ctx, const struct history_attempt_row *row)
+{
+	struct attempts_read *a = ctx;
+	struct sweep_model *m = a->m;
+	size_t i = first_named(m, row->case_name, row->image);
+	struct report_case *c = i < m->r.n ? &m->r.cases[m->by_name[i]] : NULL;
+
+	if (c && (name_cmp(c, row->case_name, row->image) || c->status == ST_GONE))
+		c = NULL;
+	if (c != a->c || !c) {
+		attempts_close(a);
+		a->c = c;
+	}
+	if (!c)
+		return 0;
+	if (a->has_last)
+		attempt_earlier(a);
+	a->last = (struct report_attempt){
+		.attempt = row->attempt, .state = keep(m, row->state), .outcome = keep(m, row->outcome),
+		.fault_class = keep(m, row->fault_class), .kernel = keep(m, row->kernel),
+		.kind = keep(m, row->kind), .gpus = keep(m, row->gpus ? row->gpus : ""),
+		.gpu_uids = keep(m, row->gpu_uids), .host = keep(m, row->host),
+		.run_dir = keep(m, row->run_dir), .message = keep(m, row->message),
+	};
+	/* As sweep_result_passed: its outcome is PASS. */
+	a->last_passed = row->outcome && finding_outcome_is(row->outcome, OUTCOME_PASS);
+	a->has_last = true;
+	strbuf_reset(&a->md);
+	a->has_md = row->finding_md != NULL;
+	if (a->has_md)
+		strbuf_addstr(&a->md, row->finding_md);
+	return 0;
+}
+
+/* Each reported case's final attempt (its kind and place) and its
+ * earlier attempts that did not PASS, from the history in one pass. */
+static int read_attempts(struct sweep_model *m, struct history_db *db, const char *sweep_id,
+			 struct error *err)
+{
+	struct attempts_read a = { .m = m, .md = STRBUF_INIT, .note = STRBUF_INIT };
+	int rc = history_db_attempts(db, sweep_id, add_attempt, &a, err);
+
+	attempts_close(&a);
+	strbuf_release(&a.md);
+	strbuf_release(&a.note);
+	return rc;
 }
 
 int sweep_model_perf_row(void *ctx, const struct history_perf_row *row)
@@ -292,6 +368,8 @@ int sweep_model_cases(struct sweep_model *m, struct history_db *db, const struct
 	if (m->r.n)
 		qsort(m->r.cases, m->r.n, sizeof(*m->r.cases), by_ord);
 	index_by_name(m);
+	if (read_attempts(m, db, meta->id, err) < 0)
+		return -1;
 	return history_db_trend(db, meta->label, NULL, SWEEP_TREND_SWEEPS, add_trend, m, err);
 }
 
@@ -305,5 +383,4 @@ void sweep_model_release(struct sweep_model *m)
 	report_perf_release(&m->perf);
 	report_perf_release(&m->nights);
 	intern_release(&m->strings);
-	sweep_attempts_release(&m->attempts);
 }

@@ -10,7 +10,6 @@
 #include "common/error.h"
 #include "common/intern.h"
 #include "orchestrator/history/history_db.h"
-#include "orchestrator/jobs/sweep_attempts.h"
 #include "orchestrator/report/report.h"
 #include "orchestrator/sweep/sweep_folder.h"
 
@@ -28,9 +27,8 @@ struct sweep_model {
 	struct report r;
 	size_t alloc;
 	struct intern strings; /* every string the cases point at, once */
-	size_t *by_name;              /* the cases' indexes by case and image (add_trend) */
+	size_t *by_name;              /* the cases' indexes by case and image (attempts, trend) */
 	const char *folder;
-	struct sweep_attempts attempts; /* the results files' attempts, per case */
 	struct report_perf_set perf;    /* the GPU-time samples, per case and image */
 	struct report_perf_set nights;  /* theirs in the label's last sweeps, side by side */
 	struct sweep_perf_compared *perf_cmp; /* one per case compared, by case and image */

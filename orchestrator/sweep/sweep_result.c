@@ -29,7 +29,7 @@ void sweep_result_release(struct sweep_result *r)
 	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
 			  &r->class_other, &r->kernel, &r->run_dir,
 			  &r->message, &r->gpu_uids, &r->host, &r->known_id,
-			  &r->known_link, &r->known_owner, &r->gfx, &r->driver };
+			  &r->known_link, &r->known_owner, &r->gfx, &r->driver, &r->finding_md };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);
@@ -183,6 +183,8 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 		json_add_str(o, "driver", r->driver, JSON_TEXT);
 	if (r->perf)
 		cJSON_AddItemToObject(o, "perf", perf_samples_to_json(r->perf));
+	if (r->finding_md)
+		json_add_str(o, "finding_md", r->finding_md, JSON_TEXT);
 	text = cJSON_PrintUnformatted(o);
 	strbuf_addstr(out, text);
 }
@@ -238,6 +240,7 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 		}
 	}
 	r->gfx = sjson_str(o, "gfx");
+	sweep_result_set_finding_md(r, json_str(o, "finding_md"));
 	r->device_id = (long)sjson_num(o, "device_id", -1);
 	if (r->device_id < -1 || r->device_id > 0xffff)
 		r->device_id = -1;
@@ -262,6 +265,19 @@ enum result_kind sweep_result_kind(const struct sweep_result *r)
 bool sweep_result_passed(const struct sweep_result *r)
 {
 	return r->has_outcome && r->outcome == OUTCOME_PASS;
+}
+
+void sweep_result_set_finding_md(struct sweep_result *r, const char *md)
+{
+	cleanup_free char *clean = NULL;
+
+	free(r->finding_md);
+	r->finding_md = NULL;
+	if (!md || strlen(md) > SWEEP_RESULT_FINDING_MD_MAX)
+		return;
+	clean = text_sanitized(md, JSON_TEXT);
+	if (clean && !strcmp(clean, md))
+		r->finding_md = xstrdup(md);
 }
 
 void sweep_result_mark_known(struct sweep_result *r, const struct known_issues *k, long long now)

@@ -82,7 +82,15 @@ struct sweep_result {
 	char *driver;
 	/* --perf N's samples (docs/perf.md); NULL: none taken. */
 	struct perf_samples *perf;
+	/* finding.md's text, for the reports (JUnit's failure text), so they
+	 * need not read it back from the run folder; NULL: none carried (a
+	 * PASS, no verdict, a line written before it was carried, a text over
+	 * SWEEP_RESULT_FINDING_MD_MAX). */
+	char *finding_md;
 };
+
+/* The longest finding.md a line carries, the most a report reads of one. */
+#define SWEEP_RESULT_FINDING_MD_MAX (256u << 10)
 
 /* The kind of a result: its own when set, else from its state and flag:
  * RESULT_ERROR and a replay the engine's OOM killer ended are
@@ -108,6 +116,10 @@ void sweep_result_set_verdict(struct sweep_result *r, const char *outcome,
 /* The known issue a rule of k matches r to at now (its signature, case,
  * image, GPUs and host), or none: r's known_* replaced either way. */
 void sweep_result_mark_known(struct sweep_result *r, const struct known_issues *k, long long now);
+/* r carries md (finding.md's text) when the line can carry it as it
+ * is: within SWEEP_RESULT_FINDING_MD_MAX and text the codec writes
+ * unchanged. Otherwise it carries none, and a report reads finding.md. */
+void sweep_result_set_finding_md(struct sweep_result *r, const char *md);
 /* Where r ran and what kind it is, unless already said: host, the KFD
  * unique_ids of its GPUs (0 unknown) and its product (gfx, device_id)
  * from topo, and sweep_result_kind. */

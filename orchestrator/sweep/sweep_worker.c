@@ -73,6 +73,11 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 		if (v->classifier_version > 0)
 			r->classifier_version = v->classifier_version;
 		signature_copy(&r->signature, &v->signature);
+		/* A failure's finding.md text, as the run folder has it: the
+		 * reports take it from the history, not from the folder (a PASS's
+		 * is never shown, and not carried). */
+		if (v->outcome != OUTCOME_PASS)
+			sweep_result_set_finding_md(r, u->finding_markdown);
 	}
 }
 

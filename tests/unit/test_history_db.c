@@ -2,11 +2,13 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_db.h"
+#include "orchestrator/history/history_sql.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 
@@ -55,7 +57,7 @@ static void import(struct history_db *db, const char *id, long long started,
 		   const struct history_planned *p, size_t np, const struct sweep_results *rs,
 		   bool expect_rebuilt)
 {
-	struct history_sweep s = { .id = id, .label = "nightly", .state = "finished",
+	struct history_sweep s = { .id = id, .label = "nightly", .state = "finished", .host = "h0",
 				   .started = started, .folder = id };
 	struct error err;
 	bool rebuilt;
@@ -421,4 +423,158 @@ Test(history, archive_digest_changes_with_the_capture)
 	c = sweep_archive_digest(pid, &err);
 	cr_assert_str_neq(a, c);
 	cr_assert_null(sweep_archive_digest(root, &err), "no events.bin");
+}
+
+struct attempts_seen {
+	char rows[8][96];
+	size_t n;
+};
+
+static int see_attempt(void *ctx, const struct history_attempt_row *r)
+{
+	struct attempts_seen *t = ctx;
+
+	cr_assert_lt(t->n, 8);
+	snprintf(t->rows[t->n++], 96, "%s %s %d %s %s %s %s %s %s", r->case_name, r->image,
+		 r->attempt, r->state, r->outcome ? r->outcome : "-", r->kind ? r->kind : "-",
+		 r->gpus ? r->gpus : "-", r->run_dir ? r->run_dir : "-", r->host ? r->host : "-");
+	return 0;
+}
+
+/* One sweep's attempts, every one of them, by case, image and attempt
+ * whatever order the results were written in: a case's final attempt is
+ * its last row. Another sweep's are not listed. The host is the one the
+ * line named: none for a line without (the sweep's is not put in). */
+Test(history, a_sweeps_attempts_come_by_case_image_and_attempt)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 }, other = { 0 };
+	const struct history_planned p[] = { { "b", "i" }, { "a", "j" }, { "a", "i" } };
+	struct attempts_seen t = { 0 };
+	static const char *const want[] = {
+		"a i 1 done MAF workload 1 runs/a -",  "a j 1 done HANG workload 1 runs/a -",
+		"a j 2 error - infrastructure 1 runs/a n2", "a j 3 done PASS workload 1 runs/a -",
+		"b i 1 blocked - workload 1 runs/b -",
+	};
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(&rs, "b", "i", 1, "blocked", NULL, NULL, NULL, 1);
+	add(&rs, "a", "j", 3, "done", "PASS", NULL, NULL, 1);
+	add(&rs, "a", "j", 1, "done", "HANG", NULL, NULL, 1);
+	add(&rs, "a", "j", 2, "error", NULL, NULL, NULL, 1);
+	rs.v[rs.n - 1].host = xstrdup("n2");
+	add(&rs, "a", "i", 1, "done", "MAF", "page-fault", "k", 1);
+	add(&other, "a", "i", 1, "done", "PASS", NULL, NULL, 1);
+	import(db, "s1", 1, p, 3, &rs, true);
+	import(db, "s2", 2, p, 3, &other, true);
+	cr_assert_eq(history_db_attempts(db, "s1", see_attempt, &t, &err), 0, "%s", err.msg);
+	cr_assert_eq(t.n, 5);
+	for (size_t i = 0; i < t.n; i++)
+		cr_expect_str_eq(t.rows[i], want[i]);
+	t.n = 0;
+	cr_assert_eq(history_db_attempts(db, "none", see_attempt, &t, &err), 0, "%s", err.msg);
+	cr_expect_eq(t.n, 0);
+	sweep_results_release(&rs);
+	sweep_results_release(&other);
+	history_db_close(db);
+}
+
+struct attempts_md {
+	char md[64];
+};
+
+static int see_md(void *ctx, const struct history_attempt_row *r)
+{
+	struct attempts_md *t = ctx;
+
+	snprintf(t->md, sizeof(t->md), "%s", r->finding_md ? r->finding_md : "-");
+	return 0;
+}
+
+/* A line carries finding.md's text as it is, or none: over the bound, or
+ * text its codec would change (an ANSI escape), the report reads the run
+ * folder's finding.md instead. A line without the field reads back with
+ * none; the history holds what the line carried. */
+Test(history, a_results_line_carries_the_finding_text_or_none)
+{
+	struct sweep_result r = { 0 }, back;
+	struct sweep_results rs = { 0 };
+	const struct history_planned p[] = { { "a", "i" } };
+	struct history_db *db;
+	struct attempts_md seen = { 0 };
+	cleanup_strbuf struct strbuf line = STRBUF_INIT;
+	cleanup_free char *big = xcalloc(SWEEP_RESULT_FINDING_MD_MAX + 2, 1);
+	struct error err;
+
+	memset(big, 'x', SWEEP_RESULT_FINDING_MD_MAX + 1);
+	sweep_result_set_finding_md(&r, big);
+	cr_expect_null(r.finding_md);
+	sweep_result_set_finding_md(&r, "# red \x1b[31mMAF\x1b[0m\n");
+	cr_expect_null(r.finding_md);
+	cr_assert_eq(sweep_result_parse(&back, "{\"case\":\"a\",\"image\":\"i\",\"state\":\"done\"}",
+					&err), 0, "%s", err.msg);
+	cr_expect_null(back.finding_md);
+	sweep_result_release(&back);
+
+	add(&rs, "a", "i", 1, "done", "MAF", NULL, "k", 1);
+	sweep_result_set_finding_md(&rs.v[0], "# MAF\n\n| Kernel | `k` |\n");
+	sweep_result_to_json(&rs.v[0], &line);
+	cr_assert_eq(sweep_result_parse(&back, line.buf, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(back.finding_md, "# MAF\n\n| Kernel | `k` |\n");
+	sweep_result_release(&back);
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	import(db, "s1", 1, p, 1, &rs, true);
+	cr_assert_eq(history_db_attempts(db, "s1", see_md, &seen, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(seen.md, "# MAF\n\n| Kernel | `k` |\n");
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+/* A schema 7 database: every sweep's fingerprint is forgotten, so the
+ * next import of a sweep rebuilds its rows and fills the columns a report
+ * reads (the line's host and finding text), though its files did not
+ * change (its stored fingerprint is theirs). */
+Test(history, a_schema_7_sweep_is_rebuilt_at_its_next_import)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	const struct history_planned p[] = { { "a", "i" } };
+	struct attempts_md seen = { 0 };
+	cleanup_free char *fp = NULL, *sql = NULL;
+	sqlite3_stmt *st;
+	sqlite3 *h;
+
+	add(&rs, "a", "i", 1, "done", "MAF", NULL, "k", 1);
+	sweep_result_set_finding_md(&rs.v[0], "# MAF\n");
+	/* The fingerprint these files have, as an import stores it. */
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	import(db, "s1", 1, p, 1, &rs, true);
+	cr_assert_eq(sqlite3_prepare_v2(history_db_handle(db), "SELECT results_fp FROM sweeps",
+					-1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	fp = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	history_db_close(db);
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const sfx[] = { "", "-wal", "-shm" };
+		cleanup_free char *f = xasprintf("%s%s", dbpath, sfx[i]);
+
+		unlink(f);
+	}
+	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+	for (int v = 0; v < 7; v++)
+		cr_assert_eq(sqlite3_exec(h, history_migrations[v], NULL, NULL, NULL), SQLITE_OK,
+			     "%s", sqlite3_errmsg(h));
+	sql = xasprintf("PRAGMA user_version = 7; INSERT INTO sweeps(id, label, started, state,"
+			" results_fp) VALUES('s1', 'nightly', 1, 'finished', '%s')", fp);
+	cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	import(db, "s1", 1, p, 1, &rs, true);
+	cr_assert_eq(history_db_attempts(db, "s1", see_md, &seen, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(seen.md, "# MAF\n");
+	sweep_results_release(&rs);
+	history_db_close(db);
 }

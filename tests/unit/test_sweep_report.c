@@ -485,3 +485,49 @@ Test(sweep_report, gpu_time_against_the_nights_before)
 	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(perf_of(n4, 1), "n_baseline")), 10);
 	history_db_close(db);
 }
+
+/* JUnit's failure text is finding.md's text the results line carried,
+ * from the history; a line written before lines carried it (an older
+ * folder) falls back to the run folder's finding.md. */
+Test(sweep_report, the_failure_text_is_the_lines_finding_else_the_run_folders)
+{
+	struct sweep_meta a;
+	struct error err;
+	struct history_db *db;
+	cleanup_free char *fa = NULL, *dbp = xasprintf("%s/h.sqlite", root);
+	cleanup_free char *junit = xasprintf("%s/copy.xml", root);
+	cleanup_free char *md = NULL, *results = NULL;
+	cleanup_strbuf struct strbuf out = STRBUF_INIT, copy = STRBUF_INIT;
+	struct sweep_finish f = { .state = "finished", .finished = 1, .junit = junit };
+	struct sweep_result r = { 0 };
+	int code = -1;
+
+	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
+	meta_two_cases(&a, "nightly-a", 10);
+	cr_assert_eq(sweep_folder_create(root, a.id, &fa, &err), 0);
+	md = xasprintf("%s/runs/x", fa);
+	cr_assert_eq(fs_mkdir_p(md, 0755, &err), 0, "%s", err.msg);
+	free(md);
+	md = xasprintf("%s/runs/x/finding.md", fa);
+	cr_assert_eq(fs_write_atomic(md, "# from the folder\n", 18, 0644, &err), 0, "%s", err.msg);
+	result(fa, "lib/c.hrr/pid-1", "MAF", 1);
+	r.case_name = "lib/c.hrr/pid-0";
+	r.image = "img:1";
+	r.state = RESULT_DONE;
+	sweep_result_set_verdict(&r, "HANG", NULL);
+	r.attempt = 1;
+	r.run_dir = "runs/x";
+	sweep_result_set_finding_md(&r, "# carried\n");
+	cr_assert_str_eq(r.finding_md, "# carried\n");
+	results = xasprintf("%s/%s", fa, SWEEP_RESULTS_FILE);
+	cr_assert_eq(sweep_result_append(results, &r, &err), 0, "%s", err.msg);
+	free(r.finding_md);
+	cr_assert_eq(report_text_sweep(db, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(fs_read_small_file(junit, 1 << 20, &copy, &err), 0, "%s", err.msg);
+	cr_expect(strstr(copy.buf, "# carried"), "%s", copy.buf);
+	cr_expect(strstr(copy.buf, "# from the folder"), "%s", copy.buf);
+	cr_expect(strstr(copy.buf, "# carried") < strstr(copy.buf, "# from the folder"),
+		  "pid-0's text is the line's, pid-1's the folder's: %s", copy.buf);
+	sweep_meta_release(&a);
+	history_db_close(db);
+}
