@@ -17,7 +17,7 @@ shift
 export HRR_BIN
 
 shard_a="sweep slurm_sweep slurm_cluster"
-shard_b="run run_diagnose faults fault_infra harden"
+shard_b="run run_diagnose faults fault_infra harden real_logs"
 
 suites=$("$integration" --list 2>/dev/null | sed -n 's/^\([a-z0-9_]*\): [0-9]* tests\{0,1\}$/\1/p')
 [ -n "$suites" ] || { echo "integration: $integration lists no suites" >&2; exit 1; }

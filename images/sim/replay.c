@@ -989,6 +989,28 @@ static void d2h_plan(struct run *r)
 
 static int replay(struct run *rp);
 
+/* scenario=replay-log: the pid directory's sim-log printed as it is, byte
+ * for byte, then exit=N (default 1): a real log (tests/fixtures/real-logs)
+ * through the whole run path, so `run` and `analyze` read the same text. */
+static int replay_log(const struct run *r)
+{
+	char path[4096], buf[65536];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/sim-log", r->a->path);
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "hrr-playback (sim): no sim-log beside sim-scenario\n");
+		return 2;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stdout);
+	fclose(f);
+	fflush(stdout);
+	return (int)scenario_int(r->sc, "exit", 1);
+}
+
 int replay_run(const struct sim_opts *o, const struct sim_archive *a,
 	       const struct scenario *sc, const struct sim_env *env)
 {
@@ -1016,6 +1038,8 @@ static int replay(struct run *r)
 		r->scenario = scenario_get(sc, "scenario");
 	if (!r->scenario)
 		r->scenario = "pass";
+	if (!strcmp(r->scenario, "replay-log"))
+		return replay_log(r);
 	plan_build(r);
 	r->fault_idx = plan_fault_index(r);
 	d2h_plan(r);

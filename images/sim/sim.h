@@ -10,7 +10,10 @@
  *
  *   scenario=pass|d2h-fail|maf|fatal|version-mismatch|queue-abort|hang|
  *            crash|watchdog|divergence|flood|slow|hw-exception|hip-error|
- *            graph-refusal|root-refusal (default pass)
+ *            graph-refusal|root-refusal|replay-log (default pass)
+ *   replay-log        print the pid directory's sim-log byte for byte and
+ *                     exit with exit=N (default 1): a real log through the
+ *                     whole run path
  *   hip_code=700|702|710|719, hip_at=launch|copy   (hip-error) the HIP
  *                     device-side code, in the sync after the launch ("GPU
  *                     error after '<k>'") or on the next call that waits
