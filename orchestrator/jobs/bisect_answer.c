@@ -334,7 +334,7 @@ static int register_folder(struct bisect_job *j, struct error *err)
 	bool rebuilt;
 	struct history_sweep s = {
 		.id = j->id, .label = j->rq->label ? j->rq->label : "bisect",
-		.state = "finished", .options = "{}", .tool_version = HRR_DOCKER_REPLAY_VERSION,
+		.state = sweep_state_name(SWEEP_FINISHED), .options = "{}", .tool_version = HRR_DOCKER_REPLAY_VERSION,
 		.folder = j->folder, .run_options_fp = j->rq->run_options_fp,
 		.started = (long long)time(NULL),
 		.finished = (long long)time(NULL), .host = host,

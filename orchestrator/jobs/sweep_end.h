@@ -27,7 +27,7 @@ enum sweep_end {
 enum sweep_end sweep_end_of_code(int code);
 
 struct sweep_finish {
-	const char *state;            /* "finished", "interrupted", "partial" */
+	enum sweep_state state;
 	long long finished;           /* epoch seconds */
 	const int *quarantined;
 	size_t n_quarantined;

@@ -8,16 +8,17 @@
 #include "orchestrator/jobs/sweep_files.h"
 #include "orchestrator/jobs/sweep_import.h"
 #include "orchestrator/jobs/sweep_model.h"
+#include "orchestrator/sweep/sweep_end_record.h"
 #include "orchestrator/sweep/suspect_nodes.h"
 
 /* An interrupted sweep's cases without a result are not yet run rather than
  * lost: they show as missing but the exit code is the interruption's (5),
  * unless a finished case regressed. A failure is a case whose final
  * result has a signature: known when a rule matched it, else untriaged. */
-void sweep_finish_exit(struct report *r, const char *state, sweep_status_mask fail_on)
+void sweep_finish_exit(struct report *r, enum sweep_state state, sweep_status_mask fail_on)
 {
 	size_t counts[ST__COUNT], untriaged = 0, ignored = 0;
-	bool interrupted = !strcmp(state, "interrupted");
+	bool interrupted = state == SWEEP_INTERRUPTED;
 
 	memcpy(counts, r->counts, sizeof(counts));
 	if (interrupted)
@@ -113,6 +114,9 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, con
 	sweep_finish_exit(&m.r, f->state, meta->fail_on);
 	*end = sweep_end_of_code(m.r.exit_code);
 	rc = sweep_files_write(&m.r, folder, f, shown_to, err);
+	/* After the reports: a folder with an end record has its reports. */
+	if (rc == 0)
+		rc = sweep_end_record_write(folder, f->state, f->finished, err);
 	if (rc == 0 && f->then)
 		f->then(f->then_ctx, &m.r);
 out:

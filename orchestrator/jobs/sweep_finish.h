@@ -25,6 +25,6 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *m, const 
 /* The sweep's exit code from its report (docs/sweep.md "Exit codes"),
  * into r->exit_code with what the known issues changed in it: the
  * number the reports show. */
-void sweep_finish_exit(struct report *r, const char *state, sweep_status_mask fail_on);
+void sweep_finish_exit(struct report *r, enum sweep_state state, sweep_status_mask fail_on);
 
 #endif

@@ -6,7 +6,9 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "common/json.h"
 #include "common/xalloc.h"
+#include "orchestrator/sweep/sweep_end_record.h"
 
 static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 {
@@ -130,7 +132,7 @@ int sweep_import(struct history_db *db, const struct sweep_meta *meta, const cha
 		struct history_sweep s = {
 			.run_options_fp = fp,
 			.id = meta->id, .label = meta->label, .host = meta->host,
-			.state = f->state, .options = opts.buf, .tool_version = meta->tool_version,
+			.state = sweep_state_name(f->state), .options = opts.buf, .tool_version = meta->tool_version,
 			.folder = folder, .baseline = meta->baseline, .started = meta->started,
 			.started_us = meta->started_us, .finished = f->finished,
 		};
@@ -143,27 +145,34 @@ int sweep_import(struct history_db *db, const struct sweep_meta *meta, const cha
 }
 
 
-/* How a sweep folder ended, from its summary.json ("interrupted" when it
- * never wrote one: it was killed). */
-static char *folder_state(const char *folder)
+/* How a sweep folder ended: its end record; interrupted when it has none
+ * (it was killed before its reports). A folder written before the end
+ * record was kept says it only in its summary.json: read there, for those
+ * folders alone. */
+static enum sweep_state folder_state(const char *folder)
 {
-	cleanup_free char *path = xasprintf("%s/summary.json", folder);
+	cleanup_free char *path = NULL;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_cjson cJSON *j = NULL;
-	const char *st;
+	struct error err;
+	enum sweep_state st;
+	long long finished;
 
+	if (sweep_end_record_read(folder, &st, &finished, &err) == 0)
+		return st;
+	if (err.kind != ERR_NOT_FOUND)
+		return SWEEP_INTERRUPTED;
+	path = xasprintf("%s/summary.json", folder);
 	if (fs_read_small_file(path, 64u << 20, &text, ERROR_DISCARD) < 0)
-		return xstrdup("interrupted");
+		return SWEEP_INTERRUPTED;
 	j = cJSON_Parse(text.buf);
-	st = cJSON_GetStringValue(cJSON_GetObjectItem(j, "state"));
-	return xstrdup(st ? st : "interrupted");
+	return sweep_state_parse(json_str(j, "state"), &st) ? st : SWEEP_INTERRUPTED;
 }
 
 static void recover_one(struct history_db *db, const char *label, const char *parent,
 			const char *id, const struct job_events *ev)
 {
 	cleanup_free char *folder = xasprintf("%s/%s", parent, id);
-	cleanup_free char *state = NULL;
 	struct sweep_meta old;
 
 	sweep_meta_init(&old);
@@ -174,8 +183,7 @@ static void recover_one(struct history_db *db, const char *label, const char *pa
 	    !strcmp(old.id, id)) {
 		struct sweep_finish f = { .finished = old.started };
 
-		state = folder_state(folder);
-		f.state = state;
+		f.state = folder_state(folder);
 		if (sweep_import(db, &old, folder, &f, NULL, NULL, ERROR_DISCARD) < 0)
 			events_warning(ev, "sweep %s could not be recovered into the history", id);
 	}

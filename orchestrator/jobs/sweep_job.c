@@ -118,14 +118,14 @@ static enum sweep_base *baseline_of(const struct sweep_work *j)
 	return base;
 }
 
-static const char *final_state(const struct sweep_work *j, const struct sweep_run_outcome *out,
-			       size_t remaining_before)
+static enum sweep_state final_state(const struct sweep_work *j,
+				    const struct sweep_run_outcome *out, size_t remaining_before)
 {
 	if (out->interrupted || out->write_failed)
-		return "interrupted";
+		return SWEEP_INTERRUPTED;
 	if (j->req->have_shard || out->recorded < remaining_before)
-		return "partial";
-	return "finished";
+		return SWEEP_PARTIAL;
+	return SWEEP_FINISHED;
 }
 
 /* The notifications once the reports are written (a sweep_finish.then):

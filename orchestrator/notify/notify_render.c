@@ -130,7 +130,7 @@ static cJSON *document(const struct notify_doc *d)
 	add_clean(o, "sweep", d->r->sweep_id);
 	add_clean(o, "label", d->r->label);
 	add_clean(o, "baseline", d->r->baseline);
-	add_clean(o, "state", d->r->state);
+	add_clean(o, "state", sweep_state_name(d->r->state));
 	cJSON_AddNumberToObject(o, "exit", d->r->exit_code);
 	add_clean(o, "report", html);
 	add_clean(o, "summary", md);

@@ -74,7 +74,8 @@ struct report_case {
 };
 
 struct report {
-	const char *sweep_id, *label, *baseline, *state, *tool_version;
+	const char *sweep_id, *label, *baseline, *tool_version;
+	enum sweep_state state;
 	int exit_code;
 	struct report_case *cases;  /* plan order; gone cases last */
 	size_t n;

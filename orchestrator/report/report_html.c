@@ -479,7 +479,7 @@ static void summary(xmlNodePtr body, const struct report *r)
 
 	el(body, "h1", r->sweep_id);
 	strbuf_addf(&line, "Label %s, baseline %s, state %s.", r->label,
-		    r->baseline ? r->baseline : "none", r->state ? r->state : "finished");
+		    r->baseline ? r->baseline : "none", sweep_state_name(r->state));
 	el(body, "p", line.buf);
 	p = xmlNewChild(body, NULL, X("p"), NULL);
 	prop(p, "class", "counts");

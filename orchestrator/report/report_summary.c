@@ -101,8 +101,8 @@ void report_verdict(const struct report *r, struct strbuf *out)
 		strbuf_addstr(out, "no cases");
 	if (r->perf_counts[PERF_SLOWER])
 		strbuf_addf(out, "; GPU time: %zu slower", r->perf_counts[PERF_SLOWER]);
-	if (r->state && strcmp(r->state, "finished"))
-		strbuf_addf(out, "; sweep %s", r->state);
+	if (r->state != SWEEP_FINISHED)
+		strbuf_addf(out, "; sweep %s", sweep_state_name(r->state));
 	strbuf_addf(out, ": exit %d (%s)", r->exit_code,
 		    r->exit_code == 0   ? "nothing regressed"
 		    : r->exit_code == 1 ? (r->perf_fail && r->perf_counts[PERF_SLOWER]
@@ -315,7 +315,7 @@ int report_summary_md(const struct report *r, FILE *f, struct error *err)
 
 	strbuf_addf(out, "# Sweep %s\n\nLabel `%s`, baseline %s%s%s, state %s.\n", id, label,
 		    base ? "`" : "", base ? base : "none", base ? "`" : "",
-		    r->state ? r->state : "finished");
+		    sweep_state_name(r->state));
 	md_triage(r, out);
 	for (size_t k = 0; k < ST__COUNT; k++)
 		md_group(r, sweep_status_report_order[k], out, f);
@@ -472,7 +472,7 @@ int report_summary_json(const struct report *r, FILE *f, struct error *err)
 	json_add_str(o, "sweep", r->sweep_id, REPORT_JSON_TEXT);
 	json_add_str(o, "label", r->label, REPORT_JSON_TEXT);
 	json_add_str(o, "baseline", r->baseline, REPORT_JSON_TEXT);
-	cJSON_AddStringToObject(o, "state", r->state ? r->state : "finished");
+	cJSON_AddStringToObject(o, "state", sweep_state_name(r->state));
 	cJSON_AddNumberToObject(o, "exit", r->exit_code);
 	json_add_str(o, "tool_version", r->tool_version, REPORT_JSON_TEXT);
 	counts = cJSON_AddObjectToObject(o, "counts");

@@ -29,6 +29,27 @@ const char *sweep_status_name(enum sweep_status s)
 	return (unsigned)s < ST__COUNT ? status_names[s] : "?";
 }
 
+static const char *const state_names[] = {
+	[SWEEP_FINISHED] = "finished",
+	[SWEEP_PARTIAL] = "partial",
+	[SWEEP_INTERRUPTED] = "interrupted",
+};
+
+const char *sweep_state_name(enum sweep_state s)
+{
+	return (unsigned)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "?";
+}
+
+bool sweep_state_parse(const char *name, enum sweep_state *out)
+{
+	for (size_t i = 0; name && i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		if (!strcmp(name, state_names[i])) {
+			*out = (enum sweep_state)i;
+			return true;
+		}
+	return false;
+}
+
 static int status_parse_n(const char *name, size_t len)
 {
 	for (int i = 0; i < ST__COUNT; i++)

@@ -41,6 +41,20 @@ enum sweep_base {
 #define SWEEP_EXIT_GPU_BUSY 75
 
 const char *sweep_status_name(enum sweep_status s); /* "still-failing" */
+
+/* How a sweep ended (docs/sweep.md "The sweep folder"): every case it was
+ * to run recorded, only some (a shard, a --resume left), or stopped. */
+enum sweep_state {
+	SWEEP_FINISHED = 0,
+	SWEEP_PARTIAL,
+	SWEEP_INTERRUPTED,
+};
+
+/* "finished", "partial", "interrupted": the history's sweeps.state, the
+ * reports and the folder's end record say these. */
+const char *sweep_state_name(enum sweep_state s);
+/* The state of a name; false for anything else. */
+bool sweep_state_parse(const char *name, enum sweep_state *out);
 /* -1 for an unknown name. */
 int sweep_status_parse(const char *name);
 /* The order summary.md lists groups in: regressions first. */

@@ -92,7 +92,7 @@ static struct history_remark pending(struct history_db *db, const struct known_i
 static void regenerate(struct history_db *db, const struct sweep_meta *m, const char *folder,
 		       const struct known_issues *k, struct strbuf *out)
 {
-	struct sweep_finish f = { .state = "finished", .finished = 100, .known = k };
+	struct sweep_finish f = { .state = SWEEP_FINISHED, .finished = 100, .known = k };
 	struct error err;
 	int code;
 

@@ -39,7 +39,7 @@ static void setup(void)
 	gpus[0] = (struct sweep_gpu_note){ .gpu = 2, .unique_id = 77, .reason = "2 cases failed" };
 	gpus[1] = (struct sweep_gpu_note){ .gpu = 3, .unique_id = 88, .reason = "hangs" };
 	rep = (struct report){ .sweep_id = "n-20260101T000000Z-abcdef", .label = "n",
-			       .baseline = "n-20251231T000000Z-123456", .state = "finished",
+			       .baseline = "n-20251231T000000Z-123456", .state = SWEEP_FINISHED,
 			       .exit_code = 1, .cases = cases, .n = 5, .gpu_notes = gpus,
 			       .n_gpu_notes = 2 };
 }

@@ -36,7 +36,7 @@ static struct report sample(void)
 {
 	static const int q[] = { 3 };
 	struct report r = { .sweep_id = "nightly-20261130T000000Z-abcdef", .label = "nightly",
-			    .baseline = "nightly-20261129T000000Z-012345", .state = "finished",
+			    .baseline = "nightly-20261129T000000Z-012345", .state = SWEEP_FINISHED,
 			    .exit_code = 1, .tool_version = "1.0", .cases = cases,
 			    .n = sizeof(cases) / sizeof(cases[0]), .quarantined = q,
 			    .n_quarantined = 1, .trend_words = { "PASS", "MAF" },
@@ -198,7 +198,7 @@ Test(report, html_failing_cells_show_signature_and_triage)
 		{ .case_name = "e", .image = "i", .outcome = "PASS", .status = ST_PASS,
 		  .sig_id = "0a1b2c3d4e5f", .fault_class = "x" },
 	};
-	struct report r = { .sweep_id = "s", .label = "l", .state = "finished", .cases = c, .n = 5 };
+	struct report r = { .sweep_id = "s", .label = "l", .state = SWEEP_FINISHED, .cases = c, .n = 5 };
 	cleanup_strbuf struct strbuf h = STRBUF_INIT;
 	cleanup_free char *first = NULL;
 	struct error err;
@@ -230,7 +230,7 @@ Test(report, html_opens_with_triage_by_signature_then_by_issue)
 	static const char *const images[] = { "rocm:a", "rocm:b", "rocm:c" };
 	struct report_case c[60];
 	char names[20][16];
-	struct report r = { .sweep_id = "s", .label = "l", .state = "finished", .cases = c, .n = 60 };
+	struct report r = { .sweep_id = "s", .label = "l", .state = SWEEP_FINISHED, .cases = c, .n = 60 };
 	const char *expired[] = { "k.yaml:9: rule OLD-1 expired on 2020-01-31: it marks nothing" };
 	cleanup_strbuf struct strbuf h = STRBUF_INIT;
 	cleanup_free char *covers = NULL, *line = NULL, *opts = NULL;

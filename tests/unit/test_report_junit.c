@@ -42,7 +42,7 @@ Test(report_junit, workload_infrastructure_and_flaky_in_surefire_form)
 {
 	struct report_case cases[4] = { 0 };
 	struct report_attempt early[4] = { 0 };
-	struct report r = { .sweep_id = "s1", .label = "l", .state = "finished", .cases = cases,
+	struct report r = { .sweep_id = "s1", .label = "l", .state = SWEEP_FINISHED, .cases = cases,
 			    .n = 4 };
 	cleanup_strbuf struct strbuf x = STRBUF_INIT;
 	struct error err;
@@ -95,7 +95,7 @@ Test(report_junit, a_case_that_failed_only_on_a_suspect_gpu_is_not_flaky)
 	struct report_case cases[1] = { 0 };
 	struct report_attempt early[1] = { 0 };
 	struct sweep_gpu_note note = { .gpu = 0, .unique_id = 21, .quarantined = true };
-	struct report r = { .sweep_id = "s1", .label = "l", .state = "finished", .cases = cases,
+	struct report r = { .sweep_id = "s1", .label = "l", .state = SWEEP_FINISHED, .cases = cases,
 			    .n = 1, .gpu_notes = &note, .n_gpu_notes = 1 };
 	cleanup_strbuf struct strbuf x = STRBUF_INIT;
 	struct error err;
@@ -145,7 +145,7 @@ Test(report_junit, a_slower_gpu_time_fails_only_when_asked)
 	struct report_case c = { .case_name = "hot", .image = "rocm:b", .outcome = "PASS",
 				 .prev_outcome = "PASS", .status = ST_PASS, .kind = "workload",
 				 .perf = &perf };
-	struct report r = { .sweep_id = "s1", .label = "l", .state = "finished", .cases = &c,
+	struct report r = { .sweep_id = "s1", .label = "l", .state = SWEEP_FINISHED, .cases = &c,
 			    .n = 1 };
 	cleanup_strbuf struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
 	struct error err;

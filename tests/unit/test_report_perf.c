@@ -88,7 +88,7 @@ static void two_cases(struct report *r, struct report_case *cases, struct report
 	cases[1] = (struct report_case){ .case_name = "cold", .image = "rocm:b", .outcome = "PASS",
 					 .prev_outcome = "PASS", .status = ST_PASS,
 					 .kind = "workload", .perf = &perf[1] };
-	*r = (struct report){ .sweep_id = "s1", .label = "l", .state = "finished",
+	*r = (struct report){ .sweep_id = "s1", .label = "l", .state = SWEEP_FINISHED,
 			      .cases = cases, .n = 2 };
 	report_finish(r);
 }
@@ -162,15 +162,15 @@ Test(report_perf, perf_slower_in_fail_on_makes_the_exit_1)
 	cr_assert(m & SWEEP_FAIL_PERF_SLOWER);
 	cr_assert(m & SWEEP_STATUS_BIT(ST_NEW));
 	cr_assert_eq(sweep_status_mask_parse("perf-slowe", &m, &bad, &bad_len), -1);
-	sweep_finish_exit(&r, "finished", SWEEP_FAIL_DEFAULT);
+	sweep_finish_exit(&r, SWEEP_FINISHED, SWEEP_FAIL_DEFAULT);
 	cr_assert_eq(r.exit_code, 0);
-	sweep_finish_exit(&r, "finished", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
+	sweep_finish_exit(&r, SWEEP_FINISHED, SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
 	cr_assert_eq(r.exit_code, 1);
-	sweep_finish_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
+	sweep_finish_exit(&r, SWEEP_INTERRUPTED, SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
 	cr_assert_eq(r.exit_code, 1, "a slower case fails as a regression does");
 	perf[0].status = PERF_SAME_BUILD;
 	report_finish(&r);
-	sweep_finish_exit(&r, "finished", SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
+	sweep_finish_exit(&r, SWEEP_FINISHED, SWEEP_FAIL_DEFAULT | SWEEP_FAIL_PERF_SLOWER);
 	cr_assert_eq(r.exit_code, 0, "same-build is never a regression");
 }
 

@@ -29,7 +29,7 @@ static struct report_case hostile[] = {
 
 static struct report sample(void)
 {
-	struct report r = { .sweep_id = "s", .label = "l", .state = "finished", .cases = hostile,
+	struct report r = { .sweep_id = "s", .label = "l", .state = SWEEP_FINISHED, .cases = hostile,
 			    .n = sizeof(hostile) / sizeof(hostile[0]) };
 
 	report_finish(&r);

@@ -90,7 +90,7 @@ Test(sweep_quarantine, a_gpu_that_could_not_be_stopped_leaves_the_pool_and_the_s
 		cr_assert_neq(g[0], 1, "never the quarantined GPU again");
 	}
 
-	struct report r = { .sweep_id = "q-1", .label = "q", .state = "finished",
+	struct report r = { .sweep_id = "q-1", .label = "q", .state = SWEEP_FINISHED,
 			    .tool_version = "1", .quarantined = out.quarantined,
 			    .n_quarantined = out.n_quarantined };
 
@@ -124,7 +124,7 @@ Test(sweep_quarantine, only_a_gpu_whose_replay_survived_is_listed_as_unstoppable
 	sweep_gpu_note(out.gpu_notes, &out.n_gpu_notes, stuck, 0, true,
 		       "a replay on it could not be stopped")->stuck = true;
 
-	struct report r = { .sweep_id = "q-2", .label = "q", .state = "finished",
+	struct report r = { .sweep_id = "q-2", .label = "q", .state = SWEEP_FINISHED,
 			    .tool_version = "1", .quarantined = out.quarantined,
 			    .n_quarantined = out.n_quarantined, .gpu_notes = out.gpu_notes,
 			    .n_gpu_notes = out.n_gpu_notes };

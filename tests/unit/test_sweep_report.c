@@ -3,10 +3,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/jobs/sweep_finish.h"
+#include "orchestrator/sweep/sweep_end_record.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/report_text.h"
 #include "tests/support/scratch.h"
@@ -122,7 +125,7 @@ Test(sweep_report, second_sweep_reports_the_regression_and_exits_1)
 	cleanup_free char *fa = NULL, *fb = NULL, *dbp = xasprintf("%s/h.sqlite", root);
 	cleanup_free char *junit = xasprintf("%s/copy.xml", root);
 	cleanup_strbuf struct strbuf out = STRBUF_INIT, copy = STRBUF_INIT;
-	struct sweep_finish f = { .state = "finished", .finished = 1, .junit = junit };
+	struct sweep_finish f = { .state = SWEEP_FINISHED, .finished = 1, .junit = junit };
 	int code = -1;
 
 	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
@@ -152,12 +155,12 @@ Test(sweep_report, an_interrupted_sweep_exits_5_not_1_for_its_unrun_cases)
 
 	r.counts[ST_NEW] = 2;
 	r.counts[ST_MISSING] = 3;
-	sweep_finish_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
+	sweep_finish_exit(&r, SWEEP_INTERRUPTED, SWEEP_FAIL_DEFAULT);
 	cr_assert_eq(r.exit_code, 5);
-	sweep_finish_exit(&r, "finished", SWEEP_FAIL_DEFAULT);
+	sweep_finish_exit(&r, SWEEP_FINISHED, SWEEP_FAIL_DEFAULT);
 	cr_assert_eq(r.exit_code, 1);
 	r.counts[ST_REGRESSED] = 1;
-	sweep_finish_exit(&r, "interrupted", SWEEP_FAIL_DEFAULT);
+	sweep_finish_exit(&r, SWEEP_INTERRUPTED, SWEEP_FAIL_DEFAULT);
 	cr_assert_eq(r.exit_code, 1);
 }
 
@@ -182,7 +185,7 @@ Test(sweep_report, ignore_known_and_fail_on_untriaged_decide_the_exit_code)
 	struct history_db *db;
 	cleanup_free char *fa = NULL, *fb = NULL, *dbp = xasprintf("%s/h.sqlite", root);
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
-	struct sweep_finish f = { .state = "finished", .finished = 1, .known = &k };
+	struct sweep_finish f = { .state = SWEEP_FINISHED, .finished = 1, .known = &k };
 	int code = -1;
 
 	cr_assert_eq(known_issues_parse("k.yaml", rules, sizeof(rules) - 1, &k, &err), 0, "%s",
@@ -240,7 +243,7 @@ Test(sweep_report, a_lost_database_is_rebuilt_from_the_sweep_folders)
 	cleanup_free char *fa = NULL, *fb = NULL;
 	cleanup_free char *p1 = xasprintf("%s/one.sqlite", root), *p2 = xasprintf("%s/two.sqlite", root);
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
-	struct sweep_finish f = { .state = "finished", .finished = 1 };
+	struct sweep_finish f = { .state = SWEEP_FINISHED, .finished = 1 };
 	int code = -1;
 
 	meta_two_cases(&a, "nightly-a", 10);
@@ -264,6 +267,79 @@ Test(sweep_report, a_lost_database_is_rebuilt_from_the_sweep_folders)
 	cr_assert(strstr(out.buf, "## regressed (1)"), "%s", out.buf);
 	history_db_close(db2);
 	sweep_meta_release(&a);
+	sweep_meta_release(&b);
+}
+
+static char *sweep_state_in(const char *db_path, const char *id)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	char *state = NULL;
+
+	cr_assert_eq(sqlite3_open(db_path, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT state FROM sweeps WHERE id = ?1", -1, &st, NULL),
+		     SQLITE_OK);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		state = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return state;
+}
+
+/* A sweep the history does not know is recovered with the end its folder's
+ * end record says, never read back out of its reports; a folder from
+ * before the record was kept says it in its summary.json, read for those
+ * folders alone. */
+Test(sweep_report, a_lost_sweeps_end_comes_from_its_end_record)
+{
+	struct sweep_meta a, c, b;
+	struct error err;
+	struct history_db *db1, *db2;
+	cleanup_free char *fa = NULL, *fc = NULL, *fb = NULL, *sa = NULL, *ec = NULL;
+	cleanup_free char *p1 = xasprintf("%s/one.sqlite", root), *p2 = xasprintf("%s/two.sqlite", root);
+	cleanup_free char *state_a = NULL, *state_c = NULL;
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+	struct sweep_finish partial = { .state = SWEEP_PARTIAL, .finished = 1 };
+	struct sweep_finish done = { .state = SWEEP_FINISHED, .finished = 1 };
+	enum sweep_state st;
+	long long when;
+	int code = -1;
+
+	meta_two_cases(&a, "nightly-a", 10);
+	meta_two_cases(&c, "nightly-c", 15);
+	meta_two_cases(&b, "nightly-b", 20);
+	cr_assert_eq(sweep_folder_create(root, a.id, &fa, &err), 0);
+	cr_assert_eq(sweep_folder_create(root, c.id, &fc, &err), 0);
+	cr_assert_eq(sweep_folder_create(root, b.id, &fb, &err), 0);
+	cr_assert_eq(sweep_meta_write(&a, fa, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_meta_write(&c, fc, &err), 0, "%s", err.msg);
+	result(fa, "lib/c.hrr/pid-0", "PASS", 1);
+	result(fc, "lib/c.hrr/pid-0", "PASS", 1);
+	result(fc, "lib/c.hrr/pid-1", "PASS", 1);
+	result(fb, "lib/c.hrr/pid-0", "PASS", 1);
+	result(fb, "lib/c.hrr/pid-1", "PASS", 1);
+	cr_assert_eq(history_db_open(&db1, p1, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text_sweep(db1, &a, fa, &partial, &code, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(report_text_sweep(db1, &c, fc, &done, &code, &out, &err), 0, "%s", err.msg);
+	history_db_close(db1);
+	cr_assert_eq(sweep_end_record_read(fa, &st, &when, &err), 0, "%s", err.msg);
+	cr_assert_eq(st, SWEEP_PARTIAL);
+	/* a keeps only its end record; c is an older folder: no end record. */
+	sa = xasprintf("%s/summary.json", fa);
+	ec = xasprintf("%s/%s", fc, SWEEP_END_FILE);
+	cr_assert_eq(unlink(sa), 0);
+	cr_assert_eq(unlink(ec), 0);
+	cr_assert_eq(history_db_open(&db2, p2, &err), 0, "%s", err.msg);
+	strbuf_reset(&out);
+	cr_assert_eq(report_text_sweep(db2, &b, fb, &done, &code, &out, &err), 0, "%s", err.msg);
+	history_db_close(db2);
+	state_a = sweep_state_in(p2, "nightly-a");
+	state_c = sweep_state_in(p2, "nightly-c");
+	cr_assert_str_eq(state_a ? state_a : "(none)", "partial");
+	cr_assert_str_eq(state_c ? state_c : "(none)", "finished");
+	sweep_meta_release(&a);
+	sweep_meta_release(&c);
 	sweep_meta_release(&b);
 }
 
@@ -414,7 +490,7 @@ static cJSON *night(struct history_db *db, const char *id, long long started, do
 	struct error err;
 	cleanup_free char *folder = NULL;
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
-	struct sweep_finish f = { .state = "finished", .finished = started, .json = true };
+	struct sweep_finish f = { .state = SWEEP_FINISHED, .finished = started, .json = true };
 	cJSON *j;
 
 	meta_two_cases(&m, id, started);
@@ -498,7 +574,7 @@ Test(sweep_report, the_failure_text_is_the_lines_finding_else_the_run_folders)
 	cleanup_free char *junit = xasprintf("%s/copy.xml", root);
 	cleanup_free char *md = NULL, *results = NULL;
 	cleanup_strbuf struct strbuf out = STRBUF_INIT, copy = STRBUF_INIT;
-	struct sweep_finish f = { .state = "finished", .finished = 1, .junit = junit };
+	struct sweep_finish f = { .state = SWEEP_FINISHED, .finished = 1, .junit = junit };
 	struct sweep_result r = { 0 };
 	int code = -1;
 
