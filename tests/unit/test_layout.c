@@ -68,6 +68,20 @@ static void assert_fails_naming(const char *file, const char *include, const cha
 	scratch_remove(dir);
 }
 
+/* make layout passes on a copy with line appended to file, and says
+ * `says` when given. */
+static void assert_passes_with(const char *file, const char *line, const char *says)
+{
+	cleanup_free char *dir = scratch_tree();
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	append_line(dir, file, line);
+	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
+	if (says)
+		cr_expect_not_null(strstr(out.buf, says), "%s", out.buf);
+	scratch_remove(dir);
+}
+
 Test(layout, the_tree_keeps_the_rule)
 {
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
@@ -203,15 +217,9 @@ Test(layout, an_outcome_name_compared_outside_a_codec_fails)
 
 Test(layout, an_outcome_name_compared_in_a_codec_passes)
 {
-	cleanup_free char *dir = scratch_tree();
-	cleanup_strbuf struct strbuf out = STRBUF_INIT;
-
-	append_line(dir, "orchestrator/sweep/sweep_result.c",
-		    "static int passed(const char *x) { return !strcmp(x, \"MAF\"); }");
-	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
-	cr_expect_not_null(strstr(out.buf, "outcome names compared outside a codec:\n  none"), "%s",
-			   out.buf);
-	scratch_remove(dir);
+	assert_passes_with("orchestrator/sweep/sweep_result.c",
+			   "static int passed(const char *x) { return !strcmp(x, \"MAF\"); }",
+			   "outcome names compared outside a codec:\n  none");
 }
 
 /* docs/design.md "Only the outermost caller prints": the library hands
@@ -227,12 +235,7 @@ Test(layout, a_print_outside_the_command_layer_fails)
 
 Test(layout, the_same_print_in_the_command_layer_passes)
 {
-	cleanup_free char *dir = scratch_tree();
-	cleanup_strbuf struct strbuf out = STRBUF_INIT;
-
-	append_line(dir, "orchestrator/cli/cmd_gc.c", A_PRINT);
-	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
-	scratch_remove(dir);
+	assert_passes_with("orchestrator/cli/cmd_gc.c", A_PRINT, NULL);
 }
 
 /* docs/design.md "The rule" (a value travels one way): no module hands another raw
@@ -248,12 +251,6 @@ Test(layout, raw_json_in_an_orchestrator_header_fails)
 
 Test(layout, raw_json_in_a_codec_header_passes)
 {
-	cleanup_free char *dir = scratch_tree();
-	cleanup_strbuf struct strbuf out = STRBUF_INIT;
-
-	append_line(dir, "orchestrator/sweep/sweep_plan_json.h", RAW_JSON);
-	cr_expect_eq(layout(dir, &out), 0, "%s", out.buf);
-	cr_expect_not_null(strstr(out.buf, "raw JSON in a header outside a codec (*_json.h):\n  none"),
-			   "%s", out.buf);
-	scratch_remove(dir);
+	assert_passes_with("orchestrator/sweep/sweep_plan_json.h", RAW_JSON,
+			   "raw JSON in a header outside a codec (*_json.h):\n  none");
 }
