@@ -4,7 +4,7 @@
 # "UNKNOWN") compared as a string with strcmp and its kin outside a codec
 # fails, naming file:line. A codec is a file that turns a typed value into
 # its text and back: a JSON codec (*_json.c), the results line's
-# (orchestrator/sweep/sweep_result.c) and the finding's own name table
+# (orchestrator/sweep/case_result.c) and the finding's own name table
 # (orchestrator/finding/finding.c). Anywhere else an outcome is an enum,
 # or a name asked through finding_outcome_is().
 set -u
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 is_codec() {
 	case $1 in
-	*_json.c | orchestrator/sweep/sweep_result.c | orchestrator/finding/finding.c) return 0 ;;
+	*_json.c | orchestrator/sweep/case_result.c | orchestrator/finding/finding.c) return 0 ;;
 	esac
 	return 1
 }

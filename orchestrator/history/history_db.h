@@ -15,7 +15,7 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
 #define HISTORY_SCHEMA_VERSION 8

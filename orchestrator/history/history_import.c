@@ -27,7 +27,7 @@ static int fingerprint_add(void *ctx, const struct sweep_results *rs, struct err
 
 	for (size_t i = 0; i < rs->n; i++) {
 		cleanup_strbuf struct strbuf line = STRBUF_INIT;
-		sweep_result_to_json(&rs->v[i], &line);
+		case_result_to_json(&rs->v[i], &line);
 		fp->sum += text_fnv1a64(TEXT_FNV1A64_INIT, line.buf, line.len);
 	}
 	fp->n += rs->n;
@@ -109,7 +109,7 @@ static int insert_planned(struct history_db *db, const char *id,
 	return 0;
 }
 
-static void gpus_text(const struct sweep_result *r, struct strbuf *out)
+static void gpus_text(const struct case_result *r, struct strbuf *out)
 {
 	gpu_list_format(out, r->gpus, r->n_gpus);
 }
@@ -134,7 +134,7 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 	    history_perf_prepare(db, &samples, err) < 0)
 		return -1;
 	for (size_t i = 0; i < rs->n; i++) {
-		const struct sweep_result *r = &rs->v[i];
+		const struct case_result *r = &rs->v[i];
 		cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
 		int rc;
 
@@ -148,9 +148,9 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 6, r->archive);
 		bind_text(st, 7, r->digest);
 		bind_text(st, 8, gpus.buf);
-		bind_text(st, 9, sweep_result_state_name(r->state));
-		bind_text(st, 10, sweep_result_outcome_name(r));
-		bind_text(st, 11, sweep_result_class_name(r));
+		bind_text(st, 9, case_result_state_name(r->state));
+		bind_text(st, 10, case_result_outcome_name(r));
+		bind_text(st, 11, case_result_class_name(r));
 		bind_text(st, 12, r->kernel);
 		sqlite3_bind_int64(st, 13, r->d2h_checked);
 		sqlite3_bind_int64(st, 14, r->d2h_mismatched);
@@ -162,7 +162,7 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 20, s->run_options_fp);
 		bind_text(st, 21, r->host ? r->host : s->host);
 		bind_text(st, 22, r->gpu_uids);
-		bind_text(st, 23, sweep_result_kind_name(sweep_result_kind(r)));
+		bind_text(st, 23, case_result_kind_name(case_result_kind(r)));
 		if (signature_set(&r->signature)) {
 			bind_text(st, 24, r->signature.id);
 			bind_text(st, 25, r->signature.kernel_family);

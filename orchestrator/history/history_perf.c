@@ -32,7 +32,7 @@ static void bind_ms(sqlite3_stmt *st, int i, double v)
 }
 
 int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *sweep_id,
-			const struct sweep_result *r, struct error *err)
+			const struct case_result *r, struct error *err)
 {
 	for (size_t i = 0; r->perf && i < r->perf->n; i++) {
 		const struct perf_sample *x = &r->perf->v[i];

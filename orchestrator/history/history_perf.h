@@ -10,14 +10,14 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "orchestrator/history/history_db.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 
 /* The import's statement for samples (history_import.c), and one result's
  * samples through it; a result without samples inserts nothing. */
 int history_perf_prepare(struct history_db *db, sqlite3_stmt **st, struct error *err)
 	__attribute__((warn_unused_result));
 int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *sweep_id,
-			const struct sweep_result *r, struct error *err)
+			const struct case_result *r, struct error *err)
 	__attribute__((warn_unused_result));
 
 /* Which sweeps' samples: those of label (NULL: any), only `sweep` when set,

@@ -11,7 +11,7 @@
 #include "orchestrator/history/history_reuse.h"
 #include "orchestrator/sweep/sweep_folder.h"
 #include "orchestrator/sweep/sweep_plan.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 
 void bisect_job_release(struct bisect_job *j)
 {

@@ -28,7 +28,7 @@ static int keep_chunk(void *ctx, struct sweep_results *rs, struct error *err)
 static void mark_known(const struct known_issues *k, struct sweep_results *rs, long long now)
 {
 	for (size_t i = 0; i < rs->n; i++)
-		sweep_result_mark_known(&rs->v[i], k, now);
+		case_result_mark_known(&rs->v[i], k, now);
 }
 
 /* The results files a chunk at a time, each result marked known or not

@@ -31,7 +31,7 @@ static const char *keep_file(struct sweep_model *m, const char *run_dir, const c
 	if (!run_dir)
 		return NULL;
 	path = xasprintf("%s/%s/%s", m->folder, run_dir, name);
-	if (fs_read_small_file(path, SWEEP_RESULT_FINDING_MD_MAX, &text, &err) < 0)
+	if (fs_read_small_file(path, CASE_RESULT_FINDING_MD_MAX, &text, &err) < 0)
 		return NULL;
 	return keep(m, text.buf);
 }
@@ -94,7 +94,7 @@ static int add_row(void *ctx, const struct history_status_row *row)
 	c->run_dir = relpath_plain_below(row->run_dir) ? keep(m, row->run_dir) : NULL;
 	c->message = keep(m, row->message);
 	/* Its attempts' (read_attempts) when it has any. */
-	c->kind = row->status == ST_MISSING ? sweep_result_kind_name(RESULT_KIND_INFRA) : NULL;
+	c->kind = row->status == ST_MISSING ? case_result_kind_name(RESULT_KIND_INFRA) : NULL;
 	if (row->status == ST_FLAKY)
 		c->retry_note = keep(m, RETRY_NOTE_END);
 	c->perf = perf_of(m, c->case_name, c->image);
@@ -258,7 +258,7 @@ static int add_attempt(void *ctx, const struct history_attempt_row *row)
 		.gpu_uids = keep(m, row->gpu_uids), .host = keep(m, row->host),
 		.run_dir = keep(m, row->run_dir), .message = keep(m, row->message),
 	};
-	/* As sweep_result_passed: its outcome is PASS. */
+	/* As case_result_passed: its outcome is PASS. */
 	a->last_passed = row->outcome && finding_outcome_is(row->outcome, OUTCOME_PASS);
 	a->has_last = true;
 	strbuf_reset(&a->md);

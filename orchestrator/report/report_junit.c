@@ -14,7 +14,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 
 static void cleanup_writer_fn(xmlTextWriterPtr *w)
 {
@@ -67,7 +67,7 @@ static bool kind_infra(const char *kind)
 {
 	enum result_kind k;
 
-	return sweep_result_kind_from_name(kind, &k) && k == RESULT_KIND_INFRA;
+	return case_result_kind_from_name(kind, &k) && k == RESULT_KIND_INFRA;
 }
 
 static bool is_infra(const struct report_case *c)

@@ -25,7 +25,7 @@ static const char *keep(struct report_perf_set *s, const char *text)
 }
 
 static void side_of(struct report_perf_set *s, struct report_perf_side *x,
-		    const struct sweep_result *r)
+		    const struct case_result *r)
 {
 	*x = (struct report_perf_side){
 		.case_name = keep(s, r->case_name), .image = keep(s, r->image),
@@ -53,7 +53,7 @@ void report_perf_reserve(struct report_perf_set *s, size_t n)
 	s->alloc = n;
 }
 
-bool report_perf_has_side(const struct sweep_result *r)
+bool report_perf_has_side(const struct case_result *r)
 {
 	return r->perf && r->case_name && r->image;
 }

@@ -15,7 +15,7 @@
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/perf/perf_change.h"
 #include "common/intern.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 
 /* One case and image's samples: its last attempt that has them; or, in
  * a set of nights, the samples of the same case and image in the
@@ -50,7 +50,7 @@ void report_perf_add_results(struct report_perf_set *s, const struct sweep_resul
  * reading), allocated once. */
 void report_perf_reserve(struct report_perf_set *s, size_t n);
 /* Whether report_perf_add_results makes a side of r. */
-bool report_perf_has_side(const struct sweep_result *r);
+bool report_perf_has_side(const struct case_result *r);
 void report_perf_finish(struct report_perf_set *s);
 /* The sweep's sides from the history instead (history_perf_sides' rows,
  * by case and image), then report_perf_finish. */

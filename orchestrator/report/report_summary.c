@@ -13,7 +13,7 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 
 char *report_clean(const char *s, bool multiline)
 {
@@ -59,7 +59,7 @@ void report_acquit_suspect_gpus(struct report *r)
 		c->status = !c->prev_outcome ? ST_NEW : finding_outcome_is(c->prev_outcome, OUTCOME_PASS) ? ST_PASS
 											 : ST_FIXED;
 		for (size_t a = 0; a < c->n_earlier; a++)
-			c->earlier[a].kind = sweep_result_kind_name(RESULT_KIND_INFRA);
+			c->earlier[a].kind = case_result_kind_name(RESULT_KIND_INFRA);
 	}
 }
 
@@ -229,7 +229,7 @@ static struct kinds count_kinds(const struct report *r)
 			k.failed_only_on_suspect_gpu++;
 		if (c->status == ST_FLAKY) {
 			k.flaky++;
-		} else if (sweep_result_kind_from_name(c->kind, &kind) && kind == RESULT_KIND_INFRA) {
+		} else if (case_result_kind_from_name(c->kind, &kind) && kind == RESULT_KIND_INFRA) {
 			k.infrastructure++;
 		} else if (c->outcome && !finding_outcome_is(c->outcome, OUTCOME_PASS)) {
 			k.workload_failed++;

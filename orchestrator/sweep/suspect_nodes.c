@@ -23,7 +23,7 @@ static const char *keep(struct sweep_suspect_inputs *in, const char *s)
 void sweep_suspect_inputs_add(struct sweep_suspect_inputs *in, const struct sweep_results *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {
-		const struct sweep_result *r = &rs->v[i];
+		const struct case_result *r = &rs->v[i];
 		struct sweep_suspect_input *x;
 
 		if (in->n == in->alloc) {

@@ -13,7 +13,7 @@
 #include "common/strvec.h"
 #include "orchestrator/sweep/suspect.h"
 #include "orchestrator/sweep/sweep_quarantine.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 
 /* notes gets each suspect GPU once (host, ordinal, unique_id, reason;
  * never quarantined: no one took it out); returns how many. The first

@@ -451,7 +451,7 @@ static int done_add(void *ctx, struct sweep_results *rs, struct error *err)
 	struct done_cases *d = ctx;
 
 	for (size_t i = 0; i < rs->n; i++) {
-		const struct sweep_result *r = &rs->v[i];
+		const struct case_result *r = &rs->v[i];
 		size_t lo = 0, hi = d->plan->n, c;
 
 		while (lo < hi) {

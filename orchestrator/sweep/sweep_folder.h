@@ -15,7 +15,7 @@
 #include "preflight/topology.h"
 #include "orchestrator/perf/perf_change.h"
 #include "orchestrator/sweep/sweep_plan.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
 #define SWEEP_PLAN_FILE "plan.json"

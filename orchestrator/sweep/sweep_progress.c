@@ -52,11 +52,11 @@ void sweep_progress_line(const struct sweep_progress *p, double elapsed, struct 
 	}
 }
 
-void sweep_progress_case_line(const struct sweep_progress *p, const struct sweep_result *r,
+void sweep_progress_case_line(const struct sweep_progress *p, const struct case_result *r,
 			      struct strbuf *out)
 {
-	const char *what = r->has_outcome ? sweep_result_outcome_name(r)
-					  : sweep_result_state_name(r->state);
+	const char *what = r->has_outcome ? case_result_outcome_name(r)
+					  : case_result_state_name(r->state);
 
 	strbuf_addf(out, "[%zu/%zu] %s @ %s: %s", p->finished, p->total, r->case_name, r->image,
 		    what);
@@ -70,11 +70,11 @@ void sweep_progress_case_line(const struct sweep_progress *p, const struct sweep
 		strbuf_addf(out, " %.1fs", r->duration_s);
 }
 
-void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result *r,
+void sweep_progress_finished(struct sweep_progress *p, const struct case_result *r,
 			     enum sweep_base base, bool retry)
 {
 	cleanup_strbuf struct strbuf line = STRBUF_INIT, clean = STRBUF_INIT;
-	bool pass = sweep_result_passed(r);
+	bool pass = case_result_passed(r);
 
 	/* A retried case counts once: its earlier failure leaves the count
 	 * (only a non-PASS that ran is retried, so it counted as regressed

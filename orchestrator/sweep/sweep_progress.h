@@ -13,7 +13,7 @@
 
 #include "common/events.h"
 #include "common/strbuf.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
 struct sweep_sched;
@@ -30,7 +30,7 @@ void sweep_progress_ended(struct sweep_progress *p);
 /* Count a recorded result and say its line. base: the baseline's verdict
  * on its case; retry: a rerun (--retry-failed) of a case this sweep already
  * counted. */
-void sweep_progress_finished(struct sweep_progress *p, const struct sweep_result *r,
+void sweep_progress_finished(struct sweep_progress *p, const struct case_result *r,
 			     enum sweep_base base, bool retry);
 /* Say the status line (at most twice a second). */
 void sweep_progress_tick(struct sweep_progress *p, const struct sweep_sched *s);
@@ -39,7 +39,7 @@ void sweep_progress_done(struct sweep_progress *p);
 /* Pure: the status line for elapsed seconds. */
 void sweep_progress_line(const struct sweep_progress *p, double elapsed, struct strbuf *out);
 /* Pure: the line of one finished case. */
-void sweep_progress_case_line(const struct sweep_progress *p, const struct sweep_result *r,
+void sweep_progress_case_line(const struct sweep_progress *p, const struct case_result *r,
 			      struct strbuf *out);
 
 #endif

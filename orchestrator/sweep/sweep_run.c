@@ -98,7 +98,7 @@ static void stop_on_write_failure(struct run *r)
 
 /* line: the worker's serialised res, recorded as it came; NULL: the
  * parent's own result, serialised here. */
-static void record(struct run *r, size_t idx, struct sweep_result *res, const char *line)
+static void record(struct run *r, size_t idx, struct case_result *res, const char *line)
 {
 	struct error err;
 	int rc;
@@ -106,9 +106,9 @@ static void record(struct run *r, size_t idx, struct sweep_result *res, const ch
 	/* A worker's line says where it ran already (sweep_job's host and
 	 * gpu_uids); the parent's own results are told here. */
 	if (!line)
-		sweep_result_locate(res, &r->in->host->topo, r->hostname);
-	rc = line ? sweep_result_append_line(r->in->results_path, line, &err)
-		  : sweep_result_append(r->in->results_path, res, &err);
+		case_result_locate(res, &r->in->host->topo, r->hostname);
+	rc = line ? case_result_append_line(r->in->results_path, line, &err)
+		  : case_result_append(r->in->results_path, res, &err);
 	if (rc < 0) {
 		if (!r->out->not_recorded++)
 			r->out->record_error = err;
@@ -124,11 +124,11 @@ static void record_now(struct run *r, size_t idx, enum result_state state, const
 {
 	const struct sweep_case *c = &r->in->meta->plan.cases[idx];
 	const struct sweep_image_env *img = image_of(r, c);
-	struct sweep_result res;
+	struct case_result res;
 
-	sweep_result_fill(&res, c, r->attempt[idx], state, img ? img->env.img.id : NULL, msg);
+	case_result_fill(&res, c, r->attempt[idx], state, img ? img->env.img.id : NULL, msg);
 	record(r, idx, &res, NULL);
-	sweep_result_release(&res);
+	case_result_release(&res);
 }
 
 /* false: busy (busy_ordinal set, *why NULL) or a lock that cannot be used
@@ -214,7 +214,7 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 
 /* An error while the engine did not answer: the engine took the replay
  * away, an infrastructure error, retried like the engine's OOM kill. */
-static bool wants_retry_after_engine(const struct run *r, const struct sweep_result *res)
+static bool wants_retry_after_engine(const struct run *r, const struct case_result *res)
 {
 	return r->engine_lost && res->state == RESULT_ERROR &&
 	       res->attempt <= r->in->meta->retry_failed && !r->stopping;
@@ -306,17 +306,17 @@ static void start_what_fits(struct run *r)
 }
 
 /* A non-PASS replay runs again while attempts remain (--retry-failed). */
-static bool wants_retry(const struct run *r, const struct sweep_result *res)
+static bool wants_retry(const struct run *r, const struct case_result *res)
 {
-	return res->state == RESULT_DONE && res->has_outcome && !sweep_result_passed(res) &&
+	return res->state == RESULT_DONE && res->has_outcome && !case_result_passed(res) &&
 	       res->attempt <= r->in->meta->retry_failed && !r->stopping;
 }
 
 /* The engine stopped answering as the replay ended: what it saw is an
  * infrastructure error, retried like one (wants_retry_after_engine). */
-static void engine_took_replay(struct sweep_result *res)
+static void engine_took_replay(struct case_result *res)
 {
-	const char *was = sweep_result_outcome_name(res);
+	const char *was = case_result_outcome_name(res);
 
 	free(res->message);
 	res->message = xasprintf("the engine stopped answering as the replay ended; its %s is "
@@ -342,7 +342,7 @@ static bool engine_alive(void *engine, const char *run_id)
 /* Failures gathering on one GPU: reported, and with --quarantine-gpus that
  * GPU leaves the pool for the rest of the sweep (a running case on it
  * finishes first). */
-static void note_suspects(struct run *r, size_t idx, const struct sweep_result *res)
+static void note_suspects(struct run *r, size_t idx, const struct case_result *res)
 {
 	struct suspect_verdict v = { res->outcome, res->has_class ? res->fault_class : FAULT_UNKNOWN };
 	unsigned long long became = gpu_suspects_note(&r->suspects, idx, res->case_name, res->gpus,
@@ -367,7 +367,7 @@ static void note_suspects(struct run *r, size_t idx, const struct sweep_result *
 static void finish_worker(struct run *r, size_t k)
 {
 	struct worker *w = &r->w[k];
-	struct sweep_result res;
+	struct case_result res;
 	int status;
 	bool quarantine = false, clean = false;
 
@@ -375,7 +375,7 @@ static void finish_worker(struct run *r, size_t k)
 	waitpid(w->pid, &status, 0);
 	strbuf_trim_trailing_newline(&w->out);
 	if (sweep_worker_result(w->out.buf, &res)) {
-		bool passed = res.state == RESULT_DONE && sweep_result_passed(&res);
+		bool passed = res.state == RESULT_DONE && case_result_passed(&res);
 		bool taken = false;
 
 		if (!passed)
@@ -408,7 +408,7 @@ static void finish_worker(struct run *r, size_t k)
 						 gpu_suspects_failed_on(&r->suspects, w->idx),
 						 res.duration_s > 0 ? res.duration_s : -1);
 		}
-		sweep_result_release(&res);
+		case_result_release(&res);
 	} else if (!r->stopping) {
 		check_engine(r);
 		cleanup_free char *msg = xasprintf("the worker ended without a result (%s %d)",

@@ -18,7 +18,7 @@
 #include "common/signals.h"
 #include "orchestrator/replay/replay_perf.h"
 
-void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
+void case_result_fill(struct case_result *r, const struct sweep_case *c, int attempt,
 		       enum result_state state, const char *image_id, const char *message)
 {
 	memset(r, 0, sizeof(*r));
@@ -36,7 +36,7 @@ void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int a
 }
 
 /* What the unit said, as one results line. */
-static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
+static void result_from_unit(struct case_result *r, const struct sweep_job *j,
 			     const struct replay_unit_result *u)
 {
 	enum result_state state = RESULT_ERROR;
@@ -47,7 +47,7 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 		state = RESULT_BLOCKED;
 	else if (u->exit_code == EXIT_CONFIRM || u->exit_code == EXIT_DECLINED)
 		state = RESULT_NEEDS_CONFIRM;
-	sweep_result_fill(r, j->c, j->attempt, state, j->img->env.img.id,
+	case_result_fill(r, j->c, j->attempt, state, j->img->env.img.id,
 			  u->failure.stage != REPLAY_STAGE_NONE ? u->failure.msg : NULL);
 	for (size_t g = 0; g < u->n_gpus && g < GPU_MAX; g++)
 		r->gpus[r->n_gpus++] = u->gpus[g];
@@ -77,7 +77,7 @@ static void result_from_unit(struct sweep_result *r, const struct sweep_job *j,
 		 * reports take it from the history, not from the folder (a PASS's
 		 * is never shown, and not carried). */
 		if (v->outcome != OUTCOME_PASS)
-			sweep_result_set_finding_md(r, u->finding_markdown);
+			case_result_set_finding_md(r, u->finding_markdown);
 	}
 }
 
@@ -138,7 +138,7 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	struct gpu_choice gpus;
 	cleanup_strvec struct strvec env = STRVEC_INIT, extra_ld = STRVEC_INIT;
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
-	struct sweep_result r;
+	struct case_result r;
 	int ifd = signals_install();
 
 	memset(&host, 0, sizeof(host));
@@ -151,7 +151,7 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 		manifest_init(&own.m);
 	}
 	if (replay_host_open(&host, &cfg, &f) != 0) {
-		sweep_result_fill(&r, j->c, j->attempt, RESULT_ERROR, j->img->env.img.id, f.msg);
+		case_result_fill(&r, j->c, j->attempt, RESULT_ERROR, j->img->env.img.id, f.msg);
 	} else {
 		/* The scheduler chose them from the pool the sweep checked. */
 		gpu_choice_given(&gpus, j->gpus, j->n_gpus);
@@ -190,10 +190,10 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	replay_host_release(&host);
 	/* The line carries the signature, not a known-issue mark: the rules
 	 * are matched once, at the import into the history. */
-	sweep_result_locate(&r, j->topo, j->host);
-	sweep_result_to_json(&r, &line);
+	case_result_locate(&r, j->topo, j->host);
+	case_result_to_json(&r, &line);
 	strbuf_addch(&line, '\n');
-	sweep_result_release(&r);
+	case_result_release(&r);
 	return fs_write_all(out_fd, line.buf, line.len) < 0 ? 1 : 0;
 }
 
@@ -235,9 +235,9 @@ int sweep_worker_spawn(const struct sweep_job *j, pid_t *pid, int *fd, struct er
 	return 0;
 }
 
-bool sweep_worker_result(const char *line, struct sweep_result *r)
+bool sweep_worker_result(const char *line, struct case_result *r)
 {
 	struct error err;
 
-	return line && *line && sweep_result_parse(r, line, &err) == 0;
+	return line && *line && case_result_parse(r, line, &err) == 0;
 }

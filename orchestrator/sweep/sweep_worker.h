@@ -12,7 +12,7 @@
 #include "orchestrator/replay/replay_unit.h"
 #include "orchestrator/sweep/sweep_image.h"
 #include "orchestrator/sweep/sweep_plan.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 
 #define SWEEP_RUNS_DIR "runs"
 
@@ -29,7 +29,7 @@ struct sweep_job {
 	const char *folder;        /* the sweep folder */
 	const char *sysfs_root, *device_root;
 	enum device_mode devices;  /* --devices */
-	/* Where it runs, for its result (sweep_result_locate). */
+	/* Where it runs, for its result (case_result_locate). */
 	const struct gpu_topology *topo;
 	const char *host;
 	/* The baseline saw this case fail: it is expected still-failing and
@@ -45,11 +45,11 @@ int sweep_worker_spawn(const struct sweep_job *j, pid_t *pid, int *fd, struct er
 
 /* The parent's side: the worker's line (NULL when it died without one:
  * interrupted or crashed) into a result. false: no result to record. */
-bool sweep_worker_result(const char *line, struct sweep_result *r);
+bool sweep_worker_result(const char *line, struct case_result *r);
 
 /* A result the parent records without a worker (image missing, blocked
  * by the pool size, GPU wait exhausted). */
-void sweep_result_fill(struct sweep_result *r, const struct sweep_case *c, int attempt,
+void case_result_fill(struct case_result *r, const struct sweep_case *c, int attempt,
 		       enum result_state state, const char *image_id, const char *message);
 
 #endif

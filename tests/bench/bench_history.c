@@ -53,9 +53,9 @@ static unsigned mix(unsigned a, unsigned b)
 	return h ^ (h >> 13);
 }
 
-static void result_line(struct strbuf *out, struct sweep_result *r)
+static void result_line(struct strbuf *out, struct case_result *r)
 {
-	sweep_result_to_json(r, out);
+	case_result_to_json(r, out);
 	strbuf_addch(out, '\n');
 }
 
@@ -90,7 +90,7 @@ static void night_results(const struct sweep_meta *m, unsigned night, struct str
 		unsigned h = mix((unsigned)i, night), bad_from = mix((unsigned)i, 7777) % 400;
 		bool broken = bad_from < 60 && night >= bad_from &&
 			      night < bad_from + 1 + mix((unsigned)i, 99) % 8;
-		struct sweep_result r = {
+		struct case_result r = {
 			.case_name = m->plan.cases[i].name, .image = m->images[0].ref,
 			.image_id = m->images[0].id, .digest = (char *)"fnv1a64:0123456789abcdef",
 			.archive = m->plan.cases[i].archive, .n_gpus = 1, .attempt = 1,
@@ -122,7 +122,7 @@ static void night_results(const struct sweep_meta *m, unsigned night, struct str
 		}
 		r.gfx = (char *)"gfx942";
 		r.device_id = 29857;
-		if (perf_per_case > 0 && sweep_result_passed(&r)) {
+		if (perf_per_case > 0 && case_result_passed(&r)) {
 			perf_of(&ps, i, night);
 			r.perf = &ps;
 		}

@@ -3,7 +3,7 @@
 #ifndef HRR_TESTS_SUPPORT_PERF_LINES_H
 #define HRR_TESTS_SUPPORT_PERF_LINES_H
 
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 
 /* A passing attempt of name at image (image ID image_id, archive digest
  * "d", on gfx942 device 29857) with five samples around base ms (base,

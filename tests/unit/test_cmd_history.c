@@ -41,7 +41,7 @@ TestSuite(cmd_history, .init = setup, .fini = teardown);
  * markdown special (the underscore) in each. */
 static void add_case(struct sweep_results *rs, int i)
 {
-	struct sweep_result *r;
+	struct case_result *r;
 
 	if (rs->n == rs->alloc) {
 		rs->alloc = rs->alloc ? rs->alloc * 2 : 64;
@@ -53,7 +53,7 @@ static void add_case(struct sweep_results *rs, int i)
 	r->image = xstrdup("rocm:nightly");
 	r->attempt = 1;
 	r->state = RESULT_DONE;
-	sweep_result_set_verdict(r, i % 7 ? "PASS" : "MAF", NULL);
+	case_result_set_verdict(r, i % 7 ? "PASS" : "MAF", NULL);
 	r->kernel = i % 7 ? NULL : xasprintf("k_%d", i);
 }
 

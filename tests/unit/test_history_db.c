@@ -33,7 +33,7 @@ TestSuite(history, .init = setup, .fini = teardown);
 static void add(struct sweep_results *rs, const char *c, const char *img, int attempt,
 		const char *state, const char *outcome, const char *cls, const char *kernel, int cv)
 {
-	struct sweep_result *r;
+	struct case_result *r;
 
 	if (rs->n == rs->alloc) {
 		rs->alloc = rs->alloc ? rs->alloc * 2 : 16;
@@ -44,8 +44,8 @@ static void add(struct sweep_results *rs, const char *c, const char *img, int at
 	r->case_name = xstrdup(c);
 	r->image = xstrdup(img);
 	r->attempt = attempt;
-	cr_assert(sweep_result_state_from_name(state, &r->state), "%s", state);
-	sweep_result_set_verdict(r, outcome, cls);
+	cr_assert(case_result_state_from_name(state, &r->state), "%s", state);
+	case_result_set_verdict(r, outcome, cls);
 	r->kernel = xstrdup_or_null(kernel);
 	r->classifier_version = cv;
 	r->gpus[0] = 1;
@@ -390,8 +390,8 @@ Test(history, results_lines_round_trip_and_torn_lines_are_skipped)
 
 	add(&rs, "lib/c.hrr/pid-1", "img:1", 1, "done", "MAF", "page", "k<a&b>", 3);
 	add(&rs, "lib/c.hrr/pid-2", "img:1", 1, "error", NULL, NULL, NULL, 3);
-	cr_assert_eq(sweep_result_append(file, &rs.v[0], &err), 0, "%s", err.msg);
-	cr_assert_eq(sweep_result_append(file, &rs.v[1], &err), 0, "%s", err.msg);
+	cr_assert_eq(case_result_append(file, &rs.v[0], &err), 0, "%s", err.msg);
+	cr_assert_eq(case_result_append(file, &rs.v[1], &err), 0, "%s", err.msg);
 	cr_assert_eq(fs_read_small_file(file, 1 << 20, &text, &err), 0);
 	strbuf_addstr(&text, "{\"case\": \"torn");
 	fs_write_atomic(file, text.buf, text.len, 0644, &err);
@@ -498,31 +498,31 @@ static int see_md(void *ctx, const struct history_attempt_row *r)
  * none; the history holds what the line carried. */
 Test(history, a_results_line_carries_the_finding_text_or_none)
 {
-	struct sweep_result r = { 0 }, back;
+	struct case_result r = { 0 }, back;
 	struct sweep_results rs = { 0 };
 	const struct history_planned p[] = { { "a", "i" } };
 	struct history_db *db;
 	struct attempts_md seen = { 0 };
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
-	cleanup_free char *big = xcalloc(SWEEP_RESULT_FINDING_MD_MAX + 2, 1);
+	cleanup_free char *big = xcalloc(CASE_RESULT_FINDING_MD_MAX + 2, 1);
 	struct error err;
 
-	memset(big, 'x', SWEEP_RESULT_FINDING_MD_MAX + 1);
-	sweep_result_set_finding_md(&r, big);
+	memset(big, 'x', CASE_RESULT_FINDING_MD_MAX + 1);
+	case_result_set_finding_md(&r, big);
 	cr_expect_null(r.finding_md);
-	sweep_result_set_finding_md(&r, "# red \x1b[31mMAF\x1b[0m\n");
+	case_result_set_finding_md(&r, "# red \x1b[31mMAF\x1b[0m\n");
 	cr_expect_null(r.finding_md);
-	cr_assert_eq(sweep_result_parse(&back, "{\"case\":\"a\",\"image\":\"i\",\"state\":\"done\"}",
+	cr_assert_eq(case_result_parse(&back, "{\"case\":\"a\",\"image\":\"i\",\"state\":\"done\"}",
 					&err), 0, "%s", err.msg);
 	cr_expect_null(back.finding_md);
-	sweep_result_release(&back);
+	case_result_release(&back);
 
 	add(&rs, "a", "i", 1, "done", "MAF", NULL, "k", 1);
-	sweep_result_set_finding_md(&rs.v[0], "# MAF\n\n| Kernel | `k` |\n");
-	sweep_result_to_json(&rs.v[0], &line);
-	cr_assert_eq(sweep_result_parse(&back, line.buf, &err), 0, "%s", err.msg);
+	case_result_set_finding_md(&rs.v[0], "# MAF\n\n| Kernel | `k` |\n");
+	case_result_to_json(&rs.v[0], &line);
+	cr_assert_eq(case_result_parse(&back, line.buf, &err), 0, "%s", err.msg);
 	cr_expect_str_eq(back.finding_md, "# MAF\n\n| Kernel | `k` |\n");
-	sweep_result_release(&back);
+	case_result_release(&back);
 	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
 	import(db, "s1", 1, p, 1, &rs, true);
 	cr_assert_eq(history_db_attempts(db, "s1", see_md, &seen, &err), 0, "%s", err.msg);
@@ -547,7 +547,7 @@ Test(history, a_schema_7_sweep_is_rebuilt_at_its_next_import)
 	sqlite3 *h;
 
 	add(&rs, "a", "i", 1, "done", "MAF", NULL, "k", 1);
-	sweep_result_set_finding_md(&rs.v[0], "# MAF\n");
+	case_result_set_finding_md(&rs.v[0], "# MAF\n");
 	/* The fingerprint these files have, as an import stores it. */
 	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
 	import(db, "s1", 1, p, 1, &rs, true);

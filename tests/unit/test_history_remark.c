@@ -60,17 +60,17 @@ static char *night(struct sweep_meta *m)
 	path = xasprintf("%s/%s", folder, SWEEP_RESULTS_FILE);
 	for (size_t i = 0; i < 2; i++) {
 		struct sweep_case *c = sweep_plan_push(&m->plan);
-		struct sweep_result r = { .case_name = (char *)names[i], .image = "img:1",
+		struct case_result r = { .case_name = (char *)names[i], .image = "img:1",
 					  .state = RESULT_DONE, .attempt = 1 };
 
 		c->name = xstrdup(names[i]);
 		c->archive = xasprintf("/%s", names[i]);
 		c->image = xstrdup("img:1");
-		sweep_result_set_verdict(&r, outcomes[i], i ? "illegal_memory_access" : NULL);
+		case_result_set_verdict(&r, outcomes[i], i ? "illegal_memory_access" : NULL);
 		if (i == 1)
 			signature_make(&r.signature, "MAF", "illegal_memory_access", "k<T>", NULL,
 				       NULL, false);
-		cr_assert_eq(sweep_result_append(path, &r, &err), 0, "%s", err.msg);
+		cr_assert_eq(case_result_append(path, &r, &err), 0, "%s", err.msg);
 		cr_assert_null(r.known_id);
 		signature_release(&r.signature);
 		free(r.class_other);

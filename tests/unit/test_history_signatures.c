@@ -93,7 +93,7 @@ Test(history_signatures, rows_stored_before_schema_5_get_a_partial_signature)
 static void result(struct sweep_results *rs, const char *c, const char *kernel, int cv,
 		   const char *evidence, const char *known)
 {
-	struct sweep_result *r;
+	struct case_result *r;
 
 	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
 	r = &rs->v[rs->n++];
@@ -102,7 +102,7 @@ static void result(struct sweep_results *rs, const char *c, const char *kernel, 
 	r->image = xstrdup("img");
 	r->attempt = 1;
 	r->state = RESULT_DONE;
-	sweep_result_set_verdict(r, "MAF", "illegal_memory_access");
+	case_result_set_verdict(r, "MAF", "illegal_memory_access");
 	r->kernel = xstrdup(kernel);
 	r->classifier_version = cv;
 	signature_make(&r->signature, "MAF", "illegal_memory_access", kernel, evidence, NULL, false);

@@ -217,7 +217,7 @@ Test(layout, an_outcome_name_compared_outside_a_codec_fails)
 
 Test(layout, an_outcome_name_compared_in_a_codec_passes)
 {
-	assert_passes_with("orchestrator/sweep/sweep_result.c",
+	assert_passes_with("orchestrator/sweep/case_result.c",
 			   "static int passed(const char *x) { return !strcmp(x, \"MAF\"); }",
 			   "outcome names compared outside a codec:\n  none");
 }

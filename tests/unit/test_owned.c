@@ -15,7 +15,7 @@
 #include "common/owned.h"
 #include "common/xalloc.h"
 #include "orchestrator/sweep/sweep_folder.h"
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 #include "tests/support/other_user.h"
 #include "tests/support/scratch.h"
 
@@ -97,7 +97,7 @@ Test(owned, a_results_file_swapped_for_a_symlink_is_not_appended_through)
 	cleanup_free char *sweeps = xasprintf("%s/sweeps", shared), *folder = NULL, *victim = NULL,
 			  *results = NULL;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
-	struct sweep_result r = { .case_name = "a", .image = "i", .archive = "/x", .state = RESULT_DONE,
+	struct case_result r = { .case_name = "a", .image = "i", .archive = "/x", .state = RESULT_DONE,
 				  .attempt = 1 };
 
 	cr_assert_eq(mkdir(sweeps, 0700), 0);
@@ -106,7 +106,7 @@ Test(owned, a_results_file_swapped_for_a_symlink_is_not_appended_through)
 	cr_assert_eq(fs_write_atomic(victim, "secret\n", 7, 0600, &err), 0, "%s", err.msg);
 	results = xasprintf("%s/%s", folder, SWEEP_RESULTS_FILE);
 	cr_assert_eq(symlink(victim, results), 0);
-	cr_assert_lt(sweep_result_append(results, &r, &err), 0);
+	cr_assert_lt(case_result_append(results, &r, &err), 0);
 	cr_assert(strstr(err.msg, "results.jsonl") && strstr(err.msg, "symlink"), "%s", err.msg);
 	cr_assert_eq(fs_read_small_file(victim, 64, &text, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(text.buf, "secret\n", "the file behind the link is untouched");

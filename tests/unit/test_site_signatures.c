@@ -38,7 +38,7 @@ TestSuite(site_signatures, .init = setup, .fini = teardown);
 static void result(struct sweep_results *rs, const char *c, const char *outcome,
 		   const char *kernel, const char *known, const char *owner)
 {
-	struct sweep_result *r;
+	struct case_result *r;
 
 	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
 	r = &rs->v[rs->n++];
@@ -49,12 +49,12 @@ static void result(struct sweep_results *rs, const char *c, const char *outcome,
 	r->image_id = xstrdup("sha256:aaaa");
 	r->attempt = 1;
 	r->state = RESULT_DONE;
-	sweep_result_set_verdict(r, outcome, NULL);
+	case_result_set_verdict(r, outcome, NULL);
 	r->gpu_uids = xstrdup("1111");
 	r->classifier_version = 4;
 	if (!strcmp(outcome, "PASS"))
 		return;
-	sweep_result_set_verdict(r, outcome, "illegal_memory_access");
+	case_result_set_verdict(r, outcome, "illegal_memory_access");
 	r->kernel = xstrdup(kernel);
 	signature_make(&r->signature, outcome, "illegal_memory_access", kernel, NULL, NULL, false);
 	if (known) {

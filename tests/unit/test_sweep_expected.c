@@ -28,7 +28,7 @@ TestSuite(sweep_expected, .init = setup, .fini = teardown);
 static void add(struct sweep_results *rs, const char *c, int attempt, double duration,
 		const char *state)
 {
-	struct sweep_result *r;
+	struct case_result *r;
 
 	if (rs->n == rs->alloc) {
 		rs->alloc = rs->alloc ? rs->alloc * 2 : 16;
@@ -39,8 +39,8 @@ static void add(struct sweep_results *rs, const char *c, int attempt, double dur
 	r->case_name = xstrdup(c);
 	r->image = xstrdup("img");
 	r->attempt = attempt;
-	cr_assert(sweep_result_state_from_name(state, &r->state), "%s", state);
-	sweep_result_set_verdict(r, "PASS", NULL);
+	cr_assert(case_result_state_from_name(state, &r->state), "%s", state);
+	case_result_set_verdict(r, "PASS", NULL);
 	r->duration_s = duration;
 	r->run_dir = xasprintf("runs/%s-%d", c, attempt);
 }

@@ -12,9 +12,9 @@ Test(sweep_progress, status_line_counts_and_eta)
 {
 	struct sweep_progress p;
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
-	struct sweep_result fail = { .case_name = "lib/pid-1", .image = "img", .state = RESULT_DONE,
+	struct case_result fail = { .case_name = "lib/pid-1", .image = "img", .state = RESULT_DONE,
 				     .has_outcome = true, .outcome = OUTCOME_MAF, .kernel = "k<T>", .attempt = 1 };
-	struct sweep_result pass = fail;
+	struct case_result pass = fail;
 
 	sweep_progress_init(&p, 128, NULL);
 	pass.outcome = OUTCOME_PASS;
@@ -22,7 +22,7 @@ Test(sweep_progress, status_line_counts_and_eta)
 	pass.attempt = 2;
 	p.running = 8;
 	for (int i = 0; i < 36; i++)
-		sweep_progress_finished(&p, &(struct sweep_result){ .case_name = "c", .image = "i",
+		sweep_progress_finished(&p, &(struct case_result){ .case_name = "c", .image = "i",
 								    .state = RESULT_DONE, .has_outcome = true, .outcome = OUTCOME_PASS,
 								    .attempt = 1 },
 					BASE_PASS, false);
@@ -43,9 +43,9 @@ Test(sweep_progress, status_line_counts_regressed_against_the_baseline)
 {
 	struct sweep_progress p;
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
-	struct sweep_result maf = { .case_name = "a", .image = "i", .state = RESULT_DONE,
+	struct case_result maf = { .case_name = "a", .image = "i", .state = RESULT_DONE,
 				    .has_outcome = true, .outcome = OUTCOME_MAF, .attempt = 1 };
-	struct sweep_result err = { .case_name = "e", .image = "i", .state = RESULT_ERROR,
+	struct case_result err = { .case_name = "e", .image = "i", .state = RESULT_ERROR,
 				    .attempt = 1 };
 
 	sweep_progress_init(&p, 10, NULL);
@@ -68,7 +68,7 @@ Test(sweep_progress, one_line_per_case_is_plain_text)
 {
 	struct sweep_progress p;
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
-	struct sweep_result r = { .case_name = "lib/pid-1", .image = "img:1", .state = RESULT_ERROR,
+	struct case_result r = { .case_name = "lib/pid-1", .image = "img:1", .state = RESULT_ERROR,
 				  .message = "pull failed", .attempt = 1 };
 
 	sweep_progress_init(&p, 2, NULL);

@@ -48,18 +48,18 @@ static void meta_two_cases(struct sweep_meta *m, const char *id, long long start
 
 static void result(const char *folder, const char *name, const char *outcome, int attempt)
 {
-	struct sweep_result r = { 0 };
+	struct case_result r = { 0 };
 	struct error err;
 	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_RESULTS_FILE);
 
 	r.case_name = (char *)name;
 	r.image = "img:1";
 	r.state = RESULT_DONE;
-	sweep_result_set_verdict(&r, outcome, NULL);
+	case_result_set_verdict(&r, outcome, NULL);
 	r.kernel = strcmp(outcome, "PASS") ? "k<T>" : NULL;
 	r.attempt = attempt;
 	r.run_dir = "runs/x";
-	cr_assert_eq(sweep_result_append(path, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(case_result_append(path, &r, &err), 0, "%s", err.msg);
 }
 
 /* Night a: pid-0 passes, pid-1 fails; night b: pid-0 fails, pid-1 gives
@@ -350,7 +350,7 @@ Test(sweep_report, a_worker_line_is_recorded_verbatim_and_never_split)
 	cleanup_free char *path = xasprintf("%s/%s", root, SWEEP_RESULTS_FILE);
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
-	struct sweep_result r = { 0 }, back;
+	struct case_result r = { 0 }, back;
 	struct error err;
 
 	r.case_name = "lib/c.hrr/pid-1";
@@ -362,18 +362,18 @@ Test(sweep_report, a_worker_line_is_recorded_verbatim_and_never_split)
 	r.attempt = 1;
 	r.d2h_checked = 4;
 	r.d2h_mismatched = 1;
-	sweep_result_to_json(&r, &line);
-	cr_assert_eq(sweep_result_append_line(path, line.buf, &err), 0, "%s", err.msg);
-	cr_assert_eq(sweep_result_append_line(path, "{\"case\":\"a\"}\n{\"case\":\"b\"}", &err), -1);
+	case_result_to_json(&r, &line);
+	cr_assert_eq(case_result_append_line(path, line.buf, &err), 0, "%s", err.msg);
+	cr_assert_eq(case_result_append_line(path, "{\"case\":\"a\"}\n{\"case\":\"b\"}", &err), -1);
 	cr_assert(strstr(err.msg, "not one line"), "%s", err.msg);
 	cr_assert_eq(fs_read_small_file(path, 1 << 20, &text, &err), 0, "%s", err.msg);
 	cr_assert_eq(text.len, line.len + 1);
 	cr_assert_eq(memcmp(text.buf, line.buf, line.len), 0);
 	text.buf[line.len] = '\0';
-	cr_assert_eq(sweep_result_parse(&back, text.buf, &err), 0, "%s", err.msg);
+	cr_assert_eq(case_result_parse(&back, text.buf, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(back.kernel, "k<T>");
 	cr_assert_eq(back.d2h_mismatched, 1);
-	sweep_result_release(&back);
+	case_result_release(&back);
 }
 
 /* A results line written by an earlier version carries the known issue
@@ -387,7 +387,7 @@ Test(sweep_report, a_results_line_carries_the_known_issue_a_rule_matched)
 				    "    owner: gemm-team\n"
 				    "    match: {outcome: MAF, host: 'gpu-node-*', gpu: '*7*'}\n";
 	struct known_issues k;
-	struct sweep_result r = { 0 };
+	struct case_result r = { 0 };
 	struct sweep_results back = { 0 };
 	struct error err;
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
@@ -397,12 +397,12 @@ Test(sweep_report, a_results_line_carries_the_known_issue_a_rule_matched)
 	r.case_name = xstrdup("lib/c.hrr/pid-1");
 	r.image = xstrdup("img:1");
 	r.state = RESULT_DONE;
-	sweep_result_set_verdict(&r, "MAF", NULL);
+	case_result_set_verdict(&r, "MAF", NULL);
 	r.host = xstrdup("gpu-node-7");
 	r.gpu_uids = xstrdup("1700");
 	signature_make(&r.signature, "MAF", "illegal_memory_access", "k<T>", NULL, NULL, false);
-	sweep_result_mark_known(&r, &k, 1);
-	sweep_result_to_json(&r, &line);
+	case_result_mark_known(&r, &k, 1);
+	case_result_to_json(&r, &line);
 	cr_assert(strstr(line.buf, "\"known\":{\"id\":\"BUG-3\",\"link\":\"https://bugs.example/3\","
 				   "\"owner\":\"gemm-team\"}"), "%s", line.buf);
 	strbuf_addch(&line, '\n');
@@ -411,10 +411,10 @@ Test(sweep_report, a_results_line_carries_the_known_issue_a_rule_matched)
 	cr_assert_str_eq(back.v[0].known_owner, "gemm-team");
 	free(r.host);
 	r.host = xstrdup("laptop");
-	sweep_result_mark_known(&r, &k, 1);
+	case_result_mark_known(&r, &k, 1);
 	cr_assert_null(r.known_id, "another host: untriaged");
 	sweep_results_release(&back);
-	sweep_result_release(&r);
+	case_result_release(&r);
 	known_issues_release(&k);
 }
 
@@ -479,7 +479,7 @@ static void timed(const char *folder, const char *name, const char *image_id, do
 		strbuf_addf(&line, "%s{\"kernel_ms\":%.1f,\"graph_ms\":0,\"total_ms\":%.1f,"
 				   "\"wall_ms\":900}", i ? "," : "", ms + wobble[i], ms + wobble[i]);
 	strbuf_addstr(&line, "]}}");
-	cr_assert_eq(sweep_result_append_line(path, line.buf, &err), 0, "%s", err.msg);
+	cr_assert_eq(case_result_append_line(path, line.buf, &err), 0, "%s", err.msg);
 }
 
 /* One night's sweep of the two cases, its report, the cases' perf. */
@@ -575,7 +575,7 @@ Test(sweep_report, the_failure_text_is_the_lines_finding_else_the_run_folders)
 	cleanup_free char *md = NULL, *results = NULL;
 	cleanup_strbuf struct strbuf out = STRBUF_INIT, copy = STRBUF_INIT;
 	struct sweep_finish f = { .state = SWEEP_FINISHED, .finished = 1, .junit = junit };
-	struct sweep_result r = { 0 };
+	struct case_result r = { 0 };
 	int code = -1;
 
 	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
@@ -590,13 +590,13 @@ Test(sweep_report, the_failure_text_is_the_lines_finding_else_the_run_folders)
 	r.case_name = "lib/c.hrr/pid-0";
 	r.image = "img:1";
 	r.state = RESULT_DONE;
-	sweep_result_set_verdict(&r, "HANG", NULL);
+	case_result_set_verdict(&r, "HANG", NULL);
 	r.attempt = 1;
 	r.run_dir = "runs/x";
-	sweep_result_set_finding_md(&r, "# carried\n");
+	case_result_set_finding_md(&r, "# carried\n");
 	cr_assert_str_eq(r.finding_md, "# carried\n");
 	results = xasprintf("%s/%s", fa, SWEEP_RESULTS_FILE);
-	cr_assert_eq(sweep_result_append(results, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(case_result_append(results, &r, &err), 0, "%s", err.msg);
 	free(r.finding_md);
 	cr_assert_eq(report_text_sweep(db, &a, fa, &f, &code, &out, &err), 0, "%s", err.msg);
 	cr_assert_eq(fs_read_small_file(junit, 1 << 20, &copy, &err), 0, "%s", err.msg);

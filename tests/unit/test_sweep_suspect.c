@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 #include "orchestrator/sweep/sweep_sched.h"
 #include "orchestrator/sweep/suspect.h"
 #include "tests/support/report_text.h"
@@ -118,7 +118,7 @@ Test(sweep_suspect, a_retry_takes_another_free_gpu_first)
 
 Test(sweep_suspect, results_carry_gpu_identity_host_and_kind)
 {
-	struct sweep_result r = { 0 }, back;
+	struct case_result r = { 0 }, back;
 	struct strbuf line = STRBUF_INIT;
 	struct error err;
 
@@ -127,25 +127,25 @@ Test(sweep_suspect, results_carry_gpu_identity_host_and_kind)
 	r.state = RESULT_ERROR;
 	r.gpu_uids = "2102120316582010921";
 	r.host = "node7";
-	cr_expect_eq(sweep_result_kind(&r), RESULT_KIND_INFRA);
+	cr_expect_eq(case_result_kind(&r), RESULT_KIND_INFRA);
 	r.state = RESULT_DONE;
 	r.has_outcome = true;
 	r.outcome = OUTCOME_MAF;
-	cr_expect_eq(sweep_result_kind(&r), RESULT_KIND_WORKLOAD);
-	sweep_result_to_json(&r, &line);
-	cr_assert_eq(sweep_result_parse(&back, line.buf, &err), 0, "%s", err.msg);
+	cr_expect_eq(case_result_kind(&r), RESULT_KIND_WORKLOAD);
+	case_result_to_json(&r, &line);
+	cr_assert_eq(case_result_parse(&back, line.buf, &err), 0, "%s", err.msg);
 	cr_expect_str_eq(back.gpu_uids, "2102120316582010921");
 	cr_expect_str_eq(back.host, "node7");
-	sweep_result_release(&back);
+	case_result_release(&back);
 	strbuf_release(&line);
 }
 
 #include "orchestrator/sweep/suspect_nodes.h"
 
-static struct sweep_result *add(struct sweep_results *rs, const char *c, const char *host,
+static struct case_result *add(struct sweep_results *rs, const char *c, const char *host,
 				 int gpu, const char *outcome, long long finished)
 {
-	struct sweep_result *r;
+	struct case_result *r;
 
 	rs->v = realloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
 	r = &rs->v[rs->n++];
@@ -153,7 +153,7 @@ static struct sweep_result *add(struct sweep_results *rs, const char *c, const c
 	r->case_name = strdup(c);
 	r->image = strdup("img");
 	r->state = RESULT_DONE;
-	sweep_result_set_verdict(r, outcome, NULL);
+	case_result_set_verdict(r, outcome, NULL);
 	r->host = strdup(host);
 	r->gpus[0] = gpu;
 	r->n_gpus = 1;
@@ -162,7 +162,7 @@ static struct sweep_result *add(struct sweep_results *rs, const char *c, const c
 	return r;
 }
 
-static void uids(struct sweep_result *r, const char *u)
+static void uids(struct case_result *r, const char *u)
 {
 	r->gpu_uids = strdup(u);
 }
@@ -238,7 +238,7 @@ Test(sweep_suspect, an_ordinal_means_nothing_across_nodes_a_unique_id_does)
 	/* Two hardware exceptions on unique_id 7, seen at ordinals 0 and 2. */
 	memset(&rs, 0, sizeof(rs));
 	uids(add(&rs, "a", "nodeA", 0, "ABORT", 10), "7");
-	sweep_result_set_verdict(&rs.v[0], "ABORT", "replay_aborted");
+	case_result_set_verdict(&rs.v[0], "ABORT", "replay_aborted");
 	uids(add(&rs, "b", "nodeA", 2, "HANG", 11), "7");
 	n = sweep_suspects_of_results(&rs, notes);
 	cr_assert_eq(n, 1);

@@ -3,8 +3,8 @@
  * of truth; the history database is rebuilt from them. A line is written
  * whole with one write(2) on an O_APPEND descriptor and fsynced, so a
  * killed sweep leaves at most a torn last line, which reading skips. */
-#ifndef HRR_SWEEP_SWEEP_RESULT_H
-#define HRR_SWEEP_SWEEP_RESULT_H
+#ifndef HRR_SWEEP_CASE_RESULT_H
+#define HRR_SWEEP_CASE_RESULT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,12 +28,12 @@ enum result_state {
 
 /* What kind of result it is (docs/sweep.md "The sweep folder"). */
 enum result_kind {
-	RESULT_KIND_UNSET,    /* a line written before kinds: sweep_result_kind decides */
+	RESULT_KIND_UNSET,    /* a line written before kinds: case_result_kind decides */
 	RESULT_KIND_WORKLOAD, /* the replay's own outcome */
 	RESULT_KIND_INFRA,    /* engine, pull, lease, GPU, OOM killer */
 };
 
-struct sweep_result {
+struct case_result {
 	char *case_name;
 	char *image;          /* reference as given */
 	char *image_id;
@@ -85,48 +85,48 @@ struct sweep_result {
 	/* finding.md's text, for the reports (JUnit's failure text), so they
 	 * need not read it back from the run folder; NULL: none carried (a
 	 * PASS, no verdict, a line written before it was carried, a text over
-	 * SWEEP_RESULT_FINDING_MD_MAX). */
+	 * CASE_RESULT_FINDING_MD_MAX). */
 	char *finding_md;
 };
 
 /* The longest finding.md a line carries, the most a report reads of one. */
-#define SWEEP_RESULT_FINDING_MD_MAX (256u << 10)
+#define CASE_RESULT_FINDING_MD_MAX (256u << 10)
 
 /* The kind of a result: its own when set, else from its state and flag:
  * RESULT_ERROR and a replay the engine's OOM killer ended are
  * infrastructure, the rest workload. */
-enum result_kind sweep_result_kind(const struct sweep_result *r);
+enum result_kind case_result_kind(const struct case_result *r);
 /* It replayed and passed. */
-bool sweep_result_passed(const struct sweep_result *r);
+bool case_result_passed(const struct case_result *r);
 
 /* The names of the line (docs/sweep.md "The sweep folder"), for the
  * history's columns and the reports: the codec's, nowhere else spelled.
  * The outcome's and class's are NULL when the result has none. */
-const char *sweep_result_state_name(enum result_state s);
-const char *sweep_result_kind_name(enum result_kind k); /* NULL for UNSET */
-const char *sweep_result_outcome_name(const struct sweep_result *r);
-const char *sweep_result_class_name(const struct sweep_result *r);
+const char *case_result_state_name(enum result_state s);
+const char *case_result_kind_name(enum result_kind k); /* NULL for UNSET */
+const char *case_result_outcome_name(const struct case_result *r);
+const char *case_result_class_name(const struct case_result *r);
 /* The state or kind named name; false for any other text. */
-bool sweep_result_state_from_name(const char *name, enum result_state *out);
-bool sweep_result_kind_from_name(const char *name, enum result_kind *out);
+bool case_result_state_from_name(const char *name, enum result_state *out);
+bool case_result_kind_from_name(const char *name, enum result_kind *out);
 /* r's verdict from its names as a line spells them (NULL: none): an
  * outcome none of the finding's reads as UNKNOWN, a class as read. */
-void sweep_result_set_verdict(struct sweep_result *r, const char *outcome,
+void case_result_set_verdict(struct case_result *r, const char *outcome,
 			      const char *fault_class);
 /* The known issue a rule of k matches r to at now (its signature, case,
  * image, GPUs and host), or none: r's known_* replaced either way. */
-void sweep_result_mark_known(struct sweep_result *r, const struct known_issues *k, long long now);
+void case_result_mark_known(struct case_result *r, const struct known_issues *k, long long now);
 /* r carries md (finding.md's text) when the line can carry it as it
- * is: within SWEEP_RESULT_FINDING_MD_MAX and text the codec writes
+ * is: within CASE_RESULT_FINDING_MD_MAX and text the codec writes
  * unchanged. Otherwise it carries none, and a report reads finding.md. */
-void sweep_result_set_finding_md(struct sweep_result *r, const char *md);
+void case_result_set_finding_md(struct case_result *r, const char *md);
 /* Where r ran and what kind it is, unless already said: host, the KFD
  * unique_ids of its GPUs (0 unknown) and its product (gfx, device_id)
- * from topo, and sweep_result_kind. */
-void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo,
+ * from topo, and case_result_kind. */
+void case_result_locate(struct case_result *r, const struct gpu_topology *topo,
 			 const char *host);
 
-void sweep_result_release(struct sweep_result *r);
+void case_result_release(struct case_result *r);
 
 /* What identifies a capture's content: FNV-1a 64 over events.bin then
  * manifest.json (a missing manifest hashes as empty), "fnv1a64:<16 hex>".
@@ -135,20 +135,20 @@ void sweep_result_release(struct sweep_result *r);
 char *sweep_archive_digest(const char *pid_dir, struct error *err)
 	__attribute__((warn_unused_result));
 /* One line, without the newline. */
-void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out);
-int sweep_result_parse(struct sweep_result *r, const char *line, struct error *err)
+void case_result_to_json(const struct case_result *r, struct strbuf *out);
+int case_result_parse(struct case_result *r, const char *line, struct error *err)
 	__attribute__((warn_unused_result));
 
 /* Append one line to path (created 0644), then fsync. */
-int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)
+int case_result_append(const char *path, const struct case_result *r, struct error *err)
 	__attribute__((warn_unused_result));
 /* The same for a line already serialised (a worker's, which the parent
  * parsed once to decide and records as it came: never re-serialised). */
-int sweep_result_append_line(const char *path, const char *json, struct error *err)
+int case_result_append_line(const char *path, const char *json, struct error *err)
 	__attribute__((warn_unused_result));
 
 struct sweep_results {
-	struct sweep_result *v;
+	struct case_result *v;
 	size_t n, alloc;
 	size_t skipped; /* torn or unreadable lines */
 };

@@ -1,4 +1,4 @@
-#include "orchestrator/sweep/sweep_result.h"
+#include "orchestrator/sweep/case_result.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -24,7 +24,7 @@
 
 #define RESULTS_MAX_BYTES (256u << 20)
 
-void sweep_result_release(struct sweep_result *r)
+void case_result_release(struct case_result *r)
 {
 	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
 			  &r->class_other, &r->kernel, &r->run_dir,
@@ -80,12 +80,12 @@ static const char *const kind_names[] = {
 	[RESULT_KIND_INFRA] = "infrastructure",
 };
 
-const char *sweep_result_state_name(enum result_state s)
+const char *case_result_state_name(enum result_state s)
 {
 	return (unsigned)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "error";
 }
 
-bool sweep_result_state_from_name(const char *name, enum result_state *out)
+bool case_result_state_from_name(const char *name, enum result_state *out)
 {
 	for (size_t i = 0; name && i < sizeof(state_names) / sizeof(state_names[0]); i++)
 		if (!strcmp(state_names[i], name)) {
@@ -95,12 +95,12 @@ bool sweep_result_state_from_name(const char *name, enum result_state *out)
 	return false;
 }
 
-const char *sweep_result_kind_name(enum result_kind k)
+const char *case_result_kind_name(enum result_kind k)
 {
 	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : NULL;
 }
 
-bool sweep_result_kind_from_name(const char *name, enum result_kind *out)
+bool case_result_kind_from_name(const char *name, enum result_kind *out)
 {
 	for (size_t i = 1; name && i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
 		if (!strcmp(kind_names[i], name)) {
@@ -110,19 +110,19 @@ bool sweep_result_kind_from_name(const char *name, enum result_kind *out)
 	return false;
 }
 
-const char *sweep_result_outcome_name(const struct sweep_result *r)
+const char *case_result_outcome_name(const struct case_result *r)
 {
 	return r->has_outcome ? finding_outcome_name(r->outcome) : NULL;
 }
 
-const char *sweep_result_class_name(const struct sweep_result *r)
+const char *case_result_class_name(const struct case_result *r)
 {
 	if (!r->has_class)
 		return NULL;
 	return r->class_other ? r->class_other : finding_fault_class_name(r->fault_class);
 }
 
-void sweep_result_set_verdict(struct sweep_result *r, const char *outcome, const char *cls)
+void case_result_set_verdict(struct case_result *r, const char *outcome, const char *cls)
 {
 	free(r->class_other);
 	r->class_other = NULL;
@@ -136,7 +136,7 @@ void sweep_result_set_verdict(struct sweep_result *r, const char *outcome, const
 		r->class_other = xstrdup(cls);
 }
 
-void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
+void case_result_to_json(const struct case_result *r, struct strbuf *out)
 {
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
 	cJSON *g = cJSON_AddArrayToObject(o, "gpus");
@@ -150,9 +150,9 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	for (size_t i = 0; i < r->n_gpus; i++)
 		cJSON_AddItemToArray(g, cJSON_CreateNumber(r->gpus[i]));
 	cJSON_AddNumberToObject(o, "attempt", r->attempt);
-	json_add_str(o, "state", sweep_result_state_name(r->state), JSON_TEXT);
-	json_add_str(o, "outcome", sweep_result_outcome_name(r), JSON_TEXT);
-	json_add_str(o, "fault_class", sweep_result_class_name(r), JSON_TEXT);
+	json_add_str(o, "state", case_result_state_name(r->state), JSON_TEXT);
+	json_add_str(o, "outcome", case_result_outcome_name(r), JSON_TEXT);
+	json_add_str(o, "fault_class", case_result_class_name(r), JSON_TEXT);
 	json_add_str(o, "kernel_name", r->kernel, JSON_TEXT);
 	cJSON_AddNumberToObject(o, "d2h_checked", (double)r->d2h_checked);
 	cJSON_AddNumberToObject(o, "d2h_mismatched", (double)r->d2h_mismatched);
@@ -163,7 +163,7 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	cJSON_AddNumberToObject(o, "finished", (double)r->finished);
 	json_add_str(o, "gpu_uids", r->gpu_uids, JSON_TEXT);
 	json_add_str(o, "host", r->host, JSON_TEXT);
-	json_add_str(o, "kind", sweep_result_kind_name(r->kind), JSON_TEXT);
+	json_add_str(o, "kind", case_result_kind_name(r->kind), JSON_TEXT);
 	cJSON_AddItemToObject(o, "signature", signature_to_json(&r->signature));
 	if (r->known_id) {
 		cJSON *k = cJSON_AddObjectToObject(o, "known");
@@ -189,7 +189,7 @@ void sweep_result_to_json(const struct sweep_result *r, struct strbuf *out)
 	strbuf_addstr(out, text);
 }
 
-int sweep_result_parse(struct sweep_result *r, const char *line, struct error *err)
+int case_result_parse(struct case_result *r, const char *line, struct error *err)
 {
 	cleanup_cjson cJSON *o = cJSON_Parse(line);
 	const cJSON *g, *it;
@@ -200,9 +200,9 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 		return error_set(err, ERR_DATA, 0, "not a JSON object");
 	r->case_name = sjson_str(o, "case");
 	r->image = sjson_str(o, "image");
-	state = sweep_result_state_from_name(json_str(o, "state"), &r->state);
+	state = case_result_state_from_name(json_str(o, "state"), &r->state);
 	if (!r->case_name || !r->image || !state) {
-		sweep_result_release(r);
+		case_result_release(r);
 		return error_set(err, ERR_DATA, 0, "a result needs case, image and state");
 	}
 	r->image_id = sjson_str(o, "image_id");
@@ -213,7 +213,7 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 		if (cJSON_IsNumber(it) && r->n_gpus < GPU_MAX)
 			r->gpus[r->n_gpus++] = it->valueint;
 	r->attempt = (int)sjson_num(o, "attempt", 1);
-	sweep_result_set_verdict(r, json_str(o, "outcome"), json_str(o, "fault_class"));
+	case_result_set_verdict(r, json_str(o, "outcome"), json_str(o, "fault_class"));
 	r->kernel = sjson_str(o, "kernel_name");
 	r->d2h_checked = (long long)sjson_num(o, "d2h_checked", -1);
 	r->d2h_mismatched = (long long)sjson_num(o, "d2h_mismatched", -1);
@@ -224,11 +224,11 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	r->finished = (long long)sjson_num(o, "finished", 0);
 	r->gpu_uids = sjson_str(o, "gpu_uids");
 	r->host = sjson_str(o, "host");
-	if (!sweep_result_kind_from_name(json_str(o, "kind"), &r->kind))
+	if (!case_result_kind_from_name(json_str(o, "kind"), &r->kind))
 		r->kind = RESULT_KIND_UNSET;
 	signature_from_json(&r->signature, cJSON_GetObjectItemCaseSensitive(o, "signature"));
 	if (!signature_set(&r->signature) && r->has_outcome && r->state == RESULT_DONE)
-		signature_make(&r->signature, sweep_result_outcome_name(r), sweep_result_class_name(r),
+		signature_make(&r->signature, case_result_outcome_name(r), case_result_class_name(r),
 			       r->kernel, NULL, NULL, true);
 	{
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "known");
@@ -240,7 +240,7 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 		}
 	}
 	r->gfx = sjson_str(o, "gfx");
-	sweep_result_set_finding_md(r, json_str(o, "finding_md"));
+	case_result_set_finding_md(r, json_str(o, "finding_md"));
 	r->device_id = (long)sjson_num(o, "device_id", -1);
 	if (r->device_id < -1 || r->device_id > 0xffff)
 		r->device_id = -1;
@@ -252,7 +252,7 @@ int sweep_result_parse(struct sweep_result *r, const char *line, struct error *e
 	return 0;
 }
 
-enum result_kind sweep_result_kind(const struct sweep_result *r)
+enum result_kind case_result_kind(const struct case_result *r)
 {
 	if (r->kind != RESULT_KIND_UNSET)
 		return r->kind;
@@ -262,25 +262,25 @@ enum result_kind sweep_result_kind(const struct sweep_result *r)
 	return RESULT_KIND_WORKLOAD;
 }
 
-bool sweep_result_passed(const struct sweep_result *r)
+bool case_result_passed(const struct case_result *r)
 {
 	return r->has_outcome && r->outcome == OUTCOME_PASS;
 }
 
-void sweep_result_set_finding_md(struct sweep_result *r, const char *md)
+void case_result_set_finding_md(struct case_result *r, const char *md)
 {
 	cleanup_free char *clean = NULL;
 
 	free(r->finding_md);
 	r->finding_md = NULL;
-	if (!md || strlen(md) > SWEEP_RESULT_FINDING_MD_MAX)
+	if (!md || strlen(md) > CASE_RESULT_FINDING_MD_MAX)
 		return;
 	clean = text_sanitized(md, JSON_TEXT);
 	if (clean && !strcmp(clean, md))
 		r->finding_md = xstrdup(md);
 }
 
-void sweep_result_mark_known(struct sweep_result *r, const struct known_issues *k, long long now)
+void case_result_mark_known(struct case_result *r, const struct known_issues *k, long long now)
 {
 	struct known_subject s = { .sig = &r->signature, .case_name = r->case_name,
 				   .image = r->image, .gpu = r->gpu_uids, .host = r->host };
@@ -294,7 +294,7 @@ void sweep_result_mark_known(struct sweep_result *r, const struct known_issues *
 	r->known_owner = rule ? xstrdup(rule->owner) : NULL;
 }
 
-void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo,
+void case_result_locate(struct case_result *r, const struct gpu_topology *topo,
 			 const char *host)
 {
 	if (!r->host && host)
@@ -305,7 +305,7 @@ void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo
 		gpu_unique_ids_format(&u, topo, r->gpus, r->n_gpus);
 		r->gpu_uids = strbuf_detach(&u, NULL);
 	}
-	r->kind = sweep_result_kind(r);
+	r->kind = case_result_kind(r);
 	if (!r->gfx && r->n_gpus) {
 		const struct gpu_node *g = gpu_topology_node(topo, r->gpus[0]);
 
@@ -318,15 +318,15 @@ void sweep_result_locate(struct sweep_result *r, const struct gpu_topology *topo
 		r->driver = xstrdup(topo->driver);
 }
 
-int sweep_result_append(const char *path, const struct sweep_result *r, struct error *err)
+int case_result_append(const char *path, const struct case_result *r, struct error *err)
 {
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
 
-	sweep_result_to_json(r, &line);
-	return sweep_result_append_line(path, line.buf, err);
+	case_result_to_json(r, &line);
+	return case_result_append_line(path, line.buf, err);
 }
 
-int sweep_result_append_line(const char *path, const char *json, struct error *err)
+int case_result_append_line(const char *path, const char *json, struct error *err)
 {
 	cleanup_strbuf struct strbuf line = STRBUF_INIT;
 	cleanup_free char *dir = xstrdup(path);
@@ -356,7 +356,7 @@ int sweep_result_append_line(const char *path, const char *json, struct error *e
 void sweep_results_release(struct sweep_results *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)
-		sweep_result_release(&rs->v[i]);
+		case_result_release(&rs->v[i]);
 	free(rs->v);
 	memset(rs, 0, sizeof(*rs));
 }
@@ -372,7 +372,7 @@ static void parse_line(struct sweep_results *rs, const char *line)
 		rs->alloc = rs->alloc ? 2 * rs->alloc : 32;
 		rs->v = xrealloc(rs->v, rs->alloc * sizeof(*rs->v));
 	}
-	if (sweep_result_parse(&rs->v[rs->n], line, &err) == 0)
+	if (case_result_parse(&rs->v[rs->n], line, &err) == 0)
 		rs->n++;
 	else
 		rs->skipped++;
@@ -404,7 +404,7 @@ static int flush_chunk(struct sweep_results *rs, struct sweep_results_chunks *ch
 
 	/* The array stays for the next chunk. */
 	for (size_t i = 0; i < rs->n; i++)
-		sweep_result_release(&rs->v[i]);
+		case_result_release(&rs->v[i]);
 	rs->n = 0;
 	return rc;
 }
