@@ -23,6 +23,23 @@ void registry_image_release(struct registry_image *im)
 	free(im->config_digest);
 	memset(im, 0, sizeof(*im));
 	im->created = -1;
+	im->layers_size = -1;
+}
+
+/* The layers' compressed sizes summed; -1 when one is missing. */
+static long long layers_size(const cJSON *manifest)
+{
+	const cJSON *l;
+	long long sum = 0;
+
+	cJSON_ArrayForEach(l, json_arr(manifest, "layers")) {
+		long long sz = json_int(l, "size", 0, 1LL << 50, -1);
+
+		if (sz < 0)
+			return -1;
+		sum += sz;
+	}
+	return sum;
 }
 
 /* Digests go into URLs: only "algo:hex". */
@@ -87,6 +104,7 @@ int registry_image_info(struct registry_client *c, const char *repository, const
 
 	memset(out, 0, sizeof(*out));
 	out->created = -1;
+	out->layers_size = -1;
 	if (get_json(c, path, ACCEPT_MANIFESTS, what, &m, &out->manifest_digest, err) < 0)
 		goto fail;
 	if (json_get(m, "manifests")) {
@@ -109,6 +127,7 @@ int registry_image_info(struct registry_client *c, const char *repository, const
 		goto fail;
 	}
 	out->config_digest = xstrdup(cd);
+	out->layers_size = layers_size(m);
 	free(path);
 	path = xasprintf("/v2/%s/blobs/%s", repository, cd);
 	if (get_json(c, path, "application/json, */*", what, &cfg, NULL, err) < 0)

@@ -157,3 +157,8 @@ bool registry_host_is_loopback(const char *host)
 		return true;
 	return !strncmp(host, "127.", 4);
 }
+
+const char *registry_api_host(const char *registry)
+{
+	return !strcmp(registry, "docker.io") ? "registry-1.docker.io" : registry;
+}

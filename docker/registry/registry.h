@@ -35,6 +35,8 @@ struct registry_image {
 	char *manifest_digest; /* Docker-Content-Digest of the tag's manifest (or index) */
 	char *config_digest;   /* the chosen image's config blob */
 	long long created;     /* epoch seconds of the config's `created`, -1 unknown */
+	long long layers_size; /* the chosen manifest's layers, compressed (a lower bound
+				* of the image's size on an engine); -1 unknown */
 };
 void registry_image_release(struct registry_image *im);
 
@@ -62,5 +64,8 @@ char *registry_link_next(const char *value);
 long long registry_time_parse(const char *s);
 /* Whether host (with an optional :port) is loopback: plain http is used. */
 bool registry_host_is_loopback(const char *host);
+/* The host the registry API of registry ("docker.io", "127.0.0.1:5000")
+ * is on: Docker Hub's is not its name. */
+const char *registry_api_host(const char *registry);
 
 #endif

@@ -13,7 +13,7 @@
 
 const char *bisect_registry_api_host(const char *registry)
 {
-	return !strcmp(registry, "docker.io") ? "registry-1.docker.io" : registry;
+	return registry_api_host(registry);
 }
 
 /* The tags/list failure that the engine's tags can stand in for: the

@@ -192,6 +192,7 @@ static enum sweep_end run_cases(struct sweep_work *j, const size_t *cases, size_
 		.policy = &j->set.policy, .sysfs_root = j->set.sysfs_root,
 		.device_root = j->set.device_root, .devices = j->set.devices,
 		.quarantine_gpus = req->quarantine_gpus, .host = &j->host, .imgs = j->imgs,
+		.image = &j->image,
 		.sh = &j->sh, .cases = cases, .n_cases = n, .next_attempt = next_attempt,
 		.may_start = j->task ? sweep_cluster_task_may_start : NULL, .may_start_ctx = j,
 		.resume_hint = j->task ? j->task_of->flag : NULL, .base = base,

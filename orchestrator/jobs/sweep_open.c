@@ -15,6 +15,7 @@
 #include "orchestrator/jobs/known_load.h"
 #include "orchestrator/replay/run_folder.h"
 #include "orchestrator/sweep/sweep_engine.h"
+#include "orchestrator/sweep/sweep_pin.h"
 #include "preflight/gpu_choice.h"
 
 static unsigned random24(void)
@@ -155,38 +156,45 @@ int sweep_open_pool(const struct sweep_work *j, struct error *err)
 	return 0;
 }
 
-/* Each image pinned once, its facts read once; a failure is every case of
- * that image's `error`, never the sweep's end. */
+/* One image's pin, resolved (never pulled) when the sweep did not record
+ * one: a new sweep, or a resume of one whose pin failed. */
+static void pin_image(struct sweep_work *j, struct sweep_image *im, struct sweep_image_env *e)
+{
+	struct error err;
+	int r;
+
+	if (im->id || im->digest)
+		return;
+	r = sweep_pin_resolve(j->host.engine, j->set.image.pull, im, &err);
+	/* An engine restarting as the sweep starts: its cases wait for it,
+	 * they are not the image's errors. */
+	if (r < 0 && j->host.engine && engine_ping(j->host.engine, ERROR_DISCARD) < 0 &&
+	    sweep_engine_wait(j->host.engine, j->ev, SWEEP_ENGINE_WAIT_S))
+		r = sweep_pin_resolve(j->host.engine, j->set.image.pull, im, &err);
+	if (r == 0) {
+		free(im->error);
+		im->error = NULL;
+		return;
+	}
+	error_prefix(&err, "image %s: ", im->ref);
+	events_error(j->ev, "%s", err.msg);
+	sweep_image_failed(e, err.msg);
+	if (!im->error)
+		im->error = xstrdup(err.msg);
+}
+
+/* Each image pinned as the sweep starts, pulled when its first case is
+ * about to (sweep_run); a pin that fails is every case of that image's
+ * `error`, never the sweep's end. */
 void sweep_open_images(struct sweep_work *j)
 {
-	struct image_setup s = j->set.image;
-
-	s.verbosity = -1; /* no pull progress between the cases' lines */
+	j->image = j->set.image;
+	j->image.verbosity = -1; /* no pull progress between the cases' lines */
 	sweep_shared_setup(&j->sh, j->set.mount_clr ? &j->set.overlay : NULL);
 	j->imgs = xcalloc(j->meta.n_images + 1, sizeof(*j->imgs));
 	for (size_t i = 0; i < j->meta.n_images; i++) {
-		struct sweep_image *im = &j->meta.images[i];
-
 		sweep_image_env_init(&j->imgs[i]);
-		sweep_image_setup(&j->imgs[i], &j->host, &s, &j->sh, im->ref,
-				  j->resume ? im->id : NULL);
-		/* An engine restarting as the sweep starts: its cases wait
-		 * for it, they are not the image's errors. */
-		if (!j->imgs[i].ok && j->host.engine &&
-		    engine_ping(j->host.engine, ERROR_DISCARD) < 0 &&
-		    sweep_engine_wait(j->host.engine, j->ev, SWEEP_ENGINE_WAIT_S)) {
-			sweep_image_env_release(&j->imgs[i]);
-			sweep_image_env_init(&j->imgs[i]);
-			sweep_image_setup(&j->imgs[i], &j->host, &s, &j->sh, im->ref,
-					  j->resume ? im->id : NULL);
-		}
-		if (j->imgs[i].ok && !im->id)
-			im->id = xstrdup(j->imgs[i].env.img.id);
-		if (!j->imgs[i].ok) {
-			events_error(j->ev, "%s", j->imgs[i].error);
-			if (!im->error)
-				im->error = xstrdup(j->imgs[i].error);
-		}
+		pin_image(j, &j->meta.images[i], &j->imgs[i]);
 	}
 }
 

@@ -25,7 +25,8 @@ int sweep_open_host(struct sweep_work *j);
 /* --gpus against the host, once (ERR_USAGE: a GPU it lacks). */
 int sweep_open_pool(const struct sweep_work *j, struct error *err)
 	__attribute__((warn_unused_result));
-/* Each image pinned once, its facts read once. */
+/* Each image pinned (resolved, not pulled) unless plan.json has its pin;
+ * the set-up its cases share (j->image, j->sh) readied for sweep_run. */
 void sweep_open_images(struct sweep_work *j);
 /* A finished or running sweep read back (--merge, --status): how many
  * cases have a result, how many results lines there are. */

@@ -24,6 +24,7 @@ struct sweep_work {
 	struct replay_host host;
 	bool host_open;
 	struct sweep_image_env *imgs;
+	struct image_setup image;      /* how each image is set up as its cases come */
 	struct sweep_shared sh;
 	struct history_db *db;
 	struct known_issues known;

@@ -46,6 +46,7 @@ void sweep_meta_release(struct sweep_meta *m)
 	for (size_t i = 0; i < m->n_images; i++) {
 		free(m->images[i].ref);
 		free(m->images[i].id);
+		free(m->images[i].digest);
 		free(m->images[i].error);
 	}
 	free(m->images);
@@ -69,7 +70,8 @@ void sweep_meta_add_image(struct sweep_meta *m, const char *ref)
 	if (sweep_meta_image(m, ref))
 		return;
 	m->images = xrealloc(m->images, (m->n_images + 1) * sizeof(*m->images));
-	m->images[m->n_images++] = (struct sweep_image){ xstrdup(ref), NULL, NULL };
+	m->images[m->n_images++] = (struct sweep_image){ .ref = xstrdup(ref),
+							       .manifest_size = -1 };
 }
 
 static void sweep_runopts_redact(cJSON *j);
@@ -231,6 +233,8 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 
 		json_add_str(im, "ref", m->images[i].ref, JSON_TEXT);
 		json_add_str(im, "id", m->images[i].id, JSON_TEXT);
+		if (m->images[i].digest)
+			json_add_str(im, "digest", m->images[i].digest, JSON_TEXT);
 		if (m->images[i].error)
 			json_add_str(im, "error", m->images[i].error, JSON_TEXT);
 		cJSON_AddItemToArray(imgs, im);
@@ -265,6 +269,7 @@ static void read_lists(struct sweep_meta *m, const cJSON *o)
 			continue;
 		sweep_meta_add_image(m, ref);
 		m->images[m->n_images - 1].id = sjson_str(it, "id");
+		m->images[m->n_images - 1].digest = sjson_str(it, "digest");
 		m->images[m->n_images - 1].error = sjson_str(it, "error");
 		free(ref);
 	}

@@ -28,10 +28,16 @@
  * `--notify` targets. */
 #define SWEEP_PRIVATE_FILE "run-options.json"
 
+/* An image's pin, resolved (not pulled) as the sweep starts: its ID when
+ * the engine held it, else the digest the registry named for its tag.
+ * Every case, --resume, each cluster task and the merge replay the pin,
+ * pulled when the image's first case is about to start. */
 struct sweep_image {
 	char *ref;    /* as given */
-	char *id;     /* pinned sha256:..., NULL when it could not be had */
-	char *error;  /* why not (every case of it is then `error`) */
+	char *id;     /* pinned sha256:..., NULL when not on the engine at the start */
+	char *digest; /* "repo@sha256:..." the registry named, NULL when pinned by ID */
+	char *error;  /* why neither (every case of it is then `error`) */
+	long long manifest_size; /* the registry's compressed layers, -1 unknown (not kept) */
 };
 
 struct sweep_meta {

@@ -1,7 +1,11 @@
 #include "orchestrator/sweep/sweep_image.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/xalloc.h"
+#include "orchestrator/sweep/sweep_engine.h"
 
 void sweep_image_env_init(struct sweep_image_env *e)
 {
@@ -35,9 +39,37 @@ void sweep_shared_release(struct sweep_shared *sh)
 	memset(sh, 0, sizeof(*sh));
 }
 
-void sweep_image_setup(struct sweep_image_env *e, const struct replay_host *h,
-		       const struct image_setup *s, const struct sweep_shared *sh, const char *ref,
-		       const char *pinned_id)
+/* The pin made present: its ID as recorded (never pulled); its digest
+ * pulled per --pull (an ID no longer there is pulled by the digest too). */
+static int pin_pull(struct image_env *env, struct engine *engine, const struct image_setup *s,
+		    const struct sweep_image *pin, struct error *err)
+{
+	enum pull_policy digest_pull = s->pull == PULL_ALWAYS ? PULL_ALWAYS : PULL_MISSING;
+	int r = -1;
+
+	if (pin->id) {
+		r = image_setup_pin(env, engine, s, pin->ref, pin->id, err);
+		if (r == 0 || err->kind != ERR_NOT_FOUND || !pin->digest)
+			return r;
+		image_env_release(env);
+	}
+	if (pin->digest) {
+		struct image_setup by_digest = *s;
+
+		by_digest.pull = digest_pull;
+		r = image_setup_pin(env, engine, &by_digest, pin->digest, NULL, err);
+		if (r == 0) {
+			free(env->img.ref);
+			env->img.ref = xstrdup(pin->ref);
+		}
+		return r;
+	}
+	return error_set(err, ERR_NOT_FOUND, 0, "not pinned");
+}
+
+static void setup_once(struct sweep_image_env *e, const struct replay_host *h,
+		       const struct image_setup *s, const struct sweep_shared *sh,
+		       const struct sweep_image *pin)
 {
 	struct error err;
 
@@ -45,10 +77,11 @@ void sweep_image_setup(struct sweep_image_env *e, const struct replay_host *h,
 		snprintf(e->error, sizeof(e->error), "--mount-clr: %s", sh->overlay_error);
 		return;
 	}
-	/* A resumed sweep replays the ID it pinned, never what the tag
-	 * points at now. */
-	if (image_setup_pin(&e->env, h->engine, s, ref, pinned_id, &err) < 0) {
-		snprintf(e->error, sizeof(e->error), "image %s: %s", ref, err.msg);
+	/* A resumed sweep, a cluster task and a tag that moved overnight
+	 * replay what was pinned at the start, never what the tag points at
+	 * now. */
+	if (pin_pull(&e->env, h->engine, s, pin, &err) < 0) {
+		snprintf(e->error, sizeof(e->error), "image %s: %s", pin->ref, err.msg);
 		return;
 	}
 	if (image_setup_lookups(&e->env, h, s, sh->use_overlay ? &sh->overlay : NULL, true,
@@ -57,4 +90,30 @@ void sweep_image_setup(struct sweep_image_env *e, const struct replay_host *h,
 		return;
 	}
 	e->ok = true;
+}
+
+void sweep_image_prepare(struct sweep_image_env *e, const struct replay_host *h,
+			 const struct image_setup *s, const struct sweep_shared *sh,
+			 const struct sweep_image *pin, const struct job_events *ev)
+{
+	if (e->prepared)
+		return;
+	setup_once(e, h, s, sh, pin);
+	/* An engine restarting as the image comes up: its cases wait for it,
+	 * they are not the image's errors. */
+	if (!e->ok && h->engine && engine_ping(h->engine, ERROR_DISCARD) < 0 &&
+	    sweep_engine_wait(h->engine, ev, SWEEP_ENGINE_WAIT_S)) {
+		sweep_image_env_release(e);
+		setup_once(e, h, s, sh, pin);
+	}
+	e->prepared = true;
+	if (!e->ok)
+		events_error(ev, "%s", e->error);
+}
+
+void sweep_image_failed(struct sweep_image_env *e, const char *why)
+{
+	snprintf(e->error, sizeof(e->error), "%s", why);
+	e->prepared = true;
+	e->ok = false;
 }

@@ -1,8 +1,9 @@
-/* What a sweep sets up once per image before any case runs (docs/sweep.md
- * "What a sweep does"): the reference pinned to an image ID (pulled
- * if needed), the overlay and hrr-playback path, the preflight stack
- * facts. Workers inherit these across fork(), so a probe runs once per
- * image, not once per case. */
+/* What a sweep sets up once per image when its first case is about to
+ * start (docs/sweep.md "What a sweep does"): the pin pulled if needed
+ * (orchestrator/sweep/sweep_pin.h resolved it as the sweep started), the
+ * overlay and hrr-playback path, the preflight stack facts. Workers
+ * inherit these across fork(), so a probe runs once per image, not once
+ * per case. */
 #ifndef HRR_SWEEP_SWEEP_IMAGE_H
 #define HRR_SWEEP_SWEEP_IMAGE_H
 
@@ -11,9 +12,11 @@
 #include "orchestrator/replay/image_setup.h"
 #include "orchestrator/replay/overlay.h"
 #include "orchestrator/replay/replay_unit.h"
+#include "orchestrator/sweep/sweep_folder.h"
 
 struct sweep_image_env {
 	struct image_env env;          /* the one image set-up's (orchestrator/replay/image_setup.h) */
+	bool prepared;                 /* set up (or failed): ok says which */
 	bool ok;
 	char error[2 * ERROR_MSG_MAX]; /* why not ok */
 };
@@ -27,12 +30,16 @@ struct sweep_shared {
 void sweep_image_env_init(struct sweep_image_env *e);
 void sweep_image_env_release(struct sweep_image_env *e);
 
-/* Pin ref (pinned_id: the ID a resumed sweep recorded, NULL for a new
- * sweep, which pulls per --pull) and read its facts. Failures are kept in
- * e->error: the image's cases become `error` results, the sweep goes on. */
-void sweep_image_setup(struct sweep_image_env *e, const struct replay_host *h,
-		       const struct image_setup *s, const struct sweep_shared *sh, const char *ref,
-		       const char *pinned_id);
+/* The pinned image made present (its ID as it is; its digest pulled per
+ * --pull: missing, or always) and its facts read, once: e->prepared.
+ * Failures are kept in e->error and said to ev: the image's cases become
+ * `error` results, the sweep goes on. An engine restarting meanwhile is
+ * waited for (SWEEP_ENGINE_WAIT_S), not the image's error. */
+void sweep_image_prepare(struct sweep_image_env *e, const struct replay_host *h,
+			 const struct image_setup *s, const struct sweep_shared *sh,
+			 const struct sweep_image *pin, const struct job_events *ev);
+/* A pin that could not be had: every case of the image is `error`. */
+void sweep_image_failed(struct sweep_image_env *e, const char *why);
 /* --mount-clr's overlay, resolved once for every image; src NULL: none. */
 void sweep_shared_setup(struct sweep_shared *sh, const struct overlay_sources *src);
 void sweep_shared_release(struct sweep_shared *sh);

@@ -70,13 +70,28 @@ static void install_signals(struct run *r)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static const struct sweep_image_env *image_of(const struct run *r, const struct sweep_case *c)
+/* The index of c's image in meta->images (and imgs); n_images: none. */
+static size_t image_index(const struct run *r, const struct sweep_case *c)
 {
-	for (size_t i = 0; i < r->in->meta->n_images; i++)
+	size_t i;
+
+	for (i = 0; i < r->in->meta->n_images; i++)
 		if (!strcmp(r->in->meta->images[i].ref, c->image))
-			return &r->in->imgs[i];
-	return NULL;
+			break;
+	return i;
 }
+
+static struct sweep_image_env *image_of(const struct run *r, const struct sweep_case *c)
+{
+	size_t i = image_index(r, c);
+
+	return i < r->in->meta->n_images ? &r->in->imgs[i] : NULL;
+}
+
+/* The case's image pulled and set up as its first case is about to
+ * start; false (an `error` result recorded, its GPUs freed) when it could
+ * not be. */
+static bool image_ready(struct run *r, size_t idx, const int *gpus, size_t n);
 
 static enum sweep_base base_of(const struct run *r, size_t idx)
 {
@@ -301,8 +316,25 @@ static void start_what_fits(struct run *r)
 			r->out->out_of_time = true;
 			return;
 		}
-		start_one(r, idx, gpus, (size_t)r->in->meta->plan.cases[idx].gpu_count);
+		if (image_ready(r, idx, gpus, (size_t)r->in->meta->plan.cases[idx].gpu_count))
+			start_one(r, idx, gpus, (size_t)r->in->meta->plan.cases[idx].gpu_count);
 	}
+}
+
+static bool image_ready(struct run *r, size_t idx, const int *gpus, size_t n)
+{
+	const struct sweep_case *c = &r->in->meta->plan.cases[idx];
+	size_t i = image_index(r, c);
+	struct sweep_image_env *img = image_of(r, c);
+
+	if (img && !img->prepared)
+		sweep_image_prepare(img, r->in->host, r->in->image, r->in->sh,
+				    &r->in->meta->images[i], r->in->events);
+	if (img && img->ok)
+		return true;
+	sweep_sched_finish(&r->sched, gpus, n, false);
+	record_now(r, idx, RESULT_ERROR, img ? img->error : "image not pinned");
+	return false;
 }
 
 /* A non-PASS replay runs again while attempts remain (--retry-failed). */
@@ -403,10 +435,11 @@ static void finish_worker(struct run *r, size_t k)
 			r->attempt[w->idx] = res.attempt + 1;
 			/* On another GPU when one is free: a flaky GPU must not
 			 * look like a flaky case. */
-			sweep_sched_add_expected(&r->sched, w->idx,
-						 r->in->meta->plan.cases[w->idx].gpu_count,
-						 gpu_suspects_failed_on(&r->suspects, w->idx),
-						 res.duration_s > 0 ? res.duration_s : -1);
+			sweep_sched_add_grouped(&r->sched, w->idx,
+						r->in->meta->plan.cases[w->idx].gpu_count,
+						gpu_suspects_failed_on(&r->suspects, w->idx),
+						res.duration_s > 0 ? res.duration_s : -1,
+						image_index(r, &r->in->meta->plan.cases[w->idx]));
 		}
 		case_result_release(&res);
 	} else if (!r->stopping) {
@@ -510,6 +543,7 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	for (size_t i = 0; i < (m->n_gpus ? m->n_gpus : h->topo.n_gpus) && i < GPU_MAX; i++)
 		pool[n_pool++] = m->n_gpus ? m->gpus[i] : (int)i;
 	sweep_sched_init(&r->sched, pool, n_pool, (size_t)m->jobs, 0);
+	r->sched.max_groups = 2; /* the image running and the next one */
 	r->attempt = xcalloc(m->plan.n + 1, sizeof(int));
 	r->bounced_at = xcalloc(m->plan.n + 1, sizeof(double));
 	memcpy(r->attempt, in->next_attempt, m->plan.n * sizeof(int));
@@ -549,10 +583,12 @@ int sweep_run(const struct sweep_run_input *in, struct sweep_run_outcome *out, s
 		const struct sweep_case *c = &in->meta->plan.cases[order[i]];
 		const struct sweep_image_env *img = image_of(&r, c);
 
-		if (!img || !img->ok)
+		/* Image after image, in the plan's order of images. */
+		if (!img || (img->prepared && !img->ok))
 			record_now(&r, order[i], RESULT_ERROR, img ? img->error : "image not pinned");
 		else
-			sweep_sched_add_expected(&r.sched, order[i], c->gpu_count, 0, c->expected_s);
+			sweep_sched_add_grouped(&r.sched, order[i], c->gpu_count, 0, c->expected_s,
+						image_index(&r, c));
 	}
 	for (;;) {
 		start_what_fits(&r);

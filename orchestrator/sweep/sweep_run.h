@@ -1,4 +1,5 @@
 /* The parent of a sweep on one host: schedules the cases on disjoint GPUs,
+ * image after image (each pulled when its first case is about to start),
  * takes their GPU leases, forks one worker per running case, records each
  * result (one fsynced line in the results file), retries non-PASS cases
  * (--retry-failed), reports progress, and stops every worker on Ctrl-C or
@@ -25,7 +26,9 @@ struct sweep_run_input {
 	enum device_mode devices;           /* --devices */
 	bool quarantine_gpus;               /* --quarantine-gpus: a suspect GPU leaves the pool */
 	const struct replay_host *host;
-	const struct sweep_image_env *imgs; /* parallel to meta->images */
+	struct sweep_image_env *imgs;       /* parallel to meta->images: each prepared
+					     * when its first case is about to start */
+	const struct image_setup *image;    /* how (sweep_image_prepare) */
 	const struct sweep_shared *sh;
 	const size_t *cases;                /* plan indexes to run, plan order */
 	size_t n_cases;

@@ -7,6 +7,10 @@
 
 enum { GPU_FREE, GPU_BUSY, GPU_QUARANTINED, GPU_EXTERNAL };
 
+/* The slots group_fits looks at: a pool larger than this is rare and only
+ * counts its first slots' groups. */
+#define GPU_SLOTS_MAX 64
+
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -20,6 +24,7 @@ void sweep_sched_init(struct sweep_sched *s, const int *pool, size_t n_pool, siz
 	memset(s, 0, sizeof(*s));
 	s->ordinals = xcalloc(n_pool ? n_pool : 1, sizeof(int));
 	s->state = xcalloc(n_pool ? n_pool : 1, 1);
+	s->slot_group = xcalloc(n_pool ? n_pool : 1, sizeof(size_t));
 	if (n_pool)
 		memcpy(s->ordinals, pool, n_pool * sizeof(int));
 	qsort(s->ordinals, n_pool, sizeof(int), cmp_int);
@@ -34,6 +39,7 @@ void sweep_sched_release(struct sweep_sched *s)
 {
 	free(s->ordinals);
 	free(s->state);
+	free(s->slot_group);
 	free(s->pending);
 	memset(s, 0, sizeof(*s));
 }
@@ -62,15 +68,29 @@ static bool runs_longer(double a, double b)
 void sweep_sched_add_expected(struct sweep_sched *s, size_t id, int gpus,
 			      unsigned long long avoid, double expected)
 {
+	sweep_sched_add_grouped(s, id, gpus, avoid, expected, 0);
+}
+
+/* Whether a case of group g expected to run e goes before c. */
+static bool goes_before(size_t g, double e, const struct sweep_sched_case *c)
+{
+	return g < c->group || (g == c->group && runs_longer(e, c->expected));
+}
+
+void sweep_sched_add_grouped(struct sweep_sched *s, size_t id, int gpus,
+			     unsigned long long avoid, double expected, size_t group)
+{
 	size_t at;
 
 	grow_pending(s);
-	/* From the back: after every case expected to run as long or longer. */
-	for (at = s->n_pending; at > 0 && runs_longer(expected, s->pending[at - 1].expected); at--)
+	/* From the back: after every case of its group expected to run as
+	 * long or longer. */
+	for (at = s->n_pending; at > 0 && goes_before(group, expected, &s->pending[at - 1]); at--)
 		;
 	memmove(&s->pending[at + 1], &s->pending[at], (s->n_pending - at) * sizeof(*s->pending));
 	s->n_pending++;
-	s->pending[at] = (struct sweep_sched_case){ id, gpus < 1 ? 1 : gpus, 0, avoid, expected };
+	s->pending[at] = (struct sweep_sched_case){ id, gpus < 1 ? 1 : gpus, 0, avoid, expected,
+						    group };
 }
 
 static size_t count_state(const struct sweep_sched *s, unsigned char st)
@@ -105,13 +125,39 @@ static void take(struct sweep_sched *s, size_t k, size_t *id, int *gpus_out)
 
 			if (s->state[i] == GPU_FREE && avoided == (pass == 1)) {
 				s->state[i] = GPU_BUSY;
+				s->slot_group[i] = s->pending[k].group;
 				gpus_out[got++] = o;
 			}
 		}
 	*id = s->pending[k].id;
+	s->taken_group = s->pending[k].group;
 	memmove(&s->pending[k], &s->pending[k + 1], (s->n_pending - k - 1) * sizeof(*s->pending));
 	s->n_pending--;
 	s->running++;
+}
+
+/* Whether group g may start a case: with it, the groups running and the
+ * first pending one are at most max_groups. */
+static bool group_fits(const struct sweep_sched *s, size_t g)
+{
+	size_t seen[GPU_SLOTS_MAX + 2], n = 0;
+
+	if (!s->max_groups)
+		return true;
+	seen[n++] = g;
+	if (s->pending[0].group != g)
+		seen[n++] = s->pending[0].group;
+	for (size_t i = 0; i < s->n_gpus && i < GPU_SLOTS_MAX; i++) {
+		bool known = false;
+
+		if (s->state[i] != GPU_BUSY)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			known |= seen[k] == s->slot_group[i];
+		if (!known)
+			seen[n++] = s->slot_group[i];
+	}
+	return n <= s->max_groups;
 }
 
 enum sweep_sched_verdict sweep_sched_next(struct sweep_sched *s, size_t *id, int *gpus_out)
@@ -132,6 +178,8 @@ enum sweep_sched_verdict sweep_sched_next(struct sweep_sched *s, size_t *id, int
 	if (s->jobs_max && s->running >= s->jobs_max)
 		return SCHED_WAIT;
 	for (size_t k = 0; k < s->n_pending; k++) {
+		if (!group_fits(s, s->pending[k].group))
+			continue;
 		if ((size_t)s->pending[k].gpus <= free_now) {
 			/* Everything before k is overtaken once more. */
 			for (size_t j = 0; j < k; j++)
@@ -177,11 +225,16 @@ void sweep_sched_requeue(struct sweep_sched *s, size_t id, int gpus_needed, cons
 	for (size_t i = 0; i < s->n_gpus; i++)
 		if (s->ordinals[i] == held_by_other && s->state[i] == GPU_FREE)
 			s->state[i] = GPU_EXTERNAL;
-	/* Back to the front: it was next in line (as unknown: the front is
-	 * where the longest ones are). */
+	/* Back to the front of its group: it was next in line (as unknown:
+	 * the front is where the longest ones are). */
+	size_t at = 0;
+
+	while (at < s->n_pending && s->pending[at].group < s->taken_group)
+		at++;
 	grow_pending(s);
-	memmove(&s->pending[1], &s->pending[0], s->n_pending++ * sizeof(*s->pending));
-	s->pending[0] = (struct sweep_sched_case){ id, gpus_needed < 1 ? 1 : gpus_needed, 0, 0, -1 };
+	memmove(&s->pending[at + 1], &s->pending[at], (s->n_pending++ - at) * sizeof(*s->pending));
+	s->pending[at] = (struct sweep_sched_case){ id, gpus_needed < 1 ? 1 : gpus_needed, 0, 0, -1,
+						    s->taken_group };
 }
 
 void sweep_sched_recheck(struct sweep_sched *s)

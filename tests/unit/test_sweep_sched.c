@@ -324,3 +324,67 @@ Test(sweep_sched, unknown_durations_go_first_in_the_order_added)
 	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_IDLE);
 	sweep_sched_release(&s);
 }
+
+/* Image after image: every case of group 0 before group 1's, longest first
+ * within a group, whatever the order added. */
+Test(sweep_sched, cases_run_image_after_image_longest_first_inside_one)
+{
+	int pool[1] = { 0 };
+	struct sweep_sched s;
+	size_t id, want[] = { 1, 0, 3, 2 };
+	int g[1];
+
+	sweep_sched_init(&s, pool, 1, 0, 0);
+	sweep_sched_add_grouped(&s, 2, 1, 0, 5.0, 1);
+	sweep_sched_add_grouped(&s, 0, 1, 0, 2.0, 0);
+	sweep_sched_add_grouped(&s, 3, 1, 0, 9.0, 1);
+	sweep_sched_add_grouped(&s, 1, 1, 0, 30.0, 0);
+	for (size_t k = 0; k < 4; k++) {
+		cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+		cr_assert_eq(id, want[k], "start %zu: case %zu, want %zu", k, id, want[k]);
+		sweep_sched_finish(&s, g, 1, false);
+	}
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_IDLE);
+	sweep_sched_release(&s);
+}
+
+/* Backfill takes the next image's case when the current one's does not
+ * fit, never a third image's; a bounced case goes back to the front of
+ * its own image. */
+Test(sweep_sched, backfill_keeps_at_most_two_images_in_use)
+{
+	int pool[3] = { 0, 1, 2 };
+	struct sweep_sched s;
+	size_t id;
+	int g[3], g0, g3;
+
+	sweep_sched_init(&s, pool, 3, 0, 100);
+	s.max_groups = 2;
+	sweep_sched_add_grouped(&s, 0, 1, 0, -1, 0);
+	sweep_sched_add_grouped(&s, 1, 3, 0, -1, 0);
+	sweep_sched_add_grouped(&s, 2, 1, 0, -1, 2);
+	sweep_sched_add_grouped(&s, 3, 1, 0, -1, 1);
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+	cr_assert_eq(id, 0);
+	g0 = g[0];
+	/* Case 1 needs every GPU: case 3 (image 1) may go first. */
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+	cr_assert_eq(id, 3, "the next image's case backfills");
+	sweep_sched_requeue(&s, id, 1, g, 1, -1);
+	cr_assert_eq(s.pending[0].id, 1, "image 0's case stays in front");
+	cr_assert_eq(s.pending[1].id, 3, "the bounced case leads image 1");
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+	cr_assert_eq(id, 3);
+	g3 = g[0];
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_WAIT,
+		     "a GPU is free, but case 2's image would be a third in use");
+	sweep_sched_finish(&s, &g3, 1, false);
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START, "image 1 done: image 2 is next");
+	cr_assert_eq(id, 2);
+	g3 = g[0];
+	sweep_sched_finish(&s, &g0, 1, false);
+	sweep_sched_finish(&s, &g3, 1, false);
+	cr_assert_eq(sweep_sched_next(&s, &id, g), SCHED_START);
+	cr_assert_eq(id, 1);
+	sweep_sched_release(&s);
+}
