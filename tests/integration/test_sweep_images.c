@@ -1,0 +1,156 @@
+/* A sweep's images against the real engine and the loopback registry of
+ * tests/setup.sh (plain, 127.0.0.1:5000), on the four fake GPUs of
+ * tests/fixtures/sysfs/mi300x-4 (docs/sweep.md "Images: pinned, pulled when
+ * their cases come"). Each test pushes tiny images built on the simulator
+ * image, a label each, to a repository of its own (i43-images-<pid>) and
+ * removes what it built or pulled, by ID. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "tests/support/engine_test.h"
+#include "tests/support/run_support.h"
+
+static struct tenv_sweep sw;
+
+static void images_init(void)
+{
+	tenv_init_sweep(&sw);
+}
+
+TestSuite(sweep_images, .init = images_init, .fini = tenv_fini, .timeout = 300);
+
+static const char *repo(void)
+{
+	static char name[96];
+
+	snprintf(name, sizeof(name), "%s/i43-images-%ld", ENGINE_TEST_REGISTRY, (long)getpid());
+	return name;
+}
+
+/* The simulator image with a label of its own (and, when scenario is not
+ * NULL, HRR_SIM_SCENARIO set), built as ref; its ID into id. */
+static void build_as(const char *ref, const char *label, const char *scenario, char *id,
+		     size_t len)
+{
+	cleanup_free char *env = scenario ? xasprintf("ENV HRR_SIM_SCENARIO=%s", scenario)
+					  : xstrdup("");
+	cleanup_free char *cmd = NULL;
+	FILE *p;
+	char line[256] = "";
+
+	cr_assert_eq(et_sh("printf 'FROM %s\\nLABEL org.hrr-docker-replay.test-image=%s\\n%s\\n' | "
+			   "DOCKER_BUILDKIT=0 docker build -q -t %s - >/dev/null 2>&1", SIM_IMAGE,
+			   label, env, ref), 0, "building %s", ref);
+	cmd = xasprintf("docker image inspect -f '{{.Id}}' %s", ref);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	if (!fgets(line, sizeof(line), p))
+		line[0] = '\0';
+	cr_assert_eq(pclose(p), 0, "%s", cmd);
+	line[strcspn(line, "\n")] = '\0';
+	cr_assert(!strncmp(line, "sha256:", 7), "%s: %s", cmd, line);
+	snprintf(id, len, "%s", line);
+}
+
+/* ref pushed to the registry and its local name removed. */
+static void push_away(const char *ref)
+{
+	cr_assert_eq(et_sh("docker push -q %s >/dev/null 2>&1 && docker rmi %s >/dev/null 2>&1",
+			   ref, ref), 0, "pushing %s", ref);
+}
+
+static char *only_sweep_folder(void)
+{
+	cleanup_free char *sweeps = xasprintf("%s/sweeps", tenv.workdir);
+	char *found = NULL;
+
+	for (int i = 0; i < 300 && !found; i++) {
+		DIR *d = opendir(sweeps);
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			if (e->d_name[0] != '.')
+				found = xasprintf("%s/%s", sweeps, e->d_name);
+		if (d)
+			closedir(d);
+		if (!found)
+			usleep(50000);
+	}
+	cr_assert_not_null(found, "no sweep folder under %s", sweeps);
+	return found;
+}
+
+static const cJSON *case_of(const cJSON *summary, const char *image)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(summary, "cases"))
+		if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "image")), image))
+			return c;
+	cr_assert_fail("no case @ %s", image);
+	return NULL;
+}
+
+static const char *field(const cJSON *o, const char *k)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
+
+	return v ? v : "";
+}
+
+/* Image 2's tag is pushed anew while image 1's case runs: image 2's case
+ * replays the digest pinned when the sweep started (a PASS, not the new
+ * tag's MAF), pulled by the sweep only as its case came; a reference the
+ * registry does not have is its own case's `error`, nothing more. */
+Test(sweep_images, a_tag_pushed_anew_mid_sweep_replays_the_pinned_digest)
+{
+	cleanup_free char *tag = xasprintf("%s:nightly", repo());
+	cleanup_free char *missing = xasprintf("%s-none:nightly", repo());
+	cleanup_free char *slow = xasprintf("%s/slow", sw.library);
+	cleanup_free char *src = fixture_root("slow");
+	cleanup_free char *folder = NULL, *plan = NULL, *cmd = NULL;
+	char id_old[128], id_new[128];
+	pid_t pid;
+
+	cmd = xasprintf("mkdir -p '%s' && cp -r '%s' '%s/' && "
+			"printf 'scenario=slow\\nseconds=6\\ninterval=0.5\\n' >'%s/capture.hrr/pid-4242/sim-scenario'",
+			slow, src, slow, slow);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	build_as(tag, "old", NULL, id_old, sizeof(id_old));
+	push_away(tag);
+	const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+			       "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--timeout", "120",
+			       "--jobs", "1", "--image", SIM_IMAGE, "--image", tag, "--image",
+			       missing, "--archive", slow, "--format", "json", "-q", NULL };
+
+	pid = tool_spawn(argv, sw.env, tenv.root);
+	folder = only_sweep_folder();
+	plan = xasprintf("%s/plan.json", folder);
+	cr_assert(wait_for_text(plan, "@sha256:", 60), "plan.json pins the tag by its digest");
+	cr_assert(et_sh("docker image inspect %s >/dev/null 2>&1", id_old) != 0,
+		  "not pulled when the sweep started");
+	build_as(tag, "new", "maf", id_new, sizeof(id_new));
+	push_away(tag);
+	cr_expect_eq(tool_wait(pid, 240), 5, "an error result: exit 5");
+	{
+		cleanup_cjson cJSON *s = read_json(folder, "summary.json");
+		const cJSON *c2, *c3;
+
+		cr_assert_not_null(s, "no summary.json in %s", folder);
+		c2 = case_of(s, tag);
+		c3 = case_of(s, missing);
+		cr_expect_str_eq(field(c2, "outcome"), "PASS", "the pinned image, not the new tag's");
+		cr_expect_str_eq(field(c2, "image_id"), id_old);
+		cr_expect_str_eq(field(case_of(s, SIM_IMAGE), "outcome"), "PASS");
+		cr_expect_str_eq(field(c3, "outcome"), "");
+		cr_expect_str_eq(field(c3, "status"), "error");
+	}
+	et_sh("docker rmi %s %s >/dev/null 2>&1", id_old, id_new);
+}
