@@ -98,7 +98,7 @@ void gpu_lease_name(const char *sysfs_root, int node, unsigned long gpu_id, char
 /* Open without O_CREAT when the file exists, so a sticky directory with
  * fs.protected_regular still lets another user open it; read-only when the
  * file is someone else's and not writable (flock works on any fd). */
-static int open_lock(const char *dir, const char *name, bool *writable, struct error *err)
+int gpu_lease_open_file(const char *dir, const char *name, bool *writable, struct error *err)
 {
 	cleanup_free char *path = xasprintf("%s/%s", dir, name);
 	struct stat st;
@@ -155,7 +155,7 @@ bool gpu_lease_probe(const char *dir, const char *name, char *holder, size_t hol
 {
 	struct error err;
 	bool writable;
-	cleanup_close int fd = open_lock(gpu_lease_dir(dir), name, &writable, &err);
+	cleanup_close int fd = gpu_lease_open_file(gpu_lease_dir(dir), name, &writable, &err);
 
 	if (fd < 0)
 		return false;
@@ -202,7 +202,7 @@ static int try_all(struct gpu_lease *l, const char *dir, const char *const *name
 	l->n = 0;
 	for (size_t i = 0; i < n; i++) {
 		bool writable;
-		int fd = open_lock(dir, names[i], &writable, err);
+		int fd = gpu_lease_open_file(dir, names[i], &writable, err);
 
 		if (fd < 0)
 			goto fail;

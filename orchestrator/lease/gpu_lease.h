@@ -71,6 +71,13 @@ int gpu_lease_acquire(struct gpu_lease *l, const char *const *names, size_t n,
 	__attribute__((warn_unused_result));
 void gpu_lease_release(struct gpu_lease *l);
 
+/* A file of the lock directory, opened without following a symlink,
+ * created 0666 when missing (every user locks it), read-only when it is
+ * someone else's; not a regular file is ERR_DATA. The other lock files
+ * (the images', orchestrator/lease/image_lease.h) are opened the same way. */
+int gpu_lease_open_file(const char *dir, const char *name, bool *writable, struct error *err)
+	__attribute__((warn_unused_result));
+
 /* Without taking it: is the GPU's lock held now? holder (may be NULL) gets
  * the owner label the holder wrote. */
 bool gpu_lease_probe(const char *dir, const char *name, char *holder, size_t holder_len);
