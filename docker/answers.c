@@ -195,6 +195,7 @@ int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
 	if (!id)
 		return error_set(err, ERR_PROTOCOL, 0, "image inspect: no Id in the engine's answer");
 	out->id = xstrdup(id);
+	out->size = json_int(inspect, "Size", 0, 1LL << 50, -1);
 	out->digest = xstrdup_or_null(json_arr_str(digests, 0));
 	cJSON_ArrayForEach(it, digests)
 		if (json_str_of(it))

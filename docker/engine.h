@@ -179,6 +179,7 @@ struct engine_image_info {
 	char *digest;      /* the first RepoDigests entry, NULL when none (built here) */
 	struct strvec repo_digests; /* every RepoDigests entry */
 	struct strvec env; /* Config.Env; newer APIs leave an empty one out */
+	long long size;    /* Size: bytes on the engine, its layers counted; -1 not said */
 };
 void engine_image_info_release(struct engine_image_info *i);
 

@@ -92,6 +92,7 @@ enum option_id {
 	OPT_REPLACE_KERNEL,
 	OPT_IGNORE_KNOWN,
 	OPT_METRIC,
+	OPT_IMAGE_BUDGET,
 	OPTION_ID_END /* not an option: ids run from OPT_IMAGE to here */
 };
 

@@ -25,6 +25,9 @@ static const struct option_def sweep_rows[] = {
 	  "host GPU ordinals the sweep may use (default all)" },
 	{ OPT_JOBS, "jobs", 0, "N", NULL, FOR_SWEEP | FOR_BISECT,
 	  "at most N cases at once (default: as many as the GPUs allow)" },
+	{ OPT_IMAGE_BUDGET, "image-budget", 0, "SIZE", "HRR_IMAGE_BUDGET", FOR_SWEEP,
+	  "keep the images this tool pulled within SIZE (40g, 500m): done ones removed,\n"
+	  "                                   least recently used first; never the user's" },
 	{ OPT_RETRY_FAILED, "retry-failed", 0, "N", NULL, FOR_SWEEP | FOR_BISECT,
 	  "rerun a non-PASS case up to N times; one that then passes is flaky" },
 	{ OPT_QUARANTINE_GPUS, "quarantine-gpus", 0, NULL, NULL, FOR_SWEEP | FOR_BISECT,
@@ -141,7 +144,7 @@ static int sweep_option_apply(struct sweep_options *s, enum option_id id, const 
 {
 	long n;
 
-	(void)from_env; /* HRR_HISTORY_DB, the one env twin here, reads as given */
+	(void)from_env; /* HRR_HISTORY_DB and HRR_IMAGE_BUDGET read as given */
 	switch (id) {
 	case OPT_PLAN: strvec_push(&s->plans, v); return 0;
 	case OPT_LABEL:
@@ -155,6 +158,7 @@ static int sweep_option_apply(struct sweep_options *s, enum option_id id, const 
 	case OPT_FAIL_ON: return apply_list(s, id, v, from, err);
 	case OPT_JOBS: return options_parse_long(from, v, 1, &s->jobs, err);
 	case OPT_RETRY_FAILED: return options_parse_long(from, v, 0, &s->retry_failed, err);
+	case OPT_IMAGE_BUDGET: return options_parse_bytes(from, v, &s->image_budget, err);
 	case OPT_GPU_WAIT:
 		if (options_parse_long(from, v, 0, &n, err) < 0)
 			return -1;

@@ -25,6 +25,7 @@ struct sweep_options {
 	int gpus[GPU_MAX];
 	size_t n_gpus;        /* 0: every host GPU */
 	long jobs;            /* 0: as many as the GPUs allow */
+	long long image_budget; /* --image-budget bytes; 0: none */
 	long retry_failed;
 	bool quarantine_gpus; /* a suspect GPU leaves the sweep's pool */
 	double gpu_wait;      /* < 0: no bound (run and sweep) */

@@ -83,6 +83,8 @@ static int set_up(struct sweep_work *j, size_t **cases, size_t *n, int **next_at
 		holders_remove_orphans(j->host.engine);
 	if (!(submit && j->resume))
 		sweep_open_images(j);
+	if (!j->resume && sweep_open_budget_check(j, &err) < 0)
+		return *end = sweep_state_fail(j, &err, SWEEP_END_USAGE), -1;
 	if (!j->resume && sweep_folder_create(j->host.workdir, j->meta.id, &j->folder, &err) < 0)
 		return *end = sweep_state_fail(j, &err, SWEEP_END_INFRA), -1;
 	/* A code object that changed since its check is the user's to fix. */

@@ -48,6 +48,7 @@ static int meta_from_request(struct sweep_work *j, struct error *err)
 	memcpy(m->gpus, p->gpus, sizeof(m->gpus));
 	m->n_gpus = p->n_gpus;
 	m->jobs = p->jobs;
+	m->image_budget = p->image_budget;
 	m->retry_failed = p->retry_failed;
 	m->gpu_wait = p->gpu_wait;
 	m->fail_on = p->fail_on;
@@ -196,6 +197,22 @@ void sweep_open_images(struct sweep_work *j)
 		sweep_image_env_init(&j->imgs[i]);
 		pin_image(j, &j->meta.images[i], &j->imgs[i]);
 	}
+}
+
+int sweep_open_budget_check(const struct sweep_work *j, struct error *err)
+{
+	const struct sweep_meta *m = &j->meta;
+
+	for (size_t i = 0; m->image_budget && i < m->n_images; i++)
+		if (m->images[i].manifest_size > m->image_budget)
+			return error_set(err, ERR_USAGE, 0,
+					 "image %s takes at least %lld bytes (%.1f MiB, its registry's "
+					 "compressed layers), more than --image-budget %lld bytes "
+					 "(%.1f MiB): raise the budget",
+					 m->images[i].ref, m->images[i].manifest_size,
+					 (double)m->images[i].manifest_size / 1048576.0,
+					 m->image_budget, (double)m->image_budget / 1048576.0);
+	return 0;
 }
 
 void sweep_open_release(struct sweep_work *j)

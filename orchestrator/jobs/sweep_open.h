@@ -28,6 +28,10 @@ int sweep_open_pool(const struct sweep_work *j, struct error *err)
 /* Each image pinned (resolved, not pulled) unless plan.json has its pin;
  * the set-up its cases share (j->image, j->sh) readied for sweep_run. */
 void sweep_open_images(struct sweep_work *j);
+/* A new sweep under --image-budget: an image its registry says is larger
+ * than the budget is ERR_USAGE, naming both sizes, before anything runs. */
+int sweep_open_budget_check(const struct sweep_work *j, struct error *err)
+	__attribute__((warn_unused_result));
 /* A finished or running sweep read back (--merge, --status): how many
  * cases have a result, how many results lines there are. */
 enum sweep_end sweep_open_read_back(struct sweep_work *j, const char *sweep, size_t *done,

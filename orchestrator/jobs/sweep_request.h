@@ -64,6 +64,7 @@ struct sweep_request_plan {
 	int gpus[GPU_MAX];
 	size_t n_gpus;              /* 0: every host GPU */
 	long jobs, retry_failed, perf_window;
+	long long image_budget;     /* --image-budget bytes; 0: none */
 	double gpu_wait;
 	sweep_status_mask fail_on;
 	struct perf_rule perf_rule;

@@ -239,6 +239,8 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 			json_add_str(im, "error", m->images[i].error, JSON_TEXT);
 		cJSON_AddItemToArray(imgs, im);
 	}
+	if (m->image_budget)
+		cJSON_AddNumberToObject(o, "image_budget", (double)m->image_budget);
 	cJSON_AddItemToObject(o, "run_options", runopts_redacted(m->run_options));
 	gpus = cJSON_AddArrayToObject(o, "gpus");
 	for (size_t i = 0; i < m->n_gpus; i++)
@@ -306,6 +308,7 @@ static int plan_read(struct sweep_meta *m, const char *folder, struct error *err
 	m->started = (long long)sjson_num(o, "started", 0);
 	m->started_us = (long long)sjson_num(o, "started_us", 0);
 	m->jobs = (long)sjson_num(o, "jobs", 0);
+	m->image_budget = json_int(o, "image_budget", 0, 1LL << 50, 0);
 	m->retry_failed = (long)sjson_num(o, "retry_failed", 0);
 	m->gpu_wait = sjson_num(o, "gpu_wait", -1);
 	m->fail_on = (sweep_status_mask)sjson_num(o, "fail_on", SWEEP_FAIL_DEFAULT);

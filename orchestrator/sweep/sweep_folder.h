@@ -49,6 +49,9 @@ struct sweep_meta {
 	long long started_us;
 	struct sweep_image *images;
 	size_t n_images;
+	/* --image-budget in bytes (0: none), kept for --resume and Slurm tasks
+	 * (orchestrator/sweep/sweep_budget.h). */
+	long long image_budget;
 	char *run_options;        /* JSON object: the run options every case gets, with values
 				   * (plan.json keeps a copy without; sweep_runopts_json.h) */
 	int gpus[GPU_MAX];

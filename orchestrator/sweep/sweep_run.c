@@ -17,6 +17,7 @@
 #include "orchestrator/lease/gpu_lease.h"
 #include "common/signals.h"
 #include "orchestrator/lease/gpu_holders.h"
+#include "orchestrator/sweep/sweep_budget.h"
 #include "orchestrator/sweep/sweep_engine.h"
 #include "orchestrator/sweep/sweep_progress.h"
 #include "orchestrator/sweep/sweep_quarantine.h"
@@ -50,6 +51,7 @@ struct run {
 	struct holders_seen held;
 	struct sweep_progress progress;
 	struct gpu_suspects suspects;
+	struct sweep_budget budget;
 	char hostname[256];      /* where the results ran: the Slurm node name in a task */
 	int sig_fd;             /* common/signals.h's pipe, -1 none */
 	bool stopping;
@@ -89,9 +91,10 @@ static struct sweep_image_env *image_of(const struct run *r, const struct sweep_
 }
 
 /* The case's image pulled and set up as its first case is about to
- * start; false (an `error` result recorded, its GPUs freed) when it could
- * not be. */
-static bool image_ready(struct run *r, size_t idx, const int *gpus, size_t n);
+ * start. IMAGE_FAILED: an `error` result recorded, its GPUs freed;
+ * IMAGE_WAIT: it does not fit --image-budget yet, the case back in line. */
+enum image_readiness { IMAGE_READY, IMAGE_FAILED, IMAGE_WAIT };
+static enum image_readiness image_ready(struct run *r, size_t idx, const int *gpus, size_t n);
 
 static enum sweep_base base_of(const struct run *r, size_t idx)
 {
@@ -144,6 +147,7 @@ static void record_now(struct run *r, size_t idx, enum result_state state, const
 	case_result_fill(&res, c, r->attempt[idx], state, img ? img->env.img.id : NULL, msg);
 	record(r, idx, &res, NULL);
 	case_result_release(&res);
+	sweep_budget_case_ended(&r->budget, image_index(r, c));
 }
 
 /* false: busy (busy_ordinal set, *why NULL) or a lock that cannot be used
@@ -316,25 +320,39 @@ static void start_what_fits(struct run *r)
 			r->out->out_of_time = true;
 			return;
 		}
-		if (image_ready(r, idx, gpus, (size_t)r->in->meta->plan.cases[idx].gpu_count))
+		switch (image_ready(r, idx, gpus, (size_t)r->in->meta->plan.cases[idx].gpu_count)) {
+		case IMAGE_READY:
 			start_one(r, idx, gpus, (size_t)r->in->meta->plan.cases[idx].gpu_count);
+			break;
+		case IMAGE_WAIT:
+			return; /* again when a case ends */
+		case IMAGE_FAILED:
+			break;
+		}
 	}
 }
 
-static bool image_ready(struct run *r, size_t idx, const int *gpus, size_t n)
+static enum image_readiness image_ready(struct run *r, size_t idx, const int *gpus, size_t n)
 {
 	const struct sweep_case *c = &r->in->meta->plan.cases[idx];
 	size_t i = image_index(r, c);
 	struct sweep_image_env *img = image_of(r, c);
 
-	if (img && !img->prepared)
+	if (img && !img->prepared) {
+		if (sweep_budget_before_pull(&r->budget, i) == BUDGET_WAIT) {
+			sweep_sched_requeue(&r->sched, idx, c->gpu_count, gpus, n, -1);
+			return IMAGE_WAIT;
+		}
 		sweep_image_prepare(img, r->in->host, r->in->image, r->in->sh,
 				    &r->in->meta->images[i], r->in->events);
+		if (img->ok)
+			sweep_budget_after_pull(&r->budget, i, img->env.img.id, img->env.img.pulled);
+	}
 	if (img && img->ok)
-		return true;
+		return IMAGE_READY;
 	sweep_sched_finish(&r->sched, gpus, n, false);
 	record_now(r, idx, RESULT_ERROR, img ? img->error : "image not pinned");
-	return false;
+	return IMAGE_FAILED;
 }
 
 /* A non-PASS replay runs again while attempts remain (--retry-failed). */
@@ -439,6 +457,9 @@ static void finish_worker(struct run *r, size_t k)
 						r->in->meta->plan.cases[w->idx].gpu_count,
 						gpu_suspects_failed_on(&r->suspects, w->idx),
 						res.duration_s > 0 ? res.duration_s : -1,
+						image_index(r, &r->in->meta->plan.cases[w->idx]));
+		} else {
+			sweep_budget_case_ended(&r->budget,
 						image_index(r, &r->in->meta->plan.cases[w->idx]));
 		}
 		case_result_release(&res);
@@ -554,6 +575,7 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	r->held.fetched = -1e9;
 	sweep_progress_init(&r->progress, in->n_cases, in->events);
 	gpu_suspects_init(&r->suspects, m->plan.n);
+	sweep_budget_init(&r->budget, m, h->engine, m->image_budget, h->owner, in->events);
 	replay_host_name(r->hostname, sizeof(r->hostname));
 	install_signals(r);
 }
@@ -566,6 +588,8 @@ static void run_release(struct run *r)
 	free(r->names);
 	sweep_progress_done(&r->progress);
 	gpu_suspects_release(&r->suspects);
+	sweep_budget_finish(&r->budget);
+	sweep_budget_release(&r->budget);
 	signals_release();
 }
 
@@ -586,10 +610,13 @@ int sweep_run(const struct sweep_run_input *in, struct sweep_run_outcome *out, s
 		/* Image after image, in the plan's order of images. */
 		if (!img || (img->prepared && !img->ok))
 			record_now(&r, order[i], RESULT_ERROR, img ? img->error : "image not pinned");
-		else
+		else {
 			sweep_sched_add_grouped(&r.sched, order[i], c->gpu_count, 0, c->expected_s,
 						image_index(&r, c));
+			sweep_budget_case_queued(&r.budget, image_index(&r, c));
+		}
 	}
+	sweep_budget_hold(&r.budget);
 	for (;;) {
 		start_what_fits(&r);
 		if (!r.n_w && (r.stopping || !r.sched.n_pending))

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -153,4 +154,130 @@ Test(sweep_images, a_tag_pushed_anew_mid_sweep_replays_the_pinned_digest)
 		cr_expect_str_eq(field(c3, "status"), "error");
 	}
 	et_sh("docker rmi %s %s >/dev/null 2>&1", id_old, id_new);
+}
+
+#define N_IMAGES 6
+
+/* Image n of the budget test: the simulator plus a 3 MB layer of its own,
+ * labelled with the test's pid (so the test counts only its own images). */
+static void build_distinct(const char *ref, int n)
+{
+	cleanup_free char *ctx = xasprintf("%s/ctx-%d", tenv.root, n);
+
+	cr_assert_eq(et_sh("mkdir -p %s && head -c 3000000 /dev/urandom >%s/blob && "
+			   "printf 'FROM %s\\nLABEL org.hrr-docker-replay.test-budget=%ld\\n"
+			   "COPY blob /blob-%d\\n' >%s/Dockerfile && "
+			   "DOCKER_BUILDKIT=0 docker build -q -t %s %s >/dev/null 2>&1",
+			   ctx, ctx, SIM_IMAGE, (long)getpid(), n, ctx, ref, ctx), 0,
+		     "building %s", ref);
+}
+
+/* How many images of this test the engine holds, besides the user's. */
+static int pulled_count(const char *user_id)
+{
+	cleanup_free char *cmd = xasprintf("docker image ls -q --no-trunc --filter "
+					   "label=org.hrr-docker-replay.test-budget=%ld",
+					   (long)getpid());
+	FILE *p = popen(cmd, "r");
+	char line[256];
+	int n = 0;
+
+	while (p && fgets(line, sizeof(line), p))
+		n += strncmp(line, user_id, strlen(user_id)) != 0;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+static long long image_size(const char *ref)
+{
+	cleanup_free char *cmd = xasprintf("docker image inspect -f '{{.Size}}' %s", ref);
+	FILE *p = popen(cmd, "r");
+	long long v = -1;
+
+	cr_assert_not_null(p);
+	if (fscanf(p, "%lld", &v) != 1)
+		v = -1;
+	pclose(p);
+	return v;
+}
+
+/* Six images of distinct layers, the first already the user's; a budget
+ * of about 2.3 images over 3 cases of each: every case runs once, polled
+ * every 0.2 s the images the tool pulled are never more than 2 (never over
+ * the budget), the user's image is still there, and at the end what the
+ * sweep pulled fits the budget. */
+Test(sweep_images, a_budget_of_two_images_holds_over_six)
+{
+	char refs[N_IMAGES][160], user_id[128] = "", budget[32];
+	const char *argv[64] = { "sweep", "--workdir", tenv.workdir, "--device-root",
+				 tenv.devroot, "--sysfs-root", sw.sysfs4, "--db", sw.dbpath,
+				 "--timeout", "120", "--image-budget", budget, "-q" };
+	size_t n = 14;
+	int most = 0, status = -1;
+	long long size;
+	pid_t pid;
+
+	for (int i = 0; i < N_IMAGES; i++) {
+		snprintf(refs[i], sizeof(refs[i]), "%s-b:i%d", repo(), i + 1);
+		build_distinct(refs[i], i + 1);
+		cr_assert_eq(et_sh("docker push -q %s >/dev/null 2>&1", refs[i]), 0, "%s", refs[i]);
+		if (i > 0)
+			cr_assert_eq(et_sh("docker rmi %s >/dev/null 2>&1", refs[i]), 0);
+		argv[n++] = "--image";
+		argv[n++] = refs[i];
+	}
+	size = image_size(refs[0]);
+	cr_assert_gt(size, 3000000);
+	snprintf(budget, sizeof(budget), "%lld", size * 23 / 10);
+	snprintf(user_id, sizeof(user_id), "sha256:");
+	{
+		cleanup_free char *cmd = xasprintf("docker image inspect -f '{{.Id}}' %s", refs[0]);
+		FILE *p = popen(cmd, "r");
+
+		cr_assert(p && fgets(user_id, sizeof(user_id), p));
+		user_id[strcspn(user_id, "\n")] = '\0';
+		pclose(p);
+	}
+	for (int k = 0; k < 3; k++) {
+		cleanup_free char *dst = xasprintf("%s/c%d", sw.library, k);
+		cleanup_free char *src = fixture_root("pass");
+
+		cr_assert_eq(et_sh("mkdir -p %s && cp -r %s %s/", dst, src, dst), 0);
+	}
+	argv[n++] = "--archive";
+	argv[n++] = sw.library;
+	argv[n] = NULL;
+	pid = tool_spawn(argv, sw.env, tenv.root);
+	for (int t = 0; t < 1500 && status < 0; t++) {
+		int c = pulled_count(user_id), st;
+
+		most = c > most ? c : most;
+		usleep(200000);
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	if (status < 0)
+		status = tool_wait(pid, 1);
+	cr_expect_eq(status, 0, "the sweep passed");
+	cr_expect_leq(most, 2, "at most 2 pulled images at once (the budget: 2.3)");
+	cr_expect_leq(pulled_count(user_id), 2, "what stays fits the budget");
+	cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", user_id) == 0,
+		  "the user's image survives");
+	{
+		cleanup_free char *folder = only_sweep_folder();
+		cleanup_cjson cJSON *s = read_json(folder, "summary.json");
+		const cJSON *c;
+		int cases = 0;
+
+		cr_assert_not_null(s);
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(s, "cases")) {
+			cases++;
+			cr_expect_str_eq(field(c, "outcome"), "PASS", "%s", field(c, "image"));
+			cr_expect_eq(cJSON_GetObjectItem(c, "attempts")->valueint, 1);
+		}
+		cr_expect_eq(cases, 3 * N_IMAGES);
+	}
+	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
+	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
 }

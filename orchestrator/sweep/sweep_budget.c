@@ -1,0 +1,272 @@
+#include "orchestrator/sweep/sweep_budget.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "orchestrator/lease/gpu_lease.h"
+#include "orchestrator/sweep/sweep_pin.h"
+
+#define MIB(x) ((double)(x) / (1024.0 * 1024.0))
+
+/* The names the hold lists: the pins of the images with cases left. */
+static void hold_update(struct sweep_budget *b)
+{
+	cleanup_strvec struct strvec names = STRVEC_INIT;
+
+	for (size_t i = 0; i < b->meta->n_images; i++) {
+		const struct sweep_image *im = &b->meta->images[i];
+
+		if (!b->left[i])
+			continue;
+		if (im->digest)
+			strvec_push(&names, im->digest);
+		if (b->ids[i] || im->id)
+			strvec_push(&names, b->ids[i] ? b->ids[i] : im->id);
+	}
+	image_hold_set(&b->hold, &names);
+}
+
+void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struct engine *e,
+		       long long limit, const char *owner, const struct job_events *ev)
+{
+	struct error err;
+
+	memset(b, 0, sizeof(*b));
+	b->hold.fd = -1;
+	b->limit = limit;
+	b->meta = m;
+	b->engine = e;
+	b->ev = ev;
+	b->dir = gpu_lease_dir(NULL);
+	b->owner = xasprintf("%s sweep %s", owner ? owner : "?", m->id);
+	b->left = xcalloc(m->n_images + 1, sizeof(*b->left));
+	b->ids = xcalloc(m->n_images + 1, sizeof(*b->ids));
+	b->ours = xcalloc(m->n_images + 1, sizeof(*b->ours));
+	if (limit && image_hold_take(&b->hold, b->dir, m->id, NULL, &err) < 0)
+		events_warning(ev, "--image-budget: %s: other sweeps may remove this one's images",
+			       err.msg);
+}
+
+void sweep_budget_release(struct sweep_budget *b)
+{
+	image_hold_release(&b->hold, b->dir);
+	for (size_t i = 0; b->meta && i < b->meta->n_images; i++)
+		free(b->ids[i]);
+	free(b->ids);
+	free(b->left);
+	free(b->ours);
+	free(b->owner);
+	memset(b, 0, sizeof(*b));
+	b->hold.fd = -1;
+}
+
+void sweep_budget_hold(struct sweep_budget *b)
+{
+	if (b->limit)
+		hold_update(b);
+}
+
+void sweep_budget_case_queued(struct sweep_budget *b, size_t i)
+{
+	if (i < b->meta->n_images)
+		b->left[i]++;
+}
+
+/* Whether image entry e is one of this sweep's with cases left. */
+static bool needed_here(const struct sweep_budget *b, const struct pulled_image *e)
+{
+	for (size_t i = 0; i < b->meta->n_images; i++) {
+		const struct sweep_image *im = &b->meta->images[i];
+
+		if (!b->left[i])
+			continue;
+		if ((b->ids[i] && !strcmp(b->ids[i], e->id)) || (im->id && !strcmp(im->id, e->id)) ||
+		    (im->digest && e->digest && !strcmp(im->digest, e->digest)))
+			return true;
+	}
+	return false;
+}
+
+/* The record's entries still on the engine, their sizes refreshed; the
+ * others dropped. The sum is b->used. */
+static void refresh(struct sweep_budget *b, struct pulled_images *list)
+{
+	b->used = 0;
+	for (size_t k = list->n; k-- > 0;) {
+		struct engine_image_info info = { 0 };
+		struct error err;
+
+		if (engine_image_inspect(b->engine, list->v[k].id, &info, &err) < 0) {
+			if (err.kind == ERR_NOT_FOUND)
+				pulled_images_drop(list, list->v[k].id);
+			else
+				b->used += list->v[k].size;
+			continue;
+		}
+		if (info.size >= 0)
+			list->v[k].size = info.size;
+		b->used += list->v[k].size;
+		engine_image_info_release(&info);
+	}
+	if (b->used > b->peak)
+		b->peak = b->used;
+}
+
+/* The least recently used entry that may go, or NULL. */
+static struct pulled_image *lru_removable(const struct sweep_budget *b,
+					  const struct pulled_images *list, bool *skip)
+{
+	struct pulled_image *best = NULL;
+
+	for (size_t k = 0; k < list->n; k++) {
+		struct pulled_image *e = &list->v[k];
+
+		if (skip[k] || needed_here(b, e) ||
+		    image_held_by_others(b->dir, &b->hold, e->id, e->digest))
+			continue;
+		if (!best || e->last_used < best->last_used)
+			best = e;
+	}
+	return best;
+}
+
+static bool present(struct engine *e, const char *name)
+{
+	struct engine_image_info info = { 0 };
+	bool here = engine_image_inspect(e, name, &info, ERROR_DISCARD) == 0;
+
+	engine_image_info_release(&info);
+	return here;
+}
+
+/* Remove what may go until need more fits; true when it does. */
+static bool make_room(struct sweep_budget *b, struct pulled_images *list, long long need)
+{
+	cleanup_free bool *skip = xcalloc(list->n + 1, sizeof(bool));
+	struct pulled_image *e;
+
+	while (b->used + need > b->limit && (e = lru_removable(b, list, skip))) {
+		struct error err = { 0 };
+		size_t at = (size_t)(e - list->v), last = list->n - 1;
+		long long size = e->size;
+		cleanup_free char *id = xstrdup(e->id);
+
+		/* The pinned reference untagged, never forced: an image a
+		 * container uses, or that someone tagged since, stays. */
+		if (engine_image_remove(b->engine, e->digest ? e->digest : e->id, &err) < 0 ||
+		    present(b->engine, id)) {
+			events_info(b->ev, 0, "--image-budget: %s stays (%s)", e->ref ? e->ref : id,
+				    err.msg[0] ? err.msg : "in use, or tagged since");
+			skip[at] = true;
+			continue;
+		}
+		events_info(b->ev, 0, "--image-budget: removed %s (%.1f MiB), pulled by %s",
+			    e->ref ? e->ref : id, MIB(size), e->owner ? e->owner : "?");
+		b->used -= size;
+		pulled_images_drop(list, id);
+		skip[at] = skip[last]; /* the last entry moved into the freed slot */
+	}
+	return b->used + need <= b->limit;
+}
+
+/* Whether one of this sweep's own images, pulled by it, still has cases
+ * running or queued: room comes when they end. */
+static bool own_images_pending(const struct sweep_budget *b, size_t except)
+{
+	for (size_t i = 0; i < b->meta->n_images; i++)
+		if (i != except && b->left[i] && b->ours[i])
+			return true;
+	return false;
+}
+
+enum budget_room sweep_budget_before_pull(struct sweep_budget *b, size_t i)
+{
+	const struct sweep_image *im = &b->meta->images[i];
+	struct image_record rec;
+	struct error err;
+	long long need = im->manifest_size > 0 ? im->manifest_size : 0;
+	bool fits;
+
+	if (!b->limit || !b->engine)
+		return BUDGET_GO;
+	/* Already here (the user's, or pulled before): nothing to make room for. */
+	if (sweep_pin_name(im) && present(b->engine, sweep_pin_name(im)))
+		return BUDGET_GO;
+	if (image_record_open(&rec, b->dir, &err) < 0) {
+		events_warning(b->ev, "--image-budget: %s: pulling %s without making room", err.msg,
+			       im->ref);
+		return BUDGET_GO;
+	}
+	refresh(b, &rec.list);
+	fits = make_room(b, &rec.list, need ? need : 1);
+	if (image_record_save(&rec, &err) < 0)
+		events_warning(b->ev, "--image-budget: %s", err.msg);
+	image_record_close(&rec);
+	if (fits || !own_images_pending(b, i))
+		return BUDGET_GO;
+	return BUDGET_WAIT;
+}
+
+void sweep_budget_after_pull(struct sweep_budget *b, size_t i, const char *id, bool pulled)
+{
+	struct image_record rec;
+	struct pulled_image *e;
+	struct error err;
+	long long now = (long long)time(NULL);
+
+	if (!b->limit || !id)
+		return;
+	free(b->ids[i]);
+	b->ids[i] = xstrdup(id);
+	hold_update(b);
+	if (image_record_open(&rec, b->dir, &err) < 0) {
+		events_warning(b->ev, "--image-budget: %s", err.msg);
+		return;
+	}
+	e = pulled_images_find(&rec.list, id);
+	if (pulled && !e) {
+		pulled_images_put(&rec.list, &(struct pulled_image){
+			.id = (char *)id, .ref = b->meta->images[i].ref,
+			.digest = b->meta->images[i].digest, .owner = b->owner, .size = 0,
+			.pulled = now, .last_used = now });
+		e = pulled_images_find(&rec.list, id);
+	}
+	if (e) {
+		b->ours[i] = true;
+		e->last_used = now;
+	}
+	refresh(b, &rec.list);
+	if (b->used > b->limit)
+		events_warning(b->ev, "--image-budget: the images this tool pulled take %.1f MiB, "
+			       "%.1f MiB over the budget of %.1f MiB (%s was larger than its "
+			       "manifest said)", MIB(b->used), MIB(b->used - b->limit),
+			       MIB(b->limit), b->meta->images[i].ref);
+	if (image_record_save(&rec, &err) < 0)
+		events_warning(b->ev, "--image-budget: %s", err.msg);
+	image_record_close(&rec);
+}
+
+void sweep_budget_case_ended(struct sweep_budget *b, size_t i)
+{
+	if (i >= b->meta->n_images || !b->left[i])
+		return;
+	if (--b->left[i] == 0 && b->limit)
+		hold_update(b);
+}
+
+void sweep_budget_finish(struct sweep_budget *b)
+{
+	struct image_record rec;
+	struct error err;
+
+	if (!b->limit || !b->engine || image_record_open(&rec, b->dir, &err) < 0)
+		return;
+	refresh(b, &rec.list);
+	(void)make_room(b, &rec.list, 0);
+	if (image_record_save(&rec, &err) < 0)
+		events_warning(b->ev, "--image-budget: %s", err.msg);
+	image_record_close(&rec);
+}

@@ -1,0 +1,56 @@
+/* --image-budget (docs/sweep.md "--image-budget"): the disk the images
+ * this tool pulled take on the engine stays at or below the budget. Before
+ * an image's pull, images this tool pulled (the host's record,
+ * orchestrator/lease/image_lease.h) that no one needs any more are
+ * removed, least recently used first; the sweep's own images still to
+ * run, the images other sweeps or bisections hold, an image a container
+ * uses and the user's images (never in the record) are never removed.
+ * What it does is said to the events; failures to remove are warnings. */
+#ifndef HRR_SWEEP_SWEEP_BUDGET_H
+#define HRR_SWEEP_SWEEP_BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/events.h"
+#include "docker/engine.h"
+#include "orchestrator/lease/image_lease.h"
+#include "orchestrator/sweep/sweep_folder.h"
+
+struct sweep_budget {
+	long long limit;        /* bytes; 0: no budget (nothing here runs) */
+	const char *dir;        /* the lock directory */
+	struct engine *engine;
+	const struct sweep_meta *meta;
+	const struct job_events *ev;
+	char *owner;            /* "<owner label> sweep <id>" */
+	size_t *left;           /* per image: its cases not ended yet */
+	char **ids;             /* per image: its ID once pulled or found */
+	bool *ours;             /* per image: this tool pulled it */
+	struct image_hold hold;
+	long long used, peak;   /* bytes the tool's pulled images take, now and at most */
+};
+
+/* limit 0: every call below does nothing. The hold of the sweep's images
+ * is taken when a budget is set (a failure is a warning). */
+void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struct engine *e,
+		       long long limit, const char *owner, const struct job_events *ev);
+void sweep_budget_release(struct sweep_budget *b);
+/* Every case queued: the hold lists the sweep's images from now on. */
+void sweep_budget_hold(struct sweep_budget *b);
+/* A case of image i queued (before the sweep starts) / ended for good. */
+void sweep_budget_case_queued(struct sweep_budget *b, size_t i);
+void sweep_budget_case_ended(struct sweep_budget *b, size_t i);
+
+enum budget_room { BUDGET_GO, BUDGET_WAIT };
+/* Before image i is pulled: room made for it (its manifest's size when
+ * known). BUDGET_WAIT: it does not fit until the sweep's own running
+ * images are done; ask again when a case ends. */
+enum budget_room sweep_budget_before_pull(struct sweep_budget *b, size_t i);
+/* After image i was set up: id is its ID, pulled whether this set-up
+ * pulled it (then it enters the host's record as the tool's). */
+void sweep_budget_after_pull(struct sweep_budget *b, size_t i, const char *id, bool pulled);
+/* At the sweep's end: what it pulled stays only as far as it fits. */
+void sweep_budget_finish(struct sweep_budget *b);
+
+#endif
