@@ -281,3 +281,40 @@ Test(sweep_images, a_budget_of_two_images_holds_over_six)
 	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
 	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
 }
+
+/* An image its registry says is larger than the budget: exit 64 before
+ * anything runs (no sweep folder), naming the image and both sizes. */
+Test(sweep_images, a_budget_below_one_image_is_refused_at_plan_time)
+{
+	cleanup_free char *ref = xasprintf("%s-big:t", repo());
+	cleanup_free char *ctx = xasprintf("%s/ctx-big", tenv.root);
+	cleanup_free char *src = fixture_root("pass");
+	cleanup_free char *sweeps = xasprintf("%s/sweeps", tenv.workdir);
+	struct tool_run r;
+	DIR *d;
+	struct dirent *e;
+
+	cr_assert_eq(et_sh("mkdir -p %s && head -c 8000000 /dev/urandom >%s/blob && "
+			   "printf 'FROM %s\\nLABEL org.hrr-docker-replay.test-budget=%ld\\n"
+			   "COPY blob /blob\\n' >%s/Dockerfile && "
+			   "DOCKER_BUILDKIT=0 docker build -q -t %s %s >/dev/null 2>&1 && "
+			   "docker push -q %s >/dev/null 2>&1 && docker rmi %s >/dev/null 2>&1",
+			   ctx, ctx, SIM_IMAGE, (long)getpid(), ctx, ref, ctx, ref, ref), 0);
+	cr_assert_eq(et_sh("mkdir -p %s/c && cp -r %s %s/c/", sw.library, src, sw.library), 0);
+	const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+			       "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--image", ref,
+			       "--archive", sw.library, "--image-budget", "6m", NULL };
+
+	tool_run(&r, argv, sw.env);
+	cr_expect_eq(r.status, 64, "%s", r.err.buf);
+	cr_expect(strstr(r.err.buf, ref), "names the image: %s", r.err.buf);
+	cr_expect(strstr(r.err.buf, "6291456 bytes"), "names the budget: %s", r.err.buf);
+	cr_expect(strstr(r.err.buf, "takes at least "), "names the image's size: %s", r.err.buf);
+	d = opendir(sweeps);
+	while (d && (e = readdir(d)))
+		cr_expect(e->d_name[0] == '.', "a sweep folder was made: %s", e->d_name);
+	if (d)
+		closedir(d);
+	cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", ref) != 0, "nothing pulled");
+	tool_run_release(&r);
+}

@@ -210,3 +210,38 @@ Test(sweep_options, records_others_read_carry_env_none_values)
 	options_release(&a);
 	options_release(&b);
 }
+
+static const char *budget_env(const char *name, void *ud)
+{
+	(void)ud;
+	return !strcmp(name, "HRR_IMAGE_BUDGET") ? "500m" : NULL;
+}
+
+/* --image-budget: binary units as --log-limit's, its env twin when not
+ * given, refused below 6m or malformed. */
+Test(sweep_options, image_budget_sizes_and_env_twin)
+{
+	struct options o;
+	struct error err;
+
+	options_init(&o);
+	cr_assert_eq(PARSE(&o, env_none, "sweep", "--image", "a:1", "--archive", "/lib"), 0,
+		     "%s", err.msg);
+	cr_assert_eq(o.sweep.image_budget, 0, "no budget by default");
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, env_none, "sweep", "--image", "a:1", "--archive", "/lib",
+			   "--image-budget", "40g"), 0, "%s", err.msg);
+	cr_assert_eq(o.sweep.image_budget, 40LL << 30);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, budget_env, "sweep", "--image", "a:1", "--archive", "/lib"), 0,
+		     "%s", err.msg);
+	cr_assert_eq(o.sweep.image_budget, 500LL << 20, "HRR_IMAGE_BUDGET");
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, env_none, "sweep", "--image", "a:1", "--archive", "/lib",
+			   "--image-budget", "1m"), -1);
+	cr_assert(strstr(err.msg, "--image-budget"), "%s", err.msg);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, env_none, "sweep", "--image", "a:1", "--archive", "/lib",
+			   "--image-budget", "2x"), -1);
+	options_release(&o);
+}
