@@ -9,6 +9,7 @@
 #include "docker/engine.h"
 #include "orchestrator/containers/ours.h"
 #include "orchestrator/containers/gc_policy.h"
+#include "orchestrator/sweep/sweep_budget.h"
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
 #include "common/say.h"
@@ -20,12 +21,16 @@
 #include <unistd.h>
 
 const char cmd_gc_usage[] =
-	"Usage: hrr-docker-replay gc [--all]\n\n"
+	"Usage: hrr-docker-replay gc [--all]\n"
+	"       hrr-docker-replay gc --pulled-images [--older-than AGE] [--dry-run]\n\n"
 	"Removes replay containers left by runs that died: those whose owner label\n"
 	"names this host and a process that no longer runs. Containers of runs on\n"
 	"other hosts or still running are never touched; --keep containers only\n"
 	"with --all. Also removes image probe containers (never started) older than\n"
 	"HRR_GC_PROBE_AGE seconds (default 600).\n"
+	"--pulled-images instead removes the images this tool pulled on this host\n"
+	"(its record in HRR_LOCK_DIR) that no running sweep holds; never an image\n"
+	"you had, nor one a container uses.\n"
 	"Exit: 0, or 5 when the engine does not answer.\n";
 
 static struct gc_caller caller_of(const struct options *o, const char *host)
@@ -102,6 +107,29 @@ static int gc_probes(struct engine *e, const struct options *o, const struct gc_
 	return removed;
 }
 
+/* gc --pulled-images: the record's images no one holds (docs/sweep.md
+ * "--image-budget"). */
+static int gc_images(struct engine *e, const struct options *o)
+{
+	cleanup_strvec struct strvec removed = STRVEC_INIT, kept = STRVEC_INIT;
+	struct error err;
+
+	if (sweep_budget_gc(e, o->gc_older_than_s, o->sweep.dry_run, &removed, &kept, &err) < 0) {
+		struct replay_failure f;
+
+		return replay_fail(&f, term_events(), REPLAY_STAGE_USAGE,
+				   err.kind == ERR_USAGE ? EXIT_USAGE : EXIT_NO_VERDICT, "%s", err.msg);
+	}
+	for (size_t i = 0; o->verbosity >= 0 && i < removed.n; i++)
+		printf("%s %s\n", o->sweep.dry_run ? "would remove" : "removed", removed.v[i]);
+	for (size_t i = 0; o->verbosity > 0 && i < kept.n; i++)
+		fprintf(stderr, "gc: left %s\n", kept.v[i]);
+	if (o->verbosity >= 0)
+		fprintf(stderr, "gc: %s %zu pulled image(s), left %zu\n",
+			o->sweep.dry_run ? "would remove" : "removed", removed.n, kept.n);
+	return 0;
+}
+
 int gc_command(struct options *o)
 {
 	struct engine *e = NULL;
@@ -121,6 +149,19 @@ int gc_command(struct options *o)
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
 	me = caller_of(o, host);
+	if (o->gc_pulled_images) {
+		int rc;
+
+		if (engine_open(&e, NULL, &err) < 0) {
+			struct replay_failure f;
+
+			return replay_fail(&f, term_events(), REPLAY_STAGE_ENGINE, EXIT_NO_VERDICT,
+					   "%s", err.msg);
+		}
+		rc = gc_images(e, o);
+		engine_close(e);
+		return rc;
+	}
 	if (engine_open(&e, NULL, &err) < 0 ||
 	    engine_container_list(e, LABEL_OWNER, &list, &err) < 0) {
 		struct replay_failure f;

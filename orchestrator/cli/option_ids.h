@@ -93,6 +93,8 @@ enum option_id {
 	OPT_IGNORE_KNOWN,
 	OPT_METRIC,
 	OPT_IMAGE_BUDGET,
+	OPT_PULLED_IMAGES,
+	OPT_OLDER_THAN,
 	OPTION_ID_END /* not an option: ids run from OPT_IMAGE to here */
 };
 

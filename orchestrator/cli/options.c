@@ -294,6 +294,8 @@ static int validate(const struct options *o, struct error *err)
 		return history_options_validate(&o->sweep, err);
 	if (o->command == CMD_SWEEP)
 		return sweep_options_validate(&o->sweep, err);
+	if (o->command == CMD_GC && !o->gc_pulled_images && (o->sweep.dry_run || o->gc_older_than_s))
+		return error_set(err, ERR_USAGE, 0, "--dry-run and --older-than go with gc --pulled-images");
 	if (o->command == CMD_RUN || o->command == CMD_PREFLIGHT) {
 		if (!o->image)
 			return error_set(err, ERR_USAGE, 0,

@@ -66,6 +66,8 @@ struct options {
 	int verbosity;            /* -1 quiet, 0 normal, 1+ verbose */
 	bool gc_all;
 	bool gc_all_users;        /* gc --all-users (root only) */
+	bool gc_pulled_images;    /* gc --pulled-images */
+	long long gc_older_than_s; /* gc --older-than; 0: any age */
 	struct seccomp_choice seccomp; /* --seccomp */
 	bool as_root;             /* --as-root: the replay runs as root inside */
 	long long memory_bytes;   /* --memory: the replay container's limit, 0 = none */

@@ -270,3 +270,58 @@ void sweep_budget_finish(struct sweep_budget *b)
 		events_warning(b->ev, "--image-budget: %s", err.msg);
 	image_record_close(&rec);
 }
+
+/* One entry of gc: 1 removed (or would be), 0 kept (kept says why). */
+static int gc_one(struct engine *e, const struct pulled_image *im, long long cutoff,
+		  bool dry_run, const char *dir, struct strvec *kept)
+{
+	const char *name = im->ref ? im->ref : im->id;
+	struct error err = { 0 };
+
+	if (cutoff && im->last_used > cutoff) {
+		strvec_pushf(kept, "%s: used since --older-than", name);
+		return 0;
+	}
+	if (image_held_by_others(dir, NULL, im->id, im->digest)) {
+		strvec_pushf(kept, "%s: a running sweep holds it", name);
+		return 0;
+	}
+	if (dry_run)
+		return 1;
+	if (engine_image_remove(e, im->digest ? im->digest : im->id, &err) < 0 ||
+	    present(e, im->id)) {
+		strvec_pushf(kept, "%s: %s", name, err.msg[0] ? err.msg : "in use, or tagged since");
+		return 0;
+	}
+	return 1;
+}
+
+int sweep_budget_gc(struct engine *e, long long older_than_s, bool dry_run,
+		    struct strvec *removed, struct strvec *kept, struct error *err)
+{
+	const char *dir = gpu_lease_dir(NULL);
+	long long cutoff = older_than_s ? (long long)time(NULL) - older_than_s : 0;
+	struct sweep_budget b = { .engine = e };
+	struct image_record rec;
+
+	if (gpu_lease_dir_prepare(dir, err) < 0 || image_record_open(&rec, dir, err) < 0)
+		return -1;
+	refresh(&b, &rec.list);
+	for (size_t k = rec.list.n; k-- > 0;) {
+		struct pulled_image *im = &rec.list.v[k];
+		cleanup_free char *id = xstrdup(im->id);
+
+		if (!gc_one(e, im, cutoff, dry_run, dir, kept))
+			continue;
+		strvec_pushf(removed, "%s (%.1f MiB, pulled by %s)", im->ref ? im->ref : id,
+			     MIB(im->size), im->owner ? im->owner : "?");
+		if (!dry_run)
+			pulled_images_drop(&rec.list, id);
+	}
+	if (!dry_run && image_record_save(&rec, err) < 0) {
+		image_record_close(&rec);
+		return -1;
+	}
+	image_record_close(&rec);
+	return 0;
+}

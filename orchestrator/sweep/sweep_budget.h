@@ -53,4 +53,13 @@ void sweep_budget_after_pull(struct sweep_budget *b, size_t i, const char *id, b
 /* At the sweep's end: what it pulled stays only as far as it fits. */
 void sweep_budget_finish(struct sweep_budget *b);
 
+/* `gc --pulled-images`: the images of the host's record that no live hold
+ * lists and that were last used more than older_than_s ago (0: any),
+ * removed as the budget removes them (the pinned reference untagged,
+ * never forced). One line per image into removed (or, with dry_run, what
+ * would be) and into kept (why not). < 0 when the record cannot be used. */
+int sweep_budget_gc(struct engine *e, long long older_than_s, bool dry_run,
+		    struct strvec *removed, struct strvec *kept, struct error *err)
+	__attribute__((warn_unused_result));
+
 #endif

@@ -278,6 +278,26 @@ Test(sweep_images, a_budget_of_two_images_holds_over_six)
 		}
 		cr_expect_eq(cases, 3 * N_IMAGES);
 	}
+	{
+		/* gc --pulled-images: what the sweep pulled goes, the user's image stays. */
+		const char *dry[] = { "gc", "--pulled-images", "--dry-run", NULL };
+		const char *gc[] = { "gc", "--pulled-images", NULL };
+		int left = pulled_count(user_id);
+		struct tool_run r;
+
+		tool_run(&r, dry, sw.env);
+		cr_expect_eq(r.status, 0, "%s", r.err.buf);
+		cr_expect(left == 0 || strstr(r.out.buf, "would remove "), "%s", r.out.buf);
+		cr_expect_eq(pulled_count(user_id), left, "--dry-run removes nothing");
+		tool_run_release(&r);
+		tool_run(&r, gc, sw.env);
+		cr_expect_eq(r.status, 0, "%s", r.err.buf);
+		cr_expect_eq(pulled_count(user_id), 0, "gc removed what the sweep pulled: %s",
+			     r.out.buf);
+		cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", user_id) == 0,
+			  "the user's image survives gc");
+		tool_run_release(&r);
+	}
 	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
 	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
 }

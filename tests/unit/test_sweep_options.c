@@ -245,3 +245,28 @@ Test(sweep_options, image_budget_sizes_and_env_twin)
 			   "--image-budget", "2x"), -1);
 	options_release(&o);
 }
+
+/* gc --pulled-images [--older-than AGE] [--dry-run]; the two others alone
+ * are usage errors. */
+Test(sweep_options, gc_pulled_images_ages_and_dry_run)
+{
+	struct options o;
+	struct error err;
+
+	options_init(&o);
+	cr_assert_eq(PARSE(&o, env_none, "gc", "--pulled-images", "--older-than", "7d",
+			   "--dry-run"), 0, "%s", err.msg);
+	cr_assert(o.gc_pulled_images);
+	cr_assert_eq(o.gc_older_than_s, 7 * 86400);
+	cr_assert(o.sweep.dry_run);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, env_none, "gc", "--pulled-images", "--older-than", "90"), 0,
+		     "%s", err.msg);
+	cr_assert_eq(o.gc_older_than_s, 90);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, env_none, "gc", "--pulled-images", "--older-than", "3w"), -1);
+	options_release(&o);
+	cr_assert_eq(PARSE(&o, env_none, "gc", "--dry-run"), -1);
+	cr_assert(strstr(err.msg, "--pulled-images"), "%s", err.msg);
+	options_release(&o);
+}
