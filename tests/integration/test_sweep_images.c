@@ -202,6 +202,16 @@ static long long image_size(const char *ref)
 	return v;
 }
 
+static void image_id_of(const char *ref, char *id, size_t len)
+{
+	cleanup_free char *cmd = xasprintf("docker image inspect -f '{{.Id}}' %s", ref);
+	FILE *p = popen(cmd, "r");
+
+	cr_assert(p && fgets(id, (int)len, p), "%s", cmd);
+	id[strcspn(id, "\n")] = '\0';
+	pclose(p);
+}
+
 /* Six images of distinct layers, the first already the user's; a budget
  * of about 2.3 images over 3 cases of each: every case runs once, polled
  * every 0.2 s the images the tool pulled are never more than 2 (never over
@@ -230,15 +240,7 @@ Test(sweep_images, a_budget_of_two_images_holds_over_six)
 	size = image_size(refs[0]);
 	cr_assert_gt(size, 3000000);
 	snprintf(budget, sizeof(budget), "%lld", size * 23 / 10);
-	snprintf(user_id, sizeof(user_id), "sha256:");
-	{
-		cleanup_free char *cmd = xasprintf("docker image inspect -f '{{.Id}}' %s", refs[0]);
-		FILE *p = popen(cmd, "r");
-
-		cr_assert(p && fgets(user_id, sizeof(user_id), p));
-		user_id[strcspn(user_id, "\n")] = '\0';
-		pclose(p);
-	}
+	image_id_of(refs[0], user_id, sizeof(user_id));
 	for (int k = 0; k < 3; k++) {
 		cleanup_free char *dst = xasprintf("%s/c%d", sw.library, k);
 		cleanup_free char *src = fixture_root("pass");
@@ -337,4 +339,74 @@ Test(sweep_images, a_budget_below_one_image_is_refused_at_plan_time)
 		closedir(d);
 	cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", ref) != 0, "nothing pulled");
 	tool_run_release(&r);
+}
+
+/* Two sweeps under budgets share image X: sweep B holds it from its start
+ * (its first image runs slowly), sweep A replays X, then needs room for Y
+ * and must not remove X, which B has still to run; B's cases of X replay. */
+Test(sweep_images, two_sweeps_sharing_an_image_never_remove_it_from_each_other)
+{
+	char x[160], y[160], w[160], w_id[128] = "", x_id[128] = "";
+	cleanup_free char *lib_a = xasprintf("%s/a", sw.library);
+	cleanup_free char *lib_b = xasprintf("%s/b", sw.library);
+	cleanup_free char *wd_a = xasprintf("%s/wa", tenv.root);
+	cleanup_free char *wd_b = xasprintf("%s/wb", tenv.root);
+	cleanup_free char *src = fixture_root("pass");
+	cleanup_free char *slow = fixture_root("slow");
+	char budget[32];
+	pid_t b;
+	int st_a;
+
+	snprintf(x, sizeof(x), "%s-s:x", repo());
+	snprintf(y, sizeof(y), "%s-s:y", repo());
+	snprintf(w, sizeof(w), "%s-s:w", repo());
+	build_distinct(x, 11);
+	build_distinct(y, 12);
+	build_distinct(w, 13);
+	image_id_of(x, x_id, sizeof(x_id));
+	cr_assert_eq(et_sh("docker push -q %s >/dev/null 2>&1 && docker push -q %s >/dev/null 2>&1"
+			   " && docker rmi %s %s >/dev/null 2>&1", x, y, x, y), 0);
+	snprintf(budget, sizeof(budget), "%lld", image_size(w) * 13 / 10);
+	image_id_of(w, w_id, sizeof(w_id));
+	cr_assert_eq(et_sh("mkdir -p %s/c %s/c %s/s && cp -r %s %s/c/ && cp -r %s %s/c/ && "
+			   "cp -r %s %s/s/ && printf 'scenario=slow\\nseconds=12\\ninterval=0.5\\n' "
+			   ">%s/s/capture.hrr/pid-4242/sim-scenario", lib_a, lib_b, lib_b, src, lib_a,
+			   src, lib_b, slow, lib_b, lib_b), 0);
+	/* B: w (the user's, slow first) then x; one case at a time. */
+	const char *argv_b[] = { "sweep", "--workdir", wd_b, "--device-root", tenv.devroot,
+				 "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--timeout", "120",
+				 "--jobs", "1", "--image-budget", budget, "--image", w, "--image",
+				 x, "--archive", lib_b, "--label", "b", "-q", NULL };
+	const char *argv_a[] = { "sweep", "--workdir", wd_a, "--device-root", tenv.devroot,
+				 "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--timeout", "120",
+				 "--image-budget", budget, "--image", x, "--image", y,
+				 "--archive", lib_a, "--label", "a", "-q", NULL };
+
+	cr_assert_eq(et_sh("mkdir -p %s %s", wd_a, wd_b), 0);
+	b = tool_spawn(argv_b, sw.env, wd_b);
+	{
+		cleanup_free char *hold = xasprintf("%s/locks", tenv.root);
+		bool held = false;
+
+		for (int t = 0; t < 300 && !held; t++) {
+			held = et_sh("ls %s 2>/dev/null | grep -q image-hold-b-", hold) == 0;
+			usleep(100000);
+		}
+		cr_assert(held, "sweep B holds its images");
+	}
+	{
+		struct tool_run ra;
+
+		tool_run(&ra, argv_a, sw.env);
+		st_a = ra.status;
+		cr_expect_eq(st_a, 0, "%s", ra.err.buf);
+		cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", x_id) == 0,
+			  "A kept X, which B holds: %s", ra.err.buf);
+		tool_run_release(&ra);
+	}
+	cr_expect_eq(tool_wait(b, 240), 0, "sweep B passed: its cases of X replayed");
+	cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", w_id) == 0,
+		  "the user's image survives");
+	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
+	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
 }
