@@ -201,6 +201,10 @@ enum budget_room sweep_budget_before_pull(struct sweep_budget *b, size_t i)
 		return BUDGET_GO;
 	}
 	refresh(b, &rec.list);
+	/* Unknown (a pin by ID that went): as large as the largest recorded. */
+	for (size_t k = 0; !need && k < rec.list.n; k++)
+		if (rec.list.v[k].size > need)
+			need = rec.list.v[k].size;
 	fits = make_room(b, &rec.list, need ? need : 1);
 	if (image_record_save(&rec, &err) < 0)
 		events_warning(b->ev, "--image-budget: %s", err.msg);

@@ -235,6 +235,9 @@ int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct erro
 		json_add_str(im, "id", m->images[i].id, JSON_TEXT);
 		if (m->images[i].digest)
 			json_add_str(im, "digest", m->images[i].digest, JSON_TEXT);
+		if (m->images[i].manifest_size >= 0)
+			cJSON_AddNumberToObject(im, "manifest_size",
+						(double)m->images[i].manifest_size);
 		if (m->images[i].error)
 			json_add_str(im, "error", m->images[i].error, JSON_TEXT);
 		cJSON_AddItemToArray(imgs, im);
@@ -272,6 +275,8 @@ static void read_lists(struct sweep_meta *m, const cJSON *o)
 		sweep_meta_add_image(m, ref);
 		m->images[m->n_images - 1].id = sjson_str(it, "id");
 		m->images[m->n_images - 1].digest = sjson_str(it, "digest");
+		m->images[m->n_images - 1].manifest_size = json_int(it, "manifest_size", 0,
+								    1LL << 50, -1);
 		m->images[m->n_images - 1].error = sjson_str(it, "error");
 		free(ref);
 	}

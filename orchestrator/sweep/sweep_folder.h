@@ -37,7 +37,7 @@ struct sweep_image {
 	char *id;     /* pinned sha256:..., NULL when not on the engine at the start */
 	char *digest; /* "repo@sha256:..." the registry named, NULL when pinned by ID */
 	char *error;  /* why neither (every case of it is then `error`) */
-	long long manifest_size; /* the registry's compressed layers, -1 unknown (not kept) */
+	long long manifest_size; /* the registry's compressed layers, -1 unknown */
 };
 
 struct sweep_meta {

@@ -410,3 +410,93 @@ Test(sweep_images, two_sweeps_sharing_an_image_never_remove_it_from_each_other)
 	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
 	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
 }
+
+/* Results lines of a results file that hold needle. */
+static int lines_with(const char *path, const char *needle)
+{
+	struct strbuf t = STRBUF_INIT;
+	int n = 0;
+
+	if (read_text(path, &t))
+		for (const char *p = t.buf; (p = strstr(p, needle)); p++)
+			n++;
+	strbuf_release(&t);
+	return n;
+}
+
+/* Polls the pulled images every 0.2 s until pid ends: the most seen. */
+static int watch_pulled(pid_t pid, const char *user_id, int *status)
+{
+	int most = 0, st;
+
+	*status = -1;
+	for (int t = 0; t < 1500 && *status < 0; t++) {
+		int c = pulled_count(user_id);
+
+		most = c > most ? c : most;
+		usleep(200000);
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	return most;
+}
+
+/* --resume after a SIGKILL while image 3 runs: the done cases are not
+ * rerun, the rest pulled by their digests, the budget still held. */
+Test(sweep_images, resume_after_sigkill_keeps_the_budget)
+{
+	char refs[4][160], user_id[128] = "none", budget[32];
+	const char *argv[48] = { "sweep", "--workdir", tenv.workdir, "--device-root",
+				 tenv.devroot, "--sysfs-root", sw.sysfs4, "--db", sw.dbpath,
+				 "--timeout", "120", "--jobs", "1", "--image-budget", budget, "-q" };
+	size_t n = 16;
+	cleanup_free char *folder = NULL, *results = NULL;
+	int status, most;
+	pid_t pid;
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(refs[i], sizeof(refs[i]), "%s-r:i%d", repo(), i + 1);
+		build_distinct(refs[i], 20 + i);
+		cr_assert_eq(et_sh("docker push -q %s >/dev/null 2>&1 && docker rmi %s >/dev/null "
+				   "2>&1", refs[i], refs[i]), 0, "%s", refs[i]);
+		argv[n++] = "--image";
+		argv[n++] = refs[i];
+	}
+	snprintf(budget, sizeof(budget), "%d", 14000000);
+	for (int k = 0; k < 3; k++) {
+		cleanup_free char *dst = xasprintf("%s/c%d", sw.library, k);
+		cleanup_free char *src = fixture_root("pass");
+
+		cr_assert_eq(et_sh("mkdir -p %s && cp -r %s %s/", dst, src, dst), 0);
+	}
+	argv[n++] = "--archive";
+	argv[n++] = sw.library;
+	argv[n] = NULL;
+	pid = tool_spawn(argv, sw.env, tenv.root);
+	folder = only_sweep_folder();
+	results = xasprintf("%s/results.jsonl", folder);
+	for (int t = 0; t < 1200 && lines_with(results, "\"case\"") < 7; t++)
+		usleep(100000);
+	kill(pid, SIGKILL);
+	tool_wait(pid, 30);
+	cr_assert_lt(lines_with(results, "\"case\""), 12, "killed mid-way");
+	cr_assert_geq(lines_with(results, "\"case\""), 7);
+	{
+		const char *resume[] = { "sweep", "--resume", folder, "--workdir", tenv.workdir,
+					 "--device-root", tenv.devroot, "--sysfs-root", sw.sysfs4,
+					 "--db", sw.dbpath, "-q", NULL };
+
+		pid = tool_spawn(resume, sw.env, tenv.root);
+		most = watch_pulled(pid, user_id, &status);
+	}
+	cr_expect_eq(status, 0, "the resume passed");
+	cr_expect_leq(most, 2, "the budget (about 2 images) held on resume");
+	cr_expect_eq(lines_with(results, "\"case\""), 12, "each case has exactly one result");
+	for (int i = 0; i < 4; i++) {
+		cleanup_free char *needle = xasprintf("\"image\":\"%s\"", refs[i]);
+
+		cr_expect_eq(lines_with(results, needle), 3, "%s: 3 results", refs[i]);
+	}
+	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
+	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
+}
