@@ -202,6 +202,25 @@ static long long image_size(const char *ref)
 	return v;
 }
 
+/* Polls the pulled images every 0.2 s until pid ends: the most seen. */
+static int watch_pulled(pid_t pid, const char *user_id, int *status)
+{
+	int most = 0, st;
+
+	*status = -1;
+	for (int t = 0; t < 1500 && *status < 0; t++) {
+		int c = pulled_count(user_id);
+
+		most = c > most ? c : most;
+		usleep(200000);
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	if (*status < 0)
+		*status = tool_wait(pid, 1); /* fails the test: it did not end */
+	return most;
+}
+
 static void image_id_of(const char *ref, char *id, size_t len)
 {
 	cleanup_free char *cmd = xasprintf("docker image inspect -f '{{.Id}}' %s", ref);
@@ -224,7 +243,7 @@ Test(sweep_images, a_budget_of_two_images_holds_over_six)
 				 tenv.devroot, "--sysfs-root", sw.sysfs4, "--db", sw.dbpath,
 				 "--timeout", "120", "--image-budget", budget, "-q" };
 	size_t n = 14;
-	int most = 0, status = -1;
+	int most, status;
 	long long size;
 	pid_t pid;
 
@@ -251,16 +270,7 @@ Test(sweep_images, a_budget_of_two_images_holds_over_six)
 	argv[n++] = sw.library;
 	argv[n] = NULL;
 	pid = tool_spawn(argv, sw.env, tenv.root);
-	for (int t = 0; t < 1500 && status < 0; t++) {
-		int c = pulled_count(user_id), st;
-
-		most = c > most ? c : most;
-		usleep(200000);
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	}
-	if (status < 0)
-		status = tool_wait(pid, 1);
+	most = watch_pulled(pid, user_id, &status);
 	cr_expect_eq(status, 0, "the sweep passed");
 	cr_expect_leq(most, 2, "at most 2 pulled images at once (the budget: 2.3)");
 	cr_expect_leq(pulled_count(user_id), 2, "what stays fits the budget");
@@ -422,23 +432,6 @@ static int lines_with(const char *path, const char *needle)
 			n++;
 	strbuf_release(&t);
 	return n;
-}
-
-/* Polls the pulled images every 0.2 s until pid ends: the most seen. */
-static int watch_pulled(pid_t pid, const char *user_id, int *status)
-{
-	int most = 0, st;
-
-	*status = -1;
-	for (int t = 0; t < 1500 && *status < 0; t++) {
-		int c = pulled_count(user_id);
-
-		most = c > most ? c : most;
-		usleep(200000);
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	}
-	return most;
 }
 
 /* --resume after a SIGKILL while image 3 runs: the done cases are not
