@@ -56,6 +56,9 @@ int bisect_options_validate(const struct sweep_options *s, struct error *err)
 	if (!strcmp(s->good, s->bad))
 		return error_set(err, ERR_USAGE, 0, "bisect: --good and --bad are the same image (%s)",
 				 s->good);
+	if (s->keep_images && s->image_budget)
+		return error_set(err, ERR_USAGE, 0,
+				 "bisect: --keep-images and --image-budget contradict each other");
 	if (!!s->archives.n + !!s->sweep != 1)
 		return error_set(err, ERR_USAGE, 0,
 				 "bisect: give the cases with --archive PATH or with --sweep SWEEP (one of them)");

@@ -105,6 +105,7 @@ static void request_of(struct options *o, struct bisect_request *rq)
 		.archives = (const char *const *)so->archives.v, .n_archives = so->archives.n,
 		.sweep = so->sweep, .case_name = so->case_name, .label = so->label, .db = so->db,
 		.pull = o->pull, .verbosity = o->verbosity, .keep_images = so->keep_images,
+		.image_budget = so->image_budget,
 		.gpu_time = so->metric_gpu_time, .perf_runs = so->perf_runs, .rule = so->perf,
 		.events = term_events(), .probe = probe_sweep, .probe_ctx = o,
 	};

@@ -25,9 +25,10 @@ static const struct option_def sweep_rows[] = {
 	  "host GPU ordinals the sweep may use (default all)" },
 	{ OPT_JOBS, "jobs", 0, "N", NULL, FOR_SWEEP | FOR_BISECT,
 	  "at most N cases at once (default: as many as the GPUs allow)" },
-	{ OPT_IMAGE_BUDGET, "image-budget", 0, "SIZE", "HRR_IMAGE_BUDGET", FOR_SWEEP,
+	{ OPT_IMAGE_BUDGET, "image-budget", 0, "SIZE", "HRR_IMAGE_BUDGET", FOR_SWEEP | FOR_BISECT,
 	  "keep the images this tool pulled within SIZE (40g, 500m): done ones removed,\n"
-	  "                                   least recently used first; never the user's" },
+	  "                                   least recently used first; never the user's\n"
+	  "                                   (bisect: each pulled candidate removed once known)" },
 	{ OPT_RETRY_FAILED, "retry-failed", 0, "N", NULL, FOR_SWEEP | FOR_BISECT,
 	  "rerun a non-PASS case up to N times; one that then passes is flaky" },
 	{ OPT_QUARANTINE_GPUS, "quarantine-gpus", 0, NULL, NULL, FOR_SWEEP | FOR_BISECT,

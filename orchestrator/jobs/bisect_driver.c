@@ -248,6 +248,23 @@ static const char *mark_word(enum bisect_mark m)
 	return words[m];
 }
 
+/* Under --image-budget a candidate this bisection pulled goes as soon as it
+ * is known (its answer is in the history), so at most one pulled candidate
+ * is on the engine at a time. */
+static void drop_when_known(struct bisect_job *j, size_t i)
+{
+	struct bisect_probe *p = &j->probes[i];
+	struct error err;
+
+	if (!j->rq->image_budget || j->rq->keep_images || !p->pulled || !j->engine)
+		return;
+	if (engine_image_remove(j->engine, j->cands.v[i].ref, &err) < 0)
+		events_warning(j->rq->events, "bisect: could not remove %s (--image-budget): %s",
+			       j->cands.v[i].ref, err.msg);
+	else
+		p->pulled = false;
+}
+
 /* Make candidate i known: the history's result, else a replay. */
 static int know(struct bisect_job *j, size_t i, struct error *err)
 {
@@ -269,6 +286,7 @@ static int know(struct bisect_job *j, size_t i, struct error *err)
 		if (!p->known)
 			p->mark = BISECT_ERROR;
 	}
+	drop_when_known(j, i);
 	events_stage(j->rq->events, "bisect: [%zu/%zu] %s (%.19s): %s%s%s", i + 1, j->cands.n,
 		j->cands.v[i].ref, p->image_id, p->known ? p->outcomes.v[0] : "no result",
 		p->known && j->n_cases > 1 ? ", ..." : "",

@@ -35,6 +35,8 @@ struct bisect_request {
 	enum pull_policy pull;
 	int verbosity;
 	bool keep_images;                    /* else the images pulled for it are removed */
+	long long image_budget;              /* --image-budget: each pulled candidate removed as
+					      * soon as it is known, not at the end; 0: none */
 	/* --metric gpu-time: samples a probe takes and the rule comparing them. */
 	bool gpu_time;
 	long perf_runs;

@@ -509,3 +509,55 @@ Test(bisect, gpu_time_finds_the_first_tag_ten_percent_slower_then_reuses_its_sam
 			   "the same samples, the same ratio");
 	tool_run_release(&r);
 }
+
+/* How many tags of this test's repository the engine holds now. */
+static int candidates_here(const char *registry)
+{
+	cleanup_free char *cmd = xasprintf("docker image ls -q --filter reference='%s/%s' | "
+					   "sort -u | wc -l", registry, repo());
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+
+	if (p && fscanf(p, "%d", &n) != 1)
+		n = -1;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+/* --image-budget: each candidate pulled goes once known; polled every
+ * 0.2 s at most 2 candidate images are on the engine (in fact one), and
+ * the answer is the same as without a budget. */
+Test(bisect, an_image_budget_keeps_at_most_two_candidates_with_the_same_answer)
+{
+	cleanup_free char *good = xasprintf("%s/%s:t01", ENGINE_TEST_REGISTRY, repo());
+	cleanup_free char *bad = xasprintf("%s/%s:t%02d", ENGINE_TEST_REGISTRY, repo(), N_TAGS);
+	cleanup_free char *out = xasprintf("%s/stdout", tenv.root);
+	struct tool_run r = { .out = STRBUF_INIT, .err = STRBUF_INIT };
+	const char *argv[] = { "bisect", "--good", good, "--bad", bad, "--workdir", tenv.workdir,
+			       "--device-root", tenv.devroot, "--sysfs-root", sysfs4, "--db",
+			       dbpath, "--timeout", "120", "--format", "json", "-q", "--archive",
+			       archive, "--image-budget", "100m", NULL };
+	int most = 0, st = 0;
+	bool ended = false;
+	pid_t pid;
+
+	push_tags(ENGINE_TEST_REGISTRY);
+	pid = tool_spawn(argv, extra_env, tenv.root);
+	for (int t = 0; t < 3000 && !ended; t++) {
+		int n = candidates_here(ENGINE_TEST_REGISTRY);
+
+		most = n > most ? n : most;
+		ended = waitpid(pid, &st, WNOHANG) == pid;
+		usleep(200000);
+	}
+	r.status = !ended ? tool_wait(pid, 1)
+			  : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	cr_assert(read_text(out, &r.out), "%s", out);
+	assert_found(&r);
+	cr_expect_leq(most, 2, "%d candidate images at once", most);
+	cr_expect_geq(most, 1, "the watch saw the candidates");
+	cr_expect_not(image_here(ENGINE_TEST_REGISTRY, FIRST_BAD), "removed");
+	strbuf_release(&r.out);
+	strbuf_release(&r.err);
+}
