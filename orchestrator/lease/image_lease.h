@@ -7,7 +7,7 @@
  *   last used), read and rewritten under an exclusive flock. An image not
  *   in it is the user's (it was on the engine before, or pulled by
  *   something else) and is never removed.
- * * IMAGE_HOLD_PREFIX<sweep>, a running sweep's or bisection's images it
+ * * IMAGE_HOLD_PREFIX<sweep>-<pid>, a running sweep's images it
  *   has pinned and not finished with, one a line (ID or digest
  *   reference), flocked for its life: the kernel drops a dead holder's
  *   lock, and an unlocked file holds nothing. */
@@ -63,7 +63,7 @@ struct image_hold {
 	int fd;      /* -1: none */
 	char *name;  /* IMAGE_HOLD_PREFIX<who> */
 };
-/* Take the hold file of who (a sweep's id), listing names. */
+/* Take the hold file of who (a sweep's id and pid), listing names. */
 int image_hold_take(struct image_hold *h, const char *dir, const char *who,
 		    const struct strvec *names, struct error *err)
 	__attribute__((warn_unused_result));

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -45,7 +46,10 @@ void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struc
 	b->left = xcalloc(m->n_images + 1, sizeof(*b->left));
 	b->ids = xcalloc(m->n_images + 1, sizeof(*b->ids));
 	b->ours = xcalloc(m->n_images + 1, sizeof(*b->ours));
-	if (limit && image_hold_take(&b->hold, b->dir, m->id, NULL, &err) < 0)
+	/* Per process: two Slurm tasks of one sweep on a node hold apart. */
+	cleanup_free char *who = xasprintf("%s-%ld", m->id, (long)getpid());
+
+	if (limit && image_hold_take(&b->hold, b->dir, who, NULL, &err) < 0)
 		events_warning(ev, "--image-budget: %s: other sweeps may remove this one's images",
 			       err.msg);
 }
