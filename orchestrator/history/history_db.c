@@ -109,6 +109,10 @@ const char *const history_migrations[] = {
 	"ALTER TABLE results ADD COLUMN line_host TEXT;"
 	"ALTER TABLE results ADD COLUMN finding_md TEXT;"
 	"UPDATE sweeps SET results_fp = NULL;",
+	/* 8 -> 9: additive. What the sweep pinned the result's image to as
+	 * it started (repo@sha256:... or the image ID; NULL: a result from
+	 * before pins were kept). */
+	"ALTER TABLE results ADD COLUMN image_pin TEXT;",
 };
 
 char *history_db_default_path(void)

@@ -126,10 +126,10 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		    " d2h_mismatched, duration, run_dir, classifier_version, message, finished,"
 		    " run_options_fp, host, gpu_uids, kind, sig_id, sig_family, sig_evidence,"
 		    " sig_stop_reason, sig_partial, known_id, known_link, known_owner, gfx,"
-		    " device_id, perf_warmup, perf_note, driver, line_host, finding_md)"
+		    " device_id, perf_warmup, perf_note, driver, line_host, finding_md, image_pin)"
 		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
 		    " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,"
-		    " ?32, ?33, ?34, ?35, ?36, ?37, ?38)",
+		    " ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)",
 		    &st, err) < 0 ||
 	    history_perf_prepare(db, &samples, err) < 0)
 		return -1;
@@ -191,6 +191,7 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 36, r->driver);
 		bind_text(st, 37, r->host);
 		bind_text(st, 38, r->finding_md);
+		bind_text(st, 39, r->image_pin);
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			return history_sql_error(db, rc, "write result", err);
 		if (history_perf_insert(db, samples, id, r, err) < 0)

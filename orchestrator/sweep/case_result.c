@@ -26,8 +26,8 @@
 
 void case_result_release(struct case_result *r)
 {
-	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->archive, &r->digest,
-			  &r->class_other, &r->kernel, &r->run_dir,
+	char **strs[] = { &r->case_name, &r->image, &r->image_id, &r->image_pin, &r->archive,
+			  &r->digest, &r->class_other, &r->kernel, &r->run_dir,
 			  &r->message, &r->gpu_uids, &r->host, &r->known_id,
 			  &r->known_link, &r->known_owner, &r->gfx, &r->driver, &r->finding_md };
 
@@ -145,6 +145,8 @@ void case_result_to_json(const struct case_result *r, struct strbuf *out)
 	json_add_str(o, "case", r->case_name, JSON_TEXT);
 	json_add_str(o, "image", r->image, JSON_TEXT);
 	json_add_str(o, "image_id", r->image_id, JSON_TEXT);
+	if (r->image_pin)
+		json_add_str(o, "image_pin", r->image_pin, JSON_TEXT);
 	json_add_str(o, "archive", r->archive, JSON_TEXT);
 	json_add_str(o, "digest", r->digest, JSON_TEXT);
 	for (size_t i = 0; i < r->n_gpus; i++)
@@ -206,6 +208,7 @@ int case_result_parse(struct case_result *r, const char *line, struct error *err
 		return error_set(err, ERR_DATA, 0, "a result needs case, image and state");
 	}
 	r->image_id = sjson_str(o, "image_id");
+	r->image_pin = sjson_str(o, "image_pin");
 	r->archive = sjson_str(o, "archive");
 	r->digest = sjson_str(o, "digest");
 	g = cJSON_GetObjectItemCaseSensitive(o, "gpus");

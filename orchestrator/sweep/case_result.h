@@ -37,6 +37,7 @@ struct case_result {
 	char *case_name;
 	char *image;          /* reference as given */
 	char *image_id;
+	char *image_pin;      /* what the sweep pinned: repo@sha256:... or the ID; NULL unknown */
 	char *archive;
 	char *digest;         /* of events.bin + manifest.json */
 	int gpus[GPU_MAX];

@@ -19,6 +19,7 @@
 #include "orchestrator/lease/gpu_holders.h"
 #include "orchestrator/sweep/sweep_budget.h"
 #include "orchestrator/sweep/sweep_engine.h"
+#include "orchestrator/sweep/sweep_pin.h"
 #include "orchestrator/sweep/sweep_progress.h"
 #include "orchestrator/sweep/sweep_quarantine.h"
 #include "orchestrator/sweep/sweep_sched.h"
@@ -90,6 +91,14 @@ static struct sweep_image_env *image_of(const struct run *r, const struct sweep_
 	return i < r->in->meta->n_images ? &r->in->imgs[i] : NULL;
 }
 
+/* What c's image was pinned to (NULL: nothing). */
+static const char *pin_of(const struct run *r, const struct sweep_case *c)
+{
+	size_t i = image_index(r, c);
+
+	return i < r->in->meta->n_images ? sweep_pin_name(&r->in->meta->images[i]) : NULL;
+}
+
 /* The case's image pulled and set up as its first case is about to
  * start. IMAGE_FAILED: an `error` result recorded, its GPUs freed;
  * IMAGE_WAIT: it does not fit --image-budget yet, the case back in line. */
@@ -145,6 +154,7 @@ static void record_now(struct run *r, size_t idx, enum result_state state, const
 	struct case_result res;
 
 	case_result_fill(&res, c, r->attempt[idx], state, img ? img->env.img.id : NULL, msg);
+	res.image_pin = xstrdup_or_null(pin_of(r, c));
 	record(r, idx, &res, NULL);
 	case_result_release(&res);
 	sweep_budget_case_ended(&r->budget, image_index(r, c));
@@ -209,6 +219,7 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 	r->bounced_at[idx] = 0;
 	struct sweep_job job = {
 		.c = c, .attempt = r->attempt[idx], .gpus = gpus, .n_gpus = n, .img = img,
+		.pin = pin_of(r, c),
 		.sh = r->in->sh, .policy = r->in->policy, .folder = r->in->folder,
 		.sysfs_root = r->in->sysfs_root, .device_root = r->in->device_root,
 		.devices = r->in->devices, .topo = &r->in->host->topo, .host = r->hostname,

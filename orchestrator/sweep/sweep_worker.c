@@ -49,6 +49,7 @@ static void result_from_unit(struct case_result *r, const struct sweep_job *j,
 		state = RESULT_NEEDS_CONFIRM;
 	case_result_fill(r, j->c, j->attempt, state, j->img->env.img.id,
 			  u->failure.stage != REPLAY_STAGE_NONE ? u->failure.msg : NULL);
+	r->image_pin = xstrdup_or_null(j->pin);
 	for (size_t g = 0; g < u->n_gpus && g < GPU_MAX; g++)
 		r->gpus[r->n_gpus++] = u->gpus[g];
 	r->duration_s = u->timings.wall_s;
@@ -152,6 +153,7 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 	}
 	if (replay_host_open(&host, &cfg, &f) != 0) {
 		case_result_fill(&r, j->c, j->attempt, RESULT_ERROR, j->img->env.img.id, f.msg);
+		r.image_pin = xstrdup_or_null(j->pin);
 	} else {
 		/* The scheduler chose them from the pool the sweep checked. */
 		gpu_choice_given(&gpus, j->gpus, j->n_gpus);

@@ -22,6 +22,7 @@ struct sweep_job {
 	const int *gpus;
 	size_t n_gpus;
 	const struct sweep_image_env *img;
+	const char *pin;           /* the image's pin, for its result (sweep_pin_name) */
 	const struct sweep_shared *sh;
 	/* What every case shares: limits, what goes inside, preflight and
 	 * confirmation policy, verbosity (the command layer's options). */

@@ -153,6 +153,18 @@ Test(sweep_images, a_tag_pushed_anew_mid_sweep_replays_the_pinned_digest)
 		cr_expect_str_eq(field(c3, "outcome"), "");
 		cr_expect_str_eq(field(c3, "status"), "error");
 	}
+	{
+		/* Each result, and the history, keep the pin it replayed. */
+		cleanup_free char *results = xasprintf("%s/results.jsonl", folder);
+		struct strbuf t = STRBUF_INIT;
+
+		cr_assert(read_text(results, &t));
+		cr_expect(strstr(t.buf, "\"image_pin\":\"127.0.0.1:5000/"), "%s", t.buf);
+		strbuf_release(&t);
+		cr_expect_eq(et_sh("sqlite3 %s \"SELECT image_pin FROM results WHERE image_ref = "
+				   "'%s'\" | grep -q '@sha256:'", sw.dbpath, tag), 0,
+			     "the history keeps the pin");
+	}
 	et_sh("docker rmi %s %s >/dev/null 2>&1", id_old, id_new);
 }
 
