@@ -43,11 +43,31 @@ void sweep_finish_exit(struct report *r, enum sweep_state state, sweep_status_ma
 }
 
 
+/* The sweep's images for the reports: plan.json's pins, the ID the cases
+ * (already in the model) replayed. Strings are the meta's and the model's. */
+static struct report_image *report_images_of(const struct sweep_meta *meta,
+					     const struct report *r)
+{
+	struct report_image *v = xcalloc(meta->n_images + 1, sizeof(*v));
+
+	for (size_t i = 0; i < meta->n_images; i++) {
+		const struct sweep_image *im = &meta->images[i];
+
+		v[i] = (struct report_image){ .ref = im->ref, .pin = im->digest ? im->digest : im->id,
+					      .manifest_size = im->manifest_size };
+		for (size_t c = 0; c < r->n && !v[i].id; c++)
+			if (r->cases[c].image && !strcmp(r->cases[c].image, im->ref))
+				v[i].id = r->cases[c].image_id;
+	}
+	return v;
+}
+
 int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
 		       const struct sweep_finish *f, enum sweep_end *end, FILE *shown_to,
 		       struct error *err)
 {
 	struct sweep_model m = { .folder = folder };
+	struct report_image *images = NULL;
 	struct sweep_kept kept = { 0 };
 	struct strvec expired = STRVEC_INIT;
 	cleanup_free char *baseline = NULL;
@@ -97,6 +117,10 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.baseline = baseline;
 	m.r.state = f->state;
 	m.r.tool_version = meta->tool_version;
+	images = report_images_of(meta, &m.r);
+	m.r.images = images;
+	m.r.n_images = meta->n_images;
+	m.r.image_budget = meta->image_budget;
 	m.r.quarantined = f->quarantined;
 	m.r.n_quarantined = f->n_quarantined;
 	m.r.gpu_notes = f->gpu_notes;
@@ -122,5 +146,6 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, con
 out:
 	sweep_model_release(&m);
 	strvec_clear(&expired);
+	free(images);
 	return rc;
 }

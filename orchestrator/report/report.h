@@ -73,8 +73,19 @@ struct report_case {
 	const struct report_perf *perf;
 };
 
+/* An image of the sweep (docs/sweep.md "Images: pinned, pulled when their
+ * cases come"): as given, what it was pinned to as the sweep started, the
+ * ID its cases replayed (NULL: none ran). */
+struct report_image {
+	const char *ref, *pin, *id;
+	long long manifest_size;    /* the registry's compressed layers; -1 unknown */
+};
+
 struct report {
 	const char *sweep_id, *label, *baseline, *tool_version;
+	const struct report_image *images;
+	size_t n_images;
+	long long image_budget;     /* --image-budget bytes; 0 none */
 	enum sweep_state state;
 	int exit_code;
 	struct report_case *cases;  /* plan order; gone cases last */

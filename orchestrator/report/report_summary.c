@@ -305,6 +305,29 @@ static void md_triage(const struct report *r, struct strbuf *out)
 	report_failure_groups_release(&g);
 }
 
+/* The images, their pins and the IDs replayed (docs/sweep.md "Reports"). */
+static void md_images(const struct report *r, struct strbuf *out)
+{
+	if (!r->n_images)
+		return;
+	strbuf_addstr(out, "\n## Images\n\n");
+	if (r->image_budget)
+		strbuf_addf(out, "Budget: %.1f MiB of images pulled by this tool "
+			    "(`--image-budget`).\n\n", (double)r->image_budget / 1048576.0);
+	strbuf_addstr(out, "| image | pinned to | image ID |\n| --- | --- | --- |\n");
+	for (size_t i = 0; i < r->n_images; i++) {
+		const struct report_image *im = &r->images[i];
+
+		strbuf_addstr(out, "| ");
+		text_markdown_cell(out, im->ref);
+		strbuf_addstr(out, " | ");
+		text_markdown_cell(out, im->pin ? im->pin : "-");
+		strbuf_addstr(out, " | ");
+		text_markdown_cell(out, im->id ? im->id : "-");
+		strbuf_addstr(out, " |\n");
+	}
+}
+
 int report_summary_md(const struct report *r, FILE *f, struct error *err)
 {
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
@@ -331,6 +354,7 @@ int report_summary_md(const struct report *r, FILE *f, struct error *err)
 			strbuf_addf(out, "| %s | %zu |\n", sweep_status_name(s), r->counts[s]);
 	}
 	kinds_md(r, out);
+	md_images(r, out);
 	strbuf_addch(out, '\n');
 	report_verdict(r, out);
 	strbuf_addch(out, '\n');
@@ -459,6 +483,25 @@ static void json_cases(const struct report *r, FILE *f)
 	}
 }
 
+static void json_images(cJSON *o, const struct report *r)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "images");
+
+	if (r->image_budget)
+		cJSON_AddNumberToObject(o, "image_budget", (double)r->image_budget);
+	for (size_t i = 0; i < r->n_images; i++) {
+		const struct report_image *im = &r->images[i];
+		cJSON *e = cJSON_CreateObject();
+
+		json_add_str(e, "ref", im->ref, REPORT_JSON_TEXT);
+		json_add_str(e, "pin", im->pin, REPORT_JSON_TEXT);
+		json_add_str(e, "id", im->id, REPORT_JSON_TEXT);
+		if (im->manifest_size >= 0)
+			cJSON_AddNumberToObject(e, "manifest_size", (double)im->manifest_size);
+		cJSON_AddItemToArray(a, e);
+	}
+}
+
 /* The document with an empty "cases" array, cut where its cases go. */
 #define CASES_AT "\"cases\":\t[]"
 
@@ -498,6 +541,7 @@ int report_summary_json(const struct report *r, FILE *f, struct error *err)
 		cJSON_AddNumberToObject(kj, "failed_only_on_suspect_gpu",
 					(double)k.failed_only_on_suspect_gpu);
 	}
+	json_images(o, r);
 	q = cJSON_AddArrayToObject(o, "suspect_gpus");
 	for (size_t i = 0; i < r->n_gpu_notes; i++) {
 		const struct sweep_gpu_note *g = &r->gpu_notes[i];

@@ -152,6 +152,14 @@ Test(sweep_images, a_tag_pushed_anew_mid_sweep_replays_the_pinned_digest)
 		cr_expect_str_eq(field(case_of(s, SIM_IMAGE), "outcome"), "PASS");
 		cr_expect_str_eq(field(c3, "outcome"), "");
 		cr_expect_str_eq(field(c3, "status"), "error");
+		/* summary.json's images: the pin and the ID replayed. */
+		{
+			const cJSON *im = cJSON_GetArrayItem(cJSON_GetObjectItem(s, "images"), 1);
+
+			cr_expect_str_eq(field(im, "ref"), tag);
+			cr_expect(strstr(field(im, "pin"), "@sha256:"), "%s", field(im, "pin"));
+			cr_expect_str_eq(field(im, "id"), id_old);
+		}
 	}
 	{
 		/* Each result, and the history, keep the pin it replayed. */

@@ -309,3 +309,36 @@ Test(report, html_without_failures_has_no_triage)
 	cr_assert_null(strstr(h.buf, "id=\"triage\""));
 	cr_assert_null(strstr(h.buf, "id=\"f-owner\""));
 }
+
+/* The images section: each image's pin and the ID its cases replayed, and
+ * the budget, in summary.json and summary.md. */
+Test(report, summaries_list_the_images_and_their_pins)
+{
+	struct report r = sample();
+	const struct report_image imgs[] = {
+		{ "rocm:release", "sha256:1111", "sha256:1111", -1 },
+		{ "reg/x:nightly", "reg/x@sha256:2222", NULL, 3000000 },
+	};
+	cleanup_strbuf struct strbuf s = STRBUF_INIT, md = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+	const cJSON *a;
+
+	r.images = imgs;
+	r.n_images = 2;
+	r.image_budget = 40LL << 30;
+	cr_assert_eq(report_text(report_summary_json, &r, &s, ERROR_DISCARD), 0);
+	j = cJSON_Parse(s.buf);
+	cr_assert_not_null(j);
+	a = cJSON_GetObjectItem(j, "images");
+	cr_assert_eq(cJSON_GetArraySize(a), 2);
+	cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1), "pin")->valuestring,
+			 "reg/x@sha256:2222");
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1), "id")));
+	cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1), "manifest_size")->valuedouble,
+		     3000000);
+	cr_assert_eq(cJSON_GetObjectItem(j, "image_budget")->valuedouble, (double)(40LL << 30));
+	cr_assert_eq(report_text(report_summary_md, &r, &md, ERROR_DISCARD), 0);
+	cr_assert(strstr(md.buf, "## Images"), "%s", md.buf);
+	cr_assert(strstr(md.buf, "| reg/x:nightly | reg/x@sha256:2222 | - |"), "%s", md.buf);
+	cr_assert(strstr(md.buf, "Budget: 40960.0 MiB"), "%s", md.buf);
+}
