@@ -92,6 +92,10 @@ static enum bisect_probe_end probe_sweep(void *ctx, const char *image,
 		strvec_push(&o->sweep.archives, pid_dirs[i]);
 	if (!o->sweep.label)
 		o->sweep.label = xstrdup("bisect");
+	/* The bisection removes its candidates itself (--image-budget's
+	 * rule for bisect); the probe's one image is never the sweep's to
+	 * manage. */
+	o->sweep.image_budget = 0;
 	return sweep_command(o) == BISECT_EXIT_USAGE ? BISECT_PROBE_REFUSED : BISECT_PROBE_RAN;
 }
 
