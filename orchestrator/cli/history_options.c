@@ -13,8 +13,8 @@ static const struct option_def history_rows[] = {
 	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
 	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
 	{ OPT_DRY_RUN, "dry-run", 0, NULL, NULL, FOR_HISTORY | FOR_GC,
-	  "remark: count the marks the rules would change, write nothing; gc --pulled-images:\n"
-	  "                                   list what would be removed, remove nothing" },
+	  "remark: count the marks the rules would change, write nothing;\n"
+	  "                                   gc --pulled-images: list what would go, remove nothing" },
 };
 
 static int history_option_apply(struct sweep_options *s, enum option_id id, const char *v,
