@@ -49,7 +49,9 @@ void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struc
 	/* Per process: two Slurm tasks of one sweep on a node hold apart. */
 	cleanup_free char *who = xasprintf("%s-%ld", m->id, (long)getpid());
 
-	if (limit && image_hold_take(&b->hold, b->dir, who, NULL, &err) < 0)
+	/* Every sweep holds its images, with a budget or not: another's
+	 * budget must not remove them. */
+	if (image_hold_take(&b->hold, b->dir, who, NULL, &err) < 0 && limit)
 		events_warning(ev, "--image-budget: %s: other sweeps may remove this one's images",
 			       err.msg);
 }
@@ -69,8 +71,7 @@ void sweep_budget_release(struct sweep_budget *b)
 
 void sweep_budget_hold(struct sweep_budget *b)
 {
-	if (b->limit)
-		hold_update(b);
+	hold_update(b);
 }
 
 void sweep_budget_case_queued(struct sweep_budget *b, size_t i)
@@ -225,11 +226,13 @@ void sweep_budget_after_pull(struct sweep_budget *b, size_t i, const char *id, b
 	struct error err;
 	long long now = (long long)time(NULL);
 
-	if (!b->limit || !id)
+	if (!id)
 		return;
 	free(b->ids[i]);
 	b->ids[i] = xstrdup(id);
 	hold_update(b);
+	if (!b->limit)
+		return;
 	if (image_record_open(&rec, b->dir, &err) < 0) {
 		events_warning(b->ev, "--image-budget: %s", err.msg);
 		return;
@@ -261,7 +264,7 @@ void sweep_budget_case_ended(struct sweep_budget *b, size_t i)
 {
 	if (i >= b->meta->n_images || !b->left[i])
 		return;
-	if (--b->left[i] == 0 && b->limit)
+	if (--b->left[i] == 0)
 		hold_update(b);
 }
 

@@ -31,8 +31,9 @@ struct sweep_budget {
 	long long used, peak;   /* bytes the tool's pulled images take, now and at most */
 };
 
-/* limit 0: every call below does nothing. The hold of the sweep's images
- * is taken when a budget is set (a failure is a warning). */
+/* limit 0: nothing is removed and nothing recorded, but the sweep still
+ * holds its images (another sweep's budget leaves them alone); a hold that
+ * cannot be taken is a warning under a budget. */
 void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struct engine *e,
 		       long long limit, const char *owner, const struct job_events *ev);
 void sweep_budget_release(struct sweep_budget *b);
