@@ -13,8 +13,8 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 STD_FLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I.
 CFLAGS  ?= -O2 -g
 SAN_FLAGS ?=
-DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcurl libcjson libseccomp sqlite3 libxml-2.0 yaml-0.1 2>/dev/null)
-DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 libxml-2.0 yaml-0.1 2>/dev/null) -lm
+DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcurl libcjson libseccomp sqlite3 libpq libxml-2.0 yaml-0.1 2>/dev/null)
+DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 libpq libxml-2.0 yaml-0.1 2>/dev/null) -lm
 TEST_LIBS  = $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
 ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
 

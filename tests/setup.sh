@@ -20,10 +20,10 @@ PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
 	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
 	  busybox-static curl jq clang valgrind
 	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs crun
-	  libsqlite3-dev sqlite3 openssl libxml2-dev libyaml-dev libxml2-utils python3-junitparser chromium)
+	  libsqlite3-dev sqlite3 libpq-dev postgresql openssl libxml2-dev libyaml-dev libxml2-utils python3-junitparser chromium)
 if [ "${1:-}" = demo ]; then
 	PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev libseccomp-dev
-		  libsqlite3-dev libxml2-dev libyaml-dev docker.io busybox-static curl jq)
+		  libsqlite3-dev libpq-dev libxml2-dev libyaml-dev docker.io busybox-static curl jq)
 	HRR_SETUP_NO_REGISTRY=1
 	HRR_SETUP_NO_SLURM=1
 	HRR_SETUP_NO_PODMAN=1

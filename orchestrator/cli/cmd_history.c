@@ -231,6 +231,11 @@ static int load_rules(const struct sweep_options *o, struct known_issues *k)
 	bool have = false;
 	struct error err;
 
+	if (!o->known_issues && !beside) {
+		say_error("a history on a server has no known-issues file beside it: give the rules "
+			  "with --known-issues FILE");
+		return -1;
+	}
 	if (cmd_known_load(o->known_issues ? o->known_issues : beside, from, k, &have, &err) < 0) {
 		say_error("%s%s", err.msg,
 			  o->known_issues ? "" : " (give the rules with --known-issues FILE)");
@@ -387,6 +392,8 @@ int history_command(struct options *opts)
 		say_error("%s", err.msg);
 		return err.kind == ERR_USAGE ? 64 : 5;
 	}
+	if (history_db_warning(db))
+		say_warning("%s", history_db_warning(db));
 	code = act ? act->run(db, opts) : show_trend(db, opts);
 	history_db_close(db);
 	return code;

@@ -29,7 +29,19 @@ char *history_db_default_path(void);
 /* statfs(2) magic of a filesystem that needs the rollback journal. */
 bool history_fs_is_network(unsigned long magic);
 
-/* Open (creating it and its directory) and migrate. Locked past the busy
+/* Whether --db names a PostgreSQL server: a libpq URI (postgresql:// or
+ * postgres://) or "pg:" and a libpq keyword string ("pg:service=hrr");
+ * anything else is a file path. */
+bool history_db_is_server(const char *target);
+/* target as it may be shown, written or logged: a URI's password (in its
+ * user part or a password= parameter) and a keyword string's password=
+ * removed; a path as it is. Caller frees. */
+char *history_db_shown(const char *target);
+
+/* Open (creating it and its directory) and migrate; a server's target
+ * connects (history_db_is_server): its schema is created or migrated
+ * under an advisory lock, a refused connection is ERR_CONNECT naming the
+ * server (history_db_shown). Locked past the busy
  * timeout, corrupt, not a database, or a newer schema: an error naming the
  * file; nothing is written. The file and its directory must be the
  * caller's (ERR_USAGE otherwise), the schema exactly the migrations'
@@ -47,8 +59,14 @@ void history_db_set_busy_timeout(struct history_db *db, int ms);
  * default is 2,000 KiB). */
 int history_db_set_cache_kib(struct history_db *db, int kib, struct error *err)
 	__attribute__((warn_unused_result));
-/* "wal" or "delete": the journal mode in force. */
+/* "wal" or "delete": the journal mode in force ("server" on a server). */
 const char *history_db_journal(const struct history_db *db);
+/* The file, or the server without its password: what errors name. */
+const char *history_db_name(const struct history_db *db);
+/* A warning about the connection for the caller to print (NULL: none):
+ * a remote server without sslmode. */
+const char *history_db_warning(const struct history_db *db);
+bool history_db_on_server(const struct history_db *db);
 
 struct history_sweep {
 	const char *id, *label, *host, *state, *options, *tool_version, *folder, *baseline;

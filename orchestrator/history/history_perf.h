@@ -5,18 +5,18 @@
 #define HRR_HISTORY_HISTORY_PERF_H
 
 #include <stdbool.h>
-#include <sqlite3.h>
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "orchestrator/history/history_query.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/sweep/case_result.h"
 
 /* The import's statement for samples (history_import.c), and one result's
  * samples through it; a result without samples inserts nothing. */
-int history_perf_prepare(struct history_db *db, sqlite3_stmt **st, struct error *err)
+int history_perf_prepare(struct history_db *db, struct history_stmt **st, struct error *err)
 	__attribute__((warn_unused_result));
-int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *sweep_id,
+int history_perf_insert(struct history_db *db, struct history_stmt *st, const char *sweep_id,
 			const struct case_result *r, struct error *err)
 	__attribute__((warn_unused_result));
 

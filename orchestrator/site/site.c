@@ -5,7 +5,6 @@
 #include "orchestrator/site/site.h"
 
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "common/intern.h"
+#include "orchestrator/history/history_query.h"
 #include "orchestrator/site/site_gen.h"
 #include "orchestrator/site/site_perf_gen.h"
 #include "orchestrator/site/site_runs.h"
@@ -492,6 +492,6 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	strbuf_release(&g.page);
 	strbuf_release(&g.name);
 	site_dir_release(&g.dir);
-	sqlite3_finalize(g.bisect);
+	history_finalize(g.bisect);
 	return rc;
 }

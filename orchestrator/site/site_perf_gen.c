@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sqlite3.h>
 
 #include "common/xalloc.h"
 #include "orchestrator/history/history_query.h"
@@ -41,10 +40,10 @@ static const struct site_perf_result *result_of(const struct site_perf_label *l,
 
 static int step(struct history_db *db, struct site_perf_label *l, size_t i, struct error *err)
 {
-	int rc = sqlite3_step(l->st[i]);
+	int rc = history_step(l->st[i]);
 
-	l->live[i] = rc == SQLITE_ROW;
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+	l->live[i] = rc == HISTORY_ROW;
+	return rc == HISTORY_ROW || rc == HISTORY_DONE ? 0
 						     : history_sql_error(db, rc, "perf samples", err);
 }
 
@@ -59,16 +58,16 @@ static int open_label(struct history_db *db, struct site_perf_label *l,
 	for (size_t i = 0; i < n_win; i++) {
 		if (history_sql_prepare(db, site_perf_sweep_sql, &l->st[i], err) < 0)
 			return -1;
-		sqlite3_bind_text(l->st[i], 1, win[i].id, -1, SQLITE_STATIC);
+		history_bind_text(l->st[i], 1, win[i].id);
 		if (step(db, l, i, err) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static const char *text(sqlite3_stmt *st, int i)
+static const char *text(struct history_stmt *st, int i)
 {
-	return (const char *)sqlite3_column_text(st, i);
+	return history_col(st, i);
 }
 
 int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const char *label,
@@ -84,18 +83,18 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 		return -1;
 	site_perf_case_reset(&l->c);
 	for (size_t i = 0; i < l->n; i++) {
-		sqlite3_stmt *st = l->st[i];
+		struct history_stmt *st = l->st[i];
 		int c;
 
 		/* Both orders are SQLite's BINARY collation, strcmp's. */
 		while (l->live[i] && (c = strcmp(text(st, 0), case_name)) <= 0) {
 			const struct site_perf_result *r =
-				c ? NULL : result_of(l, i, text(st, 1), sqlite3_column_int(st, 2));
+				c ? NULL : result_of(l, i, text(st, 1), history_col_int(st, 2));
 
 			if (r) {
 				struct site_perf_sample s = {
 					.image = r->image, .attempt = r->attempt,
-					.ms = sqlite3_column_double(st, 3), .image_id = r->image_id,
+					.ms = history_col_double(st, 3), .image_id = r->image_id,
 					.digest = r->digest, .gfx = r->gfx, .device_id = r->device_id,
 					.driver = r->driver, .sweep_id = win[i].id, .col = i,
 					.started = win[i].started,
@@ -121,7 +120,7 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 void site_perf_label_close(struct site_perf_label *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		sqlite3_finalize(l->st[i]);
+		history_finalize(l->st[i]);
 	free(l->st);
 	free(l->live);
 	site_perf_case_release(&l->c);

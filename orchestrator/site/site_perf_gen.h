@@ -18,7 +18,7 @@
 #include "orchestrator/site/site_perf.h"
 #include "orchestrator/site/site_query.h"
 
-struct sqlite3_stmt;
+struct history_stmt;
 
 /* A result of the case being read: its sweep's column, image, attempt.
  * The strings are the label pass's, kept until it ends. */
@@ -31,7 +31,7 @@ struct site_perf_result {
 
 /* One label's pass. Zeroed to start; site_perf_label_close ends it. */
 struct site_perf_label {
-	struct sqlite3_stmt **st; /* per sweep of the window, oldest first */
+	struct history_stmt **st; /* per sweep of the window, oldest first */
 	bool *live;               /* its statement has a row */
 	size_t n;
 	bool opened;

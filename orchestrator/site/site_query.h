@@ -10,7 +10,7 @@
 #include "common/strvec.h"
 #include "orchestrator/history/history_db.h"
 
-struct sqlite3_stmt;
+struct history_stmt;
 
 /* The GPUs a result ran on, as the database records them: a comma list
  * of KFD unique_ids where the result recorded them, else the ordinals on
@@ -53,8 +53,8 @@ int site_query_results(struct history_db *db, const char *label, int last, site_
 /* What the newest bisection that found a first bad image for the case
  * says, as one line for the timeline; *out NULL when none did. *st is the
  * query, prepared on the first call (*st NULL) and kept for the next; the
- * caller finalises it (sqlite3_finalize). */
-int site_query_bisect(struct history_db *db, struct sqlite3_stmt **st, const char *case_name,
+ * caller finalises it (history_finalize). */
+int site_query_bisect(struct history_db *db, struct history_stmt **st, const char *case_name,
 		      char **out, struct error *err) __attribute__((warn_unused_result));
 
 #endif

@@ -543,7 +543,7 @@ Test(history, a_schema_7_sweep_is_rebuilt_at_its_next_import)
 	const struct history_planned p[] = { { "a", "i" } };
 	struct attempts_md seen = { 0 };
 	cleanup_free char *fp = NULL, *sql = NULL;
-	sqlite3_stmt *st;
+	struct history_stmt *st;
 	sqlite3 *h;
 
 	add(&rs, "a", "i", 1, "done", "MAF", NULL, "k", 1);
@@ -551,11 +551,10 @@ Test(history, a_schema_7_sweep_is_rebuilt_at_its_next_import)
 	/* The fingerprint these files have, as an import stores it. */
 	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
 	import(db, "s1", 1, p, 1, &rs, true);
-	cr_assert_eq(sqlite3_prepare_v2(history_db_handle(db), "SELECT results_fp FROM sweeps",
-					-1, &st, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-	fp = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	cr_assert_eq(history_sql_prepare(db, "SELECT results_fp FROM sweeps", &st, &err), 0);
+	cr_assert_eq(history_step(st), HISTORY_ROW);
+	fp = xstrdup(history_col(st, 0));
+	history_finalize(st);
 	history_db_close(db);
 	for (size_t i = 0; i < 3; i++) {
 		static const char *const sfx[] = { "", "-wal", "-shm" };

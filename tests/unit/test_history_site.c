@@ -12,6 +12,7 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "orchestrator/history/history_query.h"
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_reuse.h"
@@ -385,7 +386,7 @@ Test(history_site, the_timeline_names_the_bisection_that_found_the_case)
 	struct history_db *db = NULL;
 	struct error err;
 	char *line = NULL;
-	sqlite3_stmt *st = NULL;
+	struct history_stmt *st = NULL;
 	const char *answer =
 		"{\"verdict\":\"found\",\"first_bad\":{\"image\":\"r/x:t11\",\"cases\":"
 		"[{\"case\":\"lib/a\",\"outcome\":\"MAF\"}]}}";
@@ -407,7 +408,7 @@ Test(history_site, the_timeline_names_the_bisection_that_found_the_case)
 	cr_assert_eq(site_query_bisect(db, &st, "lib/a", &line, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(line, "first bad image r/x:t11 (last good r/x:t10)");
 	free(line);
-	sqlite3_finalize(st);
+	history_finalize(st);
 	history_db_close(db);
 	scratch_remove(dir);
 }
