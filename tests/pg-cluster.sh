@@ -5,6 +5,7 @@
 # in DIR (no TCP port); trust for that user, a password for the role
 # hrr_pw (scram-sha-256).
 #
+#   tests/pg-cluster.sh user        creates the test user (tests/setup.sh)
 #   tests/pg-cluster.sh start DIR   prints the admin connection URI
 #   tests/pg-cluster.sh stop DIR    stops it and removes DIR
 #
@@ -25,12 +26,16 @@ as_user() {
 	if [ "$(id -u)" = 0 ]; then runuser -u "$user" -- "$@"; else "$@"; fi
 }
 
-start() {
-	local dir=$1
+make_user() {
 	if [ "$(id -u)" = 0 ] && ! id -u "$user" >/dev/null 2>&1; then
 		say "creating test user $user"
 		useradd --system --no-create-home --shell /usr/sbin/nologin --user-group "$user"
 	fi
+}
+
+start() {
+	local dir=$1
+	make_user
 	[ "$(id -u)" = 0 ] || user=$(id -un)
 	mkdir -p "$dir"
 	chown "$user" "$dir"
@@ -54,6 +59,7 @@ stop() {
 }
 
 case ${1:-} in
+user) make_user ;;
 start | stop) "$1" "${2:?DIR}" ;;
-*) echo "usage: $0 start|stop DIR" >&2; exit 64 ;;
+*) echo "usage: $0 user|start DIR|stop DIR" >&2; exit 64 ;;
 esac

@@ -130,6 +130,9 @@ install_packages
 check_tools
 # the demo needs no test user (hrrtest2 is in the docker group: root-equivalent)
 [ "${1:-}" = demo ] || bash "$here/setup-users.sh"
+# The PostgreSQL test user (initdb refuses root): `make check-history-pg`
+# runs its private cluster as this user (tests/pg-cluster.sh).
+[ "${1:-}" = demo ] || bash "$here/pg-cluster.sh" user
 start_engine
 if [ "${HRR_SETUP_NO_REGISTRY:-0}" != 1 ]; then
 	# Debian's package starts a registry on :5000 through systemd when it

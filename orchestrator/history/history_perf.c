@@ -82,7 +82,7 @@ int history_perf_insert(struct history_db *db, struct history_stmt *st, const ch
 
 /* [label given][case given][newest first] */
 static const char *const perf_sql[2][2][2] = {
-	{ PERF_SQL_ORDERS("1", ""), PERF_SQL_ORDERS("1", "AND case_name = ?4") },
+	{ PERF_SQL_ORDERS("1 = 1", ""), PERF_SQL_ORDERS("1 = 1", "AND case_name = ?4") },
 	{ PERF_SQL_ORDERS("label = ?1", ""), PERF_SQL_ORDERS("label = ?1", "AND case_name = ?4") },
 };
 

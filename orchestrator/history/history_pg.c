@@ -173,13 +173,14 @@ int history_pg_exec(struct history_db *db, const char *sql, struct error *err)
 	return rc;
 }
 
-int history_pg_prepare(struct history_db *db, const char *sql, char **name)
+int history_pg_prepare(struct history_db *db, const char *sql, int nparams,
+		       const unsigned *types, char **name)
 {
 	PGresult *res;
 	int rc = 0;
 
 	*name = xasprintf("hrr_%u", ++db->pg_seq);
-	res = PQprepare((PGconn *)db->pg, *name, sql, 0, NULL);
+	res = PQprepare((PGconn *)db->pg, *name, sql, nparams, types);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		history_pg_keep_error(db, (const struct pg_result *)res);
 		free(*name);

@@ -25,7 +25,8 @@ int history_pg_exec(struct history_db *db, const char *sql, struct error *err)
 	__attribute__((warn_unused_result));
 /* sql prepared on the server under a name of its own (*name, caller frees);
  * -1 with the server's message kept (history_sql_error says it). */
-int history_pg_prepare(struct history_db *db, const char *sql, char **name);
+int history_pg_prepare(struct history_db *db, const char *sql, int nparams,
+		       const unsigned *types, char **name);
 void history_pg_deallocate(struct history_db *db, const char *name);
 /* res's error message, in one line, for history_sql_error. */
 void history_pg_keep_error(struct history_db *db, const struct pg_result *res);

@@ -22,13 +22,19 @@ struct history_stmt {
 	char *sql, *name; /* name: the server's prepared statement (NULL: none) */
 	int nparams;
 	char **vals;
+	Oid *types; /* text for a number the SQL skips (its type has no context), else inferred */
 	PGresult *res;
 	int row, nrows;
 	bool ran, again;
 };
 
-/* ?N as $N and a bare ? as the next number, outside quotes. */
-static char *pg_sql(const char *sql, int *nparams)
+/* The server's own OID of text (pg_type.dat). */
+#define TEXT_OID 25
+
+/* ?N as $N and a bare ? as the next number, outside quotes; each number
+ * used is marked in used[] (HISTORY_MAX_PARAMS of them). */
+#define HISTORY_MAX_PARAMS 64
+static char *pg_sql(const char *sql, int *nparams, bool *used)
 {
 	struct strbuf out = STRBUF_INIT;
 	char quote = 0;
@@ -49,6 +55,8 @@ static char *pg_sql(const char *sql, int *nparams)
 			else
 				p = end - 1;
 			strbuf_addf(&out, "$%ld", n);
+			if (n > 0 && n <= HISTORY_MAX_PARAMS)
+				used[n - 1] = true;
 			/* PostgreSQL cannot infer the type of a parameter tested
 			 * only for NULL; every such parameter here is a name. */
 			if (!strncmp(p + 1, " IS NULL", 8) || !strncmp(p + 1, " IS NOT NULL", 12))
@@ -76,8 +84,13 @@ int history_sql_prepare(struct history_db *db, const char *sql, struct history_s
 			return history_sql_error(db, rc, "prepare", err);
 		}
 	} else {
-		s->sql = pg_sql(sql, &s->nparams);
+		bool used[HISTORY_MAX_PARAMS] = { false };
+
+		s->sql = pg_sql(sql, &s->nparams, used);
 		s->vals = xcalloc((size_t)s->nparams + 1, sizeof(*s->vals));
+		s->types = xcalloc((size_t)s->nparams + 1, sizeof(*s->types));
+		for (int i = 0; i < s->nparams && i < HISTORY_MAX_PARAMS; i++)
+			s->types[i] = used[i] ? 0 : TEXT_OID;
 	}
 	*st = s;
 	return 0;
@@ -108,6 +121,7 @@ void history_finalize(struct history_stmt *st)
 	for (int i = 0; i < st->nparams; i++)
 		free(st->vals[i]);
 	free(st->vals);
+	free(st->types);
 	free(st->sql);
 	free(st->name);
 	free(st);
@@ -118,10 +132,11 @@ static int pg_run(struct history_stmt *st)
 	PGconn *c = (PGconn *)st->db->pg;
 	const char *const *vals = (const char *const *)st->vals;
 
-	if (st->again && !st->name && history_pg_prepare(st->db, st->sql, &st->name) < 0)
+	if (st->again && !st->name &&
+	    history_pg_prepare(st->db, st->sql, st->nparams, st->types, &st->name) < 0)
 		return SQLITE_ERROR;
 	st->res = st->name ? PQexecPrepared(c, st->name, st->nparams, vals, NULL, NULL, 0)
-			   : PQexecParams(c, st->sql, st->nparams, NULL, vals, NULL, NULL, 0);
+			   : PQexecParams(c, st->sql, st->nparams, st->types, vals, NULL, NULL, 0);
 	st->ran = true;
 	st->row = -1;
 	st->nrows = 0;

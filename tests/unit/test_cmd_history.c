@@ -15,6 +15,7 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
 #include "orchestrator/history/history_db.h"
+#include "tests/support/history_backend.h"
 #include "tests/support/env_none.h"
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"
@@ -25,7 +26,9 @@ static void setup(void)
 {
 	cr_redirect_stderr();
 	root = scratch_dir("cmd-history");
-	dbpath = xasprintf("%s/history.sqlite", root);
+	cleanup_free char *file = xasprintf("%s/history.sqlite", root);
+
+	dbpath = history_backend_db(file);
 }
 
 static void teardown(void)

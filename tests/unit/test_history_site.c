@@ -22,6 +22,7 @@
 #include "orchestrator/site/site_runs.h"
 #include "orchestrator/site/site_svg.h"
 #include "orchestrator/site/site_text.h"
+#include "tests/support/history_backend.h"
 #include "tests/support/scratch.h"
 
 #define X(s) ((const xmlChar *)(s))
@@ -382,7 +383,8 @@ Test(history_site, dir_replaces_and_removes_only_its_own_files)
 Test(history_site, the_timeline_names_the_bisection_that_found_the_case)
 {
 	cleanup_free char *dir = scratch_dir("site-bisect");
-	cleanup_free char *path = xasprintf("%s/history.sqlite", dir);
+	cleanup_free char *file = xasprintf("%s/history.sqlite", dir);
+	cleanup_free char *path = history_backend_db(file);
 	struct history_db *db = NULL;
 	struct error err;
 	char *line = NULL;

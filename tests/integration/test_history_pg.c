@@ -1,0 +1,147 @@
+/* A history on a PostgreSQL server (docs/sweep.md "History on
+ * PostgreSQL"), against the private cluster of `make check-history-pg`
+ * (HRR_TEST_HISTORY_PG; skipped without it): a password never reaches a
+ * message or a file, a wrong one is one line naming the server and exit 5,
+ * and two hosts' sweeps of one label meet in one history. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/xalloc.h"
+#include "tests/support/history_backend.h"
+#include "tests/support/run_support.h"
+
+static struct tenv_sweep sw;
+static char home_env[400], xdg_env[420];
+static const char *env[4];
+
+static void pg_init(void)
+{
+	tenv_init_sweep(&sw);
+	if (!history_backend_pg())
+		tenv_skip("no PostgreSQL cluster (make check-history-pg starts one)");
+	/* Every file the tool writes lands under the test's root. */
+	snprintf(home_env, sizeof(home_env), "HOME=%s/home", tenv.root);
+	snprintf(xdg_env, sizeof(xdg_env), "XDG_DATA_HOME=%s/home/.local/share", tenv.root);
+	env[0] = sw.lockenv;
+	env[1] = home_env;
+	env[2] = xdg_env;
+	env[3] = NULL;
+}
+
+TestSuite(history_pg, .init = pg_init, .fini = tenv_fini, .timeout = 300);
+
+static const char *password(void)
+{
+	const char *p = getenv("HRR_PG_PASSWORD");
+
+	return p && *p ? p : "hrr-pw-7f3c9e1a";
+}
+
+/* Whether any file under the test's root holds s. */
+static bool written_anywhere(const char *s)
+{
+	cleanup_free char *cmd = xasprintf("grep -rqF -- '%s' '%s'", s, tenv.root);
+
+	return system(cmd) == 0;
+}
+
+static void add_pass_case(const char *name)
+{
+	cleanup_free char *src = fixture_root("pass");
+	cleanup_free char *cmd = xasprintf("mkdir -p '%s/%s' && cp -r '%s' '%s/%s/'", sw.library,
+					   name, src, sw.library, name);
+
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+static void sweep_into(struct tool_run *r, const char *workdir, const char *db,
+		       const char *label)
+{
+	const char *argv[] = { "sweep", "--workdir", workdir, "--device-root", tenv.devroot,
+			       "--sysfs-root", sw.sysfs4, "--db", db, "--timeout", "120",
+			       "--image", SIM_IMAGE, "--archive", sw.library, "--label", label,
+			       "-q", NULL };
+
+	tool_run(r, argv, env);
+}
+
+static size_t lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+Test(history_pg, a_wrong_password_is_one_line_naming_the_server_and_written_nowhere)
+{
+	struct tool_run r;
+	cleanup_free char *wrong = history_backend_password_uri("Wr0ng-pw-51d2");
+	const char *hist[] = { "history", "--db", wrong, NULL };
+
+	tool_run(&r, hist, env);
+	cr_assert_eq(r.status, 5, "%s", r.err.buf);
+	cr_assert_eq(lines(r.err.buf), 1, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, getenv("HRR_TEST_HISTORY_PG")), "%s", r.err.buf);
+	cr_assert(!strstr(r.err.buf, "Wr0ng-pw-51d2"), "%s", r.err.buf);
+	tool_run_release(&r);
+	add_pass_case("one");
+	sweep_into(&r, tenv.workdir, wrong, "pw");
+	cr_assert_eq(r.status, 5, "%s", r.err.buf);
+	cr_assert(!strstr(r.err.buf, "Wr0ng-pw-51d2") && !strstr(r.out.buf, "Wr0ng-pw-51d2"),
+		  "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_assert(!written_anywhere("Wr0ng-pw-51d2"), "the password is in a file under %s",
+		  tenv.root);
+}
+
+Test(history_pg, a_sweep_with_a_password_in_its_uri_writes_it_nowhere)
+{
+	struct tool_run r;
+	cleanup_free char *uri = history_backend_password_uri(password());
+	const char *hist[] = { "history", "--db", uri, "--label", "pw", "--format", "json", NULL };
+
+	add_pass_case("one");
+	sweep_into(&r, tenv.workdir, uri, "pw");
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	tool_run(&r, hist, env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	cr_assert(strstr(r.out.buf, "\"pw\""), "%s", r.out.buf);
+	cr_assert(!strstr(r.out.buf, password()) && !strstr(r.err.buf, password()));
+	tool_run_release(&r);
+	cr_assert(!written_anywhere(password()), "the password is in a file under %s", tenv.root);
+}
+
+/* Two hosts (two workdirs) sweeping one label into one server, one after
+ * the other:
+ * every case of both is there once, and the trend lists both sweeps. */
+Test(history_pg, two_workdirs_of_one_label_meet_in_one_history)
+{
+	struct tool_run a, b;
+	cleanup_free char *w2 = xasprintf("%s/host-b", tenv.root);
+	cleanup_free char *mk = xasprintf("mkdir -p '%s'", w2);
+	const char *hist[] = { "history", "--db", sw.dbpath, "--label", "fleet", "--format",
+			       "json", NULL };
+	cleanup_cjson cJSON *j = NULL;
+
+	add_pass_case("one");
+	add_pass_case("two");
+	cr_assert_eq(system(mk), 0);
+	sweep_into(&a, tenv.workdir, sw.dbpath, "fleet");
+	sweep_into(&b, w2, sw.dbpath, "fleet");
+	cr_assert_eq(a.status, 0, "%s", a.err.buf);
+	cr_assert_eq(b.status, 0, "%s", b.err.buf);
+	tool_run_release(&a);
+	tool_run_release(&b);
+	tool_run(&a, hist, env);
+	cr_assert_eq(a.status, 0, "%s", a.err.buf);
+	j = cJSON_Parse(a.out.buf);
+	/* two sweeps x two cases, each once */
+	cr_assert_eq(cJSON_GetArraySize(j), 4, "%s", a.out.buf);
+	tool_run_release(&a);
+}
