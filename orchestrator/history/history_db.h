@@ -108,7 +108,9 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 int history_db_has_sweep(struct history_db *db, const char *id, bool *known, struct error *err)
 	__attribute__((warn_unused_result));
 
-/* The previous finished sweep of label before sweep_id (NULL: none). */
+/* The previous finished sweep of label before sweep_id on the same host
+ * (a fleet's label mixes hosts; a sweep or row without a host matches
+ * any) (NULL: none). */
 int history_db_previous(struct history_db *db, const char *label, const char *sweep_id,
 			char **baseline, struct error *err) __attribute__((warn_unused_result));
 

@@ -33,8 +33,11 @@ int history_db_previous(struct history_db *db, const char *label, const char *sw
 
 	*baseline = NULL;
 	if (history_sql_prepare(db,
-		    "SELECT id FROM sweeps WHERE label = ?1 AND state = 'finished' AND id != ?2"
-		    " AND started_us <= COALESCE((SELECT started_us FROM sweeps WHERE id = ?2), 1e18)"
+		    "WITH me AS (SELECT started_us, host FROM sweeps WHERE id = ?2)"
+		    " SELECT id FROM sweeps WHERE label = ?1 AND state = 'finished' AND id != ?2"
+		    " AND started_us <= COALESCE((SELECT started_us FROM me), 1e18)"
+		    " AND (host IS NULL OR (SELECT host FROM me) IS NULL"
+		    "  OR host = (SELECT host FROM me))"
 		    " ORDER BY started_us DESC, id DESC LIMIT 1",
 		    &st, err) < 0)
 		return -1;

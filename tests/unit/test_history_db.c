@@ -104,6 +104,42 @@ Test(history, the_previous_sweep_within_one_second_is_the_later_start)
 	history_db_close(db);
 }
 
+/* A fleet's label mixes hosts: a sweep's baseline is its label's previous
+ * sweep on its own host, never the other host's later one. */
+Test(history, the_baseline_is_the_previous_sweep_on_the_same_host)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	const struct history_planned p[] = { { "c", "i" } };
+	cleanup_free char *b_base = NULL, *a_base = NULL;
+	struct history_sweep a1 = { .id = "fleet-a1", .label = "fleet", .host = "gpu-a",
+				    .state = "finished", .started = 100, .started_us = 100000000 };
+	struct history_sweep b1 = { .id = "fleet-b1", .label = "fleet", .host = "gpu-b",
+				    .state = "finished", .started = 200, .started_us = 200000000 };
+	struct history_sweep a2 = { .id = "fleet-a2", .label = "fleet", .host = "gpu-a",
+				    .state = "finished", .started = 300, .started_us = 300000000 };
+	struct history_sweep b2 = { .id = "fleet-b2", .label = "fleet", .host = "gpu-b",
+				    .state = "finished", .started = 400, .started_us = 400000000 };
+	bool rebuilt;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(&rs, "c", "i", 1, "done", "PASS", NULL, NULL, 1);
+	cr_assert_eq(history_db_import(db, &a1, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_import(db, &b1, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_import(db, &a2, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_import(db, &b2, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_previous(db, "fleet", "fleet-b2", &b_base, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(b_base, "fleet-b1");
+	cr_assert_eq(history_db_previous(db, "fleet", "fleet-a2", &a_base, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(a_base, "fleet-a1");
+	/* Importing a sweep again changes nothing (its id is its key). */
+	cr_assert_eq(history_db_import(db, &b2, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_not(rebuilt);
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
 struct collected {
 	char names[16][32];
 	enum sweep_status st[16];
