@@ -376,3 +376,8 @@ bool history_db_on_server(const struct history_db *db)
 {
 	return db->dialect == HISTORY_PG;
 }
+
+int history_db_reconnect(struct history_db *db, struct error *err)
+{
+	return db->dialect == HISTORY_PG ? history_pg_reconnect(db, err) : 0;
+}

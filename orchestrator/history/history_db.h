@@ -67,6 +67,10 @@ const char *history_db_name(const struct history_db *db);
  * a remote server without sslmode. */
 const char *history_db_warning(const struct history_db *db);
 bool history_db_on_server(const struct history_db *db);
+/* A server's connection made anew after it was lost (a restart, the
+ * network): ERR_CONNECT while the server still refuses. A file: 0. */
+int history_db_reconnect(struct history_db *db, struct error *err)
+	__attribute__((warn_unused_result));
 
 struct history_sweep {
 	const char *id, *label, *host, *state, *options, *tool_version, *folder, *baseline;

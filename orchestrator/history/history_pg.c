@@ -117,6 +117,16 @@ int history_pg_connect(struct history_db *db, const char *target, struct error *
 	return history_pg_exec(db, "SET client_min_messages = warning", err);
 }
 
+int history_pg_reconnect(struct history_db *db, struct error *err)
+{
+	PGconn *c = (PGconn *)db->pg;
+
+	PQreset(c);
+	if (PQstatus(c) != CONNECTION_OK)
+		return refused(db, c, err);
+	return history_pg_exec(db, "SET client_min_messages = warning", err);
+}
+
 void history_pg_close(struct history_db *db)
 {
 	PQfinish((PGconn *)db->pg);

@@ -17,6 +17,9 @@ struct pg_result;
 int history_pg_connect(struct history_db *db, const char *target, struct error *err)
 	__attribute__((warn_unused_result));
 void history_pg_close(struct history_db *db);
+/* The lost connection made anew (PQreset): ERR_CONNECT while refused. */
+int history_pg_reconnect(struct history_db *db, struct error *err)
+	__attribute__((warn_unused_result));
 /* A warning for the connection's caller to print (NULL: none): a remote
  * server without sslmode. Owned by db. */
 const char *history_pg_warning(const struct history_db *db);

@@ -57,15 +57,21 @@ static void add_pass_case(const char *name)
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 }
 
-static void sweep_into(struct tool_run *r, const char *workdir, const char *db,
-		       const char *label)
+static void sweep_within(struct tool_run *r, const char *workdir, const char *db,
+			 const char *label, const char *timeout)
 {
 	const char *argv[] = { "sweep", "--workdir", workdir, "--device-root", tenv.devroot,
-			       "--sysfs-root", sw.sysfs4, "--db", db, "--timeout", "120",
+			       "--sysfs-root", sw.sysfs4, "--db", db, "--timeout", timeout,
 			       "--image", SIM_IMAGE, "--archive", sw.library, "--label", label,
 			       "-q", NULL };
 
 	tool_run(r, argv, env);
+}
+
+static void sweep_into(struct tool_run *r, const char *workdir, const char *db,
+		       const char *label)
+{
+	sweep_within(r, workdir, db, label, "120");
 }
 
 static size_t lines(const char *s)
@@ -144,4 +150,80 @@ Test(history_pg, two_workdirs_of_one_label_meet_in_one_history)
 	/* two sweeps x two cases, each once */
 	cr_assert_eq(cJSON_GetArraySize(j), 4, "%s", a.out.buf);
 	tool_run_release(&a);
+}
+
+/* sw.dbpath's database name: postgresql:///NAME?host=... */
+static char *db_name(void)
+{
+	const char *p = strstr(sw.dbpath, ":///") + 4;
+
+	return xstrndup(p, strcspn(p, "?"));
+}
+
+static void admin(const char *sql)
+{
+	cleanup_free char *uri = xasprintf("postgresql:///postgres?host=%s&user=%s",
+					   getenv("HRR_TEST_HISTORY_PG"),
+					   getenv("HRR_PG_USER") ? getenv("HRR_PG_USER") : "hrrpg");
+
+	history_backend_exec(uri, sql);
+}
+
+/* The server gone while a sweep runs (its connection cut, new ones
+ * refused): the import is retried for HRR_DB_RETRY_S, then the sweep ends
+ * with exit 5 naming the database and its results on disk; with the
+ * server back, `sweep --merge` imports it, once. */
+Test(history_pg, a_server_gone_mid_sweep_keeps_the_results_for_the_merge)
+{
+	struct tool_run r;
+	cleanup_free char *name = db_name();
+	cleanup_free char *cut = xasprintf(
+		"(sleep 4; psql -q -h '%s' -U '%s' -d postgres"
+		" -c 'ALTER DATABASE %s ALLOW_CONNECTIONS false'"
+		" -c \"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%s'\")"
+		" >/dev/null 2>&1 &",
+		getenv("HRR_TEST_HISTORY_PG"), getenv("HRR_PG_USER") ? getenv("HRR_PG_USER") : "hrrpg",
+		name, name);
+	cleanup_free char *allow = xasprintf("ALTER DATABASE %s ALLOW_CONNECTIONS true", name);
+	cleanup_free char *sweeps = xasprintf("ls '%s/sweeps' | head -1", tenv.workdir);
+	char id[256] = "";
+	const char *hist[] = { "history", "--db", sw.dbpath, "--label", "gone", "--format",
+			       "json", NULL };
+	cleanup_cjson cJSON *j = NULL;
+	FILE *ls;
+
+	add_pass_case("one");
+	{
+		cleanup_free char *src = fixture_root("hang");
+		cleanup_free char *cp = xasprintf("mkdir -p '%s/slow' && cp -r '%s' '%s/slow/'",
+						  sw.library, src, sw.library);
+
+		cr_assert_eq(system(cp), 0);
+	}
+	setenv("HRR_DB_RETRY_S", "3", 1);
+	cr_assert_eq(system(cut), 0);
+	sweep_within(&r, tenv.workdir, sw.dbpath, "gone", "10");
+	unsetenv("HRR_DB_RETRY_S");
+	admin(allow);
+	cr_assert_eq(r.status, 5, "%s", r.err.buf);
+	cr_assert(strstr(r.err.buf, name), "the database is named: %s", r.err.buf);
+	cr_assert(strstr(r.err.buf, "tried again"), "the import was retried: %s", r.err.buf);
+	tool_run_release(&r);
+	ls = popen(sweeps, "r");
+	cr_assert(ls && fgets(id, sizeof(id), ls));
+	pclose(ls);
+	id[strcspn(id, "\n")] = '\0';
+	{
+		const char *merge[] = { "sweep", "--workdir", tenv.workdir, "--db", sw.dbpath,
+					"--merge", id, "-q", NULL };
+
+		tool_run(&r, merge, env);
+	}
+	cr_assert(r.status == 0 || r.status == 1, "%d %s", r.status, r.err.buf);
+	tool_run_release(&r);
+	tool_run(&r, hist, env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	j = cJSON_Parse(r.out.buf);
+	cr_assert_eq(cJSON_GetArraySize(j), 2, "each case once: %s", r.out.buf);
+	tool_run_release(&r);
 }
