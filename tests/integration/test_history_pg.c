@@ -74,6 +74,21 @@ static void sweep_into(struct tool_run *r, const char *workdir, const char *db,
 	sweep_within(r, workdir, db, label, "120");
 }
 
+/* `history --label label` lists want rows (a case of a sweep each). */
+static void expect_rows(const char *label, int want)
+{
+	struct tool_run r;
+	const char *hist[] = { "history", "--db", sw.dbpath, "--label", label, "--format",
+			       "json", NULL };
+	cleanup_cjson cJSON *j = NULL;
+
+	tool_run(&r, hist, env);
+	cr_assert_eq(r.status, 0, "%s", r.err.buf);
+	j = cJSON_Parse(r.out.buf);
+	cr_assert_eq(cJSON_GetArraySize(j), want, "%s", r.out.buf);
+	tool_run_release(&r);
+}
+
 static size_t lines(const char *s)
 {
 	size_t n = 0;
@@ -131,10 +146,6 @@ Test(history_pg, two_workdirs_of_one_label_meet_in_one_history)
 	struct tool_run a, b;
 	cleanup_free char *w2 = xasprintf("%s/host-b", tenv.root);
 	cleanup_free char *mk = xasprintf("mkdir -p '%s'", w2);
-	const char *hist[] = { "history", "--db", sw.dbpath, "--label", "fleet", "--format",
-			       "json", NULL };
-	cleanup_cjson cJSON *j = NULL;
-
 	add_pass_case("one");
 	add_pass_case("two");
 	cr_assert_eq(system(mk), 0);
@@ -144,12 +155,7 @@ Test(history_pg, two_workdirs_of_one_label_meet_in_one_history)
 	cr_assert_eq(b.status, 0, "%s", b.err.buf);
 	tool_run_release(&a);
 	tool_run_release(&b);
-	tool_run(&a, hist, env);
-	cr_assert_eq(a.status, 0, "%s", a.err.buf);
-	j = cJSON_Parse(a.out.buf);
-	/* two sweeps x two cases, each once */
-	cr_assert_eq(cJSON_GetArraySize(j), 4, "%s", a.out.buf);
-	tool_run_release(&a);
+	expect_rows("fleet", 4); /* two sweeps x two cases, each once */
 }
 
 /* sw.dbpath's database name: postgresql:///NAME?host=... */
@@ -187,9 +193,6 @@ Test(history_pg, a_server_gone_mid_sweep_keeps_the_results_for_the_merge)
 	cleanup_free char *allow = xasprintf("ALTER DATABASE %s ALLOW_CONNECTIONS true", name);
 	cleanup_free char *sweeps = xasprintf("ls '%s/sweeps' | head -1", tenv.workdir);
 	char id[256] = "";
-	const char *hist[] = { "history", "--db", sw.dbpath, "--label", "gone", "--format",
-			       "json", NULL };
-	cleanup_cjson cJSON *j = NULL;
 	FILE *ls;
 
 	add_pass_case("one");
@@ -221,9 +224,5 @@ Test(history_pg, a_server_gone_mid_sweep_keeps_the_results_for_the_merge)
 	}
 	cr_assert(r.status == 0 || r.status == 1, "%d %s", r.status, r.err.buf);
 	tool_run_release(&r);
-	tool_run(&r, hist, env);
-	cr_assert_eq(r.status, 0, "%s", r.err.buf);
-	j = cJSON_Parse(r.out.buf);
-	cr_assert_eq(cJSON_GetArraySize(j), 2, "each case once: %s", r.out.buf);
-	tool_run_release(&r);
+	expect_rows("gone", 2); /* each case once */
 }
