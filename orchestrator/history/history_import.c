@@ -41,16 +41,30 @@ char *history_options_fingerprint(const char *run_options_json)
 							 strlen(run_options_json)));
 }
 
-static int stored_fingerprint(struct history_db *db, const char *id, char **fp, struct error *err)
+/* The stored fingerprint of sweep s (NULL: none). A row under s's id
+ * that is another sweep (another host, another start) is refused, never
+ * overwritten: many hosts write one server, and a sweep id is a label, a
+ * second and 24 random bits. */
+static int stored_fingerprint(struct history_db *db, const struct history_sweep *s, char **fp,
+			      struct error *err)
 {
 	cleanup_stmt struct history_stmt *st = NULL;
+	long long started_us = s->started_us ? s->started_us : s->started * 1000000;
 	int rc;
 
 	*fp = NULL;
-	if (history_sql_prepare(db, "SELECT results_fp FROM sweeps WHERE id = ?1", &st, err) < 0)
+	if (history_sql_prepare(db, "SELECT results_fp, host, started_us FROM sweeps WHERE id = ?1",
+				&st, err) < 0)
 		return -1;
-	bind_text(st, 1, id);
+	bind_text(st, 1, s->id);
 	rc = history_step(st);
+	if (rc == HISTORY_ROW &&
+	    ((col(st, 1) && s->host && strcmp(col(st, 1), s->host)) ||
+	     (!history_col_null(st, 2) && history_col_int64(st, 2) != started_us)))
+		return error_set(err, ERR_DATA, 0,
+				 "history database %s already holds another sweep with the id %s "
+				 "(host %s): nothing of this one was imported",
+				 db->path, s->id, col(st, 1) ? col(st, 1) : "-");
 	if (rc == HISTORY_ROW && col(st, 0))
 		*fp = xstrdup(col(st, 0));
 	return rc == HISTORY_ROW || rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "read", err);
@@ -247,7 +261,7 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 	 * waits the busy timeout), so two sweeps never interleave rows. */
 	if (history_sql_begin(db, err) < 0)
 		return -1;
-	if (stored_fingerprint(db, s->id, &stored, err) < 0)
+	if (stored_fingerprint(db, s, &stored, err) < 0)
 		goto fail;
 	*rebuilt = !stored || strcmp(stored, fp);
 	if (upsert_sweep(db, s, fp, err) < 0)

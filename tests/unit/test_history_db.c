@@ -112,7 +112,7 @@ Test(history, the_baseline_is_the_previous_sweep_on_the_same_host)
 	struct error err;
 	struct sweep_results rs = { 0 };
 	const struct history_planned p[] = { { "c", "i" } };
-	cleanup_free char *b_base = NULL, *a_base = NULL;
+	cleanup_free char *b_base = NULL, *a_base = NULL, *c_base = NULL;
 	struct history_sweep a1 = { .id = "fleet-a1", .label = "fleet", .host = "gpu-a",
 				    .state = "finished", .started = 100, .started_us = 100000000 };
 	struct history_sweep b1 = { .id = "fleet-b1", .label = "fleet", .host = "gpu-b",
@@ -136,6 +136,12 @@ Test(history, the_baseline_is_the_previous_sweep_on_the_same_host)
 	/* Importing a sweep again changes nothing (its id is its key). */
 	cr_assert_eq(history_db_import(db, &b2, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
 	cr_assert_not(rebuilt);
+	/* Another host's sweep under a taken id is refused, not written over. */
+	b2.host = "gpu-c";
+	cr_assert_eq(history_db_import(db, &b2, p, 1, &rs, &rebuilt, &err), -1);
+	cr_assert(err.kind == ERR_DATA && strstr(err.msg, "fleet-b2"), "%s", err.msg);
+	cr_assert_eq(history_db_previous(db, "fleet", "fleet-b2", &c_base, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(c_base, "fleet-b1", "the first sweep under the id stays");
 	sweep_results_release(&rs);
 	history_db_close(db);
 }
