@@ -24,13 +24,13 @@
 #include "orchestrator/cli/options.h"
 
 const char cmd_history_usage[] =
-	"Usage: hrr-docker-replay history [--label L] [--case NAME] [--last N]\n"
+	"Usage: hrr-docker-replay history [--label L] [--host H] [--case NAME] [--last N]\n"
 	"                                 [--format markdown|json] [--db PATH]\n"
-	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n"
+	"       hrr-docker-replay history prune --keep N [--label L] [--host H] [--db PATH]\n"
 	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n"
 	"       hrr-docker-replay history perf --case NAME [--label L] [--last N]\n"
 	"                                      [--format markdown|json]\n"
-	"       hrr-docker-replay history site DIR [--label L] [--last N] [--db PATH]\n"
+	"       hrr-docker-replay history site DIR [--label L] [--host H] [--last N] [--db PATH]\n"
 	"       hrr-docker-replay history signatures [--label L] [--last N] [--format markdown|json]\n"
 	"       hrr-docker-replay history known [--known-issues FILE] [--label L] [--last N]\n"
 	"                                       [--format markdown|json]\n"
@@ -158,7 +158,7 @@ static int prune(struct history_db *db, const struct options *opts)
 	struct error err;
 	int code = 0;
 
-	if (history_db_prune(db, o->label, (int)o->keep, &ids, &folders, &err) < 0) {
+	if (history_db_prune_host(db, o->label, o->host, (int)o->keep, &ids, &folders, &err) < 0) {
 		say_error("%s", err.msg);
 		return 5;
 	}
@@ -189,7 +189,7 @@ static int no_history(const struct options *opts)
 static int site(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
-	struct site_options so = { .label = o->label, .last = (int)o->last };
+	struct site_options so = { .label = o->label, .last = (int)o->last, .host = o->host };
 	struct site_stats st;
 	struct error err;
 
@@ -339,7 +339,8 @@ static int show_trend(struct history_db *db, const struct options *opts)
 	else
 		printf("# History%s%s%s%s\n", o->label ? " of " : "", o->label ? o->label : "",
 		       o->case_name ? ", case " : "", o->case_name ? o->case_name : "");
-	if (history_db_trend(db, o->label, o->case_name, (int)o->last, trend_row, &t, &err) < 0) {
+	if (history_db_trend_host(db, o->label, o->host, o->case_name, (int)o->last, trend_row, &t,
+				  &err) < 0) {
 		/* The rows listed before it stay written. */
 		fwrite(t.md.buf, 1, t.md.len, stdout);
 		say_error("%s", err.msg);

@@ -71,6 +71,10 @@ int history_options_validate(const struct sweep_options *s, struct error *err)
 		return error_set(err, ERR_USAGE, 0, "history perf needs --case NAME");
 	if (s->dry_run && !(s->history_action && !strcmp(s->history_action, "remark")))
 		return error_set(err, ERR_USAGE, 0, "--dry-run belongs to `history remark`");
+	if (s->host && s->history_action && strcmp(s->history_action, "prune") &&
+	    strcmp(s->history_action, "site"))
+		return error_set(err, ERR_USAGE, 0,
+				 "--host belongs to `history`, `history prune` and `history site`");
 	if (s->site_dir && s->case_name)
 		return error_set(err, ERR_USAGE, 0, "history site shows every case: no --case");
 	return 0;

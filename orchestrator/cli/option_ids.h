@@ -43,6 +43,7 @@ enum option_id {
 	OPT_LOG_LIMIT,
 	OPT_PLAN,
 	OPT_LABEL,
+	OPT_HOST,
 	OPT_BASELINE,
 	OPT_GPUS,
 	OPT_JOBS,

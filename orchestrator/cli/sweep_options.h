@@ -21,6 +21,7 @@
 struct sweep_options {
 	struct strvec images, archives, plans; /* in the order given */
 	char *label;          /* NULL: "default" */
+	char *host;           /* history, its site and prune: one host's sweeps (NULL: all) */
 	char *baseline;
 	int gpus[GPU_MAX];
 	size_t n_gpus;        /* 0: every host GPU */

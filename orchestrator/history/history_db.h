@@ -176,11 +176,19 @@ typedef int (*history_trend_fn)(void *ctx, const struct history_trend_row *row);
 int history_db_trend(struct history_db *db, const char *label, const char *case_name, int last,
 		     history_trend_fn fn, void *ctx, struct error *err)
 	__attribute__((warn_unused_result));
+/* The same, of host's sweeps only (NULL: every host's): a fleet's history. */
+int history_db_trend_host(struct history_db *db, const char *label, const char *host,
+			  const char *case_name, int last, history_trend_fn fn, void *ctx,
+			  struct error *err) __attribute__((warn_unused_result));
 
 /* Remove all but the last keep sweeps of label (NULL: of every label);
  * their ids and folders ("" without one) are added to ids and folders
  * for the caller to check and delete. */
 int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *ids,
 		     struct strvec *folders, struct error *err) __attribute__((warn_unused_result));
+/* The same among host's sweeps only (NULL: every host's). */
+int history_db_prune_host(struct history_db *db, const char *label, const char *host, int keep,
+			  struct strvec *ids, struct strvec *folders, struct error *err)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -62,7 +62,7 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 	[HSQL_TREND_SWEEPS] = {
 		history_trend_sweeps_sql,
 		"SELECT id, label, started FROM (SELECT id, label, started, started_us FROM sweeps"
-		"  WHERE ?1::text IS NULL OR label = ?1"
+		"  WHERE (?1::text IS NULL OR label = ?1) AND (?3::text IS NULL OR host = ?3)"
 		"  ORDER BY started_us DESC, id DESC LIMIT NULLIF(?2::bigint, -1)) w"
 		" ORDER BY started_us, id",
 	},

@@ -147,13 +147,15 @@ int history_db_statuses_unordered(struct history_db *db, const char *sweep_id,
 	return statuses(db, status_unordered_sql, sweep_id, baseline, fn, ctx, err);
 }
 
-/* ?1 label (NULL: any), ?2 the last N sweeps: oldest first.
+/* ?1 label (NULL: any), ?2 the last N sweeps, ?3 host (NULL: any): oldest
+ * first.
  * "x BETWEEN COALESCE(?, '') AND COALESCE(?, x'')" is "x = ?, or any text
  * when ? is NULL" (text sorts below every blob) in a form the planner
  * serves from an index, which "? IS NULL OR x = ?" is not. */
 const char history_trend_sweeps_sql[] =
 	"SELECT id, label, started FROM (SELECT id, label, started, started_us FROM sweeps"
 	"  WHERE label BETWEEN COALESCE(?1, '') AND COALESCE(?1, x'')"
+	"  AND (?3 IS NULL OR host = ?3)"
 	"  ORDER BY started_us DESC, id DESC LIMIT ?2) ORDER BY started_us, id";
 
 /* ?1 one of those sweeps, ?2 case (NULL: every case): every attempt, in
@@ -227,6 +229,13 @@ static int trend_sweep(struct history_db *db, struct history_stmt *sw, struct hi
 int history_db_trend(struct history_db *db, const char *label, const char *case_name, int last,
 		     history_trend_fn fn, void *ctx, struct error *err)
 {
+	return history_db_trend_host(db, label, NULL, case_name, last, fn, ctx, err);
+}
+
+int history_db_trend_host(struct history_db *db, const char *label, const char *host,
+			  const char *case_name, int last, history_trend_fn fn, void *ctx,
+			  struct error *err)
+{
 	cleanup_stmt struct history_stmt *sw = NULL;
 	cleanup_stmt struct history_stmt *st = NULL;
 	struct trend_last l = { STRBUF_INIT, STRBUF_INIT, false };
@@ -237,6 +246,7 @@ int history_db_trend(struct history_db *db, const char *label, const char *case_
 		goto out;
 	bind_text(sw, 1, label);
 	history_bind_int(sw, 2, last > 0 ? last : -1);
+	bind_text(sw, 3, host);
 	bind_text(st, 2, case_name);
 	rc = 0;
 	while (rc == 0 && (rc = history_step(sw)) == HISTORY_ROW)
@@ -252,6 +262,12 @@ out:
 int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *ids,
 		     struct strvec *folders, struct error *err)
 {
+	return history_db_prune_host(db, label, NULL, keep, ids, folders, err);
+}
+
+int history_db_prune_host(struct history_db *db, const char *label, const char *host, int keep,
+			  struct strvec *ids, struct strvec *folders, struct error *err)
+{
 	cleanup_stmt struct history_stmt *sel = NULL;
 	cleanup_stmt struct history_stmt *del = NULL;
 	int rc;
@@ -263,12 +279,13 @@ int history_db_prune(struct history_db *db, const char *label, int keep, struct 
 	if (history_sql_prepare(db,
 		    "SELECT id, folder FROM (SELECT id, folder, ROW_NUMBER() OVER"
 		    " (PARTITION BY label ORDER BY started_us DESC, id DESC) AS n FROM sweeps"
-		    "  WHERE ?1 IS NULL OR label = ?1) q WHERE n > ?2",
+		    "  WHERE (?1 IS NULL OR label = ?1) AND (?3 IS NULL OR host = ?3)) q WHERE n > ?2",
 		    &sel, err) < 0 ||
 	    history_sql_prepare(db, "DELETE FROM sweeps WHERE id = ?1", &del, err) < 0)
 		goto fail;
 	bind_text(sel, 1, label);
 	history_bind_int(sel, 2, keep);
+	bind_text(sel, 3, host);
 	while ((rc = history_step(sel)) == HISTORY_ROW) {
 		strvec_push(ids, col(sel, 0));
 		strvec_push(folders, col(sel, 1) ? col(sel, 1) : "");

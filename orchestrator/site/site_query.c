@@ -9,20 +9,29 @@
 
 #define WINDOW_SQL                                                                        \
 	"WITH w AS (SELECT id, started, folder, host FROM sweeps WHERE label = ?1"        \
-	" ORDER BY started DESC, id DESC LIMIT ?2)"
+	" AND (?3 IS NULL OR host = ?3) ORDER BY started DESC, id DESC LIMIT ?2)"
 
-int site_query_labels(struct history_db *db, const char *only, struct strvec *labels,
-		      struct error *err)
+/* A label's window: ?1 label, ?2 its last sweeps, ?3 one host (NULL: any). */
+static void bind_window(struct history_stmt *st, const char *label, int last, const char *host)
+{
+	history_bind_text(st, 1, label);
+	history_bind_int(st, 2, last);
+	history_bind_text(st, 3, host);
+}
+
+int site_query_labels(struct history_db *db, const char *only, const char *host,
+		      struct strvec *labels, struct error *err)
 {
 	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db,
-		    "SELECT DISTINCT label FROM sweeps WHERE ?1 IS NULL OR label = ?1"
-		    " ORDER BY label",
+		    "SELECT DISTINCT label FROM sweeps WHERE (?1 IS NULL OR label = ?1)"
+		    " AND (?2 IS NULL OR host = ?2) ORDER BY label",
 		    &st, err) < 0)
 		return -1;
 	history_bind_text(st, 1, only);
+	history_bind_text(st, 2, host);
 	while ((rc = history_step(st)) == HISTORY_ROW)
 		strvec_push(labels, history_col(st, 0));
 	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "labels", err);
@@ -38,7 +47,7 @@ void site_window_release(struct site_window_sweep *v, size_t n)
 	free(v);
 }
 
-int site_query_window(struct history_db *db, const char *label, int last,
+int site_query_window(struct history_db *db, const char *label, int last, const char *host,
 		      struct site_window_sweep **v, size_t *n, struct error *err)
 {
 	cleanup_stmt struct history_stmt *st = NULL;
@@ -50,8 +59,7 @@ int site_query_window(struct history_db *db, const char *label, int last,
 	if (history_sql_prepare(db, WINDOW_SQL " SELECT id, started, folder, host FROM w"
 				   " ORDER BY started, id", &st, err) < 0)
 		return -1;
-	history_bind_text(st, 1, label);
-	history_bind_int(st, 2, last);
+	bind_window(st, label, last, host);
 	while ((rc = history_step(st)) == HISTORY_ROW) {
 		if (*n == alloc)
 			*v = xrealloc(*v, (alloc = alloc ? 2 * alloc : 64) * sizeof(**v));
@@ -64,8 +72,8 @@ int site_query_window(struct history_db *db, const char *label, int last,
 	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "sweeps", err);
 }
 
-int site_query_case_count(struct history_db *db, const char *label, int last, size_t *n,
-			 struct error *err)
+int site_query_case_count(struct history_db *db, const char *label, int last,
+			  const char *host, size_t *n, struct error *err)
 {
 	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
@@ -74,15 +82,14 @@ int site_query_case_count(struct history_db *db, const char *label, int last, si
 				   " JOIN results r ON r.sweep = w.id",
 		    &st, err) < 0)
 		return -1;
-	history_bind_text(st, 1, label);
-	history_bind_int(st, 2, last);
+	bind_window(st, label, last, host);
 	rc = history_step(st);
 	*n = rc == HISTORY_ROW ? (size_t)history_col_int64(st, 0) : 0;
 	return rc == HISTORY_ROW ? 0 : history_sql_error(db, rc, "rows", err);
 }
 
-int site_query_results(struct history_db *db, const char *label, int last, site_result_fn fn,
-		       void *ctx, struct error *err)
+int site_query_results(struct history_db *db, const char *label, int last, const char *host,
+		       site_result_fn fn, void *ctx, struct error *err)
 {
 	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
@@ -95,8 +102,7 @@ int site_query_results(struct history_db *db, const char *label, int last, site_
 		    " ORDER BY r.case_name, r.image_ref, w.started, w.id, r.attempt",
 		    &st, err) < 0)
 		return -1;
-	history_bind_text(st, 1, label);
-	history_bind_int(st, 2, last);
+	bind_window(st, label, last, host);
 	while ((rc = history_step(st)) == HISTORY_ROW) {
 		struct site_result_row r = {
 			.case_name = history_col(st, 0), .image = history_col(st, 1), .sweep_id = history_col(st, 2),

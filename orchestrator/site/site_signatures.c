@@ -16,12 +16,13 @@
 #include "orchestrator/history/history_query.h"
 #include "orchestrator/site/site_sig.h"
 
-/* The last ?2 sweeps of each label (?1: one label, NULL: all); n = 1 is a
- * label's last sweep. */
+/* The last ?2 sweeps of each label (?1: one label, NULL: all) of host ?3
+ * (NULL: every host); n = 1 is a label's last sweep. */
 #define WINDOWS_SQL                                                                       \
 	"WITH w AS (SELECT id, label, started, host, n FROM (SELECT id, label, started, host," \
 	" ROW_NUMBER() OVER (PARTITION BY label ORDER BY started DESC, id DESC) AS n"       \
-	" FROM sweeps WHERE ?1 IS NULL OR label = ?1) q WHERE n <= ?2)"
+	" FROM sweeps WHERE (?1 IS NULL OR label = ?1) AND (?3 IS NULL OR host = ?3)) q"      \
+	" WHERE n <= ?2)"
 /* The failures first, by the signature index, then their sweep: left to
  * itself SQLite reads every result of the windows (by sweep) to keep the
  * few with a signature, ten times the work. */
@@ -350,6 +351,7 @@ int site_signatures_write(struct site_gen *g)
 		if (rc == 0) {
 			history_bind_text(p.q[i].st, 1, g->o->label);
 			history_bind_int(p.q[i].st, 2, g->o->last);
+			history_bind_text(p.q[i].st, 3, g->o->host);
 			rc = step(&p, &p.q[i]);
 		}
 	}

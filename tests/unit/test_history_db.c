@@ -104,44 +104,92 @@ Test(history, the_previous_sweep_within_one_second_is_the_later_start)
 	history_db_close(db);
 }
 
+/* A fleet's label on one history: hosts gpu-a and gpu-b, two sweeps
+ * each, interleaved (a1, b1, a2, b2). */
+static struct history_sweep fleet[] = {
+	{ .id = "fleet-a1", .label = "fleet", .host = "gpu-a", .state = "finished",
+	  .started = 100, .started_us = 100000000 },
+	{ .id = "fleet-b1", .label = "fleet", .host = "gpu-b", .state = "finished",
+	  .started = 200, .started_us = 200000000 },
+	{ .id = "fleet-a2", .label = "fleet", .host = "gpu-a", .state = "finished",
+	  .started = 300, .started_us = 300000000 },
+	{ .id = "fleet-b2", .label = "fleet", .host = "gpu-b", .state = "finished",
+	  .started = 400, .started_us = 400000000 },
+};
+
+static struct history_db *open_fleet(struct sweep_results *rs)
+{
+	struct history_db *db;
+	struct error err;
+	const struct history_planned p[] = { { "c", "i" } };
+	bool rebuilt;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(rs, "c", "i", 1, "done", "PASS", NULL, NULL, 1);
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_eq(history_db_import(db, &fleet[i], p, 1, rs, &rebuilt, &err), 0, "%s",
+			     err.msg);
+	return db;
+}
+
 /* A fleet's label mixes hosts: a sweep's baseline is its label's previous
  * sweep on its own host, never the other host's later one. */
 Test(history, the_baseline_is_the_previous_sweep_on_the_same_host)
 {
-	struct history_db *db;
 	struct error err;
 	struct sweep_results rs = { 0 };
 	const struct history_planned p[] = { { "c", "i" } };
 	cleanup_free char *b_base = NULL, *a_base = NULL, *c_base = NULL;
-	struct history_sweep a1 = { .id = "fleet-a1", .label = "fleet", .host = "gpu-a",
-				    .state = "finished", .started = 100, .started_us = 100000000 };
-	struct history_sweep b1 = { .id = "fleet-b1", .label = "fleet", .host = "gpu-b",
-				    .state = "finished", .started = 200, .started_us = 200000000 };
-	struct history_sweep a2 = { .id = "fleet-a2", .label = "fleet", .host = "gpu-a",
-				    .state = "finished", .started = 300, .started_us = 300000000 };
-	struct history_sweep b2 = { .id = "fleet-b2", .label = "fleet", .host = "gpu-b",
-				    .state = "finished", .started = 400, .started_us = 400000000 };
+	struct history_db *db = open_fleet(&rs);
+	struct history_sweep other = fleet[3];
 	bool rebuilt;
 
-	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
-	add(&rs, "c", "i", 1, "done", "PASS", NULL, NULL, 1);
-	cr_assert_eq(history_db_import(db, &a1, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
-	cr_assert_eq(history_db_import(db, &b1, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
-	cr_assert_eq(history_db_import(db, &a2, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
-	cr_assert_eq(history_db_import(db, &b2, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
 	cr_assert_eq(history_db_previous(db, "fleet", "fleet-b2", &b_base, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(b_base, "fleet-b1");
 	cr_assert_eq(history_db_previous(db, "fleet", "fleet-a2", &a_base, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(a_base, "fleet-a1");
 	/* Importing a sweep again changes nothing (its id is its key). */
-	cr_assert_eq(history_db_import(db, &b2, p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_import(db, &fleet[3], p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
 	cr_assert_not(rebuilt);
 	/* Another host's sweep under a taken id is refused, not written over. */
-	b2.host = "gpu-c";
-	cr_assert_eq(history_db_import(db, &b2, p, 1, &rs, &rebuilt, &err), -1);
+	other.host = "gpu-c";
+	cr_assert_eq(history_db_import(db, &other, p, 1, &rs, &rebuilt, &err), -1);
 	cr_assert(err.kind == ERR_DATA && strstr(err.msg, "fleet-b2"), "%s", err.msg);
 	cr_assert_eq(history_db_previous(db, "fleet", "fleet-b2", &c_base, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(c_base, "fleet-b1", "the first sweep under the id stays");
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+static int count_rows(void *ctx, const struct history_trend_row *row)
+{
+	(void)row;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* --host: the trend and prune of one host's sweeps only. */
+Test(history, one_hosts_trend_and_prune)
+{
+	struct error err;
+	struct sweep_results rs = { 0 };
+	struct strvec ids = STRVEC_INIT, folders = STRVEC_INIT;
+	struct history_db *db = open_fleet(&rs);
+	int n = 0;
+
+	cr_assert_eq(history_db_trend_host(db, "fleet", "gpu-a", NULL, 10, count_rows, &n, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(history_db_prune_host(db, "fleet", "gpu-b", 1, &ids, &folders, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(ids.n, 1);
+	cr_assert_str_eq(ids.v[0], "fleet-b1");
+	n = 0;
+	cr_assert_eq(history_db_trend(db, "fleet", NULL, 10, count_rows, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 3, "gpu-a's two sweeps and gpu-b's last");
+	strvec_clear(&ids);
+	strvec_clear(&folders);
 	sweep_results_release(&rs);
 	history_db_close(db);
 }
