@@ -11,6 +11,7 @@
 #include "common/owned.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_copy.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_gpus.h"
 #include "orchestrator/history/history_known.h"
@@ -30,6 +31,7 @@ const char cmd_history_usage[] =
 	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n"
 	"       hrr-docker-replay history perf --case NAME [--label L] [--last N]\n"
 	"                                      [--format markdown|json]\n"
+	"       hrr-docker-replay history copy --from SRC --to DST\n"
 	"       hrr-docker-replay history site DIR [--label L] [--host H] [--last N] [--db PATH]\n"
 	"       hrr-docker-replay history signatures [--label L] [--last N] [--format markdown|json]\n"
 	"       hrr-docker-replay history known [--known-issues FILE] [--label L] [--last N]\n"
@@ -365,7 +367,30 @@ static const struct history_action history_actions[] = {
 	{ "known", known, false },
 	{ "remark", remark, true },
 	{ "perf", perf, false },
+	{ "copy", NULL, true }, /* two histories: copy_command */
 };
+
+/* `history copy --from SRC --to DST`: SRC read only, DST created or
+ * migrated; each named without its password. */
+static int copy_command(const struct sweep_options *o)
+{
+	struct history_db *from = NULL, *to = NULL;
+	cleanup_free char *src = history_db_shown(o->copy_from), *dst = history_db_shown(o->copy_to);
+	struct error err;
+	size_t n = 0;
+	int code = 0;
+
+	if (history_db_open_readonly(&from, o->copy_from, &err) < 0 ||
+	    history_db_open(&to, o->copy_to, &err) < 0 || history_db_copy(from, to, &n, &err) < 0) {
+		say_error("%s", err.msg);
+		code = err.kind == ERR_USAGE ? 64 : 5;
+	}
+	if (!code)
+		printf("%zu sweep(s) copied from %s to %s\n", n, src, dst);
+	history_db_close(from);
+	history_db_close(to);
+	return code;
+}
 
 const struct history_action *history_action_find(const char *name)
 {
@@ -385,6 +410,8 @@ int history_command(struct options *opts)
 	cleanup_free char *dflt = history_db_default_path();
 	int code;
 
+	if (act && !strcmp(act->name, "copy"))
+		return copy_command(o);
 	/* Only an action that writes opens the database read-write. */
 	if ((act && act->writes ? history_db_open(&db, o->db ? o->db : dflt, &err)
 		 : history_db_open_readonly(&db, o->db ? o->db : dflt, &err)) < 0) {

@@ -12,6 +12,10 @@ static const struct option_def history_rows[] = {
 	{ OPT_LAST, "last", 0, "N", NULL, FOR_HISTORY, "the last N sweeps (default 10)" },
 	{ OPT_KEEP_LAST, "keep-last", 0, "N", NULL, FOR_HISTORY,
 	  "prune: keep the last N sweeps of each label (or of --label); also --keep N" },
+	{ OPT_COPY_FROM, "from", 0, "DB", NULL, FOR_HISTORY,
+	  "copy: the history copied (a file or a PostgreSQL URI, as --db)" },
+	{ OPT_COPY_TO, "to", 0, "DB", NULL, FOR_HISTORY,
+	  "copy: the history it is copied into (created or migrated as --db is)" },
 	{ OPT_DRY_RUN, "dry-run", 0, NULL, NULL, FOR_HISTORY,
 	  "remark: count the marks the rules would change, write nothing" },
 };
@@ -26,6 +30,8 @@ static int history_option_apply(struct sweep_options *s, enum option_id id, cons
 	case OPT_LAST: return options_parse_long(from, v, 1, &s->last, err);
 	case OPT_KEEP_LAST: return options_parse_long(from, v, 0, &s->keep, err);
 	case OPT_DRY_RUN: s->dry_run = true; return 0;
+	case OPT_COPY_FROM: options_set_string(&s->copy_from, v); return 0;
+	case OPT_COPY_TO: options_set_string(&s->copy_to, v); return 0;
 	default: return error_set(err, ERR_USAGE, 0, "internal: %s is not a history option", from);
 	}
 }
@@ -62,6 +68,7 @@ int history_options_words(struct sweep_options *s, int argc, char **argv, struct
 int history_options_validate(const struct sweep_options *s, struct error *err)
 {
 	bool prune = s->history_action && !strcmp(s->history_action, "prune");
+	bool copy = s->history_action && !strcmp(s->history_action, "copy");
 
 	if (prune && s->keep < 0)
 		return error_set(err, ERR_USAGE, 0, "history prune needs --keep N");
@@ -71,6 +78,10 @@ int history_options_validate(const struct sweep_options *s, struct error *err)
 		return error_set(err, ERR_USAGE, 0, "history perf needs --case NAME");
 	if (s->dry_run && !(s->history_action && !strcmp(s->history_action, "remark")))
 		return error_set(err, ERR_USAGE, 0, "--dry-run belongs to `history remark`");
+	if (copy != (s->copy_from || s->copy_to) || (copy && !(s->copy_from && s->copy_to)))
+		return error_set(err, ERR_USAGE, 0,
+				 "--from and --to belong together to `history copy --from SRC "
+				 "--to DST`");
 	if (s->host && s->history_action && strcmp(s->history_action, "prune") &&
 	    strcmp(s->history_action, "site"))
 		return error_set(err, ERR_USAGE, 0,

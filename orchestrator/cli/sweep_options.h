@@ -46,6 +46,7 @@ struct sweep_options {
 	/* history */
 	const char *history_action; /* "prune" (commands.h), NULL: the trend */
 	char *site_dir;       /* `history site DIR` */
+	char *copy_from, *copy_to; /* `history copy --from SRC --to DST` */
 	char *case_name;
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */

@@ -7,6 +7,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_copy.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_sql.h"
 #include "tests/support/history_backend.h"
@@ -190,6 +191,59 @@ Test(history, one_hosts_trend_and_prune)
 	cr_assert_eq(n, 3, "gpu-a's two sweeps and gpu-b's last");
 	strvec_clear(&ids);
 	strvec_clear(&folders);
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+struct trend_text {
+	struct strbuf s;
+};
+
+static int trend_text_row(void *ctx, const struct history_trend_row *r)
+{
+	struct trend_text *t = ctx;
+
+	strbuf_addf(&t->s, "%s %s %s %s %s %s %d\n", r->sweep_id, r->label, r->case_name, r->image,
+		    r->state, r->outcome ? r->outcome : "-", r->attempts);
+	return 0;
+}
+
+static char *trend_of(struct history_db *db)
+{
+	struct trend_text t = { STRBUF_INIT };
+	struct error err;
+
+	cr_assert_eq(history_db_trend(db, NULL, NULL, 100, trend_text_row, &t, &err), 0, "%s",
+		     err.msg);
+	return strbuf_detach(&t.s, NULL);
+}
+
+/* history copy: the test's history into a file and back into another
+ * (either store): the same trend each time, and a second copy adds
+ * nothing. */
+Test(history, a_copy_there_and_back_reads_the_same)
+{
+	struct error err;
+	struct sweep_results rs = { 0 };
+	struct history_db *db = open_fleet(&rs), *mid, *back;
+	cleanup_free char *f1 = xasprintf("%s/copy-1.sqlite", root);
+	cleanup_free char *f2 = xasprintf("%s/copy-2.sqlite", root);
+	cleanup_free char *back_db = history_backend_db(f2);
+	cleanup_free char *want = trend_of(db), *got_mid = NULL, *got_back = NULL;
+	size_t n;
+
+	cr_assert_eq(history_db_open(&mid, f1, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_copy(db, mid, &n, &err), 0, "%s", err.msg);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(history_db_open(&back, back_db, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_copy(mid, back, &n, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_copy(mid, back, &n, &err), 0, "%s", err.msg);
+	got_mid = trend_of(mid);
+	got_back = trend_of(back);
+	cr_assert_str_eq(got_mid, want);
+	cr_assert_str_eq(got_back, want);
+	history_db_close(mid);
+	history_db_close(back);
 	sweep_results_release(&rs);
 	history_db_close(db);
 }
