@@ -96,7 +96,7 @@ check-unit: $(UNIT)
 HISTORY_UNIT_SUITES = history history_perf history_site history_signatures history_remark cmd_history
 HISTORY_PG_INTEGRATION = sweep/history_* history_pg/*
 check-history-pg: $(UNIT) $(INTEGRATION) $(BIN)
-	@dir=$$(mktemp -d /tmp/hrr-pg.XXXXXX) && \
+	@dir=$$(mktemp -d /tmp/hrr-pg.XXXXXX) && chmod 0755 $$dir && \
 	bash tests/pg-cluster.sh start $$dir/c >/dev/null || exit 1; \
 	rc=0; for s in $(HISTORY_UNIT_SUITES); do \
 		HRR_TEST_HISTORY_PG=$$dir/c $(UNIT) --jobs 2 --filter "$$s/*" || rc=1; \

@@ -38,6 +38,8 @@ start() {
 	make_user
 	[ "$(id -u)" = 0 ] || user=$(id -un)
 	mkdir -p "$dir"
+	as_user test -x "$(dirname "$dir")" ||
+		{ say "$user cannot enter $(dirname "$dir"): give the cluster a directory it can reach"; exit 1; }
 	chown "$user" "$dir"
 	chmod 0755 "$dir"
 	as_user "$pgbin/initdb" -D "$dir/data" -U "$user" --auth=trust --no-sync \
