@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
@@ -192,6 +193,61 @@ Test(history, one_hosts_trend_and_prune)
 	strvec_clear(&ids);
 	strvec_clear(&folders);
 	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+/* One writer of two_writers_at_once: its own sweep of label "fleet",
+ * 300 cases, imported on a connection of its own. */
+static void write_one(const char *id, const char *host, long long started_us)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	struct history_planned p[300];
+	char names[300][16];
+	struct history_sweep s = { .id = id, .label = "fleet", .host = host, .state = "finished",
+				   .started = started_us / 1000000, .started_us = started_us };
+	bool rebuilt;
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(names[i], sizeof(names[i]), "c%03d", i);
+		p[i] = (struct history_planned){ names[i], "i" };
+		add(&rs, names[i], "i", 1, "done", "PASS", NULL, NULL, 1);
+	}
+	if (history_db_open(&db, dbpath, &err) < 0 ||
+	    history_db_import(db, &s, p, 300, &rs, &rebuilt, &err) < 0)
+		_exit(1);
+	history_db_close(db);
+	sweep_results_release(&rs);
+	_exit(0);
+}
+
+/* Two hosts importing sweeps of one label at the same moment: both whole,
+ * every case of each once. */
+Test(history, two_writers_at_once_lose_nothing)
+{
+	struct history_db *db;
+	struct error err;
+	pid_t a, b;
+	int st_a, st_b, n = 0;
+
+	/* The schema first, so the two imports race each other, not the
+	 * creation of the tables. */
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	history_db_close(db);
+	if ((a = fork()) == 0)
+		write_one("fleet-a", "gpu-a", 100000000);
+	if ((b = fork()) == 0)
+		write_one("fleet-b", "gpu-b", 100000001);
+	cr_assert(a > 0 && b > 0);
+	waitpid(a, &st_a, 0);
+	waitpid(b, &st_b, 0);
+	cr_assert(WIFEXITED(st_a) && WEXITSTATUS(st_a) == 0);
+	cr_assert(WIFEXITED(st_b) && WEXITSTATUS(st_b) == 0);
+	cr_assert_eq(history_db_open_readonly(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_trend(db, "fleet", NULL, 10, count_rows, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 600, "every case of both sweeps once");
 	history_db_close(db);
 }
 
