@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 #include <sqlite3.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -248,6 +249,70 @@ Test(history, two_writers_at_once_lose_nothing)
 	cr_assert_eq(history_db_trend(db, "fleet", NULL, 10, count_rows, &n, &err), 0, "%s",
 		     err.msg);
 	cr_assert_eq(n, 600, "every case of both sweeps once");
+	history_db_close(db);
+}
+
+/* Results of 300 cases in two chunks; on its second reading (the rows
+ * being written) the process is killed between the chunks. */
+struct killed_src {
+	struct sweep_results *rs;
+	int readings;
+};
+
+static int killed_each(void *src, history_results_fn fn, void *ctx, struct error *err)
+{
+	struct killed_src *k = src;
+	struct sweep_results half = { .v = k->rs->v, .n = 150 };
+	struct sweep_results rest = { .v = k->rs->v + 150, .n = k->rs->n - 150 };
+
+	if (fn(ctx, &half, err) < 0)
+		return -1;
+	if (++k->readings == 2)
+		raise(SIGKILL);
+	return fn(ctx, &rest, err);
+}
+
+/* A sweep killed during its import leaves nothing of it; importing it
+ * again (--resume, --merge) stores it once. */
+Test(history, a_sweep_killed_during_its_import_leaves_nothing)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	struct history_planned p[300];
+	char names[300][16];
+	struct history_sweep s = { .id = "k1", .label = "killed", .state = "finished",
+				   .started = 1, .started_us = 1000000 };
+	struct killed_src src = { &rs, 0 };
+	bool rebuilt, known = true;
+	pid_t pid;
+	int status, n = 0;
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(names[i], sizeof(names[i]), "c%03d", i);
+		p[i] = (struct history_planned){ names[i], "i" };
+		add(&rs, names[i], "i", 1, "done", "PASS", NULL, NULL, 1);
+	}
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	history_db_close(db);
+	if ((pid = fork()) == 0) {
+		if (history_db_open(&db, dbpath, &err) == 0 &&
+		    history_db_import_each(db, &s, p, 300, killed_each, &src, &rebuilt, &err) == 0)
+			_exit(0);
+		_exit(1);
+	}
+	cr_assert(pid > 0);
+	waitpid(pid, &status, 0);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "killed mid-import");
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_has_sweep(db, "k1", &known, &err), 0, "%s", err.msg);
+	cr_assert_not(known, "no part of the killed import is visible");
+	cr_assert_eq(history_db_import(db, &s, p, 300, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_import(db, &s, p, 300, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_trend(db, "killed", NULL, 10, count_rows, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 300, "every case once");
+	sweep_results_release(&rs);
 	history_db_close(db);
 }
 
