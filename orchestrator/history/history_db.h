@@ -6,7 +6,19 @@
  * Journal: WAL on a local filesystem; the rollback journal on a network
  * filesystem (NFS, SMB/CIFS, Lustre, GPFS, BeeGFS, CephFS, ...), where
  * WAL's shared memory does not work across hosts. The schema version is
- * PRAGMA user_version, migrated forward on open; a newer one is refused. */
+ * PRAGMA user_version, migrated forward on open; a newer one is refused.
+ *
+ * Or a PostgreSQL server (docs/sweep.md "History on PostgreSQL"): the same
+ * schema, built by the same steps (history_migrate_pg.c), its version in
+ * the table hrr_schema, migrated under an advisory lock; many hosts write
+ * it at once. Every function below works on either.
+ *
+ * A new migration step: append its SQLite SQL to history_migrations[]
+ * (history_db.c) and its PostgreSQL SQL at the same index of
+ * history_migrations_pg[] (history_migrate_pg.c: TEXT COLLATE "C",
+ * BIGINT, DOUBLE PRECISION, no WITHOUT ROWID), and raise
+ * HISTORY_SCHEMA_VERSION; a step without its PostgreSQL form refuses to
+ * migrate a server. */
 #ifndef HRR_HISTORY_HISTORY_DB_H
 #define HRR_HISTORY_HISTORY_DB_H
 
