@@ -316,6 +316,17 @@ Test(history, a_sweep_killed_during_its_import_leaves_nothing)
 	history_db_close(db);
 }
 
+/* Every schema step has its PostgreSQL form (a step merged with only its
+ * SQLite SQL fails here, not on a fleet's server). */
+Test(history, every_migration_step_has_both_dialects)
+{
+	for (int v = 0; v < HISTORY_SCHEMA_VERSION; v++) {
+		cr_expect(history_migrations[v] && *history_migrations[v], "step %d, SQLite", v + 1);
+		cr_expect(history_migrations_pg[v] && *history_migrations_pg[v],
+			  "step %d has no PostgreSQL form (history_migrate_pg.c)", v + 1);
+	}
+}
+
 struct trend_text {
 	struct strbuf s;
 };
