@@ -29,6 +29,9 @@ static const struct option_def perf_rows[] = {
 	  "... and a Mann-Whitney p-value below A (above 0, below 1; default 0.01)" },
 	{ OPT_PERF_MAX_CV, "perf-max-cv", 0, "P%", NULL, FOR_SWEEP | FOR_BISECT,
 	  "a side whose coefficient of variation is above P percent is noisy (default 5%)" },
+	{ OPT_PERF_ADAPTIVE, "perf-adaptive", 0, "MAX", "HRR_PERF_ADAPTIVE", FOR_SWEEP,
+	  "a case whose comparison with the nights before is unclear gets more samples on\n"
+	  "                                   the same GPUs, up to MAX (above N, at most 100; default off)" },
 };
 
 void perf_options_init(struct sweep_options *s)
@@ -88,6 +91,8 @@ static int perf_option_apply(struct sweep_options *s, enum option_id id, const c
 		return parse_percent(from, v, &s->perf.threshold, err);
 	case OPT_PERF_MAX_CV:
 		return parse_percent(from, v, &s->perf.max_cv, err);
+	case OPT_PERF_ADAPTIVE:
+		return parse_range(from, v, 3, PERF_RUNS_MAX, &s->perf_adaptive, err);
 	case OPT_PERF_ALPHA:
 		errno = 0;
 		s->perf.alpha = strtod(v, &end);
@@ -109,6 +114,12 @@ int perf_options_validate(const struct sweep_options *s, struct error *err)
 		return error_set(err, ERR_USAGE, 0, "--perf-warmup goes with --perf N");
 	if (s->perf_baseline && !s->perf_runs)
 		return error_set(err, ERR_USAGE, 0, "--perf-baseline goes with --perf N");
+	if (s->perf_adaptive && !s->perf_runs)
+		return error_set(err, ERR_USAGE, 0, "--perf-adaptive goes with --perf N");
+	if (s->perf_adaptive && s->perf_adaptive <= s->perf_runs)
+		return error_set(err, ERR_USAGE, 0,
+				 "--perf-adaptive %ld is not above --perf %ld: no sample to add",
+				 s->perf_adaptive, s->perf_runs);
 	if (s->perf_baseline) {
 		for (size_t i = 0; i < s->images.n; i++)
 			if (!strcmp(s->images.v[i], s->perf_baseline))

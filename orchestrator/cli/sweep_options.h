@@ -58,6 +58,7 @@ struct sweep_options {
 	long perf_warmup;
 	char *perf_baseline;  /* --perf-baseline IMAGE */
 	long perf_window;     /* default 1 */
+	long perf_adaptive;   /* --perf-adaptive MAX: 0 off, else above --perf N */
 	struct perf_rule perf; /* --perf-threshold, --perf-alpha, --perf-max-cv */
 };
 

@@ -52,6 +52,7 @@ static int meta_from_request(struct sweep_work *j, struct error *err)
 	m->fail_on = p->fail_on;
 	m->perf_baseline = xstrdup_or_null(p->perf_baseline);
 	m->perf_window = p->perf_window;
+	m->perf_adaptive = p->perf_adaptive;
 	m->perf_rule = p->perf_rule;
 	m->run_options = xstrdup(p->run_options ? p->run_options : "{}");
 	m->notify = xstrdup_or_null(p->notify);

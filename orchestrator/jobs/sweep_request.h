@@ -64,6 +64,7 @@ struct sweep_request_plan {
 	int gpus[GPU_MAX];
 	size_t n_gpus;              /* 0: every host GPU */
 	long jobs, retry_failed, perf_window;
+	long perf_adaptive;         /* --perf-adaptive MAX, 0 off */
 	double gpu_wait;
 	sweep_status_mask fail_on;
 	struct perf_rule perf_rule;

@@ -6,6 +6,19 @@
 
 #include "orchestrator/perf/perf_stats.h"
 
+const char *perf_adaptive_why_text(enum perf_adaptive_why why)
+{
+	switch (why) {
+	case PERF_ADAPTIVE_AT_MAX: return "the most samples taken";
+	case PERF_ADAPTIVE_WITHIN: return "within the threshold";
+	case PERF_ADAPTIVE_SETTLED: return "noisy or unmeasurable";
+	case PERF_ADAPTIVE_UNREACHABLE: return "insufficient whatever the samples";
+	case PERF_ADAPTIVE_INSUFFICIENT: return "insufficient";
+	case PERF_ADAPTIVE_CANDIDATE: return "a change to confirm";
+	}
+	return "";
+}
+
 size_t perf_adaptive_next(const struct perf_adaptive_plan *p, size_t n)
 {
 	size_t step = p->first ? p->first : 1;

@@ -23,6 +23,15 @@ struct perf_adaptive_plan {
 	size_t first, max;
 };
 
+/* A case's baseline for the looks: its GPU kernel times in the nights
+ * before (ms) and the GPU product they ran on (gfx NULL: none known). */
+struct perf_adaptive_base {
+	double *ms;
+	size_t n;
+	char *gfx;
+	long device_id;
+};
+
 enum perf_adaptive_step {
 	PERF_ADAPTIVE_DECIDE = 0, /* the samples taken are compared as they are */
 	PERF_ADAPTIVE_MORE,       /* take `more` samples, then look again */
@@ -43,6 +52,10 @@ struct perf_adaptive_look {
 	size_t more;                /* PERF_ADAPTIVE_MORE: the samples to take */
 	struct perf_comparison cmp; /* the look's comparison (no interval) */
 };
+
+/* What the look said, in words: "insufficient", "a change to confirm",
+ * ... (for the samples' note). */
+const char *perf_adaptive_why_text(enum perf_adaptive_why why);
 
 /* The look after n samples: the next multiple of first above n, at most
  * max; max when n >= max. */

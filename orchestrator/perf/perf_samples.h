@@ -21,6 +21,7 @@ struct perf_samples {
 	struct perf_sample *v;
 	size_t n, alloc;
 	int warmup;  /* timing replays discarded before these */
+	int adaptive; /* of n, the samples --perf-adaptive added (docs/perf.md) */
 	char *note;  /* why sampling ended early or gave nothing; NULL: all taken */
 };
 

@@ -14,6 +14,7 @@
 #include "common/fsutil.h"
 #include "common/owned.h"
 #include "common/xalloc.h"
+#include "orchestrator/perf/perf_samples.h"
 #include "orchestrator/sweep/sweep_json.h"
 #include "orchestrator/sweep/sweep_plan_json.h"
 #include "orchestrator/sweep/sweep_plan_lines.h"
@@ -173,7 +174,8 @@ int sweep_meta_migrate(const struct sweep_meta *m, const char *folder, struct er
 	return m->has_private ? 0 : sweep_meta_write(m, folder, err);
 }
 
-/* "perf": {"baseline", "window", "threshold", "alpha", "max_cv"}. */
+/* "perf": {"baseline", "window", "threshold", "alpha", "max_cv"}, and
+ * "adaptive" when --perf-adaptive is on. */
 static void perf_write(cJSON *o, const struct sweep_meta *m)
 {
 	cJSON *p = cJSON_AddObjectToObject(o, "perf");
@@ -183,6 +185,8 @@ static void perf_write(cJSON *o, const struct sweep_meta *m)
 	cJSON_AddNumberToObject(p, "threshold", m->perf_rule.threshold);
 	cJSON_AddNumberToObject(p, "alpha", m->perf_rule.alpha);
 	cJSON_AddNumberToObject(p, "max_cv", m->perf_rule.max_cv);
+	if (m->perf_adaptive)
+		cJSON_AddNumberToObject(p, "adaptive", (double)m->perf_adaptive);
 }
 
 /* The same back; a plan.json from before it keeps the defaults, and a
@@ -193,6 +197,7 @@ static void perf_read(struct sweep_meta *m, const cJSON *o)
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "perf");
 	double w = sjson_num(p, "window", 1), t = sjson_num(p, "threshold", -1);
 	double a = sjson_num(p, "alpha", -1), cv = sjson_num(p, "max_cv", -1);
+	double ad = sjson_num(p, "adaptive", 0);
 
 	if (!cJSON_IsObject(p))
 		return;
@@ -205,6 +210,8 @@ static void perf_read(struct sweep_meta *m, const cJSON *o)
 		m->perf_rule.alpha = a;
 	if (cv > 0 && cv <= 1)
 		m->perf_rule.max_cv = cv;
+	if (ad >= 3 && ad <= PERF_RUNS_MAX)
+		m->perf_adaptive = (long)ad;
 }
 
 int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)

@@ -55,6 +55,7 @@ struct sweep_meta {
 	 * Slurm task and the merge compare as the sweep was started to. */
 	char *perf_baseline;
 	long perf_window;
+	long perf_adaptive;       /* --perf-adaptive MAX, 0 off (docs/perf.md) */
 	struct perf_rule perf_rule;
 	struct sweep_plan plan;
 	/* Where the sweep's end is announced (`--notify`): a JSON array the

@@ -183,6 +183,7 @@ Test(perf_adaptive, the_default_rule_finds_a_ten_percent_slowdown_and_stops_earl
 	double fa = false_alarms(&defaults, false, &added);
 	int found = 0;
 
+	cr_log_info("default rule: false alarms %.4f, %zu samples added", fa, added);
 	cr_assert_leq(fa, defaults.alpha);
 	cr_assert_lt(added, TRIALS * 10 / 4, "most unchanged cases stop at 5: %zu added", added);
 	rng_state = 7;
@@ -191,5 +192,6 @@ Test(perf_adaptive, the_default_rule_finds_a_ten_percent_slowdown_and_stops_earl
 
 		found += one_case(&five_to_15, &defaults, 0.10, 0.02, false, &taken);
 	}
+	cr_log_info("a 10%% slowdown found in %d of 200", found);
 	cr_assert_geq(found, 190, "%d of 200", found);
 }
