@@ -454,3 +454,62 @@ Test(perf, the_merge_compares_as_the_sweep_started)
 	cr_expect_eq(compared, 1);
 	tool_run_release(&r);
 }
+
+/* The results line of the case whose name holds `name`. */
+static const cJSON *result_of(const cJSON *results, const char *name)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, results) {
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(x, "case"));
+
+		if (n && strstr(n, name))
+			return x;
+	}
+	cr_assert_fail("no result of %s", name);
+	return NULL;
+}
+
+/* --perf-adaptive (docs/perf.md "More samples when unclear"): against a
+ * night of 4 samples, 4 new ones can never reach alpha (insufficient): both
+ * cases get 4 more on their GPU; the unchanged one is then decided at 8,
+ * the 10% slower one is confirmed at MAX, 12, and is `slower`. The added
+ * samples are counted in the results line and said in the report. */
+Test(perf, an_unclear_comparison_gets_more_samples_up_to_max)
+{
+	struct tool_run r;
+	const char *slow = slower_image();
+	const char *argv[] = { "--archive", sw.library, "--image", retag(SIM_IMAGE), "--perf", "4",
+			       "--label", "adaptive", "--format", "json", "--perf-adaptive", "12",
+			       NULL };
+
+	add_case("hot-u", "hot");
+	add_case("cold-u", "cold");
+	sweep_run(&r, argv);
+	cr_assert_eq(r.status, 0, "the first night: %s", r.err.buf);
+	cleanup_cjson cJSON *first = results_of(&r);
+
+	/* No night before: nothing to look at, 4 samples each. */
+	cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(result_of(first, "hot-u"), "perf"),
+					   "adaptive"));
+	tool_run_release(&r);
+
+	retag(slow);
+	sweep_run(&r, argv);
+	cleanup_cjson cJSON *s = summary_of(&r);
+	cleanup_cjson cJSON *results = results_of(&r);
+	const cJSON *hot = cJSON_GetObjectItem(result_of(results, "hot-u"), "perf");
+	const cJSON *cold = cJSON_GetObjectItem(result_of(results, "cold-u"), "perf");
+
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(hot, "samples")), 12, "%s",
+		     cJSON_PrintUnformatted(hot));
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(hot, "adaptive")), 8);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cold, "samples")), 8, "%s",
+		     cJSON_PrintUnformatted(cold));
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cold, "adaptive")), 4);
+	cr_expect_str_eq(perf_status(s, "hot-u", NULL), "slower", "%s", r.out.buf);
+	cr_expect_str_eq(perf_status(s, "cold-u", NULL), "unchanged", "%s", r.out.buf);
+	cr_expect(strstr(r.out.buf, "--perf-adaptive 12: 8 samples added after 4 (insufficient)"),
+		  "the report says it: %s", r.out.buf);
+	tool_run_release(&r);
+}
