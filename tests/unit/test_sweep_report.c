@@ -431,6 +431,7 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	m.perf_baseline = xstrdup("img:1");
 	m.perf_window = 3;
 	m.perf_rule = (struct perf_rule){ 0.05, 0.02, 0.04 };
+	m.perf_adaptive = 15;
 	cr_assert_eq(sweep_folder_create(root, m.id, &folder, &err), 0, "%s", err.msg);
 	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
 	sweep_meta_init(&back);
@@ -440,6 +441,7 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	cr_assert_float_eq(back.perf_rule.threshold, 0.05, 1e-12);
 	cr_assert_float_eq(back.perf_rule.alpha, 0.02, 1e-12);
 	cr_assert_float_eq(back.perf_rule.max_cv, 0.04, 1e-12);
+	cr_assert_eq(back.perf_adaptive, 15);
 
 	/* A plan.json from before, or with values out of range: the defaults. */
 	plan = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
@@ -449,6 +451,7 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 
 	cJSON_ReplaceItemInObject(p, "alpha", cJSON_CreateNumber(7));
 	cJSON_DeleteItemFromObject(p, "baseline");
+	cJSON_ReplaceItemInObject(p, "adaptive", cJSON_CreateNumber(1000));
 	cleanup_free char *edited = cJSON_Print(j);
 
 	cr_assert_eq(fs_write_atomic(plan, edited, strlen(edited), 0644, &err), 0, "%s", err.msg);
@@ -457,6 +460,7 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	cr_assert_null(old.perf_baseline);
 	cr_assert_float_eq(old.perf_rule.alpha, PERF_ALPHA_DEFAULT, 1e-12);
 	cr_assert_eq(old.perf_window, 3);
+	cr_assert_eq(old.perf_adaptive, 0, "above the maximum: off");
 	sweep_meta_release(&m);
 	sweep_meta_release(&back);
 	sweep_meta_release(&old);
