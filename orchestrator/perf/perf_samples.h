@@ -22,7 +22,9 @@ struct perf_samples {
 	size_t n, alloc;
 	int warmup;  /* timing replays discarded before these */
 	int adaptive; /* of n, the samples --perf-adaptive added (docs/perf.md) */
-	char *note;  /* why sampling ended early or gave nothing; NULL: all taken */
+	/* Why sampling ended early or gave nothing, and how many samples
+	 * --perf-adaptive added; NULL: the N asked for, all taken. */
+	char *note;
 };
 
 void perf_samples_release(struct perf_samples *s);
