@@ -60,6 +60,7 @@ struct sweep_options {
 	long perf_window;     /* default 1 */
 	long perf_adaptive;   /* --perf-adaptive MAX: 0 off, else above --perf N */
 	struct perf_rule perf; /* --perf-threshold, --perf-alpha, --perf-max-cv */
+	struct perf_family perf_family; /* --perf-fdr, --perf-noise-nights */
 };
 
 void sweep_options_init(struct sweep_options *s);

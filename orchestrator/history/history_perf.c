@@ -55,7 +55,7 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
 }
 
 /* ?1 label, ?2 before (NULL: no bound), ?3 last, ?4 case, ?5 only this
- * sweep (NULL: the last ones). The sweeps first, then each (sweep, case,
+ * sweep (NULL: the last ones), ?6 since and ?7 until (NULL: no bound). The sweeps first, then each (sweep, case,
  * image)'s last attempt with samples, then its samples and its result's
  * identity. The label and the case are in the text only when given, so
  * the primary key's (sweep, case_name) prefix finds one case's samples
@@ -65,6 +65,10 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
 	"  AND (?5 IS NULL OR id = ?5)"                                                    \
 	"  AND (?2 IS NULL OR (state = 'finished' AND id != ?2 AND started_us <="         \
 	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?2), 1e18)))"               \
+	"  AND (?6 IS NULL OR started_us >="                                               \
+	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?6), 0))"                   \
+	"  AND (?7 IS NULL OR started_us <="                                               \
+	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?7), 1e18))"                \
 	"  ORDER BY started_us DESC, id DESC LIMIT ?3),"                                   \
 	" fin AS (SELECT sweep, case_name, image_ref, MAX(attempt) AS attempt"             \
 	"  FROM perf_samples WHERE sweep IN (SELECT id FROM s) " case_name                 \
@@ -108,6 +112,8 @@ int history_perf_samples(struct history_db *db, const struct history_perf_query 
 	sqlite3_bind_int(st, 3, q->last > 0 ? q->last : 1);
 	bind_text(st, 4, q->case_name);
 	bind_text(st, 5, q->sweep);
+	bind_text(st, 6, q->since);
+	bind_text(st, 7, q->until);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct history_perf_row row = {
 			.sweep_id = col(st, 0), .started = sqlite3_column_int64(st, 1),

@@ -23,10 +23,12 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
 /* Which sweeps' samples: those of label (NULL: any), only `sweep` when set,
  * else the `last` most recent ones; with `before`, only finished sweeps
  * started before that one (it excluded), as history_db_previous counts.
- * case_name (NULL: every case). Each (sweep, case, image)'s last attempt
- * with samples. */
+ * case_name (NULL: every case). since: only sweeps started at or after
+ * that one (it included): a series restarted at a night, such as a change
+ * point's; until: only sweeps started at or before that one (it
+ * included). Each (sweep, case, image)'s last attempt with samples. */
 struct history_perf_query {
-	const char *label, *sweep, *before, *case_name;
+	const char *label, *sweep, *before, *case_name, *since, *until;
 	int last;
 	bool newest_first; /* the sweeps newest first (else oldest first) */
 };

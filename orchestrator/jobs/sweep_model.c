@@ -8,6 +8,7 @@
 #include "common/relpath.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/perf/perf_nights.h"
 
 /* The end of a flaky case's note (JUnit's system-out), after what its
  * failed attempts were. */
@@ -300,7 +301,15 @@ static int add_night(void *ctx, const struct history_perf_row *row)
 static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 		       const char *baseline, struct sweep_model *m, struct error *err)
 {
-	struct history_perf_query q = { .newest_first = true, .last = (int)meta->perf_window };
+	long noise = meta->perf_family.noise_nights;
+	/* The label's finished sweeps before this one, as many as the level
+	 * (--perf-window) or the spread (--perf-noise-nights) takes; with a
+	 * window of 1 the newest is the sweep's baseline. A series restarted
+	 * at a change point would set q.since to that night. */
+	struct history_perf_query q = {
+		.newest_first = true, .label = meta->label, .before = meta->id,
+		.last = (int)(meta->perf_window > noise ? meta->perf_window : noise),
+	};
 
 	/* A side for each of this sweep's only when there is a night to read:
 	 * an empty set compares nothing. */
@@ -309,14 +318,37 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 	if (meta->perf_window <= 1) {
 		if (!baseline)
 			return 0;
-		q.sweep = baseline;
-		q.last = 1;
-	} else {
-		q.label = meta->label;
-		q.before = meta->id;
+		q.until = baseline;
 	}
-	report_perf_nights_init(&m->nights, &m->perf);
-	return history_perf_samples(db, &q, add_night, m, err);
+	report_perf_nights_init(&m->nights, &m->perf, (size_t)meta->perf_window);
+	if (history_perf_samples(db, &q, add_night, m, err) < 0)
+		return -1;
+	report_perf_nights_finish(&m->nights);
+	return 0;
+}
+
+/* The false discovery rate over each family of the sweep's comparisons
+ * (docs/perf.md "A thousand cases a night"): those against
+ * --perf-baseline's image, and those across nights, each its own set,
+ * whose learned spreads are moderated first ("Nights as units"). */
+static void control_fdr(struct sweep_model *m, const struct sweep_meta *meta)
+{
+	cleanup_free struct perf_comparison **v = xcalloc(m->n_perf_cmp + 1, sizeof(*v));
+	double q = meta->perf_family.fdr;
+
+	for (int nights = 0; nights < 2; nights++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < m->n_perf_cmp; i++)
+			if ((m->perf_cmp[i].p.baseline_sweeps != NULL) == nights)
+				v[n++] = &m->perf_cmp[i].p.cmp;
+		if (nights)
+			perf_nights_moderate(v, n, &meta->perf_rule);
+		if (q > 0)
+			perf_change_fdr(v, n, q);
+		for (size_t i = 0; i < m->n_perf_cmp; i++)
+			m->perf_cmp[i].p.status = m->perf_cmp[i].p.cmp.status;
+	}
 }
 
 /* Each case's GPU time against --perf-baseline's image in this sweep, or
@@ -334,7 +366,7 @@ static void compare_perf(struct sweep_model *m, const struct sweep_meta *meta)
 		if (!report_perf_compare(&m->perf, x->case_name, x->image, meta->perf_baseline,
 					 &meta->perf_rule, &p) &&
 		    !report_perf_compare_nights(&m->perf, &m->nights, x->case_name, x->image,
-						&meta->perf_rule, &p))
+						&meta->perf_rule, &meta->perf_family, &p))
 			continue;
 		/* At the first comparison, room for one a side left: a sweep
 		 * with nothing to compare against allocates none. */
@@ -342,6 +374,7 @@ static void compare_perf(struct sweep_model *m, const struct sweep_meta *meta)
 			m->perf_cmp = xcalloc(m->perf.n - i, sizeof(*m->perf_cmp));
 		m->perf_cmp[m->n_perf_cmp++] = (struct sweep_perf_compared){ x->case_name, x->image, p };
 	}
+	control_fdr(m, meta);
 	report_perf_drop(&m->perf, true);
 	report_perf_drop(&m->nights, false);
 }

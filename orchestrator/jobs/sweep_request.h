@@ -68,6 +68,7 @@ struct sweep_request_plan {
 	double gpu_wait;
 	sweep_status_mask fail_on;
 	struct perf_rule perf_rule;
+	struct perf_family perf_family;
 	const char *run_options;    /* the run options, JSON text (with -e values) */
 	const char *notify;         /* --notify's targets recorded (JSON text), or NULL */
 	/* --replace-kernel's code objects as given, with their host files:

@@ -414,7 +414,7 @@ Test(perf, a_nightly_tag_that_got_slower_against_the_night_before)
 	tool_run_release(&r);
 }
 
-/* --perf-baseline lives in plan.json: the merge of the sweep's folder
+/* --perf-baseline and the rule live in plan.json: the merge of the sweep's folder
  * (what a Slurm merge job runs, with no comparison option of its own)
  * compares as the sweep was started to (docs/perf.md "Comparisons"). */
 Test(perf, the_merge_compares_as_the_sweep_started)
@@ -425,7 +425,7 @@ Test(perf, the_merge_compares_as_the_sweep_started)
 	add_case("hot-m", "hot");
 	sweep_run(&r, (const char *const[]){ "--archive", sw.library, "--image", SIM_IMAGE,
 		"--image", slow, "--perf", "3", "--perf-baseline", SIM_IMAGE, "--perf-alpha",
-		"0.2", "--format", "json", NULL });
+		"0.2", "--perf-fdr", "0.2", "--format", "json", NULL });
 	cr_assert_eq(r.status, 0, "%s", r.err.buf);
 	cleanup_cjson cJSON *first = cJSON_Parse(r.out.buf);
 	cleanup_free char *id = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(first, "sweep")));
@@ -446,7 +446,8 @@ Test(perf, the_merge_compares_as_the_sweep_started)
 		cr_assert(cJSON_IsObject(p), "%s", r.out.buf);
 		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "baseline_image")),
 				 SIM_IMAGE);
-		/* 3 against 3 reaches p = 0.1 only with --perf-alpha 0.2 kept. */
+		/* 3 against 3 reaches p = 0.1 only with --perf-alpha 0.2 and
+		 * --perf-fdr 0.2 kept (docs/perf.md "A thousand cases a night"). */
 		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "status")), "slower",
 				 "%s", cJSON_PrintUnformatted(p));
 		compared++;

@@ -72,10 +72,12 @@ static void two_cases(struct report *r, struct report_case *cases, struct report
 	static const struct perf_comparison slower = {
 		.status = PERF_SLOWER, .n_base = 5, .n_new = 5, .median_base = 40.0,
 		.median_new = 44.1, .ratio = 1.103, .ci_lo = 1.09, .ci_hi = 1.11, .p = 2.0 / 252,
+		.p_adj = 4.0 / 252,
 	};
 	static const struct perf_comparison same = {
 		.status = PERF_UNCHANGED, .n_base = 5, .n_new = 5, .median_base = 40.0,
 		.median_new = 40.1, .ratio = 1.0025, .ci_lo = 0.99, .ci_hi = 1.01, .p = 0.69,
+		.p_adj = 0.69,
 	};
 
 	perf[0] = (struct report_perf){ .status = PERF_SLOWER, .baseline_image = "rocm:a",
@@ -108,7 +110,7 @@ Test(report_perf, the_summary_lists_the_changes_first_and_counts_them)
 	cr_assert_eq(report_text(report_summary_md, &r, &md, &err), 0, "%s", err.msg);
 	cr_assert(strstr(md.buf, "## GPU time (2 compared)\n\n1 slower, 1 unchanged."), "%s", md.buf);
 	hot = strstr(md.buf, "| hot | rocm:b | rocm:a | slower | 44.1 | 40.0 | 1.103 | 1.090–1.110 "
-			     "| 0.007937 | 5/5 |");
+			     "| 0.007937 | 0.01587 | 5/5 |");
 	cold = strstr(md.buf, "| cold | rocm:b | rocm:a | unchanged |");
 	cr_assert(hot && cold && hot < cold, "%s", md.buf);
 	cr_assert(strstr(md.buf, "; GPU time: 1 slower: exit 0"), "%s", md.buf);
@@ -118,6 +120,8 @@ Test(report_perf, the_summary_lists_the_changes_first_and_counts_them)
 
 	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(pc, "slower")), 1, "%s", json.buf);
 	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(pc, "unchanged")), 1);
+	/* The raw and the adjusted p (docs/perf.md "A thousand cases a night"). */
+	cr_assert(strstr(json.buf, "\"p_adjusted\":\t0.015873"), "%s", json.buf);
 }
 
 Test(report_perf, no_comparison_no_section)

@@ -9,6 +9,8 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/jobs/sweep_finish.h"
+#include "orchestrator/perf/perf_fdr.h"
+#include "orchestrator/perf/perf_nights.h"
 #include "orchestrator/sweep/sweep_end_record.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/report_text.h"
@@ -432,6 +434,7 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	m.perf_window = 3;
 	m.perf_rule = (struct perf_rule){ 0.05, 0.02, 0.04 };
 	m.perf_adaptive = 15;
+	m.perf_family = (struct perf_family){ 0.1, 30 };
 	cr_assert_eq(sweep_folder_create(root, m.id, &folder, &err), 0, "%s", err.msg);
 	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
 	sweep_meta_init(&back);
@@ -442,6 +445,8 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	cr_assert_float_eq(back.perf_rule.alpha, 0.02, 1e-12);
 	cr_assert_float_eq(back.perf_rule.max_cv, 0.04, 1e-12);
 	cr_assert_eq(back.perf_adaptive, 15);
+	cr_assert_float_eq(back.perf_family.fdr, 0.1, 1e-12);
+	cr_assert_eq(back.perf_family.noise_nights, 30);
 
 	/* A plan.json from before, or with values out of range: the defaults. */
 	plan = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
@@ -450,6 +455,8 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	cJSON *p = cJSON_GetObjectItem(j, "perf");
 
 	cJSON_ReplaceItemInObject(p, "alpha", cJSON_CreateNumber(7));
+	cJSON_ReplaceItemInObject(p, "fdr", cJSON_CreateNumber(1));
+	cJSON_DeleteItemFromObject(p, "noise_nights");
 	cJSON_DeleteItemFromObject(p, "baseline");
 	cJSON_ReplaceItemInObject(p, "adaptive", cJSON_CreateNumber(1000));
 	cleanup_free char *edited = cJSON_Print(j);
@@ -459,6 +466,8 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	cr_assert_eq(sweep_meta_read(&old, folder, &err), 0, "%s", err.msg);
 	cr_assert_null(old.perf_baseline);
 	cr_assert_float_eq(old.perf_rule.alpha, PERF_ALPHA_DEFAULT, 1e-12);
+	cr_assert_float_eq(old.perf_family.fdr, PERF_FDR_DEFAULT, 1e-12);
+	cr_assert_eq(old.perf_family.noise_nights, PERF_NOISE_NIGHTS_DEFAULT);
 	cr_assert_eq(old.perf_window, 3);
 	cr_assert_eq(old.perf_adaptive, 0, "above the maximum: off");
 	sweep_meta_release(&m);
@@ -524,7 +533,7 @@ static const char *status_of(const cJSON *summary, int i)
 /* Across nights (docs/perf.md "Across nights"): a case 10% slower than
  * the night before is slower, with the sweep it was compared with; the
  * same image, archive and driver again are never slower; a window of 2
- * pools the last two nights. */
+ * takes the last two nights' medians. */
 Test(sweep_report, gpu_time_against_the_nights_before)
 {
 	struct history_db *db;
@@ -555,14 +564,15 @@ Test(sweep_report, gpu_time_against_the_nights_before)
 	cr_assert_str_eq(status_of(n3, 0), "same-build", "%s", cJSON_Print(n3));
 	cr_assert_eq(code, 0);
 
-	/* Two nights back: both sweeps' samples, newest first. */
+	/* Two nights back: both sweeps, newest first; each night is one
+	 * observation, its median (docs/perf.md "Nights as units"). */
 	cleanup_cjson cJSON *n4 = night(db, "nightly-4", 40, 46.2, "sha256:b", 2, fail, &code);
 	const cJSON *w = cJSON_GetObjectItem(perf_of(n4, 1), "baseline_sweeps");
 
 	cr_assert_eq(cJSON_GetArraySize(w), 2, "%s", cJSON_Print(n4));
 	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 0)), "nightly-3");
 	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 1)), "nightly-2");
-	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(perf_of(n4, 1), "n_baseline")), 10);
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(perf_of(n4, 1), "n_baseline")), 2);
 	history_db_close(db);
 }
 
