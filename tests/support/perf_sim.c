@@ -83,6 +83,21 @@ static void draw_night(struct sim *s, size_t t)
 	}
 }
 
+/* The comparison before nights were units: tonight's samples against the
+ * last `window` nights' pooled, as independent samples. */
+static void compare_pooled(struct sim *s, size_t k, size_t t)
+{
+	const struct perf_sim_config *c = s->cfg;
+	const double *tonight = &s->ms[(k * c->nights + t) * c->samples];
+	size_t w = c->window < t ? c->window : t;
+	double *pooled = &s->ms[(k * c->nights + t - w) * c->samples];
+	struct error err = { 0 };
+
+	/* The nights before are contiguous in ms, oldest first. */
+	(void)perf_compare_status(pooled, w * c->samples, tonight, c->samples, &c->rule, false,
+				  &s->cmp[k], &err);
+}
+
 /* Case k on night t against its nights before, as a sweep compares it:
  * nights as units, the spread learned once PERF_NOISE_NIGHTS_MIN nights
  * exist, else the newest night's within-night CV. */
@@ -100,6 +115,11 @@ static void compare_case(struct sim *s, size_t k, size_t t)
 	for (size_t i = 0; i < n; i++)
 		series[i] = s->median[k * c->nights + t - 1 - i];
 	const double *last = &s->ms[(k * c->nights + t - 1) * c->samples];
+
+	if (c->pooled) {
+		compare_pooled(s, k, t);
+		return;
+	}
 	struct perf_night_series ser = { series, n, c->window, c->noise_nights,
 					 perf_cv(last, c->samples), c->samples };
 
@@ -113,6 +133,8 @@ static void compare_night(struct sim *s, size_t t)
 		compare_case(s, k, t);
 		s->family[k] = &s->cmp[k];
 	}
+	if (s->cfg->pooled)
+		return;
 	if (s->cfg->moderate)
 		perf_nights_moderate(s->family, s->cfg->cases, &s->cfg->rule);
 	perf_change_fdr(s->family, s->cfg->cases, s->cfg->fdr);

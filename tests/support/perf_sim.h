@@ -21,6 +21,9 @@ struct perf_sim_config {
 	size_t window, noise_nights;     /* --perf-window, --perf-noise-nights */
 	double fdr;                      /* --perf-fdr */
 	bool moderate;                   /* the family's spreads moderated */
+	/* As before nights were units: the samples of the last `window`
+	 * nights pooled against tonight's, each case alone (no FDR). */
+	bool pooled;
 	struct perf_rule rule;
 	uint64_t seed;
 };
