@@ -49,6 +49,13 @@ double perf_t_two_sided(double t, double df)
 	return incomplete_beta(df / 2, 0.5, df / (df + t * t));
 }
 
+double perf_f_upper(double f, double d1, double d2)
+{
+	if (!(f > 0))
+		return 1;
+	return incomplete_beta(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
+}
+
 /* Below 6 by the recurrence psi(x) = psi(x + 1) - 1/x, above by the
  * asymptotic series. */
 double perf_digamma(double x)

@@ -7,6 +7,8 @@
 /* P(|T| >= |t|) for Student's t with df degrees of freedom (df > 0; an
  * infinite df is the normal distribution). */
 double perf_t_two_sided(double t, double df);
+/* P(F >= f) for Fisher's F with d1 and d2 degrees of freedom. */
+double perf_f_upper(double f, double d1, double d2);
 /* The digamma and trigamma functions for x > 0. */
 double perf_digamma(double x);
 double perf_trigamma(double x);

@@ -5,7 +5,9 @@
  * freedom becomes (d0 s0^2 + d s^2) / (d0 + d) with d0 + d degrees of
  * freedom, where s0 and d0 are fitted to the family's spreads: cases
  * that all move alike lend each other their nights; cases that differ
- * keep their own. */
+ * keep their own, and a case whose spread is far above the family's (an
+ * outlier of the F distribution, as limma's robust fit sets apart) is
+ * left alone. */
 #include "orchestrator/perf/perf_nights.h"
 
 #include <math.h>
@@ -17,6 +19,14 @@
 /* A spread below this (nights identical to the printed 0.1 ms) counts as
  * this, so its logarithm is finite. */
 #define SPREAD_FLOOR 1e-4
+/* A spread this unlikely above the family's (the upper tail of its F
+ * distribution) is the case's own: not moderated. A case that truly moves
+ * 6% among cases that move 1% must not borrow their 1%; a typical case
+ * that drew a wide spread by chance keeps it, which only costs power. */
+#define OWN_SPREAD_TAIL 0.001
+/* The prior's degrees of freedom at most this in the F tail (an infinite
+ * d0 is the chi-square's limit, close enough here). */
+#define F_D2_MAX 1e4
 
 static bool learned(const struct perf_comparison *c)
 {
@@ -73,11 +83,13 @@ void perf_nights_moderate(struct perf_comparison *const *v, size_t n,
 		struct perf_comparison *c = v[i];
 		double s = fmax(c->spread, SPREAD_FLOOR), post;
 
-		if (!learned(c))
+		if (!learned(c) ||
+		    perf_f_upper(s * s / s0sq, c->df, fmin(d0, F_D2_MAX)) < OWN_SPREAD_TAIL)
 			continue;
 		post = isinf(d0) ? s0sq : (d0 * s0sq + c->df * s * s) / (d0 + c->df);
 		c->df = isinf(d0) ? INFINITY : d0 + c->df;
-		c->spread = sqrt(post);
-		perf_night_test(c, c->spread, c->df, rule);
+		/* The test takes the moderated spread; the case's own stays
+		 * what the reports say it moves. */
+		perf_night_test(c, sqrt(post), c->df, rule);
 	}
 }

@@ -66,8 +66,8 @@ double perf_level_variance(size_t k);
  * comparison across nights with a learned spread gets the spread between
  * its own and the family's typical one, weighted by how much the cases'
  * spreads are seen to differ (Smyth's empirical Bayes, the moderated t of
- * limma), and its p, interval and status again by rule. Fewer than 3
- * such comparisons: left as they are. */
+ * limma), and its p, interval and status again by rule (its spread field
+ * stays its own). Fewer than 3 such comparisons: left as they are. */
 void perf_nights_moderate(struct perf_comparison *const *v, size_t n,
 			  const struct perf_rule *rule);
 

@@ -19,6 +19,8 @@ Test(perf_nights, student_t_tail)
 	cr_expect(fabs(perf_t_two_sided(2, 5) - 0.1019394788) < 1e-9);
 	cr_expect(fabs(perf_t_two_sided(-3, 10) - 0.0133436550) < 1e-9);
 	cr_expect(fabs(perf_t_two_sided(1.959963985, INFINITY) - 0.05) < 1e-9);
+	/* F with 2 and d2 degrees of freedom: P(F >= f) = (1 + 2f/d2)^(-d2/2). */
+	cr_expect(fabs(perf_f_upper(3, 2, 10) - pow(1.6, -5)) < 1e-12);
 }
 
 /* digamma(1) = -Euler's gamma, trigamma(1) = pi^2 / 6, trigamma(1/2) =
@@ -66,6 +68,38 @@ Test(perf_nights, a_change_within_the_case_spread_is_noisy)
 	cr_assert_eq(perf_compare_nights(&n, tonight, 5, &rule, false, &c, &err), 0);
 	cr_expect_eq(c.status, PERF_SLOWER, "%s p %g", perf_status_name(c.status), c.p);
 	cr_expect(c.ci_lo > 1.05 && c.ci_hi < 1.15, "[%g, %g]", c.ci_lo, c.ci_hi);
+}
+
+/* The family lends its spreads, a case keeps its own: 40 cases that move
+ * 1% night to night and one that moves 6%, each 10% slower tonight. The
+ * wide one is noisy and its note says 6%; the narrow ones are slower. */
+Test(perf_nights, moderation_keeps_a_wide_case_wide)
+{
+	static double series[41][20];
+	static struct perf_comparison c[41];
+	struct perf_comparison *v[41];
+	double tonight[5] = { 44, 44.1, 43.9, 44, 44.2 };
+	struct error err = { 0 };
+
+	for (size_t k = 0; k < 41; k++) {
+		double cv = k ? 0.01 : 0.06;
+
+		for (size_t i = 0; i < 20; i++)
+			series[k][i] = 40 * exp(cv * (i % 2 ? 1 : -1) *
+						(double)((i + k) % 5) / 2.5);
+		struct perf_night_series s = { series[k], 20, 20, 20, 0, 0 };
+
+		cr_assert_eq(perf_compare_nights(&s, tonight, 5, &rule, false, &c[k], &err), 0);
+		v[k] = &c[k];
+	}
+	perf_nights_moderate(v, 41, &rule);
+	perf_change_fdr(v, 41, 0.05);
+	cr_expect_eq(c[0].status, PERF_NOISY, "%s p %g adj %g", perf_status_name(c[0].status),
+		     c[0].p, c[0].p_adj);
+	cr_expect(c[0].spread > 0.05, "%g", c[0].spread);
+	for (size_t k = 1; k < 41; k++)
+		cr_expect_eq(c[k].status, PERF_SLOWER, "case %zu: %s", k,
+			     perf_status_name(c[k].status));
 }
 
 /* Fewer than 5 nights: the within-night CV stands for the spread; with
