@@ -206,3 +206,20 @@ Test(report_perf, sides_added_a_chunk_at_a_time_keep_each_case_s_last_attempt)
 	cr_assert_float_eq(set.v[1].ms[0], 50, 1e-9);
 	report_perf_release(&set);
 }
+
+/* Across nights, noisy says the case's own spread (docs/perf.md "Nights
+ * as units"). */
+Test(report_perf, a_noisy_case_says_how_much_it_moves)
+{
+	struct report_perf p = {
+		.status = PERF_NOISY, .baseline_image = "nightly",
+		.cmp = { .status = PERF_NOISY, .n_base = 1, .n_new = 5, .median_base = 40,
+			 .median_new = 44, .ratio = 1.1, .ci_lo = 0.9, .ci_hi = 1.3, .p = 0.3,
+			 .p_adj = 0.6, .spread = 0.06, .nights = 20 },
+	};
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	report_perf_line(&p, &out);
+	cr_assert(strstr(out.buf, "p 0.3, adjusted 0.6) against nightly; this case moves 6.0% "
+				  "night to night; a 10.0% change is within it"), "%s", out.buf);
+}

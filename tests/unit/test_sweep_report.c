@@ -576,6 +576,40 @@ Test(sweep_report, gpu_time_against_the_nights_before)
 	history_db_close(db);
 }
 
+/* Nights as units (docs/perf.md "Nights as units"): once 5 nights exist a
+ * case's spread is learned from its nightly medians, whatever image ID
+ * each night ran. One that moves about 9% night to night is noisy at an
+ * 8.5% change; one that never moves is unchanged; both p are reported. */
+Test(sweep_report, gpu_time_noise_is_learned_per_case)
+{
+	static const double medians[] = { 40, 44, 37, 43, 38, 41 };
+	struct history_db *db;
+	struct error err;
+	cleanup_free char *dbp = xasprintf("%s/n.sqlite", root);
+	int code = -1;
+
+	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
+	for (int i = 0; i < 6; i++) {
+		cleanup_free char *id = xasprintf("nightly-%d", i + 1);
+		cleanup_free char *image_id = xasprintf("sha256:n%d", i + 1);
+
+		cJSON_Delete(night(db, id, 10 * (i + 1), medians[i], image_id, 1,
+				   SWEEP_FAIL_DEFAULT, &code));
+	}
+	cleanup_cjson cJSON *n7 = night(db, "nightly-7", 70, 44.5, "sha256:n7", 1,
+					SWEEP_FAIL_DEFAULT, &code);
+	const cJSON *p = perf_of(n7, 0);
+
+	cr_assert_str_eq(status_of(n7, 0), "noisy", "%s", cJSON_Print(n7));
+	/* The MAD of the logs of the six medians, (0.0599 + 0.0637) / 2, x 1.4826. */
+	cr_expect_float_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(p, "night_spread")), 0.0916,
+			   5e-4, "%s", cJSON_Print(p));
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(p, "nights")), 6);
+	cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(p, "p_adjusted")), "%s", cJSON_Print(p));
+	cr_assert_str_eq(status_of(n7, 1), "unchanged", "%s", cJSON_Print(n7));
+	history_db_close(db);
+}
+
 /* JUnit's failure text is finding.md's text the results line carried,
  * from the history; a line written before lines carried it (an older
  * folder) falls back to the run folder's finding.md. */
