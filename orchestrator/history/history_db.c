@@ -109,6 +109,29 @@ const char *const history_migrations[] = {
 	"ALTER TABLE results ADD COLUMN line_host TEXT;"
 	"ALTER TABLE results ADD COLUMN finding_md TEXT;"
 	"UPDATE sweeps SET results_fp = NULL;",
+	/* 8 -> 9: additive. The change points of each case's series of
+	 * nightly GPU-time medians, per label, case, image reference and GPU
+	 * product (gfx '' and device_id -1 unknown), found at import
+	 * (history_changes.c): the night that starts the new level, its
+	 * started_us (the series' order), the image IDs on either side, the
+	 * size and significance, and the sweep whose import first found it
+	 * (tonight's new ones). The changes a user accepted (`history perf
+	 * --accept`): the case's series restarts there. Sweeps imported
+	 * before have none until they are imported again. */
+	"CREATE TABLE perf_changes(label TEXT NOT NULL, case_name TEXT NOT NULL,"
+	" image_ref TEXT NOT NULL, gfx TEXT NOT NULL, device_id INTEGER NOT NULL,"
+	" started_us INTEGER NOT NULL,"
+	" sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE, before_sweep TEXT,"
+	" image_id_before TEXT, image_id_after TEXT, median_before REAL, median_after REAL,"
+	" ratio REAL NOT NULL, p REAL NOT NULL, found_sweep TEXT NOT NULL,"
+	" PRIMARY KEY(label, case_name, image_ref, gfx, device_id, started_us, sweep))"
+	" WITHOUT ROWID;"
+	"CREATE INDEX perf_changes_found ON perf_changes(found_sweep);"
+	"CREATE TABLE perf_accepted(label TEXT NOT NULL, case_name TEXT NOT NULL,"
+	" started_us INTEGER NOT NULL,"
+	" sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" accepted INTEGER NOT NULL, PRIMARY KEY(label, case_name, started_us, sweep))"
+	" WITHOUT ROWID;",
 };
 
 char *history_db_default_path(void)

@@ -11,6 +11,7 @@
 #include "common/strbuf.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_sql.h"
 
@@ -266,7 +267,10 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 			 delete_rows(db, "results", s->id, err) < 0 ||
 			 delete_rows(db, "perf_samples", s->id, err) < 0 ||
 			 insert_planned(db, s->id, planned, n_planned, err) < 0 ||
-			 each(src, insert_chunk, &ins, err) < 0))
+			 each(src, insert_chunk, &ins, err) < 0 ||
+			 /* The series' change points, here: the site has no
+			  * time left for them (docs/perf.md "Change points"). */
+			 history_changes_update(db, s->label, s->id, err) < 0))
 		goto fail;
 	return history_sql_exec(db, "COMMIT", err);
 fail:
