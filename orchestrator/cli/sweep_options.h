@@ -49,6 +49,8 @@ struct sweep_options {
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */
 	bool dry_run;         /* history remark --dry-run */
+	bool perf_changes;    /* history perf --changes */
+	char *accept, *night; /* history perf --accept CASE --night SWEEP */
 	/* bisect (docs/bisect.md) */
 	char *good, *bad, *images_file, *tag_pattern, *sweep;
 	bool keep_images;
