@@ -1,5 +1,5 @@
-/* The change points of each case's GPU-time series, found at import
- * (docs/perf.md "Change points"). */
+/* The nightly medians of each case's GPU-time series and their change
+ * points, found at import (docs/perf.md "Change points"). */
 #include "orchestrator/history/history_changes.h"
 
 #include <math.h>
@@ -8,219 +8,91 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
-#include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/perf/perf_changepoint.h"
 #include "orchestrator/perf/perf_samples.h"
 #include "orchestrator/perf/perf_stats.h"
 
-/* One series: a case and image reference on one GPU product, its nightly
- * medians oldest first (night: an index into the nights read). */
+int history_changes_median_prepare(struct history_db *db, sqlite3_stmt **st, struct error *err)
+{
+	return history_sql_prepare(db, "INSERT OR REPLACE INTO perf_medians(label, case_name,"
+				   " image_ref, gfx, device_id, started_us, sweep, median_ms)"
+				   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", st, err);
+}
+
+/* A result's median: its kernel times above 0 ms; none (NaN) when half or
+ * more are 0 (unmeasurable, docs/perf.md "Statuses"). */
+static double result_median(const struct perf_samples *ps)
+{
+	double ms[PERF_RUNS_MAX], pos[PERF_RUNS_MAX];
+	size_t n = perf_samples_kernel_ms(ps, ms), k = 0;
+
+	for (size_t i = 0; i < n && i < PERF_RUNS_MAX; i++)
+		if (ms[i] > 0 && isfinite(ms[i]))
+			pos[k++] = ms[i];
+	return k && 2 * (n - k) < n ? perf_median(pos, k) : NAN;
+}
+
+int history_changes_median_insert(struct history_db *db, sqlite3_stmt *st,
+				  const struct history_sweep *s, const struct case_result *r,
+				  struct error *err)
+{
+	double m = r->perf ? result_median(r->perf) : NAN;
+	int rc;
+
+	/* A later attempt with samples replaces an earlier one's median. */
+	if (isnan(m))
+		return 0;
+	sqlite3_reset(st);
+	bind_text(st, 1, s->label);
+	bind_text(st, 2, r->case_name);
+	bind_text(st, 3, r->image);
+	bind_text(st, 4, r->gfx ? r->gfx : "");
+	sqlite3_bind_int64(st, 5, r->device_id > 0 ? r->device_id : -1);
+	sqlite3_bind_int64(st, 6, s->started_us ? s->started_us : s->started * 1000000);
+	bind_text(st, 7, s->id);
+	sqlite3_bind_double(st, 8, m);
+	if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		return history_sql_error(db, rc, "write a nightly median", err);
+	return 0;
+}
+
+/* One of tonight's series: a case and image reference on one GPU product
+ * (gfx "" and device_id -1 unknown). */
 struct cp_series {
 	char *case_name, *image, *gfx;
 	long device_id;
-	double med[PERF_CP_NIGHTS];
-	unsigned char night[PERF_CP_NIGHTS];
-	size_t n;
-	double tonight; /* NaN: no median tonight (unmeasurable) */
 };
 
-struct cp_night {
-	char *sweep;
-	long long started_us;
-};
-
-struct cp_read {
-	struct history_db *db;
-	struct cp_series *v;
-	size_t n, alloc;
-	struct cp_night nights[PERF_CP_NIGHTS];
-	size_t n_nights;
-	bool tonight; /* reading tonight's samples: each group is a new series */
-	/* The group of rows being read: one (sweep, case, image)'s samples. */
-	char *sweep, *case_name, *image, *gfx;
-	long device_id;
-	double ms[PERF_RUNS_MAX];
-	size_t n_ms, zeros;
-	struct error *err;
-};
-
-static int by_case_image(const void *pa, const void *pb)
-{
-	const struct cp_series *a = pa, *b = pb;
-	int c = strcmp(a->case_name, b->case_name);
-
-	return c ? c : strcmp(a->image, b->image);
-}
-
-/* The night a sweep is, the first time it is seen read with its start. */
-static int night_of(struct cp_read *r, const char *sweep, size_t *out)
-{
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	struct cp_night *n;
-	int rc;
-
-	if (r->n_nights && !strcmp(r->nights[r->n_nights - 1].sweep, sweep)) {
-		*out = r->n_nights - 1;
-		return 0;
-	}
-	if (r->n_nights == PERF_CP_NIGHTS)
-		return error_set(r->err, ERR_LIMIT, 0, "more than %d nights read", PERF_CP_NIGHTS);
-	if (history_sql_prepare(r->db, "SELECT COALESCE(started_us, started * 1000000)"
-				" FROM sweeps WHERE id = ?1", &st, r->err) < 0)
-		return -1;
-	bind_text(st, 1, sweep);
-	if ((rc = sqlite3_step(st)) != SQLITE_ROW)
-		return history_sql_error(r->db, rc, "read a sweep's start", r->err);
-	n = &r->nights[r->n_nights];
-	n->sweep = xstrdup(sweep);
-	n->started_us = sqlite3_column_int64(st, 0);
-	*out = r->n_nights++;
-	return 0;
-}
-
-/* The group's median: its times above 0 ms; none when half or more are 0
- * (unmeasurable, docs/perf.md "Statuses"). */
-static double group_median(const struct cp_read *r)
-{
-	if (!r->n_ms || 2 * r->zeros >= r->n_ms + r->zeros)
-		return NAN;
-	return perf_median(r->ms, r->n_ms);
-}
-
-static int flush(struct cp_read *r)
-{
-	double m = group_median(r);
-	struct cp_series key, *s;
-	size_t night;
-
-	if (!r->sweep)
-		return 0;
-	if (r->tonight) {
-		if (r->n == r->alloc) {
-			r->alloc = r->alloc ? 2 * r->alloc : 64;
-			r->v = xrealloc(r->v, r->alloc * sizeof(*r->v));
-		}
-		s = &r->v[r->n++];
-		memset(s, 0, sizeof(*s));
-		s->case_name = xstrdup(r->case_name);
-		s->image = xstrdup(r->image);
-		s->gfx = xstrdup(r->gfx ? r->gfx : "");
-		s->device_id = r->device_id;
-		s->tonight = m;
-		return 0;
-	}
-	key.case_name = r->case_name;
-	key.image = r->image;
-	s = bsearch(&key, r->v, r->n, sizeof(*r->v), by_case_image);
-	/* Another GPU product is another series: not this one's night. */
-	if (!s || isnan(m) || strcmp(s->gfx, r->gfx ? r->gfx : "") || s->device_id != r->device_id)
-		return 0;
-	if (night_of(r, r->sweep, &night) < 0)
-		return -1;
-	if (s->n < PERF_CP_NIGHTS) {
-		s->med[s->n] = m;
-		s->night[s->n++] = (unsigned char)night;
-	}
-	return 0;
-}
-
-static void group_reset(struct cp_read *r)
-{
-	free(r->sweep);
-	free(r->case_name);
-	free(r->image);
-	free(r->gfx);
-	r->sweep = r->case_name = r->image = r->gfx = NULL;
-	r->n_ms = r->zeros = 0;
-}
-
-static int row_add(void *ctx, const struct history_perf_row *row)
-{
-	struct cp_read *r = ctx;
-
-	if (!r->sweep || strcmp(r->sweep, row->sweep_id) || strcmp(r->case_name, row->case_name) ||
-	    strcmp(r->image, row->image)) {
-		if (flush(r) < 0)
-			return -1;
-		group_reset(r);
-		r->sweep = xstrdup(row->sweep_id);
-		r->case_name = xstrdup(row->case_name);
-		r->image = xstrdup(row->image);
-		r->gfx = xstrdup_or_null(row->gfx);
-		r->device_id = row->device_id > 0 ? row->device_id : -1;
-	}
-	if (row->kernel_ms == 0)
-		r->zeros++;
-	else if (row->kernel_ms > 0 && isfinite(row->kernel_ms) && r->n_ms < PERF_RUNS_MAX)
-		r->ms[r->n_ms++] = row->kernel_ms;
-	return 0;
-}
-
-static int read_nights(struct cp_read *r, const char *label, const char *sweep_id)
-{
-	struct history_perf_query tonight = { .label = label, .sweep = sweep_id, .last = 1 };
-	struct history_perf_query before = { .label = label, .before = sweep_id,
-					     .last = PERF_CP_NIGHTS - 1 };
-	size_t night;
-
-	r->tonight = true;
-	if (history_perf_samples(r->db, &tonight, row_add, r, r->err) < 0 || flush(r) < 0)
-		return -1;
-	group_reset(r);
-	if (!r->n)
-		return 0;
-	qsort(r->v, r->n, sizeof(*r->v), by_case_image);
-	r->tonight = false;
-	if (history_perf_samples(r->db, &before, row_add, r, r->err) < 0 || flush(r) < 0)
-		return -1;
-	group_reset(r);
-	if (night_of(r, sweep_id, &night) < 0)
-		return -1;
-	for (size_t i = 0; i < r->n; i++) {
-		struct cp_series *s = &r->v[i];
-
-		if (isnan(s->tonight))
-			continue;
-		if (s->n == PERF_CP_NIGHTS) { /* cannot happen: 59 nights before */
-			memmove(s->med, s->med + 1, (s->n - 1) * sizeof(*s->med));
-			memmove(s->night, s->night + 1, s->n - 1);
-			s->n--;
-		}
-		s->med[s->n] = s->tonight;
-		s->night[s->n++] = (unsigned char)night;
-	}
-	return 0;
-}
-
-static void read_release(struct cp_read *r)
-{
-	group_reset(r);
-	for (size_t i = 0; i < r->n; i++) {
-		free(r->v[i].case_name);
-		free(r->v[i].image);
-		free(r->v[i].gfx);
-	}
-	free(r->v);
-	for (size_t i = 0; i < r->n_nights; i++)
-		free(r->nights[i].sweep);
-}
-
-/* The statements of the store, prepared once an import. */
+/* The statements of an import's update, prepared once. */
 struct cp_store {
 	struct history_db *db;
-	const char *label;
-	const struct cp_read *r;
-	size_t tonight;        /* tonight's night */
-	sqlite3_stmt *restart, *found, *del, *ins, *image_id;
+	const char *label, *tonight;
+	long long tonight_us;
+	sqlite3_stmt *series, *found, *del, *ins, *image_id;
+	/* The series being searched, oldest night first. */
+	double med[PERF_CP_NIGHTS];
+	char *sweep[PERF_CP_NIGHTS];
+	long long started_us[PERF_CP_NIGHTS];
+	size_t n;
 };
 
 #define SERIES_KEY "label = ?1 AND case_name = ?2 AND image_ref = ?3 AND gfx = ?4" \
 	" AND device_id = ?5"
 
+/* ?6 tonight's start, ?7 tonight, ?8 PERF_CP_NIGHTS. The series' last PERF_CP_NIGHTS nights
+ * up to tonight, from its last accepted change on, finished sweeps and
+ * tonight's, newest first, on the medians' primary key. */
+#define SERIES_SQL                                                                          \
+	"SELECT m.sweep, m.started_us, m.median_ms FROM perf_medians m"                     \
+	" JOIN sweeps s ON s.id = m.sweep AND (s.state = 'finished' OR s.id = ?7)"          \
+	" WHERE m." SERIES_KEY " AND m.started_us <= ?6 AND m.started_us >= COALESCE("      \
+	"  (SELECT MAX(started_us) FROM perf_accepted WHERE label = ?1 AND case_name = ?2"  \
+	"   AND started_us <= ?6), 0)"                                                      \
+	" ORDER BY m.started_us DESC, m.sweep DESC LIMIT ?8"
+
 static const char *const store_sql[] = {
-	"SELECT MAX(started_us) FROM perf_accepted WHERE label = ?1 AND case_name = ?2"
-	" AND started_us <= ?3",
+	SERIES_SQL,
 	"SELECT sweep, found_sweep FROM perf_changes WHERE " SERIES_KEY
 	" AND started_us > ?6 AND started_us <= ?7",
 	"DELETE FROM perf_changes WHERE " SERIES_KEY " AND started_us > ?6 AND started_us <= ?7",
@@ -232,9 +104,17 @@ static const char *const store_sql[] = {
 	" ORDER BY attempt DESC LIMIT 1",
 };
 
+static void series_clear(struct cp_store *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->sweep[i]);
+	st->n = 0;
+}
+
 static void store_release(struct cp_store *st)
 {
-	sqlite3_finalize(st->restart);
+	series_clear(st);
+	sqlite3_finalize(st->series);
 	sqlite3_finalize(st->found);
 	sqlite3_finalize(st->del);
 	sqlite3_finalize(st->ins);
@@ -243,11 +123,20 @@ static void store_release(struct cp_store *st)
 
 static int store_prepare(struct cp_store *st, struct error *err)
 {
-	sqlite3_stmt **sts[] = { &st->restart, &st->found, &st->del, &st->ins, &st->image_id };
+	sqlite3_stmt **sts[] = { &st->series, &st->found, &st->del, &st->ins, &st->image_id };
+	cleanup_stmt sqlite3_stmt *q = NULL;
+	int rc;
 
 	for (size_t i = 0; i < sizeof(sts) / sizeof(sts[0]); i++)
 		if (history_sql_prepare(st->db, store_sql[i], sts[i], err) < 0)
 			return -1;
+	if (history_sql_prepare(st->db, "SELECT COALESCE(started_us, started * 1000000)"
+				" FROM sweeps WHERE id = ?1", &q, err) < 0)
+		return -1;
+	bind_text(q, 1, st->tonight);
+	if ((rc = sqlite3_step(q)) != SQLITE_ROW)
+		return history_sql_error(st->db, rc, "read the sweep's start", err);
+	st->tonight_us = sqlite3_column_int64(q, 0);
 	return 0;
 }
 
@@ -261,25 +150,32 @@ static void bind_key(sqlite3_stmt *q, const struct cp_store *st, const struct cp
 	sqlite3_bind_int64(q, 5, s->device_id);
 }
 
-/* The series' first night: the first at or after the case's last accepted
- * change (0: the first read). */
-static int restart_at(struct cp_store *st, const struct cp_series *s, size_t *first,
-		      struct error *err)
+/* The series' nights, oldest first. */
+static int read_series(struct cp_store *st, const struct cp_series *s, struct error *err)
 {
-	long long tonight_us = st->r->nights[st->tonight].started_us, from;
 	int rc;
 
-	sqlite3_reset(st->restart);
-	bind_text(st->restart, 1, st->label);
-	bind_text(st->restart, 2, s->case_name);
-	sqlite3_bind_int64(st->restart, 3, tonight_us);
-	if ((rc = sqlite3_step(st->restart)) != SQLITE_ROW)
-		return history_sql_error(st->db, rc, "read accepted changes", err);
-	from = sqlite3_column_type(st->restart, 0) == SQLITE_NULL
-		       ? 0 : sqlite3_column_int64(st->restart, 0);
-	*first = 0;
-	while (*first < s->n && st->r->nights[s->night[*first]].started_us < from)
-		(*first)++;
+	series_clear(st);
+	bind_key(st->series, st, s);
+	sqlite3_bind_int64(st->series, 6, st->tonight_us);
+	bind_text(st->series, 7, st->tonight);
+	sqlite3_bind_int(st->series, 8, PERF_CP_NIGHTS);
+	while ((rc = sqlite3_step(st->series)) == SQLITE_ROW && st->n < PERF_CP_NIGHTS) {
+		st->sweep[st->n] = xstrdup(col(st->series, 0));
+		st->started_us[st->n] = sqlite3_column_int64(st->series, 1);
+		st->med[st->n++] = sqlite3_column_double(st->series, 2);
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return history_sql_error(st->db, rc, "read nightly medians", err);
+	for (size_t i = 0, j = st->n; i + 1 < j--; i++) {
+		double m = st->med[i];
+		long long u = st->started_us[i];
+		char *w = st->sweep[i];
+
+		st->med[i] = st->med[j], st->med[j] = m;
+		st->started_us[i] = st->started_us[j], st->started_us[j] = u;
+		st->sweep[i] = st->sweep[j], st->sweep[j] = w;
+	}
 	return 0;
 }
 
@@ -304,29 +200,27 @@ static const char *found_of(const struct strvec *old, const char *sweep, const c
 	return tonight;
 }
 
-static int insert_change(struct cp_store *st, const struct cp_series *s, const double *x,
-			 size_t first, const struct perf_changepoint *cp, size_t k, size_t i,
+static int insert_change(struct cp_store *st, const struct cp_series *s,
+			 const struct perf_changepoint *cp, size_t k, size_t i,
 			 const struct strvec *old, struct error *err)
 {
-	size_t at = first + cp[i].index, from = first + (i ? cp[i - 1].index : 0);
-	size_t to = first + (i + 1 < k ? cp[i + 1].index : s->n - first);
-	const struct cp_night *night = &st->r->nights[s->night[at]];
-	const char *before = st->r->nights[s->night[at - 1]].sweep;
-	cleanup_free char *id_before = image_id_of(st, before, s);
-	cleanup_free char *id_after = image_id_of(st, night->sweep, s);
+	size_t at = cp[i].index, from = i ? cp[i - 1].index : 0;
+	size_t to = i + 1 < k ? cp[i + 1].index : st->n;
+	cleanup_free char *id_before = image_id_of(st, st->sweep[at - 1], s);
+	cleanup_free char *id_after = image_id_of(st, st->sweep[at], s);
 	int rc;
 
 	bind_key(st->ins, st, s);
-	sqlite3_bind_int64(st->ins, 6, night->started_us);
-	bind_text(st->ins, 7, night->sweep);
-	bind_text(st->ins, 8, before);
+	sqlite3_bind_int64(st->ins, 6, st->started_us[at]);
+	bind_text(st->ins, 7, st->sweep[at]);
+	bind_text(st->ins, 8, st->sweep[at - 1]);
 	bind_text(st->ins, 9, id_before);
 	bind_text(st->ins, 10, id_after);
-	sqlite3_bind_double(st->ins, 11, perf_median(x + from, at - from));
-	sqlite3_bind_double(st->ins, 12, perf_median(x + at, to - at));
+	sqlite3_bind_double(st->ins, 11, perf_median(st->med + from, at - from));
+	sqlite3_bind_double(st->ins, 12, perf_median(st->med + at, to - at));
 	sqlite3_bind_double(st->ins, 13, cp[i].ratio);
 	sqlite3_bind_double(st->ins, 14, cp[i].p);
-	bind_text(st->ins, 15, found_of(old, night->sweep, st->r->nights[st->tonight].sweep));
+	bind_text(st->ins, 15, found_of(old, st->sweep[at], st->tonight));
 	if ((rc = sqlite3_step(st->ins)) != SQLITE_DONE)
 		return history_sql_error(st->db, rc, "write a change point", err);
 	return 0;
@@ -339,20 +233,16 @@ static int store_series(struct cp_store *st, const struct cp_series *s, struct e
 {
 	struct perf_changepoint cp[PERF_CP_NIGHTS];
 	cleanup_strvec struct strvec old = STRVEC_INIT;
-	size_t first = 0, k;
-	long long lo, hi = st->r->nights[st->tonight].started_us;
+	size_t k;
 	int rc;
 
-	if (restart_at(st, s, &first, err) < 0)
+	if (read_series(st, s, err) < 0)
 		return -1;
-	if (first >= s->n)
-		return 0;
-	if (perf_changepoints(s->med + first, s->n - first, NULL, cp, &k, err) < 0)
-		return -1;
-	lo = st->r->nights[s->night[first]].started_us;
+	if (!st->n || perf_changepoints(st->med, st->n, NULL, cp, &k, err) < 0)
+		return st->n ? -1 : 0;
 	bind_key(st->found, st, s);
-	sqlite3_bind_int64(st->found, 6, lo);
-	sqlite3_bind_int64(st->found, 7, hi);
+	sqlite3_bind_int64(st->found, 6, st->started_us[0]);
+	sqlite3_bind_int64(st->found, 7, st->tonight_us);
 	while ((rc = sqlite3_step(st->found)) == SQLITE_ROW) {
 		strvec_push(&old, col(st->found, 0));
 		strvec_push(&old, col(st->found, 1));
@@ -360,31 +250,57 @@ static int store_series(struct cp_store *st, const struct cp_series *s, struct e
 	if (rc != SQLITE_DONE)
 		return history_sql_error(st->db, rc, "read change points", err);
 	bind_key(st->del, st, s);
-	sqlite3_bind_int64(st->del, 6, lo);
-	sqlite3_bind_int64(st->del, 7, hi);
+	sqlite3_bind_int64(st->del, 6, st->started_us[0]);
+	sqlite3_bind_int64(st->del, 7, st->tonight_us);
 	if (old.n && (rc = sqlite3_step(st->del)) != SQLITE_DONE)
 		return history_sql_error(st->db, rc, "delete change points", err);
 	for (size_t i = 0; i < k; i++)
-		if (insert_change(st, s, s->med + first, first, cp, k, i, &old, err) < 0)
+		if (insert_change(st, s, cp, k, i, &old, err) < 0)
 			return -1;
 	return 0;
+}
+
+/* Tonight's series: those with a median tonight (each tonight's sweep
+ * row, on the medians' sweep index). */
+static int tonight_series(struct history_db *db, const char *sweep_id, struct cp_series **v,
+			  size_t *n, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *q = NULL;
+	size_t alloc = 0;
+	int rc;
+
+	if (history_sql_prepare(db, "SELECT case_name, image_ref, gfx, device_id FROM perf_medians"
+				" WHERE sweep = ?1", &q, err) < 0)
+		return -1;
+	bind_text(q, 1, sweep_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == alloc)
+			*v = xrealloc(*v, (alloc = alloc ? 2 * alloc : 64) * sizeof(**v));
+		(*v)[(*n)++] = (struct cp_series){ xstrdup(col(q, 0)), xstrdup(col(q, 1)),
+						   xstrdup(col(q, 2)), sqlite3_column_int64(q, 3) };
+	}
+	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read nightly medians", err);
 }
 
 int history_changes_update(struct history_db *db, const char *label, const char *sweep_id,
 			   struct error *err)
 {
-	struct cp_read r = { .db = db, .err = err };
-	struct cp_store st = { .db = db, .label = label, .r = &r };
-	int rc = read_nights(&r, label, sweep_id);
+	struct cp_store st = { .db = db, .label = label, .tonight = sweep_id };
+	struct cp_series *v = NULL;
+	size_t n = 0;
+	int rc = tonight_series(db, sweep_id, &v, &n, err);
 
-	if (rc == 0 && r.n) {
-		st.tonight = r.n_nights - 1;
+	if (rc == 0 && n) {
 		rc = store_prepare(&st, err);
-		for (size_t i = 0; rc == 0 && i < r.n; i++)
-			if (!isnan(r.v[i].tonight))
-				rc = store_series(&st, &r.v[i], err);
-		store_release(&st);
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			rc = store_series(&st, &v[i], err);
 	}
-	read_release(&r);
+	store_release(&st);
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].case_name);
+		free(v[i].image);
+		free(v[i].gfx);
+	}
+	free(v);
 	return rc;
 }

@@ -6,17 +6,29 @@
 #define HRR_HISTORY_HISTORY_CHANGES_H
 
 #include <stdbool.h>
+#include <sqlite3.h>
 
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "orchestrator/history/history_db.h"
 
-/* At the import of sweep_id (label's), inside its transaction: each series
- * the sweep has samples of (case, image reference, GPU product) is read
- * over the label's last PERF_CP_NIGHTS nights up to this one, from its
- * last accepted change on, and its change points in that range replaced
- * by the detector's (perf_changepoint.h); a change point already stored
- * keeps the sweep that first found it. */
+/* The import's statement for nightly medians (history_import.c), and one
+ * result's median through it: the median of its GPU kernel times, as the
+ * night's point of its series (label, case, image reference, GPU
+ * product); nothing without samples or when unmeasurable. A later attempt
+ * replaces an earlier one's. */
+int history_changes_median_prepare(struct history_db *db, sqlite3_stmt **st,
+				   struct error *err) __attribute__((warn_unused_result));
+int history_changes_median_insert(struct history_db *db, sqlite3_stmt *st,
+				  const struct history_sweep *s, const struct case_result *r,
+				  struct error *err) __attribute__((warn_unused_result));
+
+/* At the import of sweep_id (label's), inside its transaction, after its
+ * medians: each series the sweep has a median of is read over its last
+ * PERF_CP_NIGHTS nights up to this one (finished sweeps and this one),
+ * from its last accepted change on, and its change points in that range
+ * replaced by the detector's (perf_changepoint.h); a change point already
+ * stored keeps the sweep that first found it. */
 int history_changes_update(struct history_db *db, const char *label, const char *sweep_id,
 			   struct error *err) __attribute__((warn_unused_result));
 
@@ -63,6 +75,16 @@ int history_changes_accept(struct history_db *db, const char *case_name, const c
 int history_changes_restart(struct history_db *db, const char *label, const char *case_name,
 			    const char *image, const char *gfx, long device_id, char **sweep_id,
 			    long long *started_us, struct error *err)
+	__attribute__((warn_unused_result));
+
+/* The series' nightly medians (ms), newest first, at most max, into out:
+ * finished sweeps up to the night until_us (0: no bound), from its
+ * restart on (its last change point or accepted change at or before
+ * until_us; the night itself included). The noise of a case learned from
+ * its own nights, never across a change (docs/perf.md "Change points"). */
+int history_changes_medians(struct history_db *db, const char *label, const char *case_name,
+			    const char *image, const char *gfx, long device_id, long long until_us,
+			    double *out, size_t max, size_t *n, struct error *err)
 	__attribute__((warn_unused_result));
 
 #endif

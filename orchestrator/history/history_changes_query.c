@@ -187,6 +187,17 @@ int history_changes_accept(struct history_db *db, const char *case_name, const c
 	return 0;
 }
 
+/* A series' key as ?1 label, ?2 case, ?3 image, ?4 gfx, ?5 device_id. */
+static void bind_series(sqlite3_stmt *st, const char *label, const char *case_name,
+			const char *image, const char *gfx, long device_id)
+{
+	bind_text(st, 1, label);
+	bind_text(st, 2, case_name);
+	bind_text(st, 3, image);
+	bind_text(st, 4, gfx ? gfx : "");
+	sqlite3_bind_int64(st, 5, device_id > 0 ? device_id : -1);
+}
+
 /* ?1 label, ?2 case, ?3 image, ?4 gfx, ?5 device_id. */
 static const char restart_sql[] =
 	"SELECT sweep, started_us FROM ("
@@ -207,15 +218,45 @@ int history_changes_restart(struct history_db *db, const char *label, const char
 	*started_us = 0;
 	if (history_sql_prepare(db, restart_sql, &st, err) < 0)
 		return -1;
-	bind_text(st, 1, label);
-	bind_text(st, 2, case_name);
-	bind_text(st, 3, image);
-	bind_text(st, 4, gfx ? gfx : "");
-	sqlite3_bind_int64(st, 5, device_id > 0 ? device_id : -1);
+	bind_series(st, label, case_name, image, gfx, device_id);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*sweep_id = xstrdup(col(st, 0));
 		*started_us = sqlite3_column_int64(st, 1);
 		return 0;
 	}
 	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read change points", err);
+}
+
+/* ?1 label, ?2 case, ?3 image, ?4 gfx, ?5 device_id, ?6 until (0: no
+ * bound), ?7 how many. */
+static const char medians_sql[] =
+	"SELECT m.median_ms FROM perf_medians m"
+	" JOIN sweeps s ON s.id = m.sweep AND s.state = 'finished'"
+	" WHERE m.label = ?1 AND m.case_name = ?2 AND m.image_ref = ?3 AND m.gfx = ?4"
+	"  AND m.device_id = ?5 AND (?6 = 0 OR m.started_us <= ?6)"
+	"  AND m.started_us >= COALESCE((SELECT MAX(started_us) FROM ("
+	"   SELECT started_us FROM perf_changes WHERE label = ?1 AND case_name = ?2"
+	"    AND image_ref = ?3 AND gfx = ?4 AND device_id = ?5"
+	"    AND (?6 = 0 OR started_us <= ?6)"
+	"   UNION ALL SELECT started_us FROM perf_accepted WHERE label = ?1"
+	"    AND case_name = ?2 AND (?6 = 0 OR started_us <= ?6))), 0)"
+	" ORDER BY m.started_us DESC, m.sweep DESC LIMIT ?7";
+
+int history_changes_medians(struct history_db *db, const char *label, const char *case_name,
+			    const char *image, const char *gfx, long device_id, long long until_us,
+			    double *out, size_t max, size_t *n, struct error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	*n = 0;
+	if (history_sql_prepare(db, medians_sql, &st, err) < 0)
+		return -1;
+	bind_series(st, label, case_name, image, gfx, device_id);
+	sqlite3_bind_int64(st, 6, until_us);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max)
+		out[(*n)++] = sqlite3_column_double(st, 0);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE
+		       ? 0 : history_sql_error(db, rc, "read nightly medians", err);
 }

@@ -118,7 +118,7 @@ static void gpus_text(const struct case_result *r, struct strbuf *out)
 static int insert_results(struct history_db *db, const struct history_sweep *s,
 			  const struct sweep_results *rs, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL, *samples = NULL;
+	cleanup_stmt sqlite3_stmt *st = NULL, *samples = NULL, *medians = NULL;
 	const char *id = s->id;
 
 	if (history_sql_prepare(db,
@@ -132,7 +132,8 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		    " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,"
 		    " ?32, ?33, ?34, ?35, ?36, ?37, ?38)",
 		    &st, err) < 0 ||
-	    history_perf_prepare(db, &samples, err) < 0)
+	    history_perf_prepare(db, &samples, err) < 0 ||
+	    history_changes_median_prepare(db, &medians, err) < 0)
 		return -1;
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct case_result *r = &rs->v[i];
@@ -194,7 +195,8 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 38, r->finding_md);
 		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
 			return history_sql_error(db, rc, "write result", err);
-		if (history_perf_insert(db, samples, id, r, err) < 0)
+		if (history_perf_insert(db, samples, id, r, err) < 0 ||
+		    history_changes_median_insert(db, medians, s, r, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -266,6 +268,7 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 	if (*rebuilt && (delete_rows(db, "planned", s->id, err) < 0 ||
 			 delete_rows(db, "results", s->id, err) < 0 ||
 			 delete_rows(db, "perf_samples", s->id, err) < 0 ||
+			 delete_rows(db, "perf_medians", s->id, err) < 0 ||
 			 insert_planned(db, s->id, planned, n_planned, err) < 0 ||
 			 each(src, insert_chunk, &ins, err) < 0 ||
 			 /* The series' change points, here: the site has no

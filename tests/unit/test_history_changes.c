@@ -3,6 +3,7 @@
  * that first found them, listed, accepted (the series restarts there),
  * pruned with their night. */
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_changes.h"
+#include "orchestrator/history/history_sql.h"
 #include "tests/support/perf_lines.h"
 #include "tests/support/scratch.h"
 
@@ -161,6 +163,19 @@ Test(history_changes, an_accepted_change_restarts_the_series)
 	night(14, level(14, 44));
 	night(15, level(15, 44));
 	cr_expect_eq(list(NULL, false).n, 1, "the accepted change stays, no other is found");
+	/* The series from its restart: n11..n15, newest first. */
+	double med[10];
+	size_t n;
+
+	cr_assert_eq(history_changes_medians(db, "nightly", "hot", "img", "gfx942", 29857, 0, med,
+					     10, &n, &err), 0, "%s", err.msg);
+	cr_expect_eq(n, 5);
+	cr_expect_float_eq(med[0], level(15, 44), 1e-9);
+	cr_expect_float_eq(med[4], level(11, 44), 1e-9);
+	cr_assert_eq(history_changes_medians(db, "nightly", "hot", "img", "gfx942", 29857,
+					     1000LL * 1000000, med, 10, &n, &err), 0, "%s", err.msg);
+	cr_expect_eq(n, 10, "up to n10: no change before it, every night");
+	cr_expect_float_eq(med[0], level(10, 40), 1e-9);
 	cr_assert_eq(history_changes_restart(db, "nightly", "cold", "img", "gfx942", 29857, &sweep,
 					     &us, &err), 0, "%s", err.msg);
 	cr_expect_null(sweep, "cold never changed");
@@ -183,4 +198,55 @@ Test(history_changes, the_report_lists_each_change_point)
 	strbuf_reset(&md);
 	cr_assert_eq(history_changes_report(db, NULL, "cold", false, &md, &err), 0, "%s", err.msg);
 	cr_expect(strstr(md.buf, "No change points found."), "%s", md.buf);
+}
+
+static void exec(sqlite3 *h, const char *sql)
+{
+	cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(h));
+}
+
+/* The migration to schema 9 computes the nightly medians of the samples
+ * stored before: the last attempt with samples, times of 0 ms left out,
+ * a night with half or more of them none. */
+Test(history_changes, the_migration_computes_the_medians_of_older_samples)
+{
+	cleanup_free char *old = xasprintf("%s/old.sqlite", root);
+	struct history_db *odb;
+	struct error err;
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	char got[256] = "";
+
+	cr_assert_eq(sqlite3_open(old, &h), SQLITE_OK);
+	for (int v = 0; v < 8; v++)
+		exec(h, history_migrations[v]);
+	exec(h, "PRAGMA user_version = 8");
+	exec(h, "INSERT INTO sweeps(id, label, started, state, started_us)"
+		" VALUES('s0', 'nightly', 1, 'finished', 1000000)");
+	exec(h, "INSERT INTO results(sweep, case_name, image_ref, attempt, state, gfx, device_id)"
+		" VALUES('s0', 'hot', 'img', 1, 'done', 'gfx942', 29857),"
+		" ('s0', 'hot', 'img', 2, 'done', 'gfx942', 29857),"
+		" ('s0', 'cold', 'img', 1, 'done', NULL, NULL),"
+		" ('s0', 'even', 'img', 1, 'done', NULL, NULL)");
+	exec(h, "INSERT INTO perf_samples(sweep, case_name, image_ref, attempt, idx, kernel_ms)"
+		" VALUES('s0', 'hot', 'img', 1, 0, 50), ('s0', 'hot', 'img', 1, 1, 50),"
+		" ('s0', 'hot', 'img', 2, 0, 0), ('s0', 'hot', 'img', 2, 1, 44),"
+		" ('s0', 'hot', 'img', 2, 2, 40), ('s0', 'hot', 'img', 2, 3, 42),"
+		" ('s0', 'cold', 'img', 1, 0, 0), ('s0', 'cold', 'img', 1, 1, 0),"
+		" ('s0', 'cold', 'img', 1, 2, 10),"
+		" ('s0', 'even', 'img', 1, 0, 20), ('s0', 'even', 'img', 1, 1, 10)");
+	sqlite3_close(h);
+
+	cr_assert_eq(history_db_open(&odb, old, &err), 0, "%s", err.msg);
+	history_db_close(odb);
+	cr_assert_eq(sqlite3_open(old, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT group_concat(case_name || ' ' || gfx || ' ' ||"
+					   " device_id || ' ' || started_us || ' ' || median_ms, '; ')"
+					   " FROM perf_medians", -1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	snprintf(got, sizeof(got), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	cr_expect_str_eq(got, "even  -1 1000000 15.0; hot gfx942 29857 1000000 42.0");
 }
