@@ -75,7 +75,7 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
 	"  GROUP BY sweep, case_name, image_ref)"                                          \
 	" SELECT p.sweep, s.started, p.case_name, p.image_ref, p.attempt, r.image_id,"     \
 	"  r.digest, r.gfx, r.device_id, r.driver, p.kernel_ms, p.graph_ms, p.total_ms,"   \
-	"  p.wall_ms"                                                                       \
+	"  p.wall_ms, s.started_us"                                                         \
 	" FROM fin JOIN perf_samples p ON p.sweep = fin.sweep"                             \
 	"  AND p.case_name = fin.case_name AND p.image_ref = fin.image_ref"                 \
 	"  AND p.attempt = fin.attempt"                                                     \
@@ -124,7 +124,7 @@ int history_perf_samples(struct history_db *db, const struct history_perf_query 
 					     ? -1 : (long)sqlite3_column_int64(st, 8),
 			.driver = col(st, 9), .kernel_ms = ms_col(st, 10),
 			.graph_ms = ms_col(st, 11), .total_ms = ms_col(st, 12),
-			.wall_ms = ms_col(st, 13),
+			.wall_ms = ms_col(st, 13), .started_us = sqlite3_column_int64(st, 14),
 		};
 
 		if (fn(ctx, &row) < 0)

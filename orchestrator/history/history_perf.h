@@ -36,6 +36,7 @@ struct history_perf_query {
 struct history_perf_row {
 	const char *sweep_id, *case_name, *image, *image_id, *digest, *gfx, *driver;
 	long long started;
+	long long started_us; /* history_perf_samples only; 0 elsewhere */
 	long device_id;  /* -1 unknown */
 	int attempt;
 	double kernel_ms, graph_ms, total_ms, wall_ms; /* < 0: not printed */

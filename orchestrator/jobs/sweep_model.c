@@ -8,6 +8,7 @@
 #include "common/relpath.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/perf/perf_nights.h"
 
 /* The end of a flaky case's note (JUnit's system-out), after what its
@@ -295,6 +296,25 @@ static int add_night(void *ctx, const struct history_perf_row *row)
 	return report_perf_add_night(&m->nights, &m->perf, row);
 }
 
+/* Each case's series of nights restarts at its last change point or
+ * accepted change (docs/perf.md "Change points"): its level and its
+ * night-to-night spread are learned from the nights since, never across
+ * a step the history already found or a user accepted. */
+static int restart_series(struct history_db *db, const char *label, struct sweep_model *m,
+			  struct error *err)
+{
+	for (size_t i = 0; i < m->perf.n; i++) {
+		const struct report_perf_side *s = &m->perf.v[i];
+		cleanup_free char *night = NULL;
+
+		if (history_changes_restart(db, label, s->case_name, s->image, s->gfx,
+					    s->device_id, &night, &m->nights.v[i].restart_us,
+					    err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The samples of this sweep's cases in the nights before it
  * (docs/perf.md "Across nights"): with --perf-window 1 the baseline
  * sweep's, else the label's last K finished sweeps'. */
@@ -304,8 +324,8 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 	long noise = meta->perf_family.noise_nights;
 	/* The label's finished sweeps before this one, as many as the level
 	 * (--perf-window) or the spread (--perf-noise-nights) takes; with a
-	 * window of 1 the newest is the sweep's baseline. A series restarted
-	 * at a change point would set q.since to that night. */
+	 * window of 1 the newest is the sweep's baseline. Each case's series
+	 * starts at its last change (restart_series). */
 	struct history_perf_query q = {
 		.newest_first = true, .label = meta->label, .before = meta->id,
 		.last = (int)(meta->perf_window > noise ? meta->perf_window : noise),
@@ -321,7 +341,8 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 		q.until = baseline;
 	}
 	report_perf_nights_init(&m->nights, &m->perf, (size_t)meta->perf_window);
-	if (history_perf_samples(db, &q, add_night, m, err) < 0)
+	if (restart_series(db, meta->label, m, err) < 0 ||
+	    history_perf_samples(db, &q, add_night, m, err) < 0)
 		return -1;
 	report_perf_nights_finish(&m->nights);
 	return 0;

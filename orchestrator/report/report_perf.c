@@ -294,6 +294,8 @@ int report_perf_add_night(struct report_perf_set *nights, const struct report_pe
 	    !(row->kernel_ms >= 0))
 		return 0;
 	a = &nights->v[i];
+	if (row->started_us < a->restart_us)
+		return 0;
 	if (!a->night || strcmp(a->night, row->sweep_id)) {
 		night_close(a);
 		a->night = keep(nights, row->sweep_id);

@@ -37,6 +37,10 @@ struct report_perf_side {
 	double *medians;
 	size_t n_medians, alloc_medians, within_n;
 	double within_cv;
+	/* Nights: the series restarts at the night that started then (its
+	 * last change point or accepted change, history_changes.h); older
+	 * nights are not read. 0: no restart. */
+	long long restart_us;
 };
 
 /* Sorted by case and image once collected: found by binary search. */

@@ -8,6 +8,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/jobs/sweep_finish.h"
 #include "orchestrator/perf/perf_fdr.h"
 #include "orchestrator/perf/perf_nights.h"
@@ -653,5 +654,42 @@ Test(sweep_report, the_failure_text_is_the_lines_finding_else_the_run_folders)
 	cr_expect(strstr(copy.buf, "# carried") < strstr(copy.buf, "# from the folder"),
 		  "pid-0's text is the line's, pid-1's the folder's: %s", copy.buf);
 	sweep_meta_release(&a);
+	history_db_close(db);
+}
+
+/* A series restarts at an accepted change (docs/perf.md "Change points"):
+ * the nights before it are neither the level nor the spread, so a step a
+ * user accepted is not compared with the nights before it again. */
+Test(sweep_report, gpu_time_nights_restart_at_an_accepted_change)
+{
+	static const double medians[] = { 40, 40, 40, 48, 48 };
+	struct history_db *db;
+	struct error err;
+	cleanup_free char *dbp = xasprintf("%s/r.sqlite", root);
+	cleanup_free char *label = NULL;
+	int code = -1;
+
+	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
+	for (int i = 0; i < 5; i++) {
+		cleanup_free char *id = xasprintf("nightly-%d", i + 1);
+		cleanup_free char *image_id = xasprintf("sha256:r%d", i + 1);
+
+		cJSON_Delete(night(db, id, 10 * (i + 1), medians[i], image_id, 4,
+				   SWEEP_FAIL_DEFAULT, &code));
+	}
+	cr_assert_eq(history_changes_accept(db, "lib/c.hrr/pid-0", "nightly-4", &label, &err), 0,
+		     "%s", err.msg);
+	cr_assert_str_eq(label, "nightly");
+
+	cleanup_cjson cJSON *n6 = night(db, "nightly-6", 60, 48, "sha256:r6", 4,
+					SWEEP_FAIL_DEFAULT, &code);
+	const cJSON *w = cJSON_GetObjectItem(perf_of(n6, 0), "baseline_sweeps");
+
+	cr_assert_eq(cJSON_GetArraySize(w), 2, "%s", cJSON_Print(n6));
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 0)), "nightly-5");
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 1)), "nightly-4");
+	cr_assert_str_eq(status_of(n6, 0), "unchanged", "%s", cJSON_Print(n6));
+	/* The other case has no change: its four nights are read. */
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(perf_of(n6, 1), "baseline_sweeps")), 4);
 	history_db_close(db);
 }
