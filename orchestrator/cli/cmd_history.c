@@ -12,6 +12,7 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_copy.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_gpus.h"
 #include "orchestrator/history/history_known.h"
@@ -31,6 +32,9 @@ const char cmd_history_usage[] =
 	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n"
 	"       hrr-docker-replay history perf --case NAME [--label L] [--last N]\n"
 	"                                      [--format markdown|json]\n"
+	"       hrr-docker-replay history perf --changes [--label L] [--case NAME]\n"
+	"                                      [--format markdown|json]\n"
+	"       hrr-docker-replay history perf --accept CASE --night SWEEP\n"
 	"       hrr-docker-replay history copy --from SRC --to DST\n"
 	"       hrr-docker-replay history site DIR [--label L] [--host H] [--last N] [--db PATH]\n"
 	"       hrr-docker-replay history signatures [--label L] [--last N] [--format markdown|json]\n"
@@ -42,7 +46,8 @@ const char cmd_history_usage[] =
 	"prune removes all but the last N sweeps of each label (or of --label)\n"
 	"from the database and their folders from disk; gpus lists failure rates\n"
 	"per GPU identity (KFD unique_id) and per node over the last sweeps; perf\n"
-	"prints a case's GPU-time samples per sweep (docs/perf.md); site\n"
+	"prints a case's GPU-time samples per sweep, --changes the change points of\n"
+	"each case's GPU time, --accept marks one intended (docs/perf.md); site\n"
 	"writes a static site of the last N sweeps (default 60) of each label into DIR;\n"
 	"signatures lists the failure signatures no known issue matched; known lists\n"
 	"each known-issue rule with the failures it matches in the last sweeps and\n"
@@ -294,16 +299,38 @@ static int remark(struct history_db *db, const struct options *opts)
 	return code;
 }
 
-/* `history perf --case NAME`: the case's GPU-time series (docs/perf.md). */
+/* `history perf --accept CASE --night SWEEP`: one line, the change is
+ * intended (docs/perf.md "Change points"). */
+static int perf_accept(struct history_db *db, const struct sweep_options *o)
+{
+	cleanup_free char *label = NULL;
+	struct error err;
+
+	if (history_changes_accept(db, o->accept, o->night, &label, &err) < 0) {
+		say_error("%s", err.msg);
+		return err.kind == ERR_NOT_FOUND ? 64 : 5;
+	}
+	printf("accepted: the GPU-time change of %s at sweep %s (label %s) is intended; its "
+	       "series restarts there\n", o->accept, o->night, label);
+	return 0;
+}
+
+/* `history perf --case NAME`: the case's GPU-time series; `--changes`:
+ * the change points (docs/perf.md). */
 static int perf(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
 	struct error err;
+	bool json = opts->format == FORMAT_JSON;
 	int code = 0;
 
-	if (history_perf_report(db, o->label, o->case_name, (int)o->last,
-				opts->format == FORMAT_JSON, &out, &err) < 0) {
+	if (o->accept)
+		return perf_accept(db, o);
+	if ((o->perf_changes
+		     ? history_changes_report(db, o->label, o->case_name, json, &out, &err)
+		     : history_perf_report(db, o->label, o->case_name, (int)o->last, json, &out,
+					   &err)) < 0) {
 		say_error("%s", err.msg);
 		code = 5;
 	}
@@ -413,7 +440,7 @@ int history_command(struct options *opts)
 	if (act && !strcmp(act->name, "copy"))
 		return copy_command(o);
 	/* Only an action that writes opens the database read-write. */
-	if ((act && act->writes ? history_db_open(&db, o->db ? o->db : dflt, &err)
+	if ((act && (act->writes || o->accept) ? history_db_open(&db, o->db ? o->db : dflt, &err)
 		 : history_db_open_readonly(&db, o->db ? o->db : dflt, &err)) < 0) {
 		if (err.kind == ERR_NOT_FOUND)
 			return no_history(opts);

@@ -18,6 +18,12 @@ static const struct option_def history_rows[] = {
 	  "copy: the history it is copied into (created or migrated as --db is)" },
 	{ OPT_DRY_RUN, "dry-run", 0, NULL, NULL, FOR_HISTORY,
 	  "remark: count the marks the rules would change, write nothing" },
+	{ OPT_CHANGES, "changes", 0, NULL, NULL, FOR_HISTORY,
+	  "perf: the change points of each case's GPU time (or --case's)" },
+	{ OPT_ACCEPT, "accept", 0, "CASE", NULL, FOR_HISTORY,
+	  "perf: mark the change of CASE at --night SWEEP intended" },
+	{ OPT_NIGHT, "night", 0, "SWEEP", NULL, FOR_HISTORY,
+	  "perf --accept: the sweep whose change is intended" },
 };
 
 static int history_option_apply(struct sweep_options *s, enum option_id id, const char *v,
@@ -32,6 +38,9 @@ static int history_option_apply(struct sweep_options *s, enum option_id id, cons
 	case OPT_DRY_RUN: s->dry_run = true; return 0;
 	case OPT_COPY_FROM: options_set_string(&s->copy_from, v); return 0;
 	case OPT_COPY_TO: options_set_string(&s->copy_to, v); return 0;
+	case OPT_CHANGES: s->perf_changes = true; return 0;
+	case OPT_ACCEPT: options_set_string(&s->accept, v); return 0;
+	case OPT_NIGHT: options_set_string(&s->night, v); return 0;
 	default: return error_set(err, ERR_USAGE, 0, "internal: %s is not a history option", from);
 	}
 }
@@ -65,6 +74,27 @@ int history_options_words(struct sweep_options *s, int argc, char **argv, struct
 	return first;
 }
 
+/* history perf: --case NAME, --changes, or --accept CASE --night SWEEP. */
+static int perf_validate(const struct sweep_options *s, struct error *err)
+{
+	bool perf = s->history_action && !strcmp(s->history_action, "perf");
+
+	if (!perf && (s->perf_changes || s->accept || s->night))
+		return error_set(err, ERR_USAGE, 0, "--%s belongs to `history perf`",
+				 s->perf_changes ? "changes" : s->accept ? "accept" : "night");
+	if (!perf)
+		return 0;
+	if (!!s->accept != !!s->night)
+		return error_set(err, ERR_USAGE, 0, "history perf --accept CASE needs --night SWEEP");
+	if (s->accept && (s->perf_changes || s->case_name))
+		return error_set(err, ERR_USAGE, 0,
+				 "history perf --accept takes no --changes or --case");
+	if (!s->case_name && !s->perf_changes && !s->accept)
+		return error_set(err, ERR_USAGE, 0,
+				 "history perf needs --case NAME, --changes or --accept CASE");
+	return 0;
+}
+
 int history_options_validate(const struct sweep_options *s, struct error *err)
 {
 	bool prune = s->history_action && !strcmp(s->history_action, "prune");
@@ -74,8 +104,8 @@ int history_options_validate(const struct sweep_options *s, struct error *err)
 		return error_set(err, ERR_USAGE, 0, "history prune needs --keep N");
 	if (!prune && s->keep >= 0)
 		return error_set(err, ERR_USAGE, 0, "--keep belongs to `history prune`");
-	if (s->history_action && !strcmp(s->history_action, "perf") && !s->case_name)
-		return error_set(err, ERR_USAGE, 0, "history perf needs --case NAME");
+	if (perf_validate(s, err) < 0)
+		return -1;
 	if (s->dry_run && !(s->history_action && !strcmp(s->history_action, "remark")))
 		return error_set(err, ERR_USAGE, 0, "--dry-run belongs to `history remark`");
 	if (copy != (s->copy_from || s->copy_to) || (copy && !(s->copy_from && s->copy_to)))

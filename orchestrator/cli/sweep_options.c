@@ -91,7 +91,7 @@ void sweep_options_release(struct sweep_options *s)
 			  &s->resume, &s->status, &s->case_name, &s->shard_cases, &s->merge,
 			  &s->good, &s->bad, &s->images_file, &s->tag_pattern, &s->sweep,
 			  &s->site_dir, &s->known_issues, &s->copy_from, &s->copy_to,
-			  &s->perf_baseline };
+			  &s->perf_baseline, &s->accept, &s->night };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);

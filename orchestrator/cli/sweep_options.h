@@ -51,6 +51,8 @@ struct sweep_options {
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */
 	bool dry_run;         /* history remark --dry-run */
+	bool perf_changes;    /* history perf --changes */
+	char *accept, *night; /* history perf --accept CASE --night SWEEP */
 	/* bisect (docs/bisect.md) */
 	char *good, *bad, *images_file, *tag_pattern, *sweep;
 	bool keep_images;
@@ -60,7 +62,9 @@ struct sweep_options {
 	long perf_warmup;
 	char *perf_baseline;  /* --perf-baseline IMAGE */
 	long perf_window;     /* default 1 */
+	long perf_adaptive;   /* --perf-adaptive MAX: 0 off, else above --perf N */
 	struct perf_rule perf; /* --perf-threshold, --perf-alpha, --perf-max-cv */
+	struct perf_family perf_family; /* --perf-fdr, --perf-noise-nights */
 };
 
 void sweep_options_init(struct sweep_options *s);

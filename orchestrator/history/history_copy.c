@@ -32,6 +32,16 @@ static const struct copy_table tables[] = {
 	{ "SELECT sweep, case_name, image_ref, attempt, idx, kernel_ms, graph_ms, total_ms, wall_ms"
 	  " FROM perf_samples WHERE sweep = ?1",
 	  HSQL_SAMPLE_PUT, ",5,6,7,8,", 9 },
+	{ "SELECT label, case_name, image_ref, gfx, device_id, started_us, sweep, median_ms"
+	  " FROM perf_medians WHERE sweep = ?1",
+	  HSQL_MEDIAN_PUT, ",7,", 8 },
+	{ "SELECT label, case_name, image_ref, gfx, device_id, started_us, sweep, before_sweep,"
+	  " image_id_before, image_id_after, median_before, median_after, ratio, p, found_sweep"
+	  " FROM perf_changes WHERE sweep = ?1",
+	  HSQL_CHANGE_PUT, ",10,11,12,13,", 15 },
+	{ "SELECT label, case_name, started_us, sweep, accepted FROM perf_accepted"
+	  " WHERE sweep = ?1",
+	  HSQL_ACCEPT_PUT, "", 5 },
 };
 
 static bool is_real(const char *cols, int c)
@@ -92,7 +102,8 @@ static const char sweep_put[] =
 static int copy_sweep(struct history_db *from, struct history_db *to, const char *id,
 		      struct error *err)
 {
-	static const char *const tabs[] = { "planned", "results", "perf_samples" };
+	static const char *const tabs[] = { "planned", "results", "perf_samples", "perf_medians",
+					    "perf_changes", "perf_accepted" };
 
 	if (history_sql_begin(to, err) < 0)
 		return -1;

@@ -110,6 +110,58 @@ const char *const history_migrations[] = {
 	"ALTER TABLE results ADD COLUMN line_host TEXT;"
 	"ALTER TABLE results ADD COLUMN finding_md TEXT;"
 	"UPDATE sweeps SET results_fp = NULL;",
+	/* 8 -> 9: additive. Each case's series of nightly GPU-time medians
+	 * and its change points, per label, case, image reference and GPU
+	 * product (gfx '' and device_id -1 unknown), written at import
+	 * (history_changes.c): a night's median of its last attempt with
+	 * samples (perf_medians, keyed so that a series is one range of its
+	 * primary key: an import reads medians, not every night's samples);
+	 * the night that starts a new level, its started_us (the series'
+	 * order), the image IDs on either side, the size and significance,
+	 * and the sweep whose import first found it (tonight's new ones). The
+	 * changes a user accepted (`history perf --accept`): the case's series
+	 * restarts there. The medians of the sweeps stored before are
+	 * computed here from their samples (times of 0 ms left out, a night
+	 * with half or more of them left out); their change points are found
+	 * at the next import. */
+	"CREATE TABLE perf_medians(label TEXT NOT NULL, case_name TEXT NOT NULL,"
+	" image_ref TEXT NOT NULL, gfx TEXT NOT NULL, device_id INTEGER NOT NULL,"
+	" started_us INTEGER NOT NULL,"
+	" sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE, median_ms REAL NOT NULL,"
+	" PRIMARY KEY(label, case_name, image_ref, gfx, device_id, started_us, sweep))"
+	" WITHOUT ROWID;"
+	"CREATE INDEX perf_medians_sweep ON perf_medians(sweep);"
+	"INSERT INTO perf_medians SELECT s.label, x.case_name, x.image_ref,"
+	" COALESCE(r.gfx, ''), COALESCE(r.device_id, -1), s.started_us, x.sweep,"
+	" AVG(x.kernel_ms)"
+	" FROM (SELECT p.sweep, p.case_name, p.image_ref, p.attempt, p.kernel_ms,"
+	"  ROW_NUMBER() OVER w AS k, COUNT(*) OVER g AS n_all,"
+	"  SUM(p.kernel_ms > 0) OVER g AS n_pos"
+	"  FROM perf_samples p WHERE p.kernel_ms IS NOT NULL AND p.attempt ="
+	"   (SELECT MAX(attempt) FROM perf_samples q WHERE q.sweep = p.sweep"
+	"    AND q.case_name = p.case_name AND q.image_ref = p.image_ref)"
+	"  WINDOW g AS (PARTITION BY p.sweep, p.case_name, p.image_ref),"
+	"   w AS (g ORDER BY p.kernel_ms)) x"
+	" JOIN sweeps s ON s.id = x.sweep"
+	" JOIN results r ON r.sweep = x.sweep AND r.case_name = x.case_name"
+	"  AND r.image_ref = x.image_ref AND r.attempt = x.attempt"
+	" WHERE x.kernel_ms > 0 AND 2 * (x.n_all - x.n_pos) < x.n_all"
+	"  AND x.k - (x.n_all - x.n_pos) IN ((x.n_pos + 1) / 2, (x.n_pos + 2) / 2)"
+	" GROUP BY x.sweep, x.case_name, x.image_ref;"
+	"CREATE TABLE perf_changes(label TEXT NOT NULL, case_name TEXT NOT NULL,"
+	" image_ref TEXT NOT NULL, gfx TEXT NOT NULL, device_id INTEGER NOT NULL,"
+	" started_us INTEGER NOT NULL,"
+	" sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE, before_sweep TEXT,"
+	" image_id_before TEXT, image_id_after TEXT, median_before REAL, median_after REAL,"
+	" ratio REAL NOT NULL, p REAL NOT NULL, found_sweep TEXT NOT NULL,"
+	" PRIMARY KEY(label, case_name, image_ref, gfx, device_id, started_us, sweep))"
+	" WITHOUT ROWID;"
+	"CREATE INDEX perf_changes_found ON perf_changes(found_sweep);"
+	"CREATE TABLE perf_accepted(label TEXT NOT NULL, case_name TEXT NOT NULL,"
+	" started_us INTEGER NOT NULL,"
+	" sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" accepted INTEGER NOT NULL, PRIMARY KEY(label, case_name, started_us, sweep))"
+	" WITHOUT ROWID;",
 };
 
 char *history_db_default_path(void)

@@ -30,7 +30,7 @@
 #include "orchestrator/sweep/case_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 8
+#define HISTORY_SCHEMA_VERSION 9
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;

@@ -40,7 +40,34 @@ static const char result_put_pg[] =
 	"bisects(id, good, bad, last_good, first_bad, verdict, answer, folder,"            \
 	" run_options_fp, finished) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
 
+#define MEDIAN_COLS                                                                        \
+	"perf_medians(label, case_name, image_ref, gfx, device_id, started_us, sweep,"    \
+	" median_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+#define SERIES_PK "label, case_name, image_ref, gfx, device_id, started_us, sweep"
+#define CHANGE_COLS                                                                        \
+	"perf_changes(" SERIES_PK ", before_sweep, image_id_before, image_id_after,"      \
+	" median_before, median_after, ratio, p, found_sweep)"                              \
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+#define ACCEPT_COLS "perf_accepted(label, case_name, started_us, sweep, accepted)"
+
 static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
+	[HSQL_MEDIAN_PUT] = {
+		"INSERT OR REPLACE INTO " MEDIAN_COLS,
+		"INSERT INTO " MEDIAN_COLS " ON CONFLICT(" SERIES_PK ") DO UPDATE SET "
+		EX("median_ms"),
+	},
+	[HSQL_CHANGE_PUT] = {
+		"INSERT OR REPLACE INTO " CHANGE_COLS,
+		"INSERT INTO " CHANGE_COLS " ON CONFLICT(" SERIES_PK ") DO UPDATE SET "
+		EX("before_sweep") ", " EX("image_id_before") ", " EX("image_id_after") ", "
+		EX("median_before") ", " EX("median_after") ", " EX("ratio") ", " EX("p") ", "
+		EX("found_sweep"),
+	},
+	[HSQL_ACCEPT_PUT] = {
+		"INSERT OR REPLACE INTO " ACCEPT_COLS " VALUES(?1, ?2, ?3, ?4, ?5)",
+		"INSERT INTO " ACCEPT_COLS " VALUES(?1, ?2, ?3, ?4, ?5)"
+		" ON CONFLICT(label, case_name, started_us, sweep) DO UPDATE SET " EX("accepted"),
+	},
 	[HSQL_PLANNED_PUT] = {
 		"INSERT OR REPLACE INTO planned VALUES(?1, ?2, ?3, ?4)",
 		"INSERT INTO planned VALUES(?1, ?2, ?3, ?4)"

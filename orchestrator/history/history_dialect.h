@@ -16,6 +16,9 @@ enum history_sql_id {
 	HSQL_TREND_RESULTS, /* history_trend_results_sql */
 	HSQL_UNTRIAGED,    /* `history signatures`' untriaged ones */
 	HSQL_SITE_BISECT,  /* the newest bisection naming a case (site_query.c) */
+	HSQL_MEDIAN_PUT,   /* a night's GPU-time median (history_changes.c) */
+	HSQL_CHANGE_PUT,   /* a change point (history_changes.c) */
+	HSQL_ACCEPT_PUT,   /* an accepted change and when (history_changes_query.c) */
 	HSQL_N
 };
 

@@ -10,6 +10,7 @@
 #include "common/strbuf.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_dialect.h"
 #include "orchestrator/history/history_sql.h"
@@ -131,11 +132,12 @@ static void gpus_text(const struct case_result *r, struct strbuf *out)
 static int insert_results(struct history_db *db, const struct history_sweep *s,
 			  const struct sweep_results *rs, struct error *err)
 {
-	cleanup_stmt struct history_stmt *st = NULL, *samples = NULL;
+	cleanup_stmt struct history_stmt *st = NULL, *samples = NULL, *medians = NULL;
 	const char *id = s->id;
 
 	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_RESULT_PUT), &st, err) < 0 ||
-	    history_perf_prepare(db, &samples, err) < 0)
+	    history_perf_prepare(db, &samples, err) < 0 ||
+	    history_changes_median_prepare(db, &medians, err) < 0)
 		return -1;
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct case_result *r = &rs->v[i];
@@ -197,7 +199,8 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 38, r->finding_md);
 		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write result", err);
-		if (history_perf_insert(db, samples, id, r, err) < 0)
+		if (history_perf_insert(db, samples, id, r, err) < 0 ||
+		    history_changes_median_insert(db, medians, s, r, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -269,8 +272,12 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 	if (*rebuilt && (delete_rows(db, "planned", s->id, err) < 0 ||
 			 delete_rows(db, "results", s->id, err) < 0 ||
 			 delete_rows(db, "perf_samples", s->id, err) < 0 ||
+			 delete_rows(db, "perf_medians", s->id, err) < 0 ||
 			 insert_planned(db, s->id, planned, n_planned, err) < 0 ||
-			 each(src, insert_chunk, &ins, err) < 0))
+			 each(src, insert_chunk, &ins, err) < 0 ||
+			 /* The series' change points, here: the site has no
+			  * time left for them (docs/perf.md "Change points"). */
+			 history_changes_update(db, s->label, s->id, err) < 0))
 		goto fail;
 	return history_sql_exec(db, "COMMIT", err);
 fail:

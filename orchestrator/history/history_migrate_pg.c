@@ -68,6 +68,28 @@ const char *const history_migrations_pg[HISTORY_SCHEMA_VERSION] = {
 	"CREATE INDEX sweeps_label ON sweeps(label, started_us);",
 	/* 7 -> 8 */
 	ADD("line_host", T) ADD("finding_md", T) "UPDATE sweeps SET results_fp = NULL;",
+	/* 8 -> 9: the GPU-time series' nightly medians, change points and
+	 * accepted changes. SQLite's step also computes the medians of the
+	 * sweeps stored before; no PostgreSQL history holds samples from
+	 * before this step, so there is nothing to compute here. */
+	"CREATE TABLE perf_medians(label" T " NOT NULL, case_name" T " NOT NULL,"
+	" image_ref" T " NOT NULL, gfx" T " NOT NULL, device_id" I " NOT NULL,"
+	" started_us" I " NOT NULL,"
+	" sweep" T " NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE, median_ms" R " NOT NULL,"
+	" PRIMARY KEY(label, case_name, image_ref, gfx, device_id, started_us, sweep));"
+	"CREATE INDEX perf_medians_sweep ON perf_medians(sweep);"
+	"CREATE TABLE perf_changes(label" T " NOT NULL, case_name" T " NOT NULL,"
+	" image_ref" T " NOT NULL, gfx" T " NOT NULL, device_id" I " NOT NULL,"
+	" started_us" I " NOT NULL,"
+	" sweep" T " NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE, before_sweep" T ","
+	" image_id_before" T ", image_id_after" T ", median_before" R ", median_after" R ","
+	" ratio" R " NOT NULL, p" R " NOT NULL, found_sweep" T " NOT NULL,"
+	" PRIMARY KEY(label, case_name, image_ref, gfx, device_id, started_us, sweep));"
+	"CREATE INDEX perf_changes_found ON perf_changes(found_sweep);"
+	"CREATE TABLE perf_accepted(label" T " NOT NULL, case_name" T " NOT NULL,"
+	" started_us" I " NOT NULL,"
+	" sweep" T " NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" accepted" I " NOT NULL, PRIMARY KEY(label, case_name, started_us, sweep));",
 };
 
 /* The schema's version (-1: no history here yet). */

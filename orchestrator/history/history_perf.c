@@ -52,7 +52,7 @@ int history_perf_insert(struct history_db *db, struct history_stmt *st, const ch
 }
 
 /* ?1 label, ?2 before (NULL: no bound), ?3 last, ?4 case, ?5 only this
- * sweep (NULL: the last ones). The sweeps first, then each (sweep, case,
+ * sweep (NULL: the last ones), ?6 since and ?7 until (NULL: no bound). The sweeps first, then each (sweep, case,
  * image)'s last attempt with samples, then its samples and its result's
  * identity. The label and the case are in the text only when given, so
  * the primary key's (sweep, case_name) prefix finds one case's samples
@@ -62,13 +62,17 @@ int history_perf_insert(struct history_db *db, struct history_stmt *st, const ch
 	"  AND (?5 IS NULL OR id = ?5)"                                                    \
 	"  AND (?2 IS NULL OR (state = 'finished' AND id != ?2 AND started_us <="         \
 	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?2), 1e18)))"               \
+	"  AND (?6 IS NULL OR started_us >="                                               \
+	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?6), 0))"                   \
+	"  AND (?7 IS NULL OR started_us <="                                               \
+	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?7), 1e18))"                \
 	"  ORDER BY started_us DESC, id DESC LIMIT ?3),"                                   \
 	" fin AS (SELECT sweep, case_name, image_ref, MAX(attempt) AS attempt"             \
 	"  FROM perf_samples WHERE sweep IN (SELECT id FROM s) " case_name                 \
 	"  GROUP BY sweep, case_name, image_ref)"                                          \
 	" SELECT p.sweep, s.started, p.case_name, p.image_ref, p.attempt, r.image_id,"     \
 	"  r.digest, r.gfx, r.device_id, r.driver, p.kernel_ms, p.graph_ms, p.total_ms,"   \
-	"  p.wall_ms"                                                                       \
+	"  p.wall_ms, s.started_us"                                                         \
 	" FROM fin JOIN perf_samples p ON p.sweep = fin.sweep"                             \
 	"  AND p.case_name = fin.case_name AND p.image_ref = fin.image_ref"                 \
 	"  AND p.attempt = fin.attempt"                                                     \
@@ -105,6 +109,8 @@ int history_perf_samples(struct history_db *db, const struct history_perf_query 
 	history_bind_int(st, 3, q->last > 0 ? q->last : 1);
 	bind_text(st, 4, q->case_name);
 	bind_text(st, 5, q->sweep);
+	bind_text(st, 6, q->since);
+	bind_text(st, 7, q->until);
 	while ((rc = history_step(st)) == HISTORY_ROW) {
 		struct history_perf_row row = {
 			.sweep_id = col(st, 0), .started = history_col_int64(st, 1),
@@ -115,7 +121,7 @@ int history_perf_samples(struct history_db *db, const struct history_perf_query 
 					     ? -1 : (long)history_col_int64(st, 8),
 			.driver = col(st, 9), .kernel_ms = ms_col(st, 10),
 			.graph_ms = ms_col(st, 11), .total_ms = ms_col(st, 12),
-			.wall_ms = ms_col(st, 13),
+			.wall_ms = ms_col(st, 13), .started_us = history_col_int64(st, 14),
 		};
 
 		if (fn(ctx, &row) < 0)

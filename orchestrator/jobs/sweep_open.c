@@ -55,7 +55,9 @@ static int meta_from_request(struct sweep_work *j, struct error *err)
 	m->fail_on = p->fail_on;
 	m->perf_baseline = xstrdup_or_null(p->perf_baseline);
 	m->perf_window = p->perf_window;
+	m->perf_adaptive = p->perf_adaptive;
 	m->perf_rule = p->perf_rule;
+	m->perf_family = p->perf_family;
 	m->run_options = xstrdup(p->run_options ? p->run_options : "{}");
 	m->notify = xstrdup_or_null(p->notify);
 	/* The local workers run from the description a task or a resume

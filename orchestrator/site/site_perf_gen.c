@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/history/history_query.h"
 #include "orchestrator/site/site_gen.h"
 
@@ -47,10 +48,30 @@ static int step(struct history_db *db, struct site_perf_label *l, size_t i, stru
 						     : history_sql_error(db, rc, "perf samples", err);
 }
 
-static int open_label(struct history_db *db, struct site_perf_label *l,
+static int cp_add(void *ctx, const struct history_change_row *r)
+{
+	struct site_perf_cp cp = {
+		.case_name = r->case_name, .image = r->image, .gfx = r->gfx, .sweep = r->sweep,
+		.found = r->found_sweep, .image_id_before = r->image_id_before,
+		.image_id_after = r->image_id_after, .device_id = r->device_id,
+		.ratio = r->ratio, .p = r->p, .median_before = r->median_before,
+		.median_after = r->median_after, .accepted = r->accepted,
+	};
+
+	site_perf_cps_add(ctx, &cp);
+	return 0;
+}
+
+static int open_label(struct history_db *db, struct site_perf_label *l, const char *label,
 		      const struct site_window_sweep *win, size_t n_win, struct error *err)
 {
+	struct history_change_query q = { .label = label };
+
 	l->opened = true;
+	/* A label's change points are few (a case's level moves seldom): all
+	 * of them, read once, in case order. */
+	if (history_changes_each(db, &q, cp_add, &l->cps, err) < 0)
+		return -1;
 	l->st = xcalloc(n_win + 1, sizeof(*l->st));
 	l->live = xcalloc(n_win + 1, sizeof(bool));
 	l->n = n_win;
@@ -79,7 +100,7 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 					       PERF_MAX_CV_DEFAULT };
 
 	*out = NULL;
-	if (!l->opened && open_label(db, l, win, n_win, err) < 0)
+	if (!l->opened && open_label(db, l, label, win, n_win, err) < 0)
 		return -1;
 	site_perf_case_reset(&l->c);
 	for (size_t i = 0; i < l->n; i++) {
@@ -112,6 +133,8 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 	changes->any = true;
 	if (site_perf_case_finish(&l->c, &rule, err) < 0)
 		return -1;
+	site_perf_case_mark(&l->c, &l->cps, case_name, n_win ? win[n_win - 1].id : NULL, label,
+			    case_page, changes);
 	site_perf_changes_add(changes, label, case_name, case_page, &l->c);
 	*out = &l->c;
 	return 0;
@@ -124,6 +147,7 @@ void site_perf_label_close(struct site_perf_label *l)
 	free(l->st);
 	free(l->live);
 	site_perf_case_release(&l->c);
+	site_perf_cps_release(&l->cps);
 	l->n_res = 0;
 	free(l->res);
 	memset(l, 0, sizeof(*l));
