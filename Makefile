@@ -13,8 +13,8 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 STD_FLAGS = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I.
 CFLAGS  ?= -O2 -g
 SAN_FLAGS ?=
-DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcurl libcjson libseccomp sqlite3 libxml-2.0 yaml-0.1 2>/dev/null)
-DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 libxml-2.0 yaml-0.1 2>/dev/null) -lm
+DEP_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcurl libcjson libseccomp sqlite3 libpq libxml-2.0 yaml-0.1 2>/dev/null)
+DEP_LIBS   = $(shell $(PKG_CONFIG) --libs libcurl libcjson libseccomp sqlite3 libpq libxml-2.0 yaml-0.1 2>/dev/null) -lm
 TEST_LIBS  = $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
 ALL_CFLAGS = $(STD_FLAGS) $(CFLAGS) $(SAN_FLAGS) $(DEP_CFLAGS) -MMD -MP
 
@@ -36,7 +36,7 @@ SIM  = $(BUILD)/sim/hrr-playback
 UNIT = $(BUILD)/tests/unit
 INTEGRATION = $(BUILD)/tests/integration
 
-.PHONY: all clean check check-unit check-integration check-podman setup images demo try \
+.PHONY: all clean check check-unit check-history-pg check-integration check-podman setup images demo try \
         install asan-check bench fuzz valgrind-check check-engines layout check-repeat \
         soak check-soak-short
 
@@ -79,7 +79,7 @@ check: setup
 	$(MAKE) images
 	bash tests/host-interfaces.sh save $(BUILD)/host-interfaces.before
 	@failed=""; \
-	for t in layout check-unit fidelity check-integration check-podman check-soak-short; do \
+	for t in layout check-unit check-history-pg fidelity check-integration check-podman check-soak-short; do \
 		$(MAKE) $$t || failed="$$failed $$t"; \
 	done; \
 	bash tests/host-interfaces.sh compare $(BUILD)/host-interfaces.before || failed="$$failed host-interfaces"; \
@@ -88,6 +88,23 @@ check: setup
 
 check-unit: $(UNIT)
 	$(UNIT) --jobs 2
+
+# The history suites again on PostgreSQL (docs/sweep.md "History on
+# PostgreSQL"): a private cluster (tests/pg-cluster.sh) in a temporary
+# directory, the same tests with HRR_TEST_HISTORY_PG naming it (a fresh
+# database per test), then the cluster stopped and removed.
+HISTORY_UNIT_SUITES = history history_changes history_perf history_site history_signatures history_remark cmd_history
+HISTORY_PG_INTEGRATION = sweep/history_* history_pg/*
+check-history-pg: $(UNIT) $(INTEGRATION) $(BIN)
+	@dir=$$(mktemp -d /tmp/hrr-pg.XXXXXX) && chmod 0755 $$dir && \
+	bash tests/pg-cluster.sh start $$dir/c >/dev/null || exit 1; \
+	rc=0; for s in $(HISTORY_UNIT_SUITES); do \
+		HRR_TEST_HISTORY_PG=$$dir/c $(UNIT) --jobs 2 --filter "$$s/*" || rc=1; \
+	done; \
+	for f in $(HISTORY_PG_INTEGRATION); do \
+		HRR_TEST_HISTORY_PG=$$dir/c HRR_BIN=$(abspath $(BIN)) $(INTEGRATION) --jobs 1 --filter "$$f" || rc=1; \
+	done; \
+	bash tests/pg-cluster.sh stop $$dir/c; rmdir $$dir; exit $$rc
 
 # Integration tests share one engine. Within a shard they run one at a
 # time so timeouts measure the replay, not contention; the three shards

@@ -18,13 +18,18 @@ long long json_int_of(const cJSON *v, long long lo, long long hi, long long fall
 	return (long long)d;
 }
 
+void json_add_str_or_null(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
 void json_add_str(cJSON *o, const char *k, const char *v, unsigned flags)
 {
 	char *clean = v ? text_sanitized(v, flags) : NULL;
 
-	if (clean)
-		cJSON_AddStringToObject(o, k, clean);
-	else
-		cJSON_AddNullToObject(o, k);
+	json_add_str_or_null(o, k, clean);
 	free(clean);
 }

@@ -90,5 +90,8 @@ static inline long long json_int(const cJSON *o, const char *k, long long lo, lo
  * '\n' and '\t' kept. */
 #define JSON_TEXT (TEXT_STRIP_ANSI | TEXT_KEEP_NEWLINES | TEXT_KEEP_TABS)
 void json_add_str(cJSON *o, const char *k, const char *v, unsigned flags);
+/* Set the string field k of o to v as it is, or null for NULL: for text
+ * this program made (a name from a codec's table, a hash, a time). */
+void json_add_str_or_null(cJSON *o, const char *k, const char *v);
 
 #endif

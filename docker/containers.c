@@ -102,14 +102,13 @@ int engine_container_create(struct engine *e, const char *name,
 			    struct error *err)
 {
 	cleanup_cjson cJSON *body = NULL;
-	cleanup_free char *seccomp = NULL;
+	const char *seccomp = spec->seccomp_profile;
 	enum engine_flavour flavour;
-	bool object = true;
 
-	/* The profile is parsed here once; the engine gets it compact. */
-	if (spec->seccomp_profile)
-		seccomp = engine_seccomp_compact(spec->seccomp_profile, &object);
-	if (!object)
+	/* The profile is not parsed again here: whoever made it parsed or
+	 * built it (orchestrator/seccomp/ checks it against libseccomp). A
+	 * word such as "unconfined" is refused now, not by the engine. */
+	if (seccomp && !engine_seccomp_is_object(seccomp))
 		return error_set(err, ERR_USAGE, 0,
 				 "the container's seccomp profile is not a JSON object");
 	if (engine_flavour(e, &flavour, err) < 0)

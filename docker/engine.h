@@ -275,9 +275,10 @@ struct container_spec {
 	struct strvec cap_add;
 	struct strvec cap_drop;   /* "ALL" */
 	struct strvec security_opt; /* "no-new-privileges", ... */
-	/* A seccomp profile (a JSON object's text), NULL = the engine's
-	 * default. A create parses it once and sends it in the form the
-	 * engine takes (inline and compact for dockerd, a file for Podman). */
+	/* A seccomp profile (a JSON object's text, compact if the caller
+	 * wants it compact on the wire), NULL = the engine's default. It is
+	 * sent as it is, never parsed again here (inline for dockerd, a file
+	 * for Podman). */
 	char *seccomp_profile;
 	char *network_mode;       /* "none" */
 	bool init;
@@ -299,10 +300,8 @@ void container_spec_add_mount(struct container_spec *s, const char *source,
 void container_spec_add_ulimit(struct container_spec *s, const char *name,
 			       long long soft, long long hard);
 /* Pure: the body of POST /containers/create (caller frees), as dockerd
- * takes it: a seccomp profile inline, "seccomp=<compact JSON>". */
+ * takes it: a seccomp profile inline, "seccomp=<its text>". */
 cJSON *container_spec_to_json(const struct container_spec *s);
-/* Pure: "seccomp=<profile as compact JSON>" (caller frees). */
-char *engine_seccomp_opt_inline(const char *profile_json);
 
 /* POST /containers/create?name= (name may be NULL). *id_out: caller frees.
  * A missing image is ERR_HTTP 404 (the one 404 that is not ERR_NOT_FOUND:

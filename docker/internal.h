@@ -104,7 +104,7 @@ struct podman_extras {
 	size_t n_limits;
 	struct strvec security_opt;
 };
-/* seccomp: the spec's profile as engine_seccomp_compact() gave it, or NULL. */
+/* seccomp: the spec's profile text, or NULL. */
 int podman_extras_for(struct engine *e, const struct container_spec *s, const char *seccomp,
 		      struct podman_extras *x, struct error *err)
 	__attribute__((warn_unused_result));
@@ -113,11 +113,10 @@ void podman_extras_release(struct podman_extras *x);
  * array of the strings; a Ulimits entry {"Name", "Soft", "Hard"}. */
 cJSON *engine_json_strings(const struct strvec *sv);
 cJSON *engine_ulimit_json(const struct container_ulimit *u);
-/* Pure: the spec's seccomp profile text once parsed and printed compact
- * (as dockerd takes it inline and Podman's file holds it); *object: it is
- * a JSON object. Text that is not JSON comes back as it is. Caller frees. */
-char *engine_seccomp_compact(const char *profile_json, bool *object);
-/* Pure: container_spec_to_json() with the profile already compact
+/* Pure: the profile text starts as a JSON object does (after white
+ * space). It is not parsed: see engine_container_create(). */
+bool engine_seccomp_is_object(const char *profile_json);
+/* Pure: container_spec_to_json() with the profile text given apart
  * (seccomp, or NULL for none): what a create sends. */
 cJSON *container_spec_body(const struct container_spec *s, const char *seccomp);
 /* Pure: the compatible create body of the spec (container_spec_body)

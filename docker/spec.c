@@ -110,28 +110,18 @@ static void spec_add_strings(cJSON *obj, const char *name, const struct strvec *
 		cJSON_AddItemToObject(obj, name, engine_json_strings(sv));
 }
 
-char *engine_seccomp_compact(const char *profile_json, bool *object)
+bool engine_seccomp_is_object(const char *profile_json)
 {
-	cleanup_cjson cJSON *j = cJSON_Parse(profile_json);
-	char *compact = j ? cJSON_PrintUnformatted(j) : NULL;
+	const char *p = profile_json;
 
-	*object = cJSON_IsObject(j);
-	/* Text that is not JSON goes as it is: the engine names the fault,
-	 * and engine_container_create() refuses it before that. */
-	return compact ? compact : xstrdup(profile_json);
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return *p == '{';
 }
 
-char *engine_seccomp_opt_inline(const char *profile_json)
-{
-	bool object;
-	cleanup_free char *compact = engine_seccomp_compact(profile_json, &object);
-
-	return xasprintf("seccomp=%s", compact);
-}
-
-/* SecurityOpt: the caller's options, then the seccomp profile (compact,
- * or NULL) inline as dockerd takes it ("seccomp=<compact JSON>", as the
- * docker CLI sends it). */
+/* SecurityOpt: the caller's options, then the seccomp profile (as the
+ * caller gave it, or NULL) inline as dockerd takes it ("seccomp=<JSON>",
+ * as the docker CLI sends it). */
 static void spec_add_security_opt(cJSON *hc, const struct container_spec *s,
 				  const char *seccomp)
 {
@@ -253,11 +243,7 @@ static cJSON *spec_host_config(const struct container_spec *s, const char *secco
 
 cJSON *container_spec_to_json(const struct container_spec *s)
 {
-	bool object;
-	cleanup_free char *seccomp =
-		s->seccomp_profile ? engine_seccomp_compact(s->seccomp_profile, &object) : NULL;
-
-	return container_spec_body(s, seccomp);
+	return container_spec_body(s, s->seccomp_profile);
 }
 
 cJSON *container_spec_body(const struct container_spec *s, const char *seccomp)

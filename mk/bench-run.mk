@@ -7,7 +7,8 @@
 #   make bench-stream     BENCH_LOG_MB=N (default 256)
 #   make bench-preflight  BENCH_RUNS=K
 #   make bench-podman     BENCH_RUNS=K (root and rootless Podman vs podman run --rm)
-#   make bench-perf       BENCH_RUNS=K (run --perf 5 vs 6 plain replays)
+#   make bench-perf       BENCH_RUNS=K (run --perf 5 vs 6 plain replays), then
+#                         BENCH_PERF_SWEEP_RUNS=K sweeps: plain, --perf 5, --perf-adaptive 15
 
 BENCH_TIMEIT = $(BUILD)/bench/timeit
 BENCH_RUN_DEPS = $(BIN) $(SIM) $(BENCH_TIMEIT) bench-run-image

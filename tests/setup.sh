@@ -20,10 +20,10 @@ PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev
 	  libcriterion-dev libseccomp-dev docker.io docker-registry apache2-utils
 	  busybox-static curl jq clang valgrind
 	  slurm-wlm munge podman catatonit uidmap slirp4netns fuse-overlayfs crun
-	  libsqlite3-dev sqlite3 openssl libxml2-dev libyaml-dev libxml2-utils python3-junitparser chromium)
+	  libsqlite3-dev sqlite3 libpq-dev postgresql openssl libxml2-dev libyaml-dev libxml2-utils python3-junitparser chromium)
 if [ "${1:-}" = demo ]; then
 	PACKAGES=(build-essential pkg-config libcurl4-openssl-dev libcjson-dev libseccomp-dev
-		  libsqlite3-dev libxml2-dev libyaml-dev docker.io busybox-static curl jq)
+		  libsqlite3-dev libpq-dev libxml2-dev libyaml-dev docker.io busybox-static curl jq)
 	HRR_SETUP_NO_REGISTRY=1
 	HRR_SETUP_NO_SLURM=1
 	HRR_SETUP_NO_PODMAN=1
@@ -130,6 +130,9 @@ install_packages
 check_tools
 # the demo needs no test user (hrrtest2 is in the docker group: root-equivalent)
 [ "${1:-}" = demo ] || bash "$here/setup-users.sh"
+# The PostgreSQL test user (initdb refuses root): `make check-history-pg`
+# runs its private cluster as this user (tests/pg-cluster.sh).
+[ "${1:-}" = demo ] || bash "$here/pg-cluster.sh" user
 start_engine
 if [ "${HRR_SETUP_NO_REGISTRY:-0}" != 1 ]; then
 	# Debian's package starts a registry on :5000 through systemd when it

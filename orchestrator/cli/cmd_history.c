@@ -11,6 +11,8 @@
 #include "common/owned.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_copy.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_gpus.h"
 #include "orchestrator/history/history_known.h"
@@ -24,13 +26,17 @@
 #include "orchestrator/cli/options.h"
 
 const char cmd_history_usage[] =
-	"Usage: hrr-docker-replay history [--label L] [--case NAME] [--last N]\n"
+	"Usage: hrr-docker-replay history [--label L] [--host H] [--case NAME] [--last N]\n"
 	"                                 [--format markdown|json] [--db PATH]\n"
-	"       hrr-docker-replay history prune --keep N [--label L] [--db PATH]\n"
+	"       hrr-docker-replay history prune --keep N [--label L] [--host H] [--db PATH]\n"
 	"       hrr-docker-replay history gpus [--label L] [--last N] [--format markdown|json]\n"
 	"       hrr-docker-replay history perf --case NAME [--label L] [--last N]\n"
 	"                                      [--format markdown|json]\n"
-	"       hrr-docker-replay history site DIR [--label L] [--last N] [--db PATH]\n"
+	"       hrr-docker-replay history perf --changes [--label L] [--case NAME]\n"
+	"                                      [--format markdown|json]\n"
+	"       hrr-docker-replay history perf --accept CASE --night SWEEP\n"
+	"       hrr-docker-replay history copy --from SRC --to DST\n"
+	"       hrr-docker-replay history site DIR [--label L] [--host H] [--last N] [--db PATH]\n"
 	"       hrr-docker-replay history signatures [--label L] [--last N] [--format markdown|json]\n"
 	"       hrr-docker-replay history known [--known-issues FILE] [--label L] [--last N]\n"
 	"                                       [--format markdown|json]\n"
@@ -40,7 +46,8 @@ const char cmd_history_usage[] =
 	"prune removes all but the last N sweeps of each label (or of --label)\n"
 	"from the database and their folders from disk; gpus lists failure rates\n"
 	"per GPU identity (KFD unique_id) and per node over the last sweeps; perf\n"
-	"prints a case's GPU-time samples per sweep (docs/perf.md); site\n"
+	"prints a case's GPU-time samples per sweep, --changes the change points of\n"
+	"each case's GPU time, --accept marks one intended (docs/perf.md); site\n"
 	"writes a static site of the last N sweeps (default 60) of each label into DIR;\n"
 	"signatures lists the failure signatures no known issue matched; known lists\n"
 	"each known-issue rule with the failures it matches in the last sweeps and\n"
@@ -158,7 +165,7 @@ static int prune(struct history_db *db, const struct options *opts)
 	struct error err;
 	int code = 0;
 
-	if (history_db_prune(db, o->label, (int)o->keep, &ids, &folders, &err) < 0) {
+	if (history_db_prune_host(db, o->label, o->host, (int)o->keep, &ids, &folders, &err) < 0) {
 		say_error("%s", err.msg);
 		return 5;
 	}
@@ -189,7 +196,7 @@ static int no_history(const struct options *opts)
 static int site(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
-	struct site_options so = { .label = o->label, .last = (int)o->last };
+	struct site_options so = { .label = o->label, .last = (int)o->last, .host = o->host };
 	struct site_stats st;
 	struct error err;
 
@@ -231,6 +238,11 @@ static int load_rules(const struct sweep_options *o, struct known_issues *k)
 	bool have = false;
 	struct error err;
 
+	if (!o->known_issues && !beside) {
+		say_error("a history on a server has no known-issues file beside it: give the rules "
+			  "with --known-issues FILE");
+		return -1;
+	}
 	if (cmd_known_load(o->known_issues ? o->known_issues : beside, from, k, &have, &err) < 0) {
 		say_error("%s%s", err.msg,
 			  o->known_issues ? "" : " (give the rules with --known-issues FILE)");
@@ -287,16 +299,38 @@ static int remark(struct history_db *db, const struct options *opts)
 	return code;
 }
 
-/* `history perf --case NAME`: the case's GPU-time series (docs/perf.md). */
+/* `history perf --accept CASE --night SWEEP`: one line, the change is
+ * intended (docs/perf.md "Change points"). */
+static int perf_accept(struct history_db *db, const struct sweep_options *o)
+{
+	cleanup_free char *label = NULL;
+	struct error err;
+
+	if (history_changes_accept(db, o->accept, o->night, &label, &err) < 0) {
+		say_error("%s", err.msg);
+		return err.kind == ERR_NOT_FOUND ? 64 : 5;
+	}
+	printf("accepted: the GPU-time change of %s at sweep %s (label %s) is intended; its "
+	       "series restarts there\n", o->accept, o->night, label);
+	return 0;
+}
+
+/* `history perf --case NAME`: the case's GPU-time series; `--changes`:
+ * the change points (docs/perf.md). */
 static int perf(struct history_db *db, const struct options *opts)
 {
 	const struct sweep_options *o = &opts->sweep;
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
 	struct error err;
+	bool json = opts->format == FORMAT_JSON;
 	int code = 0;
 
-	if (history_perf_report(db, o->label, o->case_name, (int)o->last,
-				opts->format == FORMAT_JSON, &out, &err) < 0) {
+	if (o->accept)
+		return perf_accept(db, o);
+	if ((o->perf_changes
+		     ? history_changes_report(db, o->label, o->case_name, json, &out, &err)
+		     : history_perf_report(db, o->label, o->case_name, (int)o->last, json, &out,
+					   &err)) < 0) {
 		say_error("%s", err.msg);
 		code = 5;
 	}
@@ -334,7 +368,8 @@ static int show_trend(struct history_db *db, const struct options *opts)
 	else
 		printf("# History%s%s%s%s\n", o->label ? " of " : "", o->label ? o->label : "",
 		       o->case_name ? ", case " : "", o->case_name ? o->case_name : "");
-	if (history_db_trend(db, o->label, o->case_name, (int)o->last, trend_row, &t, &err) < 0) {
+	if (history_db_trend_host(db, o->label, o->host, o->case_name, (int)o->last, trend_row, &t,
+				  &err) < 0) {
 		/* The rows listed before it stay written. */
 		fwrite(t.md.buf, 1, t.md.len, stdout);
 		say_error("%s", err.msg);
@@ -359,7 +394,30 @@ static const struct history_action history_actions[] = {
 	{ "known", known, false },
 	{ "remark", remark, true },
 	{ "perf", perf, false },
+	{ "copy", NULL, true }, /* two histories: copy_command */
 };
+
+/* `history copy --from SRC --to DST`: SRC read only, DST created or
+ * migrated; each named without its password. */
+static int copy_command(const struct sweep_options *o)
+{
+	struct history_db *from = NULL, *to = NULL;
+	cleanup_free char *src = history_db_shown(o->copy_from), *dst = history_db_shown(o->copy_to);
+	struct error err;
+	size_t n = 0;
+	int code = 0;
+
+	if (history_db_open_readonly(&from, o->copy_from, &err) < 0 ||
+	    history_db_open(&to, o->copy_to, &err) < 0 || history_db_copy(from, to, &n, &err) < 0) {
+		say_error("%s", err.msg);
+		code = err.kind == ERR_USAGE ? 64 : 5;
+	}
+	if (!code)
+		printf("%zu sweep(s) copied from %s to %s\n", n, src, dst);
+	history_db_close(from);
+	history_db_close(to);
+	return code;
+}
 
 const struct history_action *history_action_find(const char *name)
 {
@@ -379,14 +437,18 @@ int history_command(struct options *opts)
 	cleanup_free char *dflt = history_db_default_path();
 	int code;
 
+	if (act && !strcmp(act->name, "copy"))
+		return copy_command(o);
 	/* Only an action that writes opens the database read-write. */
-	if ((act && act->writes ? history_db_open(&db, o->db ? o->db : dflt, &err)
+	if ((act && (act->writes || o->accept) ? history_db_open(&db, o->db ? o->db : dflt, &err)
 		 : history_db_open_readonly(&db, o->db ? o->db : dflt, &err)) < 0) {
 		if (err.kind == ERR_NOT_FOUND)
 			return no_history(opts);
 		say_error("%s", err.msg);
 		return err.kind == ERR_USAGE ? 64 : 5;
 	}
+	if (history_db_warning(db))
+		say_warning("%s", history_db_warning(db));
 	code = act ? act->run(db, opts) : show_trend(db, opts);
 	history_db_close(db);
 	return code;

@@ -1,4 +1,5 @@
 #include "orchestrator/cli/cmd_json.h"
+#include "common/json.h"
 #include "orchestrator/cli/term_events.h"
 #include "common/xalloc.h"
 
@@ -14,18 +15,12 @@ cJSON *cmd_json_no_finding(int exit_code, const struct replay_failure *f, const 
 
 	cJSON_AddNullToObject(j, "outcome");
 	cJSON_AddNumberToObject(j, "exit", exit_code);
-	if (stage)
-		cJSON_AddStringToObject(j, "stage", stage);
-	else
-		cJSON_AddNullToObject(j, "stage");
+	json_add_str_or_null(j, "stage", stage);
 	if (stage && f->msg[0])
 		cJSON_AddStringToObject(j, "error", f->msg);
 	else
 		cJSON_AddNullToObject(j, "error");
-	if (run_dir)
-		cJSON_AddStringToObject(j, "run_dir", run_dir);
-	else
-		cJSON_AddNullToObject(j, "run_dir");
+	json_add_str_or_null(j, "run_dir", run_dir);
 	return j;
 }
 

@@ -99,8 +99,8 @@ static void request_plan(struct options *o, struct sweep_request_plan *p, char *
 		.label = so->label, .baseline = so->baseline, .perf_baseline = so->perf_baseline,
 		.n_gpus = so->n_gpus, .jobs = so->jobs, .retry_failed = so->retry_failed,
 		.image_budget = so->image_budget,
-		.perf_window = so->perf_window, .gpu_wait = so->gpu_wait, .fail_on = so->fail_on,
-		.perf_rule = so->perf, .kernel_sources = kernel_sources,
+		.perf_window = so->perf_window, .perf_adaptive = so->perf_adaptive, .gpu_wait = so->gpu_wait, .fail_on = so->fail_on,
+		.perf_rule = so->perf, .perf_family = so->perf_family, .kernel_sources = kernel_sources,
 	};
 	memcpy(p->gpus, so->gpus, sizeof(p->gpus));
 	*run_text = cJSON_PrintUnformatted(run);

@@ -5,6 +5,8 @@
 #include "orchestrator/cli/options_table.h"
 #include "orchestrator/cli/option_values.h"
 #include "orchestrator/perf/perf_change.h"
+#include "orchestrator/perf/perf_fdr.h"
+#include "orchestrator/perf/perf_nights.h"
 #include "orchestrator/perf/perf_samples.h"
 
 #include <errno.h>
@@ -29,6 +31,15 @@ static const struct option_def perf_rows[] = {
 	  "... and a Mann-Whitney p-value below A (above 0, below 1; default 0.01)" },
 	{ OPT_PERF_MAX_CV, "perf-max-cv", 0, "P%", NULL, FOR_SWEEP | FOR_BISECT,
 	  "a side whose coefficient of variation is above P percent is noisy (default 5%)" },
+	{ OPT_PERF_ADAPTIVE, "perf-adaptive", 0, "MAX", "HRR_PERF_ADAPTIVE", FOR_SWEEP,
+	  "a case whose comparison with the nights before is unclear gets more samples on\n"
+	  "                                   the same GPUs, up to MAX (above N, at most 100; default off)" },
+	{ OPT_PERF_FDR, "perf-fdr", 0, "Q", "HRR_PERF_FDR", FOR_SWEEP,
+	  "the false discovery rate over a sweep's comparisons (Benjamini-Hochberg;\n"
+	  "                                   above 0, below 1; default 0.05)" },
+	{ OPT_PERF_NOISE_NIGHTS, "perf-noise-nights", 0, "N", "HRR_PERF_NOISE_NIGHTS", FOR_SWEEP,
+	  "across nights: a case's night-to-night spread is learned from its last N\n"
+	  "                                   nightly medians (5 to 1000; default 20)" },
 };
 
 void perf_options_init(struct sweep_options *s)
@@ -37,6 +48,21 @@ void perf_options_init(struct sweep_options *s)
 	s->perf.threshold = PERF_THRESHOLD_DEFAULT;
 	s->perf.alpha = PERF_ALPHA_DEFAULT;
 	s->perf.max_cv = PERF_MAX_CV_DEFAULT;
+	s->perf_family.fdr = PERF_FDR_DEFAULT;
+	s->perf_family.noise_nights = PERF_NOISE_NIGHTS_DEFAULT;
+}
+
+/* A level above 0 and below 1: --perf-alpha, --perf-fdr. */
+static int parse_level(const char *from, const char *v, double *out, struct error *err)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno || end == v || *end || !(*out > 0) || !(*out < 1))
+		return error_set(err, ERR_USAGE, 0,
+				 "%s: '%s' is not a level above 0 and below 1 (e.g. 0.01)", from, v);
+	return 0;
 }
 
 /* "3", "3%", "2.5%": a percentage above 0 and at most 100, as a fraction. */
@@ -70,8 +96,6 @@ static int parse_range(const char *from, const char *v, long lo, long hi, long *
 static int perf_option_apply(struct sweep_options *s, enum option_id id, const char *v,
 			     const char *from, bool from_env, struct error *err)
 {
-	char *end;
-
 	(void)from_env;
 	switch (id) {
 	case OPT_PERF:
@@ -88,14 +112,14 @@ static int perf_option_apply(struct sweep_options *s, enum option_id id, const c
 		return parse_percent(from, v, &s->perf.threshold, err);
 	case OPT_PERF_MAX_CV:
 		return parse_percent(from, v, &s->perf.max_cv, err);
+	case OPT_PERF_ADAPTIVE:
+		return parse_range(from, v, 3, PERF_RUNS_MAX, &s->perf_adaptive, err);
 	case OPT_PERF_ALPHA:
-		errno = 0;
-		s->perf.alpha = strtod(v, &end);
-		if (errno || end == v || *end || !(s->perf.alpha > 0) || !(s->perf.alpha < 1))
-			return error_set(err, ERR_USAGE, 0,
-					 "%s: '%s' is not a level above 0 and below 1 (e.g. 0.01)",
-					 from, v);
-		return 0;
+		return parse_level(from, v, &s->perf.alpha, err);
+	case OPT_PERF_FDR:
+		return parse_level(from, v, &s->perf_family.fdr, err);
+	case OPT_PERF_NOISE_NIGHTS:
+		return parse_range(from, v, PERF_NOISE_NIGHTS_MIN, 1000, &s->perf_family.noise_nights, err);
 	default:
 		return error_set(err, ERR_USAGE, 0, "internal: %s is not a perf option", from);
 	}
@@ -109,6 +133,12 @@ int perf_options_validate(const struct sweep_options *s, struct error *err)
 		return error_set(err, ERR_USAGE, 0, "--perf-warmup goes with --perf N");
 	if (s->perf_baseline && !s->perf_runs)
 		return error_set(err, ERR_USAGE, 0, "--perf-baseline goes with --perf N");
+	if (s->perf_adaptive && !s->perf_runs)
+		return error_set(err, ERR_USAGE, 0, "--perf-adaptive goes with --perf N");
+	if (s->perf_adaptive && s->perf_adaptive <= s->perf_runs)
+		return error_set(err, ERR_USAGE, 0,
+				 "--perf-adaptive %ld is not above --perf %ld: no sample to add",
+				 s->perf_adaptive, s->perf_runs);
 	if (s->perf_baseline) {
 		for (size_t i = 0; i < s->images.n; i++)
 			if (!strcmp(s->images.v[i], s->perf_baseline))

@@ -19,6 +19,8 @@ static const struct option_def sweep_rows[] = {
 	  "cases listed in a JSON plan ({\"cases\": [...]}; repeatable)" },
 	{ OPT_LABEL, "label", 0, "L", NULL, FOR_SWEEP | FOR_HISTORY | FOR_BISECT,
 	  "the series of sweeps (default \"default\"); statuses compare with its previous one" },
+	{ OPT_HOST, "host", 0, "H", NULL, FOR_HISTORY,
+	  "only host H's sweeps (a fleet's history on one server)" },
 	{ OPT_BASELINE, "baseline", 0, "SWEEP", NULL, FOR_SWEEP,
 	  "compare against this sweep instead of the label's previous one" },
 	{ OPT_GPUS, "gpus", 0, "LIST", NULL, FOR_SWEEP | FOR_BISECT,
@@ -89,11 +91,11 @@ void sweep_options_init(struct sweep_options *s)
 
 void sweep_options_release(struct sweep_options *s)
 {
-	char **strs[] = { &s->label, &s->baseline, &s->db, &s->junit, &s->html, &s->summary,
+	char **strs[] = { &s->label, &s->host, &s->baseline, &s->db, &s->junit, &s->html, &s->summary,
 			  &s->resume, &s->status, &s->case_name, &s->shard_cases, &s->merge,
 			  &s->good, &s->bad, &s->images_file, &s->tag_pattern, &s->sweep,
-			  &s->site_dir, &s->known_issues,
-			  &s->perf_baseline };
+			  &s->site_dir, &s->known_issues, &s->copy_from, &s->copy_to,
+			  &s->perf_baseline, &s->accept, &s->night };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
@@ -155,6 +157,7 @@ static int sweep_option_apply(struct sweep_options *s, enum option_id id, const 
 		options_set_string(&s->label, v);
 		return 0;
 	case OPT_BASELINE: options_set_string(&s->baseline, v); return 0;
+	case OPT_HOST: options_set_string(&s->host, v); return 0;
 	case OPT_GPUS:
 	case OPT_FAIL_ON: return apply_list(s, id, v, from, err);
 	case OPT_JOBS: return options_parse_long(from, v, 1, &s->jobs, err);

@@ -21,6 +21,7 @@
 struct sweep_options {
 	struct strvec images, archives, plans; /* in the order given */
 	char *label;          /* NULL: "default" */
+	char *host;           /* history, its site and prune: one host's sweeps (NULL: all) */
 	char *baseline;
 	int gpus[GPU_MAX];
 	size_t n_gpus;        /* 0: every host GPU */
@@ -46,10 +47,13 @@ struct sweep_options {
 	/* history */
 	const char *history_action; /* "prune" (commands.h), NULL: the trend */
 	char *site_dir;       /* `history site DIR` */
+	char *copy_from, *copy_to; /* `history copy --from SRC --to DST` */
 	char *case_name;
 	long last;            /* default 10 */
 	long keep;            /* prune: -1 until given */
 	bool dry_run;         /* history remark --dry-run */
+	bool perf_changes;    /* history perf --changes */
+	char *accept, *night; /* history perf --accept CASE --night SWEEP */
 	/* bisect (docs/bisect.md) */
 	char *good, *bad, *images_file, *tag_pattern, *sweep;
 	bool keep_images;
@@ -59,7 +63,9 @@ struct sweep_options {
 	long perf_warmup;
 	char *perf_baseline;  /* --perf-baseline IMAGE */
 	long perf_window;     /* default 1 */
+	long perf_adaptive;   /* --perf-adaptive MAX: 0 off, else above --perf N */
 	struct perf_rule perf; /* --perf-threshold, --perf-alpha, --perf-max-cv */
+	struct perf_family perf_family; /* --perf-fdr, --perf-noise-nights */
 };
 
 void sweep_options_init(struct sweep_options *s);

@@ -3,14 +3,6 @@
 
 #include "common/json.h"
 
-static void add_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 cJSON *signature_to_json(const struct signature *s)
 {
 	cJSON *o;
@@ -19,11 +11,11 @@ cJSON *signature_to_json(const struct signature *s)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", s->id);
-	add_str(o, "outcome", s->outcome);
-	add_str(o, "fault_class", s->fault_class);
-	add_str(o, "kernel_family", s->kernel_family);
-	add_str(o, "evidence", s->evidence);
-	add_str(o, "stop_reason", s->stop_reason);
+	json_add_str_or_null(o, "outcome", s->outcome);
+	json_add_str_or_null(o, "fault_class", s->fault_class);
+	json_add_str_or_null(o, "kernel_family", s->kernel_family);
+	json_add_str_or_null(o, "evidence", s->evidence);
+	json_add_str_or_null(o, "stop_reason", s->stop_reason);
 	cJSON_AddBoolToObject(o, "partial", s->partial);
 	return o;
 }

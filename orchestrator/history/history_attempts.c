@@ -2,7 +2,6 @@
  * a flaky case's note, the final attempt's kind and place). */
 #include "orchestrator/history/history_db.h"
 
-#include <sqlite3.h>
 
 #include "common/cleanup.h"
 #include "orchestrator/history/history_sql.h"
@@ -19,16 +18,16 @@ static const char attempts_sql[] =
 int history_db_attempts(struct history_db *db, const char *sweep_id, history_attempt_fn fn,
 			void *ctx, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db, attempts_sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, sweep_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = history_step(st)) == HISTORY_ROW) {
 		struct history_attempt_row row = {
 			.case_name = col(st, 0), .image = col(st, 1),
-			.attempt = sqlite3_column_int(st, 2), .state = col(st, 3),
+			.attempt = history_col_int(st, 2), .state = col(st, 3),
 			.outcome = col(st, 4), .fault_class = col(st, 5), .kernel = col(st, 6),
 			.kind = col(st, 7), .gpus = col(st, 8), .gpu_uids = col(st, 9),
 			.host = col(st, 10), .run_dir = col(st, 11), .message = col(st, 12),
@@ -38,5 +37,5 @@ int history_db_attempts(struct history_db *db, const char *sweep_id, history_att
 		if (fn(ctx, &row) < 0)
 			return error_set(err, ERR_CANCELLED, 0, "attempt listing stopped");
 	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "attempts", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "attempts", err);
 }

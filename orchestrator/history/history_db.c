@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/db_trust.h"
 #include "orchestrator/finding/signature.h"
+#include "orchestrator/history/history_pg.h"
 #include "orchestrator/history/history_sql.h"
 
 /* The schema, one step a version: history_migrations[v] takes schema v to
@@ -109,7 +110,59 @@ const char *const history_migrations[] = {
 	"ALTER TABLE results ADD COLUMN line_host TEXT;"
 	"ALTER TABLE results ADD COLUMN finding_md TEXT;"
 	"UPDATE sweeps SET results_fp = NULL;",
-	/* 8 -> 9: additive. What the sweep pinned the result's image to as
+	/* 8 -> 9: additive. Each case's series of nightly GPU-time medians
+	 * and its change points, per label, case, image reference and GPU
+	 * product (gfx '' and device_id -1 unknown), written at import
+	 * (history_changes.c): a night's median of its last attempt with
+	 * samples (perf_medians, keyed so that a series is one range of its
+	 * primary key: an import reads medians, not every night's samples);
+	 * the night that starts a new level, its started_us (the series'
+	 * order), the image IDs on either side, the size and significance,
+	 * and the sweep whose import first found it (tonight's new ones). The
+	 * changes a user accepted (`history perf --accept`): the case's series
+	 * restarts there. The medians of the sweeps stored before are
+	 * computed here from their samples (times of 0 ms left out, a night
+	 * with half or more of them left out); their change points are found
+	 * at the next import. */
+	"CREATE TABLE perf_medians(label TEXT NOT NULL, case_name TEXT NOT NULL,"
+	" image_ref TEXT NOT NULL, gfx TEXT NOT NULL, device_id INTEGER NOT NULL,"
+	" started_us INTEGER NOT NULL,"
+	" sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE, median_ms REAL NOT NULL,"
+	" PRIMARY KEY(label, case_name, image_ref, gfx, device_id, started_us, sweep))"
+	" WITHOUT ROWID;"
+	"CREATE INDEX perf_medians_sweep ON perf_medians(sweep);"
+	"INSERT INTO perf_medians SELECT s.label, x.case_name, x.image_ref,"
+	" COALESCE(r.gfx, ''), COALESCE(r.device_id, -1), s.started_us, x.sweep,"
+	" AVG(x.kernel_ms)"
+	" FROM (SELECT p.sweep, p.case_name, p.image_ref, p.attempt, p.kernel_ms,"
+	"  ROW_NUMBER() OVER w AS k, COUNT(*) OVER g AS n_all,"
+	"  SUM(p.kernel_ms > 0) OVER g AS n_pos"
+	"  FROM perf_samples p WHERE p.kernel_ms IS NOT NULL AND p.attempt ="
+	"   (SELECT MAX(attempt) FROM perf_samples q WHERE q.sweep = p.sweep"
+	"    AND q.case_name = p.case_name AND q.image_ref = p.image_ref)"
+	"  WINDOW g AS (PARTITION BY p.sweep, p.case_name, p.image_ref),"
+	"   w AS (g ORDER BY p.kernel_ms)) x"
+	" JOIN sweeps s ON s.id = x.sweep"
+	" JOIN results r ON r.sweep = x.sweep AND r.case_name = x.case_name"
+	"  AND r.image_ref = x.image_ref AND r.attempt = x.attempt"
+	" WHERE x.kernel_ms > 0 AND 2 * (x.n_all - x.n_pos) < x.n_all"
+	"  AND x.k - (x.n_all - x.n_pos) IN ((x.n_pos + 1) / 2, (x.n_pos + 2) / 2)"
+	" GROUP BY x.sweep, x.case_name, x.image_ref;"
+	"CREATE TABLE perf_changes(label TEXT NOT NULL, case_name TEXT NOT NULL,"
+	" image_ref TEXT NOT NULL, gfx TEXT NOT NULL, device_id INTEGER NOT NULL,"
+	" started_us INTEGER NOT NULL,"
+	" sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE, before_sweep TEXT,"
+	" image_id_before TEXT, image_id_after TEXT, median_before REAL, median_after REAL,"
+	" ratio REAL NOT NULL, p REAL NOT NULL, found_sweep TEXT NOT NULL,"
+	" PRIMARY KEY(label, case_name, image_ref, gfx, device_id, started_us, sweep))"
+	" WITHOUT ROWID;"
+	"CREATE INDEX perf_changes_found ON perf_changes(found_sweep);"
+	"CREATE TABLE perf_accepted(label TEXT NOT NULL, case_name TEXT NOT NULL,"
+	" started_us INTEGER NOT NULL,"
+	" sweep TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,"
+	" accepted INTEGER NOT NULL, PRIMARY KEY(label, case_name, started_us, sweep))"
+	" WITHOUT ROWID;",
+	/* 9 -> 10: additive. What the sweep pinned the result's image to as
 	 * it started (repo@sha256:... or the image ID; NULL: a result from
 	 * before pins were kept). */
 	"ALTER TABLE results ADD COLUMN image_pin TEXT;",
@@ -178,15 +231,22 @@ static int user_version(struct history_db *db, int *v, struct error *err)
 	return rc == SQLITE_ROW ? 0 : history_sql_error(db, rc, "reading the schema version", err);
 }
 
-/* A newer schema is refused; an older or equal one must be exactly what
- * the migrations made (no planted trigger or view) before anything runs. */
-static int check_version(struct history_db *db, int v, struct error *err)
+int history_sql_refuse_newer(struct history_db *db, int v, struct error *err)
 {
 	if (v > HISTORY_SCHEMA_VERSION)
 		return error_set(err, ERR_DATA, 0,
 				 "history database %s has schema %d, newer than this tool's %d; "
 				 "use a newer hrr-docker-replay or another --db",
 				 db->path, v, HISTORY_SCHEMA_VERSION);
+	return 0;
+}
+
+/* A newer schema is refused; an older or equal one must be exactly what
+ * the migrations made (no planted trigger or view) before anything runs. */
+static int check_version(struct history_db *db, int v, struct error *err)
+{
+	if (history_sql_refuse_newer(db, v, err) < 0)
+		return -1;
 	return history_trust_schema(db->h, history_migrations, v, db->path, err);
 }
 
@@ -194,7 +254,7 @@ static int check_version(struct history_db *db, int v, struct error *err)
  * parts they hold (outcome, class, kernel family) and their id. */
 static int backfill_signatures(struct history_db *db, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *get = NULL, *put = NULL;
+	cleanup_stmt struct history_stmt *get = NULL, *put = NULL;
 	int rc;
 
 	if (history_sql_prepare(db, "SELECT rowid, outcome, fault_class, kernel FROM results"
@@ -202,21 +262,21 @@ static int backfill_signatures(struct history_db *db, struct error *err)
 	    history_sql_prepare(db, "UPDATE results SET sig_id = ?2, sig_family = ?3"
 				" WHERE rowid = ?1", &put, err) < 0)
 		return -1;
-	while ((rc = sqlite3_step(get)) == SQLITE_ROW) {
+	while ((rc = history_step(get)) == HISTORY_ROW) {
 		struct signature sig;
 
 		signature_init(&sig);
 		signature_make(&sig, col(get, 1), col(get, 2), col(get, 3), NULL, NULL, true);
-		sqlite3_reset(put);
-		sqlite3_bind_int64(put, 1, sqlite3_column_int64(get, 0));
+		history_reset(put);
+		history_bind_int64(put, 1, history_col_int64(get, 0));
 		bind_text(put, 2, signature_set(&sig) ? sig.id : NULL);
 		bind_text(put, 3, sig.kernel_family);
-		rc = sqlite3_step(put);
+		rc = history_step(put);
 		signature_release(&sig);
-		if (rc != SQLITE_DONE)
+		if (rc != HISTORY_DONE)
 			return history_sql_error(db, rc, "partial signatures", err);
 	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "partial signatures", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "partial signatures", err);
 }
 
 /* Every migration runs in the same transaction as the version bump, so a
@@ -242,7 +302,7 @@ static int migrate(struct history_db *db, struct error *err)
 	}
 	return history_sql_exec(db, "COMMIT", err);
 fail:
-	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	history_sql_rollback(db);
 	return -1;
 }
 
@@ -272,6 +332,17 @@ static int open_handle(struct history_db *db, bool read_only, struct error *err)
 	return history_sql_exec(db, "PRAGMA foreign_keys = ON", err);
 }
 
+/* A server's history: connected, then created or migrated (or for
+ * reading, its version checked). */
+static int server_open(struct history_db *db, const char *target, bool read_only,
+		       struct error *err)
+{
+	db->dialect = HISTORY_PG;
+	db->path = history_db_shown(target);
+	return history_pg_connect(db, target, err) < 0 ? -1
+							: history_pg_migrate(db, read_only, err);
+}
+
 static int db_open(struct history_db **out, const char *path, bool read_only, struct error *err)
 {
 	struct history_db *db = xcalloc(1, sizeof(*db));
@@ -279,8 +350,14 @@ static int db_open(struct history_db **out, const char *path, bool read_only, st
 	struct statfs sfs;
 	int v;
 
-	db->path = xstrdup(path);
 	*out = NULL;
+	if (history_db_is_server(path)) {
+		if (server_open(db, path, read_only, err) < 0)
+			goto fail;
+		*out = db;
+		return 0;
+	}
+	db->path = xstrdup(path);
 	if (history_trust_path(path, !read_only, err) < 0)
 		goto fail;
 	db->network = statfs(dirname(dir_copy), &sfs) == 0 &&
@@ -311,7 +388,10 @@ void history_db_close(struct history_db *db)
 {
 	if (!db)
 		return;
+	if (db->pg)
+		history_pg_close(db);
 	sqlite3_close(db->h);
+	free(db->pg_msg);
 	free(db->path);
 	free(db);
 }
@@ -319,18 +399,41 @@ void history_db_close(struct history_db *db)
 void history_db_set_busy_timeout(struct history_db *db, int ms)
 {
 	db->busy_ms = ms;
-	sqlite3_busy_timeout(db->h, ms);
+	if (db->h)
+		sqlite3_busy_timeout(db->h, ms);
 }
 
 int history_db_set_cache_kib(struct history_db *db, int kib, struct error *err)
 {
 	char sql[64];
 
+	if (db->dialect == HISTORY_PG)
+		return 0; /* the server's memory is the server's */
 	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d", kib);
 	return history_sql_exec(db, sql, err);
 }
 
 const char *history_db_journal(const struct history_db *db)
 {
-	return db->network ? "delete" : "wal";
+	return db->dialect == HISTORY_PG ? "server" : db->network ? "delete" : "wal";
+}
+
+const char *history_db_name(const struct history_db *db)
+{
+	return db->path;
+}
+
+const char *history_db_warning(const struct history_db *db)
+{
+	return db->dialect == HISTORY_PG ? history_pg_warning(db) : NULL;
+}
+
+bool history_db_on_server(const struct history_db *db)
+{
+	return db->dialect == HISTORY_PG;
+}
+
+int history_db_reconnect(struct history_db *db, struct error *err)
+{
+	return db->dialect == HISTORY_PG ? history_pg_reconnect(db, err) : 0;
 }

@@ -6,7 +6,19 @@
  * Journal: WAL on a local filesystem; the rollback journal on a network
  * filesystem (NFS, SMB/CIFS, Lustre, GPFS, BeeGFS, CephFS, ...), where
  * WAL's shared memory does not work across hosts. The schema version is
- * PRAGMA user_version, migrated forward on open; a newer one is refused. */
+ * PRAGMA user_version, migrated forward on open; a newer one is refused.
+ *
+ * Or a PostgreSQL server (docs/sweep.md "History on PostgreSQL"): the same
+ * schema, built by the same steps (history_migrate_pg.c), its version in
+ * the table hrr_schema, migrated under an advisory lock; many hosts write
+ * it at once. Every function below works on either.
+ *
+ * A new migration step: append its SQLite SQL to history_migrations[]
+ * (history_db.c) and its PostgreSQL SQL at the same index of
+ * history_migrations_pg[] (history_migrate_pg.c: TEXT COLLATE "C",
+ * BIGINT, DOUBLE PRECISION, no WITHOUT ROWID), and raise
+ * HISTORY_SCHEMA_VERSION; a step without its PostgreSQL form refuses to
+ * migrate a server. */
 #ifndef HRR_HISTORY_HISTORY_DB_H
 #define HRR_HISTORY_HISTORY_DB_H
 
@@ -18,7 +30,7 @@
 #include "orchestrator/sweep/case_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 9
+#define HISTORY_SCHEMA_VERSION 10
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;
@@ -29,7 +41,19 @@ char *history_db_default_path(void);
 /* statfs(2) magic of a filesystem that needs the rollback journal. */
 bool history_fs_is_network(unsigned long magic);
 
-/* Open (creating it and its directory) and migrate. Locked past the busy
+/* Whether --db names a PostgreSQL server: a libpq URI (postgresql:// or
+ * postgres://) or "pg:" and a libpq keyword string ("pg:service=hrr");
+ * anything else is a file path. */
+bool history_db_is_server(const char *target);
+/* target as it may be shown, written or logged: a URI's password (in its
+ * user part or a password= parameter) and a keyword string's password=
+ * removed; a path as it is. Caller frees. */
+char *history_db_shown(const char *target);
+
+/* Open (creating it and its directory) and migrate; a server's target
+ * connects (history_db_is_server): its schema is created or migrated
+ * under an advisory lock, a refused connection is ERR_CONNECT naming the
+ * server (history_db_shown). Locked past the busy
  * timeout, corrupt, not a database, or a newer schema: an error naming the
  * file; nothing is written. The file and its directory must be the
  * caller's (ERR_USAGE otherwise), the schema exactly the migrations'
@@ -47,8 +71,18 @@ void history_db_set_busy_timeout(struct history_db *db, int ms);
  * default is 2,000 KiB). */
 int history_db_set_cache_kib(struct history_db *db, int kib, struct error *err)
 	__attribute__((warn_unused_result));
-/* "wal" or "delete": the journal mode in force. */
+/* "wal" or "delete": the journal mode in force ("server" on a server). */
 const char *history_db_journal(const struct history_db *db);
+/* The file, or the server without its password: what errors name. */
+const char *history_db_name(const struct history_db *db);
+/* A warning about the connection for the caller to print (NULL: none):
+ * a remote server without sslmode. */
+const char *history_db_warning(const struct history_db *db);
+bool history_db_on_server(const struct history_db *db);
+/* A server's connection made anew after it was lost (a restart, the
+ * network): ERR_CONNECT while the server still refuses. A file: 0. */
+int history_db_reconnect(struct history_db *db, struct error *err)
+	__attribute__((warn_unused_result));
 
 struct history_sweep {
 	const char *id, *label, *host, *state, *options, *tool_version, *folder, *baseline;
@@ -90,7 +124,9 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 int history_db_has_sweep(struct history_db *db, const char *id, bool *known, struct error *err)
 	__attribute__((warn_unused_result));
 
-/* The previous finished sweep of label before sweep_id (NULL: none). */
+/* The previous finished sweep of label before sweep_id on the same host
+ * (a fleet's label mixes hosts; a sweep or row without a host matches
+ * any) (NULL: none). */
 int history_db_previous(struct history_db *db, const char *label, const char *sweep_id,
 			char **baseline, struct error *err) __attribute__((warn_unused_result));
 
@@ -152,11 +188,19 @@ typedef int (*history_trend_fn)(void *ctx, const struct history_trend_row *row);
 int history_db_trend(struct history_db *db, const char *label, const char *case_name, int last,
 		     history_trend_fn fn, void *ctx, struct error *err)
 	__attribute__((warn_unused_result));
+/* The same, of host's sweeps only (NULL: every host's): a fleet's history. */
+int history_db_trend_host(struct history_db *db, const char *label, const char *host,
+			  const char *case_name, int last, history_trend_fn fn, void *ctx,
+			  struct error *err) __attribute__((warn_unused_result));
 
 /* Remove all but the last keep sweeps of label (NULL: of every label);
  * their ids and folders ("" without one) are added to ids and folders
  * for the caller to check and delete. */
 int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *ids,
 		     struct strvec *folders, struct error *err) __attribute__((warn_unused_result));
+/* The same among host's sweeps only (NULL: every host's). */
+int history_db_prune_host(struct history_db *db, const char *label, const char *host, int keep,
+			  struct strvec *ids, struct strvec *folders, struct error *err)
+	__attribute__((warn_unused_result));
 
 #endif

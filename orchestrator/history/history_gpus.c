@@ -35,22 +35,22 @@ static void cell(struct strbuf *out, const char *s)
 static int one_table(struct history_db *db, const char *label, int last, bool per_gpu,
 		     cJSON *json, struct strbuf *md, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int ncol = per_gpu ? 3 : 1, rc;
 
 	if (history_sql_prepare(db, per_gpu ? GPU_SQL("r.gpu_uids, r.host, r.gpus") : GPU_SQL("r.host"), &st,
 		    err) < 0)
 		return -1;
 	bind_text(st, 1, label);
-	sqlite3_bind_int(st, 2, last);
+	history_bind_int(st, 2, last);
 	strbuf_addstr(md, per_gpu ? "\n## Per GPU\n\n| unique_id | host | ordinal | attempts | "
 				    "failed | hangs | infrastructure | failure rate |\n"
 				    "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
 				  : "\n## Per node\n\n| host | attempts | failed | hangs | "
 				    "infrastructure | failure rate |\n| --- | --- | --- | --- | --- | --- |\n");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		long long n = sqlite3_column_int64(st, ncol), failed = sqlite3_column_int64(st, ncol + 1);
-		long long hangs = sqlite3_column_int64(st, ncol + 2), infra = sqlite3_column_int64(st, ncol + 3);
+	while ((rc = history_step(st)) == HISTORY_ROW) {
+		long long n = history_col_int64(st, ncol), failed = history_col_int64(st, ncol + 1);
+		long long hangs = history_col_int64(st, ncol + 2), infra = history_col_int64(st, ncol + 3);
 		double rate = n ? (double)failed / (double)n : 0;
 		cJSON *o = json ? cJSON_CreateObject() : NULL;
 
@@ -75,7 +75,7 @@ static int one_table(struct history_db *db, const char *label, int last, bool pe
 			cJSON_AddItemToArray(json, o);
 		}
 	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "read", err);
 }
 
 int history_gpus_report(struct history_db *db, const char *label, int last, bool json,

@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sqlite3.h>
 
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/history/history_perf.h"
+#include "orchestrator/history/history_dialect.h"
 #include "orchestrator/history/history_sql.h"
 
 /* Order-independent fingerprint of the results (FNV-1a per line, summed):
@@ -41,25 +42,39 @@ char *history_options_fingerprint(const char *run_options_json)
 							 strlen(run_options_json)));
 }
 
-static int stored_fingerprint(struct history_db *db, const char *id, char **fp, struct error *err)
+/* The stored fingerprint of sweep s (NULL: none). A row under s's id
+ * that is another sweep (another host, another start) is refused, never
+ * overwritten: many hosts write one server, and a sweep id is a label, a
+ * second and 24 random bits. */
+static int stored_fingerprint(struct history_db *db, const struct history_sweep *s, char **fp,
+			      struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
+	long long started_us = s->started_us ? s->started_us : s->started * 1000000;
 	int rc;
 
 	*fp = NULL;
-	if (history_sql_prepare(db, "SELECT results_fp FROM sweeps WHERE id = ?1", &st, err) < 0)
+	if (history_sql_prepare(db, "SELECT results_fp, host, started_us FROM sweeps WHERE id = ?1",
+				&st, err) < 0)
 		return -1;
-	bind_text(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && col(st, 0))
+	bind_text(st, 1, s->id);
+	rc = history_step(st);
+	if (rc == HISTORY_ROW &&
+	    ((col(st, 1) && s->host && strcmp(col(st, 1), s->host)) ||
+	     (!history_col_null(st, 2) && history_col_int64(st, 2) != started_us)))
+		return error_set(err, ERR_DATA, 0,
+				 "history database %s already holds another sweep with the id %s "
+				 "(host %s): nothing of this one was imported",
+				 db->path, s->id, col(st, 1) ? col(st, 1) : "-");
+	if (rc == HISTORY_ROW && col(st, 0))
 		*fp = xstrdup(col(st, 0));
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+	return rc == HISTORY_ROW || rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "read", err);
 }
 
 static int upsert_sweep(struct history_db *db, const struct history_sweep *s, const char *fp,
 			struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db,
@@ -74,36 +89,36 @@ static int upsert_sweep(struct history_db *db, const struct history_sweep *s, co
 	bind_text(st, 1, s->id);
 	bind_text(st, 2, s->label);
 	bind_text(st, 3, s->host);
-	sqlite3_bind_int64(st, 4, s->started);
+	history_bind_int64(st, 4, s->started);
 	if (s->finished)
-		sqlite3_bind_int64(st, 5, s->finished);
+		history_bind_int64(st, 5, s->finished);
 	bind_text(st, 6, s->state);
 	bind_text(st, 7, s->options);
 	bind_text(st, 8, s->tool_version);
 	bind_text(st, 9, s->folder);
 	bind_text(st, 10, s->baseline);
 	bind_text(st, 11, fp);
-	sqlite3_bind_int64(st, 12, s->started_us ? s->started_us : s->started * 1000000);
-	rc = sqlite3_step(st);
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "write sweep", err);
+	history_bind_int64(st, 12, s->started_us ? s->started_us : s->started * 1000000);
+	rc = history_step(st);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "write sweep", err);
 }
 
 static int insert_planned(struct history_db *db, const char *id,
 			  const struct history_planned *p, size_t n, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 
-	if (history_sql_prepare(db, "INSERT OR REPLACE INTO planned VALUES(?1, ?2, ?3, ?4)", &st, err) < 0)
+	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_PLANNED_PUT), &st, err) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		int rc;
 
-		sqlite3_reset(st);
+		history_reset(st);
 		bind_text(st, 1, id);
-		sqlite3_bind_int64(st, 2, (long long)i);
+		history_bind_int64(st, 2, (long long)i);
 		bind_text(st, 3, p[i].case_name);
 		bind_text(st, 4, p[i].image);
-		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write plan", err);
 	}
 	return 0;
@@ -117,21 +132,12 @@ static void gpus_text(const struct case_result *r, struct strbuf *out)
 static int insert_results(struct history_db *db, const struct history_sweep *s,
 			  const struct sweep_results *rs, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL, *samples = NULL;
+	cleanup_stmt struct history_stmt *st = NULL, *samples = NULL, *medians = NULL;
 	const char *id = s->id;
 
-	if (history_sql_prepare(db,
-		    "INSERT OR REPLACE INTO results(sweep, case_name, image_ref, attempt, image_id,"
-		    " archive, digest, gpus, state, outcome, fault_class, kernel, d2h_checked,"
-		    " d2h_mismatched, duration, run_dir, classifier_version, message, finished,"
-		    " run_options_fp, host, gpu_uids, kind, sig_id, sig_family, sig_evidence,"
-		    " sig_stop_reason, sig_partial, known_id, known_link, known_owner, gfx,"
-		    " device_id, perf_warmup, perf_note, driver, line_host, finding_md, image_pin)"
-		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		    " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,"
-		    " ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)",
-		    &st, err) < 0 ||
-	    history_perf_prepare(db, &samples, err) < 0)
+	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_RESULT_PUT), &st, err) < 0 ||
+	    history_perf_prepare(db, &samples, err) < 0 ||
+	    history_changes_median_prepare(db, &medians, err) < 0)
 		return -1;
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct case_result *r = &rs->v[i];
@@ -139,11 +145,11 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		int rc;
 
 		gpus_text(r, &gpus);
-		sqlite3_reset(st);
+		history_reset(st);
 		bind_text(st, 1, id);
 		bind_text(st, 2, r->case_name);
 		bind_text(st, 3, r->image);
-		sqlite3_bind_int(st, 4, r->attempt);
+		history_bind_int(st, 4, r->attempt);
 		bind_text(st, 5, r->image_id);
 		bind_text(st, 6, r->archive);
 		bind_text(st, 7, r->digest);
@@ -152,13 +158,13 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 10, case_result_outcome_name(r));
 		bind_text(st, 11, case_result_class_name(r));
 		bind_text(st, 12, r->kernel);
-		sqlite3_bind_int64(st, 13, r->d2h_checked);
-		sqlite3_bind_int64(st, 14, r->d2h_mismatched);
-		sqlite3_bind_double(st, 15, r->duration_s);
+		history_bind_int64(st, 13, r->d2h_checked);
+		history_bind_int64(st, 14, r->d2h_mismatched);
+		history_bind_double(st, 15, r->duration_s);
 		bind_text(st, 16, r->run_dir);
-		sqlite3_bind_int(st, 17, r->classifier_version);
+		history_bind_int(st, 17, r->classifier_version);
 		bind_text(st, 18, r->message);
-		sqlite3_bind_int64(st, 19, r->finished);
+		history_bind_int64(st, 19, r->finished);
 		bind_text(st, 20, s->run_options_fp);
 		bind_text(st, 21, r->host ? r->host : s->host);
 		bind_text(st, 22, r->gpu_uids);
@@ -168,33 +174,34 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 			bind_text(st, 25, r->signature.kernel_family);
 			bind_text(st, 26, r->signature.evidence);
 			bind_text(st, 27, r->signature.stop_reason);
-			sqlite3_bind_int(st, 28, r->signature.partial);
+			history_bind_int(st, 28, r->signature.partial);
 		} else {
 			for (int c = 24; c <= 28; c++)
-				sqlite3_bind_null(st, c);
+				history_bind_null(st, c);
 		}
 		bind_text(st, 29, r->known_id);
 		bind_text(st, 30, r->known_link);
 		bind_text(st, 31, r->known_owner);
 		bind_text(st, 32, r->gfx);
 		if (r->device_id > 0)
-			sqlite3_bind_int64(st, 33, r->device_id);
+			history_bind_int64(st, 33, r->device_id);
 		else
-			sqlite3_bind_null(st, 33);
+			history_bind_null(st, 33);
 		if (r->perf) {
-			sqlite3_bind_int(st, 34, r->perf->warmup);
+			history_bind_int(st, 34, r->perf->warmup);
 			bind_text(st, 35, r->perf->note);
 		} else {
-			sqlite3_bind_null(st, 34);
-			sqlite3_bind_null(st, 35);
+			history_bind_null(st, 34);
+			history_bind_null(st, 35);
 		}
 		bind_text(st, 36, r->driver);
 		bind_text(st, 37, r->host);
 		bind_text(st, 38, r->finding_md);
 		bind_text(st, 39, r->image_pin);
-		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write result", err);
-		if (history_perf_insert(db, samples, id, r, err) < 0)
+		if (history_perf_insert(db, samples, id, r, err) < 0 ||
+		    history_changes_median_insert(db, medians, s, r, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -204,14 +211,14 @@ static int delete_rows(struct history_db *db, const char *table, const char *id,
 		       struct error *err)
 {
 	cleanup_free char *sql = xasprintf("DELETE FROM %s WHERE sweep = ?1", table);
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db, sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, id);
-	rc = sqlite3_step(st);
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "delete", err);
+	rc = history_step(st);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "delete", err);
 }
 
 struct insert_ctx {
@@ -256,9 +263,9 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 	snprintf(fp, sizeof(fp), "%zu:%016llx:%zu", sum.n, sum.sum, n_planned);
 	/* One writer: the immediate transaction takes the write lock now (or
 	 * waits the busy timeout), so two sweeps never interleave rows. */
-	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
+	if (history_sql_begin(db, err) < 0)
 		return -1;
-	if (stored_fingerprint(db, s->id, &stored, err) < 0)
+	if (stored_fingerprint(db, s, &stored, err) < 0)
 		goto fail;
 	*rebuilt = !stored || strcmp(stored, fp);
 	if (upsert_sweep(db, s, fp, err) < 0)
@@ -266,11 +273,15 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 	if (*rebuilt && (delete_rows(db, "planned", s->id, err) < 0 ||
 			 delete_rows(db, "results", s->id, err) < 0 ||
 			 delete_rows(db, "perf_samples", s->id, err) < 0 ||
+			 delete_rows(db, "perf_medians", s->id, err) < 0 ||
 			 insert_planned(db, s->id, planned, n_planned, err) < 0 ||
-			 each(src, insert_chunk, &ins, err) < 0))
+			 each(src, insert_chunk, &ins, err) < 0 ||
+			 /* The series' change points, here: the site has no
+			  * time left for them (docs/perf.md "Change points"). */
+			 history_changes_update(db, s->label, s->id, err) < 0))
 		goto fail;
 	return history_sql_exec(db, "COMMIT", err);
 fail:
-	sqlite3_exec(history_db_handle(db), "ROLLBACK", NULL, NULL, NULL);
+	history_sql_rollback(db);
 	return -1;
 }

@@ -16,14 +16,14 @@
 static const char failures_sql[] =
 	"SELECT r.sweep, r.case_name, r.image_ref, r.outcome, r.fault_class, r.sig_family,"
 	" r.sig_evidence, r.sig_stop_reason, r.sig_partial, r.gpu_uids, r.host, s.started,"
-	" r.rowid, r.known_id, r.known_link, r.known_owner"
+	" r.attempt, r.known_id, r.known_link, r.known_owner"
 	" FROM results r JOIN " HISTORY_LAST_SWEEPS " s ON s.id = r.sweep"
 	" WHERE r.sig_id IS NOT NULL";
 
 /* The rule that matches a row of failures_sql at now: the subject is the
  * row's signature and where it ran, as the import's is its results
  * line's. */
-static const struct known_rule *row_rule(sqlite3_stmt *st, const struct known_issues *k,
+static const struct known_rule *row_rule(struct history_stmt *st, const struct known_issues *k,
 					 long long now)
 {
 	struct signature sig;
@@ -33,7 +33,7 @@ static const struct known_rule *row_rule(sqlite3_stmt *st, const struct known_is
 
 	signature_init(&sig);
 	signature_from_parts(&sig, col(st, 3), col(st, 4), col(st, 5), col(st, 6), col(st, 7),
-			     sqlite3_column_int(st, 8) != 0);
+			     history_col_int(st, 8) != 0);
 	rule = known_issues_match(k, &s, now);
 	signature_release(&sig);
 	return rule;
@@ -65,21 +65,21 @@ static size_t distinct(struct strvec *v)
 
 /* Each failure of the window with the first rule that matches it at now
  * (NULL: none), as the import's marking does, to fn. */
-typedef void (*failure_fn)(void *ctx, sqlite3_stmt *st, const struct known_rule *rule);
+typedef void (*failure_fn)(void *ctx, struct history_stmt *st, const struct known_rule *rule);
 
 static int each_failure(struct history_db *db, const struct known_issues *k, const char *label,
 			int last, long long now, failure_fn fn, void *ctx, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db, failures_sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, label);
-	sqlite3_bind_int(st, 2, last);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	history_bind_int(st, 2, last);
+	while ((rc = history_step(st)) == HISTORY_ROW)
 		fn(ctx, st, row_rule(st, k, now));
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "read", err);
 }
 
 struct tally_ctx {
@@ -88,11 +88,11 @@ struct tally_ctx {
 };
 
 /* A failure counted for the rule that matches it. */
-static void tally_one(void *ctx, sqlite3_stmt *st, const struct known_rule *rule)
+static void tally_one(void *ctx, struct history_stmt *st, const struct known_rule *rule)
 {
 	struct tally_ctx *c = ctx;
 	struct rule_tally *r;
-	long long started = sqlite3_column_int64(st, 11);
+	long long started = history_col_int64(st, 11);
 
 	if (!rule)
 		return;
@@ -194,9 +194,16 @@ static bool same_text(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* The rows whose mark the rules now change: rowid and rule (NULL: none). */
+/* A result row by its key (the same in both stores, where a rowid is
+ * SQLite's alone). */
+struct remark_row {
+	char *sweep, *case_name, *image;
+	int attempt;
+};
+
+/* The rows whose mark the rules now change: key and rule (NULL: none). */
 struct remark_list {
-	long long *rowid;
+	struct remark_row *row;
 	const struct known_rule **rule;
 	size_t n, alloc;
 };
@@ -207,7 +214,7 @@ struct remark_ctx {
 };
 
 /* A failure whose mark the rule changes, listed. */
-static void remark_one(void *ctx, sqlite3_stmt *st, const struct known_rule *rule)
+static void remark_one(void *ctx, struct history_stmt *st, const struct known_rule *rule)
 {
 	struct remark_ctx *c = ctx;
 	struct remark_list *l = c->l;
@@ -223,41 +230,46 @@ static void remark_one(void *ctx, sqlite3_stmt *st, const struct known_rule *rul
 	c->out->other += rule && was;
 	if (l->n == l->alloc) {
 		l->alloc = l->alloc ? 2 * l->alloc : 64;
-		l->rowid = xrealloc(l->rowid, l->alloc * sizeof(*l->rowid));
+		l->row = xrealloc(l->row, l->alloc * sizeof(*l->row));
 		l->rule = xrealloc(l->rule, l->alloc * sizeof(*l->rule));
 	}
-	l->rowid[l->n] = sqlite3_column_int64(st, 12);
+	l->row[l->n] = (struct remark_row){ xstrdup(col(st, 0)), xstrdup(col(st, 1)),
+					   xstrdup(col(st, 2)), history_col_int(st, 12) };
 	l->rule[l->n++] = rule;
 }
 
 /* The new marks, in one transaction. */
 static int remark_write(struct history_db *db, const struct remark_list *l, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *up = NULL;
-	int rc = SQLITE_DONE;
+	cleanup_stmt struct history_stmt *up = NULL;
+	int rc = HISTORY_DONE;
 
-	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
+	if (history_sql_begin(db, err) < 0)
 		return -1;
 	if (history_sql_prepare(db, "UPDATE results SET known_id = ?1, known_link = ?2,"
-				    " known_owner = ?3 WHERE rowid = ?4", &up, err) < 0)
+				    " known_owner = ?3 WHERE sweep = ?4 AND case_name = ?5"
+				    " AND image_ref = ?6 AND attempt = ?7", &up, err) < 0)
 		goto fail;
-	for (size_t i = 0; i < l->n && rc == SQLITE_DONE; i++) {
+	for (size_t i = 0; i < l->n && rc == HISTORY_DONE; i++) {
 		const struct known_rule *r = l->rule[i];
 
-		sqlite3_reset(up);
+		history_reset(up);
 		bind_text(up, 1, r ? r->id : NULL);
 		bind_text(up, 2, r ? r->link : NULL);
 		bind_text(up, 3, r ? r->owner : NULL);
-		sqlite3_bind_int64(up, 4, l->rowid[i]);
-		rc = sqlite3_step(up);
+		bind_text(up, 4, l->row[i].sweep);
+		bind_text(up, 5, l->row[i].case_name);
+		bind_text(up, 6, l->row[i].image);
+		history_bind_int(up, 7, l->row[i].attempt);
+		rc = history_step(up);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != HISTORY_DONE) {
 		history_sql_error(db, rc, "re-mark", err);
 		goto fail;
 	}
 	return history_sql_exec(db, "COMMIT", err);
 fail:
-	sqlite3_exec(history_db_handle(db), "ROLLBACK", NULL, NULL, NULL);
+	history_sql_rollback(db);
 	return -1;
 }
 
@@ -272,7 +284,12 @@ int history_remark(struct history_db *db, const struct known_issues *k, const ch
 	rc = each_failure(db, k, label, last, now, remark_one, &(struct remark_ctx){ &l, out }, err);
 	if (rc == 0 && l.n && !dry_run)
 		rc = remark_write(db, &l, err);
-	free(l.rowid);
+	for (size_t i = 0; i < l.n; i++) {
+		free(l.row[i].sweep);
+		free(l.row[i].case_name);
+		free(l.row[i].image);
+	}
+	free(l.row);
 	free(l.rule);
 	return rc;
 }

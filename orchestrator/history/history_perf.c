@@ -11,51 +11,48 @@
 #include "common/json.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_dialect.h"
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/perf/perf_stats.h"
 
-int history_perf_prepare(struct history_db *db, sqlite3_stmt **st, struct error *err)
+int history_perf_prepare(struct history_db *db, struct history_stmt **st, struct error *err)
 {
-	return history_sql_prepare(db,
-				   "INSERT OR REPLACE INTO perf_samples(sweep, case_name, image_ref,"
-				   " attempt, idx, kernel_ms, graph_ms, total_ms, wall_ms)"
-				   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-				   st, err);
+	return history_sql_prepare(db, history_dialect_sql(db, HSQL_SAMPLE_PUT), st, err);
 }
 
-static void bind_ms(sqlite3_stmt *st, int i, double v)
+static void bind_ms(struct history_stmt *st, int i, double v)
 {
 	if (v >= 0 && isfinite(v))
-		sqlite3_bind_double(st, i, v);
+		history_bind_double(st, i, v);
 	else
-		sqlite3_bind_null(st, i);
+		history_bind_null(st, i);
 }
 
-int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *sweep_id,
+int history_perf_insert(struct history_db *db, struct history_stmt *st, const char *sweep_id,
 			const struct case_result *r, struct error *err)
 {
 	for (size_t i = 0; r->perf && i < r->perf->n; i++) {
 		const struct perf_sample *x = &r->perf->v[i];
 		int rc;
 
-		sqlite3_reset(st);
+		history_reset(st);
 		bind_text(st, 1, sweep_id);
 		bind_text(st, 2, r->case_name);
 		bind_text(st, 3, r->image);
-		sqlite3_bind_int(st, 4, r->attempt);
-		sqlite3_bind_int64(st, 5, (long long)i);
+		history_bind_int(st, 4, r->attempt);
+		history_bind_int64(st, 5, (long long)i);
 		bind_ms(st, 6, x->kernel_ms);
 		bind_ms(st, 7, x->graph_ms);
 		bind_ms(st, 8, x->total_ms);
 		bind_ms(st, 9, x->wall_ms);
-		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write perf sample", err);
 	}
 	return 0;
 }
 
 /* ?1 label, ?2 before (NULL: no bound), ?3 last, ?4 case, ?5 only this
- * sweep (NULL: the last ones). The sweeps first, then each (sweep, case,
+ * sweep (NULL: the last ones), ?6 since and ?7 until (NULL: no bound). The sweeps first, then each (sweep, case,
  * image)'s last attempt with samples, then its samples and its result's
  * identity. The label and the case are in the text only when given, so
  * the primary key's (sweep, case_name) prefix finds one case's samples
@@ -65,13 +62,17 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
 	"  AND (?5 IS NULL OR id = ?5)"                                                    \
 	"  AND (?2 IS NULL OR (state = 'finished' AND id != ?2 AND started_us <="         \
 	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?2), 1e18)))"               \
+	"  AND (?6 IS NULL OR started_us >="                                               \
+	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?6), 0))"                   \
+	"  AND (?7 IS NULL OR started_us <="                                               \
+	"   COALESCE((SELECT started_us FROM sweeps WHERE id = ?7), 1e18))"                \
 	"  ORDER BY started_us DESC, id DESC LIMIT ?3),"                                   \
 	" fin AS (SELECT sweep, case_name, image_ref, MAX(attempt) AS attempt"             \
 	"  FROM perf_samples WHERE sweep IN (SELECT id FROM s) " case_name                 \
 	"  GROUP BY sweep, case_name, image_ref)"                                          \
 	" SELECT p.sweep, s.started, p.case_name, p.image_ref, p.attempt, r.image_id,"     \
 	"  r.digest, r.gfx, r.device_id, r.driver, p.kernel_ms, p.graph_ms, p.total_ms,"   \
-	"  p.wall_ms"                                                                       \
+	"  p.wall_ms, s.started_us"                                                         \
 	" FROM fin JOIN perf_samples p ON p.sweep = fin.sweep"                             \
 	"  AND p.case_name = fin.case_name AND p.image_ref = fin.image_ref"                 \
 	"  AND p.attempt = fin.attempt"                                                     \
@@ -85,19 +86,19 @@ int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *swe
 
 /* [label given][case given][newest first] */
 static const char *const perf_sql[2][2][2] = {
-	{ PERF_SQL_ORDERS("1", ""), PERF_SQL_ORDERS("1", "AND case_name = ?4") },
+	{ PERF_SQL_ORDERS("1 = 1", ""), PERF_SQL_ORDERS("1 = 1", "AND case_name = ?4") },
 	{ PERF_SQL_ORDERS("label = ?1", ""), PERF_SQL_ORDERS("label = ?1", "AND case_name = ?4") },
 };
 
-static double ms_col(sqlite3_stmt *st, int i)
+static double ms_col(struct history_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i);
+	return history_col_null(st, i) ? -1 : history_col_double(st, i);
 }
 
 int history_perf_samples(struct history_db *db, const struct history_perf_query *q,
 			 history_perf_fn fn, void *ctx, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db, perf_sql[!!q->label][!!q->case_name][q->newest_first], &st,
@@ -105,26 +106,28 @@ int history_perf_samples(struct history_db *db, const struct history_perf_query 
 		return -1;
 	bind_text(st, 1, q->label);
 	bind_text(st, 2, q->before);
-	sqlite3_bind_int(st, 3, q->last > 0 ? q->last : 1);
+	history_bind_int(st, 3, q->last > 0 ? q->last : 1);
 	bind_text(st, 4, q->case_name);
 	bind_text(st, 5, q->sweep);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	bind_text(st, 6, q->since);
+	bind_text(st, 7, q->until);
+	while ((rc = history_step(st)) == HISTORY_ROW) {
 		struct history_perf_row row = {
-			.sweep_id = col(st, 0), .started = sqlite3_column_int64(st, 1),
+			.sweep_id = col(st, 0), .started = history_col_int64(st, 1),
 			.case_name = col(st, 2), .image = col(st, 3),
-			.attempt = sqlite3_column_int(st, 4), .image_id = col(st, 5),
+			.attempt = history_col_int(st, 4), .image_id = col(st, 5),
 			.digest = col(st, 6), .gfx = col(st, 7),
-			.device_id = sqlite3_column_type(st, 8) == SQLITE_NULL
-					     ? -1 : (long)sqlite3_column_int64(st, 8),
+			.device_id = history_col_null(st, 8)
+					     ? -1 : (long)history_col_int64(st, 8),
 			.driver = col(st, 9), .kernel_ms = ms_col(st, 10),
 			.graph_ms = ms_col(st, 11), .total_ms = ms_col(st, 12),
-			.wall_ms = ms_col(st, 13),
+			.wall_ms = ms_col(st, 13), .started_us = history_col_int64(st, 14),
 		};
 
 		if (fn(ctx, &row) < 0)
 			return -1;
 	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read perf samples", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "read perf samples", err);
 }
 
 /* ?1 the sweep. perf_warmup is set exactly when a result has --perf's
@@ -143,28 +146,28 @@ static const char sides_sql[] =
 int history_perf_sides(struct history_db *db, const char *sweep_id, history_perf_fn fn,
 		       void *ctx, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db, sides_sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, sweep_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = history_step(st)) == HISTORY_ROW) {
 		struct history_perf_row row = {
 			.sweep_id = sweep_id, .case_name = col(st, 0), .image = col(st, 1),
-			.attempt = sqlite3_column_int(st, 2), .image_id = col(st, 3),
+			.attempt = history_col_int(st, 2), .image_id = col(st, 3),
 			.digest = col(st, 4), .gfx = col(st, 5),
-			.device_id = sqlite3_column_type(st, 6) == SQLITE_NULL
-					     ? -1 : (long)sqlite3_column_int64(st, 6),
+			.device_id = history_col_null(st, 6)
+					     ? -1 : (long)history_col_int64(st, 6),
 			.driver = col(st, 7), .note = col(st, 8),
-			.sample = sqlite3_column_type(st, 9) != SQLITE_NULL,
+			.sample = !history_col_null(st, 9),
 			.kernel_ms = ms_col(st, 10), .graph_ms = -1, .total_ms = -1, .wall_ms = -1,
 		};
 
 		if (fn(ctx, &row) < 0)
 			return -1;
 	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read perf samples", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "read perf samples", err);
 }
 
 /* One line of the series: a sweep, image and GPU product's kernel times. */

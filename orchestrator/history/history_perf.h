@@ -5,28 +5,30 @@
 #define HRR_HISTORY_HISTORY_PERF_H
 
 #include <stdbool.h>
-#include <sqlite3.h>
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "orchestrator/history/history_query.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/sweep/case_result.h"
 
 /* The import's statement for samples (history_import.c), and one result's
  * samples through it; a result without samples inserts nothing. */
-int history_perf_prepare(struct history_db *db, sqlite3_stmt **st, struct error *err)
+int history_perf_prepare(struct history_db *db, struct history_stmt **st, struct error *err)
 	__attribute__((warn_unused_result));
-int history_perf_insert(struct history_db *db, sqlite3_stmt *st, const char *sweep_id,
+int history_perf_insert(struct history_db *db, struct history_stmt *st, const char *sweep_id,
 			const struct case_result *r, struct error *err)
 	__attribute__((warn_unused_result));
 
 /* Which sweeps' samples: those of label (NULL: any), only `sweep` when set,
  * else the `last` most recent ones; with `before`, only finished sweeps
  * started before that one (it excluded), as history_db_previous counts.
- * case_name (NULL: every case). Each (sweep, case, image)'s last attempt
- * with samples. */
+ * case_name (NULL: every case). since: only sweeps started at or after
+ * that one (it included): a series restarted at a night, such as a change
+ * point's; until: only sweeps started at or before that one (it
+ * included). Each (sweep, case, image)'s last attempt with samples. */
 struct history_perf_query {
-	const char *label, *sweep, *before, *case_name;
+	const char *label, *sweep, *before, *case_name, *since, *until;
 	int last;
 	bool newest_first; /* the sweeps newest first (else oldest first) */
 };
@@ -34,6 +36,7 @@ struct history_perf_query {
 struct history_perf_row {
 	const char *sweep_id, *case_name, *image, *image_id, *digest, *gfx, *driver;
 	long long started;
+	long long started_us; /* history_perf_samples only; 0 elsewhere */
 	long device_id;  /* -1 unknown */
 	int attempt;
 	double kernel_ms, graph_ms, total_ms, wall_ms; /* < 0: not printed */

@@ -1,47 +1,60 @@
 /* Queries other rooms run on an open history (the site's pages): prepare a
- * statement, bind text, read a column, and an SQLite failure as an error
- * naming the database. What the history's own files share besides is
- * history_sql.h's. */
+ * statement, bind values, step through its rows, read a column, and a
+ * failure as an error naming the database. The same calls serve both
+ * stores (SQLite, PostgreSQL: history_stmt.c); SQL whose text differs
+ * between them is history_dialect.h's. What the history's own files share
+ * besides is history_sql.h's. */
 #ifndef HRR_HISTORY_HISTORY_QUERY_H
 #define HRR_HISTORY_HISTORY_QUERY_H
 
-#include <sqlite3.h>
+#include <stdbool.h>
 
 #include "common/error.h"
 
 struct history_db; /* history_db.h opens one */
+struct history_stmt;
 
-sqlite3 *history_db_handle(struct history_db *db);
-/* An SQLite failure as an error naming the database file: busy/locked ->
- * ERR_BUSY, corrupt/not a database -> ERR_DATA. Returns -1. */
+/* What history_step returns besides an error code (SQLite's values, so an
+ * SQLite code passes through unchanged). */
+enum { HISTORY_ROW = 100, HISTORY_DONE = 101 };
+
+/* A failure as an error naming the database: busy/locked -> ERR_BUSY,
+ * corrupt/not a database -> ERR_DATA, the server gone -> ERR_CONNECT.
+ * Returns -1. */
 int history_sql_error(struct history_db *db, int rc, const char *what, struct error *err);
 
-static inline int history_sql_prepare(struct history_db *db, const char *sql, sqlite3_stmt **st,
-				      struct error *err)
-{
-	int rc = sqlite3_prepare_v2(history_db_handle(db), sql, -1, st, NULL);
-
-	return rc == SQLITE_OK ? 0 : history_sql_error(db, rc, "prepare", err);
-}
-
-static inline void cleanup_stmt_fn(sqlite3_stmt **st)
-{
-	sqlite3_finalize(*st);
-}
-#define cleanup_stmt __attribute__((cleanup(cleanup_stmt_fn)))
+/* sql numbers its parameters ?1, ?2, ... (a bare ? is the next one). */
+int history_sql_prepare(struct history_db *db, const char *sql, struct history_stmt **st,
+			struct error *err) __attribute__((warn_unused_result));
+void history_finalize(struct history_stmt *st);
+/* Back to before its first step; the bound values stay. */
+void history_reset(struct history_stmt *st);
+int history_step(struct history_stmt *st);
 
 /* s, or NULL as SQL NULL. */
-static inline void history_bind_text(sqlite3_stmt *st, int i, const char *s)
+void history_bind_text(struct history_stmt *st, int i, const char *s);
+void history_bind_int64(struct history_stmt *st, int i, long long v);
+void history_bind_double(struct history_stmt *st, int i, double v);
+void history_bind_null(struct history_stmt *st, int i);
+static inline void history_bind_int(struct history_stmt *st, int i, int v)
 {
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
+	history_bind_int64(st, i, v);
 }
 
-static inline const char *history_col(sqlite3_stmt *st, int i)
+const char *history_col(struct history_stmt *st, int i);
+long long history_col_int64(struct history_stmt *st, int i);
+double history_col_double(struct history_stmt *st, int i);
+bool history_col_null(struct history_stmt *st, int i);
+int history_col_bytes(struct history_stmt *st, int i);
+static inline int history_col_int(struct history_stmt *st, int i)
 {
-	return (const char *)sqlite3_column_text(st, i);
+	return (int)history_col_int64(st, i);
 }
+
+static inline void cleanup_stmt_fn(struct history_stmt **st)
+{
+	history_finalize(*st);
+}
+#define cleanup_stmt __attribute__((cleanup(cleanup_stmt_fn)))
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "orchestrator/history/history_dialect.h"
 #include "orchestrator/history/history_sql.h"
 
 void history_known_release(struct history_known *k)
@@ -19,7 +20,7 @@ void history_known_release(struct history_known *k)
 	memset(k, 0, sizeof(*k));
 }
 
-static char *dup_col(sqlite3_stmt *st, int i)
+static char *dup_col(struct history_stmt *st, int i)
 {
 	return col(st, i) ? xstrdup(col(st, i)) : NULL;
 }
@@ -27,7 +28,7 @@ static char *dup_col(sqlite3_stmt *st, int i)
 int history_db_find_result(struct history_db *db, const char *digest, const char *image_id,
 			   const char *run_options_fp, struct history_known *k, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	memset(k, 0, sizeof(*k));
@@ -46,10 +47,10 @@ int history_db_find_result(struct history_db *db, const char *digest, const char
 	bind_text(st, 1, digest);
 	bind_text(st, 2, image_id);
 	bind_text(st, 3, run_options_fp);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
+	rc = history_step(st);
+	if (rc == HISTORY_DONE)
 		return 0;
-	if (rc != SQLITE_ROW)
+	if (rc != HISTORY_ROW)
 		return history_sql_error(db, rc, "read", err);
 	k->found = true;
 	k->outcome = dup_col(st, 0);
@@ -59,7 +60,7 @@ int history_db_find_result(struct history_db *db, const char *digest, const char
 	k->sweep = dup_col(st, 4);
 	k->folder = dup_col(st, 5);
 	k->run_dir = dup_col(st, 6);
-	k->attempts = sqlite3_column_int(st, 7);
+	k->attempts = history_col_int(st, 7);
 	k->case_name = dup_col(st, 8);
 	return 0;
 }
@@ -67,14 +68,10 @@ int history_db_find_result(struct history_db *db, const char *digest, const char
 int history_db_record_bisect(struct history_db *db, const struct history_bisect *b,
 			     struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
-	if (history_sql_prepare(db,
-		    "INSERT OR REPLACE INTO bisects(id, good, bad, last_good, first_bad, verdict,"
-		    " answer, folder, run_options_fp, finished)"
-		    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-		    &st, err) < 0)
+	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_BISECT_PUT), &st, err) < 0)
 		return -1;
 	bind_text(st, 1, b->id);
 	bind_text(st, 2, b->good);
@@ -85,7 +82,7 @@ int history_db_record_bisect(struct history_db *db, const struct history_bisect 
 	bind_text(st, 7, b->answer);
 	bind_text(st, 8, b->folder);
 	bind_text(st, 9, b->run_options_fp);
-	sqlite3_bind_int64(st, 10, b->finished);
-	rc = sqlite3_step(st);
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "write bisection", err);
+	history_bind_int64(st, 10, b->finished);
+	rc = history_step(st);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "write bisection", err);
 }

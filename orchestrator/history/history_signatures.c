@@ -10,17 +10,10 @@
 #include "common/xalloc.h"
 #include "orchestrator/finding/signature.h"
 #include "orchestrator/finding/signature_json.h"
+#include "orchestrator/history/history_dialect.h"
 #include "orchestrator/history/history_sql.h"
 
 #define LAST_SWEEPS HISTORY_LAST_SWEEPS
-
-static const char untriaged_sql[] =
-	"SELECT r.sig_id, r.outcome, r.fault_class, r.sig_family, r.sig_evidence,"
-	" r.sig_stop_reason, MAX(r.sig_partial), COUNT(DISTINCT r.case_name || char(31) ||"
-	" r.image_ref), COUNT(DISTINCT r.sweep), MIN(s.started), MAX(s.started)"
-	" FROM results r JOIN " LAST_SWEEPS " s ON s.id = r.sweep"
-	" WHERE r.sig_id IS NOT NULL AND r.known_id IS NULL"
-	" GROUP BY r.sig_id ORDER BY 8 DESC, 9 DESC, r.sig_id";
 
 /* Each case's signatures in sweep order, with the classifier that gave them. */
 static const char changes_sql[] =
@@ -32,31 +25,31 @@ static const char changes_sql[] =
 static int untriaged(struct history_db *db, const char *label, int last, cJSON *json,
 		     struct strbuf *md, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	cleanup_strbuf struct strbuf rules = STRBUF_INIT;
 	size_t n = 0;
 	int rc;
 
-	if (history_sql_prepare(db, untriaged_sql, &st, err) < 0)
+	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_UNTRIAGED), &st, err) < 0)
 		return -1;
 	bind_text(st, 1, label);
-	sqlite3_bind_int(st, 2, last);
+	history_bind_int(st, 2, last);
 	strbuf_addstr(md, "\n## Untriaged signatures\n\n| signature | outcome | fault class | "
 			  "kernel family | evidence | cases | sweeps | first seen | last seen |\n"
 			  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = history_step(st)) == HISTORY_ROW) {
 		struct signature sig;
-		long long cases = sqlite3_column_int64(st, 7), sweeps = sqlite3_column_int64(st, 8);
+		long long cases = history_col_int64(st, 7), sweeps = history_col_int64(st, 8);
 		char first[16], lastseen[16];
 		cJSON *o;
 
 		signature_init(&sig);
 		signature_from_parts(&sig, col(st, 1), col(st, 2), col(st, 3), col(st, 4), col(st, 5),
-				     sqlite3_column_int(st, 6) != 0);
+				     history_col_int(st, 6) != 0);
 		if (!signature_set(&sig))
 			continue;
-		history_day(first, sizeof(first), sqlite3_column_int64(st, 9));
-		history_day(lastseen, sizeof(lastseen), sqlite3_column_int64(st, 10));
+		history_day(first, sizeof(first), history_col_int64(st, 9));
+		history_day(lastseen, sizeof(lastseen), history_col_int64(st, 10));
 		strbuf_addf(md, "| `%s`%s | %s | ", sig.id, sig.partial ? " (partial)" : "", sig.outcome);
 		text_markdown_cell(md, sig.fault_class);
 		strbuf_addstr(md, " | ");
@@ -84,7 +77,7 @@ static int untriaged(struct history_db *db, const char *label, int last, cJSON *
 		signature_release(&sig);
 		n++;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != HISTORY_DONE)
 		return history_sql_error(db, rc, "read", err);
 	if (!n)
 		strbuf_addstr(md, "\nNone: every failure matched a known issue.\n");
@@ -98,7 +91,7 @@ static int untriaged(struct history_db *db, const char *label, int last, cJSON *
 static int changes(struct history_db *db, const char *label, int last, cJSON *json,
 		   struct strbuf *md, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	cleanup_strbuf struct strbuf seen = STRBUF_INIT, key = STRBUF_INIT;
 	cleanup_free char *prev_case = NULL, *prev_sig = NULL;
 	int prev_cv = -1, rc;
@@ -107,12 +100,12 @@ static int changes(struct history_db *db, const char *label, int last, cJSON *js
 	if (history_sql_prepare(db, changes_sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, label);
-	sqlite3_bind_int(st, 2, last);
+	history_bind_int(st, 2, last);
 	strbuf_addch(&seen, '\n');
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = history_step(st)) == HISTORY_ROW) {
 		cleanup_free char *cas = xasprintf("%s\x1f%s", col(st, 0), col(st, 1));
 		const char *sig = col(st, 2);
-		int cv = sqlite3_column_int(st, 3);
+		int cv = history_col_int(st, 3);
 
 		if (prev_case && !strcmp(prev_case, cas) && strcmp(prev_sig, sig) && prev_cv != cv) {
 			strbuf_reset(&key);
@@ -140,7 +133,7 @@ static int changes(struct history_db *db, const char *label, int last, cJSON *js
 		prev_sig = xstrdup(sig);
 		prev_cv = cv;
 	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "read", err);
 }
 
 int history_signatures_report(struct history_db *db, const char *label, int last, bool json,

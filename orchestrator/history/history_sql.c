@@ -2,10 +2,14 @@
  * (history_sql.h): opening and migrating it is history_db.c's. */
 #include "orchestrator/history/history_sql.h"
 
+#include "orchestrator/history/history_pg.h"
+
 int history_sql_error(struct history_db *db, int rc, const char *what, struct error *err)
 {
 	int base = rc & 0xff;
 
+	if (db->dialect == HISTORY_PG)
+		return history_pg_error(db, what, err);
 	if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
 		return error_set(err, ERR_BUSY, 0,
 				 "history database %s is locked by another writer (waited %d ms)",
@@ -21,12 +25,24 @@ int history_sql_error(struct history_db *db, int rc, const char *what, struct er
 
 int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 {
-	int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+	int rc;
 
+	if (db->dialect == HISTORY_PG)
+		return history_pg_exec(db, sql, err);
+	rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : history_sql_error(db, rc, "exec", err);
 }
 
-sqlite3 *history_db_handle(struct history_db *db)
+int history_sql_begin(struct history_db *db, struct error *err)
 {
-	return db->h;
+	return history_sql_exec(db, db->dialect == HISTORY_PG ? "BEGIN" : "BEGIN IMMEDIATE", err);
+}
+
+void history_sql_rollback(struct history_db *db)
+{
+	/* A failed ROLLBACK on a server: the server ended the transaction. */
+	if (db->dialect != HISTORY_PG)
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	else if (history_pg_exec(db, "ROLLBACK", ERROR_DISCARD) < 0)
+		return;
 }

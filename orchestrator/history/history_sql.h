@@ -10,27 +10,30 @@
 #include <sqlite3.h>
 
 #include "common/error.h"
+#include "orchestrator/history/history_handle.h"
 #include "orchestrator/history/history_query.h"
 
-/* The open database (history_db.c opens, migrates and closes it; the
- * helpers below are history_sql.c's). */
-struct history_db {
-	sqlite3 *h;
-	char *path;
-	bool network;
-	int busy_ms;
-};
-
-/* history_migrations[v] takes schema v to v + 1. */
+/* history_migrations[v] takes schema v to v + 1 on SQLite,
+ * history_migrations_pg[v] on PostgreSQL (history_migrate_pg.c). */
 extern const char *const history_migrations[];
+extern const char *const history_migrations_pg[];
 
 /* history_db_trend's queries: the sweeps, then each one's results
  * (`make bench-history` shows their plans). */
 extern const char history_trend_sweeps_sql[];
 extern const char history_trend_results_sql[];
 
+/* A schema newer than this tool's (v > HISTORY_SCHEMA_VERSION) as a
+ * one-line ERR_DATA naming the database; nothing is written to it. */
+int history_sql_refuse_newer(struct history_db *db, int v, struct error *err)
+	__attribute__((warn_unused_result));
 int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 	__attribute__((warn_unused_result));
+/* A write transaction: SQLite takes the write lock now (or waits the busy
+ * timeout); PostgreSQL's rows lock as they are written. */
+int history_sql_begin(struct history_db *db, struct error *err)
+	__attribute__((warn_unused_result));
+void history_sql_rollback(struct history_db *db);
 
 /* The last sweeps of a label, as a subquery on ?1 (label or NULL) and ?2
  * (how many): `history signatures` and `history known`. */
@@ -42,12 +45,12 @@ int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 void history_day(char *buf, size_t n, long long t);
 
 /* The short names the history's own files use. */
-static inline void bind_text(sqlite3_stmt *st, int i, const char *s)
+static inline void bind_text(struct history_stmt *st, int i, const char *s)
 {
 	history_bind_text(st, i, s);
 }
 
-static inline const char *col(sqlite3_stmt *st, int i)
+static inline const char *col(struct history_stmt *st, int i)
 {
 	return history_col(st, i);
 }

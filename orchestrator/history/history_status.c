@@ -5,45 +5,48 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sqlite3.h>
 
 #include "common/cleanup.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_dialect.h"
 #include "orchestrator/history/history_sql.h"
 
 int history_db_has_sweep(struct history_db *db, const char *id, bool *known, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db, "SELECT 1 FROM sweeps WHERE id = ?1", &st, err) < 0)
 		return -1;
 	bind_text(st, 1, id);
-	rc = sqlite3_step(st);
-	*known = rc == SQLITE_ROW;
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+	rc = history_step(st);
+	*known = rc == HISTORY_ROW;
+	return rc == HISTORY_ROW || rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "read", err);
 }
 
 int history_db_previous(struct history_db *db, const char *label, const char *sweep_id,
 			char **baseline, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	*baseline = NULL;
 	if (history_sql_prepare(db,
-		    "SELECT id FROM sweeps WHERE label = ?1 AND state = 'finished' AND id != ?2"
-		    " AND started_us <= COALESCE((SELECT started_us FROM sweeps WHERE id = ?2), 1e18)"
+		    "WITH me AS (SELECT started_us, host FROM sweeps WHERE id = ?2)"
+		    " SELECT id FROM sweeps WHERE label = ?1 AND state = 'finished' AND id != ?2"
+		    " AND started_us <= COALESCE((SELECT started_us FROM me), 1e18)"
+		    " AND (host IS NULL OR (SELECT host FROM me) IS NULL"
+		    "  OR host = (SELECT host FROM me))"
 		    " ORDER BY started_us DESC, id DESC LIMIT 1",
 		    &st, err) < 0)
 		return -1;
 	bind_text(st, 1, label);
 	bind_text(st, 2, sweep_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	rc = history_step(st);
+	if (rc == HISTORY_ROW)
 		*baseline = xstrdup(col(st, 0));
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "read", err);
+	return rc == HISTORY_ROW || rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "read", err);
 }
 
 /* ?1 = this sweep, ?2 = the baseline (NULL: none). The final attempt of a
@@ -73,14 +76,16 @@ int history_db_previous(struct history_db *db, const char *label, const char *sw
 	"   WHEN c.state = 'blocked' THEN 'blocked'" \
 	"   WHEN c.state = 'needs-confirm' THEN 'needs-confirm'" \
 	"   WHEN c.outcome = 'PASS' AND " \
-	TRIES("SUM(t.state = 'done' AND t.outcome IS NOT 'PASS')") " > 0 THEN 'flaky'" \
+	TRIES("SUM(CASE WHEN t.state = 'done' AND t.outcome IS DISTINCT FROM 'PASS'" \
+	      " THEN 1 ELSE 0 END)") " > 0 THEN 'flaky'" \
 	"   WHEN b.state IS NULL OR b.state != 'done' THEN 'new'" \
 	"   WHEN c.outcome = 'PASS' AND b.outcome = 'PASS' THEN 'pass'" \
 	"   WHEN b.outcome = 'PASS' THEN 'regressed'" \
 	"   WHEN c.outcome = 'PASS' THEN 'fixed'" \
-	"   WHEN c.outcome IS b.outcome AND c.fault_class IS b.fault_class" \
-	"    AND c.kernel IS b.kernel THEN 'still-failing'" \
-	"   WHEN c.classifier_version IS NOT b.classifier_version THEN 'reclassified'" \
+	"   WHEN c.outcome IS NOT DISTINCT FROM b.outcome" \
+	"    AND c.fault_class IS NOT DISTINCT FROM b.fault_class" \
+	"    AND c.kernel IS NOT DISTINCT FROM b.kernel THEN 'still-failing'" \
+	"   WHEN c.classifier_version IS DISTINCT FROM b.classifier_version THEN 'reclassified'" \
 	"   ELSE 'changed' END," \
 	"  p.idx AS ord, c.sig_id, c.sig_family, c.sig_evidence, c.known_id, c.known_link," \
 	"  c.known_owner" \
@@ -102,31 +107,31 @@ static const char status_unordered_sql[] = STATUS_SQL;
 static int statuses(struct history_db *db, const char *sql, const char *sweep_id,
 		    const char *baseline, history_status_fn fn, void *ctx, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db, sql, &st, err) < 0)
 		return -1;
 	bind_text(st, 1, sweep_id);
 	bind_text(st, 2, baseline);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = history_step(st)) == HISTORY_ROW) {
 		int s = sweep_status_parse(col(st, 12));
 		struct history_status_row row = {
 			.case_name = col(st, 0), .image = col(st, 1), .image_id = col(st, 2),
 			.outcome = col(st, 3), .fault_class = col(st, 4), .kernel = col(st, 5),
 			.prev_outcome = col(st, 6), .run_dir = col(st, 7), .message = col(st, 8),
-			.gpus = col(st, 9), .attempts = sqlite3_column_int(st, 10),
-			.duration_s = sqlite3_column_double(st, 11),
+			.gpus = col(st, 9), .attempts = history_col_int(st, 10),
+			.duration_s = history_col_double(st, 11),
 			.status = s < 0 ? ST_ERROR : (enum sweep_status)s,
 			.sig_id = col(st, 14), .sig_family = col(st, 15), .sig_evidence = col(st, 16),
 			.known_id = col(st, 17), .known_link = col(st, 18), .known_owner = col(st, 19),
-			.ord = sqlite3_column_int64(st, 13),
+			.ord = history_col_int64(st, 13),
 		};
 
 		if (fn(ctx, &row) < 0)
 			return error_set(err, ERR_CANCELLED, 0, "status listing stopped");
 	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "statuses", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "statuses", err);
 }
 
 int history_db_statuses(struct history_db *db, const char *sweep_id, const char *baseline,
@@ -142,13 +147,15 @@ int history_db_statuses_unordered(struct history_db *db, const char *sweep_id,
 	return statuses(db, status_unordered_sql, sweep_id, baseline, fn, ctx, err);
 }
 
-/* ?1 label (NULL: any), ?2 the last N sweeps: oldest first.
+/* ?1 label (NULL: any), ?2 the last N sweeps, ?3 host (NULL: any): oldest
+ * first.
  * "x BETWEEN COALESCE(?, '') AND COALESCE(?, x'')" is "x = ?, or any text
  * when ? is NULL" (text sorts below every blob) in a form the planner
  * serves from an index, which "? IS NULL OR x = ?" is not. */
 const char history_trend_sweeps_sql[] =
 	"SELECT id, label, started FROM (SELECT id, label, started, started_us FROM sweeps"
 	"  WHERE label BETWEEN COALESCE(?1, '') AND COALESCE(?1, x'')"
+	"  AND (?3 IS NULL OR host = ?3)"
 	"  ORDER BY started_us DESC, id DESC LIMIT ?2) ORDER BY started_us, id";
 
 /* ?1 one of those sweeps, ?2 case (NULL: every case): every attempt, in
@@ -170,14 +177,14 @@ struct trend_last {
 	bool any;
 };
 
-static bool trend_listed(const struct trend_last *l, sqlite3_stmt *st)
+static bool trend_listed(const struct trend_last *l, struct history_stmt *st)
 {
 	return l->any && !strcmp(l->case_name.buf, col(st, 0)) && !strcmp(l->image.buf, col(st, 1));
 }
 
 /* A row of st under the sweep's columns, which are read once a sweep. */
 static int trend_emit(struct trend_last *l, const struct history_trend_row *sweep,
-		      sqlite3_stmt *st, history_trend_fn fn, void *ctx, struct error *err)
+		      struct history_stmt *st, history_trend_fn fn, void *ctx, struct error *err)
 {
 	struct history_trend_row row = *sweep;
 
@@ -187,34 +194,34 @@ static int trend_emit(struct trend_last *l, const struct history_trend_row *swee
 	row.outcome = col(st, 3);
 	row.fault_class = col(st, 4);
 	row.kernel = col(st, 5);
-	row.attempts = sqlite3_column_int(st, 6);
+	row.attempts = history_col_int(st, 6);
 	if (fn(ctx, &row) < 0)
 		return error_set(err, ERR_CANCELLED, 0, "trend listing stopped");
 	strbuf_reset(&l->case_name);
-	strbuf_add(&l->case_name, row.case_name, (size_t)sqlite3_column_bytes(st, 0));
+	strbuf_add(&l->case_name, row.case_name, (size_t)history_col_bytes(st, 0));
 	strbuf_reset(&l->image);
-	strbuf_add(&l->image, row.image, (size_t)sqlite3_column_bytes(st, 1));
+	strbuf_add(&l->image, row.image, (size_t)history_col_bytes(st, 1));
 	l->any = true;
 	return 0;
 }
 
 /* The final attempts of sweep sw's current row. */
-static int trend_sweep(struct history_db *db, sqlite3_stmt *sw, sqlite3_stmt *st,
+static int trend_sweep(struct history_db *db, struct history_stmt *sw, struct history_stmt *st,
 		       struct trend_last *l, history_trend_fn fn, void *ctx, struct error *err)
 {
 	/* sw is not stepped until its results are listed: its text stays. */
 	const struct history_trend_row sweep = {
-		.sweep_id = col(sw, 0), .label = col(sw, 1), .started = sqlite3_column_int64(sw, 2),
+		.sweep_id = col(sw, 0), .label = col(sw, 1), .started = history_col_int64(sw, 2),
 	};
 	int rc;
 
-	sqlite3_reset(st);
+	history_reset(st);
 	bind_text(st, 1, sweep.sweep_id);
 	l->any = false;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = history_step(st)) == HISTORY_ROW)
 		if (!trend_listed(l, st) && trend_emit(l, &sweep, st, fn, ctx, err) < 0)
 			return -1;
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "trend", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "trend", err);
 }
 
 /* Both statements read in the one transaction the open sweeps statement
@@ -222,22 +229,30 @@ static int trend_sweep(struct history_db *db, sqlite3_stmt *sw, sqlite3_stmt *st
 int history_db_trend(struct history_db *db, const char *label, const char *case_name, int last,
 		     history_trend_fn fn, void *ctx, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *sw = NULL;
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	return history_db_trend_host(db, label, NULL, case_name, last, fn, ctx, err);
+}
+
+int history_db_trend_host(struct history_db *db, const char *label, const char *host,
+			  const char *case_name, int last, history_trend_fn fn, void *ctx,
+			  struct error *err)
+{
+	cleanup_stmt struct history_stmt *sw = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	struct trend_last l = { STRBUF_INIT, STRBUF_INIT, false };
 	int rc = -1;
 
-	if (history_sql_prepare(db, history_trend_sweeps_sql, &sw, err) < 0 ||
-	    history_sql_prepare(db, history_trend_results_sql, &st, err) < 0)
+	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_TREND_SWEEPS), &sw, err) < 0 ||
+	    history_sql_prepare(db, history_dialect_sql(db, HSQL_TREND_RESULTS), &st, err) < 0)
 		goto out;
 	bind_text(sw, 1, label);
-	sqlite3_bind_int(sw, 2, last > 0 ? last : -1);
+	history_bind_int(sw, 2, last > 0 ? last : -1);
+	bind_text(sw, 3, host);
 	bind_text(st, 2, case_name);
 	rc = 0;
-	while (rc == 0 && (rc = sqlite3_step(sw)) == SQLITE_ROW)
+	while (rc == 0 && (rc = history_step(sw)) == HISTORY_ROW)
 		rc = trend_sweep(db, sw, st, &l, fn, ctx, err);
 	if (rc > 0)
-		rc = rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "trend", err);
+		rc = rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "trend", err);
 out:
 	strbuf_release(&l.case_name);
 	strbuf_release(&l.image);
@@ -247,37 +262,44 @@ out:
 int history_db_prune(struct history_db *db, const char *label, int keep, struct strvec *ids,
 		     struct strvec *folders, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *sel = NULL;
-	cleanup_stmt sqlite3_stmt *del = NULL;
+	return history_db_prune_host(db, label, NULL, keep, ids, folders, err);
+}
+
+int history_db_prune_host(struct history_db *db, const char *label, const char *host, int keep,
+			  struct strvec *ids, struct strvec *folders, struct error *err)
+{
+	cleanup_stmt struct history_stmt *sel = NULL;
+	cleanup_stmt struct history_stmt *del = NULL;
 	int rc;
 
 	if (keep < 0)
 		return error_set(err, ERR_USAGE, 0, "prune --keep wants N >= 0");
-	if (history_sql_exec(db, "BEGIN IMMEDIATE", err) < 0)
+	if (history_sql_begin(db, err) < 0)
 		return -1;
 	if (history_sql_prepare(db,
 		    "SELECT id, folder FROM (SELECT id, folder, ROW_NUMBER() OVER"
 		    " (PARTITION BY label ORDER BY started_us DESC, id DESC) AS n FROM sweeps"
-		    "  WHERE ?1 IS NULL OR label = ?1) WHERE n > ?2",
+		    "  WHERE (?1 IS NULL OR label = ?1) AND (?3 IS NULL OR host = ?3)) q WHERE n > ?2",
 		    &sel, err) < 0 ||
 	    history_sql_prepare(db, "DELETE FROM sweeps WHERE id = ?1", &del, err) < 0)
 		goto fail;
 	bind_text(sel, 1, label);
-	sqlite3_bind_int(sel, 2, keep);
-	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+	history_bind_int(sel, 2, keep);
+	bind_text(sel, 3, host);
+	while ((rc = history_step(sel)) == HISTORY_ROW) {
 		strvec_push(ids, col(sel, 0));
 		strvec_push(folders, col(sel, 1) ? col(sel, 1) : "");
-		sqlite3_reset(del);
+		history_reset(del);
 		bind_text(del, 1, col(sel, 0));
-		if ((rc = sqlite3_step(del)) != SQLITE_DONE)
+		if ((rc = history_step(del)) != HISTORY_DONE)
 			break;
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != HISTORY_DONE) {
 		history_sql_error(db, rc, "prune", err);
 		goto fail;
 	}
 	return history_sql_exec(db, "COMMIT", err);
 fail:
-	sqlite3_exec(history_db_handle(db), "ROLLBACK", NULL, NULL, NULL);
+	history_sql_rollback(db);
 	return -1;
 }

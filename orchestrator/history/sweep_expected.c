@@ -5,7 +5,7 @@
 
 int sweep_expected_load(struct history_db *db, struct sweep_plan *plan, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 
 	/* results_case finds the case's few rows; the latest sweep wins. An
 	 * error's time is the engine's, not the replay's. */
@@ -20,13 +20,13 @@ int sweep_expected_load(struct history_db *db, struct sweep_plan *plan, struct e
 		struct sweep_case *c = &plan->cases[i];
 		int rc;
 
-		sqlite3_reset(st);
+		history_reset(st);
 		bind_text(st, 1, c->name);
 		bind_text(st, 2, c->image);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			c->expected_s = sqlite3_column_double(st, 0);
-		else if (rc != SQLITE_DONE)
+		rc = history_step(st);
+		if (rc == HISTORY_ROW)
+			c->expected_s = history_col_double(st, 0);
+		else if (rc != HISTORY_DONE)
 			return history_sql_error(db, rc, "read", err);
 	}
 	return 0;

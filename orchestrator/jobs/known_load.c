@@ -10,11 +10,15 @@
 #include "common/strvec.h"
 #include "common/text.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_db.h"
 
 char *known_load_beside(const char *db_path)
 {
-	cleanup_free char *dir = xstrdup(db_path);
+	cleanup_free char *dir = NULL;
 
+	if (history_db_is_server(db_path))
+		return NULL;
+	dir = xstrdup(db_path);
 	return xasprintf("%s/known-issues.yaml", dirname(dir));
 }
 

@@ -25,7 +25,9 @@ enum known_from {
 };
 
 /* known-issues.yaml beside the history database at db_path: the file a
- * sweep and `history known` read without --known-issues. Caller frees. */
+ * sweep and `history known` read without --known-issues. Caller frees.
+ * NULL for a history on a server: there is no "beside" (--known-issues
+ * names its file). */
 char *known_load_beside(const char *db_path);
 /* Reads path into out (*have set) and warns once per expired rule. A
  * missing file is an error but for KNOWN_BESIDE_IF_ANY; a bad or refused

@@ -5,6 +5,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/jobs/sweep_files.h"
 #include "orchestrator/jobs/sweep_import.h"
 #include "orchestrator/jobs/sweep_model.h"
@@ -62,6 +63,39 @@ static struct report_image *report_images_of(const struct sweep_meta *meta,
 	return v;
 }
 
+/* The GPU-time change points the sweep's import found (none accepted),
+ * for the reports' readers (--notify); their strings in s. */
+struct found_changes {
+	struct report_changepoint *v;
+	size_t n, alloc;
+	struct strvec s;
+};
+
+static const char *keep(struct strvec *s, const char *v)
+{
+	if (!v)
+		return NULL;
+	strvec_push(s, v);
+	return s->v[s->n - 1];
+}
+
+static int change_found(void *ctx, const struct history_change_row *r)
+{
+	struct found_changes *f = ctx;
+
+	if (f->n == f->alloc)
+		f->v = xrealloc(f->v, (f->alloc = f->alloc ? 2 * f->alloc : 8) * sizeof(*f->v));
+	f->v[f->n++] = (struct report_changepoint){
+		.case_name = keep(&f->s, r->case_name), .image = keep(&f->s, r->image),
+		.gfx = keep(&f->s, r->gfx), .sweep = keep(&f->s, r->sweep),
+		.image_id_before = keep(&f->s, r->image_id_before),
+		.image_id_after = keep(&f->s, r->image_id_after), .device_id = r->device_id,
+		.ratio = r->ratio, .p = r->p, .median_before = r->median_before,
+		.median_after = r->median_after,
+	};
+	return 0;
+}
+
 int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, const char *folder,
 		       const struct sweep_finish *f, enum sweep_end *end, FILE *shown_to,
 		       struct error *err)
@@ -70,6 +104,9 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, con
 	struct report_image *images = NULL;
 	struct sweep_kept kept = { 0 };
 	struct strvec expired = STRVEC_INIT;
+	struct found_changes changes = { .s = STRVEC_INIT };
+	struct history_change_query cq = { .label = meta->label, .found = meta->id,
+					   .skip_accepted = true };
 	cleanup_free char *baseline = NULL;
 	cleanup_free struct sweep_gpu_note *found = NULL;
 	size_t n_found = 0, n_planned;
@@ -110,8 +147,11 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, con
 	else if (history_db_previous(db, meta->label, meta->id, &baseline, err) < 0)
 		goto out;
 	if (sweep_model_perf(&m, db, meta, baseline, err) < 0 ||
-	    sweep_model_cases(&m, db, meta, baseline, n_planned, err) < 0)
+	    sweep_model_cases(&m, db, meta, baseline, n_planned, err) < 0 ||
+	    history_changes_each(db, &cq, change_found, &changes, err) < 0)
 		goto out;
+	m.r.changepoints = changes.v;
+	m.r.n_changepoints = changes.n;
 	m.r.sweep_id = meta->id;
 	m.r.label = meta->label;
 	m.r.baseline = baseline;
@@ -147,5 +187,7 @@ out:
 	sweep_model_release(&m);
 	strvec_clear(&expired);
 	free(images);
+	free(changes.v);
+	strvec_clear(&changes.s);
 	return rc;
 }

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
@@ -98,6 +99,51 @@ static struct history_planned *planned_of(const struct sweep_meta *meta,
 	return planned;
 }
 
+/* HRR_DB_RETRY_S: how long a lost server is waited for (default 300 s). */
+static double retry_budget_s(void)
+{
+	const char *v = getenv("HRR_DB_RETRY_S");
+	char *end;
+	double s = v && *v ? strtod(v, &end) : 300;
+
+	return v && *v && (*end || s < 0) ? 300 : s;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The server gone mid-sweep (a restart, the network dropping): the results
+ * files stay the truth, and the import (one transaction: nothing of it
+ * was kept) is tried again on a new connection, waiting 1 s, then twice
+ * as long each time up to 30 s, for HRR_DB_RETRY_S; then its error
+ * (ERR_CONNECT, naming the database) ends the sweep, and a later
+ * `sweep --merge` imports it. */
+static int import_retrying(struct history_db *db, const struct history_sweep *s,
+			   const struct history_planned *planned, size_t n_planned,
+			   struct results_src *src, bool *rebuilt, struct error *err)
+{
+	double start = now_s(), budget = retry_budget_s(), wait = 1;
+
+	for (;;) {
+		int rc = history_db_import_each(db, s, planned, n_planned, each_marked, src,
+						rebuilt, err);
+
+		if (rc == 0 || err->kind != ERR_CONNECT || now_s() - start + wait > budget)
+			return rc;
+		events_warning(src->f->events, "%s; the import is tried again in %.0f s", err->msg,
+			       wait);
+		nanosleep(&(struct timespec){ (time_t)wait, 0 }, NULL);
+		wait = wait * 2 > 30 ? 30 : wait * 2;
+		if (history_db_reconnect(db, err) < 0 && now_s() - start + wait > budget)
+			return -1;
+	}
+}
+
 int sweep_import(struct history_db *db, const struct sweep_meta *meta, const char *folder,
 		 const struct sweep_finish *f, struct sweep_kept *keep, struct intern *names,
 		 struct error *err)
@@ -137,8 +183,7 @@ int sweep_import(struct history_db *db, const struct sweep_meta *meta, const cha
 			.started_us = meta->started_us, .finished = f->finished,
 		};
 
-		rc = history_db_import_each(db, &s, planned, n_planned, each_marked, &src,
-					    &rebuilt, err);
+		rc = import_retrying(db, &s, planned, n_planned, &src, &rebuilt, err);
 	}
 	free(planned);
 	return rc;

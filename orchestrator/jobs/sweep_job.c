@@ -7,6 +7,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/sweep_baseline.h"
+#include "orchestrator/history/sweep_perf_base.h"
 #include "orchestrator/jobs/sweep_cases.h"
 #include "orchestrator/jobs/sweep_cluster.h"
 #include "orchestrator/jobs/sweep_finish.h"
@@ -120,6 +121,23 @@ static enum sweep_base *baseline_of(const struct sweep_work *j)
 	return base;
 }
 
+/* --perf-adaptive's baselines, before anything runs (NULL: off, no
+ * database, as in a cluster task, or it could not be read: no case gets
+ * more samples). */
+static struct perf_adaptive_base *perf_base_of(const struct sweep_work *j)
+{
+	struct perf_adaptive_base *v;
+	struct error err;
+
+	if (!j->db || !j->meta.perf_adaptive || !j->req->perf_runs)
+		return NULL;
+	v = sweep_perf_base_load(j->db, &j->meta, &err);
+	if (!v)
+		events_warning(j->ev, "the GPU-time baseline could not be read (%s): no case gets "
+			       "more samples (--perf-adaptive)", err.msg);
+	return v;
+}
+
 static enum sweep_state final_state(const struct sweep_work *j,
 				    const struct sweep_run_outcome *out, size_t remaining_before)
 {
@@ -189,6 +207,7 @@ static enum sweep_end run_cases(struct sweep_work *j, const size_t *cases, size_
 	struct error err;
 	cleanup_free char *rpath = sweep_cases_results_path(j);
 	cleanup_free enum sweep_base *base = baseline_of(j);
+	struct perf_adaptive_base *perf_base = perf_base_of(j);
 	struct sweep_run_input in = {
 		.meta = &j->meta, .folder = j->folder, .results_path = rpath,
 		.policy = &j->set.policy, .sysfs_root = j->set.sysfs_root,
@@ -199,10 +218,14 @@ static enum sweep_end run_cases(struct sweep_work *j, const size_t *cases, size_
 		.may_start = j->task ? sweep_cluster_task_may_start : NULL, .may_start_ctx = j,
 		.resume_hint = j->task ? j->task_of->flag : NULL, .base = base,
 		.perf_runs = req->perf_runs, .perf_warmup = req->perf_warmup, .events = j->ev,
+		.perf_base = perf_base,
 	};
-	enum sweep_end end = sweep_run(&in, &out, &err) < 0
-				     ? sweep_state_fail(j, &err, SWEEP_END_INFRA)
-				     : finish(j, &out, n, false);
+	int rc = sweep_run(&in, &out, &err);
+	enum sweep_end end;
+
+	/* Before finish, which releases the plan they are counted by. */
+	sweep_perf_base_free(perf_base, j->meta.plan.n);
+	end = rc < 0 ? sweep_state_fail(j, &err, SWEEP_END_INFRA) : finish(j, &out, n, false);
 
 	if (out.write_failed)
 		events_error(j->ev, "%s: stopping the sweep; the results recorded before it are "

@@ -8,6 +8,8 @@
 #include "common/relpath.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/history/history_changes.h"
+#include "orchestrator/perf/perf_nights.h"
 
 /* The end of a flaky case's note (JUnit's system-out), after what its
  * failed attempts were. */
@@ -294,13 +296,40 @@ static int add_night(void *ctx, const struct history_perf_row *row)
 	return report_perf_add_night(&m->nights, &m->perf, row);
 }
 
+/* Each case's series of nights restarts at its last change point or
+ * accepted change (docs/perf.md "Change points"): its level and its
+ * night-to-night spread are learned from the nights since, never across
+ * a step the history already found or a user accepted. */
+static int restart_series(struct history_db *db, const char *label, struct sweep_model *m,
+			  struct error *err)
+{
+	for (size_t i = 0; i < m->perf.n; i++) {
+		const struct report_perf_side *s = &m->perf.v[i];
+		cleanup_free char *night = NULL;
+
+		if (history_changes_restart(db, label, s->case_name, s->image, s->gfx,
+					    s->device_id, &night, &m->nights.v[i].restart_us,
+					    err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The samples of this sweep's cases in the nights before it
  * (docs/perf.md "Across nights"): with --perf-window 1 the baseline
  * sweep's, else the label's last K finished sweeps'. */
 static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 		       const char *baseline, struct sweep_model *m, struct error *err)
 {
-	struct history_perf_query q = { .newest_first = true, .last = (int)meta->perf_window };
+	long noise = meta->perf_family.noise_nights;
+	/* The label's finished sweeps before this one, as many as the level
+	 * (--perf-window) or the spread (--perf-noise-nights) takes; with a
+	 * window of 1 the newest is the sweep's baseline. Each case's series
+	 * starts at its last change (restart_series). */
+	struct history_perf_query q = {
+		.newest_first = true, .label = meta->label, .before = meta->id,
+		.last = (int)(meta->perf_window > noise ? meta->perf_window : noise),
+	};
 
 	/* A side for each of this sweep's only when there is a night to read:
 	 * an empty set compares nothing. */
@@ -309,14 +338,38 @@ static int load_nights(struct history_db *db, const struct sweep_meta *meta,
 	if (meta->perf_window <= 1) {
 		if (!baseline)
 			return 0;
-		q.sweep = baseline;
-		q.last = 1;
-	} else {
-		q.label = meta->label;
-		q.before = meta->id;
+		q.until = baseline;
 	}
-	report_perf_nights_init(&m->nights, &m->perf);
-	return history_perf_samples(db, &q, add_night, m, err);
+	report_perf_nights_init(&m->nights, &m->perf, (size_t)meta->perf_window);
+	if (restart_series(db, meta->label, m, err) < 0 ||
+	    history_perf_samples(db, &q, add_night, m, err) < 0)
+		return -1;
+	report_perf_nights_finish(&m->nights);
+	return 0;
+}
+
+/* The false discovery rate over each family of the sweep's comparisons
+ * (docs/perf.md "A thousand cases a night"): those against
+ * --perf-baseline's image, and those across nights, each its own set,
+ * whose learned spreads are moderated first ("Nights as units"). */
+static void control_fdr(struct sweep_model *m, const struct sweep_meta *meta)
+{
+	cleanup_free struct perf_comparison **v = xcalloc(m->n_perf_cmp + 1, sizeof(*v));
+	double q = meta->perf_family.fdr;
+
+	for (int nights = 0; nights < 2; nights++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < m->n_perf_cmp; i++)
+			if ((m->perf_cmp[i].p.baseline_sweeps != NULL) == nights)
+				v[n++] = &m->perf_cmp[i].p.cmp;
+		if (nights)
+			perf_nights_moderate(v, n, &meta->perf_rule);
+		if (q > 0)
+			perf_change_fdr(v, n, q);
+		for (size_t i = 0; i < m->n_perf_cmp; i++)
+			m->perf_cmp[i].p.status = m->perf_cmp[i].p.cmp.status;
+	}
 }
 
 /* Each case's GPU time against --perf-baseline's image in this sweep, or
@@ -334,7 +387,7 @@ static void compare_perf(struct sweep_model *m, const struct sweep_meta *meta)
 		if (!report_perf_compare(&m->perf, x->case_name, x->image, meta->perf_baseline,
 					 &meta->perf_rule, &p) &&
 		    !report_perf_compare_nights(&m->perf, &m->nights, x->case_name, x->image,
-						&meta->perf_rule, &p))
+						&meta->perf_rule, &meta->perf_family, &p))
 			continue;
 		/* At the first comparison, room for one a side left: a sweep
 		 * with nothing to compare against allocates none. */
@@ -342,6 +395,7 @@ static void compare_perf(struct sweep_model *m, const struct sweep_meta *meta)
 			m->perf_cmp = xcalloc(m->perf.n - i, sizeof(*m->perf_cmp));
 		m->perf_cmp[m->n_perf_cmp++] = (struct sweep_perf_compared){ x->case_name, x->image, p };
 	}
+	control_fdr(m, meta);
 	report_perf_drop(&m->perf, true);
 	report_perf_drop(&m->nights, false);
 }

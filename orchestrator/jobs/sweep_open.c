@@ -38,7 +38,10 @@ static int meta_from_request(struct sweep_work *j, struct error *err)
 
 	m->label = xstrdup(p->label ? p->label : "default");
 	m->baseline = xstrdup_or_null(p->baseline);
-	m->db = xstrdup_or_null(req->db);
+	/* plan.json never holds a server's password: a task, the merge
+	 * and --resume connect with the same URI without it (a password
+	 * file or service then gives it). */
+	m->db = req->db ? history_db_shown(req->db) : NULL;
 	if (req->known_issues) {
 		/* A task or the merge job may start elsewhere: the path whole. */
 		m->known_issues = realpath(req->known_issues, NULL);
@@ -54,7 +57,9 @@ static int meta_from_request(struct sweep_work *j, struct error *err)
 	m->fail_on = p->fail_on;
 	m->perf_baseline = xstrdup_or_null(p->perf_baseline);
 	m->perf_window = p->perf_window;
+	m->perf_adaptive = p->perf_adaptive;
 	m->perf_rule = p->perf_rule;
+	m->perf_family = p->perf_family;
 	m->run_options = xstrdup(p->run_options ? p->run_options : "{}");
 	m->notify = xstrdup_or_null(p->notify);
 	/* The local workers run from the description a task or a resume
@@ -241,6 +246,10 @@ int sweep_open_known(struct sweep_work *j, struct error *err)
 	cleanup_free char *beside = known_load_beside(db_path(j, dflt));
 	const char *named = j->req->known_issues ? j->req->known_issues : j->meta.known_issues;
 
+	if (!named && !beside) {
+		j->have_known = false;
+		return 0;
+	}
 	return known_load(named ? named : beside, named ? KNOWN_NAMED : KNOWN_BESIDE_IF_ANY,
 			  &j->known, &j->have_known, j->ev, err);
 }
@@ -258,6 +267,8 @@ int sweep_open_db(struct sweep_work *j, bool read_only, struct history_db **db,
 
 	if ((read_only ? history_db_open_readonly(db, path, err) : history_db_open(db, path, err)) < 0)
 		return -1;
+	if (history_db_warning(*db))
+		events_warning(j->ev, "%s", history_db_warning(*db));
 	if (history_db_set_cache_kib(*db, SWEEP_DB_CACHE_KIB, err) < 0)
 		return -1;
 	return read_only ? 0 : sweep_open_known(j, err);

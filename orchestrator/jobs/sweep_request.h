@@ -65,9 +65,11 @@ struct sweep_request_plan {
 	size_t n_gpus;              /* 0: every host GPU */
 	long jobs, retry_failed, perf_window;
 	long long image_budget;     /* --image-budget bytes; 0: none */
+	long perf_adaptive;         /* --perf-adaptive MAX, 0 off */
 	double gpu_wait;
 	sweep_status_mask fail_on;
 	struct perf_rule perf_rule;
+	struct perf_family perf_family;
 	const char *run_options;    /* the run options, JSON text (with -e values) */
 	const char *notify;         /* --notify's targets recorded (JSON text), or NULL */
 	/* --replace-kernel's code objects as given, with their host files:

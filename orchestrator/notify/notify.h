@@ -37,7 +37,7 @@ struct notify_target {
 	enum notify_format format;
 };
 
-enum notify_kind { NOTIFY_ALARM, NOTIFY_RECOVER, NOTIFY_GPU };
+enum notify_kind { NOTIFY_ALARM, NOTIFY_RECOVER, NOTIFY_GPU, NOTIFY_CHANGE };
 
 /* One transition. For a GPU, case_name is NULL and gpu/unique_id/host/
  * reason say which. Strings point into the report (or the GPU notes). */
@@ -45,21 +45,22 @@ struct notify_item {
 	enum notify_kind kind;
 	const struct report_case *c; /* alarms and recoveries */
 	const struct sweep_gpu_note *gpu;
+	const struct report_changepoint *cp; /* a GPU-time change point */
 	char key[160];               /* "alarm <16 hex>": what a delivery record remembers */
 };
 
 struct notify_doc {
 	const struct report *r;
 	const char *folder;          /* the sweep folder: links to the reports */
-	struct notify_item *items;   /* alarms, then recoveries, then GPUs */
+	struct notify_item *items;   /* alarms, recoveries, GPUs, then change points */
 	size_t n;
-	size_t n_alarms, n_recoveries, n_gpus;
+	size_t n_alarms, n_recoveries, n_gpus, n_changes;
 };
 
 /* The transitions of r: `regressed` and `changed` cases are alarms,
  * `fixed` ones recoveries; each GPU of r's notes that the baseline's
  * notes (before, n_before; the baseline's summary.json) do not name is
- * newly suspect. Pure. */
+ * newly suspect; each of r's GPU-time change points is announced. Pure. */
 void notify_transitions(const struct report *r, const struct sweep_gpu_note *before,
 			size_t n_before, const char *folder, struct notify_doc *out);
 /* Keep only what t takes (its owner) and what sent (keys already

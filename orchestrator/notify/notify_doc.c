@@ -50,6 +50,20 @@ static struct notify_item gpu_item(const struct sweep_gpu_note *g)
 	return it;
 }
 
+/* A change point is remembered by its series and night. */
+static struct notify_item change_item(const struct report_changepoint *cp)
+{
+	struct notify_item it = { .kind = NOTIFY_CHANGE, .cp = cp };
+	unsigned long long h = hash_str(hash_str(hash_str(hash_str(TEXT_FNV1A64_INIT,
+								      cp->case_name),
+							     cp->image),
+						    cp->gfx),
+					   cp->sweep);
+
+	snprintf(it.key, sizeof(it.key), "change:%016llx:%ld", h, cp->device_id);
+	return it;
+}
+
 void notify_transitions(const struct report *r, const struct sweep_gpu_note *before,
 			size_t n_before, const char *folder, struct notify_doc *out)
 {
@@ -71,6 +85,8 @@ void notify_transitions(const struct report *r, const struct sweep_gpu_note *bef
 		if (!seen)
 			push(out, gpu_item(g));
 	}
+	for (size_t i = 0; i < r->n_changepoints; i++)
+		push(out, change_item(&r->changepoints[i]));
 	notify_select(out, NULL, NULL);
 }
 
@@ -79,7 +95,7 @@ static bool takes(const struct notify_item *it, const struct notify_target *t)
 	if (!t || !t->owner)
 		return true;
 	/* An owner's target: that owner's known failures, nothing else (a
-	 * GPU belongs to no issue). */
+	 * GPU or a change point belongs to no issue). */
 	return it->c && it->c->known_owner && !strcmp(it->c->known_owner, t->owner);
 }
 
@@ -87,7 +103,7 @@ void notify_select(struct notify_doc *d, const struct notify_target *t, const st
 {
 	size_t kept = 0;
 
-	d->n_alarms = d->n_recoveries = d->n_gpus = 0;
+	d->n_alarms = d->n_recoveries = d->n_gpus = d->n_changes = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct notify_item *it = &d->items[i];
 		bool old = false;
@@ -99,6 +115,7 @@ void notify_select(struct notify_doc *d, const struct notify_target *t, const st
 		d->n_alarms += it->kind == NOTIFY_ALARM;
 		d->n_recoveries += it->kind == NOTIFY_RECOVER;
 		d->n_gpus += it->kind == NOTIFY_GPU;
+		d->n_changes += it->kind == NOTIFY_CHANGE;
 		d->items[kept++] = *it;
 	}
 	d->n = kept;

@@ -117,9 +117,30 @@ static cJSON *gpu_json(const struct sweep_gpu_note *g)
 	return o;
 }
 
+static cJSON *change_json(const struct report_changepoint *cp)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_clean(o, "case", cp->case_name);
+	add_clean(o, "image", cp->image);
+	add_clean(o, "gfx", cp->gfx && *cp->gfx ? cp->gfx : NULL);
+	if (cp->device_id > 0)
+		cJSON_AddNumberToObject(o, "device_id", (double)cp->device_id);
+	else
+		cJSON_AddNullToObject(o, "device_id");
+	add_clean(o, "night", cp->sweep);
+	cJSON_AddNumberToObject(o, "ratio", cp->ratio);
+	cJSON_AddNumberToObject(o, "median_before_ms", cp->median_before);
+	cJSON_AddNumberToObject(o, "median_after_ms", cp->median_after);
+	cJSON_AddNumberToObject(o, "p", cp->p);
+	add_clean(o, "image_id_before", cp->image_id_before);
+	add_clean(o, "image_id_after", cp->image_id_after);
+	return o;
+}
+
 static cJSON *document(const struct notify_doc *d)
 {
-	cJSON *o = cJSON_CreateObject(), *counts, *al, *re, *gp;
+	cJSON *o = cJSON_CreateObject(), *counts, *al, *re, *gp, *cps;
 	cleanup_strbuf struct strbuf key = STRBUF_INIT;
 	cleanup_free char *html = xasprintf("%s/report.html", d->folder);
 	cleanup_free char *md = xasprintf("%s/summary.md", d->folder);
@@ -138,13 +159,17 @@ static cJSON *document(const struct notify_doc *d)
 	cJSON_AddNumberToObject(counts, "alarms", (double)d->n_alarms);
 	cJSON_AddNumberToObject(counts, "recoveries", (double)d->n_recoveries);
 	cJSON_AddNumberToObject(counts, "suspect_gpus", (double)d->n_gpus);
+	cJSON_AddNumberToObject(counts, "change_points", (double)d->n_changes);
 	al = cJSON_AddArrayToObject(o, "alarms");
 	re = cJSON_AddArrayToObject(o, "recoveries");
 	gp = cJSON_AddArrayToObject(o, "suspect_gpus");
+	cps = cJSON_AddArrayToObject(o, "change_points");
 	for (size_t i = 0; i < d->n; i++) {
 		const struct notify_item *it = &d->items[i];
 
-		if (it->kind == NOTIFY_GPU)
+		if (it->kind == NOTIFY_CHANGE)
+			cJSON_AddItemToArray(cps, change_json(it->cp));
+		else if (it->kind == NOTIFY_GPU)
 			cJSON_AddItemToArray(gp, gpu_json(it->gpu));
 		else
 			cJSON_AddItemToArray(it->kind == NOTIFY_ALARM ? al : re, case_json(d, it->c));
@@ -197,11 +222,36 @@ static void slack_case(struct strbuf *t, const struct report_case *c, const char
 	slack_field(t, c->outcome ? c->outcome : dash);
 }
 
+/* "GPU-TIME CHANGE case @ image (gfx942): +10.0% from sweep S (median 40.0
+ * -> 44.0 ms, p 0.005; image ID A -> B)" */
+static void slack_change(struct strbuf *t, const struct report_changepoint *cp)
+{
+	strbuf_addstr(t, "\nGPU-TIME CHANGE ");
+	slack_field(t, cp->case_name);
+	strbuf_addstr(t, " @ ");
+	slack_field(t, cp->image);
+	if (cp->gfx && *cp->gfx) {
+		strbuf_addstr(t, " (");
+		slack_field(t, cp->gfx);
+		strbuf_addch(t, ')');
+	}
+	strbuf_addf(t, ": %+.1f%% from sweep ", 100 * (cp->ratio - 1));
+	slack_field(t, cp->sweep);
+	strbuf_addf(t, " (median %.1f -> %.1f ms, p %.2g; image ID ", cp->median_before,
+		    cp->median_after, cp->p);
+	slack_field(t, cp->image_id_before ? cp->image_id_before : "-");
+	strbuf_addstr(t, " -> ");
+	slack_field(t, cp->image_id_after ? cp->image_id_after : "-");
+	strbuf_addch(t, ')');
+}
+
 static void slack_line(struct strbuf *t, const struct notify_item *it)
 {
 	const struct report_case *c = it->c;
 
-	if (it->kind == NOTIFY_GPU) {
+	if (it->kind == NOTIFY_CHANGE) {
+		slack_change(t, it->cp);
+	} else if (it->kind == NOTIFY_GPU) {
 		strbuf_addstr(t, "\nGPU newly suspect: ");
 		slack_field(t, it->gpu->host);
 		strbuf_addf(t, "%sGPU %d: ", it->gpu->host[0] ? " " : "", it->gpu->gpu);
@@ -239,6 +289,8 @@ static void slack_text(const struct notify_doc *d, struct strbuf *t)
 	slack_field(t, d->r->label);
 	strbuf_addf(t, "): %zu alarm(s), %zu recover(ies), %zu GPU(s) newly suspect",
 		    d->n_alarms, d->n_recoveries, d->n_gpus);
+	if (d->n_changes)
+		strbuf_addf(t, ", %zu GPU-time change point(s)", d->n_changes);
 	for (size_t i = 0; i < d->n && i < SLACK_LINES; i++)
 		slack_line(t, &d->items[i]);
 	if (d->n > SLACK_LINES)

@@ -6,6 +6,7 @@
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/perf/perf_fdr.h"
 #include "orchestrator/perf/perf_stats.h"
 
 static const char *const status_names[] = {
@@ -32,9 +33,7 @@ enum perf_status perf_status_parse(const char *name)
 	return PERF_NONE;
 }
 
-/* The measured samples of a side: x without its zeros (a time below the
- * printed resolution), in buf; how many there are. */
-static size_t measured(const double *x, size_t n, double *buf)
+size_t perf_measured(const double *x, size_t n, double *buf)
 {
 	size_t k = 0;
 
@@ -104,15 +103,16 @@ static int compare(const double *base, size_t n_base, const double *cand, size_t
 	size_t mb, mn;
 
 	*out = (struct perf_comparison){ .n_base = n_base, .n_new = n_new, .p = full ? 1 : NAN,
-					 .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .u = NAN };
+					 .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .u = NAN,
+					 .p_adj = NAN, .spread = NAN };
 	if (perf_check_samples(base, n_base, "baseline", err) < 0 ||
 	    perf_check_samples(cand, n_new, "new", err) < 0)
 		return -1;
 	cleanup_free double *b = xmalloc((n_base + 1) * sizeof(*b));
 	cleanup_free double *c = xmalloc((n_new + 1) * sizeof(*c));
 
-	mb = measured(base, n_base, b);
-	mn = measured(cand, n_new, c);
+	mb = perf_measured(base, n_base, b);
+	mn = perf_measured(cand, n_new, c);
 	out->zeros_base = n_base - mb;
 	out->zeros_new = n_new - mn;
 	if ((n_base && 2 * out->zeros_base >= n_base) || (n_new && 2 * out->zeros_new >= n_new)) {
@@ -136,4 +136,28 @@ int perf_compare_status(const double *base, size_t n_base, const double *cand, s
 			struct perf_comparison *out, struct error *err)
 {
 	return compare(base, n_base, cand, n_new, rule, same_build, false, out, err);
+}
+
+static bool is_change(enum perf_status s)
+{
+	return s == PERF_SLOWER || s == PERF_FASTER || s == PERF_SAME_BUILD;
+}
+
+void perf_change_fdr(struct perf_comparison *const *v, size_t n, double q)
+{
+	cleanup_free double *p = xcalloc(n + 1, sizeof(*p));
+
+	/* Insufficient and unmeasurable comparisons made no test. */
+	for (size_t i = 0; i < n; i++)
+		p[i] = v[i]->status == PERF_INSUFFICIENT || v[i]->status == PERF_UNMEASURABLE
+			       ? NAN : v[i]->p;
+	perf_fdr_adjust(p, n, p);
+	for (size_t i = 0; i < n; i++) {
+		struct perf_comparison *c = v[i];
+
+		c->p_adj = p[i];
+		if (!is_change(c->status) || c->p_adj <= q)
+			continue;
+		c->status = c->nights ? PERF_NOISY : PERF_UNCHANGED;
+	}
 }

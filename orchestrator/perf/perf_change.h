@@ -36,6 +36,16 @@ struct perf_rule {
 	double max_cv;    /* above it on either side: noisy */
 };
 
+/* What a sweep's comparisons share beyond the rule (docs/perf.md "A
+ * thousand cases a night", "Nights as units"): --perf-fdr, the false
+ * discovery rate over the family (0: not adjusted), and
+ * --perf-noise-nights, the nightly medians a case's spread is learned
+ * from. */
+struct perf_family {
+	double fdr;
+	long noise_nights;
+};
+
 struct perf_comparison {
 	enum perf_status status;
 	size_t n_base, n_new;
@@ -45,7 +55,21 @@ struct perf_comparison {
 	double cv_base, cv_new;
 	bool exact;                     /* the exact U distribution was used */
 	size_t zeros_base, zeros_new;   /* times of 0 ms left out (n_base, n_new count them) */
+	/* p adjusted over the sweep's family of comparisons (Benjamini-Hochberg,
+	 * perf_change_fdr); NaN until then, or when no test was made. */
+	double p_adj;
+	/* Across nights with a learned spread (perf_nights.h): how much the
+	 * case's nightly median moves (0.02: 2%) and the nights it was
+	 * learned from; NaN and 0 otherwise. */
+	double spread;
+	size_t nights;
+	double df;        /* the spread's degrees of freedom (infinite: known) */
+	bool same_build;  /* as given: the status of a change is same-build */
 };
+
+/* The measured samples of x (its times above 0 ms: a 0 is below the
+ * printed resolution), in buf (room for n); how many there are. */
+size_t perf_measured(const double *x, size_t n, double *buf);
 
 /* Compare new samples with the baseline's (times in ms, >= 0; anything
  * else is ERR_DATA). same_build: the image ID, archive digest and driver
@@ -64,5 +88,12 @@ int perf_compare(const double *base, size_t n_base, const double *cand, size_t n
 int perf_compare_status(const double *base, size_t n_base, const double *cand, size_t n_new,
 			const struct perf_rule *rule, bool same_build,
 			struct perf_comparison *out, struct error *err);
+
+/* The sweep's family of comparisons (docs/perf.md "A thousand cases a
+ * night"): each one's p adjusted by Benjamini-Hochberg over every
+ * comparison that made a test, and a change whose adjusted p is above q
+ * is no finding: unchanged, or noisy across nights with a learned
+ * spread (its change does not stand out against the case's own). */
+void perf_change_fdr(struct perf_comparison *const *v, size_t n, double q);
 
 #endif

@@ -21,7 +21,10 @@ struct perf_samples {
 	struct perf_sample *v;
 	size_t n, alloc;
 	int warmup;  /* timing replays discarded before these */
-	char *note;  /* why sampling ended early or gave nothing; NULL: all taken */
+	int adaptive; /* of n, the samples --perf-adaptive added (docs/perf.md) */
+	/* Why sampling ended early or gave nothing, and how many samples
+	 * --perf-adaptive added; NULL: the N asked for, all taken. */
+	char *note;
 };
 
 void perf_samples_release(struct perf_samples *s);

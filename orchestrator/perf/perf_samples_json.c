@@ -31,6 +31,8 @@ cJSON *perf_samples_to_json(const struct perf_samples *s)
 		cJSON_AddItemToArray(a, x);
 	}
 	cJSON_AddNumberToObject(o, "warmup", s->warmup);
+	if (s->adaptive > 0)
+		cJSON_AddNumberToObject(o, "adaptive", s->adaptive);
 	if (s->note)
 		cJSON_AddStringToObject(o, "note", s->note);
 	else
@@ -49,6 +51,7 @@ static double ms(const cJSON *o, const char *k)
 void perf_samples_from_json(struct perf_samples *s, const cJSON *o)
 {
 	const cJSON *it, *w = cJSON_GetObjectItemCaseSensitive(o, "warmup");
+	const cJSON *ad = cJSON_GetObjectItemCaseSensitive(o, "adaptive");
 	const char *note = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "note"));
 
 	memset(s, 0, sizeof(*s));
@@ -64,6 +67,8 @@ void perf_samples_from_json(struct perf_samples *s, const cJSON *o)
 	}
 	if (cJSON_IsNumber(w) && w->valuedouble >= 0 && w->valuedouble <= 1e6)
 		s->warmup = (int)w->valuedouble;
+	if (cJSON_IsNumber(ad) && ad->valuedouble > 0 && ad->valuedouble <= (double)s->n)
+		s->adaptive = (int)ad->valuedouble;
 	if (note)
 		s->note = xstrdup(note);
 }

@@ -361,3 +361,8 @@ int perf_ratio_interval(const double *a, size_t n_a, const double *b, size_t n_b
 	*hi = r[(size_t)(0.975 * PERF_BOOTSTRAP_RESAMPLES) - 1];
 	return 0;
 }
+
+uint64_t perf_random(uint64_t *state)
+{
+	return splitmix64(state);
+}

@@ -80,4 +80,8 @@ int perf_ratio_interval(const double *a, size_t n_a, const double *b, size_t n_b
 			uint64_t seed, double *ratio, double *lo, double *hi,
 			struct error *err);
 
+/* The next value of the seeded generator the statistics use (splitmix64):
+ * for other deterministic resampling (perf_changepoint.c). */
+uint64_t perf_random(uint64_t *state);
+
 #endif

@@ -47,27 +47,27 @@ static bool no_sample(const struct replay_unit_result *u, struct strbuf *why)
 	return true;
 }
 
-int replay_perf_sample(const struct replay_host *host, const struct replay_desc *t, int n,
-		       int warmup, struct perf_samples *out)
+/* Timing replays first+1 .. first+count of `of` (the note numbers them
+ * so); those before the warmup's end discarded, the others appended to out. */
+static int take(const struct replay_host *host, const struct replay_desc *t, int first,
+		int count, int of, struct perf_samples *out)
 {
 	int sig = 0;
 
-	memset(out, 0, sizeof(*out));
-	out->warmup = warmup;
-	for (int i = 0; i < warmup + n; i++) {
+	for (int i = first; i < first + count; i++) {
 		struct replay_unit_result u;
 		cleanup_strbuf struct strbuf note = STRBUF_INIT;
 
 		replay_unit_run(host, t, &u);
 		sig = u.interrupt_signal;
-		strbuf_addf(&note, "timing replay %d of %d ", i + 1, warmup + n);
+		strbuf_addf(&note, "timing replay %d of %d ", i + 1, of);
 		if (no_sample(&u, &note)) {
 			strbuf_addstr(&note, "; sampling stopped");
 			perf_samples_note(out, note.buf);
 			replay_unit_result_release(&u);
 			break;
 		}
-		if (i >= warmup) {
+		if (i >= out->warmup) {
 			const struct replay_verdict *v = &u.verdict;
 			struct perf_sample x = {
 				.kernel_ms = v->gpu_kernel_ms,
@@ -81,4 +81,20 @@ int replay_perf_sample(const struct replay_host *host, const struct replay_desc 
 		replay_unit_result_release(&u);
 	}
 	return sig;
+}
+
+int replay_perf_sample(const struct replay_host *host, const struct replay_desc *t, int n,
+		       int warmup, struct perf_samples *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->warmup = warmup;
+	return take(host, t, 0, warmup + n, warmup + n, out);
+}
+
+int replay_perf_more(const struct replay_host *host, const struct replay_desc *t, int k,
+		     struct perf_samples *out)
+{
+	int done = out->warmup + (int)out->n;
+
+	return take(host, t, done, k, done + k, out);
 }

@@ -22,5 +22,10 @@ bool replay_perf_after(const struct replay_unit_result *u);
  * interrupted them, 0 when none did. */
 int replay_perf_sample(const struct replay_host *host, const struct replay_desc *t, int n,
 		       int warmup, struct perf_samples *out);
+/* k more timing replays of t, their samples appended to out (taken by
+ * replay_perf_sample, without a note: sampling did not stop). Returns the
+ * signal that interrupted them, 0 when none did. */
+int replay_perf_more(const struct replay_host *host, const struct replay_desc *t, int k,
+		     struct perf_samples *out);
 
 #endif

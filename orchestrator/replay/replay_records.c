@@ -2,6 +2,7 @@
 #include "common/cleanup.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
+#include "common/json.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "docker/engine.h"
@@ -89,14 +90,8 @@ void records_write_run_json(const struct unit_run *pr)
 	cJSON_AddStringToObject(root, "archive", pr->desc->pid_dir);
 	cJSON_AddStringToObject(root, "started", pr->started);
 	cJSON_AddStringToObject(img, "ref", im->ref);
-	if (im->id)
-		cJSON_AddStringToObject(img, "id", im->id);
-	else
-		cJSON_AddNullToObject(img, "id");
-	if (im->digest)
-		cJSON_AddStringToObject(img, "digest", im->digest);
-	else
-		cJSON_AddNullToObject(img, "digest");
+	json_add_str_or_null(img, "id", im->id);
+	json_add_str_or_null(img, "digest", im->digest);
 	cJSON_AddBoolToObject(img, "pulled", im->pulled);
 	for (size_t i = 0; i < pr->n_chosen; i++)
 		cJSON_AddItemToArray(gpus, cJSON_CreateNumber(pr->chosen[i]));
@@ -115,10 +110,7 @@ void records_write_run_json(const struct unit_run *pr)
 	c = cJSON_AddObjectToObject(root, "container");
 	if (pr->container_name)
 		cJSON_AddStringToObject(c, "name", pr->container_name);
-	if (pr->result.container_id)
-		cJSON_AddStringToObject(c, "id", pr->result.container_id);
-	else
-		cJSON_AddNullToObject(c, "id");
+	json_add_str_or_null(c, "id", pr->result.container_id);
 	cJSON_AddBoolToObject(c, "kept", pr->desc->keep);
 	if (pr->devices_how) {
 		cJSON *dv = cJSON_AddObjectToObject(c, "devices");

@@ -81,6 +81,15 @@ struct report_image {
 	long long manifest_size;    /* the registry's compressed layers; -1 unknown */
 };
 
+/* A GPU-time change point the sweep's import found in a case's series of
+ * nightly medians (docs/perf.md "Change points"): the night of the new
+ * level, its size and significance, the image IDs on either side. */
+struct report_changepoint {
+	const char *case_name, *image, *gfx, *sweep, *image_id_before, *image_id_after;
+	long device_id;               /* -1 unknown */
+	double ratio, p, median_before, median_after;
+};
+
 struct report {
 	const char *sweep_id, *label, *baseline, *tool_version;
 	const struct report_image *images;
@@ -108,6 +117,9 @@ struct report {
 	 * failure of its own kind (docs/perf.md "In the reports"). */
 	bool perf_fail;
 	size_t perf_counts[PERF_STATUS_COUNT]; /* cases per GPU-time status; set by report_finish */
+	/* The change points this sweep's import found, none accepted. */
+	const struct report_changepoint *changepoints;
+	size_t n_changepoints;
 	/* The words the cases' trends name, by index. */
 	const char *trend_words[REPORT_TREND_WORDS];
 	size_t n_trend_words;

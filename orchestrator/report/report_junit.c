@@ -268,6 +268,7 @@ static void perf_properties(struct jw *j, const struct report_case *c)
 		property(j, c->case_name, "perf_interval", buf);
 	}
 	property_num(j, c->case_name, "perf_p", "%.4g", p->cmp.p);
+	property_num(j, c->case_name, "perf_p_adjusted", "%.4g", p->cmp.p_adj);
 	snprintf(buf, sizeof(buf), "%zu/%zu", p->cmp.n_new, p->cmp.n_base);
 	property(j, c->case_name, "perf_n", buf);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "orchestrator/perf/perf_nights.h"
 #include "orchestrator/perf/perf_stats.h"
 
 static bool same(const char *a, const char *b)
@@ -42,6 +43,7 @@ static void side_of(struct report_perf_set *s, struct report_perf_side *x,
 static void side_release(struct report_perf_side *x)
 {
 	free(x->ms);
+	free(x->medians);
 	strvec_clear(&x->sweeps);
 }
 
@@ -224,8 +226,10 @@ static const struct report_perf_side *find(const struct report_perf_set *s,
 	return i < 0 ? NULL : &s->v[i];
 }
 
-void report_perf_nights_init(struct report_perf_set *nights, const struct report_perf_set *now)
+void report_perf_nights_init(struct report_perf_set *nights, const struct report_perf_set *now,
+			     size_t window)
 {
+	nights->window = window ? window : 1;
 	nights->n = now->n;
 	nights->v = xcalloc(now->n + 1, sizeof(*nights->v));
 	for (size_t i = 0; i < now->n; i++)
@@ -247,8 +251,36 @@ static void night_identity(struct report_perf_set *nights, struct report_perf_si
 		   !same_or_both_unknown(a->driver, row->driver)) {
 		a->mixed = true;
 	}
-	if (!a->sweeps.n || strcmp(a->sweeps.v[a->sweeps.n - 1], row->sweep_id))
-		strvec_push(&a->sweeps, row->sweep_id);
+	strvec_push(&a->sweeps, row->sweep_id);
+}
+
+/* The night read into a->ms ends: its median is one observation, unless
+ * half or more of its times are 0 ms (unmeasurable: no median). */
+static void night_close(struct report_perf_side *a)
+{
+	size_t m;
+
+	if (!a->night || !a->n)
+		return;
+	m = perf_measured(a->ms, a->n, a->ms);
+	if (2 * m > a->n) {
+		if (a->n_medians == a->alloc_medians) {
+			a->alloc_medians = a->alloc_medians ? 2 * a->alloc_medians : 8;
+			a->medians = xrealloc(a->medians, a->alloc_medians * sizeof(*a->medians));
+		}
+		if (!a->n_medians) {
+			a->within_cv = perf_cv(a->ms, m);
+			a->within_n = m;
+		}
+		a->medians[a->n_medians++] = perf_median(a->ms, m);
+	}
+	a->n = 0;
+}
+
+void report_perf_nights_finish(struct report_perf_set *nights)
+{
+	for (size_t i = 0; i < nights->n; i++)
+		night_close(&nights->v[i]);
 }
 
 int report_perf_add_night(struct report_perf_set *nights, const struct report_perf_set *now,
@@ -262,9 +294,17 @@ int report_perf_add_night(struct report_perf_set *nights, const struct report_pe
 	    !(row->kernel_ms >= 0))
 		return 0;
 	a = &nights->v[i];
+	if (row->started_us < a->restart_us)
+		return 0;
+	if (!a->night || strcmp(a->night, row->sweep_id)) {
+		night_close(a);
+		a->night = keep(nights, row->sweep_id);
+		/* The newest nights are the level: their sweeps and identity. */
+		if (a->sweeps.n < nights->window)
+			night_identity(nights, a, row);
+	}
 	if (a->n == PERF_SAMPLES_MAX)
-		return 0; /* the newest nights fill it first */
-	night_identity(nights, a, row);
+		return 0;
 	if (a->n == a->alloc) {
 		a->alloc = a->alloc ? 2 * a->alloc : 16;
 		a->ms = xrealloc(a->ms, a->alloc * sizeof(*a->ms));
@@ -312,24 +352,35 @@ bool report_perf_compare(const struct report_perf_set *s, const char *case_name,
 bool report_perf_compare_nights(const struct report_perf_set *now,
 				const struct report_perf_set *nights, const char *case_name,
 				const char *image, const struct perf_rule *rule,
-				struct report_perf *out)
+				const struct perf_family *family, struct report_perf *out)
 {
 	long i = index_of(now, case_name, image);
 	const struct report_perf_side *a, *b;
 
 	memset(out, 0, sizeof(*out));
-	if (i < 0 || (size_t)i >= nights->n || !nights->v[i].n)
+	if (i < 0 || (size_t)i >= nights->n || !nights->v[i].n_medians)
 		return false;
 	a = &nights->v[i];
 	b = &now->v[i];
 	out->baseline_image = b->image;
 	out->baseline_sweeps = &a->sweeps;
+	out->gfx = b->gfx;
+	out->note = b->note;
+	out->device_id = b->device_id;
 	/* LNT's rule: nothing that could change speed changed — the image,
 	 * the archive and the host's driver all the nights'. */
-	compare_sides(a, b,
-		      !a->mixed && same(a->image_id, b->image_id) && same(a->digest, b->digest) &&
-			      same_or_both_unknown(a->driver, b->driver),
-		      rule, out);
+	struct perf_night_series s = {
+		a->medians, a->n_medians, nights->window, (size_t)family->noise_nights,
+		a->within_cv, a->within_n,
+	};
+
+	if (perf_compare_nights(&s, b->ms, b->n, rule,
+				!a->mixed && same(a->image_id, b->image_id) &&
+					same(a->digest, b->digest) &&
+					same_or_both_unknown(a->driver, b->driver),
+				&out->cmp, &(struct error){ 0 }) < 0)
+		out->cmp.status = PERF_INSUFFICIENT;
+	out->status = out->cmp.status;
 	return true;
 }
 

@@ -28,8 +28,19 @@ struct report_perf_side {
 	int attempt;
 	double *ms; /* GPU kernel times */
 	size_t n, alloc;
-	struct strvec sweeps; /* nights: the sweeps the samples are from, newest first */
+	struct strvec sweeps; /* nights: the level's sweeps (the window), newest first */
 	bool mixed;           /* nights: the sweeps differ in image ID, archive or driver */
+	/* Nights (docs/perf.md "Nights as units"): ms holds the night being
+	 * read (night: its sweep); each night read is one median, newest
+	 * first; within_cv and within_n are the newest night's. */
+	const char *night;
+	double *medians;
+	size_t n_medians, alloc_medians, within_n;
+	double within_cv;
+	/* Nights: the series restarts at the night that started then (its
+	 * last change point or accepted change, history_changes.h); older
+	 * nights are not read. 0: no restart. */
+	long long restart_us;
 };
 
 /* Sorted by case and image once collected: found by binary search. */
@@ -38,6 +49,7 @@ struct report_perf_set {
 	size_t n, alloc;
 	struct intern strings; /* every string the sides point at, once */
 	struct intern *shared; /* NULL, or the table strings are kept in instead */
+	size_t window;         /* nights: the level's nights */
 };
 
 /* The sides of the results of rs (every result with samples), in file
@@ -62,12 +74,16 @@ void report_perf_release(struct report_perf_set *s);
 void report_perf_drop(struct report_perf_set *s, bool sides);
 
 /* A set of nights beside now (one side per side of now, empty), filled
- * from the history's samples (orchestrator/history/history_perf.h) with
- * report_perf_add_night: a row of a case and image now has no samples
- * for, or from another GPU product, is left out. */
-void report_perf_nights_init(struct report_perf_set *nights, const struct report_perf_set *now);
+ * from the history's samples (orchestrator/history/history_perf.h, the
+ * newest sweep first) with report_perf_add_night, then
+ * report_perf_nights_finish: a row of a case and image now has no samples
+ * for, or from another GPU product, is left out. The first `window`
+ * nights of a side are its level (its sweeps), every night one median. */
+void report_perf_nights_init(struct report_perf_set *nights, const struct report_perf_set *now,
+			     size_t window);
 int report_perf_add_night(struct report_perf_set *nights, const struct report_perf_set *now,
 			  const struct history_perf_row *row);
+void report_perf_nights_finish(struct report_perf_set *nights);
 
 /* A case's comparison, as the reports show it. */
 struct report_perf {
@@ -92,7 +108,7 @@ bool report_perf_compare(const struct report_perf_set *s, const char *case_name,
 bool report_perf_compare_nights(const struct report_perf_set *now,
 				const struct report_perf_set *nights, const char *case_name,
 				const char *image, const struct perf_rule *rule,
-				struct report_perf *out);
+				const struct perf_family *family, struct report_perf *out);
 
 /* What a comparison was against, in words: the image, "sweep ID" or
  * "N sweeps: ID, ID". */
@@ -107,5 +123,9 @@ extern const enum perf_status report_perf_order[REPORT_PERF_ORDER_N];
  * (n 5/5, ratio 1.103 [1.090, 1.110], p 0.0079) against rocm:7.1"
  * (orchestrator/report/report_perf_text.c). */
 void report_perf_line(const struct report_perf *p, struct strbuf *out);
+/* Across nights, what the case's spread is: "; this case moves 6.0%
+ * night to night; a 10.3% change is within it" (noisy); nothing when no
+ * spread was learned. */
+void report_perf_spread_text(const struct perf_comparison *c, struct strbuf *out);
 
 #endif

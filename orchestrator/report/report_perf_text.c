@@ -8,6 +8,7 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
+#include "orchestrator/perf/perf_nights.h"
 
 bool report_perf_fails(const struct report *r, const struct report_case *c)
 {
@@ -28,8 +29,25 @@ void report_perf_line(const struct report_perf *p, struct strbuf *out)
 		strbuf_addf(out, ", ratio %.3f [%.3f, %.3f]", c->ratio, c->ci_lo, c->ci_hi);
 	if (isfinite(c->p))
 		strbuf_addf(out, ", p %.4g", c->p);
+	if (isfinite(c->p_adj))
+		strbuf_addf(out, ", adjusted %.4g", c->p_adj);
 	strbuf_addstr(out, ") against ");
 	report_perf_baseline_text(p, out);
+	report_perf_spread_text(c, out);
+}
+
+void report_perf_spread_text(const struct perf_comparison *c, struct strbuf *out)
+{
+	if (!c->nights || !isfinite(c->spread))
+		return;
+	if (c->nights < PERF_NOISE_NIGHTS_MIN)
+		strbuf_addf(out, "; this case moves %.1f%% within a night (%zu night%s: too few "
+				 "to learn its night-to-night spread)",
+			    100 * c->spread, c->nights, c->nights == 1 ? "" : "s");
+	else
+		strbuf_addf(out, "; this case moves %.1f%% night to night", 100 * c->spread);
+	if (c->status == PERF_NOISY && isfinite(c->ratio))
+		strbuf_addf(out, "; a %.1f%% change is within it", 100 * fabs(c->ratio - 1.0));
 }
 
 static void cell_num(struct strbuf *out, const char *fmt, double v)
@@ -68,8 +86,16 @@ static void md_row(const struct report_case *c, struct strbuf *out)
 		strbuf_addstr(out, "-");
 	strbuf_addstr(out, " | ");
 	cell_num(out, "%.4g", p->cmp.p);
+	strbuf_addstr(out, " | ");
+	cell_num(out, "%.4g", p->cmp.p_adj);
 	strbuf_addf(out, " | %zu/%zu | ", p->cmp.n_new, p->cmp.n_base);
-	text_markdown_cell(out, p->note ? p->note : "");
+	{
+		cleanup_strbuf struct strbuf note = STRBUF_INIT;
+
+		strbuf_addstr(&note, p->note ? p->note : "");
+		report_perf_spread_text(&p->cmp, &note);
+		text_markdown_cell(out, note.buf + (!p->note && note.len ? 2 : 0));
+	}
 	strbuf_addstr(out, " |\n");
 }
 
@@ -93,8 +119,8 @@ void report_perf_md(const struct report *r, FILE *f)
 			strbuf_addf(&out, "%s%zu %s", shown++ ? ", " : "",
 				    r->perf_counts[report_perf_order[k]], perf_status_name(report_perf_order[k]));
 	strbuf_addf(&out, "%s.\n\n| case | image | baseline | status | median ms | baseline "
-			  "ms | ratio | 95%% interval | p | n | note |\n| --- | --- | --- | --- | "
-			  "--- | --- | --- | --- | --- | --- | --- |\n",
+			  "ms | ratio | 95%% interval | p | adjusted p | n | note |\n| --- | --- | --- | "
+			  "--- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
 		    r->perf_fail ? " (`slower` fails the sweep: --fail-on perf-slower)" : "");
 	fwrite(out.buf, 1, out.len, f);
 	strbuf_reset(&out);

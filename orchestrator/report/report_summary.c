@@ -404,6 +404,11 @@ static void json_perf(cJSON *o, const struct report_perf *p)
 		cJSON_AddItemToArray(ci, cJSON_CreateNumber(p->cmp.ci_hi));
 	}
 	json_ms(j, "p", p->cmp.p);
+	json_ms(j, "p_adjusted", p->cmp.p_adj);
+	if (p->cmp.nights) {
+		json_ms(j, "night_spread", p->cmp.spread);
+		cJSON_AddNumberToObject(j, "nights", (double)p->cmp.nights);
+	}
 	if (p->note)
 		json_add_str(j, "note", p->note, REPORT_JSON_TEXT);
 }

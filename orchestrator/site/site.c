@@ -5,7 +5,6 @@
 #include "orchestrator/site/site.h"
 
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "common/intern.h"
+#include "orchestrator/history/history_query.h"
 #include "orchestrator/site/site_gen.h"
 #include "orchestrator/site/site_perf_gen.h"
 #include "orchestrator/site/site_runs.h"
@@ -425,13 +425,14 @@ static int label_pass(struct site_gen *g, const char *label)
 
 	g->labels = xrealloc(g->labels, (g->n_labels + 1) * sizeof(*g->labels));
 	p.idx = memset(&g->labels[g->n_labels++], 0, sizeof(*p.idx));
-	if (site_query_window(g->db, label, g->o->last, &p.win, &p.n_win, g->err) < 0 ||
-	    site_query_case_count(g->db, label, g->o->last, &p.n_cases_total, g->err) < 0) {
+	if (site_query_window(g->db, label, g->o->last, g->o->host, &p.win, &p.n_win, g->err) < 0 ||
+	    site_query_case_count(g->db, label, g->o->last, g->o->host, &p.n_cases_total,
+				  g->err) < 0) {
 		site_window_release(p.win, p.n_win);
 		return -1;
 	}
 	open_window(&p);
-	rc = site_query_results(g->db, label, g->o->last, on_result, &p, g->err);
+	rc = site_query_results(g->db, label, g->o->last, g->o->host, on_result, &p, g->err);
 	if (rc == 0 && p.n_rows) {
 		finish_row(&p);
 		rc = finish_case(&p);
@@ -466,7 +467,7 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	strbuf_init(&g.name, 64);
 	rc = site_dir_open(&g.dir, dir, err);
 	if (rc == 0)
-		rc = site_query_labels(db, o->label, &labels, err);
+		rc = site_query_labels(db, o->label, o->host, &labels, err);
 	for (size_t i = 0; rc == 0 && i < labels.n; i++)
 		rc = label_pass(&g, labels.v[i]);
 	stats->labels = g.n_labels;
@@ -492,6 +493,6 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	strbuf_release(&g.page);
 	strbuf_release(&g.name);
 	site_dir_release(&g.dir);
-	sqlite3_finalize(g.bisect);
+	history_finalize(g.bisect);
 	return rc;
 }

@@ -13,6 +13,7 @@
 struct site_options {
 	const char *label; /* NULL: every label */
 	int last;          /* sweeps of each label */
+	const char *host;  /* only this host's sweeps (NULL: every host's) */
 };
 
 struct site_stats {

@@ -35,6 +35,17 @@ struct site_perf_sample {
 	double ms;
 };
 
+/* A change point of a series as the history found it at import
+ * (docs/perf.md "Change points"): the night that starts the new level.
+ * label and case_page are set in the index's list of new ones only. */
+struct site_perf_cp {
+	const char *label, *case_name, *case_page, *image, *gfx, *sweep, *found;
+	const char *image_id_before, *image_id_after;
+	long device_id;          /* -1 unknown */
+	double ratio, p, median_before, median_after;
+	bool accepted;
+};
+
 /* One night of a series: its samples' median and the interval of the
  * median (site_perf_median_interval), and its comparison with the night
  * before when that night is the window's previous sweep (cmp.status
@@ -48,6 +59,7 @@ struct site_perf_night {
 	size_t n, alloc;
 	double median, lo, hi;
 	struct perf_comparison cmp;
+	const struct site_perf_cp *cp; /* the change point this night starts (NULL: none) */
 };
 
 /* One image reference on one GPU product, its nights oldest first. */
@@ -98,7 +110,29 @@ struct site_perf_changes {
 	struct strvec keep;      /* the changes' strings */
 	size_t n_slower, n_faster;
 	bool any;                /* some case of some label has samples: the page exists */
+	/* The change points each label's last sweep found, not accepted (the
+	 * index lists them), in case order; strings in keep. */
+	struct site_perf_cp *cps;
+	size_t n_cps, alloc_cps;
 };
+
+/* A label's change points, in case order (BINARY), and the next one a
+ * case may take (the cases come in the same order). */
+struct site_perf_cps {
+	struct site_perf_cp *v;
+	size_t n, alloc, next;
+	struct strvec keep;
+};
+
+/* Add a change point; its strings are copied. */
+void site_perf_cps_add(struct site_perf_cps *x, const struct site_perf_cp *cp);
+void site_perf_cps_release(struct site_perf_cps *x);
+/* Mark each night of case_name's series that starts one of x's change
+ * points (night.cp); those found by sweep `tonight` and not accepted go
+ * into changes' list of new ones, with label and case_page. */
+void site_perf_case_mark(struct site_perf_case *c, struct site_perf_cps *x,
+			 const char *case_name, const char *tonight, const char *label,
+			 const char *case_page, struct site_perf_changes *changes);
 
 /* The case's changes in its last sweep (slower, faster) go into x. */
 void site_perf_changes_add(struct site_perf_changes *x, const char *label,

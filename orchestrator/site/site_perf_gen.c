@@ -4,9 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sqlite3.h>
 
 #include "common/xalloc.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/history/history_query.h"
 #include "orchestrator/site/site_gen.h"
 
@@ -41,17 +41,37 @@ static const struct site_perf_result *result_of(const struct site_perf_label *l,
 
 static int step(struct history_db *db, struct site_perf_label *l, size_t i, struct error *err)
 {
-	int rc = sqlite3_step(l->st[i]);
+	int rc = history_step(l->st[i]);
 
-	l->live[i] = rc == SQLITE_ROW;
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+	l->live[i] = rc == HISTORY_ROW;
+	return rc == HISTORY_ROW || rc == HISTORY_DONE ? 0
 						     : history_sql_error(db, rc, "perf samples", err);
 }
 
-static int open_label(struct history_db *db, struct site_perf_label *l,
+static int cp_add(void *ctx, const struct history_change_row *r)
+{
+	struct site_perf_cp cp = {
+		.case_name = r->case_name, .image = r->image, .gfx = r->gfx, .sweep = r->sweep,
+		.found = r->found_sweep, .image_id_before = r->image_id_before,
+		.image_id_after = r->image_id_after, .device_id = r->device_id,
+		.ratio = r->ratio, .p = r->p, .median_before = r->median_before,
+		.median_after = r->median_after, .accepted = r->accepted,
+	};
+
+	site_perf_cps_add(ctx, &cp);
+	return 0;
+}
+
+static int open_label(struct history_db *db, struct site_perf_label *l, const char *label,
 		      const struct site_window_sweep *win, size_t n_win, struct error *err)
 {
+	struct history_change_query q = { .label = label };
+
 	l->opened = true;
+	/* A label's change points are few (a case's level moves seldom): all
+	 * of them, read once, in case order. */
+	if (history_changes_each(db, &q, cp_add, &l->cps, err) < 0)
+		return -1;
 	l->st = xcalloc(n_win + 1, sizeof(*l->st));
 	l->live = xcalloc(n_win + 1, sizeof(bool));
 	l->n = n_win;
@@ -59,16 +79,16 @@ static int open_label(struct history_db *db, struct site_perf_label *l,
 	for (size_t i = 0; i < n_win; i++) {
 		if (history_sql_prepare(db, site_perf_sweep_sql, &l->st[i], err) < 0)
 			return -1;
-		sqlite3_bind_text(l->st[i], 1, win[i].id, -1, SQLITE_STATIC);
+		history_bind_text(l->st[i], 1, win[i].id);
 		if (step(db, l, i, err) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static const char *text(sqlite3_stmt *st, int i)
+static const char *text(struct history_stmt *st, int i)
 {
-	return (const char *)sqlite3_column_text(st, i);
+	return history_col(st, i);
 }
 
 int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const char *label,
@@ -80,22 +100,22 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 					       PERF_MAX_CV_DEFAULT };
 
 	*out = NULL;
-	if (!l->opened && open_label(db, l, win, n_win, err) < 0)
+	if (!l->opened && open_label(db, l, label, win, n_win, err) < 0)
 		return -1;
 	site_perf_case_reset(&l->c);
 	for (size_t i = 0; i < l->n; i++) {
-		sqlite3_stmt *st = l->st[i];
+		struct history_stmt *st = l->st[i];
 		int c;
 
 		/* Both orders are SQLite's BINARY collation, strcmp's. */
 		while (l->live[i] && (c = strcmp(text(st, 0), case_name)) <= 0) {
 			const struct site_perf_result *r =
-				c ? NULL : result_of(l, i, text(st, 1), sqlite3_column_int(st, 2));
+				c ? NULL : result_of(l, i, text(st, 1), history_col_int(st, 2));
 
 			if (r) {
 				struct site_perf_sample s = {
 					.image = r->image, .attempt = r->attempt,
-					.ms = sqlite3_column_double(st, 3), .image_id = r->image_id,
+					.ms = history_col_double(st, 3), .image_id = r->image_id,
 					.digest = r->digest, .gfx = r->gfx, .device_id = r->device_id,
 					.driver = r->driver, .sweep_id = win[i].id, .col = i,
 					.started = win[i].started,
@@ -113,6 +133,8 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 	changes->any = true;
 	if (site_perf_case_finish(&l->c, &rule, err) < 0)
 		return -1;
+	site_perf_case_mark(&l->c, &l->cps, case_name, n_win ? win[n_win - 1].id : NULL, label,
+			    case_page, changes);
 	site_perf_changes_add(changes, label, case_name, case_page, &l->c);
 	*out = &l->c;
 	return 0;
@@ -121,10 +143,11 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 void site_perf_label_close(struct site_perf_label *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		sqlite3_finalize(l->st[i]);
+		history_finalize(l->st[i]);
 	free(l->st);
 	free(l->live);
 	site_perf_case_release(&l->c);
+	site_perf_cps_release(&l->cps);
 	l->n_res = 0;
 	free(l->res);
 	memset(l, 0, sizeof(*l));

@@ -18,7 +18,7 @@
 #include "orchestrator/site/site_perf.h"
 #include "orchestrator/site/site_query.h"
 
-struct sqlite3_stmt;
+struct history_stmt;
 
 /* A result of the case being read: its sweep's column, image, attempt.
  * The strings are the label pass's, kept until it ends. */
@@ -31,13 +31,14 @@ struct site_perf_result {
 
 /* One label's pass. Zeroed to start; site_perf_label_close ends it. */
 struct site_perf_label {
-	struct sqlite3_stmt **st; /* per sweep of the window, oldest first */
+	struct history_stmt **st; /* per sweep of the window, oldest first */
 	bool *live;               /* its statement has a row */
 	size_t n;
 	bool opened;
 	struct site_perf_case c;
 	struct site_perf_result *res; /* the case's results */
 	size_t n_res, alloc_res;
+	struct site_perf_cps cps;     /* the label's change points (one query) */
 };
 
 /* Note a result of the case being read, in sweep column col; r's strings
@@ -45,7 +46,8 @@ struct site_perf_label {
 void site_perf_result(struct site_perf_label *l, size_t col, const struct site_result_row *r);
 
 /* The case's GPU time (*out NULL: no samples), its last sweep's changes
- * added to changes. The statements are prepared on the first call. */
+ * added to changes, its nights that start a change point marked, and the
+ * change points the last sweep found added to changes' new ones. The statements are prepared on the first call. */
 int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const char *label,
 		       const struct site_window_sweep *win, size_t n_win, const char *case_name,
 		       const char *case_page, struct site_perf_changes *changes,

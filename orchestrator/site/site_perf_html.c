@@ -201,6 +201,62 @@ static void night_mark(xmlNodePtr svg, const struct frame *f, const struct site_
 	site_el(m, "title", tip.buf);
 }
 
+/* "+10.0%, median 40.0 -> 44.0 ms, p 0.005, image sha256:0123456789ab ->
+ * sha256:..., accepted" */
+static void cp_text(const struct site_perf_cp *cp, struct strbuf *out)
+{
+	strbuf_addf(out, "%+.1f%%, median %.1f -> %.1f ms, p %.2g", 100 * (cp->ratio - 1),
+		    cp->median_before, cp->median_after, cp->p);
+	if (*cp->image_id_before || *cp->image_id_after)
+		strbuf_addf(out, ", image %.19s -> %.19s", *cp->image_id_before ? cp->image_id_before : "-",
+			    *cp->image_id_after ? cp->image_id_after : "-");
+	if (cp->accepted)
+		strbuf_addstr(out, ", accepted");
+}
+
+/* A change point: a dashed vertical line at the night that starts the new
+ * level, its numbers in its tooltip. */
+static void cp_mark(xmlNodePtr svg, const struct frame *f, const struct site_perf_night *n)
+{
+	cleanup_strbuf struct strbuf tip = STRBUF_INIT;
+	double x = fx(f, (double)n->started);
+	xmlNodePtr l = shape(svg, "line", n->cp->accepted ? "cp accepted" : "cp");
+
+	attr_px(l, "x1", x);
+	attr_px(l, "y1", PAD_T);
+	attr_px(l, "x2", x);
+	attr_px(l, "y2", H - PAD_B);
+	site_prop(l, "stroke", n->cp->accepted ? "#999" : "#b05a00");
+	site_prop(l, "stroke-width", "2");
+	site_prop(l, "stroke-dasharray", "4 3");
+	strbuf_addf(&tip, "change point at sweep %s: ", n->sweep_id ? n->sweep_id : "-");
+	cp_text(n->cp, &tip);
+	site_el(l, "title", tip.buf);
+}
+
+/* Under the chart, the change points in words. */
+static void cp_list(xmlNodePtr parent, const struct site_perf_series *s)
+{
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	xmlNodePtr p;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct site_perf_night *n = &s->v[i];
+		char when[32];
+
+		if (!n->cp)
+			continue;
+		site_date(n->started, false, when, sizeof(when));
+		strbuf_addf(&text, "%s%s (%s): ", text.len ? "; " : "Change points: ",
+			    n->sweep_id ? n->sweep_id : "-", when);
+		cp_text(n->cp, &text);
+	}
+	if (!text.len)
+		return;
+	p = site_el(parent, "p", text.buf);
+	site_prop(p, "class", "perf-cps");
+}
+
 static void axes(xmlNodePtr svg, const struct frame *f, const struct site_perf_series *s)
 {
 	char buf[64];
@@ -255,7 +311,11 @@ static void series_chart(xmlNodePtr parent, const struct site_perf_series *s, si
 	}
 	medians(svg, &f, s);
 	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].cp)
+			cp_mark(svg, &f, &s->v[i]);
+	for (size_t i = 0; i < s->n; i++)
 		night_mark(svg, &f, s, i);
+	cp_list(parent, s);
 	p = xmlNewChild(parent, NULL, X("p"), NULL);
 	site_prop(p, "class", "perf-last");
 	if (last->col != last_col) {
@@ -282,7 +342,8 @@ void site_perf_chart(xmlNodePtr parent, const struct site_perf_case *c)
 	site_el(parent, "p", "Each sweep's median GPU kernel time (ms) of its --perf samples, "
 			     "the band its median's interval; a triangle marks a change against "
 			     "the sweep before (up, red: slower; down, green: faster), the line "
-			     "the last comparison's baseline (docs/perf.md).");
+			     "the last comparison's baseline, a dashed orange line a change point "
+			     "of the series (grey: accepted; docs/perf.md \"Change points\").");
 	for (size_t i = 0; i < c->n && i < SITE_PERF_CHARTS_MAX; i++)
 		series_chart(parent, &c->v[i], c->last_col);
 	if (c->n > SITE_PERF_CHARTS_MAX) {
@@ -304,8 +365,10 @@ void site_perf_chart(xmlNodePtr parent, const struct site_perf_case *c)
 static void sweep_cell(xmlNodePtr tr, const char *sweep, const char *image_id)
 {
 	const char *hex = strncmp(image_id, "sha256:", 7) ? NULL : image_id + 7;
-	xmlNodePtr td = site_elf(tr, "td", "%s (%s%.12s)", sweep, hex ? "sha256:" : "",
-				 hex ? hex : image_id);
+	xmlNodePtr td = sweep ? site_elf(tr, "td", "%s (%s%.12s)", sweep, hex ? "sha256:" : "",
+					 hex ? hex : image_id)
+			      : site_elf(tr, "td", "%s%.12s", hex ? "sha256:" : "",
+					 hex ? hex : image_id);
 
 	site_prop(td, "title", image_id);
 }
@@ -363,6 +426,51 @@ int site_perf_changes_html(const struct site_perf_changes *x, size_t n_labels,
 	return site_doc_finish(&d, out, err);
 }
 
+static void cp_row(xmlNodePtr table, const struct site_perf_cp *cp)
+{
+	xmlNodePtr tr = xmlNewChild(table, NULL, X("tr"), NULL), td;
+	cleanup_strbuf struct strbuf gpu = STRBUF_INIT;
+
+	site_prop(tr, "class", cp->ratio > 1 ? "slower" : "faster");
+	site_el(tr, "td", cp->label);
+	td = xmlNewChild(tr, NULL, X("td"), NULL);
+	site_link(td, cp->case_page, cp->case_name);
+	site_el(tr, "td", cp->image);
+	gpu_text(*cp->gfx ? cp->gfx : NULL, cp->device_id, &gpu);
+	site_el(tr, "td", gpu.buf);
+	site_elf(tr, "td", "%+.1f %%", 100 * (cp->ratio - 1));
+	site_elf(tr, "td", "%.1f -> %.1f", cp->median_before, cp->median_after);
+	site_el(tr, "td", cp->sweep);
+	sweep_cell(tr, NULL, *cp->image_id_before ? cp->image_id_before : "-");
+	sweep_cell(tr, NULL, *cp->image_id_after ? cp->image_id_after : "-");
+	site_elf(tr, "td", "%.2g", cp->p);
+}
+
+/* The index's list of the change points each label's last sweep found
+ * (not accepted), in label and case order. */
+static void site_perf_index_cps(xmlNodePtr parent, const struct site_perf_changes *x)
+{
+	xmlNodePtr table, tr;
+
+	if (!x->n_cps)
+		return;
+	site_elf(parent, "h2", "New GPU-time change points (%zu)", x->n_cps);
+	site_el(parent, "p", "Found by each label's last sweep: the night a case's GPU kernel "
+			     "time moved to a new level (docs/perf.md \"Change points\"; `history "
+			     "perf --accept CASE --night SWEEP` marks one intended).");
+	table = xmlNewChild(parent, NULL, X("table"), NULL);
+	site_prop(table, "id", "perf-cps");
+	tr = xmlNewChild(table, NULL, X("tr"), NULL);
+	for (const char *const *h = (const char *const[]){ "label", "case", "image", "GPU",
+							     "change", "median ms", "night",
+							     "image ID before", "image ID after",
+							     "p", NULL };
+	     *h; h++)
+		site_el(tr, "th", *h);
+	for (size_t i = 0; i < x->n_cps; i++)
+		cp_row(table, &x->cps[i]);
+}
+
 void site_perf_index_line(xmlNodePtr parent, const struct site_perf_changes *x)
 {
 	xmlNodePtr p;
@@ -377,4 +485,5 @@ void site_perf_index_line(xmlNodePtr parent, const struct site_perf_changes *x)
 		site_elf(p, "span", "GPU time in the last sweep: %zu slower, %zu faster. ",
 			 x->n_slower, x->n_faster);
 	site_link(p, SITE_PERF_PAGE, "GPU-time changes");
+	site_perf_index_cps(parent, x);
 }

@@ -240,6 +240,7 @@ void site_perf_changes_sort(struct site_perf_changes *x)
 void site_perf_changes_release(struct site_perf_changes *x)
 {
 	free(x->v);
+	free(x->cps);
 	strvec_clear(&x->keep);
 	memset(x, 0, sizeof(*x));
 }

@@ -1,31 +1,40 @@
 #include "orchestrator/site/site_query.h"
 
 #include <stdlib.h>
-#include <sqlite3.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_dialect.h"
 #include "orchestrator/history/history_query.h"
 
 #define WINDOW_SQL                                                                        \
 	"WITH w AS (SELECT id, started, folder, host FROM sweeps WHERE label = ?1"        \
-	" ORDER BY started DESC, id DESC LIMIT ?2)"
+	" AND (?3 IS NULL OR host = ?3) ORDER BY started DESC, id DESC LIMIT ?2)"
 
-int site_query_labels(struct history_db *db, const char *only, struct strvec *labels,
-		      struct error *err)
+/* A label's window: ?1 label, ?2 its last sweeps, ?3 one host (NULL: any). */
+static void bind_window(struct history_stmt *st, const char *label, int last, const char *host)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	history_bind_text(st, 1, label);
+	history_bind_int(st, 2, last);
+	history_bind_text(st, 3, host);
+}
+
+int site_query_labels(struct history_db *db, const char *only, const char *host,
+		      struct strvec *labels, struct error *err)
+{
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db,
-		    "SELECT DISTINCT label FROM sweeps WHERE ?1 IS NULL OR label = ?1"
-		    " ORDER BY label",
+		    "SELECT DISTINCT label FROM sweeps WHERE (?1 IS NULL OR label = ?1)"
+		    " AND (?2 IS NULL OR host = ?2) ORDER BY label",
 		    &st, err) < 0)
 		return -1;
 	history_bind_text(st, 1, only);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	history_bind_text(st, 2, host);
+	while ((rc = history_step(st)) == HISTORY_ROW)
 		strvec_push(labels, history_col(st, 0));
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "labels", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "labels", err);
 }
 
 void site_window_release(struct site_window_sweep *v, size_t n)
@@ -38,10 +47,10 @@ void site_window_release(struct site_window_sweep *v, size_t n)
 	free(v);
 }
 
-int site_query_window(struct history_db *db, const char *label, int last,
+int site_query_window(struct history_db *db, const char *label, int last, const char *host,
 		      struct site_window_sweep **v, size_t *n, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	size_t alloc = 0;
 	int rc;
 
@@ -50,41 +59,39 @@ int site_query_window(struct history_db *db, const char *label, int last,
 	if (history_sql_prepare(db, WINDOW_SQL " SELECT id, started, folder, host FROM w"
 				   " ORDER BY started, id", &st, err) < 0)
 		return -1;
-	history_bind_text(st, 1, label);
-	sqlite3_bind_int(st, 2, last);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	bind_window(st, label, last, host);
+	while ((rc = history_step(st)) == HISTORY_ROW) {
 		if (*n == alloc)
 			*v = xrealloc(*v, (alloc = alloc ? 2 * alloc : 64) * sizeof(**v));
 		(*v)[(*n)++] = (struct site_window_sweep){
-			.id = xstrdup(history_col(st, 0)), .started = sqlite3_column_int64(st, 1),
+			.id = xstrdup(history_col(st, 0)), .started = history_col_int64(st, 1),
 			.folder = history_col(st, 2) ? xstrdup(history_col(st, 2)) : NULL,
 			.host = history_col(st, 3) ? xstrdup(history_col(st, 3)) : NULL,
 		};
 	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "sweeps", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "sweeps", err);
 }
 
-int site_query_case_count(struct history_db *db, const char *label, int last, size_t *n,
-			 struct error *err)
+int site_query_case_count(struct history_db *db, const char *label, int last,
+			  const char *host, size_t *n, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db, WINDOW_SQL " SELECT COUNT(DISTINCT r.case_name) FROM w"
 				   " JOIN results r ON r.sweep = w.id",
 		    &st, err) < 0)
 		return -1;
-	history_bind_text(st, 1, label);
-	sqlite3_bind_int(st, 2, last);
-	rc = sqlite3_step(st);
-	*n = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
-	return rc == SQLITE_ROW ? 0 : history_sql_error(db, rc, "rows", err);
+	bind_window(st, label, last, host);
+	rc = history_step(st);
+	*n = rc == HISTORY_ROW ? (size_t)history_col_int64(st, 0) : 0;
+	return rc == HISTORY_ROW ? 0 : history_sql_error(db, rc, "rows", err);
 }
 
-int site_query_results(struct history_db *db, const char *label, int last, site_result_fn fn,
-		       void *ctx, struct error *err)
+int site_query_results(struct history_db *db, const char *label, int last, const char *host,
+		       site_result_fn fn, void *ctx, struct error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
 
 	if (history_sql_prepare(db,
@@ -95,27 +102,26 @@ int site_query_results(struct history_db *db, const char *label, int last, site_
 		    " ORDER BY r.case_name, r.image_ref, w.started, w.id, r.attempt",
 		    &st, err) < 0)
 		return -1;
-	history_bind_text(st, 1, label);
-	sqlite3_bind_int(st, 2, last);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	bind_window(st, label, last, host);
+	while ((rc = history_step(st)) == HISTORY_ROW) {
 		struct site_result_row r = {
 			.case_name = history_col(st, 0), .image = history_col(st, 1), .sweep_id = history_col(st, 2),
 			.state = history_col(st, 3), .outcome = history_col(st, 4), .fault_class = history_col(st, 5),
 			.kernel = history_col(st, 6), .run_dir = history_col(st, 7), .image_id = history_col(st, 8),
-			.gpus = history_col(st, 9), .attempt = sqlite3_column_int(st, 10),
-			.duration_s = sqlite3_column_double(st, 11), .digest = history_col(st, 12),
+			.gpus = history_col(st, 9), .attempt = history_col_int(st, 10),
+			.duration_s = history_col_double(st, 11), .digest = history_col(st, 12),
 			.gfx = history_col(st, 13), .driver = history_col(st, 15),
-			.device_id = sqlite3_column_type(st, 14) == SQLITE_NULL
-					     ? -1 : (long)sqlite3_column_int64(st, 14),
+			.device_id = history_col_null(st, 14)
+					     ? -1 : (long)history_col_int64(st, 14),
 		};
 
 		if (fn(ctx, &r) < 0)
 			return -1;
 	}
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "results", err);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "results", err);
 }
 
-int site_query_bisect(struct history_db *db, sqlite3_stmt **st, const char *case_name,
+int site_query_bisect(struct history_db *db, struct history_stmt **st, const char *case_name,
 		      char **out, struct error *err)
 {
 	int rc;
@@ -124,23 +130,17 @@ int site_query_bisect(struct history_db *db, sqlite3_stmt **st, const char *case
 	 * bisection runs under a label of its own, so the label is not asked).
 	 * Prepared once per site: parsing it was most of a case's cost. */
 	*out = NULL;
-	if (!*st && history_sql_prepare(db,
-		    "SELECT b.last_good, b.first_bad FROM bisects b,"
-		    " json_each(b.answer, '$.first_bad.cases') k"
-		    " WHERE b.verdict = 'found' AND json_valid(b.answer)"
-		    " AND json_extract(k.value, '$.case') = ?1"
-		    " ORDER BY b.finished DESC LIMIT 1",
-		    st, err) < 0)
+	if (!*st && history_sql_prepare(db, history_dialect_sql(db, HSQL_SITE_BISECT), st, err) < 0)
 		return -1;
-	sqlite3_reset(*st);
+	history_reset(*st);
 	history_bind_text(*st, 1, case_name);
-	rc = sqlite3_step(*st);
-	if (rc == SQLITE_ROW) {
+	rc = history_step(*st);
+	if (rc == HISTORY_ROW) {
 		*out = xasprintf("first bad image %s (last good %s)",
 				 history_col(*st, 1) ? history_col(*st, 1) : "?",
 				 history_col(*st, 0) ? history_col(*st, 0) : "?");
-		rc = SQLITE_DONE;
+		rc = HISTORY_DONE;
 	}
-	sqlite3_reset(*st);
-	return rc == SQLITE_DONE ? 0 : history_sql_error(db, rc, "bisects", err);
+	history_reset(*st);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "bisects", err);
 }

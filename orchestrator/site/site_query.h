@@ -10,7 +10,7 @@
 #include "common/strvec.h"
 #include "orchestrator/history/history_db.h"
 
-struct sqlite3_stmt;
+struct history_stmt;
 
 /* The GPUs a result ran on, as the database records them: a comma list
  * of KFD unique_ids where the result recorded them, else the ordinals on
@@ -22,16 +22,18 @@ struct site_window_sweep {
 	long long started;
 };
 
-int site_query_labels(struct history_db *db, const char *only, struct strvec *labels,
-		      struct error *err) __attribute__((warn_unused_result));
+/* The labels (only that one when only is set) with a sweep of host (NULL:
+ * any host). The queries below keep to host's sweeps the same way. */
+int site_query_labels(struct history_db *db, const char *only, const char *host,
+		      struct strvec *labels, struct error *err) __attribute__((warn_unused_result));
 /* The last `last` sweeps of label, oldest first. */
-int site_query_window(struct history_db *db, const char *label, int last,
+int site_query_window(struct history_db *db, const char *label, int last, const char *host,
 		      struct site_window_sweep **v, size_t *n, struct error *err)
 	__attribute__((warn_unused_result));
 void site_window_release(struct site_window_sweep *v, size_t n);
 /* How many cases the window has. */
-int site_query_case_count(struct history_db *db, const char *label, int last, size_t *n,
-			 struct error *err) __attribute__((warn_unused_result));
+int site_query_case_count(struct history_db *db, const char *label, int last,
+			  const char *host, size_t *n, struct error *err) __attribute__((warn_unused_result));
 
 struct site_result_row {
 	const char *case_name, *image, *sweep_id, *state, *outcome, *fault_class, *kernel;
@@ -47,14 +49,14 @@ typedef int (*site_result_fn)(void *ctx, const struct site_result_row *r);
 
 /* Every attempt of every result in the window, by case, image, sweep
  * (oldest first), attempt. */
-int site_query_results(struct history_db *db, const char *label, int last, site_result_fn fn,
-		       void *ctx, struct error *err) __attribute__((warn_unused_result));
+int site_query_results(struct history_db *db, const char *label, int last, const char *host,
+		       site_result_fn fn, void *ctx, struct error *err) __attribute__((warn_unused_result));
 
 /* What the newest bisection that found a first bad image for the case
  * says, as one line for the timeline; *out NULL when none did. *st is the
  * query, prepared on the first call (*st NULL) and kept for the next; the
- * caller finalises it (sqlite3_finalize). */
-int site_query_bisect(struct history_db *db, struct sqlite3_stmt **st, const char *case_name,
+ * caller finalises it (history_finalize). */
+int site_query_bisect(struct history_db *db, struct history_stmt **st, const char *case_name,
 		      char **out, struct error *err) __attribute__((warn_unused_result));
 
 #endif

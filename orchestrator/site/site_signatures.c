@@ -7,7 +7,6 @@
  * database. */
 #include "orchestrator/site/site_signatures.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,17 +16,18 @@
 #include "orchestrator/history/history_query.h"
 #include "orchestrator/site/site_sig.h"
 
-/* The last ?2 sweeps of each label (?1: one label, NULL: all); n = 1 is a
- * label's last sweep. */
+/* The last ?2 sweeps of each label (?1: one label, NULL: all) of host ?3
+ * (NULL: every host); n = 1 is a label's last sweep. */
 #define WINDOWS_SQL                                                                       \
 	"WITH w AS (SELECT id, label, started, host, n FROM (SELECT id, label, started, host," \
 	" ROW_NUMBER() OVER (PARTITION BY label ORDER BY started DESC, id DESC) AS n"       \
-	" FROM sweeps WHERE ?1 IS NULL OR label = ?1) WHERE n <= ?2)"
+	" FROM sweeps WHERE (?1 IS NULL OR label = ?1) AND (?3 IS NULL OR host = ?3)) q"      \
+	" WHERE n <= ?2)"
 /* The failures first, by the signature index, then their sweep: left to
  * itself SQLite reads every result of the windows (by sweep) to keep the
  * few with a signature, ten times the work. */
-#define FAILED " FROM results r CROSS JOIN w ON r.sweep = w.id WHERE r.sig_id IS NOT NULL"
-#define RESULT_KEY "w.id || char(31) || r.case_name || char(31) || r.image_ref"
+#define FAILED " FROM results r CROSS JOIN w WHERE r.sweep = w.id AND r.sig_id IS NOT NULL"
+#define RESULT_KEY "w.id || '\x1f' || r.case_name || '\x1f' || r.image_ref"
 
 enum { Q_SIGS, Q_CASES, Q_IMAGES, Q_GPUS, Q_KNOWN, Q__COUNT };
 
@@ -35,7 +35,7 @@ static const char *const queries[Q__COUNT] = {
 	[Q_SIGS] = WINDOWS_SQL " SELECT r.sig_id, MAX(r.outcome), MAX(r.fault_class),"
 		   " MAX(r.sig_family), MAX(r.sig_evidence), MAX(r.sig_stop_reason),"
 		   " MAX(r.sig_partial), COUNT(DISTINCT " RESULT_KEY "), COUNT(DISTINCT w.id),"
-		   " MAX(w.n = 1 AND r.known_id IS NULL)" FAILED " GROUP BY r.sig_id ORDER BY 1",
+		   " MAX(CASE WHEN w.n = 1 AND r.known_id IS NULL THEN 1 ELSE 0 END)" FAILED " GROUP BY r.sig_id ORDER BY 1",
 	[Q_CASES] = WINDOWS_SQL " SELECT r.sig_id, r.case_name, w.label,"
 		    " COUNT(DISTINCT " RESULT_KEY ")" FAILED " GROUP BY 1, 2, 3 ORDER BY 1, 4 DESC, 2, 3",
 	[Q_IMAGES] = WINDOWS_SQL " SELECT r.sig_id, r.image_ref, r.image_id,"
@@ -55,14 +55,14 @@ static const char seen_sql[] =
 	" ORDER BY started, id";
 
 struct cursor {
-	sqlite3_stmt *st;
+	struct history_stmt *st;
 	bool row;
 };
 
 struct sig_pass {
 	struct site_gen *g;
 	struct cursor q[Q__COUNT];
-	sqlite3_stmt *seen;
+	struct history_stmt *seen;
 	struct strvec strings;      /* one signature's */
 	struct site_sig_row *rows;  /* the list page */
 	size_t n_rows;
@@ -71,10 +71,10 @@ struct sig_pass {
 
 static int step(struct sig_pass *p, struct cursor *c)
 {
-	int rc = sqlite3_step(c->st);
+	int rc = history_step(c->st);
 
-	c->row = rc == SQLITE_ROW;
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+	c->row = rc == HISTORY_ROW;
+	if (rc == HISTORY_ROW || rc == HISTORY_DONE)
 		return 0;
 	return history_sql_error(p->g->db, rc, "signatures", p->g->err);
 }
@@ -104,7 +104,7 @@ static int seek(struct sig_pass *p, struct cursor *c, const char *id)
 }
 
 /* The rows of c for the signature id as items: name, detail, page. */
-typedef void (*item_fn)(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item *it);
+typedef void (*item_fn)(struct sig_pass *p, struct history_stmt *st, struct site_sig_item *it);
 
 static int collect(struct sig_pass *p, struct cursor *c, const char *id, item_fn fn,
 		   struct site_sig_item **v, size_t *n, size_t *total)
@@ -122,7 +122,7 @@ static int collect(struct sig_pass *p, struct cursor *c, const char *id, item_fn
 	return 0;
 }
 
-static void case_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item *it)
+static void case_item(struct sig_pass *p, struct history_stmt *st, struct site_sig_item *it)
 {
 	cleanup_strbuf struct strbuf page = STRBUF_INIT;
 	cleanup_free char *detail = xasprintf("label %s", history_col(st, 2));
@@ -131,10 +131,10 @@ static void case_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item
 	*it = (struct site_sig_item){ .name = kept(&p->strings, history_col(st, 1)),
 				      .detail = kept(&p->strings, detail),
 				      .page = kept(&p->strings, page.buf),
-				      .results = (size_t)sqlite3_column_int64(st, 3) };
+				      .results = (size_t)history_col_int64(st, 3) };
 }
 
-static void image_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item *it)
+static void image_item(struct sig_pass *p, struct history_stmt *st, struct site_sig_item *it)
 {
 	cleanup_strbuf struct strbuf page = STRBUF_INIT;
 	const char *id = history_col(st, 2) ? history_col(st, 2) : "no image ID";
@@ -145,10 +145,10 @@ static void image_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_ite
 	*it = (struct site_sig_item){ .name = kept(&p->strings, history_col(st, 1)),
 				      .detail = kept(&p->strings, id),
 				      .page = kept(&p->strings, page.buf),
-				      .results = (size_t)sqlite3_column_int64(st, 3) };
+				      .results = (size_t)history_col_int64(st, 3) };
 }
 
-static void gpu_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item *it)
+static void gpu_item(struct sig_pass *p, struct history_stmt *st, struct site_sig_item *it)
 {
 	const char *gpus = history_col(st, 1) ? history_col(st, 1) : "?";
 	cleanup_free char *name = xasprintf("%s %s", history_col(st, 2) ? history_col(st, 2) : "?", gpus);
@@ -160,7 +160,7 @@ static void gpu_item(struct sig_pass *p, sqlite3_stmt *st, struct site_sig_item 
 		site_page_name("gpu", parts, 1, &page);
 	*it = (struct site_sig_item){ .name = kept(&p->strings, name),
 				      .page = page.len ? kept(&p->strings, page.buf) : NULL,
-				      .results = (size_t)sqlite3_column_int64(st, 3) };
+				      .results = (size_t)history_col_int64(st, 3) };
 }
 
 static int seen(struct sig_pass *p, const char *id, struct site_sig *s)
@@ -169,10 +169,10 @@ static int seen(struct sig_pass *p, const char *id, struct site_sig *s)
 	bool any = false;
 	int rc;
 
-	sqlite3_reset(p->seen);
+	history_reset(p->seen);
 	history_bind_text(p->seen, 1, id);
-	while ((rc = sqlite3_step(p->seen)) == SQLITE_ROW) {
-		long long started = sqlite3_column_int64(p->seen, 1);
+	while ((rc = history_step(p->seen)) == HISTORY_ROW) {
+		long long started = history_col_int64(p->seen, 1);
 
 		if (!any) {
 			s->first_sweep = kept(&p->strings, history_col(p->seen, 0));
@@ -187,8 +187,8 @@ static int seen(struct sig_pass *p, const char *id, struct site_sig *s)
 	}
 	if (any)
 		s->last_sweep = kept(&p->strings, last.buf);
-	sqlite3_reset(p->seen);
-	return rc == SQLITE_DONE ? 0 : history_sql_error(p->g->db, rc, "signatures", p->g->err);
+	history_reset(p->seen);
+	return rc == HISTORY_DONE ? 0 : history_sql_error(p->g->db, rc, "signatures", p->g->err);
 }
 
 static int known_issues(struct sig_pass *p, const char *id, struct site_sig_known **v,
@@ -206,8 +206,8 @@ static int known_issues(struct sig_pass *p, const char *id, struct site_sig_know
 			.id = kept(&p->strings, history_col(c->st, 1)),
 			.link = kept(&p->strings, history_col(c->st, 2)),
 			.owner = kept(&p->strings, history_col(c->st, 3)),
-			.last_started = sqlite3_column_int64(c->st, 4),
-			.results = (size_t)sqlite3_column_int64(c->st, 5),
+			.last_started = history_col_int64(c->st, 4),
+			.results = (size_t)history_col_int64(c->st, 5),
 		};
 		if (step(p, c) < 0)
 			return -1;
@@ -227,7 +227,7 @@ static bool latest(const struct site_gen *g, const char *sweep)
 /* The current row of Q_SIGS: its page, and its row in the list. */
 static int one(struct sig_pass *p)
 {
-	sqlite3_stmt *st = p->q[Q_SIGS].st;
+	struct history_stmt *st = p->q[Q_SIGS].st;
 	struct site_gen *g = p->g;
 	struct site_sig s = {
 		.id = kept(&p->strings, history_col(st, 0)),
@@ -236,11 +236,11 @@ static int one(struct sig_pass *p)
 		.family = kept(&p->strings, history_col(st, 3)),
 		.evidence = kept(&p->strings, history_col(st, 4)),
 		.stop_reason = kept(&p->strings, history_col(st, 5)),
-		.partial = sqlite3_column_int(st, 6) != 0,
-		.results = (size_t)sqlite3_column_int64(st, 7),
-		.sweeps = (size_t)sqlite3_column_int64(st, 8),
+		.partial = history_col_int(st, 6) != 0,
+		.results = (size_t)history_col_int64(st, 7),
+		.sweeps = (size_t)history_col_int64(st, 8),
 	};
-	bool untriaged_last = sqlite3_column_int(st, 9) != 0;
+	bool untriaged_last = history_col_int(st, 9) != 0;
 	struct site_sig_item *cases = NULL, *images = NULL, *gpus = NULL;
 	struct site_sig_known *known = NULL;
 	cleanup_strbuf struct strbuf rule = STRBUF_INIT;
@@ -350,7 +350,8 @@ int site_signatures_write(struct site_gen *g)
 		rc = history_sql_prepare(g->db, queries[i], &p.q[i].st, g->err);
 		if (rc == 0) {
 			history_bind_text(p.q[i].st, 1, g->o->label);
-			sqlite3_bind_int(p.q[i].st, 2, g->o->last);
+			history_bind_int(p.q[i].st, 2, g->o->last);
+			history_bind_text(p.q[i].st, 3, g->o->host);
 			rc = step(&p, &p.q[i]);
 		}
 	}
@@ -364,8 +365,8 @@ int site_signatures_write(struct site_gen *g)
 	if (rc == 0)
 		rc = finish(&p);
 	for (int i = 0; i < Q__COUNT; i++)
-		sqlite3_finalize(p.q[i].st);
-	sqlite3_finalize(p.seen);
+		history_finalize(p.q[i].st);
+	history_finalize(p.seen);
 	free(p.rows);
 	strvec_clear(&p.keep);
 	strvec_clear(&p.strings);

@@ -14,6 +14,9 @@
 #include "common/fsutil.h"
 #include "common/owned.h"
 #include "common/xalloc.h"
+#include "orchestrator/perf/perf_samples.h"
+#include "orchestrator/perf/perf_fdr.h"
+#include "orchestrator/perf/perf_nights.h"
 #include "orchestrator/sweep/sweep_json.h"
 #include "orchestrator/sweep/sweep_plan_json.h"
 #include "orchestrator/sweep/sweep_plan_lines.h"
@@ -32,6 +35,7 @@ void sweep_meta_init(struct sweep_meta *m)
 	m->perf_window = 1;
 	m->perf_rule = (struct perf_rule){ PERF_THRESHOLD_DEFAULT, PERF_ALPHA_DEFAULT,
 					   PERF_MAX_CV_DEFAULT };
+	m->perf_family = (struct perf_family){ PERF_FDR_DEFAULT, PERF_NOISE_NIGHTS_DEFAULT };
 }
 
 void sweep_meta_release(struct sweep_meta *m)
@@ -175,7 +179,8 @@ int sweep_meta_migrate(const struct sweep_meta *m, const char *folder, struct er
 	return m->has_private ? 0 : sweep_meta_write(m, folder, err);
 }
 
-/* "perf": {"baseline", "window", "threshold", "alpha", "max_cv"}. */
+/* "perf": {"baseline", "window", "threshold", "alpha", "max_cv", "fdr",
+ * "noise_nights"}, and "adaptive" when --perf-adaptive is on. */
 static void perf_write(cJSON *o, const struct sweep_meta *m)
 {
 	cJSON *p = cJSON_AddObjectToObject(o, "perf");
@@ -185,6 +190,10 @@ static void perf_write(cJSON *o, const struct sweep_meta *m)
 	cJSON_AddNumberToObject(p, "threshold", m->perf_rule.threshold);
 	cJSON_AddNumberToObject(p, "alpha", m->perf_rule.alpha);
 	cJSON_AddNumberToObject(p, "max_cv", m->perf_rule.max_cv);
+	if (m->perf_adaptive)
+		cJSON_AddNumberToObject(p, "adaptive", (double)m->perf_adaptive);
+	cJSON_AddNumberToObject(p, "fdr", m->perf_family.fdr);
+	cJSON_AddNumberToObject(p, "noise_nights", (double)m->perf_family.noise_nights);
 }
 
 /* The same back; a plan.json from before it keeps the defaults, and a
@@ -195,6 +204,8 @@ static void perf_read(struct sweep_meta *m, const cJSON *o)
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "perf");
 	double w = sjson_num(p, "window", 1), t = sjson_num(p, "threshold", -1);
 	double a = sjson_num(p, "alpha", -1), cv = sjson_num(p, "max_cv", -1);
+	double ad = sjson_num(p, "adaptive", 0);
+	double q = sjson_num(p, "fdr", -1), nn = sjson_num(p, "noise_nights", -1);
 
 	if (!cJSON_IsObject(p))
 		return;
@@ -207,6 +218,12 @@ static void perf_read(struct sweep_meta *m, const cJSON *o)
 		m->perf_rule.alpha = a;
 	if (cv > 0 && cv <= 1)
 		m->perf_rule.max_cv = cv;
+	if (ad >= 3 && ad <= PERF_RUNS_MAX)
+		m->perf_adaptive = (long)ad;
+	if (q > 0 && q < 1)
+		m->perf_family.fdr = q;
+	if (nn >= PERF_NOISE_NIGHTS_MIN && nn <= 1000)
+		m->perf_family.noise_nights = (long)nn;
 }
 
 int sweep_meta_write(const struct sweep_meta *m, const char *folder, struct error *err)

@@ -64,7 +64,9 @@ struct sweep_meta {
 	 * Slurm task and the merge compare as the sweep was started to. */
 	char *perf_baseline;
 	long perf_window;
+	long perf_adaptive;       /* --perf-adaptive MAX, 0 off (docs/perf.md) */
 	struct perf_rule perf_rule;
+	struct perf_family perf_family; /* --perf-fdr, --perf-noise-nights */
 	struct sweep_plan plan;
 	/* Where the sweep's end is announced (`--notify`): a JSON array the
 	 * command layer writes and reads, kept in SWEEP_PRIVATE_FILE alone

@@ -225,6 +225,9 @@ static void start_one(struct run *r, size_t idx, const int *gpus, size_t n)
 		.devices = r->in->devices, .topo = &r->in->host->topo, .host = r->hostname,
 		.known_failure = base_of(r, idx) == BASE_FAILED,
 		.perf_runs = r->in->perf_runs, .perf_warmup = r->in->perf_warmup,
+		.perf_adaptive = r->in->perf_base ? (int)r->in->meta->perf_adaptive : 0,
+		.perf_rule = &r->in->meta->perf_rule,
+		.perf_base = r->in->perf_base ? &r->in->perf_base[idx] : NULL,
 	};
 
 	if (sweep_worker_spawn(&job, &w->pid, &w->fd, &err) < 0) {

@@ -35,6 +35,9 @@ struct sweep_run_input {
 	const int *next_attempt;            /* per plan case */
 	const enum sweep_base *base;        /* per plan case; NULL: no baseline known */
 	int perf_runs, perf_warmup;         /* --perf N, --perf-warmup K; 0: none */
+	/* Per plan case, its GPU-time baseline for meta's --perf-adaptive
+	 * (docs/perf.md "More samples when unclear"); NULL: none known. */
+	const struct perf_adaptive_base *perf_base;
 	/* Asked before each case starts (NULL: always yes). No: nothing more
 	 * starts (a cluster task whose time runs out); running cases finish. */
 	bool (*may_start)(void *ctx, const struct sweep_case *c);

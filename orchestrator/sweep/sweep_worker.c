@@ -17,6 +17,7 @@
 #include "orchestrator/finding/finding.h"
 #include "common/signals.h"
 #include "orchestrator/replay/replay_perf.h"
+#include "orchestrator/sweep/sweep_adaptive.h"
 
 void case_result_fill(struct case_result *r, const struct sweep_case *c, int attempt,
 		       enum result_state state, const char *image_id, const char *message)
@@ -121,6 +122,25 @@ static void describe(const struct sweep_job *j, int interrupt_fd,
 	d->interrupt_fd = interrupt_fd;
 }
 
+/* --perf N: the samples into r, after a verdict replay that passed, and
+ * with --perf-adaptive those its looks ask for (on this worker's GPUs).
+ * Returns the signal that interrupted them, 0 when none did. */
+static int take_samples(const struct sweep_job *j, const struct replay_host *host,
+			const struct replay_desc *d, struct case_result *r)
+{
+	struct perf_adaptive_plan plan = { (size_t)j->perf_runs, (size_t)j->perf_adaptive };
+	struct replay_desc t;
+	int sig;
+
+	r->perf = xcalloc(1, sizeof(*r->perf));
+	replay_perf_desc(d, &t);
+	sig = replay_perf_sample(host, &t, j->perf_runs, j->perf_warmup, r->perf);
+	if (!sig && j->perf_adaptive > j->perf_runs)
+		sig = sweep_adaptive_take(host, &t, &plan, j->perf_base, r->gfx, r->device_id,
+					  j->perf_rule, r->perf);
+	return sig;
+}
+
 static int worker_main(const struct sweep_job *j, int out_fd)
 {
 	cleanup_free char *runs = xasprintf("%s/%s", j->folder, SWEEP_RUNS_DIR);
@@ -169,24 +189,16 @@ static int worker_main(const struct sweep_job *j, int out_fd)
 			replay_host_release(&host);
 			return 0;
 		}
-		struct perf_samples *ps = NULL;
-
-		/* --perf N: the samples, after a verdict replay that passed. */
-		if (j->perf_runs && replay_perf_after(&u)) {
-			struct replay_desc t;
-
-			ps = xcalloc(1, sizeof(*ps));
-			replay_perf_desc(&d, &t);
-			if (replay_perf_sample(&host, &t, j->perf_runs, j->perf_warmup, ps)) {
-				perf_samples_release(ps);
-				free(ps);
-				replay_unit_result_release(&u);
-				replay_host_release(&host);
-				return 0; /* interrupted: no result, as above */
-			}
-		}
 		result_from_unit(&r, j, &u);
-		r.perf = ps;
+		/* Where it ran, before the samples: the looks compare only
+		 * with a baseline on the same GPU product. */
+		case_result_locate(&r, j->topo, j->host);
+		if (j->perf_runs && replay_perf_after(&u) && take_samples(j, &host, &d, &r)) {
+			case_result_release(&r);
+			replay_unit_result_release(&u);
+			replay_host_release(&host);
+			return 0; /* interrupted: no result, as above */
+		}
 		replay_unit_result_release(&u);
 	}
 	replay_host_release(&host);

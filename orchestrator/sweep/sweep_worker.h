@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "orchestrator/perf/perf_adaptive.h"
 #include "orchestrator/replay/replay_unit.h"
 #include "orchestrator/sweep/sweep_image.h"
 #include "orchestrator/sweep/sweep_plan.h"
@@ -38,6 +39,11 @@ struct sweep_job {
 	bool known_failure;
 	/* --perf N, --perf-warmup K (docs/perf.md): 0 no samples. */
 	int perf_runs, perf_warmup;
+	/* --perf-adaptive MAX (0 off), the rule its looks use and the case's
+	 * baseline (NULL: none known, no look). */
+	int perf_adaptive;
+	const struct perf_rule *perf_rule;
+	const struct perf_adaptive_base *perf_base;
 };
 
 /* Fork a worker for j. *fd: the read end of its result pipe. */

@@ -14,7 +14,8 @@
 #     all written): flat, at most 500 bytes per planned case;
 #   * `history perf` for one case: <= 100 ms; what a sweep's report reads
 #     of the nights before it (--perf-window 1 and 7), every case's samples;
-#   * the database's size per result.
+#   * the database's size per result;
+#   * the same on PostgreSQL as ratios to SQLite's (tests/bench/history-pg.sh).
 # Measures, does not gate: exit 0 whatever the figures. Wall times on a
 # loaded machine include waiting for a core: the CPU time is printed too.
 # Environment: BENCH_HISTORY_CASES (default 10000), BENCH_HISTORY_NIGHTS
@@ -132,3 +133,7 @@ PER_CASE=$(awk -v a="${!RSS_BIG}" -v b="$RSS_64" -v n="$CASES" \
 	'BEGIN { if (n > 64) printf "%d", (a - b) * 1024 / (n - 64); else print 0 }')
 printf 'memory: %s bytes of peak RSS per planned case (target <= 500 bytes): ratio to target %s\n' \
 	"$PER_CASE" "$(ratio "$PER_CASE" 500)"
+
+# 6. the same on PostgreSQL, as ratios to the figures above
+# shellcheck source=tests/bench/history-pg.sh
+source "$(dirname "$0")/history-pg.sh"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench-perf: what `--perf 5` costs over the replays it is made of
-# (docs/perf.md "Samples"). One `run --perf 5` of the pass scenario (a
+# (docs/perf.md "Samples"), then what `--perf-adaptive 15` adds to it in a
+# sweep (docs/perf.md "More samples when unclear"; tests/bench/perf_sweep.sh).
+# One `run --perf 5` of the pass scenario (a
 # replay with --sync-after-launch, then 5 timing replays) against 6 plain
 # `run`s of it one after the other, median of K rounds, the two in
 # alternating order. The only extra work --perf should do is the samples'
@@ -77,4 +79,6 @@ printf '%-34s %9s %9s %9s %10s %6s\n' "run --perf 5 (1 + 5 replays)" "$PM" "$PMI
 printf '%-34s %9s %9s %9s %10s %6s\n' "6 x run (plain)" "$LM" "$LMIN" "$LMAX" "$LC" "$FAIL_PLAIN"
 printf 'target --perf 5 <= 1.05x 6 plain replays: wall %s (%sx), tool CPU %s (%sx)\n' \
 	"$VERDICT" "$R" "$VERDICT_CPU" "$RC"
+# shellcheck source=tests/bench/perf_sweep.sh
+source "$(dirname "$0")/perf_sweep.sh"
 exit 0

@@ -414,7 +414,7 @@ Test(perf, a_nightly_tag_that_got_slower_against_the_night_before)
 	tool_run_release(&r);
 }
 
-/* --perf-baseline lives in plan.json: the merge of the sweep's folder
+/* --perf-baseline and the rule live in plan.json: the merge of the sweep's folder
  * (what a Slurm merge job runs, with no comparison option of its own)
  * compares as the sweep was started to (docs/perf.md "Comparisons"). */
 Test(perf, the_merge_compares_as_the_sweep_started)
@@ -425,7 +425,7 @@ Test(perf, the_merge_compares_as_the_sweep_started)
 	add_case("hot-m", "hot");
 	sweep_run(&r, (const char *const[]){ "--archive", sw.library, "--image", SIM_IMAGE,
 		"--image", slow, "--perf", "3", "--perf-baseline", SIM_IMAGE, "--perf-alpha",
-		"0.2", "--format", "json", NULL });
+		"0.2", "--perf-fdr", "0.2", "--format", "json", NULL });
 	cr_assert_eq(r.status, 0, "%s", r.err.buf);
 	cleanup_cjson cJSON *first = cJSON_Parse(r.out.buf);
 	cleanup_free char *id = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(first, "sweep")));
@@ -446,11 +446,71 @@ Test(perf, the_merge_compares_as_the_sweep_started)
 		cr_assert(cJSON_IsObject(p), "%s", r.out.buf);
 		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "baseline_image")),
 				 SIM_IMAGE);
-		/* 3 against 3 reaches p = 0.1 only with --perf-alpha 0.2 kept. */
+		/* 3 against 3 reaches p = 0.1 only with --perf-alpha 0.2 and
+		 * --perf-fdr 0.2 kept (docs/perf.md "A thousand cases a night"). */
 		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(p, "status")), "slower",
 				 "%s", cJSON_PrintUnformatted(p));
 		compared++;
 	}
 	cr_expect_eq(compared, 1);
+	tool_run_release(&r);
+}
+
+/* The results line of the case whose name holds `name`. */
+static const cJSON *result_of(const cJSON *results, const char *name)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, results) {
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(x, "case"));
+
+		if (n && strstr(n, name))
+			return x;
+	}
+	cr_assert_fail("no result of %s", name);
+	return NULL;
+}
+
+/* --perf-adaptive (docs/perf.md "More samples when unclear"): against a
+ * night of 4 samples, 4 new ones can never reach alpha (insufficient): both
+ * cases get 4 more on their GPU; the unchanged one is then decided at 8,
+ * the 10% slower one is confirmed at MAX, 12, and is `slower`. The added
+ * samples are counted in the results line and said in the report. */
+Test(perf, an_unclear_comparison_gets_more_samples_up_to_max)
+{
+	struct tool_run r;
+	const char *slow = slower_image();
+	const char *argv[] = { "--archive", sw.library, "--image", retag(SIM_IMAGE), "--perf", "4",
+			       "--label", "adaptive", "--format", "json", "--perf-adaptive", "12",
+			       NULL };
+
+	add_case("hot-u", "hot");
+	add_case("cold-u", "cold");
+	sweep_run(&r, argv);
+	cr_assert_eq(r.status, 0, "the first night: %s", r.err.buf);
+	cleanup_cjson cJSON *first = results_of(&r);
+
+	/* No night before: nothing to look at, 4 samples each. */
+	cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(result_of(first, "hot-u"), "perf"),
+					   "adaptive"));
+	tool_run_release(&r);
+
+	retag(slow);
+	sweep_run(&r, argv);
+	cleanup_cjson cJSON *s = summary_of(&r);
+	cleanup_cjson cJSON *results = results_of(&r);
+	const cJSON *hot = cJSON_GetObjectItem(result_of(results, "hot-u"), "perf");
+	const cJSON *cold = cJSON_GetObjectItem(result_of(results, "cold-u"), "perf");
+
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(hot, "samples")), 12, "%s",
+		     cJSON_PrintUnformatted(hot));
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(hot, "adaptive")), 8);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cold, "samples")), 8, "%s",
+		     cJSON_PrintUnformatted(cold));
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cold, "adaptive")), 4);
+	cr_expect_str_eq(perf_status(s, "hot-u", NULL), "slower", "%s", r.out.buf);
+	cr_expect_str_eq(perf_status(s, "cold-u", NULL), "unchanged", "%s", r.out.buf);
+	cr_expect(strstr(r.out.buf, "--perf-adaptive 12: 8 samples added after 4 (insufficient)"),
+		  "the report says it: %s", r.out.buf);
 	tool_run_release(&r);
 }

@@ -1,3 +1,4 @@
+#include "tests/support/history_backend.h"
 #include "tests/support/run_support.h"
 #include "common/cleanup.h"
 #include "common/strvec.h"
@@ -113,7 +114,12 @@ void tenv_init_sweep(struct tenv_sweep *sw)
 {
 	tenv_init_four_gpus(sw->sysfs4, sizeof(sw->sysfs4));
 	snprintf(sw->lockdir, sizeof(sw->lockdir), "%s/locks", tenv.root);
-	snprintf(sw->dbpath, sizeof(sw->dbpath), "%s/history.sqlite", tenv.root);
+	{
+		cleanup_free char *file = xasprintf("%s/history.sqlite", tenv.root);
+		cleanup_free char *db = history_backend_db(file);
+
+		snprintf(sw->dbpath, sizeof(sw->dbpath), "%s", db);
+	}
 	snprintf(sw->library, sizeof(sw->library), "%s/library", tenv.root);
 	snprintf(sw->lockenv, sizeof(sw->lockenv), "HRR_LOCK_DIR=%s", sw->lockdir);
 	sw->env[0] = sw->lockenv;

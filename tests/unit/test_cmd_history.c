@@ -15,7 +15,9 @@
 #include "orchestrator/cli/commands.h"
 #include "orchestrator/cli/options.h"
 #include "orchestrator/history/history_db.h"
+#include "tests/support/history_backend.h"
 #include "tests/support/env_none.h"
+#include "tests/support/perf_lines.h"
 #include "tests/support/run_support.h"
 #include "tests/support/scratch.h"
 
@@ -25,7 +27,9 @@ static void setup(void)
 {
 	cr_redirect_stderr();
 	root = scratch_dir("cmd-history");
-	dbpath = xasprintf("%s/history.sqlite", root);
+	cleanup_free char *file = xasprintf("%s/history.sqlite", root);
+
+	dbpath = history_backend_db(file);
 }
 
 static void teardown(void)
@@ -71,13 +75,11 @@ static void import_sweep(struct history_db *db, const char *id, long long starte
 	sweep_results_release(&rs);
 }
 
-/* history --db ... --label label, its stdout in a file of the scratch
+/* hrr-docker-replay argv..., its stdout in a file of the scratch
  * directory (not a pipe: the rows are more than a pipe holds), read back
  * into *out. */
-static int history(const char *label, char **out)
+static int command(int argc, char **argv, char **out)
 {
-	char *argv[] = { "hrr-docker-replay", "history", "--db", dbpath, "--label", (char *)label,
-			 NULL };
 	cleanup_free char *path = xasprintf("%s/stdout", root);
 	struct strbuf text = STRBUF_INIT;
 	struct options o;
@@ -85,7 +87,7 @@ static int history(const char *label, char **out)
 	int code, saved, fd;
 
 	options_init(&o);
-	cr_assert_eq(options_parse(&o, 6, argv, env_none, NULL, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(options_parse(&o, argc, argv, env_none, NULL, NULL, &err), 0, "%s", err.msg);
 	fflush(stdout);
 	saved = dup(STDOUT_FILENO);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -100,6 +102,15 @@ static int history(const char *label, char **out)
 	cr_assert(read_text(path, &text));
 	*out = strbuf_detach(&text, NULL);
 	return code;
+}
+
+/* history --db ... --label label. */
+static int history(const char *label, char **out)
+{
+	char *argv[] = { "hrr-docker-replay", "history", "--db", dbpath, "--label", (char *)label,
+			 NULL };
+
+	return command(6, argv, out);
 }
 
 static size_t count(const char *text, const char *what)
@@ -155,4 +166,55 @@ Test(cmd_history, a_label_without_sweeps_says_so)
 
 	cr_assert_eq(history("nothing-here", &out), 0);
 	cr_assert_str_eq(out, "# History of nothing-here\n\nNo sweeps recorded.\n");
+}
+
+/* Night i: case "slow" at ms, its image ID n<i>. */
+static void perf_night(struct history_db *db, int i, double ms)
+{
+	char id[16], image_id[40];
+	struct sweep_results rs = { 0 };
+	struct history_sweep s = { .id = id, .label = "nightly", .state = "finished",
+				   .started = 100 * i, .folder = id };
+	struct error err;
+	bool rebuilt;
+
+	snprintf(id, sizeof(id), "n%02d", i);
+	snprintf(image_id, sizeof(image_id), "sha256:%02d0000000000000", i);
+	perf_line(&rs, "slow", "rocm:nightly", image_id, 1, 0, ms);
+	cr_assert_eq(history_db_import(db, &s, NULL, 0, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	sweep_results_release(&rs);
+}
+
+/* `history perf --changes` lists the step of n06; `--accept` marks it. */
+Test(cmd_history, perf_changes_lists_a_step_and_accept_marks_it)
+{
+	static const double wobble[] = { 0, 0.3, -0.2, 0.1, -0.3 };
+	struct history_db *db = NULL;
+	struct error err;
+	cleanup_free char *out = NULL, *accepted = NULL, *after = NULL, *json = NULL;
+	char *changes[] = { "hrr-docker-replay", "history", "perf", "--changes", "--db", dbpath,
+			    NULL };
+	char *accept[] = { "hrr-docker-replay", "history", "perf", "--accept", "slow", "--night",
+			   "n06", "--db", dbpath, NULL };
+	char *as_json[] = { "hrr-docker-replay", "history", "perf", "--changes", "--case", "slow",
+			    "--format", "json", "--db", dbpath, NULL };
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	for (int i = 1; i <= 9; i++)
+		perf_night(db, i, (i >= 6 ? 50 : 40) + wobble[i % 5]);
+	history_db_close(db);
+
+	cr_assert_eq(command(6, changes, &out), 0);
+	cr_expect(strstr(out, "| night | case | image | GPU | change | median (ms) | image ID | p |"
+			      " accepted |\n"), "%s", out);
+	cr_expect(strstr(out, "| n06 | slow | rocm:nightly | gfx942 29857 | +24.9% | 40.0 → "
+			      "50.0 | 050000000000 → 060000000000 | 0.01 |  |\n"), "%s", out);
+	cr_assert_eq(command(9, accept, &accepted), 0);
+	cr_expect_str_eq(accepted, "accepted: the GPU-time change of slow at sweep n06 (label "
+				   "nightly) is intended; its series restarts there\n");
+	cr_assert_eq(command(6, changes, &after), 0);
+	cr_expect(strstr(after, "| 0.01 | accepted |\n"), "%s", after);
+	cr_assert_eq(command(10, as_json, &json), 0);
+	cr_expect(strstr(json, "\"night\":\t\"n06\""), "%s", json);
+	cr_expect(strstr(json, "\"accepted\":\ttrue"), "%s", json);
 }

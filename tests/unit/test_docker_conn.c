@@ -309,8 +309,10 @@ Test(docker_conn, registering_a_wait_in_a_loop_is_bounded_and_interruptible)
 
 /* ---- the seccomp profile and the engine's flavour ---- */
 
-static const char profile[] = "{ \"defaultAction\": \"SCMP_ACT_ERRNO\",\n"
-			      "  \"syscalls\": [ { \"names\": [\"mbind\"], \"action\": \"SCMP_ACT_ALLOW\" } ] }";
+/* Compact, as orchestrator/seccomp/ prints it: docker/ sends the text as
+ * it is given, parsing it no more. */
+static const char profile[] = "{\"defaultAction\":\"SCMP_ACT_ERRNO\","
+			      "\"syscalls\":[{\"names\":[\"mbind\"],\"action\":\"SCMP_ACT_ALLOW\"}]}";
 
 static void seccomp_spec(struct container_spec *s)
 {

@@ -1,14 +1,18 @@
 #include <criterion/criterion.h>
 #include <sqlite3.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_copy.h"
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_sql.h"
+#include "tests/support/history_backend.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 
@@ -17,7 +21,9 @@ static char *root, *dbpath;
 static void setup(void)
 {
 	root = scratch_dir("history");
-	dbpath = xasprintf("%s/data/history.sqlite", root);
+	cleanup_free char *file = xasprintf("%s/data/history.sqlite", root);
+
+	dbpath = history_backend_db(file);
 }
 
 static void teardown(void)
@@ -101,6 +107,279 @@ Test(history, the_previous_sweep_within_one_second_is_the_later_start)
 	history_db_close(db);
 }
 
+/* A fleet's label on one history: hosts gpu-a and gpu-b, two sweeps
+ * each, interleaved (a1, b1, a2, b2). */
+static struct history_sweep fleet[] = {
+	{ .id = "fleet-a1", .label = "fleet", .host = "gpu-a", .state = "finished",
+	  .started = 100, .started_us = 100000000 },
+	{ .id = "fleet-b1", .label = "fleet", .host = "gpu-b", .state = "finished",
+	  .started = 200, .started_us = 200000000 },
+	{ .id = "fleet-a2", .label = "fleet", .host = "gpu-a", .state = "finished",
+	  .started = 300, .started_us = 300000000 },
+	{ .id = "fleet-b2", .label = "fleet", .host = "gpu-b", .state = "finished",
+	  .started = 400, .started_us = 400000000 },
+};
+
+static struct history_db *open_fleet(struct sweep_results *rs)
+{
+	struct history_db *db;
+	struct error err;
+	const struct history_planned p[] = { { "c", "i" } };
+	bool rebuilt;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	add(rs, "c", "i", 1, "done", "PASS", NULL, NULL, 1);
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_eq(history_db_import(db, &fleet[i], p, 1, rs, &rebuilt, &err), 0, "%s",
+			     err.msg);
+	return db;
+}
+
+/* A fleet's label mixes hosts: a sweep's baseline is its label's previous
+ * sweep on its own host, never the other host's later one. */
+Test(history, the_baseline_is_the_previous_sweep_on_the_same_host)
+{
+	struct error err;
+	struct sweep_results rs = { 0 };
+	const struct history_planned p[] = { { "c", "i" } };
+	cleanup_free char *b_base = NULL, *a_base = NULL, *c_base = NULL;
+	struct history_db *db = open_fleet(&rs);
+	struct history_sweep other = fleet[3];
+	bool rebuilt;
+
+	cr_assert_eq(history_db_previous(db, "fleet", "fleet-b2", &b_base, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(b_base, "fleet-b1");
+	cr_assert_eq(history_db_previous(db, "fleet", "fleet-a2", &a_base, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(a_base, "fleet-a1");
+	/* Importing a sweep again changes nothing (its id is its key). */
+	cr_assert_eq(history_db_import(db, &fleet[3], p, 1, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_not(rebuilt);
+	/* Another host's sweep under a taken id is refused, not written over. */
+	other.host = "gpu-c";
+	cr_assert_eq(history_db_import(db, &other, p, 1, &rs, &rebuilt, &err), -1);
+	cr_assert(err.kind == ERR_DATA && strstr(err.msg, "fleet-b2"), "%s", err.msg);
+	cr_assert_eq(history_db_previous(db, "fleet", "fleet-b2", &c_base, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(c_base, "fleet-b1", "the first sweep under the id stays");
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+static int count_rows(void *ctx, const struct history_trend_row *row)
+{
+	(void)row;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* --host: the trend and prune of one host's sweeps only. */
+Test(history, one_hosts_trend_and_prune)
+{
+	struct error err;
+	struct sweep_results rs = { 0 };
+	struct strvec ids = STRVEC_INIT, folders = STRVEC_INIT;
+	struct history_db *db = open_fleet(&rs);
+	int n = 0;
+
+	cr_assert_eq(history_db_trend_host(db, "fleet", "gpu-a", NULL, 10, count_rows, &n, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(history_db_prune_host(db, "fleet", "gpu-b", 1, &ids, &folders, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(ids.n, 1);
+	cr_assert_str_eq(ids.v[0], "fleet-b1");
+	n = 0;
+	cr_assert_eq(history_db_trend(db, "fleet", NULL, 10, count_rows, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 3, "gpu-a's two sweeps and gpu-b's last");
+	strvec_clear(&ids);
+	strvec_clear(&folders);
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+/* One writer of two_writers_at_once: its own sweep of label "fleet",
+ * 300 cases, imported on a connection of its own. */
+static void write_one(const char *id, const char *host, long long started_us)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	struct history_planned p[300];
+	char names[300][16];
+	struct history_sweep s = { .id = id, .label = "fleet", .host = host, .state = "finished",
+				   .started = started_us / 1000000, .started_us = started_us };
+	bool rebuilt;
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(names[i], sizeof(names[i]), "c%03d", i);
+		p[i] = (struct history_planned){ names[i], "i" };
+		add(&rs, names[i], "i", 1, "done", "PASS", NULL, NULL, 1);
+	}
+	if (history_db_open(&db, dbpath, &err) < 0 ||
+	    history_db_import(db, &s, p, 300, &rs, &rebuilt, &err) < 0)
+		_exit(1);
+	history_db_close(db);
+	sweep_results_release(&rs);
+	_exit(0);
+}
+
+/* Two hosts importing sweeps of one label at the same moment: both whole,
+ * every case of each once. */
+Test(history, two_writers_at_once_lose_nothing)
+{
+	struct history_db *db;
+	struct error err;
+	pid_t a, b;
+	int st_a, st_b, n = 0;
+
+	/* The schema first, so the two imports race each other, not the
+	 * creation of the tables. */
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	history_db_close(db);
+	if ((a = fork()) == 0)
+		write_one("fleet-a", "gpu-a", 100000000);
+	if ((b = fork()) == 0)
+		write_one("fleet-b", "gpu-b", 100000001);
+	cr_assert(a > 0 && b > 0);
+	waitpid(a, &st_a, 0);
+	waitpid(b, &st_b, 0);
+	cr_assert(WIFEXITED(st_a) && WEXITSTATUS(st_a) == 0);
+	cr_assert(WIFEXITED(st_b) && WEXITSTATUS(st_b) == 0);
+	cr_assert_eq(history_db_open_readonly(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_trend(db, "fleet", NULL, 10, count_rows, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 600, "every case of both sweeps once");
+	history_db_close(db);
+}
+
+/* Results of 300 cases in two chunks; on its second reading (the rows
+ * being written) the process is killed between the chunks. */
+struct killed_src {
+	struct sweep_results *rs;
+	int readings;
+};
+
+static int killed_each(void *src, history_results_fn fn, void *ctx, struct error *err)
+{
+	struct killed_src *k = src;
+	struct sweep_results half = { .v = k->rs->v, .n = 150 };
+	struct sweep_results rest = { .v = k->rs->v + 150, .n = k->rs->n - 150 };
+
+	if (fn(ctx, &half, err) < 0)
+		return -1;
+	if (++k->readings == 2)
+		raise(SIGKILL);
+	return fn(ctx, &rest, err);
+}
+
+/* A sweep killed during its import leaves nothing of it; importing it
+ * again (--resume, --merge) stores it once. */
+Test(history, a_sweep_killed_during_its_import_leaves_nothing)
+{
+	struct history_db *db;
+	struct error err;
+	struct sweep_results rs = { 0 };
+	struct history_planned p[300];
+	char names[300][16];
+	struct history_sweep s = { .id = "k1", .label = "killed", .state = "finished",
+				   .started = 1, .started_us = 1000000 };
+	struct killed_src src = { &rs, 0 };
+	bool rebuilt, known = true;
+	pid_t pid;
+	int status, n = 0;
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(names[i], sizeof(names[i]), "c%03d", i);
+		p[i] = (struct history_planned){ names[i], "i" };
+		add(&rs, names[i], "i", 1, "done", "PASS", NULL, NULL, 1);
+	}
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	history_db_close(db);
+	if ((pid = fork()) == 0) {
+		if (history_db_open(&db, dbpath, &err) == 0 &&
+		    history_db_import_each(db, &s, p, 300, killed_each, &src, &rebuilt, &err) == 0)
+			_exit(0);
+		_exit(1);
+	}
+	cr_assert(pid > 0);
+	waitpid(pid, &status, 0);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "killed mid-import");
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_has_sweep(db, "k1", &known, &err), 0, "%s", err.msg);
+	cr_assert_not(known, "no part of the killed import is visible");
+	cr_assert_eq(history_db_import(db, &s, p, 300, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_import(db, &s, p, 300, &rs, &rebuilt, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_trend(db, "killed", NULL, 10, count_rows, &n, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(n, 300, "every case once");
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
+/* Every schema step has its PostgreSQL form (a step merged with only its
+ * SQLite SQL fails here, not on a fleet's server). */
+Test(history, every_migration_step_has_both_dialects)
+{
+	for (int v = 0; v < HISTORY_SCHEMA_VERSION; v++) {
+		cr_expect(history_migrations[v] && *history_migrations[v], "step %d, SQLite", v + 1);
+		cr_expect(history_migrations_pg[v] && *history_migrations_pg[v],
+			  "step %d has no PostgreSQL form (history_migrate_pg.c)", v + 1);
+	}
+}
+
+struct trend_text {
+	struct strbuf s;
+};
+
+static int trend_text_row(void *ctx, const struct history_trend_row *r)
+{
+	struct trend_text *t = ctx;
+
+	strbuf_addf(&t->s, "%s %s %s %s %s %s %d\n", r->sweep_id, r->label, r->case_name, r->image,
+		    r->state, r->outcome ? r->outcome : "-", r->attempts);
+	return 0;
+}
+
+static char *trend_of(struct history_db *db)
+{
+	struct trend_text t = { STRBUF_INIT };
+	struct error err;
+
+	cr_assert_eq(history_db_trend(db, NULL, NULL, 100, trend_text_row, &t, &err), 0, "%s",
+		     err.msg);
+	return strbuf_detach(&t.s, NULL);
+}
+
+/* history copy: the test's history into a file and back into another
+ * (either store): the same trend each time, and a second copy adds
+ * nothing. */
+Test(history, a_copy_there_and_back_reads_the_same)
+{
+	struct error err;
+	struct sweep_results rs = { 0 };
+	struct history_db *db = open_fleet(&rs), *mid, *back;
+	cleanup_free char *f1 = xasprintf("%s/copy-1.sqlite", root);
+	cleanup_free char *f2 = xasprintf("%s/copy-2.sqlite", root);
+	cleanup_free char *back_db = history_backend_db(f2);
+	cleanup_free char *want = trend_of(db), *got_mid = NULL, *got_back = NULL;
+	size_t n;
+
+	cr_assert_eq(history_db_open(&mid, f1, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_copy(db, mid, &n, &err), 0, "%s", err.msg);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(history_db_open(&back, back_db, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_copy(mid, back, &n, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_db_copy(mid, back, &n, &err), 0, "%s", err.msg);
+	got_mid = trend_of(mid);
+	got_back = trend_of(back);
+	cr_assert_str_eq(got_mid, want);
+	cr_assert_str_eq(got_back, want);
+	history_db_close(mid);
+	history_db_close(back);
+	sweep_results_release(&rs);
+	history_db_close(db);
+}
+
 struct collected {
 	char names[16][32];
 	enum sweep_status st[16];
@@ -145,7 +424,7 @@ Test(history, statuses_against_the_baseline_computed_in_sql)
 	cleanup_free char *baseline = NULL;
 
 	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(history_db_journal(db), "wal");
+	cr_assert_str_eq(history_db_journal(db), history_backend_pg() ? "server" : "wal");
 	add(&a, "pass", "i", 1, "done", "PASS", NULL, NULL, 1);
 	add(&a, "reg", "i", 1, "done", "PASS", NULL, NULL, 1);
 	add(&a, "fix", "i", 1, "done", "FAIL", "d2h", "k<int>", 1);
@@ -317,6 +596,7 @@ Test(history, a_locked_database_is_a_clear_busy_error)
 	bool rebuilt;
 	struct history_sweep s = { .id = "s", .label = "l", .state = "finished", .started = 1 };
 
+	HISTORY_SQLITE_ONLY();
 	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
 	cr_assert_eq(sqlite3_open(dbpath, &other), SQLITE_OK);
 	cr_assert_eq(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
@@ -336,6 +616,7 @@ Test(history, a_corrupt_file_is_named_and_left_untouched)
 	static const char junk[] = "this is not a database, and 100 bytes of it stay as they are....";
 	cleanup_strbuf struct strbuf after = STRBUF_INIT;
 
+	HISTORY_SQLITE_ONLY();
 	pft_write(dbpath, junk, sizeof(junk) - 1);
 	cr_assert_eq(history_db_open(&db, dbpath, &err), -1);
 	cr_assert_eq(err.kind, ERR_DATA);
@@ -350,11 +631,21 @@ Test(history, a_newer_schema_is_refused)
 	struct error err;
 	sqlite3 *h;
 
-	pft_writef(dbpath, "%s", "");
-	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
+	if (history_backend_pg()) {
+		/* A server some newer tool migrated: refused, not written. */
+		cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+		history_db_close(db);
+		history_backend_exec(dbpath, "UPDATE hrr_schema SET version = 99");
+	} else {
+		pft_writef(dbpath, "%s", "");
+		cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
+		cr_assert_eq(sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL),
+			     SQLITE_OK);
+		sqlite3_close(h);
+	}
 	cr_assert_eq(history_db_open(&db, dbpath, &err), -1);
+	cr_assert(strstr(err.msg, "schema 99") && !strchr(err.msg, '\n'), "%s", err.msg);
+	cr_assert_eq(history_db_open_readonly(&db, dbpath, &err), -1);
 	cr_assert(strstr(err.msg, "schema 99"), "%s", err.msg);
 }
 
@@ -543,19 +834,19 @@ Test(history, a_schema_7_sweep_is_rebuilt_at_its_next_import)
 	const struct history_planned p[] = { { "a", "i" } };
 	struct attempts_md seen = { 0 };
 	cleanup_free char *fp = NULL, *sql = NULL;
-	sqlite3_stmt *st;
+	struct history_stmt *st;
 	sqlite3 *h;
 
+	HISTORY_SQLITE_ONLY(); /* no PostgreSQL history predates schema 8 */
 	add(&rs, "a", "i", 1, "done", "MAF", NULL, "k", 1);
 	case_result_set_finding_md(&rs.v[0], "# MAF\n");
 	/* The fingerprint these files have, as an import stores it. */
 	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
 	import(db, "s1", 1, p, 1, &rs, true);
-	cr_assert_eq(sqlite3_prepare_v2(history_db_handle(db), "SELECT results_fp FROM sweeps",
-					-1, &st, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-	fp = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	cr_assert_eq(history_sql_prepare(db, "SELECT results_fp FROM sweeps", &st, &err), 0);
+	cr_assert_eq(history_step(st), HISTORY_ROW);
+	fp = xstrdup(history_col(st, 0));
+	history_finalize(st);
 	history_db_close(db);
 	for (size_t i = 0; i < 3; i++) {
 		static const char *const sfx[] = { "", "-wal", "-shm" };

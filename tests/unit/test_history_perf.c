@@ -12,6 +12,7 @@
 #include "orchestrator/history/history_perf.h"
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/report/report_perf.h"
+#include "tests/support/history_backend.h"
 #include "tests/support/perf_lines.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
@@ -21,7 +22,9 @@ static char *root, *dbpath;
 static void setup(void)
 {
 	root = scratch_dir("history-perf");
-	dbpath = xasprintf("%s/data/history.sqlite", root);
+	cleanup_free char *file = xasprintf("%s/data/history.sqlite", root);
+
+	dbpath = history_backend_db(file);
 }
 
 static void teardown(void)
@@ -183,16 +186,17 @@ Test(history_perf, a_sweeps_sides_as_the_results_make_them)
 
 static long long count(const char *sql)
 {
-	sqlite3 *h;
-	sqlite3_stmt *st;
+	struct history_db *db;
+	struct history_stmt *st;
+	struct error err;
 	long long n;
 
-	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-	n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
+	cr_assert_eq(history_db_open_readonly(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_sql_prepare(db, sql, &st, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_step(st), HISTORY_ROW);
+	n = history_col_int64(st, 0);
+	history_finalize(st);
+	history_db_close(db);
 	return n;
 }
 
@@ -258,6 +262,7 @@ Test(history_perf, a_schema_5_database_migrates_and_keeps_its_rows)
 	struct error err;
 	sqlite3 *h;
 
+	HISTORY_SQLITE_ONLY();
 	pft_writef(dbpath, "%s", "");
 	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
 	for (int v = 0; v < 5; v++)

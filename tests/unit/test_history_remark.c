@@ -10,6 +10,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/history_known.h"
 #include "orchestrator/jobs/sweep_finish.h"
+#include "tests/support/history_backend.h"
 #include "tests/support/report_text.h"
 #include "tests/support/scratch.h"
 
@@ -107,7 +108,8 @@ Test(history_remark, a_changed_rule_marks_the_history_again_and_the_reports_foll
 	struct history_db *db;
 	struct history_remark n;
 	struct error err;
-	cleanup_free char *dbp = xasprintf("%s/h.sqlite", root);
+	cleanup_free char *file = xasprintf("%s/h.sqlite", root);
+	cleanup_free char *dbp = history_backend_db(file);
 	cleanup_free char *folder = night(&m);
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
 

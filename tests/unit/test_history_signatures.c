@@ -14,6 +14,7 @@
 #include "orchestrator/history/history_known.h"
 #include "orchestrator/history/history_signatures.h"
 #include "orchestrator/history/history_sql.h"
+#include "tests/support/history_backend.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/scratch.h"
 
@@ -22,7 +23,9 @@ static char *root, *dbpath;
 static void setup(void)
 {
 	root = scratch_dir("history-sig");
-	dbpath = xasprintf("%s/history.sqlite", root);
+	cleanup_free char *file = xasprintf("%s/history.sqlite", root);
+
+	dbpath = history_backend_db(file);
 }
 
 static void teardown(void)
@@ -49,6 +52,7 @@ Test(history_signatures, rows_stored_before_schema_5_get_a_partial_signature)
 	struct signature want;
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
 
+	HISTORY_SQLITE_ONLY(); /* a database an older schema left */
 	pft_writef(dbpath, "%s", "");
 	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
 	for (int v = 0; v < 4; v++)
@@ -212,6 +216,7 @@ Test(history_signatures, history_known_counts_each_rule_and_names_the_idle_ones)
 	cleanup_strbuf struct strbuf md = STRBUF_INIT, js = STRBUF_INIT;
 	cleanup_cjson cJSON *j = NULL;
 
+	HISTORY_SQLITE_ONLY(); /* a database an older schema left */
 	pft_writef(dbpath, "%s", "");
 	cr_assert_eq(sqlite3_open(dbpath, &h), SQLITE_OK);
 	for (int v = 0; v < 4; v++)

@@ -12,6 +12,7 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "orchestrator/history/history_query.h"
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_reuse.h"
@@ -21,6 +22,7 @@
 #include "orchestrator/site/site_runs.h"
 #include "orchestrator/site/site_svg.h"
 #include "orchestrator/site/site_text.h"
+#include "tests/support/history_backend.h"
 #include "tests/support/scratch.h"
 
 #define X(s) ((const xmlChar *)(s))
@@ -381,11 +383,12 @@ Test(history_site, dir_replaces_and_removes_only_its_own_files)
 Test(history_site, the_timeline_names_the_bisection_that_found_the_case)
 {
 	cleanup_free char *dir = scratch_dir("site-bisect");
-	cleanup_free char *path = xasprintf("%s/history.sqlite", dir);
+	cleanup_free char *file = xasprintf("%s/history.sqlite", dir);
+	cleanup_free char *path = history_backend_db(file);
 	struct history_db *db = NULL;
 	struct error err;
 	char *line = NULL;
-	sqlite3_stmt *st = NULL;
+	struct history_stmt *st = NULL;
 	const char *answer =
 		"{\"verdict\":\"found\",\"first_bad\":{\"image\":\"r/x:t11\",\"cases\":"
 		"[{\"case\":\"lib/a\",\"outcome\":\"MAF\"}]}}";
@@ -407,7 +410,7 @@ Test(history_site, the_timeline_names_the_bisection_that_found_the_case)
 	cr_assert_eq(site_query_bisect(db, &st, "lib/a", &line, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(line, "first bad image r/x:t11 (last good r/x:t10)");
 	free(line);
-	sqlite3_finalize(st);
+	history_finalize(st);
 	history_db_close(db);
 	scratch_remove(dir);
 }

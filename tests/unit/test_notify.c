@@ -194,6 +194,54 @@ Test(notify, slack_escapes_markup_and_mentions_in_every_field)
 	notify_doc_release(&d);
 }
 
+/* A GPU-time change point the import found (docs/perf.md "Change
+ * points"): announced alone (a night without alarms sends it), in the
+ * document and in the chat text, escaped there; no owner takes it. */
+Test(notify, change_points_are_announced_and_escaped)
+{
+	static const struct report_changepoint cp = {
+		.case_name = "lib/<!here> gemm&co", .image = "rocm:nightly", .gfx = "gfx942",
+		.sweep = "n-20260101T000000Z-abcdef", .image_id_before = "sha256:aaaa",
+		.image_id_after = "sha256:bbbb", .device_id = 29857, .ratio = 1.1, .p = 0.005,
+		.median_before = 40, .median_after = 44,
+	};
+	struct notify_doc d;
+	cleanup_strbuf struct strbuf body = STRBUF_INIT, slack = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL, *t = NULL;
+	const cJSON *c0;
+	const char *text;
+
+	rep.n = 0;
+	rep.n_gpu_notes = 0;
+	rep.changepoints = &cp;
+	rep.n_changepoints = 1;
+	notify_transitions(&rep, NULL, 0, "/w", &d);
+	cr_assert_eq(d.n, 1);
+	cr_assert_eq(d.n_changes, 1);
+	notify_render(&d, NOTIFY_FORMAT_JSON, &body);
+	notify_render(&d, NOTIFY_FORMAT_SLACK, &slack);
+	j = cJSON_Parse(body.buf);
+	cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "counts"), "change_points")->valueint,
+		     1);
+	c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "change_points"), 0);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(c0, "case")), cp.case_name);
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(c0, "night")), cp.sweep);
+	cr_assert_float_eq(cJSON_GetObjectItem(c0, "ratio")->valuedouble, 1.1, 1e-12);
+	cr_assert_eq(cJSON_GetObjectItem(c0, "device_id")->valueint, 29857);
+	t = cJSON_Parse(slack.buf);
+	text = cJSON_GetStringValue(cJSON_GetObjectItem(t, "text"));
+	cr_assert(strstr(text, "0 alarm(s), 0 recover(ies), 0 GPU(s) newly suspect, 1 GPU-time "
+			       "change point(s)"), "%s", text);
+	cr_assert(strstr(text, "\nGPU-TIME CHANGE lib/&lt;!here&gt; gemm&amp;co @ rocm:nightly "
+			       "(gfx942): +10.0% from sweep n-20260101T000000Z-abcdef (median "
+			       "40.0 -> 44.0 ms, p 0.005; image ID sha256:aaaa -> sha256:bbbb)"),
+		  "%s", text);
+	cr_assert_null(strchr(text, '<'), "%s", text);
+	notify_select(&d, &(struct notify_target){ .url = "x", .owner = "team-gemm" }, NULL);
+	cr_assert_eq(d.n, 0, "a change point belongs to no owner");
+	notify_doc_release(&d);
+}
+
 Test(notify, the_schedule_retries_what_may_pass_and_backs_off)
 {
 	cr_assert_eq(notify_backoff_s(1), 1);

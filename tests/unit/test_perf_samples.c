@@ -41,11 +41,16 @@ Test(perf_samples, a_few_take_little_room_and_round_trip)
 	perf_samples_note(&s, "stopped early");
 	cr_assert(s.alloc < 16, "room for %zu samples kept for 5", s.alloc);
 	j = perf_samples_to_json(&s);
+	cr_assert_null(cJSON_GetObjectItem(j, "adaptive"), "none added: no key");
+	cJSON_Delete(j);
+	s.adaptive = 2;
+	j = perf_samples_to_json(&s);
 	perf_samples_from_json(&back, j);
 	cr_assert_eq(back.n, 5);
 	cr_assert_eq(back.v[4].kernel_ms, 24);
 	cr_assert_eq(back.v[2].graph_ms, -1);
 	cr_assert_str_eq(back.note, "stopped early");
+	cr_assert_eq(back.adaptive, 2);
 	perf_samples_release(&back);
 	cr_assert_eq(back.n, 0);
 	cr_assert_null(back.v);

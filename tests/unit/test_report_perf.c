@@ -72,10 +72,12 @@ static void two_cases(struct report *r, struct report_case *cases, struct report
 	static const struct perf_comparison slower = {
 		.status = PERF_SLOWER, .n_base = 5, .n_new = 5, .median_base = 40.0,
 		.median_new = 44.1, .ratio = 1.103, .ci_lo = 1.09, .ci_hi = 1.11, .p = 2.0 / 252,
+		.p_adj = 4.0 / 252,
 	};
 	static const struct perf_comparison same = {
 		.status = PERF_UNCHANGED, .n_base = 5, .n_new = 5, .median_base = 40.0,
 		.median_new = 40.1, .ratio = 1.0025, .ci_lo = 0.99, .ci_hi = 1.01, .p = 0.69,
+		.p_adj = 0.69,
 	};
 
 	perf[0] = (struct report_perf){ .status = PERF_SLOWER, .baseline_image = "rocm:a",
@@ -108,7 +110,7 @@ Test(report_perf, the_summary_lists_the_changes_first_and_counts_them)
 	cr_assert_eq(report_text(report_summary_md, &r, &md, &err), 0, "%s", err.msg);
 	cr_assert(strstr(md.buf, "## GPU time (2 compared)\n\n1 slower, 1 unchanged."), "%s", md.buf);
 	hot = strstr(md.buf, "| hot | rocm:b | rocm:a | slower | 44.1 | 40.0 | 1.103 | 1.090–1.110 "
-			     "| 0.007937 | 5/5 |");
+			     "| 0.007937 | 0.01587 | 5/5 |");
 	cold = strstr(md.buf, "| cold | rocm:b | rocm:a | unchanged |");
 	cr_assert(hot && cold && hot < cold, "%s", md.buf);
 	cr_assert(strstr(md.buf, "; GPU time: 1 slower: exit 0"), "%s", md.buf);
@@ -118,6 +120,8 @@ Test(report_perf, the_summary_lists_the_changes_first_and_counts_them)
 
 	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(pc, "slower")), 1, "%s", json.buf);
 	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(pc, "unchanged")), 1);
+	/* The raw and the adjusted p (docs/perf.md "A thousand cases a night"). */
+	cr_assert(strstr(json.buf, "\"p_adjusted\":\t0.015873"), "%s", json.buf);
 }
 
 Test(report_perf, no_comparison_no_section)
@@ -201,4 +205,21 @@ Test(report_perf, sides_added_a_chunk_at_a_time_keep_each_case_s_last_attempt)
 	cr_assert_eq(set.v[1].attempt, 2);
 	cr_assert_float_eq(set.v[1].ms[0], 50, 1e-9);
 	report_perf_release(&set);
+}
+
+/* Across nights, noisy says the case's own spread (docs/perf.md "Nights
+ * as units"). */
+Test(report_perf, a_noisy_case_says_how_much_it_moves)
+{
+	struct report_perf p = {
+		.status = PERF_NOISY, .baseline_image = "nightly",
+		.cmp = { .status = PERF_NOISY, .n_base = 1, .n_new = 5, .median_base = 40,
+			 .median_new = 44, .ratio = 1.1, .ci_lo = 0.9, .ci_hi = 1.3, .p = 0.3,
+			 .p_adj = 0.6, .spread = 0.06, .nights = 20 },
+	};
+	cleanup_strbuf struct strbuf out = STRBUF_INIT;
+
+	report_perf_line(&p, &out);
+	cr_assert(strstr(out.buf, "p 0.3, adjusted 0.6) against nightly; this case moves 6.0% "
+				  "night to night; a 10.0% change is within it"), "%s", out.buf);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/fsutil.h"
+#include "common/xalloc.h"
 #include "docker/engine.h"
 #include "orchestrator/seccomp/seccomp_json.h"
 #include "orchestrator/seccomp/seccomp_profile.h"
@@ -48,7 +49,7 @@ static int option_for(const char *arg, char **opt, cJSON **record, struct error 
 	seccomp_record_free(rec);
 	if (r == 0 && profile) {
 		cr_assert_null(*opt);
-		*opt = engine_seccomp_opt_inline(profile);
+		*opt = xasprintf("seccomp=%s", profile);
 		free(profile);
 	}
 	seccomp_choice_release(&c);

@@ -183,17 +183,33 @@ static char *case_page(const char *case_name)
 	return page(name.buf);
 }
 
-/* Three nights: "hot" 10% slower on the third with a new image, "cold"
- * steady, "plain" without samples. */
-static void three_nights(double hot_last)
+static struct history_db *open_db(void)
 {
 	struct history_db *db;
-	struct sweep_results rs = { 0 };
+	struct error err;
+
+	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	return db;
+}
+
+/* The site of the last 60 sweeps, and the database closed. */
+static void generate(struct history_db *db)
+{
 	struct site_options o = { .last = 60 };
 	struct site_stats st;
 	struct error err;
 
-	cr_assert_eq(history_db_open(&db, dbpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_site_generate(db, site, &o, &st, &err), 0, "%s", err.msg);
+	history_db_close(db);
+}
+
+/* Three nights: "hot" 10% slower on the third with a new image, "cold"
+ * steady, "plain" without samples. */
+static void three_nights(double hot_last)
+{
+	struct history_db *db = open_db();
+	struct sweep_results rs = { 0 };
+
 	for (int n = 0; n < 3; n++) {
 		char id[32];
 		const char *image_id = n == 2 ? "sha256:bbbb" : "sha256:aaaa";
@@ -204,8 +220,7 @@ static void three_nights(double hot_last)
 		perf_line(&rs, "plain", "rocm:nightly", image_id, 1, 0, 0);
 		import(db, id, 1764547200 + n * 86400LL, &rs);
 	}
-	cr_assert_eq(history_site_generate(db, site, &o, &st, &err), 0, "%s", err.msg);
-	history_db_close(db);
+	generate(db);
 }
 
 Test(site_perf, the_case_chart_and_the_index_of_changes)
@@ -248,4 +263,46 @@ Test(site_perf, no_change_is_one_line)
 	cr_expect(strstr(changes, "No GPU-time change in the last sweep."));
 	cr_expect_null(strstr(changes, "<table"));
 	cr_expect(strstr(index, "No GPU-time change in the last sweep."));
+}
+
+/* 24 nights of a case whose name needs escaping: 40 ms, then 44 ms from
+ * night 22 on (its image IDs change every night): the change point
+ * the last night's import found is marked on its chart and listed, new, on
+ * the index; a steady case has none. */
+Test(site_perf, change_points_on_the_chart_and_new_ones_on_the_index)
+{
+	static const char hot[] = "hot<b>&amp";
+	static const double wobble[] = { 0, 0.3, -0.2, 0.1, -0.3, 0.2 };
+	struct history_db *db = open_db();
+	struct sweep_results rs = { 0 };
+
+	for (int n = 1; n <= 24; n++) {
+		char id[32], image_id[40];
+
+		snprintf(id, sizeof(id), "nightly-%02d", n);
+		snprintf(image_id, sizeof(image_id), "sha256:%02d00000000000000", n);
+		perf_line(&rs, hot, "rocm:nightly", image_id, 1, 0,
+			  (n >= 22 ? 44 : 40) + wobble[n % 6]);
+		perf_line(&rs, "cold", "rocm:nightly", image_id, 1, 0, 20 + wobble[n % 6]);
+		import(db, id, 1764547200 + n * 86400LL, &rs);
+	}
+	generate(db);
+
+	cleanup_free char *page_hot = case_page(hot), *cold = case_page("cold"),
+			  *index = page("index.html");
+
+	cr_expect(strstr(page_hot, "class=\"cp\""), "%s", page_hot);
+	cr_expect(strstr(page_hot, "change point at sweep nightly-22: +9.7%, median 40.1 -&gt; "
+				   "44.0 ms, p 0.005"), "%s", page_hot);
+	cr_expect(strstr(page_hot, "image sha256:210000000000 -&gt; sha256:220000000000"), "%s",
+		  page_hot);
+	cr_expect(strstr(page_hot, "Change points: nightly-22 ("), "%s", page_hot);
+	cr_expect_null(strstr(cold, "class=\"cp\""));
+	cr_expect(strstr(index, "New GPU-time change points (1)"), "%s", index);
+	cr_expect(strstr(index, "id=\"perf-cps\""));
+	cr_expect(strstr(index, "&gt;hot&lt;b&gt;&amp;amp</a>") ||
+		  strstr(index, ">hot&lt;b&gt;&amp;amp</a>"), "%s", index);
+	cr_expect_null(strstr(index, "hot<b>"), "escaped");
+	cr_expect(strstr(index, "<td>nightly-22</td>"), "%s", index);
+	cr_expect(strstr(index, "<td>+9.7 %</td><td>40.1 -&gt; 44.0</td>"), "%s", index);
 }

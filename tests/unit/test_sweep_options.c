@@ -84,6 +84,29 @@ Test(sweep_options, what_a_sweep_refuses)
 	refused("does not apply", 8, a8);
 }
 
+Test(sweep_options, perf_adaptive_goes_above_perf)
+{
+	char *a1[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--perf-adaptive", "15" };
+	char *a2[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--perf", "5",
+		       "--perf-adaptive", "5" };
+	char *a3[] = { "x", "sweep", "--archive", "/l", "--image", "i", "--perf", "5",
+		       "--perf-adaptive", "101" };
+	char *a4[] = { "x", "run", "--archive", "/l", "--image", "i", "--perf", "5",
+		       "--perf-adaptive", "15" };
+	struct options o;
+	struct error err;
+
+	refused("goes with --perf N", 8, a1);
+	refused("not above --perf 5", 10, a2);
+	refused("above 100", 10, a3);
+	refused("does not apply", 10, a4);
+	options_init(&o);
+	cr_assert_eq(PARSE(&o, env_none, "sweep", "--archive", "/l", "--image", "i", "--perf", "5",
+			   "--perf-adaptive", "15"), 0, "%s", err.msg);
+	cr_assert_eq(o.sweep.perf_adaptive, 15);
+	options_release(&o);
+}
+
 Test(sweep_options, slurm_options_go_with_slurm_and_pass_sbatch_arguments_verbatim)
 {
 	struct options o;

@@ -8,7 +8,10 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "orchestrator/history/history_changes.h"
 #include "orchestrator/jobs/sweep_finish.h"
+#include "orchestrator/perf/perf_fdr.h"
+#include "orchestrator/perf/perf_nights.h"
 #include "orchestrator/sweep/sweep_end_record.h"
 #include "tests/support/preflight_fixtures.h"
 #include "tests/support/report_text.h"
@@ -431,6 +434,8 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	m.perf_baseline = xstrdup("img:1");
 	m.perf_window = 3;
 	m.perf_rule = (struct perf_rule){ 0.05, 0.02, 0.04 };
+	m.perf_adaptive = 15;
+	m.perf_family = (struct perf_family){ 0.1, 30 };
 	cr_assert_eq(sweep_folder_create(root, m.id, &folder, &err), 0, "%s", err.msg);
 	cr_assert_eq(sweep_meta_write(&m, folder, &err), 0, "%s", err.msg);
 	sweep_meta_init(&back);
@@ -440,6 +445,9 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	cr_assert_float_eq(back.perf_rule.threshold, 0.05, 1e-12);
 	cr_assert_float_eq(back.perf_rule.alpha, 0.02, 1e-12);
 	cr_assert_float_eq(back.perf_rule.max_cv, 0.04, 1e-12);
+	cr_assert_eq(back.perf_adaptive, 15);
+	cr_assert_float_eq(back.perf_family.fdr, 0.1, 1e-12);
+	cr_assert_eq(back.perf_family.noise_nights, 30);
 
 	/* A plan.json from before, or with values out of range: the defaults. */
 	plan = xasprintf("%s/%s", folder, SWEEP_PLAN_FILE);
@@ -448,7 +456,10 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	cJSON *p = cJSON_GetObjectItem(j, "perf");
 
 	cJSON_ReplaceItemInObject(p, "alpha", cJSON_CreateNumber(7));
+	cJSON_ReplaceItemInObject(p, "fdr", cJSON_CreateNumber(1));
+	cJSON_DeleteItemFromObject(p, "noise_nights");
 	cJSON_DeleteItemFromObject(p, "baseline");
+	cJSON_ReplaceItemInObject(p, "adaptive", cJSON_CreateNumber(1000));
 	cleanup_free char *edited = cJSON_Print(j);
 
 	cr_assert_eq(fs_write_atomic(plan, edited, strlen(edited), 0644, &err), 0, "%s", err.msg);
@@ -456,7 +467,10 @@ Test(sweep_report, the_perf_comparison_options_round_trip_through_plan_json)
 	cr_assert_eq(sweep_meta_read(&old, folder, &err), 0, "%s", err.msg);
 	cr_assert_null(old.perf_baseline);
 	cr_assert_float_eq(old.perf_rule.alpha, PERF_ALPHA_DEFAULT, 1e-12);
+	cr_assert_float_eq(old.perf_family.fdr, PERF_FDR_DEFAULT, 1e-12);
+	cr_assert_eq(old.perf_family.noise_nights, PERF_NOISE_NIGHTS_DEFAULT);
 	cr_assert_eq(old.perf_window, 3);
+	cr_assert_eq(old.perf_adaptive, 0, "above the maximum: off");
 	sweep_meta_release(&m);
 	sweep_meta_release(&back);
 	sweep_meta_release(&old);
@@ -520,7 +534,7 @@ static const char *status_of(const cJSON *summary, int i)
 /* Across nights (docs/perf.md "Across nights"): a case 10% slower than
  * the night before is slower, with the sweep it was compared with; the
  * same image, archive and driver again are never slower; a window of 2
- * pools the last two nights. */
+ * takes the last two nights' medians. */
 Test(sweep_report, gpu_time_against_the_nights_before)
 {
 	struct history_db *db;
@@ -551,14 +565,49 @@ Test(sweep_report, gpu_time_against_the_nights_before)
 	cr_assert_str_eq(status_of(n3, 0), "same-build", "%s", cJSON_Print(n3));
 	cr_assert_eq(code, 0);
 
-	/* Two nights back: both sweeps' samples, newest first. */
+	/* Two nights back: both sweeps, newest first; each night is one
+	 * observation, its median (docs/perf.md "Nights as units"). */
 	cleanup_cjson cJSON *n4 = night(db, "nightly-4", 40, 46.2, "sha256:b", 2, fail, &code);
 	const cJSON *w = cJSON_GetObjectItem(perf_of(n4, 1), "baseline_sweeps");
 
 	cr_assert_eq(cJSON_GetArraySize(w), 2, "%s", cJSON_Print(n4));
 	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 0)), "nightly-3");
 	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 1)), "nightly-2");
-	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(perf_of(n4, 1), "n_baseline")), 10);
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(perf_of(n4, 1), "n_baseline")), 2);
+	history_db_close(db);
+}
+
+/* Nights as units (docs/perf.md "Nights as units"): once 5 nights exist a
+ * case's spread is learned from its nightly medians, whatever image ID
+ * each night ran. One that moves about 9% night to night is noisy at an
+ * 8.5% change; one that never moves is unchanged; both p are reported. */
+Test(sweep_report, gpu_time_noise_is_learned_per_case)
+{
+	static const double medians[] = { 40, 44, 37, 43, 38, 41 };
+	struct history_db *db;
+	struct error err;
+	cleanup_free char *dbp = xasprintf("%s/n.sqlite", root);
+	int code = -1;
+
+	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
+	for (int i = 0; i < 6; i++) {
+		cleanup_free char *id = xasprintf("nightly-%d", i + 1);
+		cleanup_free char *image_id = xasprintf("sha256:n%d", i + 1);
+
+		cJSON_Delete(night(db, id, 10 * (i + 1), medians[i], image_id, 1,
+				   SWEEP_FAIL_DEFAULT, &code));
+	}
+	cleanup_cjson cJSON *n7 = night(db, "nightly-7", 70, 44.5, "sha256:n7", 1,
+					SWEEP_FAIL_DEFAULT, &code);
+	const cJSON *p = perf_of(n7, 0);
+
+	cr_assert_str_eq(status_of(n7, 0), "noisy", "%s", cJSON_Print(n7));
+	/* The MAD of the logs of the six medians, (0.0599 + 0.0637) / 2, x 1.4826. */
+	cr_expect_float_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(p, "night_spread")), 0.0916,
+			   5e-4, "%s", cJSON_Print(p));
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(p, "nights")), 6);
+	cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(p, "p_adjusted")), "%s", cJSON_Print(p));
+	cr_assert_str_eq(status_of(n7, 1), "unchanged", "%s", cJSON_Print(n7));
 	history_db_close(db);
 }
 
@@ -605,5 +654,42 @@ Test(sweep_report, the_failure_text_is_the_lines_finding_else_the_run_folders)
 	cr_expect(strstr(copy.buf, "# carried") < strstr(copy.buf, "# from the folder"),
 		  "pid-0's text is the line's, pid-1's the folder's: %s", copy.buf);
 	sweep_meta_release(&a);
+	history_db_close(db);
+}
+
+/* A series restarts at an accepted change (docs/perf.md "Change points"):
+ * the nights before it are neither the level nor the spread, so a step a
+ * user accepted is not compared with the nights before it again. */
+Test(sweep_report, gpu_time_nights_restart_at_an_accepted_change)
+{
+	static const double medians[] = { 40, 40, 40, 48, 48 };
+	struct history_db *db;
+	struct error err;
+	cleanup_free char *dbp = xasprintf("%s/r.sqlite", root);
+	cleanup_free char *label = NULL;
+	int code = -1;
+
+	cr_assert_eq(history_db_open(&db, dbp, &err), 0, "%s", err.msg);
+	for (int i = 0; i < 5; i++) {
+		cleanup_free char *id = xasprintf("nightly-%d", i + 1);
+		cleanup_free char *image_id = xasprintf("sha256:r%d", i + 1);
+
+		cJSON_Delete(night(db, id, 10 * (i + 1), medians[i], image_id, 4,
+				   SWEEP_FAIL_DEFAULT, &code));
+	}
+	cr_assert_eq(history_changes_accept(db, "lib/c.hrr/pid-0", "nightly-4", &label, &err), 0,
+		     "%s", err.msg);
+	cr_assert_str_eq(label, "nightly");
+
+	cleanup_cjson cJSON *n6 = night(db, "nightly-6", 60, 48, "sha256:r6", 4,
+					SWEEP_FAIL_DEFAULT, &code);
+	const cJSON *w = cJSON_GetObjectItem(perf_of(n6, 0), "baseline_sweeps");
+
+	cr_assert_eq(cJSON_GetArraySize(w), 2, "%s", cJSON_Print(n6));
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 0)), "nightly-5");
+	cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(w, 1)), "nightly-4");
+	cr_assert_str_eq(status_of(n6, 0), "unchanged", "%s", cJSON_Print(n6));
+	/* The other case has no change: its four nights are read. */
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(perf_of(n6, 1), "baseline_sweeps")), 4);
 	history_db_close(db);
 }

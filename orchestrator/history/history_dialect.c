@@ -1,0 +1,133 @@
+/* The statements whose SQL differs between SQLite and PostgreSQL
+ * (history_dialect.h): SQLite's INSERT OR REPLACE is PostgreSQL's
+ * INSERT ... ON CONFLICT DO UPDATE, SQLite's "any text" range (x'' sorts
+ * after every text) is a plain test there, SQLite's bare columns of a
+ * GROUP BY are aggregates, and SQLite's json_each is jsonb's. */
+#include "orchestrator/history/history_dialect.h"
+
+#include "orchestrator/history/history_sql.h"
+
+#define RESULT_COLS                                                                        \
+	"results(sweep, case_name, image_ref, attempt, image_id,"                          \
+	" archive, digest, gpus, state, outcome, fault_class, kernel, d2h_checked,"        \
+	" d2h_mismatched, duration, run_dir, classifier_version, message, finished,"       \
+	" run_options_fp, host, gpu_uids, kind, sig_id, sig_family, sig_evidence,"         \
+	" sig_stop_reason, sig_partial, known_id, known_link, known_owner, gfx,"           \
+	" device_id, perf_warmup, perf_note, driver, line_host, finding_md, image_pin)"      \
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"  \
+	" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,"      \
+	" ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)"
+
+#define EX(c) c " = EXCLUDED." c
+
+static const char result_put_pg[] =
+	"INSERT INTO " RESULT_COLS " ON CONFLICT(sweep, case_name, image_ref, attempt) DO UPDATE SET "
+	EX("image_id") ", " EX("archive") ", " EX("digest") ", " EX("gpus") ", " EX("state") ", "
+	EX("outcome") ", " EX("fault_class") ", " EX("kernel") ", " EX("d2h_checked") ", "
+	EX("d2h_mismatched") ", " EX("duration") ", " EX("run_dir") ", "
+	EX("classifier_version") ", " EX("message") ", " EX("finished") ", "
+	EX("run_options_fp") ", " EX("host") ", " EX("gpu_uids") ", " EX("kind") ", "
+	EX("sig_id") ", " EX("sig_family") ", " EX("sig_evidence") ", " EX("sig_stop_reason") ", "
+	EX("sig_partial") ", " EX("known_id") ", " EX("known_link") ", " EX("known_owner") ", "
+	EX("gfx") ", " EX("device_id") ", " EX("perf_warmup") ", " EX("perf_note") ", "
+	EX("driver") ", " EX("line_host") ", " EX("finding_md") ", " EX("image_pin");
+
+#define SAMPLE_COLS                                                                        \
+	"perf_samples(sweep, case_name, image_ref, attempt, idx, kernel_ms, graph_ms,"     \
+	" total_ms, wall_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+
+#define BISECT_COLS                                                                        \
+	"bisects(id, good, bad, last_good, first_bad, verdict, answer, folder,"            \
+	" run_options_fp, finished) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+
+#define MEDIAN_COLS                                                                        \
+	"perf_medians(label, case_name, image_ref, gfx, device_id, started_us, sweep,"    \
+	" median_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+#define SERIES_PK "label, case_name, image_ref, gfx, device_id, started_us, sweep"
+#define CHANGE_COLS                                                                        \
+	"perf_changes(" SERIES_PK ", before_sweep, image_id_before, image_id_after,"      \
+	" median_before, median_after, ratio, p, found_sweep)"                              \
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+#define ACCEPT_COLS "perf_accepted(label, case_name, started_us, sweep, accepted)"
+
+static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
+	[HSQL_MEDIAN_PUT] = {
+		"INSERT OR REPLACE INTO " MEDIAN_COLS,
+		"INSERT INTO " MEDIAN_COLS " ON CONFLICT(" SERIES_PK ") DO UPDATE SET "
+		EX("median_ms"),
+	},
+	[HSQL_CHANGE_PUT] = {
+		"INSERT OR REPLACE INTO " CHANGE_COLS,
+		"INSERT INTO " CHANGE_COLS " ON CONFLICT(" SERIES_PK ") DO UPDATE SET "
+		EX("before_sweep") ", " EX("image_id_before") ", " EX("image_id_after") ", "
+		EX("median_before") ", " EX("median_after") ", " EX("ratio") ", " EX("p") ", "
+		EX("found_sweep"),
+	},
+	[HSQL_ACCEPT_PUT] = {
+		"INSERT OR REPLACE INTO " ACCEPT_COLS " VALUES(?1, ?2, ?3, ?4, ?5)",
+		"INSERT INTO " ACCEPT_COLS " VALUES(?1, ?2, ?3, ?4, ?5)"
+		" ON CONFLICT(label, case_name, started_us, sweep) DO UPDATE SET " EX("accepted"),
+	},
+	[HSQL_PLANNED_PUT] = {
+		"INSERT OR REPLACE INTO planned VALUES(?1, ?2, ?3, ?4)",
+		"INSERT INTO planned VALUES(?1, ?2, ?3, ?4)"
+		" ON CONFLICT(sweep, case_name, image_ref) DO UPDATE SET " EX("idx"),
+	},
+	[HSQL_RESULT_PUT] = { "INSERT OR REPLACE INTO " RESULT_COLS, result_put_pg },
+	[HSQL_SAMPLE_PUT] = {
+		"INSERT OR REPLACE INTO " SAMPLE_COLS,
+		"INSERT INTO " SAMPLE_COLS " ON CONFLICT(sweep, case_name, image_ref, attempt, idx)"
+		" DO UPDATE SET " EX("kernel_ms") ", " EX("graph_ms") ", " EX("total_ms") ", "
+		EX("wall_ms"),
+	},
+	[HSQL_BISECT_PUT] = {
+		"INSERT OR REPLACE INTO " BISECT_COLS,
+		"INSERT INTO " BISECT_COLS " ON CONFLICT(id) DO UPDATE SET " EX("good") ", "
+		EX("bad") ", " EX("last_good") ", " EX("first_bad") ", " EX("verdict") ", "
+		EX("answer") ", " EX("folder") ", " EX("run_options_fp") ", " EX("finished"),
+	},
+	[HSQL_TREND_SWEEPS] = {
+		history_trend_sweeps_sql,
+		"SELECT id, label, started FROM (SELECT id, label, started, started_us FROM sweeps"
+		"  WHERE (?1::text IS NULL OR label = ?1) AND (?3::text IS NULL OR host = ?3)"
+		"  ORDER BY started_us DESC, id DESC LIMIT NULLIF(?2::bigint, -1)) w"
+		" ORDER BY started_us, id",
+	},
+	[HSQL_TREND_RESULTS] = {
+		history_trend_results_sql,
+		"SELECT case_name, image_ref, state, outcome, fault_class, kernel, attempt"
+		" FROM results WHERE sweep = ?1 AND (?2::text IS NULL OR case_name = ?2)"
+		" ORDER BY case_name, image_ref, attempt DESC",
+	},
+	[HSQL_UNTRIAGED] = {
+		"SELECT r.sig_id, r.outcome, r.fault_class, r.sig_family, r.sig_evidence,"
+		" r.sig_stop_reason, MAX(r.sig_partial), COUNT(DISTINCT r.case_name || char(31) ||"
+		" r.image_ref), COUNT(DISTINCT r.sweep), MIN(s.started), MAX(s.started)"
+		" FROM results r JOIN " HISTORY_LAST_SWEEPS " s ON s.id = r.sweep"
+		" WHERE r.sig_id IS NOT NULL AND r.known_id IS NULL"
+		" GROUP BY r.sig_id ORDER BY 8 DESC, 9 DESC, r.sig_id",
+		"SELECT r.sig_id, MAX(r.outcome), MAX(r.fault_class), MAX(r.sig_family),"
+		" MAX(r.sig_evidence), MAX(r.sig_stop_reason), MAX(r.sig_partial),"
+		" COUNT(DISTINCT r.case_name || chr(31) || r.image_ref), COUNT(DISTINCT r.sweep),"
+		" MIN(s.started), MAX(s.started)"
+		" FROM results r JOIN " HISTORY_LAST_SWEEPS " s ON s.id = r.sweep"
+		" WHERE r.sig_id IS NOT NULL AND r.known_id IS NULL"
+		" GROUP BY r.sig_id ORDER BY 8 DESC, 9 DESC, r.sig_id",
+	},
+	[HSQL_SITE_BISECT] = {
+		"SELECT b.last_good, b.first_bad FROM bisects b,"
+		" json_each(b.answer, '$.first_bad.cases') k"
+		" WHERE b.verdict = 'found' AND json_valid(b.answer)"
+		" AND json_extract(k.value, '$.case') = ?1"
+		" ORDER BY b.finished DESC LIMIT 1",
+		"SELECT b.last_good, b.first_bad FROM bisects b,"
+		" jsonb_array_elements(COALESCE(b.answer::jsonb #> '{first_bad,cases}', '[]'::jsonb)) k"
+		" WHERE b.verdict = 'found' AND jsonb_typeof(k) = 'object' AND k ->> 'case' = ?1"
+		" ORDER BY b.finished DESC LIMIT 1",
+	},
+};
+
+const char *history_dialect_sql(const struct history_db *db, enum history_sql_id id)
+{
+	return sql[id][db->dialect];
+}

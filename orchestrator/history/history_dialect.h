@@ -1,0 +1,28 @@
+/* The two stores a history lives in, and the statements whose SQL differs
+ * between them, one form per dialect (history_dialect.c). Everything else
+ * is written once, in SQL both accept. Text sorts bytewise in both (SQLite
+ * BINARY, PostgreSQL COLLATE "C" on every text column). */
+#ifndef HRR_HISTORY_HISTORY_DIALECT_H
+#define HRR_HISTORY_HISTORY_DIALECT_H
+
+struct history_db;
+
+enum history_sql_id {
+	HSQL_PLANNED_PUT,  /* ?1 sweep, ?2 idx, ?3 case, ?4 image */
+	HSQL_RESULT_PUT,   /* the 39 columns of history_import.c's insert_results */
+	HSQL_SAMPLE_PUT,   /* one perf sample (history_perf.c) */
+	HSQL_BISECT_PUT,   /* one bisection's answer (history_reuse.c) */
+	HSQL_TREND_SWEEPS, /* history_trend_sweeps_sql */
+	HSQL_TREND_RESULTS, /* history_trend_results_sql */
+	HSQL_UNTRIAGED,    /* `history signatures`' untriaged ones */
+	HSQL_SITE_BISECT,  /* the newest bisection naming a case (site_query.c) */
+	HSQL_MEDIAN_PUT,   /* a night's GPU-time median (history_changes.c) */
+	HSQL_CHANGE_PUT,   /* a change point (history_changes.c) */
+	HSQL_ACCEPT_PUT,   /* an accepted change and when (history_changes_query.c) */
+	HSQL_N
+};
+
+/* The statement's SQL in db's dialect. */
+const char *history_dialect_sql(const struct history_db *db, enum history_sql_id id);
+
+#endif

@@ -1,0 +1,263 @@
+/* A statement on either store (history_query.h): SQLite's own, or on
+ * PostgreSQL the SQL with its ?N written $N, the bound values kept as
+ * text, and the rows read whole on the first step (a later statement may
+ * run on the connection while these are read). A statement run more than
+ * once (reset between) is prepared on the server on its second run. */
+#include "orchestrator/history/history_sql.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libpq-fe.h>
+
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "orchestrator/history/history_pg.h"
+
+struct history_stmt {
+	struct history_db *db;
+	sqlite3_stmt *lite;
+	/* PostgreSQL */
+	char *sql, *name; /* name: the server's prepared statement (NULL: none) */
+	int nparams;
+	char **vals;
+	Oid *types; /* text for a number the SQL skips (its type has no context), else inferred */
+	PGresult *res;
+	int row, nrows;
+	bool ran, again;
+};
+
+/* The server's own OID of text (pg_type.dat). */
+#define TEXT_OID 25
+
+/* ?N as $N and a bare ? as the next number, outside quotes; each number
+ * used is marked in used[] (HISTORY_MAX_PARAMS of them). */
+#define HISTORY_MAX_PARAMS 64
+static char *pg_sql(const char *sql, int *nparams, bool *used)
+{
+	struct strbuf out = STRBUF_INIT;
+	char quote = 0;
+	int next = 0;
+
+	*nparams = 0;
+	for (const char *p = sql; *p; p++) {
+		if (quote) {
+			quote = *p == quote ? 0 : quote;
+		} else if (*p == '\'' || *p == '"') {
+			quote = *p;
+		} else if (*p == '?') {
+			char *end;
+			long n = strtol(p + 1, &end, 10);
+
+			if (end == p + 1)
+				n = ++next;
+			else
+				p = end - 1;
+			strbuf_addf(&out, "$%ld", n);
+			if (n > 0 && n <= HISTORY_MAX_PARAMS)
+				used[n - 1] = true;
+			/* PostgreSQL cannot infer the type of a parameter tested
+			 * only for NULL; every such parameter here is a name. */
+			if (!strncmp(p + 1, " IS NULL", 8) || !strncmp(p + 1, " IS NOT NULL", 12))
+				strbuf_addstr(&out, "::text");
+			*nparams = n > *nparams ? (int)n : *nparams;
+			continue;
+		}
+		strbuf_addch(&out, *p);
+	}
+	return strbuf_detach(&out, NULL);
+}
+
+int history_sql_prepare(struct history_db *db, const char *sql, struct history_stmt **st,
+			struct error *err)
+{
+	struct history_stmt *s = xcalloc(1, sizeof(*s));
+	int rc;
+
+	s->db = db;
+	*st = NULL;
+	if (db->dialect == HISTORY_SQLITE) {
+		rc = sqlite3_prepare_v2(db->h, sql, -1, &s->lite, NULL);
+		if (rc != SQLITE_OK) {
+			free(s);
+			return history_sql_error(db, rc, "prepare", err);
+		}
+	} else {
+		bool used[HISTORY_MAX_PARAMS] = { false };
+
+		s->sql = pg_sql(sql, &s->nparams, used);
+		s->vals = xcalloc((size_t)s->nparams + 1, sizeof(*s->vals));
+		s->types = xcalloc((size_t)s->nparams + 1, sizeof(*s->types));
+		for (int i = 0; i < s->nparams && i < HISTORY_MAX_PARAMS; i++)
+			s->types[i] = used[i] ? 0 : TEXT_OID;
+	}
+	*st = s;
+	return 0;
+}
+
+void history_reset(struct history_stmt *st)
+{
+	if (st->lite) {
+		sqlite3_reset(st->lite);
+		return;
+	}
+	PQclear(st->res);
+	st->res = NULL;
+	st->again = st->again || st->ran;
+	st->ran = false;
+}
+
+void history_finalize(struct history_stmt *st)
+{
+	if (!st)
+		return;
+	if (st->lite)
+		sqlite3_finalize(st->lite);
+	else
+		history_reset(st);
+	if (st->name)
+		history_pg_deallocate(st->db, st->name);
+	for (int i = 0; i < st->nparams; i++)
+		free(st->vals[i]);
+	free(st->vals);
+	free(st->types);
+	free(st->sql);
+	free(st->name);
+	free(st);
+}
+
+static int pg_run(struct history_stmt *st)
+{
+	PGconn *c = (PGconn *)st->db->pg;
+	const char *const *vals = (const char *const *)st->vals;
+
+	if (st->again && !st->name &&
+	    history_pg_prepare(st->db, st->sql, st->nparams, st->types, &st->name) < 0)
+		return SQLITE_ERROR;
+	st->res = st->name ? PQexecPrepared(c, st->name, st->nparams, vals, NULL, NULL, 0)
+			   : PQexecParams(c, st->sql, st->nparams, st->types, vals, NULL, NULL, 0);
+	st->ran = true;
+	st->row = -1;
+	st->nrows = 0;
+	switch (PQresultStatus(st->res)) {
+	case PGRES_TUPLES_OK:
+		st->nrows = PQntuples(st->res);
+		return 0;
+	case PGRES_COMMAND_OK:
+		return 0;
+	default:
+		history_pg_keep_error(st->db, st->res);
+		return SQLITE_ERROR;
+	}
+}
+
+int history_step(struct history_stmt *st)
+{
+	if (st->lite)
+		return sqlite3_step(st->lite);
+	if (!st->ran) {
+		int rc = pg_run(st);
+
+		if (rc)
+			return rc;
+	}
+	return ++st->row < st->nrows ? HISTORY_ROW : HISTORY_DONE;
+}
+
+static void pg_bind(struct history_stmt *st, int i, char *v)
+{
+	if (i < 1 || i > st->nparams) {
+		free(v);
+		return;
+	}
+	free(st->vals[i - 1]);
+	st->vals[i - 1] = v;
+}
+
+void history_bind_text(struct history_stmt *st, int i, const char *s)
+{
+	if (st->lite) {
+		if (s)
+			sqlite3_bind_text(st->lite, i, s, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(st->lite, i);
+	} else {
+		pg_bind(st, i, s ? xstrdup(s) : NULL);
+	}
+}
+
+void history_bind_int64(struct history_stmt *st, int i, long long v)
+{
+	if (st->lite)
+		sqlite3_bind_int64(st->lite, i, v);
+	else
+		pg_bind(st, i, xasprintf("%lld", v));
+}
+
+void history_bind_double(struct history_stmt *st, int i, double v)
+{
+	if (st->lite)
+		sqlite3_bind_double(st->lite, i, v);
+	else
+		pg_bind(st, i, xasprintf("%.17g", v));
+}
+
+void history_bind_null(struct history_stmt *st, int i)
+{
+	if (st->lite)
+		sqlite3_bind_null(st->lite, i);
+	else
+		pg_bind(st, i, NULL);
+}
+
+static const char *pg_value(struct history_stmt *st, int i)
+{
+	if (!st->res || st->row < 0 || st->row >= st->nrows || i < 0 ||
+	    i >= PQnfields(st->res) || PQgetisnull(st->res, st->row, i))
+		return NULL;
+	return PQgetvalue(st->res, st->row, i);
+}
+
+const char *history_col(struct history_stmt *st, int i)
+{
+	return st->lite ? (const char *)sqlite3_column_text(st->lite, i) : pg_value(st, i);
+}
+
+/* A boolean reads as 1 or 0, as SQLite's comparisons give. */
+long long history_col_int64(struct history_stmt *st, int i)
+{
+	const char *v;
+
+	if (st->lite)
+		return sqlite3_column_int64(st->lite, i);
+	v = pg_value(st, i);
+	if (!v)
+		return 0;
+	if (!strcmp(v, "t") || !strcmp(v, "f"))
+		return *v == 't';
+	return strchr(v, '.') || strchr(v, 'e') ? (long long)strtod(v, NULL)
+						: strtoll(v, NULL, 10);
+}
+
+double history_col_double(struct history_stmt *st, int i)
+{
+	const char *v;
+
+	if (st->lite)
+		return sqlite3_column_double(st->lite, i);
+	v = pg_value(st, i);
+	return v ? strtod(v, NULL) : 0.0;
+}
+
+bool history_col_null(struct history_stmt *st, int i)
+{
+	return st->lite ? sqlite3_column_type(st->lite, i) == SQLITE_NULL : !pg_value(st, i);
+}
+
+int history_col_bytes(struct history_stmt *st, int i)
+{
+	if (st->lite)
+		return sqlite3_column_bytes(st->lite, i);
+	return pg_value(st, i) ? PQgetlength(st->res, st->row, i) : 0;
+}

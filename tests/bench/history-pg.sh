@@ -1,0 +1,65 @@
+# bench-history's PostgreSQL part (sourced by tests/bench/history.sh after
+# its SQLite figures): the same nights imported into a fresh database of a
+# private PostgreSQL cluster (tests/pg-cluster.sh, in a temporary
+# directory, removed at the end; or the cluster whose socket directory
+# BENCH_HISTORY_PG names), the same queries timed, each figure as a ratio
+# to SQLite's in this run (targets: every query within 2x, the site within
+# 1.5x), then 8 importers of 1,000-case sweeps at once against one
+# importer's time x 8 / cores (target: within 2x). Skipped when neither a
+# cluster is named nor initdb can be run.
+
+pg_bench() {
+	local sock=${BENCH_HISTORY_PG:-} own="" pgdb
+	if [ -z "$sock" ]; then
+		[ "$(id -u)" = 0 ] || { echo "postgresql: skipped (BENCH_HISTORY_PG unset, not root)"; return 0; }
+		# where the cluster's user can enter (BENCH_TMP is 0700)
+		own=$(mktemp -d "${TMPDIR:-/tmp}/hrr-bench-pg.XXXXXX")
+		chmod 0755 "$own"
+		sock=$own/c
+		bash "$BENCH_ROOT/tests/pg-cluster.sh" start "$sock" >/dev/null ||
+			{ echo "postgresql: skipped (no private cluster could start)"; return 0; }
+		trap 'bash "$BENCH_ROOT/tests/pg-cluster.sh" stop "'"$sock"'"; rm -rf "$BENCH_TMP" "'"$own"'"' EXIT
+	fi
+	psql -q -h "$sock" -U "${HRR_PG_USER:-hrrpg}" -d postgres -c 'CREATE DATABASE hrr_bench' >/dev/null ||
+		bench_die "cannot create the bench database"
+	pgdb="postgresql:///hrr_bench?host=$sock&user=${HRR_PG_USER:-hrrpg}"
+	mkdir -p "$BENCH_TMP/wd-pg"
+	for ((n = 0; n < NIGHTS; n++)); do
+		"$HELPER" night "$pgdb" "$BENCH_TMP/wd-pg" "$LABEL" "$n" "$CASES" >>"$BENCH_TMP/pg-import.times" ||
+			bench_die "postgresql: night $n failed"
+	done
+	read -r P_MED _ _ < <(awk '{ print $1 }' "$BENCH_TMP/pg-import.times" | stats)
+	read -r P_CASE _ _ _ < <(best pgcase "$BIN" history --db "$pgdb" --label "$LABEL" --case "$CASE")
+	read -r P_LABEL _ _ _ < <(best pglabel "$BIN" history --db "$pgdb" --label "$LABEL")
+	read -r P_SITE _ _ _ < <(timed pgsite "$BIN" history site "$BENCH_TMP/site-pg" --db "$pgdb")
+	"$HELPER" night "$pgdb" "$BENCH_TMP/wd-pg" "$LABEL" "$NIGHTS" "$CASES" >/dev/null ||
+		bench_die "postgresql: one more night failed"
+	read -r P_INC _ _ _ < <(timed pgsite2 "$BIN" history site "$BENCH_TMP/site-pg" --db "$pgdb")
+	printf 'postgresql: import %.3f s (ratio to SQLite %s), history --case %.0f ms (%s), --label %.0f ms (%s) (target <= 2x)\n' \
+		"$P_MED" "$(ratio "$P_MED" "$MED")" "$(awk -v w="$P_CASE" 'BEGIN { print w * 1000 }')" \
+		"$(ratio "$P_CASE" "$W_CASE")" "$(awk -v w="$P_LABEL" 'BEGIN { print w * 1000 }')" \
+		"$(ratio "$P_LABEL" "$W_LABEL")"
+	printf 'postgresql: site whole %.2f s (ratio %s), after one more night %.2f s (ratio %s) (target <= 1.5x)\n' \
+		"$P_SITE" "$(ratio "$P_SITE" "$W_SITE")" "$P_INC" "$(ratio "$P_INC" "$W_INC")"
+	pg_concurrent "$pgdb"
+	[ -z "$own" ] || { bash "$BENCH_ROOT/tests/pg-cluster.sh" stop "$sock"; rmdir "$own"; trap 'rm -rf "$BENCH_TMP"' EXIT; }
+}
+
+# 8 hosts importing a 1,000-case sweep each at once, against one importer.
+pg_concurrent() {
+	local pgdb=$1 one t0 t1 all cores
+	cores=$(nproc)
+	one=$("$HELPER" night "$pgdb" "$BENCH_TMP/wd-pg" conc-one 0 1000 | cut -d' ' -f1)
+	t0=$(date +%s.%N)
+	for i in 1 2 3 4 5 6 7 8; do
+		mkdir -p "$BENCH_TMP/wd-pg-$i"
+		"$HELPER" night "$pgdb" "$BENCH_TMP/wd-pg-$i" "conc-$i" 0 1000 >/dev/null &
+	done
+	wait
+	t1=$(date +%s.%N)
+	all=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	printf 'postgresql: 8 importers of 1,000-case sweeps at once %.3f s, one %.3f s: ratio to one x 8 / %d cores %s (target <= 2x)\n' \
+		"$all" "$one" "$cores" "$(ratio "$all" "$(awk -v o="$one" -v c="$cores" 'BEGIN { print o * 8 / c }')")"
+}
+
+pg_bench
