@@ -231,16 +231,6 @@ static int user_version(struct history_db *db, int *v, struct error *err)
 	return rc == SQLITE_ROW ? 0 : history_sql_error(db, rc, "reading the schema version", err);
 }
 
-int history_sql_refuse_newer(struct history_db *db, int v, struct error *err)
-{
-	if (v > HISTORY_SCHEMA_VERSION)
-		return error_set(err, ERR_DATA, 0,
-				 "history database %s has schema %d, newer than this tool's %d; "
-				 "use a newer hrr-docker-replay or another --db",
-				 db->path, v, HISTORY_SCHEMA_VERSION);
-	return 0;
-}
-
 /* A newer schema is refused; an older or equal one must be exactly what
  * the migrations made (no planted trigger or view) before anything runs. */
 static int check_version(struct history_db *db, int v, struct error *err)

@@ -27,10 +27,10 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
+#include "orchestrator/history/history_schema.h"
 #include "orchestrator/sweep/case_result.h"
 #include "orchestrator/sweep/sweep_status.h"
 
-#define HISTORY_SCHEMA_VERSION 10
 #define HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct history_db;

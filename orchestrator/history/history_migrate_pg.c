@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "common/cleanup.h"
-#include "orchestrator/history/history_db.h"
+#include "orchestrator/history/history_schema.h"
 #include "orchestrator/history/history_sql.h"
 
 #define T " TEXT COLLATE \"C\""

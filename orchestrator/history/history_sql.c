@@ -1,27 +1,10 @@
-/* The history database's handle and the SQL helpers its query files share
- * (history_sql.h): opening and migrating it is history_db.c's. */
+/* The SQL helpers the history's files share (history_sql.h): a script, a
+ * transaction, a schema too new. Opening and migrating it is
+ * history_db.c's; statements and their errors history_stmt.c's. */
 #include "orchestrator/history/history_sql.h"
 
 #include "orchestrator/history/history_pg.h"
-
-int history_sql_error(struct history_db *db, int rc, const char *what, struct error *err)
-{
-	int base = rc & 0xff;
-
-	if (db->dialect == HISTORY_PG)
-		return history_pg_error(db, what, err);
-	if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
-		return error_set(err, ERR_BUSY, 0,
-				 "history database %s is locked by another writer (waited %d ms)",
-				 db->path, db->busy_ms);
-	if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
-		return error_set(err, ERR_DATA, 0,
-				 "history database %s is corrupt or not a database; it was left as "
-				 "it is: move it aside (the sweeps' results files rebuild it)",
-				 db->path);
-	return error_set(err, ERR_SYSTEM, 0, "history database %s: %s: %s", db->path, what,
-			 db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
-}
+#include "orchestrator/history/history_schema.h"
 
 int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 {
@@ -45,4 +28,14 @@ void history_sql_rollback(struct history_db *db)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 	else if (history_pg_exec(db, "ROLLBACK", ERROR_DISCARD) < 0)
 		return;
+}
+
+int history_sql_refuse_newer(struct history_db *db, int v, struct error *err)
+{
+	if (v > HISTORY_SCHEMA_VERSION)
+		return error_set(err, ERR_DATA, 0,
+				 "history database %s has schema %d, newer than this tool's %d; "
+				 "use a newer hrr-docker-replay or another --db",
+				 db->path, v, HISTORY_SCHEMA_VERSION);
+	return 0;
 }

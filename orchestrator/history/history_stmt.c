@@ -2,7 +2,8 @@
  * PostgreSQL the SQL with its ?N written $N, the bound values kept as
  * text, and the rows read whole on the first step (a later statement may
  * run on the connection while these are read). A statement run more than
- * once (reset between) is prepared on the server on its second run. */
+ * once (reset between) is prepared on the server on its second run. A
+ * failure is an error naming the database (history_sql_error). */
 #include "orchestrator/history/history_sql.h"
 
 #include <ctype.h>
@@ -260,4 +261,23 @@ int history_col_bytes(struct history_stmt *st, int i)
 	if (st->lite)
 		return sqlite3_column_bytes(st->lite, i);
 	return pg_value(st, i) ? PQgetlength(st->res, st->row, i) : 0;
+}
+
+int history_sql_error(struct history_db *db, int rc, const char *what, struct error *err)
+{
+	int base = rc & 0xff;
+
+	if (db->dialect == HISTORY_PG)
+		return history_pg_error(db, what, err);
+	if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
+		return error_set(err, ERR_BUSY, 0,
+				 "history database %s is locked by another writer (waited %d ms)",
+				 db->path, db->busy_ms);
+	if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
+		return error_set(err, ERR_DATA, 0,
+				 "history database %s is corrupt or not a database; it was left as "
+				 "it is: move it aside (the sweeps' results files rebuild it)",
+				 db->path);
+	return error_set(err, ERR_SYSTEM, 0, "history database %s: %s: %s", db->path, what,
+			 db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
 }
