@@ -157,7 +157,8 @@ Test(docs, every_hrr_variable_the_program_reads_is_in_cli_md_and_the_man_page)
 		"common", "docker", "docker/registry", "preflight", "orchestrator/finding",
 		"orchestrator/diagnosis", "orchestrator/containers", "orchestrator/seccomp",
 		"orchestrator/replay", "orchestrator/lease", "orchestrator/sweep", "orchestrator/history",
-		"orchestrator/cluster", "orchestrator/report", "orchestrator/bisect", "orchestrator/cli"
+		"orchestrator/cluster", "orchestrator/report", "orchestrator/bisect", "orchestrator/cli",
+		"orchestrator/perf", "orchestrator/jobs", "orchestrator/site", "orchestrator/notify",
 	};
 	cleanup_strbuf struct strbuf cli = STRBUF_INIT;
 	cleanup_strbuf struct strbuf man = STRBUF_INIT;
