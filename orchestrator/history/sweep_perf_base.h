@@ -1,9 +1,10 @@
 /* Each planned case's GPU-time baseline before the sweep runs, for
  * --perf-adaptive's looks (docs/perf.md "More samples when unclear"): the
- * samples its comparison across nights will use, read as the report reads
- * them ("Across nights": the baseline sweep's with --perf-window 1, else
- * the label's last K finished sweeps', pooled, at most PERF_SAMPLES_MAX,
- * one GPU product: the newest's). */
+ * nights its comparison across nights will use, read as the report reads
+ * them ("Nights as units": each night's median, the label's finished
+ * sweeps before this one up to the baseline with --perf-window 1, as many
+ * as the level and the spread take, from the case's restart on; one GPU
+ * product: the newest's). */
 #ifndef HRR_HISTORY_SWEEP_PERF_BASE_H
 #define HRR_HISTORY_SWEEP_PERF_BASE_H
 

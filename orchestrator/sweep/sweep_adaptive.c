@@ -46,7 +46,7 @@ int sweep_adaptive_take(const struct replay_host *host, const struct replay_desc
 		size_t had = ps->n;
 
 		/* A sample that is no time: the comparison says so, later. */
-		if (perf_adaptive_look(plan, base->ms, base->n, ms, n, rule, &l, &err) < 0 ||
+		if (perf_adaptive_look(plan, base, ms, n, rule, &l, &err) < 0 ||
 		    l.step == PERF_ADAPTIVE_DECIDE)
 			break;
 		if (ps->n == before)

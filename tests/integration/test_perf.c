@@ -471,11 +471,12 @@ static const cJSON *result_of(const cJSON *results, const char *name)
 	return NULL;
 }
 
-/* --perf-adaptive (docs/perf.md "More samples when unclear"): against a
- * night of 4 samples, 4 new ones can never reach alpha (insufficient): both
- * cases get 4 more on their GPU; the unchanged one is then decided at 8,
- * the 10% slower one is confirmed at MAX, 12, and is `slower`. The added
- * samples are counted in the results line and said in the report. */
+/* --perf-adaptive (docs/perf.md "More samples when unclear"): against one
+ * night of 4 samples (too few nights to learn a spread: the samples' own
+ * CV is the yardstick, which more samples sharpen), the unchanged case is
+ * decided at its first look (within the threshold), the 10% slower one
+ * gets 8 more on its GPU, is confirmed at MAX, 12, and is `slower`. The
+ * added samples are counted in the results line and said in the report. */
 Test(perf, an_unclear_comparison_gets_more_samples_up_to_max)
 {
 	struct tool_run r;
@@ -505,12 +506,13 @@ Test(perf, an_unclear_comparison_gets_more_samples_up_to_max)
 	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(hot, "samples")), 12, "%s",
 		     cJSON_PrintUnformatted(hot));
 	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(hot, "adaptive")), 8);
-	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cold, "samples")), 8, "%s",
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cold, "samples")), 4, "%s",
 		     cJSON_PrintUnformatted(cold));
-	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cold, "adaptive")), 4);
+	cr_expect_null(cJSON_GetObjectItem(cold, "adaptive"));
 	cr_expect_str_eq(perf_status(s, "hot-u", NULL), "slower", "%s", r.out.buf);
 	cr_expect_str_eq(perf_status(s, "cold-u", NULL), "unchanged", "%s", r.out.buf);
-	cr_expect(strstr(r.out.buf, "--perf-adaptive 12: 8 samples added after 4 (insufficient)"),
+	cr_expect(strstr(r.out.buf,
+			 "--perf-adaptive 12: 8 samples added after 4 (a change to confirm)"),
 		  "the report says it: %s", r.out.buf);
 	tool_run_release(&r);
 }
