@@ -365,6 +365,11 @@ static void control_fdr(struct sweep_model *m, const struct sweep_meta *meta)
 				v[n++] = &m->perf_cmp[i].p.cmp;
 		if (nights)
 			perf_nights_moderate(v, n, &meta->perf_rule);
+		/* Said once in the report: a family whose samples can show
+		 * nothing that survives q (docs/perf.md). */
+		else if (perf_change_fdr_unreachable(v, n, q, meta->perf_rule.alpha,
+						     &m->perf_reach))
+			m->r.perf_reach = &m->perf_reach;
 		if (q > 0)
 			perf_change_fdr(v, n, q);
 		for (size_t i = 0; i < m->n_perf_cmp; i++)

@@ -33,6 +33,7 @@ struct sweep_model {
 	struct report_perf_set nights;  /* theirs in the label's last sweeps, side by side */
 	struct sweep_perf_compared *perf_cmp; /* one per case compared, by case and image */
 	size_t n_perf_cmp;
+	struct perf_fdr_reach perf_reach; /* r.perf_reach's, when set */
 };
 
 /* m->perf's samples compared (with --perf-baseline's image, else the

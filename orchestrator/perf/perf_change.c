@@ -161,3 +161,36 @@ void perf_change_fdr(struct perf_comparison *const *v, size_t n, double q)
 		c->status = c->nights ? PERF_NOISY : PERF_UNCHANGED;
 	}
 }
+
+/* A tenth of a family changing at once is already a broken build: more
+ * discoveries than that are not planned for. */
+#define PLAUSIBLE_SHARE 10
+#define REACH_N_MAX 100
+
+bool perf_change_fdr_unreachable(struct perf_comparison *const *v, size_t n, double q,
+				 double alpha, struct perf_fdr_reach *out)
+{
+	*out = (struct perf_fdr_reach){ .q = q, .min_p = INFINITY };
+	for (size_t i = 0; i < n; i++) {
+		const struct perf_comparison *c = v[i];
+		double reach;
+
+		if (c->status == PERF_INSUFFICIENT || c->status == PERF_UNMEASURABLE)
+			continue;
+		out->m++;
+		reach = perf_min_p(c->n_base - c->zeros_base, c->n_new - c->zeros_new);
+		if (reach < out->min_p)
+			out->min_p = reach;
+	}
+	if (!out->m || !(q > 0))
+		return false;
+	out->k = out->m / PLAUSIBLE_SHARE ? out->m / PLAUSIBLE_SHARE : 1;
+	out->bar = q * (double)out->k / (double)out->m;
+	for (size_t N = 2; N <= REACH_N_MAX && !out->n_needed; N++) {
+		double reach = perf_min_p(N, N);
+
+		if (reach <= out->bar && reach < alpha)
+			out->n_needed = N;
+	}
+	return out->min_p > out->bar;
+}

@@ -96,4 +96,21 @@ int perf_compare_status(const double *base, size_t n_base, const double *cand, s
  * spread (its change does not stand out against the case's own). */
 void perf_change_fdr(struct perf_comparison *const *v, size_t n, double q);
 
+/* Whether a family of U tests (comparisons within one sweep) can find
+ * anything under the false discovery rate (docs/perf.md "When a sweep
+ * can find nothing"): with m tests, k plausible discoveries (a tenth of
+ * the family, at least 1) need the k-th smallest p at most q k / m (the
+ * bar); the smallest p the family's sample sizes can reach is min_p.
+ * n_needed is the smallest --perf N whose N against N reaches both the
+ * bar and alpha (0: none up to 100). */
+struct perf_fdr_reach {
+	size_t m, k, n_needed;
+	double q, min_p, bar;
+};
+
+/* True, with *out, when min_p is above the bar: nothing the family's
+ * sample sizes can show survives q. False for an empty family or q <= 0. */
+bool perf_change_fdr_unreachable(struct perf_comparison *const *v, size_t n, double q,
+				 double alpha, struct perf_fdr_reach *out);
+
 #endif

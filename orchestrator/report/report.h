@@ -117,6 +117,11 @@ struct report {
 	 * failure of its own kind (docs/perf.md "In the reports"). */
 	bool perf_fail;
 	size_t perf_counts[PERF_STATUS_COUNT]; /* cases per GPU-time status; set by report_finish */
+	/* The comparisons within the sweep (--perf-baseline) are so many
+	 * that their samples can show nothing that survives the false
+	 * discovery rate (docs/perf.md "When a sweep can find nothing");
+	 * NULL when they can. */
+	const struct perf_fdr_reach *perf_reach;
 	/* The change points this sweep's import found, none accepted. */
 	const struct report_changepoint *changepoints;
 	size_t n_changepoints;
@@ -138,6 +143,10 @@ void report_verdict(const struct report *r, struct strbuf *out);
 
 /* Whether c's GPU time is a failure: `slower` with perf-slower in --fail-on. */
 bool report_perf_fails(const struct report *r, const struct report_case *c);
+/* The warning of r->perf_reach in words, one paragraph (nothing when
+ * NULL): what the family asks, what its samples reach, the --perf N that
+ * would. For summary.md, summary.json and the command line. */
+void report_perf_reach_text(const struct report *r, struct strbuf *out);
 /* summary.md's "GPU time" section (orchestrator/report/report_perf_text.c):
  * every compared case, the changes first; nothing when none was compared. */
 void report_perf_md(const struct report *r, FILE *out);

@@ -104,6 +104,24 @@ const enum perf_status report_perf_order[REPORT_PERF_ORDER_N] = {
 	PERF_UNCHANGED,
 };
 
+void report_perf_reach_text(const struct report *r, struct strbuf *out)
+{
+	const struct perf_fdr_reach *x = r->perf_reach;
+
+	if (!x)
+		return;
+	strbuf_addf(out, "GPU time can find nothing here: %zu comparisons within the sweep, "
+			 "and at a false discovery rate of %g even %zu slower case%s need%s p "
+			 "at most %.2g, while their samples can reach %.2g at best. ",
+		    x->m, x->q, x->k, x->k == 1 ? "" : "s", x->k == 1 ? "s" : "", x->bar, x->min_p);
+	if (x->n_needed)
+		strbuf_addf(out, "--perf %zu or more can (docs/perf.md \"What the statistics "
+				 "promise\" gives the N that finds a change of a given size).",
+			    x->n_needed);
+	else
+		strbuf_addstr(out, "No --perf N up to 100 can: compare fewer cases at once.");
+}
+
 void report_perf_md(const struct report *r, FILE *f)
 {
 	cleanup_strbuf struct strbuf out = STRBUF_INIT;
@@ -118,10 +136,16 @@ void report_perf_md(const struct report *r, FILE *f)
 		if (r->perf_counts[report_perf_order[k]])
 			strbuf_addf(&out, "%s%zu %s", shown++ ? ", " : "",
 				    r->perf_counts[report_perf_order[k]], perf_status_name(report_perf_order[k]));
-	strbuf_addf(&out, "%s.\n\n| case | image | baseline | status | median ms | baseline "
-			  "ms | ratio | 95%% interval | p | adjusted p | n | note |\n| --- | --- | --- | "
-			  "--- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+	strbuf_addf(&out, "%s.\n\n",
 		    r->perf_fail ? " (`slower` fails the sweep: --fail-on perf-slower)" : "");
+	if (r->perf_reach) {
+		strbuf_addstr(&out, "**");
+		report_perf_reach_text(r, &out);
+		strbuf_addstr(&out, "**\n\n");
+	}
+	strbuf_addstr(&out, "| case | image | baseline | status | median ms | baseline ms | ratio | "
+			    "95% interval | p | adjusted p | n | note |\n| --- | --- | --- | --- | "
+			    "--- | --- | --- | --- | --- | --- | --- | --- |\n");
 	fwrite(out.buf, 1, out.len, f);
 	strbuf_reset(&out);
 	for (size_t k = 0; k < REPORT_PERF_ORDER_N; k++) {

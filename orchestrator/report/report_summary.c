@@ -510,6 +510,30 @@ static void json_images(cJSON *o, const struct report *r)
 /* The document with an empty "cases" array, cut where its cases go. */
 #define CASES_AT "\"cases\":\t[]"
 
+/* The warning of a family that can find nothing (docs/perf.md "When a
+ * sweep can find nothing"): its figures and the same words as summary.md. */
+static void perf_reach_json(const struct report *r, cJSON *o)
+{
+	const struct perf_fdr_reach *x = r->perf_reach;
+	cleanup_strbuf struct strbuf text = STRBUF_INIT;
+	cJSON *w;
+
+	if (!x)
+		return;
+	w = cJSON_AddObjectToObject(o, "perf_warning");
+	cJSON_AddNumberToObject(w, "comparisons", (double)x->m);
+	cJSON_AddNumberToObject(w, "fdr", x->q);
+	cJSON_AddNumberToObject(w, "discoveries", (double)x->k);
+	cJSON_AddNumberToObject(w, "p_needed", x->bar);
+	cJSON_AddNumberToObject(w, "min_p", x->min_p);
+	if (x->n_needed)
+		cJSON_AddNumberToObject(w, "perf_needed", (double)x->n_needed);
+	else
+		cJSON_AddNullToObject(w, "perf_needed");
+	report_perf_reach_text(r, &text);
+	cJSON_AddStringToObject(w, "text", text.buf);
+}
+
 int report_summary_json(const struct report *r, FILE *f, struct error *err)
 {
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
@@ -532,6 +556,7 @@ int report_summary_json(const struct report *r, FILE *f, struct error *err)
 	for (int s = PERF_NONE + 1; s < PERF_STATUS_COUNT; s++)
 		if (r->perf_counts[s])
 			cJSON_AddNumberToObject(counts, perf_status_name(s), (double)r->perf_counts[s]);
+	perf_reach_json(r, o);
 	cJSON_AddArrayToObject(o, "cases");
 	q = cJSON_AddArrayToObject(o, "quarantined_gpus");
 	for (size_t i = 0; i < r->n_quarantined; i++)

@@ -113,3 +113,43 @@ Test(perf_fdr, across_nights_a_demoted_change_is_noisy)
 	perf_change_fdr(v, 2, 0.001);
 	cr_expect_eq(a.status, PERF_NOISY);
 }
+
+/* A family of m comparisons of n against n samples, every one unchanged
+ * but for its sizes. */
+static void family(struct perf_comparison *c, struct perf_comparison **v, size_t m, size_t n)
+{
+	for (size_t i = 0; i < m; i++) {
+		c[i] = (struct perf_comparison){ .status = PERF_UNCHANGED, .n_base = n, .n_new = n,
+						 .p = 0.5 };
+		v[i] = &c[i];
+	}
+}
+
+/* --perf 5 in a sweep of 1,000 comparisons: 5 against 5 reaches 2/252 =
+ * 0.0079 at best, and even 100 slower cases (a tenth) need 0.005: nothing
+ * can be found, and --perf 6 (2/924 = 0.0022) could. 20 comparisons ask
+ * the same of their 2 (0.005), 5 ask 0.01 of one: 0.0079 can reach it. */
+Test(perf_fdr, a_family_too_large_for_its_samples_is_said)
+{
+	static struct perf_comparison c[1000];
+	static struct perf_comparison *v[1000];
+	struct perf_fdr_reach r;
+
+	family(c, v, 1000, 5);
+	cr_assert(perf_change_fdr_unreachable(v, 1000, 0.05, 0.01, &r));
+	cr_expect_eq(r.m, 1000);
+	cr_expect_eq(r.k, 100);
+	cr_expect(fabs(r.bar - 0.005) < 1e-12, "%g", r.bar);
+	cr_expect(fabs(r.min_p - 2.0 / 252) < 1e-9, "%g", r.min_p);
+	cr_expect_eq(r.n_needed, 6);
+	c[0].status = PERF_INSUFFICIENT; /* no member */
+	cr_assert(perf_change_fdr_unreachable(v, 1000, 0.05, 0.01, &r));
+	cr_expect_eq(r.m, 999);
+	family(c, v, 1000, 7);
+	cr_expect(!perf_change_fdr_unreachable(v, 1000, 0.05, 0.01, &r));
+	family(c, v, 5, 5);
+	cr_expect(!perf_change_fdr_unreachable(v, 5, 0.05, 0.01, &r));
+	cr_expect(!perf_change_fdr_unreachable(v, 0, 0.05, 0.01, &r));
+	family(c, v, 1000, 5);
+	cr_expect(!perf_change_fdr_unreachable(v, 1000, 0, 0.01, &r), "--perf-fdr 0: no family");
+}

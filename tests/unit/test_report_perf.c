@@ -124,6 +124,45 @@ Test(report_perf, the_summary_lists_the_changes_first_and_counts_them)
 	cr_assert(strstr(json.buf, "\"p_adjusted\":\t0.015873"), "%s", json.buf);
 }
 
+/* A family too large for its samples (docs/perf.md "When a sweep can
+ * find nothing"): summary.md says so once, with the --perf N that can,
+ * and summary.json carries the figures and the same words. */
+Test(report_perf, a_family_that_can_find_nothing_is_said_once)
+{
+	struct report_case cases[2];
+	struct report_perf perf[2];
+	struct report r;
+	struct perf_fdr_reach reach = { .m = 1000, .k = 100, .n_needed = 6, .q = 0.05,
+					.min_p = 2.0 / 252, .bar = 0.005 };
+	cleanup_strbuf struct strbuf md = STRBUF_INIT, json = STRBUF_INIT;
+	struct error err;
+	const char *say = "GPU time can find nothing here: 1000 comparisons within the sweep, "
+			  "and at a false discovery rate of 0.05 even 100 slower cases need p at "
+			  "most 0.005, while their samples can reach 0.0079 at best. --perf 6 or "
+			  "more can";
+
+	two_cases(&r, cases, perf);
+	r.perf_reach = &reach;
+	cr_assert_eq(report_text(report_summary_md, &r, &md, &err), 0, "%s", err.msg);
+	const char *at = strstr(md.buf, say);
+
+	cr_assert(at, "%s", md.buf);
+	cr_assert_null(strstr(at + strlen(say), "can find nothing"), "once: %s", md.buf);
+	cr_assert_eq(report_text(report_summary_json, &r, &json, &err), 0, "%s", err.msg);
+	cleanup_cjson cJSON *j = cJSON_Parse(json.buf);
+	cJSON *w = cJSON_GetObjectItem(j, "perf_warning");
+
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(w, "perf_needed")), 6, "%s",
+		     json.buf);
+	cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(w, "comparisons")), 1000);
+	cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(w, "text")), say), "%s",
+		  json.buf);
+	r.perf_reach = NULL;
+	strbuf_reset(&md);
+	cr_assert_eq(report_text(report_summary_md, &r, &md, &err), 0, "%s", err.msg);
+	cr_assert_null(strstr(md.buf, "can find nothing"), "%s", md.buf);
+}
+
 Test(report_perf, no_comparison_no_section)
 {
 	struct report_case c = { .case_name = "a", .image = "i", .outcome = "PASS",
