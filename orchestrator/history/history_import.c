@@ -44,8 +44,9 @@ char *history_options_fingerprint(const char *run_options_json)
 
 /* The stored fingerprint of sweep s (NULL: none). A row under s's id
  * that is another sweep (another host, another start) is refused, never
- * overwritten: many hosts write one server, and a sweep id is a label, a
- * second and 24 random bits. */
+ * overwritten: many hosts write one server. A sweep id names its host
+ * (sweep_id_make), so only ids made before that, or two sweeps of one
+ * host in one second with the same 24 random bits, can meet here. */
 static int stored_fingerprint(struct history_db *db, const struct history_sweep *s, char **fp,
 			      struct error *err)
 {

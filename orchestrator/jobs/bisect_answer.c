@@ -18,6 +18,7 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/history/history_reuse.h"
+#include "orchestrator/sweep/sweep_plan.h"
 #include "common/version.h"
 
 #define FACTS_MAX (1u << 20)
@@ -330,7 +331,7 @@ char *bisect_answer_json(const struct bisect_job *j)
 static int register_folder(struct bisect_job *j, struct error *err)
 {
 	struct sweep_results none = { 0 };
-	char host[256];
+	cleanup_free char *host = sweep_host_name();
 	bool rebuilt;
 	struct history_sweep s = {
 		.id = j->id, .label = j->rq->label ? j->rq->label : "bisect",
@@ -340,9 +341,6 @@ static int register_folder(struct bisect_job *j, struct error *err)
 		.finished = (long long)time(NULL), .host = host,
 	};
 
-	if (gethostname(host, sizeof(host)) < 0)
-		snprintf(host, sizeof(host), "unknown");
-	host[sizeof(host) - 1] = '\0';
 	return history_db_import(j->db, &s, NULL, 0, &none, &rebuilt, err);
 }
 

@@ -46,7 +46,7 @@ static int load_candidates(struct bisect_job *j, struct error *err)
 static int set_up(struct bisect_job *j, struct error *err)
 {
 	const struct bisect_request *rq = j->rq;
-	cleanup_free char *wd = NULL, *dflt = history_db_default_path();
+	cleanup_free char *wd = NULL, *dflt = history_db_default_path(), *host = NULL;
 	char rid[7];
 
 	if (workdir_prepare(rq->workdir, rq->archives, rq->n_archives, &wd, err) < 0 ||
@@ -59,7 +59,8 @@ static int set_up(struct bisect_job *j, struct error *err)
 		return -1;
 	run_id_new(rid);
 	/* "bisection-…": told apart from its probes' sweeps ("bisect-…"). */
-	j->id = sweep_id_make("bisection", time(NULL), (unsigned)strtoul(rid, NULL, 16));
+	host = sweep_host_name();
+	j->id = sweep_id_make("bisection", host, time(NULL), (unsigned)strtoul(rid, NULL, 16));
 	if (sweep_folder_create(wd, j->id, &j->folder, err) < 0)
 		return -1;
 	j->probes = xcalloc(j->cands.n + 1, sizeof(*j->probes));

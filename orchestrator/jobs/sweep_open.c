@@ -82,7 +82,6 @@ static int plan_new(struct sweep_work *j, struct error *err)
 {
 	const struct sweep_request_plan *p = &j->req->plan;
 	struct sweep_meta *m = &j->meta;
-	char host[256];
 
 	if (meta_from_request(j, err) < 0)
 		return -1;
@@ -96,10 +95,7 @@ static int plan_new(struct sweep_work *j, struct error *err)
 		return -1;
 	for (size_t i = 0; i < m->plan.n; i++)
 		sweep_meta_add_image(m, m->plan.cases[i].image);
-	if (gethostname(host, sizeof(host)) < 0)
-		snprintf(host, sizeof(host), "unknown");
-	host[sizeof(host) - 1] = '\0';
-	m->host = xstrdup(host);
+	m->host = sweep_host_name();
 	m->tool_version = xstrdup(HRR_DOCKER_REPLAY_VERSION);
 	{
 		struct timespec now;
@@ -108,7 +104,7 @@ static int plan_new(struct sweep_work *j, struct error *err)
 		m->started = (long long)now.tv_sec;
 		m->started_us = (long long)now.tv_sec * 1000000 + now.tv_nsec / 1000;
 	}
-	m->id = sweep_id_make(m->label, (time_t)m->started, random24());
+	m->id = sweep_id_make(m->label, m->host, (time_t)m->started, random24());
 	/* The merge job opens the database this sweep names, not its own
 	 * default. */
 	if (j->req->backend && j->req->backend->name && !m->db)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
@@ -245,14 +246,41 @@ bool sweep_label_valid(const char *label)
 			     "0123456789._-") == n;
 }
 
-char *sweep_id_make(const char *label, time_t when, unsigned random24)
+char *sweep_host_name(void)
 {
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	return xstrdup(host);
+}
+
+void sweep_host_part(const char *host, struct strbuf *out)
+{
+	if (!host || !*host)
+		host = "unknown";
+	for (const unsigned char *p = (const unsigned char *)host; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '-')
+			strbuf_addch(out, (char)*p);
+		else
+			strbuf_addf(out, "_%02x", *p);
+	}
+}
+
+char *sweep_id_make(const char *label, const char *host, time_t when, unsigned random24)
+{
+	struct strbuf id = STRBUF_INIT;
 	struct tm tm;
 	char stamp[32];
 
 	gmtime_r(&when, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	return xasprintf("%s-%s-%06x", label, stamp, random24 & 0xffffffu);
+	strbuf_addf(&id, "%s-%s-", label, stamp);
+	sweep_host_part(host, &id);
+	strbuf_addf(&id, "-%06x", random24 & 0xffffffu);
+	return strbuf_detach(&id, NULL);
 }
 
 int sweep_shard_parse(const char *s, unsigned *i, unsigned *n, struct error *err)

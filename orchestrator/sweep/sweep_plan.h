@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "common/error.h"
+#include "common/strbuf.h"
 #include "common/strvec.h"
 #include "preflight/manifest.h"
 
@@ -98,8 +99,18 @@ int sweep_plan_check_duplicates(const struct sweep_plan *p, struct error *err)
 /* A label is [A-Za-z0-9._-]{1,64}, not starting with '.' or '-': it becomes
  * part of a folder name. */
 bool sweep_label_valid(const char *label);
-/* "<label>-<YYYYmmddTHHMMSSZ>-<6 hex>" from a UTC time and 24 random bits. */
-char *sweep_id_make(const char *label, time_t when, unsigned random24);
+/* The host's name (gethostname), "unknown" without one: a sweep's host.
+ * Caller frees. */
+char *sweep_host_name(void);
+/* Pure: host as a part of a folder name, one to one (two hosts never
+ * give the same part): letters, digits, '.' and '-' as they are, any other
+ * byte '_' and two hex digits; an empty or missing host is "unknown". */
+void sweep_host_part(const char *host, struct strbuf *out);
+/* Pure: "<label>-<YYYYmmddTHHMMSSZ>-<host part>-<6 hex>" from a UTC time,
+ * the host that runs the sweep and 24 random bits: two hosts never make
+ * the same id. (Ids before the host part, "<label>-<stamp>-<6 hex>", are
+ * still ids: nothing reads an id's parts back.) */
+char *sweep_id_make(const char *label, const char *host, time_t when, unsigned random24);
 
 /* "I/N" with 0 <= I < N. */
 int sweep_shard_parse(const char *s, unsigned *i, unsigned *n, struct error *err)

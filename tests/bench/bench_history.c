@@ -139,7 +139,7 @@ static void make_meta(struct sweep_meta *m, const char *label, unsigned night, s
 	m->host = xstrdup("bench-host");
 	m->tool_version = xstrdup("bench");
 	m->started = NIGHT0 + (long long)night * 86400;
-	m->id = sweep_id_make(label, (time_t)m->started, mix(night, 1) & 0xffffff);
+	m->id = sweep_id_make(label, m->host, (time_t)m->started, mix(night, 1) & 0xffffff);
 	m->run_options = xstrdup("{}");
 	sweep_meta_add_image(m, "rocm:nightly");
 	snprintf(id, sizeof(id), "sha256:%064x", night / 15 + 1);

@@ -230,14 +230,43 @@ Test(sweep_plan, plan_json_round_trips)
 
 Test(sweep_plan, sweep_id_and_labels)
 {
-	cleanup_free char *id = sweep_id_make("nightly-mi300", 1764489600, 0xabc123);
+	cleanup_free char *id = sweep_id_make("nightly-mi300", "gpu-07.lab", 1764489600, 0xabc123);
 
-	cr_assert_str_eq(id, "nightly-mi300-20251130T080000Z-abc123");
+	cr_assert_str_eq(id, "nightly-mi300-20251130T080000Z-gpu-07.lab-abc123");
 	cr_assert(sweep_label_valid("nightly_mi300.a"));
 	cr_assert(!sweep_label_valid(""));
 	cr_assert(!sweep_label_valid("../x"));
 	cr_assert(!sweep_label_valid("-x"));
 	cr_assert(!sweep_label_valid("a b"));
+}
+
+/* Two hosts never make one id, whatever their names: the host part is
+ * the name whole, other bytes spelled out so that none merge. */
+Test(sweep_plan, sweep_ids_of_two_hosts_differ)
+{
+	const char *hosts[] = { "a_b", "a b", "a_5f", "a-b", "A-b", "a.b", "",
+				"x_2", "x\x02", "n1", "n1.cluster" };
+	size_t n = sizeof(hosts) / sizeof(hosts[0]);
+	char *ids[sizeof(hosts) / sizeof(hosts[0])];
+
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = sweep_id_make("n", hosts[i], 1764489600, 0x1);
+		cr_assert_eq(strspn(ids[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					    "0123456789._-"), strlen(ids[i]), "%s", ids[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			cr_assert_str_neq(ids[i], ids[j], "%s and %s", hosts[i], hosts[j]);
+	cr_assert_str_eq(ids[0], "n-20251130T080000Z-a_5fb-000001");
+	cr_assert_str_eq(ids[6], "n-20251130T080000Z-unknown-000001");
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	/* The longest name a host has (64 bytes) is kept whole. */
+	char longest[65];
+	memset(longest, 'h', 64);
+	longest[64] = '\0';
+	cleanup_free char *whole = sweep_id_make("n", longest, 1764489600, 0x1);
+	cr_assert(strstr(whole, longest), "%s", whole);
 }
 
 Test(sweep_plan, shards_take_index_mod_n_of_cases_without_result)
