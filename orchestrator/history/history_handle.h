@@ -28,6 +28,8 @@ struct history_db {
 	char pg_state[6];  /* and its SQLSTATE */
 	char *pg_warning;  /* history_pg_warning's */
 	unsigned pg_seq;   /* the last prepared statement's number */
+	bool pg_pipe;      /* writes are sent without waiting (history_sql_pipeline) */
+	int pg_pending;    /* and so many of them are not yet answered */
 	bool network;
 	int busy_ms;
 };

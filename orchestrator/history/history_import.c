@@ -271,15 +271,19 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 	*rebuilt = !stored || strcmp(stored, fp);
 	if (upsert_sweep(db, s, fp, err) < 0)
 		goto fail;
-	if (*rebuilt && (delete_rows(db, "planned", s->id, err) < 0 ||
-			 delete_rows(db, "results", s->id, err) < 0 ||
-			 delete_rows(db, "perf_samples", s->id, err) < 0 ||
-			 delete_rows(db, "perf_medians", s->id, err) < 0 ||
-			 insert_planned(db, s->id, planned, n_planned, err) < 0 ||
-			 each(src, insert_chunk, &ins, err) < 0 ||
-			 /* The series' change points, here: the site has no
-			  * time left for them (docs/perf.md "Change points"). */
-			 history_changes_update(db, s->label, s->id, err) < 0))
+	if (!*rebuilt)
+		return history_sql_exec(db, "COMMIT", err);
+	/* Only writes until the change points: no round trip per row. */
+	history_sql_pipeline_begin(db);
+	if (delete_rows(db, "planned", s->id, err) < 0 ||
+	    delete_rows(db, "results", s->id, err) < 0 ||
+	    delete_rows(db, "perf_samples", s->id, err) < 0 ||
+	    delete_rows(db, "perf_medians", s->id, err) < 0 ||
+	    insert_planned(db, s->id, planned, n_planned, err) < 0 ||
+	    each(src, insert_chunk, &ins, err) < 0 || history_sql_pipeline_end(db, err) < 0 ||
+	    /* The series' change points, here: the site has no time left
+	     * for them (docs/perf.md "Change points"). */
+	    history_changes_update(db, s->label, s->id, err) < 0)
 		goto fail;
 	return history_sql_exec(db, "COMMIT", err);
 fail:

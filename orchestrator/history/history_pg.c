@@ -208,5 +208,10 @@ void history_pg_deallocate(struct history_db *db, const char *name)
 	if (PQstatus((PGconn *)db->pg) != CONNECTION_OK)
 		return;
 	sql = xasprintf("DEALLOCATE %s", name);
-	PQclear(PQexec((PGconn *)db->pg, sql));
+	/* a pipeline takes no simple query: sent, answered with the rest */
+	if (db->pg_pipe)
+		db->pg_pending += PQsendQueryParams((PGconn *)db->pg, sql, 0, NULL, NULL, NULL,
+						    NULL, 0);
+	else
+		PQclear(PQexec((PGconn *)db->pg, sql));
 }

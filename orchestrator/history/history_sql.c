@@ -23,6 +23,10 @@ int history_sql_begin(struct history_db *db, struct error *err)
 
 void history_sql_rollback(struct history_db *db)
 {
+	/* A pipeline's writes are answered (and dropped) first. */
+	if (history_sql_pipeline_end(db, ERROR_DISCARD) < 0) {
+		/* the rollback below ends them all the same */
+	}
 	/* A failed ROLLBACK on a server: the server ended the transaction. */
 	if (db->dialect != HISTORY_PG)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);

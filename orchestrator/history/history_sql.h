@@ -34,6 +34,15 @@ int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 int history_sql_begin(struct history_db *db, struct error *err)
 	__attribute__((warn_unused_result));
 void history_sql_rollback(struct history_db *db);
+/* Inside a transaction, many writes in a row (a sweep's import): on
+ * PostgreSQL they are sent without waiting for each answer (libpq's
+ * pipeline mode), answered in groups; a statement's step then says
+ * nothing of its own row, and the first failure of a group is the step's
+ * (or the end's) that reads the group. Only writes between begin and end:
+ * a read there sees no rows. SQLite: nothing changes. */
+void history_sql_pipeline_begin(struct history_db *db);
+int history_sql_pipeline_end(struct history_db *db, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* The last sweeps of a label, as a subquery on ?1 (label or NULL) and ?2
  * (how many): `history signatures` and `history known`. */

@@ -3,7 +3,8 @@
  * text, and the rows read whole on the first step (a later statement may
  * run on the connection while these are read). A statement run more than
  * once (reset between) is prepared on the server on its second run. A
- * failure is an error naming the database (history_sql_error). */
+ * failure is an error naming the database (history_sql_error). Between
+ * history_sql_pipeline_begin and _end, writes go out without waiting. */
 #include "orchestrator/history/history_sql.h"
 
 #include <ctype.h>
@@ -153,12 +154,106 @@ static int pg_run(struct history_stmt *st)
 	}
 }
 
+/* A failure to send or to read a pipeline's answers: the connection's
+ * (SQLITE_ERROR, history_sql_error reads it). */
+static int pg_pipe_lost(struct history_db *db)
+{
+	history_pg_keep_error(db, NULL);
+	if (!*db->pg_state)
+		snprintf(db->pg_state, sizeof(db->pg_state), "08006");
+	return SQLITE_ERROR;
+}
+
+/* The pipeline's answers so far: the first failure kept (those after it
+ * are the server's skipping to the sync). */
+static int pg_drain(struct history_db *db)
+{
+	PGconn *c = (PGconn *)db->pg;
+	int rc = 0, nulls = 0;
+
+	if (!db->pg_pending)
+		return 0;
+	db->pg_pending = 0;
+	if (!PQpipelineSync(c))
+		return pg_pipe_lost(db) ? -1 : 0;
+	for (;;) {
+		PGresult *r = PQgetResult(c);
+		ExecStatusType s;
+
+		/* one NULL ends each statement's answer; two, a lost server */
+		if (!r) {
+			if (++nulls > 1 || PQstatus(c) != CONNECTION_OK)
+				return rc < 0 ? rc : (pg_pipe_lost(db) ? -1 : 0);
+			continue;
+		}
+		nulls = 0;
+		s = PQresultStatus(r);
+		if (s == PGRES_PIPELINE_SYNC) {
+			PQclear(r);
+			return rc;
+		}
+		if (s == PGRES_FATAL_ERROR && rc == 0) {
+			history_pg_keep_error(db, (const struct pg_result *)r);
+			rc = -1;
+		}
+		PQclear(r);
+	}
+}
+
+/* Answers are read in groups of this many: no round trip per row, and
+ * never so many unread that the server waits for the client to read. */
+#define PIPE_GROUP 512
+
+/* A write into the pipeline (history_sql_pipeline_begin). */
+static int pg_send(struct history_stmt *st)
+{
+	struct history_db *db = st->db;
+	PGconn *c = (PGconn *)db->pg;
+	const char *const *vals = (const char *const *)st->vals;
+	int ok;
+
+	st->ran = true;
+	st->row = -1;
+	st->nrows = 0;
+	if (st->again && !st->name) {
+		st->name = xasprintf("hrr_%u", ++db->pg_seq);
+		if (!PQsendPrepare(c, st->name, st->sql, st->nparams, st->types))
+			return pg_pipe_lost(db);
+		db->pg_pending++;
+	}
+	ok = st->name ? PQsendQueryPrepared(c, st->name, st->nparams, vals, NULL, NULL, 0)
+		      : PQsendQueryParams(c, st->sql, st->nparams, st->types, vals, NULL, NULL, 0);
+	if (!ok)
+		return pg_pipe_lost(db);
+	if (++db->pg_pending >= PIPE_GROUP && pg_drain(db) < 0)
+		return SQLITE_ERROR;
+	return 0;
+}
+
+void history_sql_pipeline_begin(struct history_db *db)
+{
+	if (db->dialect == HISTORY_PG && !db->pg_pipe)
+		db->pg_pipe = PQenterPipelineMode((PGconn *)db->pg) == 1;
+}
+
+int history_sql_pipeline_end(struct history_db *db, struct error *err)
+{
+	int rc;
+
+	if (!db->pg_pipe)
+		return 0;
+	rc = pg_drain(db);
+	PQexitPipelineMode((PGconn *)db->pg);
+	db->pg_pipe = false;
+	return rc < 0 ? history_pg_error(db, "write", err) : 0;
+}
+
 int history_step(struct history_stmt *st)
 {
 	if (st->lite)
 		return sqlite3_step(st->lite);
 	if (!st->ran) {
-		int rc = pg_run(st);
+		int rc = st->db->pg_pipe ? pg_send(st) : pg_run(st);
 
 		if (rc)
 			return rc;
