@@ -178,9 +178,11 @@ void engine_image_info_release(struct engine_image_info *i)
 	free(i->digest);
 	strvec_clear(&i->repo_digests);
 	strvec_clear(&i->env);
+	strvec_clear(&i->layers);
 	memset(i, 0, sizeof(*i));
 	strvec_init(&i->repo_digests);
 	strvec_init(&i->env);
+	strvec_init(&i->layers);
 }
 
 int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
@@ -192,6 +194,7 @@ int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
 	memset(out, 0, sizeof(*out));
 	strvec_init(&out->repo_digests);
 	strvec_init(&out->env);
+	strvec_init(&out->layers);
 	if (!id)
 		return error_set(err, ERR_PROTOCOL, 0, "image inspect: no Id in the engine's answer");
 	out->id = xstrdup(id);
@@ -204,6 +207,32 @@ int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
 	cJSON_ArrayForEach(it, json_arr(json_obj(inspect, "Config"), "Env"))
 		if (json_str_of(it))
 			strvec_push(&out->env, json_str_of(it));
+	cJSON_ArrayForEach(it, json_arr(json_obj(inspect, "RootFS"), "Layers"))
+		if (json_str_of(it))
+			strvec_push(&out->layers, json_str_of(it));
+	return 0;
+}
+
+void engine_image_history_release(struct engine_image_history *h)
+{
+	free(h->sizes);
+	memset(h, 0, sizeof(*h));
+}
+
+int engine_image_history_parse(const cJSON *answer, struct engine_image_history *out,
+			       struct error *err)
+{
+	int n = cJSON_GetArraySize(answer);
+
+	memset(out, 0, sizeof(*out));
+	if (!cJSON_IsArray(answer))
+		return error_set(err, ERR_PROTOCOL, 0,
+				 "the Docker engine's image history is not an array");
+	out->sizes = xcalloc((size_t)n + 1, sizeof(*out->sizes));
+	/* Newest first on the wire: the last entry is the base's. */
+	for (int i = n - 1; i >= 0; i--)
+		out->sizes[out->n++] = json_int(cJSON_GetArrayItem(answer, i), "Size", 0,
+						1LL << 50, -1);
 	return 0;
 }
 

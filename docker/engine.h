@@ -180,6 +180,7 @@ struct engine_image_info {
 	struct strvec repo_digests; /* every RepoDigests entry */
 	struct strvec env; /* Config.Env; newer APIs leave an empty one out */
 	long long size;    /* Size: bytes on the engine, its layers counted; -1 not said */
+	struct strvec layers; /* RootFS.Layers: the diff IDs, base first */
 };
 void engine_image_info_release(struct engine_image_info *i);
 
@@ -187,6 +188,18 @@ void engine_image_info_release(struct engine_image_info *i);
  * ERR_NOT_FOUND and status 404; an answer without an Id: ERR_PROTOCOL. */
 int engine_image_inspect(struct engine *e, const char *name, struct engine_image_info *out,
 			 struct error *err);
+
+/* GET /images/{name}/history: each history entry's Size, oldest first
+ * (the engine answers newest first). An entry that made no layer has
+ * size 0, but so may one whose layer is empty: pairing the sizes with
+ * RootFS.Layers is the caller's. Podman's compat API serves it too. */
+struct engine_image_history {
+	long long *sizes; /* bytes; -1 not said */
+	size_t n;
+};
+void engine_image_history_release(struct engine_image_history *h);
+int engine_image_history(struct engine *e, const char *name, struct engine_image_history *out,
+			 struct error *err) __attribute__((warn_unused_result));
 
 /* One tag an image list names: an image with several tags is one entry
  * each, an untagged image none. */

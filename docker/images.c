@@ -20,6 +20,7 @@ int engine_image_inspect(struct engine *e, const char *name, struct engine_image
 	memset(out, 0, sizeof(*out));
 	strvec_init(&out->repo_digests);
 	strvec_init(&out->env);
+	strvec_init(&out->layers);
 	strbuf_addstr(&path, "/images/");
 	engine_url_add_path(&path, name);
 	strbuf_addstr(&path, "/json");
@@ -28,6 +29,22 @@ int engine_image_inspect(struct engine *e, const char *name, struct engine_image
 	if (e->flavour == ENGINE_FLAVOUR_PODMAN)
 		podman_image_normalize(j);
 	return engine_image_info_parse(j, out, err);
+}
+
+int engine_image_history(struct engine *e, const char *name, struct engine_image_history *out,
+			 struct error *err)
+{
+	static const long ok[] = { 200, 0 };
+	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+
+	memset(out, 0, sizeof(*out));
+	strbuf_addstr(&path, "/images/");
+	engine_url_add_path(&path, name);
+	strbuf_addstr(&path, "/history");
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, true, 0, &j, err) < 0)
+		return -1;
+	return engine_image_history_parse(j, out, err);
 }
 
 int engine_image_remove(struct engine *e, const char *name, struct error *err)

@@ -195,6 +195,9 @@ int container_state_from_json(const cJSON *inspect, struct container_state *st,
 			      struct error *err);
 int engine_image_info_parse(const cJSON *inspect, struct engine_image_info *out,
 			    struct error *err) __attribute__((warn_unused_result));
+/* The answer of GET /images/{name}/history; not a list: ERR_PROTOCOL. */
+int engine_image_history_parse(const cJSON *answer, struct engine_image_history *out,
+			       struct error *err) __attribute__((warn_unused_result));
 /* The answer of GET /images/json (already normalized, see
  * podman_image_normalize) appended to *out. */
 int engine_image_list_parse(const cJSON *answer, struct engine_image_tags *out,

@@ -114,3 +114,43 @@ Test(docker_image_list, podmans_local_names_read_as_dockerds)
 	engine_image_tags_release(&t);
 	engine_close(e);
 }
+
+/* GET /images/{name}/history: newest first on the wire, oldest first
+ * here; a Size that is no number is not said. */
+Test(docker_image_list, the_history_reads_oldest_first)
+{
+	cJSON *a = cJSON_Parse("[{\"Id\":\"sha256:top\",\"Size\":3000000},"
+			       "{\"Id\":\"<missing>\",\"Size\":0},"
+			       "{\"Id\":\"<missing>\",\"Size\":\"big\"},"
+			       "{\"Id\":\"<missing>\",\"Size\":7}]");
+	struct engine_image_history h = { 0 };
+	struct error err;
+
+	cr_assert_eq(engine_image_history_parse(a, &h, &err), 0, "%s", err.msg);
+	cr_assert_eq(h.n, 4);
+	cr_expect_eq(h.sizes[0], 7);
+	cr_expect_eq(h.sizes[1], -1);
+	cr_expect_eq(h.sizes[2], 0);
+	cr_expect_eq(h.sizes[3], 3000000);
+	engine_image_history_release(&h);
+	cJSON_Delete(a);
+	a = cJSON_Parse("{\"message\":\"no\"}");
+	cr_expect_eq(engine_image_history_parse(a, &h, &err), -1);
+	cr_expect_eq(err.kind, ERR_PROTOCOL);
+	cJSON_Delete(a);
+}
+
+Test(docker_image_list, the_inspect_names_its_layers_base_first)
+{
+	cJSON *a = cJSON_Parse("{\"Id\":\"sha256:aa\",\"Size\":10,"
+			       "\"RootFS\":{\"Type\":\"layers\",\"Layers\":[\"sha256:1\",\"sha256:2\"]}}");
+	struct engine_image_info f;
+	struct error err;
+
+	cr_assert_eq(engine_image_info_parse(a, &f, &err), 0, "%s", err.msg);
+	cr_assert_eq(f.layers.n, 2);
+	cr_expect_str_eq(f.layers.v[0], "sha256:1");
+	cr_expect_str_eq(f.layers.v[1], "sha256:2");
+	engine_image_info_release(&f);
+	cJSON_Delete(a);
+}
