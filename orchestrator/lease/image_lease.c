@@ -25,6 +25,7 @@ static void entry_release(struct pulled_image *e)
 	free(e->ref);
 	free(e->digest);
 	free(e->owner);
+	image_layers_release(&e->layers);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -56,7 +57,8 @@ void pulled_images_put(struct pulled_images *p, const struct pulled_image *im)
 	}
 	*e = (struct pulled_image){ xstrdup(im->id), xstrdup_or_null(im->ref),
 				    xstrdup_or_null(im->digest), xstrdup_or_null(im->owner),
-				    im->size, im->pulled, im->last_used };
+				    im->size, im->pulled, im->last_used, { 0 } };
+	image_layers_copy(&e->layers, &im->layers);
 }
 
 void pulled_images_drop(struct pulled_images *p, const char *id)
@@ -67,6 +69,53 @@ void pulled_images_drop(struct pulled_images *p, const char *id)
 		return;
 	entry_release(e);
 	*e = p->v[--p->n];
+}
+
+long long pulled_images_disk(const struct pulled_images *p)
+{
+	struct layer_tally t;
+	long long bytes;
+
+	layer_tally_init(&t);
+	for (size_t i = 0; i < p->n; i++)
+		layer_tally_add(&t, &p->v[i].layers, p->v[i].size);
+	bytes = t.bytes;
+	layer_tally_release(&t);
+	return bytes;
+}
+
+static void layers_format(cJSON *o, const struct image_layers *l)
+{
+	cJSON *arr;
+
+	if (!l->n)
+		return;
+	arr = cJSON_AddArrayToObject(o, "layers");
+	for (size_t i = 0; i < l->n; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		json_add_str(e, "diff_id", l->v[i].diff_id, JSON_TEXT);
+		cJSON_AddNumberToObject(e, "size", (double)l->v[i].size);
+		cJSON_AddItemToArray(arr, e);
+	}
+}
+
+/* Every entry or none: a layer list with a broken entry is not known. */
+static void layers_parse(const cJSON *arr, struct image_layers *out)
+{
+	const cJSON *it;
+
+	memset(out, 0, sizeof(*out));
+	cJSON_ArrayForEach(it, arr) {
+		const char *id = json_str(it, "diff_id");
+		long long size = json_int(it, "size", 0, 1LL << 50, -1);
+
+		if (!id || strncmp(id, "sha256:", 7) || size < 0) {
+			image_layers_release(out);
+			return;
+		}
+		image_layers_add(out, id, size);
+	}
 }
 
 char *pulled_images_format(const struct pulled_images *p)
@@ -84,6 +133,7 @@ char *pulled_images_format(const struct pulled_images *p)
 		cJSON_AddNumberToObject(o, "size", (double)p->v[i].size);
 		cJSON_AddNumberToObject(o, "pulled", (double)p->v[i].pulled);
 		cJSON_AddNumberToObject(o, "last_used", (double)p->v[i].last_used);
+		layers_format(o, &p->v[i].layers);
 		line = cJSON_PrintUnformatted(o);
 		strbuf_addf(&sb, "%s\n", line);
 	}
@@ -98,15 +148,20 @@ void pulled_images_parse(const char *text, struct pulled_images *out)
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		cleanup_cjson cJSON *o = cJSON_ParseWithLength(p, len);
 		const char *id = json_str(o, "id");
+		struct image_layers layers = { 0 };
 
-		if (id && !strncmp(id, "sha256:", 7))
+		if (id && !strncmp(id, "sha256:", 7)) {
+			layers_parse(json_arr(o, "layers"), &layers);
 			pulled_images_put(out, &(struct pulled_image){
 				.id = (char *)id, .ref = (char *)json_str(o, "ref"),
 				.digest = (char *)json_str(o, "digest"),
 				.owner = (char *)json_str(o, "owner"),
 				.size = json_int(o, "size", 0, 1LL << 50, 0),
 				.pulled = json_int(o, "pulled", 0, 1LL << 40, 0),
-				.last_used = json_int(o, "last_used", 0, 1LL << 40, 0) });
+				.last_used = json_int(o, "last_used", 0, 1LL << 40, 0),
+				.layers = layers });
+			image_layers_release(&layers);
+		}
 		p = nl ? nl + 1 : NULL;
 	}
 }

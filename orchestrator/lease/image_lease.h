@@ -3,8 +3,8 @@
  * directory every user shares, opened as the GPU leases are:
  *
  * * IMAGE_RECORD_FILE, what this tool pulled on this host: one JSON line
- *   per image (ID, reference, digest, size, who pulled it, when pulled and
- *   last used), read and rewritten under an exclusive flock. An image not
+ *   per image (ID, reference, digest, size, its layers with their sizes,
+ *   who pulled it, when pulled and last used), read and rewritten under an exclusive flock. An image not
  *   in it is the user's (it was on the engine before, or pulled by
  *   something else) and is never removed.
  * * IMAGE_HOLD_PREFIX<sweep>-<pid>, a running sweep's images it
@@ -19,6 +19,7 @@
 
 #include "common/error.h"
 #include "common/strvec.h"
+#include "orchestrator/lease/image_layers.h"
 
 #define IMAGE_RECORD_FILE "pulled-images"
 #define IMAGE_HOLD_PREFIX "image-hold-"
@@ -30,6 +31,7 @@ struct pulled_image {
 	char *owner;      /* who pulled it: "host:pid:start sweep <id>" */
 	long long size;   /* bytes, as the engine counts them */
 	long long pulled, last_used; /* epoch seconds */
+	struct image_layers layers; /* none: not known (its size counts whole) */
 };
 
 struct pulled_images {
@@ -42,6 +44,8 @@ struct pulled_image *pulled_images_find(const struct pulled_images *p, const cha
 /* Add a copy of im, or replace the entry of its ID. */
 void pulled_images_put(struct pulled_images *p, const struct pulled_image *im);
 void pulled_images_drop(struct pulled_images *p, const char *id);
+/* The disk the images take together, each distinct layer once. */
+long long pulled_images_disk(const struct pulled_images *p);
 /* Pure codec: the record's text (JSON lines) and back; lines that are not
  * an entry are skipped. */
 char *pulled_images_format(const struct pulled_images *p);

@@ -95,11 +95,26 @@ static bool needed_here(const struct sweep_budget *b, const struct pulled_image 
 	return false;
 }
 
-/* The record's entries still on the engine, their sizes refreshed; the
- * others dropped. The sum is b->used. */
+/* An entry's layers, once (an image ID's layers never change): its
+ * RootFS.Layers paired with its history's sizes. Not paired, it counts
+ * its whole size, as before the record kept layers. */
+static void learn_layers(struct engine *e, struct pulled_image *entry,
+			 const struct engine_image_info *info)
+{
+	struct engine_image_history h = { 0 };
+
+	if (entry->layers.n || !info->layers.n ||
+	    engine_image_history(e, entry->id, &h, ERROR_DISCARD) < 0)
+		return;
+	(void)image_layers_pair(&info->layers, h.sizes, h.n, &entry->layers);
+	engine_image_history_release(&h);
+}
+
+/* The record's entries still on the engine, their sizes refreshed and
+ * their layers learnt; the others dropped. b->used is the disk they take
+ * together, each distinct layer once. */
 static void refresh(struct sweep_budget *b, struct pulled_images *list)
 {
-	b->used = 0;
 	for (size_t k = list->n; k-- > 0;) {
 		struct engine_image_info info = { 0 };
 		struct error err;
@@ -107,15 +122,14 @@ static void refresh(struct sweep_budget *b, struct pulled_images *list)
 		if (engine_image_inspect(b->engine, list->v[k].id, &info, &err) < 0) {
 			if (err.kind == ERR_NOT_FOUND)
 				pulled_images_drop(list, list->v[k].id);
-			else
-				b->used += list->v[k].size;
 			continue;
 		}
 		if (info.size >= 0)
 			list->v[k].size = info.size;
-		b->used += list->v[k].size;
+		learn_layers(b->engine, &list->v[k], &info);
 		engine_image_info_release(&info);
 	}
+	b->used = pulled_images_disk(list);
 	if (b->used > b->peak)
 		b->peak = b->used;
 }
@@ -170,8 +184,8 @@ static bool make_room(struct sweep_budget *b, struct pulled_images *list, long l
 		}
 		events_info(b->ev, 0, "--image-budget: removed %s (%.1f MiB), pulled by %s",
 			    e->ref ? e->ref : id, MIB(size), e->owner ? e->owner : "?");
-		b->used -= size;
 		pulled_images_drop(list, id);
+		b->used = pulled_images_disk(list);
 		skip[at] = skip[last]; /* the last entry moved into the freed slot */
 	}
 	return b->used + need <= b->limit;

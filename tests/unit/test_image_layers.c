@@ -1,0 +1,101 @@
+/* Distinct layers (orchestrator/lease/image_layers.h): an image's
+ * RootFS.Layers paired with its history's sizes, and the disk images take
+ * together, a shared base counted once. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "orchestrator/lease/image_lease.h"
+#include "orchestrator/lease/image_layers.h"
+
+static struct strvec ids(const char *const *v)
+{
+	struct strvec sv = STRVEC_INIT;
+
+	strvec_pushv(&sv, v);
+	return sv;
+}
+
+Test(image_layers, the_layers_pair_with_the_entries_that_made_them)
+{
+	/* ENV and CMD entries (size 0) made no layer */
+	cleanup_strvec struct strvec d = ids((const char *[]){ "sha256:base", "sha256:sim",
+							    "sha256:own", NULL });
+	long long sizes[] = { 100, 0, 20, 0, 3, 0 };
+	struct image_layers l;
+
+	cr_assert_eq(image_layers_pair(&d, sizes, 6, &l), 0);
+	cr_assert_eq(l.n, 3);
+	cr_expect_str_eq(l.v[0].diff_id, "sha256:base");
+	cr_expect_eq(l.v[0].size, 100);
+	cr_expect_eq(l.v[1].size, 20);
+	cr_expect_eq(l.v[2].size, 3);
+	image_layers_release(&l);
+}
+
+Test(image_layers, the_empty_tar_is_a_layer_of_nothing)
+{
+	cleanup_strvec struct strvec d = ids((const char *[]){ "sha256:base", IMAGE_LAYER_EMPTY,
+							    "sha256:own", NULL });
+	long long sizes[] = { 100, 0, 3 };
+	struct image_layers l;
+
+	cr_assert_eq(image_layers_pair(&d, sizes, 3, &l), 0);
+	cr_assert_eq(l.n, 3);
+	cr_expect_eq(l.v[1].size, 0);
+	cr_expect_eq(l.v[2].size, 3);
+	image_layers_release(&l);
+}
+
+/* A layer of 0 bytes that is not the empty tar (a RUN that only deleted),
+ * an entry too many, or a size not said: no pairing, the whole size. */
+Test(image_layers, what_does_not_pair_one_to_one_is_not_known)
+{
+	cleanup_strvec struct strvec d = ids((const char *[]){ "sha256:a", "sha256:b", NULL });
+	long long fewer[] = { 100, 0 }, more[] = { 100, 5, 7 }, unsaid[] = { 100, -1 };
+	struct image_layers l;
+
+	cr_expect_eq(image_layers_pair(&d, fewer, 2, &l), -1);
+	cr_expect_eq(l.n, 0);
+	cr_expect_eq(image_layers_pair(&d, more, 3, &l), -1);
+	cr_expect_eq(l.n, 0);
+	cr_expect_eq(image_layers_pair(&d, unsaid, 2, &l), -1);
+	cr_expect_eq(image_layers_pair(&(struct strvec)STRVEC_INIT, NULL, 0, &l), -1,
+		     "no layers at all is not known either");
+}
+
+static void put(struct pulled_images *p, const char *id, long long whole,
+		const char *const *diff, const long long *sizes)
+{
+	struct pulled_image im = { .id = (char *)id, .size = whole };
+
+	for (size_t i = 0; diff && diff[i]; i++)
+		image_layers_add(&im.layers, diff[i], sizes[i]);
+	pulled_images_put(p, &im);
+	image_layers_release(&im.layers);
+}
+
+Test(image_layers, a_shared_base_counts_once_and_unknown_layers_whole)
+{
+	struct pulled_images p = { 0 }, back;
+	cleanup_free char *text = NULL;
+
+	put(&p, "sha256:a", 130, (const char *[]){ "sha256:base", "sha256:a1", NULL },
+	    (long long[]){ 100, 30 });
+	put(&p, "sha256:b", 150, (const char *[]){ "sha256:base", "sha256:b1", NULL },
+	    (long long[]){ 100, 50 });
+	cr_expect_eq(pulled_images_disk(&p), 180, "the base once: 100 + 30 + 50");
+	put(&p, "sha256:c", 120, NULL, NULL);
+	cr_expect_eq(pulled_images_disk(&p), 300, "an image of unknown layers, whole");
+	text = pulled_images_format(&p);
+	pulled_images_parse(text, &back);
+	cr_assert_eq(back.n, 3);
+	cr_expect_eq(pulled_images_find(&back, "sha256:b")->layers.n, 2);
+	cr_expect_str_eq(pulled_images_find(&back, "sha256:b")->layers.v[1].diff_id, "sha256:b1");
+	cr_expect_eq(pulled_images_find(&back, "sha256:c")->layers.n, 0);
+	cr_expect_eq(pulled_images_disk(&back), 300, "the record keeps the layers");
+	pulled_images_drop(&back, "sha256:a");
+	cr_expect_eq(pulled_images_disk(&back), 270, "removing a frees only its own layer");
+	pulled_images_release(&p);
+	pulled_images_release(&back);
+}
