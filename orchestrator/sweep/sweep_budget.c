@@ -31,7 +31,8 @@ static void hold_update(struct sweep_budget *b)
 }
 
 void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struct engine *e,
-		       long long limit, const char *owner, const struct job_events *ev)
+		       long long limit, const char *owner, const char *folder,
+		       const struct job_events *ev)
 {
 	struct error err;
 
@@ -46,6 +47,12 @@ void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struc
 	b->left = xcalloc(m->n_images + 1, sizeof(*b->left));
 	b->ids = xcalloc(m->n_images + 1, sizeof(*b->ids));
 	b->ours = xcalloc(m->n_images + 1, sizeof(*b->ours));
+	b->folder = folder;
+	sweep_image_fates_init(&b->fates, m->n_images);
+	/* A resumed run carries on what the earlier run knew (when it pulled). */
+	if (folder)
+		(void)sweep_image_fates_read(folder, &b->fates, ERROR_DISCARD);
+	b->peak = b->fates.peak;
 	/* Per process: two Slurm tasks of one sweep on a node hold apart. */
 	cleanup_free char *who = xasprintf("%s-%ld", m->id, (long)getpid());
 
@@ -65,6 +72,7 @@ void sweep_budget_release(struct sweep_budget *b)
 	free(b->left);
 	free(b->ours);
 	free(b->owner);
+	sweep_image_fates_release(&b->fates);
 	memset(b, 0, sizeof(*b));
 	b->hold.fd = -1;
 }
@@ -161,6 +169,16 @@ static bool present(struct engine *e, const char *name)
 	return here;
 }
 
+/* The fate of this sweep's images of ID id (a removal's with its time). */
+static void fate_set(struct sweep_budget *b, const char *id, enum image_fate fate)
+{
+	for (size_t i = 0; i < b->meta->n_images; i++)
+		if (b->ids[i] && !strcmp(b->ids[i], id)) {
+			b->fates.v[i].fate = fate;
+			b->fates.v[i].removed = fate == IMAGE_FATE_REMOVED ? (long long)time(NULL) : 0;
+		}
+}
+
 /* Remove what may go until need more fits; true when it does. */
 static bool make_room(struct sweep_budget *b, struct pulled_images *list, long long need)
 {
@@ -179,6 +197,7 @@ static bool make_room(struct sweep_budget *b, struct pulled_images *list, long l
 		    present(b->engine, id)) {
 			events_info(b->ev, 0, "--image-budget: %s stays (%s)", e->ref ? e->ref : id,
 				    err.msg[0] ? err.msg : "in use, or tagged since");
+			fate_set(b, id, IMAGE_FATE_IN_USE);
 			skip[at] = true;
 			continue;
 		}
@@ -186,6 +205,7 @@ static bool make_room(struct sweep_budget *b, struct pulled_images *list, long l
 			    e->ref ? e->ref : id, MIB(size), e->owner ? e->owner : "?");
 		pulled_images_drop(list, id);
 		b->used = pulled_images_disk(list);
+		fate_set(b, id, IMAGE_FATE_REMOVED);
 		skip[at] = skip[last]; /* the last entry moved into the freed slot */
 	}
 	return b->used + need <= b->limit;
@@ -245,6 +265,8 @@ void sweep_budget_after_pull(struct sweep_budget *b, size_t i, const char *id, b
 	free(b->ids[i]);
 	b->ids[i] = xstrdup(id);
 	hold_update(b);
+	b->fates.v[i] = (struct sweep_image_fate){
+		.pulled = pulled ? now : b->fates.v[i].pulled, .fate = IMAGE_FATE_UNKNOWN };
 	if (!b->limit)
 		return;
 	if (image_record_open(&rec, b->dir, &err) < 0) {
@@ -282,18 +304,55 @@ void sweep_budget_case_ended(struct sweep_budget *b, size_t i)
 		hold_update(b);
 }
 
+/* Why image i, set up by this sweep and not removed, stays. */
+static enum image_fate why_kept(const struct sweep_budget *b, size_t i)
+{
+	const struct sweep_image *im = &b->meta->images[i];
+
+	if (b->fates.v[i].fate == IMAGE_FATE_IN_USE)
+		return IMAGE_FATE_IN_USE;
+	if (!b->fates.v[i].pulled && !b->ours[i])
+		return IMAGE_FATE_USERS;
+	if (!b->limit)
+		return IMAGE_FATE_NO_BUDGET;
+	if (image_held_by_others(b->dir, &b->hold, b->ids[i], im->digest))
+		return IMAGE_FATE_HELD;
+	return IMAGE_FATE_FITS;
+}
+
+/* Each image's fate into the sweep folder. */
+static void fates_write(struct sweep_budget *b)
+{
+	struct error err;
+
+	for (size_t i = 0; i < b->meta->n_images; i++)
+		if (b->ids[i] && b->fates.v[i].fate != IMAGE_FATE_REMOVED)
+			b->fates.v[i].fate = why_kept(b, i);
+	if (b->peak > b->fates.peak)
+		b->fates.peak = b->peak;
+	if (b->folder && sweep_image_fates_write(b->folder, &b->fates, &err) < 0)
+		events_warning(b->ev, "the sweep's images: %s", err.msg);
+}
+
 void sweep_budget_finish(struct sweep_budget *b)
 {
 	struct image_record rec;
 	struct error err;
 
-	if (!b->limit || !b->engine || image_record_open(&rec, b->dir, &err) < 0)
+	if (!b->meta)
 		return;
-	refresh(b, &rec.list);
-	(void)make_room(b, &rec.list, 0);
-	if (image_record_save(&rec, &err) < 0)
-		events_warning(b->ev, "--image-budget: %s", err.msg);
-	image_record_close(&rec);
+	/* A removal refused earlier says nothing of now: asked again below. */
+	for (size_t i = 0; i < b->meta->n_images; i++)
+		if (b->fates.v[i].fate == IMAGE_FATE_IN_USE)
+			b->fates.v[i].fate = IMAGE_FATE_UNKNOWN;
+	if (b->limit && b->engine && image_record_open(&rec, b->dir, &err) == 0) {
+		refresh(b, &rec.list);
+		(void)make_room(b, &rec.list, 0);
+		if (image_record_save(&rec, &err) < 0)
+			events_warning(b->ev, "--image-budget: %s", err.msg);
+		image_record_close(&rec);
+	}
+	fates_write(b);
 }
 
 /* One entry of gc: 1 removed (or would be), 0 kept (kept says why). */

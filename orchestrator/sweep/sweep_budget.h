@@ -16,6 +16,7 @@
 #include "docker/engine.h"
 #include "orchestrator/lease/image_lease.h"
 #include "orchestrator/sweep/sweep_folder.h"
+#include "orchestrator/sweep/sweep_image_fate.h"
 
 struct sweep_budget {
 	long long limit;        /* bytes; 0: no budget (nothing here runs) */
@@ -29,13 +30,18 @@ struct sweep_budget {
 	bool *ours;             /* per image: this tool pulled it */
 	struct image_hold hold;
 	long long used, peak;   /* bytes the tool's pulled images take, now and at most */
+	const char *folder;     /* the sweep folder: its images' fates go there; NULL none */
+	struct sweep_image_fates fates;
 };
 
 /* limit 0: nothing is removed and nothing recorded, but the sweep still
  * holds its images (another sweep's budget leaves them alone); a hold that
- * cannot be taken is a warning under a budget. */
+ * cannot be taken is a warning under a budget. folder (may be NULL): the
+ * sweep folder whose images' fates (sweep_image_fate.h) an earlier run
+ * left and the finish writes anew. */
 void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struct engine *e,
-		       long long limit, const char *owner, const struct job_events *ev);
+		       long long limit, const char *owner, const char *folder,
+		       const struct job_events *ev);
 void sweep_budget_release(struct sweep_budget *b);
 /* Every case queued: the hold lists the sweep's images from now on. */
 void sweep_budget_hold(struct sweep_budget *b);
@@ -51,7 +57,8 @@ enum budget_room sweep_budget_before_pull(struct sweep_budget *b, size_t i);
 /* After image i was set up: id is its ID, pulled whether this set-up
  * pulled it (then it enters the host's record as the tool's). */
 void sweep_budget_after_pull(struct sweep_budget *b, size_t i, const char *id, bool pulled);
-/* At the sweep's end: what it pulled stays only as far as it fits. */
+/* At the sweep's end: what it pulled stays only as far as it fits; each
+ * image's fate written to the folder. */
 void sweep_budget_finish(struct sweep_budget *b);
 
 /* `gc --pulled-images`: the images of the host's record that no live hold

@@ -589,7 +589,8 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	r->held.fetched = -1e9;
 	sweep_progress_init(&r->progress, in->n_cases, in->events);
 	gpu_suspects_init(&r->suspects, m->plan.n);
-	sweep_budget_init(&r->budget, m, h->engine, m->image_budget, h->owner, in->events);
+	sweep_budget_init(&r->budget, m, h->engine, m->image_budget, h->owner, in->folder,
+			  in->events);
 	replay_host_name(r->hostname, sizeof(r->hostname));
 	install_signals(r);
 }

@@ -7,6 +7,8 @@
 #include "common/cleanup.h"
 #include "orchestrator/lease/image_lease.h"
 #include "orchestrator/lease/image_layers.h"
+#include "orchestrator/sweep/sweep_image_fate.h"
+#include "tests/support/scratch.h"
 
 static struct strvec ids(const char *const *v)
 {
@@ -98,4 +100,36 @@ Test(image_layers, a_shared_base_counts_once_and_unknown_layers_whole)
 	cr_expect_eq(pulled_images_disk(&back), 270, "removing a frees only its own layer");
 	pulled_images_release(&p);
 	pulled_images_release(&back);
+}
+
+/* A sweep's images' fates (orchestrator/sweep/sweep_image_fate.h) through
+ * their folder file: what is not a fate's name reads as not said. */
+Test(sweep_image_fate, the_fates_of_a_sweeps_images_survive_their_file)
+{
+	cleanup_free char *dir = scratch_dir("image-fates");
+	struct sweep_image_fates f, back;
+	struct error err;
+
+	sweep_image_fates_init(&f, 3);
+	f.peak = 12345;
+	f.v[0] = (struct sweep_image_fate){ .pulled = 10, .removed = 20,
+					    .fate = IMAGE_FATE_REMOVED };
+	f.v[1] = (struct sweep_image_fate){ .pulled = 30, .fate = IMAGE_FATE_HELD };
+	cr_assert_eq(sweep_image_fates_write(dir, &f, &err), 0, "%s", err.msg);
+	sweep_image_fates_init(&back, 2);
+	cr_assert_eq(sweep_image_fates_read(dir, &back, &err), 0, "%s", err.msg);
+	cr_expect_eq(back.peak, 12345);
+	cr_expect_eq(back.v[0].removed, 20);
+	cr_expect_eq(back.v[0].fate, IMAGE_FATE_REMOVED);
+	cr_expect_eq(back.v[1].fate, IMAGE_FATE_HELD);
+	cr_expect_str_eq(image_fate_name(back.v[1].fate), "held by another sweep");
+	cr_expect_null(image_fate_name(IMAGE_FATE_UNKNOWN));
+	sweep_image_fates_release(&back);
+	sweep_image_fates_release(&f);
+	scratch_remove(dir);
+	dir[0] = '\0';
+	sweep_image_fates_init(&back, 1);
+	cr_expect_eq(sweep_image_fates_read("/nonexistent-folder", &back, &err), -1);
+	cr_expect_eq(err.kind, ERR_NOT_FOUND);
+	sweep_image_fates_release(&back);
 }
