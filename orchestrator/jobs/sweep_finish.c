@@ -10,6 +10,7 @@
 #include "orchestrator/jobs/sweep_import.h"
 #include "orchestrator/jobs/sweep_model.h"
 #include "orchestrator/sweep/sweep_end_record.h"
+#include "orchestrator/sweep/sweep_image_fate.h"
 #include "orchestrator/sweep/suspect_nodes.h"
 
 /* An interrupted sweep's cases without a result are not yet run rather than
@@ -45,21 +46,31 @@ void sweep_finish_exit(struct report *r, enum sweep_state state, sweep_status_ma
 
 
 /* The sweep's images for the reports: plan.json's pins, the ID the cases
- * (already in the model) replayed. Strings are the meta's and the model's. */
+ * (already in the model) replayed, what the run says became of each (its
+ * folder's SWEEP_IMAGES_FILE, when the run wrote one) and the peak into
+ * r. Strings are the meta's and the model's. */
 static struct report_image *report_images_of(const struct sweep_meta *meta,
-					     const struct report *r)
+					     const char *folder, struct report *r)
 {
 	struct report_image *v = xcalloc(meta->n_images + 1, sizeof(*v));
+	struct sweep_image_fates fates;
 
+	sweep_image_fates_init(&fates, meta->n_images);
+	(void)sweep_image_fates_read(folder, &fates, ERROR_DISCARD);
+	r->image_peak = fates.peak;
 	for (size_t i = 0; i < meta->n_images; i++) {
 		const struct sweep_image *im = &meta->images[i];
 
 		v[i] = (struct report_image){ .ref = im->ref, .pin = im->digest ? im->digest : im->id,
-					      .manifest_size = im->manifest_size };
+					      .manifest_size = im->manifest_size,
+					      .pulled = fates.v[i].pulled,
+					      .removed = fates.v[i].removed,
+					      .fate = fates.v[i].fate };
 		for (size_t c = 0; c < r->n && !v[i].id; c++)
 			if (r->cases[c].image && !strcmp(r->cases[c].image, im->ref))
 				v[i].id = r->cases[c].image_id;
 	}
+	sweep_image_fates_release(&fates);
 	return v;
 }
 
@@ -157,7 +168,7 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.baseline = baseline;
 	m.r.state = f->state;
 	m.r.tool_version = meta->tool_version;
-	images = report_images_of(meta, &m.r);
+	images = report_images_of(meta, folder, &m.r);
 	m.r.images = images;
 	m.r.n_images = meta->n_images;
 	m.r.image_budget = meta->image_budget;

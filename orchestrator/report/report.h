@@ -16,6 +16,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "orchestrator/sweep/sweep_image_fate.h"
 #include "orchestrator/sweep/sweep_quarantine.h"
 #include "orchestrator/sweep/sweep_status.h"
 #include "orchestrator/report/report_perf.h"
@@ -75,10 +76,12 @@ struct report_case {
 
 /* An image of the sweep (docs/sweep.md "Images: pinned, pulled when their
  * cases come"): as given, what it was pinned to as the sweep started, the
- * ID its cases replayed (NULL: none ran). */
+ * ID its cases replayed (NULL: none ran), and what became of it. */
 struct report_image {
 	const char *ref, *pin, *id;
 	long long manifest_size;    /* the registry's compressed layers; -1 unknown */
+	long long pulled, removed;  /* epoch seconds; 0: not pulled by the sweep, not removed */
+	enum image_fate fate;       /* removed, or kept and why; IMAGE_FATE_UNKNOWN not said */
 };
 
 /* A GPU-time change point the sweep's import found in a case's series of
@@ -95,6 +98,7 @@ struct report {
 	const struct report_image *images;
 	size_t n_images;
 	long long image_budget;     /* --image-budget bytes; 0 none */
+	long long image_peak;       /* bytes the images this tool pulled took at most; 0 not measured */
 	enum sweep_state state;
 	int exit_code;
 	struct report_case *cases;  /* plan order; gone cases last */

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cjson/cJSON.h>
 
 #include "common/json.h"
@@ -305,7 +306,33 @@ static void md_triage(const struct report *r, struct strbuf *out)
 	report_failure_groups_release(&g);
 }
 
-/* The images, their pins and the IDs replayed (docs/sweep.md "Reports"). */
+/* epoch seconds as "YYYY-mm-dd HH:MM UTC"; 0 "-". */
+static void md_when(struct strbuf *out, long long t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	char buf[32];
+
+	if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M UTC", &tm))
+		strbuf_addstr(out, "-");
+	else
+		strbuf_addstr(out, buf);
+}
+
+/* An image's fate: removed when, or kept and why. */
+static void md_fate(struct strbuf *out, const struct report_image *im)
+{
+	if (im->fate == IMAGE_FATE_REMOVED) {
+		strbuf_addstr(out, "removed ");
+		md_when(out, im->removed);
+	} else if (image_fate_name(im->fate))
+		strbuf_addf(out, "kept: %s", image_fate_name(im->fate));
+	else
+		strbuf_addstr(out, "-");
+}
+
+/* The images, their pins, the IDs replayed and what became of them
+ * (docs/sweep.md "Reports"). */
 static void md_images(const struct report *r, struct strbuf *out)
 {
 	if (!r->n_images)
@@ -314,7 +341,11 @@ static void md_images(const struct report *r, struct strbuf *out)
 	if (r->image_budget)
 		strbuf_addf(out, "Budget: %.1f MiB of images pulled by this tool "
 			    "(`--image-budget`).\n\n", (double)r->image_budget / 1048576.0);
-	strbuf_addstr(out, "| image | pinned to | image ID |\n| --- | --- | --- |\n");
+	if (r->image_peak)
+		strbuf_addf(out, "Peak: %.1f MiB, the images this tool pulled together, each "
+			    "layer once.\n\n", (double)r->image_peak / 1048576.0);
+	strbuf_addstr(out, "| image | pinned to | image ID | pulled | removed or kept |\n"
+		      "| --- | --- | --- | --- | --- |\n");
 	for (size_t i = 0; i < r->n_images; i++) {
 		const struct report_image *im = &r->images[i];
 
@@ -324,6 +355,10 @@ static void md_images(const struct report *r, struct strbuf *out)
 		text_markdown_cell(out, im->pin ? im->pin : "-");
 		strbuf_addstr(out, " | ");
 		text_markdown_cell(out, im->id ? im->id : "-");
+		strbuf_addstr(out, " | ");
+		md_when(out, im->pulled);
+		strbuf_addstr(out, " | ");
+		md_fate(out, im);
 		strbuf_addstr(out, " |\n");
 	}
 }
@@ -494,6 +529,8 @@ static void json_images(cJSON *o, const struct report *r)
 
 	if (r->image_budget)
 		cJSON_AddNumberToObject(o, "image_budget", (double)r->image_budget);
+	if (r->image_peak)
+		cJSON_AddNumberToObject(o, "image_peak", (double)r->image_peak);
 	for (size_t i = 0; i < r->n_images; i++) {
 		const struct report_image *im = &r->images[i];
 		cJSON *e = cJSON_CreateObject();
@@ -503,6 +540,12 @@ static void json_images(cJSON *o, const struct report *r)
 		json_add_str(e, "id", im->id, REPORT_JSON_TEXT);
 		if (im->manifest_size >= 0)
 			cJSON_AddNumberToObject(e, "manifest_size", (double)im->manifest_size);
+		if (im->pulled > 0)
+			cJSON_AddNumberToObject(e, "pulled", (double)im->pulled);
+		if (im->fate == IMAGE_FATE_REMOVED)
+			cJSON_AddNumberToObject(e, "removed", (double)im->removed);
+		else if (image_fate_name(im->fate))
+			cJSON_AddStringToObject(e, "kept", image_fate_name(im->fate));
 		cJSON_AddItemToArray(a, e);
 	}
 }

@@ -316,8 +316,9 @@ Test(report, summaries_list_the_images_and_their_pins)
 {
 	struct report r = sample();
 	const struct report_image imgs[] = {
-		{ "rocm:release", "sha256:1111", "sha256:1111", -1 },
-		{ "reg/x:nightly", "reg/x@sha256:2222", NULL, 3000000 },
+		{ "rocm:release", "sha256:1111", "sha256:1111", -1, .fate = IMAGE_FATE_USERS },
+		{ "reg/x:nightly", "reg/x@sha256:2222", NULL, 3000000, .pulled = 1796164849,
+		  .removed = 1796168449, .fate = IMAGE_FATE_REMOVED },
 	};
 	cleanup_strbuf struct strbuf s = STRBUF_INIT, md = STRBUF_INIT;
 	cleanup_cjson cJSON *j = NULL;
@@ -326,6 +327,7 @@ Test(report, summaries_list_the_images_and_their_pins)
 	r.images = imgs;
 	r.n_images = 2;
 	r.image_budget = 40LL << 30;
+	r.image_peak = 3LL << 20;
 	cr_assert_eq(report_text(report_summary_json, &r, &s, ERROR_DISCARD), 0);
 	j = cJSON_Parse(s.buf);
 	cr_assert_not_null(j);
@@ -337,8 +339,21 @@ Test(report, summaries_list_the_images_and_their_pins)
 	cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1), "manifest_size")->valuedouble,
 		     3000000);
 	cr_assert_eq(cJSON_GetObjectItem(j, "image_budget")->valuedouble, (double)(40LL << 30));
+	cr_assert_eq(cJSON_GetObjectItem(j, "image_peak")->valuedouble, (double)(3LL << 20));
+	cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 0), "kept")->valuestring,
+			 "the user's");
+	cr_assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 0), "pulled"));
+	cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1), "pulled")->valuedouble,
+		     1796164849);
+	cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1), "removed")->valuedouble,
+		     1796168449);
+	cr_assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(a, 1), "kept"));
 	cr_assert_eq(report_text(report_summary_md, &r, &md, ERROR_DISCARD), 0);
 	cr_assert(strstr(md.buf, "## Images"), "%s", md.buf);
 	cr_assert(strstr(md.buf, "| reg/x:nightly | reg/x@sha256:2222 | - |"), "%s", md.buf);
+	cr_assert(strstr(md.buf, "| 2026-12-01 22:40 UTC | removed 2026-12-01 23:40 UTC |"),
+		  "%s", md.buf);
+	cr_assert(strstr(md.buf, "| - | kept: the user's |"), "%s", md.buf);
+	cr_assert(strstr(md.buf, "Peak: 3.0 MiB"), "%s", md.buf);
 	cr_assert(strstr(md.buf, "Budget: 40960.0 MiB"), "%s", md.buf);
 }
