@@ -344,6 +344,27 @@ Test(sweep_images, a_budget_counts_a_shared_base_once_over_six)
 			cr_expect_eq(cJSON_GetObjectItem(c, "attempts")->valueint, 1);
 		}
 		cr_expect_eq(cases, 3 * N_IMAGES);
+		{
+			/* What became of each image, and the peak in distinct layers. */
+			const cJSON *imgs = cJSON_GetObjectItem(s, "images");
+			const cJSON *peak = cJSON_GetObjectItem(s, "image_peak");
+			int removed = 0;
+
+			cr_expect_str_eq(field(cJSON_GetArrayItem(imgs, 0), "kept"), "the user's");
+			for (int i = 1; i < N_IMAGES; i++) {
+				const cJSON *im = cJSON_GetArrayItem(imgs, i);
+
+				cr_expect_not_null(cJSON_GetObjectItem(im, "pulled"), "%s", refs[i]);
+				removed += cJSON_GetObjectItem(im, "removed") != NULL;
+				cr_expect(cJSON_GetObjectItem(im, "removed") ||
+					  !strcmp(field(im, "kept"), "fits the budget"), "%s", refs[i]);
+			}
+			cr_expect_geq(removed, 3, "the budget removed images as it went");
+			cr_assert_not_null(peak);
+			cr_expect_leq((long long)peak->valuedouble, limit, "the peak fits the budget");
+			cr_expect_gt((long long)peak->valuedouble, size,
+				     "the peak held two images, the base once");
+		}
 	}
 	{
 		/* gc --pulled-images: what the sweep pulled goes, the user's image stays. */
