@@ -1,7 +1,9 @@
 # The engine-facing integration suites (sourced by tests/podman-check.sh and
 # tests/engine-matrix.sh), and the count of what they leave in an engine:
 # replays with every finding and exit code, interrupts, gc, the image list,
-# pulls with credentials, preflight probes, the Podman-only suite.
+# pulls with credentials, preflight probes, the Podman-only suite, and a
+# sweep's image budget over six registry images (sweep_images, which builds
+# and pushes its images through the engine under test).
 # PULL_FILTERS need the loopback registries (127.0.0.1:5000/5001), which an
 # engine in a container of its own network (tests/engine-matrix.sh) cannot
 # reach.
@@ -26,6 +28,7 @@ PULL_FILTERS=(
 	'run/registry_refusing_credentials_exits_5'
 	'run/image_missing_from_registry_exits_5'
 	'engine_registry/*'
+	'sweep_images/a_budget_of_two_images_holds_over_six'
 )
 
 # How many containers of the tests the engine at socket $1 still holds

@@ -12,7 +12,8 @@
 #             a `mktemp -d`); the copy is removed at the end
 # Both run at once (separate engines, separate state). The subset: replays
 # with every finding and exit code, interrupts, gc, pulls with credentials,
-# preflight probes, and the Podman-only suite. Each engine must be left
+# preflight probes, a sweep holding its --image-budget, and the Podman-only
+# suite. Each engine must be left
 # without a container of the tests.
 #
 #   tests/podman-check.sh [root|rootless|both]     (default both)
