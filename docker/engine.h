@@ -172,6 +172,13 @@ int registry_credentials(const struct image_ref *ref, char **username, char **pa
  * forced: an image a container uses stays). A missing one is not an error. */
 int engine_image_remove(struct engine *e, const char *name, struct error *err);
 
+/* GET /images/json?filters={"dangling":["true"]}: into ids, the IDs of the
+ * untagged images whose RepoDigests name digest_ref ("repo@sha256:..."),
+ * exactly: what a failed pull of that reference may have left. An untagged
+ * image naming no digest is never listed (nothing ties it to a pull). */
+int engine_image_dangling_of(struct engine *e, const char *digest_ref, struct strvec *ids,
+			     struct error *err) __attribute__((warn_unused_result));
+
 /* What an image inspect tells (as dockerd names it, see
  * podman_image_normalize). */
 struct engine_image_info {

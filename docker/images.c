@@ -114,6 +114,35 @@ int engine_image_list(struct engine *e, const char *reference, struct engine_ima
 	return engine_image_list_parse(answer, out, err);
 }
 
+int engine_image_dangling_of(struct engine *e, const char *digest_ref, struct strvec *ids,
+			     struct error *err)
+{
+	static const long ok[] = { 200, 0 };
+	cleanup_strbuf struct strbuf path = STRBUF_INIT;
+	cleanup_cjson cJSON *answer = NULL;
+	const cJSON *img, *d;
+
+	strbuf_addstr(&path, "/images/json");
+	engine_url_add_filter(&path, "dangling", "true");
+	if (engine_request_json(e, "GET", path.buf, NULL, ok, false, 0, &answer, err) < 0)
+		return error_prefix(err, "listing the untagged images: ");
+	if (!cJSON_IsArray(answer))
+		return error_set(err, ERR_PROTOCOL, 0, "the Docker engine's image list is not an array");
+	cJSON_ArrayForEach(img, answer) {
+		const char *id = json_str(img, "Id");
+
+		cJSON_ArrayForEach(d, json_arr(img, "RepoDigests")) {
+			const char *name = json_str_of(d);
+
+			if (id && *id && name && !strcmp(name, digest_ref)) {
+				strvec_push(ids, id);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
 struct pull_state {
 	struct engine_lines lines; /* first: engine_xfer_lines_sink() */
 	engine_pull_cb cb;

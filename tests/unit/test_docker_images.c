@@ -154,3 +154,47 @@ Test(docker_image_list, the_inspect_names_its_layers_base_first)
 	engine_image_info_release(&f);
 	cJSON_Delete(a);
 }
+
+#define D1 "abababababababababababababababababababababababababababababababab"
+#define D2 "abababababababababababababababababababababababababababababababac"
+
+/* A full disk during a pull, as dockerd streams it after its 200: the
+ * pull's error (no crash), then the untagged images the engine lists
+ * narrowed to those naming the digest pulled, exactly. */
+Test(docker_image_list, a_full_disk_mid_pull_is_an_error_and_only_its_leftovers_are_named)
+{
+	struct engine *e = open_fake("Api-Version: 1.41");
+	struct strvec ids = STRVEC_INIT;
+	struct error err;
+	char *req;
+
+	fake_engine_route_json(fe, "POST /v1.41/images/create", 200, NULL,
+			       "{\"status\":\"Pulling fs layer\",\"progressDetail\":{},\"id\":\"a1\"}\n"
+			       "{\"errorDetail\":{\"message\":\"write /var/lib/docker/tmp/"
+			       "GetImageBlob1: no space left on device\"},\"error\":\"write "
+			       "/var/lib/docker/tmp/GetImageBlob1: no space left on device\"}\n");
+	cr_assert_eq(engine_pull_image(e, "127.0.0.1:5000/n@sha256:" D1, NULL, NULL, NULL, &err),
+		     -1);
+	cr_expect_eq(err.kind, ERR_HTTP);
+	cr_expect(strstr(err.msg, "no space left on device"), "%s", err.msg);
+	fake_engine_route_json(fe, "GET /v1.41/images/json", 200, NULL,
+			       "[{\"Id\":\"sha256:aa\",\"RepoTags\":null,"
+			       "\"RepoDigests\":[\"127.0.0.1:5000/n@sha256:" D1 "\"]},"
+			       "{\"Id\":\"sha256:bb\",\"RepoTags\":null,"
+			       "\"RepoDigests\":[\"127.0.0.1:5000/n@sha256:" D2 "\"]},"
+			       "{\"Id\":\"sha256:cc\",\"RepoTags\":[\"<none>:<none>\"],"
+			       "\"RepoDigests\":null},"
+			       "{\"Id\":\"sha256:dd\",\"RepoTags\":null,"
+			       "\"RepoDigests\":[\"127.0.0.1:5000/m@sha256:" D1 "\"]}]");
+	cr_assert_eq(engine_image_dangling_of(e, "127.0.0.1:5000/n@sha256:" D1, &ids, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(ids.n, 1);
+	cr_expect_str_eq(ids.v[0], "sha256:aa");
+	req = fake_engine_find_request(fe, "GET /v1.41/images/json");
+	cr_assert_not_null(req);
+	/* {"dangling":["true"]}, escaped */
+	cr_expect(strstr(req, "filters=%7B%22dangling%22%3A%5B%22true%22%5D%7D"), "%s", req);
+	free(req);
+	strvec_clear(&ids);
+	engine_close(e);
+}
