@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cleanup.h"
+#include "common/strvec.h"
 #include "common/xalloc.h"
 #include "orchestrator/sweep/sweep_engine.h"
 
@@ -39,6 +41,43 @@ void sweep_shared_release(struct sweep_shared *sh)
 	memset(sh, 0, sizeof(*sh));
 }
 
+static bool listed(const struct strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return true;
+	return false;
+}
+
+/* What a failed pull (a full disk, most often) left: the untagged images
+ * naming the digest pulled that were not there before it, removed, never
+ * forced. Any other untagged image stays: nothing ties it to this pull. */
+static void pull_leftovers_remove(struct engine *engine, const char *digest,
+				  const struct strvec *before)
+{
+	cleanup_strvec struct strvec after = STRVEC_INIT;
+
+	if (engine_image_dangling_of(engine, digest, &after, ERROR_DISCARD) < 0)
+		return;
+	for (size_t i = 0; i < after.n; i++)
+		if (!listed(before, after.v[i]))
+			(void)engine_image_remove(engine, after.v[i], ERROR_DISCARD);
+}
+
+/* The digest pulled (per s->pull); when the pull fails, what it left is
+ * removed, as far as the untagged images listed before it tell. */
+static int pull_by_digest(struct image_env *env, struct engine *engine,
+			  const struct image_setup *s, const char *digest, struct error *err)
+{
+	cleanup_strvec struct strvec before = STRVEC_INIT;
+	bool known = engine_image_dangling_of(engine, digest, &before, ERROR_DISCARD) == 0;
+	int r = image_setup_pin(env, engine, s, digest, NULL, err);
+
+	if (r < 0 && known)
+		pull_leftovers_remove(engine, digest, &before);
+	return r;
+}
+
 /* The pin made present: its ID as recorded (never pulled); its digest
  * pulled per --pull (an ID no longer there is pulled by the digest too). */
 static int pin_pull(struct image_env *env, struct engine *engine, const struct image_setup *s,
@@ -57,7 +96,7 @@ static int pin_pull(struct image_env *env, struct engine *engine, const struct i
 		struct image_setup by_digest = *s;
 
 		by_digest.pull = digest_pull;
-		r = image_setup_pin(env, engine, &by_digest, pin->digest, NULL, err);
+		r = pull_by_digest(env, engine, &by_digest, pin->digest, err);
 		if (r == 0) {
 			free(env->img.ref);
 			env->img.ref = xstrdup(pin->ref);
