@@ -247,6 +247,17 @@ static int watch_pulled(pid_t pid, const char *user_id, int *status)
 	return most;
 }
 
+/* The sweep's library: three copies of the passing capture (c0..c2). */
+static void three_passing_cases(void)
+{
+	for (int k = 0; k < 3; k++) {
+		cleanup_free char *dst = xasprintf("%s/c%d", sw.library, k);
+		cleanup_free char *src = fixture_root("pass");
+
+		cr_assert_eq(et_sh("mkdir -p %s && cp -r %s %s/", dst, src, dst), 0);
+	}
+}
+
 static void image_id_of(const char *ref, char *id, size_t len)
 {
 	cleanup_free char *cmd = xasprintf("docker image inspect -f '{{.Id}}' %s", ref);
@@ -312,12 +323,7 @@ Test(sweep_images, a_budget_counts_a_shared_base_once_over_six)
 	limit = base_size + own * 32 / 10;
 	snprintf(budget, sizeof(budget), "%lld", limit);
 	image_id_of(refs[0], user_id, sizeof(user_id));
-	for (int k = 0; k < 3; k++) {
-		cleanup_free char *dst = xasprintf("%s/c%d", sw.library, k);
-		cleanup_free char *src = fixture_root("pass");
-
-		cr_assert_eq(et_sh("mkdir -p %s && cp -r %s %s/", dst, src, dst), 0);
-	}
+	three_passing_cases();
 	argv[n++] = "--archive";
 	argv[n++] = sw.library;
 	argv[n] = NULL;
@@ -536,12 +542,7 @@ Test(sweep_images, resume_after_sigkill_keeps_the_budget)
 	 * image (6 MB) and the next one's manifest (4.5 MB) fit, two (9 MB,
 	 * the base once) and the next one's do not. */
 	snprintf(budget, sizeof(budget), "%d", 12000000);
-	for (int k = 0; k < 3; k++) {
-		cleanup_free char *dst = xasprintf("%s/c%d", sw.library, k);
-		cleanup_free char *src = fixture_root("pass");
-
-		cr_assert_eq(et_sh("mkdir -p %s && cp -r %s %s/", dst, src, dst), 0);
-	}
+	three_passing_cases();
 	argv[n++] = "--archive";
 	argv[n++] = sw.library;
 	argv[n] = NULL;
