@@ -9,16 +9,14 @@
 #include <cjson/cJSON.h>
 
 #include "common/cleanup.h"
+#include "common/json.h"
 #include "common/xalloc.h"
 
 static void add_clean(cJSON *o, const char *k, const char *v)
 {
 	cleanup_free char *c = v ? report_clean(v, false) : NULL;
 
-	if (c)
-		cJSON_AddStringToObject(o, k, c);
-	else
-		cJSON_AddNullToObject(o, k);
+	json_add_str_or_null(o, k, c);
 }
 
 /* A path in the sweep folder, or null. */
