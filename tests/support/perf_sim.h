@@ -36,18 +36,35 @@ struct perf_sim_config perf_sim_defaults(size_t cases, size_t nights);
 void perf_sim_false_alarms(const struct perf_sim_config *cfg, size_t *nights_alarmed,
 			   size_t *nights_compared);
 
-/* What perf_sim_step found on the step's night. */
+/* Who looks at the step's night: the sweep's comparison (the method), and
+ * the oracles that know each case's true level and both spreads exactly
+ * (a z test of tonight's median, or of its mean, against the level,
+ * two-sided, the FDR over the night's family): what no valid test of
+ * tonight's samples can beat. Test code, not a product feature. */
+enum perf_sim_detector {
+	PERF_SIM_METHOD,
+	PERF_SIM_ORACLE_MEDIAN,
+	PERF_SIM_ORACLE_MEAN,
+	PERF_SIM_DETECTORS
+};
+
+/* What a detector found on the step's night. */
 struct perf_sim_found {
 	size_t cases;       /* stepped cases found `slower`, of trials x stepped */
 	size_t any_trials;  /* trials in which at least one was */
 	size_t most_trials; /* ... at least 90% of them */
 	size_t all_trials;  /* ... every one */
+	size_t false_cases; /* unchanged cases found `slower`, all trials */
 };
 
 /* trials runs of cfg->step_night + 1 nights (seeds cfg->seed + trial), the
- * last the step's. */
+ * last the step's, each detector on the same nights. */
 void perf_sim_step(const struct perf_sim_config *cfg, size_t trials,
-		   struct perf_sim_found *out);
+		   struct perf_sim_found out[PERF_SIM_DETECTORS]);
+
+/* The variance of the median of n standard normal values, n odd (NaN
+ * when even): what the median oracle knows. */
+double perf_sim_median_variance(size_t n);
 
 /* Within one sweep (--perf-baseline): each case's samples on two images
  * of one night, the first `stepped` cases `step` slower on the second, for

@@ -129,13 +129,53 @@ Test(perf_nights, simulation_small_form, .timeout = 120)
 {
 	struct perf_sim_config cfg = perf_sim_defaults(200, 60);
 	size_t alarmed, compared;
-	struct perf_sim_found f;
+	struct perf_sim_found f[PERF_SIM_DETECTORS];
 
 	cfg.window = 20;
 	perf_sim_false_alarms(&cfg, &alarmed, &compared);
 	cr_expect_leq(alarmed * 100, 8 * compared, "%zu of %zu nights", alarmed, compared);
 	cfg.stepped = 20;
-	perf_sim_step(&cfg, 20, &f);
-	cr_expect_geq(f.cases * 10, 9 * 20 * 20, "%zu of 400", f.cases);
-	cr_expect_eq(f.any_trials, 20);
+	perf_sim_step(&cfg, 20, f);
+	cr_expect_geq(f[PERF_SIM_METHOD].cases * 10, 9 * 20 * 20, "%zu of 400",
+		      f[PERF_SIM_METHOD].cases);
+	cr_expect_eq(f[PERF_SIM_METHOD].any_trials, 20);
+}
+
+/* The median of 1, 3 and 5 standard normal values: variances 1, 0.4487
+ * and 0.2868 (the median's efficiency at the normal, 1/(n var): 0.743 at
+ * 3, 0.697 at 5, as tabulated by Teichroew, 1956). */
+Test(perf_nights, simulation_median_variance)
+{
+	cr_expect(fabs(perf_sim_median_variance(1) - 1) < 1e-9);
+	cr_expect(fabs(perf_sim_median_variance(3) - 0.4487) < 5e-5, "%.6f",
+		  perf_sim_median_variance(3));
+	cr_expect(fabs(perf_sim_median_variance(5) - 0.2868) < 5e-5, "%.6f",
+		  perf_sim_median_variance(5));
+	cr_expect(isnan(perf_sim_median_variance(4)));
+}
+
+/* The small form's step against the oracles that know each case's spreads
+ * exactly, on the same nights: our method finds each stepped case within
+ * 5 points of the better oracle, and the oracles hold the FDR (no more
+ * than 10% of what they find is false). */
+Test(perf_nights, simulation_small_form_near_the_oracle, .timeout = 120)
+{
+	struct perf_sim_config cfg = perf_sim_defaults(200, 60);
+	struct perf_sim_found f[PERF_SIM_DETECTORS];
+	size_t best;
+
+	cfg.window = 20;
+	cfg.stepped = 20;
+	perf_sim_step(&cfg, 20, f);
+	best = f[PERF_SIM_ORACLE_MEDIAN].cases > f[PERF_SIM_ORACLE_MEAN].cases
+		       ? f[PERF_SIM_ORACLE_MEDIAN].cases
+		       : f[PERF_SIM_ORACLE_MEAN].cases;
+	cr_expect_geq(f[PERF_SIM_METHOD].cases + 20, best,
+		      "of 400: the method %zu, the oracles %zu (median) and %zu (mean)",
+		      f[PERF_SIM_METHOD].cases, f[PERF_SIM_ORACLE_MEDIAN].cases,
+		      f[PERF_SIM_ORACLE_MEAN].cases);
+	for (size_t d = PERF_SIM_ORACLE_MEDIAN; d <= PERF_SIM_ORACLE_MEAN; d++)
+		cr_expect_leq(f[d].false_cases * 10, f[d].cases + f[d].false_cases,
+			      "oracle %zu: %zu false of %zu", d, f[d].false_cases,
+			      f[d].cases + f[d].false_cases);
 }
