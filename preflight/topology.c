@@ -219,6 +219,25 @@ const struct gpu_node *gpu_topology_node(const struct gpu_topology *t, int ordin
 	return t && ordinal >= 0 && (size_t)ordinal < t->n_gpus ? &t->gpus[ordinal] : NULL;
 }
 
+const struct gpu_node *gpu_topology_one_product(const struct gpu_topology *t, const int *gpus,
+						size_t n)
+{
+	const struct gpu_node *first = NULL;
+	size_t count = n ? n : t->n_gpus;
+
+	for (size_t i = 0; i < count; i++) {
+		const struct gpu_node *g = gpu_topology_node(t, n ? gpus[i] : (int)i);
+
+		if (!g || !g->gfx_target_version)
+			return NULL;
+		if (!first)
+			first = g;
+		else if (strcmp(g->arch, first->arch) || g->device_id != first->device_id)
+			return NULL;
+	}
+	return first;
+}
+
 unsigned long long gpu_unique_id(const struct gpu_topology *t, int ordinal)
 {
 	return ordinal >= 0 && (size_t)ordinal < t->n_gpus ? t->gpus[ordinal].unique_id : 0;

@@ -42,6 +42,12 @@ void gpu_unique_ids_format(struct strbuf *out, const struct gpu_topology *t, con
 /* The GPU at ordinal, NULL when out of range. */
 const struct gpu_node *gpu_topology_node(const struct gpu_topology *t, int ordinal);
 
+/* The one GPU product (arch and device_id) of the GPUs at gpus[0..n)
+ * (n 0: every GPU): the first of them, or NULL when they are of more
+ * than one product, an ordinal is out of range or an arch is unknown. */
+const struct gpu_node *gpu_topology_one_product(const struct gpu_topology *t, const int *gpus,
+						size_t n);
+
 /* Read <sysfs_root>/class/kfd/kfd/topology/nodes/<N>/{gpu_id,properties}
  * and the driver's version (optional; one printable word, else unknown).
  * No topology directory: ERR_NOT_FOUND ("no AMD GPU found under <root>"). */

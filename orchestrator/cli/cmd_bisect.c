@@ -37,7 +37,8 @@ const char cmd_bisect_usage[] =
 	"no such repository); both ends are replayed once, then about log2(n)\n"
 	"midpoints, each as a one-image sweep (folder under <workdir>/sweeps/) unless\n"
 	"the history already has the result for the same archive, image ID and run\n"
-	"options. The answer (last good and first bad image, their findings, what\n"
+	"options on the same GPU product (this host's, when a product is unknown).\n"
+	"The answer (last good and first bad image, their findings, what\n"
 	"changed) is printed, written to bisect.md and bisect.json in the bisection's\n"
 	"folder and kept in the history.\n"
 	"With --metric gpu-time a candidate is bad when its GPU-time samples (--perf N,\n"
@@ -111,6 +112,7 @@ static void request_of(struct options *o, struct bisect_request *rq)
 		.pull = o->pull, .verbosity = o->verbosity, .keep_images = so->keep_images,
 		.image_budget = so->image_budget,
 		.gpu_time = so->metric_gpu_time, .perf_runs = so->perf_runs, .rule = so->perf,
+		.sysfs_root = o->sysfs_root, .gpus = so->gpus, .n_gpus = so->n_gpus,
 		.events = term_events(), .probe = probe_sweep, .probe_ctx = o,
 	};
 }

@@ -26,7 +26,8 @@ static char *dup_col(struct history_stmt *st, int i)
 }
 
 int history_db_find_result(struct history_db *db, const char *digest, const char *image_id,
-			   const char *run_options_fp, struct history_known *k, struct error *err)
+			   const char *run_options_fp, const struct history_reuse_on *on,
+			   struct history_known *k, struct error *err)
 {
 	cleanup_stmt struct history_stmt *st = NULL;
 	int rc;
@@ -38,6 +39,10 @@ int history_db_find_result(struct history_db *db, const char *digest, const char
 		    " LEFT JOIN results f ON f.sweep = r.sweep AND f.case_name = r.case_name"
 		    "  AND f.image_ref = r.image_ref AND f.attempt = 1"
 		    " WHERE r.digest = ?1 AND r.image_id = ?2 AND r.run_options_fp = ?3"
+		    /* A fleet's history holds other hosts' GPUs: the same
+		     * product only, as perf_medians keys a series. */
+		    "  AND (r.gfx = ?4 AND COALESCE(r.device_id, -1) = ?5"
+		    "   OR (?4 IS NULL OR r.gfx IS NULL) AND r.host = ?6)"
 		    "  AND r.state = 'done' AND r.attempt = (SELECT MAX(attempt) FROM results m"
 		    "   WHERE m.sweep = r.sweep AND m.case_name = r.case_name"
 		    "   AND m.image_ref = r.image_ref)"
@@ -47,6 +52,9 @@ int history_db_find_result(struct history_db *db, const char *digest, const char
 	bind_text(st, 1, digest);
 	bind_text(st, 2, image_id);
 	bind_text(st, 3, run_options_fp);
+	bind_text(st, 4, on->gfx);
+	history_bind_int64(st, 5, on->device_id);
+	bind_text(st, 6, on->host);
 	rc = history_step(st);
 	if (rc == HISTORY_DONE)
 		return 0;

@@ -35,6 +35,7 @@ void bisect_job_release(struct bisect_job *j)
 	bisect_candidates_release(&j->cands);
 	strvec_clear(&j->archives);
 	free(j->id);
+	free(j->reuse_host);
 	free(j->folder);
 	free(j->error);
 	memset(j, 0, sizeof(*j));
@@ -204,7 +205,7 @@ static int look_up(struct bisect_job *j, size_t i, struct error *err)
 		struct history_known k;
 
 		if (history_db_find_result(j->db, j->cases[c].digest, p->image_id,
-					   j->rq->run_options_fp, &k, err) < 0)
+					   j->rq->run_options_fp, &j->reuse_on, &k, err) < 0)
 			return -1;
 		if (!k.found || !k.outcome) {
 			history_known_release(&k);

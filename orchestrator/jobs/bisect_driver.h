@@ -14,6 +14,7 @@
 #include "common/strvec.h"
 #include "docker/engine.h"
 #include "orchestrator/history/history_db.h"
+#include "orchestrator/history/history_reuse.h"
 #include "orchestrator/jobs/bisect_job.h"
 
 struct bisect_case {
@@ -36,6 +37,10 @@ struct bisect_job {
 	const struct bisect_request *rq;
 	struct engine *engine;
 	struct history_db *db;
+	/* Where the probes run, which results are reused by (reuse_gfx
+	 * and reuse_host its strings). */
+	struct history_reuse_on reuse_on;
+	char reuse_gfx[16], *reuse_host;
 	struct bisect_candidates cands;
 	struct bisect_probe *probes;
 	struct bisect_case *cases;

@@ -43,6 +43,11 @@ struct bisect_request {
 	struct perf_rule rule;
 	/* The run options' fingerprint (a probe's result is reused by it). */
 	const char *run_options_fp;
+	/* The GPUs the probes may run on (--gpus, n_gpus 0: every GPU of the
+	 * topology under sysfs_root): a result is reused from their product. */
+	const char *sysfs_root;
+	const int *gpus;
+	size_t n_gpus;
 	const struct job_events *events;
 	/* Replay the image's cases as a one-image sweep of pid_dirs, with every
 	 * run option of the command. Called in a child process, whose stdout

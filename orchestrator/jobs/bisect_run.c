@@ -4,6 +4,7 @@
 #include "orchestrator/jobs/bisect_job.h"
 #include "orchestrator/jobs/bisect_driver.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "orchestrator/replay/run_folder.h"
 #include "orchestrator/sweep/sweep_folder.h"
 #include "orchestrator/sweep/sweep_plan.h"
+#include "preflight/topology.h"
 
 void bisect_result_release(struct bisect_result *res)
 {
@@ -42,6 +44,27 @@ static int load_candidates(struct bisect_job *j, struct error *err)
 	return 0;
 }
 
+/* What the probes' results will say of where they ran, as a sweep
+ * records it (case_result_locate): the pool's GPU product when it has
+ * one, and the host. A result is reused from there (history_reuse.h). */
+static void reuse_on_set(struct bisect_job *j, const char *host)
+{
+	const struct bisect_request *rq = j->rq;
+	struct gpu_topology t = { 0 };
+	const struct gpu_node *g = NULL;
+
+	j->reuse_host = xstrdup(host);
+	j->reuse_on = (struct history_reuse_on){ .device_id = -1, .host = j->reuse_host };
+	if (rq->sysfs_root && gpu_topology_read(&t, rq->sysfs_root, ERROR_DISCARD) == 0)
+		g = gpu_topology_one_product(&t, rq->gpus, rq->n_gpus);
+	if (g) {
+		snprintf(j->reuse_gfx, sizeof(j->reuse_gfx), "%s", g->arch);
+		j->reuse_on.gfx = j->reuse_gfx;
+		j->reuse_on.device_id = g->device_id ? (long)g->device_id : -1;
+	}
+	gpu_topology_release(&t);
+}
+
 /* Everything before the search: candidates, cases, history, engine, folder. */
 static int set_up(struct bisect_job *j, struct error *err)
 {
@@ -60,6 +83,7 @@ static int set_up(struct bisect_job *j, struct error *err)
 	run_id_new(rid);
 	/* "bisection-…": told apart from its probes' sweeps ("bisect-…"). */
 	host = sweep_host_name();
+	reuse_on_set(j, host);
 	j->id = sweep_id_make("bisection", host, time(NULL), (unsigned)strtoul(rid, NULL, 16));
 	if (sweep_folder_create(wd, j->id, &j->folder, err) < 0)
 		return -1;

@@ -7,6 +7,8 @@
 #include <libpq-fe.h>
 
 #include "common/xalloc.h"
+#include "orchestrator/history/history_db.h"
+#include "tests/support/scratch.h"
 
 static const char *socket_dir(void)
 {
@@ -68,4 +70,24 @@ char *history_backend_password_uri(const char *password)
 	if (!history_backend_pg())
 		return NULL;
 	return xasprintf("postgresql://hrr_pw:%s@/hrr_pw?host=%s", password, socket_dir());
+}
+
+void history_fixture_open(struct history_fixture *f, const char *name)
+{
+	char *file;
+	struct error err;
+
+	f->root = scratch_dir(name);
+	file = xasprintf("%s/data/history.sqlite", f->root);
+	f->dbpath = history_backend_db(file);
+	free(file);
+	cr_assert_eq(history_db_open(&f->db, f->dbpath, &err), 0, "%s", err.msg);
+}
+
+void history_fixture_close(struct history_fixture *f)
+{
+	history_db_close(f->db);
+	scratch_remove(f->root);
+	free(f->root);
+	free(f->dbpath);
 }

@@ -17,6 +17,16 @@ void history_backend_exec(const char *db, const char *sql);
  * with password (NULL: not on PostgreSQL). Caller frees. */
 char *history_backend_password_uri(const char *password);
 
+/* One test's open history: a scratch directory named name and, in it or
+ * on the cluster, a new database (history_backend_db). */
+struct history_db;
+struct history_fixture {
+	char *root, *dbpath;
+	struct history_db *db;
+};
+void history_fixture_open(struct history_fixture *f, const char *name);
+void history_fixture_close(struct history_fixture *f);
+
 /* A test of SQLite's own file (its journal, its PRAGMAs): skipped on
  * PostgreSQL. */
 #define HISTORY_SQLITE_ONLY()                                                         \

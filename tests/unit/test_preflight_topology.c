@@ -188,3 +188,33 @@ Test(preflight_topology, the_driver_version_when_the_host_exposes_one)
 	free(version);
 	free(fixture);
 }
+
+/* The product bisect reuses results of (gfx target and device_id): one
+ * when the GPUs share it, none when they mix products or one is unknown. */
+Test(preflight_topology, the_one_product_of_a_pool)
+{
+	char *mixed = pft_fixture("sysfs/mixed-12"), *two = pft_fixture("sysfs/mi300x-2");
+	char *noprops = pft_fixture("sysfs/gpu-no-props");
+	struct gpu_topology t = { 0 };
+	struct error err = { 0 };
+	const int mi300x[] = { 0, 2, 3 }, with_mi210[] = { 0, 1 }, beyond[] = { 0, 99 };
+	const struct gpu_node *g;
+
+	cr_assert_eq(gpu_topology_read(&t, mixed, &err), 0, "%s", err.msg);
+	g = gpu_topology_one_product(&t, mi300x, 3);
+	cr_assert(g && !strcmp(g->arch, "gfx942") && g->device_id == 0x74a1);
+	cr_assert_null(gpu_topology_one_product(&t, NULL, 0), "every GPU: several products");
+	cr_assert_null(gpu_topology_one_product(&t, with_mi210, 2));
+	cr_assert_null(gpu_topology_one_product(&t, beyond, 2));
+	gpu_topology_release(&t);
+	cr_assert_eq(gpu_topology_read(&t, two, &err), 0, "%s", err.msg);
+	g = gpu_topology_one_product(&t, NULL, 0);
+	cr_assert(g && !strcmp(g->arch, "gfx942"));
+	gpu_topology_release(&t);
+	cr_assert_eq(gpu_topology_read(&t, noprops, &err), 0, "%s", err.msg);
+	cr_assert_null(gpu_topology_one_product(&t, NULL, 0), "an unknown arch is no product");
+	gpu_topology_release(&t);
+	free(mixed);
+	free(two);
+	free(noprops);
+}
