@@ -2,6 +2,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
@@ -13,6 +14,19 @@ char *sweep_cases_results_path(const struct sweep_work *j)
 	char *own = j->req->have_shard ? sweep_backends_task_results(j->folder) : NULL;
 
 	return own ? own : xasprintf("%s/%s", j->folder, SWEEP_RESULTS_FILE);
+}
+
+char *sweep_cases_task_tag(const char *results_path)
+{
+	const char *base = strrchr(results_path, '/');
+	size_t n;
+
+	base = base ? base + 1 : results_path;
+	n = strlen(base);
+	if (!strcmp(base, SWEEP_RESULTS_FILE) || strncmp(base, "results.", 8) || n <= 8 + 6 ||
+	    strcmp(base + n - 6, ".jsonl"))
+		return NULL;
+	return xstrndup(base + 8, n - 8 - 6);
 }
 
 /* A shard I/N of the listed plan indexes (what a submission wrote for

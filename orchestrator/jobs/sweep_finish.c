@@ -11,6 +11,7 @@
 #include "orchestrator/jobs/sweep_model.h"
 #include "orchestrator/sweep/sweep_end_record.h"
 #include "orchestrator/sweep/sweep_image_fate.h"
+#include "orchestrator/sweep/sweep_image_nodes.h"
 #include "orchestrator/sweep/suspect_nodes.h"
 
 /* An interrupted sweep's cases without a result are not yet run rather than
@@ -46,18 +47,24 @@ void sweep_finish_exit(struct report *r, enum sweep_state state, sweep_status_ma
 
 
 /* The sweep's images for the reports: plan.json's pins, the ID the cases
- * (already in the model) replayed, what the run says became of each (its
- * folder's SWEEP_IMAGES_FILE, when the run wrote one) and the peak into
- * r. Strings are the meta's and the model's. */
+ * (already in the model) replayed, what the runs say became of each (the
+ * folder's images files: one host's, or each cluster task's, combined per
+ * node into nodes and then into the whole) and the peak into r. Strings
+ * are the meta's and the model's. */
 static struct report_image *report_images_of(const struct sweep_meta *meta,
-					     const char *folder, struct report *r)
+					     const char *folder, struct sweep_image_nodes *nodes,
+					     struct report *r)
 {
 	struct report_image *v = xcalloc(meta->n_images + 1, sizeof(*v));
 	struct sweep_image_fates fates;
 
 	sweep_image_fates_init(&fates, meta->n_images);
-	(void)sweep_image_fates_read(folder, &fates, ERROR_DISCARD);
+	if (sweep_image_nodes_read(folder, meta->n_images, nodes, ERROR_DISCARD) < 0)
+		memset(nodes, 0, sizeof(*nodes));
+	for (size_t k = 0; k < nodes->n; k++)
+		sweep_image_fates_add_node(&fates, &nodes->v[k]);
 	r->image_peak = fates.peak;
+	r->image_nodes = nodes->tasks ? nodes : NULL;
 	for (size_t i = 0; i < meta->n_images; i++) {
 		const struct sweep_image *im = &meta->images[i];
 
@@ -113,6 +120,7 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, con
 {
 	struct sweep_model m = { .folder = folder };
 	struct report_image *images = NULL;
+	struct sweep_image_nodes nodes = { 0 };
 	struct sweep_kept kept = { 0 };
 	struct strvec expired = STRVEC_INIT;
 	struct found_changes changes = { .s = STRVEC_INIT };
@@ -168,7 +176,7 @@ int sweep_finish_write(struct history_db *db, const struct sweep_meta *meta, con
 	m.r.baseline = baseline;
 	m.r.state = f->state;
 	m.r.tool_version = meta->tool_version;
-	images = report_images_of(meta, folder, &m.r);
+	images = report_images_of(meta, folder, &nodes, &m.r);
 	m.r.images = images;
 	m.r.n_images = meta->n_images;
 	m.r.image_budget = meta->image_budget;
@@ -198,6 +206,7 @@ out:
 	sweep_model_release(&m);
 	strvec_clear(&expired);
 	free(images);
+	sweep_image_nodes_release(&nodes);
 	free(changes.v);
 	strvec_clear(&changes.s);
 	return rc;

@@ -14,6 +14,7 @@
 #include "orchestrator/jobs/sweep_open.h"
 #include "orchestrator/lease/gpu_holders.h"
 #include "orchestrator/lease/gpu_lease.h"
+#include "orchestrator/sweep/sweep_image_fate.h"
 #include "orchestrator/sweep/sweep_kernels.h"
 #include "orchestrator/sweep/sweep_run.h"
 
@@ -206,6 +207,7 @@ static enum sweep_end run_cases(struct sweep_work *j, const size_t *cases, size_
 	struct sweep_run_outcome out = { 0 };
 	struct error err;
 	cleanup_free char *rpath = sweep_cases_results_path(j);
+	cleanup_free char *tag = sweep_cases_task_tag(rpath);
 	cleanup_free enum sweep_base *base = baseline_of(j);
 	struct perf_adaptive_base *perf_base = perf_base_of(j);
 	struct sweep_run_input in = {
@@ -220,8 +222,12 @@ static enum sweep_end run_cases(struct sweep_work *j, const size_t *cases, size_
 		.perf_runs = req->perf_runs, .perf_warmup = req->perf_warmup, .events = j->ev,
 		.perf_base = perf_base,
 	};
-	int rc = sweep_run(&in, &out, &err);
 	enum sweep_end end;
+	int rc;
+
+	/* A cluster task writes its images' fates to a file of its own. */
+	sweep_image_fates_task_file(tag);
+	rc = sweep_run(&in, &out, &err);
 
 	/* Before finish, which releases the plan they are counted by. */
 	sweep_perf_base_free(perf_base, j->meta.plan.n);

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "orchestrator/sweep/sweep_image_fate.h"
+#include "orchestrator/sweep/sweep_image_nodes.h"
 #include "orchestrator/sweep/sweep_quarantine.h"
 #include "orchestrator/sweep/sweep_status.h"
 #include "orchestrator/report/report_perf.h"
@@ -99,6 +100,9 @@ struct report {
 	size_t n_images;
 	long long image_budget;     /* --image-budget bytes; 0 none */
 	long long image_peak;       /* bytes the images this tool pulled took at most; 0 not measured */
+	/* A cluster sweep's images per node (each node's fates of images[],
+	 * in their order, and its peak); NULL: a sweep on one host. */
+	const struct sweep_image_nodes *image_nodes;
 	enum sweep_state state;
 	int exit_code;
 	struct report_case *cases;  /* plan order; gone cases last */

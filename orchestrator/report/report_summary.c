@@ -14,6 +14,7 @@
 #include "common/text.h"
 #include "common/xalloc.h"
 #include "orchestrator/finding/finding.h"
+#include "orchestrator/report/report_images_md.h"
 #include "orchestrator/sweep/case_result.h"
 
 char *report_clean(const char *s, bool multiline)
@@ -306,63 +307,6 @@ static void md_triage(const struct report *r, struct strbuf *out)
 	report_failure_groups_release(&g);
 }
 
-/* epoch seconds as "YYYY-mm-dd HH:MM UTC"; 0 "-". */
-static void md_when(struct strbuf *out, long long t)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	char buf[32];
-
-	if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M UTC", &tm))
-		strbuf_addstr(out, "-");
-	else
-		strbuf_addstr(out, buf);
-}
-
-/* An image's fate: removed when, or kept and why. */
-static void md_fate(struct strbuf *out, const struct report_image *im)
-{
-	if (im->fate == IMAGE_FATE_REMOVED) {
-		strbuf_addstr(out, "removed ");
-		md_when(out, im->removed);
-	} else if (image_fate_name(im->fate))
-		strbuf_addf(out, "kept: %s", image_fate_name(im->fate));
-	else
-		strbuf_addstr(out, "-");
-}
-
-/* The images, their pins, the IDs replayed and what became of them
- * (docs/sweep.md "Reports"). */
-static void md_images(const struct report *r, struct strbuf *out)
-{
-	if (!r->n_images)
-		return;
-	strbuf_addstr(out, "\n## Images\n\n");
-	if (r->image_budget)
-		strbuf_addf(out, "Budget: %.1f MiB of images pulled by this tool "
-			    "(`--image-budget`).\n\n", (double)r->image_budget / 1048576.0);
-	if (r->image_peak)
-		strbuf_addf(out, "Peak: %.1f MiB, the images this tool pulled together, each "
-			    "layer once.\n\n", (double)r->image_peak / 1048576.0);
-	strbuf_addstr(out, "| image | pinned to | image ID | pulled | removed or kept |\n"
-		      "| --- | --- | --- | --- | --- |\n");
-	for (size_t i = 0; i < r->n_images; i++) {
-		const struct report_image *im = &r->images[i];
-
-		strbuf_addstr(out, "| ");
-		text_markdown_cell(out, im->ref);
-		strbuf_addstr(out, " | ");
-		text_markdown_cell(out, im->pin ? im->pin : "-");
-		strbuf_addstr(out, " | ");
-		text_markdown_cell(out, im->id ? im->id : "-");
-		strbuf_addstr(out, " | ");
-		md_when(out, im->pulled);
-		strbuf_addstr(out, " | ");
-		md_fate(out, im);
-		strbuf_addstr(out, " |\n");
-	}
-}
-
 int report_summary_md(const struct report *r, FILE *f, struct error *err)
 {
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
@@ -389,7 +333,7 @@ int report_summary_md(const struct report *r, FILE *f, struct error *err)
 			strbuf_addf(out, "| %s | %zu |\n", sweep_status_name(s), r->counts[s]);
 	}
 	kinds_md(r, out);
-	md_images(r, out);
+	report_images_md(r, out);
 	strbuf_addch(out, '\n');
 	report_verdict(r, out);
 	strbuf_addch(out, '\n');
@@ -523,9 +467,39 @@ static void json_cases(const struct report *r, FILE *f)
 	}
 }
 
+/* pulled when, removed when or kept and why */
+static void json_fate(cJSON *e, const struct sweep_image_fate *f)
+{
+	if (f->pulled > 0)
+		cJSON_AddNumberToObject(e, "pulled", (double)f->pulled);
+	if (f->fate == IMAGE_FATE_REMOVED)
+		cJSON_AddNumberToObject(e, "removed", (double)f->removed);
+	else if (image_fate_name(f->fate))
+		cJSON_AddStringToObject(e, "kept", image_fate_name(f->fate));
+}
+
+/* Image i on each node of a cluster sweep that set it up. */
+static void json_image_nodes(cJSON *e, const struct sweep_image_nodes *nodes, size_t i)
+{
+	cJSON *a = cJSON_AddArrayToObject(e, "nodes");
+
+	for (size_t k = 0; k < nodes->n; k++) {
+		const struct sweep_image_fate *f = i < nodes->v[k].n ? &nodes->v[k].v[i] : NULL;
+		cJSON *n;
+
+		if (!f || (f->fate == IMAGE_FATE_UNKNOWN && !f->pulled))
+			continue;
+		n = cJSON_CreateObject();
+		json_add_str(n, "host", nodes->v[k].host, REPORT_JSON_TEXT);
+		json_fate(n, f);
+		cJSON_AddItemToArray(a, n);
+	}
+}
+
 static void json_images(cJSON *o, const struct report *r)
 {
 	cJSON *a = cJSON_AddArrayToObject(o, "images");
+	cJSON *peaks = r->image_nodes ? cJSON_AddArrayToObject(o, "image_nodes") : NULL;
 
 	if (r->image_budget)
 		cJSON_AddNumberToObject(o, "image_budget", (double)r->image_budget);
@@ -540,13 +514,20 @@ static void json_images(cJSON *o, const struct report *r)
 		json_add_str(e, "id", im->id, REPORT_JSON_TEXT);
 		if (im->manifest_size >= 0)
 			cJSON_AddNumberToObject(e, "manifest_size", (double)im->manifest_size);
-		if (im->pulled > 0)
-			cJSON_AddNumberToObject(e, "pulled", (double)im->pulled);
-		if (im->fate == IMAGE_FATE_REMOVED)
-			cJSON_AddNumberToObject(e, "removed", (double)im->removed);
-		else if (image_fate_name(im->fate))
-			cJSON_AddStringToObject(e, "kept", image_fate_name(im->fate));
+		json_fate(e, &(struct sweep_image_fate){ .pulled = im->pulled,
+							 .removed = im->removed, .fate = im->fate });
+		if (r->image_nodes)
+			json_image_nodes(e, r->image_nodes, i);
 		cJSON_AddItemToArray(a, e);
+	}
+	for (size_t k = 0; r->image_nodes && k < r->image_nodes->n; k++) {
+		const struct sweep_image_fates *n = &r->image_nodes->v[k];
+		cJSON *e = cJSON_CreateObject();
+
+		json_add_str(e, "host", n->host, REPORT_JSON_TEXT);
+		if (n->peak)
+			cJSON_AddNumberToObject(e, "peak", (double)n->peak);
+		cJSON_AddItemToArray(peaks, e);
 	}
 }
 

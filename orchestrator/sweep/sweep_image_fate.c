@@ -2,7 +2,9 @@
 #include "orchestrator/sweep/sweep_image_fate.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
@@ -11,6 +13,8 @@
 #include "common/xalloc.h"
 
 #define FILE_MAX (1u << 20)
+
+static char task_file[192];
 
 static const char *const names[] = {
 	[IMAGE_FATE_REMOVED] = "removed",
@@ -26,6 +30,7 @@ void sweep_image_fates_init(struct sweep_image_fates *f, size_t n)
 	f->v = xcalloc(n + 1, sizeof(*f->v));
 	f->n = n;
 	f->peak = 0;
+	f->host[0] = '\0';
 }
 
 void sweep_image_fates_release(struct sweep_image_fates *f)
@@ -49,14 +54,33 @@ bool image_fate_parse(const char *name, enum image_fate *out)
 	return false;
 }
 
+void sweep_image_fates_task_file(const char *task)
+{
+	if (task)
+		snprintf(task_file, sizeof(task_file), "images.%s.json", task);
+	else
+		task_file[0] = '\0';
+}
+
+static char *own_path(const char *folder)
+{
+	return xasprintf("%s/%s", folder, task_file[0] ? task_file : SWEEP_IMAGES_FILE);
+}
+
 int sweep_image_fates_write(const char *folder, const struct sweep_image_fates *f,
 			    struct error *err)
 {
-	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_IMAGES_FILE);
+	cleanup_free char *path = own_path(folder);
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
 	cJSON *a = cJSON_AddArrayToObject(o, "images");
 	cleanup_free char *text = NULL, *line = NULL;
+	char host[sizeof(f->host)] = "";
 
+	if (f->host[0])
+		snprintf(host, sizeof(host), "%s", f->host);
+	else if (gethostname(host, sizeof(host) - 1) < 0)
+		host[0] = '\0';
+	json_add_str_or_null(o, "host", host[0] ? host : NULL);
 	cJSON_AddNumberToObject(o, "peak", (double)f->peak);
 	for (size_t i = 0; i < f->n; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -73,7 +97,14 @@ int sweep_image_fates_write(const char *folder, const struct sweep_image_fates *
 
 int sweep_image_fates_read(const char *folder, struct sweep_image_fates *f, struct error *err)
 {
-	cleanup_free char *path = xasprintf("%s/%s", folder, SWEEP_IMAGES_FILE);
+	cleanup_free char *path = own_path(folder);
+
+	return sweep_image_fates_read_file(path, f, err);
+}
+
+int sweep_image_fates_read_file(const char *path, struct sweep_image_fates *f,
+				struct error *err)
+{
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_cjson cJSON *o = NULL;
 	const cJSON *it;
@@ -85,6 +116,7 @@ int sweep_image_fates_read(const char *folder, struct sweep_image_fates *f, stru
 	if (!json_arr(o, "images"))
 		return error_set(err, ERR_DATA, 0, "%s: not a sweep's images record", path);
 	f->peak = json_int(o, "peak", 0, 1LL << 50, 0);
+	snprintf(f->host, sizeof(f->host), "%s", json_str(o, "host") ? json_str(o, "host") : "");
 	cJSON_ArrayForEach(it, json_arr(o, "images")) {
 		if (i >= f->n)
 			break;

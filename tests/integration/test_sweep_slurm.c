@@ -248,6 +248,23 @@ Test(slurm_sweep, an_array_of_four_tasks_gives_every_case_one_result_on_its_own_
 	/* Exactly one result per case, all from the four tasks. */
 	cr_assert_eq(check_tasks(folder, job, 4), 8);
 	cr_assert(!file_exists(folder, "results.jsonl"), "a task wrote the single-host file");
+	/* Each task's images file, combined per node by the merge. */
+	for (int t = 0; t < 4; t++) {
+		cleanup_free char *name = xasprintf("images.%s_%d.json", job, t);
+
+		cr_expect(file_exists(folder, name), "no %s", name);
+	}
+	cr_expect(!file_exists(folder, "images.json"), "a task wrote the single-host images file");
+	{
+		const cJSON *im = cJSON_GetArrayItem(cJSON_GetObjectItem(summary, "images"), 0);
+		const cJSON *on = cJSON_GetArrayItem(cJSON_GetObjectItem(im, "nodes"), 0);
+
+		cr_expect_geq(cJSON_GetArraySize(cJSON_GetObjectItem(summary, "image_nodes")), 1);
+		cr_assert_not_null(on, "no node of %s", cJSON_Print(im));
+		cr_expect_not_null(cJSON_GetStringValue(cJSON_GetObjectItem(on, "host")));
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(on, "kept")),
+				 cJSON_GetStringValue(cJSON_GetObjectItem(im, "kept")));
+	}
 	assert_db_names_jobs(job, merge);
 	tool_run_release(&r);
 }

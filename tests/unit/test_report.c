@@ -357,3 +357,59 @@ Test(report, summaries_list_the_images_and_their_pins)
 	cr_assert(strstr(md.buf, "Peak: 3.0 MiB"), "%s", md.buf);
 	cr_assert(strstr(md.buf, "Budget: 40960.0 MiB"), "%s", md.buf);
 }
+
+/* A cluster sweep's images per node: each image's nodes that set it up,
+ * each node's peak, in summary.json and summary.md; none on one host. */
+Test(report, summaries_list_a_cluster_sweeps_images_per_node)
+{
+	struct report r = sample();
+	const struct report_image imgs[] = {
+		{ "reg/x:a", "reg/x@sha256:1111", NULL, 3000000, .pulled = 1796164849,
+		  .fate = IMAGE_FATE_FITS },
+		{ "reg/x:b", "reg/x@sha256:2222", NULL, 3000000, .fate = IMAGE_FATE_UNKNOWN },
+	};
+	struct sweep_image_fates per[2];
+	struct sweep_image_nodes nodes = { .v = per, .n = 2, .tasks = 3 };
+	cleanup_strbuf struct strbuf s = STRBUF_INIT, md = STRBUF_INIT;
+	cleanup_cjson cJSON *j = NULL;
+	const cJSON *n;
+
+	for (int k = 0; k < 2; k++) {
+		sweep_image_fates_init(&per[k], 2);
+		snprintf(per[k].host, sizeof(per[k].host), "node%d", k + 1);
+		per[k].peak = (k + 1) * 1048576LL;
+	}
+	per[0].v[0] = (struct sweep_image_fate){ .pulled = 1796164849, .removed = 1796168449,
+						 .fate = IMAGE_FATE_REMOVED };
+	per[1].v[0] = (struct sweep_image_fate){ .pulled = 1796165000, .fate = IMAGE_FATE_FITS };
+	r.images = imgs;
+	r.n_images = 2;
+	r.image_nodes = &nodes;
+	cr_assert_eq(report_text(report_summary_json, &r, &s, ERROR_DISCARD), 0);
+	j = cJSON_Parse(s.buf);
+	cr_assert_not_null(j);
+	n = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "images"), 0), "nodes");
+	cr_assert_eq(cJSON_GetArraySize(n), 2);
+	cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(n, 0), "host")->valuestring, "node1");
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(n, 0), "removed")->valuedouble,
+		     1796168449);
+	cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(n, 1), "kept")->valuestring,
+			 "fits the budget");
+	n = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "images"), 1), "nodes");
+	cr_expect_eq(cJSON_GetArraySize(n), 0, "no node set image 2 up");
+	n = cJSON_GetObjectItem(j, "image_nodes");
+	cr_assert_eq(cJSON_GetArraySize(n), 2);
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(n, 1), "peak")->valuedouble, 2097152);
+	cr_assert_eq(report_text(report_summary_md, &r, &md, ERROR_DISCARD), 0);
+	cr_expect(strstr(md.buf, "| node1 | 1.0 MiB | reg/x:a | 2026-12-01 22:40 UTC | removed "
+				 "2026-12-01 23:40 UTC |"), "%s", md.buf);
+	cr_expect(strstr(md.buf, "| node2 | 2.0 MiB | reg/x:a |"), "%s", md.buf);
+	cr_expect_null(strstr(md.buf, "| reg/x:b | 2026"), "%s", md.buf);
+	for (int k = 0; k < 2; k++)
+		sweep_image_fates_release(&per[k]);
+	r.image_nodes = NULL;
+	strbuf_reset(&s);
+	cr_assert_eq(report_text(report_summary_json, &r, &s, ERROR_DISCARD), 0);
+	cr_expect_null(strstr(s.buf, "image_nodes"), "one host: no nodes");
+	cr_expect_null(strstr(s.buf, "\"nodes\""), "one host: no nodes");
+}
