@@ -61,7 +61,6 @@ int history_changes_median_insert(struct history_db *db, struct history_stmt *st
  * searched (history_changes_read.h). */
 struct cp_store {
 	struct history_db *db;
-	const char *tonight;
 	struct cp_reader rd;
 	struct history_stmt *del, *ins, *image_id;
 	const struct cp_nights *nt;
@@ -147,7 +146,7 @@ static int insert_change(struct cp_store *st, const struct cp_series *s,
 	history_bind_double(st->ins, 12, perf_median(nt->med + at, to - at));
 	history_bind_double(st->ins, 13, cp[i].ratio);
 	history_bind_double(st->ins, 14, cp[i].p);
-	bind_text(st->ins, 15, found_of(&nt->old, nt->sweep[at], st->tonight));
+	bind_text(st->ins, 15, found_of(&nt->old, nt->sweep[at], st->rd.tonight));
 	if ((rc = history_step(st->ins)) != HISTORY_DONE)
 		return history_sql_error(st->db, rc, "write a change point", err);
 	return 0;
@@ -181,7 +180,7 @@ static int store_series(void *ctx, const struct cp_series *s, const struct cp_ni
 int history_changes_update(struct history_db *db, const char *label, const char *sweep_id,
 			   struct error *err)
 {
-	struct cp_store st = { .db = db, .tonight = sweep_id };
+	struct cp_store st = { .db = db };
 	int rc = history_cp_reader_open(&st.rd, db, label, sweep_id, err);
 
 	if (rc == 0 && st.rd.n)

@@ -84,10 +84,14 @@ static const char cp_nights_lite[] =
 	"  ORDER BY x.started_us DESC, x.sweep DESC LIMIT 1 OFFSET ?4 - 1), 0), " CP_ACCEPTED ")"
 	CP_LIVE("s", "m") " WHERE t.sweep = ?2 AND t.label = ?1 AND " CP_PAGE("+") CP_ORDER("m");
 
+/* PostgreSQL: the sweeps a night may not be from are read once (a hashed
+ * subquery; a join read the sweeps of each night of each series). */
 static const char cp_nights_pg[] =
 	"SELECT t.case_name, t.image_ref, t.gfx, t.device_id, w.sweep, w.started_us, w.median_ms"
 	" FROM perf_medians t CROSS JOIN LATERAL (SELECT m.sweep, m.started_us, m.median_ms"
-	"  FROM perf_medians m" CP_LIVE("s", "m") " WHERE" CP_KEY("m") " AND m.started_us <= ?3"
+	"  FROM perf_medians m WHERE" CP_KEY("m") " AND m.started_us <= ?3"
+	"  AND m.sweep NOT IN (SELECT id FROM sweeps"
+	"   WHERE (state = 'finished' OR id = ?2) IS NOT TRUE)"
 	"  AND m.started_us >= " CP_ACCEPTED
 	"  ORDER BY m.started_us DESC, m.sweep DESC LIMIT ?4) w"
 	" WHERE t.sweep = ?2 AND t.label = ?1 AND " CP_PAGE("") CP_ORDER("w");
