@@ -2,7 +2,9 @@
  * (history_dialect.h): SQLite's INSERT OR REPLACE is PostgreSQL's
  * INSERT ... ON CONFLICT DO UPDATE, SQLite's "any text" range (x'' sorts
  * after every text) is a plain test there, SQLite's bare columns of a
- * GROUP BY are aggregates, and SQLite's json_each is jsonb's. */
+ * GROUP BY are aggregates, SQLite's json_each is jsonb's, and a series'
+ * last nights, a LATERAL subquery there, are bounded here by its Nth
+ * newest night (SQLite has no LATERAL). */
 #include "orchestrator/history/history_dialect.h"
 
 #include "orchestrator/history/history_sql.h"
@@ -50,6 +52,50 @@ static const char result_put_pg[] =
 	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
 #define ACCEPT_COLS "perf_accepted(label, case_name, started_us, sweep, accepted)"
 
+/* A page of tonight's series, each with its last ?4 nights up to tonight
+ * (?3 its start, ?2 its sweep), finished sweeps and tonight's, from its
+ * last accepted change on (label ?1); by series, oldest night first. */
+#define CP_KEY(m) " " m ".label = ?1 AND " m ".case_name = t.case_name"                   \
+	" AND " m ".image_ref = t.image_ref AND " m ".gfx = t.gfx AND " m ".device_id = t.device_id"
+#define CP_LIVE(s, m) " JOIN sweeps " s " ON " s ".id = " m ".sweep"                        \
+	" AND (" s ".state = 'finished' OR " s ".id = ?2)"
+#define CP_ACCEPTED                                                                        \
+	"COALESCE((SELECT MAX(a.started_us) FROM perf_accepted a WHERE a.label = ?1"        \
+	" AND a.case_name = t.case_name AND a.started_us <= ?3), 0)"
+/* The page's series, from ?5..?8 to ?9..?12 (case, image reference, gfx,
+ * device_id) in the order history_changes_read.c reads them in (text
+ * sorts bytewise on both). On SQLite, t's columns as expressions (+):
+ * otherwise it carries the range over to m and reads the page's every
+ * series there instead of t's own. */
+#define CP_PAGE(p)                                                                         \
+	"(" p "t.case_name, " p "t.image_ref, " p "t.gfx, " p "t.device_id)"                \
+	" >= (?5, ?6, ?7, ?8) AND (" p "t.case_name, " p "t.image_ref, " p "t.gfx, "        \
+	p "t.device_id) <= (?9, ?10, ?11, ?12)"
+#define CP_ORDER(m) " ORDER BY t.case_name, t.image_ref, t.gfx, t.device_id, "            \
+	m ".started_us, " m ".sweep"
+
+/* SQLite: from the later of the series' Nth newest night and its last
+ * accepted change, one bound of m's key range, read once a series. */
+static const char cp_nights_lite[] =
+	"SELECT t.case_name, t.image_ref, t.gfx, t.device_id, m.sweep, m.started_us, m.median_ms"
+	" FROM perf_medians t CROSS JOIN perf_medians m ON" CP_KEY("m") " AND m.started_us <= ?3"
+	" AND m.started_us >= MAX(COALESCE((SELECT x.started_us FROM perf_medians x"
+	CP_LIVE("y", "x") "  WHERE" CP_KEY("x") " AND x.started_us <= ?3"
+	"  ORDER BY x.started_us DESC, x.sweep DESC LIMIT 1 OFFSET ?4 - 1), 0), " CP_ACCEPTED ")"
+	CP_LIVE("s", "m") " WHERE t.sweep = ?2 AND t.label = ?1 AND " CP_PAGE("+") CP_ORDER("m");
+
+/* PostgreSQL: the sweeps a night may not be from are read once (a hashed
+ * subquery; a join read the sweeps of each night of each series). */
+static const char cp_nights_pg[] =
+	"SELECT t.case_name, t.image_ref, t.gfx, t.device_id, w.sweep, w.started_us, w.median_ms"
+	" FROM perf_medians t CROSS JOIN LATERAL (SELECT m.sweep, m.started_us, m.median_ms"
+	"  FROM perf_medians m WHERE" CP_KEY("m") " AND m.started_us <= ?3"
+	"  AND m.sweep NOT IN (SELECT id FROM sweeps"
+	"   WHERE (state = 'finished' OR id = ?2) IS NOT TRUE)"
+	"  AND m.started_us >= " CP_ACCEPTED
+	"  ORDER BY m.started_us DESC, m.sweep DESC LIMIT ?4) w"
+	" WHERE t.sweep = ?2 AND t.label = ?1 AND " CP_PAGE("") CP_ORDER("w");
+
 static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 	[HSQL_MEDIAN_PUT] = {
 		"INSERT OR REPLACE INTO " MEDIAN_COLS,
@@ -68,6 +114,7 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 		"INSERT INTO " ACCEPT_COLS " VALUES(?1, ?2, ?3, ?4, ?5)"
 		" ON CONFLICT(label, case_name, started_us, sweep) DO UPDATE SET " EX("accepted"),
 	},
+	[HSQL_CP_NIGHTS] = { cp_nights_lite, cp_nights_pg },
 	[HSQL_PLANNED_PUT] = {
 		"INSERT OR REPLACE INTO planned VALUES(?1, ?2, ?3, ?4)",
 		"INSERT INTO planned VALUES(?1, ?2, ?3, ?4)"

@@ -19,6 +19,7 @@ enum history_sql_id {
 	HSQL_MEDIAN_PUT,   /* a night's GPU-time median (history_changes.c) */
 	HSQL_CHANGE_PUT,   /* a change point (history_changes.c) */
 	HSQL_ACCEPT_PUT,   /* an accepted change and when (history_changes_query.c) */
+	HSQL_CP_NIGHTS,    /* a page of series' nights (history_changes_read.c) */
 	HSQL_N
 };
 
