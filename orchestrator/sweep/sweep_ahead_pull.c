@@ -157,14 +157,20 @@ static void finish(struct sweep_puller *p, bool cancel)
 
 static enum ahead_room ask_budget(void *ctx, size_t i)
 {
-	return sweep_budget_ahead(ctx, i);
+	const struct sweep_puller *p = ctx;
+
+	/* A pin by ID has no digest to pull: it is here, or its set-up says
+	 * it is gone. */
+	if (!p->ctx.meta->images[i].digest)
+		return AHEAD_ROOM_HERE;
+	return sweep_budget_ahead(p->ctx.budget, i);
 }
 
 void sweep_puller_tick(struct sweep_puller *p, bool stopping)
 {
 	struct sweep_ahead_view v = { .left = p->ctx.budget->left, .set_up = p->set_up,
 				      .stopping = stopping, .room = ask_budget,
-				      .room_ctx = p->ctx.budget };
+				      .room_ctx = p };
 	size_t i = 0;
 
 	/* --pull never: every image is on the engine already. */
