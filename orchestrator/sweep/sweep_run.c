@@ -355,7 +355,7 @@ static enum image_readiness image_ready(struct run *r, size_t idx, const int *gp
 	struct sweep_image_env *img = image_of(r, c);
 
 	if (img && !img->prepared) {
-		/* Its pull ahead is nearly done: the case waits in line for it,
+		/* Being pulled ahead: the case waits in line for that pull,
 		 * while the loop goes on reading the running cases. */
 		if (sweep_puller_pulling(&r->ahead, i)) {
 			sweep_sched_requeue(&r->sched, idx, c->gpu_count, gpus, n, -1);
@@ -617,7 +617,8 @@ static void run_release(struct run *r)
 	free(r->names);
 	sweep_progress_done(&r->progress);
 	gpu_suspects_release(&r->suspects);
-	/* Killed, not waited for: no case is left to use what it pulls. */
+	/* A pull ahead still running (the sweep stopped) is killed and
+	 * reaped, never waited for. */
 	sweep_puller_release(&r->ahead);
 	sweep_budget_finish(&r->budget);
 	sweep_budget_release(&r->budget);
