@@ -6,6 +6,7 @@
  * removes what it built or pulled, by ID. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -686,6 +687,123 @@ Test(sweep_images, the_next_image_is_pulled_ahead_within_the_budget)
 			     r.out.buf);
 		tool_run_release(&r);
 	}
+	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
+	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
+}
+
+/* The processes whose parent is pid, into out (at most max). */
+static size_t children_of(pid_t pid, pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && (e = readdir(d)) && n < max) {
+		char path[300], buf[512], *paren;
+		FILE *f;
+		int ppid = 0;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')) &&
+		    sscanf(paren + 1, " %*c %d", &ppid) == 1 && ppid == pid)
+			out[n++] = (pid_t)atoi(e->d_name);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Whether pid still runs (a zombie has ended). */
+static bool running(pid_t pid)
+{
+	cleanup_free char *path = xasprintf("/proc/%ld/stat", (long)pid);
+	char buf[512] = "", *paren;
+	FILE *f = fopen(path, "r");
+	bool up = false;
+
+	if (f && fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')))
+		up = paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+	if (f)
+		fclose(f);
+	return up;
+}
+
+/* Once argv's sweep says it pulls ref ahead: its children (the pull's
+ * among them) into kids, then sig to the sweep. */
+static pid_t sweep_until_ahead(const char *const *argv, const char *ref, int sig, pid_t *kids,
+			       size_t *n_kids)
+{
+	cleanup_free char *err_path = xasprintf("%s/stderr", tenv.root);
+	cleanup_free char *said = xasprintf("pulling %s ahead", ref);
+	pid_t pid = tool_spawn(argv, sw.env, tenv.root);
+
+	cr_assert(wait_for_text(err_path, said, 120), "never said: %s", said);
+	usleep(500000); /* the child is in its pull, held by the registry */
+	*n_kids = children_of(pid, kids, 16);
+	cr_assert_geq(*n_kids, 2, "a worker and the pull's child");
+	kill(pid, sig);
+	return pid;
+}
+
+/* Every one of kids ends within timeout_s. */
+static void expect_gone(const pid_t *kids, size_t n, double timeout_s, const char *when)
+{
+	for (size_t k = 0; k < n; k++) {
+		for (int t = 0; t < timeout_s * 10 && running(kids[k]); t++)
+			usleep(100000);
+		cr_expect_not(running(kids[k]), "%s: child %ld still runs", when, (long)kids[k]);
+	}
+}
+
+/* A pull ahead the registry never finishes: the sweep killed with SIGKILL
+ * takes the pull's child along; `--resume` pulls ahead again, and SIGTERM
+ * then ends the sweep at once (exit 5, interrupted), its pull killed and
+ * reaped, not waited for. */
+Test(sweep_images, a_pull_ahead_never_outlives_its_sweep)
+{
+	char x[160], ref[200];
+	cleanup_free char *slow = fixture_root("slow");
+	cleanup_free char *folder = NULL;
+	pid_t reg, pid, kids[16];
+	size_t n_kids;
+	int port;
+
+	snprintf(x, sizeof(x), "%s-k:x", repo());
+	build_distinct(x, 40);
+	cr_assert_eq(et_sh("docker push -q %s >/dev/null 2>&1 && docker rmi %s >/dev/null 2>&1",
+			   x, x), 0, "%s", x);
+	/* In front of the registry, an engine's pull that never ends. */
+	port = et_registry_front((const char *const[]){ "--hold-blobs", NULL }, &reg);
+	snprintf(ref, sizeof(ref), "127.0.0.1:%d/%s", port, strchr(x, '/') + 1);
+	cr_assert_eq(et_sh("mkdir -p %s/s && cp -r %s %s/s/ && printf 'scenario=slow\\nseconds=20\\n"
+			   "interval=0.5\\n' >%s/s/capture.hrr/pid-4242/sim-scenario", sw.library,
+			   slow, sw.library, sw.library), 0);
+	const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+			       "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--timeout", "120",
+			       "--jobs", "1", "--image", SIM_IMAGE, "--image", ref, "--archive",
+			       sw.library, NULL };
+
+	pid = sweep_until_ahead(argv, ref, SIGKILL, kids, &n_kids);
+	tool_wait(pid, 30);
+	expect_gone(kids, n_kids, 60, "after SIGKILL");
+	folder = only_sweep_folder();
+	{
+		const char *resume[] = { "sweep", "--resume", folder, "--workdir", tenv.workdir,
+					 "--device-root", tenv.devroot, "--sysfs-root", sw.sysfs4,
+					 "--db", sw.dbpath, NULL };
+
+		pid = sweep_until_ahead(resume, ref, SIGTERM, kids, &n_kids);
+		cr_expect_eq(tool_wait(pid, 60), 5, "interrupted, not waiting for the pull");
+		expect_gone(kids, n_kids, 5, "after SIGTERM");
+	}
+	cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", ref) != 0, "never pulled");
+	kill(reg, SIGKILL);
+	waitpid(reg, NULL, 0);
 	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
 	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
 }
