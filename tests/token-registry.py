@@ -6,7 +6,13 @@ loopback registry that answers 401 with a Bearer challenge unless the
 request carries a token it issued. Page size of tags/list is forced to
 --page so the client's Link pagination is exercised.
 
-  token-registry.py --port P --upstream 127.0.0.1:5000 --user U --password W
+Without --user and --password it asks for nothing: a plain proxy. With
+--hold-blobs an engine's GET of a blob (any client but this tool's registry
+client, whose User-Agent starts with "hrr-docker-replay") is held open
+without an answer until the proxy is killed: a pull that never ends.
+
+  token-registry.py --port P --upstream 127.0.0.1:5000 [--user U --password W]
+                    [--hold-blobs]
 Prints "listening <port>" once it accepts connections (port 0 picks one).
 """
 import argparse
@@ -17,11 +23,13 @@ import json
 import re
 import secrets
 import sys
+import threading
 import urllib.parse
 
 ARGS = None
 TOKENS = set()
 COUNTS = {"token": 0, "v2": 0}
+HELD = threading.Event()  # never set: a held request waits for the kill
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -64,8 +72,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def _proxy(self):
         COUNTS["v2"] += 1
         auth = self.headers.get("Authorization", "")
-        if not auth.startswith("Bearer ") or auth[7:] not in TOKENS:
+        if ARGS.user and (not auth.startswith("Bearer ") or auth[7:] not in TOKENS):
             return self._challenge()
+        if (ARGS.hold_blobs and self.command == "GET" and "/blobs/" in self.path
+                and not self.headers.get("User-Agent", "").startswith("hrr-docker-replay")):
+            HELD.wait()
+            return None
         path = self.path
         if "/tags/list" in path:
             u = urllib.parse.urlsplit(path)
@@ -106,11 +118,13 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--upstream", required=True)
-    p.add_argument("--user", required=True)
-    p.add_argument("--password", required=True)
+    p.add_argument("--user")
+    p.add_argument("--password")
     p.add_argument("--page", type=int, default=5)
+    p.add_argument("--hold-blobs", action="store_true")
     ARGS = p.parse_args()
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
+    srv.daemon_threads = True
     print(f"listening {srv.server_address[1]}", flush=True)
     try:
         srv.serve_forever()

@@ -221,7 +221,9 @@ static bool own_images_pending(const struct sweep_budget *b, size_t except)
 	return false;
 }
 
-enum budget_room sweep_budget_before_pull(struct sweep_budget *b, size_t i)
+/* Room made for image i, as far as what may go allows: 1 it fits, 0 not,
+ * -1 the record could not be opened (warned when warn). */
+static int room_for(struct sweep_budget *b, size_t i, bool warn)
 {
 	const struct sweep_image *im = &b->meta->images[i];
 	struct image_record rec;
@@ -229,15 +231,11 @@ enum budget_room sweep_budget_before_pull(struct sweep_budget *b, size_t i)
 	long long need = im->manifest_size > 0 ? im->manifest_size : 0;
 	bool fits;
 
-	if (!b->limit || !b->engine)
-		return BUDGET_GO;
-	/* Already here (the user's, or pulled before): nothing to make room for. */
-	if (sweep_pin_name(im) && present(b->engine, sweep_pin_name(im)))
-		return BUDGET_GO;
 	if (image_record_open(&rec, b->dir, &err) < 0) {
-		events_warning(b->ev, "--image-budget: %s: pulling %s without making room", err.msg,
-			       im->ref);
-		return BUDGET_GO;
+		if (warn)
+			events_warning(b->ev, "--image-budget: %s: pulling %s without making room",
+				       err.msg, im->ref);
+		return -1;
 	}
 	refresh(b, &rec.list);
 	/* Unknown (a pin by ID that went): as large as the largest recorded. */
@@ -248,9 +246,35 @@ enum budget_room sweep_budget_before_pull(struct sweep_budget *b, size_t i)
 	if (image_record_save(&rec, &err) < 0)
 		events_warning(b->ev, "--image-budget: %s", err.msg);
 	image_record_close(&rec);
-	if (fits || !own_images_pending(b, i))
+	return fits;
+}
+
+enum budget_room sweep_budget_before_pull(struct sweep_budget *b, size_t i)
+{
+	const struct sweep_image *im = &b->meta->images[i];
+
+	if (!b->limit || !b->engine)
+		return BUDGET_GO;
+	/* Already here (the user's, or pulled before): nothing to make room for. */
+	if (sweep_pin_name(im) && present(b->engine, sweep_pin_name(im)))
+		return BUDGET_GO;
+	if (room_for(b, i, true) != 0 || !own_images_pending(b, i))
 		return BUDGET_GO;
 	return BUDGET_WAIT;
+}
+
+enum ahead_room sweep_budget_ahead(struct sweep_budget *b, size_t i)
+{
+	const struct sweep_image *im = &b->meta->images[i];
+
+	if (!b->engine || (sweep_pin_name(im) && present(b->engine, sweep_pin_name(im))))
+		return AHEAD_ROOM_HERE;
+	if (!b->limit)
+		return AHEAD_ROOM_FITS;
+	/* Not when it would be pulled anyway, over the budget: that is for
+	 * its own turn to decide (sweep_budget_before_pull), with a record
+	 * that can be read. */
+	return room_for(b, i, false) == 1 ? AHEAD_ROOM_FITS : AHEAD_ROOM_NONE;
 }
 
 void sweep_budget_after_pull(struct sweep_budget *b, size_t i, const char *id, bool pulled)

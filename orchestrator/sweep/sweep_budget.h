@@ -15,6 +15,7 @@
 #include "common/events.h"
 #include "docker/engine.h"
 #include "orchestrator/lease/image_lease.h"
+#include "orchestrator/sweep/sweep_ahead.h"
 #include "orchestrator/sweep/sweep_folder.h"
 #include "orchestrator/sweep/sweep_image_fate.h"
 
@@ -54,8 +55,16 @@ enum budget_room { BUDGET_GO, BUDGET_WAIT };
  * known). BUDGET_WAIT: it does not fit until the sweep's own running
  * images are done; ask again when a case ends. */
 enum budget_room sweep_budget_before_pull(struct sweep_budget *b, size_t i);
-/* After image i was set up: id is its ID, pulled whether this set-up
- * pulled it (then it enters the host's record as the tool's). */
+/* Before image i is pulled ahead, while another image's cases run
+ * (sweep_ahead.h): HERE when the engine has it already; FITS when there
+ * is no budget, or room was made for it without removing anything the
+ * sweep still needs (its own images with cases left are never removed);
+ * NONE otherwise, or when the record cannot be read. */
+enum ahead_room sweep_budget_ahead(struct sweep_budget *b, size_t i);
+/* After image i was set up, or pulled ahead: id is its ID, pulled
+ * whether this set-up or pull brought it (then it enters the host's
+ * record as the tool's, and its fate says when). A set-up that finds an
+ * image pulled ahead says pulled false: the pull ahead said it already. */
 void sweep_budget_after_pull(struct sweep_budget *b, size_t i, const char *id, bool pulled);
 /* At the sweep's end: what it pulled stays only as far as it fits; each
  * image's fate written to the folder. */

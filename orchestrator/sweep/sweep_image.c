@@ -110,16 +110,21 @@ static void setup_once(struct sweep_image_env *e, const struct replay_host *h,
 		       const struct image_setup *s, const struct sweep_shared *sh,
 		       const struct sweep_image *pin)
 {
+	struct image_setup once = *s;
 	struct error err;
 
 	if (sh->overlay_error[0]) {
 		snprintf(e->error, sizeof(e->error), "--mount-clr: %s", sh->overlay_error);
 		return;
 	}
+	/* Pulled ahead already (--pull always's pull of the digest included):
+	 * found, not pulled again. */
+	if (e->pulled_ahead && once.pull == PULL_ALWAYS)
+		once.pull = PULL_MISSING;
 	/* A resumed sweep, a cluster task and a tag that moved overnight
 	 * replay what was pinned at the start, never what the tag points at
 	 * now. */
-	if (pin_pull(&e->env, h->engine, s, pin, &err) < 0) {
+	if (pin_pull(&e->env, h->engine, &once, pin, &err) < 0) {
 		snprintf(e->error, sizeof(e->error), "image %s: %s", pin->ref, err.msg);
 		return;
 	}
@@ -142,12 +147,31 @@ void sweep_image_prepare(struct sweep_image_env *e, const struct replay_host *h,
 	 * they are not the image's errors. */
 	if (!e->ok && h->engine && engine_ping(h->engine, ERROR_DISCARD) < 0 &&
 	    sweep_engine_wait(h->engine, ev, SWEEP_ENGINE_WAIT_S)) {
+		bool ahead = e->pulled_ahead;
+
 		sweep_image_env_release(e);
+		e->pulled_ahead = ahead;
 		setup_once(e, h, s, sh, pin);
 	}
 	e->prepared = true;
 	if (!e->ok)
 		events_error(ev, "%s", e->error);
+}
+
+int sweep_image_pull(struct engine *engine, const struct image_setup *s,
+		     const struct sweep_image *pin, char **id, bool *pulled, struct error *err)
+{
+	struct image_env env;
+	int r;
+
+	image_env_init(&env);
+	r = pin_pull(&env, engine, s, pin, err);
+	if (r == 0) {
+		*id = steal_pointer(&env.img.id);
+		*pulled = env.img.pulled;
+	}
+	image_env_release(&env);
+	return r;
 }
 
 void sweep_image_failed(struct sweep_image_env *e, const char *why)

@@ -18,6 +18,9 @@ struct sweep_image_env {
 	struct image_env env;          /* the one image set-up's (orchestrator/replay/image_setup.h) */
 	bool prepared;                 /* set up (or failed): ok says which */
 	bool ok;
+	/* Its pin was pulled in the background while another image's cases
+	 * ran (sweep_ahead_pull.h): its set-up finds it, pulls it no more. */
+	bool pulled_ahead;
 	char error[2 * ERROR_MSG_MAX]; /* why not ok */
 };
 
@@ -38,6 +41,13 @@ void sweep_image_env_release(struct sweep_image_env *e);
 void sweep_image_prepare(struct sweep_image_env *e, const struct replay_host *h,
 			 const struct image_setup *s, const struct sweep_shared *sh,
 			 const struct sweep_image *pin, const struct job_events *ev);
+/* The pin made present on engine as sweep_image_prepare would (per
+ * s->pull; what a failed pull left removed), without its lookups: a pull
+ * ahead, in its child. *id (the caller frees) its ID, *pulled whether
+ * this pull brought it. */
+int sweep_image_pull(struct engine *engine, const struct image_setup *s,
+		     const struct sweep_image *pin, char **id, bool *pulled, struct error *err)
+	__attribute__((warn_unused_result));
 /* A pin that could not be had: every case of the image is `error`. */
 void sweep_image_failed(struct sweep_image_env *e, const char *why);
 /* --mount-clr's overlay, resolved once for every image; src NULL: none. */

@@ -17,6 +17,7 @@
 #include "orchestrator/lease/gpu_lease.h"
 #include "common/signals.h"
 #include "orchestrator/lease/gpu_holders.h"
+#include "orchestrator/sweep/sweep_ahead_pull.h"
 #include "orchestrator/sweep/sweep_budget.h"
 #include "orchestrator/sweep/sweep_engine.h"
 #include "orchestrator/sweep/sweep_pin.h"
@@ -53,6 +54,7 @@ struct run {
 	struct sweep_progress progress;
 	struct gpu_suspects suspects;
 	struct sweep_budget budget;
+	struct sweep_puller ahead;   /* the next image's pull, in the background */
 	char hostname[256];      /* where the results ran: the Slurm node name in a task */
 	int sig_fd;             /* common/signals.h's pipe, -1 none */
 	bool stopping;
@@ -353,6 +355,12 @@ static enum image_readiness image_ready(struct run *r, size_t idx, const int *gp
 	struct sweep_image_env *img = image_of(r, c);
 
 	if (img && !img->prepared) {
+		/* Being pulled ahead: the case waits in line for that pull,
+		 * while the loop goes on reading the running cases. */
+		if (sweep_puller_pulling(&r->ahead, i)) {
+			sweep_sched_requeue(&r->sched, idx, c->gpu_count, gpus, n, -1);
+			return IMAGE_WAIT;
+		}
 		if (sweep_budget_before_pull(&r->budget, i) == BUDGET_WAIT) {
 			sweep_sched_requeue(&r->sched, idx, c->gpu_count, gpus, n, -1);
 			return IMAGE_WAIT;
@@ -534,14 +542,17 @@ static void forward_signal(struct run *r, int sig)
 
 static void pump(struct run *r)
 {
-	struct pollfd fds[MAX_WORKERS + 1];
+	struct pollfd fds[MAX_WORKERS + 2];
 	size_t n = 0;
 
 	for (size_t k = 0; k < r->n_w; k++)
 		fds[n++] = (struct pollfd){ .fd = r->w[k].fd, .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = sweep_puller_fd(&r->ahead), .events = POLLIN };
 	fds[n++] = (struct pollfd){ .fd = r->sig_fd, .events = POLLIN };
 	if (poll(fds, n, TICK_MS) < 0 && errno != EINTR)
 		return;
+	if (fds[n - 2].revents & (POLLIN | POLLHUP | POLLERR))
+		sweep_puller_readable(&r->ahead);
 	if (fds[n - 1].revents & POLLIN) {
 		char sigs[16];
 		ssize_t got = read(r->sig_fd, sigs, sizeof(sigs));
@@ -591,6 +602,9 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	gpu_suspects_init(&r->suspects, m->plan.n);
 	sweep_budget_init(&r->budget, m, h->engine, m->image_budget, h->owner, in->folder,
 			  in->events);
+	sweep_puller_init(&r->ahead, &(struct sweep_puller_ctx){
+		.meta = m, .imgs = in->imgs, .budget = &r->budget, .setup = in->image,
+		.engine = h->engine, .ev = in->events });
 	replay_host_name(r->hostname, sizeof(r->hostname));
 	install_signals(r);
 }
@@ -603,6 +617,9 @@ static void run_release(struct run *r)
 	free(r->names);
 	sweep_progress_done(&r->progress);
 	gpu_suspects_release(&r->suspects);
+	/* A pull ahead still running (the sweep stopped) is killed and
+	 * reaped, never waited for. */
+	sweep_puller_release(&r->ahead);
 	sweep_budget_finish(&r->budget);
 	sweep_budget_release(&r->budget);
 	signals_release();
@@ -634,6 +651,7 @@ int sweep_run(const struct sweep_run_input *in, struct sweep_run_outcome *out, s
 	sweep_budget_hold(&r.budget);
 	for (;;) {
 		start_what_fits(&r);
+		sweep_puller_tick(&r.ahead, r.stopping);
 		if (!r.n_w && (r.stopping || !r.sched.n_pending))
 			break;
 		pump(&r);

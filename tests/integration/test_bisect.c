@@ -294,30 +294,10 @@ Test(bisect, sixteen_tags_with_htpasswd_auth)
 /* tests/token-registry.py on a free port; *pid its process. */
 static int start_token_registry(pid_t *pid)
 {
-	int fds[2];
-	char line[64] = "";
-	int port = 0;
-	FILE *f;
+	const char *args[] = { "--user", ENGINE_TEST_REG_USER, "--password", ENGINE_TEST_REG_PASS,
+			       "--page", "5", NULL };
 
-	cr_assert_eq(pipe(fds), 0);
-	*pid = fork();
-	cr_assert_geq(*pid, 0);
-	if (*pid == 0) {
-		cleanup_free char *script = xasprintf("%s/tests/token-registry.py", test_source_root());
-
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		execlp("python3", "python3", script, "--upstream", ENGINE_TEST_REGISTRY, "--user",
-		       ENGINE_TEST_REG_USER, "--password", ENGINE_TEST_REG_PASS, "--page", "5",
-		       (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	cr_assert_not_null(fgets(line, sizeof(line), f), "token-registry.py said nothing");
-	fclose(f);
-	cr_assert_eq(sscanf(line, "listening %d", &port), 1, "%s", line);
-	return port;
+	return et_registry_front(args, pid);
 }
 
 Test(bisect, sixteen_tags_with_bearer_tokens_over_pages_of_five)

@@ -6,6 +6,7 @@
  * removes what it built or pulled, by ID. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,6 +505,22 @@ Test(sweep_images, two_sweeps_sharing_an_image_never_remove_it_from_each_other)
 	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
 }
 
+/* count images of distinct layers (labels first, first + 1, ...) named
+ * <repo>-<tag>:i1, i2, ..., pushed to the registry and removed here, each
+ * an --image of argv from *n on. */
+static void registry_images(char (*refs)[160], int count, const char *tag, int first,
+			    const char **argv, size_t *n)
+{
+	for (int i = 0; i < count; i++) {
+		snprintf(refs[i], 160, "%s-%s:i%d", repo(), tag, i + 1);
+		build_distinct(refs[i], first + i);
+		cr_assert_eq(et_sh("docker push -q %s >/dev/null 2>&1 && docker rmi %s >/dev/null "
+				   "2>&1", refs[i], refs[i]), 0, "%s", refs[i]);
+		argv[(*n)++] = "--image";
+		argv[(*n)++] = refs[i];
+	}
+}
+
 /* Results lines of a results file that hold needle. */
 static int lines_with(const char *path, const char *needle)
 {
@@ -530,14 +547,7 @@ Test(sweep_images, resume_after_sigkill_keeps_the_budget)
 	int status, most;
 	pid_t pid;
 
-	for (int i = 0; i < 4; i++) {
-		snprintf(refs[i], sizeof(refs[i]), "%s-r:i%d", repo(), i + 1);
-		build_distinct(refs[i], 20 + i);
-		cr_assert_eq(et_sh("docker push -q %s >/dev/null 2>&1 && docker rmi %s >/dev/null "
-				   "2>&1", refs[i], refs[i]), 0, "%s", refs[i]);
-		argv[n++] = "--image";
-		argv[n++] = refs[i];
-	}
+	registry_images(refs, 4, "r", 20, argv, &n);
 	/* About two images (their simulator base counted once): one pulled
 	 * image (6 MB) and the next one's manifest (4.5 MB) fit, two (9 MB,
 	 * the base once) and the next one's do not. */
@@ -571,6 +581,229 @@ Test(sweep_images, resume_after_sigkill_keeps_the_budget)
 
 		cr_expect_eq(lines_with(results, needle), 3, "%s: 3 results", refs[i]);
 	}
+	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
+	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
+}
+
+/* The latest "finished" of the results of image ref. */
+static long long last_finished(const char *results, const char *ref)
+{
+	struct strbuf t = STRBUF_INIT;
+	long long last = 0;
+
+	cr_assert(read_text(results, &t), "%s", results);
+	for (char *line = strtok(t.buf, "\n"); line; line = strtok(NULL, "\n")) {
+		cleanup_cjson cJSON *o = cJSON_Parse(line);
+		const cJSON *f = cJSON_GetObjectItem(o, "finished");
+
+		if (o && f && !strcmp(field(o, "image"), ref) && (long long)f->valuedouble > last)
+			last = (long long)f->valuedouble;
+	}
+	strbuf_release(&t);
+	return last;
+}
+
+/* Three registry images, two slow cases each, one case at a time, within
+ * a budget of about two images: while image 1's cases run, image 2 is
+ * pulled ahead (said once), so it is on the engine before image 1's last
+ * case ends, and image 3 while image 2's run (image 1 removed first to
+ * make room). Polled every 0.2 s the images the tool pulled are never more
+ * than two; the images pulled ahead are the tool's (pulled, removable),
+ * never taken for the user's. */
+Test(sweep_images, the_next_image_is_pulled_ahead_within_the_budget)
+{
+	char refs[3][160], budget[32];
+	const char *argv[48] = { "sweep", "--workdir", tenv.workdir, "--device-root",
+				 tenv.devroot, "--sysfs-root", sw.sysfs4, "--db", sw.dbpath,
+				 "--timeout", "120", "--jobs", "1", "--image-budget", budget };
+	size_t n = 15;
+	cleanup_free char *slow = fixture_root("slow");
+	cleanup_free char *folder = NULL, *results = NULL;
+	cleanup_free char *err_path = xasprintf("%s/stderr", tenv.root);
+	int status, most;
+	pid_t pid;
+
+	registry_images(refs, 3, "a", 30, argv, &n);
+	/* One pulled image (6 MB) and the next one's manifest (4.5 MB) fit,
+	 * two (9 MB, the simulator's layers once) and a third's do not. */
+	snprintf(budget, sizeof(budget), "%d", 12000000);
+	for (int k = 0; k < 2; k++)
+		cr_assert_eq(et_sh("mkdir -p %s/s%d && cp -r %s %s/s%d/ && printf 'scenario=slow\\n"
+				   "seconds=4\\ninterval=0.5\\n' >%s/s%d/capture.hrr/pid-4242/sim-scenario",
+				   sw.library, k, slow, sw.library, k, sw.library, k), 0);
+	argv[n++] = "--archive";
+	argv[n++] = sw.library;
+	argv[n] = NULL;
+	pid = tool_spawn(argv, sw.env, tenv.root);
+	most = watch_pulled(pid, "none", &status);
+	cr_expect_eq(status, 0, "the sweep passed");
+	cr_expect_leq(most, 2, "never more than two pulled images at once");
+	for (int i = 1; i < 3; i++) {
+		cleanup_free char *said = xasprintf("pulling %s ahead", refs[i]);
+
+		cr_expect_eq(lines_with(err_path, said), 1, "said once: %s", said);
+	}
+	{
+		cleanup_free char *first = xasprintf("pulling %s ahead", refs[0]);
+
+		cr_expect_eq(lines_with(err_path, first), 0, "the first image is not pulled ahead");
+	}
+	folder = only_sweep_folder();
+	results = xasprintf("%s/results.jsonl", folder);
+	{
+		cleanup_cjson cJSON *s = read_json(folder, "summary.json");
+		const cJSON *imgs, *c;
+		int cases = 0;
+
+		cr_assert_not_null(s);
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(s, "cases")) {
+			cases++;
+			cr_expect_str_eq(field(c, "outcome"), "PASS", "%s", field(c, "image"));
+		}
+		cr_expect_eq(cases, 6);
+		imgs = cJSON_GetObjectItem(s, "images");
+		for (int i = 1; i < 3; i++) {
+			const cJSON *im = cJSON_GetArrayItem(imgs, i);
+			const cJSON *pulled = cJSON_GetObjectItem(im, "pulled");
+			long long before = last_finished(results, refs[i - 1]);
+
+			cr_assert_not_null(pulled, "%s: pulled by the tool", refs[i]);
+			cr_expect_lt((long long)pulled->valuedouble, before,
+				     "%s on the engine (%lld) before %s's last case ended (%lld)",
+				     refs[i], (long long)pulled->valuedouble, refs[i - 1], before);
+			cr_expect_str_neq(field(im, "kept"), "the user's", "%s", refs[i]);
+		}
+		cr_expect_not_null(cJSON_GetObjectItem(cJSON_GetArrayItem(imgs, 0), "removed"),
+				   "image 1 removed to make room for image 3");
+	}
+	{
+		/* What was pulled ahead is in the record: gc removes it all. */
+		const char *gc[] = { "gc", "--pulled-images", NULL };
+		struct tool_run r;
+
+		tool_run(&r, gc, sw.env);
+		cr_expect_eq(r.status, 0, "%s", r.err.buf);
+		cr_expect_eq(pulled_count("none"), 0, "gc removed what the sweep pulled: %s",
+			     r.out.buf);
+		tool_run_release(&r);
+	}
+	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
+	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
+}
+
+/* The processes whose parent is pid, into out (at most max). */
+static size_t children_of(pid_t pid, pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && (e = readdir(d)) && n < max) {
+		char path[300], buf[512], *paren;
+		FILE *f;
+		int ppid = 0;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')) &&
+		    sscanf(paren + 1, " %*c %d", &ppid) == 1 && ppid == pid)
+			out[n++] = (pid_t)atoi(e->d_name);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Whether pid still runs (a zombie has ended). */
+static bool running(pid_t pid)
+{
+	cleanup_free char *path = xasprintf("/proc/%ld/stat", (long)pid);
+	char buf[512] = "", *paren;
+	FILE *f = fopen(path, "r");
+	bool up = false;
+
+	if (f && fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')))
+		up = paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+	if (f)
+		fclose(f);
+	return up;
+}
+
+/* Once argv's sweep says it pulls ref ahead: its children (the pull's
+ * among them) into kids, then sig to the sweep. */
+static pid_t sweep_until_ahead(const char *const *argv, const char *ref, int sig, pid_t *kids,
+			       size_t *n_kids)
+{
+	cleanup_free char *err_path = xasprintf("%s/stderr", tenv.root);
+	cleanup_free char *said = xasprintf("pulling %s ahead", ref);
+	pid_t pid = tool_spawn(argv, sw.env, tenv.root);
+
+	cr_assert(wait_for_text(err_path, said, 120), "never said: %s", said);
+	usleep(500000); /* the child is in its pull, held by the registry */
+	*n_kids = children_of(pid, kids, 16);
+	cr_assert_geq(*n_kids, 2, "a worker and the pull's child");
+	kill(pid, sig);
+	return pid;
+}
+
+/* Every one of kids ends within timeout_s. */
+static void expect_gone(const pid_t *kids, size_t n, double timeout_s, const char *when)
+{
+	for (size_t k = 0; k < n; k++) {
+		for (int t = 0; t < timeout_s * 10 && running(kids[k]); t++)
+			usleep(100000);
+		cr_expect_not(running(kids[k]), "%s: child %ld still runs", when, (long)kids[k]);
+	}
+}
+
+/* A pull ahead the registry never finishes: the sweep killed with SIGKILL
+ * takes the pull's child along; `--resume` pulls ahead again, and SIGTERM
+ * then ends the sweep at once (exit 5, interrupted), its pull killed and
+ * reaped, not waited for. */
+Test(sweep_images, a_pull_ahead_never_outlives_its_sweep)
+{
+	char x[160], ref[200];
+	cleanup_free char *slow = fixture_root("slow");
+	cleanup_free char *folder = NULL;
+	pid_t reg, pid, kids[16];
+	size_t n_kids;
+	int port;
+
+	snprintf(x, sizeof(x), "%s-k:x", repo());
+	build_distinct(x, 40);
+	cr_assert_eq(et_sh("docker push -q %s >/dev/null 2>&1 && docker rmi %s >/dev/null 2>&1",
+			   x, x), 0, "%s", x);
+	/* In front of the registry, an engine's pull that never ends. */
+	port = et_registry_front((const char *const[]){ "--hold-blobs", NULL }, &reg);
+	snprintf(ref, sizeof(ref), "127.0.0.1:%d/%s", port, strchr(x, '/') + 1);
+	cr_assert_eq(et_sh("mkdir -p %s/s && cp -r %s %s/s/ && printf 'scenario=slow\\nseconds=20\\n"
+			   "interval=0.5\\n' >%s/s/capture.hrr/pid-4242/sim-scenario", sw.library,
+			   slow, sw.library, sw.library), 0);
+	const char *argv[] = { "sweep", "--workdir", tenv.workdir, "--device-root", tenv.devroot,
+			       "--sysfs-root", sw.sysfs4, "--db", sw.dbpath, "--timeout", "120",
+			       "--jobs", "1", "--image", SIM_IMAGE, "--image", ref, "--archive",
+			       sw.library, NULL };
+
+	pid = sweep_until_ahead(argv, ref, SIGKILL, kids, &n_kids);
+	tool_wait(pid, 30);
+	expect_gone(kids, n_kids, 60, "after SIGKILL");
+	folder = only_sweep_folder();
+	{
+		const char *resume[] = { "sweep", "--resume", folder, "--workdir", tenv.workdir,
+					 "--device-root", tenv.devroot, "--sysfs-root", sw.sysfs4,
+					 "--db", sw.dbpath, NULL };
+
+		pid = sweep_until_ahead(resume, ref, SIGTERM, kids, &n_kids);
+		cr_expect_eq(tool_wait(pid, 60), 5, "interrupted, not waiting for the pull");
+		expect_gone(kids, n_kids, 5, "after SIGTERM");
+	}
+	cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", ref) != 0, "never pulled");
+	kill(reg, SIGKILL);
+	waitpid(reg, NULL, 0);
 	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
 	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
 }

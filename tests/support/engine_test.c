@@ -205,3 +205,35 @@ int et_run_stream(struct engine_stream *s, struct error *err)
 	engine_loop_free(l);
 	return rc;
 }
+
+int et_registry_front(const char *const *args, pid_t *pid)
+{
+	int fds[2];
+	char line[64] = "";
+	int port = 0;
+	FILE *f;
+
+	cr_assert_eq(pipe(fds), 0);
+	*pid = fork();
+	cr_assert_geq(*pid, 0);
+	if (*pid == 0) {
+		const char *argv[24] = { "python3", NULL, "--upstream", ENGINE_TEST_REGISTRY };
+		size_t n = 4;
+		char *script = xasprintf("%s/tests/token-registry.py", test_source_root());
+
+		argv[1] = script;
+		for (size_t i = 0; args && args[i] && n < 23; i++)
+			argv[n++] = args[i];
+		argv[n] = NULL;
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		execvp("python3", (char *const *)argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	cr_assert_not_null(fgets(line, sizeof(line), f), "token-registry.py said nothing");
+	fclose(f);
+	cr_assert_eq(sscanf(line, "listening %d", &port), 1, "%s", line);
+	return port;
+}

@@ -9,6 +9,7 @@
 
 #include "tests/support/scratch.h"
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <cjson/cJSON.h>
 
@@ -36,6 +37,11 @@ long long et_now_ms(void);
 /* Run one stream in a loop of its own to its end (10 s at most, else the
  * test fails); its result. */
 int et_run_stream(struct engine_stream *s, struct error *err);
+
+/* tests/token-registry.py in front of ENGINE_TEST_REGISTRY on a free port,
+ * with args (its options after --upstream, NULL-ended); its port, *pid its
+ * process (the caller kills it). */
+int et_registry_front(const char *const *args, pid_t *pid);
 
 /* ---- a real engine ---- */
 struct engine *et_engine(void);
