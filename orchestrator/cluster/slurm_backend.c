@@ -73,12 +73,12 @@ static int task_pool(const struct gpu_topology *t, int *ordinals, size_t max, si
 	return 0;
 }
 
-static char *task_results(const char *folder)
+static char *task_tag(void)
 {
 	const char *job = getenv("SLURM_ARRAY_JOB_ID"), *task = getenv("SLURM_ARRAY_TASK_ID");
 
 	if (job && *job && task && *task)
-		return xasprintf("%s/results.%s_%s.jsonl", folder, job, task);
+		return xasprintf("%s_%s", job, task);
 	return NULL;
 }
 
@@ -108,7 +108,7 @@ const struct sweep_backend slurm_backend = {
 	.submit = submit,
 	.task_here = slurm_task_here,
 	.task_pool = task_pool,
-	.task_results = task_results,
+	.task_tag = task_tag,
 	.task_may_start = task_may_start,
 	.status = status,
 	.record = sweep_slurm_record,

@@ -34,10 +34,10 @@ void sweep_backends_status(const char *folder, struct strbuf *out)
 		sweep_backends[i]->status(folder, out);
 }
 
-char *sweep_backends_task_results(const char *folder)
+char *sweep_backends_task_tag(void)
 {
 	for (size_t i = 0; i < N_BACKENDS; i++) {
-		char *r = sweep_backends[i]->task_results(folder);
+		char *r = sweep_backends[i]->task_tag();
 
 		if (r)
 			return r;

@@ -54,9 +54,10 @@ struct sweep_backend {
 	/* A task's GPU pool: the host ordinals it was given (said to ev, a stage). */
 	int (*task_pool)(const struct gpu_topology *t, int *ordinals, size_t max, size_t *n,
 			 const struct job_events *ev, struct error *err);
-	/* A task's own results file in folder (caller frees), so that tasks
-	 * never append to one file over the network; NULL: results.jsonl. */
-	char *(*task_results)(const char *folder);
+	/* A task's own name, "<job>_<task>" (caller frees): its results and
+	 * images files in the sweep folder carry it, so that tasks never
+	 * append to one file over the network; NULL: not one of its tasks. */
+	char *(*task_tag)(void);
 	/* Whether a task may still start a case that may take timeout_s (> 0). */
 	/* No: a warning to ev says why. */
 	bool (*task_may_start)(long timeout_s, const char *case_name, const struct job_events *ev);
@@ -72,8 +73,8 @@ const struct sweep_backend *sweep_backend_named(const char *name);
 const struct sweep_backend *sweep_backend_of_task(void);
 /* Every backend's status of folder, appended to out. */
 void sweep_backends_status(const char *folder, struct strbuf *out);
-/* With --shard: the first backend's task results file in folder, or NULL. */
-char *sweep_backends_task_results(const char *folder);
+/* With --shard: the first backend's task name, or NULL. */
+char *sweep_backends_task_tag(void);
 /* The first backend's record of folder as the history keeps it beside the
  * sweep's options, under "backend": {"name": "slurm", "record": {...}}
  * (JSON text, caller frees); NULL: none, or one that is not JSON. */

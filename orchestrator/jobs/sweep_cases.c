@@ -9,24 +9,15 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
-char *sweep_cases_results_path(const struct sweep_work *j)
+char *sweep_cases_task_tag(const struct sweep_work *j)
 {
-	char *own = j->req->have_shard ? sweep_backends_task_results(j->folder) : NULL;
-
-	return own ? own : xasprintf("%s/%s", j->folder, SWEEP_RESULTS_FILE);
+	return j->req->have_shard ? sweep_backends_task_tag() : NULL;
 }
 
-char *sweep_cases_task_tag(const char *results_path)
+char *sweep_cases_results_path(const char *folder, const char *tag)
 {
-	const char *base = strrchr(results_path, '/');
-	size_t n;
-
-	base = base ? base + 1 : results_path;
-	n = strlen(base);
-	if (!strcmp(base, SWEEP_RESULTS_FILE) || strncmp(base, "results.", 8) || n <= 8 + 6 ||
-	    strcmp(base + n - 6, ".jsonl"))
-		return NULL;
-	return xstrndup(base + 8, n - 8 - 6);
+	return tag ? xasprintf("%s/results.%s.jsonl", folder, tag)
+		   : xasprintf("%s/%s", folder, SWEEP_RESULTS_FILE);
 }
 
 /* A shard I/N of the listed plan indexes (what a submission wrote for

@@ -206,12 +206,15 @@ static enum sweep_end run_cases(struct sweep_work *j, const size_t *cases, size_
 	const struct sweep_request *req = j->req;
 	struct sweep_run_outcome out = { 0 };
 	struct error err;
-	cleanup_free char *rpath = sweep_cases_results_path(j);
-	cleanup_free char *tag = sweep_cases_task_tag(rpath);
+	cleanup_free char *tag = sweep_cases_task_tag(j);
+	cleanup_free char *rpath = sweep_cases_results_path(j->folder, tag);
+	/* A cluster task writes its images' fates to a file of its own. */
+	cleanup_free char *images_path = sweep_image_fates_path(j->folder, tag);
 	cleanup_free enum sweep_base *base = baseline_of(j);
 	struct perf_adaptive_base *perf_base = perf_base_of(j);
 	struct sweep_run_input in = {
 		.meta = &j->meta, .folder = j->folder, .results_path = rpath,
+		.images_path = images_path,
 		.policy = &j->set.policy, .sysfs_root = j->set.sysfs_root,
 		.device_root = j->set.device_root, .devices = j->set.devices,
 		.quarantine_gpus = req->quarantine_gpus, .host = &j->host, .imgs = j->imgs,
@@ -225,8 +228,6 @@ static enum sweep_end run_cases(struct sweep_work *j, const size_t *cases, size_
 	enum sweep_end end;
 	int rc;
 
-	/* A cluster task writes its images' fates to a file of its own. */
-	sweep_image_fates_task_file(tag);
 	rc = sweep_run(&in, &out, &err);
 
 	/* Before finish, which releases the plan they are counted by. */

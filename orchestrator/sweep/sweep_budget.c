@@ -31,7 +31,7 @@ static void hold_update(struct sweep_budget *b)
 }
 
 void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struct engine *e,
-		       long long limit, const char *owner, const char *folder,
+		       long long limit, const char *owner, const char *fates_path,
 		       const struct job_events *ev)
 {
 	struct error err;
@@ -47,11 +47,11 @@ void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struc
 	b->left = xcalloc(m->n_images + 1, sizeof(*b->left));
 	b->ids = xcalloc(m->n_images + 1, sizeof(*b->ids));
 	b->ours = xcalloc(m->n_images + 1, sizeof(*b->ours));
-	b->folder = folder;
+	b->fates_path = fates_path;
 	sweep_image_fates_init(&b->fates, m->n_images);
 	/* A resumed run carries on what the earlier run knew (when it pulled). */
-	if (folder)
-		(void)sweep_image_fates_read(folder, &b->fates, ERROR_DISCARD);
+	if (fates_path)
+		(void)sweep_image_fates_read(fates_path, &b->fates, ERROR_DISCARD);
 	b->peak = b->fates.peak;
 	/* Per process: two Slurm tasks of one sweep on a node hold apart. */
 	cleanup_free char *who = xasprintf("%s-%ld", m->id, (long)getpid());
@@ -354,7 +354,7 @@ static void fates_write(struct sweep_budget *b)
 			b->fates.v[i].fate = why_kept(b, i);
 	if (b->peak > b->fates.peak)
 		b->fates.peak = b->peak;
-	if (b->folder && sweep_image_fates_write(b->folder, &b->fates, &err) < 0)
+	if (b->fates_path && sweep_image_fates_write(b->fates_path, &b->fates, &err) < 0)
 		events_warning(b->ev, "the sweep's images: %s", err.msg);
 }
 

@@ -31,17 +31,17 @@ struct sweep_budget {
 	bool *ours;             /* per image: this tool pulled it */
 	struct image_hold hold;
 	long long used, peak;   /* bytes the tool's pulled images take, now and at most */
-	const char *folder;     /* the sweep folder: its images' fates go there; NULL none */
+	const char *fates_path; /* the run's images' fates file in the sweep folder; NULL none */
 	struct sweep_image_fates fates;
 };
 
 /* limit 0: nothing is removed and nothing recorded, but the sweep still
  * holds its images (another sweep's budget leaves them alone); a hold that
- * cannot be taken is a warning under a budget. folder (may be NULL): the
- * sweep folder whose images' fates (sweep_image_fate.h) an earlier run
- * left and the finish writes anew. */
+ * cannot be taken is a warning under a budget. fates_path (may be NULL):
+ * the file of the images' fates (sweep_image_fate.h) an earlier run left
+ * and the finish writes anew. */
 void sweep_budget_init(struct sweep_budget *b, const struct sweep_meta *m, struct engine *e,
-		       long long limit, const char *owner, const char *folder,
+		       long long limit, const char *owner, const char *fates_path,
 		       const struct job_events *ev);
 void sweep_budget_release(struct sweep_budget *b);
 /* Every case queued: the hold lists the sweep's images from now on. */

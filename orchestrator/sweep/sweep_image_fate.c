@@ -14,8 +14,6 @@
 
 #define FILE_MAX (1u << 20)
 
-static char task_file[192];
-
 static const char *const names[] = {
 	[IMAGE_FATE_REMOVED] = "removed",
 	[IMAGE_FATE_USERS] = "the user's",
@@ -54,23 +52,15 @@ bool image_fate_parse(const char *name, enum image_fate *out)
 	return false;
 }
 
-void sweep_image_fates_task_file(const char *task)
+char *sweep_image_fates_path(const char *folder, const char *task)
 {
-	if (task)
-		snprintf(task_file, sizeof(task_file), "images.%s.json", task);
-	else
-		task_file[0] = '\0';
+	return task ? xasprintf("%s/images.%s.json", folder, task)
+		    : xasprintf("%s/%s", folder, SWEEP_IMAGES_FILE);
 }
 
-static char *own_path(const char *folder)
-{
-	return xasprintf("%s/%s", folder, task_file[0] ? task_file : SWEEP_IMAGES_FILE);
-}
-
-int sweep_image_fates_write(const char *folder, const struct sweep_image_fates *f,
+int sweep_image_fates_write(const char *path, const struct sweep_image_fates *f,
 			    struct error *err)
 {
-	cleanup_free char *path = own_path(folder);
 	cleanup_cjson cJSON *o = cJSON_CreateObject();
 	cJSON *a = cJSON_AddArrayToObject(o, "images");
 	cleanup_free char *text = NULL, *line = NULL;
@@ -95,15 +85,7 @@ int sweep_image_fates_write(const char *folder, const struct sweep_image_fates *
 	return fs_write_atomic(path, line, strlen(line), 0644, err);
 }
 
-int sweep_image_fates_read(const char *folder, struct sweep_image_fates *f, struct error *err)
-{
-	cleanup_free char *path = own_path(folder);
-
-	return sweep_image_fates_read_file(path, f, err);
-}
-
-int sweep_image_fates_read_file(const char *path, struct sweep_image_fates *f,
-				struct error *err)
+int sweep_image_fates_read(const char *path, struct sweep_image_fates *f, struct error *err)
 {
 	cleanup_strbuf struct strbuf text = STRBUF_INIT;
 	cleanup_cjson cJSON *o = NULL;

@@ -4,7 +4,7 @@
  * Kept in the sweep folder as SWEEP_IMAGES_FILE, written by the sweep's
  * run as it ends (a resumed run carries the earlier run's on) and read by
  * its end for the reports; this file is its one codec. A cluster task
- * writes a file of its own (sweep_image_fates_task_file), and the merge
+ * writes a file of its own (sweep_image_fates_path), and the merge
  * combines them per node (sweep_image_nodes.h). */
 #ifndef HRR_SWEEP_SWEEP_IMAGE_FATE_H
 #define HRR_SWEEP_SWEEP_IMAGE_FATE_H
@@ -46,22 +46,18 @@ void sweep_image_fates_release(struct sweep_image_fates *f);
 const char *image_fate_name(enum image_fate f);
 bool image_fate_parse(const char *name, enum image_fate *out);
 
-/* A cluster task's own file in the sweep folder, "images.<task>.json"
- * (task: its results file's tag, "<job>_<task>"), so tasks on several nodes
- * never write one file; set once by the jobs layer before the task's run,
- * the one process-wide setting of this codec, as sweep_budget is handed
- * only the folder. NULL (the default): SWEEP_IMAGES_FILE. */
-void sweep_image_fates_task_file(const char *task);
+/* The file of a run's images' fates in the sweep folder; caller frees.
+ * task NULL: SWEEP_IMAGES_FILE; a cluster task's (task: its results
+ * file's tag, "<job>_<task>"): "images.<task>.json", so tasks on several
+ * nodes never write one file. */
+char *sweep_image_fates_path(const char *folder, const char *task);
 
-/* Into this process's file in folder (f->host, or this host's name when ""). */
-int sweep_image_fates_write(const char *folder, const struct sweep_image_fates *f,
+/* Into path (f->host, or this host's name when ""). */
+int sweep_image_fates_write(const char *path, const struct sweep_image_fates *f,
 			    struct error *err) __attribute__((warn_unused_result));
 /* Into f, already sized to plan.json's images (entries beyond it are
  * dropped). ERR_NOT_FOUND: no file (a sweep from before, or killed
  * before its end). */
-int sweep_image_fates_read(const char *folder, struct sweep_image_fates *f, struct error *err);
-/* The same from one file of the folder (a task's). */
-int sweep_image_fates_read_file(const char *path, struct sweep_image_fates *f,
-				struct error *err);
+int sweep_image_fates_read(const char *path, struct sweep_image_fates *f, struct error *err);
 
 #endif

@@ -122,7 +122,7 @@ int sweep_image_nodes_read(const char *folder, size_t n_images, struct sweep_ima
 		cleanup_free char *path = xasprintf("%s/%s", folder, names[i]->d_name);
 
 		sweep_image_fates_init(&files[got], n_images);
-		if (sweep_image_fates_read_file(path, &files[got], ERROR_DISCARD) == 0) {
+		if (sweep_image_fates_read(path, &files[got], ERROR_DISCARD) == 0) {
 			tasks += strcmp(names[i]->d_name, SWEEP_IMAGES_FILE) != 0;
 			got++;
 		} else {

@@ -600,7 +600,7 @@ static void run_init(struct run *r, const struct sweep_run_input *in, struct swe
 	r->held.fetched = -1e9;
 	sweep_progress_init(&r->progress, in->n_cases, in->events);
 	gpu_suspects_init(&r->suspects, m->plan.n);
-	sweep_budget_init(&r->budget, m, h->engine, m->image_budget, h->owner, in->folder,
+	sweep_budget_init(&r->budget, m, h->engine, m->image_budget, h->owner, in->images_path,
 			  in->events);
 	sweep_puller_init(&r->ahead, &(struct sweep_puller_ctx){
 		.meta = m, .imgs = in->imgs, .budget = &r->budget, .setup = in->image,

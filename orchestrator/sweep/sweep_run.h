@@ -21,6 +21,7 @@ struct sweep_run_input {
 	const struct sweep_meta *meta;
 	const char *folder;
 	const char *results_path;
+	const char *images_path;            /* the run's images' fates (sweep_image_fate.h) */
 	const struct replay_desc *policy;   /* every case's (sweep_worker.h) */
 	const char *sysfs_root, *device_root;
 	enum device_mode devices;           /* --devices */

@@ -107,6 +107,7 @@ Test(image_layers, a_shared_base_counts_once_and_unknown_layers_whole)
 Test(sweep_image_fate, the_fates_of_a_sweeps_images_survive_their_file)
 {
 	cleanup_free char *dir = scratch_dir("image-fates");
+	cleanup_free char *path = sweep_image_fates_path(dir, NULL);
 	struct sweep_image_fates f, back;
 	struct error err;
 
@@ -115,9 +116,9 @@ Test(sweep_image_fate, the_fates_of_a_sweeps_images_survive_their_file)
 	f.v[0] = (struct sweep_image_fate){ .pulled = 10, .removed = 20,
 					    .fate = IMAGE_FATE_REMOVED };
 	f.v[1] = (struct sweep_image_fate){ .pulled = 30, .fate = IMAGE_FATE_HELD };
-	cr_assert_eq(sweep_image_fates_write(dir, &f, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_image_fates_write(path, &f, &err), 0, "%s", err.msg);
 	sweep_image_fates_init(&back, 2);
-	cr_assert_eq(sweep_image_fates_read(dir, &back, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_image_fates_read(path, &back, &err), 0, "%s", err.msg);
 	cr_expect_eq(back.peak, 12345);
 	cr_expect_eq(back.v[0].removed, 20);
 	cr_expect_eq(back.v[0].fate, IMAGE_FATE_REMOVED);
@@ -129,7 +130,7 @@ Test(sweep_image_fate, the_fates_of_a_sweeps_images_survive_their_file)
 	scratch_remove(dir);
 	dir[0] = '\0';
 	sweep_image_fates_init(&back, 1);
-	cr_expect_eq(sweep_image_fates_read("/nonexistent-folder", &back, &err), -1);
+	cr_expect_eq(sweep_image_fates_read("/nonexistent-folder/images.json", &back, &err), -1);
 	cr_expect_eq(err.kind, ERR_NOT_FOUND);
 	sweep_image_fates_release(&back);
 }

@@ -110,19 +110,20 @@ Test(sweep_image_nodes, files_group_by_host_in_host_order)
 Test(sweep_image_nodes, each_tasks_file_is_read_back_per_node)
 {
 	cleanup_free char *dir = scratch_dir("image-nodes");
+	cleanup_free char *task0 = sweep_image_fates_path(dir, "41_0");
+	cleanup_free char *task1 = sweep_image_fates_path(dir, "41_1");
+	cleanup_free char *single = sweep_image_fates_path(dir, NULL);
 	struct sweep_image_fates f;
 	struct sweep_image_nodes nodes;
 	struct error err;
 
+	cr_expect(strstr(task0, "/images.41_0.json") != NULL, "%s", task0);
 	fates_on(&f, "n1", 100);
 	f.v[1] = (struct sweep_image_fate){ .pulled = 7, .removed = 8, .fate = IMAGE_FATE_REMOVED };
-	sweep_image_fates_task_file("41_0");
-	cr_assert_eq(sweep_image_fates_write(dir, &f, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_image_fates_write(task0, &f, &err), 0, "%s", err.msg);
 	snprintf(f.host, sizeof(f.host), "n2");
 	f.peak = 200;
-	sweep_image_fates_task_file("41_1");
-	cr_assert_eq(sweep_image_fates_write(dir, &f, &err), 0, "%s", err.msg);
-	sweep_image_fates_task_file(NULL);
+	cr_assert_eq(sweep_image_fates_write(task1, &f, &err), 0, "%s", err.msg);
 	cr_assert_eq(sweep_image_nodes_read(dir, 3, &nodes, &err), 0, "%s", err.msg);
 	cr_expect_eq(nodes.tasks, 2);
 	cr_assert_eq(nodes.n, 2);
@@ -131,7 +132,7 @@ Test(sweep_image_nodes, each_tasks_file_is_read_back_per_node)
 	cr_expect_eq(nodes.v[1].peak, 200);
 	sweep_image_nodes_release(&nodes);
 	/* A single host's file, written as before: one node, no task. */
-	cr_assert_eq(sweep_image_fates_write(dir, &f, &err), 0, "%s", err.msg);
+	cr_assert_eq(sweep_image_fates_write(single, &f, &err), 0, "%s", err.msg);
 	cr_assert_eq(sweep_image_nodes_read(dir, 3, &nodes, &err), 0, "%s", err.msg);
 	cr_expect_eq(nodes.tasks, 2);
 	cr_expect_eq(nodes.n, 2, "n2's task and images.json combine");
