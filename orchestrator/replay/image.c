@@ -68,12 +68,33 @@ static int pull(struct engine *e, const char *image, const struct job_events *ev
 	return ret;
 }
 
+bool image_pull_brought(const char *id_before, const char *id_after)
+{
+	return id_after && (!id_before || strcmp(id_before, id_after) != 0);
+}
+
+/* What the reference names on the engine before any pull: 0 with *id
+ * (NULL when absent; else the inspect's facts stay in inspect), -1 when
+ * the engine could not say. */
+static int id_before_pull(struct engine *e, const char *image, struct engine_image_info *inspect,
+			  const char **id, struct error *err)
+{
+	*id = NULL;
+	if (engine_image_inspect(e, image, inspect, err) == 0) {
+		*id = inspect->id;
+		return 0;
+	}
+	return err->kind == ERR_NOT_FOUND ? 0 : -1;
+}
+
 int image_ensure(struct engine *e, const char *image, enum pull_policy policy,
 		 const struct job_events *ev, int verbosity,
 		 struct image_facts *out, struct error *err)
 {
 	struct image_ref ref = { 0 };
 	struct engine_image_info inspect = { 0 };
+	cleanup_free char *before = NULL;
+	const char *here;
 	double t0;
 	int ret = -1;
 
@@ -86,28 +107,30 @@ int image_ensure(struct engine *e, const char *image, enum pull_policy policy,
 	}
 	out->ref = xstrdup(image);
 	out->repository = xstrdup(ref.repository);
-	if (policy != PULL_ALWAYS) {
-		if (engine_image_inspect(e, image, &inspect, err) == 0)
-			goto have_image;
-		if (err->kind != ERR_NOT_FOUND)
-			goto out;
-		if (policy == PULL_NEVER) {
-			error_set(err, ERR_NOT_FOUND, 404,
-				  "image %s is not present and --pull never was given; pull it or use --pull missing",
-				  image);
-			goto out;
-		}
+	/* --pull always inspects too: a pull that finds the ID the
+	 * reference named before brought nothing (the image is the user's). */
+	if (id_before_pull(e, image, &inspect, &here, err) < 0)
+		goto out;
+	if (here && policy != PULL_ALWAYS)
+		goto have_image;
+	if (!here && policy == PULL_NEVER) {
+		error_set(err, ERR_NOT_FOUND, 404,
+			  "image %s is not present and --pull never was given; pull it or use --pull missing",
+			  image);
+		goto out;
 	}
+	before = here ? xstrdup(here) : NULL;
+	engine_image_info_release(&inspect);
 	t0 = monotonic_now();
 	out->pull_tried = true;
 	if (pull(e, image, ev, verbosity, &ref, err) < 0)
 		goto out;
 	out->pull_s = monotonic_now() - t0;
-	out->pulled = true;
 	if (engine_image_inspect(e, image, &inspect, err) < 0) {
 		error_prefix(err, "after pulling %s: ", image);
 		goto out;
 	}
+	out->pulled = image_pull_brought(before, inspect.id);
 have_image:
 	image_facts_take(out, &inspect);
 	ret = 0;

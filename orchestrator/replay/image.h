@@ -22,7 +22,7 @@ struct image_facts {
 	char *repository; /* "rocm/vllm" */
 	struct strvec env; /* Config.Env */
 	double pull_s;    /* 0 when no pull happened */
-	bool pulled;
+	bool pulled;      /* the pull brought an ID the reference did not name before */
 	bool pull_tried;  /* a pull was started: its failure is the "pull" stage */
 };
 
@@ -35,6 +35,12 @@ __attribute__((warn_unused_result))
 int image_ensure(struct engine *e, const char *image, enum pull_policy policy,
 		 const struct job_events *ev, int verbosity,
 		 struct image_facts *out, struct error *err);
+
+/* Whether a pull brought its image: the ID the reference names after it
+ * (NULL: none) is not the one it named before it (NULL: none). The same ID
+ * re-pulled (--pull always) was the user's and stays the user's; a tag
+ * that moved brought a new ID, and the old one is left as it was. */
+bool image_pull_brought(const char *id_before, const char *id_after);
 
 /* What an image answered once, kept under the host's cache dir by image
  * ID (an ID names content, so the answer holds): <cache_dir>/<kind>-<ID

@@ -259,14 +259,20 @@ static void three_passing_cases(void)
 	}
 }
 
-static void image_id_of(const char *ref, char *id, size_t len)
+/* What the inspect's template tmpl says of ref, its first line. */
+static void inspect_of(const char *ref, const char *tmpl, char *out, size_t len)
 {
-	cleanup_free char *cmd = xasprintf("docker image inspect -f '{{.Id}}' %s", ref);
+	cleanup_free char *cmd = xasprintf("docker image inspect -f '%s' %s", tmpl, ref);
 	FILE *p = popen(cmd, "r");
 
-	cr_assert(p && fgets(id, (int)len, p), "%s", cmd);
-	id[strcspn(id, "\n")] = '\0';
+	cr_assert(p && fgets(out, (int)len, p), "%s", cmd);
+	out[strcspn(out, "\n")] = '\0';
 	pclose(p);
+}
+
+static void image_id_of(const char *ref, char *id, size_t len)
+{
+	inspect_of(ref, "{{.Id}}", id, len);
 }
 
 /* The shared base of the budget test: the simulator plus 40 MB of zeros
@@ -804,6 +810,59 @@ Test(sweep_images, a_pull_ahead_never_outlives_its_sweep)
 	cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", ref) != 0, "never pulled");
 	kill(reg, SIGKILL);
 	waitpid(reg, NULL, 0);
+	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
+	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
+}
+
+/* --pull always under a budget over the user's image (pulled from the
+ * registry before the sweep) and another: its pull finds the ID it had,
+ * so it stays the user's: never in the host's record, never removed by
+ * the budget (about one image) nor by gc --pulled-images. */
+Test(sweep_images, a_pull_always_of_the_users_image_leaves_it_the_users)
+{
+	char refs[1][160], user[160], user_id[128] = "", digest[256] = "";
+	const char *argv[48] = { "sweep", "--workdir", tenv.workdir, "--device-root",
+				 tenv.devroot, "--sysfs-root", sw.sysfs4, "--db", sw.dbpath,
+				 "--timeout", "120", "--jobs", "1", "--pull", "always",
+				 "--image-budget", "8000000", "-q", "--image", user };
+	const char *gc[] = { "gc", "--pulled-images", NULL };
+	size_t n = 20;
+	cleanup_free char *record = xasprintf("%s/pulled-images", sw.lockdir);
+	cleanup_free char *folder = NULL;
+	cleanup_cjson cJSON *s = NULL;
+	struct tool_run r;
+
+	snprintf(user, sizeof(user), "%s-u:mine", repo());
+	build_distinct(user, 40);
+	cr_assert_eq(et_sh("docker push -q %s >/dev/null 2>&1", user), 0, "%s", user);
+	inspect_of(user, "{{index .RepoDigests 0}}", digest, sizeof(digest));
+	/* Pulled by its digest alone: no tag of the user's keeps it when
+	 * that digest is untagged. */
+	cr_assert_eq(et_sh("docker rmi %s >/dev/null 2>&1 && docker pull -q %s >/dev/null 2>&1",
+			   user, digest), 0, "%s", digest);
+	image_id_of(digest, user_id, sizeof(user_id));
+	registry_images(refs, 1, "o", 41, argv, &n);
+	three_passing_cases();
+	argv[n++] = "--archive";
+	argv[n++] = sw.library;
+	argv[n] = NULL;
+	tool_run(&r, argv, sw.env);
+	cr_expect_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", user_id) == 0,
+		  "the user's image survives the sweep");
+	cr_expect_eq(lines_with(record, user_id), 0, "the user's image is not in the record");
+	cr_expect_geq(lines_with(record, "\"id\""), 1, "the other image is: it was pulled");
+	folder = only_sweep_folder();
+	s = read_json(folder, "summary.json");
+	cr_assert_not_null(s);
+	cr_expect_str_eq(field(cJSON_GetArrayItem(cJSON_GetObjectItem(s, "images"), 0), "kept"),
+			 "the user's");
+	tool_run(&r, gc, sw.env);
+	cr_expect_eq(r.status, 0, "%s", r.err.buf);
+	tool_run_release(&r);
+	cr_expect(et_sh("docker image inspect %s >/dev/null 2>&1", user_id) == 0,
+		  "the user's image survives gc --pulled-images");
 	et_sh("docker image ls -q --filter label=org.hrr-docker-replay.test-budget=%ld | "
 	      "xargs -r docker rmi -f >/dev/null 2>&1", (long)getpid());
 }

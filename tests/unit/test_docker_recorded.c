@@ -235,3 +235,43 @@ Test(docker_recorded, a_failed_pull_says_its_context_once)
 	scratch_remove(cfg);
 	engine_close(e);
 }
+
+/* --pull always of an image the engine had, the same ID after the pull:
+ * pulled, and still the user's, not this tool's (issue 43's budget never
+ * removes it). */
+Test(docker_recorded, a_pull_always_that_finds_the_same_id_brought_nothing)
+{
+	struct engine *e = open_recorded();
+	cleanup_free char *cfg = scratch_dir("pull-same");
+	cleanup_free char *pull_req = NULL;
+	struct image_facts f = { 0 };
+	struct error err;
+
+	setenv("DOCKER_CONFIG", cfg, 1);
+	fake_engine_route_json(fe, "GET /v1.51/images/", 200, NULL,
+			       "{\"Id\":\"sha256:aa\",\"RepoDigests\":[\"127.0.0.1:5000/x@sha256:11\"],"
+			       "\"Config\":{\"Env\":[\"PATH=/usr/bin\"]}}");
+	fake_engine_route_str(fe, "POST /v1.51/images/create",
+			      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+			      "{\"status\":\"Status: Image is up to date for 127.0.0.1:5000/x:t\"}\n");
+	cr_assert_eq(image_ensure(e, "127.0.0.1:5000/x:t", PULL_ALWAYS, NULL, -1, &f, &err), 0,
+		     "%s", err.msg);
+	cr_assert(f.pull_tried, "--pull always pulls");
+	cr_assert_str_eq(f.id, "sha256:aa");
+	cr_assert_not(f.pulled, "the ID was on the engine before the pull");
+	pull_req = fake_engine_find_request(fe, "POST /v1.51/images/create");
+	cr_assert_not_null(pull_req);
+	image_facts_release(&f);
+	unsetenv("DOCKER_CONFIG");
+	scratch_remove(cfg);
+	engine_close(e);
+}
+
+Test(image_pulled, a_pull_brought_only_an_id_the_reference_did_not_name_before)
+{
+	cr_assert(image_pull_brought(NULL, "sha256:bb"), "absent before");
+	cr_assert(image_pull_brought("sha256:aa", "sha256:bb"), "the tag moved: the new ID");
+	cr_assert_not(image_pull_brought("sha256:aa", "sha256:aa"), "the user's, re-pulled");
+	cr_assert_not(image_pull_brought("sha256:aa", NULL), "nothing after");
+	cr_assert_not(image_pull_brought(NULL, NULL));
+}
