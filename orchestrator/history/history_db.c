@@ -166,6 +166,8 @@ const char *const history_migrations[] = {
 	 * it started (repo@sha256:... or the image ID; NULL: a result from
 	 * before pins were kept). */
 	"ALTER TABLE results ADD COLUMN image_pin TEXT;",
+	/* 10 -> 11: PostgreSQL's alone (its vacuum after each import). */
+	"SELECT 1;",
 };
 
 char *history_db_default_path(void)
