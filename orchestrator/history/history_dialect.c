@@ -34,9 +34,15 @@ static const char result_put_pg[] =
 	EX("gfx") ", " EX("device_id") ", " EX("perf_warmup") ", " EX("perf_note") ", "
 	EX("driver") ", " EX("line_host") ", " EX("finding_md") ", " EX("image_pin");
 
-#define SAMPLE_COLS                                                                        \
+/* A sample's insert, and the head and tail of one for a result's every
+ * sample (history_perf.c writes its rows between them). */
+#define SAMPLE_HEAD                                                                        \
 	"perf_samples(sweep, case_name, image_ref, attempt, idx, kernel_ms, graph_ms,"     \
-	" total_ms, wall_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+	" total_ms, wall_ms) VALUES"
+#define SAMPLE_COLS SAMPLE_HEAD "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+#define SAMPLE_CONFLICT                                                                    \
+	" ON CONFLICT(sweep, case_name, image_ref, attempt, idx) DO UPDATE SET "            \
+	EX("kernel_ms") ", " EX("graph_ms") ", " EX("total_ms") ", " EX("wall_ms")
 
 #define BISECT_COLS                                                                        \
 	"bisects(id, good, bad, last_good, first_bad, verdict, answer, folder,"            \
@@ -123,10 +129,10 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 	[HSQL_RESULT_PUT] = { "INSERT OR REPLACE INTO " RESULT_COLS, result_put_pg },
 	[HSQL_SAMPLE_PUT] = {
 		"INSERT OR REPLACE INTO " SAMPLE_COLS,
-		"INSERT INTO " SAMPLE_COLS " ON CONFLICT(sweep, case_name, image_ref, attempt, idx)"
-		" DO UPDATE SET " EX("kernel_ms") ", " EX("graph_ms") ", " EX("total_ms") ", "
-		EX("wall_ms"),
+		"INSERT INTO " SAMPLE_COLS SAMPLE_CONFLICT,
 	},
+	[HSQL_SAMPLES_HEAD] = { "INSERT OR REPLACE INTO " SAMPLE_HEAD, "INSERT INTO " SAMPLE_HEAD },
+	[HSQL_SAMPLES_TAIL] = { "", SAMPLE_CONFLICT },
 	[HSQL_BISECT_PUT] = {
 		"INSERT OR REPLACE INTO " BISECT_COLS,
 		"INSERT INTO " BISECT_COLS " ON CONFLICT(id) DO UPDATE SET " EX("good") ", "

@@ -10,7 +10,9 @@ struct history_db;
 enum history_sql_id {
 	HSQL_PLANNED_PUT,  /* ?1 sweep, ?2 idx, ?3 case, ?4 image */
 	HSQL_RESULT_PUT,   /* the 39 columns of history_import.c's insert_results */
-	HSQL_SAMPLE_PUT,   /* one perf sample (history_perf.c) */
+	HSQL_SAMPLE_PUT,   /* one perf sample (history_copy.c) */
+	HSQL_SAMPLES_HEAD, /* a result's perf samples: the insert up to VALUES */
+	HSQL_SAMPLES_TAIL, /* and after its rows (history_perf.c) */
 	HSQL_BISECT_PUT,   /* one bisection's answer (history_reuse.c) */
 	HSQL_TREND_SWEEPS, /* history_trend_sweeps_sql */
 	HSQL_TREND_RESULTS, /* history_trend_results_sql */

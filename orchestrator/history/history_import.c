@@ -133,11 +133,12 @@ static void gpus_text(const struct case_result *r, struct strbuf *out)
 static int insert_results(struct history_db *db, const struct history_sweep *s,
 			  const struct sweep_results *rs, struct error *err)
 {
-	cleanup_stmt struct history_stmt *st = NULL, *samples = NULL, *medians = NULL;
+	cleanup_stmt struct history_stmt *st = NULL, *medians = NULL;
+	cleanup_perf_put struct history_perf_put samples;
 	const char *id = s->id;
 
+	history_perf_put_init(&samples, db);
 	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_RESULT_PUT), &st, err) < 0 ||
-	    history_perf_prepare(db, &samples, err) < 0 ||
 	    history_changes_median_prepare(db, &medians, err) < 0)
 		return -1;
 	for (size_t i = 0; i < rs->n; i++) {
@@ -201,7 +202,7 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		bind_text(st, 39, r->image_pin);
 		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write result", err);
-		if (history_perf_insert(db, samples, id, r, err) < 0 ||
+		if (history_perf_insert(&samples, id, r, err) < 0 ||
 		    history_changes_median_insert(db, medians, s, r, err) < 0)
 			return -1;
 	}

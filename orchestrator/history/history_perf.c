@@ -15,9 +15,42 @@
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/perf/perf_stats.h"
 
-int history_perf_prepare(struct history_db *db, struct history_stmt **st, struct error *err)
+void history_perf_put_init(struct history_perf_put *p, struct history_db *db)
 {
-	return history_sql_prepare(db, history_dialect_sql(db, HSQL_SAMPLE_PUT), st, err);
+	memset(p, 0, sizeof(*p));
+	p->db = db;
+}
+
+void history_perf_put_release(struct history_perf_put *p)
+{
+	for (size_t i = 0; i < PERF_RUNS_MAX; i++)
+		history_finalize(p->by_n[i]);
+	memset(p->by_n, 0, sizeof(p->by_n));
+}
+
+/* The insert of n samples: ?1..?4 the result's key, shared by its rows,
+ * then each row's idx and times. */
+static int samples_stmt(struct history_perf_put *p, size_t n, struct history_stmt **st,
+			struct error *err)
+{
+	cleanup_strbuf struct strbuf sql = STRBUF_INIT;
+
+	if (p->by_n[n - 1]) {
+		*st = p->by_n[n - 1];
+		return 0;
+	}
+	strbuf_addstr(&sql, history_dialect_sql(p->db, HSQL_SAMPLES_HEAD));
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 5 + 5 * i;
+
+		strbuf_addf(&sql, "%s(?1, ?2, ?3, ?4, ?%zu, ?%zu, ?%zu, ?%zu, ?%zu)",
+			    i ? ", " : "", k, k + 1, k + 2, k + 3, k + 4);
+	}
+	strbuf_addstr(&sql, history_dialect_sql(p->db, HSQL_SAMPLES_TAIL));
+	if (history_sql_prepare(p->db, sql.buf, &p->by_n[n - 1], err) < 0)
+		return -1;
+	*st = p->by_n[n - 1];
+	return 0;
 }
 
 static void bind_ms(struct history_stmt *st, int i, double v)
@@ -28,25 +61,43 @@ static void bind_ms(struct history_stmt *st, int i, double v)
 		history_bind_null(st, i);
 }
 
-int history_perf_insert(struct history_db *db, struct history_stmt *st, const char *sweep_id,
+/* Samples [from, from + n) of r (n <= PERF_RUNS_MAX) in one statement. */
+static int insert_rows(struct history_perf_put *p, const char *sweep_id,
+		       const struct case_result *r, size_t from, size_t n, struct error *err)
+{
+	struct history_stmt *st;
+	int rc;
+
+	if (samples_stmt(p, n, &st, err) < 0)
+		return -1;
+	history_reset(st);
+	bind_text(st, 1, sweep_id);
+	bind_text(st, 2, r->case_name);
+	bind_text(st, 3, r->image);
+	history_bind_int(st, 4, r->attempt);
+	for (size_t i = 0; i < n; i++) {
+		const struct perf_sample *x = &r->perf->v[from + i];
+		int k = 5 + 5 * (int)i;
+
+		history_bind_int64(st, k, (long long)(from + i));
+		bind_ms(st, k + 1, x->kernel_ms);
+		bind_ms(st, k + 2, x->graph_ms);
+		bind_ms(st, k + 3, x->total_ms);
+		bind_ms(st, k + 4, x->wall_ms);
+	}
+	if ((rc = history_step(st)) != HISTORY_DONE)
+		return history_sql_error(p->db, rc, "write perf sample", err);
+	return 0;
+}
+
+int history_perf_insert(struct history_perf_put *p, const char *sweep_id,
 			const struct case_result *r, struct error *err)
 {
-	for (size_t i = 0; r->perf && i < r->perf->n; i++) {
-		const struct perf_sample *x = &r->perf->v[i];
-		int rc;
+	for (size_t i = 0; r->perf && i < r->perf->n; i += PERF_RUNS_MAX) {
+		size_t n = r->perf->n - i;
 
-		history_reset(st);
-		bind_text(st, 1, sweep_id);
-		bind_text(st, 2, r->case_name);
-		bind_text(st, 3, r->image);
-		history_bind_int(st, 4, r->attempt);
-		history_bind_int64(st, 5, (long long)i);
-		bind_ms(st, 6, x->kernel_ms);
-		bind_ms(st, 7, x->graph_ms);
-		bind_ms(st, 8, x->total_ms);
-		bind_ms(st, 9, x->wall_ms);
-		if ((rc = history_step(st)) != HISTORY_DONE)
-			return history_sql_error(db, rc, "write perf sample", err);
+		if (insert_rows(p, sweep_id, r, i, n < PERF_RUNS_MAX ? n : PERF_RUNS_MAX, err) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -12,11 +12,20 @@
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/sweep/case_result.h"
 
-/* The import's statement for samples (history_import.c), and one result's
- * samples through it; a result without samples inserts nothing. */
-int history_perf_prepare(struct history_db *db, struct history_stmt **st, struct error *err)
-	__attribute__((warn_unused_result));
-int history_perf_insert(struct history_db *db, struct history_stmt *st, const char *sweep_id,
+/* The import's statements for samples (history_import.c): one insert a
+ * result, of all its samples (a statement each was the most of the
+ * statements an import sent), prepared for each count of samples as it
+ * first comes. A result without samples inserts nothing. */
+struct history_perf_put {
+	struct history_db *db;
+	struct history_stmt *by_n[PERF_RUNS_MAX]; /* [n - 1]: n samples */
+};
+
+void history_perf_put_init(struct history_perf_put *p, struct history_db *db);
+void history_perf_put_release(struct history_perf_put *p);
+#define cleanup_perf_put __attribute__((cleanup(history_perf_put_release)))
+
+int history_perf_insert(struct history_perf_put *p, const char *sweep_id,
 			const struct case_result *r, struct error *err)
 	__attribute__((warn_unused_result));
 
