@@ -44,6 +44,8 @@ static const char result_put_pg[] =
 	" ON CONFLICT(sweep, case_name, image_ref, attempt, idx) DO UPDATE SET "            \
 	EX("kernel_ms") ", " EX("graph_ms") ", " EX("total_ms") ", " EX("wall_ms")
 
+#define PLANNED_CONFLICT " ON CONFLICT(sweep, case_name, image_ref) DO UPDATE SET " EX("idx")
+
 #define BISECT_COLS                                                                        \
 	"bisects(id, good, bad, last_good, first_bad, verdict, answer, folder,"            \
 	" run_options_fp, finished) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
@@ -123,9 +125,10 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 	[HSQL_CP_NIGHTS] = { cp_nights_lite, cp_nights_pg },
 	[HSQL_PLANNED_PUT] = {
 		"INSERT OR REPLACE INTO planned VALUES(?1, ?2, ?3, ?4)",
-		"INSERT INTO planned VALUES(?1, ?2, ?3, ?4)"
-		" ON CONFLICT(sweep, case_name, image_ref) DO UPDATE SET " EX("idx"),
+		"INSERT INTO planned VALUES(?1, ?2, ?3, ?4)" PLANNED_CONFLICT,
 	},
+	[HSQL_PLANNED_HEAD] = { "INSERT OR REPLACE INTO planned VALUES", "INSERT INTO planned VALUES" },
+	[HSQL_PLANNED_TAIL] = { "", PLANNED_CONFLICT },
 	[HSQL_RESULT_PUT] = { "INSERT OR REPLACE INTO " RESULT_COLS, result_put_pg },
 	[HSQL_SAMPLE_PUT] = {
 		"INSERT OR REPLACE INTO " SAMPLE_COLS,

@@ -104,21 +104,64 @@ static int upsert_sweep(struct history_db *db, const struct history_sweep *s, co
 	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "write sweep", err);
 }
 
+/* Planned cases go in PLAN_ROWS a statement (one a row was an eighth of
+ * an import's statements); a batch ends early before a case its rows
+ * already hold, so a later row still replaces an earlier one in turn. */
+#define PLAN_ROWS 64
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static size_t plan_batch(const struct history_planned *p, size_t n)
+{
+	size_t k = 0;
+
+	for (; k < n && k < PLAN_ROWS; k++)
+		for (size_t j = 0; j < k; j++)
+			if (same_text(p[j].case_name, p[k].case_name) &&
+			    same_text(p[j].image, p[k].image))
+				return k;
+	return k;
+}
+
+static int plan_stmt(struct history_db *db, size_t n, struct history_stmt **st,
+		     struct error *err)
+{
+	cleanup_strbuf struct strbuf sql = STRBUF_INIT;
+
+	strbuf_addstr(&sql, history_dialect_sql(db, HSQL_PLANNED_HEAD));
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sql, "%s(?1, ?%zu, ?%zu, ?%zu)", i ? ", " : "", 2 + 3 * i, 3 + 3 * i,
+			    4 + 3 * i);
+	strbuf_addstr(&sql, history_dialect_sql(db, HSQL_PLANNED_TAIL));
+	return history_sql_prepare(db, sql.buf, st, err);
+}
+
 static int insert_planned(struct history_db *db, const char *id,
 			  const struct history_planned *p, size_t n, struct error *err)
 {
-	cleanup_stmt struct history_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *full = NULL;
 
-	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_PLANNED_PUT), &st, err) < 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, k; i < n; i += k) {
+		cleanup_stmt struct history_stmt *part = NULL;
+		struct history_stmt *st;
 		int rc;
 
+		k = plan_batch(p + i, n - i);
+		if (k == PLAN_ROWS && !full && plan_stmt(db, k, &full, err) < 0)
+			return -1;
+		if (k != PLAN_ROWS && plan_stmt(db, k, &part, err) < 0)
+			return -1;
+		st = k == PLAN_ROWS ? full : part;
 		history_reset(st);
 		bind_text(st, 1, id);
-		history_bind_int64(st, 2, (long long)i);
-		bind_text(st, 3, p[i].case_name);
-		bind_text(st, 4, p[i].image);
+		for (size_t j = 0; j < k; j++) {
+			history_bind_int64(st, 2 + 3 * (int)j, (long long)(i + j));
+			bind_text(st, 3 + 3 * (int)j, p[i + j].case_name);
+			bind_text(st, 4 + 3 * (int)j, p[i + j].image);
+		}
 		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write plan", err);
 	}
