@@ -9,30 +9,34 @@
 
 #include "orchestrator/history/history_sql.h"
 
-#define RESULT_COLS                                                                        \
+/* A result's insert, and the head and tail of one of many results
+ * (history_import.c writes its rows between them). */
+#define RESULT_HEAD                                                                        \
 	"results(sweep, case_name, image_ref, attempt, image_id,"                          \
 	" archive, digest, gpus, state, outcome, fault_class, kernel, d2h_checked,"        \
 	" d2h_mismatched, duration, run_dir, classifier_version, message, finished,"       \
 	" run_options_fp, host, gpu_uids, kind, sig_id, sig_family, sig_evidence,"         \
 	" sig_stop_reason, sig_partial, known_id, known_link, known_owner, gfx,"           \
 	" device_id, perf_warmup, perf_note, driver, line_host, finding_md, image_pin)"      \
-	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"  \
+	" VALUES"
+#define RESULT_COLS RESULT_HEAD                                                            \
+	"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"  \
 	" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,"      \
 	" ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)"
 
 #define EX(c) c " = EXCLUDED." c
 
-static const char result_put_pg[] =
-	"INSERT INTO " RESULT_COLS " ON CONFLICT(sweep, case_name, image_ref, attempt) DO UPDATE SET "
-	EX("image_id") ", " EX("archive") ", " EX("digest") ", " EX("gpus") ", " EX("state") ", "
-	EX("outcome") ", " EX("fault_class") ", " EX("kernel") ", " EX("d2h_checked") ", "
-	EX("d2h_mismatched") ", " EX("duration") ", " EX("run_dir") ", "
-	EX("classifier_version") ", " EX("message") ", " EX("finished") ", "
-	EX("run_options_fp") ", " EX("host") ", " EX("gpu_uids") ", " EX("kind") ", "
-	EX("sig_id") ", " EX("sig_family") ", " EX("sig_evidence") ", " EX("sig_stop_reason") ", "
-	EX("sig_partial") ", " EX("known_id") ", " EX("known_link") ", " EX("known_owner") ", "
-	EX("gfx") ", " EX("device_id") ", " EX("perf_warmup") ", " EX("perf_note") ", "
-	EX("driver") ", " EX("line_host") ", " EX("finding_md") ", " EX("image_pin");
+#define RESULT_CONFLICT                                                                    \
+	" ON CONFLICT(sweep, case_name, image_ref, attempt) DO UPDATE SET "                 \
+	EX("image_id") ", " EX("archive") ", " EX("digest") ", " EX("gpus") ", " EX("state") ", " \
+	EX("outcome") ", " EX("fault_class") ", " EX("kernel") ", " EX("d2h_checked") ", " \
+	EX("d2h_mismatched") ", " EX("duration") ", " EX("run_dir") ", " \
+	EX("classifier_version") ", " EX("message") ", " EX("finished") ", " \
+	EX("run_options_fp") ", " EX("host") ", " EX("gpu_uids") ", " EX("kind") ", " \
+	EX("sig_id") ", " EX("sig_family") ", " EX("sig_evidence") ", " EX("sig_stop_reason") ", " \
+	EX("sig_partial") ", " EX("known_id") ", " EX("known_link") ", " EX("known_owner") ", " \
+	EX("gfx") ", " EX("device_id") ", " EX("perf_warmup") ", " EX("perf_note") ", " \
+	EX("driver") ", " EX("line_host") ", " EX("finding_md") ", " EX("image_pin")
 
 /* A sample's insert, and the head and tail of one for a result's every
  * sample (history_perf.c writes its rows between them). */
@@ -129,7 +133,11 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 	},
 	[HSQL_PLANNED_HEAD] = { "INSERT OR REPLACE INTO planned VALUES", "INSERT INTO planned VALUES" },
 	[HSQL_PLANNED_TAIL] = { "", PLANNED_CONFLICT },
-	[HSQL_RESULT_PUT] = { "INSERT OR REPLACE INTO " RESULT_COLS, result_put_pg },
+	[HSQL_RESULT_PUT] = {
+		"INSERT OR REPLACE INTO " RESULT_COLS, "INSERT INTO " RESULT_COLS RESULT_CONFLICT,
+	},
+	[HSQL_RESULTS_HEAD] = { "INSERT OR REPLACE INTO " RESULT_HEAD, "INSERT INTO " RESULT_HEAD },
+	[HSQL_RESULTS_TAIL] = { "", RESULT_CONFLICT },
 	[HSQL_SAMPLE_PUT] = {
 		"INSERT OR REPLACE INTO " SAMPLE_COLS,
 		"INSERT INTO " SAMPLE_COLS SAMPLE_CONFLICT,

@@ -11,7 +11,9 @@ enum history_sql_id {
 	HSQL_PLANNED_PUT,  /* ?1 sweep, ?2 idx, ?3 case, ?4 image */
 	HSQL_PLANNED_HEAD, /* planned cases, many rows: the insert up to VALUES */
 	HSQL_PLANNED_TAIL, /* and after its rows (history_import.c) */
-	HSQL_RESULT_PUT,   /* the 39 columns of history_import.c's insert_results */
+	HSQL_RESULT_PUT,   /* the 39 columns of a result (history_copy.c) */
+	HSQL_RESULTS_HEAD, /* many results: the insert up to VALUES */
+	HSQL_RESULTS_TAIL, /* and after its rows (history_import.c) */
 	HSQL_SAMPLE_PUT,   /* one perf sample (history_copy.c) */
 	HSQL_SAMPLES_HEAD, /* a result's perf samples: the insert up to VALUES */
 	HSQL_SAMPLES_TAIL, /* and after its rows (history_perf.c) */
