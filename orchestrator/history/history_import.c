@@ -175,7 +175,8 @@ static void gpus_text(const struct case_result *r, struct strbuf *out)
 
 /* Results go in RESULT_ROWS a statement, ended early before a result
  * whose key its rows already hold (a later line replaces an earlier one
- * in turn); each batch's samples and medians after it. */
+ * in turn); each batch's samples (in statements of many rows) and
+ * medians after it. */
 #define RESULT_ROWS 16
 #define RESULT_NCOLS 39
 
@@ -297,6 +298,8 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 			if (history_perf_insert(&samples, s->id, &rs->v[i + j], err) < 0 ||
 			    history_changes_median_insert(db, medians, s, &rs->v[i + j], err) < 0)
 				return -1;
+		if (history_perf_flush(&samples, err) < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -23,13 +23,14 @@ void history_perf_put_init(struct history_perf_put *p, struct history_db *db)
 
 void history_perf_put_release(struct history_perf_put *p)
 {
-	for (size_t i = 0; i < PERF_RUNS_MAX; i++)
+	for (size_t i = 0; i < HISTORY_PERF_PUT_ROWS; i++)
 		history_finalize(p->by_n[i]);
 	memset(p->by_n, 0, sizeof(p->by_n));
 }
 
-/* The insert of n samples: ?1..?4 the result's key, shared by its rows,
- * then each row's idx and times. */
+#define SAMPLE_NCOLS 9
+
+/* The insert of n samples, SAMPLE_NCOLS parameters a row. */
 static int samples_stmt(struct history_perf_put *p, size_t n, struct history_stmt **st,
 			struct error *err)
 {
@@ -41,10 +42,10 @@ static int samples_stmt(struct history_perf_put *p, size_t n, struct history_stm
 	}
 	strbuf_addstr(&sql, history_dialect_sql(p->db, HSQL_SAMPLES_HEAD));
 	for (size_t i = 0; i < n; i++) {
-		size_t k = 5 + 5 * i;
-
-		strbuf_addf(&sql, "%s(?1, ?2, ?3, ?4, ?%zu, ?%zu, ?%zu, ?%zu, ?%zu)",
-			    i ? ", " : "", k, k + 1, k + 2, k + 3, k + 4);
+		strbuf_addstr(&sql, i ? ", (" : "(");
+		for (size_t c = 1; c <= SAMPLE_NCOLS; c++)
+			strbuf_addf(&sql, "%s?%zu", c > 1 ? ", " : "", i * SAMPLE_NCOLS + c);
+		strbuf_addch(&sql, ')');
 	}
 	strbuf_addstr(&sql, history_dialect_sql(p->db, HSQL_SAMPLES_TAIL));
 	if (history_sql_prepare(p->db, sql.buf, &p->by_n[n - 1], err) < 0)
@@ -61,30 +62,32 @@ static void bind_ms(struct history_stmt *st, int i, double v)
 		history_bind_null(st, i);
 }
 
-/* Samples [from, from + n) of r (n <= PERF_RUNS_MAX) in one statement. */
-static int insert_rows(struct history_perf_put *p, const char *sweep_id,
-		       const struct case_result *r, size_t from, size_t n, struct error *err)
+int history_perf_flush(struct history_perf_put *p, struct error *err)
 {
 	struct history_stmt *st;
 	int rc;
 
-	if (samples_stmt(p, n, &st, err) < 0)
+	if (!p->n)
+		return 0;
+	if (samples_stmt(p, p->n, &st, err) < 0)
 		return -1;
 	history_reset(st);
-	bind_text(st, 1, sweep_id);
-	bind_text(st, 2, r->case_name);
-	bind_text(st, 3, r->image);
-	history_bind_int(st, 4, r->attempt);
-	for (size_t i = 0; i < n; i++) {
-		const struct perf_sample *x = &r->perf->v[from + i];
-		int k = 5 + 5 * (int)i;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct case_result *r = p->rows[i].r;
+		const struct perf_sample *x = &r->perf->v[p->rows[i].idx];
+		int o = SAMPLE_NCOLS * (int)i;
 
-		history_bind_int64(st, k, (long long)(from + i));
-		bind_ms(st, k + 1, x->kernel_ms);
-		bind_ms(st, k + 2, x->graph_ms);
-		bind_ms(st, k + 3, x->total_ms);
-		bind_ms(st, k + 4, x->wall_ms);
+		bind_text(st, o + 1, p->sweep_id);
+		bind_text(st, o + 2, r->case_name);
+		bind_text(st, o + 3, r->image);
+		history_bind_int(st, o + 4, r->attempt);
+		history_bind_int64(st, o + 5, (long long)p->rows[i].idx);
+		bind_ms(st, o + 6, x->kernel_ms);
+		bind_ms(st, o + 7, x->graph_ms);
+		bind_ms(st, o + 8, x->total_ms);
+		bind_ms(st, o + 9, x->wall_ms);
 	}
+	p->n = 0;
 	if ((rc = history_step(st)) != HISTORY_DONE)
 		return history_sql_error(p->db, rc, "write perf sample", err);
 	return 0;
@@ -93,11 +96,12 @@ static int insert_rows(struct history_perf_put *p, const char *sweep_id,
 int history_perf_insert(struct history_perf_put *p, const char *sweep_id,
 			const struct case_result *r, struct error *err)
 {
-	for (size_t i = 0; r->perf && i < r->perf->n; i += PERF_RUNS_MAX) {
-		size_t n = r->perf->n - i;
-
-		if (insert_rows(p, sweep_id, r, i, n < PERF_RUNS_MAX ? n : PERF_RUNS_MAX, err) < 0)
+	for (size_t i = 0; r->perf && i < r->perf->n; i++) {
+		if (p->n == HISTORY_PERF_PUT_ROWS && history_perf_flush(p, err) < 0)
 			return -1;
+		p->sweep_id = sweep_id;
+		p->rows[p->n].r = r;
+		p->rows[p->n++].idx = i;
 	}
 	return 0;
 }
