@@ -54,10 +54,12 @@
 	"bisects(id, good, bad, last_good, first_bad, verdict, answer, folder,"            \
 	" run_options_fp, finished) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
 
-#define MEDIAN_COLS                                                                        \
+#define MEDIAN_HEAD                                                                        \
 	"perf_medians(label, case_name, image_ref, gfx, device_id, started_us, sweep,"    \
-	" median_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	" median_ms) VALUES"
+#define MEDIAN_COLS MEDIAN_HEAD "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
 #define SERIES_PK "label, case_name, image_ref, gfx, device_id, started_us, sweep"
+#define MEDIAN_CONFLICT " ON CONFLICT(" SERIES_PK ") DO UPDATE SET " EX("median_ms")
 #define CHANGE_COLS                                                                        \
 	"perf_changes(" SERIES_PK ", before_sweep, image_id_before, image_id_after,"      \
 	" median_before, median_after, ratio, p, found_sweep)"                              \
@@ -111,9 +113,10 @@ static const char cp_nights_pg[] =
 static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 	[HSQL_MEDIAN_PUT] = {
 		"INSERT OR REPLACE INTO " MEDIAN_COLS,
-		"INSERT INTO " MEDIAN_COLS " ON CONFLICT(" SERIES_PK ") DO UPDATE SET "
-		EX("median_ms"),
+		"INSERT INTO " MEDIAN_COLS MEDIAN_CONFLICT,
 	},
+	[HSQL_MEDIANS_HEAD] = { "INSERT OR REPLACE INTO " MEDIAN_HEAD, "INSERT INTO " MEDIAN_HEAD },
+	[HSQL_MEDIANS_TAIL] = { "", MEDIAN_CONFLICT },
 	[HSQL_CHANGE_PUT] = {
 		"INSERT OR REPLACE INTO " CHANGE_COLS,
 		"INSERT INTO " CHANGE_COLS " ON CONFLICT(" SERIES_PK ") DO UPDATE SET "

@@ -22,7 +22,9 @@ enum history_sql_id {
 	HSQL_TREND_RESULTS, /* history_trend_results_sql */
 	HSQL_UNTRIAGED,    /* `history signatures`' untriaged ones */
 	HSQL_SITE_BISECT,  /* the newest bisection naming a case (site_query.c) */
-	HSQL_MEDIAN_PUT,   /* a night's GPU-time median (history_changes.c) */
+	HSQL_MEDIAN_PUT,   /* a night's GPU-time median (history_copy.c) */
+	HSQL_MEDIANS_HEAD, /* many medians: the insert up to VALUES */
+	HSQL_MEDIANS_TAIL, /* and after its rows (history_changes.c) */
 	HSQL_CHANGE_PUT,   /* a change point (history_changes.c) */
 	HSQL_ACCEPT_PUT,   /* an accepted change and when (history_changes_query.c) */
 	HSQL_CP_NIGHTS,    /* a page of series' nights (history_changes_read.c) */

@@ -272,12 +272,10 @@ static int result_stmt(struct history_db *db, size_t n, struct history_stmt **st
 static int insert_results(struct history_db *db, const struct history_sweep *s,
 			  const struct sweep_results *rs, struct error *err)
 {
-	cleanup_stmt struct history_stmt *full = NULL, *medians = NULL;
+	cleanup_stmt struct history_stmt *full = NULL;
 	cleanup_perf_put struct history_perf_put samples;
 
 	history_perf_put_init(&samples, db);
-	if (history_changes_median_prepare(db, &medians, err) < 0)
-		return -1;
 	for (size_t i = 0, k; i < rs->n; i += k) {
 		cleanup_stmt struct history_stmt *part = NULL;
 		struct history_stmt *st;
@@ -295,10 +293,10 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write result", err);
 		for (size_t j = 0; j < k; j++)
-			if (history_perf_insert(&samples, s->id, &rs->v[i + j], err) < 0 ||
-			    history_changes_median_insert(db, medians, s, &rs->v[i + j], err) < 0)
+			if (history_perf_insert(&samples, s->id, &rs->v[i + j], err) < 0)
 				return -1;
-		if (history_perf_flush(&samples, err) < 0)
+		if (history_perf_flush(&samples, err) < 0 ||
+		    history_changes_medians_insert(db, s, rs->v + i, k, err) < 0)
 			return -1;
 	}
 	return 0;
