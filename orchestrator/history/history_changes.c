@@ -53,7 +53,6 @@ static void bind_median(struct history_stmt *st, int o, const struct history_swe
 int history_changes_medians_insert(struct history_db *db, const struct history_sweep *s,
 				   const struct case_result *v, size_t n, struct error *err)
 {
-	cleanup_strbuf struct strbuf sql = STRBUF_INIT;
 	cleanup_stmt struct history_stmt *st = NULL;
 	cleanup_free double *m = xcalloc(n + 1, sizeof(*m));
 	size_t rows = 0;
@@ -70,15 +69,7 @@ int history_changes_medians_insert(struct history_db *db, const struct history_s
 	}
 	if (!rows)
 		return 0;
-	strbuf_addstr(&sql, history_dialect_sql(db, HSQL_MEDIANS_HEAD));
-	for (size_t i = 0; i < rows; i++) {
-		strbuf_addstr(&sql, i ? ", (" : "(");
-		for (size_t c = 1; c <= MEDIAN_NCOLS; c++)
-			strbuf_addf(&sql, "%s?%zu", c > 1 ? ", " : "", i * MEDIAN_NCOLS + c);
-		strbuf_addch(&sql, ')');
-	}
-	strbuf_addstr(&sql, history_dialect_sql(db, HSQL_MEDIANS_TAIL));
-	if (history_sql_prepare(db, sql.buf, &st, err) < 0)
+	if (history_sql_prepare_rows(db, HSQL_MEDIANS_HEAD, rows, MEDIAN_NCOLS, &st, err) < 0)
 		return -1;
 	for (size_t i = 0, k = 0; i < n; i++)
 		if (!isnan(m[i]))

@@ -7,6 +7,7 @@
 
 struct history_db;
 
+/* Each *_HEAD is followed by its *_TAIL (history_sql_prepare_rows). */
 enum history_sql_id {
 	HSQL_PLANNED_PUT,  /* ?1 sweep, ?2 idx, ?3 case, ?4 image */
 	HSQL_PLANNED_HEAD, /* planned cases, many rows: the insert up to VALUES */

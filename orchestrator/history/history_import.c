@@ -126,19 +126,6 @@ static size_t plan_batch(const struct history_planned *p, size_t n)
 	return k;
 }
 
-static int plan_stmt(struct history_db *db, size_t n, struct history_stmt **st,
-		     struct error *err)
-{
-	cleanup_strbuf struct strbuf sql = STRBUF_INIT;
-
-	strbuf_addstr(&sql, history_dialect_sql(db, HSQL_PLANNED_HEAD));
-	for (size_t i = 0; i < n; i++)
-		strbuf_addf(&sql, "%s(?1, ?%zu, ?%zu, ?%zu)", i ? ", " : "", 2 + 3 * i, 3 + 3 * i,
-			    4 + 3 * i);
-	strbuf_addstr(&sql, history_dialect_sql(db, HSQL_PLANNED_TAIL));
-	return history_sql_prepare(db, sql.buf, st, err);
-}
-
 static int insert_planned(struct history_db *db, const char *id,
 			  const struct history_planned *p, size_t n, struct error *err)
 {
@@ -150,17 +137,17 @@ static int insert_planned(struct history_db *db, const char *id,
 		int rc;
 
 		k = plan_batch(p + i, n - i);
-		if (k == PLAN_ROWS && !full && plan_stmt(db, k, &full, err) < 0)
-			return -1;
-		if (k != PLAN_ROWS && plan_stmt(db, k, &part, err) < 0)
+		if ((k != PLAN_ROWS || !full) &&
+		    history_sql_prepare_rows(db, HSQL_PLANNED_HEAD, k, 4,
+					     k == PLAN_ROWS ? &full : &part, err) < 0)
 			return -1;
 		st = k == PLAN_ROWS ? full : part;
 		history_reset(st);
-		bind_text(st, 1, id);
 		for (size_t j = 0; j < k; j++) {
-			history_bind_int64(st, 2 + 3 * (int)j, (long long)(i + j));
-			bind_text(st, 3 + 3 * (int)j, p[i + j].case_name);
-			bind_text(st, 4 + 3 * (int)j, p[i + j].image);
+			bind_text(st, 1 + 4 * (int)j, id);
+			history_bind_int64(st, 2 + 4 * (int)j, (long long)(i + j));
+			bind_text(st, 3 + 4 * (int)j, p[i + j].case_name);
+			bind_text(st, 4 + 4 * (int)j, p[i + j].image);
 		}
 		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write plan", err);
@@ -253,22 +240,6 @@ static size_t result_batch(const struct case_result *v, size_t n)
 	return k;
 }
 
-static int result_stmt(struct history_db *db, size_t n, struct history_stmt **st,
-		       struct error *err)
-{
-	cleanup_strbuf struct strbuf sql = STRBUF_INIT;
-
-	strbuf_addstr(&sql, history_dialect_sql(db, HSQL_RESULTS_HEAD));
-	for (size_t i = 0; i < n; i++) {
-		strbuf_addstr(&sql, i ? ", (" : "(");
-		for (size_t c = 1; c <= RESULT_NCOLS; c++)
-			strbuf_addf(&sql, "%s?%zu", c > 1 ? ", " : "", i * RESULT_NCOLS + c);
-		strbuf_addch(&sql, ')');
-	}
-	strbuf_addstr(&sql, history_dialect_sql(db, HSQL_RESULTS_TAIL));
-	return history_sql_prepare(db, sql.buf, st, err);
-}
-
 static int insert_results(struct history_db *db, const struct history_sweep *s,
 			  const struct sweep_results *rs, struct error *err)
 {
@@ -282,9 +253,9 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 		int rc;
 
 		k = result_batch(rs->v + i, rs->n - i);
-		if (k == RESULT_ROWS && !full && result_stmt(db, k, &full, err) < 0)
-			return -1;
-		if (k != RESULT_ROWS && result_stmt(db, k, &part, err) < 0)
+		if ((k != RESULT_ROWS || !full) &&
+		    history_sql_prepare_rows(db, HSQL_RESULTS_HEAD, k, RESULT_NCOLS,
+					     k == RESULT_ROWS ? &full : &part, err) < 0)
 			return -1;
 		st = k == RESULT_ROWS ? full : part;
 		history_reset(st);

@@ -34,21 +34,8 @@ void history_perf_put_release(struct history_perf_put *p)
 static int samples_stmt(struct history_perf_put *p, size_t n, struct history_stmt **st,
 			struct error *err)
 {
-	cleanup_strbuf struct strbuf sql = STRBUF_INIT;
-
-	if (p->by_n[n - 1]) {
-		*st = p->by_n[n - 1];
-		return 0;
-	}
-	strbuf_addstr(&sql, history_dialect_sql(p->db, HSQL_SAMPLES_HEAD));
-	for (size_t i = 0; i < n; i++) {
-		strbuf_addstr(&sql, i ? ", (" : "(");
-		for (size_t c = 1; c <= SAMPLE_NCOLS; c++)
-			strbuf_addf(&sql, "%s?%zu", c > 1 ? ", " : "", i * SAMPLE_NCOLS + c);
-		strbuf_addch(&sql, ')');
-	}
-	strbuf_addstr(&sql, history_dialect_sql(p->db, HSQL_SAMPLES_TAIL));
-	if (history_sql_prepare(p->db, sql.buf, &p->by_n[n - 1], err) < 0)
+	if (!p->by_n[n - 1] && history_sql_prepare_rows(p->db, HSQL_SAMPLES_HEAD, n, SAMPLE_NCOLS,
+							&p->by_n[n - 1], err) < 0)
 		return -1;
 	*st = p->by_n[n - 1];
 	return 0;
