@@ -69,7 +69,7 @@ int history_changes_medians_insert(struct history_db *db, const struct history_s
 	}
 	if (!rows)
 		return 0;
-	if (history_sql_prepare_rows(db, HSQL_MEDIANS_HEAD, rows, MEDIAN_NCOLS, &st, err) < 0)
+	if (history_dialect_prepare_rows(db, HSQL_MEDIANS_HEAD, rows, MEDIAN_NCOLS, &st, err) < 0)
 		return -1;
 	for (size_t i = 0, k = 0; i < n; i++)
 		if (!isnan(m[i]))

@@ -7,6 +7,10 @@
  * newest night (SQLite has no LATERAL). */
 #include "orchestrator/history/history_dialect.h"
 
+#include <stddef.h>
+
+#include "common/cleanup.h"
+#include "common/strbuf.h"
 #include "orchestrator/history/history_sql.h"
 
 /* A result's insert, and the head and tail of one of many results
@@ -197,4 +201,20 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 const char *history_dialect_sql(const struct history_db *db, enum history_sql_id id)
 {
 	return sql[id][db->dialect];
+}
+
+int history_dialect_prepare_rows(struct history_db *db, enum history_sql_id head, size_t rows, size_t ncols,
+			     struct history_stmt **st, struct error *err)
+{
+	cleanup_strbuf struct strbuf sql = STRBUF_INIT;
+
+	strbuf_addstr(&sql, history_dialect_sql(db, head));
+	for (size_t i = 0; i < rows; i++) {
+		strbuf_addstr(&sql, i ? ", (" : "(");
+		for (size_t c = 1; c <= ncols; c++)
+			strbuf_addf(&sql, "%s?%zu", c > 1 ? ", " : "", i * ncols + c);
+		strbuf_addch(&sql, ')');
+	}
+	strbuf_addstr(&sql, history_dialect_sql(db, head + 1));
+	return history_sql_prepare(db, sql.buf, st, err);
 }

@@ -5,9 +5,14 @@
 #ifndef HRR_HISTORY_HISTORY_DIALECT_H
 #define HRR_HISTORY_HISTORY_DIALECT_H
 
-struct history_db;
+#include <stddef.h>
 
-/* Each *_HEAD is followed by its *_TAIL (history_sql_prepare_rows). */
+#include "common/error.h"
+
+struct history_db;
+struct history_stmt;
+
+/* Each *_HEAD is followed by its *_TAIL (history_dialect_prepare_rows). */
 enum history_sql_id {
 	HSQL_PLANNED_PUT,  /* ?1 sweep, ?2 idx, ?3 case, ?4 image */
 	HSQL_PLANNED_HEAD, /* planned cases, many rows: the insert up to VALUES */
@@ -34,5 +39,12 @@ enum history_sql_id {
 
 /* The statement's SQL in db's dialect. */
 const char *history_dialect_sql(const struct history_db *db, enum history_sql_id id);
+
+/* An insert of `rows` rows of ncols parameters each (row i's are
+ * ?(i * ncols + 1) ..), between head's SQL and its tail's (the id after
+ * it). */
+int history_dialect_prepare_rows(struct history_db *db, enum history_sql_id head, size_t rows,
+			     size_t ncols, struct history_stmt **st, struct error *err)
+	__attribute__((warn_unused_result));
 
 #endif

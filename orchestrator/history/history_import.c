@@ -138,7 +138,7 @@ static int insert_planned(struct history_db *db, const char *id,
 
 		k = plan_batch(p + i, n - i);
 		if ((k != PLAN_ROWS || !full) &&
-		    history_sql_prepare_rows(db, HSQL_PLANNED_HEAD, k, 4,
+		    history_dialect_prepare_rows(db, HSQL_PLANNED_HEAD, k, 4,
 					     k == PLAN_ROWS ? &full : &part, err) < 0)
 			return -1;
 		st = k == PLAN_ROWS ? full : part;
@@ -254,7 +254,7 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 
 		k = result_batch(rs->v + i, rs->n - i);
 		if ((k != RESULT_ROWS || !full) &&
-		    history_sql_prepare_rows(db, HSQL_RESULTS_HEAD, k, RESULT_NCOLS,
+		    history_dialect_prepare_rows(db, HSQL_RESULTS_HEAD, k, RESULT_NCOLS,
 					     k == RESULT_ROWS ? &full : &part, err) < 0)
 			return -1;
 		st = k == RESULT_ROWS ? full : part;

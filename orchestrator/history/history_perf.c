@@ -34,8 +34,9 @@ void history_perf_put_release(struct history_perf_put *p)
 static int samples_stmt(struct history_perf_put *p, size_t n, struct history_stmt **st,
 			struct error *err)
 {
-	if (!p->by_n[n - 1] && history_sql_prepare_rows(p->db, HSQL_SAMPLES_HEAD, n, SAMPLE_NCOLS,
-							&p->by_n[n - 1], err) < 0)
+	if (!p->by_n[n - 1] &&
+	    history_dialect_prepare_rows(p->db, HSQL_SAMPLES_HEAD, n, SAMPLE_NCOLS, &p->by_n[n - 1],
+					 err) < 0)
 		return -1;
 	*st = p->by_n[n - 1];
 	return 0;

@@ -3,9 +3,6 @@
  * history_db.c's; statements and their errors history_stmt.c's. */
 #include "orchestrator/history/history_sql.h"
 
-#include "common/cleanup.h"
-#include "common/strbuf.h"
-#include "orchestrator/history/history_dialect.h"
 #include "orchestrator/history/history_pg.h"
 #include "orchestrator/history/history_schema.h"
 
@@ -17,22 +14,6 @@ int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 		return history_pg_exec(db, sql, err);
 	rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : history_sql_error(db, rc, "exec", err);
-}
-
-int history_sql_prepare_rows(struct history_db *db, int head, size_t rows, size_t ncols,
-			     struct history_stmt **st, struct error *err)
-{
-	cleanup_strbuf struct strbuf sql = STRBUF_INIT;
-
-	strbuf_addstr(&sql, history_dialect_sql(db, (enum history_sql_id)head));
-	for (size_t i = 0; i < rows; i++) {
-		strbuf_addstr(&sql, i ? ", (" : "(");
-		for (size_t c = 1; c <= ncols; c++)
-			strbuf_addf(&sql, "%s?%zu", c > 1 ? ", " : "", i * ncols + c);
-		strbuf_addch(&sql, ')');
-	}
-	strbuf_addstr(&sql, history_dialect_sql(db, (enum history_sql_id)(head + 1)));
-	return history_sql_prepare(db, sql.buf, st, err);
 }
 
 int history_sql_begin(struct history_db *db, struct error *err)

@@ -31,13 +31,6 @@ int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 	__attribute__((warn_unused_result));
 /* A write transaction: SQLite takes the write lock now (or waits the busy
  * timeout); PostgreSQL's rows lock as they are written. */
-/* An insert of `rows` rows of ncols parameters each (row i's are
- * ?(i * ncols + 1) ..), between the dialect's head and tail statements
- * (history_dialect.h's HSQL_*_HEAD and _TAIL; enum history_sql_id). */
-int history_sql_prepare_rows(struct history_db *db, int head, size_t rows, size_t ncols,
-			     struct history_stmt **st, struct error *err)
-	__attribute__((warn_unused_result));
-
 int history_sql_begin(struct history_db *db, struct error *err)
 	__attribute__((warn_unused_result));
 void history_sql_rollback(struct history_db *db);
