@@ -15,11 +15,6 @@
 #include "orchestrator/perf/perf_samples.h"
 #include "orchestrator/perf/perf_stats.h"
 
-int history_changes_median_prepare(struct history_db *db, struct history_stmt **st, struct error *err)
-{
-	return history_sql_prepare(db, history_dialect_sql(db, HSQL_MEDIAN_PUT), st, err);
-}
-
 /* A result's median: its kernel times above 0 ms; none (NaN) when half or
  * more are 0 (unmeasurable, docs/perf.md "Statuses"). */
 static double result_median(const struct perf_samples *ps)
@@ -33,25 +28,52 @@ static double result_median(const struct perf_samples *ps)
 	return k && 2 * (n - k) < n ? perf_median(pos, k) : NAN;
 }
 
-int history_changes_median_insert(struct history_db *db, struct history_stmt *st,
-				  const struct history_sweep *s, const struct case_result *r,
-				  struct error *err)
+static bool same_series(const struct case_result *a, const struct case_result *b)
 {
-	double m = r->perf ? result_median(r->perf) : NAN;
+	return !strcmp(a->case_name, b->case_name) && !strcmp(a->image, b->image) &&
+	       !strcmp(a->gfx ? a->gfx : "", b->gfx ? b->gfx : "") &&
+	       (a->device_id > 0 ? a->device_id : -1) == (b->device_id > 0 ? b->device_id : -1);
+}
+
+#define MEDIAN_NCOLS 8
+
+static void bind_median(struct history_stmt *st, int o, const struct history_sweep *s,
+			const struct case_result *r, double m)
+{
+	bind_text(st, o + 1, s->label);
+	bind_text(st, o + 2, r->case_name);
+	bind_text(st, o + 3, r->image);
+	bind_text(st, o + 4, r->gfx ? r->gfx : "");
+	history_bind_int64(st, o + 5, r->device_id > 0 ? r->device_id : -1);
+	history_bind_int64(st, o + 6, s->started_us ? s->started_us : s->started * 1000000);
+	bind_text(st, o + 7, s->id);
+	history_bind_double(st, o + 8, m);
+}
+
+int history_changes_medians_insert(struct history_db *db, const struct history_sweep *s,
+				   const struct case_result *v, size_t n, struct error *err)
+{
+	cleanup_stmt struct history_stmt *st = NULL;
+	cleanup_free double *m = xcalloc(n + 1, sizeof(*m));
+	size_t rows = 0;
 	int rc;
 
-	/* A later attempt with samples replaces an earlier one's median. */
-	if (isnan(m))
+	/* A later attempt with samples replaces an earlier one's median: the
+	 * earlier is left out, as one statement may not write a key twice. */
+	for (size_t i = n; i-- > 0;) {
+		m[i] = v[i].perf ? result_median(v[i].perf) : NAN;
+		for (size_t j = i + 1; j < n && !isnan(m[i]); j++)
+			if (!isnan(m[j]) && same_series(&v[i], &v[j]))
+				m[i] = NAN;
+		rows += !isnan(m[i]);
+	}
+	if (!rows)
 		return 0;
-	history_reset(st);
-	bind_text(st, 1, s->label);
-	bind_text(st, 2, r->case_name);
-	bind_text(st, 3, r->image);
-	bind_text(st, 4, r->gfx ? r->gfx : "");
-	history_bind_int64(st, 5, r->device_id > 0 ? r->device_id : -1);
-	history_bind_int64(st, 6, s->started_us ? s->started_us : s->started * 1000000);
-	bind_text(st, 7, s->id);
-	history_bind_double(st, 8, m);
+	if (history_dialect_prepare_rows(db, HSQL_MEDIANS_HEAD, rows, MEDIAN_NCOLS, &st, err) < 0)
+		return -1;
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (!isnan(m[i]))
+			bind_median(st, MEDIAN_NCOLS * (int)k++, s, &v[i], m[i]);
 	if ((rc = history_step(st)) != HISTORY_DONE)
 		return history_sql_error(db, rc, "write a nightly median", err);
 	return 0;

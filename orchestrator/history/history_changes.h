@@ -12,16 +12,14 @@
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/history/history_query.h"
 
-/* The import's statement for nightly medians (history_import.c), and one
- * result's median through it: the median of its GPU kernel times, as the
- * night's point of its series (label, case, image reference, GPU
- * product); nothing without samples or when unmeasurable. A later attempt
- * replaces an earlier one's. */
-int history_changes_median_prepare(struct history_db *db, struct history_stmt **st,
-				   struct error *err) __attribute__((warn_unused_result));
-int history_changes_median_insert(struct history_db *db, struct history_stmt *st,
-				  const struct history_sweep *s, const struct case_result *r,
-				  struct error *err) __attribute__((warn_unused_result));
+/* The nightly medians of results v[0..n) (history_import.c), in one
+ * statement: each result's median of its GPU kernel times, as the night's
+ * point of its series (label, case, image reference, GPU product);
+ * nothing without samples or when unmeasurable. A later attempt replaces
+ * an earlier one's. */
+int history_changes_medians_insert(struct history_db *db, const struct history_sweep *s,
+				   const struct case_result *v, size_t n, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* At the import of sweep_id (label's), inside its transaction, after its
  * medians: each series the sweep has a median of is read over its last

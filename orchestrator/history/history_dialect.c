@@ -7,45 +7,63 @@
  * newest night (SQLite has no LATERAL). */
 #include "orchestrator/history/history_dialect.h"
 
+#include <stddef.h>
+
+#include "common/cleanup.h"
+#include "common/strbuf.h"
 #include "orchestrator/history/history_sql.h"
 
-#define RESULT_COLS                                                                        \
+/* A result's insert, and the head and tail of one of many results
+ * (history_import.c writes its rows between them). */
+#define RESULT_HEAD                                                                        \
 	"results(sweep, case_name, image_ref, attempt, image_id,"                          \
 	" archive, digest, gpus, state, outcome, fault_class, kernel, d2h_checked,"        \
 	" d2h_mismatched, duration, run_dir, classifier_version, message, finished,"       \
 	" run_options_fp, host, gpu_uids, kind, sig_id, sig_family, sig_evidence,"         \
 	" sig_stop_reason, sig_partial, known_id, known_link, known_owner, gfx,"           \
 	" device_id, perf_warmup, perf_note, driver, line_host, finding_md, image_pin)"      \
-	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"  \
+	" VALUES"
+#define RESULT_COLS RESULT_HEAD                                                            \
+	"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"  \
 	" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31,"      \
 	" ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)"
 
 #define EX(c) c " = EXCLUDED." c
 
-static const char result_put_pg[] =
-	"INSERT INTO " RESULT_COLS " ON CONFLICT(sweep, case_name, image_ref, attempt) DO UPDATE SET "
-	EX("image_id") ", " EX("archive") ", " EX("digest") ", " EX("gpus") ", " EX("state") ", "
-	EX("outcome") ", " EX("fault_class") ", " EX("kernel") ", " EX("d2h_checked") ", "
-	EX("d2h_mismatched") ", " EX("duration") ", " EX("run_dir") ", "
-	EX("classifier_version") ", " EX("message") ", " EX("finished") ", "
-	EX("run_options_fp") ", " EX("host") ", " EX("gpu_uids") ", " EX("kind") ", "
-	EX("sig_id") ", " EX("sig_family") ", " EX("sig_evidence") ", " EX("sig_stop_reason") ", "
-	EX("sig_partial") ", " EX("known_id") ", " EX("known_link") ", " EX("known_owner") ", "
-	EX("gfx") ", " EX("device_id") ", " EX("perf_warmup") ", " EX("perf_note") ", "
-	EX("driver") ", " EX("line_host") ", " EX("finding_md") ", " EX("image_pin");
+#define RESULT_CONFLICT                                                                    \
+	" ON CONFLICT(sweep, case_name, image_ref, attempt) DO UPDATE SET "                 \
+	EX("image_id") ", " EX("archive") ", " EX("digest") ", " EX("gpus") ", " EX("state") ", " \
+	EX("outcome") ", " EX("fault_class") ", " EX("kernel") ", " EX("d2h_checked") ", " \
+	EX("d2h_mismatched") ", " EX("duration") ", " EX("run_dir") ", " \
+	EX("classifier_version") ", " EX("message") ", " EX("finished") ", " \
+	EX("run_options_fp") ", " EX("host") ", " EX("gpu_uids") ", " EX("kind") ", " \
+	EX("sig_id") ", " EX("sig_family") ", " EX("sig_evidence") ", " EX("sig_stop_reason") ", " \
+	EX("sig_partial") ", " EX("known_id") ", " EX("known_link") ", " EX("known_owner") ", " \
+	EX("gfx") ", " EX("device_id") ", " EX("perf_warmup") ", " EX("perf_note") ", " \
+	EX("driver") ", " EX("line_host") ", " EX("finding_md") ", " EX("image_pin")
 
-#define SAMPLE_COLS                                                                        \
+/* A sample's insert, and the head and tail of one for a result's every
+ * sample (history_perf.c writes its rows between them). */
+#define SAMPLE_HEAD                                                                        \
 	"perf_samples(sweep, case_name, image_ref, attempt, idx, kernel_ms, graph_ms,"     \
-	" total_ms, wall_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+	" total_ms, wall_ms) VALUES"
+#define SAMPLE_COLS SAMPLE_HEAD "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+#define SAMPLE_CONFLICT                                                                    \
+	" ON CONFLICT(sweep, case_name, image_ref, attempt, idx) DO UPDATE SET "            \
+	EX("kernel_ms") ", " EX("graph_ms") ", " EX("total_ms") ", " EX("wall_ms")
+
+#define PLANNED_CONFLICT " ON CONFLICT(sweep, case_name, image_ref) DO UPDATE SET " EX("idx")
 
 #define BISECT_COLS                                                                        \
 	"bisects(id, good, bad, last_good, first_bad, verdict, answer, folder,"            \
 	" run_options_fp, finished) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
 
-#define MEDIAN_COLS                                                                        \
+#define MEDIAN_HEAD                                                                        \
 	"perf_medians(label, case_name, image_ref, gfx, device_id, started_us, sweep,"    \
-	" median_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	" median_ms) VALUES"
+#define MEDIAN_COLS MEDIAN_HEAD "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
 #define SERIES_PK "label, case_name, image_ref, gfx, device_id, started_us, sweep"
+#define MEDIAN_CONFLICT " ON CONFLICT(" SERIES_PK ") DO UPDATE SET " EX("median_ms")
 #define CHANGE_COLS                                                                        \
 	"perf_changes(" SERIES_PK ", before_sweep, image_id_before, image_id_after,"      \
 	" median_before, median_after, ratio, p, found_sweep)"                              \
@@ -99,9 +117,10 @@ static const char cp_nights_pg[] =
 static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 	[HSQL_MEDIAN_PUT] = {
 		"INSERT OR REPLACE INTO " MEDIAN_COLS,
-		"INSERT INTO " MEDIAN_COLS " ON CONFLICT(" SERIES_PK ") DO UPDATE SET "
-		EX("median_ms"),
+		"INSERT INTO " MEDIAN_COLS MEDIAN_CONFLICT,
 	},
+	[HSQL_MEDIANS_HEAD] = { "INSERT OR REPLACE INTO " MEDIAN_HEAD, "INSERT INTO " MEDIAN_HEAD },
+	[HSQL_MEDIANS_TAIL] = { "", MEDIAN_CONFLICT },
 	[HSQL_CHANGE_PUT] = {
 		"INSERT OR REPLACE INTO " CHANGE_COLS,
 		"INSERT INTO " CHANGE_COLS " ON CONFLICT(" SERIES_PK ") DO UPDATE SET "
@@ -117,16 +136,21 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 	[HSQL_CP_NIGHTS] = { cp_nights_lite, cp_nights_pg },
 	[HSQL_PLANNED_PUT] = {
 		"INSERT OR REPLACE INTO planned VALUES(?1, ?2, ?3, ?4)",
-		"INSERT INTO planned VALUES(?1, ?2, ?3, ?4)"
-		" ON CONFLICT(sweep, case_name, image_ref) DO UPDATE SET " EX("idx"),
+		"INSERT INTO planned VALUES(?1, ?2, ?3, ?4)" PLANNED_CONFLICT,
 	},
-	[HSQL_RESULT_PUT] = { "INSERT OR REPLACE INTO " RESULT_COLS, result_put_pg },
+	[HSQL_PLANNED_HEAD] = { "INSERT OR REPLACE INTO planned VALUES", "INSERT INTO planned VALUES" },
+	[HSQL_PLANNED_TAIL] = { "", PLANNED_CONFLICT },
+	[HSQL_RESULT_PUT] = {
+		"INSERT OR REPLACE INTO " RESULT_COLS, "INSERT INTO " RESULT_COLS RESULT_CONFLICT,
+	},
+	[HSQL_RESULTS_HEAD] = { "INSERT OR REPLACE INTO " RESULT_HEAD, "INSERT INTO " RESULT_HEAD },
+	[HSQL_RESULTS_TAIL] = { "", RESULT_CONFLICT },
 	[HSQL_SAMPLE_PUT] = {
 		"INSERT OR REPLACE INTO " SAMPLE_COLS,
-		"INSERT INTO " SAMPLE_COLS " ON CONFLICT(sweep, case_name, image_ref, attempt, idx)"
-		" DO UPDATE SET " EX("kernel_ms") ", " EX("graph_ms") ", " EX("total_ms") ", "
-		EX("wall_ms"),
+		"INSERT INTO " SAMPLE_COLS SAMPLE_CONFLICT,
 	},
+	[HSQL_SAMPLES_HEAD] = { "INSERT OR REPLACE INTO " SAMPLE_HEAD, "INSERT INTO " SAMPLE_HEAD },
+	[HSQL_SAMPLES_TAIL] = { "", SAMPLE_CONFLICT },
 	[HSQL_BISECT_PUT] = {
 		"INSERT OR REPLACE INTO " BISECT_COLS,
 		"INSERT INTO " BISECT_COLS " ON CONFLICT(id) DO UPDATE SET " EX("good") ", "
@@ -177,4 +201,20 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 const char *history_dialect_sql(const struct history_db *db, enum history_sql_id id)
 {
 	return sql[id][db->dialect];
+}
+
+int history_dialect_prepare_rows(struct history_db *db, enum history_sql_id head, size_t rows, size_t ncols,
+			     struct history_stmt **st, struct error *err)
+{
+	cleanup_strbuf struct strbuf sql = STRBUF_INIT;
+
+	strbuf_addstr(&sql, history_dialect_sql(db, head));
+	for (size_t i = 0; i < rows; i++) {
+		strbuf_addstr(&sql, i ? ", (" : "(");
+		for (size_t c = 1; c <= ncols; c++)
+			strbuf_addf(&sql, "%s?%zu", c > 1 ? ", " : "", i * ncols + c);
+		strbuf_addch(&sql, ')');
+	}
+	strbuf_addstr(&sql, history_dialect_sql(db, head + 1));
+	return history_sql_prepare(db, sql.buf, st, err);
 }

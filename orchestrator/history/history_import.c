@@ -104,21 +104,51 @@ static int upsert_sweep(struct history_db *db, const struct history_sweep *s, co
 	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "write sweep", err);
 }
 
+/* Planned cases go in PLAN_ROWS a statement (one a row was an eighth of
+ * an import's statements); a batch ends early before a case its rows
+ * already hold, so a later row still replaces an earlier one in turn. */
+#define PLAN_ROWS 64
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static size_t plan_batch(const struct history_planned *p, size_t n)
+{
+	size_t k = 0;
+
+	for (; k < n && k < PLAN_ROWS; k++)
+		for (size_t j = 0; j < k; j++)
+			if (same_text(p[j].case_name, p[k].case_name) &&
+			    same_text(p[j].image, p[k].image))
+				return k;
+	return k;
+}
+
 static int insert_planned(struct history_db *db, const char *id,
 			  const struct history_planned *p, size_t n, struct error *err)
 {
-	cleanup_stmt struct history_stmt *st = NULL;
+	cleanup_stmt struct history_stmt *full = NULL;
 
-	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_PLANNED_PUT), &st, err) < 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, k; i < n; i += k) {
+		cleanup_stmt struct history_stmt *part = NULL;
+		struct history_stmt *st;
 		int rc;
 
+		k = plan_batch(p + i, n - i);
+		if ((k != PLAN_ROWS || !full) &&
+		    history_dialect_prepare_rows(db, HSQL_PLANNED_HEAD, k, 4,
+					     k == PLAN_ROWS ? &full : &part, err) < 0)
+			return -1;
+		st = k == PLAN_ROWS ? full : part;
 		history_reset(st);
-		bind_text(st, 1, id);
-		history_bind_int64(st, 2, (long long)i);
-		bind_text(st, 3, p[i].case_name);
-		bind_text(st, 4, p[i].image);
+		for (size_t j = 0; j < k; j++) {
+			bind_text(st, 1 + 4 * (int)j, id);
+			history_bind_int64(st, 2 + 4 * (int)j, (long long)(i + j));
+			bind_text(st, 3 + 4 * (int)j, p[i + j].case_name);
+			bind_text(st, 4 + 4 * (int)j, p[i + j].image);
+		}
 		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write plan", err);
 	}
@@ -130,79 +160,114 @@ static void gpus_text(const struct case_result *r, struct strbuf *out)
 	gpu_list_format(out, r->gpus, r->n_gpus);
 }
 
+/* Results go in RESULT_ROWS a statement, ended early before a result
+ * whose key its rows already hold (a later line replaces an earlier one
+ * in turn); each batch's samples (in statements of many rows) and
+ * medians after it. */
+#define RESULT_ROWS 16
+#define RESULT_NCOLS 39
+
+/* r's columns as parameters o + 1 .. o + RESULT_NCOLS. */
+static void bind_result(struct history_stmt *st, int o, const struct history_sweep *s,
+			const struct case_result *r)
+{
+	cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
+
+	gpus_text(r, &gpus);
+	bind_text(st, o + 1, s->id);
+	bind_text(st, o + 2, r->case_name);
+	bind_text(st, o + 3, r->image);
+	history_bind_int(st, o + 4, r->attempt);
+	bind_text(st, o + 5, r->image_id);
+	bind_text(st, o + 6, r->archive);
+	bind_text(st, o + 7, r->digest);
+	bind_text(st, o + 8, gpus.buf);
+	bind_text(st, o + 9, case_result_state_name(r->state));
+	bind_text(st, o + 10, case_result_outcome_name(r));
+	bind_text(st, o + 11, case_result_class_name(r));
+	bind_text(st, o + 12, r->kernel);
+	history_bind_int64(st, o + 13, r->d2h_checked);
+	history_bind_int64(st, o + 14, r->d2h_mismatched);
+	history_bind_double(st, o + 15, r->duration_s);
+	bind_text(st, o + 16, r->run_dir);
+	history_bind_int(st, o + 17, r->classifier_version);
+	bind_text(st, o + 18, r->message);
+	history_bind_int64(st, o + 19, r->finished);
+	bind_text(st, o + 20, s->run_options_fp);
+	bind_text(st, o + 21, r->host ? r->host : s->host);
+	bind_text(st, o + 22, r->gpu_uids);
+	bind_text(st, o + 23, case_result_kind_name(case_result_kind(r)));
+	if (signature_set(&r->signature)) {
+		bind_text(st, o + 24, r->signature.id);
+		bind_text(st, o + 25, r->signature.kernel_family);
+		bind_text(st, o + 26, r->signature.evidence);
+		bind_text(st, o + 27, r->signature.stop_reason);
+		history_bind_int(st, o + 28, r->signature.partial);
+	} else {
+		for (int c = 24; c <= 28; c++)
+			history_bind_null(st, o + c);
+	}
+	bind_text(st, o + 29, r->known_id);
+	bind_text(st, o + 30, r->known_link);
+	bind_text(st, o + 31, r->known_owner);
+	bind_text(st, o + 32, r->gfx);
+	if (r->device_id > 0)
+		history_bind_int64(st, o + 33, r->device_id);
+	else
+		history_bind_null(st, o + 33);
+	if (r->perf) {
+		history_bind_int(st, o + 34, r->perf->warmup);
+		bind_text(st, o + 35, r->perf->note);
+	} else {
+		history_bind_null(st, o + 34);
+		history_bind_null(st, o + 35);
+	}
+	bind_text(st, o + 36, r->driver);
+	bind_text(st, o + 37, r->host);
+	bind_text(st, o + 38, r->finding_md);
+	bind_text(st, o + 39, r->image_pin);
+}
+
+static size_t result_batch(const struct case_result *v, size_t n)
+{
+	size_t k = 0;
+
+	for (; k < n && k < RESULT_ROWS; k++)
+		for (size_t j = 0; j < k; j++)
+			if (v[j].attempt == v[k].attempt && same_text(v[j].case_name, v[k].case_name) &&
+			    same_text(v[j].image, v[k].image))
+				return k;
+	return k;
+}
+
 static int insert_results(struct history_db *db, const struct history_sweep *s,
 			  const struct sweep_results *rs, struct error *err)
 {
-	cleanup_stmt struct history_stmt *st = NULL, *samples = NULL, *medians = NULL;
-	const char *id = s->id;
+	cleanup_stmt struct history_stmt *full = NULL;
+	cleanup_perf_put struct history_perf_put samples;
 
-	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_RESULT_PUT), &st, err) < 0 ||
-	    history_perf_prepare(db, &samples, err) < 0 ||
-	    history_changes_median_prepare(db, &medians, err) < 0)
-		return -1;
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct case_result *r = &rs->v[i];
-		cleanup_strbuf struct strbuf gpus = STRBUF_INIT;
+	history_perf_put_init(&samples, db);
+	for (size_t i = 0, k; i < rs->n; i += k) {
+		cleanup_stmt struct history_stmt *part = NULL;
+		struct history_stmt *st;
 		int rc;
 
-		gpus_text(r, &gpus);
+		k = result_batch(rs->v + i, rs->n - i);
+		if ((k != RESULT_ROWS || !full) &&
+		    history_dialect_prepare_rows(db, HSQL_RESULTS_HEAD, k, RESULT_NCOLS,
+					     k == RESULT_ROWS ? &full : &part, err) < 0)
+			return -1;
+		st = k == RESULT_ROWS ? full : part;
 		history_reset(st);
-		bind_text(st, 1, id);
-		bind_text(st, 2, r->case_name);
-		bind_text(st, 3, r->image);
-		history_bind_int(st, 4, r->attempt);
-		bind_text(st, 5, r->image_id);
-		bind_text(st, 6, r->archive);
-		bind_text(st, 7, r->digest);
-		bind_text(st, 8, gpus.buf);
-		bind_text(st, 9, case_result_state_name(r->state));
-		bind_text(st, 10, case_result_outcome_name(r));
-		bind_text(st, 11, case_result_class_name(r));
-		bind_text(st, 12, r->kernel);
-		history_bind_int64(st, 13, r->d2h_checked);
-		history_bind_int64(st, 14, r->d2h_mismatched);
-		history_bind_double(st, 15, r->duration_s);
-		bind_text(st, 16, r->run_dir);
-		history_bind_int(st, 17, r->classifier_version);
-		bind_text(st, 18, r->message);
-		history_bind_int64(st, 19, r->finished);
-		bind_text(st, 20, s->run_options_fp);
-		bind_text(st, 21, r->host ? r->host : s->host);
-		bind_text(st, 22, r->gpu_uids);
-		bind_text(st, 23, case_result_kind_name(case_result_kind(r)));
-		if (signature_set(&r->signature)) {
-			bind_text(st, 24, r->signature.id);
-			bind_text(st, 25, r->signature.kernel_family);
-			bind_text(st, 26, r->signature.evidence);
-			bind_text(st, 27, r->signature.stop_reason);
-			history_bind_int(st, 28, r->signature.partial);
-		} else {
-			for (int c = 24; c <= 28; c++)
-				history_bind_null(st, c);
-		}
-		bind_text(st, 29, r->known_id);
-		bind_text(st, 30, r->known_link);
-		bind_text(st, 31, r->known_owner);
-		bind_text(st, 32, r->gfx);
-		if (r->device_id > 0)
-			history_bind_int64(st, 33, r->device_id);
-		else
-			history_bind_null(st, 33);
-		if (r->perf) {
-			history_bind_int(st, 34, r->perf->warmup);
-			bind_text(st, 35, r->perf->note);
-		} else {
-			history_bind_null(st, 34);
-			history_bind_null(st, 35);
-		}
-		bind_text(st, 36, r->driver);
-		bind_text(st, 37, r->host);
-		bind_text(st, 38, r->finding_md);
-		bind_text(st, 39, r->image_pin);
+		for (size_t j = 0; j < k; j++)
+			bind_result(st, (int)(j * RESULT_NCOLS), s, &rs->v[i + j]);
 		if ((rc = history_step(st)) != HISTORY_DONE)
 			return history_sql_error(db, rc, "write result", err);
-		if (history_perf_insert(db, samples, id, r, err) < 0 ||
-		    history_changes_median_insert(db, medians, s, r, err) < 0)
+		for (size_t j = 0; j < k; j++)
+			if (history_perf_insert(&samples, s->id, &rs->v[i + j], err) < 0)
+				return -1;
+		if (history_perf_flush(&samples, err) < 0 ||
+		    history_changes_medians_insert(db, s, rs->v + i, k, err) < 0)
 			return -1;
 	}
 	return 0;

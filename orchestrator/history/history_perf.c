@@ -15,9 +15,31 @@
 #include "orchestrator/history/history_sql.h"
 #include "orchestrator/perf/perf_stats.h"
 
-int history_perf_prepare(struct history_db *db, struct history_stmt **st, struct error *err)
+void history_perf_put_init(struct history_perf_put *p, struct history_db *db)
 {
-	return history_sql_prepare(db, history_dialect_sql(db, HSQL_SAMPLE_PUT), st, err);
+	memset(p, 0, sizeof(*p));
+	p->db = db;
+}
+
+void history_perf_put_release(struct history_perf_put *p)
+{
+	for (size_t i = 0; i < HISTORY_PERF_PUT_ROWS; i++)
+		history_finalize(p->by_n[i]);
+	memset(p->by_n, 0, sizeof(p->by_n));
+}
+
+#define SAMPLE_NCOLS 9
+
+/* The insert of n samples, SAMPLE_NCOLS parameters a row. */
+static int samples_stmt(struct history_perf_put *p, size_t n, struct history_stmt **st,
+			struct error *err)
+{
+	if (!p->by_n[n - 1] &&
+	    history_dialect_prepare_rows(p->db, HSQL_SAMPLES_HEAD, n, SAMPLE_NCOLS, &p->by_n[n - 1],
+					 err) < 0)
+		return -1;
+	*st = p->by_n[n - 1];
+	return 0;
 }
 
 static void bind_ms(struct history_stmt *st, int i, double v)
@@ -28,25 +50,46 @@ static void bind_ms(struct history_stmt *st, int i, double v)
 		history_bind_null(st, i);
 }
 
-int history_perf_insert(struct history_db *db, struct history_stmt *st, const char *sweep_id,
+int history_perf_flush(struct history_perf_put *p, struct error *err)
+{
+	struct history_stmt *st;
+	int rc;
+
+	if (!p->n)
+		return 0;
+	if (samples_stmt(p, p->n, &st, err) < 0)
+		return -1;
+	history_reset(st);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct case_result *r = p->rows[i].r;
+		const struct perf_sample *x = &r->perf->v[p->rows[i].idx];
+		int o = SAMPLE_NCOLS * (int)i;
+
+		bind_text(st, o + 1, p->sweep_id);
+		bind_text(st, o + 2, r->case_name);
+		bind_text(st, o + 3, r->image);
+		history_bind_int(st, o + 4, r->attempt);
+		history_bind_int64(st, o + 5, (long long)p->rows[i].idx);
+		bind_ms(st, o + 6, x->kernel_ms);
+		bind_ms(st, o + 7, x->graph_ms);
+		bind_ms(st, o + 8, x->total_ms);
+		bind_ms(st, o + 9, x->wall_ms);
+	}
+	p->n = 0;
+	if ((rc = history_step(st)) != HISTORY_DONE)
+		return history_sql_error(p->db, rc, "write perf sample", err);
+	return 0;
+}
+
+int history_perf_insert(struct history_perf_put *p, const char *sweep_id,
 			const struct case_result *r, struct error *err)
 {
 	for (size_t i = 0; r->perf && i < r->perf->n; i++) {
-		const struct perf_sample *x = &r->perf->v[i];
-		int rc;
-
-		history_reset(st);
-		bind_text(st, 1, sweep_id);
-		bind_text(st, 2, r->case_name);
-		bind_text(st, 3, r->image);
-		history_bind_int(st, 4, r->attempt);
-		history_bind_int64(st, 5, (long long)i);
-		bind_ms(st, 6, x->kernel_ms);
-		bind_ms(st, 7, x->graph_ms);
-		bind_ms(st, 8, x->total_ms);
-		bind_ms(st, 9, x->wall_ms);
-		if ((rc = history_step(st)) != HISTORY_DONE)
-			return history_sql_error(db, rc, "write perf sample", err);
+		if (p->n == HISTORY_PERF_PUT_ROWS && history_perf_flush(p, err) < 0)
+			return -1;
+		p->sweep_id = sweep_id;
+		p->rows[p->n].r = r;
+		p->rows[p->n++].idx = i;
 	}
 	return 0;
 }

@@ -12,12 +12,35 @@
 #include "orchestrator/history/history_db.h"
 #include "orchestrator/sweep/case_result.h"
 
-/* The import's statement for samples (history_import.c), and one result's
- * samples through it; a result without samples inserts nothing. */
-int history_perf_prepare(struct history_db *db, struct history_stmt **st, struct error *err)
-	__attribute__((warn_unused_result));
-int history_perf_insert(struct history_db *db, struct history_stmt *st, const char *sweep_id,
+/* The import's statements for samples (history_import.c): rows held
+ * until HISTORY_PERF_PUT_ROWS of them, or a flush, then written in one
+ * insert (a statement a sample was most of an import's statements),
+ * prepared for each count of rows as it first comes. The rows held point
+ * into their results, which must outlive the flush; their keys must
+ * differ (flush before a result's key comes again). */
+#define HISTORY_PERF_PUT_ROWS 64
+
+struct history_perf_put {
+	struct history_db *db;
+	struct history_stmt *by_n[HISTORY_PERF_PUT_ROWS]; /* [n - 1]: n rows */
+	const char *sweep_id;
+	struct {
+		const struct case_result *r;
+		size_t idx;
+	} rows[HISTORY_PERF_PUT_ROWS];
+	size_t n;
+};
+
+void history_perf_put_init(struct history_perf_put *p, struct history_db *db);
+void history_perf_put_release(struct history_perf_put *p);
+#define cleanup_perf_put __attribute__((cleanup(history_perf_put_release)))
+
+/* r's samples, held or written; a result without samples adds nothing. */
+int history_perf_insert(struct history_perf_put *p, const char *sweep_id,
 			const struct case_result *r, struct error *err)
+	__attribute__((warn_unused_result));
+/* The rows held, written. */
+int history_perf_flush(struct history_perf_put *p, struct error *err)
 	__attribute__((warn_unused_result));
 
 /* Which sweeps' samples: those of label (NULL: any), only `sweep` when set,
