@@ -186,15 +186,17 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 		" GROUP BY r.sig_id ORDER BY 8 DESC, 9 DESC, r.sig_id",
 	},
 	[HSQL_SITE_BISECT] = {
-		"SELECT b.last_good, b.first_bad FROM bisects b,"
+		"SELECT json_extract(k.value, '$.case'), b.last_good, b.first_bad FROM bisects b,"
 		" json_each(b.answer, '$.first_bad.cases') k"
 		" WHERE b.verdict = 'found' AND json_valid(b.answer)"
-		" AND json_extract(k.value, '$.case') = ?1"
-		" ORDER BY b.finished DESC LIMIT 1",
-		"SELECT b.last_good, b.first_bad FROM bisects b,"
+		/* CASE: a value that is not an object is not JSON text to read. */
+		" AND CASE WHEN k.type = 'object' THEN json_type(k.value, '$.case') END = 'text'"
+		" ORDER BY b.finished DESC",
+		"SELECT k ->> 'case', b.last_good, b.first_bad FROM bisects b,"
 		" jsonb_array_elements(COALESCE(b.answer::jsonb #> '{first_bad,cases}', '[]'::jsonb)) k"
-		" WHERE b.verdict = 'found' AND jsonb_typeof(k) = 'object' AND k ->> 'case' = ?1"
-		" ORDER BY b.finished DESC LIMIT 1",
+		" WHERE b.verdict = 'found' AND jsonb_typeof(k) = 'object'"
+		" AND jsonb_typeof(k -> 'case') = 'string'"
+		" ORDER BY b.finished DESC",
 	},
 };
 

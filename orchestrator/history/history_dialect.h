@@ -27,7 +27,7 @@ enum history_sql_id {
 	HSQL_TREND_SWEEPS, /* history_trend_sweeps_sql */
 	HSQL_TREND_RESULTS, /* history_trend_results_sql */
 	HSQL_UNTRIAGED,    /* `history signatures`' untriaged ones */
-	HSQL_SITE_BISECT,  /* the newest bisection naming a case (site_query.c) */
+	HSQL_SITE_BISECT,  /* the bisections' cases, newest first (site_query.c) */
 	HSQL_MEDIAN_PUT,   /* a night's GPU-time median (history_copy.c) */
 	HSQL_MEDIANS_HEAD, /* many medians: the insert up to VALUES */
 	HSQL_MEDIANS_TAIL, /* and after its rows (history_changes.c) */

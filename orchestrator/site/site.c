@@ -252,7 +252,6 @@ static int finish_case(struct label_pass *p)
 {
 	struct site_gen *g = p->g;
 	const char *case_name = p->rows[p->n_rows - 1].case_name;
-	cleanup_free char *bisect = NULL;
 	struct site_timeline t = { .label = p->label, .case_name = case_name, .v = p->tl,
 				   .n = p->n_tl };
 	cleanup_strbuf struct strbuf grid = STRBUF_INIT;
@@ -262,9 +261,7 @@ static int finish_case(struct label_pass *p)
 		t.results += p->tl[i].outcome != SO_MISSING;
 		t.flaky += p->tl[i].status == SS_FLAKY;
 	}
-	if (site_query_bisect(g->db, &g->bisect, case_name, &bisect, g->err) < 0)
-		return -1;
-	t.bisect = bisect;
+	t.bisect = site_bisects_find(&g->bisects, case_name);
 	site_grid_page_name(p->label, sweep_pages(p->n_win) - 1, p->case_page, &grid);
 	t.grid_page = grid.buf;
 	strbuf_reset(&g->page);
@@ -468,6 +465,8 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	rc = site_dir_open(&g.dir, dir, err);
 	if (rc == 0)
 		rc = site_query_labels(db, o->label, o->host, &labels, err);
+	if (rc == 0 && labels.n)
+		rc = site_query_bisects(db, &g.bisects, err);
 	for (size_t i = 0; rc == 0 && i < labels.n; i++)
 		rc = label_pass(&g, labels.v[i]);
 	stats->labels = g.n_labels;
@@ -493,6 +492,6 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	strbuf_release(&g.page);
 	strbuf_release(&g.name);
 	site_dir_release(&g.dir);
-	history_finalize(g.bisect);
+	site_bisects_release(&g.bisects);
 	return rc;
 }

@@ -36,7 +36,7 @@ struct site_gen {
 	size_t n_labels;
 	struct rate_set images, gpus;
 	struct strbuf page, name;
-	struct history_stmt *bisect; /* site_query_bisect's, kept for every case */
+	struct site_bisects bisects; /* read once, looked up per case */
 	/* The index's "untriaged, first seen today" and the signatures
 	 * page, NULL without signatures (orchestrator/site/site_signatures.c). */
 	struct site_index_link *fresh;

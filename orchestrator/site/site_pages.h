@@ -82,7 +82,7 @@ struct site_timeline {
 	const char *label, *case_name, *grid_page;
 	const struct site_timeline_entry *v; /* by image, then oldest first */
 	size_t n;
-	/* What bisecting the first failure found (site_query_bisect), NULL
+	/* What bisecting the first failure found (site_query_bisects), NULL
 	 * when nothing was bisected. */
 	const char *bisect;
 	size_t flaky, results;          /* the flaky rate's terms, in the window */

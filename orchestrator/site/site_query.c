@@ -1,6 +1,7 @@
 #include "orchestrator/site/site_query.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
@@ -121,26 +122,82 @@ int site_query_results(struct history_db *db, const char *label, int last, const
 	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "results", err);
 }
 
-int site_query_bisect(struct history_db *db, struct history_stmt **st, const char *case_name,
-		      char **out, struct error *err)
+struct bisect_row {
+	struct site_bisect b;
+	size_t order; /* newest first, as read */
+};
+
+static int by_case_then_newest(const void *x, const void *y)
 {
+	const struct bisect_row *a = x, *b = y;
+	int c = strcmp(a->b.case_name, b->b.case_name);
+
+	return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
+/* Sorted by case, each case's newest kept. */
+static void keep_newest(struct bisect_row *rows, size_t n, struct site_bisects *out)
+{
+	qsort(rows, n, sizeof(*rows), by_case_then_newest);
+	out->v = xcalloc(n + 1, sizeof(*out->v));
+	for (size_t i = 0; i < n; i++) {
+		if (out->n && !strcmp(out->v[out->n - 1].case_name, rows[i].b.case_name)) {
+			free(rows[i].b.case_name);
+			free(rows[i].b.line);
+			continue;
+		}
+		out->v[out->n++] = rows[i].b;
+	}
+}
+
+int site_query_bisects(struct history_db *db, struct site_bisects *out, struct error *err)
+{
+	cleanup_stmt struct history_stmt *st = NULL;
+	cleanup_free struct bisect_row *rows = NULL;
+	size_t n = 0, alloc = 0;
 	int rc;
 
-	/* The newest bisection that found a first bad image for this case (a
-	 * bisection runs under a label of its own, so the label is not asked).
-	 * Prepared once per site: parsing it was most of a case's cost. */
-	*out = NULL;
-	if (!*st && history_sql_prepare(db, history_dialect_sql(db, HSQL_SITE_BISECT), st, err) < 0)
+	memset(out, 0, sizeof(*out));
+	/* A bisection runs under a label of its own: the label is not asked. */
+	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_SITE_BISECT), &st, err) < 0)
 		return -1;
-	history_reset(*st);
-	history_bind_text(*st, 1, case_name);
-	rc = history_step(*st);
-	if (rc == HISTORY_ROW) {
-		*out = xasprintf("first bad image %s (last good %s)",
-				 history_col(*st, 1) ? history_col(*st, 1) : "?",
-				 history_col(*st, 0) ? history_col(*st, 0) : "?");
-		rc = HISTORY_DONE;
+	while ((rc = history_step(st)) == HISTORY_ROW) {
+		if (n == alloc)
+			rows = xrealloc(rows, (alloc = alloc ? 2 * alloc : 16) * sizeof(*rows));
+		rows[n].b.case_name = xstrdup(history_col(st, 0) ? history_col(st, 0) : "");
+		rows[n].b.line = xasprintf("first bad image %s (last good %s)",
+					   history_col(st, 2) ? history_col(st, 2) : "?",
+					   history_col(st, 1) ? history_col(st, 1) : "?");
+		rows[n].order = n;
+		n++;
 	}
-	history_reset(*st);
-	return rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "bisects", err);
+	keep_newest(rows, n, out);
+	if (rc != HISTORY_DONE) {
+		site_bisects_release(out);
+		return history_sql_error(db, rc, "bisects", err);
+	}
+	return 0;
+}
+
+static int case_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct site_bisect *)elem)->case_name);
+}
+
+const char *site_bisects_find(const struct site_bisects *b, const char *case_name)
+{
+	const struct site_bisect *hit =
+		b->n ? bsearch(case_name, b->v, b->n, sizeof(*b->v), case_cmp) : NULL;
+
+	return hit ? hit->line : NULL;
+}
+
+void site_bisects_release(struct site_bisects *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->v[i].case_name);
+		free(b->v[i].line);
+	}
+	free(b->v);
+	memset(b, 0, sizeof(*b));
 }

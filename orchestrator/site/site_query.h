@@ -52,11 +52,20 @@ typedef int (*site_result_fn)(void *ctx, const struct site_result_row *r);
 int site_query_results(struct history_db *db, const char *label, int last, const char *host,
 		       site_result_fn fn, void *ctx, struct error *err) __attribute__((warn_unused_result));
 
-/* What the newest bisection that found a first bad image for the case
- * says, as one line for the timeline; *out NULL when none did. *st is the
- * query, prepared on the first call (*st NULL) and kept for the next; the
- * caller finalises it (history_finalize). */
-int site_query_bisect(struct history_db *db, struct history_stmt **st, const char *case_name,
-		      char **out, struct error *err) __attribute__((warn_unused_result));
+/* What the newest bisection that found a first bad image for each case
+ * says, as one line for its timeline: read once per site (a statement per
+ * case was a round trip per case to a server), sorted by case. */
+struct site_bisect {
+	char *case_name, *line;
+};
+struct site_bisects {
+	struct site_bisect *v;
+	size_t n;
+};
+int site_query_bisects(struct history_db *db, struct site_bisects *out,
+		       struct error *err) __attribute__((warn_unused_result));
+/* The case's line, NULL when no bisection found its first bad image. */
+const char *site_bisects_find(const struct site_bisects *b, const char *case_name);
+void site_bisects_release(struct site_bisects *b);
 
 #endif

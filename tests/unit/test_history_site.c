@@ -387,30 +387,35 @@ Test(history_site, the_timeline_names_the_bisection_that_found_the_case)
 	cleanup_free char *path = history_backend_db(file);
 	struct history_db *db = NULL;
 	struct error err;
-	char *line = NULL;
-	struct history_stmt *st = NULL;
+	struct site_bisects b;
 	const char *answer =
 		"{\"verdict\":\"found\",\"first_bad\":{\"image\":\"r/x:t11\",\"cases\":"
-		"[{\"case\":\"lib/a\",\"outcome\":\"MAF\"}]}}";
+		"[{\"case\":\"lib/a\",\"outcome\":\"MAF\"},{\"case\":7},\"lib/c\"]}}";
 	struct history_bisect none = { .id = "b1", .good = "r/x:t1", .bad = "r/x:t16",
 				       .verdict = "no-transition", .answer = answer, .finished = 1 };
 	struct history_bisect found = { .id = "b2", .good = "r/x:t1", .bad = "r/x:t16",
 					.last_good = "r/x:t10", .first_bad = "r/x:t11",
 					.verdict = "found", .answer = answer, .finished = 2 };
+	struct history_bisect older = { .id = "b0", .good = "r/x:t1", .bad = "r/x:t16",
+					.last_good = "r/x:t3", .first_bad = "r/x:t4",
+					.verdict = "found", .answer = answer, .finished = 0 };
 
 	cr_assert_eq(history_db_open(&db, path, &err), 0, "%s", err.msg);
-	cr_assert_eq(site_query_bisect(db, &st, "lib/a", &line, &err), 0, "%s", err.msg);
-	cr_assert_null(line, "no bisection yet");
+	cr_assert_eq(site_query_bisects(db, &b, &err), 0, "%s", err.msg);
+	cr_assert_null(site_bisects_find(&b, "lib/a"), "no bisection yet");
+	site_bisects_release(&b);
 	cr_assert_eq(history_db_record_bisect(db, &none, &err), 0, "%s", err.msg);
-	cr_assert_eq(site_query_bisect(db, &st, "lib/a", &line, &err), 0, "%s", err.msg);
-	cr_assert_null(line, "a bisection that found nothing names no image");
+	cr_assert_eq(site_query_bisects(db, &b, &err), 0, "%s", err.msg);
+	cr_assert_null(site_bisects_find(&b, "lib/a"), "a bisection that found nothing names no image");
+	site_bisects_release(&b);
+	cr_assert_eq(history_db_record_bisect(db, &older, &err), 0, "%s", err.msg);
 	cr_assert_eq(history_db_record_bisect(db, &found, &err), 0, "%s", err.msg);
-	cr_assert_eq(site_query_bisect(db, &st, "lib/b", &line, &err), 0, "%s", err.msg);
-	cr_assert_null(line, "another case's bisection");
-	cr_assert_eq(site_query_bisect(db, &st, "lib/a", &line, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(line, "first bad image r/x:t11 (last good r/x:t10)");
-	free(line);
-	history_finalize(st);
+	cr_assert_eq(site_query_bisects(db, &b, &err), 0, "%s", err.msg);
+	cr_assert_null(site_bisects_find(&b, "lib/b"), "another case's bisection");
+	cr_assert_null(site_bisects_find(&b, "lib/c"), "a case that is not an object");
+	cr_assert_eq(b.n, 1, "one case, named by two bisections: its newest kept");
+	cr_assert_str_eq(site_bisects_find(&b, "lib/a"), "first bad image r/x:t11 (last good r/x:t10)");
+	site_bisects_release(&b);
 	history_db_close(db);
 	scratch_remove(dir);
 }
