@@ -138,7 +138,8 @@ static int by_case_then_newest(const void *x, const void *y)
 /* Sorted by case, each case's newest kept. */
 static void keep_newest(struct bisect_row *rows, size_t n, struct site_bisects *out)
 {
-	qsort(rows, n, sizeof(*rows), by_case_then_newest);
+	if (n) /* qsort's array must not be NULL, even empty */
+		qsort(rows, n, sizeof(*rows), by_case_then_newest);
 	out->v = xcalloc(n + 1, sizeof(*out->v));
 	for (size_t i = 0; i < n; i++) {
 		if (out->n && !strcmp(out->v[out->n - 1].case_name, rows[i].b.case_name)) {
