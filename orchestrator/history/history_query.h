@@ -30,6 +30,19 @@ void history_finalize(struct history_stmt *st);
 /* Back to before its first step; the bound values stay. */
 void history_reset(struct history_stmt *st);
 int history_step(struct history_stmt *st);
+/* Its rows may be too many to hold at once (every sample of a sweep, a
+ * site's window of results): on PostgreSQL, between history_read_begin and
+ * _end, they are read through a cursor a batch at a time; elsewhere all
+ * at once, as any statement's. SQLite reads a row at a time anyway. */
+void history_many_rows(struct history_stmt *st);
+
+/* One read of many statements (the site): on PostgreSQL one read-only
+ * snapshot, in which history_many_rows statements stream. SQLite: nothing
+ * (a long read transaction would hold a writer off on a network file
+ * system's rollback journal). */
+int history_read_begin(struct history_db *db, struct error *err)
+	__attribute__((warn_unused_result));
+void history_read_end(struct history_db *db);
 
 /* s, or NULL as SQL NULL. */
 void history_bind_text(struct history_stmt *st, int i, const char *s);

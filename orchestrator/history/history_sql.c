@@ -21,6 +21,25 @@ int history_sql_begin(struct history_db *db, struct error *err)
 	return history_sql_exec(db, db->dialect == HISTORY_PG ? "BEGIN" : "BEGIN IMMEDIATE", err);
 }
 
+int history_read_begin(struct history_db *db, struct error *err)
+{
+	if (db->dialect != HISTORY_PG)
+		return 0;
+	/* Every row of a cursor is read: planned for the last row, not the
+	 * first (by default a cursor's plan is the one that starts soonest,
+	 * which for a window of results is an index walk three times slower
+	 * than its sort). */
+	return history_pg_exec(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
+				   " SET LOCAL cursor_tuple_fraction = 1", err);
+}
+
+void history_read_end(struct history_db *db)
+{
+	/* A read-only transaction: ending it cannot lose anything. */
+	if (db->dialect == HISTORY_PG && history_pg_exec(db, "COMMIT", ERROR_DISCARD) < 0)
+		return;
+}
+
 void history_sql_rollback(struct history_db *db)
 {
 	/* A pipeline's writes are answered (and dropped) first. */

@@ -4,7 +4,10 @@
  * run on the connection while these are read). A statement run more than
  * once (reset between) is prepared on the server on its second run. A
  * failure is an error naming the database (history_sql_error). Between
- * history_sql_pipeline_begin and _end, writes go out without waiting. */
+ * history_sql_pipeline_begin and _end, writes go out without waiting.
+ * A statement whose rows are many (history_many_rows), run inside a
+ * transaction on PostgreSQL, reads them through a cursor a batch at a
+ * time instead. */
 #include "orchestrator/history/history_sql.h"
 
 #include <ctype.h>
@@ -28,7 +31,13 @@ struct history_stmt {
 	PGresult *res;
 	int row, nrows;
 	bool ran, again;
+	bool many;	/* history_many_rows */
+	char *cursor;	/* the cursor its rows are read through (NULL: none) */
 };
+
+/* The rows one FETCH of a cursor brings: a many-row statement holds this
+ * many at a time, at a round trip each. */
+#define CURSOR_BATCH 2048
 
 /* The server's own OID of text (pg_type.dat). */
 #define TEXT_OID 25
@@ -98,12 +107,35 @@ int history_sql_prepare(struct history_db *db, const char *sql, struct history_s
 	return 0;
 }
 
+/* A cursor ends with its transaction; one closed before then frees the
+ * server's rows at once. */
+static void pg_close_cursor(struct history_stmt *st)
+{
+	PGconn *c = (PGconn *)st->db->pg;
+	char sql[64];
+
+	if (!st->cursor)
+		return;
+	if (PQtransactionStatus(c) == PQTRANS_INTRANS) {
+		snprintf(sql, sizeof(sql), "CLOSE %s", st->cursor);
+		PQclear(PQexec(c, sql));
+	}
+	free(st->cursor);
+	st->cursor = NULL;
+}
+
+void history_many_rows(struct history_stmt *st)
+{
+	st->many = true;
+}
+
 void history_reset(struct history_stmt *st)
 {
 	if (st->lite) {
 		sqlite3_reset(st->lite);
 		return;
 	}
+	pg_close_cursor(st);
 	PQclear(st->res);
 	st->res = NULL;
 	st->again = st->again || st->ran;
@@ -129,11 +161,54 @@ void history_finalize(struct history_stmt *st)
 	free(st);
 }
 
+/* The cursor's next batch of rows (none: its last was read). */
+static int pg_fetch(struct history_stmt *st)
+{
+	char sql[64];
+
+	PQclear(st->res);
+	snprintf(sql, sizeof(sql), "FETCH %d FROM %s", CURSOR_BATCH, st->cursor);
+	st->res = PQexec((PGconn *)st->db->pg, sql);
+	st->row = -1;
+	st->nrows = 0;
+	if (PQresultStatus(st->res) != PGRES_TUPLES_OK) {
+		history_pg_keep_error(st->db, (const struct pg_result *)st->res);
+		return SQLITE_ERROR;
+	}
+	st->nrows = PQntuples(st->res);
+	return 0;
+}
+
+/* The statement as a cursor, and its first batch. */
+static int pg_open_cursor(struct history_stmt *st)
+{
+	const char *const *vals = (const char *const *)st->vals;
+	char *name = xasprintf("hrr_c%u", ++st->db->pg_seq);
+	char *sql = xasprintf("DECLARE %s NO SCROLL CURSOR FOR %s", name, st->sql);
+	PGresult *r = PQexecParams((PGconn *)st->db->pg, sql, st->nparams, st->types, vals,
+				   NULL, NULL, 0);
+	bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+
+	free(sql);
+	st->ran = true;
+	if (!ok) {
+		history_pg_keep_error(st->db, (const struct pg_result *)r);
+		PQclear(r);
+		free(name);
+		return SQLITE_ERROR;
+	}
+	PQclear(r);
+	st->cursor = name;
+	return pg_fetch(st);
+}
+
 static int pg_run(struct history_stmt *st)
 {
 	PGconn *c = (PGconn *)st->db->pg;
 	const char *const *vals = (const char *const *)st->vals;
 
+	if (st->many && PQtransactionStatus(c) == PQTRANS_INTRANS)
+		return pg_open_cursor(st);
 	if (st->again && !st->name &&
 	    history_pg_prepare(st->db, st->sql, st->nparams, st->types, &st->name) < 0)
 		return SQLITE_ERROR;
@@ -258,7 +333,21 @@ int history_step(struct history_stmt *st)
 		if (rc)
 			return rc;
 	}
-	return ++st->row < st->nrows ? HISTORY_ROW : HISTORY_DONE;
+	if (++st->row < st->nrows)
+		return HISTORY_ROW;
+	/* a full batch: the cursor may hold more */
+	if (st->cursor && st->nrows == CURSOR_BATCH) {
+		int rc = pg_fetch(st);
+
+		if (rc)
+			return rc;
+		if (++st->row < st->nrows)
+			return HISTORY_ROW;
+	}
+	/* read to its end: the server's side goes now, not at the reset */
+	if (st->cursor)
+		pg_close_cursor(st);
+	return HISTORY_DONE;
 }
 
 static void pg_bind(struct history_stmt *st, int i, char *v)

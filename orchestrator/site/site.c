@@ -463,6 +463,9 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 	strbuf_init(&g.page, 1 << 16);
 	strbuf_init(&g.name, 64);
 	rc = site_dir_open(&g.dir, dir, err);
+	/* one snapshot: the pages agree with each other while sweeps land */
+	if (rc == 0)
+		rc = history_read_begin(db, err);
 	if (rc == 0)
 		rc = site_query_labels(db, o->label, o->host, &labels, err);
 	if (rc == 0 && labels.n)
@@ -476,6 +479,7 @@ int history_site_generate(struct history_db *db, const char *dir, const struct s
 		rc = site_perf_write(&g);
 	if (rc == 0)
 		rc = site_rates_write(&g);
+	history_read_end(db);
 	if (rc == 0)
 		rc = site_dir_finish(&g.dir, err);
 	stats->written = g.dir.written;

@@ -79,6 +79,7 @@ static int open_label(struct history_db *db, struct site_perf_label *l, const ch
 	for (size_t i = 0; i < n_win; i++) {
 		if (history_sql_prepare(db, site_perf_sweep_sql, &l->st[i], err) < 0)
 			return -1;
+		history_many_rows(l->st[i]);
 		history_bind_text(l->st[i], 1, win[i].id);
 		if (step(db, l, i, err) < 0)
 			return -1;

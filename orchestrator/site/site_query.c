@@ -103,6 +103,7 @@ int site_query_results(struct history_db *db, const char *label, int last, const
 		    " ORDER BY r.case_name, r.image_ref, w.started, w.id, r.attempt",
 		    &st, err) < 0)
 		return -1;
+	history_many_rows(st);
 	bind_window(st, label, last, host);
 	while ((rc = history_step(st)) == HISTORY_ROW) {
 		struct site_result_row r = {

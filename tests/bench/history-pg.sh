@@ -31,7 +31,7 @@ pg_bench() {
 	read -r P_MED _ _ < <(awk '{ print $1 }' "$BENCH_TMP/pg-import.times" | stats)
 	read -r P_CASE _ _ _ < <(best pgcase "$BIN" history --db "$pgdb" --label "$LABEL" --case "$CASE")
 	read -r P_LABEL _ _ _ < <(best pglabel "$BIN" history --db "$pgdb" --label "$LABEL")
-	read -r P_SITE _ _ _ < <(timed pgsite "$BIN" history site "$BENCH_TMP/site-pg" --db "$pgdb")
+	read -r P_SITE P_RSS _ _ < <(timed pgsite "$BIN" history site "$BENCH_TMP/site-pg" --db "$pgdb")
 	"$HELPER" night "$pgdb" "$BENCH_TMP/wd-pg" "$LABEL" "$NIGHTS" "$CASES" >/dev/null ||
 		bench_die "postgresql: one more night failed"
 	read -r P_INC _ _ _ < <(timed pgsite2 "$BIN" history site "$BENCH_TMP/site-pg" --db "$pgdb")
@@ -39,8 +39,9 @@ pg_bench() {
 		"$P_MED" "$(ratio "$P_MED" "$MED")" "$(awk -v w="$P_CASE" 'BEGIN { print w * 1000 }')" \
 		"$(ratio "$P_CASE" "$W_CASE")" "$(awk -v w="$P_LABEL" 'BEGIN { print w * 1000 }')" \
 		"$(ratio "$P_LABEL" "$W_LABEL")"
-	printf 'postgresql: site whole %.2f s (ratio %s), after one more night %.2f s (ratio %s) (target <= 1.5x)\n' \
-		"$P_SITE" "$(ratio "$P_SITE" "$W_SITE")" "$P_INC" "$(ratio "$P_INC" "$W_INC")"
+	printf 'postgresql: site whole %.2f s (ratio %s), after one more night %.2f s (ratio %s) (target <= 1.5x); peak RSS %s KiB (ratio %s)\n' \
+		"$P_SITE" "$(ratio "$P_SITE" "$W_SITE")" "$P_INC" "$(ratio "$P_INC" "$W_INC")" \
+		"$P_RSS" "$(ratio "$P_RSS" "$RSS_SITE")"
 	pg_concurrent "$pgdb"
 	[ -z "$own" ] || { bash "$BENCH_ROOT/tests/pg-cluster.sh" stop "$sock"; rmdir "$own"; trap 'rm -rf "$BENCH_TMP"' EXIT; }
 }
