@@ -30,6 +30,7 @@ struct history_db {
 	unsigned pg_seq;   /* the last prepared statement's number */
 	bool pg_pipe;      /* writes are sent without waiting (history_sql_pipeline) */
 	int pg_pending;    /* and so many of them are not yet answered */
+	bool pg_read;      /* history_read_begin began a transaction */
 	bool network;
 	int busy_ms;
 };

@@ -183,6 +183,11 @@ int history_pg_exec(struct history_db *db, const char *sql, struct error *err)
 	return rc;
 }
 
+bool history_pg_in_transaction(struct history_db *db)
+{
+	return PQtransactionStatus((PGconn *)db->pg) != PQTRANS_IDLE;
+}
+
 int history_pg_prepare(struct history_db *db, const char *sql, int nparams,
 		       const unsigned *types, char **name)
 {

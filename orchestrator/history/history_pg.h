@@ -26,6 +26,8 @@ const char *history_pg_warning(const struct history_db *db);
 
 int history_pg_exec(struct history_db *db, const char *sql, struct error *err)
 	__attribute__((warn_unused_result));
+/* Whether a transaction is open on the connection. */
+bool history_pg_in_transaction(struct history_db *db);
 /* sql prepared on the server under a name of its own (*name, caller frees);
  * -1 with the server's message kept (history_sql_error says it). */
 int history_pg_prepare(struct history_db *db, const char *sql, int nparams,

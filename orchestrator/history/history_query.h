@@ -36,8 +36,10 @@ int history_step(struct history_stmt *st);
  * at once, as any statement's. SQLite reads a row at a time anyway. */
 void history_many_rows(struct history_stmt *st);
 
-/* One read of many statements (the site): on PostgreSQL one read-only
- * snapshot, in which history_many_rows statements stream. SQLite: nothing
+/* One read of many statements (the site, a trend): on PostgreSQL one
+ * read-only snapshot, in which history_many_rows statements stream (or
+ * the caller's transaction, when one is open: _end leaves it open).
+ * SQLite: nothing
  * (a long read transaction would hold a writer off on a network file
  * system's rollback journal). */
 int history_read_begin(struct history_db *db, struct error *err)

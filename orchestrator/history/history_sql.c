@@ -23,20 +23,27 @@ int history_sql_begin(struct history_db *db, struct error *err)
 
 int history_read_begin(struct history_db *db, struct error *err)
 {
-	if (db->dialect != HISTORY_PG)
+	/* inside a caller's transaction: that one is the snapshot */
+	if (db->dialect != HISTORY_PG || history_pg_in_transaction(db))
 		return 0;
 	/* Every row of a cursor is read: planned for the last row, not the
 	 * first (by default a cursor's plan is the one that starts soonest,
 	 * which for a window of results is an index walk three times slower
 	 * than its sort). */
-	return history_pg_exec(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
-				   " SET LOCAL cursor_tuple_fraction = 1", err);
+	if (history_pg_exec(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;"
+				" SET LOCAL cursor_tuple_fraction = 1", err) < 0)
+		return -1;
+	db->pg_read = true;
+	return 0;
 }
 
 void history_read_end(struct history_db *db)
 {
+	if (!db->pg_read)
+		return;
+	db->pg_read = false;
 	/* A read-only transaction: ending it cannot lose anything. */
-	if (db->dialect == HISTORY_PG && history_pg_exec(db, "COMMIT", ERROR_DISCARD) < 0)
+	if (history_pg_exec(db, "COMMIT", ERROR_DISCARD) < 0)
 		return;
 }
 

@@ -274,8 +274,9 @@ out:
 	return rc;
 }
 
-/* Both statements read in the one transaction the open sweeps statement
- * holds: the trend is one snapshot of the database. */
+/* Both statements read in one transaction (on SQLite the one the open
+ * sweeps statement holds, on PostgreSQL history_read_begin's): the trend
+ * is one snapshot of the database. */
 int history_db_trend(struct history_db *db, const char *label, const char *case_name, int last,
 		     history_trend_fn fn, void *ctx, struct error *err)
 {
@@ -293,6 +294,8 @@ int history_db_trend_host(struct history_db *db, const char *label, const char *
 
 	if (case_name)
 		return trend_case(db, label, host, case_name, last, fn, ctx, err);
+	if (history_read_begin(db, err) < 0)
+		goto out;
 	if (history_sql_prepare(db, history_dialect_sql(db, HSQL_TREND_SWEEPS), &sw, err) < 0 ||
 	    history_sql_prepare(db, history_dialect_sql(db, HSQL_TREND_RESULTS), &st, err) < 0)
 		goto out;
@@ -306,6 +309,12 @@ int history_db_trend_host(struct history_db *db, const char *label, const char *
 	if (rc > 0)
 		rc = rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "trend", err);
 out:
+	/* the statements end before their transaction does */
+	history_finalize(st);
+	st = NULL;
+	history_finalize(sw);
+	sw = NULL;
+	history_read_end(db);
 	strbuf_release(&l.case_name);
 	strbuf_release(&l.image);
 	return rc;

@@ -1,9 +1,12 @@
 /* A read of many rows (history_read_begin, history_many_rows): every row in
  * order on both stores, across PostgreSQL's cursor batches, again after a
- * reset, and a statement left half-read does not stop the next. */
+ * reset, and a statement left half-read does not stop the next. A read
+ * inside a caller's transaction leaves it to its caller. */
 #include <criterion/criterion.h>
 
+#include "orchestrator/history/history_pg.h"
 #include "orchestrator/history/history_query.h"
+#include "orchestrator/history/history_sql.h"
 #include "tests/support/history_backend.h"
 
 /* 1..?1, in both dialects */
@@ -67,6 +70,12 @@ Test(history, many_rows_read_whole_in_order_across_batches)
 	}
 	cr_assert_eq(history_step(half), HISTORY_ROW);
 	cr_assert_eq(history_col_int64(half, 0), 2, "the half-read one goes on where it was");
+	/* to its end, across its batches */
+	for (long want = 3; want <= 5000; want++) {
+		cr_assert_eq(history_step(half), HISTORY_ROW, "row %ld", want);
+		cr_assert_eq(history_col_int64(half, 0), want);
+	}
+	cr_assert_eq(history_step(half), HISTORY_DONE);
 	history_finalize(half);
 	history_finalize(st);
 	history_read_end(f.db);
@@ -75,5 +84,26 @@ Test(history, many_rows_read_whole_in_order_across_batches)
 	history_bind_int(st, 1, 10);
 	cr_assert_eq(read_all(st), 10);
 	history_finalize(st);
+	history_fixture_close(&f);
+}
+
+Test(history, a_read_inside_a_callers_transaction_leaves_it_open)
+{
+	struct history_fixture f;
+	struct error err;
+
+	if (!history_backend_pg())
+		cr_skip_test("a server's transaction: not on SQLite");
+	history_fixture_open(&f, "history-read-nested");
+	cr_assert_eq(history_sql_begin(f.db, &err), 0, "%s", err.msg);
+	cr_assert_eq(history_read_begin(f.db, &err), 0, "%s", err.msg);
+	history_read_end(f.db);
+	cr_assert(history_pg_in_transaction(f.db), "the caller's transaction is still open");
+	history_sql_rollback(f.db);
+	cr_assert_not(history_pg_in_transaction(f.db));
+	cr_assert_eq(history_read_begin(f.db, &err), 0, "%s", err.msg);
+	cr_assert(history_pg_in_transaction(f.db), "a read of its own");
+	history_read_end(f.db);
+	cr_assert_not(history_pg_in_transaction(f.db), "ended by its end");
 	history_fixture_close(&f);
 }
