@@ -373,9 +373,10 @@ static void run_loop(struct exec_state *s, struct error *err)
 }
 
 /* The engine sets OOMKilled from an event of its own that may trail the
- * exit: a SIGKILL under a memory limit is asked about again for a moment
- * before it is taken for a plain kill. */
-#define OOM_SETTLE_TRIES 10
+ * exit: a SIGKILL under a memory limit is asked about again, every 100 ms
+ * for up to 5 s (1 s was seen too short on a loaded CI machine), before
+ * it is taken for a plain kill. Only such a kill waits. */
+#define OOM_SETTLE_TRIES 50
 
 static bool oom_reported_late(const struct replay_exec *x, const char *id)
 {
