@@ -201,8 +201,14 @@ void assert_finding_verdict(const cJSON *f, const char *what, const char *outcom
 {
 	const char *kernel = json_str(f, "kernel_name");
 
-	cr_assert_str_eq(json_str(f, "outcome"), outcome, "%s", what);
-	cr_assert_str_eq(json_str(f, "fault_class"), fault_class, "%s", what);
+	const char *got_outcome = json_str(f, "outcome"), *got_class = json_str(f, "fault_class");
+	/* the whole finding, to tell a rare miss apart */
+	cleanup_free char *all = cJSON_PrintUnformatted(f);
+
+	cr_assert(got_outcome && !strcmp(got_outcome, outcome), "%s: outcome %s, want %s: %s",
+		  what, got_outcome ? got_outcome : "(none)", outcome, all);
+	cr_assert(got_class && !strcmp(got_class, fault_class), "%s: fault_class %s, want %s: %s",
+		  what, got_class ? got_class : "(none)", fault_class, all);
 	if (!kernel_prefix)
 		cr_assert_null(kernel, "%s: names kernel %s without evidence", what, kernel);
 	else
