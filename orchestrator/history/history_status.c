@@ -309,11 +309,6 @@ int history_db_trend_host(struct history_db *db, const char *label, const char *
 	if (rc > 0)
 		rc = rc == HISTORY_DONE ? 0 : history_sql_error(db, rc, "trend", err);
 out:
-	/* the statements end before their transaction does */
-	history_finalize(st);
-	st = NULL;
-	history_finalize(sw);
-	sw = NULL;
 	history_read_end(db);
 	strbuf_release(&l.case_name);
 	strbuf_release(&l.image);

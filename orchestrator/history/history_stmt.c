@@ -207,7 +207,7 @@ static int pg_run(struct history_stmt *st)
 	PGconn *c = (PGconn *)st->db->pg;
 	const char *const *vals = (const char *const *)st->vals;
 
-	if (st->many && PQtransactionStatus(c) == PQTRANS_INTRANS)
+	if (st->many && history_pg_in_transaction(st->db))
 		return pg_open_cursor(st);
 	if (st->again && !st->name &&
 	    history_pg_prepare(st->db, st->sql, st->nparams, st->types, &st->name) < 0)

@@ -56,12 +56,12 @@ pg_bench() {
 # two cores (a fleet imports a night a day per host, and autovacuum keeps
 # up). Prints the seconds it took.
 pg_settle() {
-	local t0
+	local wall status
 
-	t0=$(date +%s.%N)
-	psql -q -h "$1" -U "${HRR_PG_USER:-hrrpg}" -d hrr_bench -c 'VACUUM (ANALYZE)' >/dev/null ||
-		bench_die "postgresql: VACUUM failed"
-	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'
+	read -r wall _ status _ < <(timed pgsettle psql -q -h "$1" -U "${HRR_PG_USER:-hrrpg}" \
+		-d hrr_bench -c 'VACUUM (ANALYZE)')
+	[ "$status" = 0 ] || bench_die "postgresql: VACUUM failed (exit $status)"
+	printf '%.2f' "$wall"
 }
 
 # 8 hosts importing a 1,000-case sweep each at once, against one importer.
