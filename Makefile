@@ -93,7 +93,7 @@ check-unit: $(UNIT)
 # PostgreSQL"): a private cluster (tests/pg-cluster.sh) in a temporary
 # directory, the same tests with HRR_TEST_HISTORY_PG naming it (a fresh
 # database per test), then the cluster stopped and removed.
-HISTORY_UNIT_SUITES = history history_reuse history_changes history_perf history_site history_signatures history_remark cmd_history
+HISTORY_UNIT_SUITES = history history_reuse history_changes history_perf history_perf_stats history_site history_signatures history_remark cmd_history
 HISTORY_PG_INTEGRATION = sweep/history_* history_pg/*
 check-history-pg: $(UNIT) $(INTEGRATION) $(BIN)
 	@dir=$$(mktemp -d /tmp/hrr-pg.XXXXXX) && chmod 0755 $$dir && \

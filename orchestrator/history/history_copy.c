@@ -32,6 +32,9 @@ static const struct copy_table tables[] = {
 	{ "SELECT sweep, case_name, image_ref, attempt, idx, kernel_ms, graph_ms, total_ms, wall_ms"
 	  " FROM perf_samples WHERE sweep = ?1",
 	  HSQL_SAMPLE_PUT, ",5,6,7,8,", 9 },
+	{ "SELECT sweep, case_name, image_ref, attempt, n, zeros, median_ms, lo_ms, hi_ms,"
+	  " measured_median_ms, measured_cv FROM perf_sample_stats WHERE sweep = ?1",
+	  HSQL_SAMPLE_STATS_PUT, ",6,7,8,9,10,", 11 },
 	{ "SELECT label, case_name, image_ref, gfx, device_id, started_us, sweep, median_ms"
 	  " FROM perf_medians WHERE sweep = ?1",
 	  HSQL_MEDIAN_PUT, ",7,", 8 },
@@ -102,7 +105,8 @@ static const char sweep_put[] =
 static int copy_sweep(struct history_db *from, struct history_db *to, const char *id,
 		      struct error *err)
 {
-	static const char *const tabs[] = { "planned", "results", "perf_samples", "perf_medians",
+	static const char *const tabs[] = { "planned", "results", "perf_samples",
+					    "perf_sample_stats", "perf_medians",
 					    "perf_changes", "perf_accepted" };
 
 	if (history_sql_begin(to, err) < 0)

@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/db_trust.h"
 #include "orchestrator/finding/signature.h"
+#include "orchestrator/history/history_perf_stats.h"
 #include "orchestrator/history/history_pg.h"
 #include "orchestrator/history/history_sql.h"
 
@@ -168,6 +169,18 @@ const char *const history_migrations[] = {
 	"ALTER TABLE results ADD COLUMN image_pin TEXT;",
 	/* 10 -> 11: PostgreSQL's alone (its vacuum after each import). */
 	"SELECT 1;",
+	/* 11 -> 12: additive. Each attempt's kernel times summarized
+	 * (perf_summarize: how many, the zeros, the median and its interval,
+	 * the measured ones' median and CV), written with its samples at
+	 * import: the history site reads a night's row, not its every sample
+	 * (docs/perf.md "In the history"). The stored samples' summaries are
+	 * computed after this step (history_perf_stats_backfill). */
+	"CREATE TABLE perf_sample_stats(sweep TEXT NOT NULL REFERENCES sweeps(id)"
+	" ON DELETE CASCADE, case_name TEXT NOT NULL, image_ref TEXT NOT NULL,"
+	" attempt INTEGER NOT NULL, n INTEGER NOT NULL, zeros INTEGER NOT NULL,"
+	" median_ms REAL NOT NULL, lo_ms REAL NOT NULL, hi_ms REAL NOT NULL,"
+	" measured_median_ms REAL, measured_cv REAL NOT NULL,"
+	" PRIMARY KEY(sweep, case_name, image_ref, attempt)) WITHOUT ROWID;",
 };
 
 char *history_db_default_path(void)
@@ -288,6 +301,8 @@ static int migrate(struct history_db *db, struct error *err)
 			goto fail;
 		if (v + 1 == 5 && backfill_signatures(db, err) < 0)
 			goto fail;
+		if (v + 1 == 12 && history_perf_stats_backfill(db, err) < 0)
+			goto fail;
 		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", v + 1);
 		if (history_sql_exec(db, bump, err) < 0)
 			goto fail;
@@ -335,6 +350,21 @@ static int server_open(struct history_db *db, const char *target, bool read_only
 							: history_pg_migrate(db, read_only, err);
 }
 
+/* A reader of an older schema would miss what the newer steps add (the
+ * site reads schema 12's summaries): the file (its path trusted already)
+ * is brought up to date first, as any writer would, when its user may
+ * write it, then read through a read-only handle again. */
+static int upgrade_for_reading(struct history_db *db, int v, struct error *err)
+{
+	sqlite3_close_v2(db->h);
+	db->h = NULL;
+	if (open_handle(db, false, err) < 0 || set_journal(db, err) < 0 || migrate(db, err) < 0)
+		return history_sql_upgrade_refused(db, v, err);
+	sqlite3_close_v2(db->h);
+	db->h = NULL;
+	return open_handle(db, true, err);
+}
+
 static int db_open(struct history_db **out, const char *path, bool read_only, struct error *err)
 {
 	struct history_db *db = xcalloc(1, sizeof(*db));
@@ -356,7 +386,8 @@ static int db_open(struct history_db **out, const char *path, bool read_only, st
 		      history_fs_is_network((unsigned long)sfs.f_type);
 	if (open_handle(db, read_only, err) < 0)
 		goto fail;
-	if (read_only ? user_version(db, &v, err) < 0 || check_version(db, v, err) < 0
+	if (read_only ? user_version(db, &v, err) < 0 || check_version(db, v, err) < 0 ||
+				(v < HISTORY_SCHEMA_VERSION && upgrade_for_reading(db, v, err) < 0)
 		      : set_journal(db, err) < 0 || migrate(db, err) < 0)
 		goto fail;
 	*out = db;

@@ -52,6 +52,16 @@
 	" ON CONFLICT(sweep, case_name, image_ref, attempt, idx) DO UPDATE SET "            \
 	EX("kernel_ms") ", " EX("graph_ms") ", " EX("total_ms") ", " EX("wall_ms")
 
+/* An attempt's GPU-time summary (history_perf_stats.c). */
+#define STATS_HEAD                                                                         \
+	"perf_sample_stats(sweep, case_name, image_ref, attempt, n, zeros, median_ms, lo_ms,"   \
+	" hi_ms, measured_median_ms, measured_cv) VALUES"
+#define STATS_COLS STATS_HEAD "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+#define STATS_CONFLICT                                                                     \
+	" ON CONFLICT(sweep, case_name, image_ref, attempt) DO UPDATE SET " EX("n") ", "     \
+	EX("zeros") ", " EX("median_ms") ", " EX("lo_ms") ", " EX("hi_ms") ", "             \
+	EX("measured_median_ms") ", " EX("measured_cv")
+
 #define PLANNED_CONFLICT " ON CONFLICT(sweep, case_name, image_ref) DO UPDATE SET " EX("idx")
 
 #define BISECT_COLS                                                                        \
@@ -151,6 +161,12 @@ static const char *const sql[HSQL_N][HISTORY_N_DIALECTS] = {
 	},
 	[HSQL_SAMPLES_HEAD] = { "INSERT OR REPLACE INTO " SAMPLE_HEAD, "INSERT INTO " SAMPLE_HEAD },
 	[HSQL_SAMPLES_TAIL] = { "", SAMPLE_CONFLICT },
+	[HSQL_SAMPLE_STATS_PUT] = {
+		"INSERT OR REPLACE INTO " STATS_COLS,
+		"INSERT INTO " STATS_COLS STATS_CONFLICT,
+	},
+	[HSQL_SAMPLE_STATS_HEAD] = { "INSERT OR REPLACE INTO " STATS_HEAD, "INSERT INTO " STATS_HEAD },
+	[HSQL_SAMPLE_STATS_TAIL] = { "", STATS_CONFLICT },
 	[HSQL_BISECT_PUT] = {
 		"INSERT OR REPLACE INTO " BISECT_COLS,
 		"INSERT INTO " BISECT_COLS " ON CONFLICT(id) DO UPDATE SET " EX("good") ", "

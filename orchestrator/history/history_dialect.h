@@ -23,6 +23,9 @@ enum history_sql_id {
 	HSQL_SAMPLE_PUT,   /* one perf sample (history_copy.c) */
 	HSQL_SAMPLES_HEAD, /* a result's perf samples: the insert up to VALUES */
 	HSQL_SAMPLES_TAIL, /* and after its rows (history_perf.c) */
+	HSQL_SAMPLE_STATS_PUT,  /* an attempt's GPU-time summary (history_copy.c) */
+	HSQL_SAMPLE_STATS_HEAD, /* many summaries: the insert up to VALUES */
+	HSQL_SAMPLE_STATS_TAIL, /* and after its rows (history_perf_stats.c) */
 	HSQL_BISECT_PUT,   /* one bisection's answer (history_reuse.c) */
 	HSQL_TREND_SWEEPS, /* history_trend_sweeps_sql */
 	HSQL_TREND_RESULTS, /* history_trend_results_sql */

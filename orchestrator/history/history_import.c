@@ -12,6 +12,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/history/history_changes.h"
 #include "orchestrator/history/history_perf.h"
+#include "orchestrator/history/history_perf_stats.h"
 #include "orchestrator/history/history_dialect.h"
 #include "orchestrator/history/history_sql.h"
 
@@ -267,6 +268,7 @@ static int insert_results(struct history_db *db, const struct history_sweep *s,
 			if (history_perf_insert(&samples, s->id, &rs->v[i + j], err) < 0)
 				return -1;
 		if (history_perf_flush(&samples, err) < 0 ||
+		    history_perf_stats_insert(db, s->id, rs->v + i, k, err) < 0 ||
 		    history_changes_medians_insert(db, s, rs->v + i, k, err) < 0)
 			return -1;
 	}
@@ -343,6 +345,7 @@ int history_db_import_each(struct history_db *db, const struct history_sweep *s,
 	if (delete_rows(db, "planned", s->id, err) < 0 ||
 	    delete_rows(db, "results", s->id, err) < 0 ||
 	    delete_rows(db, "perf_samples", s->id, err) < 0 ||
+	    delete_rows(db, "perf_sample_stats", s->id, err) < 0 ||
 	    delete_rows(db, "perf_medians", s->id, err) < 0 ||
 	    insert_planned(db, s->id, planned, n_planned, err) < 0 ||
 	    each(src, insert_chunk, &ins, err) < 0 || history_sql_pipeline_end(db, err) < 0 ||

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "common/cleanup.h"
+#include "orchestrator/history/history_perf_stats.h"
 #include "orchestrator/history/history_schema.h"
 #include "orchestrator/history/history_sql.h"
 
@@ -101,6 +102,14 @@ const char *const history_migrations_pg[HISTORY_SCHEMA_VERSION] = {
 	 * so each night's import does (within autovacuum's nap). */
 	"ALTER TABLE results SET (autovacuum_vacuum_insert_scale_factor = 0,"
 	" autovacuum_vacuum_insert_threshold = 1000);",
+	/* 11 -> 12: each attempt's kernel times summarized; the stored
+	 * samples' summaries are computed after it, as on SQLite. */
+	"CREATE TABLE perf_sample_stats(sweep" T " NOT NULL REFERENCES sweeps(id)"
+	" ON DELETE CASCADE, case_name" T " NOT NULL, image_ref" T " NOT NULL,"
+	" attempt" I " NOT NULL, n" I " NOT NULL, zeros" I " NOT NULL,"
+	" median_ms" R " NOT NULL, lo_ms" R " NOT NULL, hi_ms" R " NOT NULL,"
+	" measured_median_ms" R ", measured_cv" R " NOT NULL,"
+	" PRIMARY KEY(sweep, case_name, image_ref, attempt));",
 };
 
 /* The schema's version (-1: no history here yet). */
@@ -137,6 +146,7 @@ static int run_steps(struct history_db *db, int v, struct error *err)
 					 db->path, v + 1);
 		snprintf(bump, sizeof(bump), "UPDATE hrr_schema SET version = %d", v + 1);
 		if (history_pg_exec(db, history_migrations_pg[v], err) < 0 ||
+		    (v + 1 == 12 && history_perf_stats_backfill(db, err) < 0) ||
 		    history_pg_exec(db, bump, err) < 0)
 			return -1;
 	}
@@ -146,18 +156,11 @@ static int run_steps(struct history_db *db, int v, struct error *err)
 /* The lock's key: any constant the tool alone uses ("hrr-hist"). */
 #define MIGRATE_LOCK "SELECT pg_advisory_xact_lock(7526561716139115636)"
 
-int history_pg_migrate(struct history_db *db, bool read_only, struct error *err)
+/* Created or migrated to this tool's schema, in one transaction. */
+static int migrate(struct history_db *db, struct error *err)
 {
 	int v;
 
-	if (read_only) {
-		if (read_version(db, &v, err) < 0)
-			return -1;
-		if (v < 0)
-			return error_set(err, ERR_NOT_FOUND, 0, "history database %s has no history",
-					 db->path);
-		return history_sql_refuse_newer(db, v, err);
-	}
 	if (history_pg_exec(db, "BEGIN", err) < 0)
 		return -1;
 	if (history_pg_exec(db, MIGRATE_LOCK, err) < 0 || read_version(db, &v, err) < 0)
@@ -171,4 +174,24 @@ int history_pg_migrate(struct history_db *db, bool read_only, struct error *err)
 fail:
 	history_sql_rollback(db);
 	return -1;
+}
+
+int history_pg_migrate(struct history_db *db, bool read_only, struct error *err)
+{
+	int v;
+
+	if (!read_only)
+		return migrate(db, err);
+	if (read_version(db, &v, err) < 0)
+		return -1;
+	if (v < 0)
+		return error_set(err, ERR_NOT_FOUND, 0, "history database %s has no history",
+				 db->path);
+	if (history_sql_refuse_newer(db, v, err) < 0)
+		return -1;
+	/* An older schema is brought up to date first, as a writer would: a
+	 * reader would miss what the newer steps add. */
+	if (v < HISTORY_SCHEMA_VERSION && migrate(db, err) < 0)
+		return history_sql_upgrade_refused(db, v, err);
+	return 0;
 }

@@ -3,6 +3,8 @@
  * history_db.c's; statements and their errors history_stmt.c's. */
 #include "orchestrator/history/history_sql.h"
 
+#include "common/cleanup.h"
+#include "common/xalloc.h"
 #include "orchestrator/history/history_pg.h"
 #include "orchestrator/history/history_schema.h"
 
@@ -58,6 +60,16 @@ void history_sql_rollback(struct history_db *db)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 	else if (history_pg_exec(db, "ROLLBACK", ERROR_DISCARD) < 0)
 		return;
+}
+
+int history_sql_upgrade_refused(struct history_db *db, int v, struct error *err)
+{
+	cleanup_free char *why = xstrdup(err->msg);
+
+	return error_set(err, ERR_DATA, 0,
+			 "history database %s has schema %d, older than this tool's %d, and cannot "
+			 "be brought up to date here (%s): its owner's next sweep or `history prune` "
+			 "does it", db->path, v, HISTORY_SCHEMA_VERSION, why);
 }
 
 int history_sql_refuse_newer(struct history_db *db, int v, struct error *err)

@@ -27,6 +27,10 @@ extern const char history_trend_results_sql[];
  * one-line ERR_DATA naming the database; nothing is written to it. */
 int history_sql_refuse_newer(struct history_db *db, int v, struct error *err)
 	__attribute__((warn_unused_result));
+/* A reader's upgrade of schema v that failed (err says why) as one line
+ * naming the database, its schema and who can upgrade it (ERR_DATA). */
+int history_sql_upgrade_refused(struct history_db *db, int v, struct error *err)
+	__attribute__((warn_unused_result));
 int history_sql_exec(struct history_db *db, const char *sql, struct error *err)
 	__attribute__((warn_unused_result));
 /* A write transaction: SQLite takes the write lock now (or waits the busy

@@ -2,12 +2,20 @@
 #include "orchestrator/perf/perf_change.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/perf/perf_fdr.h"
 #include "orchestrator/perf/perf_stats.h"
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
 
 static const char *const status_names[] = {
 	[PERF_NONE] = "",
@@ -43,37 +51,82 @@ size_t perf_measured(const double *x, size_t n, double *buf)
 	return k;
 }
 
-/* full: the U test and the bootstrap interval always (the reports);
- * else the U test only where the status needs it and no interval. base
- * and cand are measured samples (no zeros). */
-static int compare_measured(const double *base, size_t n_base, const double *cand, size_t n_new,
-			    const struct perf_rule *rule, bool same_build, bool full,
-			    struct perf_comparison *out, struct error *err)
+void perf_summarize(const double *x, size_t n, struct perf_summary *out)
 {
+	cleanup_free double *s = xmalloc((n + 1) * sizeof(*s));
+	size_t m;
+
+	*out = (struct perf_summary){ .n = n, .median = NAN, .lo = NAN, .hi = NAN,
+				      .measured_median = NAN };
+	if (!n)
+		return;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	out->median = perf_median(s, n);
+	perf_median_interval(s, n, &out->lo, &out->hi);
+	/* Sorted, the times of 0 ms come first: the measured ones are the rest. */
+	for (m = 0; m < n && s[m] <= 0; m++)
+		;
+	out->zeros = m;
+	if (m < n) {
+		out->measured_median = perf_median(s + m, n - m);
+		out->measured_cv = perf_cv(s + m, n - m);
+	}
+}
+
+/* The measured samples of both sides, for the U test and the bootstrap
+ * (NULL: not at hand, perf_compare_summary). */
+struct measured {
+	const double *base, *cand;
+};
+
+/* The status from the sides' summaries. full: the U test and the
+ * bootstrap interval always (the reports); else the U test only where the
+ * status needs it and no interval. 1 when the U test is needed and the
+ * samples are not at hand. */
+static int decide(const struct perf_summary *sb, const struct perf_summary *sn,
+		  const struct measured *m, const struct perf_rule *rule, bool same_build,
+		  bool full, struct perf_comparison *out, struct error *err)
+{
+	size_t mb = sb->n - sb->zeros, mn = sn->n - sn->zeros;
 	struct perf_mwu t = { .p = NAN };
 
-	if (n_base < 2 || n_new < 2 || perf_min_p(n_base, n_new) >= rule->alpha) {
+	*out = (struct perf_comparison){ .n_base = sb->n, .n_new = sn->n, .p = full ? 1 : NAN,
+					 .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .u = NAN,
+					 .p_adj = NAN, .spread = NAN, .zeros_base = sb->zeros,
+					 .zeros_new = sn->zeros };
+	if ((sb->n && 2 * sb->zeros >= sb->n) || (sn->n && 2 * sn->zeros >= sn->n)) {
+		out->status = PERF_UNMEASURABLE;
+		out->median_base = sb->n ? sb->median : 0;
+		out->median_new = sn->n ? sn->median : 0;
+		return 0;
+	}
+	if (mb < 2 || mn < 2 || perf_min_p(mb, mn) >= rule->alpha) {
 		out->status = PERF_INSUFFICIENT;
-		if (n_base > 0 && n_new > 0) {
-			out->median_base = perf_median(base, n_base);
-			out->median_new = perf_median(cand, n_new);
+		if (mb > 0 && mn > 0) {
+			out->median_base = sb->measured_median;
+			out->median_new = sn->measured_median;
 		}
 		return 0;
 	}
-	out->median_base = perf_median(base, n_base);
-	out->median_new = perf_median(cand, n_new);
+	out->median_base = sb->measured_median;
+	out->median_new = sn->measured_median;
 	out->ratio = out->median_new / out->median_base;
-	if (full && (perf_mann_whitney(base, n_base, cand, n_new, &t, err) < 0 ||
-		     perf_ratio_interval(base, n_base, cand, n_new, PERF_BOOTSTRAP_SEED,
+	if (full && (perf_mann_whitney(m->base, mb, m->cand, mn, &t, err) < 0 ||
+		     perf_ratio_interval(m->base, mb, m->cand, mn, PERF_BOOTSTRAP_SEED,
 					 &out->ratio, &out->ci_lo, &out->ci_hi, err) < 0))
 		return -1;
-	out->cv_base = perf_cv(base, n_base);
-	out->cv_new = perf_cv(cand, n_new);
+	out->cv_base = sb->measured_cv;
+	out->cv_new = sn->measured_cv;
 	bool noisy = out->cv_base > rule->max_cv || out->cv_new > rule->max_cv;
 	bool beyond = fabs(out->ratio - 1.0) > rule->threshold;
 
-	if (!full && !noisy && beyond && perf_mann_whitney(base, n_base, cand, n_new, &t, err) < 0)
-		return -1;
+	if (!full && !noisy && beyond) {
+		if (!m)
+			return 1;
+		if (perf_mann_whitney(m->base, mb, m->cand, mn, &t, err) < 0)
+			return -1;
+	}
 	out->p = full || (!noisy && beyond) ? t.p : NAN;
 	out->u = t.u;
 	out->exact = t.exact;
@@ -100,28 +153,27 @@ static int compare(const double *base, size_t n_base, const double *cand, size_t
 		   const struct perf_rule *rule, bool same_build, bool full,
 		   struct perf_comparison *out, struct error *err)
 {
-	size_t mb, mn;
+	struct perf_summary sb, sn;
 
-	*out = (struct perf_comparison){ .n_base = n_base, .n_new = n_new, .p = full ? 1 : NAN,
-					 .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .u = NAN,
-					 .p_adj = NAN, .spread = NAN };
+	*out = (struct perf_comparison){ .status = PERF_NONE };
 	if (perf_check_samples(base, n_base, "baseline", err) < 0 ||
 	    perf_check_samples(cand, n_new, "new", err) < 0)
 		return -1;
 	cleanup_free double *b = xmalloc((n_base + 1) * sizeof(*b));
 	cleanup_free double *c = xmalloc((n_new + 1) * sizeof(*c));
 
-	mb = perf_measured(base, n_base, b);
-	mn = perf_measured(cand, n_new, c);
-	out->zeros_base = n_base - mb;
-	out->zeros_new = n_new - mn;
-	if ((n_base && 2 * out->zeros_base >= n_base) || (n_new && 2 * out->zeros_new >= n_new)) {
-		out->status = PERF_UNMEASURABLE;
-		out->median_base = n_base ? perf_median(base, n_base) : 0;
-		out->median_new = n_new ? perf_median(cand, n_new) : 0;
-		return 0;
-	}
-	return compare_measured(b, mb, c, mn, rule, same_build, full, out, err);
+	perf_measured(base, n_base, b);
+	perf_measured(cand, n_new, c);
+	perf_summarize(base, n_base, &sb);
+	perf_summarize(cand, n_new, &sn);
+	return decide(&sb, &sn, &(struct measured){ b, c }, rule, same_build, full, out, err);
+}
+
+int perf_compare_summary(const struct perf_summary *base, const struct perf_summary *cand,
+			 const struct perf_rule *rule, bool same_build,
+			 struct perf_comparison *out)
+{
+	return decide(base, cand, NULL, rule, same_build, false, out, NULL);
 }
 
 int perf_compare(const double *base, size_t n_base, const double *cand, size_t n_new,

@@ -67,6 +67,21 @@ struct perf_comparison {
 	bool same_build;  /* as given: the status of a change is same-build */
 };
 
+/* One side's samples as a comparison's status reads them, bar the U
+ * test (docs/perf.md "In the history"): stored with each night at import,
+ * so the history site compares a thousand cases' nights without reading
+ * their samples. Every figure is of the samples sorted ascending, so the
+ * same samples give the same summary in any order. */
+struct perf_summary {
+	size_t n, zeros;          /* the samples, those of 0 ms among them */
+	double median, lo, hi;    /* of all n, and its interval (perf_median_interval); NaN: none */
+	double measured_median;   /* of those above 0 ms (NaN: none) */
+	double measured_cv;       /* perf_cv of those (0 below 2) */
+};
+
+/* x's summary; x holds n finite times of at least 0 ms. */
+void perf_summarize(const double *x, size_t n, struct perf_summary *out);
+
 /* The measured samples of x (its times above 0 ms: a 0 is below the
  * printed resolution), in buf (room for n); how many there are. */
 size_t perf_measured(const double *x, size_t n, double *buf);
@@ -88,6 +103,14 @@ int perf_compare(const double *base, size_t n_base, const double *cand, size_t n
 int perf_compare_status(const double *base, size_t n_base, const double *cand, size_t n_new,
 			const struct perf_rule *rule, bool same_build,
 			struct perf_comparison *out, struct error *err);
+
+/* perf_compare_status's answer from the sides' summaries alone: 0 and out
+ * as perf_compare_status fills it from their samples; 1 when the status
+ * needs the U test (neither side noisy, the ratio beyond the threshold),
+ * which needs the samples: then call perf_compare_status with them. */
+int perf_compare_summary(const struct perf_summary *base, const struct perf_summary *cand,
+			 const struct perf_rule *rule, bool same_build,
+			 struct perf_comparison *out) __attribute__((warn_unused_result));
 
 /* The sweep's family of comparisons (docs/perf.md "A thousand cases a
  * night"): each one's p adjusted by Benjamini-Hochberg over every

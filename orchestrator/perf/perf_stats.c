@@ -31,6 +31,33 @@ double perf_median(const double *x, size_t n)
 	return sorted_median(s, n);
 }
 
+/* P(Bin(n, 1/2) <= k) */
+static double binom_half_cdf(size_t n, size_t k)
+{
+	double term = ldexp(1.0, -(int)n), sum = 0;
+
+	for (size_t i = 0; i <= k && i <= n; i++) {
+		sum += term;
+		term = term * (double)(n - i) / (double)(i + 1);
+	}
+	return sum;
+}
+
+void perf_median_interval(const double *sorted, size_t n, double *lo, double *hi)
+{
+	size_t k = 1;
+
+	if (!n) {
+		*lo = *hi = NAN;
+		return;
+	}
+	/* Counts beyond a thousand are cut at import; the loop is short. */
+	while (k + 1 <= (n + 1) / 2 && 2 * binom_half_cdf(n, k) <= 0.05)
+		k++;
+	*lo = sorted[k - 1];
+	*hi = sorted[n - k];
+}
+
 double perf_cv(const double *x, size_t n)
 {
 	double sum = 0, ss = 0, mean;

@@ -42,6 +42,13 @@ int perf_check_samples(const double *x, size_t n, const char *side, struct error
 /* Median of n values (n >= 1); x is not modified. NaN when n == 0. */
 double perf_median(const double *x, size_t n);
 
+/* The distribution-free interval of the median of n values sorted
+ * ascending: the order statistics x(k) and x(n+1-k) for the largest k
+ * whose two-sided binomial tail, 2 P(Bin(n, 1/2) <= k - 1), is at most
+ * 5%; with n <= 5 no k qualifies and it is the range (93.75% at n = 5).
+ * NaN for n == 0. */
+void perf_median_interval(const double *sorted, size_t n, double *lo, double *hi);
+
 /* Sample standard deviation over the mean (n - 1 in the denominator);
  * 0 for n < 2 or a zero mean. */
 double perf_cv(const double *x, size_t n);

@@ -24,15 +24,16 @@
  * named under the last one. */
 #define SITE_PERF_CHARTS_MAX 4
 
-/* One sample as the history gives it: the sweep's column in the label's
- * window (oldest first), the result's identity and the GPU kernel time. */
-struct site_perf_sample {
+/* One night of a case as the history gives it (perf_sample_stats): the
+ * sweep's column in the label's window (oldest first), the result's
+ * identity and its kernel times summarized. */
+struct site_perf_row {
 	const char *image, *gfx, *sweep_id, *image_id, *digest, *driver;
 	long device_id;          /* -1 unknown */
 	size_t col;
 	long long started;
 	int attempt;
-	double ms;
+	struct perf_summary sum;
 };
 
 /* A change point of a series as the history found it at import
@@ -46,18 +47,18 @@ struct site_perf_cp {
 	bool accepted;
 };
 
-/* One night of a series: its samples' median and the interval of the
- * median (site_perf_median_interval), and its comparison with the night
- * before when that night is the window's previous sweep (cmp.status
- * PERF_NONE: not compared). */
+/* One night of a series: its samples' summary (their median and its
+ * interval), and its comparison with the night before when that night is
+ * the window's previous sweep (cmp.status PERF_NONE: not compared). ms:
+ * its kernel times sorted, once a comparison needed them (NULL before). */
 struct site_perf_night {
 	char *sweep_id, *image_id, *digest, *driver;
 	long long started;
 	size_t col;
 	int attempt;
+	struct perf_summary sum;
 	double *ms;
-	size_t n, alloc;
-	double median, lo, hi;
+	size_t n_ms;
 	struct perf_comparison cmp;
 	const struct site_perf_cp *cp; /* the change point this night starts (NULL: none) */
 };
@@ -80,21 +81,24 @@ struct site_perf_case {
 
 void site_perf_case_reset(struct site_perf_case *c);
 void site_perf_case_release(struct site_perf_case *c);
-/* Add a sample; within a series, columns come in ascending order. A later
- * attempt of the same night replaces the earlier one's samples (each
- * night is its last attempt with samples); times <= 0 are left out. */
-void site_perf_case_add(struct site_perf_case *c, const struct site_perf_sample *s);
-/* Every night's median and interval, and each night's comparison with
- * the night before; the last sweep's changes get the full comparison
- * (with the ratio's bootstrap interval and the p-value). */
-int site_perf_case_finish(struct site_perf_case *c, const struct perf_rule *rule,
-			  struct error *err) __attribute__((warn_unused_result));
+/* Add a night; within a series, columns come in ascending order. A later
+ * attempt of the same night replaces the earlier one (each night is its
+ * last attempt with kernel times). */
+void site_perf_case_add(struct site_perf_case *c, const struct site_perf_row *r);
 
-/* The distribution-free interval of the median of n sorted values: the
- * order statistics x(k) and x(n+1-k) for the largest k whose two-sided
- * binomial tail, 2 P(Bin(n, 1/2) <= k - 1), is at most 5%; with n <= 5 no
- * k qualifies and it is the range (93.75% at n = 5). */
-void site_perf_median_interval(const double *sorted, size_t n, double *lo, double *hi);
+/* A night's kernel times (history_perf_stats_times' of its attempt), in
+ * n->ms and n->n_ms, any order: what a comparison needs beyond the
+ * summaries, the U test and the bootstrap. */
+typedef int (*site_perf_load_fn)(void *ctx, const struct site_perf_series *s,
+				 struct site_perf_night *n, struct error *err);
+
+/* Each night's comparison with the night before, from the summaries, and
+ * from the samples (load) where the status needs the U test; the last
+ * sweep's changes get the full comparison (with the ratio's bootstrap
+ * interval and the p-value). */
+int site_perf_case_finish(struct site_perf_case *c, const struct perf_rule *rule,
+			  site_perf_load_fn load, void *ctx, struct error *err)
+	__attribute__((warn_unused_result));
 
 /* One change of a label's last sweep, for the index of changes. */
 struct site_perf_change {

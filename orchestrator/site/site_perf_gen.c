@@ -7,14 +7,23 @@
 
 #include "common/xalloc.h"
 #include "orchestrator/history/history_changes.h"
+#include "orchestrator/history/history_perf_stats.h"
 #include "orchestrator/history/history_query.h"
+#include "orchestrator/perf/perf_stats.h"
 #include "orchestrator/site/site_gen.h"
 
-/* One sweep's samples in case order, on the primary key alone. */
+/* One sweep's nights in case order, on the primary key alone. */
 const char site_perf_sweep_sql[] =
-	"SELECT case_name, image_ref, attempt, kernel_ms FROM perf_samples"
-	" WHERE sweep = ?1 AND kernel_ms >= 0"
-	" ORDER BY case_name, image_ref, attempt, idx";
+	"SELECT case_name, image_ref, attempt, n, zeros, median_ms, lo_ms, hi_ms,"
+	" measured_median_ms, measured_cv FROM perf_sample_stats WHERE sweep = ?1"
+	" ORDER BY case_name, image_ref, attempt";
+
+/* One night's kernel times as its summary counted them
+ * (history_perf_stats_times), on the primary key alone. */
+const char site_perf_samples_sql[] =
+	"SELECT kernel_ms FROM perf_samples WHERE sweep = ?1 AND case_name = ?2"
+	" AND image_ref = ?3 AND attempt = ?4 AND kernel_ms >= 0 ORDER BY idx"
+	" LIMIT ?5";
 
 void site_perf_result(struct site_perf_label *l, size_t col, const struct site_result_row *r)
 {
@@ -76,6 +85,9 @@ static int open_label(struct history_db *db, struct site_perf_label *l, const ch
 	l->live = xcalloc(n_win + 1, sizeof(bool));
 	l->n = n_win;
 	l->c.last_col = n_win ? n_win - 1 : 0;
+	l->db = db;
+	if (history_sql_prepare(db, site_perf_samples_sql, &l->samples, err) < 0)
+		return -1;
 	for (size_t i = 0; i < n_win; i++) {
 		if (history_sql_prepare(db, site_perf_sweep_sql, &l->st[i], err) < 0)
 			return -1;
@@ -85,6 +97,31 @@ static int open_label(struct history_db *db, struct site_perf_label *l, const ch
 			return -1;
 	}
 	return 0;
+}
+
+/* One night's kernel times, for a comparison's U test. */
+static int load_samples(void *ctx, const struct site_perf_series *s, struct site_perf_night *n,
+			struct error *err)
+{
+	struct site_perf_label *l = ctx;
+	size_t alloc = 0;
+	int rc;
+
+	history_reset(l->samples);
+	history_bind_text(l->samples, 1, n->sweep_id);
+	history_bind_text(l->samples, 2, l->case_name);
+	history_bind_text(l->samples, 3, s->image);
+	history_bind_int(l->samples, 4, n->attempt);
+	history_bind_int64(l->samples, 5, PERF_SAMPLES_MAX);
+	n->n_ms = 0;
+	while ((rc = history_step(l->samples)) == HISTORY_ROW) {
+		if (n->n_ms == alloc)
+			n->ms = xrealloc(n->ms, (alloc = alloc ? 2 * alloc : 8) * sizeof(double));
+		n->ms[n->n_ms++] = history_col_double(l->samples, 0);
+	}
+	if (!n->ms) /* none (the summary said otherwise): read all the same */
+		n->ms = xmalloc(sizeof(double));
+	return rc == HISTORY_DONE ? 0 : history_sql_error(l->db, rc, "perf samples", err);
 }
 
 static const char *text(struct history_stmt *st, int i)
@@ -114,15 +151,15 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 				c ? NULL : result_of(l, i, text(st, 1), history_col_int(st, 2));
 
 			if (r) {
-				struct site_perf_sample s = {
+				struct site_perf_row row = {
 					.image = r->image, .attempt = r->attempt,
-					.ms = history_col_double(st, 3), .image_id = r->image_id,
-					.digest = r->digest, .gfx = r->gfx, .device_id = r->device_id,
-					.driver = r->driver, .sweep_id = win[i].id, .col = i,
-					.started = win[i].started,
+					.image_id = r->image_id, .digest = r->digest, .gfx = r->gfx,
+					.device_id = r->device_id, .driver = r->driver,
+					.sweep_id = win[i].id, .col = i, .started = win[i].started,
 				};
 
-				site_perf_case_add(&l->c, &s);
+				history_perf_stats_col(st, 3, &row.sum);
+				site_perf_case_add(&l->c, &row);
 			}
 			if (step(db, l, i, err) < 0)
 				return -1;
@@ -132,7 +169,8 @@ int site_perf_for_case(struct history_db *db, struct site_perf_label *l, const c
 	if (!l->c.n)
 		return 0;
 	changes->any = true;
-	if (site_perf_case_finish(&l->c, &rule, err) < 0)
+	l->case_name = case_name;
+	if (site_perf_case_finish(&l->c, &rule, load_samples, l, err) < 0)
 		return -1;
 	site_perf_case_mark(&l->c, &l->cps, case_name, n_win ? win[n_win - 1].id : NULL, label,
 			    case_page, changes);
@@ -147,6 +185,7 @@ void site_perf_label_close(struct site_perf_label *l)
 		history_finalize(l->st[i]);
 	free(l->st);
 	free(l->live);
+	history_finalize(l->samples);
 	site_perf_case_release(&l->c);
 	site_perf_cps_release(&l->cps);
 	l->n_res = 0;

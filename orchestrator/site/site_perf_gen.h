@@ -1,10 +1,13 @@
 /* Inside `history site`: the GPU time of each case, read as the label
  * pass writes its case pages (orchestrator/site/site_perf.h has the
- * model). The samples are read by one statement per sweep of the window,
- * each in case order on the samples' primary key (sweep, case, image,
+ * model). Each night's summary of its kernel times (perf_sample_stats,
+ * not its every sample) is read by one statement per sweep of the window,
+ * each in case order on the table's primary key (sweep, case, image,
  * attempt): the label pass's cases, in the same order, take their rows
- * from the head of each, with no sort and no query per case. What a
- * sample's result says (image ID, digest, GPU product, driver) comes with
+ * from the head of each, with no sort and no query per case. A night's
+ * samples are read only when a comparison needs its U test (beyond the
+ * threshold: a handful a night), by their primary key. What a
+ * night's result says (image ID, digest, GPU product, driver) comes with
  * the label pass's own rows (site_perf_result): looking each result up
  * again, in case order, read the results table at random. */
 #ifndef HRR_REPORT_SITE_PERF_GEN_H
@@ -39,6 +42,9 @@ struct site_perf_label {
 	struct site_perf_result *res; /* the case's results */
 	size_t n_res, alloc_res;
 	struct site_perf_cps cps;     /* the label's change points (one query) */
+	struct history_db *db;
+	struct history_stmt *samples; /* one night's kernel times (site_perf_samples_sql) */
+	const char *case_name;        /* the case being read */
 };
 
 /* Note a result of the case being read, in sweep column col; r's strings
@@ -60,7 +66,9 @@ struct site_gen;
  * has samples. */
 int site_perf_write(struct site_gen *g) __attribute__((warn_unused_result));
 
-/* The per-sweep statement, for `make bench-history`'s query plan. */
+/* The per-sweep statement and one night's samples, for `make
+ * bench-history`'s query plans. */
 extern const char site_perf_sweep_sql[];
+extern const char site_perf_samples_sql[];
 
 #endif

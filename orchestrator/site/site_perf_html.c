@@ -84,11 +84,11 @@ static void line(xmlNodePtr svg, double x1, double y1, double x2, double y2, con
 static struct frame frame_of(const struct site_perf_series *s)
 {
 	struct frame f = { .x0 = (double)s->v[0].started };
-	double x1 = (double)s->v[s->n - 1].started, lo = s->v[0].lo, hi = s->v[0].hi;
+	double x1 = (double)s->v[s->n - 1].started, lo = s->v[0].sum.lo, hi = s->v[0].sum.hi;
 
 	for (size_t i = 1; i < s->n; i++) {
-		lo = fmin(lo, s->v[i].lo);
-		hi = fmax(hi, s->v[i].hi);
+		lo = fmin(lo, s->v[i].sum.lo);
+		hi = fmax(hi, s->v[i].sum.hi);
 	}
 	double margin = fmax((hi - lo) * 0.1, hi * 0.02);
 
@@ -125,7 +125,7 @@ static void points(const struct frame *f, const struct site_perf_series *s, int 
 {
 	for (size_t k = 0; k < s->n; k++) {
 		const struct site_perf_night *n = &s->v[backward ? s->n - 1 - k : k];
-		double y = which == 0 ? n->median : which == 1 ? n->hi : n->lo;
+		double y = which == 0 ? n->sum.median : which == 1 ? n->sum.hi : n->sum.lo;
 
 		site_svg_point(out, px(fx(f, (double)n->started)), px(fy(f, y)));
 	}
@@ -171,14 +171,14 @@ static void night_mark(xmlNodePtr svg, const struct frame *f, const struct site_
 	if (!slower && !faster && i + 1 < s->n &&
 	    !(i + 2 == s->n && s->v[i + 1].cmp.status != PERF_NONE))
 		return;
-	double x = fx(f, (double)n->started), y = fy(f, n->median);
+	double x = fx(f, (double)n->started), y = fy(f, n->sum.median);
 	cleanup_strbuf struct strbuf tip = STRBUF_INIT;
 	char when[32];
 	xmlNodePtr m;
 
 	site_date(n->started, false, when, sizeof(when));
 	strbuf_addf(&tip, "%s %s: median %.1f ms, interval %.1f-%.1f ms, %zu sample(s)", when,
-		    n->sweep_id ? n->sweep_id : "-", n->median, n->lo, n->hi, n->n);
+		    n->sweep_id ? n->sweep_id : "-", n->sum.median, n->sum.lo, n->sum.hi, n->sum.n);
 	if (n->cmp.status != PERF_NONE) {
 		strbuf_addstr(&tip, "; ");
 		comparison_text(n, &s->v[i - 1], &tip);
@@ -324,14 +324,14 @@ static void series_chart(xmlNodePtr parent, const struct site_perf_series *s, si
 	}
 	if (last->cmp.status == PERF_NONE) {
 		site_elf(p, "span", "Last sweep %s: median %.1f ms, not compared (no samples in "
-				    "the sweep before it).", last->sweep_id, last->median);
+				    "the sweep before it).", last->sweep_id, last->sum.median);
 		return;
 	}
 	cleanup_strbuf struct strbuf cmp = STRBUF_INIT;
 
 	comparison_text(last, &s->v[s->n - 2], &cmp);
 	site_elf(p, "span", "Last sweep %s: median %.1f ms, %s (%zu/%zu samples).",
-		 last->sweep_id, last->median, cmp.buf, last->n, s->v[s->n - 2].n);
+		 last->sweep_id, last->sum.median, cmp.buf, last->sum.n, s->v[s->n - 2].sum.n);
 }
 
 void site_perf_chart(xmlNodePtr parent, const struct site_perf_case *c)

@@ -1,4 +1,4 @@
-/* The site's GPU-time model from the history's samples, pure
+/* The site's GPU-time model from the history's nightly summaries, pure
  * (orchestrator/site/site_perf.h): series per image and GPU product,
  * each night's median and interval, comparisons, the last sweep's changes
  * sorted by size. */
@@ -47,52 +47,42 @@ void site_perf_case_release(struct site_perf_case *c)
 }
 
 static struct site_perf_series *series_of(struct site_perf_case *c,
-					  const struct site_perf_sample *s)
+					  const struct site_perf_row *r)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (same(c->v[i].image, s->image) && same(c->v[i].gfx, s->gfx) &&
-		    c->v[i].device_id == s->device_id)
+		if (same(c->v[i].image, r->image) && same(c->v[i].gfx, r->gfx) &&
+		    c->v[i].device_id == r->device_id)
 			return &c->v[i];
 	if (c->n == c->alloc)
 		c->v = xrealloc(c->v, (c->alloc = c->alloc ? 2 * c->alloc : 4) * sizeof(*c->v));
-	c->v[c->n] = (struct site_perf_series){ .image = xstrdup_or_null(s->image),
-						.gfx = xstrdup_or_null(s->gfx),
-						.device_id = s->device_id };
+	c->v[c->n] = (struct site_perf_series){ .image = xstrdup_or_null(r->image),
+						.gfx = xstrdup_or_null(r->gfx),
+						.device_id = r->device_id };
 	return &c->v[c->n++];
 }
 
-void site_perf_case_add(struct site_perf_case *c, const struct site_perf_sample *s)
+void site_perf_case_add(struct site_perf_case *c, const struct site_perf_row *r)
 {
 	struct site_perf_series *se;
 	struct site_perf_night *n;
 
-	if (!(s->ms >= 0) || !isfinite(s->ms))
+	if (!r->sum.n)
 		return;
-	se = series_of(c, s);
+	se = series_of(c, r);
 	n = se->n ? &se->v[se->n - 1] : NULL;
-	if (n && n->col == s->col && s->attempt < n->attempt)
+	if (n && n->col == r->col && r->attempt < n->attempt)
 		return;
-	if (n && n->col == s->col && s->attempt > n->attempt) {
+	if (n && n->col == r->col) {
 		night_release(n);
 		se->n--;
-		n = NULL;
 	}
-	if (!n || n->col != s->col) {
-		if (se->n == se->alloc)
-			se->v = xrealloc(se->v, (se->alloc = se->alloc ? 2 * se->alloc : 16) *
-							sizeof(*se->v));
-		n = &se->v[se->n++];
-		*n = (struct site_perf_night){
-			.sweep_id = xstrdup_or_null(s->sweep_id), .image_id = xstrdup_or_null(s->image_id),
-			.digest = xstrdup_or_null(s->digest), .driver = xstrdup_or_null(s->driver),
-			.started = s->started, .col = s->col, .attempt = s->attempt,
-		};
-	}
-	if (n->n == PERF_SAMPLES_MAX)
-		return;
-	if (n->n == n->alloc)
-		n->ms = xrealloc(n->ms, (n->alloc = n->alloc ? 2 * n->alloc : 8) * sizeof(double));
-	n->ms[n->n++] = s->ms;
+	if (se->n == se->alloc)
+		se->v = xrealloc(se->v, (se->alloc = se->alloc ? 2 * se->alloc : 16) * sizeof(*se->v));
+	se->v[se->n++] = (struct site_perf_night){
+		.sweep_id = xstrdup_or_null(r->sweep_id), .image_id = xstrdup_or_null(r->image_id),
+		.digest = xstrdup_or_null(r->digest), .driver = xstrdup_or_null(r->driver),
+		.started = r->started, .col = r->col, .attempt = r->attempt, .sum = r->sum,
+	};
 }
 
 static int cmp_double(const void *pa, const void *pb)
@@ -102,31 +92,17 @@ static int cmp_double(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* P(Bin(n, 1/2) <= k) */
-static double binom_half_cdf(size_t n, size_t k)
+/* n's kernel times, sorted (as the charts always compared them), once. */
+static int samples_of(const struct site_perf_series *s, struct site_perf_night *n,
+		      site_perf_load_fn load, void *ctx, struct error *err)
 {
-	double term = ldexp(1.0, -(int)n), sum = 0;
-
-	for (size_t i = 0; i <= k && i <= n; i++) {
-		sum += term;
-		term = term * (double)(n - i) / (double)(i + 1);
-	}
-	return sum;
-}
-
-void site_perf_median_interval(const double *sorted, size_t n, double *lo, double *hi)
-{
-	size_t k = 1;
-
-	if (!n) {
-		*lo = *hi = NAN;
-		return;
-	}
-	/* Counts beyond a thousand are cut at import; the loop is short. */
-	while (k + 1 <= (n + 1) / 2 && 2 * binom_half_cdf(n, k) <= 0.05)
-		k++;
-	*lo = sorted[k - 1];
-	*hi = sorted[n - k];
+	if (n->ms)
+		return 0;
+	if (load(ctx, s, n, err) < 0)
+		return -1;
+	if (n->n_ms)
+		qsort(n->ms, n->n_ms, sizeof(double), cmp_double);
+	return 0;
 }
 
 /* LNT's rule, as docs/perf.md "Across nights" has it: the image, the
@@ -143,7 +119,7 @@ static bool is_change(enum perf_status s)
 }
 
 int site_perf_case_finish(struct site_perf_case *c, const struct perf_rule *rule,
-			  struct error *err)
+			  site_perf_load_fn load, void *ctx, struct error *err)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		struct site_perf_series *s = &c->v[i];
@@ -152,20 +128,24 @@ int site_perf_case_finish(struct site_perf_case *c, const struct perf_rule *rule
 			struct site_perf_night *n = &s->v[k], *b = k ? &s->v[k - 1] : NULL;
 			bool sb;
 
-			qsort(n->ms, n->n, sizeof(double), cmp_double);
-			n->median = perf_median(n->ms, n->n);
-			site_perf_median_interval(n->ms, n->n, &n->lo, &n->hi);
 			n->cmp = (struct perf_comparison){ .status = PERF_NONE, .ratio = NAN,
 							   .ci_lo = NAN, .ci_hi = NAN, .p = NAN };
 			if (!b || b->col + 1 != n->col)
 				continue;
 			sb = same_build(b, n);
-			if (perf_compare_status(b->ms, b->n, n->ms, n->n, rule, sb, &n->cmp, err) < 0)
+			if (perf_compare_summary(&b->sum, &n->sum, rule, sb, &n->cmp) == 0)
+				continue;
+			/* Only a night beyond the threshold needs its samples:
+			 * a handful of a thousand cases' nights. */
+			if (samples_of(s, b, load, ctx, err) < 0 ||
+			    samples_of(s, n, load, ctx, err) < 0 ||
+			    perf_compare_status(b->ms, b->n_ms, n->ms, n->n_ms, rule, sb, &n->cmp,
+						err) < 0)
 				return -1;
 			/* The index shows the last sweep's changes with their
 			 * interval and p: only those pay for the bootstrap. */
 			if (n->col == c->last_col && is_change(n->cmp.status) &&
-			    perf_compare(b->ms, b->n, n->ms, n->n, rule, sb, &n->cmp, err) < 0)
+			    perf_compare(b->ms, b->n_ms, n->ms, n->n_ms, rule, sb, &n->cmp, err) < 0)
 				return -1;
 		}
 	}

@@ -16,8 +16,8 @@
  * the wall time drifts a little each night. Each passing case carries
  * BENCH_HISTORY_PERF GPU-time samples (default 5; 0: none) on one GPU
  * product, as `sweep --perf N` records them; one case in 50 gets 10 %
- * slower with a new image ID. `plan DB LABEL -` adds the plan of the history
- * site's per-sweep samples statement. */
+ * slower with a new image ID. `plan DB LABEL -` adds the plans of the history
+ * site's per-sweep nights statement and its one night's samples. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,10 +259,12 @@ static int plan(const char *dbpath, const char *label, const char *case_name)
 	rc = plan_of(h, "the sweeps", history_trend_sweeps_sql, label, NULL, 10) ||
 	     plan_of(h, "each sweep's results", history_trend_results_sql, "-",
 		     strcmp(case_name, "-") ? case_name : NULL, 0);
-	/* `history site`'s GPU time: one sweep's samples in case order. */
+	/* `history site`'s GPU time: one sweep's nights in case order, and
+	 * one night's samples for a U test. */
 	if (rc == 0 && !strcmp(case_name, "-"))
-		rc = plan_of(h, "the site's samples of one sweep", site_perf_sweep_sql, "-", NULL,
-			     0);
+		rc = plan_of(h, "the site's nights of one sweep", site_perf_sweep_sql, "-", NULL,
+			     0) ||
+		     plan_of(h, "one night's samples", site_perf_samples_sql, "-", "-", 0);
 	sqlite3_close(h);
 	return rc;
 }

@@ -37,38 +37,48 @@ static void teardown(void)
 
 TestSuite(site_perf, .init = setup, .fini = teardown);
 
-Test(site_perf, the_median_interval_is_the_order_statistics_binomial_tails_allow)
-{
-	const double x[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
-	double lo, hi;
+static const double wobble[] = { 0, 0.2, -0.2, 0.1, -0.1 };
 
-	/* n <= 5: no pair reaches 95%, the range (93.75% at 5) */
-	site_perf_median_interval(x, 5, &lo, &hi);
-	cr_expect(lo == 1 && hi == 5, "%g %g", lo, hi);
-	site_perf_median_interval(x, 1, &lo, &hi);
-	cr_expect(lo == 1 && hi == 1);
-	/* n = 10: 2 P(B <= 1) = 22/1024 <= 5%, 2 P(B <= 2) = 112/1024 > 5%: x(2), x(9) */
-	site_perf_median_interval(x, 10, &lo, &hi);
-	cr_expect(lo == 2 && hi == 9, "%g %g", lo, hi);
-	site_perf_median_interval(x, 0, &lo, &hi);
-	cr_expect(isnan(lo) && isnan(hi));
-}
-
+/* A night of five samples about base; its samples are base + wobble
+ * (load_wobble), which the attempt's number recalls. */
 static void add5(struct site_perf_case *c, const char *image, const char *image_id, size_t col,
 		 int attempt, double base)
 {
-	static const double wobble[] = { 0, 0.2, -0.2, 0.1, -0.1 };
+	struct site_perf_row r = { .image = image, .gfx = "gfx942", .image_id = image_id,
+				   .digest = "d", .device_id = 29857, .col = col,
+				   .started = 1000 + (long long)col * 86400, .attempt = attempt };
+	double x[5];
 	char sweep[16];
 
 	snprintf(sweep, sizeof(sweep), "s%zu", col);
-	for (int i = 0; i < 5; i++) {
-		struct site_perf_sample s = { .image = image, .gfx = "gfx942", .sweep_id = sweep,
-					      .image_id = image_id, .digest = "d", .device_id = 29857,
-					      .col = col, .started = 1000 + (long long)col * 86400,
-					      .attempt = attempt, .ms = base + wobble[i] };
+	r.sweep_id = sweep;
+	for (int i = 0; i < 5; i++)
+		x[i] = base + wobble[i];
+	perf_summarize(x, 5, &r.sum);
+	site_perf_case_add(c, &r);
+}
 
-		site_perf_case_add(c, &s);
-	}
+/* The nights' bases, by sweep column and attempt, as add5 was given them;
+ * each load counted. */
+struct bases {
+	double base[8][3];
+	int loads;
+};
+
+static int load_wobble(void *ctx, const struct site_perf_series *s, struct site_perf_night *n,
+		       struct error *err)
+{
+	struct bases *b = ctx;
+	double base = b->base[n->col][n->attempt];
+
+	(void)s;
+	(void)err;
+	b->loads++;
+	n->ms = xmalloc(5 * sizeof(double));
+	n->n_ms = 5;
+	for (int i = 0; i < 5; i++)
+		n->ms[4 - i] = base + wobble[i];
+	return 0;
 }
 
 static const struct perf_rule rule = { PERF_THRESHOLD_DEFAULT, PERF_ALPHA_DEFAULT,
@@ -89,7 +99,12 @@ Test(site_perf, a_series_per_image_each_night_against_the_sweep_before)
 	add5(&c, "img:a", "id4", 4, 1, 44.2);   /* faster, the last sweep */
 	add5(&c, "img:b", "id9", 2, 1, 80);     /* col 1 missing: not compared */
 	add5(&c, "img:b", "id9", 4, 1, 80);
-	cr_assert_eq(site_perf_case_finish(&c, &rule, &err), 0, "%s", err.msg);
+	struct bases b = { .base = { [0][1] = 40, [1][1] = 40, [2][1] = 44, [2][2] = 44.2,
+				     [3][1] = 48.62, [3][0] = 10, [4][1] = 44.2 } };
+
+	cr_assert_eq(site_perf_case_finish(&c, &rule, load_wobble, &b, &err), 0, "%s", err.msg);
+	/* only the nights of a change's U test: 1 and 2, 2 and 3, 3 and 4 */
+	cr_expect_eq(b.loads, 4);
 	cr_assert_eq(c.n, 2);
 	cr_assert_str_eq(c.v[0].image, "img:a");
 	cr_assert_eq(c.v[0].n, 5);
@@ -98,8 +113,8 @@ Test(site_perf, a_series_per_image_each_night_against_the_sweep_before)
 	cr_expect_eq(c.v[0].v[2].attempt, 2);
 	cr_expect_str_eq(c.v[0].v[2].image_id, "id2");
 	cr_expect_eq(c.v[0].v[2].cmp.status, PERF_SLOWER);
-	cr_expect(fabs(c.v[0].v[2].median - 44.2) < 1e-9);
-	cr_expect(c.v[0].v[2].lo < 44.2 && c.v[0].v[2].hi > 44.2);
+	cr_expect(fabs(c.v[0].v[2].sum.median - 44.2) < 1e-9);
+	cr_expect(c.v[0].v[2].sum.lo < 44.2 && c.v[0].v[2].sum.hi > 44.2);
 	cr_expect_eq(c.v[0].v[3].cmp.status, PERF_SLOWER);
 	cr_expect(fabs(c.v[0].v[3].cmp.ratio - 1.1) < 1e-9);
 	/* before the last sweep: the status only, no interval */
