@@ -35,10 +35,6 @@ struct history_stmt {
 	char *cursor;	/* the cursor its rows are read through (NULL: none) */
 };
 
-/* The rows one FETCH of a cursor brings: a many-row statement holds this
- * many at a time, at a round trip each. */
-#define CURSOR_BATCH 2048
-
 /* The server's own OID of text (pg_type.dat). */
 #define TEXT_OID 25
 
@@ -167,7 +163,7 @@ static int pg_fetch(struct history_stmt *st)
 	char sql[64];
 
 	PQclear(st->res);
-	snprintf(sql, sizeof(sql), "FETCH %d FROM %s", CURSOR_BATCH, st->cursor);
+	snprintf(sql, sizeof(sql), "FETCH %d FROM %s", HISTORY_CURSOR_BATCH, st->cursor);
 	st->res = PQexec((PGconn *)st->db->pg, sql);
 	st->row = -1;
 	st->nrows = 0;
@@ -336,7 +332,7 @@ int history_step(struct history_stmt *st)
 	if (++st->row < st->nrows)
 		return HISTORY_ROW;
 	/* a full batch: the cursor may hold more */
-	if (st->cursor && st->nrows == CURSOR_BATCH) {
+	if (st->cursor && st->nrows == HISTORY_CURSOR_BATCH) {
 		int rc = pg_fetch(st);
 
 		if (rc)

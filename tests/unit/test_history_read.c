@@ -41,11 +41,11 @@ Test(history, many_rows_read_whole_in_order_across_batches)
 	history_many_rows(st);
 	history_many_rows(half);
 	/* a batch and a half, then exactly two batches, then none */
-	history_bind_int(st, 1, 3071);
-	cr_assert_eq(read_all(st), 3071);
+	history_bind_int(st, 1, 3 * HISTORY_CURSOR_BATCH / 2 - 1);
+	cr_assert_eq(read_all(st), 3 * HISTORY_CURSOR_BATCH / 2 - 1);
 	history_reset(st);
-	history_bind_int(st, 1, 4096);
-	cr_assert_eq(read_all(st), 4096, "run again after a reset");
+	history_bind_int(st, 1, 2 * HISTORY_CURSOR_BATCH);
+	cr_assert_eq(read_all(st), 2 * HISTORY_CURSOR_BATCH, "run again after a reset");
 	history_reset(st);
 	history_bind_int(st, 1, 0);
 	cr_assert_eq(read_all(st), 1, "the recursion's first row only");
