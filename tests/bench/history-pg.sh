@@ -32,11 +32,11 @@ pg_bench() {
 	P_SETTLE=$(pg_settle "$sock")
 	read -r P_CASE _ _ _ < <(best pgcase "$BIN" history --db "$pgdb" --label "$LABEL" --case "$CASE")
 	read -r P_LABEL _ _ _ < <(best pglabel "$BIN" history --db "$pgdb" --label "$LABEL")
-	read -r P_SITE P_RSS _ _ < <(timed pgsite "$BIN" history site "$BENCH_TMP/site-pg" --db "$pgdb")
+	read -r P_SITE P_RSS _ _ < <(site_whole pgsite "$pgdb" "$BENCH_TMP/site-pg")
 	"$HELPER" night "$pgdb" "$BENCH_TMP/wd-pg" "$LABEL" "$NIGHTS" "$CASES" >/dev/null ||
 		bench_die "postgresql: one more night failed"
 	P_SETTLE2=$(pg_settle "$sock")
-	read -r P_INC _ _ _ < <(timed pgsite2 "$BIN" history site "$BENCH_TMP/site-pg" --db "$pgdb")
+	read -r P_INC _ _ _ < <(site_again pgsite2 "$pgdb" "$BENCH_TMP/site-pg")
 	printf 'postgresql: import %.3f s (ratio to SQLite %s), history --case %.0f ms (%s), --label %.0f ms (%s) (target <= 2x)\n' \
 		"$P_MED" "$(ratio "$P_MED" "$MED")" "$(awk -v w="$P_CASE" 'BEGIN { print w * 1000 }')" \
 		"$(ratio "$P_CASE" "$W_CASE")" "$(awk -v w="$P_LABEL" 'BEGIN { print w * 1000 }')" \
