@@ -4,7 +4,7 @@
 # directory, removed at the end; or the cluster whose socket directory
 # BENCH_HISTORY_PG names), the same queries timed, each figure as a ratio
 # to SQLite's in this run (targets: every query within 2x, the site within
-# 1.5x), then 8 importers of 1,000-case sweeps at once against one
+# 1.5x: its runs in turn with SQLite's on the same nights, pair), then 8 importers of 1,000-case sweeps at once against one
 # importer's time x 8 / cores (target: within 2x). Skipped when neither a
 # cluster is named nor initdb can be run.
 
@@ -32,22 +32,47 @@ pg_bench() {
 	P_SETTLE=$(pg_settle "$sock")
 	read -r P_CASE _ _ _ < <(best pgcase "$BIN" history --db "$pgdb" --label "$LABEL" --case "$CASE")
 	read -r P_LABEL _ _ _ < <(best pglabel "$BIN" history --db "$pgdb" --label "$LABEL")
-	read -r P_SITE P_RSS _ _ < <(site_whole pgsite "$pgdb" "$BENCH_TMP/site-pg")
+	read -r S_SITE P_SITE P_RSS < <(pair pairsite "$BENCH_TMP/history-$NIGHTS.sqlite" "$pgdb" "" "")
 	"$HELPER" night "$pgdb" "$BENCH_TMP/wd-pg" "$LABEL" "$NIGHTS" "$CASES" >/dev/null ||
 		bench_die "postgresql: one more night failed"
 	P_SETTLE2=$(pg_settle "$sock")
-	read -r P_INC _ _ _ < <(site_again pgsite2 "$pgdb" "$BENCH_TMP/site-pg")
+	read -r S_INC P_INC _ < <(pair pairinc "$DB" "$pgdb" "$SITE.before" "$BENCH_TMP/pairsite-pg")
 	printf 'postgresql: import %.3f s (ratio to SQLite %s), history --case %.0f ms (%s), --label %.0f ms (%s) (target <= 2x)\n' \
 		"$P_MED" "$(ratio "$P_MED" "$MED")" "$(awk -v w="$P_CASE" 'BEGIN { print w * 1000 }')" \
 		"$(ratio "$P_CASE" "$W_CASE")" "$(awk -v w="$P_LABEL" 'BEGIN { print w * 1000 }')" \
 		"$(ratio "$P_LABEL" "$W_LABEL")"
-	printf 'postgresql: site whole %.2f s (ratio %s), after one more night %.2f s (ratio %s) (target <= 1.5x); peak RSS %s KiB (ratio %s)\n' \
-		"$P_SITE" "$(ratio "$P_SITE" "$W_SITE")" "$P_INC" "$(ratio "$P_INC" "$W_INC")" \
-		"$P_RSS" "$(ratio "$P_RSS" "$RSS_SITE")"
+	printf 'postgresql: site whole %.2f s against SQLite %.2f s in turn (ratio %s), after one more night %.2f s against %.2f s (ratio %s) (target <= 1.5x); peak RSS %s KiB (ratio %s)\n' \
+		"$P_SITE" "$S_SITE" "$(ratio "$P_SITE" "$S_SITE")" "$P_INC" "$S_INC" \
+		"$(ratio "$P_INC" "$S_INC")" "$P_RSS" "$(ratio "$P_RSS" "$RSS_SITE")"
 	printf 'postgresql: settled before the timings (VACUUM ANALYZE) in %s s after %d nights, %s s after one more\n' \
 		"$P_SETTLE" "$NIGHTS" "$P_SETTLE2"
 	pg_concurrent "$pgdb"
 	[ -z "$own" ] || { bash "$BENCH_ROOT/tests/pg-cluster.sh" stop "$sock"; rmdir "$own"; trap 'rm -rf "$BENCH_TMP"' EXIT; }
+}
+
+# pair NAME SQLITE_DB PG_DB SQLITE_FROM PG_FROM: the site of each store
+# built 3 times in turn (SQLite, PostgreSQL, SQLite, ...), each run into a
+# copy of its *_FROM (empty: an empty folder) after a sync; prints the best
+# wall time of each and PostgreSQL's peak RSS in its best run. This
+# machine's speed moves for minutes at a time (a single run of the same
+# site varies by a third): runs in turn compare the two stores on the same
+# minutes, not one's quiet spell against the other's busy one.
+pair() {
+	local name=$1 i s db from dir
+
+	for i in 1 2 3; do
+		for s in sq pg; do
+			dir=$BENCH_TMP/$name-$s
+			if [ "$s" = sq ]; then db=$2 from=$4; else db=$3 from=$5; fi
+			rm -rf "$dir"
+			[ -z "$from" ] || cp -a "$from" "$dir"
+			sync
+			timed "$name-$s" "$BIN" history site "$dir" --db "$db" >>"$BENCH_TMP/$name-$s.runs"
+		done
+	done
+	read -r S_BEST _ _ _ < <(sort -g "$BENCH_TMP/$name-sq.runs" | head -1)
+	read -r P_BEST P_BEST_RSS _ _ < <(sort -g "$BENCH_TMP/$name-pg.runs" | head -1)
+	echo "$S_BEST $P_BEST $P_BEST_RSS"
 }
 
 # The server settled, as after a bulk load (PostgreSQL's "Populating a
