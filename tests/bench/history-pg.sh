@@ -44,6 +44,7 @@ pg_bench() {
 	printf 'postgresql: site whole %.2f s against SQLite %.2f s in turn (ratio %s), after one more night %.2f s against %.2f s (ratio %s) (target <= 1.5x); peak RSS %s KiB (ratio %s)\n' \
 		"$P_SITE" "$S_SITE" "$(ratio "$P_SITE" "$S_SITE")" "$P_INC" "$S_INC" \
 		"$(ratio "$P_INC" "$S_INC")" "$P_RSS" "$(ratio "$P_RSS" "$RSS_SITE")"
+	cat "$BENCH_TMP/pair.lines"
 	printf 'postgresql: settled before the timings (VACUUM ANALYZE) in %s s after %d nights, %s s after one more\n' \
 		"$P_SETTLE" "$NIGHTS" "$P_SETTLE2"
 	pg_concurrent "$pgdb"
@@ -67,9 +68,12 @@ pair() {
 			rm -rf "$dir"
 			[ -z "$from" ] || cp -a "$from" "$dir"
 			sync
-			timed "$name-$s" "$BIN" history site "$dir" --db "$db" >>"$BENCH_TMP/$name-$s.runs"
+			timed "$name-$s" "$BIN" history site "$dir" --db "$db" | tail -1 >>"$BENCH_TMP/$name-$s.runs"
 		done
 	done
+	printf 'postgresql: %s runs in turn, wall s: SQLite %s, PostgreSQL %s\n' "$name" \
+		"$(cut -d' ' -f1 "$BENCH_TMP/$name-sq.runs" | paste -sd' ')" \
+		"$(cut -d' ' -f1 "$BENCH_TMP/$name-pg.runs" | paste -sd' ')" >>"$BENCH_TMP/pair.lines"
 	read -r S_BEST _ _ _ < <(sort -g "$BENCH_TMP/$name-sq.runs" | head -1)
 	read -r P_BEST P_BEST_RSS _ _ < <(sort -g "$BENCH_TMP/$name-pg.runs" | head -1)
 	echo "$S_BEST $P_BEST $P_BEST_RSS"
