@@ -2,20 +2,12 @@
 #include "orchestrator/perf/perf_change.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
 #include "common/xalloc.h"
 #include "orchestrator/perf/perf_fdr.h"
 #include "orchestrator/perf/perf_stats.h"
-
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
-}
 
 static const char *const status_names[] = {
 	[PERF_NONE] = "",
@@ -49,29 +41,6 @@ size_t perf_measured(const double *x, size_t n, double *buf)
 		if (x[i] > 0)
 			buf[k++] = x[i];
 	return k;
-}
-
-void perf_summarize(const double *x, size_t n, struct perf_summary *out)
-{
-	cleanup_free double *s = xmalloc((n + 1) * sizeof(*s));
-	size_t m;
-
-	*out = (struct perf_summary){ .n = n, .median = NAN, .lo = NAN, .hi = NAN,
-				      .measured_median = NAN };
-	if (!n)
-		return;
-	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	out->median = perf_median(s, n);
-	perf_median_interval(s, n, &out->lo, &out->hi);
-	/* Sorted, the times of 0 ms come first: the measured ones are the rest. */
-	for (m = 0; m < n && s[m] <= 0; m++)
-		;
-	out->zeros = m;
-	if (m < n) {
-		out->measured_median = perf_median(s + m, n - m);
-		out->measured_cv = perf_cv(s + m, n - m);
-	}
 }
 
 /* The measured samples of both sides, for the U test and the bootstrap

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "orchestrator/perf/perf_stats.h"
 
 enum perf_status {
 	PERF_NONE = 0,      /* not compared (no baseline, no samples) */
@@ -66,21 +67,6 @@ struct perf_comparison {
 	double df;        /* the spread's degrees of freedom (infinite: known) */
 	bool same_build;  /* as given: the status of a change is same-build */
 };
-
-/* One side's samples as a comparison's status reads them, bar the U
- * test (docs/perf.md "In the history"): stored with each night at import,
- * so the history site compares a thousand cases' nights without reading
- * their samples. Every figure is of the samples sorted ascending, so the
- * same samples give the same summary in any order. */
-struct perf_summary {
-	size_t n, zeros;          /* the samples, those of 0 ms among them */
-	double median, lo, hi;    /* of all n, and its interval (perf_median_interval); NaN: none */
-	double measured_median;   /* of those above 0 ms (NaN: none) */
-	double measured_cv;       /* perf_cv of those (0 below 2) */
-};
-
-/* x's summary; x holds n finite times of at least 0 ms. */
-void perf_summarize(const double *x, size_t n, struct perf_summary *out);
 
 /* The measured samples of x (its times above 0 ms: a 0 is below the
  * printed resolution), in buf (room for n); how many there are. */

@@ -31,6 +31,29 @@ double perf_median(const double *x, size_t n)
 	return sorted_median(s, n);
 }
 
+void perf_summarize(const double *x, size_t n, struct perf_summary *out)
+{
+	cleanup_free double *s = xmalloc((n + 1) * sizeof(*s));
+	size_t m;
+
+	*out = (struct perf_summary){ .n = n, .median = NAN, .lo = NAN, .hi = NAN,
+				      .measured_median = NAN };
+	if (!n)
+		return;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	out->median = sorted_median(s, n);
+	perf_median_interval(s, n, &out->lo, &out->hi);
+	/* Sorted, the times of 0 ms come first: the measured ones are the rest. */
+	for (m = 0; m < n && s[m] <= 0; m++)
+		;
+	out->zeros = m;
+	if (m < n) {
+		out->measured_median = sorted_median(s + m, n - m);
+		out->measured_cv = perf_cv(s + m, n - m);
+	}
+}
+
 /* P(Bin(n, 1/2) <= k) */
 static double binom_half_cdf(size_t n, size_t k)
 {

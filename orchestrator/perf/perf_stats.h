@@ -49,6 +49,21 @@ double perf_median(const double *x, size_t n);
  * NaN for n == 0. */
 void perf_median_interval(const double *sorted, size_t n, double *lo, double *hi);
 
+/* One side's samples as a comparison's status reads them, bar the U
+ * test (docs/perf.md "In the history"): stored with each night at import,
+ * so the history site compares a thousand cases' nights without reading
+ * their samples. Every figure is of the samples sorted ascending, so the
+ * same samples give the same summary in any order. */
+struct perf_summary {
+	size_t n, zeros;          /* the samples, those of 0 ms among them */
+	double median, lo, hi;    /* of all n, and its interval (perf_median_interval); NaN: none */
+	double measured_median;   /* of those above 0 ms (NaN: none) */
+	double measured_cv;       /* perf_cv of those (0 below 2) */
+};
+
+/* x's summary; x holds n finite times of at least 0 ms. */
+void perf_summarize(const double *x, size_t n, struct perf_summary *out);
+
 /* Sample standard deviation over the mean (n - 1 in the denominator);
  * 0 for n < 2 or a zero mean. */
 double perf_cv(const double *x, size_t n);
