@@ -13,16 +13,6 @@
 
 #define STATS_NCOLS 11
 
-size_t history_perf_stats_times(const double *ms, size_t n, double *x)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n && k < PERF_SAMPLES_MAX; i++)
-		if (ms[i] >= 0 && isfinite(ms[i]))
-			x[k++] = ms[i];
-	return k;
-}
-
 static void bind_nan_null(struct history_stmt *st, int i, double v)
 {
 	if (isnan(v))
@@ -31,21 +21,45 @@ static void bind_nan_null(struct history_stmt *st, int i, double v)
 		history_bind_double(st, i, v);
 }
 
-static void bind_stats(struct history_stmt *st, int o, const char *sweep_id,
-		       const char *case_name, const char *image, int attempt,
-		       const struct perf_summary *s)
+/* One row of perf_sample_stats; its strings are the import's results',
+ * or the step's own (backfill_clear frees them). */
+struct stats_row {
+	const char *sweep, *case_name, *image;
+	int attempt;
+	struct perf_summary sum;
+};
+
+/* v's n rows in one insert (the import's batch of results, the step's
+ * batch of attempts: a round trip a row was most of the step on a
+ * server). */
+static int write_rows(struct history_db *db, const struct stats_row *v, size_t n,
+		      struct error *err)
 {
-	bind_text(st, o + 1, sweep_id);
-	bind_text(st, o + 2, case_name);
-	bind_text(st, o + 3, image);
-	history_bind_int(st, o + 4, attempt);
-	history_bind_int64(st, o + 5, (long long)s->n);
-	history_bind_int64(st, o + 6, (long long)s->zeros);
-	history_bind_double(st, o + 7, s->median);
-	history_bind_double(st, o + 8, s->lo);
-	history_bind_double(st, o + 9, s->hi);
-	bind_nan_null(st, o + 10, s->measured_median);
-	history_bind_double(st, o + 11, s->measured_cv);
+	cleanup_stmt struct history_stmt *st = NULL;
+	int rc;
+
+	if (!n)
+		return 0;
+	if (history_dialect_prepare_rows(db, HSQL_SAMPLE_STATS_HEAD, n, STATS_NCOLS, &st, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int o = STATS_NCOLS * (int)i;
+
+		bind_text(st, o + 1, v[i].sweep);
+		bind_text(st, o + 2, v[i].case_name);
+		bind_text(st, o + 3, v[i].image);
+		history_bind_int(st, o + 4, v[i].attempt);
+		history_bind_int64(st, o + 5, (long long)v[i].sum.n);
+		history_bind_int64(st, o + 6, (long long)v[i].sum.zeros);
+		history_bind_double(st, o + 7, v[i].sum.median);
+		history_bind_double(st, o + 8, v[i].sum.lo);
+		history_bind_double(st, o + 9, v[i].sum.hi);
+		bind_nan_null(st, o + 10, v[i].sum.measured_median);
+		history_bind_double(st, o + 11, v[i].sum.measured_cv);
+	}
+	if ((rc = history_step(st)) != HISTORY_DONE)
+		return history_sql_error(db, rc, "write a GPU-time summary", err);
+	return 0;
 }
 
 void history_perf_stats_col(struct history_stmt *st, int first, struct perf_summary *out)
@@ -62,143 +76,120 @@ void history_perf_stats_col(struct history_stmt *st, int first, struct perf_summ
 	};
 }
 
-/* r's summary; false when it has no kernel time to summarize. */
+/* r's summary; false when it has no kernel time to summarize. The times
+ * are perf_samples_kernel_ms's (at least 0 ms), finite, as the site reads
+ * them back (kernel_ms >= 0: a time that is not one is stored NULL). */
 static bool result_summary(const struct case_result *r, struct perf_summary *out)
 {
-	double ms[PERF_RUNS_MAX], x[PERF_RUNS_MAX];
-	size_t n, k;
+	double ms[PERF_RUNS_MAX];
+	size_t n, k = 0;
 
 	if (!r->perf)
 		return false;
 	n = perf_samples_kernel_ms(r->perf, ms);
-	k = history_perf_stats_times(ms, n < PERF_RUNS_MAX ? n : PERF_RUNS_MAX, x);
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(ms[i]))
+			ms[k++] = ms[i];
 	if (!k)
 		return false;
-	perf_summarize(x, k, out);
+	perf_summarize(ms, k, out);
 	return true;
 }
 
 int history_perf_stats_insert(struct history_db *db, const char *sweep_id,
 			      const struct case_result *v, size_t n, struct error *err)
 {
-	cleanup_stmt struct history_stmt *st = NULL;
-	cleanup_free struct perf_summary *s = xcalloc(n + 1, sizeof(*s));
-	cleanup_free bool *has = xcalloc(n + 1, sizeof(*has));
-	size_t rows = 0;
-	int rc;
+	cleanup_free struct stats_row *rows = xcalloc(n + 1, sizeof(*rows));
+	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++)
-		rows += has[i] = result_summary(&v[i], &s[i]);
-	if (!rows)
-		return 0;
-	if (history_dialect_prepare_rows(db, HSQL_SAMPLE_STATS_HEAD, rows, STATS_NCOLS, &st, err) < 0)
-		return -1;
-	for (size_t i = 0, k = 0; i < n; i++)
-		if (has[i])
-			bind_stats(st, STATS_NCOLS * (int)k++, sweep_id, v[i].case_name, v[i].image,
-				   v[i].attempt, &s[i]);
-	if ((rc = history_step(st)) != HISTORY_DONE)
-		return history_sql_error(db, rc, "write a GPU-time summary", err);
-	return 0;
+	for (size_t i = 0; i < n; i++) {
+		rows[k] = (struct stats_row){ .sweep = sweep_id, .case_name = v[i].case_name,
+					      .image = v[i].image, .attempt = v[i].attempt };
+		k += result_summary(&v[i], &rows[k].sum);
+	}
+	return write_rows(db, rows, k, err);
 }
 
-/* The backfill's summaries, written BACKFILL_ROWS to an insert: a round
- * trip a row was most of the step on a server. */
+/* The step's attempts, summarized and written BACKFILL_ROWS at a time;
+ * each row's strings its own. */
 #define BACKFILL_ROWS 64
 
 struct backfill {
 	struct history_db *db;
-	struct history_stmt *full; /* the insert of BACKFILL_ROWS rows */
-	struct strbuf key[BACKFILL_ROWS]; /* sweep, case, image and attempt, each ended by a NUL */
-	struct perf_summary sum[BACKFILL_ROWS];
+	struct stats_row v[BACKFILL_ROWS];
 	size_t n;
+	double x[PERF_SAMPLES_MAX]; /* the attempt being read: its times so far */
+	size_t n_x;
 };
 
-static void backfill_release(struct backfill *b)
+static void backfill_clear(struct backfill *b)
 {
-	history_finalize(b->full);
-	for (size_t i = 0; i < BACKFILL_ROWS; i++)
-		strbuf_release(&b->key[i]);
+	for (size_t i = 0; i < b->n; i++) {
+		free((char *)b->v[i].sweep);
+		free((char *)b->v[i].case_name);
+		free((char *)b->v[i].image);
+	}
+	b->n = 0;
 }
 
 static int backfill_flush(struct backfill *b, struct error *err)
 {
-	cleanup_stmt struct history_stmt *part = NULL;
-	struct history_stmt *st;
-	int rc;
+	int rc = write_rows(b->db, b->v, b->n, err);
 
-	if (!b->n)
-		return 0;
-	if ((b->n != BACKFILL_ROWS || !b->full) &&
-	    history_dialect_prepare_rows(b->db, HSQL_SAMPLE_STATS_HEAD, b->n, STATS_NCOLS,
-					 b->n == BACKFILL_ROWS ? &b->full : &part, err) < 0)
-		return -1;
-	st = b->n == BACKFILL_ROWS ? b->full : part;
-	history_reset(st);
-	for (size_t i = 0; i < b->n; i++) {
-		const char *sweep = b->key[i].buf, *case_name = sweep + strlen(sweep) + 1;
-		const char *image = case_name + strlen(case_name) + 1;
-		const char *attempt = image + strlen(image) + 1;
-
-		bind_stats(st, STATS_NCOLS * (int)i, sweep, case_name, image, atoi(attempt),
-			   &b->sum[i]);
-	}
-	b->n = 0;
-	if ((rc = history_step(st)) != HISTORY_DONE)
-		return history_sql_error(b->db, rc, "GPU-time summaries", err);
-	return 0;
+	backfill_clear(b);
+	return rc;
 }
 
-/* The attempt whose times are x, summarized and held (written when the
- * batch is full). */
-static int backfill_add(struct backfill *b, const struct strbuf *key, const double *x, size_t n,
-			struct error *err)
+/* The attempt being read (the last row held) is whole: summarized, and
+ * the batch written when it is full. */
+static int backfill_close(struct backfill *b, struct error *err)
 {
-	if (b->n == BACKFILL_ROWS && backfill_flush(b, err) < 0)
-		return -1;
-	strbuf_reset(&b->key[b->n]);
-	strbuf_add(&b->key[b->n], key->buf, key->len);
-	perf_summarize(x, n, &b->sum[b->n++]);
-	return 0;
+	perf_summarize(b->x, b->n_x, &b->v[b->n - 1].sum);
+	b->n_x = 0;
+	return b->n == BACKFILL_ROWS ? backfill_flush(b, err) : 0;
+}
+
+/* st's row starts another attempt than the one being read. */
+static bool another(const struct backfill *b, struct history_stmt *st)
+{
+	const struct stats_row *r = b->n ? &b->v[b->n - 1] : NULL;
+
+	return !r || strcmp(r->sweep, col(st, 0)) || strcmp(r->case_name, col(st, 1)) ||
+	       strcmp(r->image, col(st, 2)) || r->attempt != history_col_int(st, 3);
 }
 
 int history_perf_stats_backfill(struct history_db *db, struct error *err)
 {
 	cleanup_stmt struct history_stmt *get = NULL;
-	__attribute__((cleanup(backfill_release))) struct backfill b = { .db = db };
-	cleanup_strbuf struct strbuf key = STRBUF_INIT, next = STRBUF_INIT;
-	cleanup_free double *x = xmalloc(PERF_SAMPLES_MAX * sizeof(*x));
-	size_t n = 0;
+	cleanup_free struct backfill *b = xcalloc(1, sizeof(*b));
 	int rc;
 
-	for (size_t i = 0; i < BACKFILL_ROWS; i++)
-		strbuf_init(&b.key[i], 0);
+	b->db = db;
 	if (history_sql_prepare(db, "SELECT sweep, case_name, image_ref, attempt, kernel_ms"
 				" FROM perf_samples WHERE kernel_ms >= 0"
 				" ORDER BY sweep, case_name, image_ref, attempt, idx", &get, err) < 0)
 		return -1;
 	history_many_rows(get);
 	while ((rc = history_step(get)) == HISTORY_ROW) {
-		strbuf_reset(&next);
-		for (int c = 0; c < 4; c++) {
-			strbuf_addstr(&next, col(get, c) ? col(get, c) : "");
-			strbuf_addch(&next, '\0');
+		if (another(b, get)) {
+			if (b->n_x && backfill_close(b, err) < 0)
+				goto fail;
+			b->v[b->n++] = (struct stats_row){
+				.sweep = xstrdup(col(get, 0)), .case_name = xstrdup(col(get, 1)),
+				.image = xstrdup(col(get, 2)), .attempt = history_col_int(get, 3),
+			};
 		}
-		if (n && (next.len != key.len || memcmp(next.buf, key.buf, key.len))) {
-			if (backfill_add(&b, &key, x, n, err) < 0)
-				return -1;
-			n = 0;
-		}
-		if (!n) {
-			strbuf_reset(&key);
-			strbuf_add(&key, next.buf, next.len);
-		}
-		if (n < PERF_SAMPLES_MAX)
-			x[n++] = history_col_double(get, 4);
+		if (b->n_x < PERF_SAMPLES_MAX)
+			b->x[b->n_x++] = history_col_double(get, 4);
 	}
-	if (rc != HISTORY_DONE)
-		return history_sql_error(db, rc, "GPU-time summaries", err);
-	if (n && backfill_add(&b, &key, x, n, err) < 0)
-		return -1;
-	return backfill_flush(&b, err);
+	if (rc != HISTORY_DONE) {
+		history_sql_error(db, rc, "GPU-time summaries", err);
+		goto fail;
+	}
+	if (b->n_x && backfill_close(b, err) < 0)
+		goto fail;
+	return backfill_flush(b, err);
+fail:
+	backfill_clear(b);
+	return -1;
 }

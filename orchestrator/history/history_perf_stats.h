@@ -14,10 +14,6 @@
 #include "orchestrator/perf/perf_change.h"
 #include "orchestrator/sweep/case_result.h"
 
-/* The kernel times the history site reads of a night (finite, at least
- * 0 ms; the first PERF_SAMPLES_MAX), in order, into x (room for n). */
-size_t history_perf_stats_times(const double *ms, size_t n, double *x);
-
 /* The summaries of v's results with kernel times, written in one insert
  * (the import's; v's keys differ). */
 int history_perf_stats_insert(struct history_db *db, const char *sweep_id,
