@@ -50,7 +50,7 @@ struct site_perf_cp {
 /* One night of a series: its samples' summary (their median and its
  * interval), and its comparison with the night before when that night is
  * the window's previous sweep (cmp.status PERF_NONE: not compared). ms:
- * its kernel times sorted, once a comparison needed them (NULL before). */
+ * its kernel times sorted, once a comparison needed them (read). */
 struct site_perf_night {
 	char *sweep_id, *image_id, *digest, *driver;
 	long long started;
@@ -59,6 +59,7 @@ struct site_perf_night {
 	struct perf_summary sum;
 	double *ms;
 	size_t n_ms;
+	bool read;
 	struct perf_comparison cmp;
 	const struct site_perf_cp *cp; /* the change point this night starts (NULL: none) */
 };
@@ -86,8 +87,8 @@ void site_perf_case_release(struct site_perf_case *c);
  * last attempt with kernel times). */
 void site_perf_case_add(struct site_perf_case *c, const struct site_perf_row *r);
 
-/* A night's kernel times (history_perf_stats_times' of its attempt), in
- * n->ms and n->n_ms, any order: what a comparison needs beyond the
+/* A night's kernel times (those its summary counted), in n->ms and
+ * n->n_ms, any order: what a comparison needs beyond the
  * summaries, the U test and the bootstrap. */
 typedef int (*site_perf_load_fn)(void *ctx, const struct site_perf_series *s,
 				 struct site_perf_night *n, struct error *err);

@@ -18,8 +18,8 @@ const char site_perf_sweep_sql[] =
 	" measured_median_ms, measured_cv FROM perf_sample_stats WHERE sweep = ?1"
 	" ORDER BY case_name, image_ref, attempt";
 
-/* One night's kernel times as its summary counted them
- * (history_perf_stats_times), on the primary key alone. */
+/* One night's kernel times as its summary counted them (at least 0 ms,
+ * at most PERF_SAMPLES_MAX), on the primary key alone. */
 const char site_perf_samples_sql[] =
 	"SELECT kernel_ms FROM perf_samples WHERE sweep = ?1 AND case_name = ?2"
 	" AND image_ref = ?3 AND attempt = ?4 AND kernel_ms >= 0 ORDER BY idx"
@@ -119,8 +119,6 @@ static int load_samples(void *ctx, const struct site_perf_series *s, struct site
 			n->ms = xrealloc(n->ms, (alloc = alloc ? 2 * alloc : 8) * sizeof(double));
 		n->ms[n->n_ms++] = history_col_double(l->samples, 0);
 	}
-	if (!n->ms) /* none (the summary said otherwise): read all the same */
-		n->ms = xmalloc(sizeof(double));
 	return rc == HISTORY_DONE ? 0 : history_sql_error(l->db, rc, "perf samples", err);
 }
 

@@ -96,10 +96,11 @@ static int cmp_double(const void *pa, const void *pb)
 static int samples_of(const struct site_perf_series *s, struct site_perf_night *n,
 		      site_perf_load_fn load, void *ctx, struct error *err)
 {
-	if (n->ms)
+	if (n->read)
 		return 0;
 	if (load(ctx, s, n, err) < 0)
 		return -1;
+	n->read = true;
 	if (n->n_ms)
 		qsort(n->ms, n->n_ms, sizeof(double), cmp_double);
 	return 0;
